@@ -1,0 +1,138 @@
+//===- MXFP8TrainAttrs.td - mxfp8train enums and attributes -*- tablegen -*-===//
+//
+// Scale calculation modes, kernel preference, scale layouts and the training
+// recipe attribute (torchao `MXFP8TrainingOpConfig`, SPEC §5.1).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP8TRAIN_DIALECT_MXFP8TRAIN_IR_MXFP8TRAINATTRS_TD
+#define MXFP8TRAIN_DIALECT_MXFP8TRAIN_IR_MXFP8TRAINATTRS_TD
+
+include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainBase.td"
+include "mlir/IR/EnumAttr.td"
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def MXFP8Train_ScaleModeEnum : I32EnumAttr<"ScaleMode",
+    "How the e8m0 block scale is computed from the block amax (torchao ScaleCalculationMode)", [
+      I32EnumAttrCase<"Floor", 0, "floor">,
+      I32EnumAttrCase<"Rceil", 1, "rceil">,
+      I32EnumAttrCase<"Ceil", 2, "ceil">,
+      I32EnumAttrCase<"Even", 3, "even">]> {
+  let cppNamespace = "::mlir::mxfp8train";
+  let genSpecializedAttr = 0;
+}
+
+def MXFP8Train_ScaleModeAttr
+    : EnumAttr<MXFP8Train_Dialect, MXFP8Train_ScaleModeEnum, "scale_mode"> {
+  let summary = "Scale calculation mode: floor, rceil, ceil or even (SPEC §2.2-2.5)";
+  let description = [{
+    `floor`: OCP MX, `byte = max(e(amax) - 8, 0)` (SPEC §2.3).
+    `rceil`: training default, `byte = ceil_e8m0(fl32(amax * fl32(1/448)))`
+    computed in fp32 (SPEC §2.2), equal to PTX `cvt.rp.satfinite.ue8m0x2.f32`.
+    `ceil`: `ceil(log2 amax) - 8` (SPEC §2.4). `even`: amax rounded half-up to
+    3 mantissa bits, then floor (SPEC §2.5). Any NaN or Inf in a block gives
+    byte 255 in every mode.
+  }];
+}
+
+def MXFP8Train_KernelPreferenceEnum : I32EnumAttr<"KernelPreference",
+    "Which kernels a recipe asks for (torchao KernelPreference)", [
+      I32EnumAttrCase<"Auto", 0, "auto">,
+      I32EnumAttrCase<"Emulated", 1, "emulated">]> {
+  let cppNamespace = "::mlir::mxfp8train";
+  let genSpecializedAttr = 0;
+}
+
+def MXFP8Train_KernelPreferenceAttr
+    : EnumAttr<MXFP8Train_Dialect, MXFP8Train_KernelPreferenceEnum,
+               "kernel_preference"> {
+  let summary = "Kernel preference: auto (best native kernels) or emulated";
+  let description = [{
+    `auto`: the fastest exact kernels of the target (torchao AUTO).
+    `emulated`: dequantize to the high-precision type and run a
+    high-precision GEMM (torchao EMULATED, SPEC §3.1).
+  }];
+}
+
+def MXFP8Train_ScaleLayoutEnum : I32EnumAttr<"ScaleLayout",
+    "Memory layout of an e8m0 scale tensor", [
+      I32EnumAttrCase<"RowMajor", 0, "row_major">,
+      I32EnumAttrCase<"Blocked", 1, "blocked">]> {
+  let cppNamespace = "::mlir::mxfp8train";
+  let genSpecializedAttr = 0;
+}
+
+def MXFP8Train_ScaleLayoutAttr
+    : EnumAttr<MXFP8Train_Dialect, MXFP8Train_ScaleLayoutEnum, "scale_layout"> {
+  let summary = "Scale layout: row_major, or the blocked tcgen05 layout (SPEC §4.1)";
+  let description = [{
+    `row_major`: the scale tensor has the data's shape with the blocked axis
+    divided by 32, stored row-major (torchao `to_mx` output).
+
+    `blocked`: the 2-D scale matrix `S (R, C)` (R = rows of the operand, C =
+    K/32) padded with byte 0x00 to `(ceil(R/128)*128, ceil(C/4)*4)` and
+    swizzled by torchao `to_blocked` (cuBLAS "32_4_4"): a 1-D tensor of
+    `ceil(R/128)*ceil(C/4)*512` bytes where
+    `off(r,c) = ((r/128)*ceil(C/4) + c/4)*512 + (r%32)*16 + ((r%128)/32)*4 + c%4`.
+    Only 2-D operands whose blocked axis is the last one have a blocked layout.
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Recipe
+//===----------------------------------------------------------------------===//
+
+def MXFP8Train_RecipeAttr : MXFP8Train_Attr<"Recipe", "recipe"> {
+  let summary = "MXFP8 training recipe (torchao MXFP8TrainingOpConfig, SPEC §5.1)";
+  let description = [{
+    How the matmuls of a training graph are converted to MXFP8. The fields
+    mirror torchao's `MXFP8TrainingOpConfig` (named `MXFP8TrainingConfig` in the
+    seeds), which configures both `linear` and `grouped_mm`:
+
+    | field | default | meaning |
+    |---|---|---|
+    | `elem_type` | `f8E4M3FN` | element type of every quantized operand (`f8E4M3FN` or `f8E5M2`) |
+    | `scale_calculation_mode` | `rceil` | `floor`, `rceil`, `ceil`, `even` (SPEC §2) |
+    | `wgrad_with_hp` | `false` | keep the weight-gradient GEMM in high precision |
+    | `out_dtype` | `bf16` | result type of grouped GEMMs (`bf16` or `f32`) |
+    | `pad_token_groups` | `false` | pad token groups so 32-row blocks never straddle two experts (SPEC §7.3) |
+    | `token_group_alignment` | `32` | alignment of padded token groups, 32 or 128 |
+    | `kernel_preference` | `auto` | `auto` or `emulated` |
+
+    The named recipes of torchao's `MXFP8TrainingRecipe` are accepted as a
+    single keyword and printed that way when the fields match exactly:
+    `mxfp8_rceil` (the defaults), `mxfp8_rceil_wgrad_with_hp`
+    (`wgrad_with_hp = true`) and `mxfp8_emulated_rceil`
+    (`kernel_preference = emulated`).
+
+    ```mlir
+    #mxfp8train.recipe<mxfp8_rceil>
+    #mxfp8train.recipe<scale_calculation_mode = floor, wgrad_with_hp = true>
+    ```
+  }];
+  let parameters = (ins
+    "::mlir::Type":$elemType,
+    "::mlir::mxfp8train::ScaleMode":$scaleMode,
+    "bool":$wgradWithHp,
+    "::mlir::Type":$outDtype,
+    "bool":$padTokenGroups,
+    "int64_t":$tokenGroupAlignment,
+    "::mlir::mxfp8train::KernelPreference":$kernelPreference);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The recipe with every field at torchao's default (`mxfp8_rceil`).
+    static RecipeAttr getDefault(::mlir::MLIRContext *context);
+    /// The named torchao recipe `name` (`mxfp8_rceil`,
+    /// `mxfp8_rceil_wgrad_with_hp`, `mxfp8_emulated_rceil`), or null.
+    static RecipeAttr getNamed(::mlir::MLIRContext *context,
+                               ::llvm::StringRef name);
+    /// The name of the torchao recipe equal to this one, or "".
+    ::llvm::StringRef getRecipeName() const;
+  }];
+}
+
+#endif // MXFP8TRAIN_DIALECT_MXFP8TRAIN_IR_MXFP8TRAINATTRS_TD

@@ -1,0 +1,227 @@
+//===- MXFP8TrainOps.td - mxfp8train operations ------------*- tablegen -*-===//
+//
+// quantize, dequantize, scaled_mm and scaled_grouped_mm.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP8TRAIN_DIALECT_MXFP8TRAIN_IR_MXFP8TRAINOPS_TD
+#define MXFP8TRAIN_DIALECT_MXFP8TRAIN_IR_MXFP8TRAINOPS_TD
+
+include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainBase.td"
+include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainAttrs.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def MXFP8Train_HighPrecisionTensor : RankedTensorOf<[BF16, F32]>;
+def MXFP8Train_ElementTensor : RankedTensorOf<[F8E4M3FN, F8E5M2]>;
+def MXFP8Train_ScaleTensor : RankedTensorOf<[F8E8M0FNU]>;
+
+def MXFP8Train_DefaultScaleLayout
+    : DefaultValuedAttr<MXFP8Train_ScaleLayoutAttr,
+                        "::mlir::mxfp8train::ScaleLayout::RowMajor">;
+
+//===----------------------------------------------------------------------===//
+// quantize
+//===----------------------------------------------------------------------===//
+
+def MXFP8Train_QuantizeOp : MXFP8Train_Op<"quantize", [Pure]> {
+  let summary = "Split a tensor into fp8 elements and one e8m0 scale per 32-element block";
+  let description = [{
+    Quantizes `input` (bf16 or f32, rank ≥ 1) to MX format with blocks of 32
+    consecutive elements along dimension `axis` (torchao `to_mx`, SPEC §2):
+
+    - per block: `amax = max |v|` (NaN-propagating, started at +0.0),
+      `byte = SCALE(amax, scale_mode)` (SPEC §2.2-2.5, computed in fp32 even
+      for bf16 input);
+    - per element: `q = cast(fl32(v * 2^(127 - byte)))`, round-to-nearest-even
+      and saturating to the largest finite value (±448 for `f8E4M3FN`,
+      ±57344 for `f8E5M2`), subnormals kept, the sign of zero kept;
+    - a block holding NaN or ±Inf gets byte 255 and every element NaN
+      (`0x7F` for `f8E4M3FN`).
+
+    `axis = rank-1` is torchao's "dim0"/1x32 cast; `axis = rank-2` is the
+    "dim1"/32x1 cast (SPEC §2.6), computed directly without transposing.
+
+    Shapes: `data` has the shape of `input`. With `scale_layout = row_major`
+    (the default) `scales` has the shape of `input` with `axis` divided by 32.
+    With `scale_layout = blocked` (rank 2 only) `scales` is the 1-D
+    `to_blocked` byte sequence of the (other dim, axis/32) scale matrix
+    (SPEC §4.1), `ceil(R/128)*128 * ceil(C/4)*4` bytes.
+
+    Errors: `axis` out of range, the axis size not a static multiple of 32,
+    data or scale shapes or element types not as above.
+
+    ```mlir
+    %q, %s = mxfp8train.quantize %x axis = 1 mode = rceil
+        : tensor<64x4096xbf16> -> tensor<64x4096xf8E4M3FN>, tensor<64x128xf8E8M0FNU>
+    ```
+  }];
+  let arguments = (ins MXFP8Train_HighPrecisionTensor:$input,
+                       I64Attr:$axis,
+                       MXFP8Train_ScaleModeAttr:$scale_mode,
+                       MXFP8Train_DefaultScaleLayout:$scale_layout);
+  let results = (outs MXFP8Train_ElementTensor:$data,
+                      MXFP8Train_ScaleTensor:$scales);
+  let assemblyFormat = [{
+    $input `axis` `=` $axis `mode` `=` $scale_mode
+    (`layout` `=` $scale_layout^)? attr-dict
+    `:` type($input) `->` type($data) `,` type($scales)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// dequantize
+//===----------------------------------------------------------------------===//
+
+def MXFP8Train_DequantizeOp : MXFP8Train_Op<"dequantize", [Pure]> {
+  let summary = "Reconstruct a high-precision tensor from fp8 elements and e8m0 scales";
+  let description = [{
+    `result[i] = float(data[i]) * 2^(scales[block(i)] - 127)` with blocks of 32
+    along `axis` (torchao `MXTensor.dequantize`, SPEC §3). Scale byte 255 gives
+    NaN; byte 0 is 2^-127, not zero. The product is exact unless it overflows
+    (byte ≥ 247 with |q| ≥ 256) or underflows the result type; the result is
+    rounded to nearest-even into `bf16` or `f32`.
+
+    Shapes and layouts as for `quantize`: `scales` is the data shape with
+    `axis` divided by 32 (`row_major`), or the blocked 1-D byte sequence of
+    SPEC §4.1 (`blocked`, rank 2).
+
+    ```mlir
+    %x = mxfp8train.dequantize %q [%s] axis = 1
+        : tensor<64x4096xf8E4M3FN> [tensor<64x128xf8E8M0FNU>] -> tensor<64x4096xbf16>
+    ```
+  }];
+  let arguments = (ins MXFP8Train_ElementTensor:$data,
+                       MXFP8Train_ScaleTensor:$scales,
+                       I64Attr:$axis,
+                       MXFP8Train_DefaultScaleLayout:$scale_layout);
+  let results = (outs MXFP8Train_HighPrecisionTensor:$result);
+  let assemblyFormat = [{
+    $data `[` $scales `]` `axis` `=` $axis (`layout` `=` $scale_layout^)?
+    attr-dict `:` type($data) `[` type($scales) `]` `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// scaled_mm
+//===----------------------------------------------------------------------===//
+
+def MXFP8Train_ScaledMmOp : MXFP8Train_Op<"scaled_mm",
+    [Pure]> {
+  let summary = "MX block-scaled matrix multiplication with fp32 accumulation";
+  let description = [{
+    `result = lhs @ rhs (+ bias)` on MX operands (torchao `torch._scaled_mm`
+    with `to_blocked` scales, SPEC §3.1, §6):
+
+    `result[b, m, n] = round(Σ_k (q_l[m,k] · 2^(s_l[m,k/32]-127)) ·
+                              (q_r[k,n] · 2^(s_r[k/32,n]-127)) + bias[n])`
+
+    accumulated in fp32 (order unspecified) from exactly dequantized products,
+    the bias added in high precision after the product, then rounded to
+    nearest-even into the result type (`bf16` or `f32`). A NaN scale byte
+    (255) makes the affected outputs NaN.
+
+    Operands are given as stored. Logically `lhs` is `(M, K)` and `rhs` is
+    `(K, N)`; `transpose_lhs` says `lhs` is stored `(K, M)` and
+    `transpose_rhs` says `rhs` is stored `(N, K)` (the `x @ Wᵀ` of a linear
+    forward). Rank 3 adds a leading batch dimension to both operands and the
+    result. Each operand is quantized along K, so each scale tensor is its
+    stored data shape with the K dimension divided by 32 (`row_major`), or
+    the blocked 1-D sequence of the `(rows, K/32)` matrix, rows = M for `lhs`
+    and N for `rhs` (`blocked`, rank 2 only, SPEC §4.1).
+
+    `bias`, if present, is 1-D of size N, `bf16` or `f32`.
+
+    Errors: rank not 2 or 3, batch or K mismatch, K not a multiple of 32,
+    scale shape or layout not matching its operand, bias or result shape.
+
+    ```mlir
+    %y = mxfp8train.scaled_mm %xq [%xs], %wq [%ws] transpose_rhs
+        : tensor<64x4096xf8E4M3FN> [tensor<64x128xf8E8M0FNU>],
+          tensor<14336x4096xf8E4M3FN> [tensor<14336x128xf8E8M0FNU>]
+          -> tensor<64x14336xbf16>
+    ```
+  }];
+  let arguments = (ins MXFP8Train_ElementTensor:$lhs,
+                       MXFP8Train_ScaleTensor:$lhs_scales,
+                       MXFP8Train_ElementTensor:$rhs,
+                       MXFP8Train_ScaleTensor:$rhs_scales,
+                       Optional<RankedTensorOf<[BF16, F32], [HasAnyRankOfPred<[1]>]>>:$bias,
+                       UnitAttr:$transpose_lhs,
+                       UnitAttr:$transpose_rhs,
+                       MXFP8Train_DefaultScaleLayout:$lhs_scale_layout,
+                       MXFP8Train_DefaultScaleLayout:$rhs_scale_layout);
+  let results = (outs MXFP8Train_HighPrecisionTensor:$result);
+  let assemblyFormat = [{
+    $lhs `[` $lhs_scales `]` `,` $rhs `[` $rhs_scales `]`
+    (`bias` `(` $bias^ `)`)?
+    (`transpose_lhs` $transpose_lhs^)? (`transpose_rhs` $transpose_rhs^)?
+    (`lhs_layout` `=` $lhs_scale_layout^)? (`rhs_layout` `=` $rhs_scale_layout^)?
+    attr-dict `:` type($lhs) `[` type($lhs_scales) `]` `,`
+                  type($rhs) `[` type($rhs_scales) `]`
+                  (`,` type($bias)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// scaled_grouped_mm
+//===----------------------------------------------------------------------===//
+
+def MXFP8Train_ScaledGroupedMmOp : MXFP8Train_Op<"scaled_grouped_mm", [Pure]> {
+  let summary = "MX block-scaled grouped GEMM over token groups given by offs (MoE)";
+  let description = [{
+    Grouped GEMM of torchao's MoE training (`torch._scaled_grouped_mm`,
+    SPEC §7). `offs` is an `i32` 1-D tensor of E cumulative exclusive end
+    offsets along the token dimension: group g covers tokens
+    `[offs[g-1], offs[g])` with `offs[-1] = 0`; offsets are non-decreasing
+    and every group size is a multiple of 32 (the token-group alignment).
+    Accumulation is fp32 over exactly dequantized products, as `scaled_mm`.
+
+    **2d-3d** (`rhs` rank 3; forward and dgrad): `lhs` is `(M, K)`, `rhs` is
+    logically `(E, K, N)` (`transpose_rhs`: stored `(E, N, K)`, the expert
+    weights `W`). `result (M, N)`: `result[m] = lhs[m] @ rhs[g(m)]`; rows at
+    or past `offs[E-1]` are zero. `lhs` is quantized along K (scales
+    `(M, K/32)`), `rhs` along K (scales: its stored shape with K / 32).
+
+    **2d-2d** (`rhs` rank 2; wgrad): `lhs` is logically `(N, M)`
+    (`transpose_lhs`: stored `(M, N)`, e.g. dO), `rhs` is logically `(M, K)`
+    (`transpose_rhs`: stored `(K, M)`). `result (E, N, K)`:
+    `result[g] = lhs[:, group g] @ rhs[group g, :]`; an empty group gives an
+    exactly zero `result[g]`. Both operands are quantized along M.
+
+    The result is `bf16` or `f32`. Errors: ranks, K/N/M mismatches, offs not
+    `i32` 1-D, offs length not E, the contraction size not a multiple of 32,
+    scale shapes.
+
+    ```mlir
+    %out = mxfp8train.scaled_grouped_mm %aq [%as], %wq [%ws] offs(%offs) transpose_rhs
+        : tensor<512x7168xf8E4M3FN> [tensor<512x224xf8E8M0FNU>],
+          tensor<8x2048x7168xf8E4M3FN> [tensor<8x2048x224xf8E8M0FNU>], tensor<8xi32>
+          -> tensor<512x2048xbf16>
+    ```
+  }];
+  let arguments = (ins MXFP8Train_ElementTensor:$lhs,
+                       MXFP8Train_ScaleTensor:$lhs_scales,
+                       MXFP8Train_ElementTensor:$rhs,
+                       MXFP8Train_ScaleTensor:$rhs_scales,
+                       RankedTensorOf<[I32]>:$offs,
+                       UnitAttr:$transpose_lhs,
+                       UnitAttr:$transpose_rhs);
+  let results = (outs MXFP8Train_HighPrecisionTensor:$result);
+  let assemblyFormat = [{
+    $lhs `[` $lhs_scales `]` `,` $rhs `[` $rhs_scales `]` `offs` `(` $offs `)`
+    (`transpose_lhs` $transpose_lhs^)? (`transpose_rhs` $transpose_rhs^)?
+    attr-dict `:` type($lhs) `[` type($lhs_scales) `]` `,`
+                  type($rhs) `[` type($rhs_scales) `]` `,` type($offs)
+                  `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// True for the 2d-2d (weight-gradient) form, false for 2d-3d.
+    bool isTwoDTwoD() { return getRhs().getType().getRank() == 2; }
+  }];
+}
+
+#endif // MXFP8TRAIN_DIALECT_MXFP8TRAIN_IR_MXFP8TRAINOPS_TD

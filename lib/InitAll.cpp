@@ -1,0 +1,24 @@
+//===- InitAll.cpp - register everything of mxfp8train -------------*- C++ -*-===//
+//
+// Implements registerAllDialects / registerAllExtensions / registerAllPasses.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxfp8train/InitAll.h"
+
+#include "mxfp8train/Conversion/Passes.h"
+#include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainDialect.h"
+#include "mxfp8train/Dialect/MXFP8Train/Transforms/Passes.h"
+
+#include "mlir/IR/DialectRegistry.h"
+
+void mlir::mxfp8train::registerAllDialects(DialectRegistry &registry) {
+  registry.insert<MXFP8TrainDialect>();
+}
+
+void mlir::mxfp8train::registerAllExtensions(DialectRegistry &) {}
+
+void mlir::mxfp8train::registerAllPasses() {
+  registerMXFP8TrainPasses();
+  registerMXFP8TrainConversionPasses();
+}

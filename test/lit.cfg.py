@@ -1,0 +1,28 @@
+# -*- Python -*-
+# lit configuration of the mxfp8train tests.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "MXFP8TRAIN"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".py", ".c"]
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.mxfp8train_obj_root, "test")
+
+config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixes=false"
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%PYTHON", config.python_executable))
+config.substitutions.append(("%mxfp8train_src_root", config.mxfp8train_src_root))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.mxfp8train_tools_dir, config.llvm_tools_dir]
+tools = ["mxfp8-opt", "mxfp8-run", "mlir-translate", "llc"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
