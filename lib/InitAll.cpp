@@ -9,6 +9,8 @@
 #include "mxfp8train/Conversion/Passes.h"
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainDialect.h"
 #include "mxfp8train/Dialect/MXFP8Train/Transforms/Passes.h"
+#include "mxfp8train/Pipelines/Passes.h"
+#include "mxfp8train/Pipelines/Pipelines.h"
 
 #include "mlir/IR/DialectRegistry.h"
 
@@ -21,4 +23,6 @@ void mlir::mxfp8train::registerAllExtensions(DialectRegistry &) {}
 void mlir::mxfp8train::registerAllPasses() {
   registerMXFP8TrainPasses();
   registerMXFP8TrainConversionPasses();
+  registerMXFP8TrainPipelinesPasses();
+  registerMXFP8TrainPipelines();
 }

@@ -23,7 +23,7 @@ func.func @quantize_modes_ranks_and_layouts(%x: tensor<32xf32>, %y: tensor<2x3x6
 
 // CHECK-LABEL: func.func @dequantize_both_layouts
 func.func @dequantize_both_layouts(%q: tensor<64x128xf8E4M3FN>, %s: tensor<64x4xf8E8M0FNU>, %b: tensor<512xf8E8M0FNU>) -> (tensor<64x128xbf16>, tensor<64x128xf32>) {
-  // CHECK: mxfp8train.dequantize %{{.*}}[%{{.*}}] axis = 1 : tensor<64x128xf8E4M3FN> [tensor<64x4xf8E8M0FNU>] -> tensor<64x128xbf16>
+  // CHECK: mxfp8train.dequantize %{{.*}}[%{{.*}}] axis = 1 : tensor<64x128xf8E4M3FN>[tensor<64x4xf8E8M0FNU>] -> tensor<64x128xbf16>
   %x = mxfp8train.dequantize %q [%s] axis = 1 : tensor<64x128xf8E4M3FN> [tensor<64x4xf8E8M0FNU>] -> tensor<64x128xbf16>
   // CHECK: axis = 1 layout = blocked
   %y = mxfp8train.dequantize %q [%b] axis = 1 layout = blocked : tensor<64x128xf8E4M3FN> [tensor<512xf8E8M0FNU>] -> tensor<64x128xf32>
@@ -36,7 +36,7 @@ func.func @scaled_mm_forms(%x: tensor<64x128xf8E4M3FN>, %xs: tensor<64x4xf8E8M0F
                            %bias: tensor<256xf32>,
                            %go: tensor<64x256xf8E4M3FN>, %gos: tensor<2x256xf8E8M0FNU>,
                            %xc: tensor<64x128xf8E4M3FN>, %xcs: tensor<2x128xf8E8M0FNU>) {
-  // CHECK: mxfp8train.scaled_mm %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] bias(%{{.*}}) transpose_rhs : tensor<64x128xf8E4M3FN> [tensor<64x4xf8E8M0FNU>], tensor<256x128xf8E4M3FN> [tensor<256x4xf8E8M0FNU>], tensor<256xf32> -> tensor<64x256xbf16>
+  // CHECK: mxfp8train.scaled_mm %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] bias(%{{.*}}) transpose_rhs : tensor<64x128xf8E4M3FN>[tensor<64x4xf8E8M0FNU>], tensor<256x128xf8E4M3FN>[tensor<256x4xf8E8M0FNU>], tensor<256xf32> -> tensor<64x256xbf16>
   %0 = mxfp8train.scaled_mm %x [%xs], %w [%ws] bias(%bias) transpose_rhs : tensor<64x128xf8E4M3FN> [tensor<64x4xf8E8M0FNU>], tensor<256x128xf8E4M3FN> [tensor<256x4xf8E8M0FNU>], tensor<256xf32> -> tensor<64x256xbf16>
   // CHECK: mxfp8train.scaled_mm {{.*}} transpose_lhs : {{.*}} -> tensor<256x128xf32>
   %1 = mxfp8train.scaled_mm %go [%gos], %xc [%xcs] transpose_lhs : tensor<64x256xf8E4M3FN> [tensor<2x256xf8E8M0FNU>], tensor<64x128xf8E4M3FN> [tensor<2x128xf8E8M0FNU>] -> tensor<256x128xf32>

@@ -1,0 +1,28 @@
+//===- Passes.h - CPU code generation passes -----------------------*- C++ -*-===//
+//
+// Declares the passes used by the CPU lowering pipeline.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP8TRAIN_PIPELINES_PASSES_H
+#define MXFP8TRAIN_PIPELINES_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::mxfp8train {
+
+#define GEN_PASS_DECL
+#include "mxfp8train/Pipelines/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "mxfp8train/Pipelines/Passes.h.inc"
+
+} // namespace mlir::mxfp8train
+
+#endif // MXFP8TRAIN_PIPELINES_PASSES_H

@@ -1,0 +1,57 @@
+//===- Passes.td - CPU code generation passes --------------*- tablegen -*-===//
+//
+// Passes used by the CPU lowering pipeline.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP8TRAIN_PIPELINES_PASSES_TD
+#define MXFP8TRAIN_PIPELINES_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def MXFP8TrainCPUPrepareMatmulsPass
+    : Pass<"mxfp8train-cpu-prepare-matmuls", "::mlir::ModuleOp"> {
+  let summary = "Rewrite linalg matmuls into f32 (M,K)x(K,N) form for CPU codegen";
+  let description = [{
+    A `linalg.matmul` / `linalg.batch_matmul` whose operands are bf16, or whose
+    `indexing_maps` transpose an operand, reads its operands through an
+    elementwise `linalg.generic` that writes them as f32 in the canonical
+    orientation (lhs (M,K), rhs (K,N)) and accumulates into an f32 buffer;
+    the result is then converted back to the original accumulator type.
+    bf16 -> f32 is exact and the accumulation was already in the accumulator
+    type, so values do not change for f32 accumulators.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def MXFP8TrainCPUTileAndVectorizePass
+    : Pass<"mxfp8train-cpu-tile-and-vectorize", "::mlir::ModuleOp"> {
+  let summary = "Tile and vectorize linalg ops with upstream transforms (CPU)";
+  let description = [{
+    Tiles f32 `linalg.matmul` for cache and registers (loop order N, K, M so
+    that a B tile is reused by every M tile) and vectorizes the register tile
+    into `vector.contract`, lowered to outer products (FMAs). Elementwise and
+    reduction `linalg.generic` ops are tiled and vectorized too. Ops that
+    cannot be vectorized stay as they are and become scalar loops.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def MXFP8TrainCPUEmitCInterfacePass
+    : Pass<"mxfp8train-cpu-emit-c-interface", "::mlir::ModuleOp"> {
+  let summary = "Mark every public function with llvm.emit_c_interface";
+  let description = [{
+    Adds the `llvm.emit_c_interface` unit attribute to every public
+    `func.func` with a body, so that `convert-func-to-llvm` emits the
+    `_mlir_ciface_<name>` wrapper taking memref descriptors by pointer, the
+    entry point that mlir::ExecutionEngine hosts call.
+  }];
+}
+
+#endif // MXFP8TRAIN_PIPELINES_PASSES_TD

@@ -1,0 +1,318 @@
+//===- CPUCodegen.cpp - CPU code generation passes -----------------*- C++ -*-===//
+//
+// The passes of the CPU lowering pipeline: canonical f32 matmuls, tiling and
+// vectorization with upstream linalg transforms, and C-interface marking.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxfp8train/Pipelines/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#define DEBUG_TYPE "mxfp8train-cpu-codegen"
+
+namespace mlir::mxfp8train {
+#define GEN_PASS_DEF_MXFP8TRAINCPUPREPAREMATMULSPASS
+#define GEN_PASS_DEF_MXFP8TRAINCPUTILEANDVECTORIZEPASS
+#define GEN_PASS_DEF_MXFP8TRAINCPUEMITCINTERFACEPASS
+#include "mxfp8train/Pipelines/Passes.h.inc"
+} // namespace mlir::mxfp8train
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+
+/// Emits a linalg.generic that converts `source` (read through `readMap`
+/// over `numLoops` loops, of which `keep` are the output's dims in order) to
+/// a fresh tensor of element type `elemType`.
+static Value convertThroughGeneric(OpBuilder &b, Location loc, Value source,
+                                   AffineMap readMap,
+                                   ArrayRef<unsigned> keep, Type elemType) {
+  MLIRContext *ctx = b.getContext();
+  unsigned numLoops = readMap.getNumDims();
+  // Compress the loop space to the kept dims, in output order.
+  llvm::SmallBitVector unused(numLoops, true);
+  for (unsigned d : keep)
+    unused.reset(d);
+  AffineMap compressedRead = compressDims(readMap, unused);
+  SmallVector<unsigned> order;
+  for (unsigned d = 0; d < numLoops; ++d)
+    if (!unused.test(d))
+      order.push_back(d);
+  // Position of each kept dim inside the compressed loop space.
+  SmallVector<AffineExpr> outExprs;
+  for (unsigned d : keep)
+    outExprs.push_back(getAffineDimExpr(
+        std::distance(order.begin(), llvm::find(order, d)), ctx));
+  AffineMap writeMap = AffineMap::get(keep.size(), 0, outExprs, ctx);
+
+  auto srcType = cast<RankedTensorType>(source.getType());
+  SmallVector<int64_t> shape(keep.size());
+  for (auto [i, e] : llvm::enumerate(compressedRead.getResults()))
+    for (auto [j, oe] : llvm::enumerate(outExprs))
+      if (e == oe)
+        shape[j] = srcType.getDimSize(i);
+  Value init = tensor::EmptyOp::create(b, loc, shape, elemType);
+  SmallVector<utils::IteratorType> iters(keep.size(),
+                                         utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, init.getType(), ValueRange{source}, ValueRange{init},
+      ArrayRef<AffineMap>{compressedRead, writeMap}, iters,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value v = args[0];
+        if (v.getType() != elemType) {
+          if (v.getType().getIntOrFloatBitWidth() <
+              elemType.getIntOrFloatBitWidth())
+            v = arith::ExtFOp::create(nb, nloc, elemType, v);
+          else
+            v = arith::TruncFOp::create(nb, nloc, elemType, v);
+        }
+        linalg::YieldOp::create(nb, nloc, v);
+      });
+  return generic.getResult(0);
+}
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// mxfp8train-cpu-prepare-matmuls
+//===----------------------------------------------------------------------===//
+
+struct CPUPrepareMatmulsPass final
+    : mxfp8train::impl::MXFP8TrainCPUPrepareMatmulsPassBase<CPUPrepareMatmulsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> matmuls;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) &&
+          op.hasPureTensorSemantics() && !op.hasDynamicShape())
+        matmuls.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp op : matmuls)
+      prepare(rewriter, op);
+  }
+
+  /// Rewrites `op` into an f32 matmul with canonical maps, unless it already
+  /// is one.
+  void prepare(IRRewriter &rewriter, linalg::LinalgOp op) {
+    FailureOr<linalg::ContractionDimensions> dims =
+        linalg::inferContractionDims(op);
+    if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+        dims->k.size() != 1 || dims->batch.size() > 1)
+      return;
+    Type f32 = rewriter.getF32Type();
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    SmallVector<unsigned> batch(dims->batch.begin(), dims->batch.end());
+    SmallVector<unsigned> lhsDims = batch, rhsDims = batch, outDims = batch;
+    lhsDims.append({dims->m[0], dims->k[0]});
+    rhsDims.append({dims->k[0], dims->n[0]});
+    outDims.append({dims->m[0], dims->n[0]});
+    auto isCanonical = [&](AffineMap map, ArrayRef<unsigned> want) {
+      if (map.getNumResults() != want.size())
+        return false;
+      for (auto [e, d] : llvm::zip(map.getResults(), want))
+        if (e != getAffineDimExpr(d, op.getContext()))
+          return false;
+      return true;
+    };
+    Value lhs = op.getDpsInputs()[0], rhs = op.getDpsInputs()[1];
+    Value init = op.getDpsInits()[0];
+    auto elemOf = [](Value v) {
+      return cast<RankedTensorType>(v.getType()).getElementType();
+    };
+    bool lhsOk = elemOf(lhs) == f32 && isCanonical(maps[0], lhsDims);
+    bool rhsOk = elemOf(rhs) == f32 && isCanonical(maps[1], rhsDims);
+    bool outOk = elemOf(init) == f32 && isCanonical(maps[2], outDims);
+    if (lhsOk && rhsOk && outOk && !op->hasAttr("indexing_maps"))
+      return;
+    if (!isa<FloatType>(elemOf(lhs)) || !isa<FloatType>(elemOf(rhs)) ||
+        !isa<FloatType>(elemOf(init)))
+      return;
+    // Matmuls whose body is not a plain multiply-accumulate (e.g. with a
+    // cast attribute) keep their form.
+    rewriter.setInsertionPoint(op);
+    Location loc = op.getLoc();
+    Value newLhs = lhsOk ? lhs
+                         : convertThroughGeneric(rewriter, loc, lhs, maps[0],
+                                                 lhsDims, f32);
+    Value newRhs = rhsOk ? rhs
+                         : convertThroughGeneric(rewriter, loc, rhs, maps[1],
+                                                 rhsDims, f32);
+    Value newInit = outOk ? init
+                          : convertThroughGeneric(rewriter, loc, init, maps[2],
+                                                  outDims, f32);
+    Value product;
+    if (batch.empty())
+      product = linalg::MatmulOp::create(rewriter, loc, ValueRange{newLhs, newRhs},
+                                         ValueRange{newInit})
+                    .getResult(0);
+    else
+      product = linalg::BatchMatmulOp::create(
+                    rewriter, loc, ValueRange{newLhs, newRhs},
+                    ValueRange{newInit})
+                    .getResult(0);
+    Value result = product;
+    if (!outOk) {
+      // Back to the original accumulator type and orientation: read the
+      // canonical result through the inverse of the original output map.
+      auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+      unsigned rank = outDims.size();
+      SmallVector<AffineExpr> exprs;
+      for (AffineExpr e : maps[2].getResults()) {
+        unsigned d = cast<AffineDimExpr>(e).getPosition();
+        exprs.push_back(getAffineDimExpr(
+            std::distance(outDims.begin(), llvm::find(outDims, d)),
+            op.getContext()));
+      }
+      AffineMap readMap = AffineMap::getMultiDimIdentityMap(rank, op.getContext());
+      AffineMap writeMap = AffineMap::get(rank, 0, exprs, op.getContext());
+      Value empty = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                            resultType.getElementType());
+      SmallVector<utils::IteratorType> iters(rank,
+                                             utils::IteratorType::parallel);
+      Type outElem = resultType.getElementType();
+      result = linalg::GenericOp::create(
+                   rewriter, loc, resultType, ValueRange{product},
+                   ValueRange{empty}, ArrayRef<AffineMap>{readMap, writeMap},
+                   iters,
+                   [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                     Value v = args[0];
+                     if (v.getType() != outElem)
+                       v = arith::TruncFOp::create(nb, nloc, outElem, v);
+                     linalg::YieldOp::create(nb, nloc, v);
+                   })
+                   .getResult(0);
+    }
+    rewriter.replaceOp(op, result);
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// mxfp8train-cpu-tile-and-vectorize
+//===----------------------------------------------------------------------===//
+
+/// Register tile of an f32 matmul (M x N x K) and the loop order N, K, M so
+/// that each B tile is reused by all M tiles while it sits in L1.
+constexpr int64_t kTileM = 8, kTileN = 32, kTileK = 64;
+/// Innermost tile of elementwise and reduction generics.
+constexpr int64_t kTileInner = 64;
+
+struct CPUTileAndVectorizePass final
+    : mxfp8train::impl::MXFP8TrainCPUTileAndVectorizePassBase<CPUTileAndVectorizePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> ops;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (op.hasPureTensorSemantics() && !op.hasDynamicShape())
+        ops.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp op : ops)
+      tileAndVectorize(rewriter, op);
+
+    RewritePatternSet patterns(&getContext());
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+    vector::populateVectorReductionToContractPatterns(patterns);
+    linalg::populateLinalgTilingCanonicalizationPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+
+  void tileAndVectorize(IRRewriter &rewriter, linalg::LinalgOp op) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    SmallVector<int64_t> tiles, interchange;
+    bool isMatmul = false;
+    if (isa<linalg::MatmulOp>(op) && op.getNumLoops() == 3) {
+      tiles = {kTileM, kTileN, kTileK};
+      interchange = {1, 2, 0};
+      isMatmul = true;
+    } else if (isa<linalg::BatchMatmulOp>(op) && op.getNumLoops() == 4) {
+      tiles = {1, kTileM, kTileN, kTileK};
+      interchange = {0, 2, 3, 1};
+      isMatmul = true;
+    } else if (isa<linalg::GenericOp, linalg::FillOp, linalg::TransposeOp,
+                   linalg::CopyOp, linalg::BroadcastOp>(op)) {
+      unsigned n = op.getNumLoops();
+      if (n == 0)
+        return;
+      // Keep reductions whole (they are short block reductions); tile the
+      // innermost parallel loop to a vector and the rest to 1.
+      SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+      tiles.assign(n, 1);
+      int64_t innermostParallel = -1;
+      for (unsigned d = 0; d < n; ++d) {
+        if (iters[d] == utils::IteratorType::reduction)
+          tiles[d] = 0;
+        else
+          innermostParallel = d;
+      }
+      bool hasReduction = llvm::is_contained(tiles, 0);
+      if (innermostParallel >= 0 && !hasReduction)
+        tiles[innermostParallel] =
+            std::min<int64_t>(ranges[innermostParallel], kTileInner);
+    } else {
+      return;
+    }
+    for (auto [t, r] : llvm::zip(tiles, ranges))
+      if (t > r)
+        t = r;
+
+    rewriter.setInsertionPoint(op);
+    scf::SCFTilingOptions options;
+    options.setTileSizes(getAsIndexOpFoldResult(op.getContext(), tiles));
+    if (!interchange.empty())
+      options.setInterchange(interchange);
+    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(op.getOperation()), options);
+    if (failed(tiled))
+      return;
+    rewriter.replaceOp(op, tiled->replacements);
+    for (Operation *tiledOp : tiled->tiledOps) {
+      auto linalgOp = dyn_cast<linalg::LinalgOp>(tiledOp);
+      if (!linalgOp)
+        continue;
+      SmallVector<int64_t> vectorSizes;
+      if (linalgOp.hasDynamicShape()) {
+        // Partial tiles: masked vectorization with the full tile sizes.
+        for (auto [t, r] : llvm::zip(tiles, ranges))
+          vectorSizes.push_back(t == 0 ? r : t);
+      }
+      if (failed(linalg::vectorizeOpPrecondition(linalgOp, vectorSizes, {},
+                                                 /*vectorizeNDExtract=*/true)))
+        continue;
+      rewriter.setInsertionPoint(linalgOp);
+      FailureOr<linalg::VectorizationResult> result = linalg::vectorize(
+          rewriter, linalgOp, vectorSizes, {}, /*vectorizeNDExtract=*/true,
+          false, false, /*createNamedContraction=*/isMatmul);
+      if (succeeded(result))
+        rewriter.replaceOp(linalgOp, result->replacements);
+    }
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// mxfp8train-cpu-emit-c-interface
+//===----------------------------------------------------------------------===//
+
+struct CPUEmitCInterfacePass final
+    : mxfp8train::impl::MXFP8TrainCPUEmitCInterfacePassBase<CPUEmitCInterfacePass> {
+  using Base::Base;
+  void runOnOperation() override {
+    UnitAttr unit = UnitAttr::get(&getContext());
+    getOperation().walk([&](func::FuncOp func) {
+      if (func.isPublic() && !func.isExternal())
+        func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), unit);
+    });
+  }
+};
+
+} // namespace
