@@ -24,6 +24,7 @@
 #include "llvm/Support/TargetSelect.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 using namespace mlir;
@@ -213,6 +214,11 @@ CPUExecutable::compile(ModuleOp module, bool vectorize) {
   if (failed(pm.run(*lowered)))
     return llvm::createStringError("lowering for the CPU failed:\n" +
                                    diags.text);
+
+  // MXFP8TRAIN_DUMP_LOWERED=1 prints the LLVM-dialect module that is JITed.
+  if (const char *dump = std::getenv("MXFP8TRAIN_DUMP_LOWERED");
+      dump && StringRef(dump) == "1")
+    lowered->print(llvm::errs());
 
   ExecutionEngineOptions engineOptions;
   auto transformer = makeOptimizingTransformer(/*optLevel=*/3,

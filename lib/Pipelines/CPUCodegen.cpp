@@ -204,6 +204,8 @@ struct CPUPrepareMatmulsPass final
 constexpr int64_t kTileM = 8, kTileN = 32, kTileK = 64;
 /// Innermost tile of elementwise and reduction generics.
 constexpr int64_t kTileInner = 64;
+/// Second-innermost tile of elementwise generics.
+constexpr int64_t kTileOuter = 8;
 
 struct CPUTileAndVectorizePass final
     : mxfp8train::impl::MXFP8TrainCPUTileAndVectorizePassBase<CPUTileAndVectorizePass> {
@@ -256,9 +258,15 @@ struct CPUTileAndVectorizePass final
           innermostParallel = d;
       }
       bool hasReduction = llvm::is_contained(tiles, 0);
-      if (innermostParallel >= 0 && !hasReduction)
+      if (innermostParallel >= 0 && !hasReduction) {
         tiles[innermostParallel] =
             std::min<int64_t>(ranges[innermostParallel], kTileInner);
+        // A second tiled dim turns transposing reads into short contiguous
+        // runs instead of one element per cache line.
+        if (innermostParallel >= 1)
+          tiles[innermostParallel - 1] =
+              std::min<int64_t>(ranges[innermostParallel - 1], kTileOuter);
+      }
     } else {
       return;
     }

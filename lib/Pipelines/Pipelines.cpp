@@ -51,9 +51,9 @@ void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
   addPipeline(pm,
               "func.func(convert-linalg-to-loops),"
               "func.func(convert-vector-to-scf{full-unroll=true}),"
-              "lower-affine,expand-strided-metadata,"
+              "expand-strided-metadata,lower-affine,"
               "convert-vector-to-llvm{vector-contract-lowering=outerproduct "
-              "vector-transpose-lowering=shuffle1d},"
+              "vector-transpose-lowering=shuffle1d},lower-affine,"
               "convert-scf-to-cf,arith-expand{include-bf16=true},"
               "convert-math-to-llvm,finalize-memref-to-llvm,convert-arith-to-llvm,"
               "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
