@@ -9,7 +9,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "MXFP8TRAIN"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".py", ".c"]
+config.suffixes = [".mlir", ".py", ".c", ".test"]
 config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
 
 config.test_source_root = os.path.dirname(__file__)
@@ -24,5 +24,5 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.mxfp8train_tools_dir, config.llvm_tools_dir]
-tools = ["mxfp8-opt", "mxfp8-run", "mlir-translate", "llc"]
+tools = ["mxfp8-opt", "mxfp8-run", "mxfp8train-execution-tests", "mlir-translate", "llc"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

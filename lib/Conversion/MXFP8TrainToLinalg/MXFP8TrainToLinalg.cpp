@@ -1,6 +1,16 @@
 //===- MXFP8TrainToLinalg.cpp - CPU reference lowering -------------*- C++ -*-===//
 //
-// Lowers mxfp8train ops to linalg/arith/tensor (stub, being written).
+// Lowers quantize, dequantize and scaled_mm to linalg on tensors, tensor,
+// arith and math ops, bit-exact with SPEC §2-§4 (docs/numerics.md explains
+// why each step is exact).
+//
+// LLVM has no fp8 types and `arith.truncf` to f8 neither saturates nor lowers
+// on the CPU, so every fp8 / e8m0 / bf16 conversion is integer arithmetic on
+// the f32 bit pattern; the bytes are reinterpreted with `arith.bitcast`
+// (i8 <-> f8 is a no-op after the LLVM type conversion). The only float
+// operations are the ones whose IEEE result is the specified one: the amax
+// (`arith.maximumf`), the fp32 products `v * 2^(127-byte)` and
+// `amax * fl32(1/max)`, exact dequantization products and the f32 matmul.
 //
 //===----------------------------------------------------------------------===//
 
@@ -8,20 +18,750 @@
 #include "mxfp8train/Conversion/Passes.h"
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#define DEBUG_TYPE "convert-mxfp8train-to-linalg"
 
 namespace mlir::mxfp8train {
 #define GEN_PASS_DEF_CONVERTMXFP8TRAINTOLINALGPASS
 #include "mxfp8train/Conversion/Passes.h.inc"
+} // namespace mlir::mxfp8train
 
-void populateMXFP8TrainToLinalgConversionPatterns(RewritePatternSet &patterns) {
+using namespace mlir;
+using namespace mlir::mxfp8train;
+
+//===----------------------------------------------------------------------===//
+// Element formats
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The parameters of an fp8 element format that the scale and cast formulas
+/// need (SPEC §1; e5m2 uses the same scheme with its own constants).
+struct ElementFormat {
+  /// Stored mantissa bits (3 for e4m3, 2 for e5m2).
+  int64_t mantissaBits;
+  /// Exponent bias (7 for e4m3, 15 for e5m2).
+  int64_t bias;
+  /// Magnitude code of the largest finite value (0x7E = 448, 0x7B = 57344).
+  int64_t maxCode;
+  /// Exponent of the largest power of two <= max (8 for e4m3, 15 for e5m2).
+  int64_t emaxPow2;
+  /// The largest finite value (448 or 57344).
+  float maxValue;
+  /// Whether the all-ones exponent encodes Inf/NaN (e5m2) instead of being an
+  /// ordinary binade (e4m3fn, where only 0x7F/0xFF are NaN).
+  bool ieeeSpecials;
+};
+} // namespace
+
+/// The format of `type`, which the verifier restricts to f8E4M3FN / f8E5M2.
+static ElementFormat getElementFormat(Type type) {
+  if (isa<Float8E5M2Type>(type))
+    return {2, 15, 0x7B, 15, 57344.0f, true};
+  return {3, 7, 0x7E, 8, 448.0f, false};
 }
+
+//===----------------------------------------------------------------------===//
+// Scalar arithmetic inside linalg.generic bodies
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Small wrapper that keeps the bit arithmetic of the generic bodies readable.
+/// All integer values are i32 unless said otherwise.
+class Bits {
+public:
+  Bits(OpBuilder &builder, Location loc) : b(loc, builder) {}
+
+  Value c(int64_t v) { return arith::ConstantIntOp::create(b, v, 32); }
+  Value cf(float v) {
+    return arith::ConstantFloatOp::create(b, b.getF32Type(), APFloat(v));
+  }
+  Value cIdx(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
+  Value divu(Value x, Value y) { return arith::DivUIOp::create(b, x, y); }
+  Value remu(Value x, Value y) { return arith::RemUIOp::create(b, x, y); }
+  Value band(Value x, Value y) { return arith::AndIOp::create(b, x, y); }
+  Value bor(Value x, Value y) { return arith::OrIOp::create(b, x, y); }
+  Value shl(Value x, Value y) { return arith::ShLIOp::create(b, x, y); }
+  Value shr(Value x, Value y) { return arith::ShRUIOp::create(b, x, y); }
+  Value maxs(Value x, Value y) { return arith::MaxSIOp::create(b, x, y); }
+  Value mins(Value x, Value y) { return arith::MinSIOp::create(b, x, y); }
+  Value minu(Value x, Value y) { return arith::MinUIOp::create(b, x, y); }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, p, x, y);
+  }
+  Value eq(Value x, Value y) { return cmp(arith::CmpIPredicate::eq, x, y); }
+  Value ne(Value x, Value y) { return cmp(arith::CmpIPredicate::ne, x, y); }
+  Value ugt(Value x, Value y) { return cmp(arith::CmpIPredicate::ugt, x, y); }
+  Value ult(Value x, Value y) { return cmp(arith::CmpIPredicate::ult, x, y); }
+  Value land(Value x, Value y) { return arith::AndIOp::create(b, x, y); }
+  Value lor(Value x, Value y) { return arith::OrIOp::create(b, x, y); }
+  Value select(Value c, Value t, Value f) {
+    return arith::SelectOp::create(b, c, t, f);
+  }
+  /// Zero-extends an i1 to i32.
+  Value zext(Value x) { return arith::ExtUIOp::create(b, b.getI32Type(), x); }
+  Value bitcast(Type t, Value x) { return arith::BitcastOp::create(b, t, x); }
+  Value f32Bits(Value f) { return bitcast(b.getI32Type(), f); }
+  Value f32FromBits(Value i) { return bitcast(b.getF32Type(), i); }
+
+  /// The i32 value of an 8-bit float/e8m0 scalar (its bit pattern, 0..255).
+  Value byteOf(Value v) {
+    Value i8 = bitcast(b.getI8Type(), v);
+    return arith::ExtUIOp::create(b, b.getI32Type(), i8);
+  }
+  /// The 8-bit float scalar of type `t` with the low byte of `code` as bits.
+  Value byteAs(Type t, Value code) {
+    Value i8 = arith::TruncIOp::create(b, b.getI8Type(), code);
+    return bitcast(t, i8);
+  }
+
+  /// bf16 or f32 scalar -> f32, exactly (bf16 is the high half of an f32).
+  Value toF32(Value v) {
+    if (v.getType().isF32())
+      return v;
+    Value i16 = bitcast(b.getI16Type(), v);
+    Value i32 = arith::ExtUIOp::create(b, b.getI32Type(), i16);
+    return f32FromBits(shl(i32, c(16)));
+  }
+
+  /// f32 -> `t` (bf16 or f32), round to nearest even. NaN stays a quiet NaN
+  /// with its sign; subnormals and infinities are kept.
+  Value fromF32(Type t, Value f) {
+    if (t.isF32())
+      return f;
+    Value u = f32Bits(f);
+    Value isNaN = ugt(band(u, c(0x7FFFFFFF)), c(0x7F800000));
+    Value rounded = add(add(u, c(0x7FFF)), band(shr(u, c(16)), c(1)));
+    Value hi = select(isNaN, bor(shr(u, c(16)), c(0x40)), shr(rounded, c(16)));
+    Value i16 = arith::TruncIOp::create(b, b.getI16Type(), hi);
+    return bitcast(t, i16);
+  }
+
+  ImplicitLocOpBuilder b;
+};
+} // namespace
+
+/// The e8m0 scale byte (SPEC §2.2-2.5) of the fp32 block amax `amax`
+/// (>= +0.0 or NaN) for element format `fmt`. Returns an i32 in [0, 255].
+static Value computeScaleByte(Bits &bb, Value amax, ScaleMode mode,
+                              const ElementFormat &fmt) {
+  Value c255 = bb.c(255), c0 = bb.c(0);
+  if (mode == ScaleMode::Rceil) {
+    // descale = fl32(amax * fl32(1/max)), then round up to a power of two
+    // (PTX cvt.rp.ue8m0: no saturation, NaN/Inf -> 255).
+    Value descale = arith::MulFOp::create(bb.b, amax, bb.cf(1.0f / fmt.maxValue));
+    Value d = bb.f32Bits(descale);
+    Value e = bb.band(bb.shr(d, bb.c(23)), c255);
+    Value m = bb.band(d, bb.c(0x7FFFFF));
+    // Byte 0 is 2^-127 = fp32 bits 0x00400000, so a subnormal descale rounds
+    // up only when it is above that.
+    Value up = bb.select(bb.eq(e, c0), bb.ugt(m, bb.c(0x400000)),
+                         bb.ne(m, c0));
+    return bb.select(bb.eq(e, c255), c255, bb.add(e, bb.zext(up)));
+  }
+  Value bits = bb.f32Bits(amax);
+  Value e = bb.band(bb.shr(bits, bb.c(23)), c255);
+  Value nonFinite = bb.eq(e, c255);
+  Value p = e;
+  if (mode == ScaleMode::Ceil) {
+    Value m = bb.band(bits, bb.c(0x7FFFFF));
+    p = bb.add(e, bb.zext(bb.ne(m, c0)));
+  } else if (mode == ScaleMode::Even) {
+    // Round amax half-up to the element's mantissa width, drop the mantissa;
+    // a finite amax may round up to Inf (byte 255).
+    int64_t half = int64_t(1) << (23 - fmt.mantissaBits - 1);
+    Value rounded = bb.add(bits, bb.c(half));
+    p = bb.band(bb.shr(rounded, bb.c(23)), c255);
+    nonFinite = bb.lor(nonFinite, bb.eq(p, c255));
+  }
+  // byte = clamp(p - 127 - emax, -127, 128) + 127 = clamp(p - emax, 0, 255).
+  Value byte = bb.mins(bb.maxs(bb.sub(p, bb.c(fmt.emaxPow2)), c0), c255);
+  return bb.select(nonFinite, c255, byte);
+}
+
+/// 2^(127 - byte) as an f32 (SPEC §2.1.1) for byte in [0, 254]: bits
+/// `(254 - byte) << 23`, or the subnormal 2^-127 = 0x00400000 for byte 254.
+/// Byte 255 gives a meaningless value; callers select NaN for it.
+static Value computeReciprocal(Bits &bb, Value byte) {
+  Value r = bb.sub(bb.c(254), byte);
+  Value bits =
+      bb.select(bb.eq(r, bb.c(0)), bb.c(0x00400000), bb.shl(r, bb.c(23)));
+  return bb.f32FromBits(bits);
+}
+
+/// fp32 `y` -> fp8 byte of format `fmt` (returned as i32 in [0, 255]):
+/// round to nearest even, saturate finite and infinite overflow to ±max
+/// (SATFINITE), keep subnormals and the sign of zero, NaN -> 0x7F.
+static Value encodeElement(Bits &bb, Value y, const ElementFormat &fmt) {
+  Value bits = bb.f32Bits(y);
+  Value sign = bb.band(bb.shr(bits, bb.c(24)), bb.c(0x80));
+  Value a = bb.band(bits, bb.c(0x7FFFFFFF));
+  Value isNaN = bb.ugt(a, bb.c(0x7F800000));
+
+  // Normal results: round the 23-bit mantissa to `mantissaBits` (the carry
+  // may propagate into the exponent, which is what RNE wants), re-bias, and
+  // saturate. Infinity lands far above maxCode and saturates too.
+  int64_t drop = 23 - fmt.mantissaBits;
+  Value lsb = bb.band(bb.shr(a, bb.c(drop)), bb.c(1));
+  Value rounded = bb.add(bb.add(a, bb.c((int64_t(1) << (drop - 1)) - 1)), lsb);
+  Value normal = bb.sub(bb.shr(rounded, bb.c(drop)),
+                        bb.c((127 - fmt.bias) << fmt.mantissaBits));
+  normal = bb.mins(normal, bb.c(fmt.maxCode));
+
+  // Subnormal results (|y| < 2^(1-bias)): the code is the magnitude in units
+  // of 2^(1-bias-mantissaBits), rounded to nearest even. The full fp32
+  // significand `sig` has units 2^(max(e,1)-150).
+  Value e = bb.shr(a, bb.c(23));
+  Value sig = bb.bor(bb.band(a, bb.c(0x7FFFFF)),
+                     bb.select(bb.eq(e, bb.c(0)), bb.c(0), bb.c(0x800000)));
+  Value eEff = bb.maxs(e, bb.c(1));
+  Value shift = bb.sub(bb.c(151 - fmt.bias - fmt.mantissaBits), eEff);
+  // The shift is >= 21 wherever this path is selected; clamping keeps every
+  // shift amount in [1, 31] so that no lane computes a poison value.
+  shift = bb.mins(bb.maxs(shift, bb.c(1)), bb.c(31));
+  Value q = bb.shr(sig, shift);
+  Value rem = bb.band(sig, bb.sub(bb.shl(bb.c(1), shift), bb.c(1)));
+  Value half = bb.shl(bb.c(1), bb.sub(shift, bb.c(1)));
+  Value roundUp =
+      bb.lor(bb.ugt(rem, half),
+             bb.land(bb.eq(rem, half), bb.eq(bb.band(q, bb.c(1)), bb.c(1))));
+  Value sub = bb.add(q, bb.zext(roundUp));
+
+  int64_t minNormalBits = (127 + 1 - fmt.bias) << 23;
+  Value mag = bb.select(bb.ult(a, bb.c(minNormalBits)), sub, normal);
+  return bb.select(isNaN, bb.c(0x7F), bb.bor(sign, mag));
+}
+
+/// fp8 byte `byte` (i32 in [0, 255]) of format `fmt` -> its exact f32 value.
+static Value decodeElement(Bits &bb, Value byte, const ElementFormat &fmt) {
+  int64_t expBits = 7 - fmt.mantissaBits;
+  int64_t mantMask = (int64_t(1) << fmt.mantissaBits) - 1;
+  int64_t expMask = (int64_t(1) << expBits) - 1;
+  Value sign = bb.shl(bb.band(byte, bb.c(0x80)), bb.c(24));
+  Value e = bb.band(bb.shr(byte, bb.c(fmt.mantissaBits)), bb.c(expMask));
+  Value m = bb.band(byte, bb.c(mantMask));
+  Value normalBits =
+      bb.bor(bb.shl(bb.add(e, bb.c(127 - fmt.bias)), bb.c(23)),
+             bb.shl(m, bb.c(23 - fmt.mantissaBits)));
+  // Subnormal: m * 2^(1-bias-mantissaBits); m is a small integer, so the
+  // conversion and the power-of-two product are exact.
+  Value subnormal = arith::MulFOp::create(
+      bb.b, arith::UIToFPOp::create(bb.b, bb.b.getF32Type(), m),
+      bb.cf(std::ldexp(1.0f, int(1 - fmt.bias - fmt.mantissaBits))));
+  Value magBits =
+      bb.select(bb.eq(e, bb.c(0)), bb.f32Bits(subnormal), normalBits);
+  Value isNaN;
+  if (fmt.ieeeSpecials) {
+    Value top = bb.eq(e, bb.c(expMask));
+    isNaN = bb.land(top, bb.ne(m, bb.c(0)));
+    magBits = bb.select(top, bb.c(0x7F800000), magBits);
+  } else {
+    isNaN = bb.eq(bb.band(byte, bb.c(0x7F)), bb.c(0x7F));
+  }
+  Value bits = bb.select(isNaN, bb.c(0x7FC00000), bb.bor(magBits, sign));
+  return bb.f32FromBits(bits);
+}
+
+/// 2^(byte - 127) as an f32 (SPEC §3): byte 0 -> 0x00400000 (2^-127, an fp32
+/// subnormal), byte 255 -> NaN.
+static Value decodeScale(Bits &bb, Value byte) {
+  Value bits = bb.select(bb.eq(byte, bb.c(0)), bb.c(0x00400000),
+                         bb.shl(byte, bb.c(23)));
+  bits = bb.select(bb.eq(byte, bb.c(255)), bb.c(0x7FC00000), bits);
+  return bb.f32FromBits(bits);
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor-level helpers
+//===----------------------------------------------------------------------===//
+
+/// True when every operand and result of `op` has a static shape.
+static bool hasStaticShapes(Operation *op) {
+  auto isStatic = [](Type t) {
+    auto shaped = dyn_cast<ShapedType>(t);
+    return !shaped || shaped.hasStaticShape();
+  };
+  return llvm::all_of(op->getOperandTypes(), isStatic) &&
+         llvm::all_of(op->getResultTypes(), isStatic);
+}
+
+/// `shape` with dimension `axis` split into (size/32, 32).
+static SmallVector<int64_t> getExpandedShape(ArrayRef<int64_t> shape,
+                                             int64_t axis) {
+  SmallVector<int64_t> expanded;
+  for (auto [i, size] : llvm::enumerate(shape)) {
+    if (int64_t(i) == axis) {
+      expanded.push_back(size / kBlockSize);
+      expanded.push_back(kBlockSize);
+    } else {
+      expanded.push_back(size);
+    }
+  }
+  return expanded;
+}
+
+/// Reassociation grouping dimensions (axis, axis+1) of a rank+1 tensor.
+static SmallVector<ReassociationIndices> getBlockReassociation(int64_t rank,
+                                                               int64_t axis) {
+  SmallVector<ReassociationIndices> reassociation;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (i == axis)
+      reassociation.push_back({i, i + 1});
+    else
+      reassociation.push_back({i < axis ? i : i + 1});
+  }
+  return reassociation;
+}
+
+/// Splits dimension `axis` of `value` into (size/32, 32).
+static Value expandBlocks(OpBuilder &b, Location loc, Value value,
+                          int64_t axis) {
+  auto type = cast<RankedTensorType>(value.getType());
+  auto expandedType = RankedTensorType::get(
+      getExpandedShape(type.getShape(), axis), type.getElementType());
+  return tensor::ExpandShapeOp::create(
+      b, loc, expandedType, value,
+      getBlockReassociation(type.getRank(), axis));
+}
+
+/// Merges dimensions (axis, axis+1) of `value`.
+static Value collapseBlocks(OpBuilder &b, Location loc, Value value,
+                            int64_t axis) {
+  auto type = cast<RankedTensorType>(value.getType());
+  return tensor::CollapseShapeOp::create(
+      b, loc, value, getBlockReassociation(type.getRank() - 1, axis));
+}
+
+/// The map from the rank+1 expanded iteration space to a tensor of the
+/// original rank blocked along `axis` (drops the in-block dimension).
+static AffineMap getDropInBlockMap(MLIRContext *ctx, int64_t rank,
+                                   int64_t axis) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0; i <= rank; ++i)
+    if (i != axis + 1)
+      exprs.push_back(getAffineDimExpr(i, ctx));
+  return AffineMap::get(rank + 1, 0, exprs, ctx);
+}
+
+/// Position of entry (r, c) of a 2-D scale matrix with `numCols` columns in
+/// the blocked layout of SPEC §4.1, as index values.
+static Value getBlockedOffset(Bits &bb, Value r, Value c, int64_t numCols) {
+  int64_t colTiles = llvm::divideCeil(numCols, 4);
+  Value tile = bb.add(bb.mul(bb.divu(r, bb.cIdx(128)), bb.cIdx(colTiles)),
+                      bb.divu(c, bb.cIdx(4)));
+  Value inTile =
+      bb.add(bb.add(bb.mul(bb.remu(r, bb.cIdx(32)), bb.cIdx(16)),
+                    bb.mul(bb.divu(bb.remu(r, bb.cIdx(128)), bb.cIdx(32)),
+                           bb.cIdx(4))),
+             bb.remu(c, bb.cIdx(4)));
+  return bb.add(bb.mul(tile, bb.cIdx(512)), inTile);
+}
+
+/// Writes the row-major scale tensor `rowMajor` of rank-2 data blocked along
+/// `axis` in the blocked layout: a 1-D gather over the padded tile sequence,
+/// padding bytes 0x00. The scale matrix is S(r, c) with r the non-blocked
+/// data dimension and c the block index.
+static Value buildBlockedScales(OpBuilder &b, Location loc, Value rowMajor,
+                                int64_t axis) {
+  auto type = cast<RankedTensorType>(rowMajor.getType());
+  int64_t numRows = type.getDimSize(1 - axis), numCols = type.getDimSize(axis);
+  int64_t size = getBlockedScaleSize(numRows, numCols);
+  Type scaleType = type.getElementType();
+  Value init = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{size},
+                                       scaleType);
+  MLIRContext *ctx = b.getContext();
+  auto generic = linalg::GenericOp::create(
+      b, loc, init.getType(), ValueRange{}, ValueRange{init},
+      ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(1, ctx)},
+      ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
+      [&](OpBuilder &nb, Location nloc, ValueRange) {
+        Bits bb(nb, nloc);
+        Value off = linalg::IndexOp::create(bb.b, 0);
+        int64_t colTiles = llvm::divideCeil(numCols, 4);
+        // Inverse of getBlockedOffset.
+        Value tile = bb.divu(off, bb.cIdx(512));
+        Value inTile = bb.remu(off, bb.cIdx(512));
+        Value r = bb.add(
+            bb.add(bb.mul(bb.divu(tile, bb.cIdx(colTiles)), bb.cIdx(128)),
+                   bb.mul(bb.divu(bb.remu(inTile, bb.cIdx(16)), bb.cIdx(4)),
+                          bb.cIdx(32))),
+            bb.divu(inTile, bb.cIdx(16)));
+        Value c = bb.add(bb.mul(bb.remu(tile, bb.cIdx(colTiles)), bb.cIdx(4)),
+                         bb.remu(inTile, bb.cIdx(4)));
+        Value inBounds = bb.land(bb.ult(r, bb.cIdx(numRows)),
+                                 bb.ult(c, bb.cIdx(numCols)));
+        // Clamp so that the (discarded) padding lanes read in bounds.
+        Value rc = bb.minu(r, bb.cIdx(numRows - 1));
+        Value cc = bb.minu(c, bb.cIdx(numCols - 1));
+        SmallVector<Value> idx =
+            axis == 1 ? SmallVector<Value>{rc, cc} : SmallVector<Value>{cc, rc};
+        Value v = tensor::ExtractOp::create(bb.b, rowMajor, idx);
+        Value byte = bb.select(inBounds, bb.byteOf(v), bb.c(0));
+        linalg::YieldOp::create(bb.b, bb.byteAs(scaleType, byte));
+      });
+  return generic.getResult(0);
+}
+
+/// Reads blocked scales `blocked` (SPEC §4.1) of rank-2 data of shape
+/// `dataShape` blocked along `axis` back into the row-major scale tensor
+/// (the data shape with `axis` divided by 32).
+static Value buildRowMajorScales(OpBuilder &b, Location loc, Value blocked,
+                                 ArrayRef<int64_t> dataShape, int64_t axis) {
+  SmallVector<int64_t> shape(dataShape);
+  shape[axis] /= kBlockSize;
+  int64_t numCols = shape[axis];
+  Type scaleType = cast<RankedTensorType>(blocked.getType()).getElementType();
+  Value init = tensor::EmptyOp::create(b, loc, shape, scaleType);
+  MLIRContext *ctx = b.getContext();
+  auto generic = linalg::GenericOp::create(
+      b, loc, init.getType(), ValueRange{}, ValueRange{init},
+      ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(2, ctx)},
+      SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location nloc, ValueRange) {
+        Bits bb(nb, nloc);
+        Value i0 = linalg::IndexOp::create(bb.b, 0);
+        Value i1 = linalg::IndexOp::create(bb.b, 1);
+        Value r = axis == 1 ? i0 : i1, c = axis == 1 ? i1 : i0;
+        Value off = getBlockedOffset(bb, r, c, numCols);
+        linalg::YieldOp::create(bb.b,
+                                tensor::ExtractOp::create(bb.b, blocked, off)
+                                    .getResult());
+      });
+  return generic.getResult(0);
+}
+
+/// Dequantizes `data` (blocked along `axis`) with row-major `scales` into a
+/// tensor of element type `resultType` whose dimension i is dimension
+/// `perm[i]` of `data` (a transpose folded into the same elementwise pass).
+static Value buildDequantize(OpBuilder &b, Location loc, Value data,
+                             Value scales, int64_t axis,
+                             ArrayRef<int64_t> perm, Type resultType) {
+  auto dataType = cast<RankedTensorType>(data.getType());
+  int64_t rank = dataType.getRank();
+  ElementFormat fmt = getElementFormat(dataType.getElementType());
+  MLIRContext *ctx = b.getContext();
+
+  // Loop dimensions: the output dimensions, with the blocked one split into
+  // (block, in-block).
+  SmallVector<int64_t> loopShape;
+  SmallVector<int64_t> loopOfStored(rank); // first loop dim of stored dim d
+  int64_t outAxis = -1;
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t d = perm[i];
+    loopOfStored[d] = loopShape.size();
+    if (d == axis) {
+      outAxis = i;
+      loopShape.push_back(dataType.getDimSize(d) / kBlockSize);
+      loopShape.push_back(kBlockSize);
+    } else {
+      loopShape.push_back(dataType.getDimSize(d));
+    }
+  }
+  int64_t numLoops = rank + 1;
+  SmallVector<AffineExpr> dataExprs, scaleExprs;
+  for (int64_t d = 0; d < rank; ++d) {
+    dataExprs.push_back(getAffineDimExpr(loopOfStored[d], ctx));
+    scaleExprs.push_back(getAffineDimExpr(loopOfStored[d], ctx));
+    if (d == axis)
+      dataExprs.push_back(getAffineDimExpr(loopOfStored[d] + 1, ctx));
+  }
+  Value expanded = expandBlocks(b, loc, data, axis);
+  Value init = tensor::EmptyOp::create(b, loc, loopShape, resultType);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(numLoops, 0, dataExprs, ctx),
+      AffineMap::get(numLoops, 0, scaleExprs, ctx),
+      AffineMap::getMultiDimIdentityMap(numLoops, ctx)};
+  auto generic = linalg::GenericOp::create(
+      b, loc, init.getType(), ValueRange{expanded, scales}, ValueRange{init},
+      maps,
+      SmallVector<utils::IteratorType>(numLoops, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Bits bb(nb, nloc);
+        Value x = decodeElement(bb, bb.byteOf(args[0]), fmt);
+        Value s = decodeScale(bb, bb.byteOf(args[1]));
+        Value product = arith::MulFOp::create(bb.b, x, s);
+        linalg::YieldOp::create(bb.b, bb.fromF32(resultType, product));
+      });
+  return collapseBlocks(b, loc, generic.getResult(0), outAxis);
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// quantize -> amax reduction, scale-byte generic, data generic (SPEC §2).
+struct QuantizeOpLowering final : OpRewritePattern<QuantizeOp> {
+  using Base::Base;
+
+  LogicalResult matchAndRewrite(QuantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    RankedTensorType inputType = op.getInput().getType();
+    int64_t rank = inputType.getRank(), axis = op.getAxis();
+    Type dataElemType = op.getData().getType().getElementType();
+    Type scaleElemType = op.getScales().getType().getElementType();
+    ElementFormat fmt = getElementFormat(dataElemType);
+    ScaleMode mode = op.getScaleMode();
+
+    Value expanded = expandBlocks(rewriter, loc, op.getInput(), axis);
+    auto expandedShape =
+        cast<RankedTensorType>(expanded.getType()).getShape();
+    SmallVector<int64_t> scaleShape(inputType.getShape());
+    scaleShape[axis] /= kBlockSize;
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank + 1, ctx);
+    AffineMap perBlock = getDropInBlockMap(ctx, rank, axis);
+
+    // amax = max |v| over each block: NaN-propagating, started at +0.0.
+    Value zero = arith::ConstantOp::create(rewriter, loc,
+                                           rewriter.getF32FloatAttr(0.0f));
+    Value amaxInit = linalg::FillOp::create(
+                         rewriter, loc, zero,
+                         Value(tensor::EmptyOp::create(rewriter, loc, scaleShape,
+                                                       rewriter.getF32Type())))
+                         .getResult(0);
+    SmallVector<utils::IteratorType> reduceIters(rank + 1,
+                                                 utils::IteratorType::parallel);
+    reduceIters[axis + 1] = utils::IteratorType::reduction;
+    Value amax =
+        linalg::GenericOp::create(
+            rewriter, loc, amaxInit.getType(), ValueRange{expanded},
+            ValueRange{amaxInit}, ArrayRef<AffineMap>{identity, perBlock},
+            reduceIters,
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Bits bb(nb, nloc);
+              Value v = math::AbsFOp::create(bb.b, bb.toF32(args[0]));
+              linalg::YieldOp::create(
+                  bb.b, Value(arith::MaximumFOp::create(bb.b, v, args[1])));
+            })
+            .getResult(0);
+
+    // The e8m0 byte of each block.
+    Value scaleInit =
+        tensor::EmptyOp::create(rewriter, loc, scaleShape, scaleElemType);
+    AffineMap scaleIdentity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    Value scales =
+        linalg::GenericOp::create(
+            rewriter, loc, scaleInit.getType(), ValueRange{amax},
+            ValueRange{scaleInit},
+            ArrayRef<AffineMap>{scaleIdentity, scaleIdentity},
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Bits bb(nb, nloc);
+              Value byte = computeScaleByte(bb, args[0], mode, fmt);
+              linalg::YieldOp::create(bb.b, bb.byteAs(scaleElemType, byte));
+            })
+            .getResult(0);
+
+    // q = cast(fl32(v * 2^(127 - byte))); a NaN/Inf block is all NaN.
+    Value dataInit =
+        tensor::EmptyOp::create(rewriter, loc, expandedShape, dataElemType);
+    Value data =
+        linalg::GenericOp::create(
+            rewriter, loc, dataInit.getType(), ValueRange{expanded, scales},
+            ValueRange{dataInit},
+            ArrayRef<AffineMap>{identity, perBlock, identity},
+            SmallVector<utils::IteratorType>(rank + 1,
+                                             utils::IteratorType::parallel),
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Bits bb(nb, nloc);
+              Value byte = bb.byteOf(args[1]);
+              Value rcp = computeReciprocal(bb, byte);
+              Value y = arith::MulFOp::create(bb.b, bb.toF32(args[0]), rcp);
+              Value code = encodeElement(bb, y, fmt);
+              code = bb.select(bb.eq(byte, bb.c(255)), bb.c(0x7F), code);
+              linalg::YieldOp::create(bb.b, bb.byteAs(dataElemType, code));
+            })
+            .getResult(0);
+    data = collapseBlocks(rewriter, loc, data, axis);
+
+    if (op.getScaleLayout() == ScaleLayout::Blocked)
+      scales = buildBlockedScales(rewriter, loc, scales, axis);
+    rewriter.replaceOp(op, {data, scales});
+    return success();
+  }
+};
+
+/// dequantize -> one elementwise generic (after un-swizzling blocked scales).
+struct DequantizeOpLowering final : OpRewritePattern<DequantizeOp> {
+  using Base::Base;
+
+  LogicalResult matchAndRewrite(DequantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    Location loc = op.getLoc();
+    RankedTensorType dataType = op.getData().getType();
+    int64_t axis = op.getAxis();
+    Value scales = op.getScales();
+    if (op.getScaleLayout() == ScaleLayout::Blocked)
+      scales = buildRowMajorScales(rewriter, loc, scales, dataType.getShape(),
+                                   axis);
+    SmallVector<int64_t> perm =
+        llvm::to_vector(llvm::seq<int64_t>(0, dataType.getRank()));
+    Value result =
+        buildDequantize(rewriter, loc, op.getData(), scales, axis, perm,
+                        op.getResult().getType().getElementType());
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// scaled_mm -> exact f32 dequantization of both operands into (M, K) and
+/// (K, N), an f32 linalg.matmul / batch_matmul from zero, then bias and
+/// rounding in one elementwise generic.
+struct ScaledMmOpLowering final : OpRewritePattern<ScaledMmOp> {
+  using Base::Base;
+
+  LogicalResult matchAndRewrite(ScaledMmOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Type f32 = rewriter.getF32Type();
+    RankedTensorType resultType = op.getResult().getType();
+    int64_t rank = resultType.getRank();
+    int64_t r0 = rank - 2, r1 = rank - 1;
+
+    // Canonical orientation: lhs (B?, M, K), rhs (B?, K, N). The stored
+    // operand is permuted into it by the dequantization generic.
+    auto makeOperand = [&](Value data, Value scales, ScaleLayout layout,
+                           bool transposed, bool isLhs) {
+      // Stored position of K.
+      int64_t kDim = (isLhs != transposed) ? r1 : r0;
+      auto dataType = cast<RankedTensorType>(data.getType());
+      if (layout == ScaleLayout::Blocked)
+        scales = buildRowMajorScales(rewriter, loc, scales,
+                                     dataType.getShape(), kDim);
+      SmallVector<int64_t> perm =
+          llvm::to_vector(llvm::seq<int64_t>(0, rank));
+      if (transposed)
+        std::swap(perm[r0], perm[r1]);
+      return buildDequantize(rewriter, loc, data, scales, kDim, perm, f32);
+    };
+    Value lhs = makeOperand(op.getLhs(), op.getLhsScales(),
+                            op.getLhsScaleLayout(), op.getTransposeLhs(),
+                            /*isLhs=*/true);
+    Value rhs = makeOperand(op.getRhs(), op.getRhsScales(),
+                            op.getRhsScaleLayout(), op.getTransposeRhs(),
+                            /*isLhs=*/false);
+
+    Value zero =
+        arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0.0f));
+    Value accInit = linalg::FillOp::create(
+                        rewriter, loc, zero,
+                        Value(tensor::EmptyOp::create(
+                            rewriter, loc, resultType.getShape(), f32)))
+                        .getResult(0);
+    Value acc;
+    if (rank == 2)
+      acc = linalg::MatmulOp::create(rewriter, loc, accInit.getType(),
+                                     ValueRange{lhs, rhs}, ValueRange{accInit})
+                .getResult(0);
+    else
+      acc = linalg::BatchMatmulOp::create(rewriter, loc, accInit.getType(),
+                                          ValueRange{lhs, rhs},
+                                          ValueRange{accInit})
+                .getResult(0);
+
+    Value bias = op.getBias();
+    Type outElemType = resultType.getElementType();
+    if (!bias && outElemType.isF32()) {
+      rewriter.replaceOp(op, acc);
+      return success();
+    }
+    // Epilogue: acc + bias in f32, one rounding into the result type.
+    SmallVector<Value> inputs = {acc};
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    SmallVector<AffineMap> maps = {identity};
+    if (bias) {
+      inputs.push_back(bias);
+      maps.push_back(AffineMap::get(rank, 0, getAffineDimExpr(r1, ctx)));
+    }
+    maps.push_back(identity);
+    Value outInit = tensor::EmptyOp::create(rewriter, loc,
+                                            resultType.getShape(), outElemType);
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, outInit.getType(), inputs, ValueRange{outInit},
+            maps,
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Bits bb(nb, nloc);
+              Value v = args[0];
+              if (bias)
+                v = arith::AddFOp::create(bb.b, v, bb.toF32(args[1]));
+              linalg::YieldOp::create(bb.b, bb.fromF32(outElemType, v));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+} // namespace
+
+void mlir::mxfp8train::populateMXFP8TrainToLinalgConversionPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<QuantizeOpLowering, DequantizeOpLowering, ScaledMmOpLowering>(
+      patterns.getContext());
+}
+
+//===----------------------------------------------------------------------===//
+// Pass
+//===----------------------------------------------------------------------===//
 
 namespace {
 struct ConvertMXFP8TrainToLinalgPass final
-    : impl::ConvertMXFP8TrainToLinalgPassBase<ConvertMXFP8TrainToLinalgPass> {
+    : mxfp8train::impl::ConvertMXFP8TrainToLinalgPassBase<
+          ConvertMXFP8TrainToLinalgPass> {
   using Base::Base;
-  void runOnOperation() override {}
+
+  void runOnOperation() override {
+    // Report every op this lowering cannot handle before touching the IR.
+    bool failedCheck = false;
+    getOperation()->walk([&](Operation *op) {
+      if (!isa<MXFP8TrainDialect>(op->getDialect()))
+        return;
+      if (isa<ScaledGroupedMmOp>(op)) {
+        op->emitError("lowering of scaled_grouped_mm to the CPU is not "
+                      "implemented yet");
+        failedCheck = true;
+        return;
+      }
+      if (!hasStaticShapes(op)) {
+        op->emitError() << "lowering of '" << op->getName()
+                        << "' to linalg requires static shapes, found a "
+                           "dynamic size";
+        failedCheck = true;
+      }
+    });
+    if (failedCheck)
+      return signalPassFailure();
+
+    RewritePatternSet patterns(&getContext());
+    populateMXFP8TrainToLinalgConversionPatterns(patterns);
+    ConversionTarget target(getContext());
+    target.addIllegalDialect<MXFP8TrainDialect>();
+    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
+                           math::MathDialect, tensor::TensorDialect>();
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
 };
 } // namespace
-} // namespace mlir::mxfp8train
