@@ -22,6 +22,8 @@ config.substitutions.append(("%mxfp8train_src_root", config.mxfp8train_src_root)
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
+# `not` at the start of a RUN line is found through PATH.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.mxfp8train_tools_dir, config.llvm_tools_dir]
 tools = ["mxfp8-opt", "mxfp8-run", "mxfp8train-execution-tests", "mlir-translate", "llc"]

@@ -1,10 +1,15 @@
-//===- RewriteMatmuls.cpp - matmul -> quantize + scaled_mm ---------*- C++ -*-===//
+//===- RewriteMatmuls.cpp - matmul -> quantize + scaled_mm pass ----*- C++
+//-*-===//
 //
-// The mxfp8train-rewrite-matmuls pass (stub, being written).
+// The mxfp8train-rewrite-matmuls pass: a thin driver that parses the recipe
+// option and runs rewriteMatmuls (MatmulRewrite.cpp) over the module.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mxfp8train/Dialect/MXFP8Train/Transforms/Passes.h"
+#include "mxfp8train/Dialect/MXFP8Train/Transforms/Transforms.h"
+
+#define DEBUG_TYPE "mxfp8train-rewrite-matmuls"
 
 namespace mlir::mxfp8train {
 #define GEN_PASS_DEF_MXFP8TRAINREWRITEMATMULSPASS
@@ -14,7 +19,29 @@ namespace {
 struct RewriteMatmulsPass final
     : impl::MXFP8TrainRewriteMatmulsPassBase<RewriteMatmulsPass> {
   using Base::Base;
-  void runOnOperation() override {}
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::string error;
+    RecipeAttr parsed = parseRecipeOption(&getContext(), recipe, error);
+    if (!parsed) {
+      // Not op->emitError: the option, not the module, is wrong.
+      emitError(module.getLoc())
+          << "mxfp8train-rewrite-matmuls: invalid recipe '" << recipe
+          << "': " << error;
+      return signalPassFailure();
+    }
+    RewriteMatmulsOptions options;
+    options.recipe = parsed;
+    options.minSize = minSize;
+    options.exclude.assign(exclude.begin(), exclude.end());
+    RewriteMatmulsStats stats;
+    if (failed(rewriteMatmuls(module, options, emitRemarks, stats)))
+      signalPassFailure();
+    numConverted += stats.converted;
+    numSkipped += stats.skipped;
+    numKeptHighPrecision += stats.keptHighPrecision;
+  }
 };
 } // namespace
 } // namespace mlir::mxfp8train

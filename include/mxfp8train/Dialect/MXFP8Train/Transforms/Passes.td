@@ -13,15 +13,59 @@ def MXFP8TrainRewriteMatmulsPass
     : Pass<"mxfp8train-rewrite-matmuls", "::mlir::ModuleOp"> {
   let summary = "Replace eligible linalg matmuls with quantize + scaled_mm";
   let description = [{
-    Rewrites bf16/f32 `linalg.matmul` (any transposed form, through
-    `indexing_maps` or a producing `linalg.transpose`) and
-    `linalg.batch_matmul` into `mxfp8train.quantize` of each operand along
-    its contraction dimension followed by `mxfp8train.scaled_mm`, following
-    the recipe (torchao `MXFP8TrainingOpConfig`, SPEC §5-§6).
+    Rewrites bf16/f32 `linalg.matmul` and `linalg.batch_matmul` (default
+    maps, transposes through `indexing_maps`, or operands produced by a
+    `linalg.transpose`, which is looked through: its input is quantized along
+    the matching axis and the transpose is erased when dead) into
+    `mxfp8train.quantize` of each stored operand along its contraction
+    dimension followed by `mxfp8train.scaled_mm` with the matmul's result
+    type, following the recipe (torchao `MXFP8TrainingOpConfig`, SPEC §5-§6).
+    Each tensor is quantized at most once per axis. A zero `outs` init is
+    dropped, a `linalg.broadcast` of a 1-D tensor becomes the `bias`, any
+    other init is added after the product in f32 and rounded once.
+    With `kernel_preference = emulated` each operand is quantized and
+    dequantized back to its type and the matmul stays in high precision
+    (torchao EMULATED, SPEC §3.1).
 
-    Weight-gradient matmuls are recognised (see docs/rewrite.md) and kept in
-    high precision when the recipe has `wgrad_with_hp = true`. Every matmul
-    converted or skipped gets a remark with the reason.
+    Training role (recorded as `mxfp8train.role` on each `scaled_mm`):
+    a matmul whose lhs is contracted over its stored dim 0 (read transposed)
+    and whose rhs is contracted over its stored dim 0 (not transposed)
+    contracts over the token dimension of both operands: it is the
+    weight-gradient matmul `dOᵀ @ x` (`wgrad`). Otherwise a rhs contracted
+    over its last stored dim (stored `(N, K)`) makes it `forward`
+    (`x @ Wᵀ`), else `dgrad` (`dO @ W`). "Stored" is after looking through a
+    producing `linalg.transpose`; batched matmuls count after the batch
+    dimension. A `mxfp8train.role = "forward" | "dgrad" | "wgrad"` attribute
+    on the matmul overrides the rule. With `wgrad_with_hp = true`, wgrad
+    matmuls stay in high precision.
+
+    Skipped (with the reason in a remark): other element types, broadcast
+    operands, transposed results, dynamic shapes, K not a multiple of 32,
+    M, N or K below `min-size`, and locations holding a NameLoc whose name
+    contains an `exclude` string. Every matmul converted or skipped gets a
+    remark (`remarks=false` silences them).
+
+    ```mlir
+    // Before:
+    %0 = linalg.matmul
+        indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                         affine_map<(m, n, k) -> (n, k)>,
+                         affine_map<(m, n, k) -> (m, n)>]
+        ins(%x, %w : tensor<64x128xbf16>, tensor<256x128xbf16>)
+        outs(%zero : tensor<64x256xbf16>) -> tensor<64x256xbf16>
+    // After:
+    %xq, %xs = mxfp8train.quantize %x axis = 1 mode = rceil
+        : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>
+    %wq, %ws = mxfp8train.quantize %w axis = 1 mode = rceil
+        : tensor<256x128xbf16> -> tensor<256x128xf8E4M3FN>, tensor<256x4xf8E8M0FNU>
+    %0 = mxfp8train.scaled_mm %xq [%xs], %wq [%ws] transpose_rhs
+        {mxfp8train.role = "forward"}
+        : tensor<64x128xf8E4M3FN> [tensor<64x4xf8E8M0FNU>],
+          tensor<256x128xf8E4M3FN> [tensor<256x4xf8E8M0FNU>]
+          -> tensor<64x256xbf16>
+    ```
+
+    See docs/rewrite.md.
   }];
   let options = [
     Option<"recipe", "recipe", "std::string", "\"mxfp8_rceil\"",
@@ -35,6 +79,16 @@ def MXFP8TrainRewriteMatmulsPass
                "strings (torchao filters by module FQN)">,
     Option<"emitRemarks", "remarks", "bool", "true",
            "Emit a remark for every matmul converted or skipped">
+  ];
+  let statistics = [
+    Statistic<"numConverted", "num-converted",
+              "Number of matmuls converted to MXFP8">,
+    Statistic<"numSkipped", "num-skipped",
+              "Number of matmuls left as they were (including wgrad kept in "
+              "high precision)">,
+    Statistic<"numKeptHighPrecision", "num-wgrad-hp",
+              "Number of wgrad matmuls kept in high precision by "
+              "wgrad_with_hp">
   ];
   let dependentDialects = [
     "::mlir::mxfp8train::MXFP8TrainDialect",

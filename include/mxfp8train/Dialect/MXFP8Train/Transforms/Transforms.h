@@ -1,0 +1,222 @@
+//===- Transforms.h - reusable mxfp8train rewrites -----------------*- C++
+//-*-===//
+//
+// The logic of `mxfp8train-rewrite-matmuls`, exposed so that other compiler
+// stacks (and the Python module) can reuse it without the pass: recipe
+// parsing, matmul analysis (operands, contraction axes, training role,
+// filters), the rewrite of one matmul, a whole-IR driver with remarks, and a
+// pattern set for the greedy driver.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP8TRAIN_DIALECT_MXFP8TRAIN_TRANSFORMS_TRANSFORMS_H
+#define MXFP8TRAIN_DIALECT_MXFP8TRAIN_TRANSFORMS_TRANSFORMS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainAttrs.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::mxfp8train {
+
+//===----------------------------------------------------------------------===//
+// Training roles
+//===----------------------------------------------------------------------===//
+
+/// The role of a matmul in dense linear training (SPEC §6).
+enum class MatmulRole {
+  /// `out = x @ Wᵀ`.
+  Forward,
+  /// `dX = dO @ W`.
+  Dgrad,
+  /// `dW = dOᵀ @ x`.
+  Wgrad,
+};
+
+/// Name of the discardable string attribute that gives (on a linalg matmul)
+/// or records (on the `mxfp8train.scaled_mm` created for it) a matmul's role.
+inline constexpr llvm::StringLiteral kMatmulRoleAttrName = "mxfp8train.role";
+
+/// `"forward"`, `"dgrad"` or `"wgrad"`.
+llvm::StringRef stringifyMatmulRole(MatmulRole role);
+
+/// The role spelled `name` (`forward`, `dgrad`, `wgrad`), or std::nullopt.
+std::optional<MatmulRole> symbolizeMatmulRole(llvm::StringRef name);
+
+/// The role of a matmul from how its operands are stored (after looking
+/// through a producing `linalg.transpose`):
+///  - wgrad: the lhs is contracted over its stored dim 0 (read transposed) and
+///    the rhs over its stored dim 0 (not transposed). Both operands are then
+///    token-major `(M, ·)` tensors contracted over the token dimension, the
+///    `dOᵀ @ x` of a weight gradient;
+///  - forward: otherwise, when the rhs is contracted over its last stored dim
+///    (stored `(N, K)`, the `x @ Wᵀ` of a weight stored `(out, in)`);
+///  - dgrad: otherwise (`dO @ W`).
+/// Dimensions count after the batch dimension of a batched matmul.
+MatmulRole inferMatmulRole(bool lhsTransposed, bool rhsTransposed);
+
+//===----------------------------------------------------------------------===//
+// Options
+//===----------------------------------------------------------------------===//
+
+/// Parses the `recipe` option text: a torchao recipe name
+/// (`mxfp8_rceil`, `mxfp8_rceil_wgrad_with_hp`, `mxfp8_emulated_rceil`), the
+/// body of a `#mxfp8train.recipe<...>` attribute, or the whole attribute.
+/// Returns null and sets `error` to the parser's message on bad text.
+RecipeAttr parseRecipeOption(MLIRContext *context, llvm::StringRef text,
+                             std::string &error);
+
+/// If `loc`, or any location nested in it (FusedLoc, CallSiteLoc, NameLoc
+/// children), is a NameLoc whose name contains one of `patterns`, returns
+/// that name and sets `matched` to the pattern; otherwise std::nullopt.
+std::optional<std::string>
+findExcludedName(Location loc, llvm::ArrayRef<std::string> patterns,
+                 std::string &matched);
+
+/// What `mxfp8train-rewrite-matmuls` converts and how.
+struct RewriteMatmulsOptions {
+  /// The recipe (element type, scale mode, wgrad_with_hp, kernel preference).
+  RecipeAttr recipe;
+  /// Matmuls with M, N or K below this are skipped.
+  int64_t minSize = 0;
+  /// Matmuls whose location holds a NameLoc containing one of these strings
+  /// are skipped (torchao's module-FQN filter).
+  llvm::SmallVector<std::string> exclude;
+};
+
+//===----------------------------------------------------------------------===//
+// Analysis
+//===----------------------------------------------------------------------===//
+
+/// One operand of a matmul as it will be quantized.
+struct MatmulOperandPlan {
+  /// The tensor that is quantized: the matmul operand itself, or the input of
+  /// the `linalg.transpose` that produced it.
+  Value stored;
+  /// The `linalg.transpose` looked through, or null.
+  linalg::TransposeOp transpose;
+  /// Indexing map of `stored` in the matmul's iteration space.
+  AffineMap map;
+  /// Dimension of `stored` that is contracted: the quantization axis.
+  int64_t axis = 0;
+  /// True when `stored` is `(K, M)` (lhs) or `(N, K)` (rhs), after any batch
+  /// dimension: the `transpose_lhs` / `transpose_rhs` of `scaled_mm`.
+  bool transposed = false;
+};
+
+/// How the high-precision `outs` operand of the matmul is carried over.
+enum class MatmulInitKind {
+  /// A zero fill or zero constant: dropped.
+  Zero,
+  /// A `linalg.broadcast` of a 1-D tensor of size N along every other
+  /// dimension: becomes the `bias` of `scaled_mm`.
+  Bias,
+  /// Anything else: added in high precision after `scaled_mm`.
+  Add,
+};
+
+/// A matmul found convertible, with everything the rewrite needs.
+struct MatmulPlan {
+  /// `linalg.matmul` or `linalg.batch_matmul`.
+  linalg::LinalgOp op;
+  MatmulOperandPlan lhs, rhs;
+  /// Static sizes; `batch` is 0 for an unbatched matmul.
+  int64_t batch = 0, m = 0, n = 0, k = 0;
+  MatmulRole role = MatmulRole::Forward;
+  /// True when the role came from a `mxfp8train.role` attribute.
+  bool roleFromAttribute = false;
+  MatmulInitKind initKind = MatmulInitKind::Add;
+  /// The 1-D bias for MatmulInitKind::Bias, else null.
+  Value bias;
+};
+
+/// What to do with a matmul.
+enum class MatmulDecision {
+  /// Rewrite it (scaled_mm, or the emulated form).
+  Convert,
+  /// Leave it in high precision on purpose (a wgrad with wgrad_with_hp).
+  KeepHighPrecision,
+  /// Leave it: not eligible (`reason` says why).
+  Skip,
+  /// The input is wrong (an invalid `mxfp8train.role`): an error.
+  Invalid,
+};
+
+/// The result of analyzeMatmul.
+struct MatmulAnalysis {
+  MatmulDecision decision = MatmulDecision::Skip;
+  /// Why a matmul is skipped, kept or invalid (empty for Convert).
+  std::string reason;
+  /// Valid for Convert and KeepHighPrecision.
+  MatmulPlan plan;
+};
+
+/// True for the ops the rewrite considers: `linalg.matmul` and
+/// `linalg.batch_matmul` (in any indexing-map form).
+bool isCandidateMatmul(Operation *op);
+
+/// Decides whether and how `op` (a candidate matmul) is converted under
+/// `options`: filters, element types, indexing maps (transposes through
+/// maps or a producing `linalg.transpose`), shapes, role and recipe.
+MatmulAnalysis analyzeMatmul(linalg::LinalgOp op,
+                             const RewriteMatmulsOptions &options);
+
+//===----------------------------------------------------------------------===//
+// Rewrites
+//===----------------------------------------------------------------------===//
+
+/// Returns the data and scales of `input` quantized along `axis` (row-major
+/// scales, `elemType` elements, `mode`). Reuses an identical
+/// `mxfp8train.quantize` of `input` that dominates the insertion point, so a
+/// tensor is quantized at most once per axis; otherwise creates one at the
+/// insertion point.
+std::pair<Value, Value> getOrCreateQuantize(RewriterBase &rewriter,
+                                            Location loc, Value input,
+                                            int64_t axis, Type elemType,
+                                            ScaleMode mode);
+
+/// Rewrites the matmul of `plan` under `recipe`: `quantize` of each stored
+/// operand along its contraction axis and `mxfp8train.scaled_mm` (carrying
+/// `mxfp8train.role`), the init dropped, used as bias or added after; or,
+/// for `kernel_preference = emulated`, quantize + dequantize of each operand
+/// and the matmul kept in high precision on the dequantized operands.
+/// Transposes, fills and empties left dead are erased. Returns the op that
+/// now computes the result (the scaled_mm or the emulated matmul).
+Operation *rewriteMatmul(RewriterBase &rewriter, const MatmulPlan &plan,
+                         RecipeAttr recipe);
+
+/// Text of the remark for a converted matmul, e.g. `mxfp8train: converted
+/// (role wgrad, lhs quantized along axis 0, rhs along axis 0, recipe
+/// mxfp8_rceil)`.
+std::string describeConversion(const MatmulPlan &plan, RecipeAttr recipe);
+
+/// Counts of a rewriteMatmuls run.
+struct RewriteMatmulsStats {
+  unsigned converted = 0;
+  /// Every matmul not converted, including those kept in high precision.
+  unsigned skipped = 0;
+  /// wgrad matmuls kept in high precision by `wgrad_with_hp`.
+  unsigned keptHighPrecision = 0;
+};
+
+/// Rewrites every candidate matmul nested in `root` (program order) and, if
+/// `emitRemarks`, emits one remark per matmul on its location saying what
+/// was done and why. Emits an error and fails on an invalid
+/// `mxfp8train.role`; the other matmuls are still processed.
+LogicalResult rewriteMatmuls(Operation *root,
+                             const RewriteMatmulsOptions &options,
+                             bool emitRemarks, RewriteMatmulsStats &stats);
+
+/// Adds patterns that rewrite candidate matmuls as rewriteMatmuls does (no
+/// remarks; a skipped matmul is a match failure with the reason), for use
+/// with the greedy driver inside other pipelines.
+void populateMXFP8TrainRewriteMatmulsPatterns(
+    RewritePatternSet &patterns, const RewriteMatmulsOptions &options,
+    PatternBenefit benefit = 1);
+
+} // namespace mlir::mxfp8train
+
+#endif // MXFP8TRAIN_DIALECT_MXFP8TRAIN_TRANSFORMS_TRANSFORMS_H

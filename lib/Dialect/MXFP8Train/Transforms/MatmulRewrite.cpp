@@ -1,0 +1,615 @@
+//===- MatmulRewrite.cpp - matmul -> quantize + scaled_mm logic ----*- C++
+//-*-===//
+//
+// The reusable logic behind `mxfp8train-rewrite-matmuls` (declared in
+// Transforms.h): recipe parsing, the analysis of one linalg matmul (operands
+// as stored, contraction axes, training role, filters), its rewrite into
+// `mxfp8train.quantize` + `mxfp8train.scaled_mm` (or the EMULATED form), the
+// whole-IR driver with remarks and the greedy patterns.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxfp8train/Dialect/MXFP8Train/Transforms/Transforms.h"
+
+#include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainDialect.h"
+#include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+
+//===----------------------------------------------------------------------===//
+// Roles
+//===----------------------------------------------------------------------===//
+
+StringRef mxfp8train::stringifyMatmulRole(MatmulRole role) {
+  switch (role) {
+  case MatmulRole::Forward:
+    return "forward";
+  case MatmulRole::Dgrad:
+    return "dgrad";
+  case MatmulRole::Wgrad:
+    return "wgrad";
+  }
+  llvm_unreachable("unknown matmul role");
+}
+
+std::optional<MatmulRole> mxfp8train::symbolizeMatmulRole(StringRef name) {
+  return llvm::StringSwitch<std::optional<MatmulRole>>(name)
+      .Case("forward", MatmulRole::Forward)
+      .Case("dgrad", MatmulRole::Dgrad)
+      .Case("wgrad", MatmulRole::Wgrad)
+      .Default(std::nullopt);
+}
+
+MatmulRole mxfp8train::inferMatmulRole(bool lhsTransposed, bool rhsTransposed) {
+  // Contracting the stored dim 0 of both operands contracts over the token
+  // dimension that every activation and gradient tensor leads with.
+  if (lhsTransposed && !rhsTransposed)
+    return MatmulRole::Wgrad;
+  if (rhsTransposed)
+    return MatmulRole::Forward;
+  return MatmulRole::Dgrad;
+}
+
+//===----------------------------------------------------------------------===//
+// Options
+//===----------------------------------------------------------------------===//
+
+RecipeAttr mxfp8train::parseRecipeOption(MLIRContext *context, StringRef text,
+                                         std::string &error) {
+  context->getOrLoadDialect<MXFP8TrainDialect>();
+  StringRef trimmed = text.trim();
+  if (RecipeAttr named = RecipeAttr::getNamed(context, trimmed))
+    return named;
+  std::string source = trimmed.starts_with("#")
+                           ? trimmed.str()
+                           : ("#mxfp8train.recipe<" + trimmed + ">").str();
+  // Collect the parser's messages instead of letting them escape with a
+  // location inside the option string.
+  std::string messages;
+  Attribute attr;
+  {
+    ScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
+      if (!messages.empty())
+        messages += "; ";
+      messages += diag.str();
+      return success();
+    });
+    attr = parseAttribute(source, context);
+  }
+  auto recipe = dyn_cast_or_null<RecipeAttr>(attr);
+  if (!recipe)
+    error =
+        messages.empty() ? "expected a #mxfp8train.recipe attribute" : messages;
+  return recipe;
+}
+
+std::optional<std::string>
+mxfp8train::findExcludedName(Location loc, ArrayRef<std::string> patterns,
+                             std::string &matched) {
+  std::optional<std::string> found;
+  if (patterns.empty())
+    return found;
+  loc->walk([&](Location nested) {
+    auto nameLoc = dyn_cast<NameLoc>(nested);
+    if (!nameLoc)
+      return WalkResult::advance();
+    StringRef name = nameLoc.getName().getValue();
+    for (const std::string &pattern : patterns) {
+      if (!pattern.empty() && name.contains(pattern)) {
+        found = name.str();
+        matched = pattern;
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return found;
+}
+
+//===----------------------------------------------------------------------===//
+// Analysis
+//===----------------------------------------------------------------------===//
+
+bool mxfp8train::isCandidateMatmul(Operation *op) {
+  return isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op);
+}
+
+static bool isHighPrecision(Type type) {
+  return isa<BFloat16Type, Float32Type>(type);
+}
+
+/// Prints an attribute or type for a diagnostic.
+template <typename T> static std::string printToString(T value) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << value;
+  return s;
+}
+
+/// True when `value` is known to be all zeros: a zero constant (scalar or
+/// splat) or a tensor `linalg.fill` of a zero constant.
+static bool isZeroTensor(Value value) {
+  if (matchPattern(value, m_AnyZeroFloat()) || matchPattern(value, m_Zero()))
+    return true;
+  auto fill = value.getDefiningOp<linalg::FillOp>();
+  if (!fill || !fill.hasPureTensorSemantics())
+    return false;
+  Value scalar = fill.getInputs()[0];
+  return matchPattern(scalar, m_AnyZeroFloat()) ||
+         matchPattern(scalar, m_Zero());
+}
+
+/// The 1-D tensor broadcast into `init` along every dimension but the last,
+/// or null.
+static Value getBroadcastBias(Value init) {
+  auto bcast = init.getDefiningOp<linalg::BroadcastOp>();
+  if (!bcast || !bcast.hasPureTensorSemantics())
+    return {};
+  auto inputType = dyn_cast<RankedTensorType>(bcast.getInput().getType());
+  auto initType = cast<RankedTensorType>(init.getType());
+  if (!inputType || inputType.getRank() != 1 ||
+      !isHighPrecision(inputType.getElementType()))
+    return {};
+  if (!llvm::equal(bcast.getDimensions(),
+                   llvm::seq<int64_t>(0, initType.getRank() - 1)))
+    return {};
+  return bcast.getInput();
+}
+
+/// Position of `dim` among the results of `map` (all AffineDimExpr), or -1.
+static int64_t findDim(AffineMap map, unsigned dim) {
+  for (auto [i, expr] : llvm::enumerate(map.getResults()))
+    if (cast<AffineDimExpr>(expr).getPosition() == dim)
+      return i;
+  return -1;
+}
+
+/// Checks that `map` reads a matrix operand with rows `rowDim` and contraction
+/// `kDim` (in either order) after the batch dimension `batchDim` (if
+/// `numBatch` is 1). Returns the position of K, or -1.
+static int64_t getContractionPosition(AffineMap map, int64_t numBatch,
+                                      unsigned batchDim, unsigned rowDim,
+                                      unsigned kDim) {
+  if (map.getNumResults() != numBatch + 2)
+    return -1;
+  if (numBatch == 1 && findDim(map, batchDim) != 0)
+    return -1;
+  int64_t rowPos = findDim(map, rowDim), kPos = findDim(map, kDim);
+  if (rowPos < numBatch || kPos < numBatch)
+    return -1;
+  return kPos;
+}
+
+/// The plan of one operand read through `map` with K at position `kPos`:
+/// looks through a producing tensor `linalg.transpose` that keeps the batch
+/// dimension leading.
+static MatmulOperandPlan planOperand(Value operand, AffineMap map, int64_t kPos,
+                                     int64_t numBatch) {
+  MatmulOperandPlan plan;
+  plan.stored = operand;
+  plan.map = map;
+  plan.axis = kPos;
+  auto transpose = operand.getDefiningOp<linalg::TransposeOp>();
+  if (!transpose || !transpose.hasPureTensorSemantics())
+    return plan;
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  if (numBatch == 1 && perm[0] != 0)
+    return plan;
+  // Result dimension i of the transpose is input dimension perm[i].
+  SmallVector<AffineExpr> exprs(map.getNumResults());
+  for (auto [i, p] : llvm::enumerate(perm))
+    exprs[p] = map.getResult(i);
+  plan.stored = transpose.getInput();
+  plan.transpose = transpose;
+  plan.map = AffineMap::get(map.getNumDims(), 0, exprs, map.getContext());
+  plan.axis = perm[kPos];
+  return plan;
+}
+
+MatmulAnalysis mxfp8train::analyzeMatmul(linalg::LinalgOp op,
+                                         const RewriteMatmulsOptions &options) {
+  MatmulAnalysis result;
+  MatmulPlan &plan = result.plan;
+  plan.op = op;
+  auto skip = [&](const Twine &why) {
+    result.decision = MatmulDecision::Skip;
+    result.reason = why.str();
+    return result;
+  };
+
+  std::optional<MatmulRole> roleOverride;
+  if (Attribute attr = op->getDiscardableAttr(kMatmulRoleAttrName)) {
+    if (auto name = dyn_cast<StringAttr>(attr))
+      roleOverride = symbolizeMatmulRole(name.getValue());
+    if (!roleOverride) {
+      result.decision = MatmulDecision::Invalid;
+      result.reason = "invalid " + kMatmulRoleAttrName.str() + " " +
+                      printToString(attr) +
+                      "; expected \"forward\", \"dgrad\" or \"wgrad\"";
+      return result;
+    }
+  }
+
+  std::string matched;
+  if (std::optional<std::string> name =
+          findExcludedName(op->getLoc(), options.exclude, matched))
+    return skip("location name '" + *name + "' matches exclude '" + matched +
+                "'");
+
+  if (!op.hasPureTensorSemantics())
+    return skip("buffer semantics; only tensors are rewritten");
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return skip("expected two inputs and one init");
+  Value lhs = op.getDpsInputOperand(0)->get();
+  Value rhs = op.getDpsInputOperand(1)->get();
+  Value init = op.getDpsInitOperand(0)->get();
+  auto lhsType = dyn_cast<RankedTensorType>(lhs.getType());
+  auto rhsType = dyn_cast<RankedTensorType>(rhs.getType());
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  if (!lhsType || !rhsType)
+    return skip("unranked operand");
+  for (auto [what, type] :
+       {std::pair<StringRef, RankedTensorType>("lhs", lhsType),
+        {"rhs", rhsType},
+        {"result", resultType}})
+    if (!isHighPrecision(type.getElementType()))
+      return skip(what + " element type " +
+                  printToString(type.getElementType()) + " is not bf16 or f32");
+  if (lhs.getDefiningOp<DequantizeOp>() || rhs.getDefiningOp<DequantizeOp>())
+    return skip("an operand is already dequantized MX data");
+
+  int64_t numBatch = isa<linalg::BatchMatmulOp>(op) ? 1 : 0;
+  int64_t rank = numBatch + 2;
+  if (lhsType.getRank() != rank || rhsType.getRank() != rank)
+    return skip("broadcast operand: lhs rank " + Twine(lhsType.getRank()) +
+                ", rhs rank " + Twine(rhsType.getRank()) + ", expected " +
+                Twine(rank));
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  for (AffineMap map : maps)
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/false) ||
+        map.getNumDims() != rank + 1)
+      return skip("indexing map " + printToString(map) +
+                  " is not a permutation of the loop dimensions");
+  AffineMap outMap = maps[2];
+  auto dimAt = [](AffineMap map, int64_t i) {
+    return cast<AffineDimExpr>(map.getResult(i)).getPosition();
+  };
+  unsigned batchDim = numBatch ? dimAt(outMap, 0) : 0;
+  unsigned mDim = dimAt(outMap, numBatch), nDim = dimAt(outMap, numBatch + 1);
+  unsigned kDim = 0;
+  while (findDim(outMap, kDim) >= 0)
+    ++kDim;
+  int64_t lhsK =
+      getContractionPosition(maps[0], numBatch, batchDim, mDim, kDim);
+  int64_t rhsK =
+      getContractionPosition(maps[1], numBatch, batchDim, nDim, kDim);
+  if (lhsK < 0 || rhsK < 0)
+    return skip("indexing maps are not a matmul with a leading batch "
+                "dimension and transposed operands only (transposed result?)");
+
+  plan.lhs = planOperand(lhs, maps[0], lhsK, numBatch);
+  plan.rhs = planOperand(rhs, maps[1], rhsK, numBatch);
+  plan.lhs.transposed = plan.lhs.axis == numBatch;
+  plan.rhs.transposed = plan.rhs.axis == numBatch + 1;
+
+  plan.role = roleOverride.value_or(
+      inferMatmulRole(plan.lhs.transposed, plan.rhs.transposed));
+  plan.roleFromAttribute = roleOverride.has_value();
+  if (plan.role == MatmulRole::Wgrad && options.recipe.getWgradWithHp()) {
+    result.decision = MatmulDecision::KeepHighPrecision;
+    result.reason = "role wgrad, recipe wgrad_with_hp = true";
+    return result;
+  }
+
+  if (!lhsType.hasStaticShape() || !rhsType.hasStaticShape() ||
+      !resultType.hasStaticShape())
+    return skip("dynamic shapes; MX blocks need static sizes");
+  plan.batch = numBatch ? resultType.getDimSize(0) : 0;
+  plan.m = resultType.getDimSize(numBatch);
+  plan.n = resultType.getDimSize(numBatch + 1);
+  plan.k = lhsType.getDimSize(lhsK);
+  if (plan.k % kBlockSize != 0)
+    return skip("K = " + Twine(plan.k) + " is not a multiple of " +
+                Twine(kBlockSize));
+  for (auto [what, size] : {std::pair<StringRef, int64_t>("M", plan.m),
+                            {"N", plan.n},
+                            {"K", plan.k}})
+    if (size < options.minSize)
+      return skip(what + " = " + Twine(size) + " is below min-size " +
+                  Twine(options.minSize));
+
+  if (isZeroTensor(init)) {
+    plan.initKind = MatmulInitKind::Zero;
+  } else if (Value bias = getBroadcastBias(init)) {
+    plan.initKind = MatmulInitKind::Bias;
+    plan.bias = bias;
+  } else {
+    plan.initKind = MatmulInitKind::Add;
+  }
+  result.decision = MatmulDecision::Convert;
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Rewrites
+//===----------------------------------------------------------------------===//
+
+/// True when `def` dominates the insertion point (`block`, `ip`) in
+/// structured control flow: `def` is before it in the same block, or before
+/// the ancestor of `block` in its own block. Conservative across the blocks of
+/// a CFG region (answers false), which only costs a duplicate op.
+static bool dominatesInsertionPoint(Operation *def, Block *block,
+                                    Block::iterator ip) {
+  if (def->getBlock() == block)
+    return ip == block->end() || def->isBeforeInBlock(&*ip);
+  Operation *parent = block->getParentOp();
+  if (!parent)
+    return false;
+  Operation *ancestor = def->getBlock()->findAncestorOpInBlock(*parent);
+  return ancestor && def->isBeforeInBlock(ancestor);
+}
+
+std::pair<Value, Value>
+mxfp8train::getOrCreateQuantize(RewriterBase &rewriter, Location loc,
+                                Value input, int64_t axis, Type elemType,
+                                ScaleMode mode) {
+  Block *block = rewriter.getInsertionBlock();
+  Block::iterator ip = rewriter.getInsertionPoint();
+  for (Operation *user : input.getUsers()) {
+    auto quantize = dyn_cast<QuantizeOp>(user);
+    if (quantize && quantize.getInput() == input &&
+        static_cast<int64_t>(quantize.getAxis()) == axis &&
+        quantize.getScaleMode() == mode &&
+        quantize.getScaleLayout() == ScaleLayout::RowMajor &&
+        quantize.getData().getType().getElementType() == elemType &&
+        dominatesInsertionPoint(quantize, block, ip))
+      return {quantize.getData(), quantize.getScales()};
+  }
+  auto inputType = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> scaleShape(inputType.getShape());
+  scaleShape[axis] /= kBlockSize;
+  auto dataType = inputType.clone(elemType);
+  auto scalesType = RankedTensorType::get(
+      scaleShape, Float8E8M0FNUType::get(rewriter.getContext()));
+  auto quantize = QuantizeOp::create(rewriter, loc, dataType, scalesType, input,
+                                     axis, mode);
+  return {quantize.getData(), quantize.getScales()};
+}
+
+/// Returns `data [scales]` dequantized along `axis` to `type`, reusing an
+/// identical dominating `mxfp8train.dequantize`.
+static Value getOrCreateDequantize(RewriterBase &rewriter, Location loc,
+                                   Value data, Value scales, int64_t axis,
+                                   Type type) {
+  Block *block = rewriter.getInsertionBlock();
+  Block::iterator ip = rewriter.getInsertionPoint();
+  for (Operation *user : data.getUsers()) {
+    auto dequantize = dyn_cast<DequantizeOp>(user);
+    if (dequantize && dequantize.getData() == data &&
+        dequantize.getScales() == scales &&
+        static_cast<int64_t>(dequantize.getAxis()) == axis &&
+        dequantize.getScaleLayout() == ScaleLayout::RowMajor &&
+        dequantize.getType() == type &&
+        dominatesInsertionPoint(dequantize, block, ip))
+      return dequantize.getResult();
+  }
+  return DequantizeOp::create(rewriter, loc, type, data, scales, axis);
+}
+
+/// `product + init` element-wise in f32 (`product` is f32), rounded once to
+/// the element type of `init`.
+static Value addInitInHighPrecision(RewriterBase &rewriter, Location loc,
+                                    Value product, Value init) {
+  auto initType = cast<RankedTensorType>(init.getType());
+  int64_t rank = initType.getRank();
+  AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{initType}, ValueRange{product}, ValueRange{init},
+      ArrayRef<AffineMap>{identity, identity}, iterators,
+      [](OpBuilder &b, Location bodyLoc, ValueRange args) {
+        Value acc = args[1];
+        Type f32 = args[0].getType();
+        if (acc.getType() != f32)
+          acc = arith::ExtFOp::create(b, bodyLoc, f32, acc);
+        Value sum = arith::AddFOp::create(b, bodyLoc, acc, args[0]);
+        if (sum.getType() != args[1].getType())
+          sum = arith::TruncFOp::create(b, bodyLoc, args[1].getType(), sum);
+        linalg::YieldOp::create(b, bodyLoc, sum);
+      });
+  return generic.getResult(0);
+}
+
+/// Erases the ops of `candidates` left without uses and side effects, then
+/// the producers of their operands that became dead (one level: empties,
+/// constants).
+static void eraseDeadOps(RewriterBase &rewriter,
+                         ArrayRef<Operation *> candidates) {
+  llvm::SetVector<Operation *> producers;
+  for (Operation *op : candidates) {
+    if (!op || !isOpTriviallyDead(op))
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *producer = operand.getDefiningOp())
+        producers.insert(producer);
+    producers.remove(op);
+    rewriter.eraseOp(op);
+  }
+  for (Operation *op : producers)
+    if (isOpTriviallyDead(op))
+      rewriter.eraseOp(op);
+}
+
+Operation *mxfp8train::rewriteMatmul(RewriterBase &rewriter,
+                                     const MatmulPlan &plan,
+                                     RecipeAttr recipe) {
+  linalg::LinalgOp linalgOp = plan.op;
+  Operation *op = linalgOp;
+  Location loc = op->getLoc();
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  auto [lhsData, lhsScales] =
+      getOrCreateQuantize(rewriter, loc, plan.lhs.stored, plan.lhs.axis,
+                          recipe.getElemType(), recipe.getScaleMode());
+  auto [rhsData, rhsScales] =
+      getOrCreateQuantize(rewriter, loc, plan.rhs.stored, plan.rhs.axis,
+                          recipe.getElemType(), recipe.getScaleMode());
+  StringAttr role = rewriter.getStringAttr(stringifyMatmulRole(plan.role));
+  SmallVector<Operation *> maybeDead = {plan.lhs.transpose, plan.rhs.transpose};
+
+  if (recipe.getKernelPreference() == KernelPreference::Emulated) {
+    // torchao EMULATED: the matmul runs in the operands' own precision on
+    // exactly dequantized MX values.
+    Value lhs = getOrCreateDequantize(rewriter, loc, lhsData, lhsScales,
+                                      plan.lhs.axis, plan.lhs.stored.getType());
+    Value rhs = getOrCreateDequantize(rewriter, loc, rhsData, rhsScales,
+                                      plan.rhs.axis, plan.rhs.stored.getType());
+    AffineMap outMap = linalgOp.getIndexingMapsArray()[2];
+    rewriter.modifyOpInPlace(op, [&] {
+      op->setOperand(0, lhs);
+      op->setOperand(1, rhs);
+      op->setAttr("indexing_maps", rewriter.getAffineMapArrayAttr(
+                                       {plan.lhs.map, plan.rhs.map, outMap}));
+      op->setAttr(kMatmulRoleAttrName, role);
+    });
+    eraseDeadOps(rewriter, maybeDead);
+    return op;
+  }
+
+  Value init = linalgOp.getDpsInitOperand(0)->get();
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  bool addInit = plan.initKind == MatmulInitKind::Add;
+  // With an init to add, keep the product in f32 so that the sum is rounded
+  // only once.
+  RankedTensorType productType =
+      addInit ? resultType.clone(rewriter.getF32Type()) : resultType;
+  auto scaledMm = ScaledMmOp::create(rewriter, loc, productType, lhsData,
+                                     lhsScales, rhsData, rhsScales, plan.bias,
+                                     plan.lhs.transposed, plan.rhs.transposed);
+  scaledMm->setAttr(kMatmulRoleAttrName, role);
+  Value result = scaledMm.getResult();
+  if (addInit)
+    result = addInitInHighPrecision(rewriter, loc, result, init);
+  rewriter.replaceOp(op, result);
+  if (!addInit)
+    maybeDead.push_back(init.getDefiningOp());
+  eraseDeadOps(rewriter, maybeDead);
+  return scaledMm;
+}
+
+/// The recipe as the remarks show it: its torchao name, or the attribute.
+static std::string describeRecipe(RecipeAttr recipe) {
+  StringRef name = recipe.getRecipeName();
+  return name.empty() ? printToString(Attribute(recipe)) : name.str();
+}
+
+std::string mxfp8train::describeConversion(const MatmulPlan &plan,
+                                           RecipeAttr recipe) {
+  bool emulated = recipe.getKernelPreference() == KernelPreference::Emulated;
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "mxfp8train: converted" << (emulated ? " to emulated MX" : "")
+     << " (role " << stringifyMatmulRole(plan.role);
+  if (plan.roleFromAttribute)
+    os << " from " << kMatmulRoleAttrName;
+  os << ", lhs" << (plan.lhs.transpose ? " via linalg.transpose" : "")
+     << " quantized along axis " << plan.lhs.axis << ", rhs"
+     << (plan.rhs.transpose ? " via linalg.transpose" : "") << " along axis "
+     << plan.rhs.axis;
+  if (!emulated && plan.initKind == MatmulInitKind::Bias)
+    os << ", init as bias";
+  if (!emulated && plan.initKind == MatmulInitKind::Add)
+    os << ", init added in f32";
+  os << ", recipe " << describeRecipe(recipe) << ")";
+  return s;
+}
+
+LogicalResult mxfp8train::rewriteMatmuls(Operation *root,
+                                         const RewriteMatmulsOptions &options,
+                                         bool emitRemarks,
+                                         RewriteMatmulsStats &stats) {
+  SmallVector<linalg::LinalgOp> matmuls;
+  root->walk([&](Operation *op) {
+    if (isCandidateMatmul(op))
+      matmuls.push_back(cast<linalg::LinalgOp>(op));
+  });
+  IRRewriter rewriter(root->getContext());
+  bool hadError = false;
+  for (linalg::LinalgOp op : matmuls) {
+    MatmulAnalysis analysis = analyzeMatmul(op, options);
+    switch (analysis.decision) {
+    case MatmulDecision::Invalid:
+      op->emitError() << "mxfp8train: " << analysis.reason;
+      hadError = true;
+      ++stats.skipped;
+      break;
+    case MatmulDecision::Skip:
+      if (emitRemarks)
+        op->emitRemark() << "mxfp8train: skipped (" << analysis.reason << ")";
+      ++stats.skipped;
+      break;
+    case MatmulDecision::KeepHighPrecision:
+      if (emitRemarks)
+        op->emitRemark() << "mxfp8train: kept in high precision ("
+                         << analysis.reason << ")";
+      ++stats.skipped;
+      ++stats.keptHighPrecision;
+      break;
+    case MatmulDecision::Convert: {
+      std::string text = describeConversion(analysis.plan, options.recipe);
+      Location loc = op->getLoc();
+      rewriteMatmul(rewriter, analysis.plan, options.recipe);
+      if (emitRemarks)
+        emitRemark(loc) << text;
+      ++stats.converted;
+      break;
+    }
+    }
+  }
+  return failure(hadError);
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Rewrites one `OpTy` matmul the way rewriteMatmuls does, without remarks.
+template <typename OpTy>
+struct RewriteMatmulPattern final : OpRewritePattern<OpTy> {
+  RewriteMatmulPattern(MLIRContext *context, RewriteMatmulsOptions options,
+                       PatternBenefit benefit)
+      : OpRewritePattern<OpTy>(context, benefit), options(std::move(options)) {}
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    MatmulAnalysis analysis =
+        analyzeMatmul(cast<linalg::LinalgOp>(op.getOperation()), options);
+    if (analysis.decision != MatmulDecision::Convert)
+      return rewriter.notifyMatchFailure(op, analysis.reason);
+    rewriteMatmul(rewriter, analysis.plan, options.recipe);
+    return success();
+  }
+
+  RewriteMatmulsOptions options;
+};
+} // namespace
+
+void mxfp8train::populateMXFP8TrainRewriteMatmulsPatterns(
+    RewritePatternSet &patterns, const RewriteMatmulsOptions &options,
+    PatternBenefit benefit) {
+  patterns.add<RewriteMatmulPattern<linalg::MatmulOp>,
+               RewriteMatmulPattern<linalg::BatchMatmulOp>>(
+      patterns.getContext(), options, benefit);
+}

@@ -1,0 +1,38 @@
+// RUN: not mxfp8-opt %s --mxfp8train-rewrite-matmuls=recipe=mxfp8_floor 2>&1 | FileCheck %s --check-prefix=NAME
+// RUN: not mxfp8-opt %s --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe='scale_calculation_mode = round'})" 2>&1 | FileCheck %s --check-prefix=MODE
+// RUN: not mxfp8-opt %s --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe='elem_type = f16'})" 2>&1 | FileCheck %s --check-prefix=ELEM
+// RUN: not mxfp8-opt %s --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe='wgrad_with_hp = yes'})" 2>&1 | FileCheck %s --check-prefix=BOOL
+// RUN: not mxfp8-opt %s --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe='mxfp8_rceil> extra'})" 2>&1 | FileCheck %s --check-prefix=TRAIL
+// RUN: mxfp8-opt %s -split-input-file --mxfp8train-rewrite-matmuls --verify-diagnostics
+
+// Bad recipe text is an error naming the option and the parser's reason;
+// the pass fails before touching the IR.
+// NAME: error: mxfp8train-rewrite-matmuls: invalid recipe 'mxfp8_floor': expected a recipe field or one of the named recipes mxfp8_rceil, mxfp8_rceil_wgrad_with_hp, mxfp8_emulated_rceil (first), found 'mxfp8_floor'
+// NAME-NOT: see current operation
+// MODE: error: mxfp8train-rewrite-matmuls: invalid recipe 'scale_calculation_mode = round': expected floor, rceil, ceil or even, found 'round'
+// ELEM: error: mxfp8train-rewrite-matmuls: invalid recipe 'elem_type = f16': recipe elem_type must be f8E4M3FN or f8E5M2, found 'f16'
+// BOOL: error: mxfp8train-rewrite-matmuls: invalid recipe 'wgrad_with_hp = yes': expected 'true' or 'false', found 'yes'
+// TRAIL: error: mxfp8train-rewrite-matmuls: invalid recipe 'mxfp8_rceil> extra': {{.*}}trailing characters
+
+// An invalid mxfp8train.role is an error; the pass fails but still handles
+// (and reports) the other matmuls.
+func.func @invalid_role_value(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>, %z: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
+  // expected-error @below {{mxfp8train: invalid mxfp8train.role "weight"; expected "forward", "dgrad" or "wgrad"}}
+  %0 = linalg.matmul {mxfp8train.role = "weight"}
+      ins(%a, %b : tensor<64x64xbf16>, tensor<64x64xbf16>)
+      outs(%z : tensor<64x64xf32>) -> tensor<64x64xf32>
+  // expected-remark @below {{mxfp8train: converted (role dgrad}}
+  %1 = linalg.matmul ins(%a, %b : tensor<64x64xbf16>, tensor<64x64xbf16>)
+      outs(%z : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %0, %1 : tensor<64x64xf32>, tensor<64x64xf32>
+}
+
+// -----
+
+func.func @invalid_role_type(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>, %z: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // expected-error @below {{mxfp8train: invalid mxfp8train.role 2 : i64; expected "forward", "dgrad" or "wgrad"}}
+  %0 = linalg.matmul {mxfp8train.role = 2}
+      ins(%a, %b : tensor<64x64xbf16>, tensor<64x64xbf16>)
+      outs(%z : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}

@@ -1,0 +1,563 @@
+// RUN: mxfp8-opt %s -split-input-file --mxfp8train-rewrite-matmuls --verify-diagnostics | FileCheck %s
+
+// Default recipe (mxfp8_rceil): every transposed form of linalg.matmul and
+// linalg.batch_matmul, through indexing maps and through linalg.transpose;
+// inits; roles; reuse of quantized tensors; skipped matmuls. Each matmul's
+// remark is checked with expected-remark.
+
+// Forward `x @ Wᵀ` through indexing maps: both operands quantized along
+// their stored last dim; the zero fill init is dropped.
+// CHECK-LABEL: func.func @forward_transpose_rhs_map(
+// CHECK-SAME:    %[[X:.*]]: tensor<64x128xbf16>, %[[W:.*]]: tensor<256x128xbf16>
+// CHECK-NOT:     linalg.fill
+// CHECK:         %[[XQ:.*]], %[[XS:.*]] = mxfp8train.quantize %[[X]] axis = 1 mode = rceil : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>
+// CHECK:         %[[WQ:.*]], %[[WS:.*]] = mxfp8train.quantize %[[W]] axis = 1 mode = rceil : tensor<256x128xbf16> -> tensor<256x128xf8E4M3FN>, tensor<256x4xf8E8M0FNU>
+// CHECK:         %[[R:.*]] = mxfp8train.scaled_mm %[[XQ]][%[[XS]]], %[[WQ]][%[[WS]]] transpose_rhs {mxfp8train.role = "forward"}
+// CHECK-SAME:      -> tensor<64x256xbf16>
+// CHECK-NOT:     linalg.matmul
+// CHECK:         return %[[R]]
+func.func @forward_transpose_rhs_map(%x: tensor<64x128xbf16>, %w: tensor<256x128xbf16>) -> tensor<64x256xbf16> {
+  %cst = arith.constant 0.0 : bf16
+  %e = tensor.empty() : tensor<64x256xbf16>
+  %z = linalg.fill ins(%cst : bf16) outs(%e : tensor<64x256xbf16>) -> tensor<64x256xbf16>
+  // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 1, rhs along axis 1, recipe mxfp8_rceil)}}
+  %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                      affine_map<(m, n, k) -> (n, k)>,
+                                      affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : tensor<64x128xbf16>, tensor<256x128xbf16>)
+      outs(%z : tensor<64x256xbf16>) -> tensor<64x256xbf16>
+  return %0 : tensor<64x256xbf16>
+}
+
+// -----
+
+// Dgrad `dO @ W` with default maps and an f32 result; a zero constant init is
+// dropped. dO along N (axis 1), W (N, K) along N (axis 0).
+// CHECK-LABEL: func.func @dgrad_default_maps_f32(
+// CHECK-SAME:    %[[GO:.*]]: tensor<64x256xbf16>, %[[W:.*]]: tensor<256x128xbf16>
+// CHECK-NOT:     arith.constant
+// CHECK:         %[[GQ:.*]], %[[GS:.*]] = mxfp8train.quantize %[[GO]] axis = 1 mode = rceil : tensor<64x256xbf16> -> tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
+// CHECK:         %[[WQ:.*]], %[[WS:.*]] = mxfp8train.quantize %[[W]] axis = 0 mode = rceil : tensor<256x128xbf16> -> tensor<256x128xf8E4M3FN>, tensor<8x128xf8E8M0FNU>
+// CHECK:         %[[R:.*]] = mxfp8train.scaled_mm %[[GQ]][%[[GS]]], %[[WQ]][%[[WS]]] {mxfp8train.role = "dgrad"}
+// CHECK-SAME:      -> tensor<64x128xf32>
+// CHECK:         return %[[R]]
+func.func @dgrad_default_maps_f32(%go: tensor<64x256xbf16>, %w: tensor<256x128xbf16>) -> tensor<64x128xf32> {
+  %z = arith.constant dense<0.0> : tensor<64x128xf32>
+  // expected-remark @below {{mxfp8train: converted (role dgrad, lhs quantized along axis 1, rhs along axis 0, recipe mxfp8_rceil)}}
+  %0 = linalg.matmul ins(%go, %w : tensor<64x256xbf16>, tensor<256x128xbf16>)
+                     outs(%z : tensor<64x128xf32>) -> tensor<64x128xf32>
+  return %0 : tensor<64x128xf32>
+}
+
+// -----
+
+// Wgrad `dOᵀ @ x` through indexing maps: both operands contracted over their
+// stored dim 0 (the token dim M = 64).
+// CHECK-LABEL: func.func @wgrad_transpose_lhs_map(
+// CHECK-SAME:    %[[GO:.*]]: tensor<64x256xbf16>, %[[X:.*]]: tensor<64x128xbf16>
+// CHECK:         %[[GQ:.*]], %[[GS:.*]] = mxfp8train.quantize %[[GO]] axis = 0 mode = rceil : tensor<64x256xbf16> -> tensor<64x256xf8E4M3FN>, tensor<2x256xf8E8M0FNU>
+// CHECK:         %[[XQ:.*]], %[[XS:.*]] = mxfp8train.quantize %[[X]] axis = 0 mode = rceil : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<2x128xf8E8M0FNU>
+// CHECK:         %[[R:.*]] = mxfp8train.scaled_mm %[[GQ]][%[[GS]]], %[[XQ]][%[[XS]]] transpose_lhs {mxfp8train.role = "wgrad"}
+// CHECK-SAME:      -> tensor<256x128xf32>
+// CHECK:         return %[[R]]
+func.func @wgrad_transpose_lhs_map(%go: tensor<64x256xbf16>, %x: tensor<64x128xbf16>) -> tensor<256x128xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x128xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%e : tensor<256x128xf32>) -> tensor<256x128xf32>
+  // expected-remark @below {{mxfp8train: converted (role wgrad, lhs quantized along axis 0, rhs along axis 0, recipe mxfp8_rceil)}}
+  %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>,
+                                      affine_map<(m, n, k) -> (k, n)>,
+                                      affine_map<(m, n, k) -> (m, n)>]
+      ins(%go, %x : tensor<64x256xbf16>, tensor<64x128xbf16>)
+      outs(%z : tensor<256x128xf32>) -> tensor<256x128xf32>
+  return %0 : tensor<256x128xf32>
+}
+
+// -----
+
+// Both operands read transposed: lhs stored (K, M), rhs stored (N, K).
+// CHECK-LABEL: func.func @both_transposed_maps(
+// CHECK-SAME:    %[[A:.*]]: tensor<96x32xbf16>, %[[B:.*]]: tensor<64x96xbf16>
+// CHECK:         %[[AQ:.*]], %[[AS:.*]] = mxfp8train.quantize %[[A]] axis = 0 mode = rceil : tensor<96x32xbf16> -> tensor<96x32xf8E4M3FN>, tensor<3x32xf8E8M0FNU>
+// CHECK:         %[[BQ:.*]], %[[BS:.*]] = mxfp8train.quantize %[[B]] axis = 1 mode = rceil : tensor<64x96xbf16> -> tensor<64x96xf8E4M3FN>, tensor<64x3xf8E8M0FNU>
+// CHECK:         mxfp8train.scaled_mm %[[AQ]][%[[AS]]], %[[BQ]][%[[BS]]] transpose_lhs transpose_rhs {mxfp8train.role = "forward"}
+// CHECK-SAME:      -> tensor<32x64xbf16>
+func.func @both_transposed_maps(%a: tensor<96x32xbf16>, %b: tensor<64x96xbf16>) -> tensor<32x64xbf16> {
+  %cst = arith.constant 0.0 : bf16
+  %e = tensor.empty() : tensor<32x64xbf16>
+  %z = linalg.fill ins(%cst : bf16) outs(%e : tensor<32x64xbf16>) -> tensor<32x64xbf16>
+  // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 0, rhs along axis 1, recipe mxfp8_rceil)}}
+  %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>,
+                                      affine_map<(m, n, k) -> (n, k)>,
+                                      affine_map<(m, n, k) -> (m, n)>]
+      ins(%a, %b : tensor<96x32xbf16>, tensor<64x96xbf16>)
+      outs(%z : tensor<32x64xbf16>) -> tensor<32x64xbf16>
+  return %0 : tensor<32x64xbf16>
+}
+
+// -----
+
+// The weight transposed by linalg.transpose (what torch-mlir emits for
+// `x @ W.t()`): W itself is quantized along K (axis 1) with transpose_rhs and
+// the dead transpose and its empty are erased.
+// CHECK-LABEL: func.func @forward_through_transpose_op(
+// CHECK-SAME:    %[[X:.*]]: tensor<64x128xbf16>, %[[W:.*]]: tensor<256x128xbf16>
+// CHECK-NOT:     linalg.transpose
+// CHECK-NOT:     tensor.empty
+// CHECK:         %[[XQ:.*]], %[[XS:.*]] = mxfp8train.quantize %[[X]] axis = 1 mode = rceil
+// CHECK:         %[[WQ:.*]], %[[WS:.*]] = mxfp8train.quantize %[[W]] axis = 1 mode = rceil : tensor<256x128xbf16> -> tensor<256x128xf8E4M3FN>, tensor<256x4xf8E8M0FNU>
+// CHECK:         mxfp8train.scaled_mm %[[XQ]][%[[XS]]], %[[WQ]][%[[WS]]] transpose_rhs {mxfp8train.role = "forward"}
+// CHECK-NOT:     linalg.transpose
+func.func @forward_through_transpose_op(%x: tensor<64x128xbf16>, %w: tensor<256x128xbf16>) -> tensor<64x256xbf16> {
+  %e = tensor.empty() : tensor<128x256xbf16>
+  %wt = linalg.transpose ins(%w : tensor<256x128xbf16>) outs(%e : tensor<128x256xbf16>) permutation = [1, 0]
+  %cst = arith.constant 0.0 : bf16
+  %e2 = tensor.empty() : tensor<64x256xbf16>
+  %z = linalg.fill ins(%cst : bf16) outs(%e2 : tensor<64x256xbf16>) -> tensor<64x256xbf16>
+  // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 1, rhs via linalg.transpose along axis 1, recipe mxfp8_rceil)}}
+  %0 = linalg.matmul ins(%x, %wt : tensor<64x128xbf16>, tensor<128x256xbf16>)
+                     outs(%z : tensor<64x256xbf16>) -> tensor<64x256xbf16>
+  return %0 : tensor<64x256xbf16>
+}
+
+// -----
+
+// `dO.t() @ x` materialized with linalg.transpose: recognised as wgrad
+// because the stored dO is contracted over its dim 0.
+// CHECK-LABEL: func.func @wgrad_through_transpose_op(
+// CHECK-SAME:    %[[GO:.*]]: tensor<64x256xbf16>, %[[X:.*]]: tensor<64x128xbf16>
+// CHECK:         %[[GQ:.*]], %[[GS:.*]] = mxfp8train.quantize %[[GO]] axis = 0 mode = rceil : tensor<64x256xbf16> -> tensor<64x256xf8E4M3FN>, tensor<2x256xf8E8M0FNU>
+// CHECK:         %[[XQ:.*]], %[[XS:.*]] = mxfp8train.quantize %[[X]] axis = 0 mode = rceil
+// CHECK:         mxfp8train.scaled_mm %[[GQ]][%[[GS]]], %[[XQ]][%[[XS]]] transpose_lhs {mxfp8train.role = "wgrad"}
+// CHECK-NOT:     linalg.transpose
+func.func @wgrad_through_transpose_op(%go: tensor<64x256xbf16>, %x: tensor<64x128xbf16>) -> tensor<256x128xf32> {
+  %e = tensor.empty() : tensor<256x64xbf16>
+  %got = linalg.transpose ins(%go : tensor<64x256xbf16>) outs(%e : tensor<256x64xbf16>) permutation = [1, 0]
+  %z = arith.constant dense<0.0> : tensor<256x128xf32>
+  // expected-remark @below {{mxfp8train: converted (role wgrad, lhs via linalg.transpose quantized along axis 0, rhs along axis 0, recipe mxfp8_rceil)}}
+  %0 = linalg.matmul ins(%got, %x : tensor<256x64xbf16>, tensor<64x128xbf16>)
+                     outs(%z : tensor<256x128xf32>) -> tensor<256x128xf32>
+  return %0 : tensor<256x128xf32>
+}
+
+// -----
+
+// A transpose with another use stays; the matmul still quantizes its input.
+// CHECK-LABEL: func.func @transpose_op_with_other_use(
+// CHECK-SAME:    %[[X:.*]]: tensor<64x128xbf16>, %[[W:.*]]: tensor<256x128xbf16>
+// CHECK:         %[[WT:.*]] = linalg.transpose ins(%[[W]]
+// CHECK:         mxfp8train.quantize %[[W]] axis = 1
+// CHECK:         mxfp8train.scaled_mm {{.*}} transpose_rhs
+// CHECK:         return %{{.*}}, %[[WT]]
+func.func @transpose_op_with_other_use(%x: tensor<64x128xbf16>, %w: tensor<256x128xbf16>) -> (tensor<64x256xbf16>, tensor<128x256xbf16>) {
+  %e = tensor.empty() : tensor<128x256xbf16>
+  %wt = linalg.transpose ins(%w : tensor<256x128xbf16>) outs(%e : tensor<128x256xbf16>) permutation = [1, 0]
+  %z = arith.constant dense<0.0> : tensor<64x256xbf16>
+  // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 1, rhs via linalg.transpose along axis 1, recipe mxfp8_rceil)}}
+  %0 = linalg.matmul ins(%x, %wt : tensor<64x128xbf16>, tensor<128x256xbf16>)
+                     outs(%z : tensor<64x256xbf16>) -> tensor<64x256xbf16>
+  return %0, %wt : tensor<64x256xbf16>, tensor<128x256xbf16>
+}
+
+// -----
+
+// A linalg.transpose read through a transposing map: the two cancel, W
+// (K = 256, N = 128) is quantized along axis 0 without transpose_rhs.
+// CHECK-LABEL: func.func @transpose_op_and_transposed_map(
+// CHECK-SAME:    %[[X:.*]]: tensor<64x256xbf16>, %[[W:.*]]: tensor<256x128xbf16>
+// CHECK:         %[[XQ:.*]], %[[XS:.*]] = mxfp8train.quantize %[[X]] axis = 1
+// CHECK:         %[[WQ:.*]], %[[WS:.*]] = mxfp8train.quantize %[[W]] axis = 0 mode = rceil : tensor<256x128xbf16> -> tensor<256x128xf8E4M3FN>, tensor<8x128xf8E8M0FNU>
+// CHECK:         mxfp8train.scaled_mm %[[XQ]][%[[XS]]], %[[WQ]][%[[WS]]] {mxfp8train.role = "dgrad"}
+// CHECK-SAME:      -> tensor<64x128xbf16>
+func.func @transpose_op_and_transposed_map(%x: tensor<64x256xbf16>, %w: tensor<256x128xbf16>) -> tensor<64x128xbf16> {
+  %e = tensor.empty() : tensor<128x256xbf16>
+  %wt = linalg.transpose ins(%w : tensor<256x128xbf16>) outs(%e : tensor<128x256xbf16>) permutation = [1, 0]
+  %z = arith.constant dense<0.0> : tensor<64x128xbf16>
+  // expected-remark @below {{mxfp8train: converted (role dgrad, lhs quantized along axis 1, rhs via linalg.transpose along axis 0, recipe mxfp8_rceil)}}
+  %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                      affine_map<(m, n, k) -> (n, k)>,
+                                      affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wt : tensor<64x256xbf16>, tensor<128x256xbf16>)
+      outs(%z : tensor<64x128xbf16>) -> tensor<64x128xbf16>
+  return %0 : tensor<64x128xbf16>
+}
+
+// -----
+
+// batch_matmul with default maps: lhs along axis 2, rhs along axis 1.
+// CHECK-LABEL: func.func @batch_matmul_default(
+// CHECK-SAME:    %[[A:.*]]: tensor<4x64x128xbf16>, %[[B:.*]]: tensor<4x128x96xbf16>
+// CHECK:         %[[AQ:.*]], %[[AS:.*]] = mxfp8train.quantize %[[A]] axis = 2 mode = rceil : tensor<4x64x128xbf16> -> tensor<4x64x128xf8E4M3FN>, tensor<4x64x4xf8E8M0FNU>
+// CHECK:         %[[BQ:.*]], %[[BS:.*]] = mxfp8train.quantize %[[B]] axis = 1 mode = rceil : tensor<4x128x96xbf16> -> tensor<4x128x96xf8E4M3FN>, tensor<4x4x96xf8E8M0FNU>
+// CHECK:         mxfp8train.scaled_mm %[[AQ]][%[[AS]]], %[[BQ]][%[[BS]]] {mxfp8train.role = "dgrad"}
+// CHECK-SAME:      -> tensor<4x64x96xf32>
+// CHECK-NOT:     linalg.batch_matmul
+func.func @batch_matmul_default(%a: tensor<4x64x128xbf16>, %b: tensor<4x128x96xbf16>) -> tensor<4x64x96xf32> {
+  %z = arith.constant dense<0.0> : tensor<4x64x96xf32>
+  // expected-remark @below {{mxfp8train: converted (role dgrad, lhs quantized along axis 2, rhs along axis 1, recipe mxfp8_rceil)}}
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<4x64x128xbf16>, tensor<4x128x96xbf16>)
+                           outs(%z : tensor<4x64x96xf32>) -> tensor<4x64x96xf32>
+  return %0 : tensor<4x64x96xf32>
+}
+
+// -----
+
+// batch_matmul transposed through maps: lhs (b, k, m), rhs (b, n, k).
+// CHECK-LABEL: func.func @batch_matmul_transposed_maps(
+// CHECK-SAME:    %[[A:.*]]: tensor<2x64x32xbf16>, %[[B:.*]]: tensor<2x48x64xbf16>
+// CHECK:         %[[AQ:.*]], %[[AS:.*]] = mxfp8train.quantize %[[A]] axis = 1 mode = rceil : tensor<2x64x32xbf16> -> tensor<2x64x32xf8E4M3FN>, tensor<2x2x32xf8E8M0FNU>
+// CHECK:         %[[BQ:.*]], %[[BS:.*]] = mxfp8train.quantize %[[B]] axis = 2 mode = rceil : tensor<2x48x64xbf16> -> tensor<2x48x64xf8E4M3FN>, tensor<2x48x2xf8E8M0FNU>
+// CHECK:         mxfp8train.scaled_mm %[[AQ]][%[[AS]]], %[[BQ]][%[[BS]]] transpose_lhs transpose_rhs {mxfp8train.role = "forward"}
+// CHECK-SAME:      -> tensor<2x32x48xbf16>
+func.func @batch_matmul_transposed_maps(%a: tensor<2x64x32xbf16>, %b: tensor<2x48x64xbf16>) -> tensor<2x32x48xbf16> {
+  %z = arith.constant dense<0.0> : tensor<2x32x48xbf16>
+  // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 1, rhs along axis 2, recipe mxfp8_rceil)}}
+  %0 = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, k, m)>,
+                                            affine_map<(b, m, n, k) -> (b, n, k)>,
+                                            affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%a, %b : tensor<2x64x32xbf16>, tensor<2x48x64xbf16>)
+      outs(%z : tensor<2x32x48xbf16>) -> tensor<2x32x48xbf16>
+  return %0 : tensor<2x32x48xbf16>
+}
+
+// -----
+
+// batch_matmul wgrad form: lhs (b, k, m), rhs (b, k, n).
+// CHECK-LABEL: func.func @batch_matmul_wgrad_map(
+// CHECK:         mxfp8train.quantize %{{.*}} axis = 1 mode = rceil : tensor<2x64x32xbf16>
+// CHECK:         mxfp8train.quantize %{{.*}} axis = 1 mode = rceil : tensor<2x64x96xbf16>
+// CHECK:         mxfp8train.scaled_mm {{.*}} transpose_lhs {mxfp8train.role = "wgrad"}
+func.func @batch_matmul_wgrad_map(%a: tensor<2x64x32xbf16>, %b: tensor<2x64x96xbf16>) -> tensor<2x32x96xf32> {
+  %z = arith.constant dense<0.0> : tensor<2x32x96xf32>
+  // expected-remark @below {{mxfp8train: converted (role wgrad, lhs quantized along axis 1, rhs along axis 1, recipe mxfp8_rceil)}}
+  %0 = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, k, m)>,
+                                            affine_map<(b, m, n, k) -> (b, k, n)>,
+                                            affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%a, %b : tensor<2x64x32xbf16>, tensor<2x64x96xbf16>)
+      outs(%z : tensor<2x32x96xf32>) -> tensor<2x32x96xf32>
+  return %0 : tensor<2x32x96xf32>
+}
+
+// -----
+
+// batch_matmul through linalg.transpose: a transpose of the last two dims is
+// looked through; one that moves the batch dim is not (its result is
+// quantized and it stays).
+// CHECK-LABEL: func.func @batch_matmul_through_transpose_op(
+// CHECK-SAME:    %[[A:.*]]: tensor<2x64x128xbf16>, %[[B:.*]]: tensor<2x96x128xbf16>, %[[C:.*]]: tensor<64x2x128xbf16>
+// CHECK:         %[[BQ:.*]], %[[BS:.*]] = mxfp8train.quantize %[[B]] axis = 2 mode = rceil : tensor<2x96x128xbf16>
+// CHECK:         mxfp8train.scaled_mm %{{.*}}, %[[BQ]][%[[BS]]] transpose_rhs {mxfp8train.role = "forward"}
+// CHECK:         %[[CT:.*]] = linalg.transpose ins(%[[C]]
+// CHECK:         %[[CQ:.*]], %[[CS:.*]] = mxfp8train.quantize %[[CT]] axis = 2 mode = rceil : tensor<2x64x128xbf16>
+// CHECK:         mxfp8train.scaled_mm %[[CQ]][%[[CS]]], %[[BQ]][%[[BS]]] transpose_rhs {mxfp8train.role = "forward"}
+func.func @batch_matmul_through_transpose_op(%a: tensor<2x64x128xbf16>, %b: tensor<2x96x128xbf16>, %c: tensor<64x2x128xbf16>) -> (tensor<2x64x96xbf16>, tensor<2x64x96xbf16>) {
+  %e = tensor.empty() : tensor<2x128x96xbf16>
+  %bt = linalg.transpose ins(%b : tensor<2x96x128xbf16>) outs(%e : tensor<2x128x96xbf16>) permutation = [0, 2, 1]
+  %z = arith.constant dense<0.0> : tensor<2x64x96xbf16>
+  // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 2, rhs via linalg.transpose along axis 2, recipe mxfp8_rceil)}}
+  %0 = linalg.batch_matmul ins(%a, %bt : tensor<2x64x128xbf16>, tensor<2x128x96xbf16>)
+                           outs(%z : tensor<2x64x96xbf16>) -> tensor<2x64x96xbf16>
+  %e2 = tensor.empty() : tensor<2x64x128xbf16>
+  %ct = linalg.transpose ins(%c : tensor<64x2x128xbf16>) outs(%e2 : tensor<2x64x128xbf16>) permutation = [1, 0, 2]
+  // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 2, rhs via linalg.transpose along axis 2, recipe mxfp8_rceil)}}
+  %1 = linalg.batch_matmul ins(%ct, %bt : tensor<2x64x128xbf16>, tensor<2x128x96xbf16>)
+                           outs(%z : tensor<2x64x96xbf16>) -> tensor<2x64x96xbf16>
+  return %0, %1 : tensor<2x64x96xbf16>, tensor<2x64x96xbf16>
+}
+
+// -----
+
+// Mixed bf16 / f32 operands: each is quantized from its own type.
+// CHECK-LABEL: func.func @mixed_operand_types(
+// CHECK:         mxfp8train.quantize %{{.*}} axis = 1 mode = rceil : tensor<32x64xf32> -> tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU>
+// CHECK:         mxfp8train.quantize %{{.*}} axis = 0 mode = rceil : tensor<64x32xbf16> -> tensor<64x32xf8E4M3FN>, tensor<2x32xf8E8M0FNU>
+// CHECK:         mxfp8train.scaled_mm {{.*}} -> tensor<32x32xbf16>
+func.func @mixed_operand_types(%a: tensor<32x64xf32>, %b: tensor<64x32xbf16>) -> tensor<32x32xbf16> {
+  %z = arith.constant dense<0.0> : tensor<32x32xbf16>
+  // expected-remark @below {{mxfp8train: converted (role dgrad, lhs quantized along axis 1, rhs along axis 0, recipe mxfp8_rceil)}}
+  %0 = linalg.matmul ins(%a, %b : tensor<32x64xf32>, tensor<64x32xbf16>)
+                     outs(%z : tensor<32x32xbf16>) -> tensor<32x32xbf16>
+  return %0 : tensor<32x32xbf16>
+}
+
+// -----
+
+// A non-zero bf16 init (e.g. gradient accumulation) is kept: the product
+// stays f32 and init + product is rounded to bf16 once.
+// CHECK-LABEL: func.func @nonzero_init_bf16(
+// CHECK-SAME:    %{{.*}}: tensor<64x256xbf16>, %{{.*}}: tensor<64x128xbf16>, %[[ACC:.*]]: tensor<256x128xbf16>
+// CHECK:         %[[P:.*]] = mxfp8train.scaled_mm {{.*}} transpose_lhs {mxfp8train.role = "wgrad"} {{.*}} -> tensor<256x128xf32>
+// CHECK:         %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[P]] : tensor<256x128xf32>) outs(%[[ACC]] : tensor<256x128xbf16>)
+// CHECK-NEXT:    ^bb0(%[[IN:.*]]: f32, %[[OUT:.*]]: bf16):
+// CHECK-NEXT:      %[[E:.*]] = arith.extf %[[OUT]] : bf16 to f32
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[E]], %[[IN]] : f32
+// CHECK-NEXT:      %[[T:.*]] = arith.truncf %[[S]] : f32 to bf16
+// CHECK-NEXT:      linalg.yield %[[T]] : bf16
+// CHECK:         return %[[SUM]]
+func.func @nonzero_init_bf16(%go: tensor<64x256xbf16>, %x: tensor<64x128xbf16>, %acc: tensor<256x128xbf16>) -> tensor<256x128xbf16> {
+  // expected-remark @below {{mxfp8train: converted (role wgrad, lhs quantized along axis 0, rhs along axis 0, init added in f32, recipe mxfp8_rceil)}}
+  %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>,
+                                      affine_map<(m, n, k) -> (k, n)>,
+                                      affine_map<(m, n, k) -> (m, n)>]
+      ins(%go, %x : tensor<64x256xbf16>, tensor<64x128xbf16>)
+      outs(%acc : tensor<256x128xbf16>) -> tensor<256x128xbf16>
+  return %0 : tensor<256x128xbf16>
+}
+
+// -----
+
+// A non-zero f32 init: a plain f32 add after the scaled_mm. A fill with a
+// non-zero value is not dropped.
+// CHECK-LABEL: func.func @nonzero_fill_init_f32(
+// CHECK:         %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK:         %[[FILL:.*]] = linalg.fill ins(%[[ONE]] : f32)
+// CHECK:         %[[P:.*]] = mxfp8train.scaled_mm {{.*}} -> tensor<32x64xf32>
+// CHECK:         linalg.generic {{.*}} ins(%[[P]] : tensor<32x64xf32>) outs(%[[FILL]] : tensor<32x64xf32>)
+// CHECK-NEXT:    ^bb0(%[[IN:.*]]: f32, %[[OUT:.*]]: f32):
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[OUT]], %[[IN]] : f32
+// CHECK-NEXT:      linalg.yield %[[S]] : f32
+func.func @nonzero_fill_init_f32(%a: tensor<32x64xbf16>, %b: tensor<64x64xbf16>) -> tensor<32x64xf32> {
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<32x64xf32>
+  %init = linalg.fill ins(%one : f32) outs(%e : tensor<32x64xf32>) -> tensor<32x64xf32>
+  // expected-remark @below {{mxfp8train: converted (role dgrad, lhs quantized along axis 1, rhs along axis 0, init added in f32, recipe mxfp8_rceil)}}
+  %0 = linalg.matmul ins(%a, %b : tensor<32x64xbf16>, tensor<64x64xbf16>)
+                     outs(%init : tensor<32x64xf32>) -> tensor<32x64xf32>
+  return %0 : tensor<32x64xf32>
+}
+
+// -----
+
+// An init that broadcasts a bias over the rows becomes the scaled_mm bias
+// (added in high precision after the product, rounded once).
+// CHECK-LABEL: func.func @broadcast_init_becomes_bias(
+// CHECK-SAME:    %{{.*}}: tensor<64x128xbf16>, %{{.*}}: tensor<256x128xbf16>, %[[BIAS:.*]]: tensor<256xbf16>
+// CHECK-NOT:     linalg.broadcast
+// CHECK:         %[[R:.*]] = mxfp8train.scaled_mm %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] bias(%[[BIAS]]) transpose_rhs {mxfp8train.role = "forward"} {{.*}}, tensor<256xbf16> -> tensor<64x256xbf16>
+// CHECK-NOT:     linalg.generic
+// CHECK:         return %[[R]]
+func.func @broadcast_init_becomes_bias(%x: tensor<64x128xbf16>, %w: tensor<256x128xbf16>, %bias: tensor<256xbf16>) -> tensor<64x256xbf16> {
+  %e = tensor.empty() : tensor<64x256xbf16>
+  %init = linalg.broadcast ins(%bias : tensor<256xbf16>) outs(%e : tensor<64x256xbf16>) dimensions = [0]
+  // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 1, rhs along axis 1, init as bias, recipe mxfp8_rceil)}}
+  %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                      affine_map<(m, n, k) -> (n, k)>,
+                                      affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : tensor<64x128xbf16>, tensor<256x128xbf16>)
+      outs(%init : tensor<64x256xbf16>) -> tensor<64x256xbf16>
+  return %0 : tensor<64x256xbf16>
+}
+
+// -----
+
+// mxfp8train.role overrides the rule, and the scaled_mm records it.
+// CHECK-LABEL: func.func @role_attribute_overrides_rule(
+// CHECK:         mxfp8train.scaled_mm {{.*}} {mxfp8train.role = "wgrad"}
+// CHECK:         mxfp8train.scaled_mm {{.*}} transpose_lhs {mxfp8train.role = "dgrad"}
+func.func @role_attribute_overrides_rule(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  // expected-remark @below {{mxfp8train: converted (role wgrad from mxfp8train.role, lhs quantized along axis 1, rhs along axis 0, recipe mxfp8_rceil)}}
+  %0 = linalg.matmul {mxfp8train.role = "wgrad"}
+      ins(%a, %b : tensor<64x64xbf16>, tensor<64x64xbf16>)
+      outs(%z : tensor<64x64xf32>) -> tensor<64x64xf32>
+  // expected-remark @below {{mxfp8train: converted (role dgrad from mxfp8train.role, lhs quantized along axis 0, rhs along axis 0, recipe mxfp8_rceil)}}
+  %1 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>,
+                                      affine_map<(m, n, k) -> (k, n)>,
+                                      affine_map<(m, n, k) -> (m, n)>]
+      {mxfp8train.role = "dgrad"}
+      ins(%a, %b : tensor<64x64xbf16>, tensor<64x64xbf16>)
+      outs(%z : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %0, %1 : tensor<64x64xf32>, tensor<64x64xf32>
+}
+
+// -----
+
+// x used as the lhs of two forward matmuls along the same axis: quantized
+// once, and both scaled_mm read the same data and scales.
+// CHECK-LABEL: func.func @same_tensor_same_axis_quantized_once(
+// CHECK-SAME:    %[[X:.*]]: tensor<64x128xbf16>
+// CHECK:         %[[XQ:.*]], %[[XS:.*]] = mxfp8train.quantize %[[X]] axis = 1
+// CHECK-NOT:     mxfp8train.quantize %[[X]]
+// CHECK:         mxfp8train.scaled_mm %[[XQ]][%[[XS]]]
+// CHECK-NOT:     mxfp8train.quantize %[[X]]
+// CHECK:         mxfp8train.scaled_mm %[[XQ]][%[[XS]]]
+func.func @same_tensor_same_axis_quantized_once(%x: tensor<64x128xbf16>, %w1: tensor<256x128xbf16>, %w2: tensor<96x128xbf16>) -> (tensor<64x256xbf16>, tensor<64x96xbf16>) {
+  %z1 = arith.constant dense<0.0> : tensor<64x256xbf16>
+  %z2 = arith.constant dense<0.0> : tensor<64x96xbf16>
+  // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 1, rhs along axis 1, recipe mxfp8_rceil)}}
+  %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                      affine_map<(m, n, k) -> (n, k)>,
+                                      affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w1 : tensor<64x128xbf16>, tensor<256x128xbf16>)
+      outs(%z1 : tensor<64x256xbf16>) -> tensor<64x256xbf16>
+  // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 1, rhs along axis 1, recipe mxfp8_rceil)}}
+  %1 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                      affine_map<(m, n, k) -> (n, k)>,
+                                      affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w2 : tensor<64x128xbf16>, tensor<96x128xbf16>)
+      outs(%z2 : tensor<64x96xbf16>) -> tensor<64x96xbf16>
+  return %0, %1 : tensor<64x256xbf16>, tensor<64x96xbf16>
+}
+
+// -----
+
+// A whole linear layer step (SPEC §6): x, W and dO are each quantized along
+// two different axes, six quantizations in all, as in torchao.
+// CHECK-LABEL: func.func @linear_training_step(
+// CHECK-SAME:    %[[X:.*]]: tensor<64x128xbf16>, %[[W:.*]]: tensor<256x128xbf16>, %[[GO:.*]]: tensor<64x256xbf16>
+// CHECK:         %[[X1:.*]], %[[X1S:.*]] = mxfp8train.quantize %[[X]] axis = 1
+// CHECK-NEXT:    %[[W1:.*]], %[[W1S:.*]] = mxfp8train.quantize %[[W]] axis = 1
+// CHECK-NEXT:    mxfp8train.scaled_mm %[[X1]][%[[X1S]]], %[[W1]][%[[W1S]]] transpose_rhs {mxfp8train.role = "forward"}
+// CHECK-NEXT:    %[[G1:.*]], %[[G1S:.*]] = mxfp8train.quantize %[[GO]] axis = 1
+// CHECK-NEXT:    %[[W0:.*]], %[[W0S:.*]] = mxfp8train.quantize %[[W]] axis = 0
+// CHECK-NEXT:    mxfp8train.scaled_mm %[[G1]][%[[G1S]]], %[[W0]][%[[W0S]]] {mxfp8train.role = "dgrad"}
+// CHECK-NEXT:    %[[G0:.*]], %[[G0S:.*]] = mxfp8train.quantize %[[GO]] axis = 0
+// CHECK-NEXT:    %[[X0:.*]], %[[X0S:.*]] = mxfp8train.quantize %[[X]] axis = 0
+// CHECK-NEXT:    mxfp8train.scaled_mm %[[G0]][%[[G0S]]], %[[X0]][%[[X0S]]] transpose_lhs {mxfp8train.role = "wgrad"}
+// CHECK-NEXT:    return
+func.func @linear_training_step(%x: tensor<64x128xbf16>, %w: tensor<256x128xbf16>, %go: tensor<64x256xbf16>) -> (tensor<64x256xbf16>, tensor<64x128xbf16>, tensor<256x128xf32>) {
+  %zo = arith.constant dense<0.0> : tensor<64x256xbf16>
+  %zx = arith.constant dense<0.0> : tensor<64x128xbf16>
+  %zw = arith.constant dense<0.0> : tensor<256x128xf32>
+  // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 1, rhs along axis 1, recipe mxfp8_rceil)}}
+  %out = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                        affine_map<(m, n, k) -> (n, k)>,
+                                        affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : tensor<64x128xbf16>, tensor<256x128xbf16>)
+      outs(%zo : tensor<64x256xbf16>) -> tensor<64x256xbf16>
+  // expected-remark @below {{mxfp8train: converted (role dgrad, lhs quantized along axis 1, rhs along axis 0, recipe mxfp8_rceil)}}
+  %dx = linalg.matmul ins(%go, %w : tensor<64x256xbf16>, tensor<256x128xbf16>)
+                      outs(%zx : tensor<64x128xbf16>) -> tensor<64x128xbf16>
+  // expected-remark @below {{mxfp8train: converted (role wgrad, lhs quantized along axis 0, rhs along axis 0, recipe mxfp8_rceil)}}
+  %dw = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>,
+                                       affine_map<(m, n, k) -> (k, n)>,
+                                       affine_map<(m, n, k) -> (m, n)>]
+      ins(%go, %x : tensor<64x256xbf16>, tensor<64x128xbf16>)
+      outs(%zw : tensor<256x128xf32>) -> tensor<256x128xf32>
+  return %out, %dx, %dw : tensor<64x256xbf16>, tensor<64x128xbf16>, tensor<256x128xf32>
+}
+
+// -----
+
+// Reuse respects dominance: a quantize inside an scf.if branch is not
+// reused after the scf.if, while one before a region is reused inside it.
+// CHECK-LABEL: func.func @quantize_reuse_respects_dominance(
+// CHECK-SAME:    %[[X:.*]]: tensor<64x128xbf16>, %[[W:.*]]: tensor<256x128xbf16>
+// CHECK:         scf.if
+// CHECK:           mxfp8train.quantize %[[X]] axis = 1
+// CHECK:         %[[XQ:.*]], %[[XS:.*]] = mxfp8train.quantize %[[X]] axis = 1
+// CHECK:         mxfp8train.scaled_mm %[[XQ]][%[[XS]]]
+// CHECK:         scf.if
+// CHECK-NOT:       mxfp8train.quantize %[[X]]
+// CHECK:           mxfp8train.scaled_mm %[[XQ]][%[[XS]]]
+func.func @quantize_reuse_respects_dominance(%x: tensor<64x128xbf16>, %w: tensor<256x128xbf16>, %c: i1) -> (tensor<64x256xbf16>, tensor<64x256xbf16>, tensor<64x256xbf16>) {
+  %z = arith.constant dense<0.0> : tensor<64x256xbf16>
+  %0 = scf.if %c -> tensor<64x256xbf16> {
+    // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 1, rhs along axis 1, recipe mxfp8_rceil)}}
+    %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                        affine_map<(m, n, k) -> (n, k)>,
+                                        affine_map<(m, n, k) -> (m, n)>]
+        ins(%x, %w : tensor<64x128xbf16>, tensor<256x128xbf16>)
+        outs(%z : tensor<64x256xbf16>) -> tensor<64x256xbf16>
+    scf.yield %r : tensor<64x256xbf16>
+  } else {
+    scf.yield %z : tensor<64x256xbf16>
+  }
+  // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 1, rhs along axis 1, recipe mxfp8_rceil)}}
+  %1 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                      affine_map<(m, n, k) -> (n, k)>,
+                                      affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : tensor<64x128xbf16>, tensor<256x128xbf16>)
+      outs(%z : tensor<64x256xbf16>) -> tensor<64x256xbf16>
+  %2 = scf.if %c -> tensor<64x256xbf16> {
+    // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 1, rhs along axis 1, recipe mxfp8_rceil)}}
+    %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                        affine_map<(m, n, k) -> (n, k)>,
+                                        affine_map<(m, n, k) -> (m, n)>]
+        ins(%x, %w : tensor<64x128xbf16>, tensor<256x128xbf16>)
+        outs(%z : tensor<64x256xbf16>) -> tensor<64x256xbf16>
+    scf.yield %r : tensor<64x256xbf16>
+  } else {
+    scf.yield %z : tensor<64x256xbf16>
+  }
+  return %0, %1, %2 : tensor<64x256xbf16>, tensor<64x256xbf16>, tensor<64x256xbf16>
+}
+
+// -----
+
+// Matmuls that are not converted stay as they are, each with its reason.
+// CHECK-LABEL: func.func @skipped_element_types(
+// CHECK-COUNT-4: linalg.matmul
+// CHECK-NOT:     mxfp8train.
+func.func @skipped_element_types(%i: tensor<32x64xi8>, %j: tensor<64x32xi8>, %zi: tensor<32x32xi32>,
+                                 %h: tensor<32x64xf16>, %g: tensor<64x32xf16>, %zh: tensor<32x32xf16>,
+                                 %d: tensor<32x64xf64>, %e: tensor<64x32xf64>, %zd: tensor<32x32xf64>,
+                                 %a: tensor<32x64xf32>, %b: tensor<64x32xf32>) {
+  // expected-remark @below {{mxfp8train: skipped (lhs element type i8 is not bf16 or f32)}}
+  %0 = linalg.matmul ins(%i, %j : tensor<32x64xi8>, tensor<64x32xi8>) outs(%zi : tensor<32x32xi32>) -> tensor<32x32xi32>
+  // expected-remark @below {{mxfp8train: skipped (lhs element type f16 is not bf16 or f32)}}
+  %1 = linalg.matmul ins(%h, %g : tensor<32x64xf16>, tensor<64x32xf16>) outs(%zh : tensor<32x32xf16>) -> tensor<32x32xf16>
+  // expected-remark @below {{mxfp8train: skipped (lhs element type f64 is not bf16 or f32)}}
+  %2 = linalg.matmul ins(%d, %e : tensor<32x64xf64>, tensor<64x32xf64>) outs(%zd : tensor<32x32xf64>) -> tensor<32x32xf64>
+  // expected-remark @below {{mxfp8train: skipped (result element type f16 is not bf16 or f32)}}
+  %3 = linalg.matmul ins(%a, %b : tensor<32x64xf32>, tensor<64x32xf32>) outs(%zh : tensor<32x32xf16>) -> tensor<32x32xf16>
+  return
+}
+
+// -----
+
+// K must be a static multiple of 32 (the verifier of quantize / scaled_mm
+// rejects anything else); M and N need not be.
+// CHECK-LABEL: func.func @skipped_shapes(
+// CHECK:         linalg.matmul
+// CHECK:         linalg.matmul
+// CHECK:         mxfp8train.scaled_mm {{.*}} -> tensor<5x7xf32>
+func.func @skipped_shapes(%a: tensor<32x48xbf16>, %b: tensor<48x32xbf16>, %z: tensor<32x32xf32>,
+                          %da: tensor<?x64xbf16>, %db: tensor<64x32xbf16>, %dz: tensor<?x32xf32>,
+                          %sa: tensor<5x32xbf16>, %sb: tensor<32x7xbf16>, %sz: tensor<5x7xf32>) {
+  // expected-remark @below {{mxfp8train: skipped (K = 48 is not a multiple of 32)}}
+  %0 = linalg.matmul ins(%a, %b : tensor<32x48xbf16>, tensor<48x32xbf16>) outs(%z : tensor<32x32xf32>) -> tensor<32x32xf32>
+  // expected-remark @below {{mxfp8train: skipped (dynamic shapes; MX blocks need static sizes)}}
+  %1 = linalg.matmul ins(%da, %db : tensor<?x64xbf16>, tensor<64x32xbf16>) outs(%dz : tensor<?x32xf32>) -> tensor<?x32xf32>
+  // expected-remark @below {{mxfp8train: converted (role dgrad, lhs quantized along axis 1, rhs along axis 0, init added in f32, recipe mxfp8_rceil)}}
+  %2 = linalg.matmul ins(%sa, %sb : tensor<5x32xbf16>, tensor<32x7xbf16>) outs(%sz : tensor<5x7xf32>) -> tensor<5x7xf32>
+  return
+}
+
+// -----
+
+// Broadcast operands, transposed results and buffers are left alone.
+// CHECK-LABEL: func.func @skipped_forms(
+// CHECK-COUNT-3: linalg.matmul
+// CHECK-NOT:     mxfp8train.
+func.func @skipped_forms(%v: tensor<64xbf16>, %b: tensor<64x32xbf16>, %z: tensor<32x32xf32>,
+                         %a: tensor<32x64xbf16>, %zt: tensor<32x32xf32>,
+                         %ma: memref<32x64xbf16>, %mb: memref<64x32xbf16>, %mz: memref<32x32xf32>) {
+  // expected-remark @below {{mxfp8train: skipped (broadcast operand: lhs rank 1, rhs rank 2, expected 2)}}
+  %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k)>,
+                                      affine_map<(m, n, k) -> (k, n)>,
+                                      affine_map<(m, n, k) -> (m, n)>]
+      ins(%v, %b : tensor<64xbf16>, tensor<64x32xbf16>) outs(%z : tensor<32x32xf32>) -> tensor<32x32xf32>
+  // expected-remark @below {{mxfp8train: skipped (indexing maps are not a matmul with a leading batch dimension and transposed operands only (transposed result?))}}
+  %1 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                      affine_map<(m, n, k) -> (k, n)>,
+                                      affine_map<(m, n, k) -> (n, m)>]
+      ins(%a, %b : tensor<32x64xbf16>, tensor<64x32xbf16>) outs(%zt : tensor<32x32xf32>) -> tensor<32x32xf32>
+  // expected-remark @below {{mxfp8train: skipped (buffer semantics; only tensors are rewritten)}}
+  linalg.matmul ins(%ma, %mb : memref<32x64xbf16>, memref<64x32xbf16>) outs(%mz : memref<32x32xf32>)
+  return
+}
+
+// -----
+
+// Operands that are already dequantized MX data (the emulated form) are not
+// converted again, so the pass is idempotent.
+// CHECK-LABEL: func.func @skipped_already_dequantized(
+// CHECK:         linalg.matmul
+// CHECK-NOT:     mxfp8train.scaled_mm
+func.func @skipped_already_dequantized(%q: tensor<32x64xf8E4M3FN>, %s: tensor<32x2xf8E8M0FNU>, %b: tensor<64x32xbf16>, %z: tensor<32x32xf32>) -> tensor<32x32xf32> {
+  %a = mxfp8train.dequantize %q [%s] axis = 1 : tensor<32x64xf8E4M3FN> [tensor<32x2xf8E8M0FNU>] -> tensor<32x64xbf16>
+  // expected-remark @below {{mxfp8train: skipped (an operand is already dequantized MX data)}}
+  %0 = linalg.matmul ins(%a, %b : tensor<32x64xbf16>, tensor<64x32xbf16>) outs(%z : tensor<32x32xf32>) -> tensor<32x32xf32>
+  return %0 : tensor<32x32xf32>
+}
