@@ -1,6 +1,6 @@
 //===- Random.cpp - reproducible normal random numbers -------------*- C++ -*-===//
 //
-// Box-Muller over SplitMix64, and the chunked (thread-count independent)
+// A ziggurat over SplitMix64, and the chunked (thread-count independent)
 // parallel fill.
 //
 //===----------------------------------------------------------------------===//
@@ -18,18 +18,65 @@ using namespace mlir::mxfp8train;
 /// Elements per chunk of fillNormal; part of the definition of the stream.
 static constexpr int64_t kChunkSize = int64_t(1) << 16;
 
-double NormalGenerator::next() {
-  if (haveSpare) {
-    haveSpare = false;
-    return spare;
+namespace {
+/// The 128-layer ziggurat of the standard normal density (Marsaglia and Tsang
+/// 2000, in the formulation of Doornik 2005, "An Improved Ziggurat Method to
+/// Generate Normal Random Samples"). Layer 0 is the base strip with the tail.
+struct Ziggurat {
+  static constexpr int kLayers = 128;
+  /// Start of the tail.
+  static constexpr double kR = 3.442619855899;
+  /// Area of each layer.
+  static constexpr double kV = 9.91256303526217e-3;
+  /// Right edges of the layers (x[0] is the base strip's equivalent width).
+  double x[kLayers + 1];
+  /// x[i+1] / x[i]: the part of layer i that lies under the density.
+  double ratio[kLayers];
+
+  Ziggurat() {
+    double f = std::exp(-0.5 * kR * kR);
+    x[0] = kV / f;
+    x[1] = kR;
+    x[kLayers] = 0.0;
+    for (int i = 2; i < kLayers; ++i) {
+      x[i] = std::sqrt(-2.0 * std::log(kV / x[i - 1] + f));
+      f = std::exp(-0.5 * x[i] * x[i]);
+    }
+    for (int i = 0; i < kLayers; ++i)
+      ratio[i] = x[i + 1] / x[i];
   }
-  double u1 = bits.nextUniformOpen0();
-  double u2 = bits.nextUniformOpen0();
-  double r = std::sqrt(-2.0 * std::log(u1));
-  double theta = 6.283185307179586476925286766559 * u2;
-  spare = r * std::sin(theta);
-  haveSpare = true;
-  return r * std::cos(theta);
+};
+} // namespace
+
+static const Ziggurat &getZiggurat() {
+  static const Ziggurat table;
+  return table;
+}
+
+double NormalGenerator::next() {
+  const Ziggurat &z = getZiggurat();
+  while (true) {
+    uint64_t bits64 = bits.next();
+    // Low 7 bits pick the layer, the top 53 bits give u in [-1, 1).
+    int layer = int(bits64 & (Ziggurat::kLayers - 1));
+    double u = double(bits64 >> 11) * 0x1.0p-52 - 1.0;
+    if (std::fabs(u) < z.ratio[layer])
+      return u * z.x[layer];
+    if (layer == 0) {
+      // The tail beyond kR (Marsaglia 1964).
+      double t, y;
+      do {
+        t = std::log(bits.nextUniformOpen0()) / Ziggurat::kR;
+        y = std::log(bits.nextUniformOpen0());
+      } while (-2.0 * y < t * t);
+      return u < 0 ? t - Ziggurat::kR : Ziggurat::kR - t;
+    }
+    double xv = u * z.x[layer];
+    double f0 = std::exp(-0.5 * (z.x[layer] * z.x[layer] - xv * xv));
+    double f1 = std::exp(-0.5 * (z.x[layer + 1] * z.x[layer + 1] - xv * xv));
+    if (f1 + bits.nextUniformOpen0() * (f0 - f1) < 1.0)
+      return xv;
+  }
 }
 
 uint64_t mlir::mxfp8train::mixSeed(uint64_t seed, uint64_t stream) {

@@ -198,8 +198,12 @@ static std::string formatShape(Type type) {
   std::string text;
   llvm::raw_string_ostream os(text);
   if (auto tensor = dyn_cast<RankedTensorType>(type)) {
-    for (int64_t d : tensor.getShape())
-      os << d << "x";
+    for (int64_t d : tensor.getShape()) {
+      if (ShapedType::isDynamic(d))
+        os << "?x";
+      else
+        os << d << "x";
+    }
     os << tensor.getElementType();
   } else {
     os << type;
@@ -643,6 +647,7 @@ prepareInputs(const Signature &sig, llvm::raw_ostream &os) {
                 " --input files but @" + sig.func.getSymName() + " has " +
                 llvm::Twine(numArgs) + " arguments");
   std::vector<HostTensor> inputs;
+  Clock::time_point start = Clock::now();
   os << "inputs:\n";
   for (unsigned i = 0; i < numArgs; ++i) {
     std::string description;
@@ -660,7 +665,11 @@ prepareInputs(const Signature &sig, llvm::raw_ostream &os) {
     inputs.push_back(std::move(*tensor));
   }
   if (inputFiles.empty())
-    os << "  (generated with seed " << seed << ")\n";
+    os << "  (generated with seed " << seed << " in "
+       << llvm::format("%.2f", secondsSince(start)) << " s)\n";
+  else
+    os << "  (read in " << llvm::format("%.2f", secondsSince(start))
+       << " s)\n";
   return inputs;
 }
 
@@ -689,6 +698,8 @@ static LogicalResult prepareOutputDir(const Signature &sig,
   }
   if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
     return fail("cannot create '" + outputDir + "': " + ec.message());
+  if (!llvm::sys::fs::is_directory(outputDir))
+    return fail("cannot create '" + outputDir + "': not a directory");
   if (!saveInputs)
     return success();
   SmallString<256> dir(outputDir);
@@ -858,13 +869,42 @@ convertModule(ModuleOp module, ConversionSummary &summary,
 // Running and reporting
 //===----------------------------------------------------------------------===//
 
-/// Compiles `module`, timing it.
+/// Erases the functions of `module` that `entry` does not reach through
+/// symbol references (other test entry points may not be runnable).
+static void keepReachableFunctions(ModuleOp module, StringRef entry) {
+  llvm::SmallPtrSet<Operation *, 8> reachable;
+  SmallVector<Operation *> worklist;
+  if (Operation *root = module.lookupSymbol(entry)) {
+    reachable.insert(root);
+    worklist.push_back(root);
+  }
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(op);
+    if (!uses)
+      continue;
+    for (const SymbolTable::SymbolUse &use : *uses) {
+      Operation *callee = SymbolTable::lookupNearestSymbolFrom(
+          module, use.getSymbolRef());
+      if (callee && reachable.insert(callee).second)
+        worklist.push_back(callee);
+    }
+  }
+  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (!reachable.contains(func))
+      func.erase();
+}
+
+/// Compiles the entry function of `module` (and what it references), timing
+/// it.
 static FailureOr<std::unique_ptr<CPUExecutable>>
-compileModule(ModuleOp module, StringRef what, double &seconds) {
+compileModule(ModuleOp module, StringRef entry, StringRef what,
+              double &seconds) {
   Clock::time_point start = Clock::now();
+  OwningOpRef<ModuleOp> stripped(module.clone());
+  keepReachableFunctions(*stripped, entry);
   // The argument and result attributes (mxfp8run.*, mxfp8train.role) are
   // for this tool; they must not reach the LLVM function signatures.
-  OwningOpRef<ModuleOp> stripped(module.clone());
   stripped->walk([](func::FuncOp func) {
     func.removeArgAttrsAttr();
     func.removeResAttrsAttr();
@@ -976,7 +1016,7 @@ static LogicalResult runPlain(ModuleOp module, const Signature &sig) {
     return failure();
   double compileSeconds;
   FailureOr<std::unique_ptr<CPUExecutable>> exe =
-      compileModule(module, "input", compileSeconds);
+      compileModule(module, sig.func.getSymName(), "input", compileSeconds);
   if (failed(exe))
     return failure();
   RunResult result;
@@ -1057,11 +1097,12 @@ static int runCompare(ModuleOp module, const Signature &sig) {
 
   double compileOriginal, compileConverted;
   FailureOr<std::unique_ptr<CPUExecutable>> exeOriginal =
-      compileModule(module, "original", compileOriginal);
+      compileModule(module, sig.func.getSymName(), "original", compileOriginal);
   if (failed(exeOriginal))
     return 1;
   FailureOr<std::unique_ptr<CPUExecutable>> exeConverted =
-      compileModule(**converted, "converted", compileConverted);
+      compileModule(**converted, sig.func.getSymName(), "converted",
+                    compileConverted);
   if (failed(exeConverted))
     return 1;
 

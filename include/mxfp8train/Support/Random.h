@@ -36,7 +36,8 @@ private:
   uint64_t state;
 };
 
-/// Normal(0, 1) samples by the Box-Muller transform over SplitMix64.
+/// Normal(0, 1) samples by a 128-layer ziggurat (Doornik 2005) over
+/// SplitMix64.
 class NormalGenerator {
 public:
   explicit NormalGenerator(uint64_t seed) : bits(seed) {}
@@ -46,8 +47,6 @@ public:
 
 private:
   SplitMix64 bits;
-  double spare = 0.0;
-  bool haveSpare = false;
 };
 
 /// Mixes a seed with a stream index (argument number, chunk number) into an

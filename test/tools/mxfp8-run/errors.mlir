@@ -1,0 +1,82 @@
+// Every user error gives a clear message and exit status 1, never a crash
+// (`not` fails on a crash).
+//
+// RUN: not mxfp8-run %s 2>&1 | FileCheck %s --check-prefix=NOENTRY
+// NOENTRY: mxfp8-run: error: --entry=NAME is needed: the module has 6 public functions (@ok, @dynamic, @scalar, @bad_role, @bad_std, @f16)
+
+// RUN: not mxfp8-run %s --entry=nope 2>&1 | FileCheck %s --check-prefix=NOFUNC
+// NOFUNC: mxfp8-run: error: no function @nope with a body in '{{.*}}errors.mlir' (public functions: @ok, @dynamic, @scalar, @bad_role, @bad_std, @f16)
+
+// RUN: not mxfp8-run %s --entry=decl 2>&1 | FileCheck %s --check-prefix=DECL
+// DECL: mxfp8-run: error: no function @decl with a body
+
+// RUN: not mxfp8-run %s --entry=dynamic 2>&1 | FileCheck %s --check-prefix=DYN
+// DYN: mxfp8-run: error: argument #1 (b) of @dynamic has a dynamic shape (?x4xf32); mxfp8-run needs static shapes
+
+// RUN: not mxfp8-run %s --entry=scalar 2>&1 | FileCheck %s --check-prefix=SCALAR
+// SCALAR: mxfp8-run: error: argument #0 (s) of @scalar has type f32; mxfp8-run supports ranked tensors only
+
+// RUN: not mxfp8-run %s --entry=bad_role 2>&1 | FileCheck %s --check-prefix=ROLE
+// ROLE: mxfp8-run: error: result #0 (a) of @bad_role: mxfp8train.role must be "output", "input_grad" or "weight_grad"
+
+// RUN: not mxfp8-run %s --entry=bad_std 2>&1 | FileCheck %s --check-prefix=STD
+// STD: mxfp8-run: error: argument #0 (a): the standard deviation must be finite and >= 0
+
+// RUN: not mxfp8-run %s --entry=f16 2>&1 | FileCheck %s --check-prefix=F16
+// F16: mxfp8-run: error: argument #0 (h) of @f16: {{.*}}f16
+
+// RUN: not mxfp8-run %s --entry=ok --input=%s 2>&1 | FileCheck %s --check-prefix=NOTNPY
+// NOTNPY: mxfp8-run: error: {{.*}}errors.mlir: not a .npy file
+
+// RUN: not mxfp8-run %s --entry=ok --input=a.npy --input=b.npy 2>&1 | FileCheck %s --check-prefix=COUNT
+// COUNT: mxfp8-run: error: got 2 --input files but @ok has 1 arguments
+
+// RUN: not mxfp8-run %s --entry=ok --save-inputs 2>&1 | FileCheck %s --check-prefix=SAVE
+// SAVE: mxfp8-run: error: --save-inputs needs --output-dir
+
+// RUN: not mxfp8-run %s --entry=ok --output-dir=%s 2>&1 | FileCheck %s --check-prefix=OUTDIR
+// OUTDIR: mxfp8-run: error: cannot create '{{.*}}errors.mlir'
+
+// RUN: not mxfp8-run %s --entry=ok --pipeline=no-such-pass 2>&1 | FileCheck %s --check-prefix=PIPE
+// PIPE: mxfp8-run: error: invalid --pipeline: {{.*}}no-such-pass
+
+// RUN: not mxfp8-run %s --entry=ok --compare --recipe=bogus 2>&1 | FileCheck %s --check-prefix=RECIPE
+// RECIPE: mxfp8-run: error: invalid --recipe 'bogus': {{.*}}bogus
+
+// RUN: not mxfp8-run %s --entry=ok --compare --recipe='scale_calculation_mode = floor, token_group_alignment = 7' 2>&1 | FileCheck %s --check-prefix=RECIPE2
+// RECIPE2: mxfp8-run: error: invalid --recipe 'scale_calculation_mode = floor, token_group_alignment = 7': recipe token_group_alignment must be 32 or 128, found 7
+
+// RUN: not mxfp8-run %s --entry=ok --device=cuda 2>&1 | FileCheck %s --check-prefix=DEVICE
+// DEVICE: Cannot find option named 'cuda'
+
+// RUN: not mxfp8-run %t.does-not-exist.mlir 2>&1 | FileCheck %s --check-prefix=NOFILE
+// NOFILE: mxfp8-run: error: cannot open input file '{{.*}}does-not-exist.mlir': {{[Nn]}}o such file or directory
+
+// RUN: not mxfp8-run %S/Inputs/bad-syntax.mlir 2>&1 | FileCheck %s --check-prefix=SYNTAX
+// SYNTAX: bad-syntax.mlir:2:10: error: use of undeclared SSA value name
+
+func.func @ok(%a: tensor<4xf32>) -> tensor<4xf32> {
+  return %a : tensor<4xf32>
+}
+
+func.func @dynamic(%a: tensor<4xf32>, %b: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  return %b : tensor<?x4xf32>
+}
+
+func.func @scalar(%s: f32) -> f32 {
+  return %s : f32
+}
+
+func.func @bad_role(%a: tensor<4xf32>) -> (tensor<4xf32> {mxfp8train.role = "bias"}) {
+  return %a : tensor<4xf32>
+}
+
+func.func @bad_std(%a: tensor<4xf32> {mxfp8run.std = -1.0 : f64}) -> tensor<4xf32> {
+  return %a : tensor<4xf32>
+}
+
+func.func @f16(%h: tensor<4xf16>) -> tensor<4xf16> {
+  return %h : tensor<4xf16>
+}
+
+func.func private @decl(tensor<4xf32>) -> tensor<4xf32>
