@@ -279,6 +279,10 @@ const SpecialCase kF32Cases[] = {
      0x76},
     {"f32_below_512", 0x43FFFFFF, 0x43FFFFFF, 127, 0x7E, 0x7E, 128, 0x78,
      0x78},
+    // SPEC §10 A1: FLOOR follows the reference formula max(e - 8, 0) = 0
+    // (data saturates to 448), not the kernels' byte 1.
+    {"a1_floor_amax_047FFFFF", 0x047FFFFF, 0x047FFFFF, 0, 0x7E, 0x7E, 1, 0x78,
+     0x78},
 };
 
 const SpecialCase kBF16Cases[] = {

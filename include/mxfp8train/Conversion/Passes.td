@@ -14,10 +14,37 @@ def ConvertMXFP8TrainToLinalgPass
   let summary = "Lower mxfp8train ops to linalg/arith/tensor (the CPU reference path)";
   let description = [{
     Lowers `quantize`, `dequantize` and `scaled_mm` to `linalg.generic`,
-    `linalg.matmul` and `arith` integer arithmetic, bit-exact with SPEC §2-§3
-    for all four scale modes (the fp32 -> fp8 cast saturates and rounds to
-    nearest-even without `arith.truncf`). `scaled_mm` dequantizes both
-    operands exactly into f32 and accumulates in f32.
+    `linalg.matmul` / `linalg.batch_matmul`, `tensor` reshapes and `arith`
+    integer arithmetic, bit-exact with SPEC §2-§4 for all four scale modes,
+    `f8E4M3FN` and `f8E5M2` elements, any rank and axis, and both scale
+    layouts (docs/numerics.md).
+
+    - `quantize`: `expand_shape` of the axis into (n/32, 32), a reduction
+      generic for the amax (`arith.maximumf` from +0.0), an elementwise
+      generic for the e8m0 byte, an elementwise generic for the data,
+      `collapse_shape`; blocked scales are gathered into `to_blocked` order.
+      The fp32 -> fp8 cast (round to nearest even, saturating, subnormals
+      kept) is integer arithmetic on the f32 bits, never `arith.truncf`.
+    - `dequantize`: fp8 and e8m0 bytes decoded with integer ops, an exact
+      f32 product, rounded to nearest even into bf16 with integer ops.
+    - `scaled_mm`: both operands dequantized exactly into f32 in the
+      canonical (M, K) x (K, N) orientation, an f32 matmul from zero, the
+      bias added in f32, one rounding into the result type.
+
+    Every shape must be static: an op with a dynamic size, and any
+    `scaled_grouped_mm` (not lowered yet), is reported and the pass fails.
+
+    ```mlir
+    %q, %s = mxfp8train.quantize %x axis = 1 mode = rceil
+        : tensor<4x64xbf16> -> tensor<4x64xf8E4M3FN>, tensor<4x2xf8E8M0FNU>
+    // becomes
+    %e = tensor.expand_shape %x [[0], [1, 2]] output_shape [4, 2, 32] ...
+    %amax = linalg.generic {iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%e : tensor<4x2x32xbf16>) outs(%zeros : tensor<4x2xf32>) { ... arith.maximumf ... }
+    %s = linalg.generic ins(%amax) outs(... tensor<4x2xf8E8M0FNU>) { ... }
+    %d = linalg.generic ins(%e, %s) outs(... tensor<4x2x32xf8E4M3FN>) { ... }
+    %q = tensor.collapse_shape %d [[0], [1, 2]] ...
+    ```
   }];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect",
