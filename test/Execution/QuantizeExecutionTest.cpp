@@ -1,4 +1,4 @@
-//===- QuantizeExecutionTest.cpp - run the CPU lowering, check bytes -*- C++ -*-===//
+//===- QuantizeExecutionTest.cpp - quantize on the CPU ----------*- C++ -*-===//
 //
 // Execution tests of convert-mxfp8train-to-linalg: modules are lowered with
 // the CPU pipeline, JIT-compiled through CPUExecutable and run on host data.
@@ -112,9 +112,9 @@ llvm::SmallVector<int64_t> scaleShapeOf(llvm::ArrayRef<int64_t> shape,
 }
 
 /// One quantize function: `@name(x) -> (data, scales)`.
-std::string quantizeFunc(const std::string &name,
-                         llvm::ArrayRef<int64_t> shape, int64_t axis,
-                         bool bf16, Mode mode, bool e5m2, bool blocked) {
+std::string quantizeFunc(const std::string &name, llvm::ArrayRef<int64_t> shape,
+                         int64_t axis, bool bf16, Mode mode, bool e5m2,
+                         bool blocked) {
   std::string in = tensorType(shape, bf16 ? "bf16" : "f32");
   std::string data = tensorType(shape, e5m2 ? "f8E5M2" : "f8E4M3FN");
   std::string scales;
@@ -149,8 +149,8 @@ std::string dequantizeFunc(const std::string &name,
   os << "func.func @" << name << "(%q: " << data << ", %s: " << scales
      << ") -> " << out << " {\n"
      << "  %x = mxfp8train.dequantize %q [%s] axis = " << axis
-     << (blocked ? " layout = blocked" : "") << " : " << data << " ["
-     << scales << "] -> " << out << "\n"
+     << (blocked ? " layout = blocked" : "") << " : " << data << " [" << scales
+     << "] -> " << out << "\n"
      << "  return %x : " << out << "\n}\n";
   return os.str();
 }
@@ -270,15 +270,13 @@ const SpecialCase kF32Cases[] = {
      0x00},
     {"neg_f32_min_subnormal", kNeg | kF32MinSub, kNeg | kF32MinSub, 0, 0x80,
      0x80, 0, 0x80, 0x80},
-    {"mixed_pos_underflow", kF32MinSub, kOne, 119, 0x00, 0x78, 119, 0x00,
+    {"mixed_pos_underflow", kF32MinSub, kOne, 119, 0x00, 0x78, 119, 0x00, 0x78},
+    {"mixed_neg_underflow", kNeg | kF32MinSub, kOne, 119, 0x80, 0x78, 119, 0x80,
      0x78},
-    {"mixed_neg_underflow", kNeg | kF32MinSub, kOne, 119, 0x80, 0x78, 119,
-     0x80, 0x78},
     {"saturation_underflow", kF32Max, kOne, 246, 0x7E, 0x00, 247, 0x78, 0x00},
     {"f32_3.5_plus_ulp", 0x40600001, 0x40600001, 120, 0x7E, 0x7E, 121, 0x76,
      0x76},
-    {"f32_below_512", 0x43FFFFFF, 0x43FFFFFF, 127, 0x7E, 0x7E, 128, 0x78,
-     0x78},
+    {"f32_below_512", 0x43FFFFFF, 0x43FFFFFF, 127, 0x7E, 0x7E, 128, 0x78, 0x78},
     // SPEC §10 A1: FLOOR follows the reference formula max(e - 8, 0) = 0
     // (data saturates to 448), not the kernels' byte 1.
     {"a1_floor_amax_047FFFFF", 0x047FFFFF, 0x047FFFFF, 0, 0x7E, 0x7E, 1, 0x78,
@@ -289,8 +287,8 @@ const SpecialCase kBF16Cases[] = {
     {"pos_bf16_max", kBF16Max, kBF16Max, 246, 0x7E, 0x7E, 247, 0x78, 0x78},
     {"neg_bf16_max", kNeg | kBF16Max, kNeg | kBF16Max, 246, 0xFE, 0xFE, 247,
      0xF8, 0xF8},
-    {"pos_bf16_min_subnormal", kBF16MinSub, kBF16MinSub, 0, 0x08, 0x08, 0,
-     0x08, 0x08},
+    {"pos_bf16_min_subnormal", kBF16MinSub, kBF16MinSub, 0, 0x08, 0x08, 0, 0x08,
+     0x08},
     {"neg_bf16_min_subnormal", kNeg | kBF16MinSub, kNeg | kBF16MinSub, 0, 0x88,
      0x88, 0, 0x88, 0x88},
     {"mixed_pos_underflow", kBF16MinSub, kOne, 119, 0x00, 0x78, 119, 0x00,
@@ -308,10 +306,10 @@ void checkSpecialCases(llvm::ArrayRef<SpecialCase> cases, bool bf16) {
   int64_t n = cases.size();
   std::string mod;
   for (Mode mode : {Mode::Floor, Mode::Rceil}) {
-    mod += quantizeFunc(std::string("rows_") + modeName(mode), {n, 32}, 1,
-                        bf16, mode, false, false);
-    mod += quantizeFunc(std::string("cols_") + modeName(mode), {32, n}, 0,
-                        bf16, mode, false, false);
+    mod += quantizeFunc(std::string("rows_") + modeName(mode), {n, 32}, 1, bf16,
+                        mode, false, false);
+    mod += quantizeFunc(std::string("cols_") + modeName(mode), {32, n}, 0, bf16,
+                        mode, false, false);
   }
   auto exe = compileOrFail(mod);
   ASSERT_TRUE(exe);
@@ -328,11 +326,11 @@ void checkSpecialCases(llvm::ArrayRef<SpecialCase> cases, bool bf16) {
     for (bool colwise : {false, true}) {
       std::string fn =
           std::string(colwise ? "cols_" : "rows_") + modeName(mode);
-      llvm::SmallVector<int64_t> shape = colwise
-                                             ? llvm::SmallVector<int64_t>{32, n}
-                                             : llvm::SmallVector<int64_t>{n, 32};
-      auto out = runOrFail(*exe, fn, {makeInput(shape, bf16,
-                                                colwise ? cols : rows)});
+      llvm::SmallVector<int64_t> shape =
+          colwise ? llvm::SmallVector<int64_t>{32, n}
+                  : llvm::SmallVector<int64_t>{n, 32};
+      auto out =
+          runOrFail(*exe, fn, {makeInput(shape, bf16, colwise ? cols : rows)});
       ASSERT_EQ(out.size(), 2u);
       for (int64_t c = 0; c < n; ++c) {
         const SpecialCase &sc = cases[c];
@@ -444,17 +442,16 @@ public:
     }
     case 4: // amax near 448 / 464 / 480 / 496 / 512 times a power of two.
     {
-      static const double marks[] = {448, 464, 480, 496, 512, 256, 224, 57344,
-                                     61440, 28672};
+      static const double marks[] = {448, 464, 480,   496,   512,
+                                     256, 224, 57344, 61440, 28672};
       double mark = marks[int(uniform(0, 10))];
       int shift = int(uniform(-130, 100));
       for (float &v : block)
         v = clampFinite(sign() * mark * std::ldexp(1.0, shift) *
                         (1.0 + uniform(-1, 1) * 0.02));
       // One exact mark with +-1 ulp.
-      uint32_t bits =
-          mxref::bitsOf(float(mark * std::ldexp(1.0, shift))) +
-          int(uniform(-1, 2));
+      uint32_t bits = mxref::bitsOf(float(mark * std::ldexp(1.0, shift))) +
+                      int(uniform(-1, 2));
       block[int(uniform(0, 32))] = mxref::floatOf(bits);
       break;
     }
@@ -489,9 +486,9 @@ public:
     case 9: // amax with all mantissa patterns near a binade boundary (EVEN,
             // CEIL, RCEIL edges): 1.875, 1.9375, 1.96875, (1 + 2^-23).
     {
-      static const double fracs[] = {1.875, 1.9375, 1.96875, 1.0,
-                                     1.0 + 0x1p-23, 2.0 - 0x1p-23, 1.75,
-                                     1.8125};
+      static const double fracs[] = {1.875, 1.9375,        1.96875,
+                                     1.0,   1.0 + 0x1p-23, 2.0 - 0x1p-23,
+                                     1.75,  1.8125};
       double f = fracs[int(uniform(0, 8))];
       int e = int(uniform(-140, 127));
       for (float &v : block)
@@ -691,8 +688,8 @@ TEST(Dequantize, AllBytesExact) {
   configs.push_back({true, true, 2, false, {3, 2, 64}});
   std::string mod;
   for (const Config &c : configs)
-    mod += dequantizeFunc(c.name(), c.shape, c.axis, c.e5m2, c.bf16Out,
-                          c.blocked);
+    mod +=
+        dequantizeFunc(c.name(), c.shape, c.axis, c.e5m2, c.bf16Out, c.blocked);
   auto exe = compileOrFail(mod);
   ASSERT_TRUE(exe);
   std::mt19937_64 rng(77);
@@ -727,22 +724,18 @@ TEST(Dequantize, AllBytesExact) {
     auto out = runOrFail(*exe, c.name(), {q, s});
     ASSERT_EQ(out.size(), 1u);
     int errors = 0;
-    forEachBlock(c.shape, c.axis,
-                 [&](int64_t blk, const std::vector<int64_t> &off) {
-                   double scale =
-                       mxref::decodeScale(srm.data<uint8_t>()[blk]);
-                   for (int j = 0; j < 32; ++j) {
-                     double want =
-                         mxref::decode(q.data<uint8_t>()[off[j]], fmt) * scale;
-                     std::string detail;
-                     if (!sameRounded(out[0], off[j], want, detail) &&
-                         ++errors <= 5)
-                       ADD_FAILURE()
-                           << c.name() << " element " << off[j] << " byte "
-                           << hexByte(q.data<uint8_t>()[off[j]]) << " scale "
-                           << int(srm.data<uint8_t>()[blk]) << ": " << detail;
-                   }
-                 });
+    forEachBlock(
+        c.shape, c.axis, [&](int64_t blk, const std::vector<int64_t> &off) {
+          double scale = mxref::decodeScale(srm.data<uint8_t>()[blk]);
+          for (int j = 0; j < 32; ++j) {
+            double want = mxref::decode(q.data<uint8_t>()[off[j]], fmt) * scale;
+            std::string detail;
+            if (!sameRounded(out[0], off[j], want, detail) && ++errors <= 5)
+              ADD_FAILURE() << c.name() << " element " << off[j] << " byte "
+                            << hexByte(q.data<uint8_t>()[off[j]]) << " scale "
+                            << int(srm.data<uint8_t>()[blk]) << ": " << detail;
+          }
+        });
     EXPECT_EQ(errors, 0) << c.name();
   }
 }
@@ -753,8 +746,8 @@ TEST(Dequantize, AllBytesExact) {
 
 TEST(BlockedLayout, QuantizeAndDequantizeMatchFormula) {
   // (R, C) scale-matrix shapes of torchao's to_blocked tests.
-  const std::pair<int64_t, int64_t> shapes[] = {
-      {128, 4}, {100, 3}, {50, 10}, {63, 1023}, {128, 1}, {300, 9}};
+  const std::pair<int64_t, int64_t> shapes[] = {{128, 4},   {100, 3}, {50, 10},
+                                                {63, 1023}, {128, 1}, {300, 9}};
   std::string mod;
   for (auto [rows, cols] : shapes) {
     for (int64_t axis : {0, 1}) {
@@ -811,8 +804,7 @@ TEST(BlockedLayout, QuantizeAndDequantizeMatchFormula) {
       for (size_t i = 0; i < want.size(); ++i)
         if (bl[1].bytes[i] != want[i] && ++errors <= 5)
           ADD_FAILURE() << tag << " blocked byte " << i << ": "
-                        << int(bl[1].bytes[i]) << ", expected "
-                        << int(want[i]);
+                        << int(bl[1].bytes[i]) << ", expected " << int(want[i]);
       EXPECT_EQ(errors, 0) << tag;
       // Dequantizing with the blocked scales gives the exact products.
       HostTensor q(HostElementType::F8E4M3FN, shape);
@@ -820,20 +812,18 @@ TEST(BlockedLayout, QuantizeAndDequantizeMatchFormula) {
       auto dq = runOrFail(*exe, "dbl_" + tag, {q, bl[1]});
       ASSERT_EQ(dq.size(), 1u);
       errors = 0;
-      forEachBlock(shape, axis,
-                   [&](int64_t blk, const std::vector<int64_t> &off) {
-                     double scale = mxref::decodeScale(wantScales[blk]);
-                     for (int j = 0; j < 32; ++j) {
-                       double want =
-                           mxref::decode(wantData[off[j]], mxref::kE4M3) *
-                           scale;
-                       std::string detail;
-                       if (!sameRounded(dq[0], off[j], want, detail) &&
-                           ++errors <= 5)
-                         ADD_FAILURE() << tag << " dequantized element "
-                                       << off[j] << ": " << detail;
-                     }
-                   });
+      forEachBlock(
+          shape, axis, [&](int64_t blk, const std::vector<int64_t> &off) {
+            double scale = mxref::decodeScale(wantScales[blk]);
+            for (int j = 0; j < 32; ++j) {
+              double want =
+                  mxref::decode(wantData[off[j]], mxref::kE4M3) * scale;
+              std::string detail;
+              if (!sameRounded(dq[0], off[j], want, detail) && ++errors <= 5)
+                ADD_FAILURE() << tag << " dequantized element " << off[j]
+                              << ": " << detail;
+            }
+          });
       EXPECT_EQ(errors, 0) << tag;
     }
   }

@@ -1,4 +1,4 @@
-//===- Reference.h - independent MX reference for execution tests --*- C++ -*-===//
+//===- Reference.h - independent MX reference model -------------*- C++ -*-===//
 //
 // A scalar C++ transcription of SPEC Appendix A (the golden model of torchao's
 // to_mx) and of SPEC §3/§4.1, written independently of the linalg lowering:
@@ -131,8 +131,8 @@ inline uint8_t encode(double y, const Format &fmt) {
     if (value > fmt.maxValue)
       return sign | maxCode;
     // k in [2^mbits, 2^(mbits+1)]; the upper end carries into the exponent.
-    code = ((e + fmt.bias) << fmt.mantissaBits) + int(k) -
-           (1 << fmt.mantissaBits);
+    code =
+        ((e + fmt.bias) << fmt.mantissaBits) + int(k) - (1 << fmt.mantissaBits);
   }
   if (code > maxCode)
     code = maxCode;

@@ -1,4 +1,4 @@
-//===- ScaledMmExecutionTest.cpp - run scaled_mm on the CPU --------*- C++ -*-===//
+//===- ScaledMmExecutionTest.cpp - run scaled_mm on the CPU -----*- C++ -*-===//
 //
 // Execution tests of the scaled_mm lowering: every transpose combination,
 // bias, f32 and bf16 results, blocked scales and batches, against a float64
@@ -107,8 +107,8 @@ struct MmCase {
        << "  %0 = mxfp8train.scaled_mm %a [%as], %b [%bs]"
        << (bias ? " bias(%bias)" : "") << (transposeLhs ? " transpose_lhs" : "")
        << (transposeRhs ? " transpose_rhs" : "")
-       << (blocked ? " lhs_layout = blocked rhs_layout = blocked" : "")
-       << " : " << lt << " [" << lst << "], " << rt << " [" << rst << "]"
+       << (blocked ? " lhs_layout = blocked rhs_layout = blocked" : "") << " : "
+       << lt << " [" << lst << "], " << rt << " [" << rst << "]"
        << (bias ? ", " + bt : std::string()) << " -> " << ot << "\n"
        << "  return %0 : " << ot << "\n}\n";
     return os.str();
@@ -159,8 +159,8 @@ Operand makeOperand(std::mt19937_64 &rng, const MmCase &c,
                           mxref::kE4M3) *
             mxref::decodeScale(s[(b * rows + r) * kb + kk / 32]);
   if (c.blocked) {
-    op.scales = HostTensor(HostElementType::F8E8M0FNU,
-                           {mxref::blockedSize(rows, kb)});
+    op.scales =
+        HostTensor(HostElementType::F8E8M0FNU, {mxref::blockedSize(rows, kb)});
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t j = 0; j < kb; ++j)
         op.scales.data<uint8_t>()[mxref::blockedOffset(r, j, kb)] =
@@ -190,8 +190,8 @@ void checkCase(const CPUExecutable &exe, const MmCase &c, uint64_t seed,
   std::mt19937_64 rng(seed);
   Operand lhs = makeOperand(rng, c, c.lhsShape(), c.lhsKAxis(), c.m,
                             {nanRow, nanRow >= 0 ? 1 : 0});
-  Operand rhs = makeOperand(rng, c, c.rhsShape(), c.rhsKAxis(), c.n,
-                            {nanCol, 0});
+  Operand rhs =
+      makeOperand(rng, c, c.rhsShape(), c.rhsKAxis(), c.n, {nanCol, 0});
   HostTensor bias(c.bias == 2 ? HostElementType::BF16 : HostElementType::F32,
                   {c.n});
   std::vector<double> biasValues(c.n, 0.0);
@@ -205,8 +205,7 @@ void checkCase(const CPUExecutable &exe, const MmCase &c, uint64_t seed,
       biasValues[j] = float(v);
     }
   }
-  std::vector<HostTensor> inputs = {lhs.data, lhs.scales, rhs.data,
-                                    rhs.scales};
+  std::vector<HostTensor> inputs = {lhs.data, lhs.scales, rhs.data, rhs.scales};
   if (c.bias)
     inputs.push_back(bias);
   auto out = exe.run(c.name(), inputs);
@@ -255,13 +254,14 @@ void checkCase(const CPUExecutable &exe, const MmCase &c, uint64_t seed,
 
 std::vector<MmCase> getCases() {
   std::vector<MmCase> cases;
-  const int64_t shapes[][3] = {{128, 128, 128}, {129, 256, 384}, {133, 512, 528}};
+  const int64_t shapes[][3] = {
+      {128, 128, 128}, {129, 256, 384}, {133, 512, 528}};
   for (auto &s : shapes)
     for (int t = 0; t < 4; ++t) {
       bool tl = t & 1, tr = t & 2;
       cases.push_back({0, s[0], s[1], s[2], tl, tr, false, 1, false});
-      cases.push_back({0, s[0], s[1], s[2], tl, tr, true, (t % 2) ? 2 : 0,
-                       false});
+      cases.push_back(
+          {0, s[0], s[1], s[2], tl, tr, true, (t % 2) ? 2 : 0, false});
     }
   cases.push_back({0, 128, 128, 128, false, true, false, 0, false});
   cases.push_back({0, 128, 128, 128, false, false, true, 1, false});

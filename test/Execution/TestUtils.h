@@ -1,4 +1,4 @@
-//===- TestUtils.h - shared switches of the execution tests --------*- C++ -*-===//
+//===- TestUtils.h - shared switches of the execution tests -----*- C++ -*-===//
 //
 // Settings shared by the execution test files.
 //

@@ -1,4 +1,4 @@
-//===- MXFP8TrainToLinalg.cpp - CPU reference lowering -------------*- C++ -*-===//
+//===- MXFP8TrainToLinalg.cpp - CPU reference lowering ----------*- C++ -*-===//
 //
 // Lowers quantize, dequantize and scaled_mm to linalg on tensors, tensor,
 // arith and math ops, bit-exact with SPEC §2-§4 (docs/numerics.md explains
@@ -158,14 +158,14 @@ static Value computeScaleByte(Bits &bb, Value amax, ScaleMode mode,
   if (mode == ScaleMode::Rceil) {
     // descale = fl32(amax * fl32(1/max)), then round up to a power of two
     // (PTX cvt.rp.ue8m0: no saturation, NaN/Inf -> 255).
-    Value descale = arith::MulFOp::create(bb.b, amax, bb.cf(1.0f / fmt.maxValue));
+    Value descale =
+        arith::MulFOp::create(bb.b, amax, bb.cf(1.0f / fmt.maxValue));
     Value d = bb.f32Bits(descale);
     Value e = bb.band(bb.shr(d, bb.c(23)), c255);
     Value m = bb.band(d, bb.c(0x7FFFFF));
     // Byte 0 is 2^-127 = fp32 bits 0x00400000, so a subnormal descale rounds
     // up only when it is above that.
-    Value up = bb.select(bb.eq(e, c0), bb.ugt(m, bb.c(0x400000)),
-                         bb.ne(m, c0));
+    Value up = bb.select(bb.eq(e, c0), bb.ugt(m, bb.c(0x400000)), bb.ne(m, c0));
     return bb.select(bb.eq(e, c255), c255, bb.add(e, bb.zext(up)));
   }
   Value bits = bb.f32Bits(amax);
@@ -249,9 +249,8 @@ static Value decodeElement(Bits &bb, Value byte, const ElementFormat &fmt) {
   Value sign = bb.shl(bb.band(byte, bb.c(0x80)), bb.c(24));
   Value e = bb.band(bb.shr(byte, bb.c(fmt.mantissaBits)), bb.c(expMask));
   Value m = bb.band(byte, bb.c(mantMask));
-  Value normalBits =
-      bb.bor(bb.shl(bb.add(e, bb.c(127 - fmt.bias)), bb.c(23)),
-             bb.shl(m, bb.c(23 - fmt.mantissaBits)));
+  Value normalBits = bb.bor(bb.shl(bb.add(e, bb.c(127 - fmt.bias)), bb.c(23)),
+                            bb.shl(m, bb.c(23 - fmt.mantissaBits)));
   // Subnormal: m * 2^(1-bias-mantissaBits); m is a small integer, so the
   // conversion and the power-of-two product are exact.
   Value subnormal = arith::MulFOp::create(
@@ -274,8 +273,8 @@ static Value decodeElement(Bits &bb, Value byte, const ElementFormat &fmt) {
 /// 2^(byte - 127) as an f32 (SPEC §3): byte 0 -> 0x00400000 (2^-127, an fp32
 /// subnormal), byte 255 -> NaN.
 static Value decodeScale(Bits &bb, Value byte) {
-  Value bits = bb.select(bb.eq(byte, bb.c(0)), bb.c(0x00400000),
-                         bb.shl(byte, bb.c(23)));
+  Value bits =
+      bb.select(bb.eq(byte, bb.c(0)), bb.c(0x00400000), bb.shl(byte, bb.c(23)));
   bits = bb.select(bb.eq(byte, bb.c(255)), bb.c(0x7FC00000), bits);
   return bb.f32FromBits(bits);
 }
@@ -329,8 +328,7 @@ static Value expandBlocks(OpBuilder &b, Location loc, Value value,
   auto expandedType = RankedTensorType::get(
       getExpandedShape(type.getShape(), axis), type.getElementType());
   return tensor::ExpandShapeOp::create(
-      b, loc, expandedType, value,
-      getBlockReassociation(type.getRank(), axis));
+      b, loc, expandedType, value, getBlockReassociation(type.getRank(), axis));
 }
 
 /// Merges dimensions (axis, axis+1) of `value`.
@@ -376,8 +374,8 @@ static Value buildBlockedScales(OpBuilder &b, Location loc, Value rowMajor,
   int64_t numRows = type.getDimSize(1 - axis), numCols = type.getDimSize(axis);
   int64_t size = getBlockedScaleSize(numRows, numCols);
   Type scaleType = type.getElementType();
-  Value init = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{size},
-                                       scaleType);
+  Value init =
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{size}, scaleType);
   MLIRContext *ctx = b.getContext();
   auto generic = linalg::GenericOp::create(
       b, loc, init.getType(), ValueRange{}, ValueRange{init},
@@ -397,8 +395,8 @@ static Value buildBlockedScales(OpBuilder &b, Location loc, Value rowMajor,
             bb.divu(inTile, bb.cIdx(16)));
         Value c = bb.add(bb.mul(bb.remu(tile, bb.cIdx(colTiles)), bb.cIdx(4)),
                          bb.remu(inTile, bb.cIdx(4)));
-        Value inBounds = bb.land(bb.ult(r, bb.cIdx(numRows)),
-                                 bb.ult(c, bb.cIdx(numCols)));
+        Value inBounds =
+            bb.land(bb.ult(r, bb.cIdx(numRows)), bb.ult(c, bb.cIdx(numCols)));
         // Clamp so that the (discarded) padding lanes read in bounds.
         Value rc = bb.minu(r, bb.cIdx(numRows - 1));
         Value cc = bb.minu(c, bb.cIdx(numCols - 1));
@@ -432,9 +430,8 @@ static Value buildRowMajorScales(OpBuilder &b, Location loc, Value blocked,
         Value i1 = linalg::IndexOp::create(bb.b, 1);
         Value r = axis == 1 ? i0 : i1, c = axis == 1 ? i1 : i0;
         Value off = getBlockedOffset(bb, r, c, numCols);
-        linalg::YieldOp::create(bb.b,
-                                tensor::ExtractOp::create(bb.b, blocked, off)
-                                    .getResult());
+        linalg::YieldOp::create(
+            bb.b, tensor::ExtractOp::create(bb.b, blocked, off).getResult());
       });
   return generic.getResult(0);
 }
@@ -443,8 +440,8 @@ static Value buildRowMajorScales(OpBuilder &b, Location loc, Value blocked,
 /// tensor of element type `resultType` whose dimension i is dimension
 /// `perm[i]` of `data` (a transpose folded into the same elementwise pass).
 static Value buildDequantize(OpBuilder &b, Location loc, Value data,
-                             Value scales, int64_t axis,
-                             ArrayRef<int64_t> perm, Type resultType) {
+                             Value scales, int64_t axis, ArrayRef<int64_t> perm,
+                             Type resultType) {
   auto dataType = cast<RankedTensorType>(data.getType());
   int64_t rank = dataType.getRank();
   ElementFormat fmt = getElementFormat(dataType.getElementType());
@@ -517,8 +514,7 @@ struct QuantizeOpLowering final : OpRewritePattern<QuantizeOp> {
     ScaleMode mode = op.getScaleMode();
 
     Value expanded = expandBlocks(rewriter, loc, op.getInput(), axis);
-    auto expandedShape =
-        cast<RankedTensorType>(expanded.getType()).getShape();
+    auto expandedShape = cast<RankedTensorType>(expanded.getType()).getShape();
     SmallVector<int64_t> scaleShape(inputType.getShape());
     scaleShape[axis] /= kBlockSize;
     AffineMap identity = AffineMap::getMultiDimIdentityMap(rank + 1, ctx);
@@ -529,8 +525,8 @@ struct QuantizeOpLowering final : OpRewritePattern<QuantizeOp> {
                                            rewriter.getF32FloatAttr(0.0f));
     Value amaxInit = linalg::FillOp::create(
                          rewriter, loc, zero,
-                         Value(tensor::EmptyOp::create(rewriter, loc, scaleShape,
-                                                       rewriter.getF32Type())))
+                         Value(tensor::EmptyOp::create(
+                             rewriter, loc, scaleShape, rewriter.getF32Type())))
                          .getResult(0);
     SmallVector<utils::IteratorType> reduceIters(rank + 1,
                                                  utils::IteratorType::parallel);
@@ -608,8 +604,8 @@ struct DequantizeOpLowering final : OpRewritePattern<DequantizeOp> {
     int64_t axis = op.getAxis();
     Value scales = op.getScales();
     if (op.getScaleLayout() == ScaleLayout::Blocked)
-      scales = buildRowMajorScales(rewriter, loc, scales, dataType.getShape(),
-                                   axis);
+      scales =
+          buildRowMajorScales(rewriter, loc, scales, dataType.getShape(), axis);
     SmallVector<int64_t> perm =
         llvm::to_vector(llvm::seq<int64_t>(0, dataType.getRank()));
     Value result =
@@ -645,10 +641,9 @@ struct ScaledMmOpLowering final : OpRewritePattern<ScaledMmOp> {
       int64_t kDim = (isLhs != transposed) ? r1 : r0;
       auto dataType = cast<RankedTensorType>(data.getType());
       if (layout == ScaleLayout::Blocked)
-        scales = buildRowMajorScales(rewriter, loc, scales,
-                                     dataType.getShape(), kDim);
-      SmallVector<int64_t> perm =
-          llvm::to_vector(llvm::seq<int64_t>(0, rank));
+        scales = buildRowMajorScales(rewriter, loc, scales, dataType.getShape(),
+                                     kDim);
+      SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
       if (transposed)
         std::swap(perm[r0], perm[r1]);
       return buildDequantize(rewriter, loc, data, scales, kDim, perm, f32);
@@ -660,13 +655,13 @@ struct ScaledMmOpLowering final : OpRewritePattern<ScaledMmOp> {
                             op.getRhsScaleLayout(), op.getTransposeRhs(),
                             /*isLhs=*/false);
 
-    Value zero =
-        arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0.0f));
-    Value accInit = linalg::FillOp::create(
-                        rewriter, loc, zero,
-                        Value(tensor::EmptyOp::create(
-                            rewriter, loc, resultType.getShape(), f32)))
-                        .getResult(0);
+    Value zero = arith::ConstantOp::create(rewriter, loc,
+                                           rewriter.getF32FloatAttr(0.0f));
+    Value accInit =
+        linalg::FillOp::create(rewriter, loc, zero,
+                               Value(tensor::EmptyOp::create(
+                                   rewriter, loc, resultType.getShape(), f32)))
+            .getResult(0);
     Value acc;
     if (rank == 2)
       acc = linalg::MatmulOp::create(rewriter, loc, accInit.getType(),
@@ -697,8 +692,7 @@ struct ScaledMmOpLowering final : OpRewritePattern<ScaledMmOp> {
                                             resultType.getShape(), outElemType);
     Value result =
         linalg::GenericOp::create(
-            rewriter, loc, outInit.getType(), inputs, ValueRange{outInit},
-            maps,
+            rewriter, loc, outInit.getType(), inputs, ValueRange{outInit}, maps,
             SmallVector<utils::IteratorType>(rank,
                                              utils::IteratorType::parallel),
             [&](OpBuilder &nb, Location nloc, ValueRange args) {
