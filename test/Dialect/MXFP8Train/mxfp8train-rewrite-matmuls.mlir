@@ -161,6 +161,27 @@ func.func @transpose_op_with_other_use(%x: tensor<64x128xbf16>, %w: tensor<256x1
 
 // -----
 
+// One linalg.transpose feeding both operands (xᵀ @ xᵀ): x is quantized along
+// both axes and the transpose is erased once.
+// CHECK-LABEL: func.func @one_transpose_op_both_operands(
+// CHECK-SAME:    %[[X:.*]]: tensor<64x64xbf16>
+// CHECK-NOT:     linalg.transpose
+// CHECK:         %[[A:.*]], %[[AS:.*]] = mxfp8train.quantize %[[X]] axis = 0
+// CHECK:         %[[B:.*]], %[[BS:.*]] = mxfp8train.quantize %[[X]] axis = 1
+// CHECK:         mxfp8train.scaled_mm %[[A]][%[[AS]]], %[[B]][%[[BS]]] transpose_lhs transpose_rhs
+// CHECK-NOT:     linalg.transpose
+func.func @one_transpose_op_both_operands(%x: tensor<64x64xbf16>) -> tensor<64x64xf32> {
+  %e = tensor.empty() : tensor<64x64xbf16>
+  %t = linalg.transpose ins(%x : tensor<64x64xbf16>) outs(%e : tensor<64x64xbf16>) permutation = [1, 0]
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  // expected-remark @below {{mxfp8train: converted (role forward, lhs via linalg.transpose quantized along axis 0, rhs via linalg.transpose along axis 1, recipe mxfp8_rceil)}}
+  %0 = linalg.matmul ins(%t, %t : tensor<64x64xbf16>, tensor<64x64xbf16>)
+                     outs(%z : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}
+
+// -----
+
 // A linalg.transpose read through a transposing map: the two cancel, W
 // (K = 256, N = 128) is quantized along axis 0 without transpose_rhs.
 // CHECK-LABEL: func.func @transpose_op_and_transposed_map(

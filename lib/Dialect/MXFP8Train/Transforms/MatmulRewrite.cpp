@@ -128,6 +128,11 @@ static bool isHighPrecision(Type type) {
   return isa<BFloat16Type, Float32Type>(type);
 }
 
+/// `recipe`, or the default recipe (`mxfp8_rceil`) when it is null.
+static RecipeAttr getRecipeOrDefault(MLIRContext *context, RecipeAttr recipe) {
+  return recipe ? recipe : RecipeAttr::getDefault(context);
+}
+
 /// Prints an attribute or type for a diagnostic.
 template <typename T> static std::string printToString(T value) {
   std::string s;
@@ -305,7 +310,8 @@ MatmulAnalysis mxfp8train::analyzeMatmul(linalg::LinalgOp op,
   plan.role = roleOverride.value_or(
       inferMatmulRole(plan.lhs.transposed, plan.rhs.transposed));
   plan.roleFromAttribute = roleOverride.has_value();
-  if (plan.role == MatmulRole::Wgrad && options.recipe.getWgradWithHp()) {
+  RecipeAttr recipe = getRecipeOrDefault(op->getContext(), options.recipe);
+  if (plan.role == MatmulRole::Wgrad && recipe.getWgradWithHp()) {
     result.decision = MatmulDecision::KeepHighPrecision;
     result.reason = "role wgrad, recipe wgrad_with_hp = true";
     return result;
@@ -431,18 +437,23 @@ static Value addInitInHighPrecision(RewriterBase &rewriter, Location loc,
   return generic.getResult(0);
 }
 
-/// Erases the ops of `candidates` left without uses and side effects, then
-/// the producers of their operands that became dead (one level: empties,
-/// constants).
+/// Erases the ops of `candidates` (null entries and duplicates allowed) left
+/// without uses and side effects, then the producers of their operands that
+/// became dead (one level: empties, constants).
 static void eraseDeadOps(RewriterBase &rewriter,
                          ArrayRef<Operation *> candidates) {
+  llvm::SetVector<Operation *> unique;
+  for (Operation *op : candidates)
+    if (op)
+      unique.insert(op);
   llvm::SetVector<Operation *> producers;
-  for (Operation *op : candidates) {
-    if (!op || !isOpTriviallyDead(op))
+  for (Operation *op : unique) {
+    if (!isOpTriviallyDead(op))
       continue;
     for (Value operand : op->getOperands())
       if (Operation *producer = operand.getDefiningOp())
         producers.insert(producer);
+    // A candidate may produce another one's operand; never revisit it.
     producers.remove(op);
     rewriter.eraseOp(op);
   }
@@ -457,6 +468,7 @@ Operation *mxfp8train::rewriteMatmul(RewriterBase &rewriter,
   linalg::LinalgOp linalgOp = plan.op;
   Operation *op = linalgOp;
   Location loc = op->getLoc();
+  recipe = getRecipeOrDefault(op->getContext(), recipe);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
   auto [lhsData, lhsScales] =
@@ -516,6 +528,7 @@ static std::string describeRecipe(RecipeAttr recipe) {
 
 std::string mxfp8train::describeConversion(const MatmulPlan &plan,
                                            RecipeAttr recipe) {
+  recipe = getRecipeOrDefault(plan.op->getContext(), recipe);
   bool emulated = recipe.getKernelPreference() == KernelPreference::Emulated;
   std::string s;
   llvm::raw_string_ostream os(s);

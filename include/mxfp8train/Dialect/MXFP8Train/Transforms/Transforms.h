@@ -78,7 +78,8 @@ findExcludedName(Location loc, llvm::ArrayRef<std::string> patterns,
 
 /// What `mxfp8train-rewrite-matmuls` converts and how.
 struct RewriteMatmulsOptions {
-  /// The recipe (element type, scale mode, wgrad_with_hp, kernel preference).
+  /// The recipe (element type, scale mode, wgrad_with_hp, kernel
+  /// preference); null means `mxfp8_rceil`.
   RecipeAttr recipe;
   /// Matmuls with M, N or K below this are skipped.
   int64_t minSize = 0;
@@ -178,7 +179,8 @@ std::pair<Value, Value> getOrCreateQuantize(RewriterBase &rewriter,
                                             int64_t axis, Type elemType,
                                             ScaleMode mode);
 
-/// Rewrites the matmul of `plan` under `recipe`: `quantize` of each stored
+/// Rewrites the matmul of `plan` under `recipe` (null: `mxfp8_rceil`), which
+/// should be the recipe it was analysed with: `quantize` of each stored
 /// operand along its contraction axis and `mxfp8train.scaled_mm` (carrying
 /// `mxfp8train.role`), the init dropped, used as bias or added after; or,
 /// for `kernel_preference = emulated`, quantize + dequantize of each operand
