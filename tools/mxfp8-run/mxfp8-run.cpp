@@ -371,13 +371,17 @@ static FailureOr<Signature> getSignature(ModuleOp module,
       } else if (Operation *def = value.getDefiningOp()) {
         unsigned resultNumber = cast<OpResult>(value).getResultNumber();
         if (const auto *opDef = asmState.getOpDef(def)) {
-          for (const auto &group : opDef->resultGroups)
-            if (group.startIndex <= resultNumber) {
-              name = getSSAName(group.definition.loc);
-              if (!name.empty() && (resultNumber != group.startIndex ||
-                                    def->getNumResults() > 1))
-                name += "#" + std::to_string(resultNumber - group.startIndex);
-            }
+          // Result groups are `%a, %b = ...` (one result each) or `%c:2`.
+          auto groups = opDef->resultGroups;
+          for (auto [g, group] : llvm::enumerate(groups)) {
+            unsigned end = g + 1 < groups.size() ? groups[g + 1].startIndex
+                                                 : def->getNumResults();
+            if (resultNumber < group.startIndex || resultNumber >= end)
+              continue;
+            name = getSSAName(group.definition.loc);
+            if (!name.empty() && end - group.startIndex > 1)
+              name += "#" + std::to_string(resultNumber - group.startIndex);
+          }
         }
       }
     }

@@ -9,6 +9,7 @@
 // RUN: %PYTHON %S/Inputs/npytool.py dump %t/u16/scale.npy | FileCheck %s --check-prefix=SCALE
 // RUN: %PYTHON %S/Inputs/npytool.py dump %t/u16/qc.npy | FileCheck %s --check-prefix=Q
 // RUN: %PYTHON %S/Inputs/npytool.py dump %t/u16/w2.npy | FileCheck %s --check-prefix=W
+// RUN: %PYTHON %S/Inputs/npytool.py dump %t/u16/pair_1.npy | FileCheck %s --check-prefix=PAIR
 // RUN: mxfp8-run %s --entry=values --output-dir=%t/f32 --bf16-as=float32 > %t/f32.log
 // RUN: %PYTHON %S/Inputs/npytool.py dump %t/f32/y.npy | FileCheck %s --check-prefix=Y32
 
@@ -30,6 +31,8 @@
 // CHECK-NEXT: 2  scale  -       2xf8E8M0FNU  1.41421  1        {{.*}}u16/scale.npy
 // CHECK-NEXT: 3  qc     output  3xf8E4M3FN   448.001  448      {{.*}}u16/qc.npy
 // CHECK-NEXT: 4  w2     -       2x2xbf16     6        3        {{.*}}u16/w2.npy
+// CHECK-NEXT: 5  w3     -       2x2xbf16     4.5      2.25     {{.*}}u16/w3.npy
+// CHECK-NEXT: 6  pair#1 -       4xi32        18.8149  16       {{.*}}u16/pair_1.npy
 // CHECK-NEXT: time: compile
 
 // bf16(f32(a / 3) + 0.5) rounded to nearest even:
@@ -47,6 +50,8 @@
 // The splat 2x2 bf16 input -1.5 (0xBFC0), doubled: -3.0 (0xC040).
 // W: descr <u2 shape 2x2
 // W-NEXT: values 0xC040 0xC040 0xC040 0xC040
+// PAIR: descr <i4 shape 4
+// PAIR-NEXT: values 1 4 9 16
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #id1 = affine_map<(d0) -> (d0)>
@@ -61,7 +66,8 @@ func.func @values(
     %w: tensor<2x2xbf16> {mxfp8run.values = dense<-1.5> : tensor<2x2xbf16>})
     -> (tensor<2x3xbf16>, tensor<4xi32> {mxfp8run.name = "sum"},
         tensor<2xf8E8M0FNU> {mxfp8run.name = "scale"},
-        tensor<3xf8E4M3FN> {mxfp8train.role = "output"}, tensor<2x2xbf16>) {
+        tensor<3xf8E4M3FN> {mxfp8train.role = "output"}, tensor<2x2xbf16>,
+        tensor<2x2xbf16>, tensor<4xi32>) {
   %ye = tensor.empty() : tensor<2x3xbf16>
   %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
       ins(%a, %b : tensor<2x3xf32>, tensor<2x3xbf16>) outs(%ye : tensor<2x3xbf16>) {
@@ -93,11 +99,18 @@ func.func @values(
     linalg.yield %x : f8E4M3FN
   } -> tensor<3xf8E4M3FN>
   %we = tensor.empty() : tensor<2x2xbf16>
-  %w2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%w : tensor<2x2xbf16>) outs(%we : tensor<2x2xbf16>) {
-  ^bb0(%x: bf16, %o: bf16):
+  %w2, %w3 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%w : tensor<2x2xbf16>) outs(%we, %we : tensor<2x2xbf16>, tensor<2x2xbf16>) {
+  ^bb0(%x: bf16, %o: bf16, %o2: bf16):
     %r = arith.addf %x, %x : bf16
-    linalg.yield %r : bf16
-  } -> tensor<2x2xbf16>
-  return %y, %sum, %scale, %qc, %w2 : tensor<2x3xbf16>, tensor<4xi32>, tensor<2xf8E8M0FNU>, tensor<3xf8E4M3FN>, tensor<2x2xbf16>
+    %m = arith.mulf %x, %x : bf16
+    linalg.yield %r, %m : bf16, bf16
+  } -> (tensor<2x2xbf16>, tensor<2x2xbf16>)
+  %pair:2 = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]}
+      ins(%n : tensor<4xi32>) outs(%se, %se : tensor<4xi32>, tensor<4xi32>) {
+  ^bb0(%x: i32, %o: i32, %o2: i32):
+    %r = arith.muli %x, %x : i32
+    linalg.yield %x, %r : i32, i32
+  } -> (tensor<4xi32>, tensor<4xi32>)
+  return %y, %sum, %scale, %qc, %w2, %w3, %pair#1 : tensor<2x3xbf16>, tensor<4xi32>, tensor<2xf8E8M0FNU>, tensor<3xf8E4M3FN>, tensor<2x2xbf16>, tensor<2x2xbf16>, tensor<4xi32>
 }
