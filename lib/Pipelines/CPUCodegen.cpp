@@ -22,6 +22,7 @@ namespace mlir::mxfp8train {
 #define GEN_PASS_DEF_MXFP8TRAINCPUPREPAREMATMULSPASS
 #define GEN_PASS_DEF_MXFP8TRAINCPUTILEANDVECTORIZEPASS
 #define GEN_PASS_DEF_MXFP8TRAINCPUEMITCINTERFACEPASS
+#define GEN_PASS_DEF_MXFP8TRAINCPULOWERVECTORSPASS
 #include "mxfp8train/Pipelines/Passes.h.inc"
 } // namespace mlir::mxfp8train
 
@@ -207,11 +208,20 @@ constexpr int64_t kTileInner = 64;
 /// Second-innermost tile of elementwise generics.
 constexpr int64_t kTileOuter = 8;
 
+/// The largest divisor of `n` that is at most `bound` (at least 1).
+static int64_t largestDivisorAtMost(int64_t n, int64_t bound) {
+  for (int64_t d = std::min(n, bound); d > 1; --d)
+    if (n % d == 0)
+      return d;
+  return 1;
+}
+
 struct CPUTileAndVectorizePass final
     : mxfp8train::impl::MXFP8TrainCPUTileAndVectorizePassBase<CPUTileAndVectorizePass> {
   using Base::Base;
 
   void runOnOperation() override {
+    fuseElementwise();
     SmallVector<linalg::LinalgOp> ops;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (op.hasPureTensorSemantics() && !op.hasDynamicShape())
@@ -227,6 +237,24 @@ struct CPUTileAndVectorizePass final
     linalg::populateLinalgTilingCanonicalizationPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
+  }
+
+  /// Fuses producer/consumer pairs of all-parallel generics (elementwise
+  /// chains), never into or out of a contraction or reduction, so that
+  /// matmuls keep their canonical form and block reductions stay separate.
+  void fuseElementwise() {
+    RewritePatternSet patterns(&getContext());
+    auto allParallel = [](Operation *op) {
+      auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+      return generic && generic.getNumLoops() == generic.getNumParallelLoops();
+    };
+    linalg::populateElementwiseOpsFusionPatterns(
+        patterns, [&](OpOperand *operand) {
+          return allParallel(operand->get().getDefiningOp()) &&
+                 allParallel(operand->getOwner());
+        });
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
   }
 
   void tileAndVectorize(IRRewriter &rewriter, linalg::LinalgOp op) {
@@ -270,9 +298,11 @@ struct CPUTileAndVectorizePass final
     } else {
       return;
     }
+    // Tiles divide their loop exactly: partial tiles would need masked
+    // vectorization, which does not compose with every vector lowering.
     for (auto [t, r] : llvm::zip(tiles, ranges))
-      if (t > r)
-        t = r;
+      if (t != 0)
+        t = largestDivisorAtMost(r, t);
 
     rewriter.setInsertionPoint(op);
     scf::SCFTilingOptions options;
@@ -289,11 +319,8 @@ struct CPUTileAndVectorizePass final
       if (!linalgOp)
         continue;
       SmallVector<int64_t> vectorSizes;
-      if (linalgOp.hasDynamicShape()) {
-        // Partial tiles: masked vectorization with the full tile sizes.
-        for (auto [t, r] : llvm::zip(tiles, ranges))
-          vectorSizes.push_back(t == 0 ? r : t);
-      }
+      if (linalgOp.hasDynamicShape())
+        continue;
       if (failed(linalg::vectorizeOpPrecondition(linalgOp, vectorSizes, {},
                                                  /*vectorizeNDExtract=*/true)))
         continue;
@@ -304,6 +331,35 @@ struct CPUTileAndVectorizePass final
       if (succeeded(result))
         rewriter.replaceOp(linalgOp, result->replacements);
     }
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// mxfp8train-cpu-lower-vectors
+//===----------------------------------------------------------------------===//
+
+struct CPULowerVectorsPass final
+    : mxfp8train::impl::MXFP8TrainCPULowerVectorsPassBase<CPULowerVectorsPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    RewritePatternSet patterns(ctx);
+    vector::populateVectorContractLoweringPatterns(
+        patterns, vector::VectorContractLowering::OuterProduct);
+    vector::populateVectorOuterProductLoweringPatterns(patterns);
+    vector::populateVectorMultiReductionLoweringPatterns(
+        patterns, vector::VectorMultiReductionLowering::InnerParallel);
+    vector::populateVectorBroadcastLoweringPatterns(patterns);
+    vector::populateVectorMaskOpLoweringPatterns(patterns);
+    vector::populateVectorShapeCastLoweringPatterns(patterns);
+    vector::populateVectorTransposeLoweringPatterns(
+        patterns, vector::VectorTransposeLowering::Shuffle1D);
+    vector::populateVectorTransferLoweringPatterns(patterns,
+                                                   /*maxTransferRank=*/1);
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+    vector::populateVectorGatherLoweringPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
   }
 };
 

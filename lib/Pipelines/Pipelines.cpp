@@ -35,7 +35,7 @@ void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
   pm.addPass(createConvertMXFP8TrainToLinalgPass());
   addPipeline(pm, "canonicalize,cse");
   pm.addPass(createMXFP8TrainCPUPrepareMatmulsPass());
-  addPipeline(pm, "func.func(linalg-fuse-elementwise-ops),canonicalize,cse");
+  addPipeline(pm, "canonicalize,cse");
   if (options.vectorize)
     pm.addPass(createMXFP8TrainCPUTileAndVectorizePass());
   addPipeline(pm, "canonicalize,cse");
@@ -48,6 +48,7 @@ void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
                   "modify-public-functions=true},"
                   "canonicalize,buffer-deallocation-pipeline");
   pm.addPass(createMXFP8TrainCPUEmitCInterfacePass());
+  pm.addPass(createMXFP8TrainCPULowerVectorsPass());
   addPipeline(pm,
               "func.func(convert-linalg-to-loops),"
               "func.func(convert-vector-to-scf{full-unroll=true}),"

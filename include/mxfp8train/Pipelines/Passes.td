@@ -43,6 +43,21 @@ def MXFP8TrainCPUTileAndVectorizePass
                            "::mlir::tensor::TensorDialect"];
 }
 
+def MXFP8TrainCPULowerVectorsPass
+    : Pass<"mxfp8train-cpu-lower-vectors", "::mlir::ModuleOp"> {
+  let summary = "Lower n-D vector ops to 1-D ones before LLVM conversion (CPU)";
+  let description = [{
+    Applies upstream vector lowering patterns: `vector.contract` to outer
+    products (FMAs), multi-reductions, broadcasts, shape casts, transposes
+    (1-D shuffles), masks, gathers and n-D transfers, so that
+    `convert-vector-to-llvm` only sees 1-D vectors.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def MXFP8TrainCPUEmitCInterfacePass
     : Pass<"mxfp8train-cpu-emit-c-interface", "::mlir::ModuleOp"> {
   let summary = "Mark every public function with llvm.emit_c_interface";
