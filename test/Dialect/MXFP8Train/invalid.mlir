@@ -350,3 +350,131 @@ func.func @recipe_rejects_bool() attributes {r = #mxfp8train.recipe<wgrad_with_h
 func.func @recipe_rejects_kernel_preference() attributes {r = #mxfp8train.recipe<kernel_preference = cutlass>} {
   return
 }
+
+// -----
+
+func.func @grouped_mm_rejects_offs_length(%a: tensor<512x256xbf16>, %w: tensor<8x64x256xbf16>, %offs: tensor<4xi32>) {
+  // expected-error @+1 {{'mxfp8train.grouped_mm' op expects one offs entry per expert (8), found 4}}
+  %0 = mxfp8train.grouped_mm %a, %w offs(%offs) transpose_rhs : tensor<512x256xbf16>, tensor<8x64x256xbf16>, tensor<4xi32> -> tensor<512x64xbf16>
+  return
+}
+
+// -----
+
+func.func @grouped_mm_rejects_2d2d_result(%go: tensor<512x64xbf16>, %a: tensor<512x256xbf16>, %offs: tensor<8xi32>) {
+  // expected-error @+1 {{expects a result of shape 8x64x256, found 8x256x64}}
+  %0 = mxfp8train.grouped_mm %go, %a offs(%offs) transpose_lhs : tensor<512x64xbf16>, tensor<512x256xbf16>, tensor<8xi32> -> tensor<8x256x64xbf16>
+  return
+}
+
+// -----
+
+func.func @scaled_grouped_mm_rejects_blocked_for_2d3d_lhs(%a: tensor<512x256xf8E4M3FN>, %as: tensor<4096xf8E8M0FNU>, %w: tensor<8x64x256xf8E4M3FN>, %ws: tensor<8x64x8xf8E8M0FNU>, %offs: tensor<8xi32>) {
+  // expected-error @+1 {{expects the row_major or blocked_m_groups scale layout for lhs, found blocked}}
+  %0 = mxfp8train.scaled_grouped_mm %a [%as], %w [%ws] offs(%offs) transpose_rhs lhs_layout = blocked : tensor<512x256xf8E4M3FN> [tensor<4096xf8E8M0FNU>], tensor<8x64x256xf8E4M3FN> [tensor<8x64x8xf8E8M0FNU>], tensor<8xi32> -> tensor<512x64xbf16>
+  return
+}
+
+// -----
+
+func.func @scaled_grouped_mm_rejects_m_groups_size(%a: tensor<512x256xf8E4M3FN>, %as: tensor<4096xf8E8M0FNU>, %w: tensor<8x64x256xf8E4M3FN>, %ws: tensor<8x64x8xf8E8M0FNU>, %offs: tensor<8xi32>) {
+  // expected-error @+1 {{expects blocked_m_groups lhs scales of shape 12288, found 4096}}
+  %0 = mxfp8train.scaled_grouped_mm %a [%as], %w [%ws] offs(%offs) transpose_rhs lhs_layout = blocked_m_groups : tensor<512x256xf8E4M3FN> [tensor<4096xf8E8M0FNU>], tensor<8x64x256xf8E4M3FN> [tensor<8x64x8xf8E8M0FNU>], tensor<8xi32> -> tensor<512x64xbf16>
+  return
+}
+
+// -----
+
+func.func @scaled_grouped_mm_rejects_per_expert_size(%a: tensor<512x256xf8E4M3FN>, %as: tensor<512x8xf8E8M0FNU>, %w: tensor<8x64x256xf8E4M3FN>, %ws: tensor<8x512xf8E8M0FNU>, %offs: tensor<8xi32>) {
+  // expected-error @+1 {{expects blocked_per_expert rhs scales of shape 8x1024, found 8x512}}
+  %0 = mxfp8train.scaled_grouped_mm %a [%as], %w [%ws] offs(%offs) transpose_rhs rhs_layout = blocked_per_expert : tensor<512x256xf8E4M3FN> [tensor<512x8xf8E8M0FNU>], tensor<8x64x256xf8E4M3FN> [tensor<8x512xf8E8M0FNU>], tensor<8xi32> -> tensor<512x64xbf16>
+  return
+}
+
+// -----
+
+func.func @scaled_mm_rejects_grouped_layout(%a: tensor<64x128xf8E4M3FN>, %as: tensor<512xf8E8M0FNU>, %b: tensor<128x32xf8E4M3FN>, %bs: tensor<4x32xf8E8M0FNU>) {
+  // expected-error @+1 {{expects the row_major or blocked scale layout for lhs, found blocked_m_groups}}
+  %0 = mxfp8train.scaled_mm %a [%as], %b [%bs] lhs_layout = blocked_m_groups : tensor<64x128xf8E4M3FN> [tensor<512xf8E8M0FNU>], tensor<128x32xf8E4M3FN> [tensor<4x32xf8E8M0FNU>] -> tensor<64x32xbf16>
+  return
+}
+
+// -----
+
+func.func @pad_token_groups_rejects_rows(%x: tensor<200x256xbf16>, %offs: tensor<8xi32>) {
+  // expected-error @+1 {{'mxfp8train.pad_token_groups' op expects 480 padded rows (ceil((200 + 32*8)/32)*32), found 456}}
+  %xp, %p = mxfp8train.pad_token_groups %x offs(%offs) alignment = 32 : tensor<200x256xbf16>, tensor<8xi32> -> tensor<456x256xbf16>, tensor<8xi32>
+  return
+}
+
+// -----
+
+func.func @pad_token_groups_rejects_alignment(%x: tensor<200x256xbf16>, %offs: tensor<8xi32>) {
+  // expected-error @+1 {{expects alignment 32 or 128, found 64}}
+  %xp, %p = mxfp8train.pad_token_groups %x offs(%offs) alignment = 64 : tensor<200x256xbf16>, tensor<8xi32> -> tensor<768x256xbf16>, tensor<8xi32>
+  return
+}
+
+// -----
+
+func.func @pad_token_groups_rejects_columns(%x: tensor<200x256xbf16>, %offs: tensor<8xi32>) {
+  // expected-error @+1 {{expects the padded and unpadded tensors to have the same number of columns, found 256 and 128}}
+  %xp, %p = mxfp8train.pad_token_groups %x offs(%offs) alignment = 32 : tensor<200x256xbf16>, tensor<8xi32> -> tensor<480x128xbf16>, tensor<8xi32>
+  return
+}
+
+// -----
+
+func.func @unpad_token_groups_rejects_rows(%y: tensor<480x64xbf16>, %offs: tensor<8xi32>) {
+  // expected-error @+1 {{'mxfp8train.unpad_token_groups' op expects 448 padded rows (ceil((190 + 32*8)/32)*32), found 480}}
+  %u = mxfp8train.unpad_token_groups %y offs(%offs) alignment = 32 : tensor<480x64xbf16>, tensor<8xi32> -> tensor<190x64xbf16>
+  return
+}
+
+// -----
+
+func.func @to_blocked_rejects_row_major(%s: tensor<100x3xf8E8M0FNU>) {
+  // expected-error @+1 {{'mxfp8train.to_blocked' op expects a blocked target layout, found row_major}}
+  %0 = mxfp8train.to_blocked %s layout = row_major : tensor<100x3xf8E8M0FNU> -> tensor<300xf8E8M0FNU>
+  return
+}
+
+// -----
+
+func.func @to_blocked_rejects_missing_offs(%s: tensor<512x8xf8E8M0FNU>) {
+  // expected-error @+1 {{expects offs with the blocked_m_groups layout}}
+  %0 = mxfp8train.to_blocked %s layout = blocked_m_groups : tensor<512x8xf8E8M0FNU> -> tensor<12288xf8E8M0FNU>
+  return
+}
+
+// -----
+
+func.func @to_blocked_rejects_stray_offs(%s: tensor<100x3xf8E8M0FNU>, %offs: tensor<8xi32>) {
+  // expected-error @+1 {{expects no offs with the blocked layout}}
+  %0 = mxfp8train.to_blocked %s offs(%offs) layout = blocked : tensor<100x3xf8E8M0FNU>, tensor<8xi32> -> tensor<512xf8E8M0FNU>
+  return
+}
+
+// -----
+
+func.func @to_blocked_rejects_rank(%s: tensor<8x64x8xf8E8M0FNU>) {
+  // expected-error @+1 {{expects scales of rank 2 for the blocked layout, found rank 3}}
+  %0 = mxfp8train.to_blocked %s layout = blocked : tensor<8x64x8xf8E8M0FNU> -> tensor<512xf8E8M0FNU>
+  return
+}
+
+// -----
+
+func.func @to_blocked_rejects_size(%s: tensor<100x3xf8E8M0FNU>) {
+  // expected-error @+1 {{expects a result of shape 512 for the blocked layout, found 300}}
+  %0 = mxfp8train.to_blocked %s layout = blocked : tensor<100x3xf8E8M0FNU> -> tensor<300xf8E8M0FNU>
+  return
+}
+
+// -----
+
+func.func @to_blocked_rejects_k_groups_size(%s: tensor<64x16xf8E8M0FNU>, %offs: tensor<8xi32>) {
+  // expected-error @+1 {{expects a result of shape 6144 for the blocked_k_groups layout, found 2048}}
+  %0 = mxfp8train.to_blocked %s offs(%offs) layout = blocked_k_groups : tensor<64x16xf8E8M0FNU>, tensor<8xi32> -> tensor<2048xf8E8M0FNU>
+  return
+}

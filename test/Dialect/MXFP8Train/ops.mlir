@@ -86,3 +86,40 @@ func.func @recipes() attributes {
     mxfp8train.f = #mxfp8train.recipe<> } {
   return
 }
+
+// CHECK-LABEL: func.func @grouped_and_padding_ops
+func.func @grouped_and_padding_ops(%x: tensor<200x256xbf16>, %w: tensor<8x64x256xbf16>, %offs: tensor<8xi32>, %go: tensor<200x64xf32>) {
+  // CHECK: %{{.*}}, %{{.*}} = mxfp8train.pad_token_groups %{{.*}} offs(%{{.*}}) alignment = 32 : tensor<200x256xbf16>, tensor<8xi32> -> tensor<480x256xbf16>, tensor<8xi32>
+  %xp, %poffs = mxfp8train.pad_token_groups %x offs(%offs) alignment = 32 : tensor<200x256xbf16>, tensor<8xi32> -> tensor<480x256xbf16>, tensor<8xi32>
+  // CHECK: mxfp8train.grouped_mm %{{.*}}, %{{.*}} offs(%{{.*}}) transpose_rhs : tensor<480x256xbf16>, tensor<8x64x256xbf16>, tensor<8xi32> -> tensor<480x64xf32>
+  %y = mxfp8train.grouped_mm %xp, %w offs(%poffs) transpose_rhs : tensor<480x256xbf16>, tensor<8x64x256xbf16>, tensor<8xi32> -> tensor<480x64xf32>
+  // CHECK: mxfp8train.unpad_token_groups %{{.*}} offs(%{{.*}}) alignment = 32 : tensor<480x64xf32>, tensor<8xi32> -> tensor<200x64xf32>
+  %u = mxfp8train.unpad_token_groups %y offs(%offs) alignment = 32 : tensor<480x64xf32>, tensor<8xi32> -> tensor<200x64xf32>
+  // CHECK: mxfp8train.grouped_mm {{.*}} transpose_lhs : tensor<200x64xf32>, tensor<200x256xbf16>, tensor<8xi32> -> tensor<8x64x256xbf16>
+  %dw = mxfp8train.grouped_mm %go, %x offs(%offs) transpose_lhs : tensor<200x64xf32>, tensor<200x256xbf16>, tensor<8xi32> -> tensor<8x64x256xbf16>
+  return
+}
+
+// CHECK-LABEL: func.func @to_blocked_layouts
+func.func @to_blocked_layouts(%s: tensor<100x3xf8E8M0FNU>, %m: tensor<512x8xf8E8M0FNU>, %k: tensor<64x16xf8E8M0FNU>, %e: tensor<8x64x8xf8E8M0FNU>, %offs: tensor<8xi32>) {
+  // CHECK: mxfp8train.to_blocked %{{.*}} layout = blocked : tensor<100x3xf8E8M0FNU> -> tensor<512xf8E8M0FNU>
+  %0 = mxfp8train.to_blocked %s layout = blocked : tensor<100x3xf8E8M0FNU> -> tensor<512xf8E8M0FNU>
+  // CHECK: mxfp8train.to_blocked %{{.*}} offs(%{{.*}}) layout = blocked_m_groups : tensor<512x8xf8E8M0FNU>, tensor<8xi32> -> tensor<12288xf8E8M0FNU>
+  %1 = mxfp8train.to_blocked %m offs(%offs) layout = blocked_m_groups : tensor<512x8xf8E8M0FNU>, tensor<8xi32> -> tensor<12288xf8E8M0FNU>
+  // CHECK: layout = blocked_k_groups : tensor<64x16xf8E8M0FNU>, tensor<8xi32> -> tensor<6144xf8E8M0FNU>
+  %2 = mxfp8train.to_blocked %k offs(%offs) layout = blocked_k_groups : tensor<64x16xf8E8M0FNU>, tensor<8xi32> -> tensor<6144xf8E8M0FNU>
+  // CHECK: layout = blocked_per_expert : tensor<8x64x8xf8E8M0FNU> -> tensor<8x1024xf8E8M0FNU>
+  %3 = mxfp8train.to_blocked %e layout = blocked_per_expert : tensor<8x64x8xf8E8M0FNU> -> tensor<8x1024xf8E8M0FNU>
+  return
+}
+
+// CHECK-LABEL: func.func @scaled_grouped_mm_blocked_layouts
+func.func @scaled_grouped_mm_blocked_layouts(%a: tensor<512x256xf8E4M3FN>, %as: tensor<12288xf8E8M0FNU>,
+    %w: tensor<8x64x256xf8E4M3FN>, %ws: tensor<8x1024xf8E8M0FNU>, %offs: tensor<8xi32>,
+    %go: tensor<512x64xf8E4M3FN>, %gos: tensor<6144xf8E8M0FNU>, %ac: tensor<512x256xf8E4M3FN>, %acs: tensor<12288xf8E8M0FNU>) {
+  // CHECK: lhs_layout = blocked_m_groups rhs_layout = blocked_per_expert
+  %0 = mxfp8train.scaled_grouped_mm %a [%as], %w [%ws] offs(%offs) transpose_rhs lhs_layout = blocked_m_groups rhs_layout = blocked_per_expert : tensor<512x256xf8E4M3FN> [tensor<12288xf8E8M0FNU>], tensor<8x64x256xf8E4M3FN> [tensor<8x1024xf8E8M0FNU>], tensor<8xi32> -> tensor<512x64xbf16>
+  // CHECK: lhs_layout = blocked_k_groups rhs_layout = blocked_k_groups
+  %1 = mxfp8train.scaled_grouped_mm %go [%gos], %ac [%acs] offs(%offs) transpose_lhs lhs_layout = blocked_k_groups rhs_layout = blocked_k_groups : tensor<512x64xf8E4M3FN> [tensor<6144xf8E8M0FNU>], tensor<512x256xf8E4M3FN> [tensor<12288xf8E8M0FNU>], tensor<8xi32> -> tensor<8x64x256xf32>
+  return
+}

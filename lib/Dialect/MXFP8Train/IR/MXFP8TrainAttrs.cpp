@@ -29,6 +29,23 @@ int64_t mlir::mxfp8train::getBlockedScaleSize(int64_t rows, int64_t cols) {
   return llvm::divideCeil(rows, 128) * 128 * llvm::divideCeil(cols, 4) * 4;
 }
 
+int64_t mlir::mxfp8train::getBlockedMGroupsScaleSize(int64_t rows,
+                                                     int64_t cols,
+                                                     int64_t groups) {
+  return (rows + 128 * groups) * llvm::divideCeil(cols, 4) * 4;
+}
+
+int64_t mlir::mxfp8train::getBlockedKGroupsScaleSize(int64_t rows,
+                                                     int64_t cols,
+                                                     int64_t groups) {
+  return llvm::divideCeil(rows, 128) * 128 * (cols + 4 * groups);
+}
+
+int64_t mlir::mxfp8train::getPaddedTokenCount(int64_t tokens, int64_t groups,
+                                              int64_t alignment) {
+  return llvm::divideCeil(tokens + alignment * groups, alignment) * alignment;
+}
+
 //===----------------------------------------------------------------------===//
 // RecipeAttr
 //===----------------------------------------------------------------------===//

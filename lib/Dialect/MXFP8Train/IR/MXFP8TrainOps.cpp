@@ -65,6 +65,10 @@ static LogicalResult verifyScaleShape(Operation *op, StringRef what,
                                       ScaleLayout layout) {
   SmallVector<int64_t> expected(dataShape);
   expected[axis] /= kBlockSize;
+  if (layout != ScaleLayout::RowMajor && layout != ScaleLayout::Blocked)
+    return op->emitOpError()
+           << "expects the row_major or blocked scale layout for " << what
+           << ", found " << stringifyScaleLayout(layout);
   if (layout == ScaleLayout::RowMajor) {
     if (!shapesCompatible(scalesType.getShape(), expected))
       return op->emitOpError()
@@ -189,70 +193,248 @@ LogicalResult ScaledMmOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
-// ScaledGroupedMmOp
+// Grouped GEMMs
 //===----------------------------------------------------------------------===//
 
-LogicalResult ScaledGroupedMmOp::verify() {
-  RankedTensorType lhsType = getLhs().getType(), rhsType = getRhs().getType();
-  RankedTensorType offsType = getOffs().getType();
-  RankedTensorType resultType = getResult().getType();
+namespace {
+/// The shape analysis shared by grouped_mm and scaled_grouped_mm.
+struct GroupedShapes {
+  bool twoDTwoD = false;
+  /// Stored dimension of lhs / rhs that is contracted.
+  int64_t lhsK = 0, rhsK = 0;
+  /// Non-contracted rows of each operand's scale matrix (N for a 2d-3d rhs,
+  /// N / K for 2d-2d lhs / rhs, M for a 2d-3d lhs).
+  int64_t lhsRows = 0, rhsRows = 0;
+  int64_t groups = 0;
+};
+} // namespace
+
+/// Checks the ranks, sizes, offs and result of a grouped GEMM (SPEC §7.1).
+static FailureOr<GroupedShapes>
+verifyGroupedShapes(Operation *op, RankedTensorType lhsType,
+                    RankedTensorType rhsType, RankedTensorType offsType,
+                    RankedTensorType resultType, bool transposeLhs,
+                    bool transposeRhs) {
+  GroupedShapes g;
   if (lhsType.getRank() != 2)
-    return emitOpError() << "expects lhs of rank 2, found rank "
-                         << lhsType.getRank();
+    return op->emitOpError() << "expects lhs of rank 2, found rank "
+                             << lhsType.getRank();
   if (offsType.getRank() != 1)
-    return emitOpError() << "expects offs to be a 1-D i32 tensor, found rank "
-                         << offsType.getRank();
-  int64_t groups = offsType.getDimSize(0);
+    return op->emitOpError()
+           << "expects offs to be a 1-D i32 tensor, found rank "
+           << offsType.getRank();
+  g.groups = offsType.getDimSize(0);
   ArrayRef<int64_t> ls = lhsType.getShape(), rs = rhsType.getShape();
   SmallVector<int64_t> expected;
   if (rhsType.getRank() == 3) {
     // 2d-3d: lhs (M, K); rhs (E, K, N) or stored (E, N, K).
-    if (getTransposeLhs())
-      return emitOpError() << "expects no transpose_lhs in the 2d-3d form";
-    int64_t rhsK = getTransposeRhs() ? 2 : 1, rhsN = getTransposeRhs() ? 1 : 2;
-    if (!shapesCompatible({rs[0]}, {groups}))
-      return emitOpError() << "expects one offs entry per expert (" << rs[0]
-                           << "), found " << groups;
-    if (!shapesCompatible({ls[1]}, {rs[rhsK]}))
-      return emitOpError() << "expects the contraction sizes of lhs ("
-                           << ls[1] << ") and rhs (" << rs[rhsK]
-                           << ", dimension " << rhsK << ") to be equal";
-    if (failed(verifyBlockedDim(*this, "lhs", ls, 1)) ||
-        failed(verifyBlockedDim(*this, "rhs", rs, rhsK)) ||
-        failed(verifyScaleShape(*this, "lhs", ls, 1, getLhsScales().getType(),
-                                ScaleLayout::RowMajor)) ||
-        failed(verifyScaleShape(*this, "rhs", rs, rhsK,
-                                getRhsScales().getType(),
-                                ScaleLayout::RowMajor)))
-      return failure();
+    if (transposeLhs)
+      return op->emitOpError() << "expects no transpose_lhs in the 2d-3d form";
+    g.lhsK = 1;
+    g.rhsK = transposeRhs ? 2 : 1;
+    int64_t rhsN = transposeRhs ? 1 : 2;
+    if (!shapesCompatible({rs[0]}, {g.groups}))
+      return op->emitOpError() << "expects one offs entry per expert ("
+                               << rs[0] << "), found " << g.groups;
+    if (!shapesCompatible({ls[1]}, {rs[g.rhsK]}))
+      return op->emitOpError() << "expects the contraction sizes of lhs ("
+                               << ls[1] << ") and rhs (" << rs[g.rhsK]
+                               << ", dimension " << g.rhsK
+                               << ") to be equal";
+    g.lhsRows = ls[0];
+    g.rhsRows = rs[rhsN];
     expected = {ls[0], rs[rhsN]};
   } else if (rhsType.getRank() == 2) {
     // 2d-2d: lhs (N, M) or stored (M, N); rhs (M, K) or stored (K, M).
-    int64_t lhsM = getTransposeLhs() ? 0 : 1, lhsN = 1 - lhsM;
-    int64_t rhsM = getTransposeRhs() ? 1 : 0, rhsK = 1 - rhsM;
-    if (!shapesCompatible({ls[lhsM]}, {rs[rhsM]}))
-      return emitOpError() << "expects the token (contraction) sizes of lhs ("
-                           << ls[lhsM] << ") and rhs (" << rs[rhsM]
-                           << ") to be equal";
-    if (failed(verifyBlockedDim(*this, "lhs", ls, lhsM)) ||
-        failed(verifyBlockedDim(*this, "rhs", rs, rhsM)) ||
-        failed(verifyScaleShape(*this, "lhs", ls, lhsM,
-                                getLhsScales().getType(),
-                                ScaleLayout::RowMajor)) ||
-        failed(verifyScaleShape(*this, "rhs", rs, rhsM,
-                                getRhsScales().getType(),
-                                ScaleLayout::RowMajor)))
-      return failure();
-    expected = {groups, ls[lhsN], rs[rhsK]};
+    g.twoDTwoD = true;
+    g.lhsK = transposeLhs ? 0 : 1;
+    g.rhsK = transposeRhs ? 1 : 0;
+    if (!shapesCompatible({ls[g.lhsK]}, {rs[g.rhsK]}))
+      return op->emitOpError()
+             << "expects the token (contraction) sizes of lhs ("
+             << ls[g.lhsK] << ") and rhs (" << rs[g.rhsK] << ") to be equal";
+    g.lhsRows = ls[1 - g.lhsK];
+    g.rhsRows = rs[1 - g.rhsK];
+    expected = {g.groups, g.lhsRows, g.rhsRows};
   } else {
-    return emitOpError() << "expects rhs of rank 2 (2d-2d) or 3 (2d-3d), found "
-                            "rank "
-                         << rhsType.getRank();
+    return op->emitOpError()
+           << "expects rhs of rank 2 (2d-2d) or 3 (2d-3d), found rank "
+           << rhsType.getRank();
   }
   if (!shapesCompatible(resultType.getShape(), expected))
+    return op->emitOpError() << "expects a result of shape "
+                             << formatShape(expected) << ", found "
+                             << formatShape(resultType.getShape());
+  return g;
+}
+
+LogicalResult GroupedMmOp::verify() {
+  return verifyGroupedShapes(*this, getLhs().getType(), getRhs().getType(),
+                             getOffs().getType(), getResult().getType(),
+                             getTransposeLhs(), getTransposeRhs());
+}
+
+/// Checks one scale operand of scaled_grouped_mm: row-major, or the grouped
+/// blocked layout `grouped` of SPEC §4.2.
+static LogicalResult verifyGroupedScales(Operation *op, StringRef what,
+                                         ArrayRef<int64_t> dataShape,
+                                         int64_t axis, int64_t rows,
+                                         int64_t groups,
+                                         RankedTensorType scalesType,
+                                         ScaleLayout layout,
+                                         ScaleLayout grouped) {
+  if (layout == ScaleLayout::RowMajor)
+    return verifyScaleShape(op, what, dataShape, axis, scalesType, layout);
+  if (layout != grouped)
+    return op->emitOpError()
+           << "expects the row_major or " << stringifyScaleLayout(grouped)
+           << " scale layout for " << what << ", found "
+           << stringifyScaleLayout(layout);
+  int64_t cols = dataShape[axis] / kBlockSize;
+  if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(groups))
+    return op->emitOpError() << "expects static shapes with the "
+                             << stringifyScaleLayout(layout)
+                             << " scale layout of " << what;
+  SmallVector<int64_t> expected;
+  if (grouped == ScaleLayout::BlockedMGroups)
+    expected = {getBlockedMGroupsScaleSize(rows, cols, groups)};
+  else if (grouped == ScaleLayout::BlockedKGroups)
+    expected = {getBlockedKGroupsScaleSize(rows, cols, groups)};
+  else
+    expected = {dataShape[0], getBlockedScaleSize(rows, cols)};
+  if (scalesType.getShape() != ArrayRef(expected))
+    return op->emitOpError()
+           << "expects " << stringifyScaleLayout(layout) << " " << what
+           << " scales of shape " << formatShape(expected) << ", found "
+           << formatShape(scalesType.getShape());
+  return success();
+}
+
+LogicalResult ScaledGroupedMmOp::verify() {
+  FailureOr<GroupedShapes> g = verifyGroupedShapes(
+      *this, getLhs().getType(), getRhs().getType(), getOffs().getType(),
+      getResult().getType(), getTransposeLhs(), getTransposeRhs());
+  if (failed(g))
+    return failure();
+  ArrayRef<int64_t> ls = getLhs().getType().getShape();
+  ArrayRef<int64_t> rs = getRhs().getType().getShape();
+  if (failed(verifyBlockedDim(*this, "lhs", ls, g->lhsK)) ||
+      failed(verifyBlockedDim(*this, "rhs", rs, g->rhsK)))
+    return failure();
+  ScaleLayout lhsGrouped =
+      g->twoDTwoD ? ScaleLayout::BlockedKGroups : ScaleLayout::BlockedMGroups;
+  ScaleLayout rhsGrouped = g->twoDTwoD ? ScaleLayout::BlockedKGroups
+                                       : ScaleLayout::BlockedPerExpert;
+  if (failed(verifyGroupedScales(*this, "lhs", ls, g->lhsK, g->lhsRows,
+                                 g->groups, getLhsScales().getType(),
+                                 getLhsScaleLayout(), lhsGrouped)) ||
+      failed(verifyGroupedScales(*this, "rhs", rs, g->rhsK, g->rhsRows,
+                                 g->groups, getRhsScales().getType(),
+                                 getRhsScaleLayout(), rhsGrouped)))
+    return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Token-group padding
+//===----------------------------------------------------------------------===//
+
+/// Checks `alignment`, the 2-D `padded (R, K)` / `unpadded (M, K)` pair and
+/// the offs of pad_token_groups / unpad_token_groups.
+static LogicalResult verifyPadding(Operation *op, RankedTensorType unpadded,
+                                   RankedTensorType padded,
+                                   RankedTensorType offsType,
+                                   int64_t alignment) {
+  if (alignment != 32 && alignment != 128)
+    return op->emitOpError() << "expects alignment 32 or 128, found "
+                             << alignment;
+  if (unpadded.getRank() != 2 || padded.getRank() != 2)
+    return op->emitOpError() << "expects 2-D (tokens x features) tensors";
+  if (offsType.getRank() != 1)
+    return op->emitOpError()
+           << "expects offs to be a 1-D i32 tensor, found rank "
+           << offsType.getRank();
+  if (unpadded.getElementType() != padded.getElementType())
+    return op->emitOpError() << "expects the padded and unpadded tensors to "
+                                "have the same element type";
+  if (!shapesCompatible({unpadded.getDimSize(1)}, {padded.getDimSize(1)}))
+    return op->emitOpError() << "expects the padded and unpadded tensors to "
+                                "have the same number of columns, found "
+                             << unpadded.getDimSize(1) << " and "
+                             << padded.getDimSize(1);
+  int64_t tokens = unpadded.getDimSize(0), groups = offsType.getDimSize(0);
+  if (ShapedType::isDynamic(tokens) || ShapedType::isDynamic(groups) ||
+      padded.isDynamicDim(0))
+    return op->emitOpError() << "expects static token and group counts";
+  int64_t rows = getPaddedTokenCount(tokens, groups, alignment);
+  if (padded.getDimSize(0) != rows)
+    return op->emitOpError()
+           << "expects " << rows << " padded rows (ceil((" << tokens << " + "
+           << alignment << "*" << groups << ")/" << alignment << ")*"
+           << alignment << "), found " << padded.getDimSize(0);
+  return success();
+}
+
+LogicalResult PadTokenGroupsOp::verify() {
+  if (getPaddedOffs().getType() != getOffs().getType())
+    return emitOpError() << "expects padded_offs of the type of offs "
+                         << getOffs().getType() << ", found "
+                         << getPaddedOffs().getType();
+  return verifyPadding(*this, getInput().getType(), getResult().getType(),
+                       getOffs().getType(), getAlignment());
+}
+
+LogicalResult UnpadTokenGroupsOp::verify() {
+  return verifyPadding(*this, getResult().getType(), getInput().getType(),
+                       getOffs().getType(), getAlignment());
+}
+
+//===----------------------------------------------------------------------===//
+// ToBlockedOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ToBlockedOp::verify() {
+  RankedTensorType in = getScales().getType(), out = getResult().getType();
+  ScaleLayout layout = getLayout();
+  bool grouped = layout == ScaleLayout::BlockedMGroups ||
+                 layout == ScaleLayout::BlockedKGroups;
+  if (layout == ScaleLayout::RowMajor)
+    return emitOpError() << "expects a blocked target layout, found row_major";
+  if (grouped != bool(getOffs()))
+    return emitOpError() << (grouped ? "expects offs with the "
+                                     : "expects no offs with the ")
+                         << stringifyScaleLayout(layout) << " layout";
+  int64_t wantRank = layout == ScaleLayout::BlockedPerExpert ? 3 : 2;
+  if (in.getRank() != wantRank)
+    return emitOpError() << "expects scales of rank " << wantRank
+                         << " for the " << stringifyScaleLayout(layout)
+                         << " layout, found rank " << in.getRank();
+  if (!in.hasStaticShape())
+    return emitOpError() << "expects statically shaped scales";
+  ArrayRef<int64_t> s = in.getShape();
+  SmallVector<int64_t> expected;
+  switch (layout) {
+  case ScaleLayout::Blocked:
+    expected = {getBlockedScaleSize(s[0], s[1])};
+    break;
+  case ScaleLayout::BlockedPerExpert:
+    expected = {s[0], getBlockedScaleSize(s[1], s[2])};
+    break;
+  default: {
+    auto offsType = cast<RankedTensorType>(getOffs().getType());
+    if (offsType.getRank() != 1 || offsType.isDynamicDim(0))
+      return emitOpError() << "expects offs to be a static 1-D i32 tensor";
+    int64_t groups = offsType.getDimSize(0);
+    expected = {layout == ScaleLayout::BlockedMGroups
+                    ? getBlockedMGroupsScaleSize(s[0], s[1], groups)
+                    : getBlockedKGroupsScaleSize(s[0], s[1], groups)};
+  }
+  }
+  if (out.getShape() != ArrayRef(expected))
     return emitOpError() << "expects a result of shape "
-                         << formatShape(expected) << ", found "
-                         << formatShape(resultType.getShape());
+                         << formatShape(expected) << " for the "
+                         << stringifyScaleLayout(layout) << " layout, found "
+                         << formatShape(out.getShape());
   return success();
 }
 

@@ -26,6 +26,20 @@ inline constexpr int64_t kBlockSize = 32;
 /// `(rows, cols)` scale matrix: `ceil(rows/128)*128 * ceil(cols/4)*4`.
 int64_t getBlockedScaleSize(int64_t rows, int64_t cols);
 
+/// Number of bytes of the `blocked_m_groups` layout (SPEC §4.2 a) of an
+/// `(rows, cols)` scale matrix with `groups` token groups along the rows:
+/// `(rows + 128*groups) * ceil(cols/4)*4`.
+int64_t getBlockedMGroupsScaleSize(int64_t rows, int64_t cols, int64_t groups);
+
+/// Number of bytes of the `blocked_k_groups` layout (SPEC §4.2 b) of an
+/// `(rows, cols)` scale matrix with `groups` groups along the columns:
+/// `ceil(rows/128)*128 * (cols + 4*groups)`.
+int64_t getBlockedKGroupsScaleSize(int64_t rows, int64_t cols, int64_t groups);
+
+/// Rows of the result of `pad_token_groups` for `tokens` rows in `groups`
+/// groups: `ceil((tokens + alignment*groups) / alignment) * alignment`.
+int64_t getPaddedTokenCount(int64_t tokens, int64_t groups, int64_t alignment);
+
 } // namespace mlir::mxfp8train
 
 #endif // MXFP8TRAIN_DIALECT_MXFP8TRAIN_IR_MXFP8TRAINATTRS_H

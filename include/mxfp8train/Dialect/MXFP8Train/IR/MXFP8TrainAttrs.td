@@ -60,7 +60,10 @@ def MXFP8Train_KernelPreferenceAttr
 def MXFP8Train_ScaleLayoutEnum : I32EnumAttr<"ScaleLayout",
     "Memory layout of an e8m0 scale tensor", [
       I32EnumAttrCase<"RowMajor", 0, "row_major">,
-      I32EnumAttrCase<"Blocked", 1, "blocked">]> {
+      I32EnumAttrCase<"Blocked", 1, "blocked">,
+      I32EnumAttrCase<"BlockedMGroups", 2, "blocked_m_groups">,
+      I32EnumAttrCase<"BlockedKGroups", 3, "blocked_k_groups">,
+      I32EnumAttrCase<"BlockedPerExpert", 4, "blocked_per_expert">]> {
   let cppNamespace = "::mlir::mxfp8train";
   let genSpecializedAttr = 0;
 }
@@ -77,7 +80,23 @@ def MXFP8Train_ScaleLayoutAttr
     swizzled by torchao `to_blocked` (cuBLAS "32_4_4"): a 1-D tensor of
     `ceil(R/128)*ceil(C/4)*512` bytes where
     `off(r,c) = ((r/128)*ceil(C/4) + c/4)*512 + (r%32)*16 + ((r%128)/32)*4 + c%4`.
-    Only 2-D operands whose blocked axis is the last one have a blocked layout.
+    Rank-2 operands only; the scale matrix is (non-blocked dim, blocked
+    dim / 32) whichever axis is blocked.
+
+    The grouped layouts of `torch._scaled_grouped_mm` (SPEC §4.2), each a
+    concatenation of per-group `to_blocked` results at a computable offset,
+    with byte 0x00 everywhere else:
+
+    `blocked_m_groups` (2d-3d lhs, groups along rows): 1-D,
+    `(R + 128*G) * ceil(C/4)*4` bytes; group g starts at row
+    `Σ_{i<g} ceil(n_i/128)*128` of a `(R + 128*G, ceil(C/4)*4)` matrix.
+
+    `blocked_k_groups` (2d-2d operands, groups along the scale columns
+    `offs/32`): 1-D, `ceil(R/128)*128 * (C + 4*G)` bytes; group g starts at
+    flat offset `Σ_{i<g} ceil(c_i/4)*4 * ceil(R/128)*128`.
+
+    `blocked_per_expert` (2d-3d rhs, 3-D `(E, R, C)` scales): 2-D
+    `(E, ceil(R/128)*128 * ceil(C/4)*4)`, one `to_blocked` per expert.
   }];
 }
 

@@ -191,9 +191,15 @@ def MXFP8Train_ScaledGroupedMmOp : MXFP8Train_Op<"scaled_grouped_mm", [Pure]> {
     `result[g] = lhs[:, group g] @ rhs[group g, :]`; an empty group gives an
     exactly zero `result[g]`. Both operands are quantized along M.
 
+    Scale layouts: `row_major` (the stored data shape with the quantized
+    dimension divided by 32) or the grouped blocked layouts of SPEC §4.2 that
+    `to_blocked` produces: 2d-3d lhs `blocked_m_groups`, 2d-3d rhs
+    `blocked_per_expert` (of the rhs's (E, rows, K/32) scale matrices),
+    2d-2d operands `blocked_k_groups`.
+
     The result is `bf16` or `f32`. Errors: ranks, K/N/M mismatches, offs not
     `i32` 1-D, offs length not E, the contraction size not a multiple of 32,
-    scale shapes.
+    scale shapes or layouts.
 
     ```mlir
     %out = mxfp8train.scaled_grouped_mm %aq [%as], %wq [%ws] offs(%offs) transpose_rhs
@@ -208,11 +214,14 @@ def MXFP8Train_ScaledGroupedMmOp : MXFP8Train_Op<"scaled_grouped_mm", [Pure]> {
                        MXFP8Train_ScaleTensor:$rhs_scales,
                        RankedTensorOf<[I32]>:$offs,
                        UnitAttr:$transpose_lhs,
-                       UnitAttr:$transpose_rhs);
+                       UnitAttr:$transpose_rhs,
+                       MXFP8Train_DefaultScaleLayout:$lhs_scale_layout,
+                       MXFP8Train_DefaultScaleLayout:$rhs_scale_layout);
   let results = (outs MXFP8Train_HighPrecisionTensor:$result);
   let assemblyFormat = [{
     $lhs `[` $lhs_scales `]` `,` $rhs `[` $rhs_scales `]` `offs` `(` $offs `)`
     (`transpose_lhs` $transpose_lhs^)? (`transpose_rhs` $transpose_rhs^)?
+    (`lhs_layout` `=` $lhs_scale_layout^)? (`rhs_layout` `=` $rhs_scale_layout^)?
     attr-dict `:` type($lhs) `[` type($lhs_scales) `]` `,`
                   type($rhs) `[` type($rhs_scales) `]` `,` type($offs)
                   `->` type($result)
@@ -222,6 +231,167 @@ def MXFP8Train_ScaledGroupedMmOp : MXFP8Train_Op<"scaled_grouped_mm", [Pure]> {
     /// True for the 2d-2d (weight-gradient) form, false for 2d-3d.
     bool isTwoDTwoD() { return getRhs().getType().getRank() == 2; }
   }];
+}
+
+
+//===----------------------------------------------------------------------===//
+// grouped_mm
+//===----------------------------------------------------------------------===//
+
+def MXFP8Train_GroupedMmOp : MXFP8Train_Op<"grouped_mm", [Pure]> {
+  let summary = "High-precision grouped GEMM over token groups (torch._grouped_mm)";
+  let description = [{
+    The high-precision grouped GEMM that frontends emit for MoE experts; the
+    contract of `torch._grouped_mm(A, B, offs)` (SPEC §7.1). Upstream MLIR has
+    no grouped matmul; `mxfp8train-rewrite-matmuls` turns this op into
+    padding + `quantize` + `scaled_grouped_mm` + unpadding.
+
+    `offs`: `i32` 1-D, E cumulative exclusive end offsets along the token
+    dimension, non-decreasing, at most the token count.
+
+    **2d-3d** (`rhs` rank 3; forward and dgrad): `lhs (M, K)`, `rhs`
+    logically `(E, K, N)` (`transpose_rhs`: stored `(E, N, K)`, the expert
+    weights W). `result (M, N)`, `result[m] = lhs[m] @ rhs[g(m)]`, rows at or
+    past `offs[E-1]` zero.
+
+    **2d-2d** (`rhs` rank 2; wgrad): `lhs` logically `(N, M)`
+    (`transpose_lhs`: stored `(M, N)`), `rhs` logically `(M, K)`
+    (`transpose_rhs`: stored `(K, M)`). `result (E, N, K)`,
+    `result[g] = Σ_{m in group g} lhs[:, m] ⊗ rhs[m, :]`; an empty group
+    gives zeros.
+
+    Accumulation in f32, result bf16 or f32 (rounded to nearest-even).
+    Errors: ranks, K/N/M mismatches, offs not `i32` 1-D, offs length not E,
+    result shape.
+
+    ```mlir
+    %out = mxfp8train.grouped_mm %a, %w offs(%offs) transpose_rhs
+        : tensor<512x7168xbf16>, tensor<8x2048x7168xbf16>, tensor<8xi32>
+          -> tensor<512x2048xbf16>
+    ```
+  }];
+  let arguments = (ins MXFP8Train_HighPrecisionTensor:$lhs,
+                       MXFP8Train_HighPrecisionTensor:$rhs,
+                       RankedTensorOf<[I32]>:$offs,
+                       UnitAttr:$transpose_lhs,
+                       UnitAttr:$transpose_rhs);
+  let results = (outs MXFP8Train_HighPrecisionTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `offs` `(` $offs `)`
+    (`transpose_lhs` $transpose_lhs^)? (`transpose_rhs` $transpose_rhs^)?
+    attr-dict `:` type($lhs) `,` type($rhs) `,` type($offs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// True for the 2d-2d (weight-gradient) form, false for 2d-3d.
+    bool isTwoDTwoD() { return getRhs().getType().getRank() == 2; }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Token-group padding
+//===----------------------------------------------------------------------===//
+
+def MXFP8Train_PadTokenGroupsOp : MXFP8Train_Op<"pad_token_groups", [Pure]> {
+  let summary = "Pad every token group to a multiple of the alignment (SPEC §7.3)";
+  let description = [{
+    torchao `pad_token_groups`: with `n_g = offs[g] - offs[g-1]` and
+    `p_g = ceil(n_g / alignment) * alignment`, group g's rows are copied to
+    rows `[padded_offs[g] - p_g, padded_offs[g] - p_g + n_g)` of the result,
+    where `padded_offs[g] = Σ_{i<=g} p_i` (i32, cumulative exclusive ends).
+    Every other row is zero, so 32-row blocks along M never straddle two
+    groups and padding rows change neither amax nor the wgrad sums.
+
+    Shapes: `input (M, K)` → `result (R, K)` with the static upper bound
+    `R = ceil((M + alignment * G) / alignment) * alignment`, `padded_offs (G)`.
+    `alignment` is 32 (default) or 128. Offsets past M are clamped to M.
+
+    ```mlir
+    %xp, %poffs = mxfp8train.pad_token_groups %x offs(%offs) alignment = 32
+        : tensor<200x256xbf16>, tensor<8xi32> -> tensor<480x256xbf16>, tensor<8xi32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[BF16, F32]>:$input,
+                       RankedTensorOf<[I32]>:$offs,
+                       DefaultValuedAttr<I64Attr, "32">:$alignment);
+  let results = (outs RankedTensorOf<[BF16, F32]>:$result,
+                      RankedTensorOf<[I32]>:$padded_offs);
+  let assemblyFormat = [{
+    $input `offs` `(` $offs `)` `alignment` `=` $alignment attr-dict
+    `:` type($input) `,` type($offs) `->` type($result) `,` type($padded_offs)
+  }];
+  let hasVerifier = 1;
+}
+
+def MXFP8Train_UnpadTokenGroupsOp : MXFP8Train_Op<"unpad_token_groups", [Pure]> {
+  let summary = "Inverse of pad_token_groups: gather each group's rows back (SPEC §7.3)";
+  let description = [{
+    torchao `unpad_token_groups`: row `offs[g-1] + i` of the result is row
+    `padded_start[g] + i` of `input` for `i < n_g`, with the padded starts
+    recomputed from `offs` and `alignment` exactly as `pad_token_groups`
+    does. Rows of the result at or past `offs[G-1]` are zero.
+
+    Shapes: `input (R, N)` with `R = ceil((M + alignment * G) / alignment) *
+    alignment` → `result (M, N)`.
+
+    ```mlir
+    %y = mxfp8train.unpad_token_groups %yp offs(%offs) alignment = 32
+        : tensor<480x64xbf16>, tensor<8xi32> -> tensor<200x64xbf16>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[BF16, F32]>:$input,
+                       RankedTensorOf<[I32]>:$offs,
+                       DefaultValuedAttr<I64Attr, "32">:$alignment);
+  let results = (outs RankedTensorOf<[BF16, F32]>:$result);
+  let assemblyFormat = [{
+    $input `offs` `(` $offs `)` `alignment` `=` $alignment attr-dict
+    `:` type($input) `,` type($offs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Scale layouts
+//===----------------------------------------------------------------------===//
+
+def MXFP8Train_ToBlockedOp : MXFP8Train_Op<"to_blocked", [Pure]> {
+  let summary = "Re-lay row-major e8m0 scales into a blocked tcgen05 layout (SPEC §4)";
+  let description = [{
+    Rearranges a row-major scale matrix into one of the blocked layouts that
+    block-scaled MMAs read (`layout`, see `#mxfp8train.scale_layout`), padding
+    with byte 0x00 (2^-127):
+
+    - `blocked`: `scales (R, C)` → `to_blocked` (SPEC §4.1), 1-D
+      `ceil(R/128)*128 * ceil(C/4)*4` bytes.
+    - `blocked_m_groups`: `scales (R, C)`, `offs (G)` token-group ends along R
+      → 1-D `(R + 128*G) * ceil(C/4)*4` bytes (SPEC §4.2 a, torchao
+      `torch_to_blocked_2d_M_groups`).
+    - `blocked_k_groups`: `scales (R, C)` whose columns are 32-token blocks,
+      `offs (G)` token-group ends (multiples of 32; column groups `offs/32`)
+      → 1-D `ceil(R/128)*128 * (C + 4*G)` bytes (SPEC §4.2 b,
+      `torch_to_blocked_2d_K_groups`).
+    - `blocked_per_expert`: `scales (E, R, C)` → `(E, ceil(R/128)*128 *
+      ceil(C/4)*4)` (SPEC §4.2 c, `torch_to_blocked_per_group_3d`).
+
+    Errors: `row_major` as target, rank, `offs` missing or present when not
+    needed, result shape.
+
+    ```mlir
+    %b = mxfp8train.to_blocked %s layout = blocked
+        : tensor<100x3xf8E8M0FNU> -> tensor<512xf8E8M0FNU>
+    %m = mxfp8train.to_blocked %s offs(%offs) layout = blocked_m_groups
+        : tensor<512x8xf8E8M0FNU>, tensor<8xi32> -> tensor<32768xf8E8M0FNU>
+    ```
+  }];
+  let arguments = (ins MXFP8Train_ScaleTensor:$scales,
+                       Optional<RankedTensorOf<[I32]>>:$offs,
+                       MXFP8Train_ScaleLayoutAttr:$layout);
+  let results = (outs MXFP8Train_ScaleTensor:$result);
+  let assemblyFormat = [{
+    $scales (`offs` `(` $offs^ `)`)? `layout` `=` $layout attr-dict
+    `:` type($scales) (`,` type($offs)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
 }
 
 #endif // MXFP8TRAIN_DIALECT_MXFP8TRAIN_IR_MXFP8TRAINOPS_TD
