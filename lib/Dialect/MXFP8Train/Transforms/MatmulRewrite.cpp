@@ -365,6 +365,20 @@ static bool dominatesInsertionPoint(Operation *def, Block *block,
   return ancestor && def->isBeforeInBlock(ancestor);
 }
 
+/// True when the pure op `existing`, whose operands dominate the insertion
+/// point, can stand for a new identical op there: it dominates the point, or
+/// it is later in the same block and is moved up to the point (so reuse does
+/// not depend on the order in which a greedy driver visits matmuls).
+static bool reuseAtInsertionPoint(RewriterBase &rewriter, Operation *existing,
+                                  Block *block, Block::iterator ip) {
+  if (dominatesInsertionPoint(existing, block, ip))
+    return true;
+  if (existing->getBlock() != block || ip == block->end())
+    return false;
+  rewriter.moveOpBefore(existing, block, ip);
+  return true;
+}
+
 std::pair<Value, Value>
 mxfp8train::getOrCreateQuantize(RewriterBase &rewriter, Location loc,
                                 Value input, int64_t axis, Type elemType,
@@ -378,7 +392,7 @@ mxfp8train::getOrCreateQuantize(RewriterBase &rewriter, Location loc,
         quantize.getScaleMode() == mode &&
         quantize.getScaleLayout() == ScaleLayout::RowMajor &&
         quantize.getData().getType().getElementType() == elemType &&
-        dominatesInsertionPoint(quantize, block, ip))
+        reuseAtInsertionPoint(rewriter, quantize, block, ip))
       return {quantize.getData(), quantize.getScales()};
   }
   auto inputType = cast<RankedTensorType>(input.getType());
@@ -406,7 +420,7 @@ static Value getOrCreateDequantize(RewriterBase &rewriter, Location loc,
         static_cast<int64_t>(dequantize.getAxis()) == axis &&
         dequantize.getScaleLayout() == ScaleLayout::RowMajor &&
         dequantize.getType() == type &&
-        dominatesInsertionPoint(dequantize, block, ip))
+        reuseAtInsertionPoint(rewriter, dequantize, block, ip))
       return dequantize.getResult();
   }
   return DequantizeOp::create(rewriter, loc, type, data, scales, axis);

@@ -170,10 +170,11 @@ MatmulAnalysis analyzeMatmul(linalg::LinalgOp op,
 //===----------------------------------------------------------------------===//
 
 /// Returns the data and scales of `input` quantized along `axis` (row-major
-/// scales, `elemType` elements, `mode`). Reuses an identical
-/// `mxfp8train.quantize` of `input` that dominates the insertion point, so a
-/// tensor is quantized at most once per axis; otherwise creates one at the
-/// insertion point.
+/// scales, `elemType` elements, `mode`) for use at the insertion point, where
+/// `input` must be available. Reuses an identical `mxfp8train.quantize` of
+/// `input` that dominates the insertion point, or one later in the same block
+/// (moved up to the insertion point), so a tensor is quantized at most once
+/// per axis; otherwise creates one at the insertion point.
 std::pair<Value, Value> getOrCreateQuantize(RewriterBase &rewriter,
                                             Location loc, Value input,
                                             int64_t axis, Type elemType,
@@ -214,7 +215,9 @@ LogicalResult rewriteMatmuls(Operation *root,
 
 /// Adds patterns that rewrite candidate matmuls as rewriteMatmuls does (no
 /// remarks; a skipped matmul is a match failure with the reason), for use
-/// with the greedy driver inside other pipelines.
+/// with the greedy driver inside other pipelines. The greedy driver may visit
+/// matmuls out of program order; quantizes it cannot share across regions
+/// are left to a later `cse`.
 void populateMXFP8TrainRewriteMatmulsPatterns(
     RewritePatternSet &patterns, const RewriteMatmulsOptions &options,
     PatternBenefit benefit = 1);
