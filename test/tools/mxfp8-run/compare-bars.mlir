@@ -3,6 +3,7 @@
 // status 2, or 0 with --check-bars=false); a result that does not depend on a
 // matmul is bit-identical (SQNR inf, max abs error 0); a result without role
 // or min_sqnr has no bar; --per-matmul=false drops the per-matmul table.
+// (Scalar loops: --vectorize=false, the unvectorized CPU lowering.)
 //
 // RUN: %PYTHON %S/Inputs/expect_rc.py 2 mxfp8-run %s --compare --vectorize=false > %t.log 2> %t.err
 // RUN: FileCheck %s < %t.log

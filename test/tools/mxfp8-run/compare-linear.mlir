@@ -5,7 +5,7 @@
 // from the .npy outputs.
 //
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: mxfp8-run %s --compare --vectorize=false --output-dir=%t > %t/log
+// RUN: mxfp8-run %s --compare --output-dir=%t > %t/log
 // RUN: %PYTHON %S/Inputs/npytool.py sqnr %t/out.original.npy %t/out.converted.npy --bf16 >> %t/log
 // RUN: %PYTHON %S/Inputs/npytool.py sqnr %t/dx.original.npy %t/dx.converted.npy --bf16 >> %t/log
 // RUN: %PYTHON %S/Inputs/npytool.py sqnr %t/dw.original.npy %t/dw.converted.npy --bf16 >> %t/log
@@ -13,7 +13,7 @@
 //
 // wgrad_with_hp keeps dW in high precision: the bar becomes 34 dB and dW is
 // computed from the same bf16 operands, so it is exact.
-// RUN: mxfp8-run %s --compare --vectorize=false --recipe=mxfp8_rceil_wgrad_with_hp | FileCheck %s --check-prefix=HP
+// RUN: mxfp8-run %s --compare --recipe=mxfp8_rceil_wgrad_with_hp | FileCheck %s --check-prefix=HP
 
 // CHECK: device: cpu
 // CHECK-NEXT: recipe: #mxfp8train.recipe<mxfp8_rceil>

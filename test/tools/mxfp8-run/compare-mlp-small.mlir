@@ -6,7 +6,7 @@
 // Python.
 //
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: mxfp8-run %mxfp8train_src_root/examples/mlp_train_step_small.mlir --entry=mlp_train_step --compare --vectorize=false --recipe=mxfp8_rceil --output-dir=%t > %t/log
+// RUN: mxfp8-run %mxfp8train_src_root/examples/mlp_train_step_small.mlir --entry=mlp_train_step --compare --recipe=mxfp8_rceil --output-dir=%t > %t/log
 // RUN: %PYTHON %S/Inputs/npytool.py sqnr %t/out.original.npy %t/out.converted.npy --bf16 >> %t/log
 // RUN: %PYTHON %S/Inputs/npytool.py sqnr %t/dw2.original.npy %t/dw2.converted.npy --bf16 >> %t/log
 // RUN: FileCheck %s < %t/log
