@@ -26,5 +26,14 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.mxfp8train_tools_dir, config.llvm_tools_dir]
-tools = ["mxfp8-opt", "mxfp8-run", "mxfp8train-execution-tests", "mlir-translate", "llc"]
+tools = [
+    "mxfp8-opt",
+    "mxfp8-run",
+    "mxfp8train-execution-tests",
+    "mxfp8train-runtime-tests",
+    "mlir-opt",
+    "mlir-runner",
+    "mlir-translate",
+    "llc",
+]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

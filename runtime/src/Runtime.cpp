@@ -1,0 +1,1153 @@
+//===- Runtime.cpp - mxfp8rt* API over the CUDA driver -------- -*- C++ -*-===//
+//
+// Implements Runtime.h's mxfp8rt* functions. Arguments are validated before
+// the driver is touched, so validation errors are reported the same way on
+// machines without a GPU. Every driver call runs with the primary context of
+// the relevant device current (pushed and popped around the call when the
+// thread has another one current).
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxfp8train/runtime/Runtime.h"
+
+#include "CudaDriver.h"
+#include "ModuleCache.h"
+#include "RuntimeInternal.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <string>
+#include <vector>
+
+using namespace mxfp8rt;
+using namespace mxfp8rt::cuda;
+
+namespace {
+
+/// Process-wide runtime state. Never destroyed: generated host code unloads
+/// its modules from global destructors, which may run after ours would.
+struct State {
+  std::once_flag initOnce;
+  mxfp8rtStatus initStatus = MXFP8RT_UNAVAILABLE;
+  std::string initMessage;
+  Driver driver;
+  std::vector<CUdevice> devices;
+
+  /// Primary contexts, retained on first use.
+  std::mutex contextMutex;
+  std::vector<CUcontext> contexts;
+
+  ModuleCache modules;
+
+  /// The most recent launch, for errors that surface later.
+  std::mutex lastLaunchMutex;
+  std::string lastLaunch;
+};
+
+/// A kernel launch configuration, for messages.
+struct LaunchShape {
+  unsigned int cluster[3];
+  unsigned int grid[3];
+  unsigned int block[3];
+  unsigned int dynamicShared;
+  bool hasCluster;
+};
+
+} // namespace
+
+static State &getState() {
+  static State *state = new State();
+  return *state;
+}
+
+// The calling thread's last error. Host code from gpu-to-llvm unloads its
+// modules from global destructors, which can run after this thread's
+// thread_local objects are destroyed (exit() destroys them first), so the
+// message lives behind a trivially destructible pointer; a separate
+// thread_local frees it at thread exit and leaves the pointer null, and a
+// failure recorded after that allocates a new one that the process exit
+// reclaims.
+static thread_local std::string *lastError = nullptr;
+static thread_local int currentDevice = 0;
+
+namespace {
+/// Frees the calling thread's message when the thread exits.
+struct LastErrorReclaimer {
+  bool armed = false;
+  ~LastErrorReclaimer() {
+    delete lastError;
+    lastError = nullptr;
+  }
+};
+} // namespace
+static thread_local LastErrorReclaimer lastErrorReclaimer;
+
+/// Records `message` as the calling thread's last error and returns `status`.
+static mxfp8rtStatus fail(mxfp8rtStatus status, std::string message) {
+  if (!lastError) {
+    lastError = new std::string();
+    lastErrorReclaimer.armed = true;
+  }
+  *lastError = std::move(message);
+  return status;
+}
+
+mxfp8rtStatus mxfp8rt::recordError(mxfp8rtStatus status, std::string message) {
+  return fail(status, std::move(message));
+}
+
+static const char *getLibraryPath() {
+  const char *path = std::getenv("MXFP8RT_CUDA_LIBRARY");
+  return path && *path ? path : "libcuda.so.1";
+}
+
+static void initializeOnce(State &state) {
+  std::string message;
+  mxfp8rtStatus status = loadDriver(getLibraryPath(), state.driver, message);
+  if (status != MXFP8RT_SUCCESS) {
+    state.initStatus = status;
+    state.initMessage = std::move(message);
+    return;
+  }
+  const Driver &driver = state.driver;
+  CUresult result = driver.cuInit(0);
+  if (result != CUDA_SUCCESS) {
+    state.initStatus = MXFP8RT_UNAVAILABLE;
+    state.initMessage = "no usable CUDA GPU on this machine: cuInit failed: " +
+                        describeResult(driver, result);
+    return;
+  }
+  int count = 0;
+  result = driver.cuDeviceGetCount(&count);
+  if (result != CUDA_SUCCESS) {
+    state.initStatus = MXFP8RT_UNAVAILABLE;
+    state.initMessage =
+        "no usable CUDA GPU on this machine: cuDeviceGetCount failed: " +
+        describeResult(driver, result);
+    return;
+  }
+  if (count <= 0) {
+    state.initStatus = MXFP8RT_UNAVAILABLE;
+    state.initMessage =
+        "no CUDA GPU on this machine: the driver reports 0 devices";
+    return;
+  }
+  for (int ordinal = 0; ordinal < count; ++ordinal) {
+    CUdevice device = 0;
+    result = driver.cuDeviceGet(&device, ordinal);
+    if (result != CUDA_SUCCESS) {
+      state.initStatus = MXFP8RT_UNAVAILABLE;
+      state.initMessage = "cuDeviceGet failed for device " +
+                          std::to_string(ordinal) + ": " +
+                          describeResult(driver, result);
+      state.devices.clear();
+      return;
+    }
+    state.devices.push_back(device);
+  }
+  state.contexts.assign(state.devices.size(), nullptr);
+  state.initStatus = MXFP8RT_SUCCESS;
+}
+
+/// Initializes on first use; on failure records the initialization message.
+static mxfp8rtStatus ensureDriver() {
+  State &state = getState();
+  std::call_once(state.initOnce, [&] { initializeOnce(state); });
+  if (state.initStatus != MXFP8RT_SUCCESS)
+    return fail(state.initStatus, state.initMessage);
+  return MXFP8RT_SUCCESS;
+}
+
+static const Driver &drv() { return getState().driver; }
+
+/// "device 0 (NVIDIA H200, compute capability 9.0)", best effort.
+static std::string describeDevice(int device) {
+  State &state = getState();
+  std::string text = "device " + std::to_string(device);
+  if (device < 0 || device >= static_cast<int>(state.devices.size()))
+    return text;
+  char name[256] = {0};
+  int major = 0, minor = 0;
+  CUdevice handle = state.devices[device];
+  if (drv().cuDeviceGetName(name, sizeof(name) - 1, handle) != CUDA_SUCCESS)
+    name[0] = 0;
+  if (drv().cuDeviceGetAttribute(&major,
+                                 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                 handle) != CUDA_SUCCESS ||
+      drv().cuDeviceGetAttribute(&minor,
+                                 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                 handle) != CUDA_SUCCESS)
+    return name[0] ? text + " (" + name + ")" : text;
+  return text + " (" + (name[0] ? std::string(name) + ", " : std::string()) +
+         "compute capability " + std::to_string(major) + "." +
+         std::to_string(minor) + ")";
+}
+
+/// Records a failed driver call: "<call> failed<context>: <CUDA error>".
+/// Asynchronous kernel errors also name the most recent launch.
+static mxfp8rtStatus failCuda(CUresult result, const char *call,
+                              const std::string &context,
+                              mxfp8rtStatus status = MXFP8RT_CUDA_ERROR) {
+  std::string message = std::string(call) + " failed" +
+                        (context.empty() ? "" : " " + context) + ": " +
+                        describeResult(drv(), result);
+  if (isAsynchronousKernelError(result)) {
+    State &state = getState();
+    std::lock_guard<std::mutex> lock(state.lastLaunchMutex);
+    if (!state.lastLaunch.empty())
+      message += " (an earlier kernel failed; the most recent launch was " +
+                 state.lastLaunch + ")";
+  }
+  if (result == CUDA_ERROR_OUT_OF_MEMORY && status == MXFP8RT_CUDA_ERROR)
+    status = MXFP8RT_OUT_OF_MEMORY;
+  return fail(status, std::move(message));
+}
+
+namespace {
+/// Makes the primary context of a device current for its lifetime.
+class ScopedContext {
+public:
+  explicit ScopedContext(int device) {
+    State &state = getState();
+    CUcontext context = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(state.contextMutex);
+      context = state.contexts[device];
+      if (!context) {
+        CUresult result =
+            drv().cuDevicePrimaryCtxRetain(&context, state.devices[device]);
+        if (result != CUDA_SUCCESS) {
+          status = failCuda(result, "cuDevicePrimaryCtxRetain",
+                            "for " + describeDevice(device));
+          return;
+        }
+        state.contexts[device] = context;
+      }
+    }
+    CUcontext current = nullptr;
+    CUresult result = drv().cuCtxGetCurrent(&current);
+    if (result != CUDA_SUCCESS) {
+      status = failCuda(result, "cuCtxGetCurrent", "");
+      return;
+    }
+    if (current == context)
+      return;
+    result = drv().cuCtxPushCurrent_v2(context);
+    if (result != CUDA_SUCCESS) {
+      status =
+          failCuda(result, "cuCtxPushCurrent", "for " + describeDevice(device));
+      return;
+    }
+    pushed = true;
+  }
+  ~ScopedContext() {
+    if (pushed) {
+      CUcontext popped = nullptr;
+      drv().cuCtxPopCurrent_v2(&popped);
+    }
+  }
+  ScopedContext(const ScopedContext &) = delete;
+  ScopedContext &operator=(const ScopedContext &) = delete;
+
+  mxfp8rtStatus getStatus() const { return status; }
+
+private:
+  mxfp8rtStatus status = MXFP8RT_SUCCESS;
+  bool pushed = false;
+};
+} // namespace
+
+/// ensureDriver plus the current device's context; used by most entry
+/// points as `ENTER_CONTEXT(device)`.
+#define ENTER_CONTEXT(device)                                                  \
+  if (mxfp8rtStatus status = ensureDriver())                                   \
+    return status;                                                             \
+  ScopedContext scopedContext(device);                                         \
+  if (mxfp8rtStatus status = scopedContext.getStatus())                        \
+    return status;
+
+/// Validates a device ordinal after ensureDriver().
+static mxfp8rtStatus checkDevice(const char *api, int device) {
+  int count = static_cast<int>(getState().devices.size());
+  if (device < 0 || device >= count)
+    return fail(MXFP8RT_INVALID_ARGUMENT,
+                std::string(api) + ": device " + std::to_string(device) +
+                    " does not exist (this machine has " +
+                    std::to_string(count) + ")");
+  return MXFP8RT_SUCCESS;
+}
+
+/// Validates a non-null out-parameter.
+#define CHECK_NOT_NULL(api, pointer)                                           \
+  if (!(pointer))                                                              \
+    return fail(MXFP8RT_INVALID_ARGUMENT,                                      \
+                std::string(api) + ": " #pointer " is null");
+
+/// Validates a size that may be zero.
+static mxfp8rtStatus checkSize(const char *api, const char *what,
+                               intptr_t size) {
+  if (size < 0)
+    return fail(MXFP8RT_INVALID_ARGUMENT, std::string(api) + ": " + what + " " +
+                                              std::to_string(size) +
+                                              " is negative");
+  return MXFP8RT_SUCCESS;
+}
+
+static CUdeviceptr toDevicePtr(const void *pointer) {
+  return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(pointer));
+}
+
+static std::string bytes(intptr_t size) {
+  return std::to_string(size) + (size == 1 ? " byte" : " bytes");
+}
+
+//===----------------------------------------------------------------------===//
+// Status and errors
+//===----------------------------------------------------------------------===//
+
+const char *mxfp8rtGetLastError(void) {
+  return lastError ? lastError->c_str() : "";
+}
+
+void mxfp8rtClearLastError(void) {
+  if (lastError)
+    lastError->clear();
+}
+
+const char *mxfp8rtGetStatusName(mxfp8rtStatus status) {
+  switch (status) {
+  case MXFP8RT_SUCCESS:
+    return "MXFP8RT_SUCCESS";
+  case MXFP8RT_UNAVAILABLE:
+    return "MXFP8RT_UNAVAILABLE";
+  case MXFP8RT_INVALID_ARGUMENT:
+    return "MXFP8RT_INVALID_ARGUMENT";
+  case MXFP8RT_CUDA_ERROR:
+    return "MXFP8RT_CUDA_ERROR";
+  case MXFP8RT_NOT_FOUND:
+    return "MXFP8RT_NOT_FOUND";
+  case MXFP8RT_OUT_OF_MEMORY:
+    return "MXFP8RT_OUT_OF_MEMORY";
+  case MXFP8RT_NOT_SUPPORTED:
+    return "MXFP8RT_NOT_SUPPORTED";
+  }
+  return "MXFP8RT_<unknown status>";
+}
+
+//===----------------------------------------------------------------------===//
+// Initialization and devices
+//===----------------------------------------------------------------------===//
+
+mxfp8rtStatus mxfp8rtInitialize(void) { return ensureDriver(); }
+
+int mxfp8rtIsAvailable(void) { return ensureDriver() == MXFP8RT_SUCCESS; }
+
+mxfp8rtStatus mxfp8rtGetDriverVersion(int *version) {
+  CHECK_NOT_NULL("mxfp8rtGetDriverVersion", version);
+  if (mxfp8rtStatus status = ensureDriver())
+    return status;
+  if (CUresult result = drv().cuDriverGetVersion(version))
+    return failCuda(result, "cuDriverGetVersion", "");
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtGetDeviceCount(int *count) {
+  CHECK_NOT_NULL("mxfp8rtGetDeviceCount", count);
+  *count = 0;
+  if (mxfp8rtStatus status = ensureDriver())
+    return status;
+  *count = static_cast<int>(getState().devices.size());
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtSetDevice(int device) {
+  if (mxfp8rtStatus status = ensureDriver())
+    return status;
+  if (mxfp8rtStatus status = checkDevice("mxfp8rtSetDevice", device))
+    return status;
+  currentDevice = device;
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtGetDevice(int *device) {
+  CHECK_NOT_NULL("mxfp8rtGetDevice", device);
+  if (mxfp8rtStatus status = ensureDriver())
+    return status;
+  *device = currentDevice;
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtGetDeviceName(int device, char *name, intptr_t capacity) {
+  CHECK_NOT_NULL("mxfp8rtGetDeviceName", name);
+  if (capacity <= 0)
+    return fail(MXFP8RT_INVALID_ARGUMENT, "mxfp8rtGetDeviceName: capacity " +
+                                              std::to_string(capacity) +
+                                              " must be positive");
+  name[0] = 0;
+  if (mxfp8rtStatus status = ensureDriver())
+    return status;
+  if (mxfp8rtStatus status = checkDevice("mxfp8rtGetDeviceName", device))
+    return status;
+  int length = capacity > std::numeric_limits<int>::max()
+                   ? std::numeric_limits<int>::max()
+                   : static_cast<int>(capacity);
+  if (CUresult result =
+          drv().cuDeviceGetName(name, length, getState().devices[device]))
+    return failCuda(result, "cuDeviceGetName",
+                    "for device " + std::to_string(device));
+  name[capacity - 1] = 0;
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtGetDeviceAttribute(int device, int attribute, int *value) {
+  CHECK_NOT_NULL("mxfp8rtGetDeviceAttribute", value);
+  if (mxfp8rtStatus status = ensureDriver())
+    return status;
+  if (mxfp8rtStatus status = checkDevice("mxfp8rtGetDeviceAttribute", device))
+    return status;
+  if (CUresult result = drv().cuDeviceGetAttribute(value, attribute,
+                                                   getState().devices[device]))
+    return failCuda(result, "cuDeviceGetAttribute",
+                    "for attribute " + std::to_string(attribute) +
+                        " of device " + std::to_string(device));
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtGetDeviceComputeCapability(int device, int *major,
+                                                int *minor) {
+  CHECK_NOT_NULL("mxfp8rtGetDeviceComputeCapability", major);
+  CHECK_NOT_NULL("mxfp8rtGetDeviceComputeCapability", minor);
+  if (mxfp8rtStatus status = mxfp8rtGetDeviceAttribute(
+          device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, major))
+    return status;
+  return mxfp8rtGetDeviceAttribute(
+      device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, minor);
+}
+
+mxfp8rtStatus mxfp8rtGetDeviceMultiProcessorCount(int device, int *count) {
+  CHECK_NOT_NULL("mxfp8rtGetDeviceMultiProcessorCount", count);
+  return mxfp8rtGetDeviceAttribute(
+      device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, count);
+}
+
+mxfp8rtStatus mxfp8rtGetDeviceMaxSharedMemoryPerBlock(int device, int *bytes) {
+  CHECK_NOT_NULL("mxfp8rtGetDeviceMaxSharedMemoryPerBlock", bytes);
+  return mxfp8rtGetDeviceAttribute(
+      device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, bytes);
+}
+
+mxfp8rtStatus mxfp8rtGetDeviceTotalMemory(int device, size_t *bytes) {
+  CHECK_NOT_NULL("mxfp8rtGetDeviceTotalMemory", bytes);
+  if (mxfp8rtStatus status = ensureDriver())
+    return status;
+  if (mxfp8rtStatus status = checkDevice("mxfp8rtGetDeviceTotalMemory", device))
+    return status;
+  if (CUresult result =
+          drv().cuDeviceTotalMem_v2(bytes, getState().devices[device]))
+    return failCuda(result, "cuDeviceTotalMem",
+                    "for device " + std::to_string(device));
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtDeviceSynchronize(void) {
+  ENTER_CONTEXT(currentDevice);
+  if (CUresult result = drv().cuCtxSynchronize())
+    return failCuda(result, "cuCtxSynchronize",
+                    "on " + describeDevice(currentDevice));
+  return MXFP8RT_SUCCESS;
+}
+
+//===----------------------------------------------------------------------===//
+// Modules and kernels
+//===----------------------------------------------------------------------===//
+
+mxfp8rtStatus mxfp8rtModuleLoadData(const void *image, intptr_t sizeBytes,
+                                    const char *name, mxfp8rtModule *module) {
+  return mxfp8rtModuleLoadDataJIT(image, sizeBytes, -1, name, module);
+}
+
+mxfp8rtStatus mxfp8rtModuleLoadDataJIT(const void *image, intptr_t sizeBytes,
+                                       int optLevel, const char *name,
+                                       mxfp8rtModule *module) {
+  static const char *api = "mxfp8rtModuleLoadData";
+  CHECK_NOT_NULL(api, module);
+  *module = nullptr;
+  CHECK_NOT_NULL(api, image);
+  if (sizeBytes <= 0)
+    return fail(MXFP8RT_INVALID_ARGUMENT, std::string(api) + ": image size " +
+                                              std::to_string(sizeBytes) +
+                                              " must be positive");
+  if (optLevel < -1 || optLevel > 4)
+    return fail(MXFP8RT_INVALID_ARGUMENT,
+                std::string(api) + ": JIT optimization level " +
+                    std::to_string(optLevel) + " is not in [0, 4] or -1");
+  int device = currentDevice;
+  ENTER_CONTEXT(device);
+
+  auto load = [&](mxfp8rtModule_st &entry, std::string &message) {
+    char log[8192] = {0};
+    CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                              CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                              CU_JIT_OPTIMIZATION_LEVEL};
+    void *values[] = {log, reinterpret_cast<void *>(sizeof(log) - 1),
+                      reinterpret_cast<void *>(
+                          static_cast<uintptr_t>(optLevel < 0 ? 0 : optLevel))};
+    unsigned int numOptions = optLevel < 0 ? 2 : 3;
+    CUmodule native = nullptr;
+    CUresult result = drv().cuModuleLoadDataEx(&native, entry.image.data(),
+                                               numOptions, options, values);
+    if (result != CUDA_SUCCESS) {
+      message = "cuModuleLoadDataEx failed for " + entry.describe() + " on " +
+                describeDevice(device) + ": " + describeResult(drv(), result);
+      if (log[0])
+        message += "; JIT log: " + std::string(log);
+      return result == CUDA_ERROR_OUT_OF_MEMORY ? MXFP8RT_OUT_OF_MEMORY
+                                                : MXFP8RT_CUDA_ERROR;
+    }
+    entry.native = native;
+    return MXFP8RT_SUCCESS;
+  };
+  std::string message;
+  mxfp8rtModule_st *entry = nullptr;
+  mxfp8rtStatus status = getState().modules.acquire(
+      device, optLevel, image, static_cast<size_t>(sizeBytes), name, load,
+      entry, message);
+  if (status != MXFP8RT_SUCCESS)
+    return fail(status, status == MXFP8RT_INVALID_ARGUMENT
+                            ? std::string(api) + ": " + message
+                            : message);
+  *module = entry;
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtModuleUnload(mxfp8rtModule module) {
+  static const char *api = "mxfp8rtModuleUnload";
+  CHECK_NOT_NULL(api, module);
+  if (mxfp8rtStatus status = ensureDriver())
+    return status;
+  CUresult unloadResult = CUDA_SUCCESS;
+  std::string description;
+  mxfp8rtStatus contextStatus = MXFP8RT_SUCCESS;
+  auto unload = [&](mxfp8rtModule_st &entry) {
+    description = entry.describe();
+    ScopedContext scopedContext(entry.device);
+    contextStatus = scopedContext.getStatus();
+    if (contextStatus == MXFP8RT_SUCCESS)
+      unloadResult = drv().cuModuleUnload(static_cast<CUmodule>(entry.native));
+  };
+  std::string message;
+  bool unloaded = false;
+  if (mxfp8rtStatus status =
+          getState().modules.release(module, unload, unloaded, message))
+    return fail(status, std::string(api) + ": " + message);
+  if (contextStatus != MXFP8RT_SUCCESS)
+    return contextStatus;
+  if (unloadResult != CUDA_SUCCESS)
+    return failCuda(unloadResult, "cuModuleUnload", "for " + description);
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtModuleGetFunction(mxfp8rtModule module, const char *name,
+                                       mxfp8rtFunction *function) {
+  static const char *api = "mxfp8rtModuleGetFunction";
+  CHECK_NOT_NULL(api, function);
+  *function = nullptr;
+  CHECK_NOT_NULL(api, module);
+  CHECK_NOT_NULL(api, name);
+  if (mxfp8rtStatus status = ensureDriver())
+    return status;
+  if (!getState().modules.contains(module))
+    return fail(MXFP8RT_INVALID_ARGUMENT,
+                std::string(api) +
+                    ": unknown or already unloaded module "
+                    "handle (looking up kernel '" +
+                    name + "')");
+  std::lock_guard<std::mutex> lock(module->functionsMutex);
+  auto it = module->functions.find(name);
+  if (it != module->functions.end()) {
+    *function = it->second.get();
+    return MXFP8RT_SUCCESS;
+  }
+  ScopedContext scopedContext(module->device);
+  if (mxfp8rtStatus status = scopedContext.getStatus())
+    return status;
+  CUfunction native = nullptr;
+  if (CUresult result = drv().cuModuleGetFunction(
+          &native, static_cast<CUmodule>(module->native), name)) {
+    std::string context = "looking up kernel '" + std::string(name) + "' in " +
+                          module->describe();
+    return failCuda(result, "cuModuleGetFunction", context,
+                    result == CUDA_ERROR_NOT_FOUND ? MXFP8RT_NOT_FOUND
+                                                   : MXFP8RT_CUDA_ERROR);
+  }
+  auto entry = std::make_unique<mxfp8rtFunction_st>();
+  entry->native = native;
+  entry->name = name;
+  entry->module = module;
+  *function = entry.get();
+  module->functions.emplace(name, std::move(entry));
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtGetModuleCacheStats(mxfp8rtModuleCacheStats *stats) {
+  CHECK_NOT_NULL("mxfp8rtGetModuleCacheStats", stats);
+  *stats = getState().modules.getStats();
+  return MXFP8RT_SUCCESS;
+}
+
+/// "grid 4x1x1, block 256x1x1, 0 bytes of dynamic shared memory".
+static std::string describeShape(const LaunchShape &shape) {
+  auto dims = [](const unsigned int *d) {
+    return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" +
+           std::to_string(d[2]);
+  };
+  std::string text;
+  if (shape.hasCluster)
+    text += "cluster " + dims(shape.cluster) + ", ";
+  return text + "grid " + dims(shape.grid) + ", block " + dims(shape.block) +
+         ", " + bytes(shape.dynamicShared) + " of dynamic shared memory";
+}
+
+/// Converts and validates launch dimensions.
+static mxfp8rtStatus checkDims(const char *api, const char *what,
+                               const intptr_t *values, unsigned int *out) {
+  for (int i = 0; i < 3; ++i) {
+    if (values[i] < 1 || values[i] > std::numeric_limits<unsigned int>::max())
+      return fail(MXFP8RT_INVALID_ARGUMENT,
+                  std::string(api) + ": " + what + " dimension " + "xyz"[i] +
+                      " is " + std::to_string(values[i]) +
+                      ", expected 1 to 4294967295");
+    out[i] = static_cast<unsigned int>(values[i]);
+  }
+  return MXFP8RT_SUCCESS;
+}
+
+/// The common path of both launch entry points.
+static mxfp8rtStatus launch(const char *api, mxfp8rtFunction function,
+                            const intptr_t *cluster, const intptr_t *grid,
+                            const intptr_t *block, intptr_t dynamicShared,
+                            mxfp8rtStream stream, void **params) {
+  CHECK_NOT_NULL(api, function);
+  LaunchShape shape = {};
+  shape.hasCluster = cluster != nullptr;
+  if (cluster)
+    if (mxfp8rtStatus status =
+            checkDims(api, "cluster", cluster, shape.cluster))
+      return status;
+  if (mxfp8rtStatus status = checkDims(api, "grid", grid, shape.grid))
+    return status;
+  if (mxfp8rtStatus status = checkDims(api, "block", block, shape.block))
+    return status;
+  if (dynamicShared < 0 || dynamicShared > std::numeric_limits<int>::max())
+    return fail(MXFP8RT_INVALID_ARGUMENT,
+                std::string(api) + ": dynamic shared memory size " +
+                    std::to_string(dynamicShared) + " is out of range");
+  shape.dynamicShared = static_cast<unsigned int>(dynamicShared);
+  if (cluster)
+    for (int i = 0; i < 3; ++i)
+      if (shape.grid[i] % shape.cluster[i] != 0)
+        return fail(MXFP8RT_INVALID_ARGUMENT,
+                    std::string(api) + ": grid dimension " + "xyz"[i] + " (" +
+                        std::to_string(shape.grid[i]) +
+                        ") is not a multiple of the cluster dimension (" +
+                        std::to_string(shape.cluster[i]) + ") for kernel '" +
+                        function->name + "'");
+  mxfp8rtModule_st *module = function->module;
+  ENTER_CONTEXT(module->device);
+  if (cluster && !drv().cuLaunchKernelEx)
+    return fail(MXFP8RT_NOT_SUPPORTED,
+                std::string(api) +
+                    ": the CUDA driver lacks cuLaunchKernelEx "
+                    "(needs CUDA 11.8 or newer) to launch "
+                    "kernel '" +
+                    function->name + "' with clusters");
+  auto where = [&] {
+    return "for kernel '" + function->name + "' in " + module->describe() +
+           " on " + describeDevice(module->device) + " with " +
+           describeShape(shape);
+  };
+
+  // Kernels may use at most 48 KiB of dynamic shared memory unless they opt
+  // in to more, up to the device's limit.
+  if (dynamicShared > function->dynamicSharedLimit.load()) {
+    CUresult result = drv().cuFuncSetAttribute(
+        static_cast<CUfunction>(function->native),
+        CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+        static_cast<int>(dynamicShared));
+    if (result != CUDA_SUCCESS) {
+      int optin = 0;
+      std::string limit;
+      if (drv().cuDeviceGetAttribute(
+              &optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+              getState().devices[module->device]) == CUDA_SUCCESS)
+        limit = " (the device allows at most " + bytes(optin) +
+                " of shared memory per block, static included)";
+      return failCuda(result,
+                      "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)",
+                      where() + limit);
+    }
+    function->dynamicSharedLimit.store(dynamicShared);
+  }
+
+  {
+    State &state = getState();
+    std::lock_guard<std::mutex> lock(state.lastLaunchMutex);
+    state.lastLaunch = "kernel '" + function->name + "' in module '" +
+                       module->name + "' with " + describeShape(shape);
+  }
+
+  CUfunction native = static_cast<CUfunction>(function->native);
+  CUstream cuStream = reinterpret_cast<CUstream>(stream);
+  if (!cluster) {
+    if (CUresult result = drv().cuLaunchKernel(
+            native, shape.grid[0], shape.grid[1], shape.grid[2], shape.block[0],
+            shape.block[1], shape.block[2], shape.dynamicShared, cuStream,
+            params, nullptr))
+      return failCuda(result, "cuLaunchKernel", where());
+    return MXFP8RT_SUCCESS;
+  }
+  CUlaunchAttribute attributes[2];
+  std::memset(attributes, 0, sizeof(attributes));
+  attributes[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attributes[0].value.clusterDim.x = shape.cluster[0];
+  attributes[0].value.clusterDim.y = shape.cluster[1];
+  attributes[0].value.clusterDim.z = shape.cluster[2];
+  attributes[1].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
+  attributes[1].value.clusterSchedulingPolicyPreference =
+      CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
+  CUlaunchConfig config;
+  std::memset(&config, 0, sizeof(config));
+  config.gridDimX = shape.grid[0];
+  config.gridDimY = shape.grid[1];
+  config.gridDimZ = shape.grid[2];
+  config.blockDimX = shape.block[0];
+  config.blockDimY = shape.block[1];
+  config.blockDimZ = shape.block[2];
+  config.sharedMemBytes = shape.dynamicShared;
+  config.hStream = cuStream;
+  config.attrs = attributes;
+  config.numAttrs = 2;
+  if (CUresult result =
+          drv().cuLaunchKernelEx(&config, native, params, nullptr))
+    return failCuda(result, "cuLaunchKernelEx", where());
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtLaunchKernel(mxfp8rtFunction function, intptr_t gridX,
+                                  intptr_t gridY, intptr_t gridZ,
+                                  intptr_t blockX, intptr_t blockY,
+                                  intptr_t blockZ, intptr_t dynamicSharedBytes,
+                                  mxfp8rtStream stream, void **params) {
+  const intptr_t grid[] = {gridX, gridY, gridZ};
+  const intptr_t block[] = {blockX, blockY, blockZ};
+  return launch("mxfp8rtLaunchKernel", function, nullptr, grid, block,
+                dynamicSharedBytes, stream, params);
+}
+
+mxfp8rtStatus mxfp8rtLaunchClusterKernel(
+    mxfp8rtFunction function, intptr_t clusterX, intptr_t clusterY,
+    intptr_t clusterZ, intptr_t gridX, intptr_t gridY, intptr_t gridZ,
+    intptr_t blockX, intptr_t blockY, intptr_t blockZ,
+    intptr_t dynamicSharedBytes, mxfp8rtStream stream, void **params) {
+  const intptr_t cluster[] = {clusterX, clusterY, clusterZ};
+  const intptr_t grid[] = {gridX, gridY, gridZ};
+  const intptr_t block[] = {blockX, blockY, blockZ};
+  return launch("mxfp8rtLaunchClusterKernel", function, cluster, grid, block,
+                dynamicSharedBytes, stream, params);
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+mxfp8rtStatus mxfp8rtMemAlloc(intptr_t sizeBytes, void **devicePtr) {
+  static const char *api = "mxfp8rtMemAlloc";
+  CHECK_NOT_NULL(api, devicePtr);
+  *devicePtr = nullptr;
+  if (mxfp8rtStatus status = checkSize(api, "size", sizeBytes))
+    return status;
+  if (sizeBytes == 0)
+    return MXFP8RT_SUCCESS;
+  int device = currentDevice;
+  ENTER_CONTEXT(device);
+  CUdeviceptr pointer = 0;
+  if (CUresult result =
+          drv().cuMemAlloc_v2(&pointer, static_cast<size_t>(sizeBytes)))
+    return failCuda(result, "cuMemAlloc",
+                    "allocating " + bytes(sizeBytes) + " on " +
+                        describeDevice(device));
+  *devicePtr = reinterpret_cast<void *>(static_cast<uintptr_t>(pointer));
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtMemAllocManaged(intptr_t sizeBytes, void **ptr) {
+  static const char *api = "mxfp8rtMemAllocManaged";
+  CHECK_NOT_NULL(api, ptr);
+  *ptr = nullptr;
+  if (mxfp8rtStatus status = checkSize(api, "size", sizeBytes))
+    return status;
+  if (sizeBytes == 0)
+    return MXFP8RT_SUCCESS;
+  int device = currentDevice;
+  ENTER_CONTEXT(device);
+  CUdeviceptr pointer = 0;
+  if (CUresult result = drv().cuMemAllocManaged(
+          &pointer, static_cast<size_t>(sizeBytes), CU_MEM_ATTACH_GLOBAL))
+    return failCuda(result, "cuMemAllocManaged",
+                    "allocating " + bytes(sizeBytes) + " on " +
+                        describeDevice(device));
+  *ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(pointer));
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtMemFree(void *devicePtr) {
+  if (!devicePtr)
+    return MXFP8RT_SUCCESS;
+  ENTER_CONTEXT(currentDevice);
+  if (CUresult result = drv().cuMemFree_v2(toDevicePtr(devicePtr)))
+    return failCuda(result, "cuMemFree", "");
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtHostAlloc(intptr_t sizeBytes, void **hostPtr) {
+  static const char *api = "mxfp8rtHostAlloc";
+  CHECK_NOT_NULL(api, hostPtr);
+  *hostPtr = nullptr;
+  if (mxfp8rtStatus status = checkSize(api, "size", sizeBytes))
+    return status;
+  if (sizeBytes == 0)
+    return MXFP8RT_SUCCESS;
+  ENTER_CONTEXT(currentDevice);
+  if (CUresult result =
+          drv().cuMemAllocHost_v2(hostPtr, static_cast<size_t>(sizeBytes)))
+    return failCuda(result, "cuMemAllocHost",
+                    "allocating " + bytes(sizeBytes) +
+                        " of pinned host memory");
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtHostFree(void *hostPtr) {
+  if (!hostPtr)
+    return MXFP8RT_SUCCESS;
+  ENTER_CONTEXT(currentDevice);
+  if (CUresult result = drv().cuMemFreeHost(hostPtr))
+    return failCuda(result, "cuMemFreeHost", "");
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtHostRegister(void *hostPtr, intptr_t sizeBytes) {
+  static const char *api = "mxfp8rtHostRegister";
+  CHECK_NOT_NULL(api, hostPtr);
+  if (sizeBytes <= 0)
+    return fail(MXFP8RT_INVALID_ARGUMENT, std::string(api) + ": size " +
+                                              std::to_string(sizeBytes) +
+                                              " must be positive");
+  ENTER_CONTEXT(currentDevice);
+  if (CUresult result = drv().cuMemHostRegister_v2(
+          hostPtr, static_cast<size_t>(sizeBytes), 0))
+    return failCuda(result, "cuMemHostRegister",
+                    "registering " + bytes(sizeBytes) + " of host memory");
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtHostUnregister(void *hostPtr) {
+  CHECK_NOT_NULL("mxfp8rtHostUnregister", hostPtr);
+  ENTER_CONTEXT(currentDevice);
+  if (CUresult result = drv().cuMemHostUnregister(hostPtr))
+    return failCuda(result, "cuMemHostUnregister", "");
+  return MXFP8RT_SUCCESS;
+}
+
+/// Validation shared by the copies: a zero size is a no-op (returns true in
+/// `noop`), otherwise both pointers must be non-null.
+static mxfp8rtStatus checkCopy(const char *api, const void *dst,
+                               const void *src, intptr_t size, bool &noop) {
+  noop = false;
+  if (mxfp8rtStatus status = checkSize(api, "size", size))
+    return status;
+  if (size == 0) {
+    noop = true;
+    return MXFP8RT_SUCCESS;
+  }
+  if (!dst || !src)
+    return fail(MXFP8RT_INVALID_ARGUMENT,
+                std::string(api) + ": " + (dst ? "source" : "destination") +
+                    " pointer is null (copying " + bytes(size) + ")");
+  return MXFP8RT_SUCCESS;
+}
+
+#define CHECK_COPY(api, dst, src, size)                                        \
+  {                                                                            \
+    bool noop = false;                                                         \
+    if (mxfp8rtStatus status = checkCopy(api, dst, src, size, noop))           \
+      return status;                                                           \
+    if (noop)                                                                  \
+      return MXFP8RT_SUCCESS;                                                  \
+  }
+
+mxfp8rtStatus mxfp8rtMemcpyHtoD(void *dstDevice, const void *srcHost,
+                                intptr_t sizeBytes, mxfp8rtStream stream) {
+  CHECK_COPY("mxfp8rtMemcpyHtoD", dstDevice, srcHost, sizeBytes);
+  ENTER_CONTEXT(currentDevice);
+  if (CUresult result = drv().cuMemcpyHtoDAsync_v2(
+          toDevicePtr(dstDevice), srcHost, static_cast<size_t>(sizeBytes),
+          reinterpret_cast<CUstream>(stream)))
+    return failCuda(result, "cuMemcpyHtoDAsync",
+                    "copying " + bytes(sizeBytes) + " to the device");
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtMemcpyDtoH(void *dstHost, const void *srcDevice,
+                                intptr_t sizeBytes, mxfp8rtStream stream) {
+  CHECK_COPY("mxfp8rtMemcpyDtoH", dstHost, srcDevice, sizeBytes);
+  ENTER_CONTEXT(currentDevice);
+  if (CUresult result = drv().cuMemcpyDtoHAsync_v2(
+          dstHost, toDevicePtr(srcDevice), static_cast<size_t>(sizeBytes),
+          reinterpret_cast<CUstream>(stream)))
+    return failCuda(result, "cuMemcpyDtoHAsync",
+                    "copying " + bytes(sizeBytes) + " to the host");
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtMemcpyDtoD(void *dstDevice, const void *srcDevice,
+                                intptr_t sizeBytes, mxfp8rtStream stream) {
+  CHECK_COPY("mxfp8rtMemcpyDtoD", dstDevice, srcDevice, sizeBytes);
+  ENTER_CONTEXT(currentDevice);
+  if (CUresult result = drv().cuMemcpyDtoDAsync_v2(
+          toDevicePtr(dstDevice), toDevicePtr(srcDevice),
+          static_cast<size_t>(sizeBytes), reinterpret_cast<CUstream>(stream)))
+    return failCuda(result, "cuMemcpyDtoDAsync",
+                    "copying " + bytes(sizeBytes) + " within the device");
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtMemcpy(void *dst, const void *src, intptr_t sizeBytes,
+                            mxfp8rtStream stream) {
+  CHECK_COPY("mxfp8rtMemcpy", dst, src, sizeBytes);
+  ENTER_CONTEXT(currentDevice);
+  if (CUresult result = drv().cuMemcpyAsync(toDevicePtr(dst), toDevicePtr(src),
+                                            static_cast<size_t>(sizeBytes),
+                                            reinterpret_cast<CUstream>(stream)))
+    return failCuda(result, "cuMemcpyAsync", "copying " + bytes(sizeBytes));
+  return MXFP8RT_SUCCESS;
+}
+
+/// Validation shared by the fills.
+static mxfp8rtStatus checkFill(const char *api, const void *dst, intptr_t count,
+                               bool &noop) {
+  noop = false;
+  if (mxfp8rtStatus status = checkSize(api, "count", count))
+    return status;
+  if (count == 0) {
+    noop = true;
+    return MXFP8RT_SUCCESS;
+  }
+  if (!dst)
+    return fail(MXFP8RT_INVALID_ARGUMENT,
+                std::string(api) + ": destination pointer is null (filling " +
+                    std::to_string(count) + " elements)");
+  return MXFP8RT_SUCCESS;
+}
+
+#define CHECK_FILL(api, dst, count)                                            \
+  {                                                                            \
+    bool noop = false;                                                         \
+    if (mxfp8rtStatus status = checkFill(api, dst, count, noop))               \
+      return status;                                                           \
+    if (noop)                                                                  \
+      return MXFP8RT_SUCCESS;                                                  \
+  }
+
+mxfp8rtStatus mxfp8rtMemsetD8(void *dstDevice, uint8_t value, intptr_t count,
+                              mxfp8rtStream stream) {
+  CHECK_FILL("mxfp8rtMemsetD8", dstDevice, count);
+  ENTER_CONTEXT(currentDevice);
+  if (CUresult result = drv().cuMemsetD8Async(
+          toDevicePtr(dstDevice), value, static_cast<size_t>(count),
+          reinterpret_cast<CUstream>(stream)))
+    return failCuda(result, "cuMemsetD8Async",
+                    "filling " + std::to_string(count) + " bytes");
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtMemsetD16(void *dstDevice, uint16_t value, intptr_t count,
+                               mxfp8rtStream stream) {
+  CHECK_FILL("mxfp8rtMemsetD16", dstDevice, count);
+  ENTER_CONTEXT(currentDevice);
+  if (CUresult result = drv().cuMemsetD16Async(
+          toDevicePtr(dstDevice), value, static_cast<size_t>(count),
+          reinterpret_cast<CUstream>(stream)))
+    return failCuda(result, "cuMemsetD16Async",
+                    "filling " + std::to_string(count) + " 16-bit elements");
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtMemsetD32(void *dstDevice, uint32_t value, intptr_t count,
+                               mxfp8rtStream stream) {
+  CHECK_FILL("mxfp8rtMemsetD32", dstDevice, count);
+  ENTER_CONTEXT(currentDevice);
+  if (CUresult result = drv().cuMemsetD32Async(
+          toDevicePtr(dstDevice), value, static_cast<size_t>(count),
+          reinterpret_cast<CUstream>(stream)))
+    return failCuda(result, "cuMemsetD32Async",
+                    "filling " + std::to_string(count) + " 32-bit elements");
+  return MXFP8RT_SUCCESS;
+}
+
+//===----------------------------------------------------------------------===//
+// Streams and events
+//===----------------------------------------------------------------------===//
+
+mxfp8rtStatus mxfp8rtStreamCreate(mxfp8rtStream *stream) {
+  CHECK_NOT_NULL("mxfp8rtStreamCreate", stream);
+  *stream = nullptr;
+  int device = currentDevice;
+  ENTER_CONTEXT(device);
+  CUstream native = nullptr;
+  if (CUresult result = drv().cuStreamCreate(&native, CU_STREAM_NON_BLOCKING))
+    return failCuda(result, "cuStreamCreate", "on " + describeDevice(device));
+  *stream = reinterpret_cast<mxfp8rtStream>(native);
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtStreamSynchronize(mxfp8rtStream stream) {
+  ENTER_CONTEXT(currentDevice);
+  if (CUresult result =
+          drv().cuStreamSynchronize(reinterpret_cast<CUstream>(stream)))
+    return failCuda(result, "cuStreamSynchronize", "");
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtStreamDestroy(mxfp8rtStream stream) {
+  if (!stream)
+    return fail(MXFP8RT_INVALID_ARGUMENT,
+                "mxfp8rtStreamDestroy: stream is null (the default stream "
+                "cannot be destroyed)");
+  ENTER_CONTEXT(currentDevice);
+  if (CUresult result =
+          drv().cuStreamDestroy_v2(reinterpret_cast<CUstream>(stream)))
+    return failCuda(result, "cuStreamDestroy", "");
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtStreamWaitEvent(mxfp8rtStream stream, mxfp8rtEvent event) {
+  CHECK_NOT_NULL("mxfp8rtStreamWaitEvent", event);
+  ENTER_CONTEXT(currentDevice);
+  if (CUresult result =
+          drv().cuStreamWaitEvent(reinterpret_cast<CUstream>(stream),
+                                  reinterpret_cast<CUevent>(event), 0))
+    return failCuda(result, "cuStreamWaitEvent", "");
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtEventCreate(mxfp8rtEvent *event, int enableTiming) {
+  CHECK_NOT_NULL("mxfp8rtEventCreate", event);
+  *event = nullptr;
+  ENTER_CONTEXT(currentDevice);
+  CUevent native = nullptr;
+  if (CUresult result = drv().cuEventCreate(
+          &native, enableTiming ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING))
+    return failCuda(result, "cuEventCreate", "");
+  *event = reinterpret_cast<mxfp8rtEvent>(native);
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtEventRecord(mxfp8rtEvent event, mxfp8rtStream stream) {
+  CHECK_NOT_NULL("mxfp8rtEventRecord", event);
+  ENTER_CONTEXT(currentDevice);
+  if (CUresult result = drv().cuEventRecord(reinterpret_cast<CUevent>(event),
+                                            reinterpret_cast<CUstream>(stream)))
+    return failCuda(result, "cuEventRecord", "");
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtEventSynchronize(mxfp8rtEvent event) {
+  CHECK_NOT_NULL("mxfp8rtEventSynchronize", event);
+  ENTER_CONTEXT(currentDevice);
+  if (CUresult result =
+          drv().cuEventSynchronize(reinterpret_cast<CUevent>(event)))
+    return failCuda(result, "cuEventSynchronize", "");
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtEventElapsedTime(float *milliseconds, mxfp8rtEvent start,
+                                      mxfp8rtEvent end) {
+  static const char *api = "mxfp8rtEventElapsedTime";
+  CHECK_NOT_NULL(api, milliseconds);
+  *milliseconds = 0;
+  CHECK_NOT_NULL(api, start);
+  CHECK_NOT_NULL(api, end);
+  ENTER_CONTEXT(currentDevice);
+  auto elapsed = drv().cuEventElapsedTime_v2 ? drv().cuEventElapsedTime_v2
+                                             : drv().cuEventElapsedTime;
+  if (!elapsed)
+    return fail(MXFP8RT_NOT_SUPPORTED, std::string(api) +
+                                           ": the CUDA driver has no "
+                                           "cuEventElapsedTime");
+  if (CUresult result = elapsed(milliseconds, reinterpret_cast<CUevent>(start),
+                                reinterpret_cast<CUevent>(end)))
+    return failCuda(result, "cuEventElapsedTime", "");
+  return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtEventDestroy(mxfp8rtEvent event) {
+  CHECK_NOT_NULL("mxfp8rtEventDestroy", event);
+  ENTER_CONTEXT(currentDevice);
+  if (CUresult result =
+          drv().cuEventDestroy_v2(reinterpret_cast<CUevent>(event)))
+    return failCuda(result, "cuEventDestroy", "");
+  return MXFP8RT_SUCCESS;
+}
+
+//===----------------------------------------------------------------------===//
+// TMA descriptors
+//===----------------------------------------------------------------------===//
+
+mxfp8rtStatus mxfp8rtTensorMapEncodeTiled(
+    void *tensorMap, int dataType, uint32_t rank, void *globalAddress,
+    const uint64_t *globalDim, const uint64_t *globalStrides,
+    const uint32_t *boxDim, const uint32_t *elementStrides, int interleave,
+    int swizzle, int l2Promotion, int oobFill) {
+  static const char *api = "mxfp8rtTensorMapEncodeTiled";
+  CHECK_NOT_NULL(api, tensorMap);
+  CHECK_NOT_NULL(api, globalAddress);
+  CHECK_NOT_NULL(api, globalDim);
+  CHECK_NOT_NULL(api, boxDim);
+  CHECK_NOT_NULL(api, elementStrides);
+  if (rank < 1 || rank > 5)
+    return fail(MXFP8RT_INVALID_ARGUMENT, std::string(api) + ": rank " +
+                                              std::to_string(rank) +
+                                              " is not in [1, 5]");
+  if (rank > 1 && !globalStrides)
+    return fail(MXFP8RT_INVALID_ARGUMENT,
+                std::string(api) + ": globalStrides is null");
+  if (reinterpret_cast<uintptr_t>(tensorMap) % 64 != 0)
+    return fail(MXFP8RT_INVALID_ARGUMENT,
+                std::string(api) + ": tensorMap is not 64-byte aligned");
+  ENTER_CONTEXT(currentDevice);
+  if (!drv().cuTensorMapEncodeTiled)
+    return fail(MXFP8RT_NOT_SUPPORTED,
+                std::string(api) + ": the CUDA driver lacks "
+                                   "cuTensorMapEncodeTiled (needs CUDA 12.0 "
+                                   "or newer)");
+  if (CUresult result = drv().cuTensorMapEncodeTiled(
+          static_cast<CUtensorMap *>(tensorMap), dataType, rank, globalAddress,
+          globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle,
+          l2Promotion, oobFill)) {
+    std::string shape;
+    for (uint32_t i = 0; i < rank; ++i)
+      shape += (i ? "x" : "") + std::to_string(globalDim[i]);
+    std::string box;
+    for (uint32_t i = 0; i < rank; ++i)
+      box += (i ? "x" : "") + std::to_string(boxDim[i]);
+    return failCuda(result, "cuTensorMapEncodeTiled",
+                    "for a rank-" + std::to_string(rank) + " tensor of " +
+                        shape + " elements (innermost first), data type " +
+                        std::to_string(dataType) + ", box " + box +
+                        ", swizzle " + std::to_string(swizzle));
+  }
+  return MXFP8RT_SUCCESS;
+}

@@ -1,0 +1,80 @@
+//===- FakeCuda.h - state of the fake CUDA driver ------------- -*- C++ -*-===//
+//
+// FakeCuda.cpp builds a stand-in for libcuda.so.1 that the tests point the
+// runtime at (MXFP8RT_CUDA_LIBRARY). "Device memory" is host memory, kernels
+// are recorded rather than run, except three that the fake emulates on the
+// host:
+//   vector_add_f32(const float *a, const float *b, float *c, uint32_t n)
+//     c[i] = a[i] + b[i] for i = blockIdx.x * blockDim.x + threadIdx.x < n
+//   memref_add_f32(3 x 1-D f32 memref descriptors, each expanded to
+//     allocated, aligned, offset, size, stride as gpu-to-llvm passes them)
+//     c[i] = a[i] + b[i] for i < c.size
+//   reverse_in_smem(const float *in, float *out)
+//     reverses each block's slice of blockDim.x elements
+// and one that fails asynchronously:
+//   fake_fault: the next synchronizing call returns CUDA_ERROR_ILLEGAL_ADDRESS
+//
+// PTX containing "FAKE_SYNTAX_ERROR" fails to load with a JIT log. Devices:
+// 2, named "Fake CUDA Device <n>", compute capability 10.0, 148 SMs, 227 KiB
+// opt-in shared memory. The environment variable FAKE_CUDA_NO_DEVICE=1 makes
+// cuInit return CUDA_ERROR_NO_DEVICE.
+//
+// Built three times: complete (CUDA 12.8+ entry points), -DFAKE_CUDA_OLD
+// (no cuLaunchKernelEx, cuTensorMapEncodeTiled or cuEventElapsedTime_v2, like
+// an 11.x driver) and -DFAKE_CUDA_BROKEN (no cuMemAlloc_v2).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP8TRAIN_RUNTIME_TEST_FAKECUDA_H
+#define MXFP8TRAIN_RUNTIME_TEST_FAKECUDA_H
+
+#include <cstdint>
+
+/// What the fake driver saw; read by tests through fakeCudaGetState().
+struct FakeCudaState {
+  int initCalls;
+  int moduleLoads;
+  int moduleUnloads;
+  int functionLookups;
+  int launches;
+  int clusterLaunches;
+  int funcSetAttributeCalls;
+  int elapsedTimeV1Calls;
+  int elapsedTimeV2Calls;
+  int tensorMapEncodes;
+  int liveAllocations;
+  int liveStreams;
+  int liveEvents;
+  int hostRegistrations;
+  /// JIT optimization level of the last module load, -1 when not given.
+  int lastJitOptLevel;
+  /// Device whose context was current at the last module load / launch.
+  int lastLoadDevice;
+  int lastLaunchDevice;
+  /// Last cuFuncSetAttribute value.
+  int lastFuncAttributeValue;
+  /// Last launch.
+  char lastKernel[64];
+  unsigned int grid[3];
+  unsigned int block[3];
+  unsigned int cluster[3];
+  unsigned int sharedBytes;
+  void *stream;
+  void **params;
+  /// Last cuTensorMapEncodeTiled arguments.
+  int tmaDataType;
+  uint32_t tmaRank;
+  void *tmaAddress;
+  uint64_t tmaGlobalDim[5];
+  uint64_t tmaGlobalStrides[5];
+  uint32_t tmaBoxDim[5];
+  uint32_t tmaElementStrides[5];
+  int tmaInterleave, tmaSwizzle, tmaL2Promotion, tmaOobFill;
+};
+
+/// Exported by the fake library (extern "C").
+using FakeCudaGetStateFn = const FakeCudaState *(*)();
+/// Depth of the calling thread's context stack (must be 0 between calls).
+using FakeCudaGetContextDepthFn = int (*)();
+
+#endif // MXFP8TRAIN_RUNTIME_TEST_FAKECUDA_H
