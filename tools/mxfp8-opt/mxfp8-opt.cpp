@@ -12,6 +12,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
@@ -21,6 +22,9 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  // gpu-module-to-binary and the NVVM target need the LLVM IR translations.
+  mlir::registerAllToLLVMIRTranslations(registry);
+  mlir::registerAllGPUToLLVMIRTranslations(registry);
   mlir::mxfp8train::registerAllDialects(registry);
   mlir::mxfp8train::registerAllExtensions(registry);
   return mlir::asMainReturnCode(
