@@ -502,6 +502,10 @@ TEST(Errors, LastErrorIsPerThreadAndSticksUntilCleared) {
   EXPECT_STREQ(mxfp8rtGetLastError(), "");
 }
 
+extern "C" int mxfp8rtTestCallFromC(void);
+
+TEST(Errors, CallableFromC) { EXPECT_EQ(mxfp8rtTestCallFromC(), 1); }
+
 //===----------------------------------------------------------------------===//
 // The shared library loads anywhere and exports the ABI
 //===----------------------------------------------------------------------===//
