@@ -533,6 +533,12 @@ mxfp8rtStatus mxfp8rtModuleUnload(mxfp8rtModule module) {
   mxfp8rtStatus contextStatus = MXFP8RT_SUCCESS;
   auto unload = [&](mxfp8rtModule_st &entry) {
     description = entry.describe();
+    // Module destructors that gpu-to-llvm registers run at process exit,
+    // possibly after the driver has shut down and released every module:
+    // nothing is left to unload then.
+    CUcontext current = nullptr;
+    if (drv().cuCtxGetCurrent(&current) == CUDA_ERROR_DEINITIALIZED)
+      return;
     ScopedContext scopedContext(entry.device);
     contextStatus = scopedContext.getStatus();
     if (contextStatus == MXFP8RT_SUCCESS)
