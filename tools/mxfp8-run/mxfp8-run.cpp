@@ -817,22 +817,43 @@ static FailureOr<RecipeAttr> parseRecipe(MLIRContext *context) {
   return recipe;
 }
 
+/// True for an op that performs a quantized GEMM in a converted module: a
+/// scaled (grouped) matmul, or (EMULATED recipes) a matmul reading a
+/// dequantized operand.
+static bool isQuantizedGemm(Operation *op) {
+  if (isa<ScaledMmOp, ScaledGroupedMmOp>(op))
+    return true;
+  if (!isCandidateMatmul(op))
+    return false;
+  return llvm::any_of(op->getOperands(), [](Value v) {
+    return isa_and_nonnull<DequantizeOp>(v.getDefiningOp());
+  });
+}
+
 namespace {
 /// What the conversion did, counted on the IR.
 struct ConversionSummary {
   int64_t matmulsBefore = 0;
-  int64_t matmulsAfter = 0;
+  /// Matmuls left in high precision (not reading dequantized operands).
+  int64_t keptHighPrecision = 0;
+  /// scaled_mm / scaled_grouped_mm ops, in total and by mxfp8train.role.
   int64_t scaledMms = 0;
-  std::map<std::string, int64_t> byRole;
+  std::map<std::string, int64_t> scaledByRole;
+  /// EMULATED recipes: matmuls on dequantized operands, by role.
+  int64_t emulated = 0;
+  std::map<std::string, int64_t> emulatedByRole;
   SmallVector<std::string> remarks;
 };
 } // namespace
 
-/// Number of linalg contractions (matmuls in any form) under `root`.
+/// Number of linalg contractions (matmuls in any form) and grouped_mm ops
+/// under `root`.
 static int64_t countMatmuls(Operation *root) {
   int64_t count = 0;
-  root->walk([&](linalg::LinalgOp op) {
-    if (linalg::isaContractionOpInterface(op))
+  root->walk([&](Operation *op) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (isa<GroupedMmOp>(op) ||
+        (linalgOp && linalg::isaContractionOpInterface(linalgOp)))
       ++count;
   });
   return count;
@@ -868,13 +889,19 @@ convertModule(ModuleOp module, ConversionSummary &summary,
     return fail("the conversion pipeline failed on '" + inputFilename + "'");
 
   summary.matmulsBefore = countMatmuls(module);
-  summary.matmulsAfter = countMatmuls(*converted);
   converted->walk([&](Operation *op) {
-    if (!isa<ScaledMmOp, ScaledGroupedMmOp>(op))
-      return;
-    ++summary.scaledMms;
-    auto role = op->getAttrOfType<StringAttr>("mxfp8train.role");
-    ++summary.byRole[role ? role.str() : "unlabelled"];
+    auto role = op->getAttrOfType<StringAttr>(kMatmulRoleAttrName);
+    std::string roleName = role ? role.str() : "unlabelled";
+    if (isa<ScaledMmOp, ScaledGroupedMmOp>(op)) {
+      ++summary.scaledMms;
+      ++summary.scaledByRole[roleName];
+    } else if (isQuantizedGemm(op)) {
+      ++summary.emulated;
+      ++summary.emulatedByRole[roleName];
+    } else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+               linalgOp && linalg::isaContractionOpInterface(linalgOp)) {
+      ++summary.keptHighPrecision;
+    }
   });
   return converted;
 }
@@ -965,19 +992,6 @@ static LogicalResult checkOutputs(const Signature &sig, RunResult &result,
                   " module does not have type " +
                   formatShape(sig.resultTypes[i]));
   return success();
-}
-
-/// True for an op that performs a quantized GEMM in a converted module: a
-/// scaled (grouped) matmul, or (EMULATED recipes) a matmul reading a
-/// dequantized operand.
-static bool isQuantizedGemm(Operation *op) {
-  if (isa<ScaledMmOp, ScaledGroupedMmOp>(op))
-    return true;
-  if (!isCandidateMatmul(op))
-    return false;
-  return llvm::any_of(op->getOperands(), [](Value v) {
-    return isa_and_nonnull<DequantizeOp>(v.getDefiningOp());
-  });
 }
 
 /// For each result of `func`, the number of quantized GEMMs it depends on.
@@ -1178,8 +1192,14 @@ buildProbeModule(ModuleOp module, const Signature &sig, RecipeAttr recipe,
     if (row.name.empty())
       row.name = "matmul#" + std::to_string(i);
     row.type = op->getResult(0).getType();
-    MatmulAnalysis analysis =
-        analyzeMatmul(cast<linalg::LinalgOp>(op), options);
+    // Dense matmuls; a grouped GEMM is not converted alone (yet).
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp) {
+      row.decision = "not checked alone (grouped GEMM)";
+      probes.push_back(row);
+      continue;
+    }
+    MatmulAnalysis analysis = analyzeMatmul(linalgOp, options);
     if (analysis.decision != MatmulDecision::Convert) {
       row.decision = analysis.decision == MatmulDecision::KeepHighPrecision
                          ? "kept in high precision"
@@ -1245,13 +1265,22 @@ static int runCompare(ModuleOp module, const Signature &sig) {
     return 1;
   }
   os << "conversion: " << pipelineText << "\n";
+  auto printRoles = [&](const std::map<std::string, int64_t> &byRole) {
+    if (byRole.empty())
+      return;
+    os << " (";
+    for (auto [k, entry] : llvm::enumerate(byRole))
+      os << (k ? ", " : "") << entry.first << " " << entry.second;
+    os << ")";
+  };
   os << "  matmuls: " << summary.matmulsBefore << " before, "
-     << summary.scaledMms << " scaled_mm after (";
-  if (summary.byRole.empty())
-    os << "none";
-  for (auto [k, entry] : llvm::enumerate(summary.byRole))
-    os << (k ? ", " : "") << entry.first << " " << entry.second;
-  os << "), " << summary.matmulsAfter << " kept in high precision\n";
+     << summary.scaledMms << " scaled_mm after";
+  printRoles(summary.scaledByRole);
+  if (summary.emulated) {
+    os << ", " << summary.emulated << " emulated (on dequantized operands)";
+    printRoles(summary.emulatedByRole);
+  }
+  os << ", " << summary.keptHighPrecision << " kept in high precision\n";
   if (showRemarks)
     for (const std::string &remark : summary.remarks)
       os << "  remark: " << remark << "\n";

@@ -14,6 +14,11 @@
 // wgrad_with_hp keeps dW in high precision: the bar becomes 34 dB and dW is
 // computed from the same bf16 operands, so it is exact.
 // RUN: mxfp8-run %s --compare --recipe=mxfp8_rceil_wgrad_with_hp | FileCheck %s --check-prefix=HP
+//
+// The emulated recipe (quantize, dequantize, bf16 GEMM) counts as converted:
+// dequantized e4m3 values are exact in bf16 and the GEMM accumulates in f32,
+// so it matches the scaled_mm SQNRs above.
+// RUN: mxfp8-run %s --compare --recipe=mxfp8_emulated_rceil | FileCheck %s --check-prefix=EMU
 
 // CHECK: device: cpu
 // CHECK-NEXT: recipe: #mxfp8train.recipe<mxfp8_rceil>
@@ -44,6 +49,11 @@
 // HP: 2  dw    weight_grad  256x128xbf16  0      inf      0.000e+00    >= 34.00  PASS
 // HP: linear.wgrad  -        256x128xf32   -        -            -         kept in high precision
 // HP: bars: 5 passed, 0 failed
+
+// EMU: matmuls: 3 before, 0 scaled_mm after, 3 emulated (on dequantized operands) (dgrad 1, forward 1, wgrad 1), 0 kept in high precision
+// EMU: 0  out   output       64x256xbf16   1      [[S0:[0-9]+\.[0-9]+]]
+// EMU: linear.wgrad  wgrad    256x128xf32   {{.*}}    >= 24.00  PASS
+// EMU: bars: 6 passed, 0 failed
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #mm_a = affine_map<(m, n, k) -> (m, k)>
