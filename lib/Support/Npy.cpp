@@ -1,4 +1,4 @@
-//===- Npy.cpp - read and write NumPy .npy files -------------------*- C++ -*-===//
+//===- Npy.cpp - read and write NumPy .npy files ----------------*- C++ -*-===//
 //
 // The .npy format: the magic string "\x93NUMPY", a major and a minor version
 // byte, the header length (uint16 little-endian in 1.0, uint32 in 2.0/3.0)
@@ -137,8 +137,8 @@ static Error parseHeader(StringRef header, StringRef name, NpyArray &array,
       }
       haveShape = true;
     } else {
-      return makeError(name, "malformed .npy header: unknown key '" + key +
-                                 "'");
+      return makeError(name,
+                       "malformed .npy header: unknown key '" + key + "'");
     }
     s = skipSpace(s);
     if (!consume(s, ',') && !s.starts_with("}"))
@@ -187,8 +187,8 @@ Expected<NpyArray> mlir::mxfp8train::parseNpy(StringRef buffer,
                                "uint8-64, float16/32/64)");
   uint64_t numBytes = uint64_t(itemSize);
   for (int64_t d : array.shape) {
-    if (d != 0 && numBytes > std::numeric_limits<uint64_t>::max() / 2 /
-                                 uint64_t(d))
+    if (d != 0 &&
+        numBytes > std::numeric_limits<uint64_t>::max() / 2 / uint64_t(d))
       return makeError(name, "shape too large");
     numBytes *= uint64_t(d);
   }
@@ -255,9 +255,9 @@ static Error checkData(StringRef descr, ArrayRef<int64_t> shape,
   return Error::success();
 }
 
-Expected<std::string>
-mlir::mxfp8train::serializeNpy(StringRef descr, ArrayRef<int64_t> shape,
-                               ArrayRef<uint8_t> data) {
+Expected<std::string> mlir::mxfp8train::serializeNpy(StringRef descr,
+                                                     ArrayRef<int64_t> shape,
+                                                     ArrayRef<uint8_t> data) {
   if (Error err = checkData(descr, shape, data))
     return std::move(err);
   Expected<std::string> header = makeHeader(descr, shape);

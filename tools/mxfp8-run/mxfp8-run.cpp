@@ -1,4 +1,4 @@
-//===- mxfp8-run.cpp - run and compare mxfp8train modules ----------*- C++ -*-===//
+//===- mxfp8-run.cpp - run and compare mxfp8train modules -------*- C++ -*-===//
 //
 // Runs one function of a tensor-level MLIR module on the CPU (through
 // CPUExecutable) with generated or .npy inputs and writes its results as .npy.
@@ -83,8 +83,7 @@ static cl::opt<std::string>
               cl::desc("Function to run (default: the only public function)"),
               cl::value_desc("name"), cl::cat(runCategory));
 
-static cl::opt<uint64_t> seed("seed",
-                              cl::desc("Seed of the generated inputs"),
+static cl::opt<uint64_t> seed("seed", cl::desc("Seed of the generated inputs"),
                               cl::init(0), cl::cat(runCategory));
 
 static cl::opt<double> inputStd(
@@ -110,13 +109,13 @@ static cl::opt<bool>
                         "--output-dir/inputs"),
                cl::init(false), cl::cat(runCategory));
 
-static cl::opt<BF16Format> bf16As(
-    "bf16-as", cl::desc("How bf16 tensors are written to .npy"),
-    cl::values(clEnumValN(BF16Format::UInt16, "uint16",
-                          "uint16 bit patterns (exact, the default)"),
-               clEnumValN(BF16Format::Float32, "float32",
-                          "float32 values (exact widening)")),
-    cl::init(BF16Format::UInt16), cl::cat(runCategory));
+static cl::opt<BF16Format>
+    bf16As("bf16-as", cl::desc("How bf16 tensors are written to .npy"),
+           cl::values(clEnumValN(BF16Format::UInt16, "uint16",
+                                 "uint16 bit patterns (exact, the default)"),
+                      clEnumValN(BF16Format::Float32, "float32",
+                                 "float32 values (exact widening)")),
+           cl::init(BF16Format::UInt16), cl::cat(runCategory));
 
 static cl::opt<std::string> pipeline(
     "pipeline",
@@ -172,10 +171,10 @@ static cl::opt<std::string>
                     "converted module in compare mode) to this file"),
            cl::value_desc("path"), cl::cat(runCategory));
 
-static cl::opt<Device> device(
-    "device", cl::desc("Where to run"),
-    cl::values(clEnumValN(Device::CPU, "cpu", "the host CPU (JIT)")),
-    cl::init(Device::CPU), cl::cat(runCategory));
+static cl::opt<Device>
+    device("device", cl::desc("Where to run"),
+           cl::values(clEnumValN(Device::CPU, "cpu", "the host CPU (JIT)")),
+           cl::init(Device::CPU), cl::cat(runCategory));
 
 //===----------------------------------------------------------------------===//
 // Helpers
@@ -260,8 +259,7 @@ static std::string getSSAName(llvm::SMRange range) {
     return "";
   ++p;
   std::string name;
-  while (llvm::isAlnum(*p) || *p == '_' || *p == '$' || *p == '.' ||
-         *p == '-')
+  while (llvm::isAlnum(*p) || *p == '_' || *p == '$' || *p == '.' || *p == '-')
     name.push_back(*p++);
   return name;
 }
@@ -312,8 +310,8 @@ static OwningOpRef<ModuleOp> parseModule(llvm::SourceMgr &sourceMgr,
   auto fileLoc = FileLineColLoc::get(
       context, sourceMgr.getMemoryBuffer(1)->getBufferIdentifier(), 0, 0);
   OwningOpRef<ModuleOp> module(ModuleOp::create(fileLoc));
-  module->getBody()->getOperations().splice(
-      module->getBody()->begin(), block.getOperations());
+  module->getBody()->getOperations().splice(module->getBody()->begin(),
+                                            block.getOperations());
   return module;
 }
 
@@ -327,16 +325,16 @@ static FailureOr<Signature> getSignature(ModuleOp module,
       candidates.push_back(func);
   std::string candidateNames;
   for (func::FuncOp func : candidates)
-    candidateNames += (candidateNames.empty() ? "@" : ", @") +
-                      func.getSymName().str();
+    candidateNames +=
+        (candidateNames.empty() ? "@" : ", @") + func.getSymName().str();
   if (candidateNames.empty())
     candidateNames = "none";
 
   if (entryName.empty()) {
     if (candidates.size() != 1)
       return fail("--entry=NAME is needed: the module has " +
-                  llvm::Twine(candidates.size()) +
-                  " public functions (" + candidateNames + ")");
+                  llvm::Twine(candidates.size()) + " public functions (" +
+                  candidateNames + ")");
     sig.func = candidates.front();
   } else {
     sig.func = module.lookupSymbol<func::FuncOp>(entryName);
@@ -390,10 +388,10 @@ static FailureOr<Signature> getSignature(ModuleOp module,
                                            : name);
   }
 
-  auto checkType = [&](Type t, StringRef what, unsigned i, StringRef name,
-                       SmallVectorImpl<RankedTensorType> &types,
-                       SmallVectorImpl<HostElementType> &hostTypes)
-      -> LogicalResult {
+  auto checkType =
+      [&](Type t, StringRef what, unsigned i, StringRef name,
+          SmallVectorImpl<RankedTensorType> &types,
+          SmallVectorImpl<HostElementType> &hostTypes) -> LogicalResult {
     auto tensor = dyn_cast<RankedTensorType>(t);
     if (!tensor)
       return fail(what + " #" + llvm::Twine(i) + " (" + name + ") of @" +
@@ -406,8 +404,8 @@ static FailureOr<Signature> getSignature(ModuleOp module,
     llvm::Expected<HostElementType> host =
         getHostElementType(tensor.getElementType());
     if (!host)
-      return fail(host.takeError(), what + " #" + llvm::Twine(i) + " (" +
-                                        name + ") of @" + func.getSymName());
+      return fail(host.takeError(), what + " #" + llvm::Twine(i) + " (" + name +
+                                        ") of @" + func.getSymName());
     types.push_back(tensor);
     hostTypes.push_back(*host);
     return success();
@@ -425,9 +423,9 @@ static FailureOr<Signature> getSignature(ModuleOp module,
     std::string role;
     if (Attribute attr = func.getResultAttr(i, "mxfp8train.role")) {
       auto str = dyn_cast<StringAttr>(attr);
-      if (!str || (str.getValue() != "output" &&
-                   str.getValue() != "input_grad" &&
-                   str.getValue() != "weight_grad"))
+      if (!str ||
+          (str.getValue() != "output" && str.getValue() != "input_grad" &&
+           str.getValue() != "weight_grad"))
         return fail("result #" + llvm::Twine(i) + " (" + sig.resultNames[i] +
                     ") of @" + func.getSymName() +
                     ": mxfp8train.role must be \"output\", \"input_grad\" or "
@@ -479,8 +477,7 @@ static StringRef getNpyDescr(HostElementType type) {
 /// Writes a host tensor as .npy (bf16 as --bf16-as says).
 static LogicalResult writeTensor(StringRef path, const HostTensor &tensor) {
   llvm::Error err = llvm::Error::success();
-  if (tensor.type == HostElementType::BF16 &&
-      bf16As == BF16Format::Float32) {
+  if (tensor.type == HostElementType::BF16 && bf16As == BF16Format::Float32) {
     int64_t n = tensor.getNumElements();
     std::vector<uint8_t> bytes(size_t(n) * 4);
     const uint16_t *src = tensor.data<uint16_t>();
@@ -511,8 +508,7 @@ static const llvm::fltSemantics &getFloat8Semantics(HostElementType type) {
 /// Generates input `index` of type `type` (see docs/mxfp8-run.md: normal
 /// samples for floats, byte 127 (1.0) for e8m0 scales, zeros for integers,
 /// or the values of an `mxfp8run.values` attribute).
-static FailureOr<HostTensor> generateInput(const Signature &sig,
-                                           unsigned index,
+static FailureOr<HostTensor> generateInput(const Signature &sig, unsigned index,
                                            std::string &description) {
   RankedTensorType type = sig.argTypes[index];
   HostElementType hostType = sig.argHostTypes[index];
@@ -524,8 +520,10 @@ static FailureOr<HostTensor> generateInput(const Signature &sig,
     auto dense = dyn_cast<DenseElementsAttr>(attr);
     if (!dense || dense.getType() != type)
       return fail("argument #" + llvm::Twine(index) + " (" +
-                  sig.argNames[index] + "): mxfp8run.values must be a dense "
-                  "elements attribute of type " + formatShape(type));
+                  sig.argNames[index] +
+                  "): mxfp8run.values must be a dense "
+                  "elements attribute of type " +
+                  formatShape(type));
     ArrayRef<char> raw = dense.getRawData();
     size_t itemSize = size_t(getHostElementSize(hostType));
     if (dense.isSplat()) {
@@ -565,8 +563,8 @@ static FailureOr<HostTensor> generateInput(const Signature &sig,
                   sig.argNames[index] + "): mxfp8run.std must be a number");
   }
   if (!(stddev >= 0.0) || std::isinf(stddev))
-    return fail("argument #" + llvm::Twine(index) + " (" +
-                sig.argNames[index] + "): the standard deviation must be "
+    return fail("argument #" + llvm::Twine(index) + " (" + sig.argNames[index] +
+                "): the standard deviation must be "
                 "finite and >= 0");
   uint64_t streamSeed = mixSeed(seed, index);
   switch (hostType) {
@@ -615,8 +613,8 @@ static FailureOr<HostTensor> readInput(const Signature &sig, unsigned index,
                                        StringRef path) {
   RankedTensorType type = sig.argTypes[index];
   HostElementType hostType = sig.argHostTypes[index];
-  std::string what = "--input #" + std::to_string(index) + " ('" +
-                     path.str() + "') for argument " + sig.argNames[index];
+  std::string what = "--input #" + std::to_string(index) + " ('" + path.str() +
+                     "') for argument " + sig.argNames[index];
   llvm::Expected<NpyArray> array = readNpy(path);
   if (!array)
     return fail(array.takeError());
@@ -653,8 +651,8 @@ static FailureOr<HostTensor> readInput(const Signature &sig, unsigned index,
 }
 
 /// Builds all inputs, generated or read, and prints one line per input.
-static FailureOr<std::vector<HostTensor>>
-prepareInputs(const Signature &sig, llvm::raw_ostream &os) {
+static FailureOr<std::vector<HostTensor>> prepareInputs(const Signature &sig,
+                                                        llvm::raw_ostream &os) {
   unsigned numArgs = sig.argTypes.size();
   if (!inputFiles.empty() && inputFiles.size() != numArgs)
     return fail("got " + llvm::Twine(inputFiles.size()) +
@@ -682,8 +680,7 @@ prepareInputs(const Signature &sig, llvm::raw_ostream &os) {
     os << "  (generated with seed " << seed << " in "
        << llvm::format("%.2f", secondsSince(start)) << " s)\n";
   else
-    os << "  (read in " << llvm::format("%.2f", secondsSince(start))
-       << " s)\n";
+    os << "  (read in " << llvm::format("%.2f", secondsSince(start)) << " s)\n";
   return inputs;
 }
 
@@ -812,8 +809,8 @@ static FailureOr<RecipeAttr> parseRecipe(MLIRContext *context) {
   }
   auto recipe = dyn_cast_or_null<RecipeAttr>(attr);
   if (!recipe)
-    return fail("invalid --recipe '" + recipeText + "': " +
-                (message.empty() ? "not a recipe" : message));
+    return fail("invalid --recipe '" + recipeText +
+                "': " + (message.empty() ? "not a recipe" : message));
   return recipe;
 }
 
@@ -869,8 +866,7 @@ convertModule(ModuleOp module, ConversionSummary &summary,
   if (!pipeline.empty()) {
     std::string errorMessage;
     llvm::raw_string_ostream errorStream(errorMessage);
-    if (failed(
-            parsePassPipeline(stripModuleAnchor(pipeline), pm, errorStream)))
+    if (failed(parsePassPipeline(stripModuleAnchor(pipeline), pm, errorStream)))
       return fail("invalid --pipeline: " + errorMessage);
   } else {
     MXFP8TrainRewriteMatmulsPassOptions options;
@@ -925,8 +921,8 @@ static void keepReachableFunctions(ModuleOp module, StringRef entry) {
     if (!uses)
       continue;
     for (const SymbolTable::SymbolUse &use : *uses) {
-      Operation *callee = SymbolTable::lookupNearestSymbolFrom(
-          module, use.getSymbolRef());
+      Operation *callee =
+          SymbolTable::lookupNearestSymbolFrom(module, use.getSymbolRef());
       if (callee && reachable.insert(callee).second)
         worklist.push_back(callee);
     }
@@ -983,9 +979,8 @@ static LogicalResult checkOutputs(const Signature &sig, RunResult &result,
     return fail("the " + what + " module returned " +
                 llvm::Twine(result.outputs->size()) + " results, expected " +
                 llvm::Twine(sig.resultTypes.size() + numExtra));
-  for (auto [i, out] : llvm::enumerate(
-           ArrayRef<HostTensor>(*result.outputs).take_front(
-               sig.resultTypes.size())))
+  for (auto [i, out] : llvm::enumerate(ArrayRef<HostTensor>(*result.outputs)
+                                           .take_front(sig.resultTypes.size())))
     if (ArrayRef<int64_t>(out.shape) != sig.resultTypes[i].getShape() ||
         out.type != sig.resultHostTypes[i])
       return fail("result #" + llvm::Twine(i) + " of the " + what +
@@ -1192,14 +1187,7 @@ buildProbeModule(ModuleOp module, const Signature &sig, RecipeAttr recipe,
     if (row.name.empty())
       row.name = "matmul#" + std::to_string(i);
     row.type = op->getResult(0).getType();
-    // Dense matmuls; a grouped GEMM is not converted alone (yet).
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-    if (!linalgOp) {
-      row.decision = "not checked alone (grouped GEMM)";
-      probes.push_back(row);
-      continue;
-    }
-    MatmulAnalysis analysis = analyzeMatmul(linalgOp, options);
+    MatmulAnalysis analysis = analyzeMatmul(op, options);
     if (analysis.decision != MatmulDecision::Convert) {
       row.decision = analysis.decision == MatmulDecision::KeepHighPrecision
                          ? "kept in high precision"
@@ -1212,8 +1200,7 @@ buildProbeModule(ModuleOp module, const Signature &sig, RecipeAttr recipe,
     // Return both results; the rewrite below replaces the copy's use.
     returnOp->insertOperands(returnOp->getNumOperands(),
                              {op->getResult(0), copy->getResult(0)});
-    MatmulAnalysis copyAnalysis =
-        analyzeMatmul(cast<linalg::LinalgOp>(copy), options);
+    MatmulAnalysis copyAnalysis = analyzeMatmul(copy, options);
     if (copyAnalysis.decision != MatmulDecision::Convert)
       return fail("internal: the copy of matmul " + row.name +
                   " is not convertible (" + copyAnalysis.reason + ")");
@@ -1398,16 +1385,16 @@ static int runCompare(ModuleOp module, const Signature &sig) {
     SmallVector<SmallVector<std::string>> matmulRows;
     matmulRows.push_back({"matmul", "role", "type", "SQNR dB", "max abs err",
                           "bar dB", "result"});
-    ArrayRef<HostTensor> extra =
-        ArrayRef<HostTensor>(*original.outputs).drop_front(sig.resultTypes.size());
+    ArrayRef<HostTensor> extra = ArrayRef<HostTensor>(*original.outputs)
+                                     .drop_front(sig.resultTypes.size());
     for (const MatmulProbe &probe : probes) {
       if (probe.extraIndex < 0) {
         matmulRows.push_back({probe.name, "-", formatShape(probe.type), "-",
                               "-", "-", probe.decision});
         continue;
       }
-      ErrorStats stats = compareTensors(extra[probe.extraIndex],
-                                        extra[probe.extraIndex + 1]);
+      ErrorStats stats =
+          compareTensors(extra[probe.extraIndex], extra[probe.extraIndex + 1]);
       double bar = getMatmulBar(probe.role, *recipe);
       bool pass = stats.sqnrDb >= bar;
       (pass ? numPass : numFail)++;

@@ -1,4 +1,4 @@
-//===- Npy.h - read and write NumPy .npy files ---------------------*- C++ -*-===//
+//===- Npy.h - read and write NumPy .npy files ------------------*- C++ -*-===//
 //
 // A small reader and writer for the NumPy .npy format (versions 1.0 to 3.0
 // read, 1.0 written): little-endian, C order, fixed-size element types. Used
@@ -41,8 +41,7 @@ struct NpyArray {
 int64_t getNpyItemSize(llvm::StringRef descr);
 
 /// Parses the contents of a .npy file. `name` is used in error messages.
-llvm::Expected<NpyArray> parseNpy(llvm::StringRef buffer,
-                                  llvm::StringRef name);
+llvm::Expected<NpyArray> parseNpy(llvm::StringRef buffer, llvm::StringRef name);
 
 /// Reads and parses the .npy file at `path`.
 llvm::Expected<NpyArray> readNpy(llvm::StringRef path);

@@ -1,4 +1,4 @@
-//===- Sqnr.h - signal-to-quantization-noise ratio -----------------*- C++ -*-===//
+//===- Sqnr.h - signal-to-quantization-noise ratio --------------*- C++ -*-===//
 //
 // SQNR as torchao computes it (SPEC §8): 20 log10(||ref|| / ||ref - out||),
 // accumulated in double, plus the largest absolute error. Used by mxfp8-run's
