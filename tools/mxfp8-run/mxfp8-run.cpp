@@ -58,6 +58,7 @@
 #include <map>
 #include <optional>
 #include <thread>
+#include <type_traits>
 
 using namespace mlir;
 using namespace mlir::mxfp8train;
@@ -1159,6 +1160,19 @@ struct MatmulProbe {
 };
 } // namespace
 
+/// analyzeMatmul for any candidate. It takes the op as an Operation * (dense
+/// and grouped GEMMs) or, in the older Transforms.h, as a linalg::LinalgOp;
+/// the template makes the unused branch a discarded statement.
+template <typename OpT>
+static MatmulAnalysis analyzeCandidate(OpT op,
+                                       const RewriteMatmulsOptions &options) {
+  if constexpr (std::is_invocable_v<decltype(&analyzeMatmul), OpT,
+                                    const RewriteMatmulsOptions &>)
+    return analyzeMatmul(op, options);
+  else
+    return analyzeMatmul(cast<linalg::LinalgOp>(op), options);
+}
+
 /// Builds the probe module: the original module whose entry function also
 /// returns, for every matmul the recipe converts, the matmul's own result and
 /// the result of a converted copy of it reading the same (high-precision)
@@ -1187,7 +1201,7 @@ buildProbeModule(ModuleOp module, const Signature &sig, RecipeAttr recipe,
     if (row.name.empty())
       row.name = "matmul#" + std::to_string(i);
     row.type = op->getResult(0).getType();
-    MatmulAnalysis analysis = analyzeMatmul(op, options);
+    MatmulAnalysis analysis = analyzeCandidate(op, options);
     if (analysis.decision != MatmulDecision::Convert) {
       row.decision = analysis.decision == MatmulDecision::KeepHighPrecision
                          ? "kept in high precision"
@@ -1200,7 +1214,7 @@ buildProbeModule(ModuleOp module, const Signature &sig, RecipeAttr recipe,
     // Return both results; the rewrite below replaces the copy's use.
     returnOp->insertOperands(returnOp->getNumOperands(),
                              {op->getResult(0), copy->getResult(0)});
-    MatmulAnalysis copyAnalysis = analyzeMatmul(copy, options);
+    MatmulAnalysis copyAnalysis = analyzeCandidate(copy, options);
     if (copyAnalysis.decision != MatmulDecision::Convert)
       return fail("internal: the copy of matmul " + row.name +
                   " is not convertible (" + copyAnalysis.reason + ")");
