@@ -105,3 +105,50 @@ func.func @emulated_batch_matmul(%a: tensor<2x64x32xbf16>, %b: tensor<2x48x64xbf
       outs(%c : tensor<2x32x48xf32>) -> tensor<2x32x48xf32>
   return %0 : tensor<2x32x48xf32>
 }
+
+// -----
+
+// Grouped GEMMs in the emulated form (torchao `_emulated_mxfp8_scaled_grouped_mm`):
+// the same padding and quantization as the AUTO path, each operand
+// dequantized back to its type, and a high-precision grouped_mm on the
+// (padded) offs carrying the role.
+// CHECK-LABEL: func.func @emulated_grouped(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<100x128xbf16>, %[[W:[^:]*]]: tensor<4x64x128xbf16>, %[[DO:[^:]*]]: tensor<100x64xbf16>, %[[OFFS:[^:]*]]: tensor<4xi32>
+// CHECK:         %[[XQ:.*]], %[[XS:.*]] = mxfp8train.quantize %[[X]] axis = 1
+// CHECK:         %[[WQ:.*]], %[[WS:.*]] = mxfp8train.quantize %[[W]] axis = 2
+// CHECK:         %[[XD:.*]] = mxfp8train.dequantize %[[XQ]][%[[XS]]] axis = 1 : {{.*}} -> tensor<100x128xbf16>
+// CHECK:         %[[WD:.*]] = mxfp8train.dequantize %[[WQ]][%[[WS]]] axis = 2 : {{.*}} -> tensor<4x64x128xbf16>
+// CHECK:         %[[OUT:.*]] = mxfp8train.grouped_mm %[[XD]], %[[WD]] offs(%[[OFFS]]) transpose_rhs {mxfp8train.role = "forward"}
+// CHECK:         %[[DOP:.*]], %[[POFFS:.*]] = mxfp8train.pad_token_groups %[[DO]] offs(%[[OFFS]]) alignment = 32
+// CHECK:         %[[XP:.*]], %{{.*}} = mxfp8train.pad_token_groups %[[X]] offs(%[[OFFS]]) alignment = 32
+// CHECK:         %[[DOQ:.*]], %[[DOS:.*]] = mxfp8train.quantize %[[DOP]] axis = 0
+// CHECK:         %[[XPQ:.*]], %[[XPS:.*]] = mxfp8train.quantize %[[XP]] axis = 0
+// CHECK:         %[[DOD:.*]] = mxfp8train.dequantize %[[DOQ]][%[[DOS]]] axis = 0
+// CHECK:         %[[XPD:.*]] = mxfp8train.dequantize %[[XPQ]][%[[XPS]]] axis = 0
+// CHECK:         %[[DW:.*]] = mxfp8train.grouped_mm %[[DOD]], %[[XPD]] offs(%[[POFFS]]) transpose_lhs {mxfp8train.role = "wgrad"}
+// CHECK:         return %[[OUT]], %[[DW]]
+func.func @emulated_grouped(%x: tensor<100x128xbf16>, %w: tensor<4x64x128xbf16>, %do: tensor<100x64xbf16>, %offs: tensor<4xi32>)
+    -> (tensor<100x64xbf16>, tensor<4x64x128xbf16>) {
+  // expected-remark @below {{mxfp8train: converted to emulated MX (grouped 2d-3d, role forward, lhs quantized along axis 1, rhs along axis 2, recipe mxfp8_emulated_rceil)}}
+  %out = mxfp8train.grouped_mm %x, %w offs(%offs) transpose_rhs
+      : tensor<100x128xbf16>, tensor<4x64x128xbf16>, tensor<4xi32> -> tensor<100x64xbf16>
+  // expected-remark @below {{mxfp8train: converted to emulated MX (grouped 2d-2d, role wgrad, lhs quantized along axis 0, rhs along axis 0, token groups padded to 32 (32-token blocks must not straddle groups), recipe mxfp8_emulated_rceil)}}
+  %dw = mxfp8train.grouped_mm %do, %x offs(%offs) transpose_lhs
+      : tensor<100x64xbf16>, tensor<100x128xbf16>, tensor<4xi32> -> tensor<4x64x128xbf16>
+  return %out, %dw : tensor<100x64xbf16>, tensor<4x64x128xbf16>
+}
+
+// -----
+
+// The emulated grouped_mm reads dequantized operands: a second run of the
+// pass leaves it alone (with a remark).
+// CHECK-LABEL: func.func @emulated_grouped_idempotent(
+// CHECK:         mxfp8train.grouped_mm
+// CHECK-NOT:     mxfp8train.quantize
+func.func @emulated_grouped_idempotent(%xq: tensor<64x128xf8E4M3FN>, %xs: tensor<64x4xf8E8M0FNU>, %w: tensor<2x64x128xbf16>, %offs: tensor<2xi32>) -> tensor<64x64xbf16> {
+  %x = mxfp8train.dequantize %xq [%xs] axis = 1 : tensor<64x128xf8E4M3FN> [tensor<64x4xf8E8M0FNU>] -> tensor<64x128xbf16>
+  // expected-remark @below {{mxfp8train: skipped (an operand is already dequantized MX data)}}
+  %0 = mxfp8train.grouped_mm %x, %w offs(%offs) transpose_rhs {mxfp8train.role = "forward"}
+      : tensor<64x128xbf16>, tensor<2x64x128xbf16>, tensor<2xi32> -> tensor<64x64xbf16>
+  return %0 : tensor<64x64xbf16>
+}

@@ -74,6 +74,35 @@ func.func @filters(%x: tensor<64x128xbf16>, %w: tensor<256x128xbf16>, %z: tensor
   return %a, %b, %c, %d, %e, %f, %g : tensor<64x256xf32>, tensor<64x256xf32>, tensor<64x256xf32>, tensor<64x256xf32>, tensor<32x256xf32>, tensor<64x32xf32>, tensor<64x64xf32>
 }
 
+// Grouped GEMMs go through the same filters: `exclude` on their NameLoc,
+// `min-size` on M (tokens), N and K of a 2d-3d GEMM and on N, K and the
+// tokens of a 2d-2d one.
+// CHECK-LABEL: func.func @grouped_filters(
+// CHECK:         mxfp8train.grouped_mm {{.*}} -> tensor<64x64xbf16>
+// CHECK:         mxfp8train.scaled_grouped_mm {{.*}} -> tensor<64x64xbf16>
+// CHECK:         mxfp8train.grouped_mm {{.*}} -> tensor<32x64xbf16>
+// CHECK:         mxfp8train.grouped_mm {{.*}} -> tensor<2x64x64xbf16>
+// REMARK: remark: loc("layers.3.experts.w2.fwd"): mxfp8train: skipped (location name 'layers.3.experts.w2.fwd' matches exclude 'experts.w2')
+// REMARK: remark: loc("layers.3.experts.w1.fwd"): mxfp8train: converted (grouped 2d-3d, role forward
+// REMARK: mxfp8train: skipped (M = 32 is below min-size 64)
+// REMARK: mxfp8train: skipped (tokens = 32 is below min-size 64)
+// NOFILTER-LABEL: func.func @grouped_filters(
+// NOFILTER-COUNT-4: mxfp8train.scaled_grouped_mm
+// NOFILTER-NOT:     mxfp8train.grouped_mm
+func.func @grouped_filters(%x: tensor<64x128xbf16>, %w: tensor<2x64x128xbf16>, %s: tensor<32x128xbf16>,
+                           %do: tensor<32x64xbf16>, %offs: tensor<2xi32>)
+    -> (tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<32x64xbf16>, tensor<2x64x64xbf16>) {
+  %a = mxfp8train.grouped_mm %x, %w offs(%offs) transpose_rhs
+      : tensor<64x128xbf16>, tensor<2x64x128xbf16>, tensor<2xi32> -> tensor<64x64xbf16> loc("layers.3.experts.w2.fwd")
+  %b = mxfp8train.grouped_mm %x, %w offs(%offs) transpose_rhs
+      : tensor<64x128xbf16>, tensor<2x64x128xbf16>, tensor<2xi32> -> tensor<64x64xbf16> loc("layers.3.experts.w1.fwd")
+  %c = mxfp8train.grouped_mm %s, %w offs(%offs) transpose_rhs
+      : tensor<32x128xbf16>, tensor<2x64x128xbf16>, tensor<2xi32> -> tensor<32x64xbf16>
+  %d = mxfp8train.grouped_mm %do, %do offs(%offs) transpose_lhs
+      : tensor<32x64xbf16>, tensor<32x64xbf16>, tensor<2xi32> -> tensor<2x64x64xbf16>
+  return %a, %b, %c, %d : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<32x64xbf16>, tensor<2x64x64xbf16>
+}
+
 // K below min-size (K = 32 < 64) is skipped as well.
 // CHECK-LABEL: func.func @min_size_k(
 // CHECK:         linalg.matmul

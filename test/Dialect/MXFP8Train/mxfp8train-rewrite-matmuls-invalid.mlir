@@ -36,3 +36,20 @@ func.func @invalid_role_type(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>, %z:
       outs(%z : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %0 : tensor<64x64xf32>
 }
+
+// -----
+
+// The same checks on grouped_mm: an invalid role, and an offs alignment
+// that is not a positive integer.
+func.func @grouped_invalid_attributes(%a: tensor<64x64xbf16>, %w: tensor<2x64x64xbf16>, %offs: tensor<2xi32>) -> (tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>) {
+  // expected-error @below {{mxfp8train: invalid mxfp8train.role "experts"; expected "forward", "dgrad" or "wgrad"}}
+  %0 = mxfp8train.grouped_mm %a, %w offs(%offs) transpose_rhs {mxfp8train.role = "experts"}
+      : tensor<64x64xbf16>, tensor<2x64x64xbf16>, tensor<2xi32> -> tensor<64x64xbf16>
+  // expected-error @below {{mxfp8train: invalid mxfp8train.offs_alignment 0 : i64; expected a positive integer}}
+  %1 = mxfp8train.grouped_mm %a, %w offs(%offs) transpose_rhs {mxfp8train.offs_alignment = 0 : i64}
+      : tensor<64x64xbf16>, tensor<2x64x64xbf16>, tensor<2xi32> -> tensor<64x64xbf16>
+  // expected-error @below {{mxfp8train: invalid mxfp8train.offs_alignment "32"; expected a positive integer}}
+  %2 = mxfp8train.grouped_mm %a, %w offs(%offs) transpose_rhs {mxfp8train.offs_alignment = "32"}
+      : tensor<64x64xbf16>, tensor<2x64x64xbf16>, tensor<2xi32> -> tensor<64x64xbf16>
+  return %0, %1, %2 : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>
+}

@@ -100,3 +100,29 @@ func.func @batch_matmul_wgrad_kept(%a: tensor<2x64x32xbf16>, %b: tensor<2x64x96x
       outs(%z : tensor<2x32x96xf32>) -> tensor<2x32x96xf32>
   return %0 : tensor<2x32x96xf32>
 }
+
+// -----
+
+// Grouped GEMMs under the same recipe: the 2d-2d weight gradient stays a
+// high-precision grouped_mm on the original operands and offs (torchao
+// `torch._grouped_mm(dOᵀ, A, offs)`), unpadded; forward and dgrad convert.
+// CHECK-LABEL: func.func @grouped_keeps_wgrad(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<100x128xbf16>, %[[W:[^:]*]]: tensor<4x64x128xbf16>, %[[DO:[^:]*]]: tensor<100x64xbf16>, %[[OFFS:[^:]*]]: tensor<4xi32>
+// CHECK:         mxfp8train.scaled_grouped_mm {{.*}} {mxfp8train.role = "forward"}
+// CHECK:         mxfp8train.scaled_grouped_mm {{.*}} {mxfp8train.role = "dgrad"}
+// CHECK:         %[[DW:.*]] = mxfp8train.grouped_mm %[[DO]], %[[X]] offs(%[[OFFS]]) transpose_lhs :
+// CHECK-NOT:     pad_token_groups
+// CHECK:         return %{{.*}}, %{{.*}}, %[[DW]]
+func.func @grouped_keeps_wgrad(%x: tensor<100x128xbf16>, %w: tensor<4x64x128xbf16>, %do: tensor<100x64xbf16>, %offs: tensor<4xi32>)
+    -> (tensor<100x64xbf16>, tensor<100x128xbf16>, tensor<4x64x128xbf16>) {
+  // expected-remark @below {{mxfp8train: converted (grouped 2d-3d, role forward, lhs quantized along axis 1, rhs along axis 2, recipe mxfp8_rceil_wgrad_with_hp)}}
+  %out = mxfp8train.grouped_mm %x, %w offs(%offs) transpose_rhs
+      : tensor<100x128xbf16>, tensor<4x64x128xbf16>, tensor<4xi32> -> tensor<100x64xbf16>
+  // expected-remark @below {{mxfp8train: converted (grouped 2d-3d, role dgrad, lhs quantized along axis 1, rhs along axis 1, recipe mxfp8_rceil_wgrad_with_hp)}}
+  %dx = mxfp8train.grouped_mm %do, %w offs(%offs)
+      : tensor<100x64xbf16>, tensor<4x64x128xbf16>, tensor<4xi32> -> tensor<100x128xbf16>
+  // expected-remark @below {{mxfp8train: kept in high precision (role wgrad, recipe wgrad_with_hp = true)}}
+  %dw = mxfp8train.grouped_mm %do, %x offs(%offs) transpose_lhs
+      : tensor<100x64xbf16>, tensor<100x128xbf16>, tensor<4xi32> -> tensor<4x64x128xbf16>
+  return %out, %dx, %dw : tensor<100x64xbf16>, tensor<100x128xbf16>, tensor<4x64x128xbf16>
+}

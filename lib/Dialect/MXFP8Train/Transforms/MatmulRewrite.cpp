@@ -5,11 +5,15 @@
 // Transforms.h): recipe parsing, the analysis of one linalg matmul (operands
 // as stored, contraction axes, training role, filters), its rewrite into
 // `mxfp8train.quantize` + `mxfp8train.scaled_mm` (or the EMULATED form), the
-// whole-IR driver with remarks and the greedy patterns.
+// whole-IR driver with remarks and the greedy patterns. Grouped GEMMs
+// (`mxfp8train.grouped_mm`) are analysed and rewritten in
+// GroupedMmRewrite.cpp and dispatched to from here.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mxfp8train/Dialect/MXFP8Train/Transforms/Transforms.h"
+
+#include "RewriteUtils.h"
 
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainDialect.h"
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
@@ -25,6 +29,7 @@
 
 using namespace mlir;
 using namespace mlir::mxfp8train;
+using namespace mlir::mxfp8train::detail;
 
 //===----------------------------------------------------------------------===//
 // Roles
@@ -121,24 +126,36 @@ mxfp8train::findExcludedName(Location loc, ArrayRef<std::string> patterns,
 //===----------------------------------------------------------------------===//
 
 bool mxfp8train::isCandidateMatmul(Operation *op) {
-  return isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op);
+  return isa<linalg::MatmulOp, linalg::BatchMatmulOp, GroupedMmOp>(op);
 }
 
 static bool isHighPrecision(Type type) {
   return isa<BFloat16Type, Float32Type>(type);
 }
 
-/// `recipe`, or the default recipe (`mxfp8_rceil`) when it is null.
-static RecipeAttr getRecipeOrDefault(MLIRContext *context, RecipeAttr recipe) {
+RecipeAttr mxfp8train::detail::getRecipeOrDefault(MLIRContext *context,
+                                                  RecipeAttr recipe) {
   return recipe ? recipe : RecipeAttr::getDefault(context);
 }
 
-/// Prints an attribute or type for a diagnostic.
-template <typename T> static std::string printToString(T value) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << value;
-  return s;
+std::string mxfp8train::detail::describeRecipe(RecipeAttr recipe) {
+  StringRef name = recipe.getRecipeName();
+  return name.empty() ? printToString(Attribute(recipe)) : name.str();
+}
+
+LogicalResult mxfp8train::detail::getRoleOverride(
+    Operation *op, std::optional<MatmulRole> &role, std::string &reason) {
+  role = std::nullopt;
+  Attribute attr = op->getDiscardableAttr(kMatmulRoleAttrName);
+  if (!attr)
+    return success();
+  if (auto name = dyn_cast<StringAttr>(attr))
+    role = symbolizeMatmulRole(name.getValue());
+  if (role)
+    return success();
+  reason = "invalid " + kMatmulRoleAttrName.str() + " " + printToString(attr) +
+           "; expected \"forward\", \"dgrad\" or \"wgrad\"";
+  return failure();
 }
 
 /// True when `value` is known to be all zeros: a zero constant (scalar or
@@ -221,8 +238,9 @@ static MatmulOperandPlan planOperand(Value operand, AffineMap map, int64_t kPos,
   return plan;
 }
 
-MatmulAnalysis mxfp8train::analyzeMatmul(linalg::LinalgOp op,
-                                         const RewriteMatmulsOptions &options) {
+/// analyzeMatmul for `linalg.matmul` and `linalg.batch_matmul`.
+static MatmulAnalysis
+analyzeLinalgMatmul(linalg::LinalgOp op, const RewriteMatmulsOptions &options) {
   MatmulAnalysis result;
   MatmulPlan &plan = result.plan;
   plan.op = op;
@@ -233,16 +251,9 @@ MatmulAnalysis mxfp8train::analyzeMatmul(linalg::LinalgOp op,
   };
 
   std::optional<MatmulRole> roleOverride;
-  if (Attribute attr = op->getDiscardableAttr(kMatmulRoleAttrName)) {
-    if (auto name = dyn_cast<StringAttr>(attr))
-      roleOverride = symbolizeMatmulRole(name.getValue());
-    if (!roleOverride) {
-      result.decision = MatmulDecision::Invalid;
-      result.reason = "invalid " + kMatmulRoleAttrName.str() + " " +
-                      printToString(attr) +
-                      "; expected \"forward\", \"dgrad\" or \"wgrad\"";
-      return result;
-    }
+  if (failed(getRoleOverride(op, roleOverride, result.reason))) {
+    result.decision = MatmulDecision::Invalid;
+    return result;
   }
 
   std::string matched;
@@ -346,6 +357,19 @@ MatmulAnalysis mxfp8train::analyzeMatmul(linalg::LinalgOp op,
   return result;
 }
 
+MatmulAnalysis mxfp8train::analyzeMatmul(Operation *op,
+                                         const RewriteMatmulsOptions &options) {
+  if (auto grouped = dyn_cast<GroupedMmOp>(op))
+    return analyzeGroupedMm(grouped, options);
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    return analyzeLinalgMatmul(linalgOp, options);
+  MatmulAnalysis result;
+  result.plan.op = op;
+  result.reason = "not a linalg.matmul, linalg.batch_matmul or "
+                  "mxfp8train.grouped_mm";
+  return result;
+}
+
 //===----------------------------------------------------------------------===//
 // Rewrites
 //===----------------------------------------------------------------------===//
@@ -365,12 +389,12 @@ static bool dominatesInsertionPoint(Operation *def, Block *block,
   return ancestor && def->isBeforeInBlock(ancestor);
 }
 
-/// True when the pure op `existing`, whose operands dominate the insertion
-/// point, can stand for a new identical op there: it dominates the point, or
-/// it is later in the same block and is moved up to the point (so reuse does
-/// not depend on the order in which a greedy driver visits matmuls).
-static bool reuseAtInsertionPoint(RewriterBase &rewriter, Operation *existing,
-                                  Block *block, Block::iterator ip) {
+// Moving a later op up makes reuse independent of the order in which a greedy
+// driver visits matmuls.
+bool mxfp8train::detail::reuseAtInsertionPoint(RewriterBase &rewriter,
+                                               Operation *existing,
+                                               Block *block,
+                                               Block::iterator ip) {
   if (dominatesInsertionPoint(existing, block, ip))
     return true;
   if (existing->getBlock() != block || ip == block->end())
@@ -406,11 +430,10 @@ mxfp8train::getOrCreateQuantize(RewriterBase &rewriter, Location loc,
   return {quantize.getData(), quantize.getScales()};
 }
 
-/// Returns `data [scales]` dequantized along `axis` to `type`, reusing an
-/// identical dominating `mxfp8train.dequantize`.
-static Value getOrCreateDequantize(RewriterBase &rewriter, Location loc,
-                                   Value data, Value scales, int64_t axis,
-                                   Type type) {
+Value mxfp8train::detail::getOrCreateDequantize(RewriterBase &rewriter,
+                                                Location loc, Value data,
+                                                Value scales, int64_t axis,
+                                                Type type) {
   Block *block = rewriter.getInsertionBlock();
   Block::iterator ip = rewriter.getInsertionPoint();
   for (Operation *user : data.getUsers()) {
@@ -451,11 +474,8 @@ static Value addInitInHighPrecision(RewriterBase &rewriter, Location loc,
   return generic.getResult(0);
 }
 
-/// Erases the ops of `candidates` (null entries and duplicates allowed) left
-/// without uses and side effects, then the producers of their operands that
-/// became dead (one level: empties, constants).
-static void eraseDeadOps(RewriterBase &rewriter,
-                         ArrayRef<Operation *> candidates) {
+void mxfp8train::detail::eraseDeadOps(RewriterBase &rewriter,
+                                      ArrayRef<Operation *> candidates) {
   llvm::SetVector<Operation *> unique;
   for (Operation *op : candidates)
     if (op)
@@ -479,8 +499,10 @@ static void eraseDeadOps(RewriterBase &rewriter,
 Operation *mxfp8train::rewriteMatmul(RewriterBase &rewriter,
                                      const MatmulPlan &plan,
                                      RecipeAttr recipe) {
-  linalg::LinalgOp linalgOp = plan.op;
-  Operation *op = linalgOp;
+  if (plan.grouped.isGrouped)
+    return rewriteGroupedMm(rewriter, plan, recipe);
+  Operation *op = plan.op;
+  auto linalgOp = cast<linalg::LinalgOp>(op);
   Location loc = op->getLoc();
   recipe = getRecipeOrDefault(op->getContext(), recipe);
   OpBuilder::InsertionGuard guard(rewriter);
@@ -534,14 +556,10 @@ Operation *mxfp8train::rewriteMatmul(RewriterBase &rewriter,
   return scaledMm;
 }
 
-/// The recipe as the remarks show it: its torchao name, or the attribute.
-static std::string describeRecipe(RecipeAttr recipe) {
-  StringRef name = recipe.getRecipeName();
-  return name.empty() ? printToString(Attribute(recipe)) : name.str();
-}
-
 std::string mxfp8train::describeConversion(const MatmulPlan &plan,
                                            RecipeAttr recipe) {
+  if (plan.grouped.isGrouped)
+    return describeGroupedConversion(plan, recipe);
   recipe = getRecipeOrDefault(plan.op->getContext(), recipe);
   bool emulated = recipe.getKernelPreference() == KernelPreference::Emulated;
   std::string s;
@@ -566,14 +584,14 @@ LogicalResult mxfp8train::rewriteMatmuls(Operation *root,
                                          const RewriteMatmulsOptions &options,
                                          bool emitRemarks,
                                          RewriteMatmulsStats &stats) {
-  SmallVector<linalg::LinalgOp> matmuls;
+  SmallVector<Operation *> matmuls;
   root->walk([&](Operation *op) {
     if (isCandidateMatmul(op))
-      matmuls.push_back(cast<linalg::LinalgOp>(op));
+      matmuls.push_back(op);
   });
   IRRewriter rewriter(root->getContext());
   bool hadError = false;
-  for (linalg::LinalgOp op : matmuls) {
+  for (Operation *op : matmuls) {
     MatmulAnalysis analysis = analyzeMatmul(op, options);
     switch (analysis.decision) {
     case MatmulDecision::Invalid:
@@ -621,8 +639,7 @@ struct RewriteMatmulPattern final : OpRewritePattern<OpTy> {
 
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
-    MatmulAnalysis analysis =
-        analyzeMatmul(cast<linalg::LinalgOp>(op.getOperation()), options);
+    MatmulAnalysis analysis = analyzeMatmul(op.getOperation(), options);
     if (analysis.decision != MatmulDecision::Convert)
       return rewriter.notifyMatchFailure(op, analysis.reason);
     rewriteMatmul(rewriter, analysis.plan, options.recipe);
@@ -637,6 +654,7 @@ void mxfp8train::populateMXFP8TrainRewriteMatmulsPatterns(
     RewritePatternSet &patterns, const RewriteMatmulsOptions &options,
     PatternBenefit benefit) {
   patterns.add<RewriteMatmulPattern<linalg::MatmulOp>,
-               RewriteMatmulPattern<linalg::BatchMatmulOp>>(
-      patterns.getContext(), options, benefit);
+               RewriteMatmulPattern<linalg::BatchMatmulOp>,
+               RewriteMatmulPattern<GroupedMmOp>>(patterns.getContext(),
+                                                  options, benefit);
 }

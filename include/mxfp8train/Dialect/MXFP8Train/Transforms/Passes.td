@@ -11,7 +11,8 @@ include "mlir/Pass/PassBase.td"
 
 def MXFP8TrainRewriteMatmulsPass
     : Pass<"mxfp8train-rewrite-matmuls", "::mlir::ModuleOp"> {
-  let summary = "Replace eligible linalg matmuls with quantize + scaled_mm";
+  let summary = "Replace eligible linalg matmuls and grouped_mm ops with "
+                "quantize + scaled_mm / scaled_grouped_mm";
   let description = [{
     Rewrites bf16/f32 `linalg.matmul` and `linalg.batch_matmul` (default
     maps, transposes through `indexing_maps`, or operands produced by a
@@ -38,6 +39,18 @@ def MXFP8TrainRewriteMatmulsPass
     dimension. A `mxfp8train.role = "forward" | "dgrad" | "wgrad"` attribute
     on the matmul overrides the rule. With `wgrad_with_hp = true`, wgrad
     matmuls stay in high precision.
+
+    `mxfp8train.grouped_mm` (MoE experts, SPEC §7) is converted by the same
+    recipe: each operand is quantized along its contraction dimension (2d-3d
+    with weights stored `(E, N, K)` is `forward`, `(E, K, N)` is `dgrad`,
+    2d-2d is `wgrad`, quantized along the tokens) into
+    `mxfp8train.scaled_grouped_mm`, with the result type kept (a narrower
+    recipe `out_dtype` is rounded to first). Token-major operands are padded
+    with `pad_token_groups` (alignment `token_group_alignment`) and 2d-3d
+    results unpadded when the recipe has `pad_token_groups = true`, and
+    always for 2d-2d unless its offs are known multiples of 32 (a constant,
+    a `pad_token_groups` result, or `mxfp8train.offs_alignment` on the op):
+    32-token blocks must not straddle two experts. A tensor is padded once.
 
     Skipped (with the reason in a remark): other element types, broadcast
     operands, transposed results, dynamic shapes, K not a multiple of 32,

@@ -4,8 +4,11 @@
 // The logic of `mxfp8train-rewrite-matmuls`, exposed so that other compiler
 // stacks (and the Python module) can reuse it without the pass: recipe
 // parsing, matmul analysis (operands, contraction axes, training role,
-// filters), the rewrite of one matmul, a whole-IR driver with remarks, and a
-// pattern set for the greedy driver.
+// filters, token-group padding of grouped GEMMs), the rewrite of one matmul,
+// a whole-IR driver with remarks, and a pattern set for the greedy driver.
+// "Matmul" covers the dense `linalg.matmul` / `linalg.batch_matmul` and the
+// MoE `mxfp8train.grouped_mm`: one recipe converts both, as torchao's
+// `MXFP8TrainingOpConfig` does for `linear` and `grouped_mm`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,13 +29,14 @@ namespace mlir::mxfp8train {
 // Training roles
 //===----------------------------------------------------------------------===//
 
-/// The role of a matmul in dense linear training (SPEC §6).
+/// The role of a matmul in training: dense linear layers (SPEC §6) and MoE
+/// experts (SPEC §7.2).
 enum class MatmulRole {
-  /// `out = x @ Wᵀ`.
+  /// `out = x @ Wᵀ`; grouped: `out[m] = A[m] @ W[g(m)]ᵀ`.
   Forward,
-  /// `dX = dO @ W`.
+  /// `dX = dO @ W`; grouped: `dA[m] = dO[m] @ W[g(m)]`.
   Dgrad,
-  /// `dW = dOᵀ @ x`.
+  /// `dW = dOᵀ @ x`; grouped: `dW[g] = dO[group g]ᵀ @ A[group g]`.
   Wgrad,
 };
 
@@ -57,6 +61,27 @@ std::optional<MatmulRole> symbolizeMatmulRole(llvm::StringRef name);
 ///  - dgrad: otherwise (`dO @ W`).
 /// Dimensions count after the batch dimension of a batched matmul.
 MatmulRole inferMatmulRole(bool lhsTransposed, bool rhsTransposed);
+
+/// The role of a `mxfp8train.grouped_mm` from its form (after looking through
+/// producing `linalg.transpose`s): 2d-2d contracts over the tokens of each
+/// group, the MoE weight gradient (`wgrad`); 2d-3d with the weights stored
+/// `(E, N, K)` (`transpose_rhs`) is `forward` (`A @ W[g]ᵀ`), and with the
+/// weights stored `(E, K, N)` it is `dgrad` (`dO @ W[g]`).
+MatmulRole inferGroupedMmRole(bool twoDTwoD, bool rhsTransposed);
+
+/// Name of the discardable integer attribute with which a frontend states,
+/// on a `mxfp8train.grouped_mm`, that every entry of its offs is a multiple
+/// of the given value (e.g. `{mxfp8train.offs_alignment = 32 : i64}`).
+inline constexpr llvm::StringLiteral kOffsAlignmentAttrName =
+    "mxfp8train.offs_alignment";
+
+/// If every entry of `offs` (the token-group ends of a grouped GEMM) is
+/// known at compile time to be a multiple of `alignment`, returns why: the
+/// offs are a constant, come from a `mxfp8train.pad_token_groups` with a
+/// multiple of `alignment`, or `op` carries `mxfp8train.offs_alignment` with
+/// a multiple of `alignment`. Otherwise std::nullopt.
+std::optional<std::string> getKnownOffsAlignment(Operation *op, Value offs,
+                                                 int64_t alignment);
 
 //===----------------------------------------------------------------------===//
 // Options
@@ -99,13 +124,50 @@ struct MatmulOperandPlan {
   Value stored;
   /// The `linalg.transpose` looked through, or null.
   linalg::TransposeOp transpose;
-  /// Indexing map of `stored` in the matmul's iteration space.
+  /// Indexing map of `stored` in the matmul's iteration space (dense
+  /// matmuls only; null for grouped_mm).
   AffineMap map;
   /// Dimension of `stored` that is contracted: the quantization axis.
   int64_t axis = 0;
   /// True when `stored` is `(K, M)` (lhs) or `(N, K)` (rhs), after any batch
-  /// dimension: the `transpose_lhs` / `transpose_rhs` of `scaled_mm`.
+  /// dimension: the `transpose_lhs` / `transpose_rhs` of `scaled_mm`. For
+  /// grouped_mm, the `transpose_lhs` / `transpose_rhs` of the grouped op:
+  /// 2d-3d rhs stored `(E, N, K)`; 2d-2d lhs stored `(M, N)`, rhs stored
+  /// `(K, M)` (M = tokens).
   bool transposed = false;
+};
+
+/// Why the token-major operands of a grouped GEMM are padded with
+/// `mxfp8train.pad_token_groups` (SPEC §7.3).
+enum class TokenPadding {
+  /// Not padded: 2d-3d without `pad_token_groups` (quantization along K is
+  /// per token, so any group sizes work), or offs known to be aligned.
+  None,
+  /// The recipe has `pad_token_groups = true`.
+  Recipe,
+  /// 2d-2d (wgrad): its 32-token blocks along M must not straddle two groups,
+  /// and the offs are not known to be multiples of 32.
+  Wgrad,
+};
+
+/// What a grouped GEMM (`mxfp8train.grouped_mm`) needs beyond MatmulPlan.
+struct GroupedMmPlan {
+  /// True for a grouped_mm plan; the other fields are then valid.
+  bool isGrouped = false;
+  /// 2d-2d (wgrad) rather than 2d-3d.
+  bool twoDTwoD = false;
+  /// The token-group ends (i32, one per expert).
+  Value offs;
+  /// Whether and why token groups are padded, to `alignment` tokens.
+  TokenPadding padding = TokenPadding::None;
+  int64_t alignment = 32;
+  /// When padding would be needed but is not done: why the offs are known
+  /// aligned (see getKnownOffsAlignment); else empty.
+  std::string alignedBecause;
+  /// Element type the grouped GEMM produces (the recipe's `out_dtype` rule):
+  /// bf16 when the grouped_mm result is bf16, else `out_dtype`. When it
+  /// differs from the result's element type the product is extended after.
+  Type productElemType;
 };
 
 /// How the high-precision `outs` operand of the matmul is carried over.
@@ -121,10 +183,13 @@ enum class MatmulInitKind {
 
 /// A matmul found convertible, with everything the rewrite needs.
 struct MatmulPlan {
-  /// `linalg.matmul` or `linalg.batch_matmul`.
-  linalg::LinalgOp op;
+  /// `linalg.matmul`, `linalg.batch_matmul` or `mxfp8train.grouped_mm`.
+  Operation *op = nullptr;
   MatmulOperandPlan lhs, rhs;
-  /// Static sizes; `batch` is 0 for an unbatched matmul.
+  /// Static sizes of the (per-group) GEMM `(m, k) x (k, n)`, k contracted;
+  /// `batch` is 0 for an unbatched matmul and the number of experts E for a
+  /// grouped one. 2d-3d: m = tokens; 2d-2d: m, n = the result's N and K and
+  /// k = tokens.
   int64_t batch = 0, m = 0, n = 0, k = 0;
   MatmulRole role = MatmulRole::Forward;
   /// True when the role came from a `mxfp8train.role` attribute.
@@ -132,6 +197,8 @@ struct MatmulPlan {
   MatmulInitKind initKind = MatmulInitKind::Add;
   /// The 1-D bias for MatmulInitKind::Bias, else null.
   Value bias;
+  /// Grouped GEMMs only (a grouped_mm has no init: initKind is Zero).
+  GroupedMmPlan grouped;
 };
 
 /// What to do with a matmul.
@@ -156,13 +223,15 @@ struct MatmulAnalysis {
 };
 
 /// True for the ops the rewrite considers: `linalg.matmul` and
-/// `linalg.batch_matmul` (in any indexing-map form).
+/// `linalg.batch_matmul` (in any indexing-map form) and
+/// `mxfp8train.grouped_mm`.
 bool isCandidateMatmul(Operation *op);
 
 /// Decides whether and how `op` (a candidate matmul) is converted under
 /// `options`: filters, element types, indexing maps (transposes through
-/// maps or a producing `linalg.transpose`), shapes, role and recipe.
-MatmulAnalysis analyzeMatmul(linalg::LinalgOp op,
+/// maps or a producing `linalg.transpose`), shapes, role and recipe; for a
+/// grouped_mm also the token-group padding and the product type.
+MatmulAnalysis analyzeMatmul(Operation *op,
                              const RewriteMatmulsOptions &options);
 
 //===----------------------------------------------------------------------===//
@@ -180,6 +249,16 @@ std::pair<Value, Value> getOrCreateQuantize(RewriterBase &rewriter,
                                             int64_t axis, Type elemType,
                                             ScaleMode mode);
 
+/// Returns `input` (tokens x features) with its token groups padded to
+/// `alignment` rows and the padded offs (`mxfp8train.pad_token_groups`, SPEC
+/// §7.3), reusing an identical pad of `input` that dominates the insertion
+/// point or is later in the same block (moved up), as getOrCreateQuantize
+/// does: a tensor feeding several grouped GEMMs is padded once.
+std::pair<Value, Value> getOrCreatePadTokenGroups(RewriterBase &rewriter,
+                                                  Location loc, Value input,
+                                                  Value offs,
+                                                  int64_t alignment);
+
 /// Rewrites the matmul of `plan` under `recipe` (null: `mxfp8_rceil`), which
 /// should be the recipe it was analysed with: `quantize` of each stored
 /// operand along its contraction axis and `mxfp8train.scaled_mm` (carrying
@@ -188,6 +267,12 @@ std::pair<Value, Value> getOrCreateQuantize(RewriterBase &rewriter,
 /// and the matmul kept in high precision on the dequantized operands.
 /// Transposes, fills and empties left dead are erased. Returns the op that
 /// now computes the result (the scaled_mm or the emulated matmul).
+///
+/// A grouped_mm becomes: token-group padding of its token-major operands
+/// (plan.grouped.padding), `quantize` of each operand along its contraction
+/// axis, `mxfp8train.scaled_grouped_mm` (EMULATED: dequantize + grouped_mm)
+/// on the padded offs, `unpad_token_groups` of a padded 2d-3d result, and
+/// an extension to the result type when `out_dtype` is narrower.
 Operation *rewriteMatmul(RewriterBase &rewriter, const MatmulPlan &plan,
                          RecipeAttr recipe);
 

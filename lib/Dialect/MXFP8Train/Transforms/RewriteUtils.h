@@ -1,0 +1,70 @@
+//===- RewriteUtils.h - shared by the matmul rewrites -----------*- C++ -*-===//
+//
+// Private to lib/Dialect/MXFP8Train/Transforms: the pieces that the dense
+// (MatmulRewrite.cpp) and grouped (GroupedMmRewrite.cpp) halves of
+// `mxfp8train-rewrite-matmuls` share.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP8TRAIN_LIB_DIALECT_MXFP8TRAIN_TRANSFORMS_REWRITEUTILS_H
+#define MXFP8TRAIN_LIB_DIALECT_MXFP8TRAIN_TRANSFORMS_REWRITEUTILS_H
+
+#include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
+#include "mxfp8train/Dialect/MXFP8Train/Transforms/Transforms.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+
+namespace mlir::mxfp8train::detail {
+
+/// `recipe`, or the default recipe (`mxfp8_rceil`) when it is null.
+RecipeAttr getRecipeOrDefault(MLIRContext *context, RecipeAttr recipe);
+
+/// The recipe as the remarks show it: its torchao name, or the attribute.
+std::string describeRecipe(RecipeAttr recipe);
+
+/// Prints an attribute or type for a diagnostic.
+template <typename T> std::string printToString(T value) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << value;
+  return s;
+}
+
+/// Reads the `mxfp8train.role` override of `op`. Returns failure (and sets
+/// `reason`) when the attribute is there but not a valid role.
+LogicalResult getRoleOverride(Operation *op, std::optional<MatmulRole> &role,
+                              std::string &reason);
+
+/// True when the pure op `existing`, whose operands dominate the insertion
+/// point (`block`, `ip`), can stand for a new identical op there: it
+/// dominates the point, or it is later in the same block and is moved up.
+bool reuseAtInsertionPoint(RewriterBase &rewriter, Operation *existing,
+                           Block *block, Block::iterator ip);
+
+/// Returns `data [scales]` dequantized along `axis` to `type`, reusing an
+/// identical dominating `mxfp8train.dequantize`.
+Value getOrCreateDequantize(RewriterBase &rewriter, Location loc, Value data,
+                            Value scales, int64_t axis, Type type);
+
+/// Erases the ops of `candidates` (null entries and duplicates allowed) left
+/// without uses and side effects, then the producers of their operands that
+/// became dead (one level: empties, constants).
+void eraseDeadOps(RewriterBase &rewriter, ArrayRef<Operation *> candidates);
+
+/// analyzeMatmul for a `mxfp8train.grouped_mm`.
+MatmulAnalysis analyzeGroupedMm(GroupedMmOp op,
+                                const RewriteMatmulsOptions &options);
+
+/// rewriteMatmul for a grouped plan (`plan.grouped.isGrouped`).
+Operation *rewriteGroupedMm(RewriterBase &rewriter, const MatmulPlan &plan,
+                            RecipeAttr recipe);
+
+/// describeConversion for a grouped plan.
+std::string describeGroupedConversion(const MatmulPlan &plan,
+                                      RecipeAttr recipe);
+
+} // namespace mlir::mxfp8train::detail
+
+#endif // MXFP8TRAIN_LIB_DIALECT_MXFP8TRAIN_TRANSFORMS_REWRITEUTILS_H
