@@ -1,4 +1,5 @@
-//===- InitAll.cpp - register everything of mxfp8train -------------*- C++ -*-===//
+//===- InitAll.cpp - register everything of mxfp8train -------------*- C++
+//-*-===//
 //
 // Implements registerAllDialects / registerAllExtensions / registerAllPasses.
 //

@@ -1,4 +1,5 @@
-//===- InitAll.h - register everything of mxfp8train ---------------*- C++ -*-===//
+//===- InitAll.h - register everything of mxfp8train ---------------*- C++
+//-*-===//
 //
 // One place for tools and embedding stacks to register our dialects, passes
 // and extensions.

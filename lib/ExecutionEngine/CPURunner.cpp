@@ -1,4 +1,5 @@
-//===- CPURunner.cpp - run mxfp8train modules on the CPU -----------*- C++ -*-===//
+//===- CPURunner.cpp - run mxfp8train modules on the CPU -----------*- C++
+//-*-===//
 //
 // Lowers a clone of a tensor-level module with the CPU pipeline, JITs it with
 // mlir::ExecutionEngine and calls `_mlir_ciface_<name>` with one memref
@@ -17,10 +18,10 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
-#include "mxfp8train/InitAll.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mxfp8train/InitAll.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <cmath>
@@ -281,10 +282,10 @@ CPUExecutable::run(StringRef name, ArrayRef<HostTensor> inputs) const {
   if (!type)
     return type.takeError();
   if (inputs.size() != type->getNumInputs())
-    return llvm::createStringError(
-        "function '" + name.str() + "' takes " +
-        std::to_string(type->getNumInputs()) + " arguments, " +
-        std::to_string(inputs.size()) + " given");
+    return llvm::createStringError("function '" + name.str() + "' takes " +
+                                   std::to_string(type->getNumInputs()) +
+                                   " arguments, " +
+                                   std::to_string(inputs.size()) + " given");
   // Inputs are passed by descriptor; the callee must not write them, but
   // copy anyway so that a const input can never be modified.
   std::vector<HostTensor> args(inputs.begin(), inputs.end());

@@ -1,4 +1,5 @@
-//===- CPUCodegen.cpp - CPU code generation passes -----------------*- C++ -*-===//
+//===- CPUCodegen.cpp - CPU code generation passes -----------------*- C++
+//-*-===//
 //
 // The passes of the CPU lowering pipeline: canonical f32 matmuls, tiling and
 // vectorization with upstream linalg transforms, and C-interface marking.
@@ -33,8 +34,8 @@ using namespace mlir::mxfp8train;
 /// over `numLoops` loops, of which `keep` are the output's dims in order) to
 /// a fresh tensor of element type `elemType`.
 static Value convertThroughGeneric(OpBuilder &b, Location loc, Value source,
-                                   AffineMap readMap,
-                                   ArrayRef<unsigned> keep, Type elemType) {
+                                   AffineMap readMap, ArrayRef<unsigned> keep,
+                                   Type elemType) {
   MLIRContext *ctx = b.getContext();
   unsigned numLoops = readMap.getNumDims();
   // Compress the loop space to the kept dims, in output order.
@@ -86,7 +87,8 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 struct CPUPrepareMatmulsPass final
-    : mxfp8train::impl::MXFP8TrainCPUPrepareMatmulsPassBase<CPUPrepareMatmulsPass> {
+    : mxfp8train::impl::MXFP8TrainCPUPrepareMatmulsPassBase<
+          CPUPrepareMatmulsPass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -152,13 +154,14 @@ struct CPUPrepareMatmulsPass final
                                                   outDims, f32);
     Value product;
     if (batch.empty())
-      product = linalg::MatmulOp::create(rewriter, loc, ValueRange{newLhs, newRhs},
-                                         ValueRange{newInit})
-                    .getResult(0);
+      product =
+          linalg::MatmulOp::create(rewriter, loc, ValueRange{newLhs, newRhs},
+                                   ValueRange{newInit})
+              .getResult(0);
     else
-      product = linalg::BatchMatmulOp::create(
-                    rewriter, loc, ValueRange{newLhs, newRhs},
-                    ValueRange{newInit})
+      product = linalg::BatchMatmulOp::create(rewriter, loc,
+                                              ValueRange{newLhs, newRhs},
+                                              ValueRange{newInit})
                     .getResult(0);
     Value result = product;
     if (!outOk) {
@@ -173,24 +176,25 @@ struct CPUPrepareMatmulsPass final
             std::distance(outDims.begin(), llvm::find(outDims, d)),
             op.getContext()));
       }
-      AffineMap readMap = AffineMap::getMultiDimIdentityMap(rank, op.getContext());
+      AffineMap readMap =
+          AffineMap::getMultiDimIdentityMap(rank, op.getContext());
       AffineMap writeMap = AffineMap::get(rank, 0, exprs, op.getContext());
-      Value empty = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
-                                            resultType.getElementType());
+      Value empty = tensor::EmptyOp::create(
+          rewriter, loc, resultType.getShape(), resultType.getElementType());
       SmallVector<utils::IteratorType> iters(rank,
                                              utils::IteratorType::parallel);
       Type outElem = resultType.getElementType();
-      result = linalg::GenericOp::create(
-                   rewriter, loc, resultType, ValueRange{product},
-                   ValueRange{empty}, ArrayRef<AffineMap>{readMap, writeMap},
-                   iters,
-                   [&](OpBuilder &nb, Location nloc, ValueRange args) {
-                     Value v = args[0];
-                     if (v.getType() != outElem)
-                       v = arith::TruncFOp::create(nb, nloc, outElem, v);
-                     linalg::YieldOp::create(nb, nloc, v);
-                   })
-                   .getResult(0);
+      result =
+          linalg::GenericOp::create(
+              rewriter, loc, resultType, ValueRange{product}, ValueRange{empty},
+              ArrayRef<AffineMap>{readMap, writeMap}, iters,
+              [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                Value v = args[0];
+                if (v.getType() != outElem)
+                  v = arith::TruncFOp::create(nb, nloc, outElem, v);
+                linalg::YieldOp::create(nb, nloc, v);
+              })
+              .getResult(0);
     }
     rewriter.replaceOp(op, result);
   }
@@ -217,7 +221,8 @@ static int64_t largestDivisorAtMost(int64_t n, int64_t bound) {
 }
 
 struct CPUTileAndVectorizePass final
-    : mxfp8train::impl::MXFP8TrainCPUTileAndVectorizePassBase<CPUTileAndVectorizePass> {
+    : mxfp8train::impl::MXFP8TrainCPUTileAndVectorizePassBase<
+          CPUTileAndVectorizePass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -368,7 +373,8 @@ struct CPULowerVectorsPass final
 //===----------------------------------------------------------------------===//
 
 struct CPUEmitCInterfacePass final
-    : mxfp8train::impl::MXFP8TrainCPUEmitCInterfacePassBase<CPUEmitCInterfacePass> {
+    : mxfp8train::impl::MXFP8TrainCPUEmitCInterfacePassBase<
+          CPUEmitCInterfacePass> {
   using Base::Base;
   void runOnOperation() override {
     UnitAttr unit = UnitAttr::get(&getContext());

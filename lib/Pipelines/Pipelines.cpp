@@ -1,4 +1,5 @@
-//===- Pipelines.cpp - mxfp8train named pass pipelines -------------*- C++ -*-===//
+//===- Pipelines.cpp - mxfp8train named pass pipelines -------------*- C++
+//-*-===//
 //
 // The CPU lowering pipeline: mxfp8train -> linalg on tensors -> tiled and
 // vectorized linalg -> buffers with out-parameters -> LLVM dialect.
@@ -49,17 +50,17 @@ void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
                   "canonicalize,buffer-deallocation-pipeline");
   pm.addPass(createMXFP8TrainCPUEmitCInterfacePass());
   pm.addPass(createMXFP8TrainCPULowerVectorsPass());
-  addPipeline(pm,
-              "func.func(convert-linalg-to-loops),"
-              "func.func(convert-vector-to-scf{full-unroll=true}),"
-              "expand-strided-metadata,lower-affine,"
-              "convert-vector-to-llvm{vector-contract-lowering=outerproduct "
-              "vector-transpose-lowering=shuffle1d},lower-affine,"
-              "convert-scf-to-cf,arith-expand{include-bf16=true},"
-              "convert-math-to-llvm,finalize-memref-to-llvm,convert-arith-to-llvm,"
-              "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
-              "convert-ub-to-llvm,"
-              "reconcile-unrealized-casts");
+  addPipeline(
+      pm, "func.func(convert-linalg-to-loops),"
+          "func.func(convert-vector-to-scf{full-unroll=true}),"
+          "expand-strided-metadata,lower-affine,"
+          "convert-vector-to-llvm{vector-contract-lowering=outerproduct "
+          "vector-transpose-lowering=shuffle1d},lower-affine,"
+          "convert-scf-to-cf,arith-expand{include-bf16=true},"
+          "convert-math-to-llvm,finalize-memref-to-llvm,convert-arith-to-llvm,"
+          "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
+          "convert-ub-to-llvm,"
+          "reconcile-unrealized-casts");
 }
 
 void mlir::mxfp8train::registerMXFP8TrainPipelines() {

@@ -1,4 +1,5 @@
-//===- mxfp8-opt.cpp - mlir-opt with the mxfp8train dialect --------*- C++ -*-===//
+//===- mxfp8-opt.cpp - mlir-opt with the mxfp8train dialect --------*- C++
+//-*-===//
 //
 // mlir-opt plus the mxfp8train dialect, passes and pipelines. Every upstream
 // dialect and pass is registered, so users can run the full lowering

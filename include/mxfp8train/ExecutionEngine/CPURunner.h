@@ -1,4 +1,5 @@
-//===- CPURunner.h - run mxfp8train modules on the CPU -------------*- C++ -*-===//
+//===- CPURunner.h - run mxfp8train modules on the CPU -------------*- C++
+//-*-===//
 //
 // Lowers a tensor-level module with the CPU pipeline, JIT-compiles it with
 // mlir::ExecutionEngine and calls its functions on host buffers. Used by
@@ -24,7 +25,16 @@ namespace mxfp8train {
 
 /// Element types a host buffer can hold. Storage: bf16 as its uint16 bit
 /// pattern, f8 and e8m0 as uint8 bit patterns, the rest as their C type.
-enum class HostElementType { BF16, F32, F64, F8E4M3FN, F8E5M2, F8E8M0FNU, I32, I64 };
+enum class HostElementType {
+  BF16,
+  F32,
+  F64,
+  F8E4M3FN,
+  F8E5M2,
+  F8E8M0FNU,
+  I32,
+  I64
+};
 
 /// Size in bytes of one element of `type`.
 int64_t getHostElementSize(HostElementType type);
@@ -43,7 +53,9 @@ struct HostTensor {
   HostTensor(HostElementType type, llvm::ArrayRef<int64_t> shape);
 
   int64_t getNumElements() const;
-  template <typename T> T *data() { return reinterpret_cast<T *>(bytes.data()); }
+  template <typename T> T *data() {
+    return reinterpret_cast<T *>(bytes.data());
+  }
   template <typename T> const T *data() const {
     return reinterpret_cast<const T *>(bytes.data());
   }

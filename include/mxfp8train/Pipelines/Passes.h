@@ -1,4 +1,5 @@
-//===- Passes.h - CPU code generation passes -----------------------*- C++ -*-===//
+//===- Passes.h - CPU code generation passes -----------------------*- C++
+//-*-===//
 //
 // Declares the passes used by the CPU lowering pipeline.
 //

@@ -1,4 +1,5 @@
-//===- Pipelines.h - mxfp8train named pass pipelines ---------------*- C++ -*-===//
+//===- Pipelines.h - mxfp8train named pass pipelines ---------------*- C++
+//-*-===//
 //
 // The named pipelines: the training rewrite and the CPU lowering to LLVM.
 //

@@ -1,4 +1,5 @@
-//===- MXFP8TrainAttrs.cpp - mxfp8train attributes ----------------*- C++ -*-===//
+//===- MXFP8TrainAttrs.cpp - mxfp8train attributes ----------------*- C++
+//-*-===//
 //
 // Enums, the recipe attribute (its custom syntax, named torchao recipes and
 // verifier) and scale-layout size helpers.
@@ -29,14 +30,12 @@ int64_t mlir::mxfp8train::getBlockedScaleSize(int64_t rows, int64_t cols) {
   return llvm::divideCeil(rows, 128) * 128 * llvm::divideCeil(cols, 4) * 4;
 }
 
-int64_t mlir::mxfp8train::getBlockedMGroupsScaleSize(int64_t rows,
-                                                     int64_t cols,
+int64_t mlir::mxfp8train::getBlockedMGroupsScaleSize(int64_t rows, int64_t cols,
                                                      int64_t groups) {
   return (rows + 128 * groups) * llvm::divideCeil(cols, 4) * 4;
 }
 
-int64_t mlir::mxfp8train::getBlockedKGroupsScaleSize(int64_t rows,
-                                                     int64_t cols,
+int64_t mlir::mxfp8train::getBlockedKGroupsScaleSize(int64_t rows, int64_t cols,
                                                      int64_t groups) {
   return llvm::divideCeil(rows, 128) * 128 * (cols + 4 * groups);
 }
@@ -105,11 +104,12 @@ StringRef RecipeAttr::getRecipeName() const {
   return "";
 }
 
-LogicalResult
-RecipeAttr::verify(function_ref<InFlightDiagnostic()> emitError, Type elemType,
-                   ScaleMode scaleMode, bool wgradWithHp, Type outDtype,
-                   bool padTokenGroups, int64_t tokenGroupAlignment,
-                   KernelPreference kernelPreference) {
+LogicalResult RecipeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 Type elemType, ScaleMode scaleMode,
+                                 bool wgradWithHp, Type outDtype,
+                                 bool padTokenGroups,
+                                 int64_t tokenGroupAlignment,
+                                 KernelPreference kernelPreference) {
   if (!isa<Float8E4M3FNType, Float8E5M2Type>(elemType))
     return emitError() << "recipe elem_type must be f8E4M3FN or f8E5M2, found "
                        << elemType;
@@ -236,9 +236,8 @@ void RecipeAttr::print(AsmPrinter &printer) const {
     add("scale_calculation_mode",
         [&](raw_ostream &os) { os << stringifyScaleMode(getScaleMode()); });
   if (getWgradWithHp() != d.wgradWithHp)
-    add("wgrad_with_hp", [&](raw_ostream &os) {
-      os << (getWgradWithHp() ? "true" : "false");
-    });
+    add("wgrad_with_hp",
+        [&](raw_ostream &os) { os << (getWgradWithHp() ? "true" : "false"); });
   if (getOutDtype() != d.outDtype)
     add("out_dtype", [&](raw_ostream &os) { os << getOutDtype(); });
   if (getPadTokenGroups() != d.padTokenGroups)

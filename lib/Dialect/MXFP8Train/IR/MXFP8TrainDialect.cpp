@@ -1,4 +1,5 @@
-//===- MXFP8TrainDialect.cpp - mxfp8train dialect registration ---*- C++ -*-===//
+//===- MXFP8TrainDialect.cpp - mxfp8train dialect registration ---*- C++
+//-*-===//
 //
 // Registers the ops and attributes of the mxfp8train dialect.
 //

@@ -1,4 +1,5 @@
-//===- MXFP8TrainOps.h - mxfp8train operations --------------------*- C++ -*-===//
+//===- MXFP8TrainOps.h - mxfp8train operations --------------------*- C++
+//-*-===//
 //
 // Declares quantize, dequantize, scaled_mm and scaled_grouped_mm.
 //
