@@ -208,6 +208,13 @@ CPUExecutable::compile(ModuleOp module, bool vectorize) {
   if (!lowered)
     return llvm::createStringError("could not re-parse the module:\n" +
                                    diags.text);
+  // Argument and result attributes are discardable annotations of the
+  // tensor-level function (roles, input generators); the LLVM translation
+  // would reject them as parameter attributes.
+  lowered->walk([](func::FuncOp func) {
+    func.removeArgAttrsAttr();
+    func.removeResAttrsAttr();
+  });
   PassManager pm(ctx);
   CPUPipelineOptions options;
   options.vectorize = vectorize;
