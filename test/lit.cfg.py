@@ -27,6 +27,8 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.mxfp8train_tools_dir, config.llvm_tools_dir]
 tools = [
+    "mxfp8-compile",
+    "mxfp8-launch",
     "mxfp8-opt",
     "mxfp8-run",
     "mxfp8train-execution-tests",
@@ -37,3 +39,12 @@ tools = [
     "llc",
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# ptxas (CUDA toolkit) assembles the GPU kernels' PTX; tests that need it say
+# `REQUIRES: ptxas` and are UNSUPPORTED where the toolkit is absent.
+cuda_home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+ptxas = os.path.join(cuda_home, "bin", "ptxas")
+if os.path.exists(ptxas):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+    config.substitutions.append(("%cuda_home", cuda_home))

@@ -86,7 +86,7 @@ uint64_t mlir::mxfp8train::mixSeed(uint64_t seed, uint64_t stream) {
 }
 
 void mlir::mxfp8train::fillNormal(
-    uint64_t seed, int64_t n, llvm::function_ref<void(int64_t, double)> store,
+    uint64_t seed, int64_t n, const std::function<void(int64_t, double)> &store,
     unsigned numThreads) {
   if (n <= 0)
     return;

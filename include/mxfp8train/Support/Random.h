@@ -3,15 +3,16 @@
 // A seeded generator of normal(0, 1) samples that gives the same numbers on
 // every platform and standard library (std::normal_distribution does not),
 // and a chunked fill that gives the same numbers however many threads run it.
+// Standard C++ only (no LLVM or MLIR), so that MLIR-free programs such as
+// mxfp8-launch generate exactly the inputs mxfp8-run generates.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef MXFP8TRAIN_SUPPORT_RANDOM_H
 #define MXFP8TRAIN_SUPPORT_RANDOM_H
 
-#include "llvm/ADT/STLFunctionalExtras.h"
-
 #include <cstdint>
+#include <functional>
 
 namespace mlir::mxfp8train {
 
@@ -59,7 +60,7 @@ uint64_t mixSeed(uint64_t seed, uint64_t stream);
 /// (0: hardware concurrency). `store` must be safe to call concurrently for
 /// distinct `i`.
 void fillNormal(uint64_t seed, int64_t n,
-                llvm::function_ref<void(int64_t, double)> store,
+                const std::function<void(int64_t, double)> &store,
                 unsigned numThreads = 0);
 
 } // namespace mlir::mxfp8train

@@ -1,0 +1,119 @@
+//===- Manifest.h - AOT manifests: compiled function signatures ----*- C++ -*-===//
+//
+// mxfp8-compile writes, next to each object file, a manifest: the public
+// functions of the module with their tensor-level argument and result types,
+// names, roles and input-generation attributes (`mxfp8run.std`,
+// `mxfp8run.values`), and how the object was built. mxfp8-launch reads it to
+// build memref descriptors, generate inputs and name outputs without MLIR.
+// Standard C++ only. The text format is described in docs/aot.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP8TRAIN_SUPPORT_MANIFEST_H
+#define MXFP8TRAIN_SUPPORT_MANIFEST_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir::mxfp8train {
+
+/// Element types a host buffer can hold (the same set as the CPU runner's
+/// HostElementType). Storage: bf16 as its uint16 bits, fp8 and e8m0 as uint8
+/// bits, the rest as their C type.
+enum class ElementKind { BF16, F32, F64, F8E4M3FN, F8E5M2, F8E8M0FNU, I32, I64 };
+
+/// The MLIR spelling of `kind`: `bf16`, `f32`, `f8E4M3FN`, `i32`, ...
+const char *getElementKindName(ElementKind kind);
+
+/// Parses an MLIR element type spelling; false if it is not supported.
+bool parseElementKind(const std::string &text, ElementKind &kind);
+
+/// Size in bytes of one element.
+int64_t getElementKindSize(ElementKind kind);
+
+/// True for the floating-point kinds (bf16, f32, f64, fp8, e8m0).
+bool isFloatKind(ElementKind kind);
+
+/// Element `i` of `data` as a double (bf16, f32, f64, fp8 decoded; e8m0 as
+/// 2^(b-127); integers as values).
+double decodeElement(ElementKind kind, const uint8_t *data, int64_t i);
+
+/// The .npy descriptor a tensor of `kind` is written with (bf16 as `<u2`
+/// bits, or `<f4` when `bf16AsFloat32`), as mxfp8-run writes them.
+const char *getNpyDescrForKind(ElementKind kind, bool bf16AsFloat32);
+
+/// One tensor argument or result of a compiled function.
+struct TensorSpec {
+  /// The name mxfp8-run uses (SSA name, `mxfp8run.name`, `arg<i>`,
+  /// `result<i>`).
+  std::string name;
+  ElementKind kind = ElementKind::F32;
+  std::vector<int64_t> shape;
+  /// `mxfp8run.std` of an argument.
+  bool hasStd = false;
+  double std = 1.0;
+  /// `mxfp8run.values` of an argument: the raw little-endian element bytes,
+  /// one element when `valuesSplat`.
+  bool hasValues = false;
+  bool valuesSplat = false;
+  std::vector<uint8_t> values;
+  /// `mxfp8train.role` of a result, or "".
+  std::string role;
+  /// `mxfp8run.min_sqnr` of a result.
+  bool hasMinSqnr = false;
+  double minSqnr = 0.0;
+
+  /// Product of the shape (1 for rank 0).
+  int64_t getNumElements() const;
+  /// Bytes of the dense row-major tensor.
+  int64_t getNumBytes() const;
+  /// `64x128xbf16` (`f32` for rank 0).
+  std::string formatType() const;
+};
+
+/// One public function of a compiled module.
+struct FunctionSpec {
+  std::string name;
+  std::vector<TensorSpec> args, results;
+  /// Number of pointer parameters of `_mlir_ciface_<name>` in the lowered
+  /// module (one memref descriptor per argument and per result), or -1 when
+  /// the function has no C interface.
+  int64_t abiArgs = -1;
+  /// Why the function cannot be called through the manifest ("" if it can):
+  /// non-tensor or dynamically shaped arguments, unsupported element types.
+  std::string unsupported;
+};
+
+/// Everything mxfp8-compile records about one object file.
+struct Manifest {
+  /// Format version (currently 1).
+  int version = 1;
+  /// The input module, the device (`cpu` or `cuda`), the GPU chip
+  /// (`sm_90a`, "" for cpu), the host target triple, CPU and features.
+  std::string source, device, chip, triple, cpu, features;
+  /// The pre-pipeline (`--pipeline`) and the lowering pipeline.
+  std::string pipeline, lowering;
+  /// Undefined symbols the object needs at link time.
+  std::vector<std::string> externs;
+  std::vector<FunctionSpec> functions;
+
+  /// The function named `name`, or null.
+  const FunctionSpec *lookup(const std::string &name) const;
+};
+
+/// The manifest as text (see docs/aot.md).
+std::string printManifest(const Manifest &manifest);
+
+/// Parses a manifest; on failure returns false with `error` naming `name`
+/// and the line.
+bool parseManifest(const std::string &text, const std::string &name,
+                   Manifest &manifest, std::string &error);
+
+/// Reads and parses the manifest file at `path`.
+bool readManifestFile(const std::string &path, Manifest &manifest,
+                      std::string &error);
+
+} // namespace mlir::mxfp8train
+
+#endif // MXFP8TRAIN_SUPPORT_MANIFEST_H

@@ -1,0 +1,743 @@
+//===- mxfp8-compile.cpp - ahead-of-time compile mxfp8train modules -*- C++ -*-===//
+//
+// Compiles a tensor-level MLIR module to an x86-64 object file (position
+// independent, for `g++ -shared` on another machine): parse, an optional
+// pre-pipeline (e.g. the MXFP8 rewrite), the CPU or GPU lowering pipeline,
+// translation to LLVM IR, LLVM optimization and code generation. Next to the
+// object it writes a manifest (Support/Manifest.h) with the tensor-level
+// signature of every public function, which mxfp8-launch reads on the target
+// machine, where no MLIR exists.
+//
+// See docs/aot.md for the user documentation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxfp8train/InitAll.h"
+#include "mxfp8train/Pipelines/Pipelines.h"
+#include "mxfp8train/Support/Manifest.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/AsmParser/AsmParserState.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <set>
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+namespace cl = llvm::cl;
+
+//===----------------------------------------------------------------------===//
+// Command line
+//===----------------------------------------------------------------------===//
+
+namespace {
+enum class Device { CPU, CUDA };
+enum class EmitKind { Object, LLVMIR, MLIR };
+} // namespace
+
+static cl::OptionCategory compileCategory("mxfp8-compile options");
+
+static cl::opt<std::string> inputFilename(cl::Positional,
+                                          cl::desc("<input .mlir file>"),
+                                          cl::init("-"),
+                                          cl::cat(compileCategory));
+
+static cl::opt<std::string> outputFilename("o", cl::desc("Output file"),
+                                           cl::value_desc("path"),
+                                           cl::init("-"),
+                                           cl::cat(compileCategory));
+
+static cl::opt<Device> device(
+    "device", cl::desc("What the code runs on"),
+    cl::values(clEnumValN(Device::CPU, "cpu",
+                          "the host CPU (mxfp8train-lower-to-cpu)"),
+               clEnumValN(Device::CUDA, "cuda",
+                          "an NVIDIA GPU (mxfp8train-lower-to-gpu); host "
+                          "code calls the mgpu* ABI of the runtime")),
+    cl::init(Device::CPU), cl::cat(compileCategory));
+
+static cl::opt<std::string>
+    chip("chip", cl::desc("GPU architecture for --device=cuda"),
+         cl::value_desc("sm_90a|sm_100a"), cl::init("sm_90a"),
+         cl::cat(compileCategory));
+
+static cl::opt<std::string> prePipeline(
+    "pipeline",
+    cl::desc("Pass pipeline applied before the lowering, e.g. "
+             "'mxfp8train-rewrite-matmuls{recipe=mxfp8_rceil}' "
+             "(builtin.module(...) anchor optional)"),
+    cl::value_desc("text"), cl::cat(compileCategory));
+
+static cl::opt<std::string> loweringOverride(
+    "lowering",
+    cl::desc("Replace the device's lowering pipeline by this one (must end "
+             "in the LLVM dialect with llvm.emit_c_interface functions)"),
+    cl::value_desc("text"), cl::cat(compileCategory));
+
+static cl::opt<bool>
+    vectorize("vectorize",
+              cl::desc("CPU lowering: tile and vectorize (off: scalar loops)"),
+              cl::init(true), cl::cat(compileCategory));
+
+static cl::list<std::string>
+    entries("entry",
+            cl::desc("Compile only this public function and what it calls "
+                     "(repeatable; default: every public function)"),
+            cl::value_desc("name"), cl::cat(compileCategory));
+
+static cl::opt<std::string>
+    manifestFilename("manifest",
+                     cl::desc("Write the manifest (signatures) to this file"),
+                     cl::value_desc("path"), cl::cat(compileCategory));
+
+static cl::opt<EmitKind> emitKind(
+    "emit", cl::desc("What to write to -o"),
+    cl::values(clEnumValN(EmitKind::Object, "obj", "an ELF object file"),
+               clEnumValN(EmitKind::LLVMIR, "llvm",
+                          "optimized LLVM IR (text)"),
+               clEnumValN(EmitKind::MLIR, "mlir",
+                          "the lowered module (LLVM dialect)")),
+    cl::init(EmitKind::Object), cl::cat(compileCategory));
+
+static cl::opt<std::string> targetTriple(
+    "mtriple", cl::desc("Host target triple of the object"),
+    cl::init("x86_64-unknown-linux-gnu"), cl::cat(compileCategory));
+
+static cl::opt<std::string> targetCpu(
+    "mcpu",
+    cl::desc("Host CPU the object may use instructions of: x86-64-v3 "
+             "(AVX2, FMA; every x86 server CPU since 2015), x86-64, "
+             "x86-64-v4, a CPU name such as sapphirerapids, or native (this "
+             "machine)"),
+    cl::init("x86-64-v3"), cl::cat(compileCategory));
+
+static cl::opt<std::string>
+    targetFeatures("mattr", cl::desc("Extra target features (+avx512f,...)"),
+                   cl::init(""), cl::cat(compileCategory));
+
+static cl::opt<unsigned> optLevel("O",
+                                  cl::desc("LLVM optimization level (0-3)"),
+                                  cl::init(3), cl::Prefix,
+                                  cl::cat(compileCategory));
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// Prints `mxfp8-compile: error: <message>` and returns failure.
+static LogicalResult fail(const llvm::Twine &message) {
+  llvm::outs().flush();
+  llvm::errs() << "mxfp8-compile: error: " << message << "\n";
+  return failure();
+}
+
+/// Prints `mxfp8-compile: warning: <message>`.
+static void warn(const llvm::Twine &message) {
+  llvm::errs() << "mxfp8-compile: warning: " << message << "\n";
+}
+
+/// `64x4096xbf16` for a shaped type, the type itself otherwise.
+static std::string formatType(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto shaped = dyn_cast<RankedTensorType>(type)) {
+    for (int64_t d : shaped.getShape()) {
+      if (ShapedType::isDynamic(d))
+        os << "?x";
+      else
+        os << d << "x";
+    }
+    os << shaped.getElementType();
+  } else {
+    os << type;
+  }
+  return text;
+}
+
+/// Strips an explicit `builtin.module(...)` anchor from a pipeline text.
+static StringRef stripModuleAnchor(StringRef text) {
+  StringRef trimmed = text.trim();
+  if (trimmed.consume_front("builtin.module(") && trimmed.consume_back(")"))
+    return trimmed;
+  return text;
+}
+
+/// The identifier text at the start of an SSA definition (`%x` -> `x`).
+static std::string getSSAName(llvm::SMRange range) {
+  const char *p = range.Start.getPointer();
+  if (!p || *p != '%')
+    return "";
+  ++p;
+  std::string name;
+  while (llvm::isAlnum(*p) || *p == '_' || *p == '$' || *p == '.' ||
+         *p == '-')
+    name.push_back(*p++);
+  return name;
+}
+
+/// The element kind of an MLIR element type, if the host side supports it.
+static std::optional<ElementKind> getElementKind(Type t) {
+  if (t.isBF16())
+    return ElementKind::BF16;
+  if (t.isF32())
+    return ElementKind::F32;
+  if (t.isF64())
+    return ElementKind::F64;
+  if (isa<Float8E4M3FNType>(t))
+    return ElementKind::F8E4M3FN;
+  if (isa<Float8E5M2Type>(t))
+    return ElementKind::F8E5M2;
+  if (isa<Float8E8M0FNUType>(t))
+    return ElementKind::F8E8M0FNU;
+  if (t.isSignlessInteger(32))
+    return ElementKind::I32;
+  if (t.isSignlessInteger(64) || t.isIndex())
+    return ElementKind::I64;
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Parsing and signatures
+//===----------------------------------------------------------------------===//
+
+/// Parses the input keeping the parser state (for SSA names); the same rule
+/// as mlir::parseSourceFile<ModuleOp> for wrapping top-level ops.
+static OwningOpRef<ModuleOp> parseModule(llvm::SourceMgr &sourceMgr,
+                                         MLIRContext *context,
+                                         AsmParserState &asmState) {
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      openInputFile(inputFilename, &errorMessage);
+  if (!file) {
+    (void)fail(errorMessage);
+    return nullptr;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  Block block;
+  ParserConfig config(context);
+  if (failed(parseAsmSourceFile(sourceMgr, &block, config, &asmState)))
+    return nullptr;
+  if (llvm::hasSingleElement(block))
+    if (auto module = dyn_cast<ModuleOp>(&block.front())) {
+      module->remove();
+      return module;
+    }
+  auto fileLoc = FileLineColLoc::get(
+      context, sourceMgr.getMemoryBuffer(1)->getBufferIdentifier(), 0, 0);
+  OwningOpRef<ModuleOp> module(ModuleOp::create(fileLoc));
+  module->getBody()->getOperations().splice(module->getBody()->begin(),
+                                            block.getOperations());
+  return module;
+}
+
+/// Reads a number attribute (FloatAttr or IntegerAttr).
+static std::optional<double> getNumber(Attribute attr) {
+  if (auto f = dyn_cast_or_null<FloatAttr>(attr))
+    return f.getValueAsDouble();
+  if (auto i = dyn_cast_or_null<IntegerAttr>(attr))
+    return double(i.getInt());
+  return std::nullopt;
+}
+
+/// Describes a tensor type into `spec`; returns the reason it is not
+/// supported, or "".
+static std::string describeTensor(Type type, TensorSpec &spec) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return "has type " + formatType(type) + "; only ranked tensors are "
+           "supported";
+  if (!tensor.hasStaticShape())
+    return "has a dynamic shape (" + formatType(type) +
+           "); static shapes are needed";
+  std::optional<ElementKind> kind = getElementKind(tensor.getElementType());
+  if (!kind)
+    return "has type " + formatType(type) +
+           ", whose element type is not supported on the host side";
+  spec.kind = *kind;
+  spec.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+  return "";
+}
+
+/// The manifest entry of `func`: mxfp8-run's names (SSA names from the
+/// parser state, `mxfp8run.name`, `arg<i>` / `result<i>`), types, and the
+/// input-generation and role attributes.
+static FunctionSpec describeFunction(func::FuncOp func,
+                                     const AsmParserState &asmState) {
+  FunctionSpec spec;
+  spec.name = func.getSymName().str();
+  FunctionType type = func.getFunctionType();
+  const AsmParserState::BlockDefinition *entryDef =
+      asmState.getBlockDef(&func.front());
+  auto returnOp = dyn_cast<func::ReturnOp>(func.front().getTerminator());
+
+  for (unsigned i = 0, e = type.getNumInputs(); i < e; ++i) {
+    TensorSpec arg;
+    if (auto attr = func.getArgAttrOfType<StringAttr>(i, "mxfp8run.name"))
+      arg.name = attr.str();
+    else if (entryDef && i < entryDef->arguments.size())
+      arg.name = getSSAName(entryDef->arguments[i].loc);
+    if (arg.name.empty())
+      arg.name = "arg" + std::to_string(i);
+    spec.args.push_back(std::move(arg));
+  }
+  for (unsigned i = 0, e = type.getNumResults(); i < e; ++i) {
+    TensorSpec result;
+    if (auto attr =
+            func.getResultAttrOfType<StringAttr>(i, "mxfp8run.name")) {
+      result.name = attr.str();
+    } else if (returnOp && i < returnOp.getNumOperands()) {
+      Value value = returnOp.getOperand(i);
+      if (auto arg = dyn_cast<BlockArgument>(value)) {
+        if (arg.getOwner() == &func.front())
+          result.name = spec.args[arg.getArgNumber()].name;
+      } else if (Operation *def = value.getDefiningOp()) {
+        unsigned resultNumber = cast<OpResult>(value).getResultNumber();
+        if (const auto *opDef = asmState.getOpDef(def)) {
+          // Result groups are `%a, %b = ...` (one result each) or `%c:2`.
+          auto groups = opDef->resultGroups;
+          for (auto [g, group] : llvm::enumerate(groups)) {
+            unsigned end = g + 1 < groups.size() ? groups[g + 1].startIndex
+                                                 : def->getNumResults();
+            if (resultNumber < group.startIndex || resultNumber >= end)
+              continue;
+            result.name = getSSAName(group.definition.loc);
+            if (!result.name.empty() && end - group.startIndex > 1)
+              result.name +=
+                  "#" + std::to_string(resultNumber - group.startIndex);
+          }
+        }
+      }
+    }
+    if (result.name.empty())
+      result.name = "result" + std::to_string(i);
+    spec.results.push_back(std::move(result));
+  }
+
+  auto unsupported = [&](StringRef what, unsigned i, StringRef name,
+                         StringRef why) {
+    spec.unsupported = (what + " #" + llvm::Twine(i) + " (" + name + ") " +
+                        why)
+                           .str();
+  };
+  for (unsigned i = 0, e = type.getNumInputs(); i < e; ++i) {
+    TensorSpec &arg = spec.args[i];
+    std::string why = describeTensor(type.getInput(i), arg);
+    if (!why.empty()) {
+      unsupported("argument", i, arg.name, why);
+      return spec;
+    }
+    if (Attribute attr = func.getArgAttr(i, "mxfp8run.std")) {
+      std::optional<double> value = getNumber(attr);
+      if (!value) {
+        unsupported("argument", i, arg.name,
+                    "has a non-numeric mxfp8run.std");
+        return spec;
+      }
+      arg.hasStd = true;
+      arg.std = *value;
+    }
+    if (Attribute attr = func.getArgAttr(i, "mxfp8run.values")) {
+      auto dense = dyn_cast<DenseElementsAttr>(attr);
+      ArrayRef<char> raw =
+          dense ? dense.getRawData() : ArrayRef<char>();
+      int64_t itemSize = getElementKindSize(arg.kind);
+      bool splat = dense && dense.isSplat();
+      if (!dense || dense.getType() != type.getInput(i) ||
+          int64_t(raw.size()) != (splat ? itemSize : arg.getNumBytes())) {
+        unsupported("argument", i, arg.name,
+                    "has an mxfp8run.values attribute that is not a dense "
+                    "elements attribute of its exact type");
+        return spec;
+      }
+      arg.hasValues = true;
+      arg.valuesSplat = splat;
+      arg.values.assign(raw.begin(), raw.end());
+    }
+  }
+  for (unsigned i = 0, e = type.getNumResults(); i < e; ++i) {
+    TensorSpec &result = spec.results[i];
+    std::string why = describeTensor(type.getResult(i), result);
+    if (!why.empty()) {
+      unsupported("result", i, result.name, why);
+      return spec;
+    }
+    if (auto role = func.getResultAttrOfType<StringAttr>(i, "mxfp8train.role"))
+      result.role = role.str();
+    if (std::optional<double> bar =
+            getNumber(func.getResultAttr(i, "mxfp8run.min_sqnr"))) {
+      result.hasMinSqnr = true;
+      result.minSqnr = *bar;
+    }
+  }
+  return spec;
+}
+
+/// Erases the functions that no `--entry` function reaches through symbol
+/// references.
+static LogicalResult keepEntries(ModuleOp module) {
+  llvm::SmallPtrSet<Operation *, 8> reachable;
+  SmallVector<Operation *> worklist;
+  for (const std::string &name : entries) {
+    auto func = module.lookupSymbol<func::FuncOp>(name);
+    if (!func || func.isExternal())
+      return fail("--entry=" + name + ": no function @" + name +
+                  " with a body in '" + inputFilename + "'");
+    if (reachable.insert(func).second)
+      worklist.push_back(func);
+  }
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(op);
+    if (!uses)
+      continue;
+    for (const SymbolTable::SymbolUse &use : *uses) {
+      Operation *callee =
+          SymbolTable::lookupNearestSymbolFrom(module, use.getSymbolRef());
+      if (callee && reachable.insert(callee).second)
+        worklist.push_back(callee);
+    }
+  }
+  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (!reachable.contains(func))
+      func.erase();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Lowering
+//===----------------------------------------------------------------------===//
+
+/// Parses `text` into `pm`, naming `what` in the error.
+static LogicalResult addPipeline(PassManager &pm, StringRef text,
+                                 StringRef what) {
+  std::string errorMessage;
+  llvm::raw_string_ostream errorStream(errorMessage);
+  if (failed(parsePassPipeline(stripModuleAnchor(text), pm, errorStream)))
+    return fail("invalid " + what + ": " + errorMessage);
+  return success();
+}
+
+/// Name of the GPU lowering pipeline (lib/Pipelines/GPUPipeline.cpp).
+static constexpr StringLiteral kGPUPipelineName = "mxfp8train-lower-to-gpu";
+
+/// Fills `pm` with the lowering of `device` and returns its textual form.
+static FailureOr<std::string> buildLowering(PassManager &pm) {
+  if (!loweringOverride.empty()) {
+    if (failed(addPipeline(pm, loweringOverride, "--lowering")))
+      return failure();
+    return std::string(stripModuleAnchor(loweringOverride));
+  }
+  if (device == Device::CPU) {
+    CPUPipelineOptions options;
+    options.vectorize = vectorize;
+    buildMXFP8TrainCPUPipeline(pm, options);
+    return std::string("mxfp8train-lower-to-cpu{vectorize=") +
+           (vectorize ? "true" : "false") + "}";
+  }
+  // The GPU pipeline is found through the registry, so that this tool builds
+  // before and after it exists; `chip` is its documented option.
+  if (!PassPipelineInfo::lookup(kGPUPipelineName))
+    return fail("--device=cuda needs the GPU lowering pipeline '" +
+                kGPUPipelineName +
+                "', which this build does not have yet; use "
+                "--lowering=<pipeline> to lower with your own pipeline");
+  std::string text = (kGPUPipelineName + "{chip=" + chip + "}").str();
+  if (failed(addPipeline(pm, text, "GPU pipeline")))
+    return failure();
+  return text;
+}
+
+/// Checks the C interface of every callable function in the lowered module
+/// and records its pointer count; a mismatch makes the function unsupported
+/// (calling it with the manifest's descriptors would be wrong).
+static void checkCInterfaces(ModuleOp lowered, Manifest &manifest) {
+  for (FunctionSpec &spec : manifest.functions) {
+    if (!spec.unsupported.empty())
+      continue;
+    auto wrapper = lowered.lookupSymbol<LLVM::LLVMFuncOp>("_mlir_ciface_" +
+                                                          spec.name);
+    if (!wrapper || wrapper.isExternal()) {
+      spec.unsupported = "has no _mlir_ciface_" + spec.name +
+                         " after lowering (llvm.emit_c_interface missing)";
+      warn("@" + spec.name + " " + spec.unsupported);
+      continue;
+    }
+    LLVM::LLVMFunctionType type = wrapper.getFunctionType();
+    spec.abiArgs = type.getNumParams();
+    bool allPointers =
+        llvm::all_of(type.getParams(),
+                     [](Type t) { return isa<LLVM::LLVMPointerType>(t); }) &&
+        isa<LLVM::LLVMVoidType>(type.getReturnType());
+    size_t expected = spec.args.size() + spec.results.size();
+    if (!allPointers || size_t(spec.abiArgs) != expected) {
+      spec.unsupported =
+          "has a C interface with " + std::to_string(spec.abiArgs) +
+          " parameters" + (allPointers ? "" : " (not all pointers)") +
+          " where one descriptor per argument and result (" +
+          std::to_string(expected) +
+          ") was expected; a result equivalent to an argument is dropped "
+          "by the bufferization";
+      warn("@" + spec.name + " " + spec.unsupported);
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Code generation
+//===----------------------------------------------------------------------===//
+
+/// Creates the host TargetMachine (PIC, the requested CPU and features).
+static std::unique_ptr<llvm::TargetMachine> createTargetMachine() {
+  llvm::Triple triple(targetTriple);
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target) {
+    (void)fail("--mtriple=" + targetTriple + ": " + error);
+    return nullptr;
+  }
+  std::string cpu = targetCpu;
+  std::string features = targetFeatures;
+  if (cpu == "native") {
+    cpu = llvm::sys::getHostCPUName().str();
+    SmallVector<std::string> hostFeatures;
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      hostFeatures.push_back((feature.second ? "+" : "-") +
+                             feature.first().str());
+    llvm::sort(hostFeatures);
+    if (!features.empty())
+      hostFeatures.push_back(features);
+    features = llvm::join(hostFeatures, ",");
+  }
+  std::unique_ptr<const llvm::MCSubtargetInfo> info(
+      target->createMCSubtargetInfo(triple, cpu, ""));
+  if (info && !info->isCPUStringValid(cpu)) {
+    (void)fail("--mcpu=" + targetCpu + " is not a CPU of " + targetTriple);
+    return nullptr;
+  }
+  if (optLevel > 3) {
+    (void)fail("-O" + llvm::Twine(optLevel) + ": the level must be 0 to 3");
+    return nullptr;
+  }
+  llvm::CodeGenOptLevel level =
+      optLevel == 0   ? llvm::CodeGenOptLevel::None
+      : optLevel == 1 ? llvm::CodeGenOptLevel::Less
+      : optLevel == 2 ? llvm::CodeGenOptLevel::Default
+                      : llvm::CodeGenOptLevel::Aggressive;
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, cpu, features, options, llvm::Reloc::PIC_, std::nullopt, level));
+  if (!machine)
+    (void)fail("cannot create a target machine for " + targetTriple);
+  return machine;
+}
+
+/// Binds calls between the object's own functions locally (as clang's
+/// -fno-semantic-interposition does) and lists the symbols it needs.
+static void finishModule(llvm::Module &module, Manifest &manifest) {
+  std::set<std::string> externs;
+  for (llvm::GlobalValue &value : module.global_values()) {
+    if (value.isDeclaration()) {
+      auto *function = dyn_cast<llvm::Function>(&value);
+      if ((function && function->isIntrinsic()) || value.use_empty())
+        continue;
+      externs.insert(value.getName().str());
+      continue;
+    }
+    if (!value.hasLocalLinkage() && !value.hasAvailableExternallyLinkage() &&
+        !value.isInterposable())
+      value.setDSOLocal(true);
+  }
+  manifest.externs.assign(externs.begin(), externs.end());
+}
+
+/// Writes the manifest file.
+static LogicalResult writeManifest(const Manifest &manifest) {
+  if (manifestFilename.empty())
+    return success();
+  std::string errorMessage;
+  auto file = openOutputFile(manifestFilename, &errorMessage);
+  if (!file)
+    return fail(errorMessage);
+  file->os() << printManifest(manifest);
+  file->keep();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Driver
+//===----------------------------------------------------------------------===//
+
+static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
+  if (emitKind == EmitKind::Object && outputFilename == "-")
+    return fail("an object file needs -o FILE");
+  AsmParserState asmState;
+  OwningOpRef<ModuleOp> module = parseModule(sourceMgr, &context, asmState);
+  if (!module)
+    return failure();
+  if (failed(verify(*module)))
+    return failure();
+  if (!entries.empty() && failed(keepEntries(*module)))
+    return failure();
+
+  Manifest manifest;
+  manifest.source = inputFilename;
+  manifest.device = device == Device::CPU ? "cpu" : "cuda";
+  manifest.chip = device == Device::CUDA ? std::string(chip) : "";
+  manifest.triple = targetTriple;
+  manifest.pipeline = std::string(stripModuleAnchor(prePipeline));
+  for (auto func : module->getOps<func::FuncOp>())
+    if (func.isPublic() && !func.isExternal())
+      manifest.functions.push_back(describeFunction(func, asmState));
+  if (manifest.functions.empty())
+    return fail("'" + inputFilename + "' has no public function with a body");
+
+  // The pre-pipeline must keep the signatures the manifest describes.
+  if (!prePipeline.empty()) {
+    SmallVector<FunctionType> before;
+    for (const FunctionSpec &spec : manifest.functions)
+      before.push_back(
+          module->lookupSymbol<func::FuncOp>(spec.name).getFunctionType());
+    PassManager pm(&context);
+    if (failed(addPipeline(pm, prePipeline, "--pipeline")))
+      return failure();
+    if (failed(pm.run(*module)))
+      return fail("--pipeline failed on '" + inputFilename + "'");
+    for (auto [spec, type] : llvm::zip(manifest.functions, before)) {
+      auto func = module->lookupSymbol<func::FuncOp>(spec.name);
+      if (!func || func.getFunctionType() != type)
+        return fail("--pipeline changed the signature of @" + spec.name);
+    }
+  }
+
+  // Tool attributes (mxfp8run.*, mxfp8train.role) must not reach the LLVM
+  // signatures, as in mxfp8-run.
+  module->walk([](func::FuncOp func) {
+    func.removeArgAttrsAttr();
+    func.removeResAttrsAttr();
+  });
+
+  PassManager pm(&context);
+  if (failed(applyPassManagerCLOptions(pm)))
+    return fail("bad pass manager options");
+  FailureOr<std::string> lowering = buildLowering(pm);
+  if (failed(lowering))
+    return failure();
+  manifest.lowering = *lowering;
+  if (failed(pm.run(*module)))
+    return fail("lowering '" + inputFilename + "' for the " +
+                manifest.device + " failed");
+  checkCInterfaces(*module, manifest);
+
+  std::string errorMessage;
+  auto output = openOutputFile(outputFilename, &errorMessage);
+  if (!output)
+    return fail(errorMessage);
+
+  if (emitKind == EmitKind::MLIR) {
+    module->print(output->os());
+    output->keep();
+    return writeManifest(manifest);
+  }
+
+  std::unique_ptr<llvm::TargetMachine> machine = createTargetMachine();
+  if (!machine)
+    return failure();
+  manifest.cpu = machine->getTargetCPU().str();
+  manifest.features = machine->getTargetFeatureString().str();
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(*module, llvmContext, inputFilename);
+  if (!llvmModule)
+    return fail("translating '" + inputFilename + "' to LLVM IR failed");
+  llvmModule->setTargetTriple(machine->getTargetTriple());
+  llvmModule->setDataLayout(machine->createDataLayout());
+  finishModule(*llvmModule, manifest);
+  if (optLevel > 0) {
+    auto optimize = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
+                                              machine.get());
+    if (llvm::Error err = optimize(llvmModule.get()))
+      return fail("LLVM optimization failed: " +
+                  llvm::toString(std::move(err)));
+  }
+
+  if (emitKind == EmitKind::LLVMIR) {
+    llvmModule->print(output->os(), nullptr);
+    output->keep();
+    return writeManifest(manifest);
+  }
+
+  llvm::legacy::PassManager codegen;
+  if (machine->addPassesToEmitFile(codegen, output->os(), nullptr,
+                                   llvm::CodeGenFileType::ObjectFile))
+    return fail("the target cannot emit object files");
+  codegen.run(*llvmModule);
+  output->os().flush();
+  if (output->os().has_error())
+    return fail("cannot write '" + outputFilename + "'");
+  output->keep();
+  return writeManifest(manifest);
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  llvm::InitializeAllTargetInfos();
+  llvm::InitializeAllTargets();
+  llvm::InitializeAllTargetMCs();
+  llvm::InitializeAllAsmPrinters();
+  mlir::registerAllPasses();
+  mxfp8train::registerAllPasses();
+  registerPassManagerCLOptions();
+  registerMLIRContextCLOptions();
+  registerAsmPrinterCLOptions();
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "mxfp8-compile: compile a tensor-level MLIR module to an object file "
+      "and a manifest for mxfp8-launch\n");
+
+  DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  // The LLVM IR translations, and for the GPU path gpu-module-to-binary's
+  // NVVM target serialization.
+  mlir::registerAllToLLVMIRTranslations(registry);
+  mlir::registerAllGPUToLLVMIRTranslations(registry);
+  mxfp8train::registerAllDialects(registry);
+  mxfp8train::registerAllExtensions(registry);
+  MLIRContext context(registry);
+
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  return failed(compile(context, sourceMgr)) ? 1 : 0;
+}
