@@ -495,6 +495,16 @@ static void checkCInterfaces(ModuleOp lowered, Manifest &manifest) {
     }
     LLVM::LLVMFunctionType type = wrapper.getFunctionType();
     spec.abiArgs = type.getNumParams();
+    // A function that still returns values passes them through a first
+    // pointer of its C interface; the count alone would not show it.
+    auto impl = lowered.lookupSymbol<LLVM::LLVMFuncOp>(spec.name);
+    if (impl && !isa<LLVM::LLVMVoidType>(impl.getFunctionType().getReturnType())) {
+      spec.unsupported = "returns its results instead of writing "
+                         "caller-allocated out-parameters (the lowering "
+                         "lacks buffer-results-to-out-params)";
+      warn("@" + spec.name + " " + spec.unsupported);
+      continue;
+    }
     bool allPointers =
         llvm::all_of(type.getParams(),
                      [](Type t) { return isa<LLVM::LLVMPointerType>(t); }) &&
@@ -610,8 +620,20 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   if (!entries.empty() && failed(keepEntries(*module)))
     return failure();
 
+  // The target is checked before the (longer) lowering.
+  std::unique_ptr<llvm::TargetMachine> machine;
+  if (emitKind != EmitKind::MLIR) {
+    machine = createTargetMachine();
+    if (!machine)
+      return failure();
+  }
+
   Manifest manifest;
   manifest.source = inputFilename;
+  if (machine) {
+    manifest.cpu = machine->getTargetCPU().str();
+    manifest.features = machine->getTargetFeatureString().str();
+  }
   manifest.device = device == Device::CPU ? "cpu" : "cuda";
   manifest.chip = device == Device::CUDA ? std::string(chip) : "";
   manifest.triple = targetTriple;
@@ -670,17 +692,13 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     return writeManifest(manifest);
   }
 
-  std::unique_ptr<llvm::TargetMachine> machine = createTargetMachine();
-  if (!machine)
-    return failure();
-  manifest.cpu = machine->getTargetCPU().str();
-  manifest.features = machine->getTargetFeatureString().str();
-
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(*module, llvmContext, inputFilename);
   if (!llvmModule)
-    return fail("translating '" + inputFilename + "' to LLVM IR failed");
+    return fail("translating '" + inputFilename +
+                "' to LLVM IR failed (does the lowering end in the LLVM "
+                "dialect?)");
   llvmModule->setTargetTriple(machine->getTargetTriple());
   llvmModule->setDataLayout(machine->createDataLayout());
   finishModule(*llvmModule, manifest);

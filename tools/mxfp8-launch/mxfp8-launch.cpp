@@ -82,13 +82,15 @@ struct Options {
   bool saveInputs = false, bf16AsFloat32 = false, expectExact = false;
   bool list = false;
   int repeat = 1, warmup = 0, gpu = 0;
+  /// Byte the result buffers are filled with before the first call.
+  int fillResults = 0;
 };
 
 const char *const kUsage =
     "usage: mxfp8-launch LIB.so MANIFEST [--entry=NAME] [--device=cpu|cuda]\n"
     "         [--gpu=N] [--seed=N] [--input-std=S] [--input=x.npy ...]\n"
     "         [--output-dir=DIR] [--save-inputs] [--bf16-as=uint16|float32]\n"
-    "         [--repeat=N] [--warmup=N]\n"
+    "         [--repeat=N] [--warmup=N] [--fill-results=BYTE]\n"
     "         [--compare-with=[LIB2.so]:NAME2] [--compare-manifest=M2]\n"
     "         [--expect-exact] [--list]\n"
     "Runs _mlir_ciface_NAME of LIB.so (linked from mxfp8-compile objects)\n"
@@ -181,6 +183,11 @@ Failure parseOptions(int argc, char **argv, Options &options) {
       f = asCount(options.repeat, 1);
     } else if (key == "--warmup") {
       f = asCount(options.warmup, 0);
+    } else if (key == "--fill-results") {
+      f = asCount(options.fillResults, 0);
+      if (!f && options.fillResults > 255)
+        f = makeFailure(kExitUsage, "bad --fill-results '" + value +
+                                        "' (a byte, 0 to 255)");
     } else if (key == "--compare-with") {
       f = needValue();
       options.compareWith = value;
@@ -416,8 +423,10 @@ Failure checkChip(const std::string &chip, int major, int minor,
 /// A loaded library and one of its functions, with its buffers.
 class Runner {
 public:
-  Runner(std::string library, const FunctionSpec &spec, bool cuda)
-      : library(std::move(library)), spec(spec), cuda(cuda) {}
+  Runner(std::string library, const FunctionSpec &spec, bool cuda,
+         int fillByte)
+      : library(std::move(library)), spec(spec), cuda(cuda),
+        fillByte(fillByte) {}
   ~Runner() {
     for (void *p : deviceBuffers)
       (void)mxfp8rtMemFree(p);
@@ -536,6 +545,17 @@ public:
     return {};
   }
 
+  /// The median of the timed calls in milliseconds: CUDA events on the GPU,
+  /// the host clock on the CPU.
+  double getMedianMs() const {
+    std::vector<double> values = cuda ? deviceMs : hostMs;
+    if (values.empty())
+      return 0.0;
+    std::sort(values.begin(), values.end());
+    size_t n = values.size();
+    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+  }
+
   /// "median 1.234 ms (min 1.2, max 1.3) over N runs" for the host clock
   /// and, on the GPU, the CUDA events.
   std::string describeTimes() const {
@@ -572,6 +592,8 @@ private:
         return makeFailure(kExitRunFailed, "out of host memory");
       if (init && size)
         std::memcpy(p, init, size_t(size));
+      else if (size)
+        std::memset(p, fillByte, size_t(size));
       return {};
     }
     if (mxfp8rtStatus s = mxfp8rtMemAlloc(intptr_t(size), &p))
@@ -581,7 +603,8 @@ private:
     if (size == 0)
       return {};
     mxfp8rtStatus s = init ? mxfp8rtMemcpyHtoD(p, init, intptr_t(size), nullptr)
-                           : mxfp8rtMemsetD8(p, 0, intptr_t(size), nullptr);
+                           : mxfp8rtMemsetD8(p, uint8_t(fillByte),
+                                             intptr_t(size), nullptr);
     if (s)
       return cudaFailure(s, "initializing GPU memory");
     return {};
@@ -618,6 +641,7 @@ private:
   std::string library;
   const FunctionSpec &spec;
   bool cuda;
+  int fillByte;
   void *handle = nullptr;
   void *function = nullptr;
   double loadSeconds = 0.0;
@@ -923,7 +947,8 @@ int runMain(const Options &options) {
   }
 
   // Load, run, fetch.
-  Runner runner(options.library, *spec, device == "cuda");
+  Runner runner(options.library, *spec, device == "cuda",
+                options.fillResults);
   if (Failure f = runner.load(nullptr))
     return fail(f);
   if (Failure f = runner.prepare(inputs))
@@ -957,12 +982,17 @@ int runMain(const Options &options) {
               runner.getLoadSeconds(), runner.describeTimes().c_str(),
               options.repeat, options.warmup);
 
-  if (!compareSpec)
+  if (!compareSpec) {
+    std::printf("summary: entry=%s device=%s results=%zu time_ms=%.6g\n",
+                spec->name.c_str(), device.c_str(), spec->results.size(),
+                runner.getMedianMs());
     return kExitOk;
+  }
 
   // The reference: the same inputs through the other function.
   bool compareCuda = compareManifest.device == "cuda";
-  Runner reference(compareLibrary, *compareSpec, compareCuda);
+  Runner reference(compareLibrary, *compareSpec, compareCuda,
+                   options.fillResults);
   bool sameLibrary = compareLibrary == options.library;
   if (Failure f = reference.load(sameLibrary ? runner.getHandle() : nullptr))
     return fail(f);
@@ -981,6 +1011,8 @@ int runMain(const Options &options) {
   rows.push_back({"#", "name", "type", "bit-exact", "differing bytes",
                   "differing elements", "SQNR dB", "max abs err"});
   int numDifferent = 0;
+  double minSqnr = std::numeric_limits<double>::infinity();
+  double maxError = 0.0;
   for (size_t i = 0; i < spec->results.size(); ++i) {
     const TensorSpec &result = spec->results[i];
     if (!options.outputDir.empty()) {
@@ -994,6 +1026,13 @@ int runMain(const Options &options) {
                                   results[i].data());
     bool exact = c.differingBytes == 0;
     numDifferent += !exact;
+    // NaN (a one-sided NaN) wins over any number.
+    if (!std::isnan(minSqnr) &&
+        (std::isnan(c.stats.sqnrDb) || c.stats.sqnrDb < minSqnr))
+      minSqnr = c.stats.sqnrDb;
+    if (!std::isnan(maxError) &&
+        (std::isnan(c.stats.maxAbsError) || c.stats.maxAbsError > maxError))
+      maxError = c.stats.maxAbsError;
     rows.push_back({std::to_string(i), result.name, result.formatType(),
                     exact ? "yes" : "no", std::to_string(c.differingBytes),
                     std::to_string(c.differingElements),
@@ -1006,6 +1045,14 @@ int runMain(const Options &options) {
   std::printf("bit-exact: %zu of %zu results\n",
               spec->results.size() - size_t(numDifferent),
               spec->results.size());
+  // One line for scripts (bench/device/run-aot-checks.sh).
+  std::printf("summary: entry=%s device=%s results=%zu exact=%zu "
+              "min_sqnr_db=%s max_abs_err=%.3e time_ms=%.6g "
+              "reference_device=%s reference_time_ms=%.6g\n",
+              spec->name.c_str(), device.c_str(), spec->results.size(),
+              spec->results.size() - size_t(numDifferent),
+              formatDb(minSqnr).c_str(), maxError, runner.getMedianMs(),
+              compareCuda ? "cuda" : "cpu", reference.getMedianMs());
   std::fflush(stdout);
   if (numDifferent && options.expectExact) {
     std::fprintf(stderr,

@@ -49,6 +49,7 @@
 // QUANTIZE-NEXT:   0  q     output  64x128xf8E4M3FN  {{[0-9.e+]+}} 448 {{.*}}l1/q.npy
 // QUANTIZE-NEXT:   1  s     -       64x4xf8E8M0FNU
 // QUANTIZE-NEXT: time: load {{.*}}; run host {{.*}} over 1 run(s) after 0 warmup
+// QUANTIZE-NEXT: summary: entry=quantize device=cpu results=2 time_ms={{[0-9.e+-]+}}
 
 // KINDS:      #0 big : 4096xf8E4M3FN  normal(0, 2000)
 // KINDS-NEXT: #1 tiny : 4096xf8E4M3FN  normal(0, 0.002)
