@@ -82,6 +82,8 @@ struct Options {
   bool saveInputs = false, bf16AsFloat32 = false, expectExact = false;
   bool list = false;
   int repeat = 1, warmup = 0, gpu = 0;
+  /// Timed calls of the --compare-with function (no warmup).
+  int referenceRepeat = 1;
   /// Byte the result buffers are filled with before the first call.
   int fillResults = 0;
 };
@@ -92,6 +94,7 @@ const char *const kUsage =
     "         [--output-dir=DIR] [--save-inputs] [--bf16-as=uint16|float32]\n"
     "         [--repeat=N] [--warmup=N] [--fill-results=BYTE]\n"
     "         [--compare-with=[LIB2.so]:NAME2] [--compare-manifest=M2]\n"
+    "         [--reference-repeat=N]\n"
     "         [--expect-exact] [--list]\n"
     "Runs _mlir_ciface_NAME of LIB.so (linked from mxfp8-compile objects)\n"
     "on inputs generated as mxfp8-run generates them; see docs/aot.md.\n"
@@ -183,6 +186,8 @@ Failure parseOptions(int argc, char **argv, Options &options) {
       f = asCount(options.repeat, 1);
     } else if (key == "--warmup") {
       f = asCount(options.warmup, 0);
+    } else if (key == "--reference-repeat") {
+      f = asCount(options.referenceRepeat, 1);
     } else if (key == "--fill-results") {
       f = asCount(options.fillResults, 0);
       if (!f && options.fillResults > 255)
@@ -367,7 +372,8 @@ Failure checkMgpuErrors(const std::string &when) {
   if (error && *error)
     return makeFailure(kExitRunFailed,
                        "the GPU runtime reported an error " + when + ": " +
-                           error);
+                           error + " (the first error printed above is "
+                                   "the cause)");
   return {};
 }
 
@@ -998,7 +1004,7 @@ int runMain(const Options &options) {
     return fail(f);
   if (Failure f = reference.prepare(inputs))
     return fail(f);
-  if (Failure f = reference.run(options.warmup, options.repeat))
+  if (Failure f = reference.run(/*warmup=*/0, options.referenceRepeat))
     return fail(f);
   std::vector<HostBuffer> referenceResults;
   if (Failure f = reference.fetchResults(referenceResults))
@@ -1066,6 +1072,8 @@ int runMain(const Options &options) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // Keep stdout and the runtime's stderr messages in order in logs.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   Options options;
   if (Failure f = parseOptions(argc, argv, options))
     return fail(f);

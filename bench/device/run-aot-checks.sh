@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+#===- bench/device/run-aot-checks.sh - AOT checks on the GPU machine -------===#
+#
+# Usage: bench/device/run-aot-checks.sh [ARTIFACTS_DIR]
+#
+# Runs on the GPU machine (no MLIR or LLVM there), on a folder written here
+# by bench/make-aot-artifacts.sh (default: aot-artifacts/ in the repository
+# root). One invocation:
+#   1. builds the runtime and mxfp8-launch with cmake (+ ninja when found)
+#      from tools/mxfp8-launch, without MLIR;
+#   2. links every object into a shared library (g++ -shared ... -lmxfp8train_runtime);
+#   3. runs every `compare` line of checks.txt: NAME.cuda on the GPU against
+#      NAME.cpu on the host, same generated inputs, timed with CUDA events;
+#      where checks.txt has hashes made on the compiling machine, also checks
+#      that the inputs generated here and the CPU results computed here have
+#      the same bytes there (columns `in` and `cpu`: same / DIFF);
+#   4. prints a compact table last.
+# Exit status: 0 when every check passes, 1 when one fails, 2 when the build
+# or the artifacts are broken, 77 when there is no usable GPU.
+#
+# Environment: LAUNCH_BUILD_DIR (default /tmp/mxfp8-launch-build), WORK_DIR
+# (libraries and logs, default /tmp/mxfp8-aot-checks), CXX (default g++),
+# GPU (device index, default 0).
+#
+#===------------------------------------------------------------------------===#
+set -uo pipefail
+export LC_ALL=C
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+artifacts="$(cd "${1:-$root/aot-artifacts}" 2>/dev/null && pwd)" || {
+  echo "run-aot-checks: no artifacts folder '${1:-$root/aot-artifacts}' (bench/make-aot-artifacts.sh writes it)" >&2
+  exit 2
+}
+checks="$artifacts/checks.txt"
+[ -f "$checks" ] || { echo "run-aot-checks: no $checks" >&2; exit 2; }
+build="${LAUNCH_BUILD_DIR:-/tmp/mxfp8-launch-build}"
+work="${WORK_DIR:-/tmp/mxfp8-aot-checks}"
+cxx="${CXX:-g++}"
+gpu="${GPU:-0}"
+jobs="$(nproc 2>/dev/null || echo 4)"
+start=$(date +%s)
+
+# 1. Build.
+generator=()
+command -v ninja > /dev/null && generator=(-G Ninja)
+echo "== build: runtime + mxfp8-launch ($build)"
+if ! { cmake "${generator[@]}" -S "$root/tools/mxfp8-launch" -B "$build" \
+         -DCMAKE_BUILD_TYPE=Release > "$build.configure.log" 2>&1 &&
+       cmake --build "$build" -j "$jobs" > "$build.build.log" 2>&1; }; then
+  tail -n 30 "$build.configure.log" "$build.build.log" 2>/dev/null
+  echo "run-aot-checks: building mxfp8-launch failed" >&2
+  exit 2
+fi
+launch="$build/bin/mxfp8-launch"
+runtime_lib="$build/lib"
+
+# 2. Link.
+rm -rf "$work"
+mkdir -p "$work/logs" "$work/out"
+echo "== link: $(ls "$artifacts"/*.o 2>/dev/null | wc -l) objects -> $work"
+link_failed=0
+for object in "$artifacts"/*.o; do
+  [ -e "$object" ] || continue
+  lib="$work/$(basename "${object%.o}").so"
+  if ! "$cxx" -shared -o "$lib" "$object" -Wl,-Bsymbolic \
+       -L"$runtime_lib" -lmxfp8train_runtime -Wl,-rpath,"$runtime_lib" \
+       > "$work/logs/link-$(basename "$object").log" 2>&1; then
+    echo "  link failed: $(basename "$object")"
+    sed 's/^/    /' "$work/logs/link-$(basename "$object").log" | head -n 5
+    link_failed=1
+  fi
+done
+
+echo "== machine"
+if command -v nvidia-smi > /dev/null; then
+  nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader | sed 's/^/  gpu /'
+fi
+grep -m1 'model name' /proc/cpuinfo | sed 's/^model name[^:]*: /  cpu /'
+echo "  cpu flags: $(grep -m1 -o -w 'avx512f\|avx2' /proc/cpuinfo | sort -u | tr '\n' ' ')"
+
+# 3. Run.
+rows=()
+passed=0
+failed=0
+skipped=0
+no_gpu=0
+field() { sed -n "s/^summary: .*\b$1=\([^ ]*\).*/\1/p" "$2" | tail -n 1; }
+# The hash recorded in checks.txt (`inputs NAME SHA` / `outputs NAME SHA`).
+expected_hash() { awk -v k="$1" -v n="$2" '$1 == k && $2 == n { print $3 }' "$checks"; }
+# same / DIFF / - for files against a recorded hash.
+compare_hash() {
+  local want="$1"
+  shift
+  if [ -z "$want" ] || ! ls "$@" > /dev/null 2>&1; then echo -; return; fi
+  if [ "$(cat "$@" | sha256sum | cut -d' ' -f1)" = "$want" ]; then echo same; else echo DIFF; fi
+}
+while read -r kind name entry expect options; do
+  case "$kind" in
+    compare) ;;
+    skip)
+      rows+=("$(printf '%-24s %-7s %-7s %-9s %-10s %-10s %-5s %-5s %s' "$name" SKIP - - - - - - "${entry} ${expect} ${options}")")
+      skipped=$((skipped + 1))
+      continue ;;
+    *) continue ;;
+  esac
+  log="$work/logs/$name.log"
+  extra=()
+  [ "$expect" = exact ] && extra+=(--expect-exact)
+  # shellcheck disable=SC2086
+  "$launch" "$work/$name.cuda.so" "$artifacts/$name.cuda.manifest" --entry="$entry" \
+    --gpu="$gpu" --output-dir="$work/out/$name" --save-inputs \
+    --compare-with="$work/$name.cpu.so:$entry" \
+    --compare-manifest="$artifacts/$name.cpu.manifest" "${extra[@]}" $options \
+    > "$log" 2>&1
+  rc=$?
+  exact="-"
+  [ -n "$(field results "$log")" ] && exact="$(field exact "$log")/$(field results "$log")"
+  sqnr="$(field min_sqnr_db "$log")"
+  gpu_ms="$(field time_ms "$log")"
+  cpu_ms="$(field reference_time_ms "$log")"
+  inputs_match="$(compare_hash "$(expected_hash inputs "$name")" "$work/out/$name"/inputs/*.npy)"
+  cpu_match="$(compare_hash "$(expected_hash outputs "$name")" "$work/out/$name"/*.compare.npy)"
+  status=PASS
+  note=""
+  if [ $rc -eq 77 ]; then
+    status=NO-GPU
+    no_gpu=$((no_gpu + 1))
+    note="$(grep -m1 'error:' "$log")"
+  elif [ $rc -ne 0 ]; then
+    status=FAIL
+    note="exit $rc: $(grep -m1 -e 'error:' -e 'differ' "$log")"
+  elif [ "${expect#sqnr>=}" != "$expect" ]; then
+    bar="${expect#sqnr>=}"
+    if ! awk -v s="$sqnr" -v b="$bar" 'BEGIN { exit !(s == "inf" || (s != "nan" && s + 0 >= b + 0)) }'; then
+      status=FAIL
+      note="SQNR $sqnr dB < $bar dB"
+    fi
+  fi
+  if [ "$status" = PASS ] && { [ "$inputs_match" = DIFF ] || [ "$cpu_match" = DIFF ]; }; then
+    status=FAIL
+    note="bytes differ from the compiling machine (inputs $inputs_match, cpu results $cpu_match)"
+  fi
+  if [ "$status" = PASS ]; then passed=$((passed + 1)); elif [ "$status" = FAIL ]; then failed=$((failed + 1)); fi
+  note="${note//mxfp8-launch: error: /}"
+  [ ${#note} -gt 110 ] && note="${note:0:107}..."
+  rows+=("$(printf '%-24s %-7s %-7s %-9s %-10s %-10s %-5s %-5s %s' "$name" "$status" "${exact:-?}" "${sqnr:--}" "${gpu_ms:--}" "${cpu_ms:--}" "$inputs_match" "$cpu_match" "$note")")
+  if [ "$status" != PASS ]; then
+    echo "== $name ($status): last lines of $log"
+    tail -n 15 "$log" | sed 's/^/  /'
+  fi
+done < "$checks"
+
+# 4. Table.
+echo
+echo "== AOT checks: GPU (NAME.cuda) vs CPU (NAME.cpu), same inputs; times are medians"
+printf '%-24s %-7s %-7s %-9s %-10s %-10s %-5s %-5s %s\n' check result exact "SQNR dB" "gpu ms" "cpu ms" in cpu note
+for row in "${rows[@]}"; do
+  echo "$row"
+done
+echo "passed $passed, failed $failed, skipped $skipped, no gpu $no_gpu; logs in $work/logs; $(( $(date +%s) - start )) s"
+if [ $failed -ne 0 ] || [ $link_failed -ne 0 ]; then
+  exit 1
+fi
+if [ $no_gpu -ne 0 ] && [ $passed -eq 0 ]; then
+  exit 77
+fi
+exit 0

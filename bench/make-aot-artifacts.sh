@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+#===- bench/make-aot-artifacts.sh - AOT objects for the GPU machine --------===#
+#
+# Usage: bench/make-aot-artifacts.sh [OUT_DIR]
+#
+# Runs here, where MLIR is. Compiles every check function with mxfp8-compile
+# for the CPU and for CUDA (one object and one manifest per function and
+# device: NAME.cpu.o, NAME.cpu.manifest, NAME.cuda.o, NAME.cuda.manifest)
+# and writes OUT_DIR/checks.txt, the list bench/device/run-aot-checks.sh
+# runs on the GPU machine: each check runs NAME.cuda on the GPU and
+# NAME.cpu on the host on the same generated inputs and compares them.
+# A function the GPU pipeline cannot compile becomes a `skip` line with the
+# compiler's first error. When mxfp8-launch and a C++ compiler are here too,
+# each CPU object is also run here and the SHA-256 of its generated inputs
+# and of its results are recorded: the GPU machine checks that it generates
+# the same inputs and that the CPU objects give the same bytes on its CPU.
+#
+# OUT_DIR defaults to aot-artifacts/ in the repository root. The device
+# tool copies the working tree: an untracked folder travels as it is; one
+# ignored through .git/info/exclude must be named in `carry`.
+#
+# Environment: BUILD_DIR (a build with bin/mxfp8-compile; default build/,
+# then build-aot/), CHIP (default sm_90a), MCPU (host CPU of the objects,
+# default x86-64-v3), CUDA_HOME (ptxas and libdevice for the kernels).
+#
+#===------------------------------------------------------------------------===#
+set -euo pipefail
+export LC_ALL=C
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="${1:-$root/aot-artifacts}"
+chip="${CHIP:-sm_90a}"
+mcpu="${MCPU:-x86-64-v3}"
+
+compile=""
+launch=""
+for dir in "${BUILD_DIR:-}" "$root/build" "$root/build-aot"; do
+  if [ -n "$dir" ] && [ -x "$dir/bin/mxfp8-compile" ]; then
+    compile="$dir/bin/mxfp8-compile"
+    if [ -x "$dir/bin/mxfp8-launch" ] && command -v "${CXX:-g++}" > /dev/null; then
+      launch="$dir/bin/mxfp8-launch"
+    fi
+    break
+  fi
+done
+if [ -z "$compile" ]; then
+  echo "make-aot-artifacts: no bin/mxfp8-compile in BUILD_DIR, build/ or build-aot/" >&2
+  echo "  (ninja -C build mxfp8-compile)" >&2
+  exit 2
+fi
+
+rm -rf "$out"
+mkdir -p "$out"
+checks="$out/checks.txt"
+{
+  echo "# AOT checks for bench/device/run-aot-checks.sh, written by"
+  echo "# bench/make-aot-artifacts.sh from $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')"
+  echo "# chip=$chip mcpu=$mcpu compiler=$compile"
+  echo "# compare NAME ENTRY EXPECT [mxfp8-launch options]: NAME.cuda vs NAME.cpu"
+  echo "#   EXPECT: exact, or sqnr>=DB"
+  echo "# skip NAME REASON"
+  echo "# inputs NAME SHA256 / outputs NAME SHA256: of the concatenated .npy"
+  echo "#   files of the generated inputs / of the CPU results, made here"
+} > "$checks"
+
+# An upstream lowering for hand-written gpu.module kernels (no mxfp8train
+# ops): results as out-parameters, kernels embedded as cubins.
+upstream_lowering="one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},canonicalize,func.func(llvm-request-c-wrappers),nvvm-attach-target{chip=$chip O=3},gpu.module(convert-gpu-to-nvvm),gpu-to-llvm,gpu-module-to-binary{format=bin},finalize-memref-to-llvm,convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts"
+
+# artifact NAME ENTRY CPU_SOURCE CUDA_SOURCE EXPECT LOWERING [launcher options]
+# (LOWERING "-" is the device's default pipeline).
+artifact() {
+  local name="$1" entry="$2" cpu_src="$3" cuda_src="$4" expect="$5" lowering="$6"
+  shift 6
+  local log="$out/$name.log"
+  if ! "$compile" "$cpu_src" --entry="$entry" --mcpu="$mcpu" \
+      -o "$out/$name.cpu.o" --manifest="$out/$name.cpu.manifest" 2> "$log"; then
+    echo "skip $name cpu: $(grep -m1 'error' "$log" || head -n1 "$log")" >> "$checks"
+    echo "  $name: cpu compile failed (see $log)"
+    return
+  fi
+  local cuda_args=(--device=cuda --chip="$chip")
+  if [ "$lowering" != "-" ]; then
+    cuda_args+=(--lowering="$lowering")
+  fi
+  if ! "$compile" "$cuda_src" --entry="$entry" --mcpu="$mcpu" "${cuda_args[@]}" \
+      -o "$out/$name.cuda.o" --manifest="$out/$name.cuda.manifest" 2>> "$log"; then
+    echo "skip $name cuda: $(grep -m1 'error' "$log" || head -n1 "$log")" >> "$checks"
+    rm -f "$out/$name.cpu.o" "$out/$name.cpu.manifest"
+    echo "  $name: cuda compile failed (see $log)"
+    return
+  fi
+  [ -s "$log" ] || rm -f "$log"
+  echo "compare $name $entry $expect $*" >> "$checks"
+  if [ -n "$launch" ]; then
+    local tmp="$out/.tmp-$name"
+    mkdir -p "$tmp"
+    if "${CXX:-g++}" -shared -o "$tmp/cpu.so" "$out/$name.cpu.o" &&
+       "$launch" "$tmp/cpu.so" "$out/$name.cpu.manifest" --entry="$entry" \
+         --save-inputs --output-dir="$tmp/run" > "$tmp/run.log" 2>&1; then
+      echo "inputs $name $(cat "$tmp"/run/inputs/*.npy | sha256sum | cut -d' ' -f1)" >> "$checks"
+      echo "outputs $name $(cat "$tmp"/run/*.npy | sha256sum | cut -d' ' -f1)" >> "$checks"
+    else
+      echo "  $name: could not run the CPU object here (no input hashes)"
+    fi
+    rm -rf "$tmp"
+  fi
+  echo "  $name"
+}
+
+timing=(--repeat=20 --warmup=3 --fill-results=255)
+echo "make-aot-artifacts: compiling into $out (chip $chip, host cpu $mcpu)"
+
+# The launcher's CUDA path on its own: an upstream-lowered kernel, c = a + b.
+artifact add add "$root/test/tools/mxfp8-launch/Inputs/add-cpu.mlir" \
+  "$root/test/tools/mxfp8-launch/cuda-fake-driver.mlir" exact \
+  "$upstream_lowering" "${timing[@]}"
+
+# mxfp8train-lower-to-gpu against mxfp8train-lower-to-cpu, bit for bit.
+quantize="$root/bench/aot/quantize.mlir"
+for entry in quantize_rows_rceil quantize_cols_floor quantize_f32_rows_even \
+    quantize_e5m2_ceil quantize_blocked quantize_to_blocked roundtrip; do
+  artifact "$entry" "$entry" "$quantize" "$quantize" exact - "${timing[@]}"
+done
+
+echo "make-aot-artifacts: $(grep -c '^compare' "$checks") checks, $(grep -c '^skip' "$checks") skipped -> $checks"
+du -sh "$out" | sed 's/^/make-aot-artifacts: size /'
