@@ -24,7 +24,13 @@
 // RUN: %host_cxx -shared -o %t/m.so %t/m.o
 // RUN: mxfp8-launch %t/m.so %t/m.manifest --entry=names --output-dir=%t/l --save-inputs > %t/l.log
 // RUN: mxfp8-run %s --entry=names --output-dir=%t/r --save-inputs > %t/r.log
-// RUN: for f in q sc p_0 named_result inputs/0_x inputs/1_idx inputs/2_scale_factor; do cmp %t/l/$f.npy %t/r/$f.npy || exit 1; done
+// RUN: cmp %t/l/q.npy %t/r/q.npy
+// RUN: cmp %t/l/sc.npy %t/r/sc.npy
+// RUN: cmp %t/l/p_0.npy %t/r/p_0.npy
+// RUN: cmp %t/l/named_result.npy %t/r/named_result.npy
+// RUN: cmp %t/l/inputs/0_x.npy %t/r/inputs/0_x.npy
+// RUN: cmp %t/l/inputs/1_idx.npy %t/r/inputs/1_idx.npy
+// RUN: cmp %t/l/inputs/2_scale_factor.npy %t/r/inputs/2_scale_factor.npy
 
 // CHECK:      mxfp8-aot-manifest 1
 // CHECK:      source {{.*}}manifest.mlir

@@ -26,6 +26,9 @@
 // RUN: mxfp8-compile %s -o %t/scalar.o --manifest=%t/scalar.manifest --vectorize=false --mcpu=x86-64
 // RUN: %host_cxx -shared -o %t/scalar.so %t/scalar.o
 // RUN: mxfp8-launch %t/m.so %t/m.manifest --entry=quantize --compare-with=%t/scalar.so:quantize --compare-manifest=%t/scalar.manifest --expect-exact | FileCheck %s --check-prefix=SCALAR
+// RUN: mxfp8-compile %s -o %t/base.o --manifest=%t/base.manifest --mcpu=x86-64
+// RUN: %host_cxx -shared -o %t/base.so %t/base.o
+// RUN: mxfp8-launch %t/m.so %t/m.manifest --entry=matmul --compare-with=%t/base.so:matmul --compare-manifest=%t/base.manifest --expect-exact | FileCheck %s --check-prefix=BASE
 
 // SAME: compare with @times3 from {{.*}}m.so (cpu) as the reference:
 // SAME-NEXT: #  name  type     bit-exact  differing bytes  differing elements  SQNR dB  max abs err
@@ -47,6 +50,8 @@
 // SCALAR: 0  q     64x128xf8E4M3FN  yes
 // SCALAR: 1  s     64x4xf8E8M0FNU   yes
 // SCALAR: bit-exact: 2 of 2 results
+
+// BASE: 0  c     64x96xf32  yes
 
 #id = affine_map<(d0) -> (d0)>
 
@@ -107,4 +112,14 @@ func.func @quantize(%x: tensor<64x128xbf16> {mxfp8run.std = 100.0 : f64})
   %q, %s = mxfp8train.quantize %x axis = 1 mode = rceil
       : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>
   return %q, %s : tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>
+}
+
+func.func @matmul(%a: tensor<64x256xbf16>, %b: tensor<256x96xbf16> {mxfp8run.std = 0.05 : f64})
+    -> tensor<64x96xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x96xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x96xf32>) -> tensor<64x96xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<64x256xbf16>, tensor<256x96xbf16>)
+                     outs(%f : tensor<64x96xf32>) -> tensor<64x96xf32>
+  return %c : tensor<64x96xf32>
 }
