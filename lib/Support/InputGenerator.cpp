@@ -1,4 +1,4 @@
-//===- InputGenerator.cpp - mxfp8-run's inputs without LLVM --------*- C++ -*-===//
+//===- InputGenerator.cpp - mxfp8-run's inputs, no LLVM ---------*- C++ -*-===//
 //
 // Mirrors generateInput() and readInput() of tools/mxfp8-run/mxfp8-run.cpp
 // step for step (same order of checks, same rounding, same messages), on
@@ -29,8 +29,7 @@ bool mlir::mxfp8train::generateInput(const TensorSpec &spec, unsigned index,
   if (spec.hasValues) {
     if (spec.valuesSplat) {
       for (int64_t i = 0; i < n; ++i)
-        std::memcpy(bytes.data() + i * itemSize, spec.values.data(),
-                    itemSize);
+        std::memcpy(bytes.data() + i * itemSize, spec.values.data(), itemSize);
     } else if (spec.values.size() == bytes.size()) {
       std::memcpy(bytes.data(), spec.values.data(), bytes.size());
     } else {
@@ -114,8 +113,8 @@ bool mlir::mxfp8train::readInput(const TensorSpec &spec, unsigned index,
     std::string shape;
     for (int64_t d : array.shape)
       shape += (shape.empty() ? "" : "x") + std::to_string(d);
-    error = what + ": shape (" + shape + ") does not match " +
-            spec.formatType();
+    error =
+        what + ": shape (" + shape + ") does not match " + spec.formatType();
     return false;
   }
   std::string expected = getNpyDescrForKind(spec.kind, false);

@@ -1,4 +1,4 @@
-//===- Manifest.cpp - AOT manifests: compiled function signatures --*- C++ -*-===//
+//===- Manifest.cpp - AOT manifests of compiled functions -------*- C++ -*-===//
 //
 // Element kinds, and the line-oriented manifest text: a header line with the
 // version, `key value` lines, one `func` line per function followed by its
@@ -161,7 +161,8 @@ const FunctionSpec *Manifest::lookup(const std::string &name) const {
 /// Characters that stand for themselves in encoded fields.
 static bool isPlainChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (c >= '0' && c <= '9') || std::strchr("_-.:/#+,@!*{}=[]()<>", c) != nullptr;
+         (c >= '0' && c <= '9') ||
+         std::strchr("_-.:/#+,@!*{}=[]()<>", c) != nullptr;
 }
 
 /// Percent-encodes `text`; "" becomes "-" and "-" becomes "%2D".
@@ -227,8 +228,7 @@ std::string mlir::mxfp8train::printManifest(const Manifest &manifest) {
        << " abi=" << func.abiArgs << "\n";
     for (size_t i = 0; i < func.args.size(); ++i) {
       const TensorSpec &arg = func.args[i];
-      os << "  arg " << i << " " << encode(arg.name) << " "
-         << arg.formatType();
+      os << "  arg " << i << " " << encode(arg.name) << " " << arg.formatType();
       if (arg.hasStd)
         os << " std=" << formatDouble(arg.std);
       if (arg.hasValues)

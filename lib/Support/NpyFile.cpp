@@ -1,4 +1,4 @@
-//===- NpyFile.cpp - .npy files without LLVM -----------------------*- C++ -*-===//
+//===- NpyFile.cpp - .npy files without LLVM --------------------*- C++ -*-===//
 //
 // The .npy format: the magic string "\x93NUMPY", a major and a minor version
 // byte, the header length (uint16 little-endian in 1.0, uint32 in 2.0/3.0)
@@ -23,9 +23,10 @@ static const char kMagic[] = "\x93NUMPY";
 static constexpr size_t kMagicSize = 6;
 
 int64_t mlir::mxfp8train::getNpyDescrItemSize(const std::string &descr) {
-  static const char *const kSizes[][3] = {
-      {"|b1", "|u1", "|i1"}, {"<u2", "<i2", "<f2"}, {"<u4", "<i4", "<f4"},
-      {"<u8", "<i8", "<f8"}};
+  static const char *const kSizes[][3] = {{"|b1", "|u1", "|i1"},
+                                          {"<u2", "<i2", "<f2"},
+                                          {"<u4", "<i4", "<f4"},
+                                          {"<u8", "<i8", "<f8"}};
   static const int64_t kBytes[] = {1, 2, 4, 8};
   for (int row = 0; row < 4; ++row)
     for (const char *candidate : kSizes[row])
@@ -202,8 +203,8 @@ bool mlir::mxfp8train::parseNpyData(const std::string &buffer,
 
   NpyData array;
   bool fortranOrder = false;
-  if (!parseHeader(buffer.substr(offset, headerLen), name, array,
-                   fortranOrder, error))
+  if (!parseHeader(buffer.substr(offset, headerLen), name, array, fortranOrder,
+                   error))
     return false;
   if (fortranOrder)
     return fail("Fortran-ordered .npy arrays are not supported; save a "
@@ -249,8 +250,8 @@ bool mlir::mxfp8train::readNpyFile(const std::string &path, NpyData &out,
 
 std::string mlir::mxfp8train::makeNpyHeader(const std::string &descr,
                                             const std::vector<int64_t> &shape) {
-  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, " +
-                     "'shape': (";
+  std::string dict =
+      "{'descr': '" + descr + "', 'fortran_order': False, " + "'shape': (";
   for (size_t i = 0; i < shape.size(); ++i) {
     dict += std::to_string(shape[i]);
     // A 1-tuple keeps its comma: (3,).
@@ -285,8 +286,10 @@ bool mlir::mxfp8train::writeNpyFile(const std::string &path,
   for (int64_t d : shape)
     n *= d;
   if (uint64_t(n) != size) {
-    error = "npy data has " + std::to_string(size) + " bytes, the shape "
-            "needs " + std::to_string(n);
+    error = "npy data has " + std::to_string(size) +
+            " bytes, the shape "
+            "needs " +
+            std::to_string(n);
     return false;
   }
   std::string header = makeNpyHeader(descr, shape);
@@ -300,9 +303,9 @@ bool mlir::mxfp8train::writeNpyFile(const std::string &path,
     error = "cannot write '" + path + "': " + std::strerror(errno);
     return false;
   }
-  bool ok = std::fwrite(header.data(), 1, header.size(), file) ==
-                header.size() &&
-            (size == 0 || std::fwrite(data, 1, size, file) == size);
+  bool ok =
+      std::fwrite(header.data(), 1, header.size(), file) == header.size() &&
+      (size == 0 || std::fwrite(data, 1, size, file) == size);
   ok = (std::fclose(file) == 0) && ok;
   if (!ok || std::rename(temp.c_str(), path.c_str()) != 0) {
     error = "cannot write '" + path + "': " + std::strerror(errno);

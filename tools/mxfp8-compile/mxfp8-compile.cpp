@@ -1,4 +1,4 @@
-//===- mxfp8-compile.cpp - ahead-of-time compile mxfp8train modules -*- C++ -*-===//
+//===- mxfp8-compile.cpp - AOT-compile mxfp8train modules -------*- C++ -*-===//
 //
 // Compiles a tensor-level MLIR module to an x86-64 object file (position
 // independent, for `g++ -shared` on another machine): parse, an optional
@@ -87,17 +87,17 @@ static cl::opt<Device> device(
                           "code calls the mgpu* ABI of the runtime")),
     cl::init(Device::CPU), cl::cat(compileCategory));
 
-static cl::opt<std::string>
-    chip("chip", cl::desc("GPU architecture for --device=cuda"),
-         cl::value_desc("sm_90a|sm_100a"), cl::init("sm_90a"),
-         cl::cat(compileCategory));
+static cl::opt<std::string> chip("chip",
+                                 cl::desc("GPU architecture for --device=cuda"),
+                                 cl::value_desc("sm_90a|sm_100a"),
+                                 cl::init("sm_90a"), cl::cat(compileCategory));
 
-static cl::opt<std::string> prePipeline(
-    "pipeline",
-    cl::desc("Pass pipeline applied before the lowering, e.g. "
-             "'mxfp8train-rewrite-matmuls{recipe=mxfp8_rceil}' "
-             "(builtin.module(...) anchor optional)"),
-    cl::value_desc("text"), cl::cat(compileCategory));
+static cl::opt<std::string>
+    prePipeline("pipeline",
+                cl::desc("Pass pipeline applied before the lowering, e.g. "
+                         "'mxfp8train-rewrite-matmuls{recipe=mxfp8_rceil}' "
+                         "(builtin.module(...) anchor optional)"),
+                cl::value_desc("text"), cl::cat(compileCategory));
 
 static cl::opt<std::string> loweringOverride(
     "lowering",
@@ -124,15 +124,15 @@ static cl::opt<std::string>
 static cl::opt<EmitKind> emitKind(
     "emit", cl::desc("What to write to -o"),
     cl::values(clEnumValN(EmitKind::Object, "obj", "an ELF object file"),
-               clEnumValN(EmitKind::LLVMIR, "llvm",
-                          "optimized LLVM IR (text)"),
+               clEnumValN(EmitKind::LLVMIR, "llvm", "optimized LLVM IR (text)"),
                clEnumValN(EmitKind::MLIR, "mlir",
                           "the lowered module (LLVM dialect)")),
     cl::init(EmitKind::Object), cl::cat(compileCategory));
 
-static cl::opt<std::string> targetTriple(
-    "mtriple", cl::desc("Host target triple of the object"),
-    cl::init("x86_64-unknown-linux-gnu"), cl::cat(compileCategory));
+static cl::opt<std::string>
+    targetTriple("mtriple", cl::desc("Host target triple of the object"),
+                 cl::init("x86_64-unknown-linux-gnu"),
+                 cl::cat(compileCategory));
 
 static cl::opt<std::string> targetCpu(
     "mcpu",
@@ -200,8 +200,7 @@ static std::string getSSAName(llvm::SMRange range) {
     return "";
   ++p;
   std::string name;
-  while (llvm::isAlnum(*p) || *p == '_' || *p == '$' || *p == '.' ||
-         *p == '-')
+  while (llvm::isAlnum(*p) || *p == '_' || *p == '$' || *p == '.' || *p == '-')
     name.push_back(*p++);
   return name;
 }
@@ -275,7 +274,8 @@ static std::optional<double> getNumber(Attribute attr) {
 static std::string describeTensor(Type type, TensorSpec &spec) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor)
-    return "has type " + formatType(type) + "; only ranked tensors are "
+    return "has type " + formatType(type) +
+           "; only ranked tensors are "
            "supported";
   if (!tensor.hasStaticShape())
     return "has a dynamic shape (" + formatType(type) +
@@ -313,8 +313,7 @@ static FunctionSpec describeFunction(func::FuncOp func,
   }
   for (unsigned i = 0, e = type.getNumResults(); i < e; ++i) {
     TensorSpec result;
-    if (auto attr =
-            func.getResultAttrOfType<StringAttr>(i, "mxfp8run.name")) {
+    if (auto attr = func.getResultAttrOfType<StringAttr>(i, "mxfp8run.name")) {
       result.name = attr.str();
     } else if (returnOp && i < returnOp.getNumOperands()) {
       Value value = returnOp.getOperand(i);
@@ -346,9 +345,8 @@ static FunctionSpec describeFunction(func::FuncOp func,
 
   auto unsupported = [&](StringRef what, unsigned i, StringRef name,
                          StringRef why) {
-    spec.unsupported = (what + " #" + llvm::Twine(i) + " (" + name + ") " +
-                        why)
-                           .str();
+    spec.unsupported =
+        (what + " #" + llvm::Twine(i) + " (" + name + ") " + why).str();
   };
   for (unsigned i = 0, e = type.getNumInputs(); i < e; ++i) {
     TensorSpec &arg = spec.args[i];
@@ -360,8 +358,7 @@ static FunctionSpec describeFunction(func::FuncOp func,
     if (Attribute attr = func.getArgAttr(i, "mxfp8run.std")) {
       std::optional<double> value = getNumber(attr);
       if (!value) {
-        unsupported("argument", i, arg.name,
-                    "has a non-numeric mxfp8run.std");
+        unsupported("argument", i, arg.name, "has a non-numeric mxfp8run.std");
         return spec;
       }
       arg.hasStd = true;
@@ -369,8 +366,7 @@ static FunctionSpec describeFunction(func::FuncOp func,
     }
     if (Attribute attr = func.getArgAttr(i, "mxfp8run.values")) {
       auto dense = dyn_cast<DenseElementsAttr>(attr);
-      ArrayRef<char> raw =
-          dense ? dense.getRawData() : ArrayRef<char>();
+      ArrayRef<char> raw = dense ? dense.getRawData() : ArrayRef<char>();
       int64_t itemSize = getElementKindSize(arg.kind);
       bool splat = dense && dense.isSplat();
       if (!dense || dense.getType() != type.getInput(i) ||
@@ -485,8 +481,8 @@ static void checkCInterfaces(ModuleOp lowered, Manifest &manifest) {
   for (FunctionSpec &spec : manifest.functions) {
     if (!spec.unsupported.empty())
       continue;
-    auto wrapper = lowered.lookupSymbol<LLVM::LLVMFuncOp>("_mlir_ciface_" +
-                                                          spec.name);
+    auto wrapper =
+        lowered.lookupSymbol<LLVM::LLVMFuncOp>("_mlir_ciface_" + spec.name);
     if (!wrapper || wrapper.isExternal()) {
       spec.unsupported = "has no _mlir_ciface_" + spec.name +
                          " after lowering (llvm.emit_c_interface missing)";
@@ -498,7 +494,8 @@ static void checkCInterfaces(ModuleOp lowered, Manifest &manifest) {
     // A function that still returns values passes them through a first
     // pointer of its C interface; the count alone would not show it.
     auto impl = lowered.lookupSymbol<LLVM::LLVMFuncOp>(spec.name);
-    if (impl && !isa<LLVM::LLVMVoidType>(impl.getFunctionType().getReturnType())) {
+    if (impl &&
+        !isa<LLVM::LLVMVoidType>(impl.getFunctionType().getReturnType())) {
       spec.unsupported = "returns its results instead of writing "
                          "caller-allocated out-parameters (the lowering "
                          "lacks buffer-results-to-out-params)";
@@ -531,7 +528,8 @@ static void checkCInterfaces(ModuleOp lowered, Manifest &manifest) {
 static std::unique_ptr<llvm::TargetMachine> createTargetMachine() {
   llvm::Triple triple(targetTriple);
   std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target) {
     (void)fail("--mtriple=" + targetTriple + ": " + error);
     return nullptr;
@@ -559,11 +557,11 @@ static std::unique_ptr<llvm::TargetMachine> createTargetMachine() {
     (void)fail("-O" + llvm::Twine(optLevel) + ": the level must be 0 to 3");
     return nullptr;
   }
-  llvm::CodeGenOptLevel level =
-      optLevel == 0   ? llvm::CodeGenOptLevel::None
-      : optLevel == 1 ? llvm::CodeGenOptLevel::Less
-      : optLevel == 2 ? llvm::CodeGenOptLevel::Default
-                      : llvm::CodeGenOptLevel::Aggressive;
+  llvm::CodeGenOptLevel level = optLevel == 0   ? llvm::CodeGenOptLevel::None
+                                : optLevel == 1 ? llvm::CodeGenOptLevel::Less
+                                : optLevel == 2
+                                    ? llvm::CodeGenOptLevel::Default
+                                    : llvm::CodeGenOptLevel::Aggressive;
   llvm::TargetOptions options;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       triple, cpu, features, options, llvm::Reloc::PIC_, std::nullopt, level));
@@ -677,8 +675,8 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     return failure();
   manifest.lowering = *lowering;
   if (failed(pm.run(*module)))
-    return fail("lowering '" + inputFilename + "' for the " +
-                manifest.device + " failed");
+    return fail("lowering '" + inputFilename + "' for the " + manifest.device +
+                " failed");
   checkCInterfaces(*module, manifest);
 
   std::string errorMessage;
@@ -703,8 +701,8 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   llvmModule->setDataLayout(machine->createDataLayout());
   finishModule(*llvmModule, manifest);
   if (optLevel > 0) {
-    auto optimize = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
-                                              machine.get());
+    auto optimize =
+        makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, machine.get());
     if (llvm::Error err = optimize(llvmModule.get()))
       return fail("LLVM optimization failed: " +
                   llvm::toString(std::move(err)));

@@ -1,4 +1,4 @@
-//===- mxfp8-launch.cpp - run AOT-compiled mxfp8train functions ----*- C++ -*-===//
+//===- mxfp8-launch.cpp - run AOT-compiled functions ------------*- C++ -*-===//
 //
 // Runs one function of a shared library linked from mxfp8-compile objects,
 // on the CPU or on a CUDA GPU, without MLIR or LLVM: the manifest gives the
@@ -131,8 +131,8 @@ Failure parseOptions(int argc, char **argv, Options &options) {
     std::string value = hasValue ? arg.substr(eq + 1) : "";
     auto needValue = [&]() -> Failure {
       if (!hasValue)
-        return makeFailure(kExitUsage, key + " needs a value (" + key +
-                                           "=...)");
+        return makeFailure(kExitUsage,
+                           key + " needs a value (" + key + "=...)");
       return {};
     };
     auto asCount = [&](int &out, int minimum) -> Failure {
@@ -151,8 +151,8 @@ Failure parseOptions(int argc, char **argv, Options &options) {
     } else if (key == "--device") {
       f = needValue();
       if (!f && value != "cpu" && value != "cuda")
-        f = makeFailure(kExitUsage, "--device must be cpu or cuda, not '" +
-                                        value + "'");
+        f = makeFailure(kExitUsage,
+                        "--device must be cpu or cuda, not '" + value + "'");
       options.device = value;
     } else if (key == "--gpu") {
       f = asCount(options.gpu, 0);
@@ -210,10 +210,9 @@ Failure parseOptions(int argc, char **argv, Options &options) {
       return f;
   }
   if (positional.size() != 2)
-    return makeFailure(kExitUsage,
-                       "expected LIB.so and MANIFEST, got " +
-                           std::to_string(positional.size()) +
-                           " positional arguments\n" + kUsage);
+    return makeFailure(kExitUsage, "expected LIB.so and MANIFEST, got " +
+                                       std::to_string(positional.size()) +
+                                       " positional arguments\n" + kUsage);
   options.library = positional[0];
   options.manifest = positional[1];
   if (options.expectExact && options.compareWith.empty())
@@ -322,8 +321,7 @@ template <size_t N> void callN(void *function, void *const *pointers) {
   callWithPointers(function, pointers, std::make_index_sequence<N>());
 }
 
-template <size_t... N>
-constexpr auto makeCallTable(std::index_sequence<N...>) {
+template <size_t... N> constexpr auto makeCallTable(std::index_sequence<N...>) {
   using Caller = void (*)(void *, void *const *);
   return std::array<Caller, sizeof...(N)>{&callN<N>...};
 }
@@ -370,10 +368,10 @@ Failure cudaFailure(mxfp8rtStatus status, const std::string &what) {
 Failure checkMgpuErrors(const std::string &when) {
   const char *error = mxfp8rtGetLastError();
   if (error && *error)
-    return makeFailure(kExitRunFailed,
-                       "the GPU runtime reported an error " + when + ": " +
-                           error + " (the first error printed above is "
-                                   "the cause)");
+    return makeFailure(kExitRunFailed, "the GPU runtime reported an error " +
+                                           when + ": " + error +
+                                           " (the first error printed above is "
+                                           "the cause)");
   return {};
 }
 
@@ -415,10 +413,9 @@ Failure checkChip(const std::string &chip, int major, int minor,
     return {};
   int want = int(number), have = major * 10 + minor;
   if ((archSpecific && want != have) || want > have)
-    return makeFailure(kExitUsage,
-                       library + " was compiled for " + chip +
-                           ", which cannot run on this GPU (sm_" +
-                           std::to_string(have) + ")");
+    return makeFailure(kExitUsage, library + " was compiled for " + chip +
+                                       ", which cannot run on this GPU (sm_" +
+                                       std::to_string(have) + ")");
   return {};
 }
 
@@ -429,8 +426,7 @@ Failure checkChip(const std::string &chip, int major, int minor,
 /// A loaded library and one of its functions, with its buffers.
 class Runner {
 public:
-  Runner(std::string library, const FunctionSpec &spec, bool cuda,
-         int fillByte)
+  Runner(std::string library, const FunctionSpec &spec, bool cuda, int fillByte)
       : library(std::move(library)), spec(spec), cuda(cuda),
         fillByte(fillByte) {}
   ~Runner() {
@@ -539,9 +535,8 @@ public:
           std::memcpy(results.back().data(), resultData[i], size);
         continue;
       }
-      if (mxfp8rtStatus s = mxfp8rtMemcpyDtoH(results.back().data(),
-                                              resultData[i], intptr_t(size),
-                                              nullptr))
+      if (mxfp8rtStatus s = mxfp8rtMemcpyDtoH(
+              results.back().data(), resultData[i], intptr_t(size), nullptr))
         return cudaFailure(s, "copying result " + spec.results[i].name +
                                   " to the host");
     }
@@ -568,8 +563,8 @@ public:
     auto describe = [](std::vector<double> values) {
       std::sort(values.begin(), values.end());
       size_t n = values.size();
-      double median = n % 2 ? values[n / 2]
-                            : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+      double median =
+          n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
       if (n == 1)
         return formatDouble("%.4g ms", median);
       return formatDouble("median %.4g ms", median) +
@@ -578,8 +573,7 @@ public:
     };
     std::string text;
     if (cuda)
-      text = "cuda events " + describe(deviceMs) + ", host " +
-             describe(hostMs);
+      text = "cuda events " + describe(deviceMs) + ", host " + describe(hostMs);
     else
       text = "host " + describe(hostMs);
     return text;
@@ -608,9 +602,9 @@ private:
     deviceBuffers.push_back(p);
     if (size == 0)
       return {};
-    mxfp8rtStatus s = init ? mxfp8rtMemcpyHtoD(p, init, intptr_t(size), nullptr)
-                           : mxfp8rtMemsetD8(p, uint8_t(fillByte),
-                                             intptr_t(size), nullptr);
+    mxfp8rtStatus s =
+        init ? mxfp8rtMemcpyHtoD(p, init, intptr_t(size), nullptr)
+             : mxfp8rtMemsetD8(p, uint8_t(fillByte), intptr_t(size), nullptr);
     if (s)
       return cudaFailure(s, "initializing GPU memory");
     return {};
@@ -760,10 +754,9 @@ Failure selectFunction(const Manifest &manifest, const std::string &path,
     names = "none";
   if (entry.empty()) {
     if (callable != 1)
-      return makeFailure(kExitUsage,
-                         "--entry=NAME is needed: '" + path + "' lists " +
-                             std::to_string(callable) +
-                             " callable functions (" + names + ")");
+      return makeFailure(kExitUsage, "--entry=NAME is needed: '" + path +
+                                         "' lists " + std::to_string(callable) +
+                                         " callable functions (" + names + ")");
     out = only;
     return {};
   }
@@ -772,15 +765,14 @@ Failure selectFunction(const Manifest &manifest, const std::string &path,
     return makeFailure(kExitUsage, "no function @" + entry + " in '" + path +
                                        "' (functions: " + names + ")");
   if (!out->unsupported.empty())
-    return makeFailure(kExitUsage, "@" + entry + " cannot be called: " +
-                                       out->unsupported);
-  if (out->args.size() + out->results.size() > kMaxDescriptors)
     return makeFailure(kExitUsage,
-                       "@" + entry + " takes " +
-                           std::to_string(out->args.size() +
-                                          out->results.size()) +
-                           " descriptors; mxfp8-launch calls at most " +
-                           std::to_string(kMaxDescriptors));
+                       "@" + entry + " cannot be called: " + out->unsupported);
+  if (out->args.size() + out->results.size() > kMaxDescriptors)
+    return makeFailure(
+        kExitUsage, "@" + entry + " takes " +
+                        std::to_string(out->args.size() + out->results.size()) +
+                        " descriptors; mxfp8-launch calls at most " +
+                        std::to_string(kMaxDescriptors));
   return {};
 }
 
@@ -797,8 +789,8 @@ Failure checkSameSignature(const FunctionSpec &a, const FunctionSpec &b) {
   };
   if (describe(a) != describe(b))
     return makeFailure(kExitUsage, "cannot compare @" + a.name + " " +
-                                       describe(a) + " with @" + b.name +
-                                       " " + describe(b));
+                                       describe(a) + " with @" + b.name + " " +
+                                       describe(b));
   return {};
 }
 
@@ -834,11 +826,11 @@ int runMain(const Options &options) {
   }
 
   const FunctionSpec *spec = nullptr;
-  if (Failure f = selectFunction(manifest, options.manifest, options.entry,
-                                 spec))
+  if (Failure f =
+          selectFunction(manifest, options.manifest, options.entry, spec))
     return fail(f);
-  std::string device = options.device.empty() ? manifest.device
-                                              : options.device;
+  std::string device =
+      options.device.empty() ? manifest.device : options.device;
   if (device != manifest.device)
     return fail(makeFailure(
         kExitUsage, "'" + options.manifest + "' describes code compiled for " +
@@ -877,8 +869,8 @@ int runMain(const Options &options) {
   std::printf("mxfp8-launch: @%s from %s\n", spec->name.c_str(),
               options.library.c_str());
   std::printf("device: %s\n", device.c_str());
-  bool anyCuda = device == "cuda" ||
-                 (compareSpec && compareManifest.device == "cuda");
+  bool anyCuda =
+      device == "cuda" || (compareSpec && compareManifest.device == "cuda");
   if (anyCuda) {
     int major = 0, minor = 0;
     if (Failure f = initializeCuda(options.gpu, major, minor))
@@ -930,10 +922,9 @@ int runMain(const Options &options) {
     std::error_code ec;
     fs::create_directories(options.outputDir, ec);
     if (ec || !fs::is_directory(options.outputDir))
-      return fail(makeFailure(kExitUsage, "cannot create '" +
-                                              options.outputDir + "': " +
-                                              (ec ? ec.message()
-                                                  : "not a directory")));
+      return fail(makeFailure(
+          kExitUsage, "cannot create '" + options.outputDir +
+                          "': " + (ec ? ec.message() : "not a directory")));
     if (options.saveInputs) {
       fs::path dir = fs::path(options.outputDir) / "inputs";
       fs::create_directories(dir, ec);
@@ -953,8 +944,7 @@ int runMain(const Options &options) {
   }
 
   // Load, run, fetch.
-  Runner runner(options.library, *spec, device == "cuda",
-                options.fillResults);
+  Runner runner(options.library, *spec, device == "cuda", options.fillResults);
   if (Failure f = runner.load(nullptr))
     return fail(f);
   if (Failure f = runner.prepare(inputs))
@@ -1028,8 +1018,8 @@ int runMain(const Options &options) {
                                   options.bf16AsFloat32))
         return fail(f);
     }
-    Comparison c = compareTensors(result, referenceResults[i].data(),
-                                  results[i].data());
+    Comparison c =
+        compareTensors(result, referenceResults[i].data(), results[i].data());
     bool exact = c.differingBytes == 0;
     numDifferent += !exact;
     // NaN (a one-sided NaN) wins over any number.

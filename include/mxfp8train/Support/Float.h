@@ -90,8 +90,7 @@ inline uint8_t convertDoubleToF8E4M3FNBits(double value) {
 
 /// f64 -> f8E5M2 bits (RNE, saturating to +-57344, NaN -> 0x7E with sign).
 inline uint8_t convertDoubleToF8E5M2Bits(double value) {
-  return convertDoubleToFloat8BitsSaturating(value, 2, 15, 57344.0, 0x7B,
-                                             0x7E);
+  return convertDoubleToFloat8BitsSaturating(value, 2, 15, 57344.0, 0x7B, 0x7E);
 }
 
 /// f8E4M3FN bits -> f64 (exact; S.1111.111 is NaN, there is no infinity).

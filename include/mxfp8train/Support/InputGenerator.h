@@ -1,4 +1,4 @@
-//===- InputGenerator.h - mxfp8-run's inputs without LLVM ----------*- C++ -*-===//
+//===- InputGenerator.h - mxfp8-run's inputs, no LLVM -----------*- C++ -*-===//
 //
 // The generated and .npy inputs of mxfp8-run (docs/mxfp8-run.md, "Inputs"),
 // for programs without MLIR: argument `i` of a function gets the same bytes

@@ -1,4 +1,4 @@
-//===- Manifest.h - AOT manifests: compiled function signatures ----*- C++ -*-===//
+//===- Manifest.h - AOT manifests of compiled functions ---------*- C++ -*-===//
 //
 // mxfp8-compile writes, next to each object file, a manifest: the public
 // functions of the module with their tensor-level argument and result types,
@@ -21,7 +21,16 @@ namespace mlir::mxfp8train {
 /// Element types a host buffer can hold (the same set as the CPU runner's
 /// HostElementType). Storage: bf16 as its uint16 bits, fp8 and e8m0 as uint8
 /// bits, the rest as their C type.
-enum class ElementKind { BF16, F32, F64, F8E4M3FN, F8E5M2, F8E8M0FNU, I32, I64 };
+enum class ElementKind {
+  BF16,
+  F32,
+  F64,
+  F8E4M3FN,
+  F8E5M2,
+  F8E8M0FNU,
+  I32,
+  I64
+};
 
 /// The MLIR spelling of `kind`: `bf16`, `f32`, `f8E4M3FN`, `i32`, ...
 const char *getElementKindName(ElementKind kind);

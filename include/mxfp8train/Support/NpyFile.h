@@ -1,4 +1,4 @@
-//===- NpyFile.h - .npy files without LLVM -------------------------*- C++ -*-===//
+//===- NpyFile.h - .npy files without LLVM ----------------------*- C++ -*-===//
 //
 // A reader and writer for NumPy .npy files in standard C++ only, for programs
 // built without LLVM or MLIR (mxfp8-launch on the GPU machine). It accepts and
