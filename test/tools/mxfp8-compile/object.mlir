@@ -32,8 +32,11 @@
 // RELOC: R_X86_64_PLT32 {{.*}} malloc
 // RELOC-NOT: R_X86_64_32
 
+// SYMBOLS-NOT: __truncsfbf2
 // SYMBOLS: T _mlir_ciface_scale
+// SYMBOLS-NOT: __truncsfbf2
 // SYMBOLS: T scale
+// SYMBOLS-NOT: __truncsfbf2
 
 // AVX: vmulps {{.*}}%ymm
 // SSE-NOT: ymm
