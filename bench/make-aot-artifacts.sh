@@ -58,6 +58,8 @@ checks="$out/checks.txt"
   echo "# chip=$chip mcpu=$mcpu compiler=$compile"
   echo "# compare NAME ENTRY EXPECT [mxfp8-launch options]: NAME.cuda vs NAME.cpu"
   echo "#   EXPECT: exact, or sqnr>=DB"
+  echo "# run NAME ENTRY [mxfp8-launch options]: NAME.cpu alone on the GPU"
+  echo "#   machine's CPU, checked against the hashes below"
   echo "# skip NAME REASON"
   echo "# inputs NAME SHA256 / outputs NAME SHA256: of the concatenated .npy"
   echo "#   files of the generated inputs / of the CPU results, made here"
@@ -108,6 +110,39 @@ artifact() {
   echo "  $name"
 }
 
+# cpu_artifact NAME ENTRY SOURCE [mxfp8-compile options]: a CPU-only check
+# (the object must give the same bytes on the GPU machine's CPU).
+cpu_artifact() {
+  local name="$1" entry="$2" src="$3"
+  shift 3
+  local log="$out/$name.log"
+  if [ -z "$launch" ]; then
+    echo "skip $name no mxfp8-launch here to record the expected hashes" >> "$checks"
+    return
+  fi
+  if ! "$compile" "$src" --entry="$entry" --mcpu="$mcpu" "$@" \
+      -o "$out/$name.cpu.o" --manifest="$out/$name.cpu.manifest" 2> "$log"; then
+    echo "skip $name cpu: $(grep -m1 'error' "$log" || head -n1 "$log")" >> "$checks"
+    echo "  $name: cpu compile failed (see $log)"
+    return
+  fi
+  rm -f "$log"
+  local tmp="$out/.tmp-$name"
+  mkdir -p "$tmp"
+  if "${CXX:-g++}" -shared -o "$tmp/cpu.so" "$out/$name.cpu.o" &&
+     "$launch" "$tmp/cpu.so" "$out/$name.cpu.manifest" --entry="$entry" \
+       --save-inputs --output-dir="$tmp/run" > "$tmp/run.log" 2>&1; then
+    echo "run $name $entry" >> "$checks"
+    echo "inputs $name $(cat "$tmp"/run/inputs/*.npy | sha256sum | cut -d' ' -f1)" >> "$checks"
+    echo "outputs $name $(cat "$tmp"/run/*.npy | sha256sum | cut -d' ' -f1)" >> "$checks"
+    echo "  $name (cpu only)"
+  else
+    echo "skip $name could not run the CPU object here" >> "$checks"
+    echo "  $name: could not run the CPU object here"
+  fi
+  rm -rf "$tmp"
+}
+
 timing=(--repeat=20 --warmup=3 --fill-results=255)
 echo "make-aot-artifacts: compiling into $out (chip $chip, host cpu $mcpu)"
 
@@ -123,5 +158,10 @@ for entry in quantize_rows_rceil quantize_cols_floor quantize_f32_rows_even \
   artifact "$entry" "$entry" "$quantize" "$quantize" exact - "${timing[@]}"
 done
 
-echo "make-aot-artifacts: $(grep -c '^compare' "$checks") checks, $(grep -c '^skip' "$checks") skipped -> $checks"
+# A whole MXFP8 training step on the CPU (no GPU lowering for its matmuls
+# yet): the same bytes on the GPU machine's CPU and libm.
+cpu_artifact mlp_train_step mlp_train_step "$root/examples/mlp_train_step_small.mlir" \
+  --pipeline='mxfp8train-rewrite-matmuls{recipe=mxfp8_rceil},canonicalize,cse'
+
+echo "make-aot-artifacts: $(grep -c -e '^compare' -e '^run' "$checks") checks, $(grep -c '^skip' "$checks") skipped -> $checks"
 du -sh "$out" | sed 's/^/make-aot-artifacts: size /'
