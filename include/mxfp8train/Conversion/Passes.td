@@ -11,13 +11,13 @@ include "mlir/Pass/PassBase.td"
 
 def ConvertMXFP8TrainToLinalgPass
     : Pass<"convert-mxfp8train-to-linalg", "::mlir::ModuleOp"> {
-  let summary = "Lower mxfp8train ops to linalg/arith/tensor (the CPU reference path)";
+  let summary = "Lower mxfp8train ops to linalg/arith/tensor/scf (the CPU reference path)";
   let description = [{
-    Lowers `quantize`, `dequantize` and `scaled_mm` to `linalg.generic`,
-    `linalg.matmul` / `linalg.batch_matmul`, `tensor` reshapes and `arith`
-    integer arithmetic, bit-exact with SPEC §2-§4 for all four scale modes,
-    `f8E4M3FN` and `f8E5M2` elements, any rank and axis, and both scale
-    layouts (docs/numerics.md).
+    Lowers every mxfp8train op to `linalg.generic`, `linalg.matmul` /
+    `linalg.batch_matmul`, `tensor` slices and reshapes, `scf` loops and
+    `arith` integer arithmetic, bit-exact with SPEC §2-§4 and §7 for all four
+    scale modes, `f8E4M3FN` and `f8E5M2` elements, any rank and axis, and
+    every scale layout (docs/numerics.md).
 
     - `quantize`: `expand_shape` of the axis into (n/32, 32), a reduction
       generic for the amax (`arith.maximumf` from +0.0), an elementwise
@@ -30,9 +30,28 @@ def ConvertMXFP8TrainToLinalgPass
     - `scaled_mm`: both operands dequantized exactly into f32 in the
       canonical (M, K) x (K, N) orientation, an f32 matmul from zero, the
       bias added in f32, one rounding into the result type.
+    - `to_blocked`: `blocked` and `blocked_per_expert` are one gather
+      generic; `blocked_m_groups` / `blocked_k_groups` are an `scf.for` over
+      the groups that gathers each group's `to_blocked` bytes into its region
+      of a zero-filled result (SPEC §4.2; empty groups write nothing).
+    - `pad_token_groups` / `unpad_token_groups`: a zero-filled result and one
+      row-block `linalg.copy` per group; `padded_offs` in i32.
+    - `grouped_mm` / `scaled_grouped_mm`: every operand converted (or
+      dequantized, after un-swizzling grouped blocked scales) to f32 once,
+      then an `scf.for` over the groups around statically shaped f32
+      `linalg.matmul`s: 2d-3d in 32-, 8- and 1-row chunks of each group
+      (each expert's weight converted once, empty groups skipped, rows past
+      `offs[-1]` zero), 2d-2d in 128-, 32-, 8- and 1-token chunks accumulated
+      into the expert's zero-filled (N, K) result; one rounding at the end.
 
-    Every shape must be static: an op with a dynamic size, and any
-    `scaled_grouped_mm` (not lowered yet), is reported and the pass fails.
+    `offs` is runtime data. Every group loop clamps the offsets into
+    [0, total] and to non-decreasing values (group g covers
+    `[end(g-1), min(max(offs[g], end(g-1)), total))`), so malformed offsets
+    never make an access leave its tensor. `blocked_k_groups` uses
+    `offs / 32` (floor) as torchao does.
+
+    Every shape must be static: an op with a dynamic size is reported and
+    the pass fails, before anything is rewritten.
 
     ```mlir
     %q, %s = mxfp8train.quantize %x axis = 1 mode = rceil
@@ -50,6 +69,7 @@ def ConvertMXFP8TrainToLinalgPass
     "::mlir::linalg::LinalgDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect"
   ];
 }

@@ -2,7 +2,8 @@
 //
 // Lowers quantize, dequantize and scaled_mm to linalg on tensors, tensor,
 // arith and math ops, bit-exact with SPEC §2-§4 (docs/numerics.md explains
-// why each step is exact).
+// why each step is exact), and runs the pass; the grouped ops and layouts
+// are lowered in GroupedToLinalg.cpp and LayoutToLinalg.cpp.
 //
 // LLVM has no fp8 types and `arith.truncf` to f8 neither saturates nor lowers
 // on the CPU, so every fp8 / e8m0 / bf16 conversion is integer arithmetic on
@@ -15,12 +16,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxfp8train/Conversion/MXFP8TrainToLinalg/MXFP8TrainToLinalg.h"
+#include "LoweringUtils.h"
 #include "mxfp8train/Conversion/Passes.h"
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/PatternMatch.h"
@@ -35,120 +38,11 @@ namespace mlir::mxfp8train {
 
 using namespace mlir;
 using namespace mlir::mxfp8train;
-
-//===----------------------------------------------------------------------===//
-// Element formats
-//===----------------------------------------------------------------------===//
-
-namespace {
-/// The parameters of an fp8 element format that the scale and cast formulas
-/// need (SPEC §1; e5m2 uses the same scheme with its own constants).
-struct ElementFormat {
-  /// Stored mantissa bits (3 for e4m3, 2 for e5m2).
-  int64_t mantissaBits;
-  /// Exponent bias (7 for e4m3, 15 for e5m2).
-  int64_t bias;
-  /// Magnitude code of the largest finite value (0x7E = 448, 0x7B = 57344).
-  int64_t maxCode;
-  /// Exponent of the largest power of two <= max (8 for e4m3, 15 for e5m2).
-  int64_t emaxPow2;
-  /// The largest finite value (448 or 57344).
-  float maxValue;
-  /// Whether the all-ones exponent encodes Inf/NaN (e5m2) instead of being an
-  /// ordinary binade (e4m3fn, where only 0x7F/0xFF are NaN).
-  bool ieeeSpecials;
-};
-} // namespace
-
-/// The format of `type`, which the verifier restricts to f8E4M3FN / f8E5M2.
-static ElementFormat getElementFormat(Type type) {
-  if (isa<Float8E5M2Type>(type))
-    return {2, 15, 0x7B, 15, 57344.0f, true};
-  return {3, 7, 0x7E, 8, 448.0f, false};
-}
+using namespace mlir::mxfp8train::linalg_lowering;
 
 //===----------------------------------------------------------------------===//
 // Scalar arithmetic inside linalg.generic bodies
 //===----------------------------------------------------------------------===//
-
-namespace {
-/// Small wrapper that keeps the bit arithmetic of the generic bodies readable.
-/// All integer values are i32 unless said otherwise.
-class Bits {
-public:
-  Bits(OpBuilder &builder, Location loc) : b(loc, builder) {}
-
-  Value c(int64_t v) { return arith::ConstantIntOp::create(b, v, 32); }
-  Value cf(float v) {
-    return arith::ConstantFloatOp::create(b, b.getF32Type(), APFloat(v));
-  }
-  Value cIdx(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
-  Value divu(Value x, Value y) { return arith::DivUIOp::create(b, x, y); }
-  Value remu(Value x, Value y) { return arith::RemUIOp::create(b, x, y); }
-  Value band(Value x, Value y) { return arith::AndIOp::create(b, x, y); }
-  Value bor(Value x, Value y) { return arith::OrIOp::create(b, x, y); }
-  Value shl(Value x, Value y) { return arith::ShLIOp::create(b, x, y); }
-  Value shr(Value x, Value y) { return arith::ShRUIOp::create(b, x, y); }
-  Value maxs(Value x, Value y) { return arith::MaxSIOp::create(b, x, y); }
-  Value mins(Value x, Value y) { return arith::MinSIOp::create(b, x, y); }
-  Value minu(Value x, Value y) { return arith::MinUIOp::create(b, x, y); }
-  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
-    return arith::CmpIOp::create(b, p, x, y);
-  }
-  Value eq(Value x, Value y) { return cmp(arith::CmpIPredicate::eq, x, y); }
-  Value ne(Value x, Value y) { return cmp(arith::CmpIPredicate::ne, x, y); }
-  Value ugt(Value x, Value y) { return cmp(arith::CmpIPredicate::ugt, x, y); }
-  Value ult(Value x, Value y) { return cmp(arith::CmpIPredicate::ult, x, y); }
-  Value land(Value x, Value y) { return arith::AndIOp::create(b, x, y); }
-  Value lor(Value x, Value y) { return arith::OrIOp::create(b, x, y); }
-  Value select(Value c, Value t, Value f) {
-    return arith::SelectOp::create(b, c, t, f);
-  }
-  /// Zero-extends an i1 to i32.
-  Value zext(Value x) { return arith::ExtUIOp::create(b, b.getI32Type(), x); }
-  Value bitcast(Type t, Value x) { return arith::BitcastOp::create(b, t, x); }
-  Value f32Bits(Value f) { return bitcast(b.getI32Type(), f); }
-  Value f32FromBits(Value i) { return bitcast(b.getF32Type(), i); }
-
-  /// The i32 value of an 8-bit float/e8m0 scalar (its bit pattern, 0..255).
-  Value byteOf(Value v) {
-    Value i8 = bitcast(b.getI8Type(), v);
-    return arith::ExtUIOp::create(b, b.getI32Type(), i8);
-  }
-  /// The 8-bit float scalar of type `t` with the low byte of `code` as bits.
-  Value byteAs(Type t, Value code) {
-    Value i8 = arith::TruncIOp::create(b, b.getI8Type(), code);
-    return bitcast(t, i8);
-  }
-
-  /// bf16 or f32 scalar -> f32, exactly (bf16 is the high half of an f32).
-  Value toF32(Value v) {
-    if (v.getType().isF32())
-      return v;
-    Value i16 = bitcast(b.getI16Type(), v);
-    Value i32 = arith::ExtUIOp::create(b, b.getI32Type(), i16);
-    return f32FromBits(shl(i32, c(16)));
-  }
-
-  /// f32 -> `t` (bf16 or f32), round to nearest even. NaN stays a quiet NaN
-  /// with its sign; subnormals and infinities are kept.
-  Value fromF32(Type t, Value f) {
-    if (t.isF32())
-      return f;
-    Value u = f32Bits(f);
-    Value isNaN = ugt(band(u, c(0x7FFFFFFF)), c(0x7F800000));
-    Value rounded = add(add(u, c(0x7FFF)), band(shr(u, c(16)), c(1)));
-    Value hi = select(isNaN, bor(shr(u, c(16)), c(0x40)), shr(rounded, c(16)));
-    Value i16 = arith::TruncIOp::create(b, b.getI16Type(), hi);
-    return bitcast(t, i16);
-  }
-
-  ImplicitLocOpBuilder b;
-};
-} // namespace
 
 /// The e8m0 scale byte (SPEC §2.2-2.5) of the fp32 block amax `amax`
 /// (>= +0.0 or NaN) for element format `fmt`. Returns an i32 in [0, 255].
@@ -242,7 +136,8 @@ static Value encodeElement(Bits &bb, Value y, const ElementFormat &fmt) {
 }
 
 /// fp8 byte `byte` (i32 in [0, 255]) of format `fmt` -> its exact f32 value.
-static Value decodeElement(Bits &bb, Value byte, const ElementFormat &fmt) {
+Value linalg_lowering::decodeElement(Bits &bb, Value byte,
+                                     const ElementFormat &fmt) {
   int64_t expBits = 7 - fmt.mantissaBits;
   int64_t mantMask = (int64_t(1) << fmt.mantissaBits) - 1;
   int64_t expMask = (int64_t(1) << expBits) - 1;
@@ -272,11 +167,26 @@ static Value decodeElement(Bits &bb, Value byte, const ElementFormat &fmt) {
 
 /// 2^(byte - 127) as an f32 (SPEC §3): byte 0 -> 0x00400000 (2^-127, an fp32
 /// subnormal), byte 255 -> NaN.
-static Value decodeScale(Bits &bb, Value byte) {
+Value linalg_lowering::decodeScale(Bits &bb, Value byte) {
   Value bits =
       bb.select(bb.eq(byte, bb.c(0)), bb.c(0x00400000), bb.shl(byte, bb.c(23)));
   bits = bb.select(bb.eq(byte, bb.c(255)), bb.c(0x7FC00000), bits);
   return bb.f32FromBits(bits);
+}
+
+/// Position of entry (r, c) of a 2-D scale matrix with `numCols` columns in
+/// the blocked layout of SPEC §4.1, as index values.
+Value linalg_lowering::getBlockedOffset(Bits &bb, Value r, Value c,
+                                        int64_t numCols) {
+  int64_t colTiles = llvm::divideCeil(numCols, 4);
+  Value tile = bb.add(bb.mul(bb.divu(r, bb.cIdx(128)), bb.cIdx(colTiles)),
+                      bb.divu(c, bb.cIdx(4)));
+  Value inTile =
+      bb.add(bb.add(bb.mul(bb.remu(r, bb.cIdx(32)), bb.cIdx(16)),
+                    bb.mul(bb.divu(bb.remu(r, bb.cIdx(128)), bb.cIdx(32)),
+                           bb.cIdx(4))),
+             bb.remu(c, bb.cIdx(4)));
+  return bb.add(bb.mul(tile, bb.cIdx(512)), inTile);
 }
 
 //===----------------------------------------------------------------------===//
@@ -284,7 +194,7 @@ static Value decodeScale(Bits &bb, Value byte) {
 //===----------------------------------------------------------------------===//
 
 /// True when every operand and result of `op` has a static shape.
-static bool hasStaticShapes(Operation *op) {
+bool linalg_lowering::hasStaticShapes(Operation *op) {
   auto isStatic = [](Type t) {
     auto shaped = dyn_cast<ShapedType>(t);
     return !shaped || shaped.hasStaticShape();
@@ -350,26 +260,12 @@ static AffineMap getDropInBlockMap(MLIRContext *ctx, int64_t rank,
   return AffineMap::get(rank + 1, 0, exprs, ctx);
 }
 
-/// Position of entry (r, c) of a 2-D scale matrix with `numCols` columns in
-/// the blocked layout of SPEC §4.1, as index values.
-static Value getBlockedOffset(Bits &bb, Value r, Value c, int64_t numCols) {
-  int64_t colTiles = llvm::divideCeil(numCols, 4);
-  Value tile = bb.add(bb.mul(bb.divu(r, bb.cIdx(128)), bb.cIdx(colTiles)),
-                      bb.divu(c, bb.cIdx(4)));
-  Value inTile =
-      bb.add(bb.add(bb.mul(bb.remu(r, bb.cIdx(32)), bb.cIdx(16)),
-                    bb.mul(bb.divu(bb.remu(r, bb.cIdx(128)), bb.cIdx(32)),
-                           bb.cIdx(4))),
-             bb.remu(c, bb.cIdx(4)));
-  return bb.add(bb.mul(tile, bb.cIdx(512)), inTile);
-}
-
 /// Writes the row-major scale tensor `rowMajor` of rank-2 data blocked along
 /// `axis` in the blocked layout: a 1-D gather over the padded tile sequence,
 /// padding bytes 0x00. The scale matrix is S(r, c) with r the non-blocked
 /// data dimension and c the block index.
-static Value buildBlockedScales(OpBuilder &b, Location loc, Value rowMajor,
-                                int64_t axis) {
+Value linalg_lowering::buildBlockedScales(OpBuilder &b, Location loc,
+                                          Value rowMajor, int64_t axis) {
   auto type = cast<RankedTensorType>(rowMajor.getType());
   int64_t numRows = type.getDimSize(1 - axis), numCols = type.getDimSize(axis);
   int64_t size = getBlockedScaleSize(numRows, numCols);
@@ -412,8 +308,10 @@ static Value buildBlockedScales(OpBuilder &b, Location loc, Value rowMajor,
 /// Reads blocked scales `blocked` (SPEC §4.1) of rank-2 data of shape
 /// `dataShape` blocked along `axis` back into the row-major scale tensor
 /// (the data shape with `axis` divided by 32).
-static Value buildRowMajorScales(OpBuilder &b, Location loc, Value blocked,
-                                 ArrayRef<int64_t> dataShape, int64_t axis) {
+Value linalg_lowering::buildRowMajorScales(OpBuilder &b, Location loc,
+                                           Value blocked,
+                                           ArrayRef<int64_t> dataShape,
+                                           int64_t axis) {
   SmallVector<int64_t> shape(dataShape);
   shape[axis] /= kBlockSize;
   int64_t numCols = shape[axis];
@@ -439,9 +337,10 @@ static Value buildRowMajorScales(OpBuilder &b, Location loc, Value blocked,
 /// Dequantizes `data` (blocked along `axis`) with row-major `scales` into a
 /// tensor of element type `resultType` whose dimension i is dimension
 /// `perm[i]` of `data` (a transpose folded into the same elementwise pass).
-static Value buildDequantize(OpBuilder &b, Location loc, Value data,
-                             Value scales, int64_t axis, ArrayRef<int64_t> perm,
-                             Type resultType) {
+Value linalg_lowering::buildDequantize(OpBuilder &b, Location loc, Value data,
+                                       Value scales, int64_t axis,
+                                       ArrayRef<int64_t> perm,
+                                       Type resultType) {
   auto dataType = cast<RankedTensorType>(data.getType());
   int64_t rank = dataType.getRank();
   ElementFormat fmt = getElementFormat(dataType.getElementType());
@@ -713,6 +612,8 @@ void mlir::mxfp8train::populateMXFP8TrainToLinalgConversionPatterns(
     RewritePatternSet &patterns) {
   patterns.add<QuantizeOpLowering, DequantizeOpLowering, ScaledMmOpLowering>(
       patterns.getContext());
+  populateLayoutToLinalgPatterns(patterns);
+  populateGroupedToLinalgPatterns(patterns);
 }
 
 //===----------------------------------------------------------------------===//
@@ -731,12 +632,6 @@ struct ConvertMXFP8TrainToLinalgPass final
     getOperation()->walk([&](Operation *op) {
       if (!isa<MXFP8TrainDialect>(op->getDialect()))
         return;
-      if (isa<ScaledGroupedMmOp>(op)) {
-        op->emitError("lowering of scaled_grouped_mm to the CPU is not "
-                      "implemented yet");
-        failedCheck = true;
-        return;
-      }
       if (!hasStaticShapes(op)) {
         op->emitError() << "lowering of '" << op->getName()
                         << "' to linalg requires static shapes, found a "
@@ -752,7 +647,8 @@ struct ConvertMXFP8TrainToLinalgPass final
     ConversionTarget target(getContext());
     target.addIllegalDialect<MXFP8TrainDialect>();
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
-                           math::MathDialect, tensor::TensorDialect>();
+                           math::MathDialect, scf::SCFDialect,
+                           tensor::TensorDialect>();
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

@@ -24,9 +24,25 @@ func.func @scaled_mm_dynamic(%a: tensor<?x128xf8E4M3FN>, %as: tensor<?x4xf8E8M0F
 
 // -----
 
-func.func @scaled_grouped_mm_not_lowered(%a: tensor<512x256xf8E4M3FN>, %as: tensor<512x8xf8E8M0FNU>, %w: tensor<8x64x256xf8E4M3FN>, %ws: tensor<8x64x8xf8E8M0FNU>, %offs: tensor<8xi32>) -> tensor<512x64xbf16> {
-  // expected-error @+1 {{lowering of scaled_grouped_mm to the CPU is not implemented yet}}
-  %0 = mxfp8train.scaled_grouped_mm %a [%as], %w [%ws] offs(%offs) transpose_rhs : tensor<512x256xf8E4M3FN> [tensor<512x8xf8E8M0FNU>], tensor<8x64x256xf8E4M3FN> [tensor<8x64x8xf8E8M0FNU>], tensor<8xi32> -> tensor<512x64xbf16>
+func.func @grouped_mm_dynamic(%a: tensor<?x64xbf16>, %w: tensor<4x32x64xbf16>, %offs: tensor<4xi32>) -> tensor<?x32xbf16> {
+  // expected-error @+1 {{lowering of 'mxfp8train.grouped_mm' to linalg requires static shapes, found a dynamic size}}
+  %0 = mxfp8train.grouped_mm %a, %w offs(%offs) transpose_rhs : tensor<?x64xbf16>, tensor<4x32x64xbf16>, tensor<4xi32> -> tensor<?x32xbf16>
+  return %0 : tensor<?x32xbf16>
+}
+
+// -----
+
+func.func @scaled_grouped_mm_dynamic(%a: tensor<?x256xf8E4M3FN>, %as: tensor<?x8xf8E8M0FNU>, %w: tensor<8x64x256xf8E4M3FN>, %ws: tensor<8x64x8xf8E8M0FNU>, %offs: tensor<8xi32>) -> tensor<?x64xbf16> {
+  // expected-error @+1 {{lowering of 'mxfp8train.scaled_grouped_mm' to linalg requires static shapes, found a dynamic size}}
+  %0 = mxfp8train.scaled_grouped_mm %a [%as], %w [%ws] offs(%offs) transpose_rhs : tensor<?x256xf8E4M3FN> [tensor<?x8xf8E8M0FNU>], tensor<8x64x256xf8E4M3FN> [tensor<8x64x8xf8E8M0FNU>], tensor<8xi32> -> tensor<?x64xbf16>
+  return %0 : tensor<?x64xbf16>
+}
+
+// -----
+
+func.func @scaled_grouped_mm_dynamic_groups(%a: tensor<512x256xf8E4M3FN>, %as: tensor<512x8xf8E8M0FNU>, %w: tensor<?x64x256xf8E4M3FN>, %ws: tensor<?x64x8xf8E8M0FNU>, %offs: tensor<?xi32>) -> tensor<512x64xbf16> {
+  // expected-error @+1 {{lowering of 'mxfp8train.scaled_grouped_mm' to linalg requires static shapes, found a dynamic size}}
+  %0 = mxfp8train.scaled_grouped_mm %a [%as], %w [%ws] offs(%offs) transpose_rhs : tensor<512x256xf8E4M3FN> [tensor<512x8xf8E8M0FNU>], tensor<?x64x256xf8E4M3FN> [tensor<?x64x8xf8E8M0FNU>], tensor<?xi32> -> tensor<512x64xbf16>
   return %0 : tensor<512x64xbf16>
 }
 

@@ -11,8 +11,10 @@ namespace mlir {
 class RewritePatternSet;
 namespace mxfp8train {
 
-/// Adds the patterns that lower quantize, dequantize and scaled_mm to
-/// linalg, tensor and arith ops (SPEC §2-§3, bit-exact).
+/// Adds the patterns that lower every mxfp8train op (quantize, dequantize,
+/// scaled_mm, grouped_mm, scaled_grouped_mm, to_blocked, pad_token_groups,
+/// unpad_token_groups) to linalg, tensor, scf and arith ops (SPEC §2-§4, §7,
+/// bit-exact). The patterns need static shapes.
 void populateMXFP8TrainToLinalgConversionPatterns(RewritePatternSet &patterns);
 
 } // namespace mxfp8train

@@ -1,0 +1,412 @@
+//===- GroupedToLinalg.cpp - grouped GEMMs on the CPU ------------*- C++
+//-*-===//
+//
+// Lowers grouped_mm and scaled_grouped_mm (SPEC §7) to scf loops around
+// statically shaped f32 linalg.matmul ops, which the CPU pipeline tiles and
+// vectorizes like any other matmul.
+//
+// Every operand is converted to f32 exactly once, in the canonical
+// orientation of its GEMM: the token-major operands as whole tensors before
+// the group loop, and each expert's weight (2d-3d) once per non-empty
+// group. MX operands are dequantized exactly (SPEC §3), so every product of
+// two operands is exact in f32 and the accumulation is fp32, as SPEC §7
+// asks; high-precision bf16 operands widen exactly.
+//
+//  - 2d-3d (forward, dgrad): `acc (M, N)` starts at zero; for each group, the
+//    rows `[start, end)` are covered by 32-row, then 8-row, then 1-row
+//    `lhs[rows] (r, K) x W_g (K, N)` matmuls into `acc[rows]`. Rows outside
+//    every group stay zero; an empty group computes nothing, not even the
+//    conversion of its weight. A weight stored (E, N, K) (`transpose_rhs`)
+//    is transposed by its conversion generic.
+//  - 2d-2d (wgrad): per group, `dW_g (N, K)` starts at zero and accumulates
+//    `lhs[:, chunk] (N, t) x rhs[chunk, :] (t, K)` over token chunks of 128,
+//    32, 8 and 1; an empty group leaves it exactly zero.
+//
+// The result is rounded once (to nearest even) into bf16, or returned as f32.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+
+#include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+using namespace mlir::mxfp8train::linalg_lowering;
+
+/// Row chunks of the 2d-3d GEMMs and token chunks of the 2d-2d GEMMs; each
+/// list ends in 1 so that any group size is covered exactly.
+static constexpr int64_t kRowChunks[] = {32, 8, 1};
+static constexpr int64_t kTokenChunks[] = {128, 32, 8, 1};
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// An f32 copy of the bf16/f32 tensor `value` whose dimension i is dimension
+/// `perm[i]` of `value` (`value` itself when nothing changes). bf16 widens
+/// exactly (its bits are the high half of an f32).
+static Value buildToF32(OpBuilder &b, Location loc, Value value,
+                        ArrayRef<int64_t> perm) {
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t rank = type.getRank();
+  bool identity = llvm::equal(perm, llvm::seq<int64_t>(0, rank));
+  if (type.getElementType().isF32() && identity)
+    return value;
+  MLIRContext *ctx = b.getContext();
+  SmallVector<int64_t> shape;
+  SmallVector<AffineExpr> readExprs(rank);
+  for (int64_t i = 0; i < rank; ++i) {
+    shape.push_back(type.getDimSize(perm[i]));
+    readExprs[perm[i]] = getAffineDimExpr(i, ctx);
+  }
+  Value init = tensor::EmptyOp::create(b, loc, shape, b.getF32Type());
+  SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, readExprs, ctx),
+                                 AffineMap::getMultiDimIdentityMap(rank, ctx)};
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{value}, ValueRange{init}, maps,
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Bits bb(nb, nloc);
+               linalg::YieldOp::create(bb.b, bb.toF32(args[0]));
+             })
+      .getResult(0);
+}
+
+/// A zero-filled f32 tensor of `shape`, or `init` filled with zeros.
+static Value buildZeroF32(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                          Value init = nullptr) {
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  if (!init)
+    init = tensor::EmptyOp::create(b, loc, shape, b.getF32Type());
+  return linalg::FillOp::create(b, loc, zero, init).getResult(0);
+}
+
+/// Rounds the f32 tensor `acc` into `init`, of element type bf16 (to
+/// nearest even) or f32 (a copy).
+static Value buildRoundTo(OpBuilder &b, Location loc, Value acc, Value init) {
+  auto type = cast<RankedTensorType>(init.getType());
+  Type elemType = type.getElementType();
+  int64_t rank = type.getRank();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+  return linalg::GenericOp::create(
+             b, loc, type, ValueRange{acc}, ValueRange{init},
+             ArrayRef<AffineMap>{identity, identity},
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Bits bb(nb, nloc);
+               linalg::YieldOp::create(bb.b, bb.fromF32(elemType, args[0]));
+             })
+      .getResult(0);
+}
+
+/// The 2-D slice `t[g]` of a 3-D tensor (rank-reduced).
+static Value sliceExpert(OpBuilder &b, Location loc, Value t, Value g) {
+  auto type = cast<RankedTensorType>(t.getType());
+  auto sliceType = RankedTensorType::get(type.getShape().drop_front(),
+                                         type.getElementType());
+  SmallVector<OpFoldResult> offsets = {g, b.getIndexAttr(0), b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1),
+                                     b.getIndexAttr(type.getDimSize(1)),
+                                     b.getIndexAttr(type.getDimSize(2))};
+  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(b, loc, sliceType, t, offsets, sizes,
+                                        strides);
+}
+
+/// Inserts the 2-D `src` as `dest[g]` of a 3-D tensor.
+static Value insertExpert(OpBuilder &b, Location loc, Value src, Value dest,
+                          Value g) {
+  auto type = cast<RankedTensorType>(dest.getType());
+  SmallVector<OpFoldResult> offsets = {g, b.getIndexAttr(0), b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1),
+                                     b.getIndexAttr(type.getDimSize(1)),
+                                     b.getIndexAttr(type.getDimSize(2))};
+  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+  return tensor::InsertSliceOp::create(b, loc, src, dest, offsets, sizes,
+                                       strides);
+}
+
+/// A static 2-D slice `t[off0 : off0+size0, off1 : off1+size1]`.
+static Value sliceStatic(OpBuilder &b, Location loc, Value t, OpFoldResult off0,
+                         OpFoldResult off1, int64_t size0, int64_t size1) {
+  SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(
+      b, loc, t, ArrayRef<OpFoldResult>{off0, off1},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(size0), b.getIndexAttr(size1)},
+      strides);
+}
+
+/// The body of one chunk: `pos` is the first row/token, `size` the static
+/// chunk size; returns the updated accumulator.
+using ChunkBodyFn = function_ref<Value(OpBuilder &b, Location loc, Value pos,
+                                       int64_t size, Value acc)>;
+
+/// Covers `[start, end)` with chunks of the static `sizes` (descending, the
+/// last one 1): one scf.for per size over as many whole chunks as fit in
+/// what the previous sizes left.
+static Value buildChunkLoops(OpBuilder &b, Location loc, Value start, Value end,
+                             ArrayRef<int64_t> sizes, Value acc,
+                             ChunkBodyFn body) {
+  Value pos = start;
+  for (int64_t size : sizes) {
+    Value step = arith::ConstantIndexOp::create(b, loc, size);
+    Value count = arith::DivUIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, end, pos), step);
+    Value stop = arith::AddIOp::create(
+        b, loc, pos, arith::MulIOp::create(b, loc, count, step));
+    auto loop = scf::ForOp::create(
+        b, loc, pos, stop, step, ValueRange{acc},
+        [&](OpBuilder &nb, Location nloc, Value i, ValueRange args) {
+          scf::YieldOp::create(nb, nloc, body(nb, nloc, i, size, args[0]));
+        });
+    acc = loop.getResult(0);
+    pos = stop;
+  }
+  return acc;
+}
+
+/// `acc + lhs x rhs` with an f32 linalg.matmul.
+static Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                         Value acc) {
+  return linalg::MatmulOp::create(b, loc, acc.getType(), ValueRange{lhs, rhs},
+                                  ValueRange{acc})
+      .getResult(0);
+}
+
+//===----------------------------------------------------------------------===//
+// Grouped GEMM skeletons
+//===----------------------------------------------------------------------===//
+
+/// Builds the f32 (K, N) weight of expert `g` (2d-3d).
+using ExpertFn = function_ref<Value(OpBuilder &b, Location loc, Value g)>;
+
+/// 2d-3d: `result[m] = lhs[m] @ W_g` for the rows m of group g, rows outside
+/// every group zero. `lhs` is the f32 (M, K) operand.
+static Value buildGroupedMm2D3D(OpBuilder &b, Location loc, Value lhs,
+                                Value offs, RankedTensorType resultType,
+                                ExpertFn expert) {
+  auto lhsType = cast<RankedTensorType>(lhs.getType());
+  int64_t rows = lhsType.getDimSize(0), k = lhsType.getDimSize(1);
+  int64_t n = resultType.getDimSize(1);
+  Value acc = buildZeroF32(b, loc, {rows, n});
+  SmallVector<Value> results = buildGroupLoop(
+      b, loc, offs, rows, {acc},
+      [&](OpBuilder &nb, Location nloc, Value g, Value start, Value end,
+          ValueRange args) -> SmallVector<Value> {
+        // Empty groups skip the weight conversion too.
+        Value nonEmpty = arith::CmpIOp::create(
+            nb, nloc, arith::CmpIPredicate::ult, start, end);
+        auto ifOp = scf::IfOp::create(
+            nb, nloc, nonEmpty,
+            [&](OpBuilder &tb, Location tloc) {
+              Value w = expert(tb, tloc, g);
+              Value updated = buildChunkLoops(
+                  tb, tloc, start, end, kRowChunks, args[0],
+                  [&](OpBuilder &cb, Location cloc, Value pos, int64_t size,
+                      Value accIn) {
+                    OpFoldResult zero = cb.getIndexAttr(0);
+                    Value lhsRows =
+                        sliceStatic(cb, cloc, lhs, pos, zero, size, k);
+                    Value accRows =
+                        sliceStatic(cb, cloc, accIn, pos, zero, size, n);
+                    Value product = buildMatmul(cb, cloc, lhsRows, w, accRows);
+                    SmallVector<OpFoldResult> strides(2, cb.getIndexAttr(1));
+                    return tensor::InsertSliceOp::create(
+                               cb, cloc, product, accIn,
+                               ArrayRef<OpFoldResult>{pos, zero},
+                               ArrayRef<OpFoldResult>{cb.getIndexAttr(size),
+                                                      cb.getIndexAttr(n)},
+                               strides)
+                        .getResult();
+                  });
+              scf::YieldOp::create(tb, tloc, updated);
+            },
+            [&](OpBuilder &eb, Location eloc) {
+              scf::YieldOp::create(eb, eloc, args[0]);
+            });
+        return {ifOp.getResult(0)};
+      });
+  acc = results[0];
+  if (resultType.getElementType().isF32())
+    return acc;
+  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
+                                       resultType.getElementType());
+  return buildRoundTo(b, loc, acc, init);
+}
+
+/// 2d-2d: `result[g] = lhs[:, group g] @ rhs[group g, :]`, exactly zero for
+/// an empty group. `lhs` is the f32 (N, M) operand, `rhs` the f32 (M, K) one.
+static Value buildGroupedMm2D2D(OpBuilder &b, Location loc, Value lhs,
+                                Value rhs, Value offs,
+                                RankedTensorType resultType) {
+  auto lhsType = cast<RankedTensorType>(lhs.getType());
+  int64_t n = lhsType.getDimSize(0), tokens = lhsType.getDimSize(1);
+  int64_t k = cast<RankedTensorType>(rhs.getType()).getDimSize(1);
+  Type outElemType = resultType.getElementType();
+  Value result =
+      tensor::EmptyOp::create(b, loc, resultType.getShape(), outElemType);
+  SmallVector<Value> results = buildGroupLoop(
+      b, loc, offs, tokens, {result},
+      [&](OpBuilder &nb, Location nloc, Value g, Value start, Value end,
+          ValueRange args) -> SmallVector<Value> {
+        Value out = args[0];
+        // An f32 result accumulates in place in its slice.
+        Value accInit =
+            outElemType.isF32() ? sliceExpert(nb, nloc, out, g) : Value();
+        Value acc = buildZeroF32(nb, nloc, {n, k}, accInit);
+        acc = buildChunkLoops(
+            nb, nloc, start, end, kTokenChunks, acc,
+            [&](OpBuilder &cb, Location cloc, Value pos, int64_t size,
+                Value accIn) {
+              OpFoldResult zero = cb.getIndexAttr(0);
+              Value lhsCols = sliceStatic(cb, cloc, lhs, zero, pos, n, size);
+              Value rhsRows = sliceStatic(cb, cloc, rhs, pos, zero, size, k);
+              return buildMatmul(cb, cloc, lhsCols, rhsRows, accIn);
+            });
+        if (!outElemType.isF32())
+          acc = buildRoundTo(nb, nloc, acc, sliceExpert(nb, nloc, out, g));
+        return {insertExpert(nb, nloc, acc, out, g)};
+      });
+  return results[0];
+}
+
+/// The permutation that swaps the two dimensions of a 2-D tensor when
+/// `transposed` (stored orientation -> canonical orientation).
+static SmallVector<int64_t> getPerm(bool transposed) {
+  return transposed ? SmallVector<int64_t>{1, 0} : SmallVector<int64_t>{0, 1};
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// grouped_mm -> f32 operands, grouped f32 matmuls, one rounding.
+struct GroupedMmOpLowering final : OpRewritePattern<GroupedMmOp> {
+  using Base::Base;
+
+  LogicalResult matchAndRewrite(GroupedMmOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    Location loc = op.getLoc();
+    RankedTensorType resultType = op.getResult().getType();
+    Value result;
+    if (op.isTwoDTwoD()) {
+      // lhs logical (N, M), rhs logical (M, K).
+      Value lhs =
+          buildToF32(rewriter, loc, op.getLhs(), getPerm(op.getTransposeLhs()));
+      Value rhs =
+          buildToF32(rewriter, loc, op.getRhs(), getPerm(op.getTransposeRhs()));
+      result =
+          buildGroupedMm2D2D(rewriter, loc, lhs, rhs, op.getOffs(), resultType);
+    } else {
+      Value lhs = buildToF32(rewriter, loc, op.getLhs(), getPerm(false));
+      bool transposeRhs = op.getTransposeRhs();
+      Value weights = op.getRhs();
+      result = buildGroupedMm2D3D(rewriter, loc, lhs, op.getOffs(), resultType,
+                                  [&](OpBuilder &b, Location l, Value g) {
+                                    return buildToF32(
+                                        b, l, sliceExpert(b, l, weights, g),
+                                        getPerm(transposeRhs));
+                                  });
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// scaled_grouped_mm -> exact f32 dequantization of the operands (after
+/// un-swizzling grouped blocked scales), grouped f32 matmuls, one rounding.
+struct ScaledGroupedMmOpLowering final : OpRewritePattern<ScaledGroupedMmOp> {
+  using Base::Base;
+
+  LogicalResult matchAndRewrite(ScaledGroupedMmOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    Location loc = op.getLoc();
+    Type f32 = rewriter.getF32Type();
+    RankedTensorType resultType = op.getResult().getType();
+    Value offs = op.getOffs();
+    RankedTensorType lhsType = op.getLhs().getType();
+    RankedTensorType rhsType = op.getRhs().getType();
+    Value result;
+    if (op.isTwoDTwoD()) {
+      // Both operands are quantized along the token dimension M.
+      bool tl = op.getTransposeLhs(), tr = op.getTransposeRhs();
+      int64_t lhsAxis = tl ? 0 : 1, rhsAxis = tr ? 1 : 0;
+      int64_t tokens = lhsType.getDimSize(lhsAxis);
+      auto rowMajor = [&](Value scales, ScaleLayout layout, int64_t rows,
+                          bool tokenMajor) {
+        if (layout != ScaleLayout::BlockedKGroups)
+          return scales;
+        return buildRowMajorFromKGroups(rewriter, loc, scales, offs, rows,
+                                        tokens / kBlockSize, tokenMajor);
+      };
+      Value lhsScales =
+          rowMajor(op.getLhsScales(), op.getLhsScaleLayout(),
+                   lhsType.getDimSize(1 - lhsAxis), /*tokenMajor=*/tl);
+      Value rhsScales =
+          rowMajor(op.getRhsScales(), op.getRhsScaleLayout(),
+                   rhsType.getDimSize(1 - rhsAxis), /*tokenMajor=*/!tr);
+      Value lhs = buildDequantize(rewriter, loc, op.getLhs(), lhsScales,
+                                  lhsAxis, getPerm(tl), f32);
+      Value rhs = buildDequantize(rewriter, loc, op.getRhs(), rhsScales,
+                                  rhsAxis, getPerm(tr), f32);
+      result = buildGroupedMm2D2D(rewriter, loc, lhs, rhs, offs, resultType);
+    } else {
+      Value lhsScales = op.getLhsScales();
+      if (op.getLhsScaleLayout() == ScaleLayout::BlockedMGroups)
+        lhsScales = buildRowMajorFromMGroups(
+            rewriter, loc, lhsScales, offs, lhsType.getDimSize(0),
+            lhsType.getDimSize(1) / kBlockSize);
+      Value lhs = buildDequantize(rewriter, loc, op.getLhs(), lhsScales,
+                                  /*axis=*/1, getPerm(false), f32);
+      bool transposeRhs = op.getTransposeRhs();
+      int64_t rhsAxis = transposeRhs ? 1 : 0; // K in the 2-D expert slice
+      bool perExpert = op.getRhsScaleLayout() == ScaleLayout::BlockedPerExpert;
+      Value weights = op.getRhs(), weightScales = op.getRhsScales();
+      ArrayRef<int64_t> sliceShape = rhsType.getShape().drop_front();
+      result = buildGroupedMm2D3D(
+          rewriter, loc, lhs, offs, resultType,
+          [&](OpBuilder &b, Location l, Value g) {
+            Value data = sliceExpert(b, l, weights, g);
+            Value scales;
+            if (perExpert) {
+              auto scalesType = cast<RankedTensorType>(weightScales.getType());
+              int64_t size = scalesType.getDimSize(1);
+              SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
+              Value blocked = tensor::ExtractSliceOp::create(
+                  b, l,
+                  RankedTensorType::get({size}, scalesType.getElementType()),
+                  weightScales, ArrayRef<OpFoldResult>{g, b.getIndexAttr(0)},
+                  ArrayRef<OpFoldResult>{b.getIndexAttr(1),
+                                         b.getIndexAttr(size)},
+                  strides);
+              scales = buildRowMajorScales(b, l, blocked, sliceShape, rhsAxis);
+            } else {
+              scales = sliceExpert(b, l, weightScales, g);
+            }
+            return buildDequantize(b, l, data, scales, rhsAxis,
+                                   getPerm(transposeRhs), f32);
+          });
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+} // namespace
+
+void linalg_lowering::populateGroupedToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<GroupedMmOpLowering, ScaledGroupedMmOpLowering>(
+      patterns.getContext());
+}
