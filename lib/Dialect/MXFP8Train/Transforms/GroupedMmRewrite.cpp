@@ -266,9 +266,9 @@ static Value buildConvert(RewriterBase &rewriter, Location loc, Value value,
       .getResult(0);
 }
 
+namespace {
 /// The operands of a grouped GEMM as the rewrite feeds them (after making
 /// 2d-2d operands token-major for padding).
-namespace {
 struct GroupedOperands {
   MatmulOperandPlan lhs, rhs;
   /// 2d-2d operands transposed to token-major before padding.

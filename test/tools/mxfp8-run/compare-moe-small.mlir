@@ -1,0 +1,69 @@
+// The MoE example's structure at a small size
+// (examples/moe_train_step_small.mlir: 4 experts, D = 256, F = 512, 100
+// tokens in groups of 37, 0, 32 and 31): nine mxfp8train.grouped_mm ops
+// converted by the same recipe as dense matmuls, with their roles; every
+// grouped GEMM meets torchao's grouped bar when converted alone (SPEC §8:
+// forward >= 27, dgrad >= 25, wgrad >= 24 dB); the block's results (behind
+// 3 to 5 quantized GEMMs) are reported with the bars for reference only.
+// The SQNR of `out` and `dw2` is recomputed in Python from the .npy files,
+// and the weight gradients of the empty expert (1) are exactly zero in both
+// runs while the other experts' are not.
+//
+// The first run uses the scalar CPU path without the per-matmul probe (fast);
+// the second checks every grouped GEMM against its bar.
+//
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: mxfp8-run %mxfp8train_src_root/examples/moe_train_step_small.mlir --compare --vectorize=false --per-matmul=false --recipe=mxfp8_rceil --output-dir=%t > %t/log
+// RUN: %PYTHON %S/Inputs/npytool.py sqnr %t/out.original.npy %t/out.converted.npy --bf16 >> %t/log
+// RUN: %PYTHON %S/Inputs/npytool.py sqnr %t/dw2.original.npy %t/dw2.converted.npy --bf16 >> %t/log
+// RUN: %PYTHON -c "import sys, numpy as np; [print(f, 'zero experts', [g for g in range(4) if not np.load(sys.argv[1] + '/' + f + '.npy')[g].any()]) for f in ('dw1.original', 'dw1.converted', 'dw3.converted', 'dw2.converted')]" %t >> %t/log
+// RUN: FileCheck %s < %t/log
+// RUN: mxfp8-run %mxfp8train_src_root/examples/moe_train_step_small.mlir --compare --recipe=mxfp8_rceil | FileCheck %s --check-prefix=PER
+
+// CHECK: mxfp8-run: @moe_train_step from {{.*}}moe_train_step_small.mlir
+// CHECK-NEXT: device: cpu
+// CHECK-NEXT: recipe: #mxfp8train.recipe<mxfp8_rceil>
+// CHECK: matmuls: 9 before, 9 scaled_mm after (dgrad 3, forward 3, wgrad 3), 0 kept in high precision
+// CHECK-NEXT: remark: experts.w1.fwd: mxfp8train: converted (grouped 2d-3d, role forward, lhs quantized along axis 1, rhs along axis 2, recipe mxfp8_rceil)
+// CHECK-NEXT: remark: experts.w3.fwd: mxfp8train: converted (grouped 2d-3d, role forward, lhs quantized along axis 1, rhs along axis 2, recipe mxfp8_rceil)
+// CHECK-NEXT: remark: experts.w2.fwd: mxfp8train: converted (grouped 2d-3d, role forward, lhs quantized along axis 1, rhs along axis 2, recipe mxfp8_rceil)
+// CHECK-NEXT: remark: experts.w2.dgrad: mxfp8train: converted (grouped 2d-3d, role dgrad, lhs quantized along axis 1, rhs along axis 1, recipe mxfp8_rceil)
+// CHECK-NEXT: remark: experts.w2.wgrad: mxfp8train: converted (grouped 2d-2d, role wgrad, lhs quantized along axis 0, rhs along axis 0, token groups padded to 32 (32-token blocks must not straddle groups), recipe mxfp8_rceil)
+// CHECK-NEXT: remark: experts.w1.dgrad: mxfp8train: converted (grouped 2d-3d, role dgrad, lhs quantized along axis 1, rhs along axis 1, recipe mxfp8_rceil)
+// CHECK-NEXT: remark: experts.w3.dgrad: mxfp8train: converted (grouped 2d-3d, role dgrad, lhs quantized along axis 1, rhs along axis 1, recipe mxfp8_rceil)
+// CHECK-NEXT: remark: experts.w1.wgrad: mxfp8train: converted (grouped 2d-2d, role wgrad, lhs quantized along axis 0, rhs along axis 0, token groups padded to 32 (32-token blocks must not straddle groups), recipe mxfp8_rceil)
+// CHECK-NEXT: remark: experts.w3.wgrad: mxfp8train: converted (grouped 2d-2d, role wgrad, lhs quantized along axis 0, rhs along axis 0, token groups padded to 32 (32-token blocks must not straddle groups), recipe mxfp8_rceil)
+// CHECK-NEXT: inputs:
+// CHECK-NEXT: #0 x : 100x256xbf16  normal(0, 1)
+// CHECK-NEXT: #1 w1 : 4x512x256xbf16  normal(0, 0.02)
+// CHECK-NEXT: #2 w3 : 4x512x256xbf16  normal(0, 0.02)
+// CHECK-NEXT: #3 w2 : 4x256x512xbf16  normal(0, 0.02)
+// CHECK-NEXT: #4 dO : 100x256xbf16  normal(0, 1)
+// CHECK: results (converted vs original):
+// CHECK-NEXT: #  name  role         type            GEMMs  SQNR dB  max abs err  bar dB   result
+// CHECK-NEXT: 0  out   output       100x256xbf16    3      [[OUT:2[0-9]\.[0-9]+]]    [[OUTE:[0-9.e+-]+]]    (27.00)  ({{above|below}})
+// CHECK-NEXT: 1  dx    input_grad   100x256xbf16    5      2{{[0-9]\.[0-9]+}}
+// CHECK-NEXT: 2  dw1   weight_grad  4x512x256xbf16  4      2{{[0-9]\.[0-9]+}}
+// CHECK-NEXT: 3  dw3   weight_grad  4x512x256xbf16  4      2{{[0-9]\.[0-9]+}}
+// CHECK-NEXT: 4  dw2   weight_grad  4x256x512xbf16  3      [[DW2:2[0-9]\.[0-9]+]]    [[DW2E:[0-9.e+-]+]]    (24.00)
+// CHECK: bars: 0 passed, 0 failed
+// CHECK-NEXT: python sqnr [[OUT]] max abs err [[OUTE]]
+// CHECK-NEXT: python sqnr [[DW2]] max abs err [[DW2E]]
+// CHECK-NEXT: dw1.original zero experts [1]
+// CHECK-NEXT: dw1.converted zero experts [1]
+// CHECK-NEXT: dw3.converted zero experts [1]
+// CHECK-NEXT: dw2.converted zero experts [1]
+
+// PER:      matmuls (each converted alone on the original's inputs):
+// PER-NEXT: matmul            role     type            SQNR dB  max abs err  bar dB    result
+// PER-NEXT: experts.w1.fwd    forward  100x512xbf16    {{2[89]\.[0-9]+}} {{.*}}  >= 27.00  PASS
+// PER-NEXT: experts.w3.fwd    forward  100x512xbf16    {{2[89]\.[0-9]+}} {{.*}}  >= 27.00  PASS
+// PER-NEXT: experts.w2.fwd    forward  100x256xbf16    {{2[89]\.[0-9]+}} {{.*}}  >= 27.00  PASS
+// PER-NEXT: experts.w2.dgrad  dgrad    100x512xbf16    {{2[89]\.[0-9]+}} {{.*}}  >= 25.00  PASS
+// PER-NEXT: experts.w2.wgrad  wgrad    4x256x512xbf16  {{2[89]\.[0-9]+}} {{.*}}  >= 24.00  PASS
+// PER-NEXT: experts.w1.dgrad  dgrad    100x256xbf16    {{2[89]\.[0-9]+}} {{.*}}  >= 25.00  PASS
+// PER-NEXT: experts.w3.dgrad  dgrad    100x256xbf16    {{2[89]\.[0-9]+}} {{.*}}  >= 25.00  PASS
+// PER-NEXT: experts.w1.wgrad  wgrad    4x512x256xbf16  {{2[89]\.[0-9]+}} {{.*}}  >= 24.00  PASS
+// PER-NEXT: experts.w3.wgrad  wgrad    4x512x256xbf16  {{2[89]\.[0-9]+}} {{.*}}  >= 24.00  PASS
+// PER-NEXT: time: compile
+// PER-NEXT: bars: 9 passed, 0 failed
