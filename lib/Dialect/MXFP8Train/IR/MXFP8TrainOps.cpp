@@ -127,6 +127,34 @@ LogicalResult QuantizeOp::verify() {
                          getScales().getType(), getAxis(), getScaleLayout());
 }
 
+LogicalResult QuantizeDualOp::verify() {
+  RankedTensorType inputType = getInput().getType();
+  int64_t rank = inputType.getRank();
+  if (rank < 2)
+    return emitOpError() << "expects a tensor of rank >= 2, found rank "
+                         << rank;
+  auto verifyCast = [&](StringRef what, RankedTensorType dataType,
+                        RankedTensorType scalesType, int64_t axis,
+                        ScaleLayout layout) -> LogicalResult {
+    if (!shapesCompatible(dataType.getShape(), inputType.getShape()))
+      return emitOpError() << "expects the " << what
+                           << " data shape to equal the input shape "
+                           << formatShape(inputType.getShape()) << ", found "
+                           << formatShape(dataType.getShape());
+    if (failed(
+            verifyBlockedDim(*this, "the input", inputType.getShape(), axis)))
+      return failure();
+    return verifyScaleShape(*this, what, inputType.getShape(), axis, scalesType,
+                            layout);
+  };
+  if (failed(verifyCast("rowwise", getRowwiseData().getType(),
+                        getRowwiseScales().getType(), rank - 1,
+                        getRowwiseLayout())))
+    return failure();
+  return verifyCast("colwise", getColwiseData().getType(),
+                    getColwiseScales().getType(), rank - 2, getColwiseLayout());
+}
+
 LogicalResult DequantizeOp::verify() {
   return verifyQuantized(*this, getResult().getType(), getData().getType(),
                          getScales().getType(), getAxis(), getScaleLayout());

@@ -70,6 +70,53 @@ def MXFP8Train_QuantizeOp : MXFP8Train_Op<"quantize", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// quantize_dual
+//===----------------------------------------------------------------------===//
+
+def MXFP8Train_QuantizeDualOp : MXFP8Train_Op<"quantize_dual", [Pure]> {
+  let summary = "Quantize one tensor along its last two dimensions at once (1x32 and 32x1)";
+  let description = [{
+    Computes in one op what two `quantize` ops of the same `input` compute
+    along `axis = rank-1` (the 1x32 / "dim0" / rowwise cast) and
+    `axis = rank-2` (the 32x1 / "dim1" / colwise cast), with the same
+    `mode`; the results are bit-identical to those two quantizes. The
+    linear layer needs both casts of `x` (forward and wgrad) and of `dO`
+    (dgrad and wgrad); a backend can read the input once and write both
+    results (the GPU lowering does). `convert-mxfp8train-to-gpu` fuses two
+    such quantizes into this op.
+
+    Each cast has its own element type (from its data result type) and its
+    own scale layout (`rowwise_layout`, `colwise_layout`: `row_major`, the
+    default, or `blocked` for rank-2 input), with the shapes of `quantize`.
+
+    Errors: rank < 2, the last two dimensions not static multiples of 32,
+    data or scale shapes.
+
+    ```mlir
+    %rq, %rs, %cq, %cs = mxfp8train.quantize_dual %x mode = rceil
+        : tensor<64x4096xbf16> -> tensor<64x4096xf8E4M3FN>, tensor<64x128xf8E8M0FNU>,
+                                  tensor<64x4096xf8E4M3FN>, tensor<2x4096xf8E8M0FNU>
+    ```
+  }];
+  let arguments = (ins MXFP8Train_HighPrecisionTensor:$input,
+                       MXFP8Train_ScaleModeAttr:$scale_mode,
+                       MXFP8Train_DefaultScaleLayout:$rowwise_layout,
+                       MXFP8Train_DefaultScaleLayout:$colwise_layout);
+  let results = (outs MXFP8Train_ElementTensor:$rowwise_data,
+                      MXFP8Train_ScaleTensor:$rowwise_scales,
+                      MXFP8Train_ElementTensor:$colwise_data,
+                      MXFP8Train_ScaleTensor:$colwise_scales);
+  let assemblyFormat = [{
+    $input `mode` `=` $scale_mode
+    (`rowwise_layout` `=` $rowwise_layout^)?
+    (`colwise_layout` `=` $colwise_layout^)? attr-dict
+    `:` type($input) `->` type($rowwise_data) `,` type($rowwise_scales) `,`
+        type($colwise_data) `,` type($colwise_scales)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // dequantize
 //===----------------------------------------------------------------------===//
 
