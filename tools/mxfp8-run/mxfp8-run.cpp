@@ -896,7 +896,8 @@ convertModule(ModuleOp module, ConversionSummary &summary,
       ++summary.emulated;
       ++summary.emulatedByRole[roleName];
     } else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-               linalgOp && linalg::isaContractionOpInterface(linalgOp)) {
+               isa<GroupedMmOp>(op) ||
+               (linalgOp && linalg::isaContractionOpInterface(linalgOp))) {
       ++summary.keptHighPrecision;
     }
   });

@@ -19,6 +19,14 @@
 // RUN: %PYTHON -c "import sys, numpy as np; [print(f, 'zero experts', [g for g in range(4) if not np.load(sys.argv[1] + '/' + f + '.npy')[g].any()]) for f in ('dw1.original', 'dw1.converted', 'dw3.converted', 'dw2.converted')]" %t >> %t/log
 // RUN: FileCheck %s < %t/log
 // RUN: mxfp8-run %mxfp8train_src_root/examples/moe_train_step_small.mlir --compare --recipe=mxfp8_rceil | FileCheck %s --check-prefix=PER
+// RUN: mxfp8-run %mxfp8train_src_root/examples/moe_train_step_small.mlir --compare --vectorize=false --per-matmul=false --recipe=mxfp8_rceil_wgrad_with_hp | FileCheck %s --check-prefix=HP
+
+// With wgrad_with_hp the three 2d-2d weight gradients stay high-precision
+// grouped_mm ops and are counted as such.
+// HP: matmuls: 9 before, 6 scaled_mm after (dgrad 3, forward 3), 3 kept in high precision
+// HP: remark: experts.w2.wgrad: mxfp8train: kept in high precision (role wgrad, recipe wgrad_with_hp = true)
+// HP: remark: experts.w1.wgrad: mxfp8train: kept in high precision (role wgrad, recipe wgrad_with_hp = true)
+// HP: remark: experts.w3.wgrad: mxfp8train: kept in high precision (role wgrad, recipe wgrad_with_hp = true)
 
 // CHECK: mxfp8-run: @moe_train_step from {{.*}}moe_train_step_small.mlir
 // CHECK-NEXT: device: cpu
