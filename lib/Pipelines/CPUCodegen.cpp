@@ -24,6 +24,7 @@ namespace mlir::mxfp8train {
 #define GEN_PASS_DEF_MXFP8TRAINCPUTILEANDVECTORIZEPASS
 #define GEN_PASS_DEF_MXFP8TRAINCPUEMITCINTERFACEPASS
 #define GEN_PASS_DEF_MXFP8TRAINCPULOWERVECTORSPASS
+#define GEN_PASS_DEF_MXFP8TRAINCPUDISTINCTRESULTSPASS
 #include "mxfp8train/Pipelines/Passes.h.inc"
 } // namespace mlir::mxfp8train
 
@@ -336,6 +337,44 @@ struct CPUTileAndVectorizePass final
       if (succeeded(result))
         rewriter.replaceOp(linalgOp, result->replacements);
     }
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// mxfp8train-cpu-distinct-results
+//===----------------------------------------------------------------------===//
+
+struct CPUDistinctResultsPass final
+    : mxfp8train::impl::MXFP8TrainCPUDistinctResultsPassBase<
+          CPUDistinctResultsPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    // Inputs belong to the caller: never bufferize in place into them.
+    getOperation().walk([](func::FuncOp func) {
+      if (!func.isPublic() || func.isExternal())
+        return;
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+        if (isa<TensorType>(func.getArgument(i).getType()))
+          func.setArgAttr(
+              i, bufferization::BufferizationDialect::kWritableAttrName,
+              BoolAttr::get(func.getContext(), false));
+    });
+    getOperation().walk([](func::ReturnOp ret) {
+      auto func = dyn_cast<func::FuncOp>(ret->getParentOp());
+      if (!func || !func.isPublic())
+        return;
+      OpBuilder b(ret);
+      llvm::SmallPtrSet<Value, 8> seen;
+      for (OpOperand &operand : ret->getOpOperands()) {
+        Value v = operand.get();
+        auto type = dyn_cast<RankedTensorType>(v.getType());
+        bool fresh = seen.insert(v).second && !isa<BlockArgument>(v);
+        if (!type || fresh)
+          continue;
+        operand.set(bufferization::AllocTensorOp::create(b, ret.getLoc(), type,
+                                                         ValueRange{}, v));
+      }
+    });
   }
 };
 

@@ -42,9 +42,9 @@ void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
   addPipeline(pm, "canonicalize,cse");
   // Buffers: function results become caller-allocated out-parameters so that
   // the host side owns every buffer it sees.
+  pm.addPass(createMXFP8TrainCPUDistinctResultsPass());
   addPipeline(pm, "one-shot-bufferize{bufferize-function-boundaries "
                   "function-boundary-type-conversion=identity-layout-map},"
-                  "drop-equivalent-buffer-results,"
                   "buffer-results-to-out-params{hoist-static-allocs=true "
                   "modify-public-functions=true},"
                   "canonicalize,buffer-deallocation-pipeline");
@@ -69,4 +69,5 @@ void mlir::mxfp8train::registerMXFP8TrainPipelines() {
       "Lower a tensor-level mxfp8train/linalg module to the LLVM dialect for "
       "the CPU (JIT with mlir::ExecutionEngine)",
       buildMXFP8TrainCPUPipeline);
+  registerMXFP8TrainGPUPipeline();
 }

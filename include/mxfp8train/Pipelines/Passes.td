@@ -43,6 +43,21 @@ def MXFP8TrainCPUTileAndVectorizePass
                            "::mlir::tensor::TensorDialect"];
 }
 
+def MXFP8TrainCPUDistinctResultsPass
+    : Pass<"mxfp8train-cpu-distinct-results", "::mlir::ModuleOp"> {
+  let summary = "Give every returned tensor of a public function its own buffer";
+  let description = [{
+    Public functions return their tensors through caller-allocated
+    out-parameters after bufferization. A result that is a function argument
+    or the same value as an earlier result would alias another buffer, so it
+    is returned as a copy (`bufferization.alloc_tensor() copy(%v)`), and
+    tensor arguments are marked `bufferization.writable = false` so that no
+    result is computed in place in an input. This keeps the function's
+    signature, which hosts rely on, intact.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 def MXFP8TrainCPULowerVectorsPass
     : Pass<"mxfp8train-cpu-lower-vectors", "::mlir::ModuleOp"> {
   let summary = "Lower n-D vector ops to 1-D ones before LLVM conversion (CPU)";
