@@ -69,5 +69,4 @@ void mlir::mxfp8train::registerMXFP8TrainPipelines() {
       "Lower a tensor-level mxfp8train/linalg module to the LLVM dialect for "
       "the CPU (JIT with mlir::ExecutionEngine)",
       buildMXFP8TrainCPUPipeline);
-  registerMXFP8TrainGPUPipeline();
 }
