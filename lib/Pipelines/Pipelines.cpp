@@ -69,4 +69,5 @@ void mlir::mxfp8train::registerMXFP8TrainPipelines() {
       "Lower a tensor-level mxfp8train/linalg module to the LLVM dialect for "
       "the CPU (JIT with mlir::ExecutionEngine)",
       buildMXFP8TrainCPUPipeline);
+  registerMXFP8TrainGPUPipeline();
 }

@@ -74,4 +74,78 @@ def ConvertMXFP8TrainToLinalgPass
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// GPU lowering (docs/gpu.md)
+//===----------------------------------------------------------------------===//
+
+def ConvertMXFP8TrainToGPUPass
+    : Pass<"convert-mxfp8train-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower mxfp8train quantization and layout ops to CUDA kernel launches";
+  let description = [{
+    Replaces `quantize` (any axis, all scale modes, bf16/f32 input, e4m3/e5m2,
+    row_major or blocked scales), `quantize_dual`, `dequantize`,
+    `pad_token_groups`, `unpad_token_groups` and `to_blocked` (`blocked`,
+    `blocked_per_expert`) on tensors by a launch of a kernel specialised for
+    the op's static shapes and attributes, bit-exact with the CPU lowering
+    (the scale byte and the blocked offsets come from the same
+    QuantizeArith functions). The kernels are `gpu.func`s in
+    `gpu.module @mxfp8train_kernels`; one kernel serves every op with the
+    same specialisation. Memory-bound design: 16-byte coalesced accesses,
+    several loads in flight per thread, a grid-stride loop over at most
+    8 CTAs of 256 threads per SM of `chip` (docs/gpu.md).
+
+    With `fuse-dual` (default), two `quantize`s of one input along its last
+    two dimensions with the same mode first become one `quantize_dual`,
+    which reads the input once.
+
+    ```mlir
+    %q, %s = mxfp8train.quantize %x axis = 1 mode = rceil
+        : tensor<128x4096xbf16> -> tensor<128x4096xf8E4M3FN>, tensor<128x128xf8E8M0FNU>
+    // becomes
+    %in = bufferization.to_buffer %x read_only : tensor<128x4096xbf16> to memref<128x4096xbf16>
+    %d = memref.alloc() : memref<128x4096xf8E4M3FN>
+    %s = memref.alloc() : memref<128x128xf8E8M0FNU>
+    gpu.launch_func @mxfp8train_kernels::@quantize_1x32_bf16_e4m3_rceil_rowmajor_128x4096
+        blocks in (%c64, %c1, %c1) threads in (%c256, %c1, %c1) args(%in : ..., %d : ..., %s : ...)
+    %q = bufferization.to_tensor %d restrict writable : memref<128x4096xf8E4M3FN> to tensor<...>
+    ```
+
+    Ops with dynamic shapes, `to_blocked` with a grouped layout, and the
+    GEMM ops are not lowered: the pass reports each and fails.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "GPU the kernels are sized for (sm_90a, sm_100a)">,
+    Option<"fuseDual", "fuse-dual", "bool", /*default=*/"true",
+           "Fuse a 1x32 and a 32x1 quantize of one tensor into quantize_dual">
+  ];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def MXFP8TrainGPUDeviceBuffersPass
+    : Pass<"mxfp8train-gpu-device-buffers", "::mlir::ModuleOp"> {
+  let summary = "Place the buffers of bufferized host functions in device memory";
+  let description = [{
+    Runs after bufferization of a module lowered by
+    `convert-mxfp8train-to-gpu`, whose host functions only pass buffers to
+    kernels. Every `memref.alloc`/`alloca` of a host function becomes a
+    `gpu.alloc` freed by a `gpu.dealloc` at the end of its block,
+    `memref.dealloc` becomes `gpu.dealloc` and `memref.copy` becomes
+    `gpu.memcpy`. Any other host op that reads or writes a buffer is
+    reported (it would touch device memory from the CPU) and the pass fails.
+    A buffer that escapes its block (returned or yielded) is reported too;
+    run `buffer-results-to-out-params` first.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 #endif // MXFP8TRAIN_CONVERSION_PASSES_TD

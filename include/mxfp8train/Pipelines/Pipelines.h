@@ -31,7 +31,46 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
 void buildMXFP8TrainCPUPipeline(OpPassManager &pm,
                                 const CPUPipelineOptions &options);
 
-/// Registers `mxfp8train-lower-to-cpu` with the global pass registry.
+/// Options of the `mxfp8train-lower-to-gpu` pipeline (docs/gpu.md).
+struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("Target GPU: sm_90a or sm_100a"),
+      llvm::cl::init("sm_90a")};
+  PassOptions::Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("PTX features of the NVVM target (default: +ptx86 for "
+                     "sm_90a, +ptx88 for sm_100a)"),
+      llvm::cl::init("")};
+  PassOptions::Option<int> optLevel{*this, "opt-level",
+                                    llvm::cl::desc("NVPTX optimization level"),
+                                    llvm::cl::init(3)};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("gpu-module-to-binary format: bin (cubin), isa (PTX), "
+                     "fatbin, llvm"),
+      llvm::cl::init("bin")};
+  PassOptions::Option<std::string> toolkit{
+      *this, "toolkit", llvm::cl::desc("CUDA toolkit with ptxas"),
+      llvm::cl::init("/usr/local/cuda")};
+  PassOptions::Option<bool> fuseDual{
+      *this, "fuse-dual",
+      llvm::cl::desc("Fuse 1x32 + 32x1 quantizes of one tensor"),
+      llvm::cl::init(true)};
+};
+
+/// Builds the GPU lowering pipeline: mxfp8train quantization and layout
+/// ops -> kernel launches -> bufferization (memref results become out
+/// parameters, all buffers in device memory) -> NVVM and embedded cubins ->
+/// LLVM-dialect host code calling the mgpu* runtime ABI. Every public
+/// function gets `llvm.emit_c_interface`.
+void buildMXFP8TrainGPUPipeline(OpPassManager &pm,
+                                const GPUPipelineOptions &options);
+
+/// Registers `mxfp8train-lower-to-gpu` with the global pass registry.
+void registerMXFP8TrainGPUPipeline();
+
+/// Registers `mxfp8train-lower-to-cpu` (and `mxfp8train-lower-to-gpu`) with
+/// the global pass registry.
 void registerMXFP8TrainPipelines();
 
 } // namespace mxfp8train

@@ -1,0 +1,66 @@
+//===- MXFP8TrainToGPU.h - GPU kernels for MX ops ---------------*- C++ -*-===//
+//
+// Patterns lowering mxfp8train quantization and layout ops on tensors to
+// launches of specialised CUDA kernels (gpu.func in a gpu.module), and the
+// fusion of two quantizes of one tensor into quantize_dual.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP8TRAIN_CONVERSION_MXFP8TRAINTOGPU_MXFP8TRAINTOGPU_H
+#define MXFP8TRAIN_CONVERSION_MXFP8TRAINTOGPU_MXFP8TRAINTOGPU_H
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace mlir {
+class RewritePatternSet;
+namespace gpu {
+class GPUModuleOp;
+} // namespace gpu
+namespace mxfp8train {
+
+/// What the kernels are specialised for on one GPU target.
+struct GPUTargetInfo {
+  /// The `chip` of the NVVM target (`sm_90a`, `sm_100a`).
+  std::string chip;
+  /// Streaming multiprocessors of the reference part (H100/H200: 132,
+  /// B200: 148); the row-copy kernels (token-group padding) launch at most
+  /// `numSMs * ctasPerSM` CTAs, each setting up its group table once.
+  int64_t numSMs;
+  /// Resident CTAs of `kThreadsPerCTA` threads per SM at full occupancy.
+  int64_t ctasPerSM;
+  /// PTX ISA version feature the target is compiled with (`+ptx86`).
+  std::string ptxFeatures;
+};
+
+/// Threads per CTA of every kernel of this lowering.
+inline constexpr int64_t kThreadsPerCTA = 256;
+
+/// Name of the gpu.module that holds the kernels.
+inline constexpr llvm::StringLiteral kKernelModuleName = "mxfp8train_kernels";
+
+/// The target info of `chip`, or std::nullopt for an unsupported chip.
+std::optional<GPUTargetInfo> getGPUTargetInfo(llvm::StringRef chip);
+
+/// Adds the patterns that replace quantize, quantize_dual, dequantize,
+/// pad_token_groups, unpad_token_groups and to_blocked (blocked,
+/// blocked_per_expert) with `bufferization.to_buffer` of the inputs,
+/// `memref.alloc` of the results, a `gpu.launch_func` of a kernel created in
+/// (or reused from) `kernels`, and `bufferization.to_tensor restrict
+/// writable` of the results. Ops with dynamic shapes do not match.
+void populateMXFP8TrainToGPUConversionPatterns(RewritePatternSet &patterns,
+                                               gpu::GPUModuleOp kernels,
+                                               const GPUTargetInfo &target);
+
+/// Adds the pattern that replaces two `quantize` ops of the same input along
+/// `rank-1` and `rank-2`, with the same scale mode, by one `quantize_dual`.
+void populateFuseQuantizeDualPatterns(RewritePatternSet &patterns);
+
+} // namespace mxfp8train
+} // namespace mlir
+
+#endif // MXFP8TRAIN_CONVERSION_MXFP8TRAINTOGPU_MXFP8TRAINTOGPU_H

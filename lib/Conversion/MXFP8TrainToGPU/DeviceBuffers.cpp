@@ -1,0 +1,131 @@
+//===- DeviceBuffers.cpp - mxfp8train-gpu-device-buffers --------*- C++ -*-===//
+//
+// After bufferization the host functions of a GPU-lowered module only
+// allocate, view, copy and free buffers and launch kernels on them. The
+// caller passes device pointers for every argument and out-parameter, so
+// every buffer the function allocates itself must be device memory too:
+// memref.alloc/alloca -> gpu.alloc + gpu.dealloc at the end of the block,
+// memref.dealloc -> gpu.dealloc, memref.copy -> gpu.memcpy. Host ops that
+// would dereference a buffer are reported.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxfp8train/Conversion/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+#define DEBUG_TYPE "mxfp8train-gpu-device-buffers"
+
+namespace mlir::mxfp8train {
+#define GEN_PASS_DEF_MXFP8TRAINGPUDEVICEBUFFERSPASS
+#include "mxfp8train/Conversion/Passes.h.inc"
+} // namespace mlir::mxfp8train
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+
+/// True when `value` (or a view of it) is used by a terminator of its
+/// block, i.e. the buffer outlives the block.
+static bool escapesBlock(Value value) {
+  for (Operation *user : value.getUsers()) {
+    if (user->hasTrait<OpTrait::IsTerminator>())
+      return true;
+    if (auto view = dyn_cast<ViewLikeOpInterface>(user))
+      if (view.getViewSource() == value && escapesBlock(view->getResult(0)))
+        return true;
+  }
+  return false;
+}
+
+/// True for host ops that may legitimately see a device buffer: views,
+/// allocation and copies (rewritten here), GPU ops, calls and returns.
+static bool isBufferNeutral(Operation *op) {
+  return isa<ViewLikeOpInterface, memref::AllocOp, memref::AllocaOp,
+             memref::DeallocOp, memref::CopyOp,
+             memref::ExtractStridedMetadataOp, memref::CastOp, func::CallOp>(
+             op) ||
+         op->hasTrait<OpTrait::IsTerminator>() ||
+         isa<gpu::GPUDialect>(op->getDialect());
+}
+
+namespace {
+struct GPUDeviceBuffersPass final
+    : mxfp8train::impl::MXFP8TrainGPUDeviceBuffersPassBase<
+          GPUDeviceBuffersPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    bool failed = false;
+    IRRewriter rewriter(&getContext());
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      func.walk([&](Operation *op) {
+        if (isBufferNeutral(op))
+          return;
+        auto touchesBuffer = [](Value v) {
+          return isa<MemRefType>(v.getType());
+        };
+        if (llvm::any_of(op->getOperands(), touchesBuffer) &&
+            !isMemoryEffectFree(op)) {
+          op->emitError() << "'" << op->getName()
+                          << "' would access device memory from the host; "
+                             "the GPU pipeline lowers only the mxfp8train "
+                             "ops that convert-mxfp8train-to-gpu supports";
+          failed = true;
+        }
+      });
+      SmallVector<Operation *> allocs;
+      func.walk([&](Operation *op) {
+        if (isa<memref::AllocOp, memref::AllocaOp>(op))
+          allocs.push_back(op);
+      });
+      for (Operation *op : allocs) {
+        Value buffer = op->getResult(0);
+        auto type = cast<MemRefType>(buffer.getType());
+        if (escapesBlock(buffer)) {
+          op->emitError() << "buffer escapes its block; run "
+                             "buffer-results-to-out-params before "
+                             "mxfp8train-gpu-device-buffers";
+          failed = true;
+          continue;
+        }
+        rewriter.setInsertionPoint(op);
+        auto alloc = gpu::AllocOp::create(
+            rewriter, op->getLoc(), type, /*asyncToken=*/Type(),
+            /*asyncDependencies=*/ValueRange(), op->getOperands(),
+            /*symbolOperands=*/ValueRange());
+        bool freedByUser = llvm::any_of(buffer.getUsers(), [](Operation *u) {
+          return isa<memref::DeallocOp>(u);
+        });
+        rewriter.replaceOp(op, alloc.getMemref());
+        if (freedByUser)
+          continue;
+        // Freed at the end of the block; launches are ordered on one stream
+        // (gpu-async-region), so the free follows the last use.
+        rewriter.setInsertionPoint(alloc->getBlock()->getTerminator());
+        gpu::DeallocOp::create(rewriter, alloc.getLoc(), /*asyncToken=*/Type(),
+                               ValueRange(), alloc.getMemref());
+      }
+      func.walk([&](Operation *op) {
+        rewriter.setInsertionPoint(op);
+        if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+          rewriter.replaceOpWithNewOp<gpu::DeallocOp>(
+              op, /*asyncToken=*/Type(), ValueRange(), dealloc.getMemref());
+        } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+          rewriter.replaceOpWithNewOp<gpu::MemcpyOp>(
+              op, /*asyncToken=*/Type(), ValueRange(), copy.getTarget(),
+              copy.getSource());
+        }
+      });
+    }
+    if (failed)
+      signalPassFailure();
+  }
+};
+} // namespace

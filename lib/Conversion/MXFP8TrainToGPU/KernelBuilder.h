@@ -1,0 +1,170 @@
+//===- KernelBuilder.h - writing CUDA kernels as IR -------------*- C++ -*-===//
+//
+// Internal helpers of convert-mxfp8train-to-gpu: creating (or reusing) a
+// specialised gpu.func in the kernel module, grid-stride loops, 16-byte
+// vector loads and stores, the hardware fp8 conversions, and the host-side
+// launch sequence (to_buffer, alloc, launch_func, to_tensor).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_KERNELBUILDER_H
+#define MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_KERNELBUILDER_H
+
+#include "mxfp8train/Conversion/MXFP8TrainToGPU/MXFP8TrainToGPU.h"
+#include "mxfp8train/Conversion/Utils/QuantizeArith.h"
+#include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+namespace mlir {
+namespace mxfp8train {
+namespace gpu_lowering {
+
+//===----------------------------------------------------------------------===//
+// Kernel bodies
+//===----------------------------------------------------------------------===//
+
+/// An ImplicitLocOpBuilder with the vocabulary of the kernel bodies. Index
+/// values are `index`; scalar bit arithmetic goes through `bits()` (the
+/// shared QuantizeArith helpers).
+class KernelBuilder : public ImplicitLocOpBuilder {
+public:
+  KernelBuilder(Location loc, OpBuilder &builder)
+      : ImplicitLocOpBuilder(loc, builder) {}
+
+  /// Index constant.
+  Value idx(int64_t v);
+  /// i32 constant.
+  Value i32(int64_t v);
+  /// Splat constant of `type` (a vector of integers or floats) with the bit
+  /// pattern `bitsValue` in every lane.
+  Value splatBits(VectorType type, uint64_t bitsValue);
+  /// `blockIdx.x * blockDim.x + threadIdx.x` as index.
+  Value globalThreadId();
+  /// `gridDim.x * blockDim.x` as index.
+  Value gridThreads();
+
+  /// `scf.for i = gid; i < count; i += gridThreads` around `body(i)`.
+  void gridStrideLoop(Value count, function_ref<void(Value)> body);
+  /// `scf.for i = start; i < count; i += step` around `body(i)`.
+  void forLoop(Value start, Value count, Value step,
+               function_ref<void(Value)> body);
+  /// `scf.if cond { then() }`.
+  void ifThen(Value cond, function_ref<void()> then);
+
+  /// `vector.load` of `type` at `indices`, aligned to `align` bytes.
+  Value load(VectorType type, Value memref, ValueRange indices, int64_t align);
+  /// `vector.store` aligned to `align` bytes.
+  void store(Value vector, Value memref, ValueRange indices, int64_t align);
+
+  /// Reinterprets `v` (a vector or scalar) as `type` of the same bit width.
+  Value bitcastTo(Type type, Value v);
+  /// |v| of a bf16/f32 vector by clearing the sign bits (exact, no float op).
+  Value absBits(Value v);
+  /// NaN-propagating maximum of the lanes of `v` (`vector.reduction
+  /// <maximumf>`, PTX `max.NaN`).
+  Value reduceMax(Value v);
+  /// Converts an f32 vector to fp8 bytes with the hardware conversion
+  /// (`nvvm.convert.f32x2.to.f8x2 {rn, satfinite}`: round to nearest even,
+  /// saturate to ±max, NaN -> NaN); returns vector<N x i8>.
+  Value convertToF8(Value f32Vector, Type f8Type);
+  /// Converts fp8 bytes (vector<N x i8>) of `f8Type` to their exact f32
+  /// values (`nvvm.convert.f8x2.to.f16x2`, then f16 -> f32); returns
+  /// vector<N x f32>.
+  Value convertFromF8(Value bytes, Type f8Type);
+  /// Vector of the i32 scalars `scalars` truncated to bytes, as vector<N x
+  /// `type`> (an 8-bit type).
+  Value packBytes(ArrayRef<Value> scalars, Type type);
+
+  /// The shared scalar arithmetic (computeScaleByte, getBlockedOffset, ...)
+  /// inserting at the current insertion point.
+  lowering::Bits bits() { return lowering::Bits(*this, getLoc()); }
+};
+
+/// The kernel module, the target, and the kernels created so far.
+class KernelCache {
+public:
+  KernelCache(gpu::GPUModuleOp module, const GPUTargetInfo &target)
+      : module(module), target(target) {}
+
+  /// Returns the kernel `name` of `module`, or creates it (through
+  /// `rewriter`, at the end of the module) with arguments `argTypes`, of
+  /// which the first `numInputs` are only read and the others only written,
+  /// `workgroup` attributions and the body written by `body` (which
+  /// receives the builder and the kernel arguments; the terminator is added
+  /// after it). Every buffer argument is `llvm.noalias` (the host passes
+  /// distinct buffers), inputs `llvm.readonly` (PTX `ld.global.nc`),
+  /// outputs `llvm.writeonly`. Kernels are specialised on everything in
+  /// their name, so an existing kernel of that name is the same kernel.
+  gpu::GPUFuncOp getOrCreate(
+      RewriterBase &rewriter, StringRef name, TypeRange argTypes,
+      unsigned numInputs, TypeRange workgroup,
+      function_ref<void(KernelBuilder &, ValueRange args, ValueRange wg)> body)
+      const;
+
+  /// CTAs of a grid-stride launch over `work` items of one thread each.
+  int64_t getGridSize(int64_t work) const;
+
+  const GPUTargetInfo &getTarget() const { return target; }
+
+private:
+  gpu::GPUModuleOp module;
+  GPUTargetInfo target;
+};
+
+//===----------------------------------------------------------------------===//
+// Host side
+//===----------------------------------------------------------------------===//
+
+/// True when every operand and result of `op` has a static shape.
+bool hasStaticShapes(Operation *op);
+
+/// The memref type of `type` with identity layout.
+MemRefType getMemRefType(RankedTensorType type);
+
+/// `bufferization.to_buffer %tensor read_only` (identity layout).
+Value toBuffer(RewriterBase &rewriter, Location loc, Value tensor);
+
+/// `memref.alloc` of the buffer of a result tensor of `type`.
+Value allocResult(RewriterBase &rewriter, Location loc, RankedTensorType type);
+
+/// `bufferization.to_tensor %buffer restrict writable`.
+Value toTensor(RewriterBase &rewriter, Location loc, Value buffer);
+
+/// Collapses an identity-layout memref to `shape` (groups of consecutive
+/// dims; `shape` must be a coarsening of the memref's shape).
+Value collapseTo(RewriterBase &rewriter, Location loc, Value memref,
+                 ArrayRef<int64_t> shape);
+
+/// `gpu.launch_func` of `kernel` with `gridX` CTAs of kThreadsPerCTA
+/// threads.
+void launch(RewriterBase &rewriter, Location loc, gpu::GPUFuncOp kernel,
+            int64_t gridX, ValueRange args);
+
+/// Short names used in kernel names: `bf16`, `f32`, `e4m3`, `e5m2`.
+std::string getTypeTag(Type type);
+
+/// `AxBxC` for kernel names.
+std::string getShapeTag(ArrayRef<int64_t> shape);
+
+//===----------------------------------------------------------------------===//
+// Kernel families (QuantizeKernels.cpp, LayoutKernels.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Adds quantize, quantize_dual and dequantize lowerings.
+void populateQuantizeKernelPatterns(RewritePatternSet &patterns,
+                                    KernelCache &cache);
+
+/// Adds pad_token_groups, unpad_token_groups and to_blocked lowerings.
+void populateLayoutKernelPatterns(RewritePatternSet &patterns,
+                                  KernelCache &cache);
+
+} // namespace gpu_lowering
+} // namespace mxfp8train
+} // namespace mlir
+
+#endif // MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_KERNELBUILDER_H

@@ -1,0 +1,114 @@
+//===- MXFP8TrainToGPU.cpp - convert-mxfp8train-to-gpu ----------*- C++ -*-===//
+//
+// The pass driver: optionally fuses quantize pairs into quantize_dual, makes
+// sure the module is a GPU container with `gpu.module @mxfp8train_kernels`,
+// rewrites every supported op into a kernel launch, and reports the ops it
+// cannot lower.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxfp8train/Conversion/MXFP8TrainToGPU/MXFP8TrainToGPU.h"
+#include "KernelBuilder.h"
+#include "mxfp8train/Conversion/Passes.h"
+#include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#define DEBUG_TYPE "convert-mxfp8train-to-gpu"
+
+namespace mlir::mxfp8train {
+#define GEN_PASS_DEF_CONVERTMXFP8TRAINTOGPUPASS
+#include "mxfp8train/Conversion/Passes.h.inc"
+} // namespace mlir::mxfp8train
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+using namespace mlir::mxfp8train::gpu_lowering;
+
+void mlir::mxfp8train::populateMXFP8TrainToGPUConversionPatterns(
+    RewritePatternSet &patterns, gpu::GPUModuleOp kernels,
+    const GPUTargetInfo &target) {
+  KernelCache cache(kernels, target);
+  populateQuantizeKernelPatterns(patterns, cache);
+  populateLayoutKernelPatterns(patterns, cache);
+}
+
+/// Returns the kernel module of `module`, creating it (and marking `module`
+/// as a GPU container) if needed.
+static gpu::GPUModuleOp getOrCreateKernelModule(ModuleOp module) {
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  UnitAttr::get(module.getContext()));
+  if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName))
+    return existing;
+  OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+  return gpu::GPUModuleOp::create(builder, module.getLoc(), kKernelModuleName);
+}
+
+namespace {
+struct ConvertMXFP8TrainToGPUPass final
+    : mxfp8train::impl::ConvertMXFP8TrainToGPUPassBase<
+          ConvertMXFP8TrainToGPUPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::optional<GPUTargetInfo> target = getGPUTargetInfo(chip);
+    if (!target) {
+      module.emitError() << "convert-mxfp8train-to-gpu: unsupported chip '"
+                         << chip << "' (expected sm_90a or sm_100a)";
+      return signalPassFailure();
+    }
+    MLIRContext *ctx = &getContext();
+
+    if (fuseDual) {
+      RewritePatternSet fusion(ctx);
+      populateFuseQuantizeDualPatterns(fusion);
+      if (failed(applyPatternsGreedily(module, std::move(fusion))))
+        return signalPassFailure();
+    }
+
+    bool hasWork = false;
+    module.walk([&](Operation *op) {
+      if (isa<MXFP8TrainDialect>(op->getDialect()))
+        hasWork = true;
+    });
+    if (!hasWork)
+      return;
+
+    gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
+    RewritePatternSet patterns(ctx);
+    populateMXFP8TrainToGPUConversionPatterns(patterns, kernels, *target);
+    // Only the existing ops are rewritten; the kernels the patterns create
+    // are not revisited.
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+    (void)applyPatternsGreedily(module, std::move(patterns), config);
+
+    bool failedOps = false;
+    module.walk([&](Operation *op) {
+      if (!isa<MXFP8TrainDialect>(op->getDialect()))
+        return;
+      InFlightDiagnostic diag = op->emitError() << "'" << op->getName()
+                                                << "' has no GPU lowering";
+      if (!hasStaticShapes(op))
+        diag << ": it has a dynamic shape";
+      else if (isa<ToBlockedOp>(op))
+        diag << " for this layout (only blocked and blocked_per_expert)";
+      else
+        diag << " (only quantize, quantize_dual, dequantize, "
+                "pad/unpad_token_groups and to_blocked are lowered)";
+      failedOps = true;
+    });
+    if (failedOps)
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,896 @@
+//===- QuantizeKernels.cpp - quantize/dequantize kernels --------*- C++ -*-===//
+//
+// The memory-bound MX quantization kernels of convert-mxfp8train-to-gpu
+// (docs/gpu.md has the design and the launch shapes):
+//
+// - 1x32 quantize (blocks along the last dim): one thread per 32-element
+//   block; 16-byte loads (4 for bf16, 8 for f32), amax with the
+//   NaN-propagating `max.NaN`, the scale byte from the shared
+//   computeScaleByte, the data through the hardware
+//   `cvt.rn.satfinite.{e4m3,e5m2}x2.f32`, two 16-byte stores.
+// - 32x1 quantize (blocks along any other dim): one thread per 4 columns x
+//   32 rows; each row load of a warp is contiguous (256 bytes for bf16) and
+//   all 32 are in flight before the first use.
+// - quantize_dual: a 32x1 tile shared by two lanes (16 rows each); the 1x32
+//   amax of each row is completed across the lanes of its block with
+//   `shfl.sync.bfly`, the 32x1 amax with one shuffle between the halves, so
+//   the input is read once for both results.
+// - 1x32 / 32x1 dequantize: 16 contiguous output bytes per lane, the
+//   hardware `cvt.rn.f16x2.{e4m3,e5m2}x2` (exact), an exact f32 product with
+//   the shared decodeScale, NaN made the CPU path's quiet NaN, RNE to bf16.
+//
+// Blocked scales (SPEC §4.1) are written directly by the kernels through the
+// shared getBlockedOffset; padding bytes are written as 0x00 by the same
+// kernel. A block whose scale byte is 255 (NaN/Inf, SPEC §2.7) is all 0x7F.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+using namespace mlir::mxfp8train::gpu_lowering;
+using namespace mlir::mxfp8train::lowering;
+
+//===----------------------------------------------------------------------===//
+// Shapes
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The canonical view of data quantized along `axis`: `outer` independent
+/// slabs of a `rows x cols` matrix whose blocks run along the rows (32x1,
+/// `rowwise` false) or along the columns (1x32, `rowwise` true; then `outer`
+/// is 1 and `rows` is the product of the leading dims).
+struct BlockView {
+  bool rowwise;
+  int64_t outer, rows, cols;
+
+  static BlockView get(ArrayRef<int64_t> shape, int64_t axis) {
+    int64_t rank = shape.size();
+    auto product = [&](int64_t from, int64_t to) {
+      int64_t p = 1;
+      for (int64_t d = from; d < to; ++d)
+        p *= shape[d];
+      return p;
+    };
+    if (axis == rank - 1)
+      return {true, 1, product(0, rank - 1), shape[rank - 1]};
+    return {false, product(0, axis), shape[axis], product(axis + 1, rank)};
+  }
+
+  /// The data view: (rows, cols) or (outer, rows, cols) when outer > 1.
+  SmallVector<int64_t> dataShape() const {
+    if (outer == 1)
+      return {rows, cols};
+    return {outer, rows, cols};
+  }
+  /// The row-major scale view.
+  SmallVector<int64_t> scaleShape() const {
+    if (rowwise)
+      return {rows, cols / kBlockSize};
+    if (outer == 1)
+      return {rows / kBlockSize, cols};
+    return {outer, rows / kBlockSize, cols};
+  }
+  /// Indices (outer?, r, c) into a view of this rank.
+  SmallVector<Value> index(Value o, Value r, Value c) const {
+    if (outer == 1)
+      return {r, c};
+    return {o, r, c};
+  }
+};
+} // namespace
+
+/// Columns per thread of a 32x1 quantize tile: 4 (8 bytes of bf16, 16 of
+/// f32 per row; measured best on the H200, docs/gpu.md), fewer when `cols`
+/// needs it, so that every row access is one aligned vector access.
+static int64_t getColsPerThread(int64_t cols) {
+  int64_t cpt = 4;
+  while (cols % cpt != 0)
+    cpt /= 2;
+  return cpt;
+}
+
+static StringRef getModeTag(ScaleMode mode) { return stringifyScaleMode(mode); }
+
+static StringRef getLayoutTag(ScaleLayout layout) {
+  return layout == ScaleLayout::Blocked ? "blocked" : "rowmajor";
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel-body pieces
+//===----------------------------------------------------------------------===//
+
+/// bf16/f32 lanes -> f32 lanes (arith.extf, exact).
+static Value toF32(KernelBuilder &kb, Value v) {
+  auto type = cast<VectorType>(v.getType());
+  if (type.getElementType().isF32())
+    return v;
+  return arith::ExtFOp::create(
+      kb, VectorType::get(type.getShape(), kb.getF32Type()), v);
+}
+
+/// The scalar amax of a vector in the input type as f32 (exact).
+static Value amaxF32(KernelBuilder &kb, Value absMax) {
+  if (absMax.getType().isF32())
+    return absMax;
+  return arith::ExtFOp::create(kb, kb.getF32Type(), absMax);
+}
+
+/// bf16 lanes -> f32 lanes through integer ops on word pairs (exact): one
+/// `shl` or `and` per element instead of an unpack and a `cvt.f32.bf16`.
+static Value toF32ByShift(KernelBuilder &kb, Value v) {
+  auto type = cast<VectorType>(v.getType());
+  if (type.getElementType().isF32())
+    return v;
+  int64_t n = type.getNumElements();
+  if (n % 2 != 0)
+    return toF32(kb, v);
+  // Word w holds lanes (2k, 2k+1): f32 bits `w << 16` and `w & 0xFFFF0000`.
+  auto wordType = VectorType::get({n / 2}, kb.getI32Type());
+  Value words = kb.bitcastTo(wordType, v);
+  Value lo = arith::ShLIOp::create(kb, words, kb.splatBits(wordType, 16));
+  Value hi =
+      arith::AndIOp::create(kb, words, kb.splatBits(wordType, 0xFFFF0000));
+  SmallVector<Value> lanes;
+  for (int64_t k = 0; k < n / 2; ++k) {
+    lanes.push_back(vector::ExtractOp::create(kb, lo, k));
+    lanes.push_back(vector::ExtractOp::create(kb, hi, k));
+  }
+  Value bits = vector::FromElementsOp::create(
+      kb, VectorType::get({n}, kb.getI32Type()), lanes);
+  return kb.bitcastTo(VectorType::get({n}, kb.getF32Type()), bits);
+}
+
+/// fp8 bytes of `x * rcp` (f32 lanes), all 0x7F in a block whose scale
+/// byte is 255: `isNaNBlock` is an i1 (one block) or, per lane, the word
+/// mask of computeColumnScales (bytes 0xFF where the lane's block is NaN),
+/// applied with bitwise ops on whole words instead of byte-wise selects.
+static Value quantizeLanes(KernelBuilder &kb, Value x, Value rcp,
+                           Value isNaNBlock, Type f8Type) {
+  auto type = cast<VectorType>(x.getType());
+  if (!isa<VectorType>(rcp.getType()))
+    rcp = vector::BroadcastOp::create(kb, type, rcp);
+  Value y = arith::MulFOp::create(kb, x, rcp);
+  Value q = kb.convertToF8(y, f8Type);
+  auto byteType = VectorType::get(type.getShape(), kb.getI8Type());
+  Value nan = kb.splatBits(byteType, 0x7F);
+  if (auto maskType = dyn_cast<VectorType>(isNaNBlock.getType())) {
+    // Whole words: q = (q & ~mask) | (0x7F.. & mask).
+    Value words = kb.bitcastTo(maskType, q);
+    Value keep = arith::XOrIOp::create(kb, isNaNBlock,
+                                       kb.splatBits(maskType, ~uint64_t(0)));
+    Value patch = arith::AndIOp::create(
+        kb, kb.splatBits(maskType, 0x7F7F7F7F7F7F7F7Full), isNaNBlock);
+    q = kb.bitcastTo(byteType,
+                     arith::OrIOp::create(
+                         kb, arith::AndIOp::create(kb, words, keep), patch));
+  } else {
+    q = arith::SelectOp::create(kb, isNaNBlock, nan, q);
+  }
+  return kb.bitcastTo(VectorType::get(type.getShape(), f8Type), q);
+}
+
+/// Writes byte 0x00 at every padding position of the blocked layout of a
+/// `numRows x numCols` scale matrix (rows >= numRows or columns >=
+/// numCols of the padded `ceil(numRows/128)*128 x ceil(numCols/4)*4`
+/// matrix), grid-stride over the padding positions only.
+static void emitBlockedPadding(KernelBuilder &kb, Value scales, int64_t numRows,
+                               int64_t numCols) {
+  int64_t paddedRows = llvm::alignTo(numRows, 128);
+  int64_t paddedCols = llvm::alignTo(numCols, 4);
+  Type scaleType = cast<MemRefType>(scales.getType()).getElementType();
+  auto storeZero = [&](Value r, Value c) {
+    Bits bb = kb.bits();
+    Value off = getBlockedOffset(bb, r, c, numCols);
+    memref::StoreOp::create(kb, bb.byteAs(scaleType, bb.c(0)), scales, off);
+  };
+  // Whole padding rows.
+  if (int64_t count = (paddedRows - numRows) * paddedCols) {
+    kb.gridStrideLoop(kb.idx(count), [&](Value i) {
+      Value r = arith::AddIOp::create(
+          kb, kb.idx(numRows),
+          arith::DivUIOp::create(kb, i, kb.idx(paddedCols)));
+      Value c = arith::RemUIOp::create(kb, i, kb.idx(paddedCols));
+      storeZero(r, c);
+    });
+  }
+  // Padding columns of the real rows.
+  int64_t extraCols = paddedCols - numCols;
+  if (int64_t count = numRows * extraCols) {
+    kb.gridStrideLoop(kb.idx(count), [&](Value i) {
+      Value r = arith::DivUIOp::create(kb, i, kb.idx(extraCols));
+      Value c = arith::AddIOp::create(
+          kb, kb.idx(numCols),
+          arith::RemUIOp::create(kb, i, kb.idx(extraCols)));
+      storeZero(r, c);
+    });
+  }
+}
+
+/// Stores the i32 scale bytes `bytes` of blocks (r, c + j) of a scale matrix
+/// with `numCols` columns: one vector store of consecutive bytes in the
+/// row-major view (`index` gives its indices), or byte stores at the shared
+/// blocked offsets (the blocked matrix is (other dim, block index), so `r`
+/// and `c` are given in that orientation by the caller).
+static void
+storeScaleBytes(KernelBuilder &kb, ArrayRef<Value> bytes, Value scales,
+                ScaleLayout layout, ArrayRef<Value> rowMajorIndex,
+                function_ref<std::pair<Value, Value>(int64_t)> blockedPosition,
+                int64_t blockedCols) {
+  Type scaleType = cast<MemRefType>(scales.getType()).getElementType();
+  if (layout == ScaleLayout::RowMajor) {
+    if (bytes.size() == 1) {
+      Bits bb = kb.bits();
+      memref::StoreOp::create(kb, bb.byteAs(scaleType, bytes[0]), scales,
+                              rowMajorIndex);
+      return;
+    }
+    kb.store(kb.packBytes(bytes, scaleType), scales, rowMajorIndex,
+             std::min<int64_t>(16, bytes.size()));
+    return;
+  }
+  for (auto [j, byte] : llvm::enumerate(bytes)) {
+    auto [r, c] = blockedPosition(j);
+    Bits bb = kb.bits();
+    Value off = getBlockedOffset(bb, r, c, blockedCols);
+    memref::StoreOp::create(kb, bb.byteAs(scaleType, byte), scales, off);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Quantize kernels
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Everything a quantize kernel is specialised on.
+struct QuantizeSpec {
+  BlockView view;
+  Type inType, f8Type;
+  ScaleMode mode;
+  ScaleLayout layout;
+};
+} // namespace
+
+/// 1x32: (in (rows, cols), data (rows, cols), scales) — one thread per
+/// block of 32 consecutive elements of a row.
+static void buildQuantize1x32(KernelBuilder &kb, const QuantizeSpec &spec,
+                              Value in, Value data, Value scales) {
+  const BlockView &v = spec.view;
+  int64_t blocksPerRow = v.cols / kBlockSize;
+  ElementFormat fmt = getElementFormat(spec.f8Type);
+  auto inVec = VectorType::get({kBlockSize}, spec.inType);
+  kb.gridStrideLoop(kb.idx(v.rows * blocksPerRow), [&](Value i) {
+    Value r = arith::DivUIOp::create(kb, i, kb.idx(blocksPerRow));
+    Value blk = arith::RemUIOp::create(kb, i, kb.idx(blocksPerRow));
+    Value col = arith::MulIOp::create(kb, blk, kb.idx(kBlockSize));
+    // 64 (bf16) or 128 (f32) contiguous bytes: 16-byte vector loads, all
+    // issued before the reduction uses them.
+    Value x = kb.load(inVec, in, {r, col}, 16);
+    Value amax = amaxF32(kb, kb.reduceMax(kb.absBits(x)));
+    Bits bb = kb.bits();
+    Value byte = computeScaleByte(bb, amax, spec.mode, fmt);
+    Value rcp = computeReciprocal(bb, byte);
+    Value isNaN = bb.eq(byte, bb.c(255));
+    Value q = quantizeLanes(kb, toF32(kb, x), rcp, isNaN, spec.f8Type);
+    kb.store(q, data, {r, col}, 16);
+    storeScaleBytes(
+        kb, {byte}, scales, spec.layout, {r, blk},
+        [&](int64_t) { return std::make_pair(r, blk); }, blocksPerRow);
+  });
+  if (spec.layout == ScaleLayout::Blocked)
+    emitBlockedPadding(kb, scales, v.rows, blocksPerRow);
+}
+
+/// The 32x1 thread tile: 32 rows of `cpt` columns, their per-column scale
+/// bytes, reciprocals and NaN-block flags; shared by quantize 32x1 and the
+/// dual.
+namespace {
+struct ColumnTile {
+  SmallVector<Value> rows;  // 32 x vector<cpt x inType>
+  Value absMax;             // vector<cpt x inType>, running max |.|
+  SmallVector<Value> bytes; // cpt x i32 scale bytes
+  Value rcp;                // vector<cpt x f32>
+  Value isNaN;              // words whose bytes are 0xFF for NaN blocks
+};
+} // namespace
+
+/// Loads row `k` of the tile (rows r0 + k, columns [c0, c0 + cpt)) and
+/// folds its |.| into the column amax.
+static Value loadTileRow(KernelBuilder &kb, const QuantizeSpec &spec,
+                         ColumnTile &tile, Value in, Value o, Value r0,
+                         Value c0, int64_t cpt, int64_t k) {
+  int64_t elemBytes = spec.inType.getIntOrFloatBitWidth() / 8;
+  auto inVec = VectorType::get({cpt}, spec.inType);
+  Value r = arith::AddIOp::create(kb, r0, kb.idx(k));
+  Value row = kb.load(inVec, in, spec.view.index(o, r, c0), cpt * elemBytes);
+  tile.rows.push_back(row);
+  Value a = kb.absBits(row);
+  tile.absMax = tile.absMax
+                    ? arith::MaximumFOp::create(kb, tile.absMax, a).getResult()
+                    : a;
+  return row;
+}
+
+/// The scale bytes, reciprocals and NaN flags of the tile's columns.
+static void computeColumnScales(KernelBuilder &kb, const QuantizeSpec &spec,
+                                ColumnTile &tile, int64_t cpt) {
+  ElementFormat fmt = getElementFormat(spec.f8Type);
+  SmallVector<Value> rcps, nans;
+  for (int64_t j = 0; j < cpt; ++j) {
+    Value a = amaxF32(kb, vector::ExtractOp::create(kb, tile.absMax, j));
+    Bits bb = kb.bits();
+    Value byte = computeScaleByte(bb, a, spec.mode, fmt);
+    tile.bytes.push_back(byte);
+    rcps.push_back(computeReciprocal(bb, byte));
+    // 0xFF for byte 255, else 0, by arithmetic ((byte + 1) >> 8 is 1 only
+    // for 255): LLVM keeps the word-wide masking instead of turning it back
+    // into one select per byte.
+    Value one = bb.shr(bb.add(byte, bb.c(1)), bb.c(8));
+    nans.push_back(bb.mul(one, bb.c(0xFF)));
+  }
+  tile.rcp = vector::FromElementsOp::create(
+      kb, VectorType::get({cpt}, kb.getF32Type()), rcps);
+  // Pack the byte masks into words of up to 4 bytes.
+  int64_t bytesPerWord = std::min<int64_t>(cpt, 4);
+  SmallVector<Value> words;
+  for (int64_t w = 0; w < cpt / bytesPerWord; ++w) {
+    Bits bb = kb.bits();
+    Value word = bb.c(0);
+    for (int64_t j = 0; j < bytesPerWord; ++j)
+      word = bb.bor(word, bb.shl(nans[w * bytesPerWord + j], bb.c(8 * j)));
+    if (bytesPerWord < 4)
+      word = arith::TruncIOp::create(kb, kb.getIntegerType(8 * bytesPerWord),
+                                     word);
+    words.push_back(word);
+  }
+  tile.isNaN = vector::FromElementsOp::create(
+      kb,
+      VectorType::get({int64_t(words.size())},
+                      kb.getIntegerType(8 * bytesPerWord)),
+      words);
+}
+
+/// Decomposes work item `i` of a 32x1 grid into (outer, row block, column
+/// group); returns {o, r0 = 32*rowBlock, rowBlock, c0 = cpt*group}.
+static std::array<Value, 4> decomposeColumnItem(KernelBuilder &kb, Value i,
+                                                const BlockView &v,
+                                                int64_t cpt) {
+  int64_t groups = v.cols / cpt, rowBlocks = v.rows / kBlockSize;
+  Value g = arith::RemUIOp::create(kb, i, kb.idx(groups));
+  Value t = arith::DivUIOp::create(kb, i, kb.idx(groups));
+  Value rb = arith::RemUIOp::create(kb, t, kb.idx(rowBlocks));
+  Value o = arith::DivUIOp::create(kb, t, kb.idx(rowBlocks));
+  Value r0 = arith::MulIOp::create(kb, rb, kb.idx(kBlockSize));
+  Value c0 = arith::MulIOp::create(kb, g, kb.idx(cpt));
+  return {o, r0, rb, c0};
+}
+
+/// 32x1: (in, data, scales) — one thread per 32 rows x cpt columns.
+static void buildQuantize32x1(KernelBuilder &kb, const QuantizeSpec &spec,
+                              Value in, Value data, Value scales) {
+  const BlockView &v = spec.view;
+  int64_t cpt = getColsPerThread(v.cols);
+  int64_t rowBlocks = v.rows / kBlockSize;
+  int64_t work = v.outer * rowBlocks * (v.cols / cpt);
+  kb.gridStrideLoop(kb.idx(work), [&](Value i) {
+    auto [o, r0, rb, c0] = decomposeColumnItem(kb, i, v, cpt);
+    // All 32 row loads are issued before the first use (the amax).
+    ColumnTile tile;
+    for (int64_t k = 0; k < kBlockSize; ++k)
+      loadTileRow(kb, spec, tile, in, o, r0, c0, cpt, k);
+    computeColumnScales(kb, spec, tile, cpt);
+    for (int64_t k = 0; k < kBlockSize; ++k) {
+      Value q = quantizeLanes(kb, toF32(kb, tile.rows[k]), tile.rcp, tile.isNaN,
+                              spec.f8Type);
+      Value r = arith::AddIOp::create(kb, r0, kb.idx(k));
+      kb.store(q, data, v.index(o, r, c0), cpt);
+    }
+    // The blocked matrix of a 32x1 cast is (column, row block).
+    storeScaleBytes(
+        kb, tile.bytes, scales, spec.layout, v.index(o, rb, c0),
+        [&](int64_t j) {
+          Value c = arith::AddIOp::create(kb, c0, kb.idx(j));
+          return std::make_pair(c, rb);
+        },
+        rowBlocks);
+  });
+  if (spec.layout == ScaleLayout::Blocked)
+    emitBlockedPadding(kb, scales, v.cols, rowBlocks);
+}
+
+/// Lanes that share one 32-row column tile of the dual kernel (each loads
+/// 32 / kDualSplit rows): 4, with 16-byte rows (8 bf16 / 4 f32 columns per
+/// lane). Measured on the H200 (docs/gpu.md): 82 % of copy bandwidth,
+/// against 73 % for 2 lanes x 8-byte rows and 62-67 % for the others tried.
+static constexpr int64_t kDualSplit = 4;
+
+/// Columns of one lane of the dual kernel: 16 bytes of input per row.
+static int64_t getDualColsPerThread(Type inType) {
+  return 16 / (inType.getIntOrFloatBitWidth() / 8);
+}
+
+/// quantize_dual: (in, rowData, rowScales, colData, colScales) over the
+/// (outer, rows, cols) view. A 32 x cpt tile (one 32x1 block per column) is
+/// shared by kDualSplit lanes of a warp, 32 / kDualSplit apart, each loading
+/// 32 / kDualSplit rows, so that a thread holds a fraction of the 32x1
+/// kernel's tile and more warps fit on an SM: the column amax is completed
+/// with log2(kDualSplit) shuffles, the rowwise amax of each row with a
+/// butterfly over the 32 / cpt lanes of its 1x32 block.
+static void buildQuantizeDual(KernelBuilder &kb, const QuantizeSpec &rowSpec,
+                              const QuantizeSpec &colSpec, Value in,
+                              Value rowData, Value rowScales, Value colData,
+                              Value colScales) {
+  const BlockView &v = colSpec.view;
+  int64_t elemBytes = colSpec.inType.getIntOrFloatBitWidth() / 8;
+  int64_t split = kDualSplit;
+  int64_t itemsPerWarp = 32 / split;
+  int64_t tileRows = kBlockSize / split;
+  int64_t cpt = getDualColsPerThread(colSpec.inType); // cols % 32 == 0
+  int64_t lanesPerBlock = kBlockSize / cpt;           // divides itemsPerWarp
+  int64_t rowBlocks = v.rows / kBlockSize;
+  int64_t blocksPerRow = v.cols / kBlockSize;
+  int64_t work = v.outer * rowBlocks * (v.cols / cpt);
+  ElementFormat rowFmt = getElementFormat(rowSpec.f8Type);
+  auto inVec = VectorType::get({cpt}, colSpec.inType);
+  // Lane l of warp w takes row part l / itemsPerWarp of item
+  // itemsPerWarp * w + l % itemsPerWarp. The shuffles need whole warps:
+  // every lane runs the same iterations (the loop goes to a multiple of
+  // 32). Items past the end redo the last block lane for lane (the work is
+  // a multiple of lanesPerBlock and blocks are lane-aligned) and store the
+  // same bytes again, so no store is guarded.
+  int64_t paddedWork = llvm::alignTo(work, itemsPerWarp);
+  kb.gridStrideLoop(kb.idx(split * paddedWork), [&](Value t) {
+    Value laneInWarp = arith::RemUIOp::create(kb, t, kb.idx(32));
+    Value itemLane =
+        arith::RemUIOp::create(kb, laneInWarp, kb.idx(itemsPerWarp));
+    Value part = arith::DivUIOp::create(kb, laneInWarp, kb.idx(itemsPerWarp));
+    Value i = arith::AddIOp::create(
+        kb,
+        arith::MulIOp::create(kb, arith::DivUIOp::create(kb, t, kb.idx(32)),
+                              kb.idx(itemsPerWarp)),
+        itemLane);
+    Value valid =
+        arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, i, kb.idx(work));
+    Value redo = arith::AddIOp::create(
+        kb, kb.idx(work - lanesPerBlock),
+        arith::RemUIOp::create(kb, i, kb.idx(lanesPerBlock)));
+    Value item = arith::SelectOp::create(kb, valid, i, redo);
+    auto [o, blockRow0, rb, c0] = decomposeColumnItem(kb, item, v, cpt);
+    Value r0 = arith::AddIOp::create(
+        kb, blockRow0, arith::MulIOp::create(kb, part, kb.idx(tileRows)));
+
+    // All row loads first.
+    ColumnTile tile;
+    for (int64_t k = 0; k < tileRows; ++k)
+      loadTileRow(kb, colSpec, tile, in, o, r0, c0, cpt, k);
+
+    // Rowwise (1x32) casts: this lane's cpt values, then a butterfly over
+    // the lanes of the block (max is exact, so the order does not matter).
+    Value lane = arith::RemUIOp::create(
+        kb, arith::DivUIOp::create(kb, c0, kb.idx(cpt)), kb.idx(lanesPerBlock));
+    Value firstLane =
+        arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, lane, kb.idx(0));
+    Value blk = arith::DivUIOp::create(kb, c0, kb.idx(kBlockSize));
+    for (int64_t k = 0; k < tileRows; ++k) {
+      Value row = tile.rows[k];
+      Value amax = amaxF32(kb, kb.reduceMax(kb.absBits(row)));
+      for (int64_t m = 1; m < lanesPerBlock; m *= 2) {
+        auto shuffle = gpu::ShuffleOp::create(kb, amax, int32_t(m), 32,
+                                              gpu::ShuffleMode::XOR);
+        amax = arith::MaximumFOp::create(kb, amax, shuffle.getShuffleResult());
+      }
+      Bits bb = kb.bits();
+      Value byte = computeScaleByte(bb, amax, rowSpec.mode, rowFmt);
+      Value rowQ =
+          quantizeLanes(kb, toF32ByShift(kb, row), computeReciprocal(bb, byte),
+                        bb.eq(byte, bb.c(255)), rowSpec.f8Type);
+      Value r = arith::AddIOp::create(kb, r0, kb.idx(k));
+      kb.store(rowQ, rowData, v.index(o, r, c0), cpt);
+      kb.ifThen(firstLane, [&] {
+        storeScaleBytes(
+            kb, {byte}, rowScales, rowSpec.layout, v.index(o, r, blk),
+            [&](int64_t) { return std::make_pair(r, blk); }, blocksPerRow);
+      });
+    }
+
+    // Colwise (32x1) casts: the other parts' column amax by shuffles of the
+    // packed |.| words.
+    int64_t words = cpt * elemBytes / 4;
+    auto wordType = VectorType::get({words}, kb.getI32Type());
+    for (int64_t m = itemsPerWarp; m < 32; m *= 2) {
+      Value mine = kb.bitcastTo(wordType, tile.absMax);
+      SmallVector<Value> theirs;
+      for (int64_t w = 0; w < words; ++w) {
+        Value word = vector::ExtractOp::create(kb, mine, w);
+        theirs.push_back(gpu::ShuffleOp::create(kb, word, int32_t(m), 32,
+                                                gpu::ShuffleMode::XOR)
+                             .getShuffleResult());
+      }
+      Value other = kb.bitcastTo(
+          inVec, vector::FromElementsOp::create(kb, wordType, theirs));
+      tile.absMax = arith::MaximumFOp::create(kb, tile.absMax, other);
+    }
+    computeColumnScales(kb, colSpec, tile, cpt);
+    for (int64_t k = 0; k < tileRows; ++k) {
+      Value colQ = quantizeLanes(kb, toF32ByShift(kb, tile.rows[k]), tile.rcp,
+                                 tile.isNaN, colSpec.f8Type);
+      Value r = arith::AddIOp::create(kb, r0, kb.idx(k));
+      kb.store(colQ, colData, v.index(o, r, c0), cpt);
+    }
+    Value firstPart =
+        arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, part, kb.idx(0));
+    kb.ifThen(firstPart, [&] {
+      storeScaleBytes(
+          kb, tile.bytes, colScales, colSpec.layout, v.index(o, rb, c0),
+          [&](int64_t j) {
+            Value c = arith::AddIOp::create(kb, c0, kb.idx(j));
+            return std::make_pair(c, rb);
+          },
+          rowBlocks);
+    });
+  });
+  if (rowSpec.layout == ScaleLayout::Blocked)
+    emitBlockedPadding(kb, rowScales, v.rows, blocksPerRow);
+  if (colSpec.layout == ScaleLayout::Blocked)
+    emitBlockedPadding(kb, colScales, v.cols, rowBlocks);
+}
+
+//===----------------------------------------------------------------------===//
+// Dequantize kernels
+//===----------------------------------------------------------------------===//
+
+/// `x` (f32 lanes) rounded into `outType` lanes; NaN lanes become the CPU
+/// path's quiet NaN (f32 0x7FC00000, bf16 0x7FC0): the hardware returns a
+/// canonical NaN of another bit pattern.
+static Value finishDequantized(KernelBuilder &kb, Value p, Type outType) {
+  auto type = cast<VectorType>(p.getType());
+  Value isNaN = arith::CmpFOp::create(kb, arith::CmpFPredicate::UNO, p, p);
+  auto outVec = VectorType::get(type.getShape(), outType);
+  Value rounded = p;
+  uint64_t nanBits = 0x7FC00000;
+  if (outType.isBF16()) {
+    // cvt.rn.bf16x2.f32: round to nearest even, subnormals kept.
+    rounded = arith::TruncFOp::create(kb, outVec, p);
+    nanBits = 0x7FC0;
+  }
+  return arith::SelectOp::create(kb, isNaN, kb.splatBits(outVec, nanBits),
+                                 rounded);
+}
+
+/// Decoded scale of byte `byte` (i32) as f32.
+static Value decodeScaleByte(KernelBuilder &kb, Value scaleValue) {
+  Bits bb = kb.bits();
+  return decodeScale(bb, bb.byteOf(scaleValue));
+}
+
+namespace {
+/// Everything a dequantize kernel is specialised on.
+struct DequantizeSpec {
+  BlockView view;
+  Type f8Type, outType;
+  ScaleLayout layout;
+};
+} // namespace
+
+/// Loads of the 1x32 dequantize that one thread keeps in flight.
+static constexpr int64_t kDequantizeUnroll = 4;
+
+/// Elements of one 16-byte output vector of the 1x32 dequantize.
+static int64_t getDequantizeChunk(Type outType) {
+  return 16 / (outType.getIntOrFloatBitWidth() / 8);
+}
+
+/// Threads of the 1x32 dequantize: each converts kDequantizeUnroll chunks.
+static int64_t getDequantize1x32Threads(const BlockView &v, Type outType) {
+  int64_t chunks = v.rows * v.cols / getDequantizeChunk(outType);
+  return llvm::divideCeil(chunks, kDequantizeUnroll);
+}
+
+/// 1x32: (data, scales, out) — lanes take consecutive 16-byte chunks of the
+/// output (8 bf16 or 4 f32 values, so 32 / chunk lanes per block and warp
+/// accesses that are contiguous), kDequantizeUnroll chunks per thread, all
+/// loads issued first. Threads past the end redo the last chunk (same bytes).
+static void buildDequantize1x32(KernelBuilder &kb, const DequantizeSpec &spec,
+                                Value data, Value scales, Value out) {
+  const BlockView &v = spec.view;
+  int64_t cpt = getDequantizeChunk(spec.outType);
+  int64_t chunksPerRow = v.cols / cpt;
+  int64_t chunks = v.rows * chunksPerRow;
+  int64_t blocksPerRow = v.cols / kBlockSize;
+  int64_t threads = getDequantize1x32Threads(v, spec.outType);
+  auto qType = VectorType::get({cpt}, spec.f8Type);
+  kb.gridStrideLoop(kb.idx(threads), [&](Value t) {
+    SmallVector<std::pair<Value, Value>> pos;
+    SmallVector<Value> qs, ss;
+    for (int64_t u = 0; u < kDequantizeUnroll; ++u) {
+      Value idx = arith::MinUIOp::create(
+          kb, arith::AddIOp::create(kb, t, kb.idx(u * threads)),
+          kb.idx(chunks - 1));
+      Value r = arith::DivUIOp::create(kb, idx, kb.idx(chunksPerRow));
+      Value col = arith::MulIOp::create(
+          kb, arith::RemUIOp::create(kb, idx, kb.idx(chunksPerRow)),
+          kb.idx(cpt));
+      Value blk = arith::DivUIOp::create(kb, col, kb.idx(kBlockSize));
+      pos.push_back({r, col});
+      qs.push_back(kb.load(qType, data, {r, col}, cpt));
+      if (spec.layout == ScaleLayout::Blocked) {
+        Bits bb = kb.bits();
+        Value off = getBlockedOffset(bb, r, blk, blocksPerRow);
+        ss.push_back(memref::LoadOp::create(kb, scales, off));
+      } else {
+        ss.push_back(memref::LoadOp::create(kb, scales, ValueRange{r, blk}));
+      }
+    }
+    for (int64_t u = 0; u < kDequantizeUnroll; ++u) {
+      Value scale = decodeScaleByte(kb, ss[u]);
+      Value bytes = kb.bitcastTo(VectorType::get({cpt}, kb.getI8Type()), qs[u]);
+      Value x = kb.convertFromF8(bytes, spec.f8Type);
+      Value p = arith::MulFOp::create(
+          kb, x, vector::BroadcastOp::create(kb, x.getType(), scale));
+      kb.store(finishDequantized(kb, p, spec.outType), out,
+               {pos[u].first, pos[u].second}, 16);
+    }
+  });
+}
+
+/// Columns per thread of the 32x1 dequantize: one 16-byte output vector
+/// per row (8 bf16 or 4 f32), so that a warp's stores are contiguous;
+/// fewer when `cols` needs it.
+static int64_t getDequantizeColsPerThread(int64_t cols, Type outType) {
+  int64_t cpt = 16 / (outType.getIntOrFloatBitWidth() / 8);
+  while (cols % cpt != 0)
+    cpt /= 2;
+  return cpt;
+}
+
+/// 32x1: (data, scales, out) — one thread per 32 rows x cpt columns (16
+/// bytes of fp8 per row when the width allows).
+static void buildDequantize32x1(KernelBuilder &kb, const DequantizeSpec &spec,
+                                Value data, Value scales, Value out) {
+  const BlockView &v = spec.view;
+  int64_t cpt = getDequantizeColsPerThread(v.cols, spec.outType);
+  int64_t outBytes = spec.outType.getIntOrFloatBitWidth() / 8;
+  int64_t rowBlocks = v.rows / kBlockSize;
+  int64_t work = v.outer * rowBlocks * (v.cols / cpt);
+  kb.gridStrideLoop(kb.idx(work), [&](Value i) {
+    auto [o, r0, rb, c0] = decomposeColumnItem(kb, i, v, cpt);
+    SmallVector<Value> scaleValues;
+    if (spec.layout == ScaleLayout::Blocked) {
+      for (int64_t j = 0; j < cpt; ++j) {
+        Bits bb = kb.bits();
+        Value c = bb.add(c0, bb.cIdx(j));
+        Value off = getBlockedOffset(bb, c, rb, rowBlocks);
+        scaleValues.push_back(
+            decodeScaleByte(kb, memref::LoadOp::create(kb, scales, off)));
+      }
+    } else {
+      Type scaleType = cast<MemRefType>(scales.getType()).getElementType();
+      Value row = kb.load(VectorType::get({cpt}, scaleType), scales,
+                          v.index(o, rb, c0), cpt);
+      for (int64_t j = 0; j < cpt; ++j)
+        scaleValues.push_back(
+            decodeScaleByte(kb, vector::ExtractOp::create(kb, row, j)));
+    }
+    Value scale = vector::FromElementsOp::create(
+        kb, VectorType::get({cpt}, kb.getF32Type()), scaleValues);
+    // Rows in batches of 8: eight loads in flight before their first use.
+    constexpr int64_t kBatch = 8;
+    for (int64_t k0 = 0; k0 < kBlockSize; k0 += kBatch) {
+      SmallVector<Value> rows, qs;
+      for (int64_t k = k0; k < k0 + kBatch; ++k) {
+        Value r = arith::AddIOp::create(kb, r0, kb.idx(k));
+        rows.push_back(r);
+        qs.push_back(kb.load(VectorType::get({cpt}, spec.f8Type), data,
+                             v.index(o, r, c0), cpt));
+      }
+      for (int64_t k = 0; k < kBatch; ++k) {
+        Value x = kb.convertFromF8(
+            kb.bitcastTo(VectorType::get({cpt}, kb.getI8Type()), qs[k]),
+            spec.f8Type);
+        Value p = arith::MulFOp::create(kb, x, scale);
+        kb.store(finishDequantized(kb, p, spec.outType), out,
+                 v.index(o, rows[k], c0),
+                 std::min<int64_t>(16, cpt * outBytes));
+      }
+    }
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// quantize -> one launch of a 1x32 (last axis) or 32x1 (other axes)
+/// kernel.
+struct QuantizeOpToGPU final : OpRewritePattern<QuantizeOp> {
+  QuantizeOpToGPU(MLIRContext *ctx, KernelCache cache)
+      : OpRewritePattern(ctx), cache(std::move(cache)) {}
+
+  LogicalResult matchAndRewrite(QuantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    Location loc = op.getLoc();
+    RankedTensorType inputType = op.getInput().getType();
+    QuantizeSpec spec{BlockView::get(inputType.getShape(), op.getAxis()),
+                      inputType.getElementType(),
+                      op.getData().getType().getElementType(),
+                      op.getScaleMode(), op.getScaleLayout()};
+    const BlockView &v = spec.view;
+
+    Value input = collapseTo(
+        rewriter, loc, toBuffer(rewriter, loc, op.getInput()), v.dataShape());
+    Value dataBuf = allocResult(rewriter, loc, op.getData().getType());
+    Value scalesBuf = allocResult(rewriter, loc, op.getScales().getType());
+    Value data = collapseTo(rewriter, loc, dataBuf, v.dataShape());
+    Value scales = scalesBuf;
+    if (spec.layout == ScaleLayout::RowMajor)
+      scales = collapseTo(rewriter, loc, scalesBuf, v.scaleShape());
+
+    std::string name = llvm::formatv(
+        "quantize_{0}_{1}_{2}_{3}_{4}_{5}", v.rowwise ? "1x32" : "32x1",
+        getTypeTag(spec.inType), getTypeTag(spec.f8Type), getModeTag(spec.mode),
+        getLayoutTag(spec.layout), getShapeTag(v.dataShape()));
+    SmallVector<Type> argTypes = {input.getType(), data.getType(),
+                                  scales.getType()};
+    gpu::GPUFuncOp kernel = cache.getOrCreate(
+        rewriter, name, argTypes, /*numInputs=*/1, {},
+        [&](KernelBuilder &kb, ValueRange args, ValueRange) {
+          if (v.rowwise)
+            buildQuantize1x32(kb, spec, args[0], args[1], args[2]);
+          else
+            buildQuantize32x1(kb, spec, args[0], args[1], args[2]);
+        });
+    int64_t work = v.rowwise ? v.rows * (v.cols / kBlockSize)
+                             : v.outer * (v.rows / kBlockSize) *
+                                   (v.cols / getColsPerThread(v.cols));
+    launch(rewriter, loc, kernel, cache.getGridSize(work),
+           {input, data, scales});
+    rewriter.replaceOp(op, {toTensor(rewriter, loc, dataBuf),
+                            toTensor(rewriter, loc, scalesBuf)});
+    return success();
+  }
+
+  KernelCache cache;
+};
+
+/// quantize_dual -> one launch that reads the input once.
+struct QuantizeDualOpToGPU final : OpRewritePattern<QuantizeDualOp> {
+  QuantizeDualOpToGPU(MLIRContext *ctx, KernelCache cache)
+      : OpRewritePattern(ctx), cache(std::move(cache)) {}
+
+  LogicalResult matchAndRewrite(QuantizeDualOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    Location loc = op.getLoc();
+    RankedTensorType inputType = op.getInput().getType();
+    int64_t rank = inputType.getRank();
+    Type inType = inputType.getElementType();
+    QuantizeSpec rowSpec{BlockView::get(inputType.getShape(), rank - 1), inType,
+                         op.getRowwiseData().getType().getElementType(),
+                         op.getScaleMode(), op.getRowwiseLayout()};
+    QuantizeSpec colSpec{BlockView::get(inputType.getShape(), rank - 2), inType,
+                         op.getColwiseData().getType().getElementType(),
+                         op.getScaleMode(), op.getColwiseLayout()};
+    const BlockView &v = colSpec.view;
+    // The kernel indexes both results in the (outer, rows, cols) view.
+    SmallVector<int64_t> rowScaleShape =
+        v.outer == 1
+            ? SmallVector<int64_t>{v.rows, v.cols / kBlockSize}
+            : SmallVector<int64_t>{v.outer, v.rows, v.cols / kBlockSize};
+
+    Value input = collapseTo(
+        rewriter, loc, toBuffer(rewriter, loc, op.getInput()), v.dataShape());
+    SmallVector<Value> buffers, views;
+    for (Value result : op.getResults())
+      buffers.push_back(
+          allocResult(rewriter, loc, cast<RankedTensorType>(result.getType())));
+    views.push_back(collapseTo(rewriter, loc, buffers[0], v.dataShape()));
+    views.push_back(rowSpec.layout == ScaleLayout::RowMajor
+                        ? collapseTo(rewriter, loc, buffers[1], rowScaleShape)
+                        : buffers[1]);
+    views.push_back(collapseTo(rewriter, loc, buffers[2], v.dataShape()));
+    views.push_back(colSpec.layout == ScaleLayout::RowMajor
+                        ? collapseTo(rewriter, loc, buffers[3], v.scaleShape())
+                        : buffers[3]);
+
+    std::string name = llvm::formatv(
+        "quantize_dual_{0}_{1}_{2}_{3}_{4}_{5}_{6}", getTypeTag(inType),
+        getTypeTag(rowSpec.f8Type), getTypeTag(colSpec.f8Type),
+        getModeTag(op.getScaleMode()), getLayoutTag(rowSpec.layout),
+        getLayoutTag(colSpec.layout), getShapeTag(v.dataShape()));
+    SmallVector<Type> argTypes = {input.getType()};
+    for (Value view : views)
+      argTypes.push_back(view.getType());
+    gpu::GPUFuncOp kernel = cache.getOrCreate(
+        rewriter, name, argTypes, /*numInputs=*/1, {},
+        [&](KernelBuilder &kb, ValueRange args, ValueRange) {
+          buildQuantizeDual(kb, rowSpec, colSpec, args[0], args[1], args[2],
+                            args[3], args[4]);
+        });
+    int64_t cpt = getDualColsPerThread(inType);
+    // kDualSplit lanes per 32 x cpt tile.
+    int64_t split = kDualSplit;
+    int64_t work =
+        split * llvm::alignTo(v.outer * (v.rows / kBlockSize) * (v.cols / cpt),
+                              32 / split);
+    SmallVector<Value> args = {input};
+    llvm::append_range(args, views);
+    launch(rewriter, loc, kernel, cache.getGridSize(work), args);
+    SmallVector<Value> results;
+    for (Value buffer : buffers)
+      results.push_back(toTensor(rewriter, loc, buffer));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+
+  KernelCache cache;
+};
+
+/// dequantize -> one launch of a 1x32 or 32x1 kernel.
+struct DequantizeOpToGPU final : OpRewritePattern<DequantizeOp> {
+  DequantizeOpToGPU(MLIRContext *ctx, KernelCache cache)
+      : OpRewritePattern(ctx), cache(std::move(cache)) {}
+
+  LogicalResult matchAndRewrite(DequantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    Location loc = op.getLoc();
+    RankedTensorType dataType = op.getData().getType();
+    DequantizeSpec spec{BlockView::get(dataType.getShape(), op.getAxis()),
+                        dataType.getElementType(),
+                        op.getResult().getType().getElementType(),
+                        op.getScaleLayout()};
+    const BlockView &v = spec.view;
+
+    Value data = collapseTo(
+        rewriter, loc, toBuffer(rewriter, loc, op.getData()), v.dataShape());
+    Value scales = toBuffer(rewriter, loc, op.getScales());
+    if (spec.layout == ScaleLayout::RowMajor)
+      scales = collapseTo(rewriter, loc, scales, v.scaleShape());
+    Value outBuf = allocResult(rewriter, loc, op.getResult().getType());
+    Value out = collapseTo(rewriter, loc, outBuf, v.dataShape());
+
+    std::string name = llvm::formatv(
+        "dequantize_{0}_{1}_{2}_{3}_{4}", v.rowwise ? "1x32" : "32x1",
+        getTypeTag(spec.f8Type), getTypeTag(spec.outType),
+        getLayoutTag(spec.layout), getShapeTag(v.dataShape()));
+    SmallVector<Type> argTypes = {data.getType(), scales.getType(),
+                                  out.getType()};
+    gpu::GPUFuncOp kernel = cache.getOrCreate(
+        rewriter, name, argTypes, /*numInputs=*/2, {},
+        [&](KernelBuilder &kb, ValueRange args, ValueRange) {
+          if (v.rowwise)
+            buildDequantize1x32(kb, spec, args[0], args[1], args[2]);
+          else
+            buildDequantize32x1(kb, spec, args[0], args[1], args[2]);
+        });
+    int64_t work =
+        v.rowwise
+            ? getDequantize1x32Threads(v, spec.outType)
+            : v.outer * (v.rows / kBlockSize) *
+                  (v.cols / getDequantizeColsPerThread(v.cols, spec.outType));
+    launch(rewriter, loc, kernel, cache.getGridSize(work), {data, scales, out});
+    rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
+    return success();
+  }
+
+  KernelCache cache;
+};
+} // namespace
+
+void gpu_lowering::populateQuantizeKernelPatterns(RewritePatternSet &patterns,
+                                                  KernelCache &cache) {
+  patterns.add<QuantizeOpToGPU, QuantizeDualOpToGPU, DequantizeOpToGPU>(
+      patterns.getContext(), cache);
+}

@@ -1,0 +1,94 @@
+//===- GPUPipeline.cpp - mxfp8train-lower-to-gpu ----------------*- C++ -*-===//
+//
+// The GPU lowering pipeline: mxfp8train quantization/layout ops -> kernel
+// launches (convert-mxfp8train-to-gpu) -> buffers, results as caller-owned
+// out-parameters, every buffer in device memory -> one stream per call ->
+// NVVM, embedded cubins (or PTX) -> LLVM dialect host code calling the
+// upstream mgpu* runtime ABI. `mlir-translate --mlir-to-llvmir` and `llc`
+// turn the result into a host object (scripts/aot-compile.sh).
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxfp8train/Conversion/MXFP8TrainToGPU/MXFP8TrainToGPU.h"
+#include "mxfp8train/Conversion/Passes.h"
+#include "mxfp8train/Pipelines/Passes.h"
+#include "mxfp8train/Pipelines/Pipelines.h"
+
+#include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+
+/// Appends a textual pipeline (registering the upstream passes on first
+/// use); the texts are built here from validated options, so a parse
+/// failure is a programming error.
+static void addGPUPipeline(OpPassManager &pm, const std::string &text) {
+  static bool registered = [] {
+    mlir::registerAllPasses();
+    return true;
+  }();
+  (void)registered;
+  if (failed(parsePassPipeline(text, pm, llvm::errs())))
+    llvm::report_fatal_error("mxfp8train: malformed GPU pipeline");
+}
+
+void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
+    OpPassManager &pm, const GPUPipelineOptions &options) {
+  std::optional<GPUTargetInfo> target = getGPUTargetInfo(options.chip);
+  // An unknown chip is reported by convert-mxfp8train-to-gpu itself.
+  std::string features = options.features.empty()
+                             ? (target ? target->ptxFeatures : "")
+                             : options.features.getValue();
+
+  ConvertMXFP8TrainToGPUPassOptions convertOptions;
+  convertOptions.chip = options.chip;
+  convertOptions.fuseDual = options.fuseDual;
+  pm.addPass(createConvertMXFP8TrainToGPUPass(convertOptions));
+  addGPUPipeline(pm, "canonicalize,cse");
+
+  // Buffers: results become out-parameters (the caller passes device
+  // pointers for every argument and result); the remaining buffers are
+  // device allocations freed at the end of the call; every GPU op of a
+  // call runs on one stream that is synchronized before returning.
+  addGPUPipeline(pm, "one-shot-bufferize{bufferize-function-boundaries "
+                     "function-boundary-type-conversion=identity-layout-map},"
+                     "drop-equivalent-buffer-results,"
+                     "buffer-results-to-out-params{hoist-static-allocs=true "
+                     "modify-public-functions=true},"
+                     "canonicalize");
+  pm.addPass(createMXFP8TrainGPUDeviceBuffersPass());
+  addGPUPipeline(pm, "func.func(gpu-async-region)");
+  pm.addPass(createMXFP8TrainCPUEmitCInterfacePass());
+
+  // Device code.
+  addGPUPipeline(
+      pm, llvm::formatv("nvvm-attach-target{{chip={0} features={1} O={2}},"
+                        "gpu.module(convert-scf-to-cf,"
+                        "convert-gpu-to-nvvm{{use-bare-ptr-memref-call-conv=1},"
+                        "canonicalize,cse,reconcile-unrealized-casts),"
+                        "gpu-module-to-binary{{format={3} toolkit={4}}",
+                        options.chip.getValue(), features,
+                        options.optLevel.getValue(), options.format.getValue(),
+                        options.toolkit.getValue())
+              .str());
+
+  // Host code.
+  addGPUPipeline(pm, "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
+                     "gpu-to-llvm{use-bare-pointers-for-kernels=1},"
+                     "finalize-memref-to-llvm,"
+                     "convert-arith-to-llvm,convert-index-to-llvm,"
+                     "convert-cf-to-llvm,convert-func-to-llvm,"
+                     "convert-ub-to-llvm,reconcile-unrealized-casts");
+}
+
+void mlir::mxfp8train::registerMXFP8TrainGPUPipeline() {
+  PassPipelineRegistration<GPUPipelineOptions>(
+      "mxfp8train-lower-to-gpu",
+      "Lower mxfp8train quantization and layout ops on tensors to CUDA "
+      "kernels and LLVM-dialect host code calling the mgpu* runtime ABI",
+      buildMXFP8TrainGPUPipeline);
+}

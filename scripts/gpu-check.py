@@ -1,0 +1,591 @@
+#!/usr/bin/env python3
+# ===- gpu-check.py - bit-exactness and bandwidth of the GPU kernels -------=== #
+#
+# Checks the kernels of convert-mxfp8train-to-gpu on a GPU against the CPU
+# path, bit for bit, and times them. Two steps:
+#
+#   here (MLIR build, no GPU needed):
+#     scripts/gpu-check.py prepare --build BUILD_DIR --out DIR [--chip sm_90a]
+#   generates inputs with special values (NaN, Inf, subnormals, -0, the
+#   SPEC §2.7 contract bit patterns, extreme block magnitudes, malformed
+#   group offsets), runs every case on the CPU path (mxfp8-run) for the
+#   expected outputs, and compiles every case with mxfp8train-lower-to-gpu
+#   and scripts/aot-compile.sh into a shared library (host code + cubins).
+#   It also writes the timing kernels' cubins and launch shapes.
+#
+#   on the GPU machine (numpy, CuPy; libmxfp8train_runtime.so from BUILD_DIR
+#   copied into DIR by prepare):
+#     scripts/gpu-check.py run DIR
+#   calls each case's _mlir_ciface_case through the mgpu* runtime with
+#   device buffers (outputs poisoned first), compares every output byte with
+#   the CPU path, then times each timing kernel alone (CUDA events, median)
+#   against a device-to-device copy and prints GB/s and the fraction.
+#
+# Exit status of `run`: 0 when every case is bit-exact, 1 otherwise.
+#
+# ===----------------------------------------------------------------------=== #
+
+import argparse
+import ctypes
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# ---------------------------------------------------------------------------
+# Cases
+# ---------------------------------------------------------------------------
+
+NP_OF = {
+    "bf16": np.uint16,
+    "f32": np.float32,
+    "f8E4M3FN": np.uint8,
+    "f8E5M2": np.uint8,
+    "f8E8M0FNU": np.uint8,
+    "i32": np.int32,
+}
+
+
+def tensor_type(shape, elem):
+    return "tensor<%s>" % "x".join([str(d) for d in shape] + [elem])
+
+
+def f32_bits_to_bf16(bits):
+    """Rounds f32 bit patterns (uint32) to bf16 bit patterns, nearest even."""
+    bits = bits.astype(np.uint64)
+    nan = (bits & 0x7FFFFFFF) > 0x7F800000
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    out = np.where(nan, (bits >> 16) | 0x40, rounded)
+    return out.astype(np.uint16)
+
+
+def special_float_input(rng, shape, elem, axis):
+    """Floats spanning every scale byte, with the SPEC §2.7 contract values."""
+    x = rng.standard_normal(shape).astype(np.float64)
+    # Per-position exponents: whole blocks land in every binade range.
+    exps = np.zeros(shape, dtype=np.int64)
+    for d in range(len(shape)):
+        e = rng.integers(-70, 61, size=shape[d])
+        view = [1] * len(shape)
+        view[d] = shape[d]
+        exps = exps + e.reshape(view)
+    with np.errstate(over="ignore"):
+        x = np.ldexp(x, exps).astype(np.float32)
+    bits = x.view(np.uint32).copy()
+    flat = bits.reshape(-1)
+    n = flat.size
+    specials = [
+        0x7FC00000, 0xFFC00000, 0x7F800000, 0xFF800000,  # NaN, Inf
+        0x80000000, 0x00000001, 0x80000001, 0x00400000,  # -0, subnormals
+        0x7F7FFFFF, 0xFF7FFFFF, 0x43E00000, 0xC3E00000,  # max, ±448
+        0x43F00000, 0x40600001, 0x43FFFFFF, 0x047FFFFF,  # 480, A1 cases
+        0x00800000, 0x3F800001, 0x33D6BF95, 0x7F000000,
+    ]
+    pos = rng.choice(n, size=min(n, 4 * len(specials)), replace=False)
+    for i, p in enumerate(pos):
+        flat[p] = specials[i % len(specials)]
+    # A few whole blocks of one special value (zeros, subnormals, max).
+    moved = np.moveaxis(bits, axis, -1)
+    for value in (0x00000000, 0x80000000, 0x00000001, 0x7F7FFFFF, 0x43E00000):
+        idx = tuple(rng.integers(0, s) for s in moved.shape[:-1])
+        k = rng.integers(0, moved.shape[-1] // 32)
+        moved[idx][32 * k:32 * k + 32] = value
+    if elem == "bf16":
+        b = f32_bits_to_bf16(bits)
+        # bf16 subnormals and max.
+        fb = b.reshape(-1)
+        extra = rng.choice(fb.size, size=min(fb.size, 8), replace=False)
+        for i, p in enumerate(extra):
+            fb[p] = [0x0001, 0x8001, 0x7F7F, 0xFF7F, 0x4060, 0x4400, 0x0080, 0x8000][i]
+        return b
+    return bits.view(np.float32)
+
+
+def quantize_cases():
+    cases = []
+    modes = ["floor", "rceil", "ceil", "even"]
+    for mode in modes:
+        cases.append(dict(name="q1x32_bf16_e4m3_" + mode, kind="quantize",
+                          shape=[96, 256], elem="bf16", f8="f8E4M3FN",
+                          axis=1, mode=mode, layout="row_major"))
+        cases.append(dict(name="q32x1_f32_e4m3_" + mode, kind="quantize",
+                          shape=[128, 96], elem="f32", f8="f8E4M3FN",
+                          axis=0, mode=mode, layout="row_major"))
+    cases += [
+        dict(name="q1x32_f32_e5m2_blocked", kind="quantize", shape=[200, 96],
+             elem="f32", f8="f8E5M2", axis=1, mode="rceil", layout="blocked"),
+        dict(name="q1x32_bf16_rank3", kind="quantize", shape=[3, 40, 128],
+             elem="bf16", f8="f8E4M3FN", axis=2, mode="rceil",
+             layout="row_major"),
+        dict(name="q32x1_bf16_blocked", kind="quantize", shape=[64, 200],
+             elem="bf16", f8="f8E4M3FN", axis=0, mode="rceil",
+             layout="blocked"),
+        dict(name="q32x1_bf16_odd_cols", kind="quantize", shape=[96, 36],
+             elem="bf16", f8="f8E5M2", axis=0, mode="floor",
+             layout="row_major"),
+        dict(name="q_mid_axis_f32", kind="quantize", shape=[2, 64, 3, 16],
+             elem="f32", f8="f8E4M3FN", axis=1, mode="even",
+             layout="row_major"),
+        dict(name="dual_bf16_rceil", kind="dual", shape=[128, 512],
+             elem="bf16", f8="f8E4M3FN", mode="rceil",
+             layouts=["row_major", "row_major"]),
+        dict(name="dual_f32_floor_blocked", kind="dual", shape=[96, 160],
+             elem="f32", f8="f8E4M3FN", mode="floor",
+             layouts=["blocked", "blocked"]),
+        dict(name="dual_bf16_rank3_ceil", kind="dual", shape=[3, 64, 96],
+             elem="bf16", f8="f8E5M2", mode="ceil",
+             layouts=["row_major", "row_major"]),
+        dict(name="dual_bf16_partial_warp", kind="dual", shape=[32, 96],
+             elem="bf16", f8="f8E4M3FN", mode="even",
+             layouts=["row_major", "blocked"]),
+        dict(name="dq1x32_e4m3_bf16", kind="dequantize", shape=[64, 256],
+             f8="f8E4M3FN", out="bf16", axis=1, layout="row_major"),
+        dict(name="dq1x32_e5m2_f32_blocked", kind="dequantize",
+             shape=[130, 64], f8="f8E5M2", out="f32", axis=1,
+             layout="blocked"),
+        dict(name="dq32x1_e4m3_f32", kind="dequantize", shape=[96, 80],
+             f8="f8E4M3FN", out="f32", axis=0, layout="row_major"),
+        dict(name="dq32x1_e4m3_bf16_blocked", kind="dequantize",
+             shape=[64, 136], f8="f8E4M3FN", out="bf16", axis=0,
+             layout="blocked"),
+        dict(name="pad_bf16", kind="pad", tokens=200, cols=256, groups=8,
+             elem="bf16", alignment=32,
+             offs=[10, 10, 70, 135, 135, 199, 200, 200]),
+        dict(name="pad_f32_malformed", kind="pad", tokens=150, cols=24,
+             groups=5, elem="f32", alignment=32, offs=[40, 20, -5, 300, 90]),
+        dict(name="unpad_bf16", kind="unpad", tokens=200, cols=256, groups=8,
+             elem="bf16", alignment=32,
+             offs=[10, 10, 70, 135, 135, 199, 200, 200]),
+        dict(name="unpad_f32_a128", kind="unpad", tokens=300, cols=40,
+             groups=3, elem="f32", alignment=128, offs=[100, 100, 290]),
+        dict(name="chain_quantize_dequantize", kind="chain", shape=[64, 256],
+             elem="bf16", axis=0),
+        dict(name="to_blocked_100x3", kind="to_blocked", shape=[100, 3]),
+        dict(name="to_blocked_per_expert", kind="to_blocked",
+             shape=[2, 130, 5]),
+    ]
+    return cases
+
+
+def blocked_size(rows, cols):
+    return ((rows + 127) // 128) * 128 * ((cols + 3) // 4) * 4
+
+
+def padded_tokens(tokens, groups, alignment):
+    return ((tokens + alignment * groups + alignment - 1) // alignment) * alignment
+
+
+def scale_type(shape, axis, layout):
+    if layout == "blocked":
+        other = shape[1 - axis]
+        return [blocked_size(other, shape[axis] // 32)]
+    s = list(shape)
+    s[axis] //= 32
+    return s
+
+
+def case_module(case, for_cpu):
+    """MLIR text of one case, and the input (shape, elem) and result names."""
+    k = case["kind"]
+    ins, outs, body = [], [], []
+    if k in ("quantize", "dual"):
+        shape, elem, f8, mode = case["shape"], case["elem"], case["f8"], case["mode"]
+        rank = len(shape)
+        ins = [(shape, elem)]
+        casts = ([(case["axis"], case["layout"])] if k == "quantize" else
+                 [(rank - 1, case["layouts"][0]), (rank - 2, case["layouts"][1])])
+        for j, (axis, layout) in enumerate(casts):
+            st = scale_type(shape, axis, layout) if rank == 2 or layout == "row_major" else None
+            outs += [(shape, f8), (st, "f8E8M0FNU")]
+        if k == "dual" and not for_cpu:
+            body.append(
+                "%%r0, %%r1, %%r2, %%r3 = mxfp8train.quantize_dual %%arg0 mode = %s "
+                "rowwise_layout = %s colwise_layout = %s : %s -> %s, %s, %s, %s" % (
+                    mode, casts[0][1], casts[1][1], tensor_type(shape, elem),
+                    *[tensor_type(s, e) for s, e in outs]))
+        else:
+            for j, (axis, layout) in enumerate(casts):
+                body.append(
+                    "%%r%d, %%r%d = mxfp8train.quantize %%arg0 axis = %d mode = %s "
+                    "layout = %s : %s -> %s, %s" % (
+                        2 * j, 2 * j + 1, axis, mode, layout,
+                        tensor_type(shape, elem),
+                        tensor_type(*outs[2 * j]), tensor_type(*outs[2 * j + 1])))
+    elif k == "dequantize":
+        shape, f8, axis, layout = case["shape"], case["f8"], case["axis"], case["layout"]
+        ins = [(shape, f8), (scale_type(shape, axis, layout), "f8E8M0FNU")]
+        outs = [(shape, case["out"])]
+        body.append(
+            "%%r0 = mxfp8train.dequantize %%arg0 [%%arg1] axis = %d layout = %s "
+            ": %s [%s] -> %s" % (axis, layout, tensor_type(*ins[0]),
+                                 tensor_type(*ins[1]), tensor_type(*outs[0])))
+    elif k in ("pad", "unpad"):
+        t, c, g, a, e = (case["tokens"], case["cols"], case["groups"],
+                         case["alignment"], case["elem"])
+        rows = padded_tokens(t, g, a)
+        if k == "pad":
+            ins = [([t, c], e), ([g], "i32")]
+            outs = [([rows, c], e), ([g], "i32")]
+            body.append(
+                "%%r0, %%r1 = mxfp8train.pad_token_groups %%arg0 offs(%%arg1) "
+                "alignment = %d : %s, %s -> %s, %s" % (
+                    a, tensor_type(*ins[0]), tensor_type(*ins[1]),
+                    tensor_type(*outs[0]), tensor_type(*outs[1])))
+        else:
+            ins = [([rows, c], e), ([g], "i32")]
+            outs = [([t, c], e)]
+            body.append(
+                "%%r0 = mxfp8train.unpad_token_groups %%arg0 offs(%%arg1) "
+                "alignment = %d : %s, %s -> %s" % (
+                    a, tensor_type(*ins[0]), tensor_type(*ins[1]),
+                    tensor_type(*outs[0])))
+    elif k == "chain":
+        # quantize -> dequantize: an intermediate device buffer, two launches.
+        shape, elem, axis = case["shape"], case["elem"], case["axis"]
+        st = scale_type(shape, axis, "row_major")
+        ins = [(shape, elem)]
+        outs = [(shape, elem)]
+        body.append(
+            "%%q, %%s = mxfp8train.quantize %%arg0 axis = %d mode = rceil : %s -> %s, %s" % (
+                axis, tensor_type(shape, elem), tensor_type(shape, "f8E4M3FN"),
+                tensor_type(st, "f8E8M0FNU")))
+        body.append(
+            "%%r0 = mxfp8train.dequantize %%q [%%s] axis = %d : %s [%s] -> %s" % (
+                axis, tensor_type(shape, "f8E4M3FN"), tensor_type(st, "f8E8M0FNU"),
+                tensor_type(shape, elem)))
+    elif k == "to_blocked":
+        shape = case["shape"]
+        ins = [(shape, "f8E8M0FNU")]
+        if len(shape) == 2:
+            outs = [([blocked_size(*shape)], "f8E8M0FNU")]
+            layout = "blocked"
+        else:
+            outs = [([shape[0], blocked_size(shape[1], shape[2])], "f8E8M0FNU")]
+            layout = "blocked_per_expert"
+        body.append("%%r0 = mxfp8train.to_blocked %%arg0 layout = %s : %s -> %s" % (
+            layout, tensor_type(*ins[0]), tensor_type(*outs[0])))
+    args = ", ".join("%%arg%d: %s" % (i, tensor_type(*t)) for i, t in enumerate(ins))
+    results = ", ".join(
+        '%s {mxfp8run.name = "r%d"}' % (tensor_type(*t), j) if for_cpu else tensor_type(*t)
+        for j, t in enumerate(outs))
+    text = "func.func @case(%s) -> (%s) {\n" % (args, results)
+    text += "".join("  %s\n" % line for line in body)
+    text += "  return %s : %s\n}\n" % (
+        ", ".join("%%r%d" % j for j in range(len(outs))),
+        ", ".join(tensor_type(*t) for t in outs))
+    return text, ins, outs
+
+
+def make_inputs(case, ins, rng):
+    k = case["kind"]
+    arrays = []
+    if k in ("quantize", "dual", "chain"):
+        axis = case.get("axis", len(case["shape"]) - 1)
+        arrays.append(special_float_input(rng, case["shape"], case["elem"], axis))
+    elif k == "dequantize":
+        data = rng.integers(0, 256, size=ins[0][0], dtype=np.uint8)
+        scales = rng.integers(0, 256, size=ins[1][0], dtype=np.uint8)
+        scales.reshape(-1)[:4] = [0, 254, 255, 127]
+        arrays += [data, scales]
+    elif k in ("pad", "unpad"):
+        shape, elem = ins[0]
+        x = rng.standard_normal(shape).astype(np.float32)
+        arrays.append(f32_bits_to_bf16(x.view(np.uint32)) if elem == "bf16" else x)
+        arrays.append(np.array(case["offs"], dtype=np.int32))
+    elif k == "to_blocked":
+        arrays.append(rng.integers(0, 256, size=ins[0][0], dtype=np.uint8))
+    return arrays
+
+
+# Kernels timed alone: (name, function text). Shapes fill the H200.
+TIMING = [
+    ("quantize_1x32_bf16_rceil", "quantize", [16384, 16384], "bf16", 1),
+    ("quantize_32x1_bf16_rceil", "quantize", [16384, 16384], "bf16", 0),
+    ("quantize_dual_bf16_rceil", "dual", [16384, 16384], "bf16", None),
+    ("quantize_1x32_f32_rceil", "quantize", [8192, 16384], "f32", 1),
+    ("quantize_32x1_f32_rceil", "quantize", [8192, 16384], "f32", 0),
+    ("quantize_1x32_bf16_blocked", "quantize_blocked", [16384, 16384], "bf16", 1),
+    ("dequantize_1x32_bf16", "dequantize", [16384, 16384], "bf16", 1),
+    ("dequantize_32x1_bf16", "dequantize", [16384, 16384], "bf16", 0),
+    ("pad_token_groups_bf16", "pad", [131072, 7168], "bf16", None),
+]
+
+
+def timing_module(kind, shape, elem, axis):
+    if kind in ("quantize", "quantize_blocked"):
+        layout = "blocked" if kind == "quantize_blocked" else "row_major"
+        case = dict(kind="quantize", shape=shape, elem=elem, f8="f8E4M3FN",
+                    axis=axis, mode="rceil", layout=layout)
+    elif kind == "dual":
+        case = dict(kind="dual", shape=shape, elem=elem, f8="f8E4M3FN",
+                    mode="rceil", layouts=["row_major", "row_major"])
+    elif kind == "dequantize":
+        case = dict(kind="dequantize", shape=shape, f8="f8E4M3FN", out=elem,
+                    axis=axis, layout="row_major")
+    else:
+        case = dict(kind="pad", tokens=shape[0], cols=shape[1], groups=8,
+                    elem=elem, alignment=32, offs=[])
+    return case_module(case, for_cpu=False)[0]
+
+
+# ---------------------------------------------------------------------------
+# prepare (here)
+# ---------------------------------------------------------------------------
+
+
+def extract_binary(text):
+    """The bytes of the first `bin = "..."` of a gpu.binary (MLIR prints a
+    backslash as two, and every non-printable byte and quote as \\XX)."""
+    i = text.index('bin = "') + len('bin = "')
+    out = bytearray()
+    while text[i] != '"':
+        if text[i] == "\\" and text[i + 1] == "\\":
+            out.append(ord("\\"))
+            i += 2
+        elif text[i] == "\\":
+            out.append(int(text[i + 1:i + 3], 16))
+            i += 3
+        else:
+            out.append(ord(text[i]))
+            i += 1
+    return bytes(out)
+
+
+def kernel_launches(converted):
+    """(kernel, grid, [memref types]) of every launch in converted IR."""
+    consts = dict(re.findall(r"(%c\w*) = arith.constant (\d+) : index", converted))
+    sigs = {}
+    for name, params in re.findall(r"gpu.func @(\w+)\((.*?)\)(?: workgroup| kernel)", converted):
+        sigs[name] = re.findall(r"memref<([^>]*)>", params)
+    launches = []
+    for name, grid in re.findall(
+            r"gpu.launch_func\s+@mxfp8train_kernels::@(\w+) blocks in \((%c\w*),", converted):
+        launches.append(dict(kernel=name, grid=int(consts[grid]), args=sigs[name]))
+    return launches
+
+
+def run(cmd, **kw):
+    print("+", " ".join(cmd), file=sys.stderr)
+    subprocess.run(cmd, check=True, **kw)
+
+
+def prepare(args):
+    build = os.path.abspath(args.build)
+    out = os.path.abspath(args.out)
+    os.makedirs(out, exist_ok=True)
+    opt = os.path.join(build, "bin", "mxfp8-opt")
+    mrun = os.path.join(build, "bin", "mxfp8-run")
+    env = dict(os.environ, MXFP8_OPT=opt)
+    shutil.copy(os.path.join(build, "lib", "libmxfp8train_runtime.so"), out)
+    rng = np.random.default_rng(args.seed)
+    manifest = dict(chip=args.chip, cases=[], timing=[])
+    for case in quantize_cases():
+        name = case["name"]
+        cdir = os.path.join(out, name)
+        os.makedirs(cdir, exist_ok=True)
+        gpu_text, ins, outs = case_module(case, for_cpu=False)
+        cpu_text, _, _ = case_module(case, for_cpu=True)
+        with open(os.path.join(cdir, "gpu.mlir"), "w") as f:
+            f.write(gpu_text)
+        with open(os.path.join(cdir, "cpu.mlir"), "w") as f:
+            f.write(cpu_text)
+        inputs = make_inputs(case, ins, rng)
+        paths = []
+        for i, a in enumerate(inputs):
+            p = os.path.join(cdir, "in%d.npy" % i)
+            np.save(p, a)
+            paths.append(p)
+        run([mrun, os.path.join(cdir, "cpu.mlir"), "--entry=case",
+             "--output-dir=" + os.path.join(cdir, "ref")] +
+            ["--input=" + p for p in paths], stdout=subprocess.DEVNULL)
+        obj = os.path.join(cdir, "case.o")
+        run(["bash", os.path.join(ROOT, "scripts", "aot-compile.sh"),
+             os.path.join(cdir, "gpu.mlir"), obj, args.chip], env=env)
+        run(["c++", "-shared", "-o", os.path.join(cdir, "libcase.so"), obj])
+        os.remove(obj)
+        manifest["cases"].append(dict(
+            name=name, inputs=[dict(shape=s, elem=e) for s, e in ins],
+            outputs=[dict(shape=s, elem=e) for s, e in outs]))
+    tdir = os.path.join(out, "timing")
+    os.makedirs(tdir, exist_ok=True)
+    for name, kind, shape, elem, axis in TIMING:
+        text = timing_module(kind, shape, elem, axis)
+        src = os.path.join(tdir, name + ".mlir")
+        with open(src, "w") as f:
+            f.write(text)
+        converted = subprocess.run(
+            [opt, src, "--convert-mxfp8train-to-gpu=chip=" + args.chip,
+             "--canonicalize"], check=True, capture_output=True,
+            text=True).stdout
+        lowered = subprocess.run(
+            [opt, src, "--mxfp8train-lower-to-gpu=chip=%s format=bin" % args.chip],
+            check=True, capture_output=True, text=True).stdout
+        with open(os.path.join(tdir, name + ".cubin"), "wb") as f:
+            f.write(extract_binary(lowered))
+        manifest["timing"].append(dict(name=name, launches=kernel_launches(converted)))
+    with open(os.path.join(out, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+    print("prepared %d cases and %d timing kernels in %s" % (
+        len(manifest["cases"]), len(manifest["timing"]), out))
+
+
+# ---------------------------------------------------------------------------
+# run (GPU machine)
+# ---------------------------------------------------------------------------
+
+
+def descriptor_type(rank):
+    fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
+              ("offset", ctypes.c_int64)]
+    if rank:
+        fields += [("sizes", ctypes.c_int64 * rank), ("strides", ctypes.c_int64 * rank)]
+    return type("MemRef%dD" % rank, (ctypes.Structure,), {"_fields_": fields})
+
+
+def make_descriptor(ptr, shape):
+    desc = descriptor_type(len(shape))()
+    desc.allocated = desc.aligned = ptr
+    desc.offset = 0
+    stride = 1
+    for d in reversed(range(len(shape))):
+        desc.sizes[d] = shape[d]
+        desc.strides[d] = stride
+        stride *= shape[d]
+    return desc
+
+
+def run_cases(args, cp):
+    manifest = json.load(open(os.path.join(args.dir, "manifest.json")))
+    ctypes.CDLL(os.path.join(args.dir, "libmxfp8train_runtime.so"), mode=ctypes.RTLD_GLOBAL)
+    failures = 0
+    for case in manifest["cases"]:
+        cdir = os.path.join(args.dir, case["name"])
+        lib = ctypes.CDLL(os.path.join(cdir, "libcase.so"))
+        dev_in = [cp.asarray(np.load(os.path.join(cdir, "in%d.npy" % i)))
+                  for i in range(len(case["inputs"]))]
+        dev_out = []
+        for o in case["outputs"]:
+            a = cp.empty(o["shape"], dtype=NP_OF[o["elem"]])
+            a.view(cp.uint8)[...] = 0xA5  # poison: unwritten bytes show
+            dev_out.append(a)
+        cp.cuda.runtime.deviceSynchronize()
+        descs = [make_descriptor(a.data.ptr, list(a.shape)) for a in dev_in + dev_out]
+        fn = lib._mlir_ciface_case
+        fn.restype = None
+        fn(*[ctypes.byref(d) for d in descs])
+        cp.cuda.runtime.deviceSynchronize()
+        bad = []
+        for j, a in enumerate(dev_out):
+            got = cp.asnumpy(a).view(np.uint8).reshape(-1)
+            ref = np.load(os.path.join(cdir, "ref", "r%d.npy" % j)).view(np.uint8).reshape(-1)
+            if got.shape != ref.shape or not np.array_equal(got, ref):
+                n = int(np.count_nonzero(got != ref)) if got.shape == ref.shape else -1
+                first = int(np.argmax(got != ref)) if n > 0 else -1
+                bad.append("r%d: %d bytes differ (first at byte %d: gpu %s cpu %s)" % (
+                    j, n, first, hex(got[first]) if first >= 0 else "-",
+                    hex(ref[first]) if first >= 0 else "-"))
+        status = "ok" if not bad else "MISMATCH " + "; ".join(bad)
+        failures += bool(bad)
+        print("%-32s %s" % (case["name"], status))
+    return failures
+
+
+def run_timing(args, cp):
+    manifest = json.load(open(os.path.join(args.dir, "manifest.json")))
+    # Ceiling: a large device-to-device copy, bytes read + written.
+    n = 1 << 30
+    src = cp.ones(n // 4, dtype=cp.float32)
+    dst = cp.empty_like(src)
+    copy_ms = median_ms(cp, lambda: dst.__setitem__(Ellipsis, src), 20)
+    copy_bw = 2 * n / copy_ms / 1e6
+    print("\ndevice copy: %.0f GB/s (2 x %d MiB in %.3f ms)" % (copy_bw, n >> 20, copy_ms))
+    print("%-30s %10s %10s %9s %7s" % ("kernel", "MB moved", "time ms", "GB/s", "of copy"))
+    for t in manifest["timing"]:
+        if args.only and t["name"] not in args.only:
+            continue
+        mod = cp.RawModule(path=os.path.join(args.dir, "timing", t["name"] + ".cubin"))
+        total_ms, total_bytes = 0.0, 0
+        for launch in t["launches"]:
+            kern = mod.get_function(launch["kernel"])
+            params, nbytes = [], 0
+            for ty in launch["args"]:
+                parts = ty.split("x")
+                elem = parts[-1].split(",")[0].strip()
+                shape = [int(p) for p in parts[:-1]]
+                dtype = NP_OF.get(elem, np.uint8)
+                if elem == "i32":
+                    # Group ends spread evenly over the tokens (first arg),
+                    # multiples of 32, so that every row is copied.
+                    tokens = int(launch["args"][0].split("x")[0])
+                    g = shape[0]
+                    ends = (np.arange(1, g + 1) * tokens // g) // 32 * 32
+                    ends[-1] = tokens
+                    arr = cp.asarray(ends.astype(np.int32))
+                elif dtype == np.float32:
+                    arr = cp.random.standard_normal(shape, dtype=cp.float32)
+                elif dtype == np.uint16:
+                    x = cp.random.standard_normal(shape, dtype=cp.float32)
+                    arr = (x.view(cp.uint32) >> 16).astype(cp.uint16)
+                else:
+                    arr = cp.random.randint(0, 256, size=shape).astype(dtype)
+                nbytes += arr.nbytes
+                params.append(arr)  # bare-pointer kernel ABI
+            ms = median_ms(cp, lambda: kern((launch["grid"],), (256,), tuple(params)),
+                           args.reps)
+            total_ms += ms
+            total_bytes += nbytes
+        bw = total_bytes / total_ms / 1e6
+        print("%-30s %10.1f %10.3f %9.0f %6.1f%%" % (
+            t["name"], total_bytes / 1e6, total_ms, bw, 100 * bw / copy_bw))
+
+
+def median_ms(cp, fn, reps):
+    for _ in range(3):
+        fn()
+    times = []
+    for _ in range(reps):
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop))
+    return float(np.median(times))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("prepare")
+    p.add_argument("--build", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--chip", default="sm_90a")
+    p.add_argument("--seed", type=int, default=1)
+    r = sub.add_parser("run")
+    r.add_argument("dir")
+    r.add_argument("--no-timing", action="store_true")
+    r.add_argument("--no-cases", action="store_true")
+    r.add_argument("--only", action="append", default=[],
+                   help="time only these timing kernels")
+    r.add_argument("--reps", type=int, default=20)
+    args = parser.parse_args()
+    if args.cmd == "prepare":
+        prepare(args)
+        return 0
+    import cupy as cp
+    failures = 0 if args.no_cases else run_cases(args, cp)
+    if not args.no_timing:
+        run_timing(args, cp)
+    print("\n%d cases, %d mismatches" % (
+        len(json.load(open(os.path.join(args.dir, "manifest.json")))["cases"]), failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,31 @@
+// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu --split-input-file --verify-diagnostics
+// RUN: not mxfp8-opt %s --convert-mxfp8train-to-gpu="chip=sm_80" --split-input-file 2>&1 | FileCheck %s --check-prefix=CHIP
+
+// CHIP: convert-mxfp8train-to-gpu: unsupported chip 'sm_80' (expected sm_90a or sm_100a)
+
+func.func @dynamic(%x: tensor<?x64xbf16>) -> (tensor<?x64xf8E4M3FN>, tensor<?x2xf8E8M0FNU>) {
+  // expected-error @+1 {{'mxfp8train.quantize' has no GPU lowering: it has a dynamic shape}}
+  %q, %s = mxfp8train.quantize %x axis = 1 mode = rceil
+      : tensor<?x64xbf16> -> tensor<?x64xf8E4M3FN>, tensor<?x2xf8E8M0FNU>
+  return %q, %s : tensor<?x64xf8E4M3FN>, tensor<?x2xf8E8M0FNU>
+}
+
+// -----
+
+func.func @grouped_layout(%s: tensor<512x8xf8E8M0FNU>, %offs: tensor<8xi32>) -> tensor<12288xf8E8M0FNU> {
+  // expected-error @+1 {{'mxfp8train.to_blocked' has no GPU lowering for this layout (only blocked and blocked_per_expert)}}
+  %m = mxfp8train.to_blocked %s offs(%offs) layout = blocked_m_groups
+      : tensor<512x8xf8E8M0FNU>, tensor<8xi32> -> tensor<12288xf8E8M0FNU>
+  return %m : tensor<12288xf8E8M0FNU>
+}
+
+// -----
+
+func.func @gemm(%a: tensor<32x64xf8E4M3FN>, %as: tensor<32x2xf8E8M0FNU>,
+                %b: tensor<64x16xf8E4M3FN>, %bs: tensor<2x16xf8E8M0FNU>) -> tensor<32x16xf32> {
+  // expected-error @+1 {{'mxfp8train.scaled_mm' has no GPU lowering (only quantize, quantize_dual, dequantize, pad/unpad_token_groups and to_blocked are lowered)}}
+  %y = mxfp8train.scaled_mm %a [%as], %b [%bs]
+      : tensor<32x64xf8E4M3FN> [tensor<32x2xf8E8M0FNU>],
+        tensor<64x16xf8E4M3FN> [tensor<2x16xf8E8M0FNU>] -> tensor<32x16xf32>
+  return %y : tensor<32x16xf32>
+}

@@ -1,0 +1,51 @@
+// RUN: mxfp8-opt %s --mxfp8train-gpu-device-buffers --split-input-file --verify-diagnostics | FileCheck %s
+
+// Buffers the host function allocates itself are device memory, freed at
+// the end of their block; copies between buffers are device copies.
+
+// CHECK-LABEL: func.func @intermediate(
+// CHECK-SAME:    %[[X:.*]]: memref<64xf32>, %[[OUT:.*]]: memref<64xf32>
+// CHECK:         %[[T:.*]] = gpu.alloc  () : memref<64xf32>
+// CHECK-NOT:     memref.alloc
+// CHECK:         gpu.memcpy  %[[T]], %[[X]] : memref<64xf32>, memref<64xf32>
+// CHECK:         gpu.memcpy  %[[OUT]], %[[T]] : memref<64xf32>, memref<64xf32>
+// CHECK:         gpu.dealloc  %[[T]] : memref<64xf32>
+// CHECK-NEXT:    return
+func.func @intermediate(%x: memref<64xf32>, %out: memref<64xf32>) {
+  %t = memref.alloc() : memref<64xf32>
+  memref.copy %x, %t : memref<64xf32> to memref<64xf32>
+  memref.copy %t, %out : memref<64xf32> to memref<64xf32>
+  return
+}
+
+// -----
+
+// A buffer the function frees itself is freed once, where it says.
+
+// CHECK-LABEL: func.func @freed_by_user(
+// CHECK:         %[[T:.*]] = gpu.alloc  () : memref<2x32xi8>
+// CHECK:         gpu.dealloc  %[[T]] : memref<2x32xi8>
+// CHECK-NOT:     gpu.dealloc
+// CHECK:         return
+func.func @freed_by_user() {
+  %t = memref.alloc() : memref<2x32xi8>
+  memref.dealloc %t : memref<2x32xi8>
+  return
+}
+
+// -----
+
+func.func @host_access(%x: memref<64xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'memref.load' would access device memory from the host; the GPU pipeline lowers only the mxfp8train ops that convert-mxfp8train-to-gpu supports}}
+  %v = memref.load %x[%c0] : memref<64xf32>
+  return %v : f32
+}
+
+// -----
+
+func.func @escapes() -> memref<64xf32> {
+  // expected-error @+1 {{buffer escapes its block; run buffer-results-to-out-params before mxfp8train-gpu-device-buffers}}
+  %t = memref.alloc() : memref<64xf32>
+  return %t : memref<64xf32>
+}
