@@ -1,4 +1,5 @@
-//===- Random.cpp - reproducible normal random numbers -------------*- C++ -*-===//
+//===- Random.cpp - reproducible normal random numbers -------------*- C++
+//-*-===//
 //
 // A ziggurat over SplitMix64, and the chunked (thread-count independent)
 // parallel fill.

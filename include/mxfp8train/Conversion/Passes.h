@@ -1,4 +1,5 @@
-//===- Passes.h - mxfp8train lowering passes -----------------------*- C++ -*-===//
+//===- Passes.h - mxfp8train lowering passes -----------------------*- C++
+//-*-===//
 //
 // Declares the lowering passes and pipelines of the mxfp8train dialect.
 //

@@ -1,4 +1,5 @@
-//===- MXFP8TrainToLinalg.h - CPU reference lowering ---------------*- C++ -*-===//
+//===- MXFP8TrainToLinalg.h - CPU reference lowering ---------------*- C++
+//-*-===//
 //
 // Patterns lowering mxfp8train ops to linalg/arith/tensor.
 //

@@ -1,4 +1,5 @@
-//===- MXFP8TrainOps.cpp - mxfp8train op verifiers -----------------*- C++ -*-===//
+//===- MXFP8TrainOps.cpp - mxfp8train op verifiers -----------------*- C++
+//-*-===//
 //
 // Verifiers of quantize, dequantize, scaled_mm and scaled_grouped_mm: every
 // shape, element type and layout rule of SPEC §2-§4 and §7.
@@ -46,9 +47,9 @@ static LogicalResult verifyBlockedDim(Operation *op, StringRef what,
                                       int64_t axis) {
   int64_t size = dataShape[axis];
   if (ShapedType::isDynamic(size))
-    return op->emitOpError() << "expects the blocked dimension " << axis
-                             << " of " << what
-                             << " to be static, found a dynamic size";
+    return op->emitOpError()
+           << "expects the blocked dimension " << axis << " of " << what
+           << " to be static, found a dynamic size";
   if (size % kBlockSize != 0)
     return op->emitOpError()
            << "expects the blocked dimension " << axis << " of " << what
@@ -79,9 +80,9 @@ static LogicalResult verifyScaleShape(Operation *op, StringRef what,
     return success();
   }
   if (dataShape.size() != 2)
-    return op->emitOpError() << "expects the blocked scale layout of " << what
-                             << " only for rank-2 data, found rank "
-                             << dataShape.size();
+    return op->emitOpError()
+           << "expects the blocked scale layout of " << what
+           << " only for rank-2 data, found rank " << dataShape.size();
   int64_t rows = dataShape[1 - axis];
   if (ShapedType::isDynamic(rows))
     return op->emitOpError() << "expects static data shapes with the blocked "
@@ -109,8 +110,8 @@ static LogicalResult verifyQuantized(Operation *op, RankedTensorType hpType,
   if (rank < 1)
     return op->emitOpError() << "expects a tensor of rank >= 1, found rank 0";
   if (axis < 0 || axis >= rank)
-    return op->emitOpError() << "expects axis in [0, " << rank << "), found "
-                             << axis;
+    return op->emitOpError()
+           << "expects axis in [0, " << rank << "), found " << axis;
   if (!shapesCompatible(dataType.getShape(), hpType.getShape()))
     return op->emitOpError()
            << "expects the data shape to equal the high-precision shape "
@@ -178,17 +179,18 @@ LogicalResult ScaledMmOp::verify() {
                          << ", found rank " << resultType.getRank();
   int64_t r0 = rank - 2, r1 = rank - 1;
   // Stored position of each logical dimension.
-  int64_t lhsM = getTransposeLhs() ? r1 : r0, lhsK = getTransposeLhs() ? r0 : r1;
-  int64_t rhsK = getTransposeRhs() ? r1 : r0, rhsN = getTransposeRhs() ? r0 : r1;
+  int64_t lhsM = getTransposeLhs() ? r1 : r0,
+          lhsK = getTransposeLhs() ? r0 : r1;
+  int64_t rhsK = getTransposeRhs() ? r1 : r0,
+          rhsN = getTransposeRhs() ? r0 : r1;
   ArrayRef<int64_t> ls = lhsType.getShape(), rs = rhsType.getShape();
   if (rank == 3 && !shapesCompatible({ls[0]}, {rs[0]}))
     return emitOpError() << "expects equal batch sizes, found " << ls[0]
                          << " and " << rs[0];
   if (!shapesCompatible({ls[lhsK]}, {rs[rhsK]}))
-    return emitOpError() << "expects the contraction sizes of lhs ("
-                         << ls[lhsK] << ", dimension " << lhsK
-                         << ") and rhs (" << rs[rhsK] << ", dimension " << rhsK
-                         << ") to be equal";
+    return emitOpError() << "expects the contraction sizes of lhs (" << ls[lhsK]
+                         << ", dimension " << lhsK << ") and rhs (" << rs[rhsK]
+                         << ", dimension " << rhsK << ") to be equal";
   if (failed(verifyBlockedDim(*this, "lhs", ls, lhsK)) ||
       failed(verifyBlockedDim(*this, "rhs", rs, rhsK)))
     return failure();
@@ -196,10 +198,10 @@ LogicalResult ScaledMmOp::verify() {
                     getRhsScaleLayout() == ScaleLayout::Blocked))
     return emitOpError() << "expects the blocked scale layout only for rank-2 "
                             "operands";
-  if (failed(verifyScaleShape(*this, "lhs", ls, lhsK,
-                              getLhsScales().getType(), getLhsScaleLayout())) ||
-      failed(verifyScaleShape(*this, "rhs", rs, rhsK,
-                              getRhsScales().getType(), getRhsScaleLayout())))
+  if (failed(verifyScaleShape(*this, "lhs", ls, lhsK, getLhsScales().getType(),
+                              getLhsScaleLayout())) ||
+      failed(verifyScaleShape(*this, "rhs", rs, rhsK, getRhsScales().getType(),
+                              getRhsScaleLayout())))
     return failure();
   SmallVector<int64_t> expected;
   if (rank == 3)
@@ -245,8 +247,8 @@ verifyGroupedShapes(Operation *op, RankedTensorType lhsType,
                     bool transposeRhs) {
   GroupedShapes g;
   if (lhsType.getRank() != 2)
-    return op->emitOpError() << "expects lhs of rank 2, found rank "
-                             << lhsType.getRank();
+    return op->emitOpError()
+           << "expects lhs of rank 2, found rank " << lhsType.getRank();
   if (offsType.getRank() != 1)
     return op->emitOpError()
            << "expects offs to be a 1-D i32 tensor, found rank "
@@ -262,13 +264,12 @@ verifyGroupedShapes(Operation *op, RankedTensorType lhsType,
     g.rhsK = transposeRhs ? 2 : 1;
     int64_t rhsN = transposeRhs ? 1 : 2;
     if (!shapesCompatible({rs[0]}, {g.groups}))
-      return op->emitOpError() << "expects one offs entry per expert ("
-                               << rs[0] << "), found " << g.groups;
+      return op->emitOpError() << "expects one offs entry per expert (" << rs[0]
+                               << "), found " << g.groups;
     if (!shapesCompatible({ls[1]}, {rs[g.rhsK]}))
       return op->emitOpError() << "expects the contraction sizes of lhs ("
                                << ls[1] << ") and rhs (" << rs[g.rhsK]
-                               << ", dimension " << g.rhsK
-                               << ") to be equal";
+                               << ", dimension " << g.rhsK << ") to be equal";
     g.lhsRows = ls[0];
     g.rhsRows = rs[rhsN];
     expected = {ls[0], rs[rhsN]};
@@ -279,8 +280,8 @@ verifyGroupedShapes(Operation *op, RankedTensorType lhsType,
     g.rhsK = transposeRhs ? 1 : 0;
     if (!shapesCompatible({ls[g.lhsK]}, {rs[g.rhsK]}))
       return op->emitOpError()
-             << "expects the token (contraction) sizes of lhs ("
-             << ls[g.lhsK] << ") and rhs (" << rs[g.rhsK] << ") to be equal";
+             << "expects the token (contraction) sizes of lhs (" << ls[g.lhsK]
+             << ") and rhs (" << rs[g.rhsK] << ") to be equal";
     g.lhsRows = ls[1 - g.lhsK];
     g.rhsRows = rs[1 - g.rhsK];
     expected = {g.groups, g.lhsRows, g.rhsRows};
@@ -290,9 +291,9 @@ verifyGroupedShapes(Operation *op, RankedTensorType lhsType,
            << rhsType.getRank();
   }
   if (!shapesCompatible(resultType.getShape(), expected))
-    return op->emitOpError() << "expects a result of shape "
-                             << formatShape(expected) << ", found "
-                             << formatShape(resultType.getShape());
+    return op->emitOpError()
+           << "expects a result of shape " << formatShape(expected)
+           << ", found " << formatShape(resultType.getShape());
   return g;
 }
 
@@ -304,13 +305,11 @@ LogicalResult GroupedMmOp::verify() {
 
 /// Checks one scale operand of scaled_grouped_mm: row-major, or the grouped
 /// blocked layout `grouped` of SPEC §4.2.
-static LogicalResult verifyGroupedScales(Operation *op, StringRef what,
-                                         ArrayRef<int64_t> dataShape,
-                                         int64_t axis, int64_t rows,
-                                         int64_t groups,
-                                         RankedTensorType scalesType,
-                                         ScaleLayout layout,
-                                         ScaleLayout grouped) {
+static LogicalResult
+verifyGroupedScales(Operation *op, StringRef what, ArrayRef<int64_t> dataShape,
+                    int64_t axis, int64_t rows, int64_t groups,
+                    RankedTensorType scalesType, ScaleLayout layout,
+                    ScaleLayout grouped) {
   if (layout == ScaleLayout::RowMajor)
     return verifyScaleShape(op, what, dataShape, axis, scalesType, layout);
   if (layout != grouped)
@@ -320,9 +319,9 @@ static LogicalResult verifyGroupedScales(Operation *op, StringRef what,
            << stringifyScaleLayout(layout);
   int64_t cols = dataShape[axis] / kBlockSize;
   if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(groups))
-    return op->emitOpError() << "expects static shapes with the "
-                             << stringifyScaleLayout(layout)
-                             << " scale layout of " << what;
+    return op->emitOpError()
+           << "expects static shapes with the " << stringifyScaleLayout(layout)
+           << " scale layout of " << what;
   SmallVector<int64_t> expected;
   if (grouped == ScaleLayout::BlockedMGroups)
     expected = {getBlockedMGroupsScaleSize(rows, cols, groups)};
@@ -351,8 +350,8 @@ LogicalResult ScaledGroupedMmOp::verify() {
     return failure();
   ScaleLayout lhsGrouped =
       g->twoDTwoD ? ScaleLayout::BlockedKGroups : ScaleLayout::BlockedMGroups;
-  ScaleLayout rhsGrouped = g->twoDTwoD ? ScaleLayout::BlockedKGroups
-                                       : ScaleLayout::BlockedPerExpert;
+  ScaleLayout rhsGrouped =
+      g->twoDTwoD ? ScaleLayout::BlockedKGroups : ScaleLayout::BlockedPerExpert;
   if (failed(verifyGroupedScales(*this, "lhs", ls, g->lhsK, g->lhsRows,
                                  g->groups, getLhsScales().getType(),
                                  getLhsScaleLayout(), lhsGrouped)) ||
@@ -374,8 +373,8 @@ static LogicalResult verifyPadding(Operation *op, RankedTensorType unpadded,
                                    RankedTensorType offsType,
                                    int64_t alignment) {
   if (alignment != 32 && alignment != 128)
-    return op->emitOpError() << "expects alignment 32 or 128, found "
-                             << alignment;
+    return op->emitOpError()
+           << "expects alignment 32 or 128, found " << alignment;
   if (unpadded.getRank() != 2 || padded.getRank() != 2)
     return op->emitOpError() << "expects 2-D (tokens x features) tensors";
   if (offsType.getRank() != 1)
@@ -386,10 +385,10 @@ static LogicalResult verifyPadding(Operation *op, RankedTensorType unpadded,
     return op->emitOpError() << "expects the padded and unpadded tensors to "
                                 "have the same element type";
   if (!shapesCompatible({unpadded.getDimSize(1)}, {padded.getDimSize(1)}))
-    return op->emitOpError() << "expects the padded and unpadded tensors to "
-                                "have the same number of columns, found "
-                             << unpadded.getDimSize(1) << " and "
-                             << padded.getDimSize(1);
+    return op->emitOpError()
+           << "expects the padded and unpadded tensors to "
+              "have the same number of columns, found "
+           << unpadded.getDimSize(1) << " and " << padded.getDimSize(1);
   int64_t tokens = unpadded.getDimSize(0), groups = offsType.getDimSize(0);
   if (ShapedType::isDynamic(tokens) || ShapedType::isDynamic(groups) ||
       padded.isDynamicDim(0))
@@ -434,8 +433,8 @@ LogicalResult ToBlockedOp::verify() {
                          << stringifyScaleLayout(layout) << " layout";
   int64_t wantRank = layout == ScaleLayout::BlockedPerExpert ? 3 : 2;
   if (in.getRank() != wantRank)
-    return emitOpError() << "expects scales of rank " << wantRank
-                         << " for the " << stringifyScaleLayout(layout)
+    return emitOpError() << "expects scales of rank " << wantRank << " for the "
+                         << stringifyScaleLayout(layout)
                          << " layout, found rank " << in.getRank();
   if (!in.hasStaticShape())
     return emitOpError() << "expects statically shaped scales";
