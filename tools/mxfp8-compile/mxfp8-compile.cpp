@@ -15,6 +15,7 @@
 #include "mxfp8train/InitAll.h"
 #include "mxfp8train/Pipelines/Pipelines.h"
 #include "mxfp8train/Support/Manifest.h"
+#include "mxfp8train/Tools/ModuleSource.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/AsmParser/AsmParserState.h"
@@ -187,26 +188,6 @@ static std::string formatType(Type type) {
   return text;
 }
 
-/// Strips an explicit `builtin.module(...)` anchor from a pipeline text.
-static StringRef stripModuleAnchor(StringRef text) {
-  StringRef trimmed = text.trim();
-  if (trimmed.consume_front("builtin.module(") && trimmed.consume_back(")"))
-    return trimmed;
-  return text;
-}
-
-/// The identifier text at the start of an SSA definition (`%x` -> `x`).
-static std::string getSSAName(llvm::SMRange range) {
-  const char *p = range.Start.getPointer();
-  if (!p || *p != '%')
-    return "";
-  ++p;
-  std::string name;
-  while (llvm::isAlnum(*p) || *p == '_' || *p == '$' || *p == '.' || *p == '-')
-    name.push_back(*p++);
-  return name;
-}
-
 /// The element kind of an MLIR element type, if the host side supports it.
 static std::optional<ElementKind> getElementKind(Type t) {
   if (t.isBF16())
@@ -232,33 +213,15 @@ static std::optional<ElementKind> getElementKind(Type t) {
 // Parsing and signatures
 //===----------------------------------------------------------------------===//
 
-/// Parses the input keeping the parser state (for SSA names); the same rule
-/// as mlir::parseSourceFile<ModuleOp> for wrapping top-level ops.
+/// Parses the input file keeping the parser state (for SSA names).
 static OwningOpRef<ModuleOp> parseModule(llvm::SourceMgr &sourceMgr,
                                          MLIRContext *context,
                                          AsmParserState &asmState) {
   std::string errorMessage;
-  std::unique_ptr<llvm::MemoryBuffer> file =
-      openInputFile(inputFilename, &errorMessage);
-  if (!file) {
+  OwningOpRef<ModuleOp> module = parseModuleFile(
+      inputFilename, sourceMgr, context, asmState, errorMessage);
+  if (!module && !errorMessage.empty())
     (void)fail(errorMessage);
-    return nullptr;
-  }
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  Block block;
-  ParserConfig config(context);
-  if (failed(parseAsmSourceFile(sourceMgr, &block, config, &asmState)))
-    return nullptr;
-  if (llvm::hasSingleElement(block))
-    if (auto module = dyn_cast<ModuleOp>(&block.front())) {
-      module->remove();
-      return module;
-    }
-  auto fileLoc = FileLineColLoc::get(
-      context, sourceMgr.getMemoryBuffer(1)->getBufferIdentifier(), 0, 0);
-  OwningOpRef<ModuleOp> module(ModuleOp::create(fileLoc));
-  module->getBody()->getOperations().splice(module->getBody()->begin(),
-                                            block.getOperations());
   return module;
 }
 

@@ -17,6 +17,7 @@
 #include "mxfp8train/ExecutionEngine/CPURunner.h"
 #include "mxfp8train/InitAll.h"
 #include "mxfp8train/Support/Float.h"
+#include "mxfp8train/Tools/ModuleSource.h"
 #include "mxfp8train/Support/Npy.h"
 #include "mxfp8train/Support/Random.h"
 #include "mxfp8train/Support/Sqnr.h"
@@ -253,18 +254,6 @@ static std::string sanitizeFileName(StringRef name) {
   return out;
 }
 
-/// The identifier text at the start of an SSA definition (`%x` -> `x`).
-static std::string getSSAName(llvm::SMRange range) {
-  const char *p = range.Start.getPointer();
-  if (!p || *p != '%')
-    return "";
-  ++p;
-  std::string name;
-  while (llvm::isAlnum(*p) || *p == '_' || *p == '$' || *p == '.' || *p == '-')
-    name.push_back(*p++);
-  return name;
-}
-
 //===----------------------------------------------------------------------===//
 // Loading the module
 //===----------------------------------------------------------------------===//
@@ -290,29 +279,10 @@ static OwningOpRef<ModuleOp> parseModule(llvm::SourceMgr &sourceMgr,
                                          MLIRContext *context,
                                          AsmParserState &asmState) {
   std::string errorMessage;
-  std::unique_ptr<llvm::MemoryBuffer> file =
-      openInputFile(inputFilename, &errorMessage);
-  if (!file) {
+  OwningOpRef<ModuleOp> module = parseModuleFile(
+      inputFilename, sourceMgr, context, asmState, errorMessage);
+  if (!module && !errorMessage.empty())
     (void)fail(errorMessage);
-    return nullptr;
-  }
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  Block block;
-  ParserConfig config(context);
-  if (failed(parseAsmSourceFile(sourceMgr, &block, config, &asmState)))
-    return nullptr;
-  // Same rule as mlir::parseSourceFile<ModuleOp>: a single top-level module
-  // is the module, anything else is wrapped into one.
-  if (llvm::hasSingleElement(block))
-    if (auto module = dyn_cast<ModuleOp>(&block.front())) {
-      module->remove();
-      return module;
-    }
-  auto fileLoc = FileLineColLoc::get(
-      context, sourceMgr.getMemoryBuffer(1)->getBufferIdentifier(), 0, 0);
-  OwningOpRef<ModuleOp> module(ModuleOp::create(fileLoc));
-  module->getBody()->getOperations().splice(module->getBody()->begin(),
-                                            block.getOperations());
   return module;
 }
 
@@ -739,14 +709,6 @@ static std::string getOutputPath(StringRef stem, StringRef suffix) {
 //===----------------------------------------------------------------------===//
 // Modules
 //===----------------------------------------------------------------------===//
-
-/// Strips an explicit `builtin.module(...)` anchor from a pipeline text.
-static StringRef stripModuleAnchor(StringRef text) {
-  StringRef trimmed = text.trim();
-  if (trimmed.consume_front("builtin.module(") && trimmed.consume_back(")"))
-    return trimmed;
-  return text;
-}
 
 /// Runs `pm` on `module`, collecting remarks into `remarks` (as
 /// "location: message"); other diagnostics go to the default handler.
