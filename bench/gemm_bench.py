@@ -1,0 +1,540 @@
+#!/usr/bin/env python3
+# ===- gemm_bench.py - MX GEMM kernels: device checks and benchmark --------=== #
+#
+# Checks the sm_90a scaled_mm / scaled_grouped_mm kernels of
+# convert-mxfp8train-to-gpu on an H200 against a float64 reference of the
+# dequantized operands (torch on the GPU), and times them against cuBLAS
+# bf16 (torch.matmul), dequantize + cuBLAS, and torch._grouped_mm. Two steps:
+#
+#   here (MLIR build, no GPU):
+#     bench/gemm_bench.py prepare --build BUILD_DIR --out DIR
+#   writes one MLIR function per case, compiles it with
+#   scripts/aot-compile.sh into a host object (host code + cubin), and the
+#   timing kernels' cubins with their launch shapes (manifest.json).
+#
+#   on the GPU machine (torch, CuPy; runtime built there from runtime/):
+#     bench/gemm_bench.py run DIR --runtime-lib DIR/librt
+#   links each object into a shared library (g++), calls _mlir_ciface_case
+#   on random device data (outputs poisoned first), compares with the
+#   float64 reference (SQNR >= 80 dB, NaN exactly where a 0xFF scale
+#   reaches), runs each case twice (bitwise identical), then times the
+#   timing kernels alone (CUDA events, warm-up, median).
+#
+# Exit status of `run`: 0 when every case passes.
+#
+# ===----------------------------------------------------------------------=== #
+
+import argparse
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def gpu_check():
+    spec = importlib.util.spec_from_file_location(
+        "gpu_check", os.path.join(ROOT, "scripts", "gpu-check.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def tt(shape, elem):
+    return "tensor<%s>" % "x".join([str(d) for d in shape] + [elem])
+
+
+# ---------------------------------------------------------------------------
+# Cases
+# ---------------------------------------------------------------------------
+
+F8 = "f8E4M3FN"
+SC = "f8E8M0FNU"
+
+
+def blocked_size(rows, cols):
+    return ((rows + 127) // 128) * 128 * ((cols + 3) // 4) * 4
+
+
+def mm_case(name, m, k, n, tl=False, tr=True, out="bf16", bias=None,
+            batch=None, lhs_blocked=False, rhs_blocked=False, special=False):
+    lead = [batch] if batch else []
+    a = lead + ([k, m] if tl else [m, k])
+    a_s = lead + ([k // 32, m] if tl else [m, k // 32])
+    b = lead + ([n, k] if tr else [k, n])
+    b_s = lead + ([n, k // 32] if tr else [k // 32, n])
+    if lhs_blocked:
+        a_s = [blocked_size(m, k // 32)]
+    if rhs_blocked:
+        b_s = [blocked_size(n, k // 32)]
+    res = lead + [m, n]
+    ins = [(a, F8), (a_s, SC), (b, F8), (b_s, SC)]
+    if bias:
+        ins.append(([n], bias))
+    attrs = ""
+    if bias:
+        attrs += " bias(%arg4)"
+    if tl:
+        attrs += " transpose_lhs"
+    if tr:
+        attrs += " transpose_rhs"
+    if lhs_blocked:
+        attrs += " lhs_layout = blocked"
+    if rhs_blocked:
+        attrs += " rhs_layout = blocked"
+    types = "%s [%s], %s [%s]" % (tt(a, F8), tt(a_s, SC), tt(b, F8), tt(b_s, SC))
+    if bias:
+        types += ", " + tt([n], bias)
+    body = "%%r = mxfp8train.scaled_mm %%arg0 [%%arg1], %%arg2 [%%arg3]%s : %s -> %s" % (
+        attrs, types, tt(res, out))
+    return dict(name=name, kind="mm", m=m, k=k, n=n, tl=tl, tr=tr, out=out,
+                bias=bias, batch=batch, lhs_blocked=lhs_blocked,
+                rhs_blocked=rhs_blocked, special=special, ins=ins,
+                result=(res, out), body=body)
+
+
+def gmm_case(name, kind, m, k, n, e, offs, tl=False, tr=True, out="bf16"):
+    if kind == "2d3d":
+        a = [k, m] if tl else [m, k]
+        a_s = [k // 32, m] if tl else [m, k // 32]
+        b = [e, n, k] if tr else [e, k, n]
+        b_s = [e, n, k // 32] if tr else [e, k // 32, n]
+        res = [m, n]
+    else:
+        # wgrad: lhs logically (N, M) (tl: stored (M, N)), rhs logically
+        # (M, K) (tr: stored (K, M)); contraction over the M tokens.
+        a = [m, n] if tl else [n, m]
+        a_s = [m // 32, n] if tl else [n, m // 32]
+        b = [k, m] if tr else [m, k]
+        b_s = [k, m // 32] if tr else [m // 32, k]
+        res = [e, n, k]
+    ins = [(a, F8), (a_s, SC), (b, F8), (b_s, SC), ([e], "i32")]
+    attrs = (" transpose_lhs" if tl else "") + (" transpose_rhs" if tr else "")
+    body = ("%%r = mxfp8train.scaled_grouped_mm %%arg0 [%%arg1], %%arg2 [%%arg3] "
+            "offs(%%arg4)%s : %s [%s], %s [%s], %s -> %s" % (
+                attrs, tt(a, F8), tt(a_s, SC), tt(b, F8), tt(b_s, SC),
+                tt([e], "i32"), tt(res, out)))
+    return dict(name=name, kind=kind, m=m, k=k, n=n, e=e, offs=offs, tl=tl,
+                tr=tr, out=out, ins=ins, result=(res, out), body=body)
+
+
+def check_cases():
+    cases = []
+    # SPEC §8 test_matrix_multiplication shapes (M, K, N), forward layout.
+    for (m, k, n) in [(128, 128, 128), (256, 256, 256), (384, 384, 384),
+                      (512, 512, 512), (768, 768, 768), (1024, 1024, 1024),
+                      (8192, 8192, 8192), (128, 256, 384), (256, 384, 512),
+                      (129, 256, 384), (133, 512, 528)]:
+        cases.append(mm_case("mm_%dx%dx%d" % (m, k, n), m, k, n))
+    # Every operand layout, bias, f32 out, on awkward shapes.
+    for (m, k, n) in [(256, 384, 512), (129, 256, 384), (133, 512, 528)]:
+        for tl in (False, True):
+            for tr in (False, True):
+                cases.append(mm_case(
+                    "mm_%dx%dx%d_%s%s_f32_bias" % (m, k, n, "T" if tl else "N",
+                                                   "T" if tr else "N"),
+                    m, k, n, tl=tl, tr=tr, out="f32", bias="bf16"))
+    cases.append(mm_case("mm_200x320x136_f32bias_bf16out", 200, 320, 136,
+                         bias="f32"))
+    cases.append(mm_case("mm_blocked_256x384x512", 256, 384, 512,
+                         lhs_blocked=True, rhs_blocked=True))
+    cases.append(mm_case("mm_blocked_133x512x528", 133, 512, 528,
+                         lhs_blocked=True, rhs_blocked=True, tr=False))
+    cases.append(mm_case("mm_batched_3x129x256x200", 129, 256, 200, batch=3))
+    cases.append(mm_case("mm_special_256x512x384", 256, 512, 384,
+                         special=True, out="f32"))
+    # Grouped 2d-3d: empty groups, sizes multiples of 32 but not of 128.
+    offs8 = [96, 96, 320, 352, 352, 608, 800, 960]
+    cases.append(gmm_case("gmm2d3d_1024x512x384_e8", "2d3d", 1024, 512, 384,
+                          8, offs8))
+    cases.append(gmm_case("gmm2d3d_1024x512x384_e8_Bkn", "2d3d", 1024, 512,
+                          384, 8, offs8, tr=False, out="f32"))
+    # 2d-2d wgrad: per group dW (N, K) over its tokens; empty groups -> 0.
+    offs4 = [160, 160, 544, 992]
+    cases.append(gmm_case("gmm2d2d_1024tok_n256_k384_e4", "2d2d", 1024, 384,
+                          256, 4, offs4, tl=False, tr=True))
+    cases.append(gmm_case("gmm2d2d_1024tok_n256_k384_e4_TN", "2d2d", 1024,
+                          384, 256, 4, offs4, tl=True, tr=False, out="f32"))
+    return cases
+
+
+def timing_cases():
+    t = []
+    for (m, k, n) in [(16384, 4096, 14336), (16384, 14336, 4096),
+                      (16384, 4096, 4096), (8192, 8192, 8192)]:
+        t.append(mm_case("t_mm_%dx%dx%d" % (m, k, n), m, k, n))
+    offs = [2048 * (i + 1) for i in range(8)]
+    t.append(gmm_case("t_gmm2d3d_16384_k7168_n2048", "2d3d", 16384, 7168,
+                      2048, 8, offs))
+    t.append(gmm_case("t_gmm2d3d_16384_k2048_n7168", "2d3d", 16384, 2048,
+                      7168, 8, offs))
+    t.append(gmm_case("t_gmm2d2d_16384_n2048_k7168", "2d2d", 16384, 7168,
+                      2048, 8, offs, tl=False, tr=True))
+    return t
+
+
+def module_text(case):
+    args = ", ".join("%%arg%d: %s" % (i, tt(*x)) for i, x in enumerate(case["ins"]))
+    res = tt(*case["result"])
+    return "func.func @case(%s) -> %s {\n  %s\n  return %%r : %s\n}\n" % (
+        args, res, case["body"], res)
+
+
+# ---------------------------------------------------------------------------
+# prepare (here)
+# ---------------------------------------------------------------------------
+
+
+def run(cmd, **kw):
+    print("+", " ".join(cmd), file=sys.stderr)
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def prepare(args):
+    gc = gpu_check()
+    build = os.path.abspath(args.build)
+    out = os.path.abspath(args.out)
+    os.makedirs(out, exist_ok=True)
+    opt = os.path.join(build, "bin", "mxfp8-opt")
+    env = dict(os.environ, MXFP8_OPT=opt)
+    manifest = dict(cases=[], timing=[])
+    for case in check_cases():
+        src = os.path.join(out, case["name"] + ".mlir")
+        with open(src, "w") as f:
+            f.write(module_text(case))
+        run(["bash", os.path.join(ROOT, "scripts", "aot-compile.sh"), src,
+             os.path.join(out, case["name"] + ".o"), "sm_90a"], env=env)
+        manifest["cases"].append({k: v for k, v in case.items() if k != "body"})
+    for case in timing_cases():
+        src = os.path.join(out, case["name"] + ".mlir")
+        with open(src, "w") as f:
+            f.write(module_text(case))
+        conv = run([opt, src, "--convert-mxfp8train-to-gpu=chip=sm_90a",
+                    "--canonicalize"], capture_output=True, text=True).stdout
+        low = run([opt, src, "--mxfp8train-lower-to-gpu=chip=sm_90a format=bin"],
+                  capture_output=True, text=True).stdout
+        with open(os.path.join(out, case["name"] + ".cubin"), "wb") as f:
+            f.write(gc.extract_binary(low))
+        consts = dict(re.findall(r"(%c\w*) = arith.constant (\d+) : (?:index|i32)", conv))
+        mt = re.search(r"gpu.launch_func\s+@mxfp8train_kernels::@(\w+) blocks in "
+                       r"\((%c\w*),.*dynamic_shared_memory_size (%c\w*)", conv)
+        entry = {k: v for k, v in case.items() if k != "body"}
+        entry.update(kernel=mt.group(1), grid=int(consts[mt.group(2)]),
+                     smem=int(consts[mt.group(3)]))
+        manifest["timing"].append(entry)
+    with open(os.path.join(out, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+    print("prepared %d cases, %d timing kernels in %s" % (
+        len(manifest["cases"]), len(manifest["timing"]), out))
+
+
+# ---------------------------------------------------------------------------
+# run (GPU machine)
+# ---------------------------------------------------------------------------
+
+
+def scale_values(torch, s):
+    """e8m0 bytes -> float64 2^(s-127), NaN for 255."""
+    v = torch.pow(torch.tensor(2.0, dtype=torch.float64, device=s.device),
+                  s.to(torch.float64) - 127)
+    return torch.where(s == 255, torch.full_like(v, float("nan")), v)
+
+
+def unblock(torch, blocked, rows, cols):
+    """SPEC §4.1 blocked layout -> (rows, cols) row-major."""
+    r = torch.arange(rows, device=blocked.device).view(-1, 1)
+    c = torch.arange(cols, device=blocked.device).view(1, -1)
+    col_tiles = (cols + 3) // 4
+    off = ((r // 128) * col_tiles + c // 4) * 512 + (r % 32) * 16 + (r % 128 // 32) * 4 + c % 4
+    return blocked[off]
+
+
+def deq(torch, q, s, kdim):
+    """Dequantizes fp8 bytes q with scales s (same orientation, K / 32 along
+    kdim) to float64."""
+    x = q.view(torch.float8_e4m3fn).to(torch.float64)
+    sv = scale_values(torch, s)
+    return x * torch.repeat_interleave(sv, 32, dim=kdim)
+
+
+def make_operands(torch, case, gen):
+    dev = "cuda"
+    ins = []
+    for shape, elem in case["ins"]:
+        if elem == F8:
+            # torch.rand-like magnitudes (SPEC §8 uses torch.rand), random
+            # signs, every fp8 byte except NaN.
+            b = torch.randint(0, 256, shape, dtype=torch.uint8, device=dev, generator=gen)
+            b = torch.where((b & 0x7F) == 0x7F, b ^ 0x01, b)
+            ins.append(b)
+        elif elem == SC:
+            ins.append(torch.randint(120, 134, shape, dtype=torch.uint8, device=dev, generator=gen))
+        elif elem == "i32":
+            ins.append(torch.tensor(case["offs"], dtype=torch.int32, device=dev))
+        elif elem == "bf16":
+            ins.append(torch.randn(shape, device=dev, generator=gen).to(torch.bfloat16))
+        else:
+            ins.append(torch.randn(shape, device=dev, generator=gen))
+    if case.get("special"):
+        # K-block 0: A scale 0x00, B scale 0xFE; K-block 1: A 0xFE, B 0x00
+        # (exact products 2^0 * q_a * q_b only with rebalancing); a few 0xFF.
+        a_s, b_s = ins[1], ins[3]
+        a_s[:, 0] = 0x00
+        b_s[:, 0] = 0xFE
+        a_s[:, 1] = 0xFE
+        b_s[:, 1] = 0x00
+        a_s[5, 3] = 0xFF
+        a_s[77, 7] = 0xFF
+        b_s[11, 2] = 0xFF
+        b_s[300, 15] = 0xFF
+    return ins
+
+
+def reference(torch, case, ins):
+    """float64 reference and the NaN mask."""
+    k = case["k"]
+    if case["kind"] == "mm":
+        a, a_s, b, b_s = ins[:4]
+        m, n = case["m"], case["n"]
+        if case["lhs_blocked"]:
+            a_s = unblock(torch, a_s, m, k // 32)
+        if case["rhs_blocked"]:
+            rows = case["n"]
+            bs = unblock(torch, b_s, rows, k // 32)
+            b_s = bs if case["tr"] else bs.transpose(-1, -2)
+        tl, tr = case["tl"], case["tr"]
+        A = deq(torch, a, a_s, -2 if tl else -1)
+        B = deq(torch, b, b_s, -1 if tr else -2)
+        if tl:
+            A = A.transpose(-1, -2)
+        if tr:
+            B = B.transpose(-1, -2)
+        ref = A @ B
+        if case["bias"]:
+            ref = ref + ins[4].to(torch.float64)
+        return ref
+    a, a_s, b, b_s, offs = ins[:5]
+    tl, tr = case["tl"], case["tr"]
+    ends = [max(0, o) for o in case["offs"]]
+    if case["kind"] == "2d3d":
+        A = deq(torch, a, a_s, -2 if tl else -1)
+        if tl:
+            A = A.transpose(0, 1)
+        B = deq(torch, b, b_s, -1 if tr else -2)
+        if tr:
+            B = B.transpose(-1, -2)
+        ref = torch.zeros(case["m"], case["n"], dtype=torch.float64, device="cuda")
+        start = 0
+        for g, e in enumerate(ends):
+            e = min(max(e, start), case["m"])
+            if e > start:
+                ref[start:e] = A[start:e] @ B[g]
+            start = e
+        return ref
+    # 2d-2d: A logical (N, M), B logical (M, K).
+    A = deq(torch, a, a_s, 0 if tl else 1)
+    if tl:
+        A = A.transpose(0, 1)
+    B = deq(torch, b, b_s, 1 if tr else 0)
+    if tr:
+        B = B.transpose(0, 1)
+    ref = torch.zeros(case["e"], case["n"], case["k"], dtype=torch.float64, device="cuda")
+    start = 0
+    for g, e in enumerate(ends):
+        e = min(max(e, start), case["m"])
+        if e > start:
+            ref[g] = A[:, start:e] @ B[start:e]
+        start = e
+    return ref
+
+
+def sqnr(torch, ref, got):
+    ok = ~torch.isnan(ref)
+    r = ref[ok]
+    d = r - got.to(torch.float64)[ok]
+    nd = torch.linalg.norm(d).item()
+    nr = torch.linalg.norm(r).item()
+    if nd == 0:
+        return float("inf")
+    import math
+    return 20 * math.log10(nr / nd)
+
+
+def link(obj, rtlib, outdir):
+    so = os.path.join(outdir, os.path.basename(obj)[:-2] + ".so")
+    subprocess.run(["g++", "-shared", "-o", so, obj, "-Wl,-Bsymbolic",
+                    "-L" + rtlib, "-lmxfp8train_runtime", "-Wl,-rpath," + rtlib],
+                   check=True)
+    return so
+
+
+def run_cases(args, torch, gc, manifest):
+    import ctypes
+    ctypes.CDLL(os.path.join(args.runtime_lib, "libmxfp8train_runtime.so"),
+                mode=ctypes.RTLD_GLOBAL)
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(1)
+    libdir = "/tmp/gemm-libs"
+    os.makedirs(libdir, exist_ok=True)
+    failures = 0
+    dt = {"bf16": torch.bfloat16, "f32": torch.float32}
+    for case in manifest["cases"]:
+        name = case["name"]
+        try:
+            so = link(os.path.join(args.dir, name + ".o"), args.runtime_lib, libdir)
+            lib = ctypes.CDLL(so)
+            ins = make_operands(torch, case, gen)
+            shape, elem = case["result"]
+            outs = []
+            for rep in range(2):
+                o = torch.empty(shape, dtype=dt[elem], device="cuda")
+                o.view(torch.uint8).fill_(0xA5)
+                torch.cuda.synchronize()
+                descs = [gc.make_descriptor(t.data_ptr(), list(t.shape)) for t in ins + [o]]
+                fn = lib._mlir_ciface_case
+                fn.restype = None
+                fn(*[ctypes.byref(d) for d in descs])
+                torch.cuda.synchronize()
+                outs.append(o)
+            ref = reference(torch, case, ins)
+            got = outs[0]
+            same = torch.equal(outs[0].view(torch.uint8), outs[1].view(torch.uint8))
+            nan_ok = torch.equal(torch.isnan(ref), torch.isnan(got.to(torch.float64)))
+            db = sqnr(torch, ref, got)
+            nnan = int(torch.isnan(ref).sum().item())
+            ok = same and nan_ok and db >= 80.0
+            failures += not ok
+            print("%-40s sqnr %7.2f dB  nan %s (%d)  repeat %s  %s" % (
+                name, db, "ok" if nan_ok else "WRONG", nnan,
+                "identical" if same else "DIFFERS", "ok" if ok else "FAIL"), flush=True)
+        except Exception as ex:  # keep going: report every case
+            failures += 1
+            print("%-40s ERROR %s" % (name, ex), flush=True)
+    return failures
+
+
+def median_ms(torch, fn, reps, warmup=5):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        times.append(s.elapsed_time(e))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def run_timing(args, torch, manifest):
+    import cupy as cp
+    results = []
+    for t in manifest["timing"]:
+        if args.only and t["name"] not in args.only:
+            continue
+        name = t["name"]
+        mod = cp.RawModule(path=os.path.join(args.dir, name + ".cubin"))
+        kern = mod.get_function(t["kernel"])
+        kern.max_dynamic_shared_size_bytes = t["smem"]
+        ins = []
+        for shape, elem in t["ins"]:
+            if elem == F8:
+                x = torch.randint(0, 126, shape, dtype=torch.uint8, device="cuda")
+            elif elem == SC:
+                x = torch.randint(120, 134, shape, dtype=torch.uint8, device="cuda")
+            else:
+                x = torch.tensor(t["offs"], dtype=torch.int32, device="cuda")
+            ins.append(x)
+        shape, elem = t["result"]
+        out = torch.empty(shape, dtype=torch.bfloat16, device="cuda")
+        params = [cp.asarray(x) for x in ins + [out]]
+        fn = lambda: kern((t["grid"],), (256,), tuple(params), shared_mem=t["smem"])
+        ms = median_ms(torch, fn, args.reps)
+        m, k, n = t["m"], t["k"], t["n"]
+        flops = 2.0 * m * k * n
+        line = dict(name=name, ms=ms, tflops=flops / ms / 1e9)
+        # Peers, same run: cuBLAS bf16 on the same logical shapes, and
+        # dequantize (eager torch) + cuBLAS.
+        a, a_s, b, b_s = ins[:4]
+        try:
+            if t["kind"] == "mm":
+                A = torch.randn(m, k, device="cuda").to(torch.bfloat16)
+                W = torch.randn(n, k, device="cuda").to(torch.bfloat16)
+                line["cublas_ms"] = median_ms(torch, lambda: torch.matmul(A, W.t()), args.reps)
+
+                def dq_mm():
+                    Ad = a.view(torch.float8_e4m3fn).to(torch.bfloat16) * torch.repeat_interleave(
+                        (a_s.to(torch.int32) << 23).view(torch.float32), 32, dim=1).to(torch.bfloat16)
+                    Bd = b.view(torch.float8_e4m3fn).to(torch.bfloat16) * torch.repeat_interleave(
+                        (b_s.to(torch.int32) << 23).view(torch.float32), 32, dim=1).to(torch.bfloat16)
+                    return torch.matmul(Ad, Bd.t())
+                line["dq_cublas_ms"] = median_ms(torch, dq_mm, args.reps)
+            elif t["kind"] == "2d3d":
+                e = t["e"]
+                offs = ins[4]
+                A = torch.randn(m, k, device="cuda").to(torch.bfloat16)
+                W = torch.randn(e, n, k, device="cuda").to(torch.bfloat16)
+                line["cublas_ms"] = median_ms(
+                    torch, lambda: torch._grouped_mm(A, W.transpose(-2, -1), offs=offs), args.reps)
+            else:
+                e = t["e"]
+                offs = ins[4]
+                dOt = torch.randn(n, m, device="cuda").to(torch.bfloat16)
+                X = torch.randn(k, m, device="cuda").to(torch.bfloat16)
+                line["cublas_ms"] = median_ms(
+                    torch, lambda: torch._grouped_mm(dOt, X.t(), offs=offs), args.reps)
+        except Exception as ex:
+            line["peer_error"] = str(ex)[:200]
+        if "cublas_ms" in line:
+            line["cublas_tflops"] = flops / line["cublas_ms"] / 1e9
+            line["ratio_cublas"] = line["cublas_ms"] / ms
+        if "dq_cublas_ms" in line:
+            line["dq_cublas_tflops"] = flops / line["dq_cublas_ms"] / 1e9
+            line["ratio_dq_cublas"] = line["dq_cublas_ms"] / ms
+        results.append(line)
+        print(json.dumps(line), flush=True)
+    print("\n%-34s %9s %9s %9s %9s %8s %8s" % ("kernel", "ms", "TFLOP/s", "cuBLAS", "dq+cuBLAS",
+                                             "x cuBLAS", "x dq+cB"))
+    for r in results:
+        print("%-34s %9.3f %9.1f %9.1f %9.1f %8.2f %8.2f" % (
+            r["name"], r["ms"], r["tflops"], r.get("cublas_tflops", 0),
+            r.get("dq_cublas_tflops", 0), r.get("ratio_cublas", 0),
+            r.get("ratio_dq_cublas", 0)))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("prepare")
+    p.add_argument("--build", required=True)
+    p.add_argument("--out", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("dir")
+    r.add_argument("--runtime-lib", required=True)
+    r.add_argument("--no-cases", action="store_true")
+    r.add_argument("--no-timing", action="store_true")
+    r.add_argument("--only", action="append", default=[])
+    r.add_argument("--reps", type=int, default=20)
+    args = parser.parse_args()
+    if args.cmd == "prepare":
+        prepare(args)
+        return 0
+    import torch
+    gc = gpu_check()
+    manifest = json.load(open(os.path.join(args.dir, "manifest.json")))
+    print("device:", torch.cuda.get_device_name(), flush=True)
+    failures = 0 if args.no_cases else run_cases(args, torch, gc, manifest)
+    if not args.no_timing:
+        run_timing(args, torch, manifest)
+    print("\n%d cases, %d failures" % (len(manifest["cases"]), failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

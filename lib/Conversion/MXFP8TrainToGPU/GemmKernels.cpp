@@ -1,0 +1,823 @@
+//===- GemmKernels.cpp - MX GEMMs on Hopper (wgmma) --------------*- C++ -*-===//
+//
+// Lowers `scaled_mm` (rank 2 and 3) and `scaled_grouped_mm` (2d-3d, 2d-2d)
+// to sm_90a kernels: the fp8 operands are upcast exactly to bf16 with their
+// block scales (e4m3 * 2^(s-127) is a bf16 value unless the scale is
+// extreme), written into 128-byte-swizzled K-major shared-memory tiles, and
+// multiplied by `wgmma.mma_async` bf16 m64n128k16 with fp32 accumulators
+// (KERNELS.md §2.4: per-32 fp8 promotion is bounded at half the fp8 peak).
+//
+// Kernel (v1): 256 threads = two consumer warpgroups, a 128x128 CTA tile
+// (64 rows per warpgroup), 64 contraction elements per stage and three
+// shared-memory stages. Every thread loads its part of the next stage from
+// global memory into registers while the tensor cores work on the current
+// one (register prefetch), converts it into the next stage, `fence.proxy.
+// async`, one CTA barrier per stage, then four wgmma per warpgroup; with
+// three stages, `wgmma.wait_group 1` and one barrier per stage protect the
+// stage being overwritten. CTAs are persistent: tile t, t + grid, ... in the
+// grouped-M order of GemmTiling.h. The epilogue adds the bias in fp32,
+// rounds to bf16 (RNE) or keeps f32, and stores with masks on the edges.
+//
+// Grouped: 2d-3d tiles walk the groups of `offs` (clamped like the CPU path)
+// and cover each group's rows in tiles of 128 (masked at the group end); the
+// rows past the last group are zero-filled. 2d-2d computes each group's full
+// output over the group's token range as contraction, masking every element
+// outside the range (an empty group gives zeros).
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+#include "mxfp8train/Conversion/Utils/GemmTiling.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+using namespace mlir::mxfp8train::gpu_lowering;
+using gemm::OperandLayout;
+using gemm::TileShape;
+
+namespace {
+
+enum class GemmKind { Dense, Grouped2d3d, Grouped2d2d };
+
+/// Everything a GEMM kernel is specialised on.
+struct GemmSpec {
+  GemmKind kind = GemmKind::Dense;
+  /// GEMM sizes: the output (per batch or group) is m x n, contraction k.
+  int64_t m = 0, n = 0, k = 0;
+  /// Dense: batches (1 for rank 2); grouped: experts E.
+  int64_t batches = 1;
+  /// The two operands: `a` is m x k, `b` is n x k (logical rows x K).
+  OperandLayout a, b;
+  /// Whether the operand has one slice per batch/expert.
+  bool aBatched = false, bBatched = false;
+  Type aType, bType, outType;
+  /// Null without bias.
+  Type biasType;
+  TileShape tile;
+  int64_t stages = 3;
+
+  int64_t tilesM() const { return llvm::divideCeil(m, tile.m); }
+  int64_t tilesN() const { return llvm::divideCeil(n, tile.n); }
+  /// Tiles the persistent loop walks (an upper bound for 2d-3d, whose real
+  /// count depends on `offs`).
+  int64_t numTiles() const {
+    if (kind == GemmKind::Grouped2d3d)
+      return (tilesM() + batches) * tilesN();
+    return batches * tilesM() * tilesN();
+  }
+  int64_t stageBytesA() const { return tile.m * tile.k * 2; }
+  int64_t stageBytesB() const { return tile.n * tile.k * 2; }
+  int64_t stageBytes() const { return stageBytesA() + stageBytesB(); }
+  /// Dynamic shared memory: the stages plus 1 KiB to align them to 1024.
+  int64_t sharedBytes() const { return stages * stageBytes() + 1024; }
+  bool masksElementsAlongK() const { return kind == GemmKind::Grouped2d2d; }
+
+  std::string getName() const {
+    auto operandTag = [](const OperandLayout &l) {
+      return std::string(l.kMajor ? "k" : "mn") + (l.blockedScales ? "b" : "");
+    };
+    const char *kindTag = kind == GemmKind::Dense         ? "scaled_mm"
+                          : kind == GemmKind::Grouped2d3d ? "scaled_gmm_2d3d"
+                                                          : "scaled_gmm_2d2d";
+    return llvm::formatv("{0}_{1}_{2}_{3}_{4}_{5}{6}_{7}x{8}x{9}_b{10}",
+                         kindTag, operandTag(a), operandTag(b),
+                         getTypeTag(aType), getTypeTag(bType),
+                         getTypeTag(outType),
+                         biasType ? "_bias" + getTypeTag(biasType) : "", m, n,
+                         k, batches)
+        .str();
+  }
+};
+
+/// Threads per CTA: two consumer warpgroups.
+constexpr int64_t kGemmThreads = 256;
+/// Accumulator registers per thread of m64n128 f32.
+constexpr int64_t kAccRegs = 64;
+/// Elements per global load chunk (16 bytes of fp8).
+constexpr int64_t kChunk = 16;
+
+/// The registers of one operand's part of a stage: per chunk the 16 fp8
+/// bytes and its scale byte(s) (i32 for a K-major chunk, vector<16xi32> for
+/// an MN-major one).
+struct OperandRegs {
+  SmallVector<Value> data, scales;
+};
+
+/// Emits the kernel body.
+class GemmEmitter {
+public:
+  GemmEmitter(KernelBuilder &kb, const GemmSpec &spec, ValueRange args)
+      : kb(kb), spec(spec) {
+    unsigned i = 0;
+    aData = args[i++];
+    aScales = args[i++];
+    bData = args[i++];
+    bScales = args[i++];
+    if (spec.kind != GemmKind::Dense)
+      offs = args[i++];
+    if (spec.biasType)
+      bias = args[i++];
+    out = args[i++];
+  }
+
+  void emit();
+
+private:
+  Value c(int64_t v) { return kb.idx(v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(kb, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(kb, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(kb, x, y); }
+  Value divu(Value x, int64_t y) { return arith::DivUIOp::create(kb, x, c(y)); }
+  Value remu(Value x, int64_t y) { return arith::RemUIOp::create(kb, x, c(y)); }
+  Value ult(Value x, Value y) {
+    return arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, x, y);
+  }
+  Value uge(Value x, Value y) {
+    return arith::CmpIOp::create(kb, arith::CmpIPredicate::uge, x, y);
+  }
+  Value andi(Value x, Value y) { return arith::AndIOp::create(kb, x, y); }
+  Value select(Value p, Value x, Value y) {
+    return arith::SelectOp::create(kb, p, x, y);
+  }
+
+  /// The clamped end of group `g` given the previous end (CPU path rule).
+  Value groupEnd(Value g, Value start, int64_t total);
+  /// Loads one operand's chunks of contraction tile `kt` into registers.
+  OperandRegs loadOperand(const OperandLayout &l, bool isA, Value dataBase,
+                          Value scaleBase, Value rowBase, Value rowEnd,
+                          Value kt, Value kLo, Value kHi);
+  /// Converts and stores them into the operand's tile of shared memory at
+  /// element offset `tileBase` of the bf16 view.
+  void storeOperand(const OperandLayout &l, const OperandRegs &regs,
+                    Value tileBase, Value rowBase, Value rowEnd, Value kt,
+                    Value kLo, Value kHi, Type f8Type);
+  /// Decoded scale factors (f32, same shape as `byte`, i32) of scale bytes.
+  Value decodeScales(Value bytes);
+  /// Computes and stores one output tile.
+  void emitTile(Value batch, Value rowBase, Value rowEnd, Value colBase,
+                Value kLo, Value kHi);
+  void emitEpilogue(Value acc, Value batch, Value rowBase, Value rowEnd,
+                    Value colBase);
+
+  KernelBuilder &kb;
+  const GemmSpec &spec;
+  Value aData, aScales, bData, bScales, offs, bias, out;
+  Value tid, smem, smemBase, smemAddr;
+};
+} // namespace
+
+Value GemmEmitter::groupEnd(Value g, Value start, int64_t total) {
+  Value raw = memref::LoadOp::create(kb, offs, g);
+  Value end = arith::IndexCastOp::create(kb, kb.getIndexType(), raw);
+  end = arith::MaxSIOp::create(kb, end, start);
+  return arith::MinSIOp::create(kb, end, c(total));
+}
+
+Value GemmEmitter::decodeScales(Value bytes) {
+  // 2^(s-127) as f32: s << 23, 2^-127 (subnormal 0x00400000) for s = 0 and
+  // NaN for s = 255, so that every element of a NaN block is NaN.
+  Type i32 = kb.getI32Type();
+  auto splat = [&](uint64_t v) -> Value {
+    if (auto vt = dyn_cast<VectorType>(bytes.getType()))
+      return kb.splatBits(vt, v);
+    return arith::ConstantIntOp::create(kb, i32, v);
+  };
+  Value shifted = arith::ShLIOp::create(kb, bytes, splat(23));
+  Value isZero = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, bytes,
+                                       splat(0));
+  Value isNaN = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, bytes,
+                                      splat(255));
+  Value bits = select(isZero, splat(0x00400000), shifted);
+  bits = select(isNaN, splat(0x7FC00000), bits);
+  Type f32 = kb.getF32Type();
+  if (auto vt = dyn_cast<VectorType>(bytes.getType()))
+    return kb.bitcastTo(VectorType::get(vt.getShape(), f32), bits);
+  return kb.bitcastTo(f32, bits);
+}
+
+OperandRegs GemmEmitter::loadOperand(const OperandLayout &l, bool isA,
+                                     Value dataBase, Value scaleBase,
+                                     Value rowBase, Value rowEnd, Value kt,
+                                     Value kLo, Value kHi) {
+  Value data = isA ? aData : bData;
+  Value scales = isA ? aScales : bScales;
+  Type f8Type = cast<MemRefType>(data.getType()).getElementType();
+  Type scaleType = cast<MemRefType>(scales.getType()).getElementType();
+  auto byteVec = VectorType::get({kChunk}, kb.getI8Type());
+  auto i32Vec = VectorType::get({kChunk}, kb.getI32Type());
+  int64_t tileRows = isA ? spec.tile.m : spec.tile.n;
+  int64_t blocks = l.k / 32;
+  Value k0 = mul(kt, c(spec.tile.k));
+  OperandRegs regs;
+  auto scaleByteAt = [&](Value row, Value kBlock) -> Value {
+    Value off;
+    if (l.blockedScales) {
+      lowering::Bits bb = kb.bits();
+      off = lowering::getBlockedOffset(bb, row, kBlock, blocks);
+    } else {
+      off = l.kMajor ? add(mul(row, c(blocks)), kBlock)
+                     : add(mul(kBlock, c(l.rows)), row);
+    }
+    Value s = memref::LoadOp::create(kb, scales, add(scaleBase, off));
+    Value byte = kb.bitcastTo(kb.getI8Type(), s);
+    return arith::ExtUIOp::create(kb, kb.getI32Type(), byte);
+  };
+  int64_t chunksPerThread = tileRows * spec.tile.k / kChunk / kGemmThreads;
+  for (int64_t u = 0; u < chunksPerThread; ++u) {
+    Value chunk = add(tid, c(u * kGemmThreads));
+    if (l.kMajor) {
+      // 16 consecutive k of one row (inside one 32-block).
+      int64_t perRow = spec.tile.k / kChunk;
+      Value r = divu(chunk, perRow);
+      Value kk = add(k0, mul(remu(chunk, perRow), c(kChunk)));
+      Value row = add(rowBase, r);
+      Value inb = andi(andi(ult(row, rowEnd), ult(kk, kHi)),
+                       ult(kLo, add(kk, c(kChunk))));
+      auto ifOp = scf::IfOp::create(
+          kb, TypeRange{byteVec, kb.getI32Type()}, inb, true);
+      {
+        OpBuilder::InsertionGuard g(kb);
+        kb.setInsertionPointToStart(ifOp.thenBlock());
+        Value off = add(dataBase, add(mul(row, c(l.k)), kk));
+        Value v = kb.load(VectorType::get({kChunk}, f8Type), data, off, 16);
+        Value s = scaleByteAt(row, divu(kk, 32));
+        scf::YieldOp::create(kb, ValueRange{kb.bitcastTo(byteVec, v), s});
+        kb.setInsertionPointToStart(ifOp.elseBlock());
+        scf::YieldOp::create(kb, ValueRange{kb.splatBits(byteVec, 0),
+                                            kb.i32(127)});
+      }
+      regs.data.push_back(ifOp.getResult(0));
+      regs.scales.push_back(ifOp.getResult(1));
+    } else {
+      // 16 consecutive rows at one k.
+      int64_t perK = tileRows / kChunk;
+      Value kk = add(k0, divu(chunk, perK));
+      Value r0 = add(rowBase, mul(remu(chunk, perK), c(kChunk)));
+      Value kIn = andi(ult(kk, kHi), uge(kk, kLo));
+      Value inb = andi(kIn, ult(r0, rowEnd));
+      bool aligned = l.rows % kChunk == 0;
+      auto ifOp =
+          scf::IfOp::create(kb, TypeRange{byteVec, i32Vec}, inb, true);
+      {
+        OpBuilder::InsertionGuard g(kb);
+        kb.setInsertionPointToStart(ifOp.thenBlock());
+        Value rowOff = add(dataBase, add(mul(kk, c(l.rows)), r0));
+        Value kBlock = divu(kk, 32);
+        Value v, s;
+        if (aligned) {
+          v = kb.bitcastTo(byteVec, kb.load(VectorType::get({kChunk}, f8Type),
+                                            data, rowOff, 16));
+        } else {
+          // Rows not a multiple of 16: byte loads guarded by the row count.
+          SmallVector<Value> bytes;
+          for (int64_t j = 0; j < kChunk; ++j) {
+            Value rj = add(r0, c(j));
+            Value ok = ult(rj, c(l.rows));
+            Value off = select(ok, add(rowOff, c(j)), rowOff);
+            Value q = memref::LoadOp::create(kb, data, off);
+            Value byte = kb.bitcastTo(kb.getI8Type(), q);
+            bytes.push_back(select(
+                ok, byte, arith::ConstantIntOp::create(kb, 0, 8).getResult()));
+          }
+          v = vector::FromElementsOp::create(kb, byteVec, bytes);
+        }
+        if (!l.blockedScales && aligned) {
+          Value sv = kb.load(VectorType::get({kChunk}, scaleType), scales,
+                             add(scaleBase, add(mul(kBlock, c(l.rows)), r0)),
+                             16);
+          s = arith::ExtUIOp::create(kb, i32Vec, kb.bitcastTo(byteVec, sv));
+        } else {
+          SmallVector<Value> ss;
+          for (int64_t j = 0; j < kChunk; ++j) {
+            Value rj = arith::MinUIOp::create(kb, add(r0, c(j)),
+                                              c(l.rows - 1));
+            ss.push_back(scaleByteAt(rj, kBlock));
+          }
+          s = vector::FromElementsOp::create(kb, i32Vec, ss);
+        }
+        scf::YieldOp::create(kb, ValueRange{v, s});
+        kb.setInsertionPointToStart(ifOp.elseBlock());
+        scf::YieldOp::create(kb, ValueRange{kb.splatBits(byteVec, 0),
+                                            kb.splatBits(i32Vec, 127)});
+      }
+      regs.data.push_back(ifOp.getResult(0));
+      regs.scales.push_back(ifOp.getResult(1));
+    }
+  }
+  return regs;
+}
+
+void GemmEmitter::storeOperand(const OperandLayout &l, const OperandRegs &regs,
+                               Value tileBase, Value rowBase, Value rowEnd,
+                               Value kt, Value kLo, Value kHi, Type f8Type) {
+  int64_t tileRows = regs.data.size() * kChunk * kGemmThreads / spec.tile.k;
+  auto f32Vec = VectorType::get({kChunk}, kb.getF32Type());
+  auto bf16Vec = VectorType::get({kChunk}, kb.getBF16Type());
+  Value k0 = mul(kt, c(spec.tile.k));
+  for (auto [u, bytes] : llvm::enumerate(regs.data)) {
+    Value chunk = add(tid, c(u * kGemmThreads));
+    Value x = kb.convertFromF8(bytes, f8Type);
+    Value scale = decodeScales(regs.scales[u]);
+    if (!isa<VectorType>(scale.getType()))
+      scale = vector::BroadcastOp::create(kb, f32Vec, scale);
+    Value y = arith::MulFOp::create(kb, x, scale);
+    Value zero = kb.splatBits(f32Vec, 0);
+    if (l.kMajor) {
+      int64_t perRow = spec.tile.k / kChunk;
+      Value r = divu(chunk, perRow);
+      Value kc = remu(chunk, perRow);
+      if (spec.masksElementsAlongK()) {
+        // Elements outside the group's token range [kLo, kHi) are zero.
+        Value kk = add(k0, mul(kc, c(kChunk)));
+        SmallVector<Value> lanes;
+        for (int64_t j = 0; j < kChunk; ++j) {
+          Value kj = add(kk, c(j));
+          lanes.push_back(andi(uge(kj, kLo), ult(kj, kHi)));
+        }
+        Value mask = vector::FromElementsOp::create(
+            kb, VectorType::get({kChunk}, kb.getI1Type()), lanes);
+        y = select(mask, y, zero);
+      }
+      Value b16 = arith::TruncFOp::create(kb, bf16Vec, y);
+      // Two 16-byte chunks (2kc, 2kc+1) of row r in the 128B swizzle.
+      Value rowOff = add(tileBase, mul(r, c(64)));
+      Value phase = remu(r, 8);
+      for (int64_t h = 0; h < 2; ++h) {
+        SmallVector<int64_t> lanes;
+        for (int64_t j = 0; j < 8; ++j)
+          lanes.push_back(8 * h + j);
+        Value part = vector::ShuffleOp::create(kb, b16, b16, lanes);
+        Value logical = add(mul(kc, c(2)), c(h));
+        Value phys = arith::XOrIOp::create(kb, logical, phase);
+        kb.store(part, smem, add(rowOff, mul(phys, c(8))), 16);
+      }
+    } else {
+      int64_t perK = tileRows / kChunk;
+      Value kk = divu(chunk, perK);
+      Value r0 = mul(remu(chunk, perK), c(kChunk));
+      // Rows past the operand's end (row-masked tiles) are zero.
+      SmallVector<Value> lanes;
+      for (int64_t j = 0; j < kChunk; ++j)
+        lanes.push_back(ult(add(add(rowBase, r0), c(j)), rowEnd));
+      Value mask = vector::FromElementsOp::create(
+          kb, VectorType::get({kChunk}, kb.getI1Type()), lanes);
+      y = select(mask, y, zero);
+      Value b16 = arith::TruncFOp::create(kb, bf16Vec, y);
+      Value logical = divu(kk, 8);
+      Value inChunk = remu(kk, 8);
+      for (int64_t j = 0; j < kChunk; ++j) {
+        Value r = add(r0, c(j));
+        Value phys = arith::XOrIOp::create(kb, logical, remu(r, 8));
+        Value off = add(add(tileBase, mul(r, c(64))),
+                        add(mul(phys, c(8)), inChunk));
+        Value e = vector::ExtractOp::create(kb, b16, j);
+        memref::StoreOp::create(kb, e, smem, off);
+      }
+    }
+  }
+}
+
+void GemmEmitter::emitEpilogue(Value acc, Value batch, Value rowBase,
+                               Value rowEnd, Value colBase) {
+  Value wg = divu(tid, 128);
+  Value warp = divu(remu(tid, 128), 32);
+  Value lane = remu(tid, 32);
+  Value rowT = add(add(rowBase, mul(wg, c(64))),
+                   add(mul(warp, c(16)), divu(lane, 4)));
+  Value colT = add(colBase, mul(remu(lane, 4), c(2)));
+  Value outBase = spec.kind == GemmKind::Grouped2d3d
+                      ? c(0)
+                      : mul(batch, c(spec.m * spec.n));
+  Type f32 = kb.getF32Type();
+  bool pairs = spec.n % 2 == 0;
+  for (int64_t i = 0; i < kAccRegs; i += 2) {
+    Value row = add(rowT, c(8 * ((i / 2) % 2)));
+    Value col = add(colT, c(8 * (i / 4)));
+    SmallVector<Value> vals;
+    for (int64_t j = 0; j < 2; ++j) {
+      Value v = LLVM::ExtractValueOp::create(kb, acc, i + j);
+      if (bias) {
+        Value cj = arith::MinUIOp::create(kb, add(col, c(j)), c(spec.n - 1));
+        Value bv = memref::LoadOp::create(kb, bias, cj);
+        if (!spec.biasType.isF32())
+          bv = arith::ExtFOp::create(kb, f32, bv);
+        v = arith::AddFOp::create(kb, v, bv);
+      }
+      if (spec.outType.isBF16())
+        v = arith::TruncFOp::create(kb, spec.outType, v);
+      vals.push_back(v);
+    }
+    Value rowOk = ult(row, rowEnd);
+    Value off = add(outBase, add(mul(row, c(spec.n)), col));
+    if (pairs) {
+      Value ok = andi(rowOk, ult(col, c(spec.n)));
+      kb.ifThen(ok, [&] {
+        Value v = vector::FromElementsOp::create(
+            kb, VectorType::get({2}, spec.outType), vals);
+        int64_t bytes = spec.outType.getIntOrFloatBitWidth() / 4;
+        kb.store(v, out, off, bytes);
+      });
+    } else {
+      for (int64_t j = 0; j < 2; ++j) {
+        Value ok = andi(rowOk, ult(add(col, c(j)), c(spec.n)));
+        kb.ifThen(ok, [&] {
+          memref::StoreOp::create(kb, vals[j], out, add(off, c(j)));
+        });
+      }
+    }
+  }
+}
+
+void GemmEmitter::emitTile(Value batch, Value rowBase, Value rowEnd,
+                           Value colBase, Value kLo, Value kHi) {
+  MLIRContext *ctx = kb.getContext();
+  const TileShape &t = spec.tile;
+  Value aDataBase = spec.aBatched ? mul(batch, c(spec.a.getDataSize())) : c(0);
+  Value aScaleBase =
+      spec.aBatched ? mul(batch, c(spec.a.getScaleSize())) : c(0);
+  Value bDataBase = spec.bBatched ? mul(batch, c(spec.b.getDataSize())) : c(0);
+  Value bScaleBase =
+      spec.bBatched ? mul(batch, c(spec.b.getScaleSize())) : c(0);
+  Value colEnd = c(spec.n);
+  Value ktBegin = divu(kLo, t.k);
+  Value ktEnd = divu(add(kHi, c(t.k - 1)), t.k);
+  ktEnd = arith::MaxUIOp::create(kb, ktEnd, ktBegin);
+
+  auto loadStage = [&](Value kt) {
+    OperandRegs a = loadOperand(spec.a, true, aDataBase, aScaleBase, rowBase,
+                                rowEnd, kt, kLo, kHi);
+    OperandRegs b = loadOperand(spec.b, false, bDataBase, bScaleBase, colBase,
+                                colEnd, kt, kLo, kHi);
+    SmallVector<Value> all;
+    llvm::append_range(all, a.data);
+    llvm::append_range(all, a.scales);
+    llvm::append_range(all, b.data);
+    llvm::append_range(all, b.scales);
+    return all;
+  };
+  int64_t na = spec.tile.m * t.k / kChunk / kGemmThreads;
+  int64_t nb = spec.tile.n * t.k / kChunk / kGemmThreads;
+  auto unpack = [&](ValueRange all) {
+    OperandRegs a, b;
+    a.data.assign(all.begin(), all.begin() + na);
+    a.scales.assign(all.begin() + na, all.begin() + 2 * na);
+    b.data.assign(all.begin() + 2 * na, all.begin() + 2 * na + nb);
+    b.scales.assign(all.begin() + 2 * na + nb, all.begin() + 2 * na + 2 * nb);
+    return std::make_pair(a, b);
+  };
+
+  auto accType = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(kAccRegs, kb.getF32Type()));
+  Value acc0 = LLVM::ZeroOp::create(kb, accType);
+  // The previous tile's wgmma reads are complete in every warpgroup before
+  // this tile overwrites a stage.
+  gpu::BarrierOp::create(kb);
+  SmallVector<Value> prefetch = loadStage(ktBegin);
+  SmallVector<Value> inits = {acc0, c(0)};
+  llvm::append_range(inits, prefetch);
+
+  uint64_t descBits = gemm::getWgmmaDescriptorBits(
+      /*leadingByteOffset=*/16, /*strideByteOffset=*/1024,
+      gemm::Swizzle::B128);
+  Value wg = divu(tid, 128);
+  auto loop = scf::ForOp::create(kb, ktBegin, ktEnd, c(1), inits);
+  {
+    OpBuilder::InsertionGuard g(kb);
+    kb.setInsertionPointToStart(loop.getBody());
+    Value kt = loop.getInductionVar();
+    Value acc = loop.getRegionIterArgs()[0];
+    Value stage = loop.getRegionIterArgs()[1];
+    auto [aRegs, bRegs] = unpack(loop.getRegionIterArgs().drop_front(2));
+    // Offsets in bf16 elements of the bf16 view of shared memory.
+    Value stageElems = mul(stage, c(spec.stageBytes() / 2));
+    Value aTile = stageElems;
+    Value bTile = add(stageElems, c(spec.stageBytesA() / 2));
+    storeOperand(spec.a, aRegs, aTile, rowBase, rowEnd, kt, kLo, kHi,
+                 spec.aType);
+    storeOperand(spec.b, bRegs, bTile, colBase, colEnd, kt, kLo, kHi,
+                 spec.bType);
+    // Generic-proxy smem writes become visible to the tensor cores (async
+    // proxy), then the whole stage is written.
+    NVVM::FenceProxyOp::create(
+        kb, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    gpu::BarrierOp::create(kb);
+    SmallVector<Value> next = loadStage(add(kt, c(1)));
+
+    // Descriptors: the stage's byte address, warpgroup wg's 64 A rows.
+    auto toI64 = [&](Value idx) {
+      return arith::IndexCastUIOp::create(kb, kb.getI64Type(), idx);
+    };
+    Value aAddr = add(add(smemAddr, mul(stageElems, c(2))), mul(wg, c(8192)));
+    Value bAddr = add(add(smemAddr, mul(stageElems, c(2))),
+                      c(spec.stageBytesA()));
+    auto desc = [&](Value addr) -> Value {
+      Value field = arith::AndIOp::create(
+          kb, arith::ShRUIOp::create(kb, toI64(addr),
+                                     arith::ConstantIntOp::create(kb, 4, 64)),
+          arith::ConstantIntOp::create(kb, 0x3FFF, 64));
+      return arith::OrIOp::create(
+          kb, field,
+          arith::ConstantIntOp::create(kb, kb.getI64Type(), descBits));
+    };
+    Value descA = desc(aAddr), descB = desc(bAddr);
+    NVVM::WgmmaFenceAlignedOp::create(kb);
+    auto shape = NVVM::MMAShapeAttr::get(ctx, 64, t.n, 16);
+    auto bf16 = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::bf16);
+    auto f32t = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32);
+    auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
+    for (int64_t kk = 0; kk < t.k / 16; ++kk) {
+      // k16 step kk: 32 bytes further along each K-major row (the swizzle
+      // is applied by the hardware to the address bits).
+      Value step = arith::ConstantIntOp::create(kb, 2 * kk, 64);
+      acc = NVVM::WgmmaMmaAsyncOp::create(
+          kb, accType, acc, arith::AddIOp::create(kb, descA, step),
+          arith::AddIOp::create(kb, descB, step), shape, bf16, bf16, f32t,
+          NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one), one,
+          one, NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+          NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col),
+          NVVM::MMAIntOverflowAttr());
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(kb);
+    // The previous stage's wgmma are done: with three stages the one
+    // written next iteration (read two stages ago) is free after the next
+    // barrier.
+    NVVM::WgmmaWaitGroupSyncOp::create(kb, 1);
+    Value nextStage = remu(add(stage, c(1)), spec.stages);
+    SmallVector<Value> yielded = {acc, nextStage};
+    llvm::append_range(yielded, next);
+    scf::YieldOp::create(kb, yielded);
+  }
+  NVVM::WgmmaWaitGroupSyncOp::create(kb, 0);
+  emitEpilogue(loop.getResult(0), batch, rowBase, rowEnd, colBase);
+}
+
+void GemmEmitter::emit() {
+  tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
+  MLIRContext *ctx = kb.getContext();
+  auto wgSpace = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto rawType = MemRefType::get({ShapedType::kDynamic}, kb.getI8Type(),
+                                 MemRefLayoutAttrInterface(), wgSpace);
+  Value raw = gpu::DynamicSharedMemoryOp::create(kb, rawType);
+  Value rawAddr = memref::ExtractAlignedPointerAsIndexOp::create(kb, raw);
+  // The stages start at the first 1024-byte boundary (128B swizzle atoms).
+  Value pad = remu(sub(c(1024), remu(rawAddr, 1024)), 1024);
+  smemAddr = add(rawAddr, pad);
+  auto viewType = MemRefType::get({ShapedType::kDynamic}, kb.getBF16Type(),
+                                  MemRefLayoutAttrInterface(), wgSpace);
+  smem = memref::ViewOp::create(kb, viewType, raw, pad,
+                                ValueRange{c(spec.stages * spec.stageBytes() /
+                                             2)});
+
+  Value bid = gpu::BlockIdOp::create(kb, gpu::Dimension::x);
+  Value grid = gpu::GridDimOp::create(kb, gpu::Dimension::x);
+  const TileShape &t = spec.tile;
+  int64_t tilesM = spec.tilesM(), tilesN = spec.tilesN();
+  kb.forLoop(bid, c(spec.numTiles()), grid, [&](Value tile) {
+    switch (spec.kind) {
+    case GemmKind::Dense:
+    case GemmKind::Grouped2d2d: {
+      Value batch = divu(tile, tilesM * tilesN);
+      auto [mt, nt] =
+          gemm::emitGroupedTile(kb, remu(tile, tilesM * tilesN), tilesM,
+                                tilesN, t.groupM);
+      Value kLo = c(0), kHi = c(spec.k);
+      if (spec.kind == GemmKind::Grouped2d2d) {
+        // The group's clamped token range: walk the ends up to `batch`.
+        auto walk = scf::ForOp::create(kb, c(0), add(batch, c(1)), c(1),
+                                       ValueRange{c(0), c(0)});
+        {
+          OpBuilder::InsertionGuard g(kb);
+          kb.setInsertionPointToStart(walk.getBody());
+          Value start = walk.getRegionIterArgs()[1];
+          Value end = groupEnd(walk.getInductionVar(), start, spec.k);
+          scf::YieldOp::create(kb, ValueRange{start, end});
+        }
+        kLo = walk.getResult(0);
+        kHi = walk.getResult(1);
+      }
+      emitTile(batch, mul(mt, c(t.m)), c(spec.m), mul(nt, c(t.n)), kLo, kHi);
+      break;
+    }
+    case GemmKind::Grouped2d3d: {
+      // Tile rows of every group in turn: group g covers [start, end) in
+      // ceil((end - start) / 128) tiles.
+      Value mt = divu(tile, tilesN);
+      Value nt = remu(tile, tilesN);
+      Value f = arith::ConstantIntOp::create(kb, 0, 1);
+      auto walk = scf::ForOp::create(
+          kb, c(0), c(spec.batches), c(1),
+          ValueRange{c(0), c(0), f, c(0), c(0), c(0)});
+      {
+        OpBuilder::InsertionGuard g(kb);
+        kb.setInsertionPointToStart(walk.getBody());
+        ValueRange it = walk.getRegionIterArgs();
+        Value start = it[0], cum = it[1], found = it[2];
+        Value g0 = walk.getInductionVar();
+        Value end = groupEnd(g0, start, spec.m);
+        Value count = divu(add(sub(end, start), c(t.m - 1)), t.m);
+        Value next = add(cum, count);
+        Value hit = andi(uge(mt, cum), ult(mt, next));
+        Value row = add(start, mul(sub(mt, cum), c(t.m)));
+        scf::YieldOp::create(
+            kb, ValueRange{end, next, arith::OrIOp::create(kb, found, hit),
+                           select(hit, g0, it[3]), select(hit, row, it[4]),
+                           select(hit, end, it[5])});
+      }
+      Value found = walk.getResult(2);
+      kb.ifThen(found, [&] {
+        emitTile(walk.getResult(3), walk.getResult(4), walk.getResult(5),
+                 mul(nt, c(t.n)), c(0), c(spec.k));
+      });
+      break;
+    }
+    }
+  });
+
+  if (spec.kind == GemmKind::Grouped2d3d) {
+    // Rows at or past the last group's end are zero.
+    auto walk = scf::ForOp::create(kb, c(0), c(spec.batches), c(1),
+                                   ValueRange{c(0)});
+    {
+      OpBuilder::InsertionGuard g(kb);
+      kb.setInsertionPointToStart(walk.getBody());
+      Value end = groupEnd(walk.getInductionVar(),
+                           walk.getRegionIterArgs()[0], spec.m);
+      scf::YieldOp::create(kb, end);
+    }
+    Value first = mul(walk.getResult(0), c(spec.n));
+    Value gtid = add(mul(bid, c(kGemmThreads)), tid);
+    Value zero = spec.outType.isBF16()
+                     ? arith::ConstantOp::create(
+                           kb, kb.getFloatAttr(kb.getBF16Type(), 0.0)).getResult()
+                     : arith::ConstantOp::create(
+                           kb, kb.getF32FloatAttr(0.0f)).getResult();
+    kb.forLoop(add(first, gtid), c(spec.m * spec.n),
+               mul(grid, c(kGemmThreads)),
+               [&](Value i) { memref::StoreOp::create(kb, zero, out, i); });
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Host side
+//===----------------------------------------------------------------------===//
+
+/// Views `tensor`'s buffer as 1-D.
+static Value flatBuffer(RewriterBase &rewriter, Location loc, Value tensor) {
+  Value buf = toBuffer(rewriter, loc, tensor);
+  auto type = cast<MemRefType>(buf.getType());
+  return collapseTo(rewriter, loc, buf, {type.getNumElements()});
+}
+
+/// Creates (or reuses) the kernel of `spec` and launches it on `args`.
+static void launchGemm(RewriterBase &rewriter, Location loc,
+                       const KernelCache &cache, const GemmSpec &spec,
+                       SmallVector<Value> args) {
+  SmallVector<Type> argTypes = llvm::map_to_vector(
+      args, [](Value v) { return v.getType(); });
+  gpu::GPUFuncOp kernel = cache.getOrCreate(
+      rewriter, spec.getName(), argTypes, args.size() - 1, {},
+      [&](KernelBuilder &kb, ValueRange kargs, ValueRange) {
+        GemmEmitter(kb, spec, kargs).emit();
+      });
+  const GPUTargetInfo &target = cache.getTarget();
+  // Persistent: one CTA per SM (ptxas gives the kernel ~160 registers, so
+  // two CTAs of 256 threads would not fit an SM's 64K registers).
+  int64_t grid = std::min<int64_t>(spec.numTiles(), target.numSMs);
+  auto c = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
+  };
+  Value one = c(1);
+  Value shared = arith::ConstantIntOp::create(rewriter, loc,
+                                              spec.sharedBytes(), 32);
+  gpu::LaunchFuncOp::create(rewriter, loc, kernel,
+                            gpu::KernelDim3{c(grid), one, one},
+                            gpu::KernelDim3{c(kGemmThreads), one, one},
+                            shared, args);
+}
+
+namespace {
+/// scaled_mm (rank 2 or 3) -> one persistent GEMM kernel.
+struct ScaledMmOpToGPU final : OpRewritePattern<ScaledMmOp> {
+  ScaledMmOpToGPU(MLIRContext *ctx, KernelCache cache)
+      : OpRewritePattern(ctx), cache(std::move(cache)) {}
+
+  LogicalResult matchAndRewrite(ScaledMmOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    if (cache.getTarget().chip.rfind("sm_90", 0) != 0)
+      return rewriter.notifyMatchFailure(op, "GEMM kernels need sm_90a");
+    Location loc = op.getLoc();
+    auto lhsType = op.getLhs().getType();
+    auto resultType = op.getResult().getType();
+    int64_t rank = lhsType.getRank();
+    GemmSpec spec;
+    spec.kind = GemmKind::Dense;
+    spec.batches = rank == 3 ? lhsType.getDimSize(0) : 1;
+    spec.m = resultType.getDimSize(rank - 2);
+    spec.n = resultType.getDimSize(rank - 1);
+    bool tl = op.getTransposeLhs(), tr = op.getTransposeRhs();
+    spec.k = lhsType.getDimSize(tl ? rank - 2 : rank - 1);
+    spec.a = {spec.m, spec.k, !tl,
+              op.getLhsScaleLayout() == ScaleLayout::Blocked};
+    spec.b = {spec.n, spec.k, tr,
+              op.getRhsScaleLayout() == ScaleLayout::Blocked};
+    if (rank == 3 && (spec.a.blockedScales || spec.b.blockedScales))
+      return rewriter.notifyMatchFailure(op, "blocked scales need rank 2");
+    spec.aBatched = spec.bBatched = rank == 3;
+    spec.aType = lhsType.getElementType();
+    spec.bType = op.getRhs().getType().getElementType();
+    spec.outType = resultType.getElementType();
+    if (op.getBias())
+      spec.biasType = op.getBias().getType().getElementType();
+
+    SmallVector<Value> args = {flatBuffer(rewriter, loc, op.getLhs()),
+                               flatBuffer(rewriter, loc, op.getLhsScales()),
+                               flatBuffer(rewriter, loc, op.getRhs()),
+                               flatBuffer(rewriter, loc, op.getRhsScales())};
+    if (op.getBias())
+      args.push_back(toBuffer(rewriter, loc, op.getBias()));
+    Value outBuf = allocResult(rewriter, loc, resultType);
+    args.push_back(collapseTo(rewriter, loc, outBuf,
+                              {resultType.getNumElements()}));
+    launchGemm(rewriter, loc, cache, spec, args);
+    rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
+    return success();
+  }
+
+  KernelCache cache;
+};
+
+/// scaled_grouped_mm (2d-3d, 2d-2d; row-major scales) -> one kernel.
+struct ScaledGroupedMmOpToGPU final : OpRewritePattern<ScaledGroupedMmOp> {
+  ScaledGroupedMmOpToGPU(MLIRContext *ctx, KernelCache cache)
+      : OpRewritePattern(ctx), cache(std::move(cache)) {}
+
+  LogicalResult matchAndRewrite(ScaledGroupedMmOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    if (cache.getTarget().chip.rfind("sm_90", 0) != 0)
+      return rewriter.notifyMatchFailure(op, "GEMM kernels need sm_90a");
+    if (op.getLhsScaleLayout() != ScaleLayout::RowMajor ||
+        op.getRhsScaleLayout() != ScaleLayout::RowMajor)
+      return rewriter.notifyMatchFailure(
+          op, "grouped blocked scale layouts are not supported on the GPU");
+    Location loc = op.getLoc();
+    auto lhsType = op.getLhs().getType();
+    auto rhsType = op.getRhs().getType();
+    auto resultType = op.getResult().getType();
+    bool tl = op.getTransposeLhs(), tr = op.getTransposeRhs();
+    GemmSpec spec;
+    spec.batches = cast<RankedTensorType>(op.getOffs().getType()).getDimSize(0);
+    if (!op.isTwoDTwoD()) {
+      spec.kind = GemmKind::Grouped2d3d;
+      spec.m = resultType.getDimSize(0);
+      spec.n = resultType.getDimSize(1);
+      spec.k = lhsType.getDimSize(tl ? 0 : 1);
+      spec.bBatched = true;
+    } else {
+      // result[g] (N, K) = lhs (N, tokens) x rhs (tokens, K) over group g.
+      spec.kind = GemmKind::Grouped2d2d;
+      spec.m = resultType.getDimSize(1);
+      spec.n = resultType.getDimSize(2);
+      spec.k = lhsType.getDimSize(tl ? 0 : 1);
+    }
+    spec.a = {spec.m, spec.k, !tl, false};
+    spec.b = {spec.n, spec.k, tr, false};
+    spec.aType = lhsType.getElementType();
+    spec.bType = rhsType.getElementType();
+    spec.outType = resultType.getElementType();
+
+    SmallVector<Value> args = {flatBuffer(rewriter, loc, op.getLhs()),
+                               flatBuffer(rewriter, loc, op.getLhsScales()),
+                               flatBuffer(rewriter, loc, op.getRhs()),
+                               flatBuffer(rewriter, loc, op.getRhsScales()),
+                               toBuffer(rewriter, loc, op.getOffs())};
+    Value outBuf = allocResult(rewriter, loc, resultType);
+    args.push_back(collapseTo(rewriter, loc, outBuf,
+                              {resultType.getNumElements()}));
+    launchGemm(rewriter, loc, cache, spec, args);
+    rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
+    return success();
+  }
+
+  KernelCache cache;
+};
+} // namespace
+
+void gpu_lowering::populateGemmKernelPatterns(RewritePatternSet &patterns,
+                                              KernelCache &cache) {
+  patterns.add<ScaledMmOpToGPU, ScaledGroupedMmOpToGPU>(patterns.getContext(),
+                                                        cache);
+}
