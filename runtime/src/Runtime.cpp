@@ -769,10 +769,14 @@ mxfp8rtStatus mxfp8rtLaunchClusterKernel(
 // Memory
 //===----------------------------------------------------------------------===//
 
-mxfp8rtStatus mxfp8rtMemAlloc(intptr_t sizeBytes, void **devicePtr) {
-  static const char *api = "mxfp8rtMemAlloc";
-  CHECK_NOT_NULL(api, devicePtr);
-  *devicePtr = nullptr;
+/// The common path of the device allocations, after the caller has checked
+/// and cleared `*ptr`: a zero size allocates nothing, otherwise
+/// `allocate(&pointer, size)` (the driver call `call`) runs on the current
+/// device.
+template <typename AllocateFn>
+static mxfp8rtStatus allocateOnDevice(const char *api, const char *call,
+                                      intptr_t sizeBytes, void **ptr,
+                                      AllocateFn allocate) {
   if (mxfp8rtStatus status = checkSize(api, "size", sizeBytes))
     return status;
   if (sizeBytes == 0)
@@ -780,33 +784,33 @@ mxfp8rtStatus mxfp8rtMemAlloc(intptr_t sizeBytes, void **devicePtr) {
   int device = currentDevice;
   ENTER_CONTEXT(device);
   CUdeviceptr pointer = 0;
-  if (CUresult result =
-          drv().cuMemAlloc_v2(&pointer, static_cast<size_t>(sizeBytes)))
-    return failCuda(result, "cuMemAlloc",
+  if (CUresult result = allocate(&pointer, static_cast<size_t>(sizeBytes)))
+    return failCuda(result, call,
                     "allocating " + bytes(sizeBytes) + " on " +
                         describeDevice(device));
-  *devicePtr = reinterpret_cast<void *>(static_cast<uintptr_t>(pointer));
+  *ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(pointer));
   return MXFP8RT_SUCCESS;
+}
+
+mxfp8rtStatus mxfp8rtMemAlloc(intptr_t sizeBytes, void **devicePtr) {
+  static const char *api = "mxfp8rtMemAlloc";
+  CHECK_NOT_NULL(api, devicePtr);
+  *devicePtr = nullptr;
+  return allocateOnDevice(api, "cuMemAlloc", sizeBytes, devicePtr,
+                          [](CUdeviceptr *pointer, size_t size) {
+                            return drv().cuMemAlloc_v2(pointer, size);
+                          });
 }
 
 mxfp8rtStatus mxfp8rtMemAllocManaged(intptr_t sizeBytes, void **ptr) {
   static const char *api = "mxfp8rtMemAllocManaged";
   CHECK_NOT_NULL(api, ptr);
   *ptr = nullptr;
-  if (mxfp8rtStatus status = checkSize(api, "size", sizeBytes))
-    return status;
-  if (sizeBytes == 0)
-    return MXFP8RT_SUCCESS;
-  int device = currentDevice;
-  ENTER_CONTEXT(device);
-  CUdeviceptr pointer = 0;
-  if (CUresult result = drv().cuMemAllocManaged(
-          &pointer, static_cast<size_t>(sizeBytes), CU_MEM_ATTACH_GLOBAL))
-    return failCuda(result, "cuMemAllocManaged",
-                    "allocating " + bytes(sizeBytes) + " on " +
-                        describeDevice(device));
-  *ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(pointer));
-  return MXFP8RT_SUCCESS;
+  return allocateOnDevice(
+      api, "cuMemAllocManaged", sizeBytes, ptr,
+      [](CUdeviceptr *pointer, size_t size) {
+        return drv().cuMemAllocManaged(pointer, size, CU_MEM_ATTACH_GLOBAL);
+      });
 }
 
 mxfp8rtStatus mxfp8rtMemFree(void *devicePtr) {
@@ -867,140 +871,117 @@ mxfp8rtStatus mxfp8rtHostUnregister(void *hostPtr) {
   return MXFP8RT_SUCCESS;
 }
 
-/// Validation shared by the copies: a zero size is a no-op (returns true in
-/// `noop`), otherwise both pointers must be non-null.
-static mxfp8rtStatus checkCopy(const char *api, const void *dst,
-                               const void *src, intptr_t size, bool &noop) {
-  noop = false;
-  if (mxfp8rtStatus status = checkSize(api, "size", size))
+/// The common path of the copies: a zero size is a no-op, otherwise both
+/// pointers must be non-null; then `copy(size)` (the driver call `call`)
+/// runs on the current device. `direction` ends the failure message
+/// (" to the device", or "" when the driver infers it).
+template <typename CopyFn>
+static mxfp8rtStatus copyAsync(const char *api, const char *call,
+                               const char *direction, const void *dst,
+                               const void *src, intptr_t sizeBytes,
+                               CopyFn copy) {
+  if (mxfp8rtStatus status = checkSize(api, "size", sizeBytes))
     return status;
-  if (size == 0) {
-    noop = true;
+  if (sizeBytes == 0)
     return MXFP8RT_SUCCESS;
-  }
   if (!dst || !src)
     return fail(MXFP8RT_INVALID_ARGUMENT,
                 std::string(api) + ": " + (dst ? "source" : "destination") +
-                    " pointer is null (copying " + bytes(size) + ")");
+                    " pointer is null (copying " + bytes(sizeBytes) + ")");
+  ENTER_CONTEXT(currentDevice);
+  if (CUresult result = copy(static_cast<size_t>(sizeBytes)))
+    return failCuda(result, call,
+                    "copying " + bytes(sizeBytes) + direction);
   return MXFP8RT_SUCCESS;
 }
 
-#define CHECK_COPY(api, dst, src, size)                                        \
-  {                                                                            \
-    bool noop = false;                                                         \
-    if (mxfp8rtStatus status = checkCopy(api, dst, src, size, noop))           \
-      return status;                                                           \
-    if (noop)                                                                  \
-      return MXFP8RT_SUCCESS;                                                  \
-  }
-
 mxfp8rtStatus mxfp8rtMemcpyHtoD(void *dstDevice, const void *srcHost,
                                 intptr_t sizeBytes, mxfp8rtStream stream) {
-  CHECK_COPY("mxfp8rtMemcpyHtoD", dstDevice, srcHost, sizeBytes);
-  ENTER_CONTEXT(currentDevice);
-  if (CUresult result = drv().cuMemcpyHtoDAsync_v2(
-          toDevicePtr(dstDevice), srcHost, static_cast<size_t>(sizeBytes),
-          reinterpret_cast<CUstream>(stream)))
-    return failCuda(result, "cuMemcpyHtoDAsync",
-                    "copying " + bytes(sizeBytes) + " to the device");
-  return MXFP8RT_SUCCESS;
+  return copyAsync("mxfp8rtMemcpyHtoD", "cuMemcpyHtoDAsync", " to the device",
+                   dstDevice, srcHost, sizeBytes, [&](size_t size) {
+                     return drv().cuMemcpyHtoDAsync_v2(
+                         toDevicePtr(dstDevice), srcHost, size,
+                         reinterpret_cast<CUstream>(stream));
+                   });
 }
 
 mxfp8rtStatus mxfp8rtMemcpyDtoH(void *dstHost, const void *srcDevice,
                                 intptr_t sizeBytes, mxfp8rtStream stream) {
-  CHECK_COPY("mxfp8rtMemcpyDtoH", dstHost, srcDevice, sizeBytes);
-  ENTER_CONTEXT(currentDevice);
-  if (CUresult result = drv().cuMemcpyDtoHAsync_v2(
-          dstHost, toDevicePtr(srcDevice), static_cast<size_t>(sizeBytes),
-          reinterpret_cast<CUstream>(stream)))
-    return failCuda(result, "cuMemcpyDtoHAsync",
-                    "copying " + bytes(sizeBytes) + " to the host");
-  return MXFP8RT_SUCCESS;
+  return copyAsync("mxfp8rtMemcpyDtoH", "cuMemcpyDtoHAsync", " to the host",
+                   dstHost, srcDevice, sizeBytes, [&](size_t size) {
+                     return drv().cuMemcpyDtoHAsync_v2(
+                         dstHost, toDevicePtr(srcDevice), size,
+                         reinterpret_cast<CUstream>(stream));
+                   });
 }
 
 mxfp8rtStatus mxfp8rtMemcpyDtoD(void *dstDevice, const void *srcDevice,
                                 intptr_t sizeBytes, mxfp8rtStream stream) {
-  CHECK_COPY("mxfp8rtMemcpyDtoD", dstDevice, srcDevice, sizeBytes);
-  ENTER_CONTEXT(currentDevice);
-  if (CUresult result = drv().cuMemcpyDtoDAsync_v2(
-          toDevicePtr(dstDevice), toDevicePtr(srcDevice),
-          static_cast<size_t>(sizeBytes), reinterpret_cast<CUstream>(stream)))
-    return failCuda(result, "cuMemcpyDtoDAsync",
-                    "copying " + bytes(sizeBytes) + " within the device");
-  return MXFP8RT_SUCCESS;
+  return copyAsync("mxfp8rtMemcpyDtoD", "cuMemcpyDtoDAsync",
+                   " within the device", dstDevice, srcDevice, sizeBytes,
+                   [&](size_t size) {
+                     return drv().cuMemcpyDtoDAsync_v2(
+                         toDevicePtr(dstDevice), toDevicePtr(srcDevice), size,
+                         reinterpret_cast<CUstream>(stream));
+                   });
 }
 
 mxfp8rtStatus mxfp8rtMemcpy(void *dst, const void *src, intptr_t sizeBytes,
                             mxfp8rtStream stream) {
-  CHECK_COPY("mxfp8rtMemcpy", dst, src, sizeBytes);
-  ENTER_CONTEXT(currentDevice);
-  if (CUresult result = drv().cuMemcpyAsync(toDevicePtr(dst), toDevicePtr(src),
-                                            static_cast<size_t>(sizeBytes),
-                                            reinterpret_cast<CUstream>(stream)))
-    return failCuda(result, "cuMemcpyAsync", "copying " + bytes(sizeBytes));
-  return MXFP8RT_SUCCESS;
+  return copyAsync("mxfp8rtMemcpy", "cuMemcpyAsync", "", dst, src, sizeBytes,
+                   [&](size_t size) {
+                     return drv().cuMemcpyAsync(
+                         toDevicePtr(dst), toDevicePtr(src), size,
+                         reinterpret_cast<CUstream>(stream));
+                   });
 }
 
-/// Validation shared by the fills.
-static mxfp8rtStatus checkFill(const char *api, const void *dst, intptr_t count,
-                               bool &noop) {
-  noop = false;
+/// The common path of the fills: a zero count is a no-op, otherwise `dst`
+/// must be non-null; then `fill` (the driver's cuMemsetD<N>Async, named
+/// `call`) writes `count` copies of `value` on the current device.
+/// `elements` names the unit in the failure message ("bytes", ...).
+template <typename T>
+static mxfp8rtStatus fillAsync(const char *api, const char *call,
+                               CUresult (*Driver::*fill)(CUdeviceptr, T,
+                                                         size_t, CUstream),
+                               const char *elements, void *dst, T value,
+                               intptr_t count, mxfp8rtStream stream) {
   if (mxfp8rtStatus status = checkSize(api, "count", count))
     return status;
-  if (count == 0) {
-    noop = true;
+  if (count == 0)
     return MXFP8RT_SUCCESS;
-  }
   if (!dst)
     return fail(MXFP8RT_INVALID_ARGUMENT,
                 std::string(api) + ": destination pointer is null (filling " +
                     std::to_string(count) + " elements)");
+  ENTER_CONTEXT(currentDevice);
+  if (CUresult result =
+          (drv().*fill)(toDevicePtr(dst), value, static_cast<size_t>(count),
+                        reinterpret_cast<CUstream>(stream)))
+    return failCuda(result, call,
+                    "filling " + std::to_string(count) + " " + elements);
   return MXFP8RT_SUCCESS;
 }
 
-#define CHECK_FILL(api, dst, count)                                            \
-  {                                                                            \
-    bool noop = false;                                                         \
-    if (mxfp8rtStatus status = checkFill(api, dst, count, noop))               \
-      return status;                                                           \
-    if (noop)                                                                  \
-      return MXFP8RT_SUCCESS;                                                  \
-  }
-
 mxfp8rtStatus mxfp8rtMemsetD8(void *dstDevice, uint8_t value, intptr_t count,
                               mxfp8rtStream stream) {
-  CHECK_FILL("mxfp8rtMemsetD8", dstDevice, count);
-  ENTER_CONTEXT(currentDevice);
-  if (CUresult result = drv().cuMemsetD8Async(
-          toDevicePtr(dstDevice), value, static_cast<size_t>(count),
-          reinterpret_cast<CUstream>(stream)))
-    return failCuda(result, "cuMemsetD8Async",
-                    "filling " + std::to_string(count) + " bytes");
-  return MXFP8RT_SUCCESS;
+  return fillAsync("mxfp8rtMemsetD8", "cuMemsetD8Async",
+                   &Driver::cuMemsetD8Async, "bytes", dstDevice, value, count,
+                   stream);
 }
 
 mxfp8rtStatus mxfp8rtMemsetD16(void *dstDevice, uint16_t value, intptr_t count,
                                mxfp8rtStream stream) {
-  CHECK_FILL("mxfp8rtMemsetD16", dstDevice, count);
-  ENTER_CONTEXT(currentDevice);
-  if (CUresult result = drv().cuMemsetD16Async(
-          toDevicePtr(dstDevice), value, static_cast<size_t>(count),
-          reinterpret_cast<CUstream>(stream)))
-    return failCuda(result, "cuMemsetD16Async",
-                    "filling " + std::to_string(count) + " 16-bit elements");
-  return MXFP8RT_SUCCESS;
+  return fillAsync("mxfp8rtMemsetD16", "cuMemsetD16Async",
+                   &Driver::cuMemsetD16Async, "16-bit elements", dstDevice,
+                   value, count, stream);
 }
 
 mxfp8rtStatus mxfp8rtMemsetD32(void *dstDevice, uint32_t value, intptr_t count,
                                mxfp8rtStream stream) {
-  CHECK_FILL("mxfp8rtMemsetD32", dstDevice, count);
-  ENTER_CONTEXT(currentDevice);
-  if (CUresult result = drv().cuMemsetD32Async(
-          toDevicePtr(dstDevice), value, static_cast<size_t>(count),
-          reinterpret_cast<CUstream>(stream)))
-    return failCuda(result, "cuMemsetD32Async",
-                    "filling " + std::to_string(count) + " 32-bit elements");
-  return MXFP8RT_SUCCESS;
+  return fillAsync("mxfp8rtMemsetD32", "cuMemsetD32Async",
+                   &Driver::cuMemsetD32Async, "32-bit elements", dstDevice,
+                   value, count, stream);
 }
 
 //===----------------------------------------------------------------------===//
