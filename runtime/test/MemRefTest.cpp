@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 
 #include <cstdint>
+#include <initializer_list>
 
 using namespace mxfp8rt;
 
@@ -22,6 +23,19 @@ template <int Rank> struct Descriptor {
   int64_t sizes[Rank];
   int64_t strides[Rank];
 };
+
+/// Expects `actual[i] == expected[i]` for every listed entry (the entries
+/// past them are not looked at).
+template <typename T, size_t N>
+void expectEntries(const T (&actual)[N],
+                   std::initializer_list<uint64_t> expected, const char *what) {
+  ASSERT_LE(expected.size(), N) << what;
+  size_t i = 0;
+  for (uint64_t want : expected) {
+    EXPECT_EQ(actual[i], want) << what << "[" << i << "]";
+    ++i;
+  }
+}
 } // namespace
 
 TEST(MemRef, DenseExtent) {
@@ -63,13 +77,10 @@ TEST(MemRef, TiledTensorMapArgumentsAreInnermostFirst) {
       << message;
   EXPECT_EQ(args.rank, 2u);
   EXPECT_EQ(args.globalAddress, static_cast<void *>(storage + 8));
-  EXPECT_EQ(args.globalDim[0], 64u);
-  EXPECT_EQ(args.globalDim[1], 128u);
-  EXPECT_EQ(args.globalStrides[0], 128u);
-  EXPECT_EQ(args.boxDim[0], 32u);
-  EXPECT_EQ(args.boxDim[1], 64u);
-  EXPECT_EQ(args.elementStrides[0], 1u);
-  EXPECT_EQ(args.elementStrides[1], 1u);
+  expectEntries(args.globalDim, {64, 128}, "globalDim");
+  expectEntries(args.globalStrides, {128}, "globalStrides");
+  expectEntries(args.boxDim, {32, 64}, "boxDim");
+  expectEntries(args.elementStrides, {1, 1}, "elementStrides");
   EXPECT_EQ(args.globalDim[2], 1u) << "unused dimensions are 1";
 }
 
@@ -84,14 +95,9 @@ TEST(MemRef, TiledTensorMapRank3WithPaddedRows) {
       computeTiledTensorMapArgs(3, &memref, /*FLOAT32=*/7, box, args, message),
       MXFP8RT_SUCCESS)
       << message;
-  EXPECT_EQ(args.globalDim[0], 32u);
-  EXPECT_EQ(args.globalDim[1], 16u);
-  EXPECT_EQ(args.globalDim[2], 4u);
-  EXPECT_EQ(args.globalStrides[0], 160u);
-  EXPECT_EQ(args.globalStrides[1], 2560u);
-  EXPECT_EQ(args.boxDim[0], 32u);
-  EXPECT_EQ(args.boxDim[1], 8u);
-  EXPECT_EQ(args.boxDim[2], 1u);
+  expectEntries(args.globalDim, {32, 16, 4}, "globalDim");
+  expectEntries(args.globalStrides, {160, 2560}, "globalStrides");
+  expectEntries(args.boxDim, {32, 8, 1}, "boxDim");
 }
 
 TEST(MemRef, TiledTensorMapRejections) {
