@@ -44,6 +44,26 @@ struct CountingDriver {
 
 const char kPtx[] = ".version 8.0\n.entry k()\n{\n ret;\n}\n";
 
+/// A cache with counting callbacks; `message` receives the cache's errors.
+class ModuleCacheTest : public testing::Test {
+protected:
+  /// Acquires the `size` bytes at `image` through the counting loader.
+  mxfp8rtStatus acquire(const void *image, size_t size, const char *name,
+                        mxfp8rtModule_st *&module, int device = 0,
+                        int jitOptLevel = -1) {
+    return cache.acquire(device, jitOptLevel, image, size, name,
+                         driver.loader(), module, message);
+  }
+  /// Releases `module` through the counting unloader.
+  mxfp8rtStatus release(mxfp8rtModule_st *module, bool &unloaded) {
+    return cache.release(module, driver.unloader(), unloaded, message);
+  }
+
+  ModuleCache cache;
+  CountingDriver driver;
+  std::string message;
+};
+
 } // namespace
 
 TEST(Hash, MatchesTheFnv1a64TestVectors) {
@@ -71,18 +91,12 @@ TEST(Image, Classification) {
             sizeof(elf));
 }
 
-TEST(ModuleCache, SameBytesShareOneLoad) {
-  ModuleCache cache;
-  CountingDriver driver;
-  std::string message;
+TEST_F(ModuleCacheTest, SameBytesShareOneLoad) {
   mxfp8rtModule_st *first = nullptr, *second = nullptr;
-  ASSERT_EQ(cache.acquire(0, -1, kPtx, sizeof(kPtx), "kernels", driver.loader(),
-                          first, message),
-            MXFP8RT_SUCCESS);
+  ASSERT_EQ(acquire(kPtx, sizeof(kPtx), "kernels", first), MXFP8RT_SUCCESS);
   // A copy at another address, without the terminator.
   std::string copy(kPtx);
-  ASSERT_EQ(cache.acquire(0, -1, copy.data(), copy.size(), "other name",
-                          driver.loader(), second, message),
+  ASSERT_EQ(acquire(copy.data(), copy.size(), "other name", second),
             MXFP8RT_SUCCESS);
   EXPECT_EQ(first, second);
   EXPECT_EQ(driver.loads, 1);
@@ -100,25 +114,16 @@ TEST(ModuleCache, SameBytesShareOneLoad) {
   EXPECT_EQ(stats.cacheHits, 1);
 }
 
-TEST(ModuleCache, DeviceLevelAndContentAreAllPartOfTheKey) {
-  ModuleCache cache;
-  CountingDriver driver;
-  std::string message;
+TEST_F(ModuleCacheTest, DeviceLevelAndContentAreAllPartOfTheKey) {
   mxfp8rtModule_st *base = nullptr, *device1 = nullptr, *level3 = nullptr,
                    *changed = nullptr;
-  ASSERT_EQ(cache.acquire(0, -1, kPtx, sizeof(kPtx), nullptr, driver.loader(),
-                          base, message),
-            MXFP8RT_SUCCESS);
-  ASSERT_EQ(cache.acquire(1, -1, kPtx, sizeof(kPtx), nullptr, driver.loader(),
-                          device1, message),
-            MXFP8RT_SUCCESS);
-  ASSERT_EQ(cache.acquire(0, 3, kPtx, sizeof(kPtx), nullptr, driver.loader(),
-                          level3, message),
+  ASSERT_EQ(acquire(kPtx, sizeof(kPtx), nullptr, base), MXFP8RT_SUCCESS);
+  ASSERT_EQ(acquire(kPtx, sizeof(kPtx), nullptr, device1, 1), MXFP8RT_SUCCESS);
+  ASSERT_EQ(acquire(kPtx, sizeof(kPtx), nullptr, level3, 0, 3),
             MXFP8RT_SUCCESS);
   std::string edited(kPtx);
   edited[edited.size() - 3] = ';'; // same size, one byte different
-  ASSERT_EQ(cache.acquire(0, -1, edited.data(), edited.size(), nullptr,
-                          driver.loader(), changed, message),
+  ASSERT_EQ(acquire(edited.data(), edited.size(), nullptr, changed),
             MXFP8RT_SUCCESS);
   EXPECT_EQ(driver.loads, 4);
   EXPECT_NE(base, device1);
@@ -134,96 +139,62 @@ TEST(ModuleCache, DeviceLevelAndContentAreAllPartOfTheKey) {
   // Binaries keep every byte, NULs included.
   const unsigned char cubin[] = {0x7f, 'E', 'L', 'F', 0, 0, 7, 0};
   mxfp8rtModule_st *binary = nullptr;
-  ASSERT_EQ(cache.acquire(0, -1, cubin, sizeof(cubin), "bin", driver.loader(),
-                          binary, message),
-            MXFP8RT_SUCCESS);
+  ASSERT_EQ(acquire(cubin, sizeof(cubin), "bin", binary), MXFP8RT_SUCCESS);
   EXPECT_EQ(binary->image.size(), sizeof(cubin));
   EXPECT_EQ(binary->describe(), "module 'bin' (cubin, 8 bytes)");
   EXPECT_EQ(cache.getStats().liveModules, 5);
 }
 
-TEST(ModuleCache, ReleaseCountsReferencesAndRejectsUnknownHandles) {
-  ModuleCache cache;
-  CountingDriver driver;
-  std::string message;
+TEST_F(ModuleCacheTest, ReleaseCountsReferencesAndRejectsUnknownHandles) {
   mxfp8rtModule_st *module = nullptr, *again = nullptr;
-  ASSERT_EQ(cache.acquire(0, -1, kPtx, sizeof(kPtx), "k", driver.loader(),
-                          module, message),
-            MXFP8RT_SUCCESS);
-  ASSERT_EQ(cache.acquire(0, -1, kPtx, sizeof(kPtx), "k", driver.loader(),
-                          again, message),
-            MXFP8RT_SUCCESS);
+  ASSERT_EQ(acquire(kPtx, sizeof(kPtx), "k", module), MXFP8RT_SUCCESS);
+  ASSERT_EQ(acquire(kPtx, sizeof(kPtx), "k", again), MXFP8RT_SUCCESS);
   bool unloaded = true;
-  EXPECT_EQ(cache.release(module, driver.unloader(), unloaded, message),
-            MXFP8RT_SUCCESS);
+  EXPECT_EQ(release(module, unloaded), MXFP8RT_SUCCESS);
   EXPECT_FALSE(unloaded);
   EXPECT_EQ(driver.unloads, 0);
   EXPECT_TRUE(cache.contains(module));
-  EXPECT_EQ(cache.release(module, driver.unloader(), unloaded, message),
-            MXFP8RT_SUCCESS);
+  EXPECT_EQ(release(module, unloaded), MXFP8RT_SUCCESS);
   EXPECT_TRUE(unloaded);
   EXPECT_EQ(driver.unloads, 1);
   EXPECT_FALSE(cache.contains(module));
   EXPECT_EQ(cache.getStats().liveModules, 0);
   // The freed handle is looked up by address only, never dereferenced.
-  EXPECT_EQ(cache.release(module, driver.unloader(), unloaded, message),
-            MXFP8RT_INVALID_ARGUMENT);
+  EXPECT_EQ(release(module, unloaded), MXFP8RT_INVALID_ARGUMENT);
   EXPECT_EQ(message, "unknown or already unloaded module handle");
   mxfp8rtModule_st stranger;
-  EXPECT_EQ(cache.release(&stranger, driver.unloader(), unloaded, message),
-            MXFP8RT_INVALID_ARGUMENT);
-  EXPECT_EQ(cache.release(nullptr, driver.unloader(), unloaded, message),
-            MXFP8RT_INVALID_ARGUMENT);
+  EXPECT_EQ(release(&stranger, unloaded), MXFP8RT_INVALID_ARGUMENT);
+  EXPECT_EQ(release(nullptr, unloaded), MXFP8RT_INVALID_ARGUMENT);
   EXPECT_EQ(driver.unloads, 1);
   // After the last release the same bytes load again.
-  ASSERT_EQ(cache.acquire(0, -1, kPtx, sizeof(kPtx), "k", driver.loader(),
-                          module, message),
-            MXFP8RT_SUCCESS);
+  ASSERT_EQ(acquire(kPtx, sizeof(kPtx), "k", module), MXFP8RT_SUCCESS);
   EXPECT_EQ(driver.loads, 2);
 }
 
-TEST(ModuleCache, FailedLoadsAreNotCached) {
-  ModuleCache cache;
-  CountingDriver driver;
-  std::string message;
+TEST_F(ModuleCacheTest, FailedLoadsAreNotCached) {
   mxfp8rtModule_st *module = nullptr;
   driver.nextStatus = MXFP8RT_CUDA_ERROR;
-  EXPECT_EQ(cache.acquire(0, -1, kPtx, sizeof(kPtx), "k", driver.loader(),
-                          module, message),
-            MXFP8RT_CUDA_ERROR);
+  EXPECT_EQ(acquire(kPtx, sizeof(kPtx), "k", module), MXFP8RT_CUDA_ERROR);
   EXPECT_EQ(message, "load refused");
   EXPECT_EQ(module, nullptr);
   EXPECT_EQ(cache.getStats().liveModules, 0);
   driver.nextStatus = MXFP8RT_SUCCESS;
-  EXPECT_EQ(cache.acquire(0, -1, kPtx, sizeof(kPtx), "k", driver.loader(),
-                          module, message),
-            MXFP8RT_SUCCESS);
+  EXPECT_EQ(acquire(kPtx, sizeof(kPtx), "k", module), MXFP8RT_SUCCESS);
   EXPECT_EQ(driver.loads, 2) << "the failure was retried";
   EXPECT_EQ(cache.getStats().driverLoads, 1);
 }
 
-TEST(ModuleCache, RejectsEmptyImages) {
-  ModuleCache cache;
-  CountingDriver driver;
-  std::string message;
+TEST_F(ModuleCacheTest, RejectsEmptyImages) {
   mxfp8rtModule_st *module = nullptr;
-  EXPECT_EQ(
-      cache.acquire(0, -1, nullptr, 4, "k", driver.loader(), module, message),
-      MXFP8RT_INVALID_ARGUMENT);
+  EXPECT_EQ(acquire(nullptr, 4, "k", module), MXFP8RT_INVALID_ARGUMENT);
   EXPECT_EQ(message, "module image is null or empty");
-  EXPECT_EQ(
-      cache.acquire(0, -1, kPtx, 0, "k", driver.loader(), module, message),
-      MXFP8RT_INVALID_ARGUMENT);
-  EXPECT_EQ(
-      cache.acquire(0, -1, "\0abc", 4, "k", driver.loader(), module, message),
-      MXFP8RT_INVALID_ARGUMENT);
+  EXPECT_EQ(acquire(kPtx, 0, "k", module), MXFP8RT_INVALID_ARGUMENT);
+  EXPECT_EQ(acquire("\0abc", 4, "k", module), MXFP8RT_INVALID_ARGUMENT);
   EXPECT_EQ(message, "module image is empty PTX text (starts with a NUL byte)");
   EXPECT_EQ(driver.loads, 0);
 }
 
-TEST(ModuleCache, ConcurrentLoadsOfOneImageLoadOnce) {
-  ModuleCache cache;
-  CountingDriver driver;
+TEST_F(ModuleCacheTest, ConcurrentLoadsOfOneImageLoadOnce) {
   const int threads = 8;
   std::vector<mxfp8rtModule_st *> modules(threads, nullptr);
   std::vector<std::thread> workers;
