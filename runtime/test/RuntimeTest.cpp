@@ -58,6 +58,21 @@ int countOccurrences(const std::string &haystack, const std::string &needle) {
 
 std::string lastError() { return mxfp8rtGetLastError(); }
 
+/// Kernel 'k' of module 'm', never loaded: well-formed handles for calls
+/// that must fail before they reach the driver.
+struct NeverLoadedKernel {
+  NeverLoadedKernel() {
+    module.name = "m";
+    function.name = "k";
+    function.module = &module;
+  }
+  NeverLoadedKernel(const NeverLoadedKernel &) = delete;
+  NeverLoadedKernel &operator=(const NeverLoadedKernel &) = delete;
+
+  mxfp8rtModule_st module;
+  mxfp8rtFunction_st function;
+};
+
 } // namespace
 
 DriverMode mxfp8rt::test::getDriverMode() { return driverMode; }
@@ -195,11 +210,9 @@ TEST(NoDriver, LaunchWithAHandleIsUnavailableNotACrash) {
   REQUIRE_DRIVER(expectsNoDriver(), "a machine (or mode) without libcuda");
   // A function handle can only come from a loaded module; a well-formed one
   // made here must still not reach a driver that is not there.
-  mxfp8rtModule_st module;
-  module.name = "m";
-  mxfp8rtFunction_st function;
-  function.name = "k";
-  function.module = &module;
+  NeverLoadedKernel kernel;
+  mxfp8rtModule_st &module = kernel.module;
+  mxfp8rtFunction_st &function = kernel.function;
   EXPECT_EQ(
       mxfp8rtLaunchKernel(&function, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr),
       MXFP8RT_UNAVAILABLE);
@@ -411,11 +424,8 @@ TEST(Validation, EmptyOperationsSucceedWithoutTheDriver) {
 }
 
 TEST(Validation, LaunchDimensions) {
-  mxfp8rtModule_st module;
-  module.name = "m";
-  mxfp8rtFunction_st function;
-  function.name = "k";
-  function.module = &module;
+  NeverLoadedKernel kernel;
+  mxfp8rtFunction_st &function = kernel.function;
   EXPECT_INVALID(
       mxfp8rtLaunchKernel(&function, 0, 1, 1, 1, 1, 1, 0, nullptr, nullptr),
       "mxfp8rtLaunchKernel: grid dimension x is 0, expected 1 to "
