@@ -58,6 +58,12 @@ protected:
   }
 
   const FakeCudaState *state = nullptr;
+  /// Arguments of vector_add_f32 that launch nothing harmful: three null
+  /// pointers and a zero count.
+  uint32_t zeroCount = 0;
+  void *nullPointer = nullptr;
+  void *nullAddParams[4] = {&nullPointer, &nullPointer, &nullPointer,
+                            &zeroCount};
 };
 
 } // namespace
@@ -254,9 +260,7 @@ TEST_F(FakeDriver, LaunchPassesTheConfigurationInTheModuleContext) {
 TEST_F(FakeDriver, LargeDynamicSharedMemoryIsOptedIntoOnce) {
   mxfp8rtModule module = nullptr;
   mxfp8rtFunction add = load("vector_add_f32", module);
-  uint32_t zero = 0;
-  void *null = nullptr;
-  void *params[] = {&null, &null, &null, &zero};
+  void **params = nullAddParams;
   int calls = state->funcSetAttributeCalls;
   ASSERT_EQ(
       mxfp8rtLaunchKernel(add, 1, 1, 1, 32, 1, 1, 48 * 1024, nullptr, params),
@@ -321,9 +325,7 @@ TEST_F(FakeDriver, AsynchronousFaultsNameTheLastLaunch) {
 TEST_F(FakeDriver, ClusterLaunch) {
   mxfp8rtModule module = nullptr;
   mxfp8rtFunction add = load("vector_add_f32", module);
-  uint32_t zero = 0;
-  void *null = nullptr;
-  void *params[] = {&null, &null, &null, &zero};
+  void **params = nullAddParams;
   mxfp8rtStatus status = mxfp8rtLaunchClusterKernel(add, 2, 1, 1, 8, 4, 1, 128,
                                                     1, 1, 0, nullptr, params);
   if (getDriverMode() == DriverMode::FakeOld) {
