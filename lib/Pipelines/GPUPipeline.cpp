@@ -1,8 +1,10 @@
 //===- GPUPipeline.cpp - mxfp8train-lower-to-gpu ----------------*- C++ -*-===//
 //
-// The GPU lowering pipeline: mxfp8train quantization/layout ops -> kernel
-// launches (convert-mxfp8train-to-gpu) -> buffers, results as caller-owned
-// out-parameters, every buffer in device memory -> one stream per call ->
+// The GPU lowering pipeline: mxfp8train ops and matmuls -> kernel launches
+// (convert-mxfp8train-to-gpu) -> buffers, results as caller-owned
+// out-parameters -> the other linalg ops as outlined kernels (upstream
+// parallel-loop mapping) -> every buffer in device memory -> one stream per
+// call ->
 // NVVM, embedded cubins (or PTX) -> LLVM dialect host code calling the
 // upstream mgpu* runtime ABI. `mlir-translate --mlir-to-llvmir` and `llc`
 // turn the result into a host object (scripts/aot-compile.sh).
@@ -60,6 +62,15 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
                      "buffer-results-to-out-params{hoist-static-allocs=true "
                      "modify-public-functions=true},"
                      "canonicalize");
+  // The remaining linalg ops (elementwise, broadcasts, transposes, fills,
+  // reductions) through upstream passes: parallel loops, tiled into CTAs of
+  // 256 threads (innermost dimension on threadIdx.x), mapped to the grid
+  // and outlined into kernels.
+  addGPUPipeline(pm, "func.func(convert-linalg-to-parallel-loops,"
+                     "mxfp8train-gpu-tile-parallel-loops,"
+                     "gpu-map-parallel-loops{mapping-policy=innermost-first},"
+                     "convert-parallel-loops-to-gpu),"
+                     "gpu-kernel-outlining,canonicalize,cse");
   pm.addPass(createMXFP8TrainGPUDeviceBuffersPass());
   addGPUPipeline(pm, "func.func(gpu-async-region)");
   pm.addPass(createMXFP8TrainCPUEmitCInterfacePass());
@@ -67,8 +78,9 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   // Device code.
   addGPUPipeline(
       pm, llvm::formatv("nvvm-attach-target{{chip={0} features={1} O={2}},"
-                        "gpu.module(convert-scf-to-cf,"
+                        "gpu.module(lower-affine,convert-scf-to-cf,"
                         "convert-gpu-to-nvvm{{use-bare-ptr-memref-call-conv=1},"
+                        "convert-nvvm-to-llvm,"
                         "canonicalize,cse,reconcile-unrealized-casts),"
                         "gpu-module-to-binary{{format={3} toolkit={4}}",
                         options.chip.getValue(), features,

@@ -262,49 +262,16 @@ static FunctionSpec describeFunction(func::FuncOp func,
   FunctionSpec spec;
   spec.name = func.getSymName().str();
   FunctionType type = func.getFunctionType();
-  const AsmParserState::BlockDefinition *entryDef =
-      asmState.getBlockDef(&func.front());
-  auto returnOp = dyn_cast<func::ReturnOp>(func.front().getTerminator());
-
-  for (unsigned i = 0, e = type.getNumInputs(); i < e; ++i) {
+  SmallVector<std::string> argNames, resultNames;
+  getSignatureNames(func, asmState, argNames, resultNames);
+  for (std::string &name : argNames) {
     TensorSpec arg;
-    if (auto attr = func.getArgAttrOfType<StringAttr>(i, "mxfp8run.name"))
-      arg.name = attr.str();
-    else if (entryDef && i < entryDef->arguments.size())
-      arg.name = getSSAName(entryDef->arguments[i].loc);
-    if (arg.name.empty())
-      arg.name = "arg" + std::to_string(i);
+    arg.name = std::move(name);
     spec.args.push_back(std::move(arg));
   }
-  for (unsigned i = 0, e = type.getNumResults(); i < e; ++i) {
+  for (std::string &name : resultNames) {
     TensorSpec result;
-    if (auto attr = func.getResultAttrOfType<StringAttr>(i, "mxfp8run.name")) {
-      result.name = attr.str();
-    } else if (returnOp && i < returnOp.getNumOperands()) {
-      Value value = returnOp.getOperand(i);
-      if (auto arg = dyn_cast<BlockArgument>(value)) {
-        if (arg.getOwner() == &func.front())
-          result.name = spec.args[arg.getArgNumber()].name;
-      } else if (Operation *def = value.getDefiningOp()) {
-        unsigned resultNumber = cast<OpResult>(value).getResultNumber();
-        if (const auto *opDef = asmState.getOpDef(def)) {
-          // Result groups are `%a, %b = ...` (one result each) or `%c:2`.
-          auto groups = opDef->resultGroups;
-          for (auto [g, group] : llvm::enumerate(groups)) {
-            unsigned end = g + 1 < groups.size() ? groups[g + 1].startIndex
-                                                 : def->getNumResults();
-            if (resultNumber < group.startIndex || resultNumber >= end)
-              continue;
-            result.name = getSSAName(group.definition.loc);
-            if (!result.name.empty() && end - group.startIndex > 1)
-              result.name +=
-                  "#" + std::to_string(resultNumber - group.startIndex);
-          }
-        }
-      }
-    }
-    if (result.name.empty())
-      result.name = "result" + std::to_string(i);
+    result.name = std::move(name);
     spec.results.push_back(std::move(result));
   }
 
@@ -367,31 +334,11 @@ static FunctionSpec describeFunction(func::FuncOp func,
 /// Erases the functions that no `--entry` function reaches through symbol
 /// references.
 static LogicalResult keepEntries(ModuleOp module) {
-  llvm::SmallPtrSet<Operation *, 8> reachable;
-  SmallVector<Operation *> worklist;
-  for (const std::string &name : entries) {
-    auto func = module.lookupSymbol<func::FuncOp>(name);
-    if (!func || func.isExternal())
-      return fail("--entry=" + name + ": no function @" + name +
-                  " with a body in '" + inputFilename + "'");
-    if (reachable.insert(func).second)
-      worklist.push_back(func);
-  }
-  while (!worklist.empty()) {
-    Operation *op = worklist.pop_back_val();
-    std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(op);
-    if (!uses)
-      continue;
-    for (const SymbolTable::SymbolUse &use : *uses) {
-      Operation *callee =
-          SymbolTable::lookupNearestSymbolFrom(module, use.getSymbolRef());
-      if (callee && reachable.insert(callee).second)
-        worklist.push_back(callee);
-    }
-  }
-  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-    if (!reachable.contains(func))
-      func.erase();
+  std::vector<std::string> roots(entries.begin(), entries.end());
+  std::string missing = keepReachableFunctions(module, roots);
+  if (!missing.empty())
+    return fail("--entry=" + missing + ": no function @" + missing +
+                " with a body in '" + inputFilename + "'");
   return success();
 }
 

@@ -1007,6 +1007,7 @@ int runMain(const Options &options) {
   rows.push_back({"#", "name", "type", "bit-exact", "differing bytes",
                   "differing elements", "SQNR dB", "max abs err"});
   int numDifferent = 0;
+  std::vector<double> sqnrs;
   double minSqnr = std::numeric_limits<double>::infinity();
   double maxError = 0.0;
   for (size_t i = 0; i < spec->results.size(); ++i) {
@@ -1022,6 +1023,7 @@ int runMain(const Options &options) {
         compareTensors(result, referenceResults[i].data(), results[i].data());
     bool exact = c.differingBytes == 0;
     numDifferent += !exact;
+    sqnrs.push_back(c.stats.sqnrDb);
     // NaN (a one-sided NaN) wins over any number.
     if (!std::isnan(minSqnr) &&
         (std::isnan(c.stats.sqnrDb) || c.stats.sqnrDb < minSqnr))
@@ -1049,7 +1051,55 @@ int runMain(const Options &options) {
               spec->results.size() - size_t(numDifferent),
               formatDb(minSqnr).c_str(), maxError, runner.getMedianMs(),
               compareCuda ? "cuda" : "cpu", reference.getMedianMs());
+  // A converted training step against its high-precision step: the SQNR
+  // of each result next to its bar (mxfp8run.min_sqnr, checked), or the
+  // torchao per-linear bar of its role (SPEC §8), which holds for one
+  // quantized GEMM and is only shown for results behind several (as
+  // mxfp8-run --compare does; its per-matmul table is not available here).
+  bool anyBar = false;
+  for (const TensorSpec &result : spec->results)
+    anyBar |= result.hasMinSqnr || !result.role.empty();
+  int barsFailed = 0;
+  if (anyBar) {
+    rows.clear();
+    rows.push_back({"#", "name", "role", "SQNR dB", "bar dB", "result"});
+    for (size_t i = 0; i < spec->results.size(); ++i) {
+      const TensorSpec &result = spec->results[i];
+      std::string bar = "-", verdict = "-";
+      if (result.hasMinSqnr) {
+        bool pass = sqnrs[i] >= result.minSqnr;
+        barsFailed += !pass;
+        bar = ">= " + formatDouble("%.2f", result.minSqnr);
+        verdict = pass ? "PASS" : "FAIL";
+      } else if (!result.role.empty()) {
+        double roleBar = result.role == "output"       ? 27.0
+                         : result.role == "input_grad" ? 25.0
+                                                       : 24.0;
+        bar = "(" + formatDouble("%.2f", roleBar) + ")";
+        verdict = sqnrs[i] >= roleBar ? "(above)" : "(below)";
+      }
+      rows.push_back({std::to_string(i), result.name,
+                      result.role.empty() ? "-" : result.role,
+                      formatDb(sqnrs[i]), bar, verdict});
+    }
+    std::printf("bars (SPEC §8; in parentheses: torchao's per-linear bar of "
+                "the role, not checked for a whole step):\n");
+    printTable(rows);
+  }
+  double referenceMs = reference.getMedianMs();
+  std::printf("timing: @%s (%s) %.6g ms, reference @%s (%s) %.6g ms, "
+              "ratio %.3f (medians of %d and %d calls)\n",
+              spec->name.c_str(), device.c_str(), runner.getMedianMs(),
+              compareSpec->name.c_str(), compareCuda ? "cuda" : "cpu",
+              referenceMs,
+              referenceMs > 0 ? runner.getMedianMs() / referenceMs : 0.0,
+              options.repeat, options.referenceRepeat);
   std::fflush(stdout);
+  if (barsFailed) {
+    std::fprintf(stderr, "mxfp8-launch: %d result(s) below their SQNR bar\n",
+                 barsFailed);
+    return kExitDifferent;
+  }
   if (numDifferent && options.expectExact) {
     std::fprintf(stderr,
                  "mxfp8-launch: %d result(s) differ from the reference\n",

@@ -1,7 +1,9 @@
 //===- mxfp8-run.cpp - run and compare mxfp8train modules -------*- C++ -*-===//
 //
 // Runs one function of a tensor-level MLIR module on the CPU (through
-// CPUExecutable) with generated or .npy inputs and writes its results as .npy.
+// CPUExecutable) or on a CUDA GPU (CUDAExecutable: the GPU pipeline, JITed
+// host code, libmxfp8train_runtime.so) with generated or .npy inputs and
+// writes its results as .npy.
 // In compare mode it runs the module as written and the module after the
 // MXFP8 rewrite on the same inputs and reports, per result, the SQNR against
 // the high-precision run and the torchao bar that applies (SPEC §8).
@@ -15,6 +17,7 @@
 #include "mxfp8train/Dialect/MXFP8Train/Transforms/Passes.h"
 #include "mxfp8train/Dialect/MXFP8Train/Transforms/Transforms.h"
 #include "mxfp8train/ExecutionEngine/CPURunner.h"
+#include "mxfp8train/ExecutionEngine/CUDARunner.h"
 #include "mxfp8train/InitAll.h"
 #include "mxfp8train/Support/Float.h"
 #include "mxfp8train/Tools/ModuleSource.h"
@@ -71,7 +74,7 @@ namespace cl = llvm::cl;
 
 namespace {
 enum class BF16Format { UInt16, Float32 };
-enum class Device { CPU };
+enum class Device { Auto, CPU, CUDA };
 } // namespace
 
 static cl::OptionCategory runCategory("mxfp8-run options");
@@ -173,10 +176,38 @@ static cl::opt<std::string>
                     "converted module in compare mode) to this file"),
            cl::value_desc("path"), cl::cat(runCategory));
 
-static cl::opt<Device>
-    device("device", cl::desc("Where to run"),
-           cl::values(clEnumValN(Device::CPU, "cpu", "the host CPU (JIT)")),
-           cl::init(Device::CPU), cl::cat(runCategory));
+static cl::opt<Device> device(
+    "device",
+    cl::desc("Where to run (default: cuda when the runtime finds a CUDA "
+             "driver and a GPU, else cpu)"),
+    cl::values(clEnumValN(Device::Auto, "auto",
+                          "cuda if a GPU is usable, else cpu (the default)"),
+               clEnumValN(Device::CPU, "cpu", "the host CPU (JIT)"),
+               clEnumValN(Device::CUDA, "cuda",
+                          "GPU --gpu (mxfp8train-lower-to-gpu, JIT host "
+                          "code, libmxfp8train_runtime.so)")),
+    cl::init(Device::Auto), cl::cat(runCategory));
+
+static cl::opt<int> gpuIndex("gpu", cl::desc("CUDA device (--device=cuda)"),
+                             cl::init(0), cl::cat(runCategory));
+
+static cl::opt<std::string>
+    chip("chip",
+         cl::desc("NVVM chip of the GPU lowering (default: the GPU's: sm_90a "
+                  "for compute capability 9.0, sm_100a for 10.0)"),
+         cl::value_desc("sm_90a|sm_100a"), cl::cat(runCategory));
+
+static cl::opt<std::string> gpuLowering(
+    "lowering",
+    cl::desc("--device=cuda: replace mxfp8train-lower-to-gpu by this pipeline "
+             "(it must end in the LLVM dialect with llvm.emit_c_interface "
+             "functions on device descriptors)"),
+    cl::value_desc("text"), cl::cat(runCategory));
+
+/// The device chosen in main(), never Auto.
+static Device selectedDevice = Device::CPU;
+/// The chip used for --device=cuda.
+static std::string selectedChip;
 
 //===----------------------------------------------------------------------===//
 // Helpers
@@ -317,47 +348,7 @@ static FailureOr<Signature> getSignature(ModuleOp module,
   func::FuncOp func = sig.func;
   FunctionType type = func.getFunctionType();
 
-  // SSA names from the parser state, else argN / resultN.
-  const AsmParserState::BlockDefinition *entryDef =
-      asmState.getBlockDef(&func.front());
-  auto returnOp = dyn_cast<func::ReturnOp>(func.front().getTerminator());
-  for (unsigned i = 0, e = type.getNumInputs(); i < e; ++i) {
-    std::string name;
-    if (auto attr = func.getArgAttrOfType<StringAttr>(i, "mxfp8run.name"))
-      name = attr.str();
-    else if (entryDef && i < entryDef->arguments.size())
-      name = getSSAName(entryDef->arguments[i].loc);
-    sig.argNames.push_back(name.empty() ? "arg" + std::to_string(i) : name);
-  }
-  for (unsigned i = 0, e = type.getNumResults(); i < e; ++i) {
-    std::string name;
-    if (auto attr = func.getResultAttrOfType<StringAttr>(i, "mxfp8run.name")) {
-      name = attr.str();
-    } else if (returnOp && i < returnOp.getNumOperands()) {
-      Value value = returnOp.getOperand(i);
-      if (auto arg = dyn_cast<BlockArgument>(value)) {
-        if (arg.getOwner() == &func.front())
-          name = sig.argNames[arg.getArgNumber()];
-      } else if (Operation *def = value.getDefiningOp()) {
-        unsigned resultNumber = cast<OpResult>(value).getResultNumber();
-        if (const auto *opDef = asmState.getOpDef(def)) {
-          // Result groups are `%a, %b = ...` (one result each) or `%c:2`.
-          auto groups = opDef->resultGroups;
-          for (auto [g, group] : llvm::enumerate(groups)) {
-            unsigned end = g + 1 < groups.size() ? groups[g + 1].startIndex
-                                                 : def->getNumResults();
-            if (resultNumber < group.startIndex || resultNumber >= end)
-              continue;
-            name = getSSAName(group.definition.loc);
-            if (!name.empty() && end - group.startIndex > 1)
-              name += "#" + std::to_string(resultNumber - group.startIndex);
-          }
-        }
-      }
-    }
-    sig.resultNames.push_back(name.empty() ? "result" + std::to_string(i)
-                                           : name);
-  }
+  getSignatureNames(func, asmState, sig.argNames, sig.resultNames);
 
   auto checkType =
       [&](Type t, StringRef what, unsigned i, StringRef name,
@@ -870,52 +861,50 @@ convertModule(ModuleOp module, ConversionSummary &summary,
 // Running and reporting
 //===----------------------------------------------------------------------===//
 
-/// Erases the functions of `module` that `entry` does not reach through
-/// symbol references (other test entry points may not be runnable).
-static void keepReachableFunctions(ModuleOp module, StringRef entry) {
-  llvm::SmallPtrSet<Operation *, 8> reachable;
-  SmallVector<Operation *> worklist;
-  if (Operation *root = module.lookupSymbol(entry)) {
-    reachable.insert(root);
-    worklist.push_back(root);
-  }
-  while (!worklist.empty()) {
-    Operation *op = worklist.pop_back_val();
-    std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(op);
-    if (!uses)
-      continue;
-    for (const SymbolTable::SymbolUse &use : *uses) {
-      Operation *callee =
-          SymbolTable::lookupNearestSymbolFrom(module, use.getSymbolRef());
-      if (callee && reachable.insert(callee).second)
-        worklist.push_back(callee);
-    }
-  }
-  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-    if (!reachable.contains(func))
-      func.erase();
-}
+namespace {
+/// A module compiled for the selected device.
+struct Executable {
+  std::unique_ptr<CPUExecutable> cpu;
+  std::unique_ptr<CUDAExecutable> cuda;
+};
+} // namespace
 
-/// Compiles the entry function of `module` (and what it references), timing
-/// it.
-static FailureOr<std::unique_ptr<CPUExecutable>>
+/// Compiles the entry function of `module` (and what it references) for the
+/// selected device, timing it.
+static FailureOr<std::unique_ptr<Executable>>
 compileModule(ModuleOp module, StringRef entry, StringRef what,
               double &seconds) {
   Clock::time_point start = Clock::now();
   OwningOpRef<ModuleOp> stripped(module.clone());
-  keepReachableFunctions(*stripped, entry);
+  (void)keepReachableFunctions(*stripped, {entry.str()});
   // The argument and result attributes (mxfp8run.*, mxfp8train.role) are
   // for this tool; they must not reach the LLVM function signatures.
   stripped->walk([](func::FuncOp func) {
     func.removeArgAttrsAttr();
     func.removeResAttrsAttr();
   });
-  llvm::Expected<std::unique_ptr<CPUExecutable>> exe =
+  auto exe = std::make_unique<Executable>();
+  if (selectedDevice == Device::CUDA) {
+    CUDACompileOptions options;
+    options.gpu = gpuIndex;
+    options.chip = selectedChip;
+    options.lowering = std::string(stripModuleAnchor(gpuLowering));
+    llvm::Expected<std::unique_ptr<CUDAExecutable>> cuda =
+        CUDAExecutable::compile(*stripped, options);
+    seconds = secondsSince(start);
+    if (!cuda)
+      return fail(cuda.takeError(),
+                  "cannot compile the " + what + " module for the GPU");
+    exe->cuda = std::move(*cuda);
+    return exe;
+  }
+  llvm::Expected<std::unique_ptr<CPUExecutable>> cpu =
       CPUExecutable::compile(*stripped, vectorize);
   seconds = secondsSince(start);
-  if (!exe)
-    return fail(exe.takeError(), "cannot compile the " + what + " module");
-  return std::move(*exe);
+  if (!cpu)
+    return fail(cpu.takeError(), "cannot compile the " + what + " module");
+  exe->cpu = std::move(*cpu);
+  return exe;
 }
 
 namespace {
@@ -923,14 +912,19 @@ namespace {
 struct RunResult {
   llvm::Expected<std::vector<HostTensor>> outputs{std::vector<HostTensor>()};
   double seconds = 0.0;
+  /// GPU: the call alone (CUDA events), without the copies.
+  double deviceSeconds = 0.0;
 };
 } // namespace
 
 /// Runs the entry function, timing it.
-static void runExecutable(const CPUExecutable &exe, StringRef name,
+static void runExecutable(const Executable &exe, StringRef name,
                           ArrayRef<HostTensor> inputs, RunResult &result) {
   Clock::time_point start = Clock::now();
-  result.outputs = exe.run(name, inputs);
+  if (exe.cuda)
+    result.outputs = exe.cuda->run(name, inputs, &result.deviceSeconds);
+  else
+    result.outputs = exe.cpu->run(name, inputs);
   result.seconds = secondsSince(start);
 }
 
@@ -1065,7 +1059,7 @@ static LogicalResult runPlain(ModuleOp module, const Signature &sig) {
   if (failed(inputs) || failed(prepareOutputDir(sig, *inputs)))
     return failure();
   double compileSeconds;
-  FailureOr<std::unique_ptr<CPUExecutable>> exe =
+  FailureOr<std::unique_ptr<Executable>> exe =
       compileModule(module, sig.func.getSymName(), "input", compileSeconds);
   if (failed(exe))
     return failure();
@@ -1101,8 +1095,11 @@ static LogicalResult runPlain(ModuleOp module, const Signature &sig) {
   }
   os << "outputs:\n";
   printTable(os, rows);
-  os << llvm::format("time: compile %.2f s, run %.2f s\n", compileSeconds,
+  os << llvm::format("time: compile %.2f s, run %.2f s", compileSeconds,
                      result.seconds);
+  if (selectedDevice == Device::CUDA)
+    os << llvm::format(" (GPU call %.3f ms)", result.deviceSeconds * 1e3);
+  os << "\n";
   return success();
 }
 
@@ -1272,15 +1269,18 @@ static int runCompare(ModuleOp module, const Signature &sig) {
   // Each CPUExecutable lowers in a private context, so the two modules can
   // be compiled at the same time (the shared modules are only read).
   double compileOriginal = 0.0, compileConverted = 0.0;
-  FailureOr<std::unique_ptr<CPUExecutable>> exeOriginal = failure();
-  FailureOr<std::unique_ptr<CPUExecutable>> exeConverted = failure();
+  FailureOr<std::unique_ptr<Executable>> exeOriginal = failure();
+  FailureOr<std::unique_ptr<Executable>> exeConverted = failure();
+  // One GPU: compile (its kernels are loaded on this thread) and run one
+  // module after the other.
+  bool concurrently = runConcurrently && selectedDevice == Device::CPU;
   Clock::time_point compileStart = Clock::now();
   ModuleOp originalToCompile = probeModule ? *probeModule : module;
   auto compileConvertedModule = [&] {
     exeConverted = compileModule(**converted, sig.func.getSymName(),
                                  "converted", compileConverted);
   };
-  if (runConcurrently) {
+  if (concurrently) {
     std::thread other(compileConvertedModule);
     exeOriginal = compileModule(originalToCompile, sig.func.getSymName(),
                                 "original", compileOriginal);
@@ -1297,7 +1297,7 @@ static int runCompare(ModuleOp module, const Signature &sig) {
   RunResult original, mx;
   StringRef name = sig.func.getSymName();
   Clock::time_point runStart = Clock::now();
-  if (runConcurrently) {
+  if (concurrently) {
     std::thread other(
         [&] { runExecutable(**exeConverted, name, *inputs, mx); });
     runExecutable(**exeOriginal, name, *inputs, original);
@@ -1387,14 +1387,19 @@ static int runCompare(ModuleOp module, const Signature &sig) {
   }
   os << llvm::format("time: compile original %.2f s, converted %.2f s",
                      compileOriginal, compileConverted);
-  if (runConcurrently)
+  if (concurrently)
     os << llvm::format(" (concurrently: %.2f s)", compileWall);
   os << llvm::format("; run original%s %.2f s, converted %.2f s",
                      perMatmul ? " + per-matmul" : "", original.seconds,
                      mx.seconds);
-  if (runConcurrently)
+  if (concurrently)
     os << llvm::format(" (concurrently: %.2f s)", runWall);
   os << llvm::format("; total %.2f s\n", secondsSince(start));
+  if (selectedDevice == Device::CUDA)
+    os << llvm::format("gpu time (CUDA events, one call each): original%s "
+                       "%.3f ms, converted %.3f ms\n",
+                       perMatmul ? " + per-matmul" : "",
+                       original.deviceSeconds * 1e3, mx.deviceSeconds * 1e3);
   os << "bars: " << numPass << " passed, " << numFail << " failed\n";
   os.flush();
   if (numFail && checkBars) {
@@ -1405,6 +1410,42 @@ static int runCompare(ModuleOp module, const Signature &sig) {
   return 0;
 }
 
+/// Decides the device and prints the first line, `device: cuda (NAME,
+/// sm_XY)` or `device: cpu (why)`. --device=cuda without a usable GPU fails.
+static LogicalResult selectDevice() {
+  llvm::raw_ostream &os = llvm::outs();
+  if (device == Device::CPU) {
+    selectedDevice = Device::CPU;
+    os << "device: cpu (--device=cpu)\n";
+    return success();
+  }
+  CUDADeviceInfo info = queryCUDADevice(gpuIndex);
+  if (!info.available) {
+    if (device == Device::CUDA)
+      return fail("--device=cuda: no usable GPU: " + info.reason);
+    selectedDevice = Device::CPU;
+    os << "device: cpu (" << info.reason << ")\n";
+    return success();
+  }
+  selectedChip = chip.empty() ? info.chip : std::string(chip);
+  std::string capability =
+      "sm_" + std::to_string(info.major) + std::to_string(info.minor);
+  if (selectedChip.empty()) {
+    if (device == Device::CUDA)
+      return fail("--device=cuda: the GPU lowering has no target for " +
+                  info.name + " (" + capability +
+                  "); it supports sm_90a and sm_100a (--chip)");
+    selectedDevice = Device::CPU;
+    os << "device: cpu (GPU " << info.name << " is " << capability
+       << ", which the GPU lowering does not target)\n";
+    return success();
+  }
+  selectedDevice = Device::CUDA;
+  os << "device: cuda (" << info.name << ", " << capability << ", code for "
+     << selectedChip << ")\n";
+  return success();
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   mlir::registerAllPasses();
@@ -1412,8 +1453,8 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(runCategory);
   cl::ParseCommandLineOptions(
       argc, argv,
-      "mxfp8-run: run a function of a tensor-level MLIR module on the CPU, "
-      "or compare it with its MXFP8 conversion (--compare)\n");
+      "mxfp8-run: run a function of a tensor-level MLIR module on the CPU "
+      "or a CUDA GPU, or compare it with its MXFP8 conversion (--compare)\n");
 
   DialectRegistry registry;
   mlir::registerAllDialects(registry);
@@ -1434,9 +1475,10 @@ int main(int argc, char **argv) {
   if (failed(sig))
     return 1;
 
+  if (failed(selectDevice()))
+    return 1;
   llvm::outs() << "mxfp8-run: @" << sig->func.getSymName() << " from "
                << inputFilename << "\n";
-  llvm::outs() << "device: cpu\n";
   if (compareMode)
     return runCompare(*module, *sig);
   return failed(runPlain(*module, *sig)) ? 1 : 0;

@@ -148,4 +148,22 @@ def MXFP8TrainGPUDeviceBuffersPass
                            "::mlir::memref::MemRefDialect"];
 }
 
+def MXFP8TrainGPUTileParallelLoopsPass
+    : Pass<"mxfp8train-gpu-tile-parallel-loops", "::mlir::func::FuncOp"> {
+  let summary = "Tile outermost scf.parallel loops into CTAs of 256 threads";
+  let description = [{
+    Prepares the loops of bufferized linalg ops (after
+    `convert-linalg-to-parallel-loops`) for `gpu-map-parallel-loops
+    {mapping-policy=innermost-first}` and `convert-parallel-loops-to-gpu`:
+    every outermost `scf.parallel` is tiled (upstream `tileParallelLoop`,
+    fixed inner bounds with an in-bounds check) so that its inner loop has
+    256 iterations, spread over the innermost dimensions (the innermost one
+    first, up to the next power of two of its extent; the others 1). The
+    outer loop becomes the grid, the inner one the CTA; loops nested inside
+    (reductions) stay sequential in each thread.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // MXFP8TRAIN_CONVERSION_PASSES_TD

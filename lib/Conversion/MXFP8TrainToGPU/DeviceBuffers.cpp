@@ -5,8 +5,10 @@
 // caller passes device pointers for every argument and out-parameter, so
 // every buffer the function allocates itself must be device memory too:
 // memref.alloc/alloca -> gpu.alloc + gpu.dealloc at the end of the block,
-// memref.dealloc -> gpu.dealloc, memref.copy -> gpu.memcpy. Host ops that
-// would dereference a buffer are reported.
+// memref.dealloc -> gpu.dealloc, memref.copy -> gpu.memcpy, and a constant
+// (memref.get_global of a host global) -> a device copy made at the
+// get_global (gpu.alloc + gpu.memcpy from the global) and freed at the end
+// of the block. Host ops that would dereference a buffer are reported.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +48,7 @@ static bool escapesBlock(Value value) {
 /// allocation and copies (rewritten here), GPU ops, calls and returns.
 static bool isBufferNeutral(Operation *op) {
   return isa<ViewLikeOpInterface, memref::AllocOp, memref::AllocaOp,
+             memref::GetGlobalOp,
              memref::DeallocOp, memref::CopyOp,
              memref::ExtractStridedMetadataOp, memref::CastOp, func::CallOp>(
              op) ||
@@ -81,10 +84,38 @@ struct GPUDeviceBuffersPass final
         }
       });
       SmallVector<Operation *> allocs;
+      SmallVector<memref::GetGlobalOp> globals;
       func.walk([&](Operation *op) {
         if (isa<memref::AllocOp, memref::AllocaOp>(op))
           allocs.push_back(op);
+        if (auto global = dyn_cast<memref::GetGlobalOp>(op))
+          globals.push_back(global);
       });
+      // Constants: kernels read device memory, so each use of a host
+      // global reads a device copy of it.
+      for (memref::GetGlobalOp global : globals) {
+        auto type = cast<MemRefType>(global.getType());
+        if (!type.hasStaticShape() || !type.getLayout().isIdentity()) {
+          global->emitError() << "constant of type " << type
+                              << " cannot be copied to the device (static "
+                                 "identity-layout constants only)";
+          failed = true;
+          continue;
+        }
+        rewriter.setInsertionPointAfter(global);
+        auto alloc = gpu::AllocOp::create(
+            rewriter, global.getLoc(), type, /*asyncToken=*/Type(),
+            /*asyncDependencies=*/ValueRange(), /*dynamicSizes=*/ValueRange(),
+            /*symbolOperands=*/ValueRange());
+        rewriter.replaceAllUsesWith(global.getResult(), alloc.getMemref());
+        rewriter.setInsertionPointAfter(alloc);
+        gpu::MemcpyOp::create(rewriter, global.getLoc(), /*asyncToken=*/Type(),
+                              ValueRange(), alloc.getMemref(),
+                              global.getResult());
+        rewriter.setInsertionPoint(alloc->getBlock()->getTerminator());
+        gpu::DeallocOp::create(rewriter, alloc.getLoc(), /*asyncToken=*/Type(),
+                               ValueRange(), alloc.getMemref());
+      }
       for (Operation *op : allocs) {
         Value buffer = op->getResult(0);
         auto type = cast<MemRefType>(buffer.getType());

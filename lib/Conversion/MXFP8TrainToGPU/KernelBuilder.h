@@ -163,6 +163,16 @@ void populateQuantizeKernelPatterns(RewritePatternSet &patterns,
 void populateLayoutKernelPatterns(RewritePatternSet &patterns,
                                   KernelCache &cache);
 
+/// Adds the simple tiled GEMM kernels (SimpleGemmKernels.cpp): linalg
+/// contractions and grouped_mm in bf16/f32, and, below the default pattern
+/// benefit, scaled_mm / scaled_grouped_mm with row-major scales.
+void populateSimpleGemmKernelPatterns(RewritePatternSet &patterns,
+                                      KernelCache &cache);
+
+/// True for the ops populateSimpleGemmKernelPatterns may lower that are not
+/// mxfp8train MX ops (linalg contractions, grouped_mm).
+bool isSimpleGemmCandidate(Operation *op);
+
 } // namespace gpu_lowering
 } // namespace mxfp8train
 } // namespace mlir

@@ -39,6 +39,7 @@ void mlir::mxfp8train::populateMXFP8TrainToGPUConversionPatterns(
   KernelCache cache(kernels, target);
   populateQuantizeKernelPatterns(patterns, cache);
   populateLayoutKernelPatterns(patterns, cache);
+  populateSimpleGemmKernelPatterns(patterns, cache);
 }
 
 /// Returns the kernel module of `module`, creating it (and marking `module`
@@ -77,7 +78,8 @@ struct ConvertMXFP8TrainToGPUPass final
 
     bool hasWork = false;
     module.walk([&](Operation *op) {
-      if (isa<MXFP8TrainDialect>(op->getDialect()))
+      if (isa<MXFP8TrainDialect>(op->getDialect()) ||
+          isSimpleGemmCandidate(op))
         hasWork = true;
     });
     if (!hasWork)
@@ -104,7 +106,9 @@ struct ConvertMXFP8TrainToGPUPass final
         diag << " for this layout (only blocked and blocked_per_expert)";
       else
         diag << " (only quantize, quantize_dual, dequantize, "
-                "pad/unpad_token_groups and to_blocked are lowered)";
+                "pad/unpad_token_groups, to_blocked, grouped_mm, and "
+                "scaled_mm / scaled_grouped_mm with row_major scales are "
+                "lowered)";
       failedOps = true;
     });
     if (failedOps)

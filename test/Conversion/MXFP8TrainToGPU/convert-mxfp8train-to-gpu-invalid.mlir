@@ -21,11 +21,14 @@ func.func @grouped_layout(%s: tensor<512x8xf8E8M0FNU>, %offs: tensor<8xi32>) -> 
 
 // -----
 
-func.func @gemm(%a: tensor<32x64xf8E4M3FN>, %as: tensor<32x2xf8E8M0FNU>,
-                %b: tensor<64x16xf8E4M3FN>, %bs: tensor<2x16xf8E8M0FNU>) -> tensor<32x16xf32> {
-  // expected-error @+1 {{'mxfp8train.scaled_mm' has no GPU lowering (only quantize, quantize_dual, dequantize, pad/unpad_token_groups and to_blocked are lowered)}}
-  %y = mxfp8train.scaled_mm %a [%as], %b [%bs]
-      : tensor<32x64xf8E4M3FN> [tensor<32x2xf8E8M0FNU>],
-        tensor<64x16xf8E4M3FN> [tensor<2x16xf8E8M0FNU>] -> tensor<32x16xf32>
-  return %y : tensor<32x16xf32>
+// Grouped blocked scale layouts have no GPU GEMM (only row_major scales).
+func.func @gemm(%a: tensor<512x256xf8E4M3FN>, %as: tensor<12288xf8E8M0FNU>,
+                %w: tensor<8x64x256xf8E4M3FN>, %ws: tensor<8x1024xf8E8M0FNU>,
+                %offs: tensor<8xi32>) -> tensor<512x64xbf16> {
+  // expected-error @+1 {{'mxfp8train.scaled_grouped_mm' has no GPU lowering}}
+  %y = mxfp8train.scaled_grouped_mm %a [%as], %w [%ws] offs(%offs) transpose_rhs
+      lhs_layout = blocked_m_groups rhs_layout = blocked_per_expert
+      : tensor<512x256xf8E4M3FN> [tensor<12288xf8E8M0FNU>],
+        tensor<8x64x256xf8E4M3FN> [tensor<8x1024xf8E8M0FNU>], tensor<8xi32> -> tensor<512x64xbf16>
+  return %y : tensor<512x64xbf16>
 }

@@ -49,3 +49,23 @@ func.func @escapes() -> memref<64xf32> {
   %t = memref.alloc() : memref<64xf32>
   return %t : memref<64xf32>
 }
+
+// -----
+
+// A constant (a host global after bufferization) is read by kernels through
+// a device copy made where it is used and freed at the end of the block.
+
+// CHECK-LABEL: func.func @constant(
+// CHECK-SAME:    %[[OUT:.*]]: memref<4xi32>
+// CHECK:         %[[G:.*]] = memref.get_global @offs : memref<4xi32>
+// CHECK-NEXT:    %[[D:.*]] = gpu.alloc  () : memref<4xi32>
+// CHECK-NEXT:    gpu.memcpy  %[[D]], %[[G]] : memref<4xi32>, memref<4xi32>
+// CHECK-NEXT:    gpu.memcpy  %[[OUT]], %[[D]] : memref<4xi32>, memref<4xi32>
+// CHECK-NEXT:    gpu.dealloc  %[[D]] : memref<4xi32>
+// CHECK-NEXT:    return
+memref.global "private" constant @offs : memref<4xi32> = dense<[3, 3, 7, 9]>
+func.func @constant(%out: memref<4xi32>) {
+  %g = memref.get_global @offs : memref<4xi32>
+  memref.copy %g, %out : memref<4xi32> to memref<4xi32>
+  return
+}

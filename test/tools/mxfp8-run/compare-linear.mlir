@@ -21,6 +21,7 @@
 // RUN: mxfp8-run %s --compare --recipe=mxfp8_emulated_rceil | FileCheck %s --check-prefix=EMU
 
 // CHECK: device: cpu
+// CHECK-NEXT: mxfp8-run: @linear_train_step from {{.*}}compare-linear.mlir
 // CHECK-NEXT: recipe: #mxfp8train.recipe<mxfp8_rceil>
 // CHECK-NEXT: conversion: mxfp8train-rewrite-matmuls{recipe=mxfp8_rceil},canonicalize,cse
 // CHECK-NEXT: matmuls: 3 before, 3 scaled_mm after (dgrad 1, forward 1, wgrad 1), 0 kept in high precision

@@ -11,8 +11,8 @@
 // RUN: %PYTHON %S/Inputs/npytool.py sqnr %t/dw2.original.npy %t/dw2.converted.npy --bf16 >> %t/log
 // RUN: FileCheck %s < %t/log
 
-// CHECK: mxfp8-run: @mlp_train_step from {{.*}}mlp_train_step_small.mlir
-// CHECK-NEXT: device: cpu
+// CHECK: device: cpu
+// CHECK-NEXT: mxfp8-run: @mlp_train_step from {{.*}}mlp_train_step_small.mlir
 // CHECK-NEXT: recipe: #mxfp8train.recipe<mxfp8_rceil>
 // CHECK: matmuls: 9 before, 9 scaled_mm after (dgrad 3, forward 3, wgrad 3), 0 kept in high precision
 // CHECK-NEXT: remark: mlp.w1.fwd: mxfp8train: converted (role forward

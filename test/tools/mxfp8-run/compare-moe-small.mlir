@@ -28,8 +28,8 @@
 // HP: remark: experts.w1.wgrad: mxfp8train: kept in high precision (role wgrad, recipe wgrad_with_hp = true)
 // HP: remark: experts.w3.wgrad: mxfp8train: kept in high precision (role wgrad, recipe wgrad_with_hp = true)
 
-// CHECK: mxfp8-run: @moe_train_step from {{.*}}moe_train_step_small.mlir
-// CHECK-NEXT: device: cpu
+// CHECK: device: cpu
+// CHECK-NEXT: mxfp8-run: @moe_train_step from {{.*}}moe_train_step_small.mlir
 // CHECK-NEXT: recipe: #mxfp8train.recipe<mxfp8_rceil>
 // CHECK: matmuls: 9 before, 9 scaled_mm after (dgrad 3, forward 3, wgrad 3), 0 kept in high precision
 // CHECK-NEXT: remark: experts.w1.fwd: mxfp8train: converted (grouped 2d-3d, role forward, lhs quantized along axis 1, rhs along axis 2, recipe mxfp8_rceil)

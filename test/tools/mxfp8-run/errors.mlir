@@ -46,8 +46,10 @@
 // RUN: not mxfp8-run %s --entry=ok --compare --recipe='scale_calculation_mode = floor, token_group_alignment = 7' 2>&1 | FileCheck %s --check-prefix=RECIPE2
 // RECIPE2: mxfp8-run: error: invalid --recipe 'scale_calculation_mode = floor, token_group_alignment = 7': recipe token_group_alignment must be 32 or 128, found 7
 
-// RUN: not mxfp8-run %s --entry=ok --device=cuda 2>&1 | FileCheck %s --check-prefix=DEVICE
-// DEVICE: Cannot find option named 'cuda'
+// RUN: not mxfp8-run %s --entry=ok --device=tpu 2>&1 | FileCheck %s --check-prefix=DEVICE
+// DEVICE: Cannot find option named 'tpu'
+// RUN: env MXFP8RT_CUDA_LIBRARY=/nonexistent/libcuda.so.1 not mxfp8-run %s --entry=ok --device=cuda 2>&1 | FileCheck %s --check-prefix=NOGPU
+// NOGPU: mxfp8-run: error: --device=cuda: no usable GPU: no CUDA driver (/nonexistent/libcuda.so.1) on this machine
 
 // RUN: not mxfp8-run %t.does-not-exist.mlir 2>&1 | FileCheck %s --check-prefix=NOFILE
 // NOFILE: mxfp8-run: error: cannot open input file '{{.*}}does-not-exist.mlir': {{[Nn]}}o such file or directory

@@ -13,8 +13,8 @@
 // RUN: mxfp8-run %s --entry=values --output-dir=%t/f32 --bf16-as=float32 > %t/f32.log
 // RUN: %PYTHON %S/Inputs/npytool.py dump %t/f32/y.npy | FileCheck %s --check-prefix=Y32
 
-// CHECK: mxfp8-run: @values from {{.*}}run-values.mlir
-// CHECK-NEXT: device: cpu
+// CHECK: device: cpu
+// CHECK-NEXT: mxfp8-run: @values from {{.*}}run-values.mlir
 // CHECK-NEXT: inputs:
 // CHECK-NEXT: #0 a : 2x3xf32  mxfp8run.values
 // CHECK-NEXT: #1 b : 2x3xbf16  mxfp8run.values

@@ -10,6 +10,7 @@
 #define MXFP8TRAIN_CONVERSION_MXFP8TRAINTOGPU_MXFP8TRAINTOGPU_H
 
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
@@ -55,6 +56,14 @@ std::optional<GPUTargetInfo> getGPUTargetInfo(llvm::StringRef chip);
 void populateMXFP8TrainToGPUConversionPatterns(RewritePatternSet &patterns,
                                                gpu::GPUModuleOp kernels,
                                                const GPUTargetInfo &target);
+
+/// Tile sizes of an outermost `scf.parallel` with `tripCounts` iterations
+/// per dimension (-1: unknown) for CTAs of `threads` threads
+/// (mxfp8train-gpu-tile-parallel-loops): from the innermost dimension
+/// outwards, each takes the next power of two of its extent, at most what
+/// is left of `threads`; the others get 1.
+SmallVector<int64_t> getParallelLoopTileSizes(ArrayRef<int64_t> tripCounts,
+                                              int64_t threads);
 
 /// Adds the pattern that replaces two `quantize` ops of the same input along
 /// `rank-1` and `rank-2`, with the same scale mode, by one `quantize_dual`.

@@ -1,0 +1,348 @@
+//===- CUDARunner.cpp - run mxfp8train modules on a CUDA GPU ----*- C++ -*-===//
+//
+// Lowers a clone of a tensor-level module with the GPU pipeline, JITs its
+// host code with mlir::ExecutionEngine linked against
+// libmxfp8train_runtime.so, and calls `_mlir_ciface_<name>` with one memref
+// descriptor of a device buffer per input and per output (docs/gpu.md, the
+// host ABI). The runtime is the one this library links; its path is given
+// to the ExecutionEngine as a shared library so that the JITed code and
+// this file use the same copy (one driver, one context, one module cache).
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxfp8train/ExecutionEngine/CUDARunner.h"
+#include "mxfp8train/InitAll.h"
+#include "mxfp8train/Pipelines/Pipelines.h"
+#include "mxfp8train/runtime/Runtime.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <dlfcn.h>
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+
+CUDADeviceInfo mlir::mxfp8train::queryCUDADevice(int gpu) {
+  CUDADeviceInfo info;
+  auto lastError = [] {
+    const char *e = mxfp8rtGetLastError();
+    return std::string(e && *e ? e : "unknown error");
+  };
+  if (mxfp8rtInitialize() != MXFP8RT_SUCCESS) {
+    info.reason = lastError();
+    return info;
+  }
+  int count = 0;
+  if (mxfp8rtGetDeviceCount(&count) != MXFP8RT_SUCCESS) {
+    info.reason = lastError();
+    return info;
+  }
+  if (gpu < 0 || gpu >= count) {
+    info.reason = "no GPU " + std::to_string(gpu) + " (the machine has " +
+                  std::to_string(count) + ")";
+    return info;
+  }
+  char name[256] = "";
+  if (mxfp8rtGetDeviceName(gpu, name, sizeof(name)) != MXFP8RT_SUCCESS ||
+      mxfp8rtGetDeviceComputeCapability(gpu, &info.major, &info.minor) !=
+          MXFP8RT_SUCCESS) {
+    info.reason = lastError();
+    return info;
+  }
+  info.available = true;
+  info.name = name;
+  if (info.major == 9 && info.minor == 0)
+    info.chip = "sm_90a";
+  else if (info.major == 10 && info.minor == 0)
+    info.chip = "sm_100a";
+  return info;
+}
+
+struct CUDAExecutable::Impl {
+  std::unique_ptr<MLIRContext> context;
+  llvm::StringMap<FunctionType> signatures;
+  std::unique_ptr<ExecutionEngine> engine;
+};
+
+CUDAExecutable::CUDAExecutable() : impl(std::make_unique<Impl>()) {}
+CUDAExecutable::~CUDAExecutable() = default;
+
+/// The runtime library this code is linked with (for the JIT's symbol
+/// resolution).
+static std::string getRuntimeLibraryPath() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void *>(&mxfp8rtInitialize), &info) &&
+      info.dli_fname)
+    return info.dli_fname;
+  return "";
+}
+
+/// The runtime's last error, or `fallback`.
+static std::string getRuntimeError(StringRef fallback) {
+  const char *e = mxfp8rtGetLastError();
+  return e && *e ? std::string(e) : fallback.str();
+}
+
+llvm::Expected<std::unique_ptr<CUDAExecutable>>
+CUDAExecutable::compile(ModuleOp module, const CUDACompileOptions &options) {
+  static bool initialized = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    // gpu-module-to-binary compiles the device code with LLVM's NVPTX
+    // backend.
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+    return true;
+  }();
+  (void)initialized;
+
+  std::unique_ptr<CUDAExecutable> exe(new CUDAExecutable());
+  {
+    DialectRegistry registry;
+    mlir::registerAllDialects(registry);
+    mlir::registerAllExtensions(registry);
+    mlir::registerAllToLLVMIRTranslations(registry);
+    mlir::registerAllGPUToLLVMIRTranslations(registry);
+    mxfp8train::registerAllDialects(registry);
+    mxfp8train::registerAllExtensions(registry);
+    exe->impl->context = std::make_unique<MLIRContext>(registry);
+  }
+  MLIRContext *ctx = exe->impl->context.get();
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!func.isPublic() || func.isExternal())
+      continue;
+    for (Type t : llvm::concat<const Type>(func.getArgumentTypes(),
+                                           func.getResultTypes())) {
+      auto tensor = dyn_cast<RankedTensorType>(t);
+      if (!tensor || !tensor.hasStaticShape())
+        return llvm::createStringError(
+            "function '" + func.getName().str() +
+            "': the CUDA runner needs statically shaped ranked tensor "
+            "arguments and results");
+      if (auto err = getHostElementType(tensor.getElementType()).takeError())
+        return std::move(err);
+    }
+    exe->impl->signatures[func.getName()] = func.getFunctionType();
+  }
+
+  std::string text;
+  {
+    llvm::raw_string_ostream os(text);
+    module->print(os, OpPrintingFlags().printGenericOpForm());
+  }
+  std::string diagText;
+  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+    llvm::raw_string_ostream os(diagText);
+    os << diag.getLocation() << ": " << diag << "\n";
+    for (Diagnostic &note : diag.getNotes())
+      os << "  note: " << note << "\n";
+    return success();
+  });
+  OwningOpRef<ModuleOp> lowered = parseSourceString<ModuleOp>(text, ctx);
+  if (!lowered)
+    return llvm::createStringError("could not re-parse the module:\n" +
+                                   diagText);
+  lowered->walk([](func::FuncOp func) {
+    func.removeArgAttrsAttr();
+    func.removeResAttrsAttr();
+  });
+  PassManager pm(ctx);
+  if (options.lowering.empty()) {
+    GPUPipelineOptions pipelineOptions;
+    pipelineOptions.chip = options.chip;
+    buildMXFP8TrainGPUPipeline(pm, pipelineOptions);
+  } else {
+    static bool registered = [] {
+      mlir::registerAllPasses();
+      return true;
+    }();
+    (void)registered;
+    std::string error;
+    llvm::raw_string_ostream errorStream(error);
+    if (failed(parsePassPipeline(options.lowering, pm, errorStream)))
+      return llvm::createStringError("invalid lowering pipeline: " + error);
+  }
+  if (failed(pm.run(*lowered)))
+    return llvm::createStringError("lowering for the GPU failed:\n" +
+                                   diagText);
+  if (const char *dump = std::getenv("MXFP8TRAIN_DUMP_LOWERED");
+      dump && StringRef(dump) == "1")
+    lowered->print(llvm::errs());
+
+  // The kernels are loaded by the module's constructors on the current
+  // device: select it first.
+  if (mxfp8rtSetDevice(options.gpu) != MXFP8RT_SUCCESS)
+    return llvm::createStringError(
+        "selecting GPU " + std::to_string(options.gpu) + ": " +
+        getRuntimeError("unknown error"));
+
+  std::string runtimePath = getRuntimeLibraryPath();
+  SmallVector<StringRef> libs;
+  if (!runtimePath.empty())
+    libs.push_back(runtimePath);
+  ExecutionEngineOptions engineOptions;
+  auto transformer = makeOptimizingTransformer(/*optLevel=*/3,
+                                               /*sizeLevel=*/0, nullptr);
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  engineOptions.sharedLibPaths = libs;
+  auto engine = ExecutionEngine::create(*lowered, engineOptions);
+  if (!engine)
+    return llvm::joinErrors(
+        llvm::createStringError("JIT compilation failed: " + diagText),
+        engine.takeError());
+  exe->impl->engine = std::move(*engine);
+  mxfp8rtClearLastError();
+  exe->impl->engine->initialize();
+  if (const char *e = mxfp8rtGetLastError(); e && *e)
+    return llvm::createStringError(
+        std::string("loading the GPU kernels failed: ") + e);
+  return exe;
+}
+
+namespace {
+/// Device buffers and events of one call, released on every path.
+struct DeviceState {
+  std::vector<void *> buffers;
+  mxfp8rtEvent events[2] = {nullptr, nullptr};
+  ~DeviceState() {
+    for (void *p : buffers)
+      (void)mxfp8rtMemFree(p);
+    for (mxfp8rtEvent e : events)
+      if (e)
+        (void)mxfp8rtEventDestroy(e);
+  }
+};
+} // namespace
+
+/// A memref descriptor (allocated, aligned, offset, sizes, strides) of the
+/// row-major buffer `data` of `shape`.
+static std::vector<int64_t> makeDescriptor(void *data,
+                                           ArrayRef<int64_t> shape) {
+  std::vector<int64_t> words(3 + 2 * shape.size());
+  words[0] = reinterpret_cast<int64_t>(data);
+  words[1] = reinterpret_cast<int64_t>(data);
+  words[2] = 0;
+  int64_t stride = 1;
+  for (int64_t i = int64_t(shape.size()) - 1; i >= 0; --i) {
+    words[3 + i] = shape[i];
+    words[3 + shape.size() + i] = stride;
+    stride *= shape[i];
+  }
+  return words;
+}
+
+llvm::Expected<std::vector<HostTensor>>
+CUDAExecutable::run(StringRef name, ArrayRef<HostTensor> inputs,
+                    double *callSeconds) const {
+  auto it = impl->signatures.find(name);
+  if (it == impl->signatures.end())
+    return llvm::createStringError("no public function named '" + name.str() +
+                                   "' with a body in the module");
+  FunctionType type = it->second;
+  if (inputs.size() != type.getNumInputs())
+    return llvm::createStringError(
+        "function '" + name.str() + "' takes " +
+        std::to_string(type.getNumInputs()) + " arguments, " +
+        std::to_string(inputs.size()) + " given");
+  auto cudaError = [&](StringRef what) {
+    return llvm::createStringError(what.str() + ": " +
+                                   getRuntimeError("unknown error"));
+  };
+  DeviceState state;
+  std::vector<HostTensor> results;
+  std::vector<std::vector<int64_t>> descriptors;
+  auto addBuffer = [&](const HostTensor &t, bool copyIn) -> llvm::Error {
+    // One byte at least: a zero-size allocation is an error in CUDA.
+    intptr_t size = std::max<intptr_t>(1, intptr_t(t.bytes.size()));
+    void *p = nullptr;
+    if (mxfp8rtMemAlloc(size, &p) != MXFP8RT_SUCCESS)
+      return cudaError("allocating " + std::to_string(size) +
+                       " bytes on the GPU");
+    state.buffers.push_back(p);
+    mxfp8rtStatus s =
+        copyIn && !t.bytes.empty()
+            ? mxfp8rtMemcpyHtoD(p, t.bytes.data(), intptr_t(t.bytes.size()),
+                                nullptr)
+            : mxfp8rtMemsetD8(p, 0, size, nullptr);
+    if (s != MXFP8RT_SUCCESS)
+      return cudaError("copying an input to the GPU");
+    descriptors.push_back(makeDescriptor(p, t.shape));
+    return llvm::Error::success();
+  };
+  for (auto [i, t] : llvm::enumerate(type.getInputs())) {
+    auto tensor = cast<RankedTensorType>(t);
+    HostElementType want = *getHostElementType(tensor.getElementType());
+    if (inputs[i].type != want ||
+        ArrayRef(inputs[i].shape) != tensor.getShape())
+      return llvm::createStringError("argument " + std::to_string(i) +
+                                     " of '" + name.str() +
+                                     "' does not have the signature's type");
+    if (llvm::Error err = addBuffer(inputs[i], /*copyIn=*/true))
+      return std::move(err);
+  }
+  for (Type t : type.getResults()) {
+    auto tensor = cast<RankedTensorType>(t);
+    results.emplace_back(*getHostElementType(tensor.getElementType()),
+                         tensor.getShape());
+    if (llvm::Error err = addBuffer(results.back(), /*copyIn=*/false))
+      return std::move(err);
+  }
+  std::vector<void *> pointers;
+  for (std::vector<int64_t> &d : descriptors)
+    pointers.push_back(d.data());
+  std::vector<void *> packed;
+  for (void *&p : pointers)
+    packed.push_back(&p);
+
+  for (mxfp8rtEvent &e : state.events)
+    if (mxfp8rtEventCreate(&e, /*enableTiming=*/1) != MXFP8RT_SUCCESS)
+      return cudaError("creating a CUDA event");
+  if (mxfp8rtDeviceSynchronize() != MXFP8RT_SUCCESS)
+    return cudaError("synchronizing before the call");
+  mxfp8rtClearLastError();
+  if (mxfp8rtEventRecord(state.events[0], nullptr) != MXFP8RT_SUCCESS)
+    return cudaError("recording a CUDA event");
+  if (llvm::Error err =
+          impl->engine->invokePacked("_mlir_ciface_" + name.str(), packed))
+    return std::move(err);
+  if (mxfp8rtDeviceSynchronize() != MXFP8RT_SUCCESS)
+    return cudaError("running '" + name.str() + "' on the GPU");
+  if (const char *e = mxfp8rtGetLastError(); e && *e)
+    return llvm::createStringError("the GPU runtime reported an error in '" +
+                                   name.str() + "': " + e);
+  if (mxfp8rtEventRecord(state.events[1], nullptr) != MXFP8RT_SUCCESS ||
+      mxfp8rtEventSynchronize(state.events[1]) != MXFP8RT_SUCCESS)
+    return cudaError("recording a CUDA event");
+  float ms = 0.0f;
+  if (mxfp8rtEventElapsedTime(&ms, state.events[0], state.events[1]) !=
+      MXFP8RT_SUCCESS)
+    return cudaError("timing the call");
+  if (callSeconds)
+    *callSeconds = ms / 1000.0;
+
+  size_t numInputs = inputs.size();
+  for (auto [i, result] : llvm::enumerate(results)) {
+    if (result.bytes.empty())
+      continue;
+    if (mxfp8rtMemcpyDtoH(result.bytes.data(), state.buffers[numInputs + i],
+                          intptr_t(result.bytes.size()),
+                          nullptr) != MXFP8RT_SUCCESS)
+      return cudaError("copying a result back from the GPU");
+  }
+  if (mxfp8rtDeviceSynchronize() != MXFP8RT_SUCCESS)
+    return cudaError("copying the results back from the GPU");
+  return results;
+}
