@@ -404,11 +404,16 @@ def run_cases(args, torch, gc, manifest):
             same = torch.equal(outs[0].view(torch.uint8), outs[1].view(torch.uint8))
             nan_ok = torch.equal(torch.isnan(ref), torch.isnan(got.to(torch.float64)))
             db = sqnr(torch, ref, got)
+            # A bf16 result is RNE(exact) at best (~55 dB vs float64): it is
+            # compared with the float64 reference rounded to bf16, as
+            # torchao compares two bf16 GEMM results (SPEC §8).
+            db_out = db if elem == "f32" else sqnr(
+                torch, ref.to(torch.float32).to(torch.bfloat16).to(torch.float64), got)
             nnan = int(torch.isnan(ref).sum().item())
-            ok = same and nan_ok and db >= 80.0
+            ok = same and nan_ok and db_out >= 80.0
             failures += not ok
-            print("%-40s sqnr %7.2f dB  nan %s (%d)  repeat %s  %s" % (
-                name, db, "ok" if nan_ok else "WRONG", nnan,
+            print("%-40s sqnr vs f64 %7.2f dB, vs f64 rounded to out %7.2f dB  nan %s (%d)  repeat %s  %s" % (
+                name, db, db_out, "ok" if nan_ok else "WRONG", nnan,
                 "identical" if same else "DIFFERS", "ok" if ok else "FAIL"), flush=True)
         except Exception as ex:  # keep going: report every case
             failures += 1

@@ -77,8 +77,9 @@ struct GemmSpec {
   int64_t stageBytesA() const { return tile.m * tile.k * 2; }
   int64_t stageBytesB() const { return tile.n * tile.k * 2; }
   int64_t stageBytes() const { return stageBytesA() + stageBytesB(); }
-  /// Dynamic shared memory: the stages plus 1 KiB to align them to 1024.
-  int64_t sharedBytes() const { return stages * stageBytes() + 1024; }
+  /// Dynamic shared memory: the stages, the rebalancing slots (64 bytes)
+  /// and 1 KiB to align the stages to 1024.
+  int64_t sharedBytes() const { return stages * stageBytes() + 64 + 1024; }
   bool masksElementsAlongK() const { return kind == GemmKind::Grouped2d2d; }
 
   std::string getName() const {
@@ -159,9 +160,17 @@ private:
   /// element offset `tileBase` of the bf16 view.
   void storeOperand(const OperandLayout &l, const OperandRegs &regs,
                     Value tileBase, Value rowBase, Value rowEnd, Value kt,
-                    Value kLo, Value kHi, Type f8Type);
-  /// Decoded scale factors (f32, same shape as `byte`, i32) of scale bytes.
-  Value decodeScales(Value bytes);
+                    Value kLo, Value kHi, Type f8Type, Value shift0,
+                    Value shift1);
+  /// Decoded scale factors 2^(s + shift - 127) (f32, same shape as `bytes`,
+  /// i32), NaN where the byte is 255.
+  Value decodeScales(Value bytes, Value shift);
+  /// The 32-block (0 or 1 within the stage) of chunk `u` of an operand.
+  Value chunkBlock(const OperandLayout &l, int64_t tileRows, int64_t u);
+  /// This thread's largest finite scale byte of an operand per 32-block of
+  /// the stage (i32, 0 when it has none).
+  std::pair<Value, Value> localMax(const OperandLayout &l,
+                                   const OperandRegs &regs, int64_t tileRows);
   /// Computes and stores one output tile.
   void emitTile(Value batch, Value rowBase, Value rowEnd, Value colBase,
                 Value kLo, Value kHi);
@@ -171,6 +180,9 @@ private:
   KernelBuilder &kb;
   const GemmSpec &spec;
   Value aData, aScales, bData, bScales, offs, bias, out;
+  /// Shared i32 slots [stage][maxA0, maxA1, maxB0, maxB1] of the scale
+  /// rebalancing.
+  Value maxSlots;
   Value tid, smem, smemBase, smemAddr;
 };
 } // namespace
@@ -182,21 +194,33 @@ Value GemmEmitter::groupEnd(Value g, Value start, int64_t total) {
   return arith::MinSIOp::create(kb, end, c(total));
 }
 
-Value GemmEmitter::decodeScales(Value bytes) {
-  // 2^(s-127) as f32: s << 23, 2^-127 (subnormal 0x00400000) for s = 0 and
-  // NaN for s = 255, so that every element of a NaN block is NaN.
+Value GemmEmitter::decodeScales(Value bytes, Value shift) {
+  // 2^(e-127), e = s + shift, as f32 bits: e << 23 for a normal exponent,
+  // 1 << (e + 22) down to e = -22 (subnormal; s = 0 without shift gives
+  // 2^-127 = 0x00400000), 0 below; NaN for s = 255, so that every element
+  // of a NaN block is NaN.
   Type i32 = kb.getI32Type();
-  auto splat = [&](uint64_t v) -> Value {
+  auto splat = [&](int64_t v) -> Value {
     if (auto vt = dyn_cast<VectorType>(bytes.getType()))
-      return kb.splatBits(vt, v);
+      return kb.splatBits(vt, uint64_t(v) & 0xFFFFFFFFu);
     return arith::ConstantIntOp::create(kb, i32, v);
   };
-  Value shifted = arith::ShLIOp::create(kb, bytes, splat(23));
-  Value isZero = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, bytes,
-                                       splat(0));
+  Value e = bytes;
+  if (auto vt = dyn_cast<VectorType>(bytes.getType()))
+    shift = vector::BroadcastOp::create(kb, vt, shift);
+  e = arith::AddIOp::create(kb, bytes, shift);
+  Value normal = arith::ShLIOp::create(kb, e, splat(23));
+  Value isSub = arith::CmpIOp::create(kb, arith::CmpIPredicate::sle, e,
+                                      splat(0));
+  Value subShift = arith::MaxSIOp::create(
+      kb, arith::AddIOp::create(kb, e, splat(22)), splat(0));
+  Value sub = arith::ShLIOp::create(kb, splat(1), subShift);
+  Value tooSmall = arith::CmpIOp::create(kb, arith::CmpIPredicate::slt, e,
+                                         splat(-22));
+  sub = select(tooSmall, splat(0), sub);
   Value isNaN = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, bytes,
                                       splat(255));
-  Value bits = select(isZero, splat(0x00400000), shifted);
+  Value bits = select(isSub, sub, normal);
   bits = select(isNaN, splat(0x7FC00000), bits);
   Type f32 = kb.getF32Type();
   if (auto vt = dyn_cast<VectorType>(bytes.getType()))
@@ -316,9 +340,45 @@ OperandRegs GemmEmitter::loadOperand(const OperandLayout &l, bool isA,
   return regs;
 }
 
+Value GemmEmitter::chunkBlock(const OperandLayout &l, int64_t tileRows,
+                              int64_t u) {
+  Value chunk = add(tid, c(u * kGemmThreads));
+  Value kk = l.kMajor ? mul(remu(chunk, spec.tile.k / kChunk), c(kChunk))
+                      : divu(chunk, tileRows / kChunk);
+  return divu(kk, 32);
+}
+
+std::pair<Value, Value> GemmEmitter::localMax(const OperandLayout &l,
+                                              const OperandRegs &regs,
+                                              int64_t tileRows) {
+  Value zero = kb.i32(0);
+  Value m0 = zero, m1 = zero;
+  for (auto [u, s] : llvm::enumerate(regs.scales)) {
+    Value sm = s;
+    if (auto vt = dyn_cast<VectorType>(s.getType())) {
+      // NaN bytes do not take part.
+      Value nan = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, s,
+                                        kb.splatBits(vt, 255));
+      sm = vector::ReductionOp::create(
+          kb, vector::CombiningKind::MAXUI,
+          select(nan, kb.splatBits(vt, 0), s));
+    } else {
+      sm = select(arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, s,
+                                        kb.i32(255)),
+                  zero, s);
+    }
+    Value first = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq,
+                                        chunkBlock(l, tileRows, u), c(0));
+    m0 = select(first, arith::MaxUIOp::create(kb, m0, sm), m0);
+    m1 = select(first, m1, arith::MaxUIOp::create(kb, m1, sm));
+  }
+  return {m0, m1};
+}
+
 void GemmEmitter::storeOperand(const OperandLayout &l, const OperandRegs &regs,
                                Value tileBase, Value rowBase, Value rowEnd,
-                               Value kt, Value kLo, Value kHi, Type f8Type) {
+                               Value kt, Value kLo, Value kHi, Type f8Type,
+                               Value shift0, Value shift1) {
   int64_t tileRows = regs.data.size() * kChunk * kGemmThreads / spec.tile.k;
   auto f32Vec = VectorType::get({kChunk}, kb.getF32Type());
   auto bf16Vec = VectorType::get({kChunk}, kb.getBF16Type());
@@ -326,7 +386,9 @@ void GemmEmitter::storeOperand(const OperandLayout &l, const OperandRegs &regs,
   for (auto [u, bytes] : llvm::enumerate(regs.data)) {
     Value chunk = add(tid, c(u * kGemmThreads));
     Value x = kb.convertFromF8(bytes, f8Type);
-    Value scale = decodeScales(regs.scales[u]);
+    Value first = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq,
+                                        chunkBlock(l, tileRows, u), c(0));
+    Value scale = decodeScales(regs.scales[u], select(first, shift0, shift1));
     if (!isa<VectorType>(scale.getType()))
       scale = vector::BroadcastOp::create(kb, f32Vec, scale);
     Value y = arith::MulFOp::create(kb, x, scale);
@@ -478,8 +540,15 @@ void GemmEmitter::emitTile(Value batch, Value rowBase, Value rowEnd,
   auto accType = LLVM::LLVMStructType::getLiteral(
       ctx, SmallVector<Type>(kAccRegs, kb.getF32Type()));
   Value acc0 = LLVM::ZeroOp::create(kb, accType);
-  // The previous tile's wgmma reads are complete in every warpgroup before
-  // this tile overwrites a stage.
+  // The previous tile's wgmma reads (and rebalancing reads) are complete in
+  // every warpgroup before this tile overwrites a stage.
+  Value t0 = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, tid, c(0));
+  kb.ifThen(t0, [&] {
+    for (int64_t st = 0; st < spec.stages; ++st)
+      for (int64_t j = 0; j < 4; ++j)
+        memref::StoreOp::create(kb, kb.i32(0), maxSlots,
+                                ValueRange{c(st), c(j)});
+  });
   gpu::BarrierOp::create(kb);
   SmallVector<Value> prefetch = loadStage(ktBegin);
   SmallVector<Value> inits = {acc0, c(0)};
@@ -501,10 +570,53 @@ void GemmEmitter::emitTile(Value batch, Value rowBase, Value rowEnd,
     Value stageElems = mul(stage, c(spec.stageBytes() / 2));
     Value aTile = stageElems;
     Value bTile = add(stageElems, c(spec.stageBytesA() / 2));
+    // Rebalancing: per 32-block, c = floor((maxB - maxA) / 2) of the
+    // tile's largest scale bytes moves from B to A (the products are
+    // unchanged), so that the bf16 operands stay exact for extreme pairs
+    // such as A = 0x00 with B = 0xFE. Warp maxima by butterfly shuffles,
+    // CTA maxima by shared atomics, one barrier.
+    auto [a0, a1] = localMax(spec.a, aRegs, spec.tile.m);
+    auto [b0, b1] = localMax(spec.b, bRegs, spec.tile.n);
+    SmallVector<Value> maxima = {a0, a1, b0, b1};
+    for (Value &v : maxima)
+      for (int64_t w = 1; w < 32; w *= 2)
+        v = arith::MaxUIOp::create(
+            kb, v,
+            gpu::ShuffleOp::create(kb, v, w, 32, gpu::ShuffleMode::XOR)
+                .getShuffleResult());
+    Value lane0 = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq,
+                                        remu(tid, 32), c(0));
+    kb.ifThen(lane0, [&] {
+      for (int64_t j = 0; j < 4; ++j)
+        memref::AtomicRMWOp::create(kb, arith::AtomicRMWKind::maxu,
+                                    maxima[j], maxSlots,
+                                    ValueRange{stage, c(j)});
+    });
+    gpu::BarrierOp::create(kb);
+    SmallVector<Value> cta;
+    for (int64_t j = 0; j < 4; ++j)
+      cta.push_back(memref::LoadOp::create(kb, maxSlots,
+                                           ValueRange{stage, c(j)}));
+    // The slots of the next stage were last read two stages ago.
+    Value t0 = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, tid, c(0));
+    kb.ifThen(t0, [&] {
+      Value nextSlot = remu(add(stage, c(1)), spec.stages);
+      for (int64_t j = 0; j < 4; ++j)
+        memref::StoreOp::create(kb, kb.i32(0), maxSlots,
+                                ValueRange{nextSlot, c(j)});
+    });
+    auto half = [&](Value d) {
+      return arith::ShRSIOp::create(kb, d, kb.i32(1)).getResult();
+    };
+    Value c0 = half(arith::SubIOp::create(kb, cta[2], cta[0]));
+    Value c1 = half(arith::SubIOp::create(kb, cta[3], cta[1]));
+    Value zero32 = kb.i32(0);
+    Value nc0 = arith::SubIOp::create(kb, zero32, c0);
+    Value nc1 = arith::SubIOp::create(kb, zero32, c1);
     storeOperand(spec.a, aRegs, aTile, rowBase, rowEnd, kt, kLo, kHi,
-                 spec.aType);
+                 spec.aType, c0, c1);
     storeOperand(spec.b, bRegs, bTile, colBase, colEnd, kt, kLo, kHi,
-                 spec.bType);
+                 spec.bType, nc0, nc1);
     // Generic-proxy smem writes become visible to the tensor cores (async
     // proxy), then the whole stage is written.
     NVVM::FenceProxyOp::create(
@@ -577,6 +689,12 @@ void GemmEmitter::emit() {
   smem = memref::ViewOp::create(kb, viewType, raw, pad,
                                 ValueRange{c(spec.stages * spec.stageBytes() /
                                              2)});
+  // The rebalancing slots follow the stages (16-byte aligned).
+  auto slotsType = MemRefType::get({spec.stages, 4}, kb.getI32Type(),
+                                   MemRefLayoutAttrInterface(), wgSpace);
+  maxSlots = memref::ViewOp::create(
+      kb, slotsType, raw, add(pad, c(spec.stages * spec.stageBytes())),
+      ValueRange{});
 
   Value bid = gpu::BlockIdOp::create(kb, gpu::Dimension::x);
   Value grid = gpu::GridDimOp::create(kb, gpu::Dimension::x);
@@ -690,9 +808,20 @@ static void launchGemm(RewriterBase &rewriter, Location loc,
         GemmEmitter(kb, spec, kargs).emit();
       });
   const GPUTargetInfo &target = cache.getTarget();
-  // Persistent: one CTA per SM (ptxas gives the kernel ~160 registers, so
-  // two CTAs of 256 threads would not fit an SM's 64K registers).
-  int64_t grid = std::min<int64_t>(spec.numTiles(), target.numSMs);
+  // Two resident CTAs per SM where the registers allow (2 x 97 KiB of
+  // shared memory; 128 registers per thread by .minnctapersm 2, no spills
+  // in ptxas): one CTA's conversion overlaps the other's loads and wgmma.
+  // Persistent grid.
+  // The MN-major and blocked-scale loaders need more registers (they spill
+  // at 128): those kernels run one CTA per SM.
+  int64_t ctasPerSM = spec.a.kMajor && spec.b.kMajor &&
+                              !spec.a.blockedScales && !spec.b.blockedScales
+                          ? 2
+                          : 1;
+  kernel->setAttr("nvvm.minctasm", rewriter.getI32IntegerAttr(ctasPerSM));
+  kernel->setAttr("nvvm.maxntid", rewriter.getDenseI32ArrayAttr(
+                                      {int32_t(kGemmThreads), 1, 1}));
+  int64_t grid = std::min<int64_t>(spec.numTiles(), ctasPerSM * target.numSMs);
   auto c = [&](int64_t v) {
     return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
   };
