@@ -3,12 +3,22 @@
 #
 # Usage: bench/make-aot-artifacts.sh [OUT_DIR]
 #
-# Runs here, where MLIR is. Compiles every check function with mxfp8-compile
-# for the CPU and for CUDA (one object and one manifest per function and
-# device: NAME.cpu.o, NAME.cpu.manifest, NAME.cuda.o, NAME.cuda.manifest)
-# and writes OUT_DIR/checks.txt, the list bench/device/run-aot-checks.sh
-# runs on the GPU machine: each check runs NAME.cuda on the GPU and
-# NAME.cpu on the host on the same generated inputs and compares them.
+# Runs here, where MLIR is; prepares everything the one device harness,
+# bench/device/run-aot-checks.sh, runs on the GPU machine:
+#  - kernel checks: every check function compiled with mxfp8-compile for
+#    the CPU and for CUDA (NAME.cpu.o, NAME.cpu.manifest, NAME.cuda.o,
+#    NAME.cuda.manifest); `compare` lines of OUT_DIR/checks.txt run
+#    NAME.cuda on the GPU and NAME.cpu on the host on the same generated
+#    inputs and compare them (bit-exact, or an SQNR bar for whole training
+#    steps, whose GEMMs accumulate in another order on the GPU);
+#  - the main job at full size: each training step (Llama-3-8B MLP and
+#    DeepSeek-V3 MoE at $TOKENS tokens, scripts/resize-tokens.py) compiled
+#    for CUDA as written (NAME.hp) and after the MXFP8 rewrite (NAME.mx);
+#    `step` lines run NAME.mx against NAME.hp on the GPU: the SQNR of every
+#    result with its bar and the timing of the two steps;
+#  - scripts/gpu-check.py's cases (OUT_DIR/gpucheck: the quantization
+#    kernels bit for bit against the CPU path on special values, and their
+#    bandwidth against a device-to-device copy).
 # A function the GPU pipeline cannot compile becomes a `skip` line with the
 # compiler's first error. When mxfp8-launch and a C++ compiler are here too,
 # each CPU object is also run here and the SHA-256 of its generated inputs
@@ -21,7 +31,10 @@
 #
 # Environment: BUILD_DIR (a build with bin/mxfp8-compile; default build/,
 # then build-aot/), CHIP (default sm_90a), MCPU (host CPU of the objects,
-# default x86-64-v3), CUDA_HOME (ptxas and libdevice for the kernels).
+# default x86-64-v3), CUDA_HOME (ptxas and libdevice for the kernels),
+# TOKENS (token count of the main-job steps, default 16384; 0: none),
+# RECIPE (default mxfp8_rceil), GPUCHECK (1: also prepare gpu-check.py's
+# cases, the default when the build has mxfp8-run; 0: not).
 #
 #===------------------------------------------------------------------------===#
 set -euo pipefail
@@ -31,6 +44,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="${1:-$root/aot-artifacts}"
 chip="${CHIP:-sm_90a}"
 mcpu="${MCPU:-x86-64-v3}"
+tokens="${TOKENS:-16384}"
+recipe="${RECIPE:-mxfp8_rceil}"
 
 compile=""
 launch=""
@@ -58,6 +73,9 @@ checks="$out/checks.txt"
   echo "# chip=$chip mcpu=$mcpu compiler=$compile"
   echo "# compare NAME ENTRY EXPECT [mxfp8-launch options]: NAME.cuda vs NAME.cpu"
   echo "#   EXPECT: exact, or sqnr>=DB"
+  echo "# step NAME ENTRY VARIANT [mxfp8-launch options]: NAME.VARIANT.cuda (the"
+  echo "#   MXFP8 step: mx, default lowering; mxsimple, simple GEMM kernels) vs"
+  echo "#   NAME.hp.cuda (the high-precision step), both on the GPU"
   echo "# run NAME ENTRY [mxfp8-launch options]: NAME.cpu alone on the GPU"
   echo "#   machine's CPU, checked against the hashes below"
   echo "# skip NAME REASON"
@@ -75,13 +93,13 @@ artifact() {
   local name="$1" entry="$2" cpu_src="$3" cuda_src="$4" expect="$5" lowering="$6"
   shift 6
   local log="$out/$name.log"
-  if ! "$compile" "$cpu_src" --entry="$entry" --mcpu="$mcpu" \
+  if ! "$compile" "$cpu_src" --entry="$entry" --mcpu="$mcpu" "${compile_extra[@]}" \
       -o "$out/$name.cpu.o" --manifest="$out/$name.cpu.manifest" 2> "$log"; then
     echo "skip $name cpu: $(grep -m1 'error' "$log" || head -n1 "$log")" >> "$checks"
     echo "  $name: cpu compile failed (see $log)"
     return
   fi
-  local cuda_args=(--device=cuda --chip="$chip")
+  local cuda_args=(--device=cuda --chip="$chip" "${compile_extra[@]}")
   if [ "$lowering" != "-" ]; then
     cuda_args+=(--lowering="$lowering")
   fi
@@ -143,6 +161,44 @@ cpu_artifact() {
   rm -rf "$tmp"
 }
 
+# step_artifact NAME ENTRY SOURCE [launcher options]: the training step
+# SOURCE for CUDA as written (NAME.hp) and after the MXFP8 rewrite with
+# $recipe: NAME.mx with the default lowering (the specialised GEMM kernels
+# where they exist) and NAME.mxsimple with simple-gemm (the simple tiled
+# GEMM kernels only); one `step` line per MXFP8 variant that compiled.
+step_artifact() {
+  local name="$1" entry="$2" src="$3"
+  shift 3
+  local log="$out/$name.log"
+  local rewrite_pipe="mxfp8train-rewrite-matmuls{recipe=$recipe},canonicalize,cse"
+  if ! "$compile" "$src" --entry="$entry" --mcpu="$mcpu" --device=cuda \
+      --chip="$chip" -o "$out/$name.hp.cuda.o" \
+      --manifest="$out/$name.hp.cuda.manifest" 2>> "$log"; then
+    echo "skip $name hp: $(grep -m1 'error' "$log" || head -n1 "$log")" >> "$checks"
+    echo "  $name: hp compile failed (see $log)"
+    return
+  fi
+  local variant
+  for variant in mx mxsimple; do
+    local lowering=()
+    [ "$variant" = mxsimple ] &&
+      lowering=(--lowering="mxfp8train-lower-to-gpu{chip=$chip simple-gemm=true}")
+    if "$compile" "$src" --entry="$entry" --mcpu="$mcpu" --device=cuda \
+        --chip="$chip" --pipeline="$rewrite_pipe" "${lowering[@]}" \
+        -o "$out/$name.$variant.cuda.o" \
+        --manifest="$out/$name.$variant.cuda.manifest" 2>> "$log"; then
+      echo "step $name $entry $variant $*" >> "$checks"
+      echo "  $name.$variant (step: $recipe vs high precision, both on the GPU)"
+    else
+      echo "skip $name.$variant $(grep -m1 'error' "$log" || head -n1 "$log")" >> "$checks"
+      rm -f "$out/$name.$variant".cuda.*
+      echo "  $name.$variant: compile failed (see $log)"
+    fi
+  done
+  [ -s "$log" ] || rm -f "$log"
+}
+
+compile_extra=()
 timing=(--repeat=20 --warmup=3 --fill-results=255)
 echo "make-aot-artifacts: compiling into $out (chip $chip, host cpu $mcpu)"
 
@@ -158,10 +214,64 @@ for entry in quantize_rows_rceil quantize_cols_floor quantize_f32_rows_even \
   artifact "$entry" "$entry" "$quantize" "$quantize" exact - "${timing[@]}"
 done
 
-# A whole MXFP8 training step on the CPU (no GPU lowering for its matmuls
-# yet): the same bytes on the GPU machine's CPU and libm.
+# A whole MXFP8 training step on the CPU: the same bytes on the GPU
+# machine's CPU and libm.
 cpu_artifact mlp_train_step mlp_train_step "$root/examples/mlp_train_step_small.mlir" \
   --pipeline='mxfp8train-rewrite-matmuls{recipe=mxfp8_rceil},canonicalize,cse'
+
+# The GEMM kernels against the CPU path (f32 results: only the order of the
+# f32 accumulation differs), the MXFP8 GEMMs with the default lowering and
+# with the simple kernels only.
+gemm="$root/bench/aot/gemm.mlir"
+for entry in mm_nt mm_tn_init bmm gmm_2d3d gmm_2d2d smm smm_dgrad sgmm_2d3d sgmm_2d2d; do
+  artifact "gemm_$entry" "$entry" "$gemm" "$gemm" "sqnr>=100" - --repeat=3
+done
+for entry in smm smm_dgrad sgmm_2d3d sgmm_2d2d; do
+  artifact "gemm_${entry}_simple" "$entry" "$gemm" "$gemm" "sqnr>=100" \
+    "mxfp8train-lower-to-gpu{chip=$chip simple-gemm=true}" --repeat=3
+done
+
+# Whole training steps on the GPU against the CPU path (the small examples):
+# as written (bf16, GEMMs in f32 in another order, expf from libdevice)
+# and converted (the quantize kernels are bit-exact, the GEMMs are not, so
+# later quantizations may round a few elements differently).
+rewrite="mxfp8train-rewrite-matmuls{recipe=$recipe},canonicalize,cse"
+artifact mlp_small_hp mlp_train_step "$root/examples/mlp_train_step_small.mlir" \
+  "$root/examples/mlp_train_step_small.mlir" "sqnr>=40" - --repeat=3
+artifact moe_small_hp moe_train_step "$root/examples/moe_train_step_small.mlir" \
+  "$root/examples/moe_train_step_small.mlir" "sqnr>=40" - --repeat=3
+compile_extra=(--pipeline="$rewrite")
+artifact mlp_small_mx mlp_train_step "$root/examples/mlp_train_step_small.mlir" \
+  "$root/examples/mlp_train_step_small.mlir" "sqnr>=30" - --repeat=3
+artifact moe_small_mx moe_train_step "$root/examples/moe_train_step_small.mlir" \
+  "$root/examples/moe_train_step_small.mlir" "sqnr>=30" - --repeat=3
+compile_extra=()
+
+# The main job at full size: the MXFP8 step against the high-precision step,
+# both on the GPU (scripts/main-job.sh --device=cuda documents it).
+if [ "$tokens" != 0 ]; then
+  mkdir -p "$out/src"
+  python3 "$root/scripts/resize-tokens.py" "$root/examples/llama3_8b_mlp_train_step.mlir" \
+    "$out/src/llama3_8b_mlp_$tokens.mlir" --tokens="$tokens" > /dev/null
+  python3 "$root/scripts/resize-tokens.py" "$root/examples/deepseek_v3_moe_train_step.mlir" \
+    "$out/src/deepseek_v3_moe_$tokens.mlir" --tokens="$tokens" > /dev/null
+  step_artifact "llama3_8b_mlp_$tokens" mlp_train_step "$out/src/llama3_8b_mlp_$tokens.mlir" \
+    --repeat=3 --warmup=1 --reference-repeat=3
+  step_artifact "deepseek_v3_moe_$tokens" moe_train_step "$out/src/deepseek_v3_moe_$tokens.mlir" \
+    --repeat=3 --warmup=1 --reference-repeat=3
+fi
+
+# scripts/gpu-check.py's cases (bit-exact special values, bandwidth).
+if [ "${GPUCHECK:-1}" = 1 ] && [ -x "$(dirname "$compile")/mxfp8-run" ]; then
+  if python3 "$root/scripts/gpu-check.py" prepare --build "$(dirname "$(dirname "$compile")")" \
+      --out "$out/gpucheck" --chip "$chip" > "$out/gpucheck.log" 2>&1; then
+    echo "  gpucheck (scripts/gpu-check.py cases)"
+    rm -f "$out/gpucheck.log"
+  else
+    echo "  gpucheck: prepare failed (see $out/gpucheck.log)"
+    rm -rf "$out/gpucheck"
+  fi
+fi
 
 echo "make-aot-artifacts: $(grep -c -e '^compare' -e '^run' "$checks") checks, $(grep -c '^skip' "$checks") skipped -> $checks"
 du -sh "$out" | sed 's/^/make-aot-artifacts: size /'

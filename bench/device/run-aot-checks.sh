@@ -3,26 +3,35 @@
 #
 # Usage: bench/device/run-aot-checks.sh [ARTIFACTS_DIR]
 #
-# Runs on the GPU machine (no MLIR or LLVM there), on a folder written here
-# by bench/make-aot-artifacts.sh (default: aot-artifacts/ in the repository
-# root). One invocation:
+# The one device harness. Runs on the GPU machine (no MLIR or LLVM there),
+# on a folder written here by bench/make-aot-artifacts.sh (default:
+# aot-artifacts/ in the repository root). One invocation:
 #   1. builds the runtime and mxfp8-launch with cmake (+ ninja when found)
 #      from tools/mxfp8-launch, without MLIR;
 #   2. links every object into a shared library (g++ -shared ... -lmxfp8train_runtime);
-#   3. runs every `compare` line of checks.txt: NAME.cuda on the GPU against
+#   3. when the folder has gpucheck/ (and python3 has numpy and CuPy), runs
+#      scripts/gpu-check.py on it: the quantization kernels bit for bit
+#      against the CPU path on special values, and their bandwidth against a
+#      device-to-device copy (its own report, then one row of the table);
+#   4. runs every `compare` line of checks.txt: NAME.cuda on the GPU against
 #      NAME.cpu on the host, same generated inputs, timed with CUDA events;
 #      where checks.txt has hashes made on the compiling machine, also checks
 #      that the inputs generated here and the CPU results computed here have
 #      the same bytes there (columns `in` and `cpu`: same / DIFF); `run`
-#      lines run a CPU object alone and check its hashes;
-#   4. prints a compact table last.
+#      lines run a CPU object alone and check its hashes; `step` lines run
+#      the main job's MXFP8 training step NAME.mx against its high-precision
+#      step NAME.hp, both on the GPU, and print the SQNR of every result
+#      with its bar and the timing of both steps (columns `gpu ms`: the
+#      MXFP8 step, `cpu ms`: the high-precision step);
+#   5. prints a compact table last.
 # Exit status: 0 when every check passes, 1 when one fails, 2 when the build
 # or the artifacts are broken, 77 when there is no usable GPU (the GPU
 # checks did not run; CPU-only checks still did).
 #
 # Environment: LAUNCH_BUILD_DIR (default /tmp/mxfp8-launch-build), WORK_DIR
 # (libraries and logs, default /tmp/mxfp8-aot-checks), CXX (default g++),
-# GPU (device index, default 0).
+# GPU (device index, default 0), STEP_TIMEOUT (seconds per `step` line,
+# default 240), SKIP_GPUCHECK=1 (do not run gpu-check.py).
 #
 #===------------------------------------------------------------------------===#
 set -uo pipefail
@@ -86,6 +95,20 @@ passed=0
 failed=0
 skipped=0
 no_gpu=0
+row() { printf '%-24s %-7s %-7s %-9s %-10s %-10s %-5s %-5s %s' "$@"; }
+if [ -d "$artifacts/gpucheck" ] && [ "${SKIP_GPUCHECK:-0}" != 1 ]; then
+  echo "== gpu-check: scripts/gpu-check.py run $artifacts/gpucheck"
+  python3 "$root/scripts/gpu-check.py" run "$artifacts/gpucheck" > "$work/logs/gpu-check.log" 2>&1
+  rc=$?
+  sed 's/^/  /' "$work/logs/gpu-check.log"
+  if [ $rc -eq 0 ]; then
+    passed=$((passed + 1))
+    rows+=("$(row gpu-check PASS - - - - - - "quantization kernels bit-exact; bandwidth above")")
+  else
+    failed=$((failed + 1))
+    rows+=("$(row gpu-check FAIL - - - - - - "exit $rc (see $work/logs/gpu-check.log)")")
+  fi
+fi
 field() { sed -n "s/^summary: .*\b$1=\([^ ]*\).*/\1/p" "$2" | tail -n 1; }
 # The hash recorded in checks.txt (`inputs NAME SHA` / `outputs NAME SHA`).
 expected_hash() { awk -v k="$1" -v n="$2" '$1 == k && $2 == n { print $3 }' "$checks"; }
@@ -99,6 +122,36 @@ compare_hash() {
 while read -r kind name entry expect options; do
   case "$kind" in
     compare) ;;
+    step)
+      variant="$expect"
+      log="$work/logs/$name.$variant.log"
+      echo "== main job step: $name.$variant ($entry), MXFP8 vs high precision on the GPU"
+      # shellcheck disable=SC2086
+      timeout "${STEP_TIMEOUT:-240}" \
+      "$launch" "$work/$name.$variant.cuda.so" "$artifacts/$name.$variant.cuda.manifest" --entry="$entry" \
+        --gpu="$gpu" --compare-with="$work/$name.hp.cuda.so:$entry" \
+        --compare-manifest="$artifacts/$name.hp.cuda.manifest" $options > "$log" 2>&1
+      rc=$?
+      sed -n -e '/^compare with/,$p' "$log" | sed 's/^/  /'
+      status=PASS
+      note="$(sed -n 's/^timing: //p' "$log" | sed 's/ (medians.*//')"
+      if [ $rc -eq 77 ]; then
+        status=NO-GPU
+        no_gpu=$((no_gpu + 1))
+        note="$(grep -m1 'error:' "$log")"
+      elif [ $rc -eq 124 ]; then
+        status=FAIL
+        note="timed out after ${STEP_TIMEOUT:-240} s"
+      elif [ $rc -ne 0 ]; then
+        status=FAIL
+        note="exit $rc: $(grep -m1 -e 'error:' -e 'below' "$log")"
+        tail -n 15 "$log" | sed 's/^/  /'
+      fi
+      if [ "$status" = PASS ]; then passed=$((passed + 1)); elif [ "$status" = FAIL ]; then failed=$((failed + 1)); fi
+      note="${note//mxfp8-launch: error: /}"
+      [ ${#note} -gt 110 ] && note="${note:0:107}..."
+      rows+=("$(row "$name.$variant" "$status" step "$(field min_sqnr_db "$log")" "$(field time_ms "$log")" "$(field reference_time_ms "$log")" - - "$note")")
+      continue ;;
     run)
       log="$work/logs/$name.log"
       # shellcheck disable=SC2086
@@ -180,7 +233,7 @@ done < "$checks"
 
 # 4. Table.
 echo
-echo "== AOT checks: GPU (NAME.cuda) vs CPU (NAME.cpu), same inputs; times are medians"
+echo "== device checks: GPU (NAME.cuda) vs CPU (NAME.cpu), same inputs; step rows: MXFP8 step (gpu ms) vs high-precision step (cpu ms column), both on the GPU; times are medians"
 printf '%-24s %-7s %-7s %-9s %-10s %-10s %-5s %-5s %s\n' check result exact "SQNR dB" "gpu ms" "cpu ms" in cpu note
 for row in "${rows[@]}"; do
   echo "$row"

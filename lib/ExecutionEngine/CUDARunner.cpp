@@ -162,6 +162,7 @@ CUDAExecutable::compile(ModuleOp module, const CUDACompileOptions &options) {
   if (options.lowering.empty()) {
     GPUPipelineOptions pipelineOptions;
     pipelineOptions.chip = options.chip;
+    pipelineOptions.simpleGemm = options.simpleGemm;
     buildMXFP8TrainGPUPipeline(pm, pipelineOptions);
   } else {
     static bool registered = [] {

@@ -49,6 +49,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   ConvertMXFP8TrainToGPUPassOptions convertOptions;
   convertOptions.chip = options.chip;
   convertOptions.fuseDual = options.fuseDual;
+  convertOptions.simpleGemm = options.simpleGemm;
   pm.addPass(createConvertMXFP8TrainToGPUPass(convertOptions));
   addGPUPipeline(pm, "canonicalize,cse");
 

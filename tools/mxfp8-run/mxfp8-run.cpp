@@ -204,6 +204,12 @@ static cl::opt<std::string> gpuLowering(
              "functions on device descriptors)"),
     cl::value_desc("text"), cl::cat(runCategory));
 
+static cl::opt<bool> simpleGemm(
+    "simple-gemm",
+    cl::desc("--device=cuda: the simple tiled GEMM kernels for scaled_mm / "
+             "scaled_grouped_mm even where a wgmma kernel exists"),
+    cl::init(false), cl::cat(runCategory));
+
 /// The device chosen in main(), never Auto.
 static Device selectedDevice = Device::CPU;
 /// The chip used for --device=cuda.
@@ -888,6 +894,7 @@ compileModule(ModuleOp module, StringRef entry, StringRef what,
     CUDACompileOptions options;
     options.gpu = gpuIndex;
     options.chip = selectedChip;
+    options.simpleGemm = simpleGemm;
     options.lowering = std::string(stripModuleAnchor(gpuLowering));
     llvm::Expected<std::unique_ptr<CUDAExecutable>> cuda =
         CUDAExecutable::compile(*stripped, options);

@@ -110,14 +110,24 @@ def ConvertMXFP8TrainToGPUPass
     %q = bufferization.to_tensor %d restrict writable : memref<128x4096xf8E4M3FN> to tensor<...>
     ```
 
+    Linalg contractions (`linalg.matmul` in any operand orientation,
+    `linalg.batch_matmul`) and `grouped_mm` become launches of simple tiled
+    GEMM kernels (SimpleGemmKernels.cpp), which also serve `scaled_mm` and
+    `scaled_grouped_mm` with row-major scales where no specialised kernel
+    matches (or always, with `simple-gemm`).
+
     Ops with dynamic shapes, `to_blocked` with a grouped layout, and the
-    GEMM ops are not lowered: the pass reports each and fails.
+    GEMM forms without a kernel are not lowered: the pass reports each and
+    fails.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
            "GPU the kernels are sized for (sm_90a, sm_100a)">,
     Option<"fuseDual", "fuse-dual", "bool", /*default=*/"true",
-           "Fuse a 1x32 and a 32x1 quantize of one tensor into quantize_dual">
+           "Fuse a 1x32 and a 32x1 quantize of one tensor into quantize_dual">,
+    Option<"simpleGemm", "simple-gemm", "bool", /*default=*/"false",
+           "Lower scaled_mm / scaled_grouped_mm with the simple tiled "
+           "kernels even where a specialised (wgmma) kernel exists">
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect",

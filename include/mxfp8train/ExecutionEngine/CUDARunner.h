@@ -42,6 +42,9 @@ struct CUDACompileOptions {
   int gpu = 0;
   /// NVVM chip of mxfp8train-lower-to-gpu.
   std::string chip = "sm_90a";
+  /// mxfp8train-lower-to-gpu's `simple-gemm`: the simple tiled kernels for
+  /// scaled_mm / scaled_grouped_mm even where a wgmma kernel exists.
+  bool simpleGemm = false;
   /// A textual pipeline replacing mxfp8train-lower-to-gpu (it must end in
   /// the LLVM dialect with `llvm.emit_c_interface` functions taking device
   /// descriptors); empty: the GPU pipeline.

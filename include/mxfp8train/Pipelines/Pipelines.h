@@ -56,6 +56,11 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       *this, "fuse-dual",
       llvm::cl::desc("Fuse 1x32 + 32x1 quantizes of one tensor"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> simpleGemm{
+      *this, "simple-gemm",
+      llvm::cl::desc("Lower scaled_mm / scaled_grouped_mm with the simple "
+                     "tiled kernels even where a wgmma kernel exists"),
+      llvm::cl::init(false)};
 };
 
 /// Builds the GPU lowering pipeline: mxfp8train quantization and layout

@@ -164,10 +164,12 @@ void populateLayoutKernelPatterns(RewritePatternSet &patterns,
                                   KernelCache &cache);
 
 /// Adds the simple tiled GEMM kernels (SimpleGemmKernels.cpp): linalg
-/// contractions and grouped_mm in bf16/f32, and, below the default pattern
-/// benefit, scaled_mm / scaled_grouped_mm with row-major scales.
+/// contractions and grouped_mm in bf16/f32, and scaled_mm /
+/// scaled_grouped_mm with row-major scales with benefit `mxBenefit` (by
+/// default 0, below the specialised GEMM kernels).
 void populateSimpleGemmKernelPatterns(RewritePatternSet &patterns,
-                                      KernelCache &cache);
+                                      KernelCache &cache,
+                                      unsigned mxBenefit = 0);
 
 /// True for the ops populateSimpleGemmKernelPatterns may lower that are not
 /// mxfp8train MX ops (linalg contractions, grouped_mm).

@@ -88,6 +88,11 @@ struct ConvertMXFP8TrainToGPUPass final
     gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
     RewritePatternSet patterns(ctx);
     populateMXFP8TrainToGPUConversionPatterns(patterns, kernels, *target);
+    if (simpleGemm) {
+      // The simple MX kernels again, above the specialised ones.
+      KernelCache cache(kernels, *target);
+      populateSimpleGemmKernelPatterns(patterns, cache, /*mxBenefit=*/2);
+    }
     // Only the existing ops are rewritten; the kernels the patterns create
     // are not revisited.
     GreedyRewriteConfig config;

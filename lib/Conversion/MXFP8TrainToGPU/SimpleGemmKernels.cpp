@@ -607,15 +607,12 @@ struct GroupedMmToGPU final : OpRewritePattern<GroupedMmOp> {
   KernelCache cache;
 };
 
-/// Benefit of the MX fallbacks: below the default of the specialised
-/// (wgmma) GEMM patterns, which are tried first.
-constexpr unsigned kFallbackBenefit = 0;
-
 /// scaled_mm with row-major scales (rank 2 or 3, bias) -> the simple
 /// kernel on exactly dequantized operands.
 struct ScaledMmFallbackToGPU final : OpRewritePattern<ScaledMmOp> {
-  ScaledMmFallbackToGPU(MLIRContext *ctx, KernelCache cache)
-      : OpRewritePattern(ctx, kFallbackBenefit), cache(std::move(cache)) {}
+  ScaledMmFallbackToGPU(MLIRContext *ctx, KernelCache cache,
+                        unsigned benefit)
+      : OpRewritePattern(ctx, benefit), cache(std::move(cache)) {}
 
   LogicalResult matchAndRewrite(ScaledMmOp op,
                                 PatternRewriter &rewriter) const override {
@@ -660,8 +657,9 @@ struct ScaledMmFallbackToGPU final : OpRewritePattern<ScaledMmOp> {
 /// scaled_grouped_mm with row-major scales -> the simple grouped kernel.
 struct ScaledGroupedMmFallbackToGPU final
     : OpRewritePattern<ScaledGroupedMmOp> {
-  ScaledGroupedMmFallbackToGPU(MLIRContext *ctx, KernelCache cache)
-      : OpRewritePattern(ctx, kFallbackBenefit), cache(std::move(cache)) {}
+  ScaledGroupedMmFallbackToGPU(MLIRContext *ctx, KernelCache cache,
+                               unsigned benefit)
+      : OpRewritePattern(ctx, benefit), cache(std::move(cache)) {}
 
   LogicalResult matchAndRewrite(ScaledGroupedMmOp op,
                                 PatternRewriter &rewriter) const override {
@@ -685,9 +683,13 @@ struct ScaledGroupedMmFallbackToGPU final
 } // namespace
 
 void gpu_lowering::populateSimpleGemmKernelPatterns(RewritePatternSet &patterns,
-                                                    KernelCache &cache) {
-  patterns.add<ContractionToGPU, GroupedMmToGPU, ScaledMmFallbackToGPU,
-               ScaledGroupedMmFallbackToGPU>(patterns.getContext(), cache);
+                                                    KernelCache &cache,
+                                                    unsigned mxBenefit) {
+  patterns.add<ContractionToGPU, GroupedMmToGPU>(patterns.getContext(), cache);
+  // Below the default benefit unless asked: the specialised (wgmma) GEMM
+  // patterns are tried first.
+  patterns.add<ScaledMmFallbackToGPU, ScaledGroupedMmFallbackToGPU>(
+      patterns.getContext(), cache, mxBenefit);
 }
 
 bool gpu_lowering::isSimpleGemmCandidate(Operation *op) {

@@ -1,5 +1,6 @@
 // RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu --canonicalize --split-input-file | FileCheck %s
 // RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="chip=sm_100a" --canonicalize --split-input-file | FileCheck %s --check-prefix=B200
+// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="simple-gemm=true" --canonicalize --split-input-file | FileCheck %s --check-prefix=SIMPLE
 
 // The simple tiled GEMM kernels (SimpleGemmKernels.cpp): one launch per
 // contraction with a grid of (N/64, M/64, batch or groups) CTAs of 256
@@ -102,6 +103,11 @@ func.func @grouped_2d2d(%dy: tensor<100x48xbf16>, %x: tensor<100x64xbf16>, %offs
 // Without a specialised kernel for the target (sm_100a), scaled_mm with
 // row-major scales falls back to the simple kernel on exactly dequantized
 // operands: decodeElement * decodeScale, as the CPU lowering.
+// With simple-gemm the simple kernels are used on sm_90a too.
+// SIMPLE-LABEL: func.func @scaled_fallback(
+// SIMPLE:         gpu.launch_func @mxfp8train_kernels::@gemm_mke4m3_nke4m3_mnbf16_biasbf16_1x32x16x64
+// SIMPLE-LABEL: func.func @scaled_grouped_fallback(
+// SIMPLE:         gpu.launch_func @mxfp8train_kernels::@grouped_gemm_2d2d_kme4m3_kne4m3_gmnf32_4x48x64x128_g4
 // B200-LABEL: func.func @scaled_fallback(
 // B200:         gpu.launch_func @mxfp8train_kernels::@gemm_mke4m3_nke4m3_mnbf16_biasbf16_1x32x16x64
 // B200-SAME:      args(%{{.*}} : memref<32x64xf8E4M3FN>, %{{.*}} : memref<32x2xf8E8M0FNU>, %{{.*}} : memref<16x64xf8E4M3FN>, %{{.*}} : memref<16x2xf8E8M0FNU>, %{{.*}} : memref<16xbf16>, %{{.*}} : memref<32x16xbf16>)

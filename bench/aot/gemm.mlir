@@ -1,0 +1,115 @@
+// GEMM functions checked on the GPU against the CPU path by
+// bench/make-aot-artifacts.sh and bench/device/run-aot-checks.sh: the simple
+// tiled kernels of SimpleGemmKernels.cpp (linalg contractions in every
+// operand orientation, an init that is read, batch_matmul, grouped_mm 2d-3d
+// and 2d-2d with an empty group, rows past the last offset and sizes that
+// are not multiples of the 64 x 64 tile) and the MXFP8 GEMMs (quantize +
+// scaled_mm / scaled_grouped_mm; compiled with the default lowering and
+// with simple-gemm). Results are f32, so the GPU and the CPU differ only by
+// the order of the f32 accumulation: the SQNR bar is 100 dB.
+
+#mk = affine_map<(m, n, k) -> (m, k)>
+#nk = affine_map<(m, n, k) -> (n, k)>
+#km = affine_map<(m, n, k) -> (k, m)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+
+// x (130, 96) times w (70, 96) transposed: partial tiles in M and N.
+func.func @mm_nt(%x: tensor<130x96xbf16>, %w: tensor<70x96xbf16>) -> tensor<130x70xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<130x70xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<130x70xf32>) -> tensor<130x70xf32>
+  %y = linalg.matmul indexing_maps = [#mk, #nk, #mn]
+      ins(%x, %w : tensor<130x96xbf16>, tensor<70x96xbf16>) outs(%f : tensor<130x70xf32>) -> tensor<130x70xf32>
+  return %y : tensor<130x70xf32>
+}
+
+// a^T b + c: both operands stored with K first, an init that is read, K
+// not a multiple of 32.
+func.func @mm_tn_init(%a: tensor<80x65xf32>, %b: tensor<80x100xf32>, %c: tensor<65x100xf32>)
+    -> tensor<65x100xf32> {
+  %y = linalg.matmul indexing_maps = [#km, #kn, #mn]
+      ins(%a, %b : tensor<80x65xf32>, tensor<80x100xf32>) outs(%c : tensor<65x100xf32>) -> tensor<65x100xf32>
+  return %y : tensor<65x100xf32>
+}
+
+func.func @bmm(%a: tensor<3x65x64xf32>, %b: tensor<3x64x33xf32>) -> tensor<3x65x33xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x65x33xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<3x65x33xf32>) -> tensor<3x65x33xf32>
+  %y = linalg.batch_matmul ins(%a, %b : tensor<3x65x64xf32>, tensor<3x64x33xf32>)
+      outs(%f : tensor<3x65x33xf32>) -> tensor<3x65x33xf32>
+  return %y : tensor<3x65x33xf32>
+}
+
+// Groups of 20, 0, 55, 15 rows; rows 90..99 belong to no group (zero).
+func.func @gmm_2d3d(%x: tensor<100x96xbf16>, %w: tensor<4x80x96xbf16> {mxfp8run.std = 0.1 : f64},
+                    %offs: tensor<4xi32> {mxfp8run.values = dense<[20, 20, 75, 90]> : tensor<4xi32>})
+    -> tensor<100x80xf32> {
+  %y = mxfp8train.grouped_mm %x, %w offs(%offs) transpose_rhs
+      : tensor<100x96xbf16>, tensor<4x80x96xbf16>, tensor<4xi32> -> tensor<100x80xf32>
+  return %y : tensor<100x80xf32>
+}
+
+// Weight gradients per group over the same groups (group 1 empty: zeros).
+func.func @gmm_2d2d(%dy: tensor<100x70xbf16>, %x: tensor<100x96xbf16>,
+                    %offs: tensor<4xi32> {mxfp8run.values = dense<[20, 20, 75, 90]> : tensor<4xi32>})
+    -> tensor<4x70x96xf32> {
+  %y = mxfp8train.grouped_mm %dy, %x offs(%offs) transpose_lhs
+      : tensor<100x70xbf16>, tensor<100x96xbf16>, tensor<4xi32> -> tensor<4x70x96xf32>
+  return %y : tensor<4x70x96xf32>
+}
+
+// The forward GEMM of a linear layer in MXFP8 (weights stored (N, K)).
+func.func @smm(%x: tensor<256x512xbf16>, %w: tensor<384x512xbf16> {mxfp8run.std = 0.02 : f64},
+               %bias: tensor<384xf32>) -> tensor<256x384xf32> {
+  %xq, %xs = mxfp8train.quantize %x axis = 1 mode = rceil
+      : tensor<256x512xbf16> -> tensor<256x512xf8E4M3FN>, tensor<256x16xf8E8M0FNU>
+  %wq, %ws = mxfp8train.quantize %w axis = 1 mode = rceil
+      : tensor<384x512xbf16> -> tensor<384x512xf8E4M3FN>, tensor<384x16xf8E8M0FNU>
+  %y = mxfp8train.scaled_mm %xq [%xs], %wq [%ws] bias(%bias) transpose_rhs
+      : tensor<256x512xf8E4M3FN> [tensor<256x16xf8E8M0FNU>],
+        tensor<384x512xf8E4M3FN> [tensor<384x16xf8E8M0FNU>], tensor<384xf32> -> tensor<256x384xf32>
+  return %y : tensor<256x384xf32>
+}
+
+// The dgrad form: dO (M, N) times W stored (N, K) without transpose.
+func.func @smm_dgrad(%dy: tensor<256x384xbf16>, %w: tensor<384x512xbf16> {mxfp8run.std = 0.02 : f64})
+    -> tensor<256x512xf32> {
+  %dq, %ds = mxfp8train.quantize %dy axis = 1 mode = rceil
+      : tensor<256x384xbf16> -> tensor<256x384xf8E4M3FN>, tensor<256x12xf8E8M0FNU>
+  %wq, %ws = mxfp8train.quantize %w axis = 0 mode = rceil
+      : tensor<384x512xbf16> -> tensor<384x512xf8E4M3FN>, tensor<12x512xf8E8M0FNU>
+  %y = mxfp8train.scaled_mm %dq [%ds], %wq [%ws]
+      : tensor<256x384xf8E4M3FN> [tensor<256x12xf8E8M0FNU>],
+        tensor<384x512xf8E4M3FN> [tensor<12x512xf8E8M0FNU>] -> tensor<256x512xf32>
+  return %y : tensor<256x512xf32>
+}
+
+// Grouped MXFP8: 2d-3d forward (groups 32, 0, 64, 32 of 128 tokens) and
+// 2d-2d wgrad over the same groups.
+func.func @sgmm_2d3d(%x: tensor<128x256xbf16>, %w: tensor<4x192x256xbf16> {mxfp8run.std = 0.02 : f64},
+                     %offs: tensor<4xi32> {mxfp8run.values = dense<[32, 32, 96, 128]> : tensor<4xi32>})
+    -> tensor<128x192xf32> {
+  %xq, %xs = mxfp8train.quantize %x axis = 1 mode = rceil
+      : tensor<128x256xbf16> -> tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>
+  %wq, %ws = mxfp8train.quantize %w axis = 2 mode = rceil
+      : tensor<4x192x256xbf16> -> tensor<4x192x256xf8E4M3FN>, tensor<4x192x8xf8E8M0FNU>
+  %y = mxfp8train.scaled_grouped_mm %xq [%xs], %wq [%ws] offs(%offs) transpose_rhs
+      : tensor<128x256xf8E4M3FN> [tensor<128x8xf8E8M0FNU>],
+        tensor<4x192x256xf8E4M3FN> [tensor<4x192x8xf8E8M0FNU>], tensor<4xi32> -> tensor<128x192xf32>
+  return %y : tensor<128x192xf32>
+}
+
+func.func @sgmm_2d2d(%dy: tensor<128x192xbf16>, %x: tensor<128x256xbf16>,
+                     %offs: tensor<4xi32> {mxfp8run.values = dense<[32, 32, 96, 128]> : tensor<4xi32>})
+    -> tensor<4x192x256xf32> {
+  %dq, %ds = mxfp8train.quantize %dy axis = 0 mode = rceil
+      : tensor<128x192xbf16> -> tensor<128x192xf8E4M3FN>, tensor<4x192xf8E8M0FNU>
+  %xq, %xs = mxfp8train.quantize %x axis = 0 mode = rceil
+      : tensor<128x256xbf16> -> tensor<128x256xf8E4M3FN>, tensor<4x256xf8E8M0FNU>
+  %y = mxfp8train.scaled_grouped_mm %dq [%ds], %xq [%xs] offs(%offs) transpose_lhs
+      : tensor<128x192xf8E4M3FN> [tensor<4x192xf8E8M0FNU>],
+        tensor<128x256xf8E4M3FN> [tensor<4x256xf8E8M0FNU>], tensor<4xi32> -> tensor<4x192x256xf32>
+  return %y : tensor<4x192x256xf32>
+}
