@@ -32,6 +32,7 @@ tools = [
     "mxfp8-opt",
     "mxfp8-run",
     "mxfp8train-execution-tests",
+    "mxfp8train-gemm-tiling-tests",
     "mxfp8train-runtime-tests",
     "mlir-opt",
     "mlir-runner",

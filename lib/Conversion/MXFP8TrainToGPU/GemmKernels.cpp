@@ -64,6 +64,10 @@ struct GemmSpec {
   Type biasType;
   TileShape tile;
   int64_t stages = 3;
+  /// Contraction tiles loaded into registers ahead of their conversion.
+  int64_t prefetch = 1;
+  /// Resident CTAs per SM the kernel is compiled for (.minnctapersm).
+  int64_t ctasPerSM = 1;
 
   int64_t tilesM() const { return llvm::divideCeil(m, tile.m); }
   int64_t tilesN() const { return llvm::divideCeil(n, tile.n); }
@@ -89,12 +93,12 @@ struct GemmSpec {
     const char *kindTag = kind == GemmKind::Dense         ? "scaled_mm"
                           : kind == GemmKind::Grouped2d3d ? "scaled_gmm_2d3d"
                                                           : "scaled_gmm_2d2d";
-    return llvm::formatv("{0}_{1}_{2}_{3}_{4}_{5}{6}_{7}x{8}x{9}_b{10}",
+    return llvm::formatv("{0}_{1}_{2}_{3}_{4}_{5}{6}_{7}x{8}x{9}_b{10}_p{11}c{12}",
                          kindTag, operandTag(a), operandTag(b),
                          getTypeTag(aType), getTypeTag(bType),
                          getTypeTag(outType),
                          biasType ? "_bias" + getTypeTag(biasType) : "", m, n,
-                         k, batches)
+                         k, batches, prefetch, ctasPerSM)
         .str();
   }
 };
@@ -162,8 +166,17 @@ private:
                     Value tileBase, Value rowBase, Value rowEnd, Value kt,
                     Value kLo, Value kHi, Type f8Type, Value shift0,
                     Value shift1);
-  /// Decoded scale factors 2^(s + shift - 127) (f32, same shape as `bytes`,
-  /// i32), NaN where the byte is 255.
+  /// MN-major scale bytes (vector<16xi8>) as vector<16xi32>; i32 as is.
+  Value widenScales(Value s) {
+    if (auto vt = dyn_cast<VectorType>(s.getType()))
+      return arith::ExtUIOp::create(
+          kb, VectorType::get(vt.getShape(), kb.getI32Type()), s);
+    return s;
+  }
+  /// The exact bf16 values of 16 fp8 bytes (vector<16xi8>).
+  Value convertToBF16(Value bytes, Type f8Type);
+  /// Decoded scale factors 2^(s + shift - 127) (bf16, same shape as
+  /// `bytes`, i32), NaN where the byte is 255.
   Value decodeScales(Value bytes, Value shift);
   /// The 32-block (0 or 1 within the stage) of chunk `u` of an operand.
   Value chunkBlock(const OperandLayout &l, int64_t tileRows, int64_t u);
@@ -194,11 +207,50 @@ Value GemmEmitter::groupEnd(Value g, Value start, int64_t total) {
   return arith::MinSIOp::create(kb, end, c(total));
 }
 
+Value GemmEmitter::convertToBF16(Value bytes, Type f8Type) {
+  auto bf16Vec = VectorType::get({kChunk}, kb.getBF16Type());
+  if (!isa<Float8E4M3FNType>(f8Type))
+    return arith::TruncFOp::create(kb, bf16Vec,
+                                   kb.convertFromF8(bytes, f8Type));
+  // e4m3 without conversion instructions (F2F runs at 1/8 of the FP32
+  // rate): the magnitude bits shifted into place read as a bf16 of 2^-120
+  // times the e4m3 value (normal or subnormal alike), the sign moves to bit
+  // 15, and one exact multiply by 2^120 restores the value. The e4m3 NaN
+  // codes (0x7F/0xFF) are not recognised (NaN comes with scale byte 255).
+  // In 32-bit words: each word of 4 bytes gives two bf16x2 words.
+  auto words = VectorType::get({kChunk / 4}, kb.getI32Type());
+  auto pairs = VectorType::get({kChunk / 2}, kb.getI32Type());
+  auto k = [&](VectorType t, uint64_t v) { return kb.splatBits(t, v); };
+  auto shl = [&](Value v, VectorType t, int64_t n) -> Value {
+    return arith::ShLIOp::create(kb, v, k(t, n));
+  };
+  auto shr = [&](Value v, VectorType t, int64_t n) -> Value {
+    return arith::ShRUIOp::create(kb, v, k(t, n));
+  };
+  auto andk = [&](Value v, VectorType t, uint64_t m) -> Value {
+    return arith::AndIOp::create(kb, v, k(t, m));
+  };
+  Value w = kb.bitcastTo(words, bytes);
+  // lo = b0 | b1 << 16, hi = b2 | b3 << 16.
+  Value lo = arith::OrIOp::create(kb, andk(w, words, 0xFF),
+                                  andk(shl(w, words, 8), words, 0xFF0000));
+  Value hi = arith::OrIOp::create(kb, andk(shr(w, words, 16), words, 0xFF),
+                                  andk(shr(w, words, 8), words, 0xFF0000));
+  Value t = vector::ShuffleOp::create(kb, lo, hi,
+                                      ArrayRef<int64_t>{0, 4, 1, 5, 2, 6, 3, 7});
+  Value bitsV = arith::OrIOp::create(
+      kb, andk(shl(t, pairs, 4), pairs, 0x07F007F0),
+      andk(shl(t, pairs, 8), pairs, 0x80008000));
+  Value x = kb.bitcastTo(bf16Vec, bitsV);
+  // 2^120 in bf16: exponent field 247.
+  return arith::MulFOp::create(kb, x, kb.splatBits(bf16Vec, 247 << 7));
+}
+
 Value GemmEmitter::decodeScales(Value bytes, Value shift) {
-  // 2^(e-127), e = s + shift, as f32 bits: e << 23 for a normal exponent,
-  // 1 << (e + 22) down to e = -22 (subnormal; s = 0 without shift gives
-  // 2^-127 = 0x00400000), 0 below; NaN for s = 255, so that every element
-  // of a NaN block is NaN.
+  // 2^(e-127), e = s + shift, as bf16 bits: e << 7 for a normal exponent,
+  // 1 << (e + 6) down to e = -6 (subnormal; s = 0 without shift gives
+  // 2^-127 = 0x0020), 0 below; NaN for s = 255, so that every element of a
+  // NaN block is NaN.
   Type i32 = kb.getI32Type();
   auto splat = [&](int64_t v) -> Value {
     if (auto vt = dyn_cast<VectorType>(bytes.getType()))
@@ -209,23 +261,27 @@ Value GemmEmitter::decodeScales(Value bytes, Value shift) {
   if (auto vt = dyn_cast<VectorType>(bytes.getType()))
     shift = vector::BroadcastOp::create(kb, vt, shift);
   e = arith::AddIOp::create(kb, bytes, shift);
-  Value normal = arith::ShLIOp::create(kb, e, splat(23));
+  Value normal = arith::ShLIOp::create(kb, e, splat(7));
   Value isSub = arith::CmpIOp::create(kb, arith::CmpIPredicate::sle, e,
                                       splat(0));
   Value subShift = arith::MaxSIOp::create(
-      kb, arith::AddIOp::create(kb, e, splat(22)), splat(0));
+      kb, arith::AddIOp::create(kb, e, splat(6)), splat(0));
   Value sub = arith::ShLIOp::create(kb, splat(1), subShift);
   Value tooSmall = arith::CmpIOp::create(kb, arith::CmpIPredicate::slt, e,
-                                         splat(-22));
+                                         splat(-6));
   sub = select(tooSmall, splat(0), sub);
   Value isNaN = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, bytes,
                                       splat(255));
   Value bits = select(isSub, sub, normal);
-  bits = select(isNaN, splat(0x7FC00000), bits);
-  Type f32 = kb.getF32Type();
-  if (auto vt = dyn_cast<VectorType>(bytes.getType()))
-    return kb.bitcastTo(VectorType::get(vt.getShape(), f32), bits);
-  return kb.bitcastTo(f32, bits);
+  bits = select(isNaN, splat(0x7FC0), bits);
+  Type bf16 = kb.getBF16Type();
+  if (auto vt = dyn_cast<VectorType>(bytes.getType())) {
+    auto i16Vec = VectorType::get(vt.getShape(), kb.getI16Type());
+    return kb.bitcastTo(VectorType::get(vt.getShape(), bf16),
+                        arith::TruncIOp::create(kb, i16Vec, bits));
+  }
+  return kb.bitcastTo(bf16,
+                      arith::TruncIOp::create(kb, kb.getI16Type(), bits));
 }
 
 OperandRegs GemmEmitter::loadOperand(const OperandLayout &l, bool isA,
@@ -237,7 +293,6 @@ OperandRegs GemmEmitter::loadOperand(const OperandLayout &l, bool isA,
   Type f8Type = cast<MemRefType>(data.getType()).getElementType();
   Type scaleType = cast<MemRefType>(scales.getType()).getElementType();
   auto byteVec = VectorType::get({kChunk}, kb.getI8Type());
-  auto i32Vec = VectorType::get({kChunk}, kb.getI32Type());
   int64_t tileRows = isA ? spec.tile.m : spec.tile.n;
   int64_t blocks = l.k / 32;
   Value k0 = mul(kt, c(spec.tile.k));
@@ -290,7 +345,7 @@ OperandRegs GemmEmitter::loadOperand(const OperandLayout &l, bool isA,
       Value inb = andi(kIn, ult(r0, rowEnd));
       bool aligned = l.rows % kChunk == 0;
       auto ifOp =
-          scf::IfOp::create(kb, TypeRange{byteVec, i32Vec}, inb, true);
+          scf::IfOp::create(kb, TypeRange{byteVec, byteVec}, inb, true);
       {
         OpBuilder::InsertionGuard g(kb);
         kb.setInsertionPointToStart(ifOp.thenBlock());
@@ -318,20 +373,21 @@ OperandRegs GemmEmitter::loadOperand(const OperandLayout &l, bool isA,
           Value sv = kb.load(VectorType::get({kChunk}, scaleType), scales,
                              add(scaleBase, add(mul(kBlock, c(l.rows)), r0)),
                              16);
-          s = arith::ExtUIOp::create(kb, i32Vec, kb.bitcastTo(byteVec, sv));
+          s = kb.bitcastTo(byteVec, sv);
         } else {
           SmallVector<Value> ss;
           for (int64_t j = 0; j < kChunk; ++j) {
             Value rj = arith::MinUIOp::create(kb, add(r0, c(j)),
                                               c(l.rows - 1));
-            ss.push_back(scaleByteAt(rj, kBlock));
+            ss.push_back(arith::TruncIOp::create(kb, kb.getI8Type(),
+                                                 scaleByteAt(rj, kBlock)));
           }
-          s = vector::FromElementsOp::create(kb, i32Vec, ss);
+          s = vector::FromElementsOp::create(kb, byteVec, ss);
         }
         scf::YieldOp::create(kb, ValueRange{v, s});
         kb.setInsertionPointToStart(ifOp.elseBlock());
         scf::YieldOp::create(kb, ValueRange{kb.splatBits(byteVec, 0),
-                                            kb.splatBits(i32Vec, 127)});
+                                            kb.splatBits(byteVec, 127)});
       }
       regs.data.push_back(ifOp.getResult(0));
       regs.scales.push_back(ifOp.getResult(1));
@@ -353,7 +409,8 @@ std::pair<Value, Value> GemmEmitter::localMax(const OperandLayout &l,
                                               int64_t tileRows) {
   Value zero = kb.i32(0);
   Value m0 = zero, m1 = zero;
-  for (auto [u, s] : llvm::enumerate(regs.scales)) {
+  for (auto [u, s8] : llvm::enumerate(regs.scales)) {
+    Value s = widenScales(s8);
     Value sm = s;
     if (auto vt = dyn_cast<VectorType>(s.getType())) {
       // NaN bytes do not take part.
@@ -380,36 +437,48 @@ void GemmEmitter::storeOperand(const OperandLayout &l, const OperandRegs &regs,
                                Value kt, Value kLo, Value kHi, Type f8Type,
                                Value shift0, Value shift1) {
   int64_t tileRows = regs.data.size() * kChunk * kGemmThreads / spec.tile.k;
-  auto f32Vec = VectorType::get({kChunk}, kb.getF32Type());
   auto bf16Vec = VectorType::get({kChunk}, kb.getBF16Type());
   Value k0 = mul(kt, c(spec.tile.k));
   for (auto [u, bytes] : llvm::enumerate(regs.data)) {
     Value chunk = add(tid, c(u * kGemmThreads));
-    Value x = kb.convertFromF8(bytes, f8Type);
+    Value x = convertToBF16(bytes, f8Type);
     Value first = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq,
                                         chunkBlock(l, tileRows, u), c(0));
-    Value scale = decodeScales(regs.scales[u], select(first, shift0, shift1));
+    Value scale = decodeScales(widenScales(regs.scales[u]),
+                               select(first, shift0, shift1));
     if (!isa<VectorType>(scale.getType()))
-      scale = vector::BroadcastOp::create(kb, f32Vec, scale);
+      scale = vector::BroadcastOp::create(kb, bf16Vec, scale);
+    // One bf16 rounding of the exact product: the same value as the f32
+    // product rounded to bf16 (exact unless it underflows bf16).
     Value y = arith::MulFOp::create(kb, x, scale);
-    Value zero = kb.splatBits(f32Vec, 0);
+    Value zero = kb.splatBits(bf16Vec, 0);
     if (l.kMajor) {
       int64_t perRow = spec.tile.k / kChunk;
       Value r = divu(chunk, perRow);
       Value kc = remu(chunk, perRow);
       if (spec.masksElementsAlongK()) {
         // Elements outside the group's token range [kLo, kHi) are zero.
+        // Only chunks that straddle a group boundary compute lane masks.
         Value kk = add(k0, mul(kc, c(kChunk)));
-        SmallVector<Value> lanes;
-        for (int64_t j = 0; j < kChunk; ++j) {
-          Value kj = add(kk, c(j));
-          lanes.push_back(andi(uge(kj, kLo), ult(kj, kHi)));
+        Value inside = andi(uge(kk, kLo), ult(add(kk, c(kChunk - 1)), kHi));
+        auto ifOp = scf::IfOp::create(kb, TypeRange{bf16Vec}, inside, true);
+        {
+          OpBuilder::InsertionGuard g(kb);
+          kb.setInsertionPointToStart(ifOp.thenBlock());
+          scf::YieldOp::create(kb, y);
+          kb.setInsertionPointToStart(ifOp.elseBlock());
+          SmallVector<Value> lanes;
+          for (int64_t j = 0; j < kChunk; ++j) {
+            Value kj = add(kk, c(j));
+            lanes.push_back(andi(uge(kj, kLo), ult(kj, kHi)));
+          }
+          Value mask = vector::FromElementsOp::create(
+              kb, VectorType::get({kChunk}, kb.getI1Type()), lanes);
+          scf::YieldOp::create(kb, select(mask, y, zero));
         }
-        Value mask = vector::FromElementsOp::create(
-            kb, VectorType::get({kChunk}, kb.getI1Type()), lanes);
-        y = select(mask, y, zero);
+        y = ifOp.getResult(0);
       }
-      Value b16 = arith::TruncFOp::create(kb, bf16Vec, y);
+      Value b16 = y;
       // Two 16-byte chunks (2kc, 2kc+1) of row r in the 128B swizzle.
       Value rowOff = add(tileBase, mul(r, c(64)));
       Value phase = remu(r, 8);
@@ -433,7 +502,7 @@ void GemmEmitter::storeOperand(const OperandLayout &l, const OperandRegs &regs,
       Value mask = vector::FromElementsOp::create(
           kb, VectorType::get({kChunk}, kb.getI1Type()), lanes);
       y = select(mask, y, zero);
-      Value b16 = arith::TruncFOp::create(kb, bf16Vec, y);
+      Value b16 = y;
       Value logical = divu(kk, 8);
       Value inChunk = remu(kk, 8);
       for (int64_t j = 0; j < kChunk; ++j) {
@@ -550,9 +619,10 @@ void GemmEmitter::emitTile(Value batch, Value rowBase, Value rowEnd,
                                 ValueRange{c(st), c(j)});
   });
   gpu::BarrierOp::create(kb);
-  SmallVector<Value> prefetch = loadStage(ktBegin);
   SmallVector<Value> inits = {acc0, c(0)};
-  llvm::append_range(inits, prefetch);
+  for (int64_t d = 0; d < spec.prefetch; ++d)
+    llvm::append_range(inits, loadStage(add(ktBegin, c(d))));
+  int64_t perStage = 2 * na + 2 * nb;
 
   uint64_t descBits = gemm::getWgmmaDescriptorBits(
       /*leadingByteOffset=*/16, /*strideByteOffset=*/1024,
@@ -565,7 +635,8 @@ void GemmEmitter::emitTile(Value batch, Value rowBase, Value rowEnd,
     Value kt = loop.getInductionVar();
     Value acc = loop.getRegionIterArgs()[0];
     Value stage = loop.getRegionIterArgs()[1];
-    auto [aRegs, bRegs] = unpack(loop.getRegionIterArgs().drop_front(2));
+    auto [aRegs, bRegs] =
+        unpack(loop.getRegionIterArgs().drop_front(2).take_front(perStage));
     // Offsets in bf16 elements of the bf16 view of shared memory.
     Value stageElems = mul(stage, c(spec.stageBytes() / 2));
     Value aTile = stageElems;
@@ -623,7 +694,7 @@ void GemmEmitter::emitTile(Value batch, Value rowBase, Value rowEnd,
         kb, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
         NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
     gpu::BarrierOp::create(kb);
-    SmallVector<Value> next = loadStage(add(kt, c(1)));
+    SmallVector<Value> next = loadStage(add(kt, c(spec.prefetch)));
 
     // Descriptors: the stage's byte address, warpgroup wg's 64 A rows.
     auto toI64 = [&](Value idx) {
@@ -666,6 +737,8 @@ void GemmEmitter::emitTile(Value batch, Value rowBase, Value rowEnd,
     NVVM::WgmmaWaitGroupSyncOp::create(kb, 1);
     Value nextStage = remu(add(stage, c(1)), spec.stages);
     SmallVector<Value> yielded = {acc, nextStage};
+    llvm::append_range(yielded,
+                       loop.getRegionIterArgs().drop_front(2 + perStage));
     llvm::append_range(yielded, next);
     scf::YieldOp::create(kb, yielded);
   }
@@ -796,6 +869,25 @@ static Value flatBuffer(RewriterBase &rewriter, Location loc, Value tensor) {
   return collapseTo(rewriter, loc, buf, {type.getNumElements()});
 }
 
+/// Chooses the pipeline configuration of `spec` (the discardable integer
+/// attributes `mxfp8train.gemm_prefetch` and `mxfp8train.gemm_ctas_per_sm`
+/// of `op` override it, for measurements).
+static void chooseConfig(Operation *op, GemmSpec &spec) {
+  // Measured on the H200 (bench/README.md): a deeper register prefetch
+  // (2-4 tiles, one CTA per SM) was no faster than one tile ahead, two CTAs
+  // per SM were 20 % faster. The MN-major and blocked-scale loaders need
+  // more registers (they spill at 128): one CTA per SM.
+  spec.prefetch = 1;
+  spec.ctasPerSM = spec.a.kMajor && spec.b.kMajor && !spec.a.blockedScales &&
+                           !spec.b.blockedScales
+                       ? 2
+                       : 1;
+  if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_prefetch"))
+    spec.prefetch = std::clamp<int64_t>(a.getInt(), 1, 4);
+  if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_ctas_per_sm"))
+    spec.ctasPerSM = std::clamp<int64_t>(a.getInt(), 1, 2);
+}
+
 /// Creates (or reuses) the kernel of `spec` and launches it on `args`.
 static void launchGemm(RewriterBase &rewriter, Location loc,
                        const KernelCache &cache, const GemmSpec &spec,
@@ -812,12 +904,7 @@ static void launchGemm(RewriterBase &rewriter, Location loc,
   // shared memory; 128 registers per thread by .minnctapersm 2, no spills
   // in ptxas): one CTA's conversion overlaps the other's loads and wgmma.
   // Persistent grid.
-  // The MN-major and blocked-scale loaders need more registers (they spill
-  // at 128): those kernels run one CTA per SM.
-  int64_t ctasPerSM = spec.a.kMajor && spec.b.kMajor &&
-                              !spec.a.blockedScales && !spec.b.blockedScales
-                          ? 2
-                          : 1;
+  int64_t ctasPerSM = spec.ctasPerSM;
   kernel->setAttr("nvvm.minctasm", rewriter.getI32IntegerAttr(ctasPerSM));
   kernel->setAttr("nvvm.maxntid", rewriter.getDenseI32ArrayAttr(
                                       {int32_t(kGemmThreads), 1, 1}));
@@ -879,6 +966,7 @@ struct ScaledMmOpToGPU final : OpRewritePattern<ScaledMmOp> {
     Value outBuf = allocResult(rewriter, loc, resultType);
     args.push_back(collapseTo(rewriter, loc, outBuf,
                               {resultType.getNumElements()}));
+    chooseConfig(op, spec);
     launchGemm(rewriter, loc, cache, spec, args);
     rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
     return success();
@@ -936,6 +1024,7 @@ struct ScaledGroupedMmOpToGPU final : OpRewritePattern<ScaledGroupedMmOp> {
     Value outBuf = allocResult(rewriter, loc, resultType);
     args.push_back(collapseTo(rewriter, loc, outBuf,
                               {resultType.getNumElements()}));
+    chooseConfig(op, spec);
     launchGemm(rewriter, loc, cache, spec, args);
     rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
     return success();

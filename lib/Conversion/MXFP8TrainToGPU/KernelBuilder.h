@@ -175,6 +175,11 @@ void populateSimpleGemmKernelPatterns(RewritePatternSet &patterns,
 /// mxfp8train MX ops (linalg contractions, grouped_mm).
 bool isSimpleGemmCandidate(Operation *op);
 
+/// Adds the scaled_mm and scaled_grouped_mm lowerings (GemmKernels.cpp,
+/// sm_90a).
+void populateGemmKernelPatterns(RewritePatternSet &patterns,
+                                KernelCache &cache);
+
 } // namespace gpu_lowering
 } // namespace mxfp8train
 } // namespace mlir

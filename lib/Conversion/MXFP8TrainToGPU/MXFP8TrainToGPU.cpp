@@ -39,6 +39,7 @@ void mlir::mxfp8train::populateMXFP8TrainToGPUConversionPatterns(
   KernelCache cache(kernels, target);
   populateQuantizeKernelPatterns(patterns, cache);
   populateLayoutKernelPatterns(patterns, cache);
+  populateGemmKernelPatterns(patterns, cache);
   populateSimpleGemmKernelPatterns(patterns, cache);
 }
 
@@ -107,6 +108,9 @@ struct ConvertMXFP8TrainToGPUPass final
                                                 << "' has no GPU lowering";
       if (!hasStaticShapes(op))
         diag << ": it has a dynamic shape";
+      else if (isa<ScaledMmOp, ScaledGroupedMmOp>(op))
+        diag << " for this form (sm_90a only; scaled_grouped_mm needs "
+                "row_major scales, scaled_mm blocked scales need rank 2)";
       else if (isa<ToBlockedOp>(op))
         diag << " for this layout (only blocked and blocked_per_expert)";
       else
