@@ -184,6 +184,55 @@ static Value insert2D(OpBuilder &b, Location loc, Value src, Value dest,
                                        strides);
 }
 
+/// The body of a padded group loop: group [start, end) whose padded region
+/// starts at `padStart`, with the accumulated result `acc`; returns the
+/// padded start of the next group and the updated result.
+using PaddedGroupBodyFn = function_ref<std::pair<Value, Value>(
+    OpBuilder &b, Location loc, Value start, Value end, Value padStart,
+    Value acc)>;
+
+/// A group loop (buildGroupLoop) that carries the padded start of each group
+/// (from 0) and the result `init`; returns the final result.
+static Value buildPaddedGroupLoop(OpBuilder &b, Location loc, Value offs,
+                                  int64_t total, Value init,
+                                  PaddedGroupBodyFn body) {
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  SmallVector<Value> results =
+      buildGroupLoop(b, loc, offs, total, {c0, init},
+                     [&](OpBuilder &nb, Location nloc, Value, Value start,
+                         Value end, ValueRange args) -> SmallVector<Value> {
+                       auto [padEnd, acc] =
+                           body(nb, nloc, start, end, args[0], args[1]);
+                       return {padEnd, acc};
+                     });
+  return results[1];
+}
+
+/// The scale columns of one blocked_k_groups group with token range
+/// [start, end): the first one `js` (start / 32) and `cg` of them
+/// (end / 32 - js), padded to `cgPad` (`colTiles` 4-column tiles), and the
+/// group's blocked region, which starts at byte `base = colStart * rp` of
+/// the layout (`rp`: the rows padded to a multiple of 128).
+struct KGroupColumns {
+  Value js, cg, cgPad, colTiles, rp, base;
+};
+
+static KGroupColumns getKGroupColumns(OpBuilder &b, Location loc, Value start,
+                                      Value end, Value colStart,
+                                      int64_t rowsPadded) {
+  KGroupColumns k;
+  Value c32 = arith::ConstantIndexOp::create(b, loc, kBlockSize);
+  k.js = arith::DivUIOp::create(b, loc, start, c32);
+  Value je = arith::DivUIOp::create(b, loc, end, c32);
+  k.cg = arith::SubIOp::create(b, loc, je, k.js);
+  k.cgPad = roundUpIndex(b, loc, k.cg, 4);
+  Value c4 = arith::ConstantIndexOp::create(b, loc, 4);
+  k.colTiles = arith::DivUIOp::create(b, loc, k.cgPad, c4);
+  k.rp = arith::ConstantIndexOp::create(b, loc, rowsPadded);
+  k.base = arith::MulIOp::create(b, loc, colStart, k.rp);
+  return k;
+}
+
 //===----------------------------------------------------------------------===//
 // Grouped blocked layouts (SPEC §4.2)
 //===----------------------------------------------------------------------===//
@@ -200,12 +249,10 @@ static Value buildMGroupsBlocked(OpBuilder &b, Location loc, Value scales,
   int64_t colTiles = llvm::divideCeil(cols, 4);
   Value out = buildZeroScales(
       b, loc, {getBlockedMGroupsScaleSize(rows, cols, groups)}, scaleType);
-  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
-  SmallVector<Value> results = buildGroupLoop(
-      b, loc, offs, rows, {c0, out},
-      [&](OpBuilder &nb, Location nloc, Value, Value start, Value end,
-          ValueRange args) -> SmallVector<Value> {
-        Value padStart = args[0], acc = args[1];
+  return buildPaddedGroupLoop(
+      b, loc, offs, rows, out,
+      [&](OpBuilder &nb, Location nloc, Value start, Value end, Value padStart,
+          Value acc) -> std::pair<Value, Value> {
         Value n = arith::SubIOp::create(nb, nloc, end, start);
         Value nPad = roundUpIndex(nb, nloc, n, 128);
         Value cp = arith::ConstantIndexOp::create(nb, nloc, colTiles * 4);
@@ -227,7 +274,6 @@ static Value buildMGroupsBlocked(OpBuilder &b, Location loc, Value scales,
         acc = insert1D(nb, nloc, written, acc, regionOff, regionSize);
         return {arith::AddIOp::create(nb, nloc, padStart, nPad), acc};
       });
-  return results[1];
 }
 
 /// blocked_k_groups: `scales (R, C)` has one column per 32 tokens; group g's
@@ -243,38 +289,28 @@ static Value buildKGroupsBlocked(OpBuilder &b, Location loc, Value scales,
   int64_t rowsPadded = llvm::divideCeil(rows, 128) * 128;
   Value out = buildZeroScales(
       b, loc, {getBlockedKGroupsScaleSize(rows, cols, groups)}, scaleType);
-  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
-  SmallVector<Value> results = buildGroupLoop(
-      b, loc, offs, cols * kBlockSize, {c0, out},
-      [&](OpBuilder &nb, Location nloc, Value, Value start, Value end,
-          ValueRange args) -> SmallVector<Value> {
-        Value colStart = args[0], acc = args[1];
-        Value c32 = arith::ConstantIndexOp::create(nb, nloc, kBlockSize);
-        Value js = arith::DivUIOp::create(nb, nloc, start, c32);
-        Value je = arith::DivUIOp::create(nb, nloc, end, c32);
-        Value cg = arith::SubIOp::create(nb, nloc, je, js);
-        Value cgPad = roundUpIndex(nb, nloc, cg, 4);
-        Value c4 = arith::ConstantIndexOp::create(nb, nloc, 4);
-        Value colTiles = arith::DivUIOp::create(nb, nloc, cgPad, c4);
-        Value rp = arith::ConstantIndexOp::create(nb, nloc, rowsPadded);
-        Value regionOff = arith::MulIOp::create(nb, nloc, colStart, rp);
-        Value regionSize = arith::MulIOp::create(nb, nloc, cgPad, rp);
-        Value region = slice1D(nb, nloc, acc, regionOff, regionSize);
+  return buildPaddedGroupLoop(
+      b, loc, offs, cols * kBlockSize, out,
+      [&](OpBuilder &nb, Location nloc, Value start, Value end, Value colStart,
+          Value acc) -> std::pair<Value, Value> {
+        KGroupColumns k =
+            getKGroupColumns(nb, nloc, start, end, colStart, rowsPadded);
+        Value regionSize = arith::MulIOp::create(nb, nloc, k.cgPad, k.rp);
+        Value region = slice1D(nb, nloc, acc, k.base, regionSize);
         Value written = buildIndexGeneric(
             nb, nloc, region, [&](Bits &bb, ArrayRef<Value> idx, Value old) {
               // A non-empty region means colTiles >= 1 and cg >= 1.
-              auto [r, jl] = getBlockedPosition(bb, idx[0], colTiles);
-              Value valid = bb.land(bb.ult(r, bb.cIdx(rows)), bb.ult(jl, cg));
+              auto [r, jl] = getBlockedPosition(bb, idx[0], k.colTiles);
+              Value valid = bb.land(bb.ult(r, bb.cIdx(rows)), bb.ult(jl, k.cg));
               Value rr = bb.minu(r, bb.cIdx(rows - 1));
-              Value jj = bb.add(js, bb.minu(jl, bb.sub(cg, bb.cIdx(1))));
+              Value jj = bb.add(k.js, bb.minu(jl, bb.sub(k.cg, bb.cIdx(1))));
               Value v =
                   tensor::ExtractOp::create(bb.b, scales, ValueRange{rr, jj});
               return bb.select(valid, v, old);
             });
-        acc = insert1D(nb, nloc, written, acc, regionOff, regionSize);
-        return {arith::AddIOp::create(nb, nloc, colStart, cgPad), acc};
+        acc = insert1D(nb, nloc, written, acc, k.base, regionSize);
+        return {arith::AddIOp::create(nb, nloc, colStart, k.cgPad), acc};
       });
-  return results[1];
 }
 
 /// blocked_per_expert: to_blocked of every `scales[e]` (E, R, C), one row of
@@ -306,12 +342,10 @@ Value linalg_lowering::buildRowMajorFromMGroups(OpBuilder &b, Location loc,
                                                 int64_t rows, int64_t cols) {
   Type scaleType = cast<RankedTensorType>(blocked.getType()).getElementType();
   Value out = buildZeroScales(b, loc, {rows, cols}, scaleType);
-  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
-  SmallVector<Value> results = buildGroupLoop(
-      b, loc, offs, rows, {c0, out},
-      [&](OpBuilder &nb, Location nloc, Value, Value start, Value end,
-          ValueRange args) -> SmallVector<Value> {
-        Value padStart = args[0], acc = args[1];
+  return buildPaddedGroupLoop(
+      b, loc, offs, rows, out,
+      [&](OpBuilder &nb, Location nloc, Value start, Value end, Value padStart,
+          Value acc) -> std::pair<Value, Value> {
         Value n = arith::SubIOp::create(nb, nloc, end, start);
         SmallVector<OpFoldResult> offsets = {start, nb.getIndexAttr(0)};
         SmallVector<OpFoldResult> sizes = {n, nb.getIndexAttr(cols)};
@@ -328,7 +362,6 @@ Value linalg_lowering::buildRowMajorFromMGroups(OpBuilder &b, Location loc,
         Value nPad = roundUpIndex(nb, nloc, n, 128);
         return {arith::AddIOp::create(nb, nloc, padStart, nPad), acc};
       });
-  return results[1];
 }
 
 Value linalg_lowering::buildRowMajorFromKGroups(OpBuilder &b, Location loc,
@@ -341,23 +374,14 @@ Value linalg_lowering::buildRowMajorFromKGroups(OpBuilder &b, Location loc,
   if (transposed)
     std::swap(shape[0], shape[1]);
   Value out = buildZeroScales(b, loc, shape, scaleType);
-  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
-  SmallVector<Value> results = buildGroupLoop(
-      b, loc, offs, cols * kBlockSize, {c0, out},
-      [&](OpBuilder &nb, Location nloc, Value, Value start, Value end,
-          ValueRange args) -> SmallVector<Value> {
-        Value colStart = args[0], acc = args[1];
-        Value c32 = arith::ConstantIndexOp::create(nb, nloc, kBlockSize);
-        Value js = arith::DivUIOp::create(nb, nloc, start, c32);
-        Value je = arith::DivUIOp::create(nb, nloc, end, c32);
-        Value cg = arith::SubIOp::create(nb, nloc, je, js);
-        Value cgPad = roundUpIndex(nb, nloc, cg, 4);
-        Value c4 = arith::ConstantIndexOp::create(nb, nloc, 4);
-        Value colTiles = arith::DivUIOp::create(nb, nloc, cgPad, c4);
-        Value rp = arith::ConstantIndexOp::create(nb, nloc, rowsPadded);
-        Value base = arith::MulIOp::create(nb, nloc, colStart, rp);
-        SmallVector<OpFoldResult> offsets = {nb.getIndexAttr(0), js};
-        SmallVector<OpFoldResult> sizes = {nb.getIndexAttr(rows), cg};
+  return buildPaddedGroupLoop(
+      b, loc, offs, cols * kBlockSize, out,
+      [&](OpBuilder &nb, Location nloc, Value start, Value end, Value colStart,
+          Value acc) -> std::pair<Value, Value> {
+        KGroupColumns k =
+            getKGroupColumns(nb, nloc, start, end, colStart, rowsPadded);
+        SmallVector<OpFoldResult> offsets = {nb.getIndexAttr(0), k.js};
+        SmallVector<OpFoldResult> sizes = {nb.getIndexAttr(rows), k.cg};
         if (transposed) {
           std::swap(offsets[0], offsets[1]);
           std::swap(sizes[0], sizes[1]);
@@ -368,13 +392,12 @@ Value linalg_lowering::buildRowMajorFromKGroups(OpBuilder &b, Location loc,
               Value r = transposed ? idx[1] : idx[0];
               Value jl = transposed ? idx[0] : idx[1];
               Value off =
-                  bb.add(base, getBlockedOffsetDyn(bb, r, jl, colTiles));
+                  bb.add(k.base, getBlockedOffsetDyn(bb, r, jl, k.colTiles));
               return guardedExtract(bb, blocked, off, old);
             });
         acc = insert2D(nb, nloc, read, acc, offsets, sizes);
-        return {arith::AddIOp::create(nb, nloc, colStart, cgPad), acc};
+        return {arith::AddIOp::create(nb, nloc, colStart, k.cgPad), acc};
       });
-  return results[1];
 }
 
 //===----------------------------------------------------------------------===//
@@ -492,20 +515,17 @@ struct UnpadTokenGroupsOpLowering final : OpRewritePattern<UnpadTokenGroupsOp> {
     int64_t alignment = op.getAlignment();
     Value out = buildZeros(rewriter, loc, resultType.getShape(),
                            resultType.getElementType());
-    Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    SmallVector<Value> results = buildGroupLoop(
-        rewriter, loc, op.getOffs(), tokens, {c0, out},
-        [&](OpBuilder &nb, Location nloc, Value, Value start, Value end,
-            ValueRange args) -> SmallVector<Value> {
-          Value padStart = args[0];
+    Value result = buildPaddedGroupLoop(
+        rewriter, loc, op.getOffs(), tokens, out,
+        [&](OpBuilder &nb, Location nloc, Value start, Value end,
+            Value padStart, Value acc) -> std::pair<Value, Value> {
           Value n = arith::SubIOp::create(nb, nloc, end, start);
-          Value acc =
-              copyRows(nb, nloc, op.getInput(), args[1], padStart, start, n);
+          acc = copyRows(nb, nloc, op.getInput(), acc, padStart, start, n);
           Value padEnd = arith::AddIOp::create(
               nb, nloc, padStart, roundUpIndex(nb, nloc, n, alignment));
           return {padEnd, acc};
         });
-    rewriter.replaceOp(op, results[1]);
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
