@@ -47,6 +47,27 @@ static constexpr int64_t kTokenChunks[] = {128, 32, 8, 1};
 // Helpers
 //===----------------------------------------------------------------------===//
 
+/// An all-parallel linalg.generic that writes `fn(bb, input element)` into
+/// every element of `init`, reading `input` through `inputMap` (from the
+/// iteration space, which is that of `init`, to the indices of `input`).
+static Value buildElementwise(OpBuilder &b, Location loc, Value input,
+                              AffineMap inputMap, Value init,
+                              function_ref<Value(Bits &bb, Value x)> fn) {
+  auto type = cast<RankedTensorType>(init.getType());
+  int64_t rank = type.getRank();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+  return linalg::GenericOp::create(
+             b, loc, type, ValueRange{input}, ValueRange{init},
+             ArrayRef<AffineMap>{inputMap, identity},
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Bits bb(nb, nloc);
+               linalg::YieldOp::create(bb.b, fn(bb, args[0]));
+             })
+      .getResult(0);
+}
+
 /// An f32 copy of the bf16/f32 tensor `value` whose dimension i is dimension
 /// `perm[i]` of `value` (`value` itself when nothing changes). bf16 widens
 /// exactly (its bits are the high half of an f32).
@@ -65,17 +86,9 @@ static Value buildToF32(OpBuilder &b, Location loc, Value value,
     readExprs[perm[i]] = getAffineDimExpr(i, ctx);
   }
   Value init = tensor::EmptyOp::create(b, loc, shape, b.getF32Type());
-  SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, readExprs, ctx),
-                                 AffineMap::getMultiDimIdentityMap(rank, ctx)};
-  return linalg::GenericOp::create(
-             b, loc, init.getType(), ValueRange{value}, ValueRange{init}, maps,
-             SmallVector<utils::IteratorType>(rank,
-                                              utils::IteratorType::parallel),
-             [&](OpBuilder &nb, Location nloc, ValueRange args) {
-               Bits bb(nb, nloc);
-               linalg::YieldOp::create(bb.b, bb.toF32(args[0]));
-             })
-      .getResult(0);
+  return buildElementwise(b, loc, value,
+                          AffineMap::get(rank, 0, readExprs, ctx), init,
+                          [](Bits &bb, Value x) { return bb.toF32(x); });
 }
 
 /// A zero-filled f32 tensor of `shape`, or `init` filled with zeros.
@@ -92,18 +105,24 @@ static Value buildZeroF32(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
 static Value buildRoundTo(OpBuilder &b, Location loc, Value acc, Value init) {
   auto type = cast<RankedTensorType>(init.getType());
   Type elemType = type.getElementType();
-  int64_t rank = type.getRank();
-  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
-  return linalg::GenericOp::create(
-             b, loc, type, ValueRange{acc}, ValueRange{init},
-             ArrayRef<AffineMap>{identity, identity},
-             SmallVector<utils::IteratorType>(rank,
-                                              utils::IteratorType::parallel),
-             [&](OpBuilder &nb, Location nloc, ValueRange args) {
-               Bits bb(nb, nloc);
-               linalg::YieldOp::create(bb.b, bb.fromF32(elemType, args[0]));
-             })
-      .getResult(0);
+  return buildElementwise(
+      b, loc, acc,
+      AffineMap::getMultiDimIdentityMap(type.getRank(), b.getContext()), init,
+      [&](Bits &bb, Value x) { return bb.fromF32(elemType, x); });
+}
+
+/// The offsets, sizes and strides of the slice `t[g]` of a 3-D tensor of
+/// type `type`.
+struct ExpertSlice {
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+};
+
+static ExpertSlice getExpertSlice(OpBuilder &b, RankedTensorType type,
+                                  Value g) {
+  return {{g, b.getIndexAttr(0), b.getIndexAttr(0)},
+          {b.getIndexAttr(1), b.getIndexAttr(type.getDimSize(1)),
+           b.getIndexAttr(type.getDimSize(2))},
+          SmallVector<OpFoldResult>(3, b.getIndexAttr(1))};
 }
 
 /// The 2-D slice `t[g]` of a 3-D tensor (rank-reduced).
@@ -111,26 +130,17 @@ static Value sliceExpert(OpBuilder &b, Location loc, Value t, Value g) {
   auto type = cast<RankedTensorType>(t.getType());
   auto sliceType = RankedTensorType::get(type.getShape().drop_front(),
                                          type.getElementType());
-  SmallVector<OpFoldResult> offsets = {g, b.getIndexAttr(0), b.getIndexAttr(0)};
-  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1),
-                                     b.getIndexAttr(type.getDimSize(1)),
-                                     b.getIndexAttr(type.getDimSize(2))};
-  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
-  return tensor::ExtractSliceOp::create(b, loc, sliceType, t, offsets, sizes,
-                                        strides);
+  ExpertSlice s = getExpertSlice(b, type, g);
+  return tensor::ExtractSliceOp::create(b, loc, sliceType, t, s.offsets,
+                                        s.sizes, s.strides);
 }
 
 /// Inserts the 2-D `src` as `dest[g]` of a 3-D tensor.
 static Value insertExpert(OpBuilder &b, Location loc, Value src, Value dest,
                           Value g) {
-  auto type = cast<RankedTensorType>(dest.getType());
-  SmallVector<OpFoldResult> offsets = {g, b.getIndexAttr(0), b.getIndexAttr(0)};
-  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1),
-                                     b.getIndexAttr(type.getDimSize(1)),
-                                     b.getIndexAttr(type.getDimSize(2))};
-  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
-  return tensor::InsertSliceOp::create(b, loc, src, dest, offsets, sizes,
-                                       strides);
+  ExpertSlice s = getExpertSlice(b, cast<RankedTensorType>(dest.getType()), g);
+  return tensor::InsertSliceOp::create(b, loc, src, dest, s.offsets, s.sizes,
+                                       s.strides);
 }
 
 /// A static 2-D slice `t[off0 : off0+size0, off1 : off1+size1]`.
@@ -139,6 +149,17 @@ static Value sliceStatic(OpBuilder &b, Location loc, Value t, OpFoldResult off0,
   SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
   return tensor::ExtractSliceOp::create(
       b, loc, t, ArrayRef<OpFoldResult>{off0, off1},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(size0), b.getIndexAttr(size1)},
+      strides);
+}
+
+/// The inverse of sliceStatic: `src` inserted as that slice of `dest`.
+static Value insertStatic(OpBuilder &b, Location loc, Value src, Value dest,
+                          OpFoldResult off0, OpFoldResult off1, int64_t size0,
+                          int64_t size1) {
+  SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
+  return tensor::InsertSliceOp::create(
+      b, loc, src, dest, ArrayRef<OpFoldResult>{off0, off1},
       ArrayRef<OpFoldResult>{b.getIndexAttr(size0), b.getIndexAttr(size1)},
       strides);
 }
@@ -217,14 +238,8 @@ static Value buildGroupedMm2D3D(OpBuilder &b, Location loc, Value lhs,
                     Value accRows =
                         sliceStatic(cb, cloc, accIn, pos, zero, size, n);
                     Value product = buildMatmul(cb, cloc, lhsRows, w, accRows);
-                    SmallVector<OpFoldResult> strides(2, cb.getIndexAttr(1));
-                    return tensor::InsertSliceOp::create(
-                               cb, cloc, product, accIn,
-                               ArrayRef<OpFoldResult>{pos, zero},
-                               ArrayRef<OpFoldResult>{cb.getIndexAttr(size),
-                                                      cb.getIndexAttr(n)},
-                               strides)
-                        .getResult();
+                    return insertStatic(cb, cloc, product, accIn, pos, zero,
+                                        size, n);
                   });
               scf::YieldOp::create(tb, tloc, updated);
             },
