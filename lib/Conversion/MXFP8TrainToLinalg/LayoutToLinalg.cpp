@@ -75,21 +75,8 @@ Value linalg_lowering::roundUpIndex(OpBuilder &b, Location loc, Value v,
 // Blocked-layout index arithmetic
 //===----------------------------------------------------------------------===//
 
-/// Position of (r, c) in the to_blocked layout of a matrix with `colTiles`
-/// 4-column tiles (SPEC §4.1); all index values.
-static Value getBlockedOffsetDyn(Bits &bb, Value r, Value c, Value colTiles) {
-  Value tile = bb.add(bb.mul(bb.divu(r, bb.cIdx(128)), colTiles),
-                      bb.divu(c, bb.cIdx(4)));
-  Value inTile =
-      bb.add(bb.add(bb.mul(bb.remu(r, bb.cIdx(32)), bb.cIdx(16)),
-                    bb.mul(bb.divu(bb.remu(r, bb.cIdx(128)), bb.cIdx(32)),
-                           bb.cIdx(4))),
-             bb.remu(c, bb.cIdx(4)));
-  return bb.add(bb.mul(tile, bb.cIdx(512)), inTile);
-}
-
-/// The inverse of getBlockedOffsetDyn: the (row, column) of the padded
-/// matrix that byte `off` of the blocked layout holds.
+/// The inverse of getBlockedOffset: the (row, column) of the padded matrix
+/// that byte `off` of the blocked layout of `colTiles` 4-column tiles holds.
 static std::pair<Value, Value> getBlockedPosition(Bits &bb, Value off,
                                                   Value colTiles) {
   Value tile = bb.divu(off, bb.cIdx(512));
@@ -392,7 +379,7 @@ Value linalg_lowering::buildRowMajorFromKGroups(OpBuilder &b, Location loc,
               Value r = transposed ? idx[1] : idx[0];
               Value jl = transposed ? idx[0] : idx[1];
               Value off =
-                  bb.add(k.base, getBlockedOffsetDyn(bb, r, jl, k.colTiles));
+                  bb.add(k.base, getBlockedOffset(bb, r, jl, k.colTiles));
               return guardedExtract(bb, blocked, off, old);
             });
         acc = insert2D(nb, nloc, read, acc, offsets, sizes);

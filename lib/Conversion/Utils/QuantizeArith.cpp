@@ -146,8 +146,14 @@ Value lowering::decodeScale(Bits &bb, Value byte) {
 /// Position of entry (r, c) of a 2-D scale matrix with `numCols` columns in
 /// the blocked layout of SPEC §4.1, as index values.
 Value lowering::getBlockedOffset(Bits &bb, Value r, Value c, int64_t numCols) {
-  int64_t colTiles = llvm::divideCeil(numCols, 4);
-  Value tile = bb.add(bb.mul(bb.divu(r, bb.cIdx(128)), bb.cIdx(colTiles)),
+  return getBlockedOffset(bb, r, c, bb.cIdx(llvm::divideCeil(numCols, 4)));
+}
+
+/// Position of (r, c) in the blocked layout of a matrix with `colTiles`
+/// 4-column tiles (SPEC §4.1): tile (r / 128, c / 4) of 512 bytes, in it
+/// row r % 32 of 16 bytes, quarter (r % 128) / 32 of 4 bytes, byte c % 4.
+Value lowering::getBlockedOffset(Bits &bb, Value r, Value c, Value colTiles) {
+  Value tile = bb.add(bb.mul(bb.divu(r, bb.cIdx(128)), colTiles),
                       bb.divu(c, bb.cIdx(4)));
   Value inTile =
       bb.add(bb.add(bb.mul(bb.remu(r, bb.cIdx(32)), bb.cIdx(16)),

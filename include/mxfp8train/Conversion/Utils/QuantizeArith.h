@@ -165,6 +165,10 @@ Value decodeScale(Bits &bb, Value byte);
 /// the blocked layout of SPEC §4.1, as index values.
 Value getBlockedOffset(Bits &bb, Value r, Value c, int64_t numCols);
 
+/// The same for a matrix of `colTiles` 4-column tiles (ceil(numCols / 4)),
+/// an index value that may be known at run time only.
+Value getBlockedOffset(Bits &bb, Value r, Value c, Value colTiles);
+
 } // namespace lowering
 } // namespace mxfp8train
 } // namespace mlir
