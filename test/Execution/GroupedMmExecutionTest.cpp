@@ -131,6 +131,38 @@ struct GemmCase {
   }
 };
 
+/// The options of a GemmCase, or-ed together for makeCase.
+enum CaseFlags : unsigned {
+  kScaled = 1 << 0,  ///< scaled_grouped_mm (else grouped_mm)
+  k2D2D = 1 << 1,    ///< 2d-2d wgrad (else 2d-3d)
+  kTL = 1 << 2,      ///< transpose_lhs
+  kTR = 1 << 3,      ///< transpose_rhs
+  kBF16Out = 1 << 4, ///< bf16 result (else f32)
+  kHpBF16 = 1 << 5,  ///< bf16 grouped_mm operands (else f32)
+  kBlocked = 1 << 6, ///< grouped blocked scale layouts (else row_major)
+};
+
+/// A GemmCase from `flags` (CaseFlags) and the logical sizes.
+GemmCase makeCase(std::string name, unsigned flags, int64_t m, int64_t k,
+                  int64_t n, std::vector<int64_t> offs, int64_t nanScale = -1) {
+  auto has = [&](CaseFlags flag) { return (flags & flag) != 0; };
+  GemmCase c;
+  c.name = std::move(name);
+  c.scaled = has(kScaled);
+  c.twoD2D = has(k2D2D);
+  c.m = m;
+  c.k = k;
+  c.n = n;
+  c.tl = has(kTL);
+  c.tr = has(kTR);
+  c.bf16Out = has(kBF16Out);
+  c.hpBf16 = has(kHpBF16);
+  c.blocked = has(kBlocked);
+  c.offs = std::move(offs);
+  c.nanScale = nanScale;
+  return c;
+}
+
 /// A host operand and its exact values in stored order.
 struct Operand {
   HostTensor data, scales;
@@ -402,296 +434,61 @@ void checkCase(const CPUExecutable &exe, const GemmCase &c, uint64_t seed) {
 
 std::vector<GemmCase> getCases() {
   std::vector<GemmCase> cases;
-  // name, scaled, 2d-2d, m, k, n, tl, tr, bf16Out, hpBf16, blocked, offs
   // scaled_grouped_mm 2d-3d forward (transpose_rhs) and dgrad.
-  cases.push_back({"fwd_rm_bf16",
-                   true,
-                   false,
-                   200,
-                   128,
-                   96,
-                   false,
-                   true,
-                   true,
-                   false,
-                   false,
-                   {32, 32, 96, 160}});
-  cases.push_back({"fwd_rm_f32",
-                   true,
-                   false,
-                   192,
-                   64,
-                   64,
-                   false,
-                   true,
-                   false,
-                   false,
-                   false,
-                   {0, 96, 192}});
-  cases.push_back({"fwd_blocked",
-                   true,
-                   false,
-                   200,
-                   160,
-                   96,
-                   false,
-                   true,
-                   true,
-                   false,
-                   true,
-                   {32, 32, 96, 160}});
-  cases.push_back({"fwd_blocked_big_groups",
-                   true,
-                   false,
-                   416,
-                   96,
-                   40,
-                   false,
-                   true,
-                   false,
-                   false,
-                   true,
-                   {160, 160, 416}});
-  cases.push_back({"dgrad_rm",
-                   true,
-                   false,
-                   160,
-                   96,
-                   64,
-                   false,
-                   false,
-                   true,
-                   false,
-                   false,
-                   {32, 96, 96, 160}});
-  cases.push_back({"dgrad_blocked",
-                   true,
-                   false,
-                   224,
-                   64,
-                   136,
-                   false,
-                   false,
-                   false,
-                   false,
-                   true,
-                   {64, 64, 128, 192}});
-  cases.push_back({"fwd_unaligned_groups",
-                   true,
-                   false,
-                   150,
-                   64,
-                   48,
-                   false,
-                   true,
-                   false,
-                   false,
-                   false,
-                   {13, 13, 52, 141}});
+  cases.push_back(makeCase("fwd_rm_bf16", kScaled | kTR | kBF16Out, 200, 128,
+                           96, {32, 32, 96, 160}));
+  cases.push_back(
+      makeCase("fwd_rm_f32", kScaled | kTR, 192, 64, 64, {0, 96, 192}));
+  cases.push_back(makeCase("fwd_blocked", kScaled | kTR | kBF16Out | kBlocked,
+                           200, 160, 96, {32, 32, 96, 160}));
+  cases.push_back(makeCase("fwd_blocked_big_groups", kScaled | kTR | kBlocked,
+                           416, 96, 40, {160, 160, 416}));
+  cases.push_back(
+      makeCase("dgrad_rm", kScaled | kBF16Out, 160, 96, 64, {32, 96, 96, 160}));
+  cases.push_back(makeCase("dgrad_blocked", kScaled | kBlocked, 224, 64, 136,
+                           {64, 64, 128, 192}));
+  cases.push_back(makeCase("fwd_unaligned_groups", kScaled | kTR, 150, 64, 48,
+                           {13, 13, 52, 141}));
   // scaled_grouped_mm 2d-2d wgrad.
-  cases.push_back({"wgrad_rm_tl",
-                   true,
-                   true,
-                   320,
-                   64,
-                   96,
-                   true,
-                   false,
-                   true,
-                   false,
-                   false,
-                   {64, 64, 192, 288}});
-  cases.push_back({"wgrad_rm_tr_f32",
-                   true,
-                   true,
-                   320,
-                   48,
-                   40,
-                   false,
-                   true,
-                   false,
-                   false,
-                   false,
-                   {0, 160, 320, 320}});
-  cases.push_back({"wgrad_rm_none",
-                   true,
-                   true,
-                   256,
-                   32,
-                   64,
-                   false,
-                   false,
-                   true,
-                   false,
-                   false,
-                   {96, 96, 224}});
-  cases.push_back({"wgrad_rm_both",
-                   true,
-                   true,
-                   256,
-                   64,
-                   32,
-                   true,
-                   true,
-                   false,
-                   false,
-                   false,
-                   {32, 256}});
-  cases.push_back({"wgrad_kgroups_tl",
-                   true,
-                   true,
-                   320,
-                   64,
-                   96,
-                   true,
-                   false,
-                   true,
-                   false,
-                   true,
-                   {64, 64, 192, 288}});
-  cases.push_back({"wgrad_kgroups_tr",
-                   true,
-                   true,
-                   384,
-                   136,
-                   40,
-                   false,
-                   true,
-                   false,
-                   false,
-                   true,
-                   {0, 32, 352, 352}});
-  cases.push_back({"wgrad_unaligned_tokens",
-                   true,
-                   true,
-                   320,
-                   40,
-                   48,
-                   true,
-                   false,
-                   false,
-                   false,
-                   false,
-                   {37, 37, 200, 311}});
+  cases.push_back(makeCase("wgrad_rm_tl", kScaled | k2D2D | kTL | kBF16Out, 320,
+                           64, 96, {64, 64, 192, 288}));
+  cases.push_back(makeCase("wgrad_rm_tr_f32", kScaled | k2D2D | kTR, 320, 48,
+                           40, {0, 160, 320, 320}));
+  cases.push_back(makeCase("wgrad_rm_none", kScaled | k2D2D | kBF16Out, 256, 32,
+                           64, {96, 96, 224}));
+  cases.push_back(makeCase("wgrad_rm_both", kScaled | k2D2D | kTL | kTR, 256,
+                           64, 32, {32, 256}));
+  cases.push_back(makeCase("wgrad_kgroups_tl",
+                           kScaled | k2D2D | kTL | kBF16Out | kBlocked, 320, 64,
+                           96, {64, 64, 192, 288}));
+  cases.push_back(makeCase("wgrad_kgroups_tr", kScaled | k2D2D | kTR | kBlocked,
+                           384, 136, 40, {0, 32, 352, 352}));
+  cases.push_back(makeCase("wgrad_unaligned_tokens", kScaled | k2D2D | kTL, 320,
+                           40, 48, {37, 37, 200, 311}));
   // A NaN scale byte: row 40 (group 2) of the forward; token block 3 (tokens
   // 96..127, group 2) of dO's column 5 in wgrad, so dW[2][5, :] only.
-  GemmCase nanFwd{
-      "fwd_nan_scale", true, false, 200,   128,   96,
-      false,           true, true,  false, false, {32, 32, 96, 160}};
-  nanFwd.nanScale = 40 * (128 / 32) + 1;
-  cases.push_back(nanFwd);
-  GemmCase nanWgrad{"wgrad_nan_scale",
-                    true,
-                    true,
-                    320,
-                    64,
-                    96,
-                    true,
-                    false,
-                    false,
-                    false,
-                    true,
-                    {64, 64, 192, 288}};
-  nanWgrad.nanScale = 3 * 96 + 5;
-  cases.push_back(nanWgrad);
+  cases.push_back(makeCase("fwd_nan_scale", kScaled | kTR | kBF16Out, 200, 128,
+                           96, {32, 32, 96, 160}, 40 * (128 / 32) + 1));
+  cases.push_back(makeCase("wgrad_nan_scale", kScaled | k2D2D | kTL | kBlocked,
+                           320, 64, 96, {64, 64, 192, 288}, 3 * 96 + 5));
   // grouped_mm (bf16 / f32 operands), group sizes not multiples of 8 or 32.
-  cases.push_back({"hp_fwd_bf16",
-                   false,
-                   false,
-                   150,
-                   64,
-                   48,
-                   false,
-                   true,
-                   true,
-                   true,
-                   false,
-                   {13, 13, 52, 141}});
-  cases.push_back({"hp_dgrad_f32",
-                   false,
-                   false,
-                   150,
-                   48,
-                   40,
-                   false,
-                   false,
-                   false,
-                   false,
-                   false,
-                   {5, 77, 77, 150}});
-  cases.push_back({"hp_fwd_big_groups",
-                   false,
-                   false,
-                   300,
-                   72,
-                   56,
-                   false,
-                   true,
-                   false,
-                   true,
-                   false,
-                   {140, 141, 300}});
-  cases.push_back({"hp_wgrad_bf16",
-                   false,
-                   true,
-                   150,
-                   40,
-                   48,
-                   true,
-                   false,
-                   true,
-                   true,
-                   false,
-                   {13, 13, 52, 141}});
-  cases.push_back({"hp_wgrad_f32",
-                   false,
-                   true,
-                   150,
-                   24,
-                   40,
-                   false,
-                   true,
-                   false,
-                   false,
-                   false,
-                   {0, 150, 150}});
-  cases.push_back({"hp_wgrad_big_groups",
-                   false,
-                   true,
-                   320,
-                   40,
-                   24,
-                   true,
-                   true,
-                   true,
-                   true,
-                   false,
-                   {0, 200, 311}});
+  cases.push_back(makeCase("hp_fwd_bf16", kTR | kBF16Out | kHpBF16, 150, 64, 48,
+                           {13, 13, 52, 141}));
+  cases.push_back(makeCase("hp_dgrad_f32", 0, 150, 48, 40, {5, 77, 77, 150}));
+  cases.push_back(makeCase("hp_fwd_big_groups", kTR | kHpBF16, 300, 72, 56,
+                           {140, 141, 300}));
+  cases.push_back(makeCase("hp_wgrad_bf16", k2D2D | kTL | kBF16Out | kHpBF16,
+                           150, 40, 48, {13, 13, 52, 141}));
+  cases.push_back(
+      makeCase("hp_wgrad_f32", k2D2D | kTR, 150, 24, 40, {0, 150, 150}));
+  cases.push_back(makeCase("hp_wgrad_big_groups",
+                           k2D2D | kTL | kTR | kBF16Out | kHpBF16, 320, 40, 24,
+                           {0, 200, 311}));
   // Malformed offs: decreasing, past the end, negative (clamped).
-  cases.push_back({"hp_fwd_bad_offs",
-                   false,
-                   false,
-                   64,
-                   32,
-                   16,
-                   false,
-                   true,
-                   false,
-                   true,
-                   false,
-                   {40, 10, 1000, -1}});
-  cases.push_back({"hp_wgrad_bad_offs",
-                   false,
-                   true,
-                   64,
-                   16,
-                   24,
-                   true,
-                   false,
-                   false,
-                   true,
-                   false,
-                   {40, 10, 1000, -1}});
+  cases.push_back(makeCase("hp_fwd_bad_offs", kTR | kHpBF16, 64, 32, 16,
+                           {40, 10, 1000, -1}));
+  cases.push_back(makeCase("hp_wgrad_bad_offs", k2D2D | kTL | kHpBF16, 64, 16,
+                           24, {40, 10, 1000, -1}));
   return cases;
 }
 
@@ -738,14 +535,12 @@ TEST(GroupedMmTiming, DeepSeekV3Shapes) {
   const int64_t dim = 7168, hidden = 2048, tokens = 512;
   const std::vector<int64_t> offs = {64, 96, 192, 192, 320, 384, 416, 512};
   std::vector<GemmCase> cases = {
-      {"dsv3_fwd", true, false, tokens, dim, hidden, false, true, true, false,
-       false, offs},
-      {"dsv3_dgrad", true, false, tokens, hidden, dim, false, false, true,
-       false, false, offs},
-      {"dsv3_wgrad", true, true, tokens, dim, hidden, true, false, true, false,
-       false, offs},
-      {"dsv3_hp_fwd", false, false, tokens, dim, hidden, false, true, true,
-       true, false, offs},
+      makeCase("dsv3_fwd", kScaled | kTR | kBF16Out, tokens, dim, hidden, offs),
+      makeCase("dsv3_dgrad", kScaled | kBF16Out, tokens, hidden, dim, offs),
+      makeCase("dsv3_wgrad", kScaled | k2D2D | kTL | kBF16Out, tokens, dim,
+               hidden, offs),
+      makeCase("dsv3_hp_fwd", kTR | kBF16Out | kHpBF16, tokens, dim, hidden,
+               offs),
   };
   std::mt19937_64 rng(2024);
   for (const GemmCase &c : cases) {
