@@ -29,6 +29,7 @@
 using namespace mlir;
 using namespace mlir::mxfp8train;
 using namespace mxgroup;
+using namespace mxtest;
 
 namespace {
 
@@ -492,21 +493,15 @@ std::vector<GemmCase> getCases() {
   return cases;
 }
 
-class GroupedMm : public ::testing::Test {
-protected:
-  static void SetUpTestSuite() {
+class GroupedMm : public CompiledSuite<GroupedMm> {
+public:
+  static std::string getModuleSource() {
     std::string mod;
     for (const GemmCase &c : getCases())
       mod += c.func();
-    exe = compileOrFail(mod).release();
+    return mod;
   }
-  static void TearDownTestSuite() {
-    delete exe;
-    exe = nullptr;
-  }
-  static CPUExecutable *exe;
 };
-CPUExecutable *GroupedMm::exe = nullptr;
 
 TEST_F(GroupedMm, MatchesFloat64Reference) {
   ASSERT_TRUE(exe);

@@ -4,7 +4,7 @@
 // pad-then-permute algorithm, not the closed-form offset used by the
 // lowering's inverse), §4.2 (the three per-group layouts as "concatenate the
 // per-group to_blocked results") and §7.3 (token-group padding), plus the
-// harness shared by the grouped execution tests.
+// offsets tensor of the grouped execution tests.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,16 +12,6 @@
 #define MXFP8TRAIN_TEST_EXECUTION_GROUPEDREFERENCE_H
 
 #include "TestUtils.h"
-
-#include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainDialect.h"
-#include "mxfp8train/ExecutionEngine/CPURunner.h"
-#include "mxfp8train/InitAll.h"
-
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/Parser/Parser.h"
-
-#include "gtest/gtest.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -122,63 +112,6 @@ inline std::vector<uint8_t> toBlockedPerExpert(const std::vector<uint8_t> &s,
     out.insert(out.end(), blk.begin(), blk.end());
   }
   return out;
-}
-
-//===----------------------------------------------------------------------===//
-// Harness
-//===----------------------------------------------------------------------===//
-
-/// The parsing context shared by the grouped tests.
-inline mlir::MLIRContext &getContext() {
-  static mlir::MLIRContext *context = [] {
-    mlir::DialectRegistry registry;
-    mlir::registerAllDialects(registry);
-    mlir::mxfp8train::registerAllDialects(registry);
-    auto *ctx = new mlir::MLIRContext(registry);
-    ctx->loadAllAvailableDialects();
-    return ctx;
-  }();
-  return *context;
-}
-
-/// Parses and compiles `source`; fails the test (and returns null) on error.
-inline std::unique_ptr<mlir::mxfp8train::CPUExecutable>
-compileOrFail(const std::string &source) {
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(source, &getContext());
-  if (!module) {
-    ADD_FAILURE() << "could not parse the test module:\n" << source;
-    return nullptr;
-  }
-  auto exe = mlir::mxfp8train::CPUExecutable::compile(*module,
-                                                      mxtest::vectorizeTests());
-  if (!exe) {
-    ADD_FAILURE() << "compile failed: " << llvm::toString(exe.takeError());
-    return nullptr;
-  }
-  return std::move(*exe);
-}
-
-/// Runs `name`; fails the test (and returns empty) on error.
-inline std::vector<mlir::mxfp8train::HostTensor>
-runOrFail(const mlir::mxfp8train::CPUExecutable &exe, const std::string &name,
-          llvm::ArrayRef<mlir::mxfp8train::HostTensor> inputs) {
-  auto results = exe.run(name, inputs);
-  if (!results) {
-    ADD_FAILURE() << "run of @" << name
-                  << " failed: " << llvm::toString(results.takeError());
-    return {};
-  }
-  return std::move(*results);
-}
-
-/// `tensor<AxBx...xelem>`.
-inline std::string tensorType(llvm::ArrayRef<int64_t> shape,
-                              const std::string &elem) {
-  std::string s = "tensor<";
-  for (int64_t d : shape)
-    s += std::to_string(d) + "x";
-  return s + elem + ">";
 }
 
 /// An i32 host tensor holding `offs`.

@@ -16,12 +16,15 @@
 #include "GroupedReference.h"
 #include "Reference.h"
 
+#include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainAttrs.h"
+
 #include <random>
 #include <sstream>
 
 using namespace mlir;
 using namespace mlir::mxfp8train;
 using namespace mxgroup;
+using namespace mxtest;
 
 namespace {
 

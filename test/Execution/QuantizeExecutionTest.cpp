@@ -11,16 +11,6 @@
 #include "Reference.h"
 #include "TestUtils.h"
 
-#include "mxfp8train/ExecutionEngine/CPURunner.h"
-#include "mxfp8train/InitAll.h"
-
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/Parser/Parser.h"
-
-#include "gtest/gtest.h"
-
 #include <map>
 #include <random>
 #include <sstream>
@@ -28,6 +18,7 @@
 
 using namespace mlir;
 using namespace mlir::mxfp8train;
+using namespace mxtest;
 using mxref::Format;
 using mxref::Mode;
 
@@ -36,59 +27,6 @@ using mxref::Mode;
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// The parsing context shared by all tests (the executables have their own).
-MLIRContext &getContext() {
-  static MLIRContext *context = [] {
-    DialectRegistry registry;
-    mlir::registerAllDialects(registry);
-    mxfp8train::registerAllDialects(registry);
-    auto *ctx = new MLIRContext(registry);
-    ctx->loadAllAvailableDialects();
-    return ctx;
-  }();
-  return *context;
-}
-
-/// Parses `source` and compiles it for the CPU; fails the test on error.
-std::unique_ptr<CPUExecutable> compileOrFail(const std::string &source) {
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(source, &getContext());
-  if (!module) {
-    ADD_FAILURE() << "could not parse the test module:\n" << source;
-    return nullptr;
-  }
-  auto exe = CPUExecutable::compile(*module, mxtest::vectorizeTests());
-  if (!exe) {
-    ADD_FAILURE() << "compile failed: " << llvm::toString(exe.takeError());
-    return nullptr;
-  }
-  return std::move(*exe);
-}
-
-/// Runs `name`; fails the test (and returns empty) on error.
-std::vector<HostTensor> runOrFail(const CPUExecutable &exe,
-                                  const std::string &name,
-                                  llvm::ArrayRef<HostTensor> inputs) {
-  auto results = exe.run(name, inputs);
-  if (!results) {
-    ADD_FAILURE() << "run of @" << name
-                  << " failed: " << llvm::toString(results.takeError());
-    return {};
-  }
-  return std::move(*results);
-}
-
-std::string shapeString(llvm::ArrayRef<int64_t> shape) {
-  std::string s;
-  for (int64_t d : shape)
-    s += std::to_string(d) + "x";
-  return s;
-}
-
-std::string tensorType(llvm::ArrayRef<int64_t> shape, const std::string &elem) {
-  return "tensor<" + shapeString(shape) + elem + ">";
-}
-
 const char *modeName(Mode m) {
   switch (m) {
   case Mode::Floor:
@@ -610,22 +548,16 @@ std::vector<RandomConfig> getRandomConfigs() {
 }
 
 /// One JIT-compiled module holding every random-quantize configuration.
-class RandomQuantize : public ::testing::Test {
-protected:
-  static void SetUpTestSuite() {
+class RandomQuantize : public CompiledSuite<RandomQuantize> {
+public:
+  static std::string getModuleSource() {
     std::string mod;
     for (const RandomConfig &cfg : getRandomConfigs())
       mod += quantizeFunc(cfg.name(), cfg.shape, cfg.axis, cfg.bf16, cfg.mode,
                           cfg.e5m2, false);
-    exe = compileOrFail(mod).release();
+    return mod;
   }
-  static void TearDownTestSuite() {
-    delete exe;
-    exe = nullptr;
-  }
-  static CPUExecutable *exe;
 };
-CPUExecutable *RandomQuantize::exe = nullptr;
 } // namespace
 
 TEST_F(RandomQuantize, AllModesAxesAndTypes) {

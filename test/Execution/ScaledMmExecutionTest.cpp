@@ -15,41 +15,14 @@
 #include "Reference.h"
 #include "TestUtils.h"
 
-#include "mxfp8train/ExecutionEngine/CPURunner.h"
-#include "mxfp8train/InitAll.h"
-
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/Parser/Parser.h"
-
-#include "gtest/gtest.h"
-
 #include <random>
 #include <sstream>
 
 using namespace mlir;
 using namespace mlir::mxfp8train;
+using namespace mxtest;
 
 namespace {
-MLIRContext &getMmContext() {
-  static MLIRContext *context = [] {
-    DialectRegistry registry;
-    mlir::registerAllDialects(registry);
-    mxfp8train::registerAllDialects(registry);
-    auto *ctx = new MLIRContext(registry);
-    ctx->loadAllAvailableDialects();
-    return ctx;
-  }();
-  return *context;
-}
-
-std::string tt(llvm::ArrayRef<int64_t> shape, const std::string &elem) {
-  std::string s = "tensor<";
-  for (int64_t d : shape)
-    s += std::to_string(d) + "x";
-  return s + elem + ">";
-}
-
 /// One scaled_mm test case.
 struct MmCase {
   int64_t batch; ///< 0: rank 2
@@ -95,11 +68,12 @@ struct MmCase {
 
   std::string func() const {
     auto ls = lhsShape(), rs = rhsShape();
-    std::string lt = tt(ls, "f8E4M3FN"), rt = tt(rs, "f8E4M3FN");
-    std::string lst = tt(scaleShape(ls, lhsKAxis(), m), "f8E8M0FNU");
-    std::string rst = tt(scaleShape(rs, rhsKAxis(), n), "f8E8M0FNU");
-    std::string bt = tt({n}, bias == 2 ? "bf16" : "f32");
-    std::string ot = tt(withBatch({m, n}), bf16Out ? "bf16" : "f32");
+    std::string lt = tensorType(ls, "f8E4M3FN");
+    std::string rt = tensorType(rs, "f8E4M3FN");
+    std::string lst = tensorType(scaleShape(ls, lhsKAxis(), m), "f8E8M0FNU");
+    std::string rst = tensorType(scaleShape(rs, rhsKAxis(), n), "f8E8M0FNU");
+    std::string bt = tensorType({n}, bias == 2 ? "bf16" : "f32");
+    std::string ot = tensorType(withBatch({m, n}), bf16Out ? "bf16" : "f32");
     std::ostringstream os;
     os << "func.func @" << name() << "(%a: " << lt << ", %as: " << lst
        << ", %b: " << rt << ", %bs: " << rst
@@ -276,32 +250,15 @@ std::vector<MmCase> getCases() {
   return cases;
 }
 
-class ScaledMm : public ::testing::Test {
-protected:
-  static void SetUpTestSuite() {
+class ScaledMm : public CompiledSuite<ScaledMm> {
+public:
+  static std::string getModuleSource() {
     std::string mod;
     for (const MmCase &c : getCases())
       mod += c.func();
-    OwningOpRef<ModuleOp> module =
-        parseSourceString<ModuleOp>(mod, &getMmContext());
-    if (!module) {
-      ADD_FAILURE() << "could not parse:\n" << mod;
-      return;
-    }
-    auto compiled = CPUExecutable::compile(*module, mxtest::vectorizeTests());
-    if (!compiled) {
-      ADD_FAILURE() << llvm::toString(compiled.takeError());
-      return;
-    }
-    exe = compiled->release();
+    return mod;
   }
-  static void TearDownTestSuite() {
-    delete exe;
-    exe = nullptr;
-  }
-  static CPUExecutable *exe;
 };
-CPUExecutable *ScaledMm::exe = nullptr;
 } // namespace
 
 TEST_F(ScaledMm, MatchesFloat64Reference) {
