@@ -49,18 +49,23 @@ llvm::SmallVector<int64_t> scaleShapeOf(llvm::ArrayRef<int64_t> shape,
   return s;
 }
 
+/// The scale tensor type of data `shape` blocked along `axis`: row-major,
+/// or the 1-D blocked layout of a 2-D tensor.
+std::string scalesTypeOf(llvm::ArrayRef<int64_t> shape, int64_t axis,
+                         bool blocked) {
+  if (blocked)
+    return tensorType({mxref::blockedSize(shape[1 - axis], shape[axis] / 32)},
+                      "f8E8M0FNU");
+  return tensorType(scaleShapeOf(shape, axis), "f8E8M0FNU");
+}
+
 /// One quantize function: `@name(x) -> (data, scales)`.
 std::string quantizeFunc(const std::string &name, llvm::ArrayRef<int64_t> shape,
                          int64_t axis, bool bf16, Mode mode, bool e5m2,
                          bool blocked) {
   std::string in = tensorType(shape, bf16 ? "bf16" : "f32");
   std::string data = tensorType(shape, e5m2 ? "f8E5M2" : "f8E4M3FN");
-  std::string scales;
-  if (blocked)
-    scales = tensorType({mxref::blockedSize(shape[1 - axis], shape[axis] / 32)},
-                        "f8E8M0FNU");
-  else
-    scales = tensorType(scaleShapeOf(shape, axis), "f8E8M0FNU");
+  std::string scales = scalesTypeOf(shape, axis, blocked);
   std::ostringstream os;
   os << "func.func @" << name << "(%x: " << in << ") -> (" << data << ", "
      << scales << ") {\n"
@@ -76,12 +81,7 @@ std::string dequantizeFunc(const std::string &name,
                            llvm::ArrayRef<int64_t> shape, int64_t axis,
                            bool e5m2, bool bf16Out, bool blocked) {
   std::string data = tensorType(shape, e5m2 ? "f8E5M2" : "f8E4M3FN");
-  std::string scales;
-  if (blocked)
-    scales = tensorType({mxref::blockedSize(shape[1 - axis], shape[axis] / 32)},
-                        "f8E8M0FNU");
-  else
-    scales = tensorType(scaleShapeOf(shape, axis), "f8E8M0FNU");
+  std::string scales = scalesTypeOf(shape, axis, blocked);
   std::string out = tensorType(shape, bf16Out ? "bf16" : "f32");
   std::ostringstream os;
   os << "func.func @" << name << "(%q: " << data << ", %s: " << scales
@@ -680,14 +680,20 @@ TEST(BlockedLayout, QuantizeAndDequantizeMatchFormula) {
   // (R, C) scale-matrix shapes of torchao's to_blocked tests.
   const std::pair<int64_t, int64_t> shapes[] = {{128, 4},   {100, 3}, {50, 10},
                                                 {63, 1023}, {128, 1}, {300, 9}};
+  // The data whose (rows, cols) scale matrix is blocked along `axis`.
+  auto dataShapeOf = [](int64_t rows, int64_t cols, int64_t axis) {
+    return axis == 1 ? llvm::SmallVector<int64_t>{rows, cols * 32}
+                     : llvm::SmallVector<int64_t>{cols * 32, rows};
+  };
+  auto tagOf = [](int64_t rows, int64_t cols, int64_t axis) {
+    return std::to_string(rows) + "_" + std::to_string(cols) + "_a" +
+           std::to_string(axis);
+  };
   std::string mod;
   for (auto [rows, cols] : shapes) {
     for (int64_t axis : {0, 1}) {
-      llvm::SmallVector<int64_t> shape =
-          axis == 1 ? llvm::SmallVector<int64_t>{rows, cols * 32}
-                    : llvm::SmallVector<int64_t>{cols * 32, rows};
-      std::string tag = std::to_string(rows) + "_" + std::to_string(cols) +
-                        "_a" + std::to_string(axis);
+      llvm::SmallVector<int64_t> shape = dataShapeOf(rows, cols, axis);
+      std::string tag = tagOf(rows, cols, axis);
       mod += quantizeFunc("qrm_" + tag, shape, axis, true, Mode::Rceil, false,
                           false);
       mod += quantizeFunc("qbl_" + tag, shape, axis, true, Mode::Rceil, false,
@@ -700,11 +706,8 @@ TEST(BlockedLayout, QuantizeAndDequantizeMatchFormula) {
   BlockGenerator gen(5);
   for (auto [rows, cols] : shapes) {
     for (int64_t axis : {0, 1}) {
-      llvm::SmallVector<int64_t> shape =
-          axis == 1 ? llvm::SmallVector<int64_t>{rows, cols * 32}
-                    : llvm::SmallVector<int64_t>{cols * 32, rows};
-      std::string tag = std::to_string(rows) + "_" + std::to_string(cols) +
-                        "_a" + std::to_string(axis);
+      llvm::SmallVector<int64_t> shape = dataShapeOf(rows, cols, axis);
+      std::string tag = tagOf(rows, cols, axis);
       std::vector<float> values(rows * cols * 32);
       std::vector<float> block;
       forEachBlock(shape, axis, [&](int64_t, const std::vector<int64_t> &off) {
