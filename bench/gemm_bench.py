@@ -122,7 +122,9 @@ def mm_case(name, m, k, n, tl=False, tr=True, out="bf16", bias=None,
     if cfg:
         # Pipeline configuration override (prefetch distance, CTAs per SM).
         attrs += (" {mxfp8train.gemm_prefetch = %d : i64, "
-                  "mxfp8train.gemm_ctas_per_sm = %d : i64}" % cfg)
+                  "mxfp8train.gemm_ctas_per_sm = %d : i64, "
+                  "mxfp8train.gemm_rebalance = %d : i64}" % (
+                      cfg + (1,) if len(cfg) == 2 else cfg))
     body = "%%r = mxfp8train.scaled_mm %%arg0 [%%arg1], %%arg2 [%%arg3]%s : %s -> %s" % (
         attrs, types, tt(res, out))
     return dict(name=name, kind="mm", m=m, k=k, n=n, tl=tl, tr=tr, out=out,
@@ -210,11 +212,12 @@ def timing_cases():
     for (m, k, n) in [(16384, 4096, 14336), (16384, 14336, 4096),
                       (16384, 4096, 4096), (8192, 8192, 8192)]:
         t.append(mm_case("t_mm_%dx%dx%d" % (m, k, n), m, k, n))
-    # Pipeline variants (prefetch distance, CTAs per SM) on two shapes.
+    # Pipeline variants (prefetch distance, CTAs per SM, rebalancing) on
+    # two shapes.
     for (m, k, n) in [(8192, 8192, 8192), (16384, 4096, 14336)]:
-        for cfg in [(1, 2), (2, 1), (4, 1)]:
-            t.append(mm_case("t_mm_%dx%dx%d_p%dc%d" % ((m, k, n) + cfg), m, k,
-                             n, cfg=cfg))
+        for cfg in [(3, 1, 1), (1, 2, 0)]:
+            t.append(mm_case("t_mm_%dx%dx%d_p%dc%dr%d" % ((m, k, n) + cfg),
+                             m, k, n, cfg=cfg))
     offs = [2048 * (i + 1) for i in range(8)]
     t.append(gmm_case("t_gmm2d3d_16384_k7168_n2048", "2d3d", 16384, 7168,
                       2048, 8, offs))

@@ -1,4 +1,5 @@
-//===- GemmKernels.cpp - MX GEMMs on Hopper (wgmma) --------------*- C++ -*-===//
+//===- GemmKernels.cpp - MX GEMMs on Hopper (wgmma) --------------*- C++
+//-*-===//
 //
 // Lowers `scaled_mm` (rank 2 and 3) and `scaled_grouped_mm` (2d-3d, 2d-2d)
 // to sm_90a kernels: the fp8 operands are upcast exactly to bf16 with their
@@ -68,6 +69,8 @@ struct GemmSpec {
   int64_t prefetch = 1;
   /// Resident CTAs per SM the kernel is compiled for (.minnctapersm).
   int64_t ctasPerSM = 1;
+  /// Per-K-block scale rebalancing (exactness of extreme scale pairs).
+  bool rebalance = true;
 
   int64_t tilesM() const { return llvm::divideCeil(m, tile.m); }
   int64_t tilesN() const { return llvm::divideCeil(n, tile.n); }
@@ -93,13 +96,14 @@ struct GemmSpec {
     const char *kindTag = kind == GemmKind::Dense         ? "scaled_mm"
                           : kind == GemmKind::Grouped2d3d ? "scaled_gmm_2d3d"
                                                           : "scaled_gmm_2d2d";
-    return llvm::formatv("{0}_{1}_{2}_{3}_{4}_{5}{6}_{7}x{8}x{9}_b{10}_p{11}c{12}",
-                         kindTag, operandTag(a), operandTag(b),
-                         getTypeTag(aType), getTypeTag(bType),
-                         getTypeTag(outType),
-                         biasType ? "_bias" + getTypeTag(biasType) : "", m, n,
-                         k, batches, prefetch, ctasPerSM)
-        .str();
+    return llvm::formatv(
+               "{0}_{1}_{2}_{3}_{4}_{5}{6}_{7}x{8}x{9}_b{10}_p{11}c{12}",
+               kindTag, operandTag(a), operandTag(b), getTypeTag(aType),
+               getTypeTag(bType), getTypeTag(outType),
+               biasType ? "_bias" + getTypeTag(biasType) : "", m, n, k, batches,
+               prefetch, ctasPerSM)
+               .str() +
+           (rebalance ? "" : "_norebal");
   }
 };
 
@@ -236,11 +240,11 @@ Value GemmEmitter::convertToBF16(Value bytes, Type f8Type) {
                                   andk(shl(w, words, 8), words, 0xFF0000));
   Value hi = arith::OrIOp::create(kb, andk(shr(w, words, 16), words, 0xFF),
                                   andk(shr(w, words, 8), words, 0xFF0000));
-  Value t = vector::ShuffleOp::create(kb, lo, hi,
-                                      ArrayRef<int64_t>{0, 4, 1, 5, 2, 6, 3, 7});
-  Value bitsV = arith::OrIOp::create(
-      kb, andk(shl(t, pairs, 4), pairs, 0x07F007F0),
-      andk(shl(t, pairs, 8), pairs, 0x80008000));
+  Value t = vector::ShuffleOp::create(
+      kb, lo, hi, ArrayRef<int64_t>{0, 4, 1, 5, 2, 6, 3, 7});
+  Value bitsV =
+      arith::OrIOp::create(kb, andk(shl(t, pairs, 4), pairs, 0x07F007F0),
+                           andk(shl(t, pairs, 8), pairs, 0x80008000));
   Value x = kb.bitcastTo(bf16Vec, bitsV);
   // 2^120 in bf16: exponent field 247.
   return arith::MulFOp::create(kb, x, kb.splatBits(bf16Vec, 247 << 7));
@@ -262,16 +266,16 @@ Value GemmEmitter::decodeScales(Value bytes, Value shift) {
     shift = vector::BroadcastOp::create(kb, vt, shift);
   e = arith::AddIOp::create(kb, bytes, shift);
   Value normal = arith::ShLIOp::create(kb, e, splat(7));
-  Value isSub = arith::CmpIOp::create(kb, arith::CmpIPredicate::sle, e,
-                                      splat(0));
+  Value isSub =
+      arith::CmpIOp::create(kb, arith::CmpIPredicate::sle, e, splat(0));
   Value subShift = arith::MaxSIOp::create(
       kb, arith::AddIOp::create(kb, e, splat(6)), splat(0));
   Value sub = arith::ShLIOp::create(kb, splat(1), subShift);
-  Value tooSmall = arith::CmpIOp::create(kb, arith::CmpIPredicate::slt, e,
-                                         splat(-6));
+  Value tooSmall =
+      arith::CmpIOp::create(kb, arith::CmpIPredicate::slt, e, splat(-6));
   sub = select(tooSmall, splat(0), sub);
-  Value isNaN = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, bytes,
-                                      splat(255));
+  Value isNaN =
+      arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, bytes, splat(255));
   Value bits = select(isSub, sub, normal);
   bits = select(isNaN, splat(0x7FC0), bits);
   Type bf16 = kb.getBF16Type();
@@ -280,8 +284,7 @@ Value GemmEmitter::decodeScales(Value bytes, Value shift) {
     return kb.bitcastTo(VectorType::get(vt.getShape(), bf16),
                         arith::TruncIOp::create(kb, i16Vec, bits));
   }
-  return kb.bitcastTo(bf16,
-                      arith::TruncIOp::create(kb, kb.getI16Type(), bits));
+  return kb.bitcastTo(bf16, arith::TruncIOp::create(kb, kb.getI16Type(), bits));
 }
 
 OperandRegs GemmEmitter::loadOperand(const OperandLayout &l, bool isA,
@@ -321,8 +324,8 @@ OperandRegs GemmEmitter::loadOperand(const OperandLayout &l, bool isA,
       Value row = add(rowBase, r);
       Value inb = andi(andi(ult(row, rowEnd), ult(kk, kHi)),
                        ult(kLo, add(kk, c(kChunk))));
-      auto ifOp = scf::IfOp::create(
-          kb, TypeRange{byteVec, kb.getI32Type()}, inb, true);
+      auto ifOp =
+          scf::IfOp::create(kb, TypeRange{byteVec, kb.getI32Type()}, inb, true);
       {
         OpBuilder::InsertionGuard g(kb);
         kb.setInsertionPointToStart(ifOp.thenBlock());
@@ -331,8 +334,8 @@ OperandRegs GemmEmitter::loadOperand(const OperandLayout &l, bool isA,
         Value s = scaleByteAt(row, divu(kk, 32));
         scf::YieldOp::create(kb, ValueRange{kb.bitcastTo(byteVec, v), s});
         kb.setInsertionPointToStart(ifOp.elseBlock());
-        scf::YieldOp::create(kb, ValueRange{kb.splatBits(byteVec, 0),
-                                            kb.i32(127)});
+        scf::YieldOp::create(kb,
+                             ValueRange{kb.splatBits(byteVec, 0), kb.i32(127)});
       }
       regs.data.push_back(ifOp.getResult(0));
       regs.scales.push_back(ifOp.getResult(1));
@@ -344,8 +347,7 @@ OperandRegs GemmEmitter::loadOperand(const OperandLayout &l, bool isA,
       Value kIn = andi(ult(kk, kHi), uge(kk, kLo));
       Value inb = andi(kIn, ult(r0, rowEnd));
       bool aligned = l.rows % kChunk == 0;
-      auto ifOp =
-          scf::IfOp::create(kb, TypeRange{byteVec, byteVec}, inb, true);
+      auto ifOp = scf::IfOp::create(kb, TypeRange{byteVec, byteVec}, inb, true);
       {
         OpBuilder::InsertionGuard g(kb);
         kb.setInsertionPointToStart(ifOp.thenBlock());
@@ -370,15 +372,14 @@ OperandRegs GemmEmitter::loadOperand(const OperandLayout &l, bool isA,
           v = vector::FromElementsOp::create(kb, byteVec, bytes);
         }
         if (!l.blockedScales && aligned) {
-          Value sv = kb.load(VectorType::get({kChunk}, scaleType), scales,
-                             add(scaleBase, add(mul(kBlock, c(l.rows)), r0)),
-                             16);
+          Value sv =
+              kb.load(VectorType::get({kChunk}, scaleType), scales,
+                      add(scaleBase, add(mul(kBlock, c(l.rows)), r0)), 16);
           s = kb.bitcastTo(byteVec, sv);
         } else {
           SmallVector<Value> ss;
           for (int64_t j = 0; j < kChunk; ++j) {
-            Value rj = arith::MinUIOp::create(kb, add(r0, c(j)),
-                                              c(l.rows - 1));
+            Value rj = arith::MinUIOp::create(kb, add(r0, c(j)), c(l.rows - 1));
             ss.push_back(arith::TruncIOp::create(kb, kb.getI8Type(),
                                                  scaleByteAt(rj, kBlock)));
           }
@@ -416,13 +417,12 @@ std::pair<Value, Value> GemmEmitter::localMax(const OperandLayout &l,
       // NaN bytes do not take part.
       Value nan = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, s,
                                         kb.splatBits(vt, 255));
-      sm = vector::ReductionOp::create(
-          kb, vector::CombiningKind::MAXUI,
-          select(nan, kb.splatBits(vt, 0), s));
+      sm = vector::ReductionOp::create(kb, vector::CombiningKind::MAXUI,
+                                       select(nan, kb.splatBits(vt, 0), s));
     } else {
-      sm = select(arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, s,
-                                        kb.i32(255)),
-                  zero, s);
+      sm = select(
+          arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, s, kb.i32(255)),
+          zero, s);
     }
     Value first = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq,
                                         chunkBlock(l, tileRows, u), c(0));
@@ -508,8 +508,8 @@ void GemmEmitter::storeOperand(const OperandLayout &l, const OperandRegs &regs,
       for (int64_t j = 0; j < kChunk; ++j) {
         Value r = add(r0, c(j));
         Value phys = arith::XOrIOp::create(kb, logical, remu(r, 8));
-        Value off = add(add(tileBase, mul(r, c(64))),
-                        add(mul(phys, c(8)), inChunk));
+        Value off =
+            add(add(tileBase, mul(r, c(64))), add(mul(phys, c(8)), inChunk));
         Value e = vector::ExtractOp::create(kb, b16, j);
         memref::StoreOp::create(kb, e, smem, off);
       }
@@ -522,8 +522,8 @@ void GemmEmitter::emitEpilogue(Value acc, Value batch, Value rowBase,
   Value wg = divu(tid, 128);
   Value warp = divu(remu(tid, 128), 32);
   Value lane = remu(tid, 32);
-  Value rowT = add(add(rowBase, mul(wg, c(64))),
-                   add(mul(warp, c(16)), divu(lane, 4)));
+  Value rowT =
+      add(add(rowBase, mul(wg, c(64))), add(mul(warp, c(16)), divu(lane, 4)));
   Value colT = add(colBase, mul(remu(lane, 4), c(2)));
   Value outBase = spec.kind == GemmKind::Grouped2d3d
                       ? c(0)
@@ -625,8 +625,7 @@ void GemmEmitter::emitTile(Value batch, Value rowBase, Value rowEnd,
   int64_t perStage = 2 * na + 2 * nb;
 
   uint64_t descBits = gemm::getWgmmaDescriptorBits(
-      /*leadingByteOffset=*/16, /*strideByteOffset=*/1024,
-      gemm::Swizzle::B128);
+      /*leadingByteOffset=*/16, /*strideByteOffset=*/1024, gemm::Swizzle::B128);
   Value wg = divu(tid, 128);
   auto loop = scf::ForOp::create(kb, ktBegin, ktEnd, c(1), inits);
   {
@@ -646,44 +645,46 @@ void GemmEmitter::emitTile(Value batch, Value rowBase, Value rowEnd,
     // unchanged), so that the bf16 operands stay exact for extreme pairs
     // such as A = 0x00 with B = 0xFE. Warp maxima by butterfly shuffles,
     // CTA maxima by shared atomics, one barrier.
-    auto [a0, a1] = localMax(spec.a, aRegs, spec.tile.m);
-    auto [b0, b1] = localMax(spec.b, bRegs, spec.tile.n);
-    SmallVector<Value> maxima = {a0, a1, b0, b1};
-    for (Value &v : maxima)
-      for (int64_t w = 1; w < 32; w *= 2)
-        v = arith::MaxUIOp::create(
-            kb, v,
-            gpu::ShuffleOp::create(kb, v, w, 32, gpu::ShuffleMode::XOR)
-                .getShuffleResult());
-    Value lane0 = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq,
-                                        remu(tid, 32), c(0));
-    kb.ifThen(lane0, [&] {
-      for (int64_t j = 0; j < 4; ++j)
-        memref::AtomicRMWOp::create(kb, arith::AtomicRMWKind::maxu,
-                                    maxima[j], maxSlots,
-                                    ValueRange{stage, c(j)});
-    });
-    gpu::BarrierOp::create(kb);
-    SmallVector<Value> cta;
-    for (int64_t j = 0; j < 4; ++j)
-      cta.push_back(memref::LoadOp::create(kb, maxSlots,
-                                           ValueRange{stage, c(j)}));
-    // The slots of the next stage were last read two stages ago.
-    Value t0 = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, tid, c(0));
-    kb.ifThen(t0, [&] {
-      Value nextSlot = remu(add(stage, c(1)), spec.stages);
-      for (int64_t j = 0; j < 4; ++j)
-        memref::StoreOp::create(kb, kb.i32(0), maxSlots,
-                                ValueRange{nextSlot, c(j)});
-    });
-    auto half = [&](Value d) {
-      return arith::ShRSIOp::create(kb, d, kb.i32(1)).getResult();
-    };
-    Value c0 = half(arith::SubIOp::create(kb, cta[2], cta[0]));
-    Value c1 = half(arith::SubIOp::create(kb, cta[3], cta[1]));
     Value zero32 = kb.i32(0);
-    Value nc0 = arith::SubIOp::create(kb, zero32, c0);
-    Value nc1 = arith::SubIOp::create(kb, zero32, c1);
+    Value c0 = zero32, c1 = zero32, nc0 = zero32, nc1 = zero32;
+    if (spec.rebalance) {
+      auto [a0, a1] = localMax(spec.a, aRegs, spec.tile.m);
+      auto [b0, b1] = localMax(spec.b, bRegs, spec.tile.n);
+      SmallVector<Value> maxima = {a0, a1, b0, b1};
+      for (Value &v : maxima)
+        for (int64_t w = 1; w < 32; w *= 2)
+          v = arith::MaxUIOp::create(
+              kb, v,
+              gpu::ShuffleOp::create(kb, v, w, 32, gpu::ShuffleMode::XOR)
+                  .getShuffleResult());
+      Value lane0 = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq,
+                                          remu(tid, 32), c(0));
+      kb.ifThen(lane0, [&] {
+        for (int64_t j = 0; j < 4; ++j)
+          memref::AtomicRMWOp::create(kb, arith::AtomicRMWKind::maxu, maxima[j],
+                                      maxSlots, ValueRange{stage, c(j)});
+      });
+      gpu::BarrierOp::create(kb);
+      SmallVector<Value> cta;
+      for (int64_t j = 0; j < 4; ++j)
+        cta.push_back(
+            memref::LoadOp::create(kb, maxSlots, ValueRange{stage, c(j)}));
+      // The slots of the next stage were last read two stages ago.
+      Value t0 = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, tid, c(0));
+      kb.ifThen(t0, [&] {
+        Value nextSlot = remu(add(stage, c(1)), spec.stages);
+        for (int64_t j = 0; j < 4; ++j)
+          memref::StoreOp::create(kb, kb.i32(0), maxSlots,
+                                  ValueRange{nextSlot, c(j)});
+      });
+      auto half = [&](Value d) {
+        return arith::ShRSIOp::create(kb, d, kb.i32(1)).getResult();
+      };
+      c0 = half(arith::SubIOp::create(kb, cta[2], cta[0]));
+      c1 = half(arith::SubIOp::create(kb, cta[3], cta[1]));
+      nc0 = arith::SubIOp::create(kb, zero32, c0);
+      nc1 = arith::SubIOp::create(kb, zero32, c1);
+    }
     storeOperand(spec.a, aRegs, aTile, rowBase, rowEnd, kt, kLo, kHi,
                  spec.aType, c0, c1);
     storeOperand(spec.b, bRegs, bTile, colBase, colEnd, kt, kLo, kHi,
@@ -701,12 +702,13 @@ void GemmEmitter::emitTile(Value batch, Value rowBase, Value rowEnd,
       return arith::IndexCastUIOp::create(kb, kb.getI64Type(), idx);
     };
     Value aAddr = add(add(smemAddr, mul(stageElems, c(2))), mul(wg, c(8192)));
-    Value bAddr = add(add(smemAddr, mul(stageElems, c(2))),
-                      c(spec.stageBytesA()));
+    Value bAddr =
+        add(add(smemAddr, mul(stageElems, c(2))), c(spec.stageBytesA()));
     auto desc = [&](Value addr) -> Value {
       Value field = arith::AndIOp::create(
-          kb, arith::ShRUIOp::create(kb, toI64(addr),
-                                     arith::ConstantIntOp::create(kb, 4, 64)),
+          kb,
+          arith::ShRUIOp::create(kb, toI64(addr),
+                                 arith::ConstantIntOp::create(kb, 4, 64)),
           arith::ConstantIntOp::create(kb, 0x3FFF, 64));
       return arith::OrIOp::create(
           kb, field,
@@ -725,8 +727,8 @@ void GemmEmitter::emitTile(Value batch, Value rowBase, Value rowEnd,
       acc = NVVM::WgmmaMmaAsyncOp::create(
           kb, accType, acc, arith::AddIOp::create(kb, descA, step),
           arith::AddIOp::create(kb, descB, step), shape, bf16, bf16, f32t,
-          NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one), one,
-          one, NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+          NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one), one, one,
+          NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
           NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col),
           NVVM::MMAIntOverflowAttr());
     }
@@ -759,9 +761,9 @@ void GemmEmitter::emit() {
   smemAddr = add(rawAddr, pad);
   auto viewType = MemRefType::get({ShapedType::kDynamic}, kb.getBF16Type(),
                                   MemRefLayoutAttrInterface(), wgSpace);
-  smem = memref::ViewOp::create(kb, viewType, raw, pad,
-                                ValueRange{c(spec.stages * spec.stageBytes() /
-                                             2)});
+  smem = memref::ViewOp::create(
+      kb, viewType, raw, pad,
+      ValueRange{c(spec.stages * spec.stageBytes() / 2)});
   // The rebalancing slots follow the stages (16-byte aligned).
   auto slotsType = MemRefType::get({spec.stages, 4}, kb.getI32Type(),
                                    MemRefLayoutAttrInterface(), wgSpace);
@@ -778,9 +780,8 @@ void GemmEmitter::emit() {
     case GemmKind::Dense:
     case GemmKind::Grouped2d2d: {
       Value batch = divu(tile, tilesM * tilesN);
-      auto [mt, nt] =
-          gemm::emitGroupedTile(kb, remu(tile, tilesM * tilesN), tilesM,
-                                tilesN, t.groupM);
+      auto [mt, nt] = gemm::emitGroupedTile(kb, remu(tile, tilesM * tilesN),
+                                            tilesM, tilesN, t.groupM);
       Value kLo = c(0), kHi = c(spec.k);
       if (spec.kind == GemmKind::Grouped2d2d) {
         // The group's clamped token range: walk the ends up to `batch`.
@@ -805,9 +806,9 @@ void GemmEmitter::emit() {
       Value mt = divu(tile, tilesN);
       Value nt = remu(tile, tilesN);
       Value f = arith::ConstantIntOp::create(kb, 0, 1);
-      auto walk = scf::ForOp::create(
-          kb, c(0), c(spec.batches), c(1),
-          ValueRange{c(0), c(0), f, c(0), c(0), c(0)});
+      auto walk =
+          scf::ForOp::create(kb, c(0), c(spec.batches), c(1),
+                             ValueRange{c(0), c(0), f, c(0), c(0), c(0)});
       {
         OpBuilder::InsertionGuard g(kb);
         kb.setInsertionPointToStart(walk.getBody());
@@ -836,24 +837,24 @@ void GemmEmitter::emit() {
 
   if (spec.kind == GemmKind::Grouped2d3d) {
     // Rows at or past the last group's end are zero.
-    auto walk = scf::ForOp::create(kb, c(0), c(spec.batches), c(1),
-                                   ValueRange{c(0)});
+    auto walk =
+        scf::ForOp::create(kb, c(0), c(spec.batches), c(1), ValueRange{c(0)});
     {
       OpBuilder::InsertionGuard g(kb);
       kb.setInsertionPointToStart(walk.getBody());
-      Value end = groupEnd(walk.getInductionVar(),
-                           walk.getRegionIterArgs()[0], spec.m);
+      Value end =
+          groupEnd(walk.getInductionVar(), walk.getRegionIterArgs()[0], spec.m);
       scf::YieldOp::create(kb, end);
     }
     Value first = mul(walk.getResult(0), c(spec.n));
     Value gtid = add(mul(bid, c(kGemmThreads)), tid);
     Value zero = spec.outType.isBF16()
                      ? arith::ConstantOp::create(
-                           kb, kb.getFloatAttr(kb.getBF16Type(), 0.0)).getResult()
-                     : arith::ConstantOp::create(
-                           kb, kb.getF32FloatAttr(0.0f)).getResult();
-    kb.forLoop(add(first, gtid), c(spec.m * spec.n),
-               mul(grid, c(kGemmThreads)),
+                           kb, kb.getFloatAttr(kb.getBF16Type(), 0.0))
+                           .getResult()
+                     : arith::ConstantOp::create(kb, kb.getF32FloatAttr(0.0f))
+                           .getResult();
+    kb.forLoop(add(first, gtid), c(spec.m * spec.n), mul(grid, c(kGemmThreads)),
                [&](Value i) { memref::StoreOp::create(kb, zero, out, i); });
   }
 }
@@ -870,8 +871,8 @@ static Value flatBuffer(RewriterBase &rewriter, Location loc, Value tensor) {
 }
 
 /// Chooses the pipeline configuration of `spec` (the discardable integer
-/// attributes `mxfp8train.gemm_prefetch` and `mxfp8train.gemm_ctas_per_sm`
-/// of `op` override it, for measurements).
+/// attributes `mxfp8train.gemm_prefetch`, `mxfp8train.gemm_ctas_per_sm` and
+/// `mxfp8train.gemm_rebalance` of `op` override it, for measurements).
 static void chooseConfig(Operation *op, GemmSpec &spec) {
   // Measured on the H200 (bench/README.md): a deeper register prefetch
   // (2-4 tiles, one CTA per SM) was no faster than one tile ahead, two CTAs
@@ -886,19 +887,21 @@ static void chooseConfig(Operation *op, GemmSpec &spec) {
     spec.prefetch = std::clamp<int64_t>(a.getInt(), 1, 4);
   if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_ctas_per_sm"))
     spec.ctasPerSM = std::clamp<int64_t>(a.getInt(), 1, 2);
+  if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_rebalance"))
+    spec.rebalance = a.getInt() != 0;
 }
 
 /// Creates (or reuses) the kernel of `spec` and launches it on `args`.
 static void launchGemm(RewriterBase &rewriter, Location loc,
                        const KernelCache &cache, const GemmSpec &spec,
                        SmallVector<Value> args) {
-  SmallVector<Type> argTypes = llvm::map_to_vector(
-      args, [](Value v) { return v.getType(); });
-  gpu::GPUFuncOp kernel = cache.getOrCreate(
-      rewriter, spec.getName(), argTypes, args.size() - 1, {},
-      [&](KernelBuilder &kb, ValueRange kargs, ValueRange) {
-        GemmEmitter(kb, spec, kargs).emit();
-      });
+  SmallVector<Type> argTypes =
+      llvm::map_to_vector(args, [](Value v) { return v.getType(); });
+  gpu::GPUFuncOp kernel =
+      cache.getOrCreate(rewriter, spec.getName(), argTypes, args.size() - 1, {},
+                        [&](KernelBuilder &kb, ValueRange kargs, ValueRange) {
+                          GemmEmitter(kb, spec, kargs).emit();
+                        });
   const GPUTargetInfo &target = cache.getTarget();
   // Two resident CTAs per SM where the registers allow (2 x 97 KiB of
   // shared memory; 128 registers per thread by .minnctapersm 2, no spills
@@ -906,19 +909,18 @@ static void launchGemm(RewriterBase &rewriter, Location loc,
   // Persistent grid.
   int64_t ctasPerSM = spec.ctasPerSM;
   kernel->setAttr("nvvm.minctasm", rewriter.getI32IntegerAttr(ctasPerSM));
-  kernel->setAttr("nvvm.maxntid", rewriter.getDenseI32ArrayAttr(
-                                      {int32_t(kGemmThreads), 1, 1}));
+  kernel->setAttr("nvvm.maxntid",
+                  rewriter.getDenseI32ArrayAttr({int32_t(kGemmThreads), 1, 1}));
   int64_t grid = std::min<int64_t>(spec.numTiles(), ctasPerSM * target.numSMs);
   auto c = [&](int64_t v) {
     return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
   };
   Value one = c(1);
-  Value shared = arith::ConstantIntOp::create(rewriter, loc,
-                                              spec.sharedBytes(), 32);
-  gpu::LaunchFuncOp::create(rewriter, loc, kernel,
-                            gpu::KernelDim3{c(grid), one, one},
-                            gpu::KernelDim3{c(kGemmThreads), one, one},
-                            shared, args);
+  Value shared =
+      arith::ConstantIntOp::create(rewriter, loc, spec.sharedBytes(), 32);
+  gpu::LaunchFuncOp::create(
+      rewriter, loc, kernel, gpu::KernelDim3{c(grid), one, one},
+      gpu::KernelDim3{c(kGemmThreads), one, one}, shared, args);
 }
 
 namespace {
@@ -964,8 +966,8 @@ struct ScaledMmOpToGPU final : OpRewritePattern<ScaledMmOp> {
     if (op.getBias())
       args.push_back(toBuffer(rewriter, loc, op.getBias()));
     Value outBuf = allocResult(rewriter, loc, resultType);
-    args.push_back(collapseTo(rewriter, loc, outBuf,
-                              {resultType.getNumElements()}));
+    args.push_back(
+        collapseTo(rewriter, loc, outBuf, {resultType.getNumElements()}));
     chooseConfig(op, spec);
     launchGemm(rewriter, loc, cache, spec, args);
     rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
@@ -1022,8 +1024,8 @@ struct ScaledGroupedMmOpToGPU final : OpRewritePattern<ScaledGroupedMmOp> {
                                flatBuffer(rewriter, loc, op.getRhsScales()),
                                toBuffer(rewriter, loc, op.getOffs())};
     Value outBuf = allocResult(rewriter, loc, resultType);
-    args.push_back(collapseTo(rewriter, loc, outBuf,
-                              {resultType.getNumElements()}));
+    args.push_back(
+        collapseTo(rewriter, loc, outBuf, {resultType.getNumElements()}));
     chooseConfig(op, spec);
     launchGemm(rewriter, loc, cache, spec, args);
     rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
