@@ -9,19 +9,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxfp8train/ExecutionEngine/CPURunner.h"
+#include "RunnerSupport.h"
 #include "mxfp8train/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "mxfp8train/InitAll.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <cmath>
@@ -128,117 +123,23 @@ double HostTensor::getAsDouble(int64_t i) const {
   llvm_unreachable("unknown host element type");
 }
 
-struct CPUExecutable::Impl {
-  /// A private context: the lowering must not depend on which dialects the
-  /// caller's context happens to have loaded.
-  std::unique_ptr<MLIRContext> context;
-  /// Tensor-level signatures of the public functions, by name.
-  llvm::StringMap<FunctionType> signatures;
-  std::unique_ptr<ExecutionEngine> engine;
-};
+struct CPUExecutable::Impl : runner::JitModule {};
 
 CPUExecutable::CPUExecutable() : impl(std::make_unique<Impl>()) {}
 CPUExecutable::~CPUExecutable() = default;
 
-/// Collects the diagnostics of `context` while alive, as one string.
-namespace {
-class DiagnosticCollector {
-public:
-  explicit DiagnosticCollector(MLIRContext *ctx)
-      : handler(ctx, [this](Diagnostic &diag) {
-          llvm::raw_string_ostream os(text);
-          os << diag.getLocation() << ": " << diag << "\n";
-          for (Diagnostic &note : diag.getNotes())
-            os << "  note: " << note << "\n";
-          return success();
-        }) {}
-  std::string text;
-
-private:
-  ScopedDiagnosticHandler handler;
-};
-} // namespace
-
 llvm::Expected<std::unique_ptr<CPUExecutable>>
 CPUExecutable::compile(ModuleOp module, bool vectorize) {
-  static bool initialized = [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    return true;
-  }();
-  (void)initialized;
-
   std::unique_ptr<CPUExecutable> exe(new CPUExecutable());
-  {
-    DialectRegistry registry;
-    mlir::registerAllDialects(registry);
-    mlir::registerAllExtensions(registry);
-    mxfp8train::registerAllDialects(registry);
-    mxfp8train::registerAllExtensions(registry);
-    registerBuiltinDialectTranslation(registry);
-    registerLLVMDialectTranslation(registry);
-    exe->impl->context = std::make_unique<MLIRContext>(registry);
-  }
-  MLIRContext *ctx = exe->impl->context.get();
-  for (auto func : module.getOps<func::FuncOp>()) {
-    if (!func.isPublic() || func.isExternal())
-      continue;
-    for (Type t : llvm::concat<const Type>(func.getArgumentTypes(),
-                                           func.getResultTypes())) {
-      auto tensor = dyn_cast<RankedTensorType>(t);
-      if (!tensor || !tensor.hasStaticShape())
-        return llvm::createStringError(
-            "function '" + func.getName().str() +
-            "': the CPU runner needs statically shaped ranked tensor "
-            "arguments and results");
-      if (auto err = getHostElementType(tensor.getElementType()).takeError())
-        return std::move(err);
-    }
-    exe->impl->signatures[func.getName()] = func.getFunctionType();
-  }
-
-  // Move the module into the private context through its textual form.
-  std::string text;
-  {
-    llvm::raw_string_ostream os(text);
-    module->print(os, OpPrintingFlags().printGenericOpForm());
-  }
-  DiagnosticCollector diags(ctx);
-  OwningOpRef<ModuleOp> lowered = parseSourceString<ModuleOp>(text, ctx);
-  if (!lowered)
-    return llvm::createStringError("could not re-parse the module:\n" +
-                                   diags.text);
-  // Argument and result attributes are discardable annotations of the
-  // tensor-level function (roles, input generators); the LLVM translation
-  // would reject them as parameter attributes.
-  lowered->walk([](func::FuncOp func) {
-    func.removeArgAttrsAttr();
-    func.removeResAttrsAttr();
-  });
-  PassManager pm(ctx);
-  CPUPipelineOptions options;
-  options.vectorize = vectorize;
-  buildMXFP8TrainCPUPipeline(pm, options);
-  if (failed(pm.run(*lowered)))
-    return llvm::createStringError("lowering for the CPU failed:\n" +
-                                   diags.text);
-
-  // MXFP8TRAIN_DUMP_LOWERED=1 prints the LLVM-dialect module that is JITed.
-  if (const char *dump = std::getenv("MXFP8TRAIN_DUMP_LOWERED");
-      dump && StringRef(dump) == "1")
-    lowered->print(llvm::errs());
-
-  ExecutionEngineOptions engineOptions;
-  auto transformer = makeOptimizingTransformer(/*optLevel=*/3,
-                                               /*sizeLevel=*/0, nullptr);
-  engineOptions.transformer = transformer;
-  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  auto engine = ExecutionEngine::create(*lowered, engineOptions);
-  if (!engine)
-    return llvm::joinErrors(
-        llvm::createStringError("JIT compilation failed: " + diags.text),
-        engine.takeError());
-  exe->impl->engine = std::move(*engine);
+  auto build = [&](OpPassManager &pm) {
+    CPUPipelineOptions options;
+    options.vectorize = vectorize;
+    buildMXFP8TrainCPUPipeline(pm, options);
+    return llvm::Error::success();
+  };
+  if (llvm::Error err = runner::lowerAndCompile(module, /*gpu=*/false, "CPU",
+                                                build, {}, *exe->impl))
+    return std::move(err);
   return exe;
 }
 
@@ -251,74 +152,25 @@ CPUExecutable::getFunctionType(StringRef name) const {
   return it->second;
 }
 
-/// Storage of one memref descriptor: allocated and aligned pointers, offset,
-/// sizes and strides (all 8 bytes wide on 64-bit hosts).
-namespace {
-struct Descriptor {
-  std::vector<int64_t> words;
-  void *ptr() { return words.data(); }
-};
-} // namespace
-
-static Descriptor makeDescriptor(void *data, ArrayRef<int64_t> shape) {
-  static_assert(sizeof(void *) == sizeof(int64_t), "64-bit hosts only");
-  Descriptor d;
-  d.words.resize(3 + 2 * shape.size());
-  d.words[0] = reinterpret_cast<int64_t>(data);
-  d.words[1] = reinterpret_cast<int64_t>(data);
-  d.words[2] = 0;
-  int64_t stride = 1;
-  for (int64_t i = int64_t(shape.size()) - 1; i >= 0; --i) {
-    d.words[3 + i] = shape[i];
-    d.words[3 + shape.size() + i] = stride;
-    stride *= shape[i];
-  }
-  return d;
-}
-
-static std::string formatShape(ArrayRef<int64_t> shape) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  llvm::interleave(shape, os, "x");
-  return s;
-}
-
 llvm::Expected<std::vector<HostTensor>>
 CPUExecutable::run(StringRef name, ArrayRef<HostTensor> inputs) const {
   llvm::Expected<FunctionType> type = getFunctionType(name);
   if (!type)
     return type.takeError();
-  if (inputs.size() != type->getNumInputs())
-    return llvm::createStringError("function '" + name.str() + "' takes " +
-                                   std::to_string(type->getNumInputs()) +
-                                   " arguments, " +
-                                   std::to_string(inputs.size()) + " given");
+  if (llvm::Error err = runner::checkInputs(name, *type, inputs))
+    return std::move(err);
   // Inputs are passed by descriptor; the callee must not write them, but
   // copy anyway so that a const input can never be modified.
   std::vector<HostTensor> args(inputs.begin(), inputs.end());
-  for (auto [i, t] : llvm::enumerate(type->getInputs())) {
-    auto tensor = cast<RankedTensorType>(t);
-    HostElementType want = *getHostElementType(tensor.getElementType());
-    if (args[i].type != want || ArrayRef(args[i].shape) != tensor.getShape())
-      return llvm::createStringError(
-          "argument " + std::to_string(i) + " of '" + name.str() +
-          "' must be " + formatShape(tensor.getShape()) +
-          " of the right element type, given " + formatShape(args[i].shape));
-  }
-  std::vector<HostTensor> results;
-  for (Type t : type->getResults()) {
-    auto tensor = cast<RankedTensorType>(t);
-    results.emplace_back(*getHostElementType(tensor.getElementType()),
-                         tensor.getShape());
-  }
-  std::vector<Descriptor> descriptors;
+  std::vector<HostTensor> results = runner::makeResults(*type);
+  std::vector<std::vector<int64_t>> descriptors;
   for (HostTensor &t : args)
-    descriptors.push_back(makeDescriptor(t.bytes.data(), t.shape));
+    descriptors.push_back(runner::makeDescriptor(t.bytes.data(), t.shape));
   for (HostTensor &t : results)
-    descriptors.push_back(makeDescriptor(t.bytes.data(), t.shape));
+    descriptors.push_back(runner::makeDescriptor(t.bytes.data(), t.shape));
   std::vector<void *> pointers;
-  for (Descriptor &d : descriptors)
-    pointers.push_back(d.ptr());
+  for (std::vector<int64_t> &d : descriptors)
+    pointers.push_back(d.data());
   std::vector<void *> packed;
   for (void *&p : pointers)
     packed.push_back(&p);

@@ -11,22 +11,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxfp8train/ExecutionEngine/CUDARunner.h"
-#include "mxfp8train/InitAll.h"
+#include "RunnerSupport.h"
 #include "mxfp8train/Pipelines/Pipelines.h"
 #include "mxfp8train/runtime/Runtime.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
-#include "llvm/Support/TargetSelect.h"
 
 #include <dlfcn.h>
 
@@ -69,11 +62,7 @@ CUDADeviceInfo mlir::mxfp8train::queryCUDADevice(int gpu) {
   return info;
 }
 
-struct CUDAExecutable::Impl {
-  std::unique_ptr<MLIRContext> context;
-  llvm::StringMap<FunctionType> signatures;
-  std::unique_ptr<ExecutionEngine> engine;
-};
+struct CUDAExecutable::Impl : runner::JitModule {};
 
 CUDAExecutable::CUDAExecutable() : impl(std::make_unique<Impl>()) {}
 CUDAExecutable::~CUDAExecutable() = default;
@@ -96,75 +85,15 @@ static std::string getRuntimeError(StringRef fallback) {
 
 llvm::Expected<std::unique_ptr<CUDAExecutable>>
 CUDAExecutable::compile(ModuleOp module, const CUDACompileOptions &options) {
-  static bool initialized = [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    // gpu-module-to-binary compiles the device code with LLVM's NVPTX
-    // backend.
-    llvm::InitializeAllTargets();
-    llvm::InitializeAllTargetMCs();
-    llvm::InitializeAllAsmPrinters();
-    return true;
-  }();
-  (void)initialized;
-
   std::unique_ptr<CUDAExecutable> exe(new CUDAExecutable());
-  {
-    DialectRegistry registry;
-    mlir::registerAllDialects(registry);
-    mlir::registerAllExtensions(registry);
-    mlir::registerAllToLLVMIRTranslations(registry);
-    mlir::registerAllGPUToLLVMIRTranslations(registry);
-    mxfp8train::registerAllDialects(registry);
-    mxfp8train::registerAllExtensions(registry);
-    exe->impl->context = std::make_unique<MLIRContext>(registry);
-  }
-  MLIRContext *ctx = exe->impl->context.get();
-  for (auto func : module.getOps<func::FuncOp>()) {
-    if (!func.isPublic() || func.isExternal())
-      continue;
-    for (Type t : llvm::concat<const Type>(func.getArgumentTypes(),
-                                           func.getResultTypes())) {
-      auto tensor = dyn_cast<RankedTensorType>(t);
-      if (!tensor || !tensor.hasStaticShape())
-        return llvm::createStringError(
-            "function '" + func.getName().str() +
-            "': the CUDA runner needs statically shaped ranked tensor "
-            "arguments and results");
-      if (auto err = getHostElementType(tensor.getElementType()).takeError())
-        return std::move(err);
+  auto build = [&](OpPassManager &pm) -> llvm::Error {
+    if (options.lowering.empty()) {
+      GPUPipelineOptions pipelineOptions;
+      pipelineOptions.chip = options.chip;
+      pipelineOptions.simpleGemm = options.simpleGemm;
+      buildMXFP8TrainGPUPipeline(pm, pipelineOptions);
+      return llvm::Error::success();
     }
-    exe->impl->signatures[func.getName()] = func.getFunctionType();
-  }
-
-  std::string text;
-  {
-    llvm::raw_string_ostream os(text);
-    module->print(os, OpPrintingFlags().printGenericOpForm());
-  }
-  std::string diagText;
-  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
-    llvm::raw_string_ostream os(diagText);
-    os << diag.getLocation() << ": " << diag << "\n";
-    for (Diagnostic &note : diag.getNotes())
-      os << "  note: " << note << "\n";
-    return success();
-  });
-  OwningOpRef<ModuleOp> lowered = parseSourceString<ModuleOp>(text, ctx);
-  if (!lowered)
-    return llvm::createStringError("could not re-parse the module:\n" +
-                                   diagText);
-  lowered->walk([](func::FuncOp func) {
-    func.removeArgAttrsAttr();
-    func.removeResAttrsAttr();
-  });
-  PassManager pm(ctx);
-  if (options.lowering.empty()) {
-    GPUPipelineOptions pipelineOptions;
-    pipelineOptions.chip = options.chip;
-    pipelineOptions.simpleGemm = options.simpleGemm;
-    buildMXFP8TrainGPUPipeline(pm, pipelineOptions);
-  } else {
     static bool registered = [] {
       mlir::registerAllPasses();
       return true;
@@ -174,13 +103,15 @@ CUDAExecutable::compile(ModuleOp module, const CUDACompileOptions &options) {
     llvm::raw_string_ostream errorStream(error);
     if (failed(parsePassPipeline(options.lowering, pm, errorStream)))
       return llvm::createStringError("invalid lowering pipeline: " + error);
-  }
-  if (failed(pm.run(*lowered)))
-    return llvm::createStringError("lowering for the GPU failed:\n" +
-                                   diagText);
-  if (const char *dump = std::getenv("MXFP8TRAIN_DUMP_LOWERED");
-      dump && StringRef(dump) == "1")
-    lowered->print(llvm::errs());
+    return llvm::Error::success();
+  };
+  std::string runtimePath = getRuntimeLibraryPath();
+  SmallVector<StringRef> libs;
+  if (!runtimePath.empty())
+    libs.push_back(runtimePath);
+  if (llvm::Error err = runner::lowerAndCompile(module, /*gpu=*/true, "CUDA",
+                                                build, libs, *exe->impl))
+    return std::move(err);
 
   // The kernels are loaded by the module's constructors on the current
   // device: select it first.
@@ -188,23 +119,6 @@ CUDAExecutable::compile(ModuleOp module, const CUDACompileOptions &options) {
     return llvm::createStringError(
         "selecting GPU " + std::to_string(options.gpu) + ": " +
         getRuntimeError("unknown error"));
-
-  std::string runtimePath = getRuntimeLibraryPath();
-  SmallVector<StringRef> libs;
-  if (!runtimePath.empty())
-    libs.push_back(runtimePath);
-  ExecutionEngineOptions engineOptions;
-  auto transformer = makeOptimizingTransformer(/*optLevel=*/3,
-                                               /*sizeLevel=*/0, nullptr);
-  engineOptions.transformer = transformer;
-  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  engineOptions.sharedLibPaths = libs;
-  auto engine = ExecutionEngine::create(*lowered, engineOptions);
-  if (!engine)
-    return llvm::joinErrors(
-        llvm::createStringError("JIT compilation failed: " + diagText),
-        engine.takeError());
-  exe->impl->engine = std::move(*engine);
   mxfp8rtClearLastError();
   exe->impl->engine->initialize();
   if (const char *e = mxfp8rtGetLastError(); e && *e)
@@ -228,23 +142,6 @@ struct DeviceState {
 };
 } // namespace
 
-/// A memref descriptor (allocated, aligned, offset, sizes, strides) of the
-/// row-major buffer `data` of `shape`.
-static std::vector<int64_t> makeDescriptor(void *data,
-                                           ArrayRef<int64_t> shape) {
-  std::vector<int64_t> words(3 + 2 * shape.size());
-  words[0] = reinterpret_cast<int64_t>(data);
-  words[1] = reinterpret_cast<int64_t>(data);
-  words[2] = 0;
-  int64_t stride = 1;
-  for (int64_t i = int64_t(shape.size()) - 1; i >= 0; --i) {
-    words[3 + i] = shape[i];
-    words[3 + shape.size() + i] = stride;
-    stride *= shape[i];
-  }
-  return words;
-}
-
 llvm::Expected<std::vector<HostTensor>>
 CUDAExecutable::run(StringRef name, ArrayRef<HostTensor> inputs,
                     double *callSeconds) const {
@@ -253,11 +150,8 @@ CUDAExecutable::run(StringRef name, ArrayRef<HostTensor> inputs,
     return llvm::createStringError("no public function named '" + name.str() +
                                    "' with a body in the module");
   FunctionType type = it->second;
-  if (inputs.size() != type.getNumInputs())
-    return llvm::createStringError(
-        "function '" + name.str() + "' takes " +
-        std::to_string(type.getNumInputs()) + " arguments, " +
-        std::to_string(inputs.size()) + " given");
+  if (llvm::Error err = runner::checkInputs(name, type, inputs))
+    return std::move(err);
   auto cudaError = [&](StringRef what) {
     return llvm::createStringError(what.str() + ": " +
                                    getRuntimeError("unknown error"));
@@ -280,27 +174,16 @@ CUDAExecutable::run(StringRef name, ArrayRef<HostTensor> inputs,
             : mxfp8rtMemsetD8(p, 0, size, nullptr);
     if (s != MXFP8RT_SUCCESS)
       return cudaError("copying an input to the GPU");
-    descriptors.push_back(makeDescriptor(p, t.shape));
+    descriptors.push_back(runner::makeDescriptor(p, t.shape));
     return llvm::Error::success();
   };
-  for (auto [i, t] : llvm::enumerate(type.getInputs())) {
-    auto tensor = cast<RankedTensorType>(t);
-    HostElementType want = *getHostElementType(tensor.getElementType());
-    if (inputs[i].type != want ||
-        ArrayRef(inputs[i].shape) != tensor.getShape())
-      return llvm::createStringError("argument " + std::to_string(i) +
-                                     " of '" + name.str() +
-                                     "' does not have the signature's type");
-    if (llvm::Error err = addBuffer(inputs[i], /*copyIn=*/true))
+  for (const HostTensor &input : inputs)
+    if (llvm::Error err = addBuffer(input, /*copyIn=*/true))
       return std::move(err);
-  }
-  for (Type t : type.getResults()) {
-    auto tensor = cast<RankedTensorType>(t);
-    results.emplace_back(*getHostElementType(tensor.getElementType()),
-                         tensor.getShape());
-    if (llvm::Error err = addBuffer(results.back(), /*copyIn=*/false))
+  results = runner::makeResults(type);
+  for (const HostTensor &result : results)
+    if (llvm::Error err = addBuffer(result, /*copyIn=*/false))
       return std::move(err);
-  }
   std::vector<void *> pointers;
   for (std::vector<int64_t> &d : descriptors)
     pointers.push_back(d.data());

@@ -607,73 +607,63 @@ struct GroupedMmToGPU final : OpRewritePattern<GroupedMmOp> {
   KernelCache cache;
 };
 
-/// scaled_mm with row-major scales (rank 2 or 3, bias) -> the simple
-/// kernel on exactly dequantized operands.
-struct ScaledMmFallbackToGPU final : OpRewritePattern<ScaledMmOp> {
-  ScaledMmFallbackToGPU(MLIRContext *ctx, KernelCache cache,
-                        unsigned benefit)
-      : OpRewritePattern(ctx, benefit), cache(std::move(cache)) {}
-
-  LogicalResult matchAndRewrite(ScaledMmOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!hasStaticShapes(op))
-      return rewriter.notifyMatchFailure(op, "dynamic shapes");
-    if (op.getLhsScaleLayout() != ScaleLayout::RowMajor ||
-        op.getRhsScaleLayout() != ScaleLayout::RowMajor)
-      return rewriter.notifyMatchFailure(op, "blocked scales");
-    RankedTensorType resultType = op.getResult().getType();
-    int64_t rank = resultType.getRank();
-    std::optional<Dim> lead;
-    if (rank == 3)
-      lead = Dim::B;
-    bool tl = op.getTransposeLhs(), tr = op.getTransposeRhs();
-    auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
-    GemmSpec spec;
-    spec.kind = GemmKind::Dense;
-    spec.batch = rank == 3 ? resultType.getDimSize(0) : 1;
-    spec.m = resultType.getDimSize(rank - 2);
-    spec.n = resultType.getDimSize(rank - 1);
-    spec.k = lhsType.getDimSize(tl ? rank - 2 : rank - 1);
-    spec.a = {getDims(lead, Dim::M, Dim::K, tl), lhsType.getElementType(),
-              true};
-    spec.b = {getDims(lead, Dim::K, Dim::N, tr),
-              op.getRhs().getType().getElementType(), true};
-    spec.cDims = getDims(lead, Dim::M, Dim::N, false);
-    spec.cElemType = resultType.getElementType();
-    SmallVector<Value> inputs = {op.getLhs(), op.getLhsScales(), op.getRhs(),
-                                 op.getRhsScales()};
-    if (Value bias = op.getBias()) {
-      spec.hasBias = true;
-      spec.biasElemType = getElementTypeOrSelf(bias.getType());
-      inputs.push_back(bias);
-    }
-    replaceWithGemm(rewriter, op, cache, spec, inputs, resultType);
-    return success();
+/// The spec and kernel inputs of scaled_mm with row-major scales (rank 2 or
+/// 3, bias).
+static void buildScaledSpec(ScaledMmOp op, GemmSpec &spec,
+                            SmallVectorImpl<Value> &inputs) {
+  RankedTensorType resultType = op.getResult().getType();
+  int64_t rank = resultType.getRank();
+  std::optional<Dim> lead;
+  if (rank == 3)
+    lead = Dim::B;
+  bool tl = op.getTransposeLhs(), tr = op.getTransposeRhs();
+  auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
+  spec.kind = GemmKind::Dense;
+  spec.batch = rank == 3 ? resultType.getDimSize(0) : 1;
+  spec.m = resultType.getDimSize(rank - 2);
+  spec.n = resultType.getDimSize(rank - 1);
+  spec.k = lhsType.getDimSize(tl ? rank - 2 : rank - 1);
+  spec.a = {getDims(lead, Dim::M, Dim::K, tl), lhsType.getElementType(), true};
+  spec.b = {getDims(lead, Dim::K, Dim::N, tr),
+            op.getRhs().getType().getElementType(), true};
+  spec.cDims = getDims(lead, Dim::M, Dim::N, false);
+  spec.cElemType = resultType.getElementType();
+  inputs.append({op.getLhs(), op.getLhsScales(), op.getRhs(),
+                 op.getRhsScales()});
+  if (Value bias = op.getBias()) {
+    spec.hasBias = true;
+    spec.biasElemType = getElementTypeOrSelf(bias.getType());
+    inputs.push_back(bias);
   }
+}
 
-  KernelCache cache;
-};
+/// The spec and kernel inputs of scaled_grouped_mm with row-major scales.
+static void buildScaledSpec(ScaledGroupedMmOp op, GemmSpec &spec,
+                            SmallVectorImpl<Value> &inputs) {
+  setGroupedSpec(op, spec, op.getLhs().getType().getElementType(),
+                 op.getRhs().getType().getElementType(), true);
+  inputs.append({op.getLhs(), op.getLhsScales(), op.getRhs(),
+                 op.getRhsScales(), op.getOffs()});
+}
 
-/// scaled_grouped_mm with row-major scales -> the simple grouped kernel.
-struct ScaledGroupedMmFallbackToGPU final
-    : OpRewritePattern<ScaledGroupedMmOp> {
-  ScaledGroupedMmFallbackToGPU(MLIRContext *ctx, KernelCache cache,
-                               unsigned benefit)
-      : OpRewritePattern(ctx, benefit), cache(std::move(cache)) {}
+/// scaled_mm / scaled_grouped_mm with row-major scales -> the simple kernel
+/// on exactly dequantized operands.
+template <typename OpTy>
+struct ScaledFallbackToGPU final : OpRewritePattern<OpTy> {
+  ScaledFallbackToGPU(MLIRContext *ctx, KernelCache cache, unsigned benefit)
+      : OpRewritePattern<OpTy>(ctx, benefit), cache(std::move(cache)) {}
 
-  LogicalResult matchAndRewrite(ScaledGroupedMmOp op,
+  LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     if (!hasStaticShapes(op))
       return rewriter.notifyMatchFailure(op, "dynamic shapes");
     if (op.getLhsScaleLayout() != ScaleLayout::RowMajor ||
         op.getRhsScaleLayout() != ScaleLayout::RowMajor)
-      return rewriter.notifyMatchFailure(op, "grouped blocked scales");
+      return rewriter.notifyMatchFailure(op, "scales not row_major");
     GemmSpec spec;
-    setGroupedSpec(op, spec, op.getLhs().getType().getElementType(),
-                   op.getRhs().getType().getElementType(), true);
-    replaceWithGemm(rewriter, op, cache, spec,
-                    {op.getLhs(), op.getLhsScales(), op.getRhs(),
-                     op.getRhsScales(), op.getOffs()},
+    SmallVector<Value> inputs;
+    buildScaledSpec(op, spec, inputs);
+    replaceWithGemm(rewriter, op, cache, spec, inputs,
                     op.getResult().getType());
     return success();
   }
@@ -688,8 +678,9 @@ void gpu_lowering::populateSimpleGemmKernelPatterns(RewritePatternSet &patterns,
   patterns.add<ContractionToGPU, GroupedMmToGPU>(patterns.getContext(), cache);
   // Below the default benefit unless asked: the specialised (wgmma) GEMM
   // patterns are tried first.
-  patterns.add<ScaledMmFallbackToGPU, ScaledGroupedMmFallbackToGPU>(
-      patterns.getContext(), cache, mxBenefit);
+  patterns.add<ScaledFallbackToGPU<ScaledMmOp>,
+               ScaledFallbackToGPU<ScaledGroupedMmOp>>(patterns.getContext(),
+                                                       cache, mxBenefit);
 }
 
 bool gpu_lowering::isSimpleGemmCandidate(Operation *op) {

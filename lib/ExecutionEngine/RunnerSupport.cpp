@@ -1,0 +1,201 @@
+//===- RunnerSupport.cpp - what the CPU and CUDA runners share --*- C++ -*-===//
+//
+// Implements RunnerSupport.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RunnerSupport.h"
+#include "mxfp8train/InitAll.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/TargetSelect.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+
+runner::DiagnosticCollector::DiagnosticCollector(MLIRContext *ctx)
+    : handler(ctx, [this](Diagnostic &diag) {
+        llvm::raw_string_ostream os(text);
+        os << diag.getLocation() << ": " << diag << "\n";
+        for (Diagnostic &note : diag.getNotes())
+          os << "  note: " << note << "\n";
+        return success();
+      }) {}
+
+std::unique_ptr<MLIRContext> runner::createRunnerContext(bool gpu) {
+  DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mxfp8train::registerAllDialects(registry);
+  mxfp8train::registerAllExtensions(registry);
+  if (gpu) {
+    mlir::registerAllToLLVMIRTranslations(registry);
+    mlir::registerAllGPUToLLVMIRTranslations(registry);
+  } else {
+    registerBuiltinDialectTranslation(registry);
+    registerLLVMDialectTranslation(registry);
+  }
+  return std::make_unique<MLIRContext>(registry);
+}
+
+llvm::Error
+runner::collectSignatures(ModuleOp module, StringRef runner,
+                          llvm::StringMap<FunctionType> &signatures) {
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!func.isPublic() || func.isExternal())
+      continue;
+    for (Type t : llvm::concat<const Type>(func.getArgumentTypes(),
+                                           func.getResultTypes())) {
+      auto tensor = dyn_cast<RankedTensorType>(t);
+      if (!tensor || !tensor.hasStaticShape())
+        return llvm::createStringError(
+            "function '" + func.getName().str() + "': the " + runner.str() +
+            " runner needs statically shaped ranked tensor arguments and "
+            "results");
+      if (auto err = getHostElementType(tensor.getElementType()).takeError())
+        return err;
+    }
+    signatures[func.getName()] = func.getFunctionType();
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>>
+runner::cloneIntoContext(ModuleOp module, MLIRContext *ctx,
+                         const DiagnosticCollector &diags) {
+  std::string text;
+  {
+    llvm::raw_string_ostream os(text);
+    module->print(os, OpPrintingFlags().printGenericOpForm());
+  }
+  OwningOpRef<ModuleOp> copy = parseSourceString<ModuleOp>(text, ctx);
+  if (!copy)
+    return llvm::createStringError("could not re-parse the module:\n" +
+                                   diags.text);
+  copy->walk([](func::FuncOp func) {
+    func.removeArgAttrsAttr();
+    func.removeResAttrsAttr();
+  });
+  return copy;
+}
+
+/// `4x32` for error messages.
+static std::string formatShape(ArrayRef<int64_t> shape) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(shape, os, "x");
+  return s;
+}
+
+llvm::Error runner::checkInputs(StringRef name, FunctionType type,
+                                ArrayRef<HostTensor> inputs) {
+  if (inputs.size() != type.getNumInputs())
+    return llvm::createStringError("function '" + name.str() + "' takes " +
+                                   std::to_string(type.getNumInputs()) +
+                                   " arguments, " +
+                                   std::to_string(inputs.size()) + " given");
+  for (auto [i, t] : llvm::enumerate(type.getInputs())) {
+    auto tensor = cast<RankedTensorType>(t);
+    HostElementType want = *getHostElementType(tensor.getElementType());
+    if (inputs[i].type != want ||
+        ArrayRef(inputs[i].shape) != tensor.getShape())
+      return llvm::createStringError(
+          "argument " + std::to_string(i) + " of '" + name.str() +
+          "' must be " + formatShape(tensor.getShape()) +
+          " of the right element type, given " + formatShape(inputs[i].shape));
+  }
+  return llvm::Error::success();
+}
+
+std::vector<HostTensor> runner::makeResults(FunctionType type) {
+  std::vector<HostTensor> results;
+  for (Type t : type.getResults()) {
+    auto tensor = cast<RankedTensorType>(t);
+    results.emplace_back(*getHostElementType(tensor.getElementType()),
+                         tensor.getShape());
+  }
+  return results;
+}
+
+std::vector<int64_t> runner::makeDescriptor(void *data,
+                                            ArrayRef<int64_t> shape) {
+  static_assert(sizeof(void *) == sizeof(int64_t), "64-bit hosts only");
+  std::vector<int64_t> words(3 + 2 * shape.size());
+  words[0] = reinterpret_cast<int64_t>(data);
+  words[1] = reinterpret_cast<int64_t>(data);
+  words[2] = 0;
+  int64_t stride = 1;
+  for (int64_t i = int64_t(shape.size()) - 1; i >= 0; --i) {
+    words[3 + i] = shape[i];
+    words[3 + shape.size() + i] = stride;
+    stride *= shape[i];
+  }
+  return words;
+}
+
+llvm::Error runner::lowerAndCompile(ModuleOp module, bool gpu, StringRef runner,
+                                    PipelineBuilder build,
+                                    ArrayRef<StringRef> sharedLibs,
+                                    JitModule &out) {
+  static bool nativeInitialized = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)nativeInitialized;
+  if (gpu) {
+    // gpu-module-to-binary compiles the device code with LLVM's NVPTX
+    // backend.
+    static bool allInitialized = [] {
+      llvm::InitializeAllTargets();
+      llvm::InitializeAllTargetMCs();
+      llvm::InitializeAllAsmPrinters();
+      return true;
+    }();
+    (void)allInitialized;
+  }
+  out.context = createRunnerContext(gpu);
+  MLIRContext *ctx = out.context.get();
+  if (llvm::Error err = collectSignatures(module, runner, out.signatures))
+    return err;
+  DiagnosticCollector diags(ctx);
+  llvm::Expected<OwningOpRef<ModuleOp>> lowered =
+      cloneIntoContext(module, ctx, diags);
+  if (!lowered)
+    return lowered.takeError();
+  PassManager pm(ctx);
+  if (llvm::Error err = build(pm))
+    return err;
+  if (failed(pm.run(**lowered)))
+    return llvm::createStringError("lowering for the " +
+                                   StringRef(gpu ? "GPU" : "CPU") +
+                                   " failed:\n" + diags.text);
+  // MXFP8TRAIN_DUMP_LOWERED=1 prints the LLVM-dialect module that is JITed.
+  if (const char *dump = std::getenv("MXFP8TRAIN_DUMP_LOWERED");
+      dump && StringRef(dump) == "1")
+    (*lowered)->print(llvm::errs());
+
+  ExecutionEngineOptions engineOptions;
+  auto transformer = makeOptimizingTransformer(/*optLevel=*/3,
+                                               /*sizeLevel=*/0, nullptr);
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  engineOptions.sharedLibPaths = sharedLibs;
+  auto engine = ExecutionEngine::create(**lowered, engineOptions);
+  if (!engine)
+    return llvm::joinErrors(
+        llvm::createStringError("JIT compilation failed: " + diags.text),
+        engine.takeError());
+  out.engine = std::move(*engine);
+  return llvm::Error::success();
+}
