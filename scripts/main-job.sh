@@ -58,11 +58,10 @@ if [ "$device" = cpu ]; then
 fi
 
 # --device=cuda: is there a usable GPU here? (mxfp8-run's first line says.)
-probe="$("$run" "$root/examples/mlp_train_step_small.mlir" --device=auto \
-  --entry=mlp_train_step --pipeline=canonicalize --dump-ir=/dev/null 2>&1 | head -n 1 || true)"
-probe="${probe%%$'\n'*}"
+probe="$("$run" --print-device 2>&1 || true)"
 if [ "${probe#device: cuda}" = "$probe" ]; then
-  echo "main-job: --device=cuda: no usable GPU here (${probe#device: })." >&2
+  reason="${probe#device: cpu (}"
+  echo "main-job: --device=cuda: no usable GPU here: ${reason%)}" >&2
   echo "main-job: on a GPU machine without LLVM (e.g. the lent H200), run it in two steps:" >&2
   echo "  here:  TOKENS=$tokens RECIPE=$recipe bash bench/make-aot-artifacts.sh" >&2
   echo "  there: bash bench/device/run-aot-checks.sh   (the 'step' rows)" >&2

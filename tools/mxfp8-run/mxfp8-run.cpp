@@ -210,6 +210,12 @@ static cl::opt<bool> simpleGemm(
              "scaled_grouped_mm even where a wgmma kernel exists"),
     cl::init(false), cl::cat(runCategory));
 
+static cl::opt<bool> printDevice(
+    "print-device",
+    cl::desc("Print the device line (where --device would run, and why) and "
+             "exit; no input file is read"),
+    cl::init(false), cl::cat(runCategory));
+
 /// The device chosen in main(), never Auto.
 static Device selectedDevice = Device::CPU;
 /// The chip used for --device=cuda.
@@ -1462,6 +1468,9 @@ int main(int argc, char **argv) {
       argc, argv,
       "mxfp8-run: run a function of a tensor-level MLIR module on the CPU "
       "or a CUDA GPU, or compare it with its MXFP8 conversion (--compare)\n");
+
+  if (printDevice)
+    return failed(selectDevice()) ? 1 : 0;
 
   DialectRegistry registry;
   mlir::registerAllDialects(registry);
