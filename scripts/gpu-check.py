@@ -19,7 +19,13 @@
 #   calls each case's _mlir_ciface_case through the mgpu* runtime with
 #   device buffers (outputs poisoned first), compares every output byte with
 #   the CPU path, then times each timing kernel alone (CUDA events, median)
-#   against a device-to-device copy and prints GB/s and the fraction.
+#   against a device-to-device copy and prints GB/s and the fraction
+#   (--json PATH: also as JSON lines, which bench/quantize_peer.py --ours
+#   reads; bench/device/quantize-bench.sh runs both in one call).
+#
+#   prepare --variant NAME --build OTHER_BUILD [--only KERNEL ...] adds
+#   another build's timing kernels to DIR as KERNEL.NAME (no cases), so that
+#   two versions of a kernel are timed in the same run.
 #
 # Exit status of `run`: 0 when every case is bit-exact, 1 otherwise.
 #
@@ -37,6 +43,8 @@ import sys
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Writes the cubin of a lowered module (`--bin OUT`); shared with the tests.
+EXTRACT_PTX = os.path.join(ROOT, "test", "Target", "PTX", "Inputs", "extract-ptx.py")
 
 # ---------------------------------------------------------------------------
 # Cases
@@ -303,28 +311,38 @@ def make_inputs(case, ins, rng):
     return arrays
 
 
-# Kernels timed alone: (name, function text). Shapes fill the H200.
-TIMING = [
-    ("quantize_1x32_bf16_rceil", "quantize", [16384, 16384], "bf16", 1),
-    ("quantize_32x1_bf16_rceil", "quantize", [16384, 16384], "bf16", 0),
-    ("quantize_dual_bf16_rceil", "dual", [16384, 16384], "bf16", None),
-    ("quantize_1x32_f32_rceil", "quantize", [8192, 16384], "f32", 1),
-    ("quantize_32x1_f32_rceil", "quantize", [8192, 16384], "f32", 0),
-    ("quantize_1x32_bf16_blocked", "quantize_blocked", [16384, 16384], "bf16", 1),
-    ("dequantize_1x32_bf16", "dequantize", [16384, 16384], "bf16", 1),
-    ("dequantize_32x1_bf16", "dequantize", [16384, 16384], "bf16", 0),
-    ("pad_token_groups_bf16", "pad", [131072, 7168], "bf16", None),
-]
+# Kernels timed alone: (name, kind, shape, elem, axis, mode). Shapes fill
+# the H200; 16384 x 8192 bf16 is the issue's benchmark shape (bench/README.md).
+def timing_kernels():
+    kernels = []
+    for shape in ([16384, 16384], [16384, 8192]):
+        tag = "%dx%d" % tuple(shape)
+        for mode in ("floor", "rceil"):
+            kernels += [
+                ("quantize_1x32_bf16_%s_%s" % (mode, tag), "quantize", shape, "bf16", 1, mode),
+                ("quantize_32x1_bf16_%s_%s" % (mode, tag), "quantize", shape, "bf16", 0, mode),
+                ("quantize_dual_bf16_%s_%s" % (mode, tag), "dual", shape, "bf16", None, mode),
+            ]
+    kernels += [
+        ("quantize_1x32_f32_rceil", "quantize", [8192, 16384], "f32", 1, "rceil"),
+        ("quantize_32x1_f32_rceil", "quantize", [8192, 16384], "f32", 0, "rceil"),
+        ("quantize_dual_f32_rceil", "dual", [8192, 16384], "f32", None, "rceil"),
+        ("quantize_1x32_bf16_blocked", "quantize_blocked", [16384, 16384], "bf16", 1, "rceil"),
+        ("dequantize_1x32_bf16", "dequantize", [16384, 16384], "bf16", 1, None),
+        ("dequantize_32x1_bf16", "dequantize", [16384, 16384], "bf16", 0, None),
+        ("pad_token_groups_bf16", "pad", [131072, 7168], "bf16", None, None),
+    ]
+    return kernels
 
 
-def timing_module(kind, shape, elem, axis):
+def timing_module(kind, shape, elem, axis, mode):
     if kind in ("quantize", "quantize_blocked"):
         layout = "blocked" if kind == "quantize_blocked" else "row_major"
         case = dict(kind="quantize", shape=shape, elem=elem, f8="f8E4M3FN",
-                    axis=axis, mode="rceil", layout=layout)
+                    axis=axis, mode=mode, layout=layout)
     elif kind == "dual":
         case = dict(kind="dual", shape=shape, elem=elem, f8="f8E4M3FN",
-                    mode="rceil", layouts=["row_major", "row_major"])
+                    mode=mode, layouts=["row_major", "row_major"])
     elif kind == "dequantize":
         case = dict(kind="dequantize", shape=shape, f8="f8E4M3FN", out=elem,
                     axis=axis, layout="row_major")
@@ -337,24 +355,6 @@ def timing_module(kind, shape, elem, axis):
 # ---------------------------------------------------------------------------
 # prepare (here)
 # ---------------------------------------------------------------------------
-
-
-def extract_binary(text):
-    """The bytes of the first `bin = "..."` of a gpu.binary (MLIR prints a
-    backslash as two, and every non-printable byte and quote as \\XX)."""
-    i = text.index('bin = "') + len('bin = "')
-    out = bytearray()
-    while text[i] != '"':
-        if text[i] == "\\" and text[i + 1] == "\\":
-            out.append(ord("\\"))
-            i += 2
-        elif text[i] == "\\":
-            out.append(int(text[i + 1:i + 3], 16))
-            i += 3
-        else:
-            out.append(ord(text[i]))
-            i += 1
-    return bytes(out)
 
 
 def kernel_launches(converted):
@@ -375,6 +375,34 @@ def run(cmd, **kw):
     subprocess.run(cmd, check=True, **kw)
 
 
+def prepare_timing(args, opt, out, manifest, suffix):
+    """Cubins and launch shapes of the timing kernels (those named by
+    --only, or all), added to `manifest` as NAME + suffix."""
+    tdir = os.path.join(out, "timing")
+    os.makedirs(tdir, exist_ok=True)
+    for name, kind, shape, elem, axis, mode in timing_kernels():
+        if args.only and name not in args.only:
+            continue
+        text = timing_module(kind, shape, elem, axis, mode)
+        src = os.path.join(tdir, name + suffix + ".mlir")
+        with open(src, "w") as f:
+            f.write(text)
+        converted = subprocess.run(
+            [opt, src, "--convert-mxfp8train-to-gpu=chip=" + args.chip,
+             "--canonicalize"], check=True, capture_output=True,
+            text=True).stdout
+        lowered = subprocess.run(
+            [opt, src, "--mxfp8train-lower-to-gpu=chip=%s format=bin" % args.chip],
+            check=True, capture_output=True, text=True).stdout
+        subprocess.run([sys.executable, EXTRACT_PTX, "--bin",
+                        os.path.join(tdir, name + suffix + ".cubin")],
+                       input=lowered, check=True, text=True)
+        manifest["timing"] = [t for t in manifest["timing"]
+                              if t["name"] != name + suffix]
+        manifest["timing"].append(dict(name=name + suffix,
+                                       launches=kernel_launches(converted)))
+
+
 def prepare(args):
     build = os.path.abspath(args.build)
     out = os.path.abspath(args.out)
@@ -382,6 +410,14 @@ def prepare(args):
     opt = os.path.join(build, "bin", "mxfp8-opt")
     mrun = os.path.join(build, "bin", "mxfp8-run")
     env = dict(os.environ, MXFP8_OPT=opt)
+    manifest_path = os.path.join(out, "manifest.json")
+    if args.variant:
+        # Another build's kernels, timed beside the others under NAME.SUFFIX.
+        manifest = json.load(open(manifest_path))
+        prepare_timing(args, opt, out, manifest, "." + args.variant)
+        with open(manifest_path, "w") as f:
+            json.dump(manifest, f, indent=1)
+        return
     shutil.copy(os.path.join(build, "lib", "libmxfp8train_runtime.so"), out)
     rng = np.random.default_rng(args.seed)
     manifest = dict(chip=args.chip, cases=[], timing=[])
@@ -412,24 +448,8 @@ def prepare(args):
         manifest["cases"].append(dict(
             name=name, inputs=[dict(shape=s, elem=e) for s, e in ins],
             outputs=[dict(shape=s, elem=e) for s, e in outs]))
-    tdir = os.path.join(out, "timing")
-    os.makedirs(tdir, exist_ok=True)
-    for name, kind, shape, elem, axis in TIMING:
-        text = timing_module(kind, shape, elem, axis)
-        src = os.path.join(tdir, name + ".mlir")
-        with open(src, "w") as f:
-            f.write(text)
-        converted = subprocess.run(
-            [opt, src, "--convert-mxfp8train-to-gpu=chip=" + args.chip,
-             "--canonicalize"], check=True, capture_output=True,
-            text=True).stdout
-        lowered = subprocess.run(
-            [opt, src, "--mxfp8train-lower-to-gpu=chip=%s format=bin" % args.chip],
-            check=True, capture_output=True, text=True).stdout
-        with open(os.path.join(tdir, name + ".cubin"), "wb") as f:
-            f.write(extract_binary(lowered))
-        manifest["timing"].append(dict(name=name, launches=kernel_launches(converted)))
-    with open(os.path.join(out, "manifest.json"), "w") as f:
+    prepare_timing(args, opt, out, manifest, "")
+    with open(manifest_path, "w") as f:
         json.dump(manifest, f, indent=1)
     print("prepared %d cases and %d timing kernels in %s" % (
         len(manifest["cases"]), len(manifest["timing"]), out))
@@ -505,7 +525,8 @@ def run_timing(args, cp):
     copy_ms = median_ms(cp, lambda: dst.__setitem__(Ellipsis, src), 20)
     copy_bw = 2 * n / copy_ms / 1e6
     print("\ndevice copy: %.0f GB/s (2 x %d MiB in %.3f ms)" % (copy_bw, n >> 20, copy_ms))
-    print("%-30s %10s %10s %9s %7s" % ("kernel", "MB moved", "time ms", "GB/s", "of copy"))
+    print("%-42s %10s %10s %9s %7s" % ("kernel", "MB moved", "time ms", "GB/s", "of copy"))
+    records = [dict(what="copy", ms=copy_ms, gbs=copy_bw, bytes=2 * n)]
     for t in manifest["timing"]:
         if args.only and t["name"] not in args.only:
             continue
@@ -541,8 +562,14 @@ def run_timing(args, cp):
             total_ms += ms
             total_bytes += nbytes
         bw = total_bytes / total_ms / 1e6
-        print("%-30s %10.1f %10.3f %9.0f %6.1f%%" % (
+        print("%-42s %10.1f %10.3f %9.0f %6.1f%%" % (
             t["name"], total_bytes / 1e6, total_ms, bw, 100 * bw / copy_bw))
+        records.append(dict(what="kernel", name=t["name"], ms=total_ms,
+                            gbs=bw, bytes=total_bytes, of_copy=bw / copy_bw))
+    if args.json:
+        with open(args.json, "w") as f:
+            for r in records:
+                f.write(json.dumps(r) + "\n")
 
 
 def median_ms(cp, fn, reps):
@@ -567,6 +594,11 @@ def main():
     p.add_argument("--out", required=True)
     p.add_argument("--chip", default="sm_90a")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--variant", metavar="SUFFIX",
+                   help="add this build's timing kernels to an existing "
+                   "DIR as NAME.SUFFIX (no cases)")
+    p.add_argument("--only", action="append", default=[],
+                   help="prepare only these timing kernels")
     r = sub.add_parser("run")
     r.add_argument("dir")
     r.add_argument("--no-timing", action="store_true")
@@ -574,6 +606,8 @@ def main():
     r.add_argument("--only", action="append", default=[],
                    help="time only these timing kernels")
     r.add_argument("--reps", type=int, default=20)
+    r.add_argument("--json", metavar="PATH",
+                   help="also write the timings as JSON lines")
     args = parser.parse_args()
     if args.cmd == "prepare":
         prepare(args)

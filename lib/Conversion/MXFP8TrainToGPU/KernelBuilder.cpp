@@ -193,6 +193,50 @@ Value KernelBuilder::packBytes(ArrayRef<Value> scalars, Type type) {
   return bitcastTo(VectorType::get({int64_t(bytes.size())}, type), packed);
 }
 
+Value KernelBuilder::half(Value v, bool second) {
+  // vector.shuffle rather than vector.extract_strided_slice: the GPU
+  // lowering turns the former into llvm.shufflevector directly.
+  int64_t n = cast<VectorType>(v.getType()).getNumElements();
+  int64_t first = second ? n / 2 : 0;
+  return vector::ShuffleOp::create(
+      *this, v, v, llvm::to_vector(llvm::seq<int64_t>(first, first + n / 2)));
+}
+
+Value KernelBuilder::concat(Value a, Value b) {
+  int64_t n = cast<VectorType>(a.getType()).getNumElements() +
+              cast<VectorType>(b.getType()).getNumElements();
+  return vector::ShuffleOp::create(*this, a, b,
+                                   llvm::to_vector(llvm::seq<int64_t>(0, n)));
+}
+
+Value KernelBuilder::shuffleXor(Value v, int64_t mask) {
+  auto type = cast<VectorType>(v.getType());
+  int64_t bitsTotal = type.getNumElements() * type.getElementTypeBitWidth();
+  auto shuffle = [&](Value word) -> Value {
+    return gpu::ShuffleOp::create(*this, word, int32_t(mask), 32,
+                                  gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  };
+  if (bitsTotal < 32) {
+    // One narrow integer, zero-extended to a word and back.
+    auto narrowType = VectorType::get({1}, getIntegerType(bitsTotal));
+    Value narrow =
+        vector::ExtractOp::create(*this, bitcastTo(narrowType, v), 0);
+    Value word = arith::ExtUIOp::create(*this, getI32Type(), narrow);
+    Value back =
+        arith::TruncIOp::create(*this, narrow.getType(), shuffle(word));
+    return bitcastTo(type, vector::FromElementsOp::create(*this, narrowType,
+                                                          ValueRange{back}));
+  }
+  auto wordType = VectorType::get({bitsTotal / 32}, getI32Type());
+  Value words = bitcastTo(wordType, v);
+  SmallVector<Value> theirs;
+  for (int64_t w = 0; w < bitsTotal / 32; ++w)
+    theirs.push_back(shuffle(vector::ExtractOp::create(*this, words, w)));
+  return bitcastTo(type,
+                   vector::FromElementsOp::create(*this, wordType, theirs));
+}
+
 //===----------------------------------------------------------------------===//
 // KernelCache
 //===----------------------------------------------------------------------===//
@@ -279,6 +323,15 @@ Value gpu_lowering::toTensor(RewriterBase &rewriter, Location loc,
                                            /*writable=*/true);
 }
 
+SmallVector<Value> gpu_lowering::allocResults(RewriterBase &rewriter,
+                                              Operation *op) {
+  SmallVector<Value> buffers;
+  for (Type type : op->getResultTypes())
+    buffers.push_back(
+        allocResult(rewriter, op->getLoc(), cast<RankedTensorType>(type)));
+  return buffers;
+}
+
 Value gpu_lowering::collapseTo(RewriterBase &rewriter, Location loc,
                                Value memref, ArrayRef<int64_t> shape) {
   auto type = cast<MemRefType>(memref.getType());
@@ -313,6 +366,19 @@ void gpu_lowering::launch(RewriterBase &rewriter, Location loc,
                             gpu::KernelDim3{c(gridX), one, one},
                             gpu::KernelDim3{c(kThreadsPerCTA), one, one},
                             /*dynamicSharedMemorySize=*/Value(), args);
+}
+
+LogicalResult gpu_lowering::launchAndReplace(RewriterBase &rewriter,
+                                             Operation *op,
+                                             gpu::GPUFuncOp kernel,
+                                             int64_t gridX, ValueRange args,
+                                             ValueRange buffers) {
+  launch(rewriter, op->getLoc(), kernel, gridX, args);
+  SmallVector<Value> tensors;
+  for (Value buffer : buffers)
+    tensors.push_back(toTensor(rewriter, op->getLoc(), buffer));
+  rewriter.replaceOp(op, tensors);
+  return success();
 }
 
 std::string gpu_lowering::getTypeTag(Type type) {

@@ -80,6 +80,15 @@ public:
   /// `type`> (an 8-bit type).
   Value packBytes(ArrayRef<Value> scalars, Type type);
 
+  /// The first (`second` false) or second half of the 1-D vector `v`.
+  Value half(Value v, bool second);
+  /// The 1-D vectors `a` and `b` concatenated.
+  Value concat(Value a, Value b);
+  /// The 1-D vector `v` of lane `lane ^ mask` of the warp
+  /// (`shfl.sync.bfly`): one shuffle per 32-bit word, or one for a vector of
+  /// fewer than 32 bits (zero-extended); otherwise a multiple of 32 bits.
+  Value shuffleXor(Value v, int64_t mask);
+
   /// The shared scalar arithmetic (computeScaleByte, getBlockedOffset, ...)
   /// inserting at the current insertion point.
   lowering::Bits bits() { return lowering::Bits(*this, getLoc()); }
@@ -135,6 +144,9 @@ Value allocResult(RewriterBase &rewriter, Location loc, RankedTensorType type);
 /// `bufferization.to_tensor %buffer restrict writable`.
 Value toTensor(RewriterBase &rewriter, Location loc, Value buffer);
 
+/// allocResult for every result of `op` (ranked tensors), in order.
+SmallVector<Value> allocResults(RewriterBase &rewriter, Operation *op);
+
 /// Collapses an identity-layout memref to `shape` (groups of consecutive
 /// dims; `shape` must be a coarsening of the memref's shape).
 Value collapseTo(RewriterBase &rewriter, Location loc, Value memref,
@@ -145,11 +157,40 @@ Value collapseTo(RewriterBase &rewriter, Location loc, Value memref,
 void launch(RewriterBase &rewriter, Location loc, gpu::GPUFuncOp kernel,
             int64_t gridX, ValueRange args);
 
+/// launch of `kernel` at `op`, then `op` replaced by toTensor of each of
+/// `buffers` (the buffers of its results, in order).
+LogicalResult launchAndReplace(RewriterBase &rewriter, Operation *op,
+                               gpu::GPUFuncOp kernel, int64_t gridX,
+                               ValueRange args, ValueRange buffers);
+
 /// Short names used in kernel names: `bf16`, `f32`, `e4m3`, `e5m2`.
 std::string getTypeTag(Type type);
 
 /// `AxBxC` for kernel names.
 std::string getShapeTag(ArrayRef<int64_t> shape);
+
+/// The lowering of `OpTy` to kernel launches of a KernelCache: an op with a
+/// dynamic shape is reported and left alone, the others go to
+/// `rewriteStatic`.
+template <typename OpTy> class KernelPattern : public OpRewritePattern<OpTy> {
+public:
+  KernelPattern(MLIRContext *ctx, KernelCache cache)
+      : OpRewritePattern<OpTy>(ctx), cache(std::move(cache)) {}
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const final {
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    return rewriteStatic(op, rewriter);
+  }
+
+protected:
+  /// Rewrites `op`, whose operands and results all have static shapes.
+  virtual LogicalResult rewriteStatic(OpTy op,
+                                      PatternRewriter &rewriter) const = 0;
+
+  KernelCache cache;
+};
 
 //===----------------------------------------------------------------------===//
 // Kernel families (QuantizeKernels.cpp, LayoutKernels.cpp)

@@ -222,15 +222,11 @@ static void buildGroupCopy(KernelBuilder &kb, const GroupCopySpec &spec,
 
 namespace {
 /// pad_token_groups / unpad_token_groups -> one launch.
-template <typename OpTy>
-struct GroupCopyOpToGPU final : OpRewritePattern<OpTy> {
-  GroupCopyOpToGPU(MLIRContext *ctx, KernelCache cache)
-      : OpRewritePattern<OpTy>(ctx), cache(std::move(cache)) {}
+template <typename OpTy> struct GroupCopyOpToGPU final : KernelPattern<OpTy> {
+  using KernelPattern<OpTy>::KernelPattern;
 
-  LogicalResult matchAndRewrite(OpTy op,
-                                PatternRewriter &rewriter) const override {
-    if (!hasStaticShapes(op))
-      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+  LogicalResult rewriteStatic(OpTy op,
+                              PatternRewriter &rewriter) const override {
     constexpr bool pad = std::is_same_v<OpTy, PadTokenGroupsOp>;
     Location loc = op.getLoc();
     RankedTensorType inType = op.getInput().getType();
@@ -248,13 +244,8 @@ struct GroupCopyOpToGPU final : OpRewritePattern<OpTy> {
 
     SmallVector<Value> args = {toBuffer(rewriter, loc, op.getInput()),
                                toBuffer(rewriter, loc, op.getOffs())};
-    SmallVector<Value> results;
-    for (Value result : op->getResults()) {
-      Value buffer =
-          allocResult(rewriter, loc, cast<RankedTensorType>(result.getType()));
-      args.push_back(buffer);
-      results.push_back(buffer);
-    }
+    SmallVector<Value> results = allocResults(rewriter, op);
+    llvm::append_range(args, results);
     std::string name =
         llvm::formatv("{0}_token_groups_{1}_a{2}_{3}_to_{4}_g{5}",
                       pad ? "pad" : "unpad", getTypeTag(spec.elemType),
@@ -264,23 +255,16 @@ struct GroupCopyOpToGPU final : OpRewritePattern<OpTy> {
         {kRows, spec.groups}, rewriter.getI32Type(), AffineMap(),
         gpu::AddressSpaceAttr::get(rewriter.getContext(),
                                    gpu::AddressSpace::Workgroup));
-    gpu::GPUFuncOp kernel = cache.getOrCreate(
+    gpu::GPUFuncOp kernel = this->cache.getOrCreate(
         rewriter, name, ValueRange(args).getTypes(), /*numInputs=*/2,
         {tableType}, [&](KernelBuilder &kb, ValueRange kargs, ValueRange wg) {
           buildGroupCopy(kb, spec, kargs, wg[0]);
         });
-    const GPUTargetInfo &target = cache.getTarget();
+    const GPUTargetInfo &target = this->cache.getTarget();
     int64_t grid = std::max<int64_t>(
         1, std::min(getRowGroups(spec), target.numSMs * target.ctasPerSM));
-    launch(rewriter, loc, kernel, grid, args);
-    SmallVector<Value> tensors;
-    for (Value buffer : results)
-      tensors.push_back(toTensor(rewriter, loc, buffer));
-    rewriter.replaceOp(op, tensors);
-    return success();
+    return launchAndReplace(rewriter, op, kernel, grid, args, results);
   }
-
-  KernelCache cache;
 };
 } // namespace
 
@@ -341,14 +325,11 @@ static void buildToBlocked(KernelBuilder &kb, int64_t experts, int64_t rows,
 namespace {
 /// to_blocked with the `blocked` or `blocked_per_expert` layout -> one
 /// launch. The grouped layouts (m/k groups) have no GPU kernel yet.
-struct ToBlockedOpToGPU final : OpRewritePattern<ToBlockedOp> {
-  ToBlockedOpToGPU(MLIRContext *ctx, KernelCache cache)
-      : OpRewritePattern(ctx), cache(std::move(cache)) {}
+struct ToBlockedOpToGPU final : KernelPattern<ToBlockedOp> {
+  using KernelPattern::KernelPattern;
 
-  LogicalResult matchAndRewrite(ToBlockedOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!hasStaticShapes(op))
-      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+  LogicalResult rewriteStatic(ToBlockedOp op,
+                              PatternRewriter &rewriter) const override {
     ScaleLayout layout = op.getLayout();
     if (layout != ScaleLayout::Blocked &&
         layout != ScaleLayout::BlockedPerExpert)
@@ -360,12 +341,11 @@ struct ToBlockedOpToGPU final : OpRewritePattern<ToBlockedOp> {
     int64_t rows = inType.getDimSize(rank - 2),
             cols = inType.getDimSize(rank - 1);
     Value in = toBuffer(rewriter, loc, op.getScales());
-    Value outBuf = allocResult(rewriter, loc, op.getResult().getType());
-    Value out = outBuf;
+    SmallVector<Value> buffers = allocResults(rewriter, op);
+    Value out = buffers[0];
     if (experts == 1) {
       in = collapseTo(rewriter, loc, in, {rows, cols});
-      out =
-          collapseTo(rewriter, loc, outBuf, {getBlockedScaleSize(rows, cols)});
+      out = collapseTo(rewriter, loc, out, {getBlockedScaleSize(rows, cols)});
     }
     std::string name =
         llvm::formatv("to_blocked_{0}", getShapeTag(inType.getShape()));
@@ -375,12 +355,9 @@ struct ToBlockedOpToGPU final : OpRewritePattern<ToBlockedOp> {
           buildToBlocked(kb, experts, rows, cols, args[0], args[1]);
         });
     int64_t words = experts * getBlockedScaleSize(rows, cols) / 4;
-    launch(rewriter, loc, kernel, cache.getGridSize(words), {in, out});
-    rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
-    return success();
+    return launchAndReplace(rewriter, op, kernel, cache.getGridSize(words),
+                            {in, out}, buffers);
   }
-
-  KernelCache cache;
 };
 } // namespace
 

@@ -11,10 +11,11 @@
 // - 32x1 quantize (blocks along any other dim): one thread per 4 columns x
 //   32 rows; each row load of a warp is contiguous (256 bytes for bf16) and
 //   all 32 are in flight before the first use.
-// - quantize_dual: a 32x1 tile shared by two lanes (16 rows each); the 1x32
-//   amax of each row is completed across the lanes of its block with
-//   `shfl.sync.bfly`, the 32x1 amax with one shuffle between the halves, so
-//   the input is read once for both results.
+// - quantize_dual: one thread per 32 rows x 8 bytes (4 bf16 / 2 f32
+//   columns) as in 32x1, read once for both results; the 1x32 amaxes,
+//   spread over the lanes of a block, are completed by recursive halving
+//   (`shfl.sync.bfly`) so that each scale byte is computed by one lane,
+//   and the bytes are gathered back for the two casts.
 // - 1x32 / 32x1 dequantize: 16 contiguous output bytes per lane, the
 //   hardware `cvt.rn.f16x2.{e4m3,e5m2}x2` (exact), an exact f32 product with
 //   the shared decodeScale, NaN made the CPU path's quiet NaN, RNE to bf16.
@@ -150,7 +151,7 @@ static Value toF32ByShift(KernelBuilder &kb, Value v) {
 
 /// fp8 bytes of `x * rcp` (f32 lanes), all 0x7F in a block whose scale
 /// byte is 255: `isNaNBlock` is an i1 (one block) or, per lane, the word
-/// mask of computeColumnScales (bytes 0xFF where the lane's block is NaN),
+/// mask of setColumnFactors (bytes 0xFF where the lane's block is NaN),
 /// applied with bitwise ops on whole words instead of byte-wise selects.
 static Value quantizeLanes(KernelBuilder &kb, Value x, Value rcp,
                            Value isNaNBlock, Type f8Type) {
@@ -318,16 +319,15 @@ static Value loadTileRow(KernelBuilder &kb, const QuantizeSpec &spec,
   return row;
 }
 
-/// The scale bytes, reciprocals and NaN flags of the tile's columns.
-static void computeColumnScales(KernelBuilder &kb, const QuantizeSpec &spec,
-                                ColumnTile &tile, int64_t cpt) {
-  ElementFormat fmt = getElementFormat(spec.f8Type);
+/// The reciprocals and NaN flags of the tile's columns from their scale
+/// bytes `bytes` (i32 each), which become `tile.bytes`.
+static void setColumnFactors(KernelBuilder &kb, ColumnTile &tile,
+                             ArrayRef<Value> bytes) {
+  int64_t cpt = bytes.size();
+  tile.bytes.assign(bytes.begin(), bytes.end());
   SmallVector<Value> rcps, nans;
-  for (int64_t j = 0; j < cpt; ++j) {
-    Value a = amaxF32(kb, vector::ExtractOp::create(kb, tile.absMax, j));
+  for (Value byte : bytes) {
     Bits bb = kb.bits();
-    Value byte = computeScaleByte(bb, a, spec.mode, fmt);
-    tile.bytes.push_back(byte);
     rcps.push_back(computeReciprocal(bb, byte));
     // 0xFF for byte 255, else 0, by arithmetic ((byte + 1) >> 8 is 1 only
     // for 255): LLVM keeps the word-wide masking instead of turning it back
@@ -355,6 +355,27 @@ static void computeColumnScales(KernelBuilder &kb, const QuantizeSpec &spec,
       VectorType::get({int64_t(words.size())},
                       kb.getIntegerType(8 * bytesPerWord)),
       words);
+}
+
+/// The scale bytes (i32) of the block amaxes `absMax` (a vector in the
+/// input type).
+static SmallVector<Value>
+computeScaleBytes(KernelBuilder &kb, const QuantizeSpec &spec, Value absMax) {
+  ElementFormat fmt = getElementFormat(spec.f8Type);
+  SmallVector<Value> bytes;
+  int64_t n = cast<VectorType>(absMax.getType()).getNumElements();
+  for (int64_t j = 0; j < n; ++j) {
+    Value a = amaxF32(kb, vector::ExtractOp::create(kb, absMax, j));
+    Bits bb = kb.bits();
+    bytes.push_back(computeScaleByte(bb, a, spec.mode, fmt));
+  }
+  return bytes;
+}
+
+/// The scale bytes, reciprocals and NaN flags of the tile's columns.
+static void computeColumnScales(KernelBuilder &kb, const QuantizeSpec &spec,
+                                ColumnTile &tile) {
+  setColumnFactors(kb, tile, computeScaleBytes(kb, spec, tile.absMax));
 }
 
 /// Decomposes work item `i` of a 32x1 grid into (outer, row block, column
@@ -385,7 +406,7 @@ static void buildQuantize32x1(KernelBuilder &kb, const QuantizeSpec &spec,
     ColumnTile tile;
     for (int64_t k = 0; k < kBlockSize; ++k)
       loadTileRow(kb, spec, tile, in, o, r0, c0, cpt, k);
-    computeColumnScales(kb, spec, tile, cpt);
+    computeColumnScales(kb, spec, tile);
     for (int64_t k = 0; k < kBlockSize; ++k) {
       Value q = quantizeLanes(kb, toF32(kb, tile.rows[k]), tile.rcp, tile.isNaN,
                               spec.f8Type);
@@ -406,29 +427,80 @@ static void buildQuantize32x1(KernelBuilder &kb, const QuantizeSpec &spec,
 }
 
 /// Lanes that share one 32-row column tile of the dual kernel (each loads
-/// 32 / kDualSplit rows): 4, with 16-byte rows (8 bf16 / 4 f32 columns per
-/// lane). Measured on the H200 (docs/gpu.md): 82 % of copy bandwidth,
-/// against 73 % for 2 lanes x 8-byte rows and 62-67 % for the others tried.
-static constexpr int64_t kDualSplit = 4;
+/// 32 / kDualSplit rows) and the bytes of input per row of one lane: 1 lane
+/// with 8-byte rows (4 bf16 / 2 f32 columns x 32 rows, 256 bytes of loads
+/// in flight per lane, 128 registers, 2 CTAs per SM; a warp's row loads are
+/// 256 contiguous bytes), as in the 32x1 kernel. Measured on the H200
+/// (docs/gpu.md), 16384 x 16384 bf16: 89 % of copy bandwidth, against 88 %
+/// for 2 lanes x 16 rows of 16 bytes, 86 % for 2 lanes x 16 rows of 8 bytes
+/// or 4 lanes x 8 rows of 16 bytes (3 CTAs per SM; 85-86 % with 4 forced).
+static constexpr int64_t kDualSplit = 1;
+/// Bytes of input per row of one lane of the dual kernel (see kDualSplit).
+static constexpr int64_t kDualRowBytes = 8;
 
-/// Columns of one lane of the dual kernel: 16 bytes of input per row.
+/// Columns of one lane of the dual kernel: kDualRowBytes of input per row.
 static int64_t getDualColsPerThread(Type inType) {
-  return 16 / (inType.getIntOrFloatBitWidth() / 8);
+  return kDualRowBytes / (inType.getIntOrFloatBitWidth() / 8);
+}
+
+/// True (i1) where bit `mask` of `lane` (index) is set.
+static Value laneBitSet(KernelBuilder &kb, Value lane, int64_t mask) {
+  Value bit = arith::AndIOp::create(kb, lane, kb.idx(mask));
+  return arith::CmpIOp::create(kb, arith::CmpIPredicate::ne, bit, kb.idx(0));
+}
+
+/// Maximum of the vectors `v` of the lanes `lane ^ m` for the masks
+/// `masks`, scattered over those lanes (recursive halving): at each step a
+/// lane keeps one half of its vector (the upper half where `lane & m` is
+/// set), sends the other half to lane `lane ^ m` and takes the maximum with
+/// that lane's copy of the half it kept. Returns the full maxima of
+/// `size / 2^|masks|` consecutive entries and the position (index) of the
+/// first of them in `v`. max is exact, so the order does not matter.
+static std::pair<Value, Value> reduceScatterMax(KernelBuilder &kb, Value v,
+                                                Value lane,
+                                                ArrayRef<int64_t> masks) {
+  Value first = kb.idx(0);
+  for (int64_t m : masks) {
+    int64_t n = cast<VectorType>(v.getType()).getNumElements();
+    Value upper = laneBitSet(kb, lane, m);
+    Value lo = kb.half(v, false), hi = kb.half(v, true);
+    Value keep = arith::SelectOp::create(kb, upper, hi, lo);
+    Value send = arith::SelectOp::create(kb, upper, lo, hi);
+    v = arith::MaximumFOp::create(kb, keep, kb.shuffleXor(send, m));
+    first = arith::AddIOp::create(
+        kb, first,
+        arith::SelectOp::create(kb, upper, kb.idx(n / 2), kb.idx(0)));
+  }
+  return {v, first};
+}
+
+/// The inverse exchange of reduceScatterMax (recursive doubling): every
+/// lane ends with the whole vector, in the original order.
+static Value allGather(KernelBuilder &kb, Value v, Value lane,
+                       ArrayRef<int64_t> masks) {
+  for (int64_t m : llvm::reverse(masks)) {
+    Value upper = laneBitSet(kb, lane, m);
+    Value theirs = kb.shuffleXor(v, m);
+    v = arith::SelectOp::create(kb, upper, kb.concat(theirs, v),
+                                kb.concat(v, theirs));
+  }
+  return v;
 }
 
 /// quantize_dual: (in, rowData, rowScales, colData, colScales) over the
 /// (outer, rows, cols) view. A 32 x cpt tile (one 32x1 block per column) is
-/// shared by kDualSplit lanes of a warp, 32 / kDualSplit apart, each loading
-/// 32 / kDualSplit rows, so that a thread holds a fraction of the 32x1
-/// kernel's tile and more warps fit on an SM: the column amax is completed
-/// with log2(kDualSplit) shuffles, the rowwise amax of each row with a
-/// butterfly over the 32 / cpt lanes of its 1x32 block.
+/// shared by kDualSplit lanes of a warp, 32 / kDualSplit apart, each
+/// loading 32 / kDualSplit rows; the 32 / cpt lanes of a 1x32 block are
+/// consecutive. Every scale byte is computed once: the partial amaxes
+/// (per row of the lane's chunk, per column of the lane's rows) are
+/// completed by recursive halving over the lanes that share them, each lane
+/// computes and stores the bytes of the rows / columns it ends with, and
+/// the bytes (not the reciprocals) are gathered back for the casts.
 static void buildQuantizeDual(KernelBuilder &kb, const QuantizeSpec &rowSpec,
                               const QuantizeSpec &colSpec, Value in,
                               Value rowData, Value rowScales, Value colData,
                               Value colScales) {
   const BlockView &v = colSpec.view;
-  int64_t elemBytes = colSpec.inType.getIntOrFloatBitWidth() / 8;
   int64_t split = kDualSplit;
   int64_t itemsPerWarp = 32 / split;
   int64_t tileRows = kBlockSize / split;
@@ -437,8 +509,14 @@ static void buildQuantizeDual(KernelBuilder &kb, const QuantizeSpec &rowSpec,
   int64_t rowBlocks = v.rows / kBlockSize;
   int64_t blocksPerRow = v.cols / kBlockSize;
   int64_t work = v.outer * rowBlocks * (v.cols / cpt);
-  ElementFormat rowFmt = getElementFormat(rowSpec.f8Type);
-  auto inVec = VectorType::get({cpt}, colSpec.inType);
+  // Lanes that share a row's 1x32 block (bits below lanesPerBlock) and
+  // lanes that share a tile's columns (the row parts, bits from
+  // itemsPerWarp up).
+  SmallVector<int64_t> rowMasks, colMasks;
+  for (int64_t m = 1; m < lanesPerBlock; m *= 2)
+    rowMasks.push_back(m);
+  for (int64_t m = itemsPerWarp; m < 32; m *= 2)
+    colMasks.push_back(m);
   // Lane l of warp w takes row part l / itemsPerWarp of item
   // itemsPerWarp * w + l % itemsPerWarp. The shuffles need whole warps:
   // every lane runs the same iterations (the loop goes to a multiple of
@@ -465,76 +543,69 @@ static void buildQuantizeDual(KernelBuilder &kb, const QuantizeSpec &rowSpec,
     auto [o, blockRow0, rb, c0] = decomposeColumnItem(kb, item, v, cpt);
     Value r0 = arith::AddIOp::create(
         kb, blockRow0, arith::MulIOp::create(kb, part, kb.idx(tileRows)));
+    Value blk = arith::DivUIOp::create(kb, c0, kb.idx(kBlockSize));
 
     // All row loads first.
     ColumnTile tile;
     for (int64_t k = 0; k < tileRows; ++k)
       loadTileRow(kb, colSpec, tile, in, o, r0, c0, cpt, k);
 
-    // Rowwise (1x32) casts: this lane's cpt values, then a butterfly over
-    // the lanes of the block (max is exact, so the order does not matter).
-    Value lane = arith::RemUIOp::create(
-        kb, arith::DivUIOp::create(kb, c0, kb.idx(cpt)), kb.idx(lanesPerBlock));
-    Value firstLane =
-        arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, lane, kb.idx(0));
-    Value blk = arith::DivUIOp::create(kb, c0, kb.idx(kBlockSize));
-    for (int64_t k = 0; k < tileRows; ++k) {
-      Value row = tile.rows[k];
-      Value amax = amaxF32(kb, kb.reduceMax(kb.absBits(row)));
-      for (int64_t m = 1; m < lanesPerBlock; m *= 2) {
-        auto shuffle = gpu::ShuffleOp::create(kb, amax, int32_t(m), 32,
-                                              gpu::ShuffleMode::XOR);
-        amax = arith::MaximumFOp::create(kb, amax, shuffle.getShuffleResult());
-      }
+    // Rowwise (1x32) scales: the amax of this lane's chunk of each row,
+    // completed over the lanes of the block; this lane computes and stores
+    // the bytes of tileRows / lanesPerBlock of the rows.
+    SmallVector<Value> partial;
+    for (Value row : tile.rows)
+      partial.push_back(kb.reduceMax(kb.absBits(row)));
+    Value rowAmax = vector::FromElementsOp::create(
+        kb, VectorType::get({tileRows}, colSpec.inType), partial);
+    auto [rowMine, rowFirst] =
+        reduceScatterMax(kb, rowAmax, laneInWarp, rowMasks);
+    SmallVector<Value> rowBytes = computeScaleBytes(kb, rowSpec, rowMine);
+    for (auto [j, byte] : llvm::enumerate(rowBytes)) {
+      Value r = arith::AddIOp::create(
+          kb, r0, arith::AddIOp::create(kb, rowFirst, kb.idx(j)));
+      storeScaleBytes(
+          kb, {byte}, rowScales, rowSpec.layout, v.index(o, r, blk),
+          [&](int64_t) { return std::make_pair(r, blk); }, blocksPerRow);
+    }
+    Value allRowBytes = allGather(kb, kb.packBytes(rowBytes, kb.getI8Type()),
+                                  laneInWarp, rowMasks);
+
+    // Colwise (32x1) scales: the column amax of this lane's rows, completed
+    // over the row parts; this lane computes and stores cpt / split bytes.
+    auto [colMine, colFirst] =
+        reduceScatterMax(kb, tile.absMax, laneInWarp, colMasks);
+    SmallVector<Value> colBytes = computeScaleBytes(kb, colSpec, colMine);
+    Value c = arith::AddIOp::create(kb, c0, colFirst);
+    storeScaleBytes(
+        kb, colBytes, colScales, colSpec.layout, v.index(o, rb, c),
+        [&](int64_t j) {
+          return std::make_pair(
+              arith::AddIOp::create(kb, c, kb.idx(j)).getResult(), rb);
+        },
+        rowBlocks);
+    Value allColBytes = allGather(kb, kb.packBytes(colBytes, kb.getI8Type()),
+                                  laneInWarp, colMasks);
+    SmallVector<Value> colByteList;
+    for (int64_t j = 0; j < cpt; ++j) {
       Bits bb = kb.bits();
-      Value byte = computeScaleByte(bb, amax, rowSpec.mode, rowFmt);
-      Value rowQ =
-          quantizeLanes(kb, toF32ByShift(kb, row), computeReciprocal(bb, byte),
-                        bb.eq(byte, bb.c(255)), rowSpec.f8Type);
+      colByteList.push_back(
+          bb.byteOf(vector::ExtractOp::create(kb, allColBytes, j)));
+    }
+    setColumnFactors(kb, tile, colByteList);
+
+    // Both casts of every row: one conversion to f32, two products.
+    for (int64_t k = 0; k < tileRows; ++k) {
+      Value x = toF32ByShift(kb, tile.rows[k]);
+      Bits bb = kb.bits();
+      Value byte = bb.byteOf(vector::ExtractOp::create(kb, allRowBytes, k));
+      Value rowQ = quantizeLanes(kb, x, computeReciprocal(bb, byte),
+                                 bb.eq(byte, bb.c(255)), rowSpec.f8Type);
+      Value colQ = quantizeLanes(kb, x, tile.rcp, tile.isNaN, colSpec.f8Type);
       Value r = arith::AddIOp::create(kb, r0, kb.idx(k));
       kb.store(rowQ, rowData, v.index(o, r, c0), cpt);
-      kb.ifThen(firstLane, [&] {
-        storeScaleBytes(
-            kb, {byte}, rowScales, rowSpec.layout, v.index(o, r, blk),
-            [&](int64_t) { return std::make_pair(r, blk); }, blocksPerRow);
-      });
-    }
-
-    // Colwise (32x1) casts: the other parts' column amax by shuffles of the
-    // packed |.| words.
-    int64_t words = cpt * elemBytes / 4;
-    auto wordType = VectorType::get({words}, kb.getI32Type());
-    for (int64_t m = itemsPerWarp; m < 32; m *= 2) {
-      Value mine = kb.bitcastTo(wordType, tile.absMax);
-      SmallVector<Value> theirs;
-      for (int64_t w = 0; w < words; ++w) {
-        Value word = vector::ExtractOp::create(kb, mine, w);
-        theirs.push_back(gpu::ShuffleOp::create(kb, word, int32_t(m), 32,
-                                                gpu::ShuffleMode::XOR)
-                             .getShuffleResult());
-      }
-      Value other = kb.bitcastTo(
-          inVec, vector::FromElementsOp::create(kb, wordType, theirs));
-      tile.absMax = arith::MaximumFOp::create(kb, tile.absMax, other);
-    }
-    computeColumnScales(kb, colSpec, tile, cpt);
-    for (int64_t k = 0; k < tileRows; ++k) {
-      Value colQ = quantizeLanes(kb, toF32ByShift(kb, tile.rows[k]), tile.rcp,
-                                 tile.isNaN, colSpec.f8Type);
-      Value r = arith::AddIOp::create(kb, r0, kb.idx(k));
       kb.store(colQ, colData, v.index(o, r, c0), cpt);
     }
-    Value firstPart =
-        arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, part, kb.idx(0));
-    kb.ifThen(firstPart, [&] {
-      storeScaleBytes(
-          kb, tile.bytes, colScales, colSpec.layout, v.index(o, rb, c0),
-          [&](int64_t j) {
-            Value c = arith::AddIOp::create(kb, c0, kb.idx(j));
-            return std::make_pair(c, rb);
-          },
-          rowBlocks);
-    });
   });
   if (rowSpec.layout == ScaleLayout::Blocked)
     emitBlockedPadding(kb, rowScales, v.rows, blocksPerRow);
@@ -710,14 +781,11 @@ static void buildDequantize32x1(KernelBuilder &kb, const DequantizeSpec &spec,
 namespace {
 /// quantize -> one launch of a 1x32 (last axis) or 32x1 (other axes)
 /// kernel.
-struct QuantizeOpToGPU final : OpRewritePattern<QuantizeOp> {
-  QuantizeOpToGPU(MLIRContext *ctx, KernelCache cache)
-      : OpRewritePattern(ctx), cache(std::move(cache)) {}
+struct QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
+  using KernelPattern::KernelPattern;
 
-  LogicalResult matchAndRewrite(QuantizeOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!hasStaticShapes(op))
-      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+  LogicalResult rewriteStatic(QuantizeOp op,
+                              PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType inputType = op.getInput().getType();
     QuantizeSpec spec{BlockView::get(inputType.getShape(), op.getAxis()),
@@ -728,12 +796,11 @@ struct QuantizeOpToGPU final : OpRewritePattern<QuantizeOp> {
 
     Value input = collapseTo(
         rewriter, loc, toBuffer(rewriter, loc, op.getInput()), v.dataShape());
-    Value dataBuf = allocResult(rewriter, loc, op.getData().getType());
-    Value scalesBuf = allocResult(rewriter, loc, op.getScales().getType());
-    Value data = collapseTo(rewriter, loc, dataBuf, v.dataShape());
-    Value scales = scalesBuf;
+    SmallVector<Value> buffers = allocResults(rewriter, op);
+    Value data = collapseTo(rewriter, loc, buffers[0], v.dataShape());
+    Value scales = buffers[1];
     if (spec.layout == ScaleLayout::RowMajor)
-      scales = collapseTo(rewriter, loc, scalesBuf, v.scaleShape());
+      scales = collapseTo(rewriter, loc, buffers[1], v.scaleShape());
 
     std::string name = llvm::formatv(
         "quantize_{0}_{1}_{2}_{3}_{4}_{5}", v.rowwise ? "1x32" : "32x1",
@@ -752,25 +819,17 @@ struct QuantizeOpToGPU final : OpRewritePattern<QuantizeOp> {
     int64_t work = v.rowwise ? v.rows * (v.cols / kBlockSize)
                              : v.outer * (v.rows / kBlockSize) *
                                    (v.cols / getColsPerThread(v.cols));
-    launch(rewriter, loc, kernel, cache.getGridSize(work),
-           {input, data, scales});
-    rewriter.replaceOp(op, {toTensor(rewriter, loc, dataBuf),
-                            toTensor(rewriter, loc, scalesBuf)});
-    return success();
+    return launchAndReplace(rewriter, op, kernel, cache.getGridSize(work),
+                            {input, data, scales}, buffers);
   }
-
-  KernelCache cache;
 };
 
 /// quantize_dual -> one launch that reads the input once.
-struct QuantizeDualOpToGPU final : OpRewritePattern<QuantizeDualOp> {
-  QuantizeDualOpToGPU(MLIRContext *ctx, KernelCache cache)
-      : OpRewritePattern(ctx), cache(std::move(cache)) {}
+struct QuantizeDualOpToGPU final : KernelPattern<QuantizeDualOp> {
+  using KernelPattern::KernelPattern;
 
-  LogicalResult matchAndRewrite(QuantizeDualOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!hasStaticShapes(op))
-      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+  LogicalResult rewriteStatic(QuantizeDualOp op,
+                              PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType inputType = op.getInput().getType();
     int64_t rank = inputType.getRank();
@@ -790,10 +849,7 @@ struct QuantizeDualOpToGPU final : OpRewritePattern<QuantizeDualOp> {
 
     Value input = collapseTo(
         rewriter, loc, toBuffer(rewriter, loc, op.getInput()), v.dataShape());
-    SmallVector<Value> buffers, views;
-    for (Value result : op.getResults())
-      buffers.push_back(
-          allocResult(rewriter, loc, cast<RankedTensorType>(result.getType())));
+    SmallVector<Value> buffers = allocResults(rewriter, op), views;
     views.push_back(collapseTo(rewriter, loc, buffers[0], v.dataShape()));
     views.push_back(rowSpec.layout == ScaleLayout::RowMajor
                         ? collapseTo(rewriter, loc, buffers[1], rowScaleShape)
@@ -825,26 +881,17 @@ struct QuantizeDualOpToGPU final : OpRewritePattern<QuantizeDualOp> {
                               32 / split);
     SmallVector<Value> args = {input};
     llvm::append_range(args, views);
-    launch(rewriter, loc, kernel, cache.getGridSize(work), args);
-    SmallVector<Value> results;
-    for (Value buffer : buffers)
-      results.push_back(toTensor(rewriter, loc, buffer));
-    rewriter.replaceOp(op, results);
-    return success();
+    return launchAndReplace(rewriter, op, kernel, cache.getGridSize(work), args,
+                            buffers);
   }
-
-  KernelCache cache;
 };
 
 /// dequantize -> one launch of a 1x32 or 32x1 kernel.
-struct DequantizeOpToGPU final : OpRewritePattern<DequantizeOp> {
-  DequantizeOpToGPU(MLIRContext *ctx, KernelCache cache)
-      : OpRewritePattern(ctx), cache(std::move(cache)) {}
+struct DequantizeOpToGPU final : KernelPattern<DequantizeOp> {
+  using KernelPattern::KernelPattern;
 
-  LogicalResult matchAndRewrite(DequantizeOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!hasStaticShapes(op))
-      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+  LogicalResult rewriteStatic(DequantizeOp op,
+                              PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType dataType = op.getData().getType();
     DequantizeSpec spec{BlockView::get(dataType.getShape(), op.getAxis()),
@@ -858,8 +905,8 @@ struct DequantizeOpToGPU final : OpRewritePattern<DequantizeOp> {
     Value scales = toBuffer(rewriter, loc, op.getScales());
     if (spec.layout == ScaleLayout::RowMajor)
       scales = collapseTo(rewriter, loc, scales, v.scaleShape());
-    Value outBuf = allocResult(rewriter, loc, op.getResult().getType());
-    Value out = collapseTo(rewriter, loc, outBuf, v.dataShape());
+    SmallVector<Value> buffers = allocResults(rewriter, op);
+    Value out = collapseTo(rewriter, loc, buffers[0], v.dataShape());
 
     std::string name = llvm::formatv(
         "dequantize_{0}_{1}_{2}_{3}_{4}", v.rowwise ? "1x32" : "32x1",
@@ -880,12 +927,9 @@ struct DequantizeOpToGPU final : OpRewritePattern<DequantizeOp> {
             ? getDequantize1x32Threads(v, spec.outType)
             : v.outer * (v.rows / kBlockSize) *
                   (v.cols / getDequantizeColsPerThread(v.cols, spec.outType));
-    launch(rewriter, loc, kernel, cache.getGridSize(work), {data, scales, out});
-    rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
-    return success();
+    return launchAndReplace(rewriter, op, kernel, cache.getGridSize(work),
+                            {data, scales, out}, buffers);
   }
-
-  KernelCache cache;
 };
 } // namespace
 

@@ -52,15 +52,25 @@
 // CHECK:         st.global.b32
 // CHECK:         ret;
 
-// Dual: 8 row loads of 16 bytes, the rowwise butterfly over the 4 lanes of
-// a block and the colwise exchange between the four row parts.
+// Dual: one lane per 32 x 4 tile, 32 row loads of 8 bytes; the row amaxes
+// reduce-scattered over the 8 lanes of a block (lane ^ 1, ^ 2, ^ 4), each
+// lane storing its 4 row scale bytes, the bytes gathered back (^ 4, ^ 2,
+// ^ 1); the lane's 4 column bytes in one store; then the conversions and
+// 4-byte stores of both casts.
 // CHECK-LABEL: .entry quantize_dual_bf16_e4m3_e4m3_rceil_rowmajor_rowmajor_256x512(
-// CHECK-COUNT-8: ld.global.nc.v4.b32
-// CHECK:         shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
-// CHECK:         shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;
+// CHECK-COUNT-32: ld.global.nc.v2.b32
+// CHECK-COUNT-8: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
+// CHECK-COUNT-4: shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;
+// CHECK-COUNT-2: shfl.sync.bfly.b32 {{.*}}, 4, 31, -1;
+// CHECK-COUNT-4: st.global.b8
+// CHECK:         shfl.sync.bfly.b32 {{.*}}, 4, 31, -1;
+// CHECK-COUNT-2: shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;
+// CHECK-COUNT-4: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
+// CHECK-NOT:     shfl.sync
+// CHECK:         st.global.b32
 // CHECK:         cvt.rn.satfinite.e4m3x2.f32
-// CHECK:         shfl.sync.bfly.b32 {{.*}}, 8, 31, -1;
-// CHECK:         shfl.sync.bfly.b32 {{.*}}, 16, 31, -1;
+// CHECK:         st.global.b32
+// CHECK-NOT:     shfl.sync
 // CHECK:         ret;
 
 func.func @kernels(%x: tensor<256x512xbf16>, %f: tensor<64x256xf32>,
