@@ -76,6 +76,8 @@ checks="$out/checks.txt"
   echo "# step NAME ENTRY VARIANT [mxfp8-launch options]: NAME.VARIANT.cuda (the"
   echo "#   MXFP8 step: mx, default lowering; mxsimple, simple GEMM kernels) vs"
   echo "#   NAME.hp.cuda (the high-precision step), both on the GPU"
+  echo "# probe NAME ENTRY - [mxfp8-launch options]: NAME.probe.cuda alone, its"
+  echo "#   per-matmul table (each matmul converted alone on the step's inputs)"
   echo "# run NAME ENTRY [mxfp8-launch options]: NAME.cpu alone on the GPU"
   echo "#   machine's CPU, checked against the hashes below"
   echo "# skip NAME REASON"
@@ -165,7 +167,10 @@ cpu_artifact() {
 # SOURCE for CUDA as written (NAME.hp) and after the MXFP8 rewrite with
 # $recipe: NAME.mx with the default lowering (the specialised GEMM kernels
 # where they exist) and NAME.mxsimple with simple-gemm (the simple tiled
-# GEMM kernels only); one `step` line per MXFP8 variant that compiled.
+# GEMM kernels only); one `step` line per MXFP8 variant that compiled; and
+# NAME.probe (mxfp8-compile --per-matmul: the high-precision step that also
+# returns every matmul in high precision and converted alone on the same
+# inputs), a `probe` line: the per-matmul table of torchao's bars.
 step_artifact() {
   local name="$1" entry="$2" src="$3"
   shift 3
@@ -195,6 +200,16 @@ step_artifact() {
       echo "  $name.$variant: compile failed (see $log)"
     fi
   done
+  if "$compile" "$src" --entry="$entry" --mcpu="$mcpu" --device=cuda \
+      --chip="$chip" --per-matmul="$recipe" -o "$out/$name.probe.cuda.o" \
+      --manifest="$out/$name.probe.cuda.manifest" 2>> "$log"; then
+    echo "probe $name $entry -" >> "$checks"
+    echo "  $name.probe (per-matmul table)"
+  else
+    echo "skip $name.probe $(grep -m1 'error' "$log" || head -n1 "$log")" >> "$checks"
+    rm -f "$out/$name.probe".cuda.*
+    echo "  $name.probe: compile failed (see $log)"
+  fi
   [ -s "$log" ] || rm -f "$log"
 }
 

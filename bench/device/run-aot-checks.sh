@@ -22,7 +22,8 @@
 #      the main job's MXFP8 training step NAME.mx against its high-precision
 #      step NAME.hp, both on the GPU, and print the SQNR of every result
 #      with its bar and the timing of both steps (columns `gpu ms`: the
-#      MXFP8 step, `cpu ms`: the high-precision step);
+#      MXFP8 step, `cpu ms`: the high-precision step); `probe` lines run the
+#      step's per-matmul probe and print torchao's per-linear table;
 #   5. prints a compact table last.
 # Exit status: 0 when every check passes, 1 when one fails, 2 when the build
 # or the artifacts are broken, 77 when there is no usable GPU (the GPU
@@ -122,6 +123,32 @@ compare_hash() {
 while read -r kind name entry expect options; do
   case "$kind" in
     compare) ;;
+    probe)
+      log="$work/logs/$name.probe.log"
+      echo "== main job per-matmul: $name ($entry), each matmul converted alone on the GPU"
+      # shellcheck disable=SC2086
+      timeout "${STEP_TIMEOUT:-240}" \
+      "$launch" "$work/$name.probe.cuda.so" "$artifacts/$name.probe.cuda.manifest" --entry="$entry" \
+        --gpu="$gpu" $options > "$log" 2>&1
+      rc=$?
+      sed -n -e '/^matmuls/,/^matmul bars/p' "$log" | sed 's/^/  /'
+      status=PASS
+      note="$(sed -n 's/^matmul bars: //p' "$log")"
+      if [ $rc -eq 77 ]; then
+        status=NO-GPU
+        no_gpu=$((no_gpu + 1))
+        note="$(grep -m1 'error:' "$log")"
+      elif [ $rc -ne 0 ]; then
+        status=FAIL
+        [ $rc -eq 124 ] && note="timed out after ${STEP_TIMEOUT:-240} s" ||
+          note="exit $rc: $(grep -m1 -e 'error:' -e 'below' "$log") $note"
+        tail -n 15 "$log" | sed 's/^/  /'
+      fi
+      if [ "$status" = PASS ]; then passed=$((passed + 1)); elif [ "$status" = FAIL ]; then failed=$((failed + 1)); fi
+      note="${note//mxfp8-launch: error: /}"
+      [ ${#note} -gt 110 ] && note="${note:0:107}..."
+      rows+=("$(row "$name.probe" "$status" probe - "$(field time_ms "$log")" - - - "$note")")
+      continue ;;
     step)
       variant="$expect"
       log="$work/logs/$name.$variant.log"

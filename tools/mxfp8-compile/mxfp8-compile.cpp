@@ -15,6 +15,8 @@
 #include "mxfp8train/InitAll.h"
 #include "mxfp8train/Pipelines/Pipelines.h"
 #include "mxfp8train/Support/Manifest.h"
+#include "mxfp8train/Dialect/MXFP8Train/Transforms/Transforms.h"
+#include "mxfp8train/Tools/MatmulProbes.h"
 #include "mxfp8train/Tools/ModuleSource.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -107,6 +109,15 @@ static cl::opt<std::string> loweringOverride(
     cl::desc("Replace the device's lowering pipeline by this one (must end "
              "in the LLVM dialect with llvm.emit_c_interface functions)"),
     cl::value_desc("text"), cl::cat(compileCategory));
+
+static cl::opt<std::string> perMatmulRecipe(
+    "per-matmul",
+    cl::desc("Compile the per-matmul probe of every function instead: it "
+             "also returns, for each matmul this recipe converts, the "
+             "matmul's result and that of a converted copy on the same "
+             "inputs (results named after the matmul, roles matmul_hp and "
+             "matmul_<role>; mxfp8-launch prints their SQNR table)"),
+    cl::value_desc("recipe"), cl::cat(compileCategory));
 
 static cl::opt<bool>
     vectorize("vectorize",
@@ -339,6 +350,41 @@ static LogicalResult keepEntries(ModuleOp module) {
   if (!missing.empty())
     return fail("--entry=" + missing + ": no function @" + missing +
                 " with a body in '" + inputFilename + "'");
+  return success();
+}
+
+/// Replaces every public function by its per-matmul probe (--per-matmul).
+static LogicalResult buildProbes(OwningOpRef<ModuleOp> &module,
+                                 const AsmParserState &asmState) {
+  std::string error;
+  RecipeAttr recipe =
+      parseRecipeOption(module->getContext(), perMatmulRecipe, error);
+  if (!recipe)
+    return fail("invalid --per-matmul recipe '" + perMatmulRecipe +
+                "': " + error);
+  SmallVector<std::string> names;
+  for (auto func : module->getOps<func::FuncOp>()) {
+    if (!func.isPublic() || func.isExternal())
+      continue;
+    names.push_back(func.getSymName().str());
+    // The SSA names live in the parser state of this module only: keep them
+    // as attributes through the probe's clone.
+    SmallVector<std::string> argNames, resultNames;
+    getSignatureNames(func, asmState, argNames, resultNames);
+    Builder b(func.getContext());
+    for (auto [i, name] : llvm::enumerate(argNames))
+      func.setArgAttr(i, "mxfp8run.name", b.getStringAttr(name));
+    for (auto [i, name] : llvm::enumerate(resultNames))
+      func.setResultAttr(i, "mxfp8run.name", b.getStringAttr(name));
+  }
+  for (const std::string &name : names) {
+    SmallVector<MatmulProbe> probes;
+    FailureOr<OwningOpRef<ModuleOp>> probe =
+        buildProbeModule(*module, name, recipe, probes, error);
+    if (failed(probe))
+      return fail("--per-matmul: @" + name + ": " + error);
+    module = std::move(*probe);
+  }
   return success();
 }
 
@@ -579,6 +625,8 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   if (failed(verify(*module)))
     return failure();
   if (!entries.empty() && failed(keepEntries(*module)))
+    return failure();
+  if (!perMatmulRecipe.empty() && failed(buildProbes(module, asmState)))
     return failure();
 
   // The target is checked before the (longer) lowering.

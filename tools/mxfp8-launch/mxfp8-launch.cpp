@@ -733,6 +733,46 @@ std::string formatDb(double db) {
   return formatDouble("%.2f", db);
 }
 
+/// The per-matmul table of a probe function (mxfp8-compile --per-matmul):
+/// each result with role `matmul_hp` followed by one with role
+/// `matmul_<role>` is a matmul of the step in high precision and converted
+/// alone on the same inputs; prints the SQNR of each pair against torchao's
+/// per-linear bar of its role (SPEC §8) and returns how many miss it.
+int printMatmulProbes(const FunctionSpec &spec,
+                      const std::vector<HostBuffer> &results) {
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"matmul", "role", "type", "SQNR dB", "max abs err",
+                  "bar dB", "result"});
+  int failed = 0;
+  for (size_t i = 0; i + 1 < spec.results.size(); ++i) {
+    const TensorSpec &hp = spec.results[i];
+    const TensorSpec &mx = spec.results[i + 1];
+    const std::string prefix = "matmul_";
+    if (hp.role != "matmul_hp" || mx.role.rfind(prefix, 0) != 0 ||
+        mx.role == "matmul_hp")
+      continue;
+    std::string role = mx.role.substr(prefix.size());
+    double bar = role == "forward" ? 27.0 : role == "dgrad" ? 25.0 : 24.0;
+    Comparison c =
+        compareTensors(hp, results[i].data(), results[i + 1].data());
+    bool pass = c.stats.sqnrDb >= bar;
+    failed += !pass;
+    rows.push_back({hp.name, role, hp.formatType(), formatDb(c.stats.sqnrDb),
+                    formatDouble("%.3e", c.stats.maxAbsError),
+                    ">= " + formatDouble("%.2f", bar), pass ? "PASS" : "FAIL"});
+    ++i;
+  }
+  if (rows.size() > 1) {
+    std::printf("matmuls (each converted alone on the step's high-precision "
+                "inputs, torchao's per-linear bars):\n");
+    printTable(rows);
+    std::printf("matmul bars: %zu passed, %d failed\n", rows.size() - 1 - failed,
+                failed);
+  }
+  return failed;
+}
+
+
 //===----------------------------------------------------------------------===//
 // Driver
 //===----------------------------------------------------------------------===//
@@ -977,7 +1017,14 @@ int runMain(const Options &options) {
   std::printf("time: load %.3f s; run %s over %d run(s) after %d warmup\n",
               runner.getLoadSeconds(), runner.describeTimes().c_str(),
               options.repeat, options.warmup);
+  int matmulsFailed = printMatmulProbes(*spec, results);
 
+  if (!compareSpec && matmulsFailed) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "mxfp8-launch: %d matmul(s) below their SQNR bar\n",
+                 matmulsFailed);
+    return kExitDifferent;
+  }
   if (!compareSpec) {
     std::printf("summary: entry=%s device=%s results=%zu time_ms=%.6g\n",
                 spec->name.c_str(), device.c_str(), spec->results.size(),
@@ -1056,9 +1103,12 @@ int runMain(const Options &options) {
   // torchao per-linear bar of its role (SPEC §8), which holds for one
   // quantized GEMM and is only shown for results behind several (as
   // mxfp8-run --compare does; its per-matmul table is not available here).
+  auto isStepRole = [](const std::string &role) {
+    return role == "output" || role == "input_grad" || role == "weight_grad";
+  };
   bool anyBar = false;
   for (const TensorSpec &result : spec->results)
-    anyBar |= result.hasMinSqnr || !result.role.empty();
+    anyBar |= result.hasMinSqnr || isStepRole(result.role);
   int barsFailed = 0;
   if (anyBar) {
     rows.clear();
@@ -1071,7 +1121,7 @@ int runMain(const Options &options) {
         barsFailed += !pass;
         bar = ">= " + formatDouble("%.2f", result.minSqnr);
         verdict = pass ? "PASS" : "FAIL";
-      } else if (!result.role.empty()) {
+      } else if (isStepRole(result.role)) {
         double roleBar = result.role == "output"       ? 27.0
                          : result.role == "input_grad" ? 25.0
                                                        : 24.0;

@@ -20,6 +20,7 @@
 #include "mxfp8train/ExecutionEngine/CUDARunner.h"
 #include "mxfp8train/InitAll.h"
 #include "mxfp8train/Support/Float.h"
+#include "mxfp8train/Tools/MatmulProbes.h"
 #include "mxfp8train/Tools/ModuleSource.h"
 #include "mxfp8train/Support/Npy.h"
 #include "mxfp8train/Support/Random.h"
@@ -263,27 +264,6 @@ static std::string formatShape(Type type) {
     os << type;
   }
   return text;
-}
-
-/// A short description of a location: the name of a NameLoc, file:line:col,
-/// or the first describable part of a fused location.
-static std::string describeLoc(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().str();
-  if (auto file = dyn_cast<FileLineColLoc>(loc))
-    return (llvm::sys::path::filename(file.getFilename().getValue()) + ":" +
-            llvm::Twine(file.getLine()) + ":" + llvm::Twine(file.getColumn()))
-        .str();
-  if (auto fused = dyn_cast<FusedLoc>(loc)) {
-    for (Location part : fused.getLocations()) {
-      std::string text = describeLoc(part);
-      if (!text.empty())
-        return text;
-    }
-  }
-  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
-    return describeLoc(callSite.getCallee());
-  return "";
 }
 
 /// Turns a name into something safe as a file name.
@@ -721,7 +701,7 @@ static LogicalResult runPasses(PassManager &pm, ModuleOp module,
       module.getContext(), [&](Diagnostic &diag) -> LogicalResult {
         if (diag.getSeverity() != DiagnosticSeverity::Remark)
           return failure();
-        std::string where = describeLoc(diag.getLocation());
+        std::string where = describeLocation(diag.getLocation());
         remarks.push_back((where.empty() ? "" : where + ": ") + diag.str());
         return success();
       });
@@ -1116,105 +1096,6 @@ static LogicalResult runPlain(ModuleOp module, const Signature &sig) {
   return success();
 }
 
-namespace {
-/// One matmul of the per-matmul check.
-struct MatmulProbe {
-  /// Location name of the matmul (or "matmul#i").
-  std::string name;
-  /// forward / dgrad / wgrad, or "" when not converted.
-  std::string role;
-  /// "converted", "kept in high precision" or "skipped: <reason>".
-  std::string decision;
-  /// Shape and element type of the matmul result.
-  Type type;
-  /// Index of the high-precision result among the extra results; the
-  /// converted one follows it.
-  int64_t extraIndex = -1;
-};
-} // namespace
-
-/// analyzeMatmul for any candidate. It takes the op as an Operation * (dense
-/// and grouped GEMMs) or, in the older Transforms.h, as a linalg::LinalgOp;
-/// the template makes the unused branch a discarded statement.
-template <typename OpT>
-static MatmulAnalysis analyzeCandidate(OpT op,
-                                       const RewriteMatmulsOptions &options) {
-  if constexpr (std::is_invocable_v<decltype(&analyzeMatmul), OpT,
-                                    const RewriteMatmulsOptions &>)
-    return analyzeMatmul(op, options);
-  else
-    return analyzeMatmul(cast<linalg::LinalgOp>(op), options);
-}
-
-/// Builds the probe module: the original module whose entry function also
-/// returns, for every matmul the recipe converts, the matmul's own result and
-/// the result of a converted copy of it reading the same (high-precision)
-/// operands. Its first results are those of the original function.
-static FailureOr<OwningOpRef<ModuleOp>>
-buildProbeModule(ModuleOp module, const Signature &sig, RecipeAttr recipe,
-                 SmallVectorImpl<MatmulProbe> &probes) {
-  OwningOpRef<ModuleOp> probe(module.clone());
-  auto func = probe->lookupSymbol<func::FuncOp>(sig.func.getSymName());
-  if (!func || !llvm::hasSingleElement(func.getBody()))
-    return fail("--per-matmul needs @" + sig.func.getSymName() +
-                " to have a single block (use --per-matmul=false)");
-  auto returnOp = cast<func::ReturnOp>(func.front().getTerminator());
-  RewriteMatmulsOptions options;
-  options.recipe = recipe;
-  SmallVector<Operation *> candidates;
-  func.walk([&](Operation *op) {
-    if (isCandidateMatmul(op))
-      candidates.push_back(op);
-  });
-  IRRewriter rewriter(probe->getContext());
-  int64_t numExtra = 0;
-  for (auto [i, op] : llvm::enumerate(candidates)) {
-    MatmulProbe row;
-    row.name = describeLoc(op->getLoc());
-    if (row.name.empty())
-      row.name = "matmul#" + std::to_string(i);
-    row.type = op->getResult(0).getType();
-    MatmulAnalysis analysis = analyzeCandidate(op, options);
-    if (analysis.decision != MatmulDecision::Convert) {
-      row.decision = analysis.decision == MatmulDecision::KeepHighPrecision
-                         ? "kept in high precision"
-                         : "skipped: " + analysis.reason;
-      probes.push_back(row);
-      continue;
-    }
-    rewriter.setInsertionPointAfter(op);
-    Operation *copy = rewriter.clone(*op);
-    // Return both results; the rewrite below replaces the copy's use.
-    returnOp->insertOperands(returnOp->getNumOperands(),
-                             {op->getResult(0), copy->getResult(0)});
-    MatmulAnalysis copyAnalysis = analyzeCandidate(copy, options);
-    if (copyAnalysis.decision != MatmulDecision::Convert)
-      return fail("internal: the copy of matmul " + row.name +
-                  " is not convertible (" + copyAnalysis.reason + ")");
-    rewriteMatmul(rewriter, copyAnalysis.plan, recipe);
-    row.role = stringifyMatmulRole(copyAnalysis.plan.role).str();
-    row.decision = "converted";
-    row.extraIndex = numExtra;
-    numExtra += 2;
-    probes.push_back(row);
-  }
-  func.removeResAttrsAttr();
-  func.setType(FunctionType::get(probe->getContext(), func.getArgumentTypes(),
-                                 returnOp.getOperandTypes()));
-  if (failed(verify(*probe)))
-    return fail("internal: the per-matmul probe module does not verify");
-  return probe;
-}
-
-/// The bar of a converted matmul of `role` (SPEC §8, torchao per-linear).
-static double getMatmulBar(StringRef role, RecipeAttr recipe) {
-  if (role == "forward")
-    return 27.0;
-  if (role == "dgrad")
-    return 25.0;
-  return recipe.getWgradWithHp() ? 34.0 : 24.0;
-}
-
 /// Compare mode. Returns 0, 1 (error) or 2 (a bar failed).
 static int runCompare(ModuleOp module, const Signature &sig) {
   llvm::raw_ostream &os = llvm::outs();
@@ -1268,10 +1149,13 @@ static int runCompare(ModuleOp module, const Signature &sig) {
   SmallVector<MatmulProbe> probes;
   OwningOpRef<ModuleOp> probeModule;
   if (perMatmul) {
-    FailureOr<OwningOpRef<ModuleOp>> built =
-        buildProbeModule(module, sig, *recipe, probes);
-    if (failed(built))
+    std::string probeError;
+    FailureOr<OwningOpRef<ModuleOp>> built = buildProbeModule(
+        module, sig.func.getSymName(), *recipe, probes, probeError);
+    if (failed(built)) {
+      (void)fail(probeError);
       return 1;
+    }
     probeModule = std::move(*built);
   }
   size_t numExtra = 0;
@@ -1385,7 +1269,7 @@ static int runCompare(ModuleOp module, const Signature &sig) {
       }
       ErrorStats stats =
           compareTensors(extra[probe.extraIndex], extra[probe.extraIndex + 1]);
-      double bar = getMatmulBar(probe.role, *recipe);
+      double bar = getMatmulBar(probe.role, recipe->getWgradWithHp());
       bool pass = stats.sqnrDb >= bar;
       (pass ? numPass : numFail)++;
       std::string maxText;
