@@ -89,9 +89,23 @@ def blocked_size(rows, cols):
     return ((rows + 127) // 128) * 128 * ((cols + 3) // 4) * 4
 
 
+# Extra discardable attributes on every op (prepare --gemm-version).
+EXTRA_ATTRS = {}
+
+
+def attr_dict(attrs):
+    """` {name = v : i64, ...}` of the config attributes and EXTRA_ATTRS."""
+    merged = dict(EXTRA_ATTRS)
+    merged.update(attrs)
+    if not merged:
+        return ""
+    return " {%s}" % ", ".join("mxfp8train.%s = %d : i64" % kv
+                               for kv in sorted(merged.items()))
+
+
 def mm_case(name, m, k, n, tl=False, tr=True, out="bf16", bias=None,
             batch=None, lhs_blocked=False, rhs_blocked=False, special=False,
-            positive=False, cfg=None):
+            positive=False, cfg=None, v6=None):
     lead = [batch] if batch else []
     a = lead + ([k, m] if tl else [m, k])
     a_s = lead + ([k // 32, m] if tl else [m, k // 32])
@@ -119,12 +133,21 @@ def mm_case(name, m, k, n, tl=False, tr=True, out="bf16", bias=None,
     types = "%s [%s], %s [%s]" % (tt(a, F8), tt(a_s, SC), tt(b, F8), tt(b_s, SC))
     if bias:
         types += ", " + tt([n], bias)
+    conf = {}
     if cfg:
         # Pipeline configuration override (prefetch distance, CTAs per SM).
-        attrs += (" {mxfp8train.gemm_prefetch = %d : i64, "
-                  "mxfp8train.gemm_ctas_per_sm = %d : i64, "
-                  "mxfp8train.gemm_rebalance = %d : i64}" % (
-                      cfg + (1,) if len(cfg) == 2 else cfg))
+        cfg = cfg + (1,) if len(cfg) == 2 else cfg
+        conf.update(gemm_prefetch=cfg[0], gemm_ctas_per_sm=cfg[1],
+                    gemm_rebalance=cfg[2])
+    if v6:
+        # v6 configuration (converter warpgroups, stages, rebalancing).
+        conf.update(gemm_version=6, gemm_converters=v6[0], gemm_stages=v6[1],
+                    gemm_rebalance=v6[2])
+        if len(v6) > 3:
+            conf.update(gemm_prefetch=v6[3])
+    elif v6 is not None:
+        conf.update(gemm_version=5)
+    attrs += attr_dict(conf)
     body = "%%r = mxfp8train.scaled_mm %%arg0 [%%arg1], %%arg2 [%%arg3]%s : %s -> %s" % (
         attrs, types, tt(res, out))
     return dict(name=name, kind="mm", m=m, k=k, n=n, tl=tl, tr=tr, out=out,
@@ -134,7 +157,8 @@ def mm_case(name, m, k, n, tl=False, tr=True, out="bf16", bias=None,
                 result=(res, out), body=body)
 
 
-def gmm_case(name, kind, m, k, n, e, offs, tl=False, tr=True, out="bf16"):
+def gmm_case(name, kind, m, k, n, e, offs, tl=False, tr=True, out="bf16",
+             version=None):
     if kind == "2d3d":
         a = [k, m] if tl else [m, k]
         a_s = [k // 32, m] if tl else [m, k // 32]
@@ -151,6 +175,7 @@ def gmm_case(name, kind, m, k, n, e, offs, tl=False, tr=True, out="bf16"):
         res = [e, n, k]
     ins = [(a, F8), (a_s, SC), (b, F8), (b_s, SC), ([e], "i32")]
     attrs = (" transpose_lhs" if tl else "") + (" transpose_rhs" if tr else "")
+    attrs += attr_dict({} if version is None else {"gemm_version": version})
     body = ("%%r = mxfp8train.scaled_grouped_mm %%arg0 [%%arg1], %%arg2 [%%arg3] "
             "offs(%%arg4)%s : %s [%s], %s [%s], %s -> %s" % (
                 attrs, tt(a, F8), tt(a_s, SC), tt(b, F8), tt(b_s, SC),
@@ -209,22 +234,28 @@ def check_cases():
 
 def timing_cases():
     t = []
-    for (m, k, n) in [(16384, 4096, 14336), (16384, 14336, 4096),
-                      (16384, 4096, 4096), (8192, 8192, 8192)]:
-        t.append(mm_case("t_mm_%dx%dx%d" % (m, k, n), m, k, n))
-    # Pipeline variants (prefetch distance, CTAs per SM, rebalancing) on
-    # two shapes.
-    for (m, k, n) in [(8192, 8192, 8192), (16384, 4096, 14336)]:
-        for cfg in [(3, 1, 1), (1, 2, 0)]:
-            t.append(mm_case("t_mm_%dx%dx%d_p%dc%dr%d" % ((m, k, n) + cfg),
-                             m, k, n, cfg=cfg))
+    shapes = [(16384, 4096, 14336), (16384, 14336, 4096), (16384, 4096, 4096),
+              (8192, 8192, 8192)]
     offs = [2048 * (i + 1) for i in range(8)]
-    t.append(gmm_case("t_gmm2d3d_16384_k7168_n2048", "2d3d", 16384, 7168,
-                      2048, 8, offs))
-    t.append(gmm_case("t_gmm2d3d_16384_k2048_n7168", "2d3d", 16384, 2048,
-                      7168, 8, offs))
-    t.append(gmm_case("t_gmm2d2d_16384_n2048_k7168", "2d2d", 16384, 7168,
-                      2048, 8, offs, tl=False, tr=True))
+    # v5 (every warp loads, converts and multiplies) and v6
+    # (warp-specialised), explicitly, on every shape.
+    for ver in (5, 6):
+        for (m, k, n) in shapes:
+            t.append(mm_case("t_v%d_mm_%dx%dx%d" % (ver, m, k, n), m, k, n,
+                             v6=(2, 4, 1) if ver == 6 else ()))
+        t.append(gmm_case("t_v%d_gmm2d3d_16384_k7168_n2048" % ver, "2d3d",
+                          16384, 7168, 2048, 8, offs, version=ver))
+        t.append(gmm_case("t_v%d_gmm2d3d_16384_k2048_n7168" % ver, "2d3d",
+                          16384, 2048, 7168, 8, offs, version=ver))
+        t.append(gmm_case("t_v%d_gmm2d2d_16384_n2048_k7168" % ver, "2d2d",
+                          16384, 7168, 2048, 8, offs, tl=False, tr=True,
+                          version=ver))
+    # v6 variants (converter warpgroups, stages, rebalancing, prefetch
+    # distance) on two shapes.
+    for (m, k, n) in [(8192, 8192, 8192), (16384, 4096, 14336)]:
+        for v6 in [(2, 4, 1, 1), (1, 4, 1, 2), (2, 4, 0, 2), (2, 3, 1, 2)]:
+            t.append(mm_case("t_v6_mm_%dx%dx%d_w%ds%dr%dp%d" % ((m, k, n) + v6),
+                             m, k, n, v6=v6))
     return t
 
 
@@ -271,10 +302,12 @@ def prepare(args):
             f.write(extract_binary(low))
         consts = dict(re.findall(r"(%c\w*) = arith.constant (\d+) : (?:index|i32)", conv))
         mt = re.search(r"gpu.launch_func\s+@mxfp8train_kernels::@(\w+) blocks in "
-                       r"\((%c\w*),.*dynamic_shared_memory_size (%c\w*)", conv)
+                       r"\((%c\w*),.*threads in \((%c\w*),.*"
+                       r"dynamic_shared_memory_size (%c\w*)", conv)
         entry = {k: v for k, v in case.items() if k != "body"}
         entry.update(kernel=mt.group(1), grid=int(consts[mt.group(2)]),
-                     smem=int(consts[mt.group(3)]))
+                     threads=int(consts[mt.group(3)]),
+                     smem=int(consts[mt.group(4)]))
         manifest["timing"].append(entry)
     with open(os.path.join(out, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
@@ -530,11 +563,13 @@ def run_timing(args, torch, manifest):
         shape, elem = t["result"]
         out = torch.empty(shape, dtype=torch.bfloat16, device="cuda")
         params = [cp.asarray(x) for x in ins + [out]]
-        fn = lambda: kern((t["grid"],), (256,), tuple(params), shared_mem=t["smem"])
+        fn = lambda: kern((t["grid"],), (t.get("threads", 256),), tuple(params),
+                          shared_mem=t["smem"])
         ms = median_ms(torch, fn, args.reps)
         m, k, n = t["m"], t["k"], t["n"]
         flops = 2.0 * m * k * n
-        line = dict(name=name, ms=ms, tflops=flops / ms / 1e9)
+        line = dict(name=name, kernel=t["kernel"], threads=t.get("threads", 256),
+                    ms=ms, tflops=flops / ms / 1e9)
         # Peers, same run: cuBLAS bf16 on the same logical shapes, and
         # dequantize (eager torch) + cuBLAS.
         a, a_s, b, b_s = ins[:4]
@@ -590,6 +625,10 @@ def main():
     p = sub.add_parser("prepare")
     p.add_argument("--build", required=True)
     p.add_argument("--out", required=True)
+    p.add_argument("--gemm-version", type=int, default=None,
+                   help="compile every check case with this kernel version "
+                   "(mxfp8train.gemm_version; v6 applies to K-major operands "
+                   "with row-major scales, the others stay v5)")
     r = sub.add_parser("run")
     r.add_argument("dir")
     r.add_argument("--runtime-lib", required=True)
@@ -599,6 +638,8 @@ def main():
     r.add_argument("--reps", type=int, default=20)
     args = parser.parse_args()
     if args.cmd == "prepare":
+        if args.gemm_version is not None:
+            EXTRA_ATTRS["gemm_version"] = args.gemm_version
         prepare(args)
         return 0
     import torch

@@ -19,6 +19,18 @@
 // grouped-M order of GemmTiling.h. The epilogue adds the bias in fp32,
 // rounds to bf16 (RNE) or keeps f32, and stores with masks on the edges.
 //
+// Kernel (v6, `mxfp8train.gemm_version = 6`; K-major operands with
+// row-major scales): warp-specialised, 512 threads. Warpgroups 0-1 only
+// multiply: wait full[s] (mbarrier parity), four wgmma, commit, wait_group 1,
+// arrive on empty[s - 1]; then the epilogue. Warpgroups 2-3 only load and
+// convert: global loads two contraction tiles ahead into registers, the
+// rebalancing maxima of the next stage reduced while the current one is
+// converted (a named barrier among the converters, never a CTA barrier),
+// wait empty[s], convert into the stage, fence.proxy.async, arrive on
+// full[s]. A ring of four stages runs across the persistent tiles. v5
+// stays the default (v6 measured no faster with rebalancing,
+// bench/README.md).
+//
 // Grouped: 2d-3d tiles walk the groups of `offs` (clamped like the CPU path)
 // and cover each group's rows in tiles of 128 (masked at the group end); the
 // rows past the last group are zero-filled. 2d-2d computes each group's full
@@ -71,6 +83,23 @@ struct GemmSpec {
   int64_t ctasPerSM = 1;
   /// Per-K-block scale rebalancing (exactness of extreme scale pairs).
   bool rebalance = true;
+  /// Kernel version: 5 (every warp loads, converts and multiplies, CTA
+  /// barriers per stage) or 6 (warp-specialised: converter warpgroups and
+  /// two MMA warpgroups synchronised by mbarriers).
+  int64_t version = 5;
+  /// v6: converter warpgroups (1 or 2).
+  int64_t converterGroups = 2;
+
+  bool isSpecialised() const { return version == 6; }
+  /// Threads that load and convert the operands.
+  int64_t converterThreads() const {
+    return isSpecialised() ? 128 * converterGroups : 256;
+  }
+  /// Threads per CTA: v5 two warpgroups that do everything; v6 the two MMA
+  /// warpgroups (threads 0-255) followed by the converters.
+  int64_t threads() const {
+    return isSpecialised() ? 256 + converterThreads() : 256;
+  }
 
   int64_t tilesM() const { return llvm::divideCeil(m, tile.m); }
   int64_t tilesN() const { return llvm::divideCeil(n, tile.n); }
@@ -84,9 +113,18 @@ struct GemmSpec {
   int64_t stageBytesA() const { return tile.m * tile.k * 2; }
   int64_t stageBytesB() const { return tile.n * tile.k * 2; }
   int64_t stageBytes() const { return stageBytesA() + stageBytesB(); }
-  /// Dynamic shared memory: the stages, the rebalancing slots (64 bytes)
-  /// and 1 KiB to align the stages to 1024.
-  int64_t sharedBytes() const { return stages * stageBytes() + 64 + 1024; }
+  /// v6: bytes of the mbarriers (full[stages], empty[stages]) after the
+  /// stages, then the rebalancing slots [2][converter warps][4] i32.
+  int64_t barrierBytes() const { return 16 * stages; }
+  int64_t slotBytes() const {
+    return isSpecialised() ? 2 * (converterThreads() / 32) * 16 : 64;
+  }
+  /// Dynamic shared memory: the stages, (v6) the mbarriers, the rebalancing
+  /// slots and 1 KiB to align the stages to 1024.
+  int64_t sharedBytes() const {
+    return stages * stageBytes() + (isSpecialised() ? barrierBytes() : 0) +
+           slotBytes() + 1024;
+  }
   bool masksElementsAlongK() const { return kind == GemmKind::Grouped2d2d; }
 
   std::string getName() const {
@@ -103,12 +141,15 @@ struct GemmSpec {
                biasType ? "_bias" + getTypeTag(biasType) : "", m, n, k, batches,
                prefetch, ctasPerSM)
                .str() +
-           (rebalance ? "" : "_norebal");
+           (rebalance ? "" : "_norebal") +
+           (isSpecialised()
+                ? llvm::formatv("_v6w{0}s{1}", converterGroups, stages).str()
+                : "");
   }
 };
 
-/// Threads per CTA: two consumer warpgroups.
-constexpr int64_t kGemmThreads = 256;
+/// Threads of the two MMA warpgroups (v5: of the whole CTA).
+constexpr int64_t kMmaThreads = 256;
 /// Accumulator registers per thread of m64n128 f32.
 constexpr int64_t kAccRegs = 64;
 /// Elements per global load chunk (16 bytes of fp8).
@@ -125,7 +166,7 @@ struct OperandRegs {
 class GemmEmitter {
 public:
   GemmEmitter(KernelBuilder &kb, const GemmSpec &spec, ValueRange args)
-      : kb(kb), spec(spec) {
+      : kb(kb), spec(spec), convThreads(spec.converterThreads()) {
     unsigned i = 0;
     aData = args[i++];
     aScales = args[i++];
@@ -188,19 +229,74 @@ private:
   /// the stage (i32, 0 when it has none).
   std::pair<Value, Value> localMax(const OperandLayout &l,
                                    const OperandRegs &regs, int64_t tileRows);
-  /// Computes and stores one output tile.
+  /// One output tile's coordinates, operand bases and contraction tiles.
+  struct Tile {
+    Value batch, rowBase, rowEnd, colBase, colEnd, kLo, kHi;
+    Value aDataBase, aScaleBase, bDataBase, bScaleBase;
+    Value ktBegin, ktEnd;
+  };
+  Tile makeTile(Value batch, Value rowBase, Value rowEnd, Value colBase,
+                Value kLo, Value kHi);
+  /// Calls `body` for every output tile of this CTA in the persistent
+  /// order (the same walk for every role of a v6 CTA).
+  void walkTiles(function_ref<void(Value batch, Value rowBase, Value rowEnd,
+                                   Value colBase, Value kLo, Value kHi)>
+                     body);
+  /// This thread's registers of contraction tile `kt` (A data, A scales, B
+  /// data, B scales) and their split.
+  SmallVector<Value> loadStage(const Tile &t, Value kt);
+  std::pair<OperandRegs, OperandRegs> unpackStage(ValueRange all);
+  int64_t chunksA() const {
+    return spec.tile.m * spec.tile.k / kChunk / convThreads;
+  }
+  int64_t chunksB() const {
+    return spec.tile.n * spec.tile.k / kChunk / convThreads;
+  }
+  int64_t regsPerStage() const { return 2 * chunksA() + 2 * chunksB(); }
+  /// The warp's largest finite scale bytes [A0, A1, B0, B1] of the stage
+  /// (butterfly shuffles).
+  SmallVector<Value> warpMaxima(const OperandRegs &a, const OperandRegs &b);
+  /// The rebalancing shifts {A0, A1, B0, B1} (c0, c1, -c0, -c1) from the
+  /// tile's maxima.
+  SmallVector<Value> shiftsFrom(ArrayRef<Value> cta);
+  /// Converts a stage's registers into stage `stage` of shared memory.
+  void storeStage(const Tile &t, Value kt, Value stage, const OperandRegs &a,
+                  const OperandRegs &b, ArrayRef<Value> shifts);
+  /// Issues the four wgmma of stage `stage` on `acc` (fence, mma, commit).
+  Value issueWgmma(Value acc, Value stage);
+  /// The m64n128 f32 accumulators, zero.
+  Value zeroAccumulators();
+  /// Computes and stores one output tile (v5).
   void emitTile(Value batch, Value rowBase, Value rowEnd, Value colBase,
                 Value kLo, Value kHi);
   void emitEpilogue(Value acc, Value batch, Value rowBase, Value rowEnd,
                     Value colBase);
+  /// v6: the warp-specialised kernel body and its two roles.
+  void emitSpecialised();
+  void emitConverterTile(const Tile &t);
+  void emitMmaTile(const Tile &t);
+  /// v6: the mbarrier `i` (full[s] = s, empty[s] = stages + s) as a shared
+  /// pointer, its parity wait and arrive.
+  Value barrier(Value i);
+  void waitBarrier(Value i, Value parity);
+  void arriveBarrier(Value i);
+  /// v6: the ring position (stages converted or consumed by this thread).
+  Value loadCounter();
+  void storeCounter(Value v);
 
   KernelBuilder &kb;
   const GemmSpec &spec;
+  int64_t convThreads;
   Value aData, aScales, bData, bScales, offs, bias, out;
-  /// Shared i32 slots [stage][maxA0, maxA1, maxB0, maxB1] of the scale
-  /// rebalancing.
+  /// Shared i32 slots of the scale rebalancing: v5 [stage][maxA0, maxA1,
+  /// maxB0, maxB1] (atomics); v6 [2][converter warp][4] (one writer each).
   Value maxSlots;
   Value tid, smem, smemBase, smemAddr;
+  /// The thread's index among the converters (v5: tid).
+  Value ctid;
+  /// v6: the shared byte address of the mbarriers and the per-thread ring
+  /// counter (memref<1xindex>, promoted to a register).
+  Value barAddr, counter;
 };
 } // namespace
 
@@ -313,9 +409,9 @@ OperandRegs GemmEmitter::loadOperand(const OperandLayout &l, bool isA,
     Value byte = kb.bitcastTo(kb.getI8Type(), s);
     return arith::ExtUIOp::create(kb, kb.getI32Type(), byte);
   };
-  int64_t chunksPerThread = tileRows * spec.tile.k / kChunk / kGemmThreads;
+  int64_t chunksPerThread = tileRows * spec.tile.k / kChunk / convThreads;
   for (int64_t u = 0; u < chunksPerThread; ++u) {
-    Value chunk = add(tid, c(u * kGemmThreads));
+    Value chunk = add(ctid, c(u * convThreads));
     if (l.kMajor) {
       // 16 consecutive k of one row (inside one 32-block).
       int64_t perRow = spec.tile.k / kChunk;
@@ -399,7 +495,7 @@ OperandRegs GemmEmitter::loadOperand(const OperandLayout &l, bool isA,
 
 Value GemmEmitter::chunkBlock(const OperandLayout &l, int64_t tileRows,
                               int64_t u) {
-  Value chunk = add(tid, c(u * kGemmThreads));
+  Value chunk = add(ctid, c(u * convThreads));
   Value kk = l.kMajor ? mul(remu(chunk, spec.tile.k / kChunk), c(kChunk))
                       : divu(chunk, tileRows / kChunk);
   return divu(kk, 32);
@@ -436,11 +532,11 @@ void GemmEmitter::storeOperand(const OperandLayout &l, const OperandRegs &regs,
                                Value tileBase, Value rowBase, Value rowEnd,
                                Value kt, Value kLo, Value kHi, Type f8Type,
                                Value shift0, Value shift1) {
-  int64_t tileRows = regs.data.size() * kChunk * kGemmThreads / spec.tile.k;
+  int64_t tileRows = regs.data.size() * kChunk * convThreads / spec.tile.k;
   auto bf16Vec = VectorType::get({kChunk}, kb.getBF16Type());
   Value k0 = mul(kt, c(spec.tile.k));
   for (auto [u, bytes] : llvm::enumerate(regs.data)) {
-    Value chunk = add(tid, c(u * kGemmThreads));
+    Value chunk = add(ctid, c(u * convThreads));
     Value x = convertToBF16(bytes, f8Type);
     Value first = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq,
                                         chunkBlock(l, tileRows, u), c(0));
@@ -568,47 +664,152 @@ void GemmEmitter::emitEpilogue(Value acc, Value batch, Value rowBase,
   }
 }
 
-void GemmEmitter::emitTile(Value batch, Value rowBase, Value rowEnd,
-                           Value colBase, Value kLo, Value kHi) {
+GemmEmitter::Tile GemmEmitter::makeTile(Value batch, Value rowBase,
+                                        Value rowEnd, Value colBase, Value kLo,
+                                        Value kHi) {
+  Tile t;
+  t.batch = batch;
+  t.rowBase = rowBase;
+  t.rowEnd = rowEnd;
+  t.colBase = colBase;
+  t.kLo = kLo;
+  t.kHi = kHi;
+  t.aDataBase = spec.aBatched ? mul(batch, c(spec.a.getDataSize())) : c(0);
+  t.aScaleBase = spec.aBatched ? mul(batch, c(spec.a.getScaleSize())) : c(0);
+  t.bDataBase = spec.bBatched ? mul(batch, c(spec.b.getDataSize())) : c(0);
+  t.bScaleBase = spec.bBatched ? mul(batch, c(spec.b.getScaleSize())) : c(0);
+  t.colEnd = c(spec.n);
+  t.ktBegin = divu(kLo, spec.tile.k);
+  Value ktEnd = divu(add(kHi, c(spec.tile.k - 1)), spec.tile.k);
+  t.ktEnd = arith::MaxUIOp::create(kb, ktEnd, t.ktBegin);
+  return t;
+}
+
+SmallVector<Value> GemmEmitter::loadStage(const Tile &t, Value kt) {
+  OperandRegs a = loadOperand(spec.a, true, t.aDataBase, t.aScaleBase,
+                              t.rowBase, t.rowEnd, kt, t.kLo, t.kHi);
+  OperandRegs b = loadOperand(spec.b, false, t.bDataBase, t.bScaleBase,
+                              t.colBase, t.colEnd, kt, t.kLo, t.kHi);
+  SmallVector<Value> all;
+  llvm::append_range(all, a.data);
+  llvm::append_range(all, a.scales);
+  llvm::append_range(all, b.data);
+  llvm::append_range(all, b.scales);
+  return all;
+}
+
+std::pair<OperandRegs, OperandRegs> GemmEmitter::unpackStage(ValueRange all) {
+  int64_t na = chunksA(), nb = chunksB();
+  OperandRegs a, b;
+  a.data.assign(all.begin(), all.begin() + na);
+  a.scales.assign(all.begin() + na, all.begin() + 2 * na);
+  b.data.assign(all.begin() + 2 * na, all.begin() + 2 * na + nb);
+  b.scales.assign(all.begin() + 2 * na + nb, all.begin() + 2 * na + 2 * nb);
+  return {a, b};
+}
+
+SmallVector<Value> GemmEmitter::warpMaxima(const OperandRegs &a,
+                                           const OperandRegs &b) {
+  auto [a0, a1] = localMax(spec.a, a, spec.tile.m);
+  auto [b0, b1] = localMax(spec.b, b, spec.tile.n);
+  SmallVector<Value> maxima = {a0, a1, b0, b1};
+  for (Value &v : maxima)
+    for (int64_t w = 1; w < 32; w *= 2)
+      v = arith::MaxUIOp::create(
+          kb, v,
+          gpu::ShuffleOp::create(kb, v, w, 32, gpu::ShuffleMode::XOR)
+              .getShuffleResult());
+  return maxima;
+}
+
+SmallVector<Value> GemmEmitter::shiftsFrom(ArrayRef<Value> cta) {
+  // Per 32-block, c = floor((maxB - maxA) / 2) of the tile's largest scale
+  // bytes moves from B to A (the products are unchanged), so that the bf16
+  // operands stay exact for extreme pairs such as A = 0x00 with B = 0xFE.
+  auto half = [&](Value d) {
+    return arith::ShRSIOp::create(kb, d, kb.i32(1)).getResult();
+  };
+  Value zero32 = kb.i32(0);
+  Value c0 = half(arith::SubIOp::create(kb, cta[2], cta[0]));
+  Value c1 = half(arith::SubIOp::create(kb, cta[3], cta[1]));
+  return {c0, c1, arith::SubIOp::create(kb, zero32, c0),
+          arith::SubIOp::create(kb, zero32, c1)};
+}
+
+void GemmEmitter::storeStage(const Tile &t, Value kt, Value stage,
+                             const OperandRegs &a, const OperandRegs &b,
+                             ArrayRef<Value> shifts) {
+  MLIRContext *ctx = kb.getContext();
+  // Offsets in bf16 elements of the bf16 view of shared memory.
+  Value stageElems = mul(stage, c(spec.stageBytes() / 2));
+  Value aTile = stageElems;
+  Value bTile = add(stageElems, c(spec.stageBytesA() / 2));
+  storeOperand(spec.a, a, aTile, t.rowBase, t.rowEnd, kt, t.kLo, t.kHi,
+               spec.aType, shifts[0], shifts[1]);
+  storeOperand(spec.b, b, bTile, t.colBase, t.colEnd, kt, t.kLo, t.kHi,
+               spec.bType, shifts[2], shifts[3]);
+  // Generic-proxy smem writes become visible to the tensor cores (async
+  // proxy) before the stage is published.
+  NVVM::FenceProxyOp::create(
+      kb, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
+      NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+}
+
+Value GemmEmitter::issueWgmma(Value acc, Value stage) {
   MLIRContext *ctx = kb.getContext();
   const TileShape &t = spec.tile;
-  Value aDataBase = spec.aBatched ? mul(batch, c(spec.a.getDataSize())) : c(0);
-  Value aScaleBase =
-      spec.aBatched ? mul(batch, c(spec.a.getScaleSize())) : c(0);
-  Value bDataBase = spec.bBatched ? mul(batch, c(spec.b.getDataSize())) : c(0);
-  Value bScaleBase =
-      spec.bBatched ? mul(batch, c(spec.b.getScaleSize())) : c(0);
-  Value colEnd = c(spec.n);
-  Value ktBegin = divu(kLo, t.k);
-  Value ktEnd = divu(add(kHi, c(t.k - 1)), t.k);
-  ktEnd = arith::MaxUIOp::create(kb, ktEnd, ktBegin);
-
-  auto loadStage = [&](Value kt) {
-    OperandRegs a = loadOperand(spec.a, true, aDataBase, aScaleBase, rowBase,
-                                rowEnd, kt, kLo, kHi);
-    OperandRegs b = loadOperand(spec.b, false, bDataBase, bScaleBase, colBase,
-                                colEnd, kt, kLo, kHi);
-    SmallVector<Value> all;
-    llvm::append_range(all, a.data);
-    llvm::append_range(all, a.scales);
-    llvm::append_range(all, b.data);
-    llvm::append_range(all, b.scales);
-    return all;
+  uint64_t descBits = gemm::getWgmmaDescriptorBits(
+      /*leadingByteOffset=*/16, /*strideByteOffset=*/1024, gemm::Swizzle::B128);
+  Value wg = divu(tid, 128);
+  Value stageElems = mul(stage, c(spec.stageBytes() / 2));
+  // Descriptors: the stage's byte address, warpgroup wg's 64 A rows.
+  auto toI64 = [&](Value idx) {
+    return arith::IndexCastUIOp::create(kb, kb.getI64Type(), idx);
   };
-  int64_t na = spec.tile.m * t.k / kChunk / kGemmThreads;
-  int64_t nb = spec.tile.n * t.k / kChunk / kGemmThreads;
-  auto unpack = [&](ValueRange all) {
-    OperandRegs a, b;
-    a.data.assign(all.begin(), all.begin() + na);
-    a.scales.assign(all.begin() + na, all.begin() + 2 * na);
-    b.data.assign(all.begin() + 2 * na, all.begin() + 2 * na + nb);
-    b.scales.assign(all.begin() + 2 * na + nb, all.begin() + 2 * na + 2 * nb);
-    return std::make_pair(a, b);
+  Value aAddr = add(add(smemAddr, mul(stageElems, c(2))), mul(wg, c(8192)));
+  Value bAddr =
+      add(add(smemAddr, mul(stageElems, c(2))), c(spec.stageBytesA()));
+  auto desc = [&](Value addr) -> Value {
+    Value field = arith::AndIOp::create(
+        kb,
+        arith::ShRUIOp::create(kb, toI64(addr),
+                               arith::ConstantIntOp::create(kb, 4, 64)),
+        arith::ConstantIntOp::create(kb, 0x3FFF, 64));
+    return arith::OrIOp::create(
+        kb, field, arith::ConstantIntOp::create(kb, kb.getI64Type(), descBits));
   };
+  Value descA = desc(aAddr), descB = desc(bAddr);
+  NVVM::WgmmaFenceAlignedOp::create(kb);
+  auto shape = NVVM::MMAShapeAttr::get(ctx, 64, t.n, 16);
+  auto bf16 = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::bf16);
+  auto f32t = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32);
+  auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
+  for (int64_t kk = 0; kk < t.k / 16; ++kk) {
+    // k16 step kk: 32 bytes further along each K-major row (the swizzle
+    // is applied by the hardware to the address bits).
+    Value step = arith::ConstantIntOp::create(kb, 2 * kk, 64);
+    acc = NVVM::WgmmaMmaAsyncOp::create(
+        kb, acc.getType(), acc, arith::AddIOp::create(kb, descA, step),
+        arith::AddIOp::create(kb, descB, step), shape, bf16, bf16, f32t,
+        NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one), one, one,
+        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col),
+        NVVM::MMAIntOverflowAttr());
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(kb);
+  return acc;
+}
 
+Value GemmEmitter::zeroAccumulators() {
   auto accType = LLVM::LLVMStructType::getLiteral(
-      ctx, SmallVector<Type>(kAccRegs, kb.getF32Type()));
-  Value acc0 = LLVM::ZeroOp::create(kb, accType);
+      kb.getContext(), SmallVector<Type>(kAccRegs, kb.getF32Type()));
+  return LLVM::ZeroOp::create(kb, accType);
+}
+
+void GemmEmitter::emitTile(Value batch, Value rowBase, Value rowEnd,
+                           Value colBase, Value kLo, Value kHi) {
+  Tile t = makeTile(batch, rowBase, rowEnd, colBase, kLo, kHi);
+  Value acc0 = zeroAccumulators();
   // The previous tile's wgmma reads (and rebalancing reads) are complete in
   // every warpgroup before this tile overwrites a stage.
   Value t0 = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, tid, c(0));
@@ -621,42 +822,24 @@ void GemmEmitter::emitTile(Value batch, Value rowBase, Value rowEnd,
   gpu::BarrierOp::create(kb);
   SmallVector<Value> inits = {acc0, c(0)};
   for (int64_t d = 0; d < spec.prefetch; ++d)
-    llvm::append_range(inits, loadStage(add(ktBegin, c(d))));
-  int64_t perStage = 2 * na + 2 * nb;
+    llvm::append_range(inits, loadStage(t, add(t.ktBegin, c(d))));
+  int64_t perStage = regsPerStage();
 
-  uint64_t descBits = gemm::getWgmmaDescriptorBits(
-      /*leadingByteOffset=*/16, /*strideByteOffset=*/1024, gemm::Swizzle::B128);
-  Value wg = divu(tid, 128);
-  auto loop = scf::ForOp::create(kb, ktBegin, ktEnd, c(1), inits);
+  auto loop = scf::ForOp::create(kb, t.ktBegin, t.ktEnd, c(1), inits);
   {
     OpBuilder::InsertionGuard g(kb);
     kb.setInsertionPointToStart(loop.getBody());
     Value kt = loop.getInductionVar();
     Value acc = loop.getRegionIterArgs()[0];
     Value stage = loop.getRegionIterArgs()[1];
-    auto [aRegs, bRegs] =
-        unpack(loop.getRegionIterArgs().drop_front(2).take_front(perStage));
-    // Offsets in bf16 elements of the bf16 view of shared memory.
-    Value stageElems = mul(stage, c(spec.stageBytes() / 2));
-    Value aTile = stageElems;
-    Value bTile = add(stageElems, c(spec.stageBytesA() / 2));
-    // Rebalancing: per 32-block, c = floor((maxB - maxA) / 2) of the
-    // tile's largest scale bytes moves from B to A (the products are
-    // unchanged), so that the bf16 operands stay exact for extreme pairs
-    // such as A = 0x00 with B = 0xFE. Warp maxima by butterfly shuffles,
-    // CTA maxima by shared atomics, one barrier.
+    auto [aRegs, bRegs] = unpackStage(
+        loop.getRegionIterArgs().drop_front(2).take_front(perStage));
+    // Rebalancing: warp maxima by butterfly shuffles, CTA maxima by shared
+    // atomics, one barrier.
     Value zero32 = kb.i32(0);
-    Value c0 = zero32, c1 = zero32, nc0 = zero32, nc1 = zero32;
+    SmallVector<Value> shifts(4, zero32);
     if (spec.rebalance) {
-      auto [a0, a1] = localMax(spec.a, aRegs, spec.tile.m);
-      auto [b0, b1] = localMax(spec.b, bRegs, spec.tile.n);
-      SmallVector<Value> maxima = {a0, a1, b0, b1};
-      for (Value &v : maxima)
-        for (int64_t w = 1; w < 32; w *= 2)
-          v = arith::MaxUIOp::create(
-              kb, v,
-              gpu::ShuffleOp::create(kb, v, w, 32, gpu::ShuffleMode::XOR)
-                  .getShuffleResult());
+      SmallVector<Value> maxima = warpMaxima(aRegs, bRegs);
       Value lane0 = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq,
                                           remu(tid, 32), c(0));
       kb.ifThen(lane0, [&] {
@@ -677,62 +860,13 @@ void GemmEmitter::emitTile(Value batch, Value rowBase, Value rowEnd,
           memref::StoreOp::create(kb, kb.i32(0), maxSlots,
                                   ValueRange{nextSlot, c(j)});
       });
-      auto half = [&](Value d) {
-        return arith::ShRSIOp::create(kb, d, kb.i32(1)).getResult();
-      };
-      c0 = half(arith::SubIOp::create(kb, cta[2], cta[0]));
-      c1 = half(arith::SubIOp::create(kb, cta[3], cta[1]));
-      nc0 = arith::SubIOp::create(kb, zero32, c0);
-      nc1 = arith::SubIOp::create(kb, zero32, c1);
+      shifts = shiftsFrom(cta);
     }
-    storeOperand(spec.a, aRegs, aTile, rowBase, rowEnd, kt, kLo, kHi,
-                 spec.aType, c0, c1);
-    storeOperand(spec.b, bRegs, bTile, colBase, colEnd, kt, kLo, kHi,
-                 spec.bType, nc0, nc1);
-    // Generic-proxy smem writes become visible to the tensor cores (async
-    // proxy), then the whole stage is written.
-    NVVM::FenceProxyOp::create(
-        kb, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
-        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    storeStage(t, kt, stage, aRegs, bRegs, shifts);
+    // The whole stage is written.
     gpu::BarrierOp::create(kb);
-    SmallVector<Value> next = loadStage(add(kt, c(spec.prefetch)));
-
-    // Descriptors: the stage's byte address, warpgroup wg's 64 A rows.
-    auto toI64 = [&](Value idx) {
-      return arith::IndexCastUIOp::create(kb, kb.getI64Type(), idx);
-    };
-    Value aAddr = add(add(smemAddr, mul(stageElems, c(2))), mul(wg, c(8192)));
-    Value bAddr =
-        add(add(smemAddr, mul(stageElems, c(2))), c(spec.stageBytesA()));
-    auto desc = [&](Value addr) -> Value {
-      Value field = arith::AndIOp::create(
-          kb,
-          arith::ShRUIOp::create(kb, toI64(addr),
-                                 arith::ConstantIntOp::create(kb, 4, 64)),
-          arith::ConstantIntOp::create(kb, 0x3FFF, 64));
-      return arith::OrIOp::create(
-          kb, field,
-          arith::ConstantIntOp::create(kb, kb.getI64Type(), descBits));
-    };
-    Value descA = desc(aAddr), descB = desc(bAddr);
-    NVVM::WgmmaFenceAlignedOp::create(kb);
-    auto shape = NVVM::MMAShapeAttr::get(ctx, 64, t.n, 16);
-    auto bf16 = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::bf16);
-    auto f32t = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32);
-    auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
-    for (int64_t kk = 0; kk < t.k / 16; ++kk) {
-      // k16 step kk: 32 bytes further along each K-major row (the swizzle
-      // is applied by the hardware to the address bits).
-      Value step = arith::ConstantIntOp::create(kb, 2 * kk, 64);
-      acc = NVVM::WgmmaMmaAsyncOp::create(
-          kb, accType, acc, arith::AddIOp::create(kb, descA, step),
-          arith::AddIOp::create(kb, descB, step), shape, bf16, bf16, f32t,
-          NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one), one, one,
-          NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
-          NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col),
-          NVVM::MMAIntOverflowAttr());
-    }
-    NVVM::WgmmaGroupSyncAlignedOp::create(kb);
+    SmallVector<Value> next = loadStage(t, add(kt, c(spec.prefetch)));
+    acc = issueWgmma(acc, stage);
     // The previous stage's wgmma are done: with three stages the one
     // written next iteration (read two stages ago) is free after the next
     // barrier.
@@ -748,29 +882,191 @@ void GemmEmitter::emitTile(Value batch, Value rowBase, Value rowEnd,
   emitEpilogue(loop.getResult(0), batch, rowBase, rowEnd, colBase);
 }
 
-void GemmEmitter::emit() {
-  tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
-  MLIRContext *ctx = kb.getContext();
-  auto wgSpace = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  auto rawType = MemRefType::get({ShapedType::kDynamic}, kb.getI8Type(),
-                                 MemRefLayoutAttrInterface(), wgSpace);
-  Value raw = gpu::DynamicSharedMemoryOp::create(kb, rawType);
-  Value rawAddr = memref::ExtractAlignedPointerAsIndexOp::create(kb, raw);
-  // The stages start at the first 1024-byte boundary (128B swizzle atoms).
-  Value pad = remu(sub(c(1024), remu(rawAddr, 1024)), 1024);
-  smemAddr = add(rawAddr, pad);
-  auto viewType = MemRefType::get({ShapedType::kDynamic}, kb.getBF16Type(),
-                                  MemRefLayoutAttrInterface(), wgSpace);
-  smem = memref::ViewOp::create(
-      kb, viewType, raw, pad,
-      ValueRange{c(spec.stages * spec.stageBytes() / 2)});
-  // The rebalancing slots follow the stages (16-byte aligned).
-  auto slotsType = MemRefType::get({spec.stages, 4}, kb.getI32Type(),
-                                   MemRefLayoutAttrInterface(), wgSpace);
-  maxSlots = memref::ViewOp::create(
-      kb, slotsType, raw, add(pad, c(spec.stages * spec.stageBytes())),
-      ValueRange{});
+//===----------------------------------------------------------------------===//
+// v6: warp specialisation
+//===----------------------------------------------------------------------===//
 
+Value GemmEmitter::barrier(Value i) {
+  Value addr = add(barAddr, mul(i, c(8)));
+  Value addr64 = arith::IndexCastUIOp::create(kb, kb.getI64Type(), addr);
+  auto ptrType = LLVM::LLVMPointerType::get(
+      kb.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+  return LLVM::IntToPtrOp::create(kb, ptrType, addr64);
+}
+
+void GemmEmitter::waitBarrier(Value i, Value parity) {
+  // Suspend-time hint of the try_wait loop (ns), as the nvgpu lowering.
+  NVVM::MBarrierTryWaitParityOp::create(kb, barrier(i), parity,
+                                        kb.i32(10000000));
+}
+
+void GemmEmitter::arriveBarrier(Value i) {
+  NVVM::MBarrierArriveOp::create(kb, Type(), barrier(i), Value(),
+                                 NVVM::MemScopeKind::CTA, false);
+}
+
+Value GemmEmitter::loadCounter() {
+  return memref::LoadOp::create(kb, counter, ValueRange{c(0)});
+}
+
+void GemmEmitter::storeCounter(Value v) {
+  memref::StoreOp::create(kb, v, counter, ValueRange{c(0)});
+}
+
+void GemmEmitter::emitConverterTile(const Tile &t) {
+  // Stage g of the ring (g counts every stage this CTA converts, across
+  // tiles) goes to slot g % stages once the MMA warpgroups have released
+  // it (empty[s], parity of the previous use), and is published by
+  // full[s]. The loads of contraction tile kt + prefetch are issued first,
+  // so that they are in flight while tile kt is converted.
+  //
+  // Rebalancing one stage ahead: the tile maxima of stage g are reduced
+  // while stage g - 1 is converted (warp maxima by shuffles, interleaved
+  // with the conversion; each warp's maxima in its own slot of a
+  // double-buffered array), and read after a named barrier of the
+  // converter threads at the start of stage g. Slot pair g % 2 is written
+  // again for stage g + 2 after every converter has passed the barrier of
+  // stage g + 1, so all reads of it are done; the MMA warpgroups never wait
+  // for this.
+  int64_t perStage = regsPerStage();
+  auto vec4 = VectorType::get({4}, kb.getI32Type());
+  auto stageMaxima = [&](ValueRange regs) {
+    auto [a, b] = unpackStage(regs);
+    return warpMaxima(a, b);
+  };
+  auto writeMaxima = [&](ArrayRef<Value> maxima, Value ring) {
+    Value lane0 = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq,
+                                        remu(ctid, 32), c(0));
+    kb.ifThen(lane0, [&] {
+      Value v = vector::FromElementsOp::create(kb, vec4, maxima);
+      kb.store(v, maxSlots, ValueRange{remu(ring, 2), divu(ctid, 32), c(0)},
+               16);
+    });
+  };
+  SmallVector<Value> inits;
+  for (int64_t d = 0; d < spec.prefetch; ++d)
+    llvm::append_range(inits, loadStage(t, add(t.ktBegin, c(d))));
+  if (spec.rebalance)
+    writeMaxima(stageMaxima(ValueRange(inits).take_front(perStage)),
+                loadCounter());
+  auto loop = scf::ForOp::create(kb, t.ktBegin, t.ktEnd, c(1), inits);
+  OpBuilder::InsertionGuard g(kb);
+  kb.setInsertionPointToStart(loop.getBody());
+  Value kt = loop.getInductionVar();
+  SmallVector<Value> next = loadStage(t, add(kt, c(spec.prefetch)));
+  ValueRange args = loop.getRegionIterArgs();
+  auto [aRegs, bRegs] = unpackStage(args.take_front(perStage));
+  Value ring = loadCounter();
+  Value stage = remu(ring, spec.stages);
+  Value parity = arith::IndexCastUIOp::create(kb, kb.getI32Type(),
+                                              remu(divu(ring, spec.stages), 2));
+  SmallVector<Value> shifts(4, kb.i32(0));
+  if (spec.rebalance) {
+    NVVM::BarrierOp::create(kb, Type(), kb.i32(1), kb.i32(convThreads), {},
+                            Value());
+    Value cta = kb.splatBits(vec4, 0);
+    for (int64_t w = 0; w < convThreads / 32; ++w)
+      cta = arith::MaxUIOp::create(
+          kb, cta,
+          kb.load(vec4, maxSlots, ValueRange{remu(ring, 2), c(w), c(0)}, 16));
+    SmallVector<Value> ctaMax;
+    for (int64_t j = 0; j < 4; ++j)
+      ctaMax.push_back(vector::ExtractOp::create(kb, cta, j));
+    shifts = shiftsFrom(ctaMax);
+  }
+  Value one = kb.i32(1);
+  waitBarrier(add(c(spec.stages), stage),
+              arith::XOrIOp::create(kb, parity, one));
+  // The next stage's warp maxima, in the block of this stage's conversion
+  // (its registers arrived a stage ago when the prefetch distance is at
+  // least 2); stored after the stage is published.
+  SmallVector<Value> nextMaxima;
+  if (spec.rebalance)
+    nextMaxima = stageMaxima(
+        spec.prefetch >= 2 ? args.drop_front(perStage).take_front(perStage)
+                           : ValueRange(next));
+  storeStage(t, kt, stage, aRegs, bRegs, shifts);
+  arriveBarrier(stage);
+  if (spec.rebalance)
+    writeMaxima(nextMaxima, add(ring, c(1)));
+  storeCounter(add(ring, c(1)));
+  SmallVector<Value> yielded;
+  llvm::append_range(yielded, args.drop_front(perStage));
+  llvm::append_range(yielded, next);
+  scf::YieldOp::create(kb, yielded);
+}
+
+void GemmEmitter::emitMmaTile(const Tile &t) {
+  // Waits full[s], issues the stage's wgmma, keeps one stage in flight
+  // (wait_group 1) and releases the previous stage (empty[s - 1]); the last
+  // stage of the tile is released after wait_group 0.
+  auto loop =
+      scf::ForOp::create(kb, t.ktBegin, t.ktEnd, c(1), zeroAccumulators());
+  {
+    OpBuilder::InsertionGuard g(kb);
+    kb.setInsertionPointToStart(loop.getBody());
+    Value kt = loop.getInductionVar();
+    Value ring = loadCounter();
+    Value stage = remu(ring, spec.stages);
+    Value parity = arith::IndexCastUIOp::create(
+        kb, kb.getI32Type(), remu(divu(ring, spec.stages), 2));
+    waitBarrier(stage, parity);
+    Value acc = issueWgmma(loop.getRegionIterArgs()[0], stage);
+    NVVM::WgmmaWaitGroupSyncOp::create(kb, 1);
+    Value notFirst =
+        arith::CmpIOp::create(kb, arith::CmpIPredicate::ugt, kt, t.ktBegin);
+    kb.ifThen(notFirst, [&] {
+      Value prev = remu(add(ring, c(spec.stages - 1)), spec.stages);
+      arriveBarrier(add(c(spec.stages), prev));
+    });
+    storeCounter(add(ring, c(1)));
+    scf::YieldOp::create(kb, acc);
+  }
+  NVVM::WgmmaWaitGroupSyncOp::create(kb, 0);
+  kb.ifThen(ult(t.ktBegin, t.ktEnd), [&] {
+    Value prev = remu(add(loadCounter(), c(spec.stages - 1)), spec.stages);
+    arriveBarrier(add(c(spec.stages), prev));
+  });
+  emitEpilogue(loop.getResult(0), t.batch, t.rowBase, t.rowEnd, t.colBase);
+}
+
+void GemmEmitter::emitSpecialised() {
+  // Thread 0 initialises the ring's mbarriers: full[s] completes when every
+  // converter thread has arrived (after its async-proxy fence), empty[s]
+  // when every MMA thread has (after wait_group shows the stage read).
+  Value t0 = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, tid, c(0));
+  kb.ifThen(t0, [&] {
+    for (int64_t s = 0; s < spec.stages; ++s) {
+      NVVM::MBarrierInitOp::create(kb, barrier(c(s)), kb.i32(convThreads),
+                                   Value());
+      NVVM::MBarrierInitOp::create(kb, barrier(c(spec.stages + s)),
+                                   kb.i32(kMmaThreads), Value());
+    }
+  });
+  gpu::BarrierOp::create(kb);
+  counter =
+      memref::AllocaOp::create(kb, MemRefType::get({1}, kb.getIndexType()));
+  storeCounter(c(0));
+  Value isMma = ult(tid, c(kMmaThreads));
+  auto roles = scf::IfOp::create(kb, TypeRange{}, isMma, true);
+  {
+    OpBuilder::InsertionGuard g(kb);
+    kb.setInsertionPointToStart(roles.thenBlock());
+    walkTiles([&](Value batch, Value rowBase, Value rowEnd, Value colBase,
+                  Value kLo, Value kHi) {
+      emitMmaTile(makeTile(batch, rowBase, rowEnd, colBase, kLo, kHi));
+    });
+    kb.setInsertionPointToStart(roles.elseBlock());
+    ctid = sub(tid, c(kMmaThreads));
+    walkTiles([&](Value batch, Value rowBase, Value rowEnd, Value colBase,
+                  Value kLo, Value kHi) {
+      emitConverterTile(makeTile(batch, rowBase, rowEnd, colBase, kLo, kHi));
+    });
+  }
+}
+
+void GemmEmitter::walkTiles(
+    function_ref<void(Value, Value, Value, Value, Value, Value)> body) {
   Value bid = gpu::BlockIdOp::create(kb, gpu::Dimension::x);
   Value grid = gpu::GridDimOp::create(kb, gpu::Dimension::x);
   const TileShape &t = spec.tile;
@@ -797,7 +1093,7 @@ void GemmEmitter::emit() {
         kLo = walk.getResult(0);
         kHi = walk.getResult(1);
       }
-      emitTile(batch, mul(mt, c(t.m)), c(spec.m), mul(nt, c(t.n)), kLo, kHi);
+      body(batch, mul(mt, c(t.m)), c(spec.m), mul(nt, c(t.n)), kLo, kHi);
       break;
     }
     case GemmKind::Grouped2d3d: {
@@ -827,16 +1123,59 @@ void GemmEmitter::emit() {
       }
       Value found = walk.getResult(2);
       kb.ifThen(found, [&] {
-        emitTile(walk.getResult(3), walk.getResult(4), walk.getResult(5),
-                 mul(nt, c(t.n)), c(0), c(spec.k));
+        body(walk.getResult(3), walk.getResult(4), walk.getResult(5),
+             mul(nt, c(t.n)), c(0), c(spec.k));
       });
       break;
     }
     }
   });
+}
+
+void GemmEmitter::emit() {
+  tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
+  ctid = tid;
+  MLIRContext *ctx = kb.getContext();
+  auto wgSpace = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto rawType = MemRefType::get({ShapedType::kDynamic}, kb.getI8Type(),
+                                 MemRefLayoutAttrInterface(), wgSpace);
+  Value raw = gpu::DynamicSharedMemoryOp::create(kb, rawType);
+  Value rawAddr = memref::ExtractAlignedPointerAsIndexOp::create(kb, raw);
+  // The stages start at the first 1024-byte boundary (128B swizzle atoms).
+  Value pad = remu(sub(c(1024), remu(rawAddr, 1024)), 1024);
+  smemAddr = add(rawAddr, pad);
+  auto viewType = MemRefType::get({ShapedType::kDynamic}, kb.getBF16Type(),
+                                  MemRefLayoutAttrInterface(), wgSpace);
+  smem = memref::ViewOp::create(
+      kb, viewType, raw, pad,
+      ValueRange{c(spec.stages * spec.stageBytes() / 2)});
+  int64_t stagesBytes = spec.stages * spec.stageBytes();
+  if (spec.isSpecialised()) {
+    // The mbarriers follow the stages, then the rebalancing slots (both
+    // 16-byte aligned).
+    barAddr = add(smemAddr, c(stagesBytes));
+    auto slotsType = MemRefType::get({2, convThreads / 32, 4}, kb.getI32Type(),
+                                     MemRefLayoutAttrInterface(), wgSpace);
+    maxSlots = memref::ViewOp::create(
+        kb, slotsType, raw, add(pad, c(stagesBytes + spec.barrierBytes())),
+        ValueRange{});
+    emitSpecialised();
+  } else {
+    // The rebalancing slots follow the stages (16-byte aligned).
+    auto slotsType = MemRefType::get({spec.stages, 4}, kb.getI32Type(),
+                                     MemRefLayoutAttrInterface(), wgSpace);
+    maxSlots = memref::ViewOp::create(kb, slotsType, raw,
+                                      add(pad, c(stagesBytes)), ValueRange{});
+    walkTiles([&](Value batch, Value rowBase, Value rowEnd, Value colBase,
+                  Value kLo, Value kHi) {
+      emitTile(batch, rowBase, rowEnd, colBase, kLo, kHi);
+    });
+  }
 
   if (spec.kind == GemmKind::Grouped2d3d) {
     // Rows at or past the last group's end are zero.
+    Value bid = gpu::BlockIdOp::create(kb, gpu::Dimension::x);
+    Value grid = gpu::GridDimOp::create(kb, gpu::Dimension::x);
     auto walk =
         scf::ForOp::create(kb, c(0), c(spec.batches), c(1), ValueRange{c(0)});
     {
@@ -847,14 +1186,15 @@ void GemmEmitter::emit() {
       scf::YieldOp::create(kb, end);
     }
     Value first = mul(walk.getResult(0), c(spec.n));
-    Value gtid = add(mul(bid, c(kGemmThreads)), tid);
+    Value gtid = add(mul(bid, c(spec.threads())), tid);
     Value zero = spec.outType.isBF16()
                      ? arith::ConstantOp::create(
                            kb, kb.getFloatAttr(kb.getBF16Type(), 0.0))
                            .getResult()
                      : arith::ConstantOp::create(kb, kb.getF32FloatAttr(0.0f))
                            .getResult();
-    kb.forLoop(add(first, gtid), c(spec.m * spec.n), mul(grid, c(kGemmThreads)),
+    kb.forLoop(add(first, gtid), c(spec.m * spec.n),
+               mul(grid, c(spec.threads())),
                [&](Value i) { memref::StoreOp::create(kb, zero, out, i); });
   }
 }
@@ -870,9 +1210,14 @@ static Value flatBuffer(RewriterBase &rewriter, Location loc, Value tensor) {
   return collapseTo(rewriter, loc, buf, {type.getNumElements()});
 }
 
+/// The kernel version used unless `mxfp8train.gemm_version` says otherwise.
+constexpr int64_t kDefaultGemmVersion = 5;
+
 /// Chooses the pipeline configuration of `spec` (the discardable integer
-/// attributes `mxfp8train.gemm_prefetch`, `mxfp8train.gemm_ctas_per_sm` and
-/// `mxfp8train.gemm_rebalance` of `op` override it, for measurements).
+/// attributes `mxfp8train.gemm_prefetch`, `mxfp8train.gemm_ctas_per_sm`,
+/// `mxfp8train.gemm_rebalance`, `mxfp8train.gemm_version` (5 or 6) and, for
+/// v6, `mxfp8train.gemm_stages` and `mxfp8train.gemm_converters` of `op`
+/// override it, for measurements).
 static void chooseConfig(Operation *op, GemmSpec &spec) {
   // Measured on the H200 (bench/README.md): a deeper register prefetch
   // (2-4 tiles, one CTA per SM) was no faster than one tile ahead, two CTAs
@@ -889,6 +1234,30 @@ static void chooseConfig(Operation *op, GemmSpec &spec) {
     spec.ctasPerSM = std::clamp<int64_t>(a.getInt(), 1, 2);
   if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_rebalance"))
     spec.rebalance = a.getInt() != 0;
+  // v6 covers K-major operands with row-major scales; the MN-major and
+  // blocked-scale loaders spill at its 128 registers per thread (ptxas,
+  // also with setmaxnreg 96/160), so they stay on v5.
+  bool kMajorRowScales = spec.a.kMajor && spec.b.kMajor &&
+                         !spec.a.blockedScales && !spec.b.blockedScales;
+  spec.version = kMajorRowScales ? kDefaultGemmVersion : 5;
+  if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_version"))
+    spec.version = a.getInt() == 6 && kMajorRowScales ? 6 : 5;
+  if (spec.isSpecialised()) {
+    // v6: one CTA of 512 threads per SM (128 registers each), a ring of
+    // four stages (128 KiB), loads two contraction tiles ahead (the
+    // rebalancing maxima of the next stage come from registers already
+    // loaded).
+    spec.ctasPerSM = 1;
+    spec.stages = 4;
+    spec.converterGroups = 2;
+    spec.prefetch = 2;
+    if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_prefetch"))
+      spec.prefetch = std::clamp<int64_t>(a.getInt(), 1, 4);
+    if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_stages"))
+      spec.stages = std::clamp<int64_t>(a.getInt(), 2, 6);
+    if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_converters"))
+      spec.converterGroups = std::clamp<int64_t>(a.getInt(), 1, 2);
+  }
 }
 
 /// Creates (or reuses) the kernel of `spec` and launches it on `args`.
@@ -909,8 +1278,10 @@ static void launchGemm(RewriterBase &rewriter, Location loc,
   // Persistent grid.
   int64_t ctasPerSM = spec.ctasPerSM;
   kernel->setAttr("nvvm.minctasm", rewriter.getI32IntegerAttr(ctasPerSM));
-  kernel->setAttr("nvvm.maxntid",
-                  rewriter.getDenseI32ArrayAttr({int32_t(kGemmThreads), 1, 1}));
+  kernel->setAttr("nvvm.maxntid", rewriter.getDenseI32ArrayAttr(
+                                      {int32_t(spec.threads()), 1, 1}));
+  kernel.setKnownBlockSizeAttr(
+      rewriter.getDenseI32ArrayAttr({int32_t(spec.threads()), 1, 1}));
   int64_t grid = std::min<int64_t>(spec.numTiles(), ctasPerSM * target.numSMs);
   auto c = [&](int64_t v) {
     return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
@@ -920,7 +1291,7 @@ static void launchGemm(RewriterBase &rewriter, Location loc,
       arith::ConstantIntOp::create(rewriter, loc, spec.sharedBytes(), 32);
   gpu::LaunchFuncOp::create(
       rewriter, loc, kernel, gpu::KernelDim3{c(grid), one, one},
-      gpu::KernelDim3{c(kGemmThreads), one, one}, shared, args);
+      gpu::KernelDim3{c(spec.threads()), one, one}, shared, args);
 }
 
 namespace {

@@ -1,0 +1,64 @@
+// REQUIRES: ptxas
+// RUN: mxfp8-opt %s --mxfp8train-lower-to-gpu="format=isa" | %extract_ptx > %t.ptx
+// RUN: FileCheck %s --input-file=%t.ptx
+// RUN: FileCheck %s --input-file=%t.ptx --check-prefix=ORDER
+// RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin > %t.log 2>&1
+// RUN: FileCheck %s --input-file=%t.log --check-prefix=PTXAS
+
+// The warp-specialised GEMM kernel (v6, `mxfp8train.gemm_version = 6`) in
+// PTX: 512 threads (two MMA warpgroups, two converter warpgroups), the
+// mbarrier ring (four stages: full and empty barriers initialised once),
+// parity waits on both sides, the converters' named barrier (id 1, 256
+// threads) for the rebalancing maxima, the async-proxy fence before the
+// arrive that publishes a stage, wgmma m64n128k16 with wait_group 1, and
+// ptxas without spills at 128 registers. An MN-major op asking for v6 gets
+// the v5 kernel (its loaders spill at 128 registers).
+
+// CHECK: .target sm_90a
+// CHECK-LABEL: .entry scaled_mm_mn_k_e4m3_e4m3_f32_256x384x512_b1_p1c1(
+// CHECK: .maxntid 256, 1, 1
+// CHECK-NOT: mbarrier
+// CHECK-LABEL: .entry scaled_mm_k_k_e4m3_e4m3_bf16_biasbf16_256x384x512_b1_p2c1_v6w2s4(
+// CHECK-DAG: .maxntid 512, 1, 1
+// CHECK-DAG: .minnctapersm 1
+// CHECK-COUNT-8: mbarrier.init.shared.b64
+// CHECK: bar.sync 0;
+// CHECK-DAG: mbarrier.try_wait.parity.shared.b64
+// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK-DAG: wgmma.wait_group.sync.aligned {{[[:space:]]*}}1;
+// CHECK-DAG: wgmma.wait_group.sync.aligned {{[[:space:]]*}}0;
+// CHECK-DAG: mbarrier.arrive.shared.b64
+// CHECK-DAG: bar.sync {{[[:space:]]*}}1, 256;
+// CHECK-DAG: mul.rn.bf16x2
+// CHECK-DAG: st.shared.v4.b32
+
+// ORDER-LABEL: .entry scaled_mm_k_k_e4m3_e4m3_bf16_biasbf16_256x384x512_b1_p2c1_v6w2s4(
+// ORDER: fence.proxy.async.shared::cta;
+// ORDER-NEXT: mbarrier.arrive.shared.b64
+
+// PTXAS-NOT: error
+// PTXAS-NOT: warning
+// PTXAS: Compiling entry function 'scaled_mm_k_k_e4m3_e4m3_bf16_biasbf16_256x384x512_b1_p2c1_v6w2s4' for 'sm_90a'
+// PTXAS-NEXT: Function properties
+// PTXAS-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS-NEXT: Used {{[0-9]+}} registers, used 2 barriers
+
+func.func @fwd(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0FNU>,
+               %w: tensor<384x512xf8E4M3FN>, %ws: tensor<384x16xf8E8M0FNU>,
+               %bias: tensor<384xbf16>) -> tensor<256x384xbf16> {
+  %y = mxfp8train.scaled_mm %a [%as], %w [%ws] bias(%bias) transpose_rhs
+      {mxfp8train.gemm_version = 6 : i64}
+      : tensor<256x512xf8E4M3FN> [tensor<256x16xf8E8M0FNU>],
+        tensor<384x512xf8E4M3FN> [tensor<384x16xf8E8M0FNU>], tensor<384xbf16> -> tensor<256x384xbf16>
+  return %y : tensor<256x384xbf16>
+}
+
+func.func @mn_lhs(%a: tensor<512x256xf8E4M3FN>, %as: tensor<16x256xf8E8M0FNU>,
+                  %w: tensor<384x512xf8E4M3FN>, %ws: tensor<384x16xf8E8M0FNU>)
+    -> tensor<256x384xf32> {
+  %y = mxfp8train.scaled_mm %a [%as], %w [%ws] transpose_lhs transpose_rhs
+      {mxfp8train.gemm_version = 6 : i64}
+      : tensor<512x256xf8E4M3FN> [tensor<16x256xf8E8M0FNU>],
+        tensor<384x512xf8E4M3FN> [tensor<384x16xf8E8M0FNU>] -> tensor<256x384xf32>
+  return %y : tensor<256x384xf32>
+}
