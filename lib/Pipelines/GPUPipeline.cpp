@@ -56,7 +56,10 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   // Buffers: results become out-parameters (the caller passes device
   // pointers for every argument and result); the remaining buffers are
   // device allocations freed at the end of the call; every GPU op of a
-  // call runs on one stream that is synchronized before returning.
+  // call runs on one stream that is synchronized before returning. A
+  // result returned twice, or an argument returned, gets its own copy
+  // first (buffer-results-to-out-params needs distinct results).
+  pm.addPass(createMXFP8TrainCPUDistinctResultsPass());
   addGPUPipeline(pm, "one-shot-bufferize{bufferize-function-boundaries "
                      "function-boundary-type-conversion=identity-layout-map},"
                      "drop-equivalent-buffer-results,"
