@@ -288,5 +288,5 @@ if [ "${GPUCHECK:-1}" = 1 ] && [ -x "$(dirname "$compile")/mxfp8-run" ]; then
   fi
 fi
 
-echo "make-aot-artifacts: $(grep -c -e '^compare' -e '^run' "$checks") checks, $(grep -c '^skip' "$checks") skipped -> $checks"
+echo "make-aot-artifacts: $(grep -c -e '^compare' -e '^run' -e '^step' -e '^probe' "$checks") checks, $(grep -c '^skip' "$checks") skipped -> $checks"
 du -sh "$out" | sed 's/^/make-aot-artifacts: size /'
