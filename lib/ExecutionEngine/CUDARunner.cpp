@@ -116,9 +116,9 @@ CUDAExecutable::compile(ModuleOp module, const CUDACompileOptions &options) {
   // The kernels are loaded by the module's constructors on the current
   // device: select it first.
   if (mxfp8rtSetDevice(options.gpu) != MXFP8RT_SUCCESS)
-    return llvm::createStringError(
-        "selecting GPU " + std::to_string(options.gpu) + ": " +
-        getRuntimeError("unknown error"));
+    return llvm::createStringError("selecting GPU " +
+                                   std::to_string(options.gpu) + ": " +
+                                   getRuntimeError("unknown error"));
   mxfp8rtClearLastError();
   exe->impl->engine->initialize();
   if (const char *e = mxfp8rtGetLastError(); e && *e)
@@ -167,11 +167,10 @@ CUDAExecutable::run(StringRef name, ArrayRef<HostTensor> inputs,
       return cudaError("allocating " + std::to_string(size) +
                        " bytes on the GPU");
     state.buffers.push_back(p);
-    mxfp8rtStatus s =
-        copyIn && !t.bytes.empty()
-            ? mxfp8rtMemcpyHtoD(p, t.bytes.data(), intptr_t(t.bytes.size()),
-                                nullptr)
-            : mxfp8rtMemsetD8(p, 0, size, nullptr);
+    mxfp8rtStatus s = copyIn && !t.bytes.empty()
+                          ? mxfp8rtMemcpyHtoD(p, t.bytes.data(),
+                                              intptr_t(t.bytes.size()), nullptr)
+                          : mxfp8rtMemsetD8(p, 0, size, nullptr);
     if (s != MXFP8RT_SUCCESS)
       return cudaError("copying an input to the GPU");
     descriptors.push_back(runner::makeDescriptor(p, t.shape));

@@ -49,11 +49,9 @@ static MatmulAnalysis analyzeCandidate(OpT op,
     return analyzeMatmul(cast<linalg::LinalgOp>(op), options);
 }
 
-FailureOr<OwningOpRef<ModuleOp>>
-mxfp8train::buildProbeModule(ModuleOp module, StringRef entry,
-                             RecipeAttr recipe,
-                             SmallVectorImpl<MatmulProbe> &probes,
-                             std::string &error) {
+FailureOr<OwningOpRef<ModuleOp>> mxfp8train::buildProbeModule(
+    ModuleOp module, StringRef entry, RecipeAttr recipe,
+    SmallVectorImpl<MatmulProbe> &probes, std::string &error) {
   OwningOpRef<ModuleOp> probe(module.clone());
   auto func = probe->lookupSymbol<func::FuncOp>(entry);
   if (!func || !llvm::hasSingleElement(func.getBody())) {
@@ -116,12 +114,12 @@ mxfp8train::buildProbeModule(ModuleOp module, StringRef entry,
     row.extraIndex = numExtra;
     numExtra += 2;
     resultAttrs.push_back(extraAttrs(row.name, kProbeHighPrecisionRole));
-    resultAttrs.push_back(extraAttrs(
-        row.name, (kProbeConvertedRolePrefix + row.role).str()));
+    resultAttrs.push_back(
+        extraAttrs(row.name, (kProbeConvertedRolePrefix + row.role).str()));
     probes.push_back(row);
   }
-  func.setType(
-      FunctionType::get(ctx, func.getArgumentTypes(), returnOp.getOperandTypes()));
+  func.setType(FunctionType::get(ctx, func.getArgumentTypes(),
+                                 returnOp.getOperandTypes()));
   func.setAllResultAttrs(resultAttrs);
   if (failed(verify(*probe))) {
     error = "internal: the per-matmul probe module does not verify";

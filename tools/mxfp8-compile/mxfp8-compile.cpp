@@ -12,10 +12,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mxfp8train/Dialect/MXFP8Train/Transforms/Transforms.h"
 #include "mxfp8train/InitAll.h"
 #include "mxfp8train/Pipelines/Pipelines.h"
 #include "mxfp8train/Support/Manifest.h"
-#include "mxfp8train/Dialect/MXFP8Train/Transforms/Transforms.h"
 #include "mxfp8train/Tools/MatmulProbes.h"
 #include "mxfp8train/Tools/ModuleSource.h"
 

@@ -741,8 +741,8 @@ std::string formatDb(double db) {
 int printMatmulProbes(const FunctionSpec &spec,
                       const std::vector<HostBuffer> &results) {
   std::vector<std::vector<std::string>> rows;
-  rows.push_back({"matmul", "role", "type", "SQNR dB", "max abs err",
-                  "bar dB", "result"});
+  rows.push_back(
+      {"matmul", "role", "type", "SQNR dB", "max abs err", "bar dB", "result"});
   int failed = 0;
   for (size_t i = 0; i + 1 < spec.results.size(); ++i) {
     const TensorSpec &hp = spec.results[i];
@@ -753,8 +753,7 @@ int printMatmulProbes(const FunctionSpec &spec,
       continue;
     std::string role = mx.role.substr(prefix.size());
     double bar = role == "forward" ? 27.0 : role == "dgrad" ? 25.0 : 24.0;
-    Comparison c =
-        compareTensors(hp, results[i].data(), results[i + 1].data());
+    Comparison c = compareTensors(hp, results[i].data(), results[i + 1].data());
     bool pass = c.stats.sqnrDb >= bar;
     failed += !pass;
     rows.push_back({hp.name, role, hp.formatType(), formatDb(c.stats.sqnrDb),
@@ -766,12 +765,11 @@ int printMatmulProbes(const FunctionSpec &spec,
     std::printf("matmuls (each converted alone on the step's high-precision "
                 "inputs, torchao's per-linear bars):\n");
     printTable(rows);
-    std::printf("matmul bars: %zu passed, %d failed\n", rows.size() - 1 - failed,
-                failed);
+    std::printf("matmul bars: %zu passed, %d failed\n",
+                rows.size() - 1 - failed, failed);
   }
   return failed;
 }
-
 
 //===----------------------------------------------------------------------===//
 // Driver

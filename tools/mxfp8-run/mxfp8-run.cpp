@@ -20,11 +20,11 @@
 #include "mxfp8train/ExecutionEngine/CUDARunner.h"
 #include "mxfp8train/InitAll.h"
 #include "mxfp8train/Support/Float.h"
-#include "mxfp8train/Tools/MatmulProbes.h"
-#include "mxfp8train/Tools/ModuleSource.h"
 #include "mxfp8train/Support/Npy.h"
 #include "mxfp8train/Support/Random.h"
 #include "mxfp8train/Support/Sqnr.h"
+#include "mxfp8train/Tools/MatmulProbes.h"
+#include "mxfp8train/Tools/ModuleSource.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/AsmParser/AsmParser.h"
@@ -863,9 +863,10 @@ struct Executable {
 
 /// Compiles the entry function of `module` (and what it references) for the
 /// selected device, timing it.
-static FailureOr<std::unique_ptr<Executable>>
-compileModule(ModuleOp module, StringRef entry, StringRef what,
-              double &seconds) {
+static FailureOr<std::unique_ptr<Executable>> compileModule(ModuleOp module,
+                                                            StringRef entry,
+                                                            StringRef what,
+                                                            double &seconds) {
   Clock::time_point start = Clock::now();
   OwningOpRef<ModuleOp> stripped(module.clone());
   (void)keepReachableFunctions(*stripped, {entry.str()});

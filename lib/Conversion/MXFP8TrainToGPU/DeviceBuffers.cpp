@@ -48,8 +48,7 @@ static bool escapesBlock(Value value) {
 /// allocation and copies (rewritten here), GPU ops, calls and returns.
 static bool isBufferNeutral(Operation *op) {
   return isa<ViewLikeOpInterface, memref::AllocOp, memref::AllocaOp,
-             memref::GetGlobalOp,
-             memref::DeallocOp, memref::CopyOp,
+             memref::GetGlobalOp, memref::DeallocOp, memref::CopyOp,
              memref::ExtractStridedMetadataOp, memref::CastOp, func::CallOp>(
              op) ||
          op->hasTrait<OpTrait::IsTerminator>() ||

@@ -105,15 +105,14 @@ std::string getKernelName(const GemmSpec &spec) {
   std::string c;
   for (Dim d : spec.cDims)
     c.push_back(char(d));
-  std::string name = llvm::formatv(
-      "{0}_{1}_{2}_{3}{4}", kind, getOperandTag(spec.a),
-      getOperandTag(spec.b), c, getTypeTag(spec.cElemType));
+  std::string name =
+      llvm::formatv("{0}_{1}_{2}_{3}{4}", kind, getOperandTag(spec.a),
+                    getOperandTag(spec.b), c, getTypeTag(spec.cElemType));
   if (spec.hasInit)
     name += "_init" + getTypeTag(spec.initElemType);
   if (spec.hasBias)
     name += "_bias" + getTypeTag(spec.biasElemType);
-  name += llvm::formatv("_{0}x{1}x{2}x{3}", spec.batch, spec.m, spec.n,
-                        spec.k);
+  name += llvm::formatv("_{0}x{1}x{2}x{3}", spec.batch, spec.m, spec.n, spec.k);
   if (spec.numGroups)
     name += llvm::formatv("_g{0}", spec.numGroups);
   return name;
@@ -153,7 +152,9 @@ private:
   Value cmpIdx(arith::CmpIPredicate p, Value x, Value y) {
     return arith::CmpIOp::create(kb, p, x, y);
   }
-  Value ult(Value x, Value y) { return cmpIdx(arith::CmpIPredicate::ult, x, y); }
+  Value ult(Value x, Value y) {
+    return cmpIdx(arith::CmpIPredicate::ult, x, y);
+  }
   Value land(Value x, Value y) { return arith::AndIOp::create(kb, x, y); }
   Value addI(Value x, Value y) { return arith::AddIOp::create(kb, x, y); }
   Value mulI(Value x, Value y) { return arith::MulIOp::create(kb, x, y); }
@@ -211,18 +212,16 @@ private:
     int64_t perThread = kTileK * kTileM / kThreadsPerCTA;
     for (int64_t i = 0; i < perThread; ++i) {
       Value l = addI(tid, kb.idx(i * kThreadsPerCTA));
-      Value xx = kInner ? arith::DivUIOp::create(kb, l, kb.idx(kTileK))
-                              .getResult()
-                        : arith::RemUIOp::create(kb, l, kb.idx(kTileM))
-                              .getResult();
-      Value kk = kInner ? arith::RemUIOp::create(kb, l, kb.idx(kTileK))
-                              .getResult()
-                        : arith::DivUIOp::create(kb, l, kb.idx(kTileM))
-                              .getResult();
+      Value xx =
+          kInner ? arith::DivUIOp::create(kb, l, kb.idx(kTileK)).getResult()
+                 : arith::RemUIOp::create(kb, l, kb.idx(kTileM)).getResult();
+      Value kk =
+          kInner ? arith::RemUIOp::create(kb, l, kb.idx(kTileK)).getResult()
+                 : arith::DivUIOp::create(kb, l, kb.idx(kTileM)).getResult();
       Value x = addI(x0, xx), k = addI(k0, kk);
-      Value ok = land(ult(x, kb.idx(xSize)),
-                      land(cmpIdx(arith::CmpIPredicate::uge, k, kLo),
-                           ult(k, kHi)));
+      Value ok =
+          land(ult(x, kb.idx(xSize)),
+               land(cmpIdx(arith::CmpIPredicate::uge, k, kLo), ult(k, kHi)));
       if (rowOk)
         ok = land(ok, rowOk(x));
       DimValues at = fixed;
@@ -238,14 +237,14 @@ private:
                            DimValues fixed,
                            function_ref<Value(Value)> rowOk = nullptr) {
     // Tiles start at kLo rounded down to 32 (group starts are not aligned).
-    Value kStart = mulI(arith::DivUIOp::create(kb, kLo, kb.idx(kTileK)),
-                        kb.idx(kTileK));
+    Value kStart =
+        mulI(arith::DivUIOp::create(kb, kLo, kb.idx(kTileK)), kb.idx(kTileK));
     auto loop = scf::ForOp::create(kb, kStart, kHi, kb.idx(kTileK), acc);
     OpBuilder::InsertionGuard guard(kb);
     kb.setInsertionPointToStart(loop.getBody());
     Value k0 = loop.getInductionVar();
-    fillTile(as, aBuf, aScales, spec.a, Dim::M, m0, spec.m, k0, kLo, kHi,
-             fixed, rowOk);
+    fillTile(as, aBuf, aScales, spec.a, Dim::M, m0, spec.m, k0, kLo, kHi, fixed,
+             rowOk);
     fillTile(bs, bBuf, bScales, spec.b, Dim::N, n0, spec.n, k0, kLo, kHi,
              fixed);
     gpu::BarrierOp::create(kb);
@@ -266,8 +265,7 @@ private:
       for (int64_t i = 0; i < kPerThread; ++i)
         for (int64_t j = 0; j < kPerThread; ++j)
           next.push_back(math::FmaOp::create(
-              kb, av[i], bv[j],
-              inner.getRegionIterArgs()[i * kPerThread + j]));
+              kb, av[i], bv[j], inner.getRegionIterArgs()[i * kPerThread + j]));
       scf::YieldOp::create(kb, next);
     }
     gpu::BarrierOp::create(kb);
@@ -344,8 +342,9 @@ void GemmBodyBuilder::build() {
       Value start = loop.getRegionIterArgs()[0];
       Value end = clampedEnd(g, start);
       ValueRange current = loop.getRegionIterArgs().drop_front();
-      Value hit = land(ult(start, end),
-                       land(ult(start, addI(m0, kb.idx(kTileM))), ult(m0, end)));
+      Value hit =
+          land(ult(start, end),
+               land(ult(start, addI(m0, kb.idx(kTileM))), ult(m0, end)));
       auto ifOp = scf::IfOp::create(kb, ValueRange(current).getTypes(), hit,
                                     /*withElseRegion=*/true);
       {
@@ -423,7 +422,8 @@ static void replaceWithGemm(RewriterBase &rewriter, Operation *op,
   Value out = allocResult(rewriter, loc, resultType);
   buffers.push_back(out);
   MLIRContext *ctx = rewriter.getContext();
-  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   auto smemType = MemRefType::get({kTileK, kSmemRow}, rewriter.getF32Type(),
                                   MemRefLayoutAttrInterface(), workgroup);
   gpu::GPUFuncOp kernel = cache.getOrCreate(
@@ -435,24 +435,22 @@ static void replaceWithGemm(RewriterBase &rewriter, Operation *op,
   auto c = [&](int64_t v) {
     return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
   };
-  gpu::LaunchFuncOp::create(
-      rewriter, loc, kernel,
-      gpu::KernelDim3{c(llvm::divideCeil(spec.n, kTileN)),
-                      c(llvm::divideCeil(spec.m, kTileM)), c(spec.batch)},
-      gpu::KernelDim3{c(kThreadsPerCTA), c(1), c(1)},
-      /*dynamicSharedMemorySize=*/Value(), buffers);
+  gpu::LaunchFuncOp::create(rewriter, loc, kernel,
+                            gpu::KernelDim3{c(llvm::divideCeil(spec.n, kTileN)),
+                                            c(llvm::divideCeil(spec.m, kTileM)),
+                                            c(spec.batch)},
+                            gpu::KernelDim3{c(kThreadsPerCTA), c(1), c(1)},
+                            /*dynamicSharedMemorySize=*/Value(), buffers);
   rewriter.replaceOp(op, toTensor(rewriter, loc, out));
 }
 
 /// True for element types the kernels read as high-precision operands.
-static bool isHighPrecisionType(Type t) {
-  return t.isBF16() || t.isF32();
-}
+static bool isHighPrecisionType(Type t) { return t.isBF16() || t.isF32(); }
 
 /// Dims of a stored 2-D (or 3-D with a leading `lead`) operand whose
 /// logical orientation is (first, second), stored transposed or not.
-static SmallVector<Dim> getDims(std::optional<Dim> lead, Dim first,
-                                Dim second, bool transposed) {
+static SmallVector<Dim> getDims(std::optional<Dim> lead, Dim first, Dim second,
+                                bool transposed) {
   SmallVector<Dim> dims;
   if (lead)
     dims.push_back(*lead);
@@ -466,8 +464,7 @@ namespace {
 /// operand maps that are permutations of their dims, bf16/f32 operands and
 /// result (e.g. linalg.matmul with transposed indexing maps, the mixed
 /// bf16 x bf16 -> f32 form, linalg.batch_matmul).
-struct ContractionToGPU final
-    : OpInterfaceRewritePattern<linalg::LinalgOp> {
+struct ContractionToGPU final : OpInterfaceRewritePattern<linalg::LinalgOp> {
   ContractionToGPU(MLIRContext *ctx, KernelCache cache)
       : OpInterfaceRewritePattern(ctx), cache(std::move(cache)) {}
 
@@ -628,8 +625,8 @@ static void buildScaledSpec(ScaledMmOp op, GemmSpec &spec,
             op.getRhs().getType().getElementType(), true};
   spec.cDims = getDims(lead, Dim::M, Dim::N, false);
   spec.cElemType = resultType.getElementType();
-  inputs.append({op.getLhs(), op.getLhsScales(), op.getRhs(),
-                 op.getRhsScales()});
+  inputs.append(
+      {op.getLhs(), op.getLhsScales(), op.getRhs(), op.getRhsScales()});
   if (Value bias = op.getBias()) {
     spec.hasBias = true;
     spec.biasElemType = getElementTypeOrSelf(bias.getType());
@@ -642,8 +639,8 @@ static void buildScaledSpec(ScaledGroupedMmOp op, GemmSpec &spec,
                             SmallVectorImpl<Value> &inputs) {
   setGroupedSpec(op, spec, op.getLhs().getType().getElementType(),
                  op.getRhs().getType().getElementType(), true);
-  inputs.append({op.getLhs(), op.getLhsScales(), op.getRhs(),
-                 op.getRhsScales(), op.getOffs()});
+  inputs.append({op.getLhs(), op.getLhsScales(), op.getRhs(), op.getRhsScales(),
+                 op.getOffs()});
 }
 
 /// scaled_mm / scaled_grouped_mm with row-major scales -> the simple kernel

@@ -59,8 +59,8 @@ struct GPUTileParallelLoopsPass final
     });
     for (scf::ParallelOp op : outermost) {
       SmallVector<int64_t> tripCounts;
-      for (auto [lb, ub, step] : llvm::zip(op.getLowerBound(),
-                                           op.getUpperBound(), op.getStep())) {
+      for (auto [lb, ub, step] :
+           llvm::zip(op.getLowerBound(), op.getUpperBound(), op.getStep())) {
         std::optional<int64_t> l = getConstantIntValue(lb),
                                u = getConstantIntValue(ub),
                                s = getConstantIntValue(step);
