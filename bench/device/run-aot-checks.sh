@@ -120,6 +120,30 @@ compare_hash() {
   if [ -z "$want" ] || ! ls "$@" > /dev/null 2>&1; then echo -; return; fi
   if [ "$(cat "$@" | sha256sum | cut -d' ' -f1)" = "$want" ]; then echo same; else echo DIFF; fi
 }
+# judge LOG RC NOTE: status and note of a `step` or `probe` run from its
+# exit status (77 no GPU, 124 timed out, any other non-zero a failure, its
+# log's last lines printed), counted; NOTE is kept when it passed.
+judge() {
+  local log="$1" rc="$2"
+  status=PASS
+  note="$3"
+  if [ "$rc" -eq 77 ]; then
+    status=NO-GPU
+    no_gpu=$((no_gpu + 1))
+    note="$(grep -m1 'error:' "$log")"
+  elif [ "$rc" -eq 124 ]; then
+    status=FAIL
+    note="timed out after ${STEP_TIMEOUT:-240} s"
+  elif [ "$rc" -ne 0 ]; then
+    status=FAIL
+    note="exit $rc: $(grep -m1 -e 'error:' -e 'below' "$log")"
+    tail -n 15 "$log" | sed 's/^/  /'
+  fi
+  if [ "$status" = PASS ]; then passed=$((passed + 1)); elif [ "$status" = FAIL ]; then failed=$((failed + 1)); fi
+  note="${note//mxfp8-launch: error: /}"
+  [ ${#note} -gt 110 ] && note="${note:0:107}..."
+  return 0
+}
 while read -r kind name entry expect options; do
   case "$kind" in
     compare) ;;
@@ -132,21 +156,7 @@ while read -r kind name entry expect options; do
         --gpu="$gpu" $options > "$log" 2>&1
       rc=$?
       sed -n -e '/^matmuls/,/^matmul bars/p' "$log" | sed 's/^/  /'
-      status=PASS
-      note="$(sed -n 's/^matmul bars: //p' "$log")"
-      if [ $rc -eq 77 ]; then
-        status=NO-GPU
-        no_gpu=$((no_gpu + 1))
-        note="$(grep -m1 'error:' "$log")"
-      elif [ $rc -ne 0 ]; then
-        status=FAIL
-        [ $rc -eq 124 ] && note="timed out after ${STEP_TIMEOUT:-240} s" ||
-          note="exit $rc: $(grep -m1 -e 'error:' -e 'below' "$log") $note"
-        tail -n 15 "$log" | sed 's/^/  /'
-      fi
-      if [ "$status" = PASS ]; then passed=$((passed + 1)); elif [ "$status" = FAIL ]; then failed=$((failed + 1)); fi
-      note="${note//mxfp8-launch: error: /}"
-      [ ${#note} -gt 110 ] && note="${note:0:107}..."
+      judge "$log" "$rc" "$(sed -n 's/^matmul bars: //p' "$log")"
       rows+=("$(row "$name.probe" "$status" probe - "$(field time_ms "$log")" - - - "$note")")
       continue ;;
     step)
@@ -160,23 +170,7 @@ while read -r kind name entry expect options; do
         --compare-manifest="$artifacts/$name.hp.cuda.manifest" $options > "$log" 2>&1
       rc=$?
       sed -n -e '/^compare with/,$p' "$log" | sed 's/^/  /'
-      status=PASS
-      note="$(sed -n 's/^timing: //p' "$log" | sed 's/ (medians.*//')"
-      if [ $rc -eq 77 ]; then
-        status=NO-GPU
-        no_gpu=$((no_gpu + 1))
-        note="$(grep -m1 'error:' "$log")"
-      elif [ $rc -eq 124 ]; then
-        status=FAIL
-        note="timed out after ${STEP_TIMEOUT:-240} s"
-      elif [ $rc -ne 0 ]; then
-        status=FAIL
-        note="exit $rc: $(grep -m1 -e 'error:' -e 'below' "$log")"
-        tail -n 15 "$log" | sed 's/^/  /'
-      fi
-      if [ "$status" = PASS ]; then passed=$((passed + 1)); elif [ "$status" = FAIL ]; then failed=$((failed + 1)); fi
-      note="${note//mxfp8-launch: error: /}"
-      [ ${#note} -gt 110 ] && note="${note:0:107}..."
+      judge "$log" "$rc" "$(sed -n 's/^timing: //p' "$log" | sed 's/ (medians.*//')"
       rows+=("$(row "$name.$variant" "$status" step "$(field min_sqnr_db "$log")" "$(field time_ms "$log")" "$(field reference_time_ms "$log")" - - "$note")")
       continue ;;
     run)
