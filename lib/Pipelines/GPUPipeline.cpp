@@ -50,8 +50,14 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   convertOptions.chip = options.chip;
   convertOptions.fuseDual = options.fuseDual;
   convertOptions.simpleGemm = options.simpleGemm;
-  pm.addPass(createConvertMXFP8TrainToGPUPass(convertOptions));
+  // canonicalize and cse run before the conversion, never between it and
+  // bufferization: the kernels read tensors through
+  // `bufferization.to_buffer`, which cse would merge across the ops in
+  // between (two launches reading %a share the first to_buffer). One-shot
+  // bufferization then sees %a's last read too early and may write a later
+  // result into %a's buffer in place, before the second launch reads it.
   addGPUPipeline(pm, "canonicalize,cse");
+  pm.addPass(createConvertMXFP8TrainToGPUPass(convertOptions));
 
   // Buffers: results become out-parameters (the caller passes device
   // pointers for every argument and result); the remaining buffers are
