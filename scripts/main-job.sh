@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 #===- main-job.sh - set up, build and run the main job -----------------------===#
 #
-# Usage: scripts/main-job.sh [--device=cpu|cuda] [--tokens=N] [mxfp8-run options]
+# Usage: scripts/main-job.sh [--device=auto|cpu|cuda] [--tokens=N] [mxfp8-run options]
 #
 # One command from a fresh Debian 12 machine: installs the packages
 # (scripts/setup-debian.sh), builds (scripts/build.sh) and runs the main job
@@ -9,7 +9,9 @@
 # recipe $RECIPE (default mxfp8_rceil) on the same inputs, with the SQNR of
 # every result and matmul.
 #
-# --device=cpu (the default): one step of the Llama-3-8B SwiGLU MLP block
+# --device=auto (the default): cuda when the runtime finds a usable GPU
+#   (`mxfp8-run --print-device`, printed first), cpu otherwise.
+# --device=cpu: one step of the Llama-3-8B SwiGLU MLP block
 #   (examples/llama3_8b_mlp_train_step.mlir, 64 tokens) on the CPU (JIT
 #   through MLIR's ExecutionEngine).
 # --device=cuda: on a machine with LLVM 22 and an NVIDIA GPU (sm_90a or
@@ -31,7 +33,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export BUILD_DIR="${BUILD_DIR:-$root/build}"
 
-device=cpu
+device=auto
 tokens=16384
 args=()
 for arg in "$@"; do
@@ -42,14 +44,26 @@ for arg in "$@"; do
   esac
 done
 case "$device" in
-  cpu|cuda) ;;
-  *) echo "main-job: --device must be cpu or cuda, not '$device'" >&2; exit 2 ;;
+  auto|cpu|cuda) ;;
+  *) echo "main-job: --device must be auto, cpu or cuda, not '$device'" >&2; exit 2 ;;
 esac
 
 bash "$root/scripts/setup-debian.sh"
 bash "$root/scripts/build.sh"
 run="$BUILD_DIR/bin/mxfp8-run"
 recipe="${RECIPE:-mxfp8_rceil}"
+
+# auto (the default): the GPU when the runtime finds a usable one, else the
+# CPU; mxfp8-run's device line says which and why.
+if [ "$device" = auto ]; then
+  probe="$("$run" --print-device 2>&1 || true)"
+  echo "main job: $probe"
+  if [ "${probe#device: cuda}" != "$probe" ]; then
+    device=cuda
+  else
+    device=cpu
+  fi
+fi
 
 if [ "$device" = cpu ]; then
   echo "main job: Llama-3-8B MLP training step, compare mode, on the CPU"
