@@ -55,22 +55,22 @@ def make_descriptor(ptr, shape):
     return desc
 
 
+def _load_extract_ptx():
+    """test/Target/PTX/Inputs/extract-ptx.py as a module (its `unescape`
+    reads MLIR string literals)."""
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "test", "Target", "PTX", "Inputs", "extract-ptx.py")
+    spec = importlib.util.spec_from_file_location("extract_ptx", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def extract_binary(text):
-    """The bytes of the first `bin = "..."` of a gpu.binary (MLIR prints a
-    backslash as two, and every non-printable byte and quote as \\XX)."""
-    i = text.index('bin = "') + len('bin = "')
-    out = bytearray()
-    while text[i] != '"':
-        if text[i] == "\\" and text[i + 1] == "\\":
-            out.append(ord("\\"))
-            i += 2
-        elif text[i] == "\\":
-            out.append(int(text[i + 1:i + 3], 16))
-            i += 3
-        else:
-            out.append(ord(text[i]))
-            i += 1
-    return bytes(out)
+    """The bytes of the first `bin = "..."` of a gpu.binary (a cubin)."""
+    key = 'bin = "'
+    return _load_extract_ptx().unescape(text, text.index(key) + len(key))
 
 
 def tt(shape, elem):
