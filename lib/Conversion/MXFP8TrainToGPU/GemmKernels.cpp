@@ -1296,14 +1296,11 @@ static void launchGemm(RewriterBase &rewriter, Location loc,
 
 namespace {
 /// scaled_mm (rank 2 or 3) -> one persistent GEMM kernel.
-struct ScaledMmOpToGPU final : OpRewritePattern<ScaledMmOp> {
-  ScaledMmOpToGPU(MLIRContext *ctx, KernelCache cache)
-      : OpRewritePattern(ctx), cache(std::move(cache)) {}
+struct ScaledMmOpToGPU final : KernelPattern<ScaledMmOp> {
+  using KernelPattern::KernelPattern;
 
-  LogicalResult matchAndRewrite(ScaledMmOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!hasStaticShapes(op))
-      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+  LogicalResult rewriteStatic(ScaledMmOp op,
+                              PatternRewriter &rewriter) const override {
     if (cache.getTarget().chip.rfind("sm_90", 0) != 0)
       return rewriter.notifyMatchFailure(op, "GEMM kernels need sm_90a");
     Location loc = op.getLoc();
@@ -1344,19 +1341,14 @@ struct ScaledMmOpToGPU final : OpRewritePattern<ScaledMmOp> {
     rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
     return success();
   }
-
-  KernelCache cache;
 };
 
 /// scaled_grouped_mm (2d-3d, 2d-2d; row-major scales) -> one kernel.
-struct ScaledGroupedMmOpToGPU final : OpRewritePattern<ScaledGroupedMmOp> {
-  ScaledGroupedMmOpToGPU(MLIRContext *ctx, KernelCache cache)
-      : OpRewritePattern(ctx), cache(std::move(cache)) {}
+struct ScaledGroupedMmOpToGPU final : KernelPattern<ScaledGroupedMmOp> {
+  using KernelPattern::KernelPattern;
 
-  LogicalResult matchAndRewrite(ScaledGroupedMmOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!hasStaticShapes(op))
-      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+  LogicalResult rewriteStatic(ScaledGroupedMmOp op,
+                              PatternRewriter &rewriter) const override {
     if (cache.getTarget().chip.rfind("sm_90", 0) != 0)
       return rewriter.notifyMatchFailure(op, "GEMM kernels need sm_90a");
     if (op.getLhsScaleLayout() != ScaleLayout::RowMajor ||
@@ -1402,8 +1394,6 @@ struct ScaledGroupedMmOpToGPU final : OpRewritePattern<ScaledGroupedMmOp> {
     rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
     return success();
   }
-
-  KernelCache cache;
 };
 } // namespace
 
