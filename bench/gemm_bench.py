@@ -105,7 +105,7 @@ def attr_dict(attrs):
 
 def mm_case(name, m, k, n, tl=False, tr=True, out="bf16", bias=None,
             batch=None, lhs_blocked=False, rhs_blocked=False, special=False,
-            positive=False, cfg=None, v6=None):
+            positive=False, cfg=None, v6=None, ver=6, bigscale=False):
     lead = [batch] if batch else []
     a = lead + ([k, m] if tl else [m, k])
     a_s = lead + ([k // 32, m] if tl else [m, k // 32])
@@ -140,8 +140,8 @@ def mm_case(name, m, k, n, tl=False, tr=True, out="bf16", bias=None,
         conf.update(gemm_prefetch=cfg[0], gemm_ctas_per_sm=cfg[1],
                     gemm_rebalance=cfg[2])
     if v6:
-        # v6 configuration (converter warpgroups, stages, rebalancing).
-        conf.update(gemm_version=6, gemm_converters=v6[0], gemm_stages=v6[1],
+        # v6/v7 configuration (converter warpgroups, stages, rebalancing).
+        conf.update(gemm_version=ver, gemm_converters=v6[0], gemm_stages=v6[1],
                     gemm_rebalance=v6[2])
         if len(v6) > 3:
             conf.update(gemm_prefetch=v6[3])
@@ -153,7 +153,7 @@ def mm_case(name, m, k, n, tl=False, tr=True, out="bf16", bias=None,
     return dict(name=name, kind="mm", m=m, k=k, n=n, tl=tl, tr=tr, out=out,
                 bias=bias, batch=batch, lhs_blocked=lhs_blocked,
                 rhs_blocked=rhs_blocked, special=special, positive=positive,
-                ins=ins,
+                bigscale=bigscale, ins=ins,
                 result=(res, out), body=body)
 
 
@@ -217,6 +217,10 @@ def check_cases():
     cases.append(mm_case("mm_batched_3x129x256x200", 129, 256, 200, batch=3))
     cases.append(mm_case("mm_special_256x512x384", 256, 512, 384,
                          special=True, out="f32"))
+    # Scale bytes above 134 in K-blocks 4-5 (the third stage): v7 takes its
+    # two-multiply path there and the fused one elsewhere.
+    cases.append(mm_case("mm_bigscale_256x512x384", 256, 512, 384,
+                         bigscale=True, out="f32"))
     # Grouped 2d-3d: empty groups, sizes multiples of 32 but not of 128.
     offs8 = [96, 96, 320, 352, 352, 608, 800, 960]
     cases.append(gmm_case("gmm2d3d_1024x512x384_e8", "2d3d", 1024, 512, 384,
@@ -237,12 +241,12 @@ def timing_cases():
     shapes = [(16384, 4096, 14336), (16384, 14336, 4096), (16384, 4096, 4096),
               (8192, 8192, 8192)]
     offs = [2048 * (i + 1) for i in range(8)]
-    # v5 (every warp loads, converts and multiplies) and v6
-    # (warp-specialised), explicitly, on every shape.
-    for ver in (5, 6):
+    # v5 (every warp loads, converts and multiplies), v6 (warp-specialised)
+    # and v7 (v6 with the shorter converter), explicitly, on every shape.
+    for ver in (5, 6, 7):
         for (m, k, n) in shapes:
             t.append(mm_case("t_v%d_mm_%dx%dx%d" % (ver, m, k, n), m, k, n,
-                             v6=(2, 4, 1) if ver == 6 else ()))
+                             v6=(2, 4, 1) if ver >= 6 else (), ver=ver))
         t.append(gmm_case("t_v%d_gmm2d3d_16384_k7168_n2048" % ver, "2d3d",
                           16384, 7168, 2048, 8, offs, version=ver))
         t.append(gmm_case("t_v%d_gmm2d3d_16384_k2048_n7168" % ver, "2d3d",
@@ -250,12 +254,13 @@ def timing_cases():
         t.append(gmm_case("t_v%d_gmm2d2d_16384_n2048_k7168" % ver, "2d2d",
                           16384, 7168, 2048, 8, offs, tl=False, tr=True,
                           version=ver))
-    # v6 variants (converter warpgroups, stages, rebalancing, prefetch
-    # distance) on two shapes.
+    # Variants on two shapes (converter warpgroups, stages, rebalancing,
+    # prefetch distance); the v6 ones were measured in their own run
+    # (bench/README.md), v7 without rebalancing bounds the converter.
     for (m, k, n) in [(8192, 8192, 8192), (16384, 4096, 14336)]:
-        for v6 in [(2, 4, 1, 1), (1, 4, 1, 2), (2, 4, 0, 2), (2, 3, 1, 2)]:
-            t.append(mm_case("t_v6_mm_%dx%dx%d_w%ds%dr%dp%d" % ((m, k, n) + v6),
-                             m, k, n, v6=v6))
+        for ver, v6 in [(7, (2, 4, 0, 2))]:
+            t.append(mm_case("t_v%d_mm_%dx%dx%d_w%ds%dr%dp%d" % (
+                (ver, m, k, n) + v6), m, k, n, v6=v6, ver=ver))
     return t
 
 
@@ -376,6 +381,10 @@ def make_operands(torch, case, gen):
         a_s[77, 7] = 0xFF
         b_s[11, 2] = 0xFF
         b_s[300, 15] = 0xFF
+    if case.get("bigscale"):
+        a_s, b_s = ins[1], ins[3]
+        a_s[:, 4:6] += 15
+        b_s[:, 4:6] += 12
     return ins
 
 
@@ -627,8 +636,8 @@ def main():
     p.add_argument("--out", required=True)
     p.add_argument("--gemm-version", type=int, default=None,
                    help="compile every check case with this kernel version "
-                   "(mxfp8train.gemm_version; v6 applies to K-major operands "
-                   "with row-major scales, the others stay v5)")
+                   "(mxfp8train.gemm_version; v6 and v7 apply to K-major "
+                   "operands with row-major scales, the others stay v5)")
     r = sub.add_parser("run")
     r.add_argument("dir")
     r.add_argument("--runtime-lib", required=True)

@@ -8,7 +8,8 @@
 // proxy, and multiplies with four wgmma m64n128k16 per stage.
 
 // Forward layout (lhs (M, K), rhs (N, K)): 2 x 3 tiles of 128 x 128 -> 6
-// CTAs; two CTAs per SM.
+// CTAs; two CTAs per SM. The K-major ops here ask for v5
+// (`mxfp8train.gemm_version = 5`): their default is v7 (scaled-mm-v7.mlir).
 // CHECK-LABEL: func.func @fwd(
 // CHECK-DAG:     %[[C6:.*]] = arith.constant 6 : index
 // CHECK-DAG:     %[[C256:.*]] = arith.constant 256 : index
@@ -39,6 +40,7 @@ func.func @fwd(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0FNU>,
                %w: tensor<384x512xf8E4M3FN>, %ws: tensor<384x16xf8E8M0FNU>,
                %bias: tensor<384xbf16>) -> tensor<256x384xbf16> {
   %y = mxfp8train.scaled_mm %a [%as], %w [%ws] bias(%bias) transpose_rhs
+      {mxfp8train.gemm_version = 5 : i64}
       : tensor<256x512xf8E4M3FN> [tensor<256x16xf8E8M0FNU>],
         tensor<384x512xf8E4M3FN> [tensor<384x16xf8E8M0FNU>], tensor<384xbf16> -> tensor<256x384xbf16>
   return %y : tensor<256x384xbf16>
@@ -95,6 +97,7 @@ func.func @grouped_2d3d(%a: tensor<1024x512xf8E4M3FN>, %as: tensor<1024x16xf8E8M
                         %w: tensor<8x384x512xf8E4M3FN>, %ws: tensor<8x384x16xf8E8M0FNU>,
                         %offs: tensor<8xi32>) -> tensor<1024x384xbf16> {
   %y = mxfp8train.scaled_grouped_mm %a [%as], %w [%ws] offs(%offs) transpose_rhs
+      {mxfp8train.gemm_version = 5 : i64}
       : tensor<1024x512xf8E4M3FN> [tensor<1024x16xf8E8M0FNU>],
         tensor<8x384x512xf8E4M3FN> [tensor<8x384x16xf8E8M0FNU>], tensor<8xi32>
         -> tensor<1024x384xbf16>

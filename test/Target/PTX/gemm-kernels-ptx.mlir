@@ -14,7 +14,8 @@
 // before the barrier that publishes a stage, four wgmma m64n128k16 bf16 per
 // stage with fp32 accumulators, wait_group 1 in the loop. ptxas assembles
 // them without spills (forward layout: 128 registers for two CTAs per SM;
-// MN-major operands: one CTA per SM).
+// MN-major operands: one CTA per SM). The forward op asks for v5
+// (`mxfp8train.gemm_version = 5`; its default is v7, gemm-v6-ptx.mlir).
 
 // CHECK: .version 8.6
 // CHECK: .target sm_90a
@@ -59,6 +60,7 @@ func.func @fwd(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0FNU>,
                %w: tensor<384x512xf8E4M3FN>, %ws: tensor<384x16xf8E8M0FNU>,
                %bias: tensor<384xbf16>) -> tensor<256x384xbf16> {
   %y = mxfp8train.scaled_mm %a [%as], %w [%ws] bias(%bias) transpose_rhs
+      {mxfp8train.gemm_version = 5 : i64}
       : tensor<256x512xf8E4M3FN> [tensor<256x16xf8E8M0FNU>],
         tensor<384x512xf8E4M3FN> [tensor<384x16xf8E8M0FNU>], tensor<384xbf16> -> tensor<256x384xbf16>
   return %y : tensor<256x384xbf16>

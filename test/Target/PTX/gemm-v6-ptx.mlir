@@ -4,6 +4,9 @@
 // RUN: FileCheck %s --input-file=%t.ptx --check-prefix=ORDER
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin > %t.log 2>&1
 // RUN: FileCheck %s --input-file=%t.log --check-prefix=PTXAS
+// RUN: FileCheck %s --input-file=%t.ptx --check-prefix=V7
+// RUN: FileCheck %s --input-file=%t.ptx --check-prefix=V7NOSHFL
+// RUN: FileCheck %s --input-file=%t.log --check-prefix=V7PTXAS
 
 // The warp-specialised GEMM kernel (v6, `mxfp8train.gemm_version = 6`) in
 // PTX: 512 threads (two MMA warpgroups, two converter warpgroups), the
@@ -61,4 +64,36 @@ func.func @mn_lhs(%a: tensor<512x256xf8E4M3FN>, %as: tensor<16x256xf8E8M0FNU>,
       : tensor<512x256xf8E4M3FN> [tensor<16x256xf8E8M0FNU>],
         tensor<384x512xf8E4M3FN> [tensor<384x16xf8E8M0FNU>] -> tensor<256x384xf32>
   return %y : tensor<256x384xf32>
+}
+
+// v7 (the default for this op without the attribute): the same kernel with
+// the shorter converter. Bytes placed by prmt (0x1404: b1 << 24 | b0 << 8,
+// 0x3424: b3 << 24 | b2 << 8), the warp maxima by redux.sync (no shuffles),
+// the 2^120 restore only on the two-multiply path; 128 registers (this
+// small bias shape spills 32 bytes, v6 none; 8192^3 without bias: v7 none,
+// v6 16 bytes).
+// V7-LABEL: .entry scaled_mm_k_k_e4m3_e4m3_bf16_biasbf16_256x384x512_b1_p2c1_v7w2s4(
+// V7-DAG:   .maxntid 512, 1, 1
+// V7-DAG:   prmt.b32 {{.*}}, 0, 0x1404U;
+// V7-DAG:   prmt.b32 {{.*}}, 0, 0x3424U;
+// V7-DAG:   redux.sync.max.u32
+// V7-DAG:   bar.sync {{[[:space:]]*}}1, 256;
+// V7-DAG:   mul.rn.bf16x2
+// V7-DAG:   wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// V7:       .entry scaled_mm_mn_k_e4m3_e4m3_f32_256x384x512_b1_p1c1(
+// V7NOSHFL-LABEL: .entry scaled_mm_k_k_e4m3_e4m3_bf16_biasbf16_256x384x512_b1_p2c1_v7w2s4(
+// V7NOSHFL-NOT:   shfl.sync
+// V7NOSHFL:       .entry scaled_mm_mn_k_e4m3_e4m3_f32_256x384x512_b1_p1c1(
+// V7PTXAS: Compiling entry function 'scaled_mm_k_k_e4m3_e4m3_bf16_biasbf16_256x384x512_b1_p2c1_v7w2s4' for 'sm_90a'
+// V7PTXAS-NEXT: Function properties
+// V7PTXAS-NEXT: {{[0-9]+}} bytes stack frame, {{[0-9]+}} bytes spill stores
+// V7PTXAS-NEXT: Used 128 registers, used 2 barriers
+
+func.func @fwd_v7(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0FNU>,
+                  %w: tensor<384x512xf8E4M3FN>, %ws: tensor<384x16xf8E8M0FNU>,
+                  %bias: tensor<384xbf16>) -> tensor<256x384xbf16> {
+  %y = mxfp8train.scaled_mm %a [%as], %w [%ws] bias(%bias) transpose_rhs
+      : tensor<256x512xf8E4M3FN> [tensor<256x16xf8E8M0FNU>],
+        tensor<384x512xf8E4M3FN> [tensor<384x16xf8E8M0FNU>], tensor<384xbf16> -> tensor<256x384xbf16>
+  return %y : tensor<256x384xbf16>
 }
