@@ -27,9 +27,16 @@
 // rebalancing maxima of the next stage reduced while the current one is
 // converted (a named barrier among the converters, never a CTA barrier),
 // wait empty[s], convert into the stage, fence.proxy.async, arrive on
-// full[s]. A ring of four stages runs across the persistent tiles. v5
-// stays the default (v6 measured no faster with rebalancing,
-// bench/README.md).
+// full[s]. A ring of four stages runs across the persistent tiles.
+//
+// Kernel (v7, the default for scaled_mm and 2d-3d with K-major operands and
+// row-major scales; `mxfp8train.gemm_version` picks 5, 6 or 7): v6 with a
+// shorter converter. e4m3 bytes go into bf16 pairs by one `prmt` per pair
+// plus shift/mask, the warp maxima of the rebalancing by `redux.sync`
+// instead of shuffles, and when every rebalanced tile maximum of the stage
+// is at most 134 (one uniform branch per stage) the 2^120 restore is folded
+// into the scale factor: one bf16x2 multiply per pair instead of two. The
+// 2d-2d wgrad stays on v5 (v7 was not faster there, bench/README.md).
 //
 // Grouped: 2d-3d tiles walk the groups of `offs` (clamped like the CPU path)
 // and cover each group's rows in tiles of 128 (masked at the group end); the
