@@ -806,11 +806,11 @@ mxfp8rtStatus mxfp8rtMemAllocManaged(intptr_t sizeBytes, void **ptr) {
   static const char *api = "mxfp8rtMemAllocManaged";
   CHECK_NOT_NULL(api, ptr);
   *ptr = nullptr;
-  return allocateOnDevice(
-      api, "cuMemAllocManaged", sizeBytes, ptr,
-      [](CUdeviceptr *pointer, size_t size) {
-        return drv().cuMemAllocManaged(pointer, size, CU_MEM_ATTACH_GLOBAL);
-      });
+  return allocateOnDevice(api, "cuMemAllocManaged", sizeBytes, ptr,
+                          [](CUdeviceptr *pointer, size_t size) {
+                            return drv().cuMemAllocManaged(
+                                pointer, size, CU_MEM_ATTACH_GLOBAL);
+                          });
 }
 
 mxfp8rtStatus mxfp8rtMemFree(void *devicePtr) {
@@ -876,10 +876,9 @@ mxfp8rtStatus mxfp8rtHostUnregister(void *hostPtr) {
 /// runs on the current device. `direction` ends the failure message
 /// (" to the device", or "" when the driver infers it).
 template <typename CopyFn>
-static mxfp8rtStatus copyAsync(const char *api, const char *call,
-                               const char *direction, const void *dst,
-                               const void *src, intptr_t sizeBytes,
-                               CopyFn copy) {
+static mxfp8rtStatus
+copyAsync(const char *api, const char *call, const char *direction,
+          const void *dst, const void *src, intptr_t sizeBytes, CopyFn copy) {
   if (mxfp8rtStatus status = checkSize(api, "size", sizeBytes))
     return status;
   if (sizeBytes == 0)
@@ -890,8 +889,7 @@ static mxfp8rtStatus copyAsync(const char *api, const char *call,
                     " pointer is null (copying " + bytes(sizeBytes) + ")");
   ENTER_CONTEXT(currentDevice);
   if (CUresult result = copy(static_cast<size_t>(sizeBytes)))
-    return failCuda(result, call,
-                    "copying " + bytes(sizeBytes) + direction);
+    return failCuda(result, call, "copying " + bytes(sizeBytes) + direction);
   return MXFP8RT_SUCCESS;
 }
 
@@ -942,8 +940,8 @@ mxfp8rtStatus mxfp8rtMemcpy(void *dst, const void *src, intptr_t sizeBytes,
 /// `elements` names the unit in the failure message ("bytes", ...).
 template <typename T>
 static mxfp8rtStatus fillAsync(const char *api, const char *call,
-                               CUresult (*Driver::*fill)(CUdeviceptr, T,
-                                                         size_t, CUstream),
+                               CUresult (*Driver::*fill)(CUdeviceptr, T, size_t,
+                                                         CUstream),
                                const char *elements, void *dst, T value,
                                intptr_t count, mxfp8rtStream stream) {
   if (mxfp8rtStatus status = checkSize(api, "count", count))

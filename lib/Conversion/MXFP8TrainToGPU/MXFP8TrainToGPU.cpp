@@ -79,8 +79,7 @@ struct ConvertMXFP8TrainToGPUPass final
 
     bool hasWork = false;
     module.walk([&](Operation *op) {
-      if (isa<MXFP8TrainDialect>(op->getDialect()) ||
-          isSimpleGemmCandidate(op))
+      if (isa<MXFP8TrainDialect>(op->getDialect()) || isSimpleGemmCandidate(op))
         hasWork = true;
     });
     if (!hasWork)
