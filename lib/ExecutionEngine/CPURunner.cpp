@@ -19,29 +19,13 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/TargetSelect.h"
 
-#include <cmath>
 #include <cstdlib>
-#include <cstring>
 
 using namespace mlir;
 using namespace mlir::mxfp8train;
 
 int64_t mlir::mxfp8train::getHostElementSize(HostElementType type) {
-  switch (type) {
-  case HostElementType::BF16:
-    return 2;
-  case HostElementType::F32:
-  case HostElementType::I32:
-    return 4;
-  case HostElementType::F64:
-  case HostElementType::I64:
-    return 8;
-  case HostElementType::F8E4M3FN:
-  case HostElementType::F8E5M2:
-  case HostElementType::F8E8M0FNU:
-    return 1;
-  }
-  llvm_unreachable("unknown host element type");
+  return getElementKindSize(type);
 }
 
 llvm::Expected<HostElementType> mlir::mxfp8train::getHostElementType(Type t) {
@@ -79,48 +63,8 @@ int64_t HostTensor::getNumElements() const {
   return n;
 }
 
-/// Decodes an fp8 byte with `mbits` mantissa bits and exponent `bias`;
-/// `e4m3fn` has no infinities and NaN only at S.1111.111.
-static double decodeFp8(uint8_t b, int mbits, int bias, bool e4m3fn) {
-  int ebits = 7 - mbits;
-  double sign = (b & 0x80) ? -1.0 : 1.0;
-  int e = (b >> mbits) & ((1 << ebits) - 1);
-  int m = b & ((1 << mbits) - 1);
-  if (e4m3fn && e == 15 && m == 7)
-    return NAN;
-  if (!e4m3fn && e == (1 << ebits) - 1)
-    return m ? NAN : sign * INFINITY;
-  if (e == 0)
-    return sign * std::ldexp(m, 1 - bias - mbits);
-  return sign * std::ldexp((1 << mbits) + m, e - bias - mbits);
-}
-
 double HostTensor::getAsDouble(int64_t i) const {
-  switch (type) {
-  case HostElementType::BF16: {
-    uint32_t bits = uint32_t(data<uint16_t>()[i]) << 16;
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
-  }
-  case HostElementType::F32:
-    return data<float>()[i];
-  case HostElementType::F64:
-    return data<double>()[i];
-  case HostElementType::F8E4M3FN:
-    return decodeFp8(data<uint8_t>()[i], 3, 7, true);
-  case HostElementType::F8E5M2:
-    return decodeFp8(data<uint8_t>()[i], 2, 15, false);
-  case HostElementType::F8E8M0FNU: {
-    uint8_t b = data<uint8_t>()[i];
-    return b == 255 ? NAN : std::ldexp(1.0, int(b) - 127);
-  }
-  case HostElementType::I32:
-    return data<int32_t>()[i];
-  case HostElementType::I64:
-    return double(data<int64_t>()[i]);
-  }
-  llvm_unreachable("unknown host element type");
+  return decodeElement(type, bytes.data(), i);
 }
 
 struct CPUExecutable::Impl : runner::JitModule {};

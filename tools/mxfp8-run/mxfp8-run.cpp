@@ -407,25 +407,10 @@ static FailureOr<Signature> getSignature(ModuleOp module,
 // Inputs and outputs
 //===----------------------------------------------------------------------===//
 
-/// The .npy descriptor a host tensor is written with.
+/// The .npy descriptor a host tensor is written with (bf16 as --bf16-as
+/// says).
 static StringRef getNpyDescr(HostElementType type) {
-  switch (type) {
-  case HostElementType::BF16:
-    return bf16As == BF16Format::Float32 ? "<f4" : "<u2";
-  case HostElementType::F32:
-    return "<f4";
-  case HostElementType::F64:
-    return "<f8";
-  case HostElementType::F8E4M3FN:
-  case HostElementType::F8E5M2:
-  case HostElementType::F8E8M0FNU:
-    return "|u1";
-  case HostElementType::I32:
-    return "<i4";
-  case HostElementType::I64:
-    return "<i8";
-  }
-  return "";
+  return getNpyDescrForKind(type, bf16As == BF16Format::Float32);
 }
 
 /// Writes a host tensor as .npy (bf16 as --bf16-as says).

@@ -10,6 +10,8 @@
 #ifndef MXFP8TRAIN_EXECUTIONENGINE_CPURUNNER_H
 #define MXFP8TRAIN_EXECUTIONENGINE_CPURUNNER_H
 
+#include "mxfp8train/Support/Manifest.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/SmallVector.h"
@@ -23,18 +25,10 @@ namespace mlir {
 class ExecutionEngine;
 namespace mxfp8train {
 
-/// Element types a host buffer can hold. Storage: bf16 as its uint16 bit
-/// pattern, f8 and e8m0 as uint8 bit patterns, the rest as their C type.
-enum class HostElementType {
-  BF16,
-  F32,
-  F64,
-  F8E4M3FN,
-  F8E5M2,
-  F8E8M0FNU,
-  I32,
-  I64
-};
+/// Element types a host buffer can hold: the MLIR-free `ElementKind` of
+/// the AOT manifest (bf16 as its uint16 bit pattern, f8 and e8m0 as uint8
+/// bit patterns, the rest as their C type).
+using HostElementType = ElementKind;
 
 /// Size in bytes of one element of `type`.
 int64_t getHostElementSize(HostElementType type);

@@ -18,8 +18,8 @@
 
 namespace mlir::mxfp8train {
 
-/// Element types a host buffer can hold (the same set as the CPU runner's
-/// HostElementType). Storage: bf16 as its uint16 bits, fp8 and e8m0 as uint8
+/// Element types a host buffer can hold (the CPU runner's HostElementType
+/// is this type). Storage: bf16 as its uint16 bits, fp8 and e8m0 as uint8
 /// bits, the rest as their C type.
 enum class ElementKind {
   BF16,
