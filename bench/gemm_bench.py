@@ -105,7 +105,8 @@ def attr_dict(attrs):
 
 def mm_case(name, m, k, n, tl=False, tr=True, out="bf16", bias=None,
             batch=None, lhs_blocked=False, rhs_blocked=False, special=False,
-            positive=False, cfg=None, v6=None, ver=6, bigscale=False):
+            positive=False, cfg=None, v6=None, ver=6, bigscale=False,
+            nanonly=False, edgescale=False, extra=None):
     lead = [batch] if batch else []
     a = lead + ([k, m] if tl else [m, k])
     a_s = lead + ([k // 32, m] if tl else [m, k // 32])
@@ -147,18 +148,19 @@ def mm_case(name, m, k, n, tl=False, tr=True, out="bf16", bias=None,
             conf.update(gemm_prefetch=v6[3])
     elif v6 is not None:
         conf.update(gemm_version=5)
+    conf.update(extra or {})
     attrs += attr_dict(conf)
     body = "%%r = mxfp8train.scaled_mm %%arg0 [%%arg1], %%arg2 [%%arg3]%s : %s -> %s" % (
         attrs, types, tt(res, out))
     return dict(name=name, kind="mm", m=m, k=k, n=n, tl=tl, tr=tr, out=out,
                 bias=bias, batch=batch, lhs_blocked=lhs_blocked,
                 rhs_blocked=rhs_blocked, special=special, positive=positive,
-                bigscale=bigscale, ins=ins,
+                bigscale=bigscale, nanonly=nanonly, edgescale=edgescale, ins=ins,
                 result=(res, out), body=body)
 
 
 def gmm_case(name, kind, m, k, n, e, offs, tl=False, tr=True, out="bf16",
-             version=None):
+             version=None, extra=None):
     if kind == "2d3d":
         a = [k, m] if tl else [m, k]
         a_s = [k // 32, m] if tl else [m, k // 32]
@@ -175,7 +177,9 @@ def gmm_case(name, kind, m, k, n, e, offs, tl=False, tr=True, out="bf16",
         res = [e, n, k]
     ins = [(a, F8), (a_s, SC), (b, F8), (b_s, SC), ([e], "i32")]
     attrs = (" transpose_lhs" if tl else "") + (" transpose_rhs" if tr else "")
-    attrs += attr_dict({} if version is None else {"gemm_version": version})
+    conf = {} if version is None else {"gemm_version": version}
+    conf.update(extra or {})
+    attrs += attr_dict(conf)
     body = ("%%r = mxfp8train.scaled_grouped_mm %%arg0 [%%arg1], %%arg2 [%%arg3] "
             "offs(%%arg4)%s : %s [%s], %s [%s], %s -> %s" % (
                 attrs, tt(a, F8), tt(a_s, SC), tt(b, F8), tt(b_s, SC),
@@ -221,12 +225,29 @@ def check_cases():
     # two-multiply path there and the fused one elsewhere.
     cases.append(mm_case("mm_bigscale_256x512x384", 256, 512, 384,
                          bigscale=True, out="f32"))
+    # v8: NaN scale bytes without extreme ones (the pre-pass path), and the
+    # extreme scale bytes bf16 still holds exactly (3 and 246 for e4m3).
+    cases.append(mm_case("mm_nanonly_256x512x384", 256, 512, 384,
+                         nanonly=True, out="f32"))
+    cases.append(mm_case("mm_edgescale_256x512x384", 256, 512, 384,
+                         edgescale=True, out="f32"))
+    # v8 with 128x128 tiles; v7 (the fused upcast, v8's fallback) alone.
+    n128 = dict(gemm_version=8, gemm_tile_n=128)
+    for (m, k, n) in [(1024, 1024, 1024), (133, 512, 528), (256, 384, 512)]:
+        cases.append(mm_case("mm_n128_%dx%dx%d_f32" % (m, k, n), m, k, n,
+                             out="f32", extra=n128))
+    for (m, k, n) in [(1024, 1024, 1024), (133, 512, 528)]:
+        cases.append(mm_case("mm_v7_%dx%dx%d_f32" % (m, k, n), m, k, n,
+                             out="f32", extra=dict(gemm_version=7)))
     # Grouped 2d-3d: empty groups, sizes multiples of 32 but not of 128.
     offs8 = [96, 96, 320, 352, 352, 608, 800, 960]
     cases.append(gmm_case("gmm2d3d_1024x512x384_e8", "2d3d", 1024, 512, 384,
                           8, offs8))
     cases.append(gmm_case("gmm2d3d_1024x512x384_e8_Bkn", "2d3d", 1024, 512,
                           384, 8, offs8, tr=False, out="f32"))
+    cases.append(gmm_case("gmm2d3d_v7_1024x512x384_e8", "2d3d", 1024, 512,
+                          384, 8, offs8, out="f32",
+                          extra=dict(gemm_version=7)))
     # 2d-2d wgrad: per group dW (N, K) over its tokens; empty groups -> 0.
     offs4 = [160, 160, 544, 992]
     cases.append(gmm_case("gmm2d2d_1024tok_n256_k384_e4", "2d2d", 1024, 384,
@@ -241,26 +262,29 @@ def timing_cases():
     shapes = [(16384, 4096, 14336), (16384, 14336, 4096), (16384, 4096, 4096),
               (8192, 8192, 8192)]
     offs = [2048 * (i + 1) for i in range(8)]
-    # v5 (every warp loads, converts and multiplies), v6 (warp-specialised)
-    # and v7 (v6 with the shorter converter), explicitly, on every shape.
-    for ver in (5, 6, 7):
-        for (m, k, n) in shapes:
-            t.append(mm_case("t_v%d_mm_%dx%dx%d" % (ver, m, k, n), m, k, n,
-                             v6=(2, 4, 1) if ver >= 6 else (), ver=ver))
-        t.append(gmm_case("t_v%d_gmm2d3d_16384_k7168_n2048" % ver, "2d3d",
-                          16384, 7168, 2048, 8, offs, version=ver))
-        t.append(gmm_case("t_v%d_gmm2d3d_16384_k2048_n7168" % ver, "2d3d",
-                          16384, 2048, 7168, 8, offs, version=ver))
-        t.append(gmm_case("t_v%d_gmm2d2d_16384_n2048_k7168" % ver, "2d2d",
-                          16384, 7168, 2048, 8, offs, tl=False, tr=True,
-                          version=ver))
-    # Variants on two shapes (converter warpgroups, stages, rebalancing,
-    # prefetch distance); the v6 ones were measured in their own run
-    # (bench/README.md), v7 without rebalancing bounds the converter.
-    for (m, k, n) in [(8192, 8192, 8192), (16384, 4096, 14336)]:
-        for ver, v6 in [(7, (2, 4, 0, 2))]:
-            t.append(mm_case("t_v%d_mm_%dx%dx%d_w%ds%dr%dp%d" % (
-                (ver, m, k, n) + v6), m, k, n, v6=v6, ver=ver))
+
+    def both(tag, mm_kw, gmm_kw, on_shapes=shapes, grouped=True):
+        for (m, k, n) in on_shapes:
+            t.append(mm_case("t_%s_mm_%dx%dx%d" % (tag, m, k, n), m, k, n,
+                             **mm_kw))
+        if grouped:
+            t.append(gmm_case("t_%s_gmm2d3d_16384_k7168_n2048" % tag, "2d3d",
+                              16384, 7168, 2048, 8, offs, **gmm_kw))
+            t.append(gmm_case("t_%s_gmm2d3d_16384_k2048_n7168" % tag, "2d3d",
+                              16384, 2048, 7168, 8, offs, **gmm_kw))
+    # v7 (warp-specialised, fused upcast), v8 default (dequantize pre-passes
+    # + bf16 GEMM, 128x256 tiles, four stages; the whole launch sequence is
+    # timed) and v8 variants (stages, 128x128 tiles); the 2d-2d wgrad on v5
+    # (v8 does not take it).
+    both("v7", dict(v6=(2, 4, 1), ver=7), dict(version=7),
+         [(8192, 8192, 8192)], True)
+    both("v8", dict(), dict())
+    # Measured in the previous run (bench/README.md): three or two stages,
+    # and 128x128 tiles, were slower than the default:
+    #   both("v8s3", dict(extra=dict(gemm_stages=3)), ...)
+    #   both("v8n128s4", dict(extra=dict(gemm_tile_n=128, gemm_stages=4)), ...)
+    t.append(gmm_case("t_v5_gmm2d2d_16384_n2048_k7168", "2d2d",
+                      16384, 7168, 2048, 8, offs, tl=False, tr=True, version=5))
     return t
 
 
@@ -279,6 +303,48 @@ def module_text(case):
 def run(cmd, **kw):
     print("+", " ".join(cmd), file=sys.stderr)
     return subprocess.run(cmd, check=True, **kw)
+
+
+def parse_launches(conv, consts):
+    """Every gpu.launch_func of the converted function in order, with each
+    kernel argument traced to a function argument ("arg", i), a buffer the
+    host code allocates ("alloc", id) or the result ("result"); and the
+    allocations {id: [elements, element type]}."""
+    source, allocs, result = {}, {}, None
+    for m in re.finditer(r"(%\w+) = bufferization.to_buffer %arg(\d+)", conv):
+        source[m.group(1)] = ["arg", int(m.group(2))]
+    for m in re.finditer(r"(%\w+) = memref.alloc\(\) : memref<([\dx]+)x(\w+)>", conv):
+        n = 1
+        for d in m.group(2).split("x"):
+            n *= int(d)
+        allocs[m.group(1)] = [n, m.group(3)]
+        source[m.group(1)] = ["alloc", m.group(1)]
+    for m in re.finditer(r"(%\w+) = memref.(?:collapse_shape|expand_shape) (%\w+)", conv):
+        source[m.group(1)] = source.get(m.group(2), ["unknown", m.group(2)])
+    m = re.search(r"bufferization.to_tensor (%\w+)", conv)
+    if m:
+        result = m.group(1)
+    launches = []
+    pattern = (r"gpu.memset\s+(%\w+), %c0_i32|"
+               r"gpu.launch_func\s+@mxfp8train_kernels::@(\w+) blocks in "
+               r"\((%c\w*),.*?threads in \((%c\w*),[^)]*\)\s*"
+               r"(?:dynamic_shared_memory_size (%c\w*))?\s*args\(([^)]*)\)")
+    for m in re.finditer(pattern, conv):
+        if m.group(1):
+            launches.append(dict(memset=source.get(m.group(1), ["unknown", m.group(1)])))
+            continue
+        args = []
+        for a in m.group(6).split(","):
+            name = a.split(":")[0].strip()
+            ref = source.get(name, ["unknown", name])
+            if ref[0] == "alloc" and ref[1] == result:
+                ref = ["result"]
+            args.append(ref)
+        launches.append(dict(kernel=m.group(2), grid=int(consts[m.group(3)]),
+                             threads=int(consts[m.group(4)]),
+                             smem=int(consts[m.group(5)]) if m.group(5) else 0,
+                             args=args))
+    return launches, {k: v for k, v in allocs.items() if k != result}
 
 
 def prepare(args):
@@ -306,13 +372,12 @@ def prepare(args):
         with open(os.path.join(out, case["name"] + ".cubin"), "wb") as f:
             f.write(extract_binary(low))
         consts = dict(re.findall(r"(%c\w*) = arith.constant (\d+) : (?:index|i32)", conv))
-        mt = re.search(r"gpu.launch_func\s+@mxfp8train_kernels::@(\w+) blocks in "
-                       r"\((%c\w*),.*threads in \((%c\w*),.*"
-                       r"dynamic_shared_memory_size (%c\w*)", conv)
         entry = {k: v for k, v in case.items() if k != "body"}
-        entry.update(kernel=mt.group(1), grid=int(consts[mt.group(2)]),
-                     threads=int(consts[mt.group(3)]),
-                     smem=int(consts[mt.group(4)]))
+        entry["launches"], entry["allocs"] = parse_launches(conv, consts)
+        main = [la for la in entry["launches"]
+                if la.get("kernel", "").startswith("scaled_")][0]
+        entry.update(kernel=main["kernel"], grid=main["grid"],
+                     threads=main["threads"], smem=main["smem"])
         manifest["timing"].append(entry)
     with open(os.path.join(out, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
@@ -381,6 +446,18 @@ def make_operands(torch, case, gen):
         a_s[77, 7] = 0xFF
         b_s[11, 2] = 0xFF
         b_s[300, 15] = 0xFF
+    if case.get("nanonly"):
+        a_s, b_s = ins[1], ins[3]
+        a_s[5, 3] = 0xFF
+        a_s[77, 7] = 0xFF
+        b_s[11, 2] = 0xFF
+        b_s[300, 15] = 0xFF
+    if case.get("edgescale"):
+        a_s, b_s = ins[1], ins[3]
+        a_s[:, 0] = 3
+        b_s[:, 0] = 246
+        a_s[:, 1] = 246
+        b_s[:, 1] = 3
     if case.get("bigscale"):
         a_s, b_s = ins[1], ins[3]
         a_s[:, 4:6] += 15
@@ -558,8 +635,6 @@ def run_timing(args, torch, manifest):
             continue
         name = t["name"]
         mod = cp.RawModule(path=os.path.join(args.dir, name + ".cubin"))
-        kern = mod.get_function(t["kernel"])
-        kern.max_dynamic_shared_size_bytes = t["smem"]
         ins = []
         for shape, elem in t["ins"]:
             if elem == F8:
@@ -571,14 +646,47 @@ def run_timing(args, torch, manifest):
             ins.append(x)
         shape, elem = t["result"]
         out = torch.empty(shape, dtype=torch.bfloat16, device="cuda")
-        params = [cp.asarray(x) for x in ins + [out]]
-        fn = lambda: kern((t["grid"],), (t.get("threads", 256),), tuple(params),
-                          shared_mem=t["smem"])
+        # The op's whole launch sequence (v8: two dequantization pre-passes,
+        # the GEMM, the guarded fallback that returns at once), on buffers
+        # allocated once.
+        dtypes = dict(bf16=torch.bfloat16, f32=torch.float32, i32=torch.int32)
+        temps = {k: torch.empty(n, dtype=dtypes.get(e, torch.uint8), device="cuda")
+                 for k, (n, e) in t.get("allocs", {}).items()}
+        calls = []
+        for la in t.get("launches", [dict(kernel=t["kernel"], grid=t["grid"],
+                                          threads=t.get("threads", 256), smem=t["smem"],
+                                          args=[["arg", i] for i in range(len(ins))] + [["result"]])]):
+            if "memset" in la:
+                calls.append((None, la, temps[la["memset"][1]]))
+                continue
+            kern = mod.get_function(la["kernel"])
+            kern.max_dynamic_shared_size_bytes = la["smem"]
+            ps = []
+            for ref in la["args"]:
+                x = ins[ref[1]] if ref[0] == "arg" else out if ref[0] == "result" else temps[ref[1]]
+                ps.append(cp.asarray(x))
+            calls.append((kern, la, tuple(ps)))
+
+        def call(kern, la, ps):
+            if kern is None:
+                ps.zero_()
+            else:
+                kern((la["grid"],), (la["threads"],), ps, shared_mem=la["smem"])
+
+        def fn():
+            for c in calls:
+                call(*c)
         ms = median_ms(torch, fn, args.reps)
+        parts = []
+        if len(calls) > 1:
+            for c in calls:
+                parts.append(round(median_ms(torch, lambda: call(*c), args.reps), 4))
         m, k, n = t["m"], t["k"], t["n"]
         flops = 2.0 * m * k * n
         line = dict(name=name, kernel=t["kernel"], threads=t.get("threads", 256),
                     ms=ms, tflops=flops / ms / 1e9)
+        if parts:
+            line["launch_ms"] = parts
         # Peers, same run: cuBLAS bf16 on the same logical shapes, and
         # dequantize (eager torch) + cuBLAS.
         a, a_s, b, b_s = ins[:4]

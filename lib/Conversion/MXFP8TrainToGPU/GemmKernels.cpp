@@ -98,8 +98,20 @@ struct GemmSpec {
   int64_t version = 5;
   /// v6: converter warpgroups (1 or 2).
   int64_t converterGroups = 2;
+  /// v8 and its fallback: the kernel reads the flag word of the two
+  /// dequantization pre-passes and runs only when it is 0 (v8) or 1 (the
+  /// fallback, with `runWhenUnsafe`): 1 when a block bf16 cannot hold
+  /// exactly was seen.
+  bool guarded = false;
+  bool runWhenUnsafe = false;
 
-  bool isSpecialised() const { return version == 6 || version == 7; }
+  /// v8: the operands were dequantized by the pre-pass into zero-padded
+  /// K-major bf16 buffers (`a`, `b` describe the padded buffers), which a
+  /// loader warpgroup copies into the ring with cp.async.
+  bool preDequantized() const { return version == 8; }
+  bool isSpecialised() const {
+    return version == 6 || version == 7 || version == 8;
+  }
   /// v7: the shorter converter on the v6 kernel.
   bool fastConverter() const { return version == 7; }
   /// Threads that load and convert the operands.
@@ -121,6 +133,8 @@ struct GemmSpec {
       return (tilesM() + batches) * tilesN();
     return batches * tilesM() * tilesN();
   }
+  /// f32 accumulator registers per MMA thread (m64 x tile.n).
+  int64_t accRegs() const { return tile.n / 2; }
   int64_t stageBytesA() const { return tile.m * tile.k * 2; }
   int64_t stageBytesB() const { return tile.n * tile.k * 2; }
   int64_t stageBytes() const { return stageBytesA() + stageBytesB(); }
@@ -156,14 +170,14 @@ struct GemmSpec {
            (isSpecialised() ? llvm::formatv("_v{0}w{1}s{2}", version,
                                             converterGroups, stages)
                                   .str()
-                            : "");
+                            : "") +
+           (tile.n != 128 ? llvm::formatv("_n{0}", tile.n).str() : "") +
+           (guarded ? (runWhenUnsafe ? "_gu" : "_gs") : "");
   }
 };
 
 /// Threads of the two MMA warpgroups (v5: of the whole CTA).
 constexpr int64_t kMmaThreads = 256;
-/// Accumulator registers per thread of m64n128 f32.
-constexpr int64_t kAccRegs = 64;
 /// Elements per global load chunk (16 bytes of fp8).
 constexpr int64_t kChunk = 16;
 
@@ -181,19 +195,25 @@ public:
       : kb(kb), spec(spec), convThreads(spec.converterThreads()) {
     unsigned i = 0;
     aData = args[i++];
-    aScales = args[i++];
+    if (!spec.preDequantized())
+      aScales = args[i++];
     bData = args[i++];
-    bScales = args[i++];
+    if (!spec.preDequantized())
+      bScales = args[i++];
     if (spec.kind != GemmKind::Dense)
       offs = args[i++];
     if (spec.biasType)
       bias = args[i++];
+    if (spec.guarded)
+      flag = args[i++];
     out = args[i++];
   }
 
   void emit();
 
 private:
+  /// The kernel without its guard.
+  void emitBody();
   Value c(int64_t v) { return kb.idx(v); }
   Value add(Value x, Value y) { return arith::AddIOp::create(kb, x, y); }
   Value sub(Value x, Value y) { return arith::SubIOp::create(kb, x, y); }
@@ -296,6 +316,15 @@ private:
   void emitSpecialised();
   void emitConverterTile(const Tile &t);
   void emitMmaTile(const Tile &t);
+  /// v8: the loader role; cp.async of one operand's tile rows
+  /// [rowBase, rowBase + rows) x [k0, k0 + 64) of the padded bf16 buffer
+  /// at element `dataBase` into the swizzled tile at byte `dst`.
+  void emitLoaderTile(const Tile &t);
+  void copyTile(Value data, Value dataBase, Value rowBase, int64_t rows,
+                int64_t rowElems, Value k0, Value dst);
+  /// Whether this kernel runs: the pre-passes' flag word against
+  /// `runWhenUnsafe`.
+  Value guardCondition();
   /// v6: the mbarrier `i` (full[s] = s, empty[s] = stages + s) as a shared
   /// pointer, its parity wait and arrive.
   Value barrier(Value i);
@@ -308,7 +337,7 @@ private:
   KernelBuilder &kb;
   const GemmSpec &spec;
   int64_t convThreads;
-  Value aData, aScales, bData, bScales, offs, bias, out;
+  Value aData, aScales, bData, bScales, offs, bias, out, flag;
   /// Shared i32 slots of the scale rebalancing: v5 [stage][maxA0, maxA1,
   /// maxB0, maxB1] (atomics); v6 [2][converter warp][4] (one writer each).
   Value maxSlots;
@@ -321,6 +350,8 @@ private:
 };
 } // namespace
 
+static Value placeE4M3Bytes(KernelBuilder &kb, Value bytes);
+
 Value GemmEmitter::groupEnd(Value g, Value start, int64_t total) {
   Value raw = memref::LoadOp::create(kb, offs, g);
   Value end = arith::IndexCastOp::create(kb, kb.getIndexType(), raw);
@@ -328,21 +359,27 @@ Value GemmEmitter::groupEnd(Value g, Value start, int64_t total) {
   return arith::MinSIOp::create(kb, end, c(total));
 }
 
-Value GemmEmitter::placeE4M3(Value bytes) {
+Value GemmEmitter::placeE4M3(Value bytes) { return placeE4M3Bytes(kb, bytes); }
+
+/// e4m3 bytes (vector<N x i8>, N a multiple of 4) as the bf16 values of
+/// 2^-120 times their values (vector<N x bf16>), by `prmt` byte placement.
+/// The NaN codes (0x7F, 0xFF) read as +-480 * 2^-120.
+static Value placeE4M3Bytes(KernelBuilder &kb, Value bytes) {
   // Each 32-bit word b3 b2 b1 b0 gives the pairs (b0, b1) and (b2, b3) by
   // one `prmt` each: x = b1 << 24 | b0 << 8 (every byte in the high byte of
   // its bf16 half, the sign already at bit 15). The magnitude bits shifted
   // right by 4 read as the bf16 of 2^-120 times the e4m3 value (normal or
   // subnormal alike).
+  int64_t n = cast<VectorType>(bytes.getType()).getNumElements();
   Type i32 = kb.getI32Type();
-  auto words = VectorType::get({kChunk / 4}, i32);
-  auto pairs = VectorType::get({kChunk / 2}, i32);
+  auto words = VectorType::get({n / 4}, i32);
+  auto pairs = VectorType::get({n / 2}, i32);
   Value w = kb.bitcastTo(words, bytes);
   Value zero = kb.i32(0);
   // Selector nibbles from byte 3 down to byte 0; index 4 is a zero byte.
   Value selectors[2] = {kb.i32(0x1404), kb.i32(0x3424)};
   SmallVector<Value> xs;
-  for (int64_t i = 0; i < kChunk / 4; ++i) {
+  for (int64_t i = 0; i < n / 4; ++i) {
     Value word = vector::ExtractOp::create(kb, w, i);
     for (Value sel : selectors)
       xs.push_back(NVVM::PermuteOp::create(kb, i32, word, zero, sel,
@@ -353,7 +390,7 @@ Value GemmEmitter::placeE4M3(Value bytes) {
       kb, arith::ShRUIOp::create(kb, x, kb.splatBits(pairs, 4)),
       kb.splatBits(pairs, 0x07F007F0));
   Value sign = arith::AndIOp::create(kb, x, kb.splatBits(pairs, 0x80008000));
-  return kb.bitcastTo(VectorType::get({kChunk}, kb.getBF16Type()),
+  return kb.bitcastTo(VectorType::get({n}, kb.getBF16Type()),
                       arith::OrIOp::create(kb, mag, sign));
 }
 
@@ -687,7 +724,7 @@ void GemmEmitter::emitEpilogue(Value acc, Value batch, Value rowBase,
                       : mul(batch, c(spec.m * spec.n));
   Type f32 = kb.getF32Type();
   bool pairs = spec.n % 2 == 0;
-  for (int64_t i = 0; i < kAccRegs; i += 2) {
+  for (int64_t i = 0; i < spec.accRegs(); i += 2) {
     Value row = add(rowT, c(8 * ((i / 2) % 2)));
     Value col = add(colT, c(8 * (i / 4)));
     SmallVector<Value> vals;
@@ -897,7 +934,7 @@ Value GemmEmitter::issueWgmma(Value acc, Value stage) {
 
 Value GemmEmitter::zeroAccumulators() {
   auto accType = LLVM::LLVMStructType::getLiteral(
-      kb.getContext(), SmallVector<Type>(kAccRegs, kb.getF32Type()));
+      kb.getContext(), SmallVector<Type>(spec.accRegs(), kb.getF32Type()));
   return LLVM::ZeroOp::create(kb, accType);
 }
 
@@ -1106,6 +1143,14 @@ void GemmEmitter::emitMmaTile(const Tile &t) {
     Value parity = arith::IndexCastUIOp::create(
         kb, kb.getI32Type(), remu(divu(ring, spec.stages), 2));
     waitBarrier(stage, parity);
+    if (spec.preDequantized()) {
+      // v8: the stage was written by cp.async (generic proxy); order those
+      // writes, observed through full[s], before the tensor cores' reads.
+      MLIRContext *ctx = kb.getContext();
+      NVVM::FenceProxyOp::create(
+          kb, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
+          NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    }
     Value acc = issueWgmma(loop.getRegionIterArgs()[0], stage);
     NVVM::WgmmaWaitGroupSyncOp::create(kb, 1);
     Value notFirst =
@@ -1155,9 +1200,86 @@ void GemmEmitter::emitSpecialised() {
     ctid = sub(tid, c(kMmaThreads));
     walkTiles([&](Value batch, Value rowBase, Value rowEnd, Value colBase,
                   Value kLo, Value kHi) {
-      emitConverterTile(makeTile(batch, rowBase, rowEnd, colBase, kLo, kHi));
+      Tile t = makeTile(batch, rowBase, rowEnd, colBase, kLo, kHi);
+      if (spec.preDequantized())
+        emitLoaderTile(t);
+      else
+        emitConverterTile(t);
     });
   }
+}
+
+void GemmEmitter::copyTile(Value data, Value dataBase, Value rowBase,
+                           int64_t rows, int64_t rowElems, Value k0,
+                           Value dst) {
+  // 128 loader threads, 8 per 128-byte row: thread j copies chunk j % 8 of
+  // rows j / 8 + 16 i. In the 128-byte swizzle chunk c of row r sits at
+  // c ^ (r % 8), the same for every i (16 i is a multiple of 8).
+  Type i64 = kb.getI64Type();
+  MLIRContext *ctx = kb.getContext();
+  auto globalPtr = LLVM::LLVMPointerType::get(
+      ctx, static_cast<unsigned>(NVVM::NVVMMemorySpace::Global));
+  auto sharedPtr = LLVM::LLVMPointerType::get(
+      ctx, static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+  Value r0 = divu(ctid, 8);
+  Value chunk = remu(ctid, 8);
+  Value phys = arith::XOrIOp::create(kb, chunk, remu(r0, 8));
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(kb, data);
+  Value src = add(base, mul(add(add(dataBase, mul(add(rowBase, r0),
+                                                   c(rowElems))),
+                                add(k0, mul(chunk, c(8)))),
+                            c(2)));
+  Value to = add(dst, add(mul(r0, c(128)), mul(phys, c(16))));
+  for (int64_t i = 0; i < rows / 16; ++i) {
+    Value s = add(src, c(i * 16 * rowElems * 2));
+    Value d = add(to, c(i * 16 * 128));
+    Value sp = LLVM::IntToPtrOp::create(
+        kb, globalPtr, arith::IndexCastUIOp::create(kb, i64, s).getResult());
+    Value dp = LLVM::IntToPtrOp::create(
+        kb, sharedPtr, arith::IndexCastUIOp::create(kb, i64, d).getResult());
+    NVVM::CpAsyncOp::create(
+        kb, dp, sp, kb.getI32IntegerAttr(16),
+        NVVM::LoadCacheModifierKindAttr::get(ctx,
+                                             NVVM::LoadCacheModifierKind::CG),
+        Value());
+  }
+}
+
+void GemmEmitter::emitLoaderTile(const Tile &t) {
+  // Stage g of the ring: wait until the MMA warpgroups released it
+  // (empty[s]), issue the 16-byte copies of both operand tiles, and let
+  // full[s] complete when this thread's copies have landed
+  // (cp.async.mbarrier.arrive.noinc: one of the 128 expected arrivals).
+  // The padded buffers need no masks: rows and K are whole tiles, zero
+  // past the operands.
+  auto loop = scf::ForOp::create(kb, t.ktBegin, t.ktEnd, c(1));
+  OpBuilder::InsertionGuard g(kb);
+  kb.setInsertionPointToStart(loop.getBody());
+  Value kt = loop.getInductionVar();
+  Value ring = loadCounter();
+  Value stage = remu(ring, spec.stages);
+  Value parity = arith::IndexCastUIOp::create(kb, kb.getI32Type(),
+                                              remu(divu(ring, spec.stages), 2));
+  waitBarrier(add(c(spec.stages), stage),
+              arith::XOrIOp::create(kb, parity, kb.i32(1)));
+  Value stageAddr = add(smemAddr, mul(stage, c(spec.stageBytes())));
+  Value k0 = mul(kt, c(spec.tile.k));
+  copyTile(aData, t.aDataBase, t.rowBase, spec.tile.m, spec.a.k, k0,
+           stageAddr);
+  copyTile(bData, t.bDataBase, t.colBase, spec.tile.n, spec.b.k, k0,
+           add(stageAddr, c(spec.stageBytesA())));
+  NVVM::CpAsyncMBarrierArriveOp::create(kb, barrier(stage), /*noinc=*/true);
+  storeCounter(add(ring, c(1)));
+}
+
+Value GemmEmitter::guardCondition() {
+  // One uniform load of the flag word (the pre-passes finished before this
+  // launch on the same stream).
+  Value f = memref::LoadOp::create(kb, flag, c(0));
+  return arith::CmpIOp::create(kb,
+                               spec.runWhenUnsafe ? arith::CmpIPredicate::ne
+                                                  : arith::CmpIPredicate::eq,
+                               f, kb.i32(0));
 }
 
 void GemmEmitter::walkTiles(
@@ -1230,6 +1352,14 @@ void GemmEmitter::walkTiles(
 void GemmEmitter::emit() {
   tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
   ctid = tid;
+  if (spec.guarded) {
+    kb.ifThen(guardCondition(), [&] { emitBody(); });
+    return;
+  }
+  emitBody();
+}
+
+void GemmEmitter::emitBody() {
   MLIRContext *ctx = kb.getContext();
   auto wgSpace = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   auto rawType = MemRefType::get({ShapedType::kDynamic}, kb.getI8Type(),
@@ -1295,6 +1425,222 @@ void GemmEmitter::emit() {
 }
 
 //===----------------------------------------------------------------------===//
+// v8 pre-pass: operand dequantization into padded bf16
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// One MX operand dequantized by the v8 pre-pass.
+struct DequantSpec {
+  /// The stored operand (rows x K per batch).
+  OperandLayout l;
+  int64_t batches = 1;
+  /// The padded bf16 buffer: `batches x rowsPad x kPad`, K-major.
+  int64_t rowsPad = 0, kPad = 0;
+  Type f8Type;
+  /// CTAs of 256 threads.
+  int64_t grid = 1;
+
+  int64_t numItems() const { return batches * rowsPad * (kPad / 32); }
+  std::string getName() const {
+    return llvm::formatv("gemm_dequant_{0}{1}_{2}_{3}x{4}x{5}_pad{6}x{7}",
+                         l.kMajor ? "k" : "mn", l.blockedScales ? "b" : "",
+                         getTypeTag(f8Type), batches, l.rows, l.k, rowsPad,
+                         kPad)
+        .str();
+  }
+};
+} // namespace
+
+/// The scale bytes s for which every value e * 2^(s - 127) of an fp8
+/// element e is a bf16 value (normal or subnormal), so that the pre-pass
+/// keeps the operand exact: e4m3 values lie in [2^-9, 448], e5m2 in
+/// [2^-16, 57344]; bf16 reaches down to 2^-133 and up to 2^128 (1 - 2^-9).
+static std::pair<int64_t, int64_t> getExactScaleRange(Type f8Type) {
+  if (isa<Float8E5M2Type>(f8Type))
+    return {10, 239};
+  return {3, 246};
+}
+
+/// Writes the dequantization kernel body: item i is one 32-element block
+/// (batch, row, K-block) of the padded output, K-blocks fastest for K-major
+/// data and rows fastest for MN-major data (coalesced loads either way).
+/// A block inside the operand becomes bf16(e * 2^(s - 127)) (NaN for
+/// s = 255, NaN for the fp8 NaN codes), a padding block zeros. A block with
+/// a nonzero element whose scale byte is outside getExactScaleRange sets
+/// the flag word (zeroed by a memset before the pre-passes): the GEMM then
+/// runs the fallback kernel on the fp8 operands instead.
+static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
+                              ValueRange args) {
+  Value data = args[0], scales = args[1], out = args[2], flag = args[3];
+  const OperandLayout &l = d.l;
+  auto c = [&](int64_t v) { return kb.idx(v); };
+  auto divu = [&](Value x, int64_t y) -> Value {
+    return arith::DivUIOp::create(kb, x, c(y));
+  };
+  auto remu = [&](Value x, int64_t y) -> Value {
+    return arith::RemUIOp::create(kb, x, c(y));
+  };
+  auto add = [&](Value x, Value y) -> Value {
+    return arith::AddIOp::create(kb, x, y);
+  };
+  auto mul = [&](Value x, int64_t y) -> Value {
+    return arith::MulIOp::create(kb, x, c(y));
+  };
+  auto ult = [&](Value x, int64_t y) -> Value {
+    return arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, x, c(y));
+  };
+  Type i32 = kb.getI32Type();
+  int64_t blocksPad = d.kPad / 32, blocks = l.k / 32;
+  auto bytes32 = VectorType::get({32}, kb.getI8Type());
+  auto bf16x32 = VectorType::get({32}, kb.getBF16Type());
+  auto f32x32 = VectorType::get({32}, kb.getF32Type());
+  auto words = VectorType::get({8}, i32);
+  auto [lo, hi] = getExactScaleRange(d.f8Type);
+
+  /// One item: its coordinates, its loaded bytes and scale byte.
+  struct Item {
+    Value r, kBlock, batch, bytes, s;
+  };
+  auto loadItem = [&](Value i) {
+    Item it;
+    if (l.kMajor) {
+      it.kBlock = remu(i, blocksPad);
+      it.r = remu(divu(i, blocksPad), d.rowsPad);
+    } else {
+      it.r = remu(i, d.rowsPad);
+      it.kBlock = remu(divu(i, d.rowsPad), blocksPad);
+    }
+    it.batch = divu(i, d.rowsPad * blocksPad);
+    Value inside = arith::AndIOp::create(kb, ult(it.r, l.rows),
+                                         ult(it.kBlock, blocks));
+    // Padding: zero bytes with scale byte 127 convert to zeros.
+    auto ifOp =
+        scf::IfOp::create(kb, TypeRange{bytes32, i32}, inside, true);
+    OpBuilder::InsertionGuard g(kb);
+    kb.setInsertionPointToStart(ifOp.thenBlock());
+    Value dataBase = mul(it.batch, l.getDataSize());
+    Value v;
+    if (l.kMajor) {
+      Value off = add(dataBase, add(mul(it.r, l.k), mul(it.kBlock, 32)));
+      v = kb.bitcastTo(bytes32,
+                       kb.load(VectorType::get({32}, d.f8Type), data, off, 16));
+    } else {
+      SmallVector<Value> elems;
+      for (int64_t j = 0; j < 32; ++j) {
+        Value off = add(dataBase,
+                        add(mul(add(mul(it.kBlock, 32), c(j)), l.rows), it.r));
+        elems.push_back(kb.bitcastTo(kb.getI8Type(),
+                                     memref::LoadOp::create(kb, data, off)));
+      }
+      v = vector::FromElementsOp::create(kb, bytes32, elems);
+    }
+    Value sOff;
+    if (l.blockedScales) {
+      lowering::Bits bb = kb.bits();
+      sOff = lowering::getBlockedOffset(bb, it.r, it.kBlock, blocks);
+    } else {
+      sOff = l.kMajor ? add(mul(it.r, blocks), it.kBlock)
+                      : add(mul(it.kBlock, l.rows), it.r);
+    }
+    sOff = add(mul(it.batch, l.getScaleSize()), sOff);
+    Value sv = arith::ExtUIOp::create(
+        kb, i32,
+        kb.bitcastTo(kb.getI8Type(), memref::LoadOp::create(kb, scales, sOff)));
+    scf::YieldOp::create(kb, ValueRange{v, sv});
+    kb.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(kb, ValueRange{kb.splatBits(bytes32, 0), kb.i32(127)});
+    it.bytes = ifOp.getResult(0);
+    it.s = ifOp.getResult(1);
+    return it;
+  };
+
+  auto finishItem = [&](const Item &it) {
+    Value v = it.bytes, s = it.s;
+    Value isNaN =
+        arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, s, kb.i32(255));
+    Value mag = arith::AndIOp::create(kb, kb.bitcastTo(words, v),
+                                      kb.splatBits(words, 0x7F7F7F7F));
+    // The exact conversion (hardware cvt to f16, f32 multiply by
+    // 2^(s - 127) as f32 bits s << 23, one rounding to bf16 that is exact
+    // in the range): e5m2, and e4m3 blocks holding a NaN code.
+    auto exactConvert = [&]() -> Value {
+      Value factorBits = arith::SelectOp::create(
+          kb, isNaN, kb.i32(0x7FC00000),
+          arith::ShLIOp::create(kb, s, kb.i32(23)));
+      Value factor = kb.bitcastTo(kb.getF32Type(), factorBits);
+      Value x = kb.convertFromF8(v, d.f8Type);
+      Value y = arith::MulFOp::create(
+          kb, x, vector::BroadcastOp::create(kb, f32x32, factor));
+      return arith::TruncFOp::create(kb, bf16x32, y);
+    };
+    Value bf;
+    if (isa<Float8E4M3FNType>(d.f8Type)) {
+      // e4m3 without conversion instructions: the bytes placed as bf16 of
+      // 2^-120 times the values, then two exact bf16x2 multiplies by 2^120
+      // and 2^(s - 127) (bits s << 7; 0 for s = 0, exact only for a zero
+      // block and otherwise flagged; NaN for 255). A NaN code (magnitude
+      // 0x7F: adding 1 carries into bit 7) takes exactConvert.
+      Value carry = arith::AndIOp::create(
+          kb, arith::AddIOp::create(kb, mag, kb.splatBits(words, 0x01010101)),
+          kb.splatBits(words, 0x80808080));
+      Value nanCode = arith::CmpIOp::create(
+          kb, arith::CmpIPredicate::ne,
+          vector::ReductionOp::create(kb, vector::CombiningKind::OR, carry),
+          kb.i32(0));
+      auto conv = scf::IfOp::create(kb, TypeRange{bf16x32}, nanCode, true);
+      OpBuilder::InsertionGuard g(kb);
+      kb.setInsertionPointToStart(conv.thenBlock());
+      scf::YieldOp::create(kb, exactConvert());
+      kb.setInsertionPointToStart(conv.elseBlock());
+      Value x = placeE4M3Bytes(kb, v);
+      x = arith::MulFOp::create(kb, x, kb.splatBits(bf16x32, 247 << 7));
+      Value fBits = arith::SelectOp::create(
+          kb, isNaN, kb.i32(0x7FC0), arith::ShLIOp::create(kb, s, kb.i32(7)));
+      Value f = kb.bitcastTo(
+          kb.getBF16Type(),
+          arith::TruncIOp::create(kb, kb.getI16Type(), fBits).getResult());
+      scf::YieldOp::create(
+          kb,
+          arith::MulFOp::create(kb, x,
+                                vector::BroadcastOp::create(kb, bf16x32, f))
+              .getResult());
+      kb.setInsertionPointAfter(conv);
+      bf = conv.getResult(0);
+    } else {
+      bf = exactConvert();
+    }
+    // Flag: a nonzero magnitude (the NaN codes included) with a scale byte
+    // outside the exact range.
+    Value any = vector::ReductionOp::create(kb, vector::CombiningKind::OR, mag);
+    Value nonzero =
+        arith::CmpIOp::create(kb, arith::CmpIPredicate::ne, any, kb.i32(0));
+    Value outside = arith::OrIOp::create(
+        kb, arith::CmpIOp::create(kb, arith::CmpIPredicate::slt, s, kb.i32(lo)),
+        arith::CmpIOp::create(kb, arith::CmpIPredicate::sgt, s, kb.i32(hi)));
+    Value unsafe = arith::AndIOp::create(
+        kb, arith::AndIOp::create(kb, nonzero, outside),
+        arith::XOrIOp::create(kb, isNaN,
+                              arith::ConstantIntOp::create(kb, 1, 1)));
+    kb.ifThen(unsafe,
+              [&] { memref::StoreOp::create(kb, kb.i32(1), flag, c(0)); });
+    Value outOff =
+        add(mul(add(mul(it.batch, d.rowsPad), it.r), d.kPad), mul(it.kBlock, 32));
+    kb.store(bf, out, outOff, 16);
+  };
+
+  // Two consecutive items per thread (the item count is even: kPad is a
+  // multiple of 64), both loaded before either is converted, for twice the
+  // bytes in flight.
+  kb.gridStrideLoop(kb.idx(d.numItems() / 2), [&](Value pair) {
+    Value i0 = mul(pair, 2);
+    Item a = loadItem(i0);
+    Item b = loadItem(add(i0, c(1)));
+    finishItem(a);
+    finishItem(b);
+  });
+}
+
+//===----------------------------------------------------------------------===//
 // Host side
 //===----------------------------------------------------------------------===//
 
@@ -1305,21 +1651,31 @@ static Value flatBuffer(RewriterBase &rewriter, Location loc, Value tensor) {
   return collapseTo(rewriter, loc, buf, {type.getNumElements()});
 }
 
-/// The kernel version used unless `mxfp8train.gemm_version` says otherwise
-/// (K-major operands with row-major scales, not 2d-2d; v5 elsewhere).
-constexpr int64_t kDefaultGemmVersion = 7;
+/// The kernel version used unless `mxfp8train.gemm_version` says otherwise:
+/// v8 (dequantize pre-passes + bf16 GEMM) wherever it applies (not 2d-2d),
+/// else the fused-upcast v7 for K-major operands with row-major scales, else
+/// v5. v7/v5 are also v8's guarded fallback for extreme scale bytes.
+constexpr int64_t kDefaultGemmVersion = 8;
+constexpr int64_t kDefaultFusedVersion = 7;
 
-/// Chooses the pipeline configuration of `spec` (the discardable integer
-/// attributes `mxfp8train.gemm_prefetch`, `mxfp8train.gemm_ctas_per_sm`,
-/// `mxfp8train.gemm_rebalance`, `mxfp8train.gemm_version` (5, 6 or 7) and,
-/// for v6/v7, `mxfp8train.gemm_stages` and `mxfp8train.gemm_converters` of `op`
-/// override it, for measurements).
-static void chooseConfig(Operation *op, GemmSpec &spec) {
+/// Chooses the pipeline configuration of `spec`; the discardable integer
+/// attributes `mxfp8train.gemm_version` (5, 6, 7 or 8),
+/// `mxfp8train.gemm_prefetch`, `mxfp8train.gemm_ctas_per_sm`,
+/// `mxfp8train.gemm_rebalance`, for v6/v7 `mxfp8train.gemm_stages` and
+/// `mxfp8train.gemm_converters`, for v8 `mxfp8train.gemm_stages` and
+/// `mxfp8train.gemm_tile_n` (128 or 256) of `op` override it, for
+/// measurements. Without `allowPreDequant`, the configuration v8 falls
+/// back to.
+static void chooseConfig(Operation *op, GemmSpec &spec,
+                         bool allowPreDequant = true) {
   // Measured on the H200 (bench/README.md): a deeper register prefetch
   // (2-4 tiles, one CTA per SM) was no faster than one tile ahead, two CTAs
   // per SM were 20 % faster. The MN-major and blocked-scale loaders need
   // more registers (they spill at 128): one CTA per SM.
   spec.prefetch = 1;
+  spec.tile = TileShape();
+  spec.stages = 3;
+  spec.converterGroups = 2;
   spec.ctasPerSM = spec.a.kMajor && spec.b.kMajor && !spec.a.blockedScales &&
                            !spec.b.blockedScales
                        ? 2
@@ -1330,20 +1686,41 @@ static void chooseConfig(Operation *op, GemmSpec &spec) {
     spec.ctasPerSM = std::clamp<int64_t>(a.getInt(), 1, 2);
   if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_rebalance"))
     spec.rebalance = a.getInt() != 0;
-  // v6 covers K-major operands with row-major scales; the MN-major and
-  // blocked-scale loaders spill at its 128 registers per thread (ptxas,
-  // also with setmaxnreg 96/160), so they stay on v5.
+  int64_t requested = kDefaultGemmVersion;
+  if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_version"))
+    requested = a.getInt();
+  if (requested == 8 && allowPreDequant && !spec.masksElementsAlongK()) {
+    // v8 (any operand layout; the 2d-2d token-group masks are not
+    // implemented on it): one CTA of 384 threads per SM, 128x256 tiles
+    // (m64n256 per MMA warpgroup) and a ring of four stages (192 KiB), or
+    // 128x128 tiles with `gemm_tile_n = 128`.
+    spec.version = 8;
+    spec.ctasPerSM = 1;
+    spec.converterGroups = 1;
+    spec.prefetch = 1;
+    spec.tile.n = 256;
+    spec.stages = 4;
+    if (auto tn = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_tile_n");
+        tn && tn.getInt() == 128)
+      spec.tile.n = 128;
+    if (auto st = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_stages"))
+      spec.stages =
+          std::clamp<int64_t>(st.getInt(), 2, spec.tile.n == 256 ? 4 : 6);
+    return;
+  }
+  // v6/v7 cover K-major operands with row-major scales; the MN-major and
+  // blocked-scale loaders spill at their 128 registers per thread (ptxas,
+  // also with setmaxnreg 96/160), so they stay on v5. v7 was measured
+  // faster than v5 for scaled_mm (+13-29 %) and 2d-3d (+4-17 %); the 2d-2d
+  // wgrad was 5 % slower and stays on v5 unless asked (bench/README.md).
   bool kMajorRowScales = spec.a.kMajor && spec.b.kMajor &&
                          !spec.a.blockedScales && !spec.b.blockedScales;
-  // v7 is the default where it was measured faster than v5 in the same run
-  // (scaled_mm +13-29 %, 2d-3d +4-17 %; bench/README.md); the 2d-2d wgrad
-  // was 5 % slower and stays on v5 unless asked.
-  spec.version =
-      kMajorRowScales && !spec.masksElementsAlongK() ? kDefaultGemmVersion : 5;
-  if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_version"))
-    spec.version = (a.getInt() == 6 || a.getInt() == 7) && kMajorRowScales
-                       ? a.getInt()
-                       : 5;
+  if ((requested == 6 || requested == 7) && kMajorRowScales)
+    spec.version = requested;
+  else if (requested == 8 && kMajorRowScales && !spec.masksElementsAlongK())
+    spec.version = kDefaultFusedVersion;
+  else
+    spec.version = 5;
   if (spec.isSpecialised()) {
     // v6: one CTA of 512 threads per SM (128 registers each), a ring of
     // four stages (128 KiB), loads two contraction tiles ahead (the
@@ -1396,6 +1773,83 @@ static void launchGemm(RewriterBase &rewriter, Location loc,
       gpu::KernelDim3{c(spec.threads()), one, one}, shared, args);
 }
 
+/// CTAs per SM of a dequantization pre-pass at most (a grid-stride loop
+/// covers the rest).
+constexpr int64_t kDequantCTAsPerSM = 64;
+
+/// Launches the GEMM of `spec` on `args` (A data, A scales, B data,
+/// B scales, [offs], [bias], out). v8: the two dequantization pre-passes
+/// into padded bf16 buffers, the v8 kernel on them, and the fallback kernel
+/// (the configuration `op` has without v8) on the fp8 operands; each of the
+/// two reads the pre-passes' flags and only one of them runs.
+static void launchGemmOp(RewriterBase &rewriter, Location loc,
+                         const KernelCache &cache, Operation *op,
+                         const GemmSpec &spec, SmallVector<Value> args) {
+  if (!spec.preDequantized()) {
+    launchGemm(rewriter, loc, cache, spec, args);
+    return;
+  }
+  const GPUTargetInfo &target = cache.getTarget();
+  int64_t kPad = llvm::alignTo(spec.k, 64);
+  // The flag word, zeroed on the stream before the pre-passes.
+  Value flag = memref::AllocOp::create(
+      rewriter, loc, MemRefType::get({1}, rewriter.getI32Type()));
+  gpu::MemsetOp::create(
+      rewriter, loc, Type(), ValueRange{}, flag,
+      arith::ConstantIntOp::create(rewriter, loc, 0, 32).getResult());
+  auto prePass = [&](const OperandLayout &l, bool batched, int64_t rowsPad,
+                     Type f8Type, Value data, Value scales) -> Value {
+    DequantSpec d;
+    d.l = l;
+    d.batches = batched ? spec.batches : 1;
+    d.rowsPad = rowsPad;
+    d.kPad = kPad;
+    d.f8Type = f8Type;
+    d.grid = std::min<int64_t>(cache.getGridSize(d.numItems()),
+                               kDequantCTAsPerSM * target.numSMs);
+    Value padded = memref::AllocOp::create(
+        rewriter, loc,
+        MemRefType::get({d.batches * rowsPad * kPad}, rewriter.getBF16Type()));
+    SmallVector<Value> kargs = {data, scales, padded, flag};
+    SmallVector<Type> types =
+        llvm::map_to_vector(kargs, [](Value v) { return v.getType(); });
+    gpu::GPUFuncOp kernel = cache.getOrCreate(
+        rewriter, d.getName(), types, 2, {},
+        [&](KernelBuilder &kb, ValueRange kargs, ValueRange) {
+          emitDequantKernel(kb, d, kargs);
+        });
+    launch(rewriter, loc, kernel, d.grid, kargs);
+    return padded;
+  };
+  GemmSpec fast = spec;
+  // 2d-3d tiles start at any group start: one extra tile of rows.
+  int64_t aRowsPad = llvm::alignTo(spec.m, spec.tile.m) +
+                     (spec.kind == GemmKind::Grouped2d3d ? spec.tile.m : 0);
+  int64_t bRowsPad = llvm::alignTo(spec.n, spec.tile.n);
+  Value aPad =
+      prePass(spec.a, spec.aBatched, aRowsPad, spec.aType, args[0], args[1]);
+  Value bPad =
+      prePass(spec.b, spec.bBatched, bRowsPad, spec.bType, args[2], args[3]);
+  fast.a = {aRowsPad, kPad, true, false};
+  fast.b = {bRowsPad, kPad, true, false};
+  fast.aType = fast.bType = rewriter.getBF16Type();
+  fast.guarded = true;
+  SmallVector<Value> rest(args.begin() + 4, args.end() - 1);
+  SmallVector<Value> fastArgs = {aPad, bPad};
+  llvm::append_range(fastArgs, rest);
+  fastArgs.append({flag, args.back()});
+  launchGemm(rewriter, loc, cache, fast, fastArgs);
+
+  GemmSpec slow = spec;
+  chooseConfig(op, slow, /*allowPreDequant=*/false);
+  slow.guarded = true;
+  slow.runWhenUnsafe = true;
+  SmallVector<Value> slowArgs(args.begin(), args.begin() + 4);
+  llvm::append_range(slowArgs, rest);
+  slowArgs.append({flag, args.back()});
+  launchGemm(rewriter, loc, cache, slow, slowArgs);
+}
+
 namespace {
 /// scaled_mm (rank 2 or 3) -> one persistent GEMM kernel.
 struct ScaledMmOpToGPU final : KernelPattern<ScaledMmOp> {
@@ -1439,7 +1893,7 @@ struct ScaledMmOpToGPU final : KernelPattern<ScaledMmOp> {
     args.push_back(
         collapseTo(rewriter, loc, outBuf, {resultType.getNumElements()}));
     chooseConfig(op, spec);
-    launchGemm(rewriter, loc, cache, spec, args);
+    launchGemmOp(rewriter, loc, cache, op, spec, args);
     rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
     return success();
   }
@@ -1492,7 +1946,7 @@ struct ScaledGroupedMmOpToGPU final : KernelPattern<ScaledGroupedMmOp> {
     args.push_back(
         collapseTo(rewriter, loc, outBuf, {resultType.getNumElements()}));
     chooseConfig(op, spec);
-    launchGemm(rewriter, loc, cache, spec, args);
+    launchGemmOp(rewriter, loc, cache, op, spec, args);
     rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
     return success();
   }

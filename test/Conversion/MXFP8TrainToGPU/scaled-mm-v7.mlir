@@ -63,8 +63,8 @@ func.func @fwd_v7(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0FNU>,
 
 // -----
 
-// The default version: v7 for scaled_mm and 2d-3d with K-major operands and
-// row-major scales (measured faster than v5 and v6, bench/README.md), v5
+// v7 asked for (the fused-upcast kernel and v8's fallback for K-major
+// operands with row-major scales; the default is v8, scaled-mm-v8.mlir), v5
 // for the 2d-2d wgrad (v7 was not faster there; scaled-mm.mlir @grouped_2d2d)
 // and on request.
 // CHECK-LABEL: func.func @fwd_default(
@@ -73,6 +73,7 @@ func.func @fwd_default(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0FN
                        %w: tensor<384x512xf8E4M3FN>, %ws: tensor<384x16xf8E8M0FNU>,
                        %bias: tensor<384xbf16>) -> tensor<256x384xf32> {
   %y = mxfp8train.scaled_mm %a [%as], %w [%ws] bias(%bias) transpose_rhs
+      {mxfp8train.gemm_version = 7 : i64}
       : tensor<256x512xf8E4M3FN> [tensor<256x16xf8E8M0FNU>],
         tensor<384x512xf8E4M3FN> [tensor<384x16xf8E8M0FNU>], tensor<384xbf16> -> tensor<256x384xf32>
   return %y : tensor<256x384xf32>
@@ -100,6 +101,7 @@ func.func @grouped_2d3d_default(%a: tensor<1024x512xf8E4M3FN>, %as: tensor<1024x
                                 %w: tensor<8x384x512xf8E4M3FN>, %ws: tensor<8x384x16xf8E8M0FNU>,
                                 %offs: tensor<8xi32>) -> tensor<1024x384xbf16> {
   %y = mxfp8train.scaled_grouped_mm %a [%as], %w [%ws] offs(%offs) transpose_rhs
+      {mxfp8train.gemm_version = 7 : i64}
       : tensor<1024x512xf8E4M3FN> [tensor<1024x16xf8E8M0FNU>],
         tensor<8x384x512xf8E4M3FN> [tensor<8x384x16xf8E8M0FNU>], tensor<8xi32>
         -> tensor<1024x384xbf16>

@@ -9,7 +9,7 @@
 
 // Forward layout (lhs (M, K), rhs (N, K)): 2 x 3 tiles of 128 x 128 -> 6
 // CTAs; two CTAs per SM. The K-major ops here ask for v5
-// (`mxfp8train.gemm_version = 5`): their default is v7 (scaled-mm-v7.mlir).
+// (`mxfp8train.gemm_version = 5`): their default is v8 (scaled-mm-v8.mlir).
 // CHECK-LABEL: func.func @fwd(
 // CHECK-DAG:     %[[C6:.*]] = arith.constant 6 : index
 // CHECK-DAG:     %[[C256:.*]] = arith.constant 256 : index
@@ -59,6 +59,7 @@ func.func @mn_major_blocked(%a: tensor<64x200xf8E4M3FN>, %as: tensor<1024xf8E8M0
     -> tensor<200x96xf32> {
   %y = mxfp8train.scaled_mm %a [%as], %b [%bs] transpose_lhs
       lhs_layout = blocked rhs_layout = blocked
+      {mxfp8train.gemm_version = 5 : i64}
       : tensor<64x200xf8E4M3FN> [tensor<1024xf8E8M0FNU>],
         tensor<64x96xf8E4M3FN> [tensor<512xf8E8M0FNU>] -> tensor<200x96xf32>
   return %y : tensor<200x96xf32>
@@ -73,6 +74,7 @@ func.func @batched(%a: tensor<3x129x256xf8E4M3FN>, %as: tensor<3x129x8xf8E8M0FNU
                    %b: tensor<3x256x96xf8E4M3FN>, %bs: tensor<3x8x96xf8E8M0FNU>)
     -> tensor<3x129x96xbf16> {
   %y = mxfp8train.scaled_mm %a [%as], %b [%bs]
+      {mxfp8train.gemm_version = 5 : i64}
       : tensor<3x129x256xf8E4M3FN> [tensor<3x129x8xf8E8M0FNU>],
         tensor<3x256x96xf8E4M3FN> [tensor<3x8x96xf8E8M0FNU>] -> tensor<3x129x96xbf16>
   return %y : tensor<3x129x96xbf16>

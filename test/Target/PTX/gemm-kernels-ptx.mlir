@@ -15,7 +15,7 @@
 // stage with fp32 accumulators, wait_group 1 in the loop. ptxas assembles
 // them without spills (forward layout: 128 registers for two CTAs per SM;
 // MN-major operands: one CTA per SM). The forward op asks for v5
-// (`mxfp8train.gemm_version = 5`; its default is v7, gemm-v6-ptx.mlir).
+// (`mxfp8train.gemm_version = 5`; its default is v8, gemm-v8-ptx.mlir).
 
 // CHECK: .version 8.6
 // CHECK: .target sm_90a
@@ -70,6 +70,7 @@ func.func @mn_major(%a: tensor<384x256xf8E4M3FN>, %as: tensor<12x256xf8E8M0FNU>,
                     %b: tensor<384x512xf8E4M3FN>, %bs: tensor<12x512xf8E8M0FNU>,
                     %bias: tensor<512xbf16>) -> tensor<256x512xf32> {
   %y = mxfp8train.scaled_mm %a [%as], %b [%bs] bias(%bias) transpose_lhs
+      {mxfp8train.gemm_version = 5 : i64}
       : tensor<384x256xf8E4M3FN> [tensor<12x256xf8E8M0FNU>],
         tensor<384x512xf8E4M3FN> [tensor<12x512xf8E8M0FNU>], tensor<512xbf16> -> tensor<256x512xf32>
   return %y : tensor<256x512xf32>

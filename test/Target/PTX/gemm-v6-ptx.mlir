@@ -66,7 +66,7 @@ func.func @mn_lhs(%a: tensor<512x256xf8E4M3FN>, %as: tensor<16x256xf8E8M0FNU>,
   return %y : tensor<256x384xf32>
 }
 
-// v7 (the default for this op without the attribute): the same kernel with
+// v7 (`mxfp8train.gemm_version = 7`, v8's fallback): the same kernel with
 // the shorter converter. Bytes placed by prmt (0x1404: b1 << 24 | b0 << 8,
 // 0x3424: b3 << 24 | b2 << 8), the warp maxima by redux.sync (no shuffles),
 // the 2^120 restore only on the two-multiply path; 128 registers (this
@@ -93,6 +93,7 @@ func.func @fwd_v7(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0FNU>,
                   %w: tensor<384x512xf8E4M3FN>, %ws: tensor<384x16xf8E8M0FNU>,
                   %bias: tensor<384xbf16>) -> tensor<256x384xbf16> {
   %y = mxfp8train.scaled_mm %a [%as], %w [%ws] bias(%bias) transpose_rhs
+      {mxfp8train.gemm_version = 7 : i64}
       : tensor<256x512xf8E4M3FN> [tensor<256x16xf8E8M0FNU>],
         tensor<384x512xf8E4M3FN> [tensor<384x16xf8E8M0FNU>], tensor<384xbf16> -> tensor<256x384xbf16>
   return %y : tensor<256x384xbf16>

@@ -1,0 +1,140 @@
+// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu --canonicalize --split-input-file | FileCheck %s
+
+// v8, the default for scaled_mm and 2d-3d (GemmKernels.cpp): each operand
+// is dequantized by a pre-pass kernel into a zero-padded K-major bf16
+// buffer (rows to the tile, K to 64), then a warp-specialised bf16 GEMM
+// (2 MMA warpgroups + 1 cp.async loader warpgroup = 384 threads, 128x256
+// tiles, four 48 KiB stages: 197824 bytes of dynamic shared memory) reads
+// them. A flag word, zeroed by gpu.memset first, is set to 1 by a pre-pass
+// that sees a nonzero block whose scale byte bf16 cannot hold exactly; the
+// v8 kernel runs when it is 0, the fused-upcast v7 kernel on the fp8
+// operands when it is 1.
+
+// A: 256 x 512 (16 K-blocks per row, 4096 items -> 16 CTAs); B: 384 rows
+// padded to 512 (two 256-row tiles). Grid: 2 x 2 tiles of 128 x 256 = 4
+// CTAs of v8; the v7 fallback keeps its 128x128 tiles (6 CTAs).
+// CHECK-LABEL: func.func @fwd(
+// CHECK:         %[[OUT:.*]] = memref.alloc() : memref<256x384xf32>
+// CHECK:         %[[FLAG:.*]] = memref.alloc() : memref<1xi32>
+// CHECK:         gpu.memset %[[FLAG]], %c0_i32 : memref<1xi32>, i32
+// CHECK:         %[[APAD:.*]] = memref.alloc() : memref<131072xbf16>
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_k_e4m3_1x256x512_pad256x512 blocks in (%c16, %c1, %c1) threads in (%c256, %c1, %c1) args(%{{.*}} : memref<131072xf8E4M3FN>, %{{.*}} : memref<4096xf8E8M0FNU>, %[[APAD]] : memref<131072xbf16>, %[[FLAG]] : memref<1xi32>)
+// CHECK:         %[[BPAD:.*]] = memref.alloc() : memref<262144xbf16>
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_k_e4m3_1x384x512_pad512x512 blocks in (%c32, %c1, %c1) threads in (%c256, %c1, %c1) args(%{{.*}} : memref<196608xf8E4M3FN>, %{{.*}} : memref<6144xf8E8M0FNU>, %[[BPAD]] : memref<262144xbf16>, %[[FLAG]] : memref<1xi32>)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_bf16_bf16_f32_biasbf16_256x384x512_b1_p1c1_v8w1s4_n256_gs blocks in (%c4, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c197824_i32 args(%[[APAD]] : memref<131072xbf16>, %[[BPAD]] : memref<262144xbf16>, %{{.*}} : memref<384xbf16>, %[[FLAG]] : memref<1xi32>, %{{.*}} : memref<98304xf32>)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e4m3_e4m3_f32_biasbf16_256x384x512_b1_p2c1_v7w2s4_gu blocks in (%c6, %c1, %c1) threads in (%c512, %c1, %c1) dynamic_shared_memory_size %c132416_i32 args({{.*}}%[[FLAG]] : memref<1xi32>, %{{.*}} : memref<98304xf32>)
+// CHECK:         bufferization.to_tensor %[[OUT]] restrict writable
+
+// The pre-pass: per 32-element block the exact range of e4m3 scale bytes [3, 246], the e4m3
+// NaN-code test (magnitude + 1 carries into bit 7) choosing the hardware
+// conversion, else prmt placement and two bf16 multiplies (2^120 = bf16
+// bits 247 << 7, then 2^(s - 127) = bits s << 7).
+// CHECK:       gpu.func @gemm_dequant_k_e4m3_1x256x512_pad256x512(
+// CHECK-DAG:     %[[C3:.*]] = arith.constant 3 : i32
+// CHECK-DAG:     %[[C246:.*]] = arith.constant 246 : i32
+// CHECK-DAG:     %[[CARRY:.*]] = arith.constant dense<16843009> : vector<8xi32>
+// CHECK-DAG:     %[[POW120:.*]] = arith.constant dense<1.329230e+36> : vector<32xbf16>
+// CHECK:         scf.for
+// CHECK:           arith.addi %{{.*}}, %[[CARRY]] : vector<8xi32>
+// CHECK:           scf.if %{{.*}} -> (vector<32xbf16>) {
+// CHECK:             nvvm.convert.f8x2.to.f16x2
+// CHECK:           } else {
+// CHECK-COUNT-16:    nvvm.prmt
+// CHECK:             arith.mulf %{{.*}}, %[[POW120]] : vector<32xbf16>
+// CHECK:             arith.mulf %{{.*}} : vector<32xbf16>
+// CHECK-DAG:       arith.cmpi slt, %{{.*}}, %[[C3]] : i32
+// CHECK-DAG:       arith.cmpi sgt, %{{.*}}, %[[C246]] : i32
+// CHECK:           scf.if
+// CHECK-NEXT:        memref.store %c1_i32, %arg3[%c0] : memref<1xi32>
+// CHECK:           vector.store %{{.*}}, %arg2[%{{.*}}] {alignment = 16 : i64} : memref<131072xbf16>, vector<32xbf16>
+
+// The v8 GEMM: the kernel body only when the flag word is 0; mbarriers full (128 loader arrivals) and empty (256 MMA
+// arrivals); MMA warpgroups fence the cp.async writes for the async proxy
+// after full[s], then four wgmma m64n256k16; the loader waits empty[s] and
+// issues 16-byte cp.async.cg (8 per A tile row block, 16 for B) and one
+// cp.async.mbarrier.arrive.noinc.
+// CHECK:       gpu.func @scaled_mm_k_k_bf16_bf16_f32_biasbf16_256x384x512_b1_p1c1_v8w1s4_n256_gs(
+// CHECK-SAME:    nvvm.maxntid = array<i32: 384, 1, 1>
+// CHECK:         %[[ANY:.*]] = memref.load %arg3[%c0] : memref<1xi32>
+// CHECK:         %[[GO:.*]] = arith.cmpi eq, %[[ANY]], %c0_i32 : i32
+// CHECK:         scf.if %[[GO]] {
+// CHECK-COUNT-4:   nvvm.mbarrier.init %{{.*}}, %c128_i32
+// CHECK:           nvvm.mbarrier.try_wait.parity
+// CHECK-NEXT:      nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK:           nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4:   nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK:           nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK:         } else {
+// CHECK:           nvvm.mbarrier.try_wait.parity
+// CHECK-COUNT-24:  nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg : !llvm.ptr<3>, !llvm.ptr<1>
+// CHECK:           nvvm.cp.async.mbarrier.arrive %{{.*}} {noinc = true} : !llvm.ptr<3>
+// CHECK-NOT:       nvvm.cp.async.shared.global
+// CHECK:         gpu.return
+
+// The fallback: the same guard, run when a flag is set.
+// CHECK:       gpu.func @scaled_mm_k_k_e4m3_e4m3_f32_biasbf16_256x384x512_b1_p2c1_v7w2s4_gu(
+// CHECK:         %[[ANY2:.*]] = memref.load %arg5[%c0] : memref<1xi32>
+// CHECK:         arith.cmpi ne, %[[ANY2]], %c0_i32 : i32
+func.func @fwd(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0FNU>,
+               %w: tensor<384x512xf8E4M3FN>, %ws: tensor<384x16xf8E8M0FNU>,
+               %bias: tensor<384xbf16>) -> tensor<256x384xf32> {
+  %y = mxfp8train.scaled_mm %a [%as], %w [%ws] bias(%bias) transpose_rhs
+      : tensor<256x512xf8E4M3FN> [tensor<256x16xf8E8M0FNU>],
+        tensor<384x512xf8E4M3FN> [tensor<384x16xf8E8M0FNU>], tensor<384xbf16> -> tensor<256x384xf32>
+  return %y : tensor<256x384xf32>
+}
+
+// -----
+
+// MN-major operands with blocked scales and e5m2: the pre-pass reads rows
+// fastest (item = row + rowsPad * K-block), the blocked scale offset, the
+// e5m2 exact range [10, 239] and the hardware conversion only; the
+// fallback is v5 (v7 takes K-major operands with row-major scales only).
+// The v8 kernel itself only sees padded K-major bf16 (its name says k_k).
+// CHECK-LABEL: func.func @mn_blocked_e5m2(
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_mnb_e5m2_1x200x64_pad256x64
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_mnb_e4m3_1x96x64_pad256x64
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_bf16_bf16_f32_200x96x64_b1_p1c1_v8w1s4_n256_gs blocks in (%c2, %c1, %c1) threads in (%c384, %c1, %c1)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_mnb_mnb_e5m2_e4m3_f32_200x96x64_b1_p1c1_gu blocks in (%c2, %c1, %c1) threads in (%c256, %c1, %c1)
+// CHECK:       gpu.func @gemm_dequant_mnb_e5m2_1x200x64_pad256x64(
+// CHECK-DAG:     arith.constant 10 : i32
+// CHECK-DAG:     arith.constant 239 : i32
+// CHECK-NOT:     nvvm.prmt
+// CHECK:         gpu.return
+func.func @mn_blocked_e5m2(%a: tensor<64x200xf8E5M2>, %as: tensor<1024xf8E8M0FNU>,
+                           %b: tensor<64x96xf8E4M3FN>, %bs: tensor<512xf8E8M0FNU>)
+    -> tensor<200x96xf32> {
+  %y = mxfp8train.scaled_mm %a [%as], %b [%bs] transpose_lhs
+      lhs_layout = blocked rhs_layout = blocked
+      : tensor<64x200xf8E5M2> [tensor<1024xf8E8M0FNU>],
+        tensor<64x96xf8E4M3FN> [tensor<512xf8E8M0FNU>] -> tensor<200x96xf32>
+  return %y : tensor<200x96xf32>
+}
+
+// -----
+
+// 2d-3d: A's rows padded by one extra tile (tiles start at any group
+// start), B per expert; 2d-2d stays on v5 without pre-passes.
+// CHECK-LABEL: func.func @grouped(
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_k_e4m3_1x1024x512_pad1152x512
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_k_e4m3_8x384x512_pad512x512
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d3d_k_k_bf16_bf16_bf16_1024x384x512_b8_p1c1_v8w1s4_n256_
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d3d_k_k_e4m3_e4m3_bf16_1024x384x512_b8_p2c1_v7w2s4_
+// CHECK-NOT:     gemm_dequant
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d2d_k_k_e4m3_e4m3_f32_256x384x1024_b4_p1c2 blocks
+func.func @grouped(%a: tensor<1024x512xf8E4M3FN>, %as: tensor<1024x16xf8E8M0FNU>,
+                   %w: tensor<8x384x512xf8E4M3FN>, %ws: tensor<8x384x16xf8E8M0FNU>,
+                   %offs: tensor<8xi32>,
+                   %dot: tensor<256x1024xf8E4M3FN>, %ds: tensor<256x32xf8E8M0FNU>,
+                   %xt: tensor<384x1024xf8E4M3FN>, %xs: tensor<384x32xf8E8M0FNU>,
+                   %offs4: tensor<4xi32>) -> (tensor<1024x384xbf16>, tensor<4x256x384xf32>) {
+  %y = mxfp8train.scaled_grouped_mm %a [%as], %w [%ws] offs(%offs) transpose_rhs
+      : tensor<1024x512xf8E4M3FN> [tensor<1024x16xf8E8M0FNU>],
+        tensor<8x384x512xf8E4M3FN> [tensor<8x384x16xf8E8M0FNU>], tensor<8xi32>
+        -> tensor<1024x384xbf16>
+  %dw = mxfp8train.scaled_grouped_mm %dot [%ds], %xt [%xs] offs(%offs4) transpose_rhs
+      : tensor<256x1024xf8E4M3FN> [tensor<256x32xf8E8M0FNU>],
+        tensor<384x1024xf8E4M3FN> [tensor<384x32xf8E8M0FNU>], tensor<4xi32>
+        -> tensor<4x256x384xf32>
+  return %y, %dw : tensor<1024x384xbf16>, tensor<4x256x384xf32>
+}
