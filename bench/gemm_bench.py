@@ -279,6 +279,15 @@ def timing_cases():
     both("v7", dict(v6=(2, 4, 1), ver=7), dict(version=7),
          [(8192, 8192, 8192)], True)
     both("v8", dict(), dict())
+    # The dequantization pre-pass: CTAs per SM (8, 64 = default, no cap) and
+    # one or two items per thread.
+    for cap in (8, 64, 0):
+        for pairs in (0, 1):
+            ex = dict(gemm_dequant_ctas=cap, gemm_dequant_pairs=pairs)
+            both("v8dq%dp%d" % (cap, pairs), dict(extra=ex), dict(extra=ex),
+                 [(8192, 8192, 8192)], False)
+            t.append(gmm_case("t_v8dq%dp%d_gmm2d3d_16384_k7168_n2048" % (cap, pairs),
+                              "2d3d", 16384, 7168, 2048, 8, offs, extra=ex))
     # Measured in the previous run (bench/README.md): three or two stages,
     # and 128x128 tiles, were slower than the default:
     #   both("v8s3", dict(extra=dict(gemm_stages=3)), ...)
@@ -354,7 +363,7 @@ def prepare(args):
     opt = os.path.join(build, "bin", "mxfp8-opt")
     env = dict(os.environ, MXFP8_OPT=opt)
     manifest = dict(cases=[], timing=[])
-    for case in check_cases():
+    for case in ([] if args.timing_only else check_cases()):
         src = os.path.join(out, case["name"] + ".mlir")
         with open(src, "w") as f:
             f.write(module_text(case))
@@ -746,6 +755,8 @@ def main():
                    help="compile every check case with this kernel version "
                    "(mxfp8train.gemm_version; v6 and v7 apply to K-major "
                    "operands with row-major scales, the others stay v5)")
+    p.add_argument("--timing-only", action="store_true",
+                   help="prepare the timing kernels only (no check cases)")
     r = sub.add_parser("run")
     r.add_argument("dir")
     r.add_argument("--runtime-lib", required=True)

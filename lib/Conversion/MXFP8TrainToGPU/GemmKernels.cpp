@@ -1439,6 +1439,9 @@ struct DequantSpec {
   Type f8Type;
   /// CTAs of 256 threads.
   int64_t grid = 1;
+  /// Two items per thread and loop iteration (measured slower on the H200:
+  /// `mxfp8train.gemm_dequant_pairs = 1`).
+  bool pairs = false;
 
   int64_t numItems() const { return batches * rowsPad * (kPad / 32); }
   std::string getName() const {
@@ -1446,7 +1449,8 @@ struct DequantSpec {
                          l.kMajor ? "k" : "mn", l.blockedScales ? "b" : "",
                          getTypeTag(f8Type), batches, l.rows, l.k, rowsPad,
                          kPad)
-        .str();
+               .str() +
+           (pairs ? "_x2" : "");
   }
 };
 } // namespace
@@ -1628,16 +1632,20 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
     kb.store(bf, out, outOff, 16);
   };
 
-  // Two consecutive items per thread (the item count is even: kPad is a
-  // multiple of 64), both loaded before either is converted, for twice the
-  // bytes in flight.
-  kb.gridStrideLoop(kb.idx(d.numItems() / 2), [&](Value pair) {
-    Value i0 = mul(pair, 2);
-    Item a = loadItem(i0);
-    Item b = loadItem(add(i0, c(1)));
-    finishItem(a);
-    finishItem(b);
-  });
+  if (d.pairs) {
+    // Two consecutive items per thread (the item count is even: kPad is a
+    // multiple of 64), both loaded before either is converted.
+    kb.gridStrideLoop(kb.idx(d.numItems() / 2), [&](Value pair) {
+      Value i0 = mul(pair, 2);
+      Item a = loadItem(i0);
+      Item b = loadItem(add(i0, c(1)));
+      finishItem(a);
+      finishItem(b);
+    });
+    return;
+  }
+  kb.gridStrideLoop(kb.idx(d.numItems()),
+                    [&](Value i) { finishItem(loadItem(i)); });
 }
 
 //===----------------------------------------------------------------------===//
@@ -1774,7 +1782,7 @@ static void launchGemm(RewriterBase &rewriter, Location loc,
 }
 
 /// CTAs per SM of a dequantization pre-pass at most (a grid-stride loop
-/// covers the rest).
+/// covers the rest; `mxfp8train.gemm_dequant_ctas`, 0 for no cap).
 constexpr int64_t kDequantCTAsPerSM = 64;
 
 /// Launches the GEMM of `spec` on `args` (A data, A scales, B data,
@@ -1805,8 +1813,14 @@ static void launchGemmOp(RewriterBase &rewriter, Location loc,
     d.rowsPad = rowsPad;
     d.kPad = kPad;
     d.f8Type = f8Type;
-    d.grid = std::min<int64_t>(cache.getGridSize(d.numItems()),
-                               kDequantCTAsPerSM * target.numSMs);
+    int64_t ctasPerSM = kDequantCTAsPerSM;
+    if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_dequant_ctas"))
+      ctasPerSM = a.getInt();
+    if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_dequant_pairs"))
+      d.pairs = a.getInt() != 0;
+    d.grid = cache.getGridSize(d.pairs ? d.numItems() / 2 : d.numItems());
+    if (ctasPerSM > 0)
+      d.grid = std::min<int64_t>(d.grid, ctasPerSM * target.numSMs);
     Value padded = memref::AllocOp::create(
         rewriter, loc,
         MemRefType::get({d.batches * rowsPad * kPad}, rewriter.getBF16Type()));
