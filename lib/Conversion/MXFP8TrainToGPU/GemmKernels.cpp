@@ -38,6 +38,16 @@
 // into the scale factor: one bf16x2 multiply per pair instead of two. The
 // 2d-2d wgrad stays on v5 (v7 was not faster there, bench/README.md).
 //
+// Kernel (v8, the default for scaled_mm and 2d-3d, any operand layout):
+// the work is split instead of fused. A memset zeroes a flag word; one
+// pre-pass kernel per operand dequantizes it exactly into a zero-padded
+// K-major bf16 buffer (prmt placement and two bf16x2 multiplies per pair;
+// a nonzero block whose scale byte bf16 cannot hold exactly sets the
+// flag); the v8 GEMM (two MMA warpgroups of m64n256k16 on 128x256 tiles,
+// one loader warpgroup of 16-byte cp.async into a four-stage mbarrier
+// ring) runs when the flag is 0, and the configuration the op has without
+// v8 (v7 or v5, on the fp8 operands) runs when it is 1.
+//
 // Grouped: 2d-3d tiles walk the groups of `offs` (clamped like the CPU path)
 // and cover each group's rows in tiles of 128 (masked at the group end); the
 // rows past the last group are zero-filled. 2d-2d computes each group's full
@@ -1225,10 +1235,10 @@ void GemmEmitter::copyTile(Value data, Value dataBase, Value rowBase,
   Value chunk = remu(ctid, 8);
   Value phys = arith::XOrIOp::create(kb, chunk, remu(r0, 8));
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(kb, data);
-  Value src = add(base, mul(add(add(dataBase, mul(add(rowBase, r0),
-                                                   c(rowElems))),
-                                add(k0, mul(chunk, c(8)))),
-                            c(2)));
+  Value src =
+      add(base, mul(add(add(dataBase, mul(add(rowBase, r0), c(rowElems))),
+                        add(k0, mul(chunk, c(8)))),
+                    c(2)));
   Value to = add(dst, add(mul(r0, c(128)), mul(phys, c(16))));
   for (int64_t i = 0; i < rows / 16; ++i) {
     Value s = add(src, c(i * 16 * rowElems * 2));
@@ -1237,11 +1247,10 @@ void GemmEmitter::copyTile(Value data, Value dataBase, Value rowBase,
         kb, globalPtr, arith::IndexCastUIOp::create(kb, i64, s).getResult());
     Value dp = LLVM::IntToPtrOp::create(
         kb, sharedPtr, arith::IndexCastUIOp::create(kb, i64, d).getResult());
-    NVVM::CpAsyncOp::create(
-        kb, dp, sp, kb.getI32IntegerAttr(16),
-        NVVM::LoadCacheModifierKindAttr::get(ctx,
-                                             NVVM::LoadCacheModifierKind::CG),
-        Value());
+    NVVM::CpAsyncOp::create(kb, dp, sp, kb.getI32IntegerAttr(16),
+                            NVVM::LoadCacheModifierKindAttr::get(
+                                ctx, NVVM::LoadCacheModifierKind::CG),
+                            Value());
   }
 }
 
@@ -1264,8 +1273,7 @@ void GemmEmitter::emitLoaderTile(const Tile &t) {
               arith::XOrIOp::create(kb, parity, kb.i32(1)));
   Value stageAddr = add(smemAddr, mul(stage, c(spec.stageBytes())));
   Value k0 = mul(kt, c(spec.tile.k));
-  copyTile(aData, t.aDataBase, t.rowBase, spec.tile.m, spec.a.k, k0,
-           stageAddr);
+  copyTile(aData, t.aDataBase, t.rowBase, spec.tile.m, spec.a.k, k0, stageAddr);
   copyTile(bData, t.bDataBase, t.colBase, spec.tile.n, spec.b.k, k0,
            add(stageAddr, c(spec.stageBytesA())));
   NVVM::CpAsyncMBarrierArriveOp::create(kb, barrier(stage), /*noinc=*/true);
@@ -1515,11 +1523,10 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
       it.kBlock = remu(divu(i, d.rowsPad), blocksPad);
     }
     it.batch = divu(i, d.rowsPad * blocksPad);
-    Value inside = arith::AndIOp::create(kb, ult(it.r, l.rows),
-                                         ult(it.kBlock, blocks));
+    Value inside =
+        arith::AndIOp::create(kb, ult(it.r, l.rows), ult(it.kBlock, blocks));
     // Padding: zero bytes with scale byte 127 convert to zeros.
-    auto ifOp =
-        scf::IfOp::create(kb, TypeRange{bytes32, i32}, inside, true);
+    auto ifOp = scf::IfOp::create(kb, TypeRange{bytes32, i32}, inside, true);
     OpBuilder::InsertionGuard g(kb);
     kb.setInsertionPointToStart(ifOp.thenBlock());
     Value dataBase = mul(it.batch, l.getDataSize());
@@ -1568,9 +1575,9 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
     // 2^(s - 127) as f32 bits s << 23, one rounding to bf16 that is exact
     // in the range): e5m2, and e4m3 blocks holding a NaN code.
     auto exactConvert = [&]() -> Value {
-      Value factorBits = arith::SelectOp::create(
-          kb, isNaN, kb.i32(0x7FC00000),
-          arith::ShLIOp::create(kb, s, kb.i32(23)));
+      Value factorBits =
+          arith::SelectOp::create(kb, isNaN, kb.i32(0x7FC00000),
+                                  arith::ShLIOp::create(kb, s, kb.i32(23)));
       Value factor = kb.bitcastTo(kb.getF32Type(), factorBits);
       Value x = kb.convertFromF8(v, d.f8Type);
       Value y = arith::MulFOp::create(
@@ -1604,10 +1611,9 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
           kb.getBF16Type(),
           arith::TruncIOp::create(kb, kb.getI16Type(), fBits).getResult());
       scf::YieldOp::create(
-          kb,
-          arith::MulFOp::create(kb, x,
-                                vector::BroadcastOp::create(kb, bf16x32, f))
-              .getResult());
+          kb, arith::MulFOp::create(kb, x,
+                                    vector::BroadcastOp::create(kb, bf16x32, f))
+                  .getResult());
       kb.setInsertionPointAfter(conv);
       bf = conv.getResult(0);
     } else {
@@ -1627,8 +1633,8 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
                               arith::ConstantIntOp::create(kb, 1, 1)));
     kb.ifThen(unsafe,
               [&] { memref::StoreOp::create(kb, kb.i32(1), flag, c(0)); });
-    Value outOff =
-        add(mul(add(mul(it.batch, d.rowsPad), it.r), d.kPad), mul(it.kBlock, 32));
+    Value outOff = add(mul(add(mul(it.batch, d.rowsPad), it.r), d.kPad),
+                       mul(it.kBlock, 32));
     kb.store(bf, out, outOff, 16);
   };
 
@@ -1816,7 +1822,8 @@ static void launchGemmOp(RewriterBase &rewriter, Location loc,
     int64_t ctasPerSM = kDequantCTAsPerSM;
     if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_dequant_ctas"))
       ctasPerSM = a.getInt();
-    if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_dequant_pairs"))
+    if (auto a =
+            op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_dequant_pairs"))
       d.pairs = a.getInt() != 0;
     d.grid = cache.getGridSize(d.pairs ? d.numItems() / 2 : d.numItems());
     if (ctasPerSM > 0)
@@ -1827,11 +1834,11 @@ static void launchGemmOp(RewriterBase &rewriter, Location loc,
     SmallVector<Value> kargs = {data, scales, padded, flag};
     SmallVector<Type> types =
         llvm::map_to_vector(kargs, [](Value v) { return v.getType(); });
-    gpu::GPUFuncOp kernel = cache.getOrCreate(
-        rewriter, d.getName(), types, 2, {},
-        [&](KernelBuilder &kb, ValueRange kargs, ValueRange) {
-          emitDequantKernel(kb, d, kargs);
-        });
+    gpu::GPUFuncOp kernel =
+        cache.getOrCreate(rewriter, d.getName(), types, 2, {},
+                          [&](KernelBuilder &kb, ValueRange kargs, ValueRange) {
+                            emitDequantKernel(kb, d, kargs);
+                          });
     launch(rewriter, loc, kernel, d.grid, kargs);
     return padded;
   };
