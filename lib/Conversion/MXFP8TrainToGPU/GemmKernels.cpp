@@ -160,7 +160,11 @@ struct GemmSpec {
     return stages * stageBytes() + (isSpecialised() ? barrierBytes() : 0) +
            slotBytes() + 1024;
   }
-  bool masksElementsAlongK() const { return kind == GemmKind::Grouped2d2d; }
+  /// v5-v7 2d-2d: elements outside the group's tokens are masked (v8's
+  /// padded operands need no masks).
+  bool masksElementsAlongK() const {
+    return kind == GemmKind::Grouped2d2d && !preDequantized();
+  }
 
   std::string getName() const {
     auto operandTag = [](const OperandLayout &l) {
@@ -188,6 +192,14 @@ struct GemmSpec {
 
 /// Threads of the two MMA warpgroups (v5: of the whole CTA).
 constexpr int64_t kMmaThreads = 256;
+/// v8: registers per thread of the MMA and loader warpgroups (setmaxnreg).
+/// The CTA's pool is what it launched with (384 threads x 168, the limit
+/// of .maxntid 384): setmaxnreg.inc waits for registers that another
+/// warpgroup released, so asking for more than the pool hangs the CTA.
+constexpr int32_t kMmaRegisters = 216;
+constexpr int32_t kLoaderRegisters = 72;
+static_assert(2 * 128 * kMmaRegisters + 128 * kLoaderRegisters <= 384 * 168,
+              "the v8 register split must fit the CTA's launch allocation");
 /// Elements per global load chunk (16 bytes of fp8).
 constexpr int64_t kChunk = 16;
 
@@ -1202,11 +1214,21 @@ void GemmEmitter::emitSpecialised() {
   {
     OpBuilder::InsertionGuard g(kb);
     kb.setInsertionPointToStart(roles.thenBlock());
+    // v8: registers move from the loader warpgroup to the MMA warpgroups
+    // (128 accumulators each): 2 x 128 x 216 + 128 x 72 = 384 x 168. ptxas
+    // allocates each role within its limit (without setmaxnreg the 2d-3d
+    // kernel spilled at the launch limit of 168).
+    if (spec.preDequantized())
+      NVVM::SetMaxRegisterOp::create(kb, kMmaRegisters,
+                                     NVVM::SetMaxRegisterAction::increase);
     walkTiles([&](Value batch, Value rowBase, Value rowEnd, Value colBase,
                   Value kLo, Value kHi) {
       emitMmaTile(makeTile(batch, rowBase, rowEnd, colBase, kLo, kHi));
     });
     kb.setInsertionPointToStart(roles.elseBlock());
+    if (spec.preDequantized())
+      NVVM::SetMaxRegisterOp::create(kb, kLoaderRegisters,
+                                     NVVM::SetMaxRegisterAction::decrease);
     ctid = sub(tid, c(kMmaThreads));
     walkTiles([&](Value batch, Value rowBase, Value rowEnd, Value colBase,
                   Value kLo, Value kHi) {
@@ -1306,17 +1328,24 @@ void GemmEmitter::walkTiles(
       Value kLo = c(0), kHi = c(spec.k);
       if (spec.kind == GemmKind::Grouped2d2d) {
         // The group's clamped token range: walk the ends up to `batch`.
+        // v8: the group's range of the padded K instead (each group
+        // rounded up to 64, DequantSpec::groups).
         auto walk = scf::ForOp::create(kb, c(0), add(batch, c(1)), c(1),
-                                       ValueRange{c(0), c(0)});
+                                       ValueRange{c(0), c(0), c(0), c(0)});
         {
           OpBuilder::InsertionGuard g(kb);
           kb.setInsertionPointToStart(walk.getBody());
-          Value start = walk.getRegionIterArgs()[1];
+          ValueRange it = walk.getRegionIterArgs();
+          Value start = it[1];
           Value end = groupEnd(walk.getInductionVar(), start, spec.k);
-          scf::YieldOp::create(kb, ValueRange{start, end});
+          Value padStart = it[3];
+          Value padEnd =
+              add(padStart, mul(divu(add(sub(end, start), c(63)), 64), c(64)));
+          scf::YieldOp::create(kb, ValueRange{start, end, padStart, padEnd});
         }
-        kLo = walk.getResult(0);
-        kHi = walk.getResult(1);
+        bool padded = spec.preDequantized();
+        kLo = walk.getResult(padded ? 2 : 0);
+        kHi = walk.getResult(padded ? 3 : 1);
       }
       body(batch, mul(mt, c(t.m)), c(spec.m), mul(nt, c(t.n)), kLo, kHi);
       break;
@@ -1447,18 +1476,23 @@ struct DequantSpec {
   Type f8Type;
   /// CTAs of 256 threads.
   int64_t grid = 1;
-  /// Two items per thread and loop iteration (measured slower on the H200:
-  /// `mxfp8train.gemm_dequant_pairs = 1`).
-  bool pairs = false;
+  /// 2d-2d: the token groups of `offs` along K; each group's tokens start
+  /// at a multiple of 64 of the padded K (0: K is not grouped).
+  int64_t groups = 0;
 
-  int64_t numItems() const { return batches * rowsPad * (kPad / 32); }
+  /// Elements per item (one thread's work): 8 of one row for K-major data
+  /// (a warp loads 256 and stores 512 contiguous bytes), a 32-block of one
+  /// row for MN-major data (rows fastest, so that each of the 32 byte loads
+  /// of a warp is contiguous).
+  int64_t vec() const { return l.kMajor ? 8 : 32; }
+  int64_t numItems() const { return batches * rowsPad * (kPad / vec()); }
   std::string getName() const {
-    return llvm::formatv("gemm_dequant_{0}{1}_{2}_{3}x{4}x{5}_pad{6}x{7}",
-                         l.kMajor ? "k" : "mn", l.blockedScales ? "b" : "",
-                         getTypeTag(f8Type), batches, l.rows, l.k, rowsPad,
-                         kPad)
-               .str() +
-           (pairs ? "_x2" : "");
+    return llvm::formatv(
+               "gemm_dequant_{0}{1}_{2}_{3}x{4}x{5}_pad{6}x{7}{8}",
+               l.kMajor ? "k" : "mn", l.blockedScales ? "b" : "",
+               getTypeTag(f8Type), batches, l.rows, l.k, rowsPad, kPad,
+               groups ? llvm::formatv("_g{0}", groups).str() : std::string())
+        .str();
   }
 };
 } // namespace
@@ -1473,18 +1507,26 @@ static std::pair<int64_t, int64_t> getExactScaleRange(Type f8Type) {
   return {3, 246};
 }
 
-/// Writes the dequantization kernel body: item i is one 32-element block
-/// (batch, row, K-block) of the padded output, K-blocks fastest for K-major
-/// data and rows fastest for MN-major data (coalesced loads either way).
-/// A block inside the operand becomes bf16(e * 2^(s - 127)) (NaN for
-/// s = 255, NaN for the fp8 NaN codes), a padding block zeros. A block with
-/// a nonzero element whose scale byte is outside getExactScaleRange sets
-/// the flag word (zeroed by a memset before the pre-passes): the GEMM then
-/// runs the fallback kernel on the fp8 operands instead.
+/// Writes the dequantization kernel body: item i is `vec` elements of one
+/// row of the padded output (DequantSpec::vec), K fastest for K-major data
+/// and rows fastest for MN-major data. Elements inside the operand become
+/// bf16(e * 2^(s - 127)) (NaN for s = 255 and for the fp8 NaN codes),
+/// padding zeros. A nonzero block whose scale byte is outside
+/// getExactScaleRange sets the flag word (zeroed by a memset before the
+/// pre-passes): the GEMM then runs the fallback kernel on the fp8 operands
+/// instead. 2d-2d: group g's tokens [start_g, end_g) go to padded K
+/// [P_g, P_g + len_g), P_g the sum of the earlier groups' lengths rounded
+/// up to 64, zeros up to the next group; a nonempty group whose start or
+/// end is not a multiple of 32 (a scale block shared by two groups) sets
+/// the flag too.
 static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
                               ValueRange args) {
-  Value data = args[0], scales = args[1], out = args[2], flag = args[3];
+  unsigned ai = 0;
+  Value data = args[ai++], scales = args[ai++];
+  Value offs = d.groups ? args[ai++] : Value();
+  Value out = args[ai++], flag = args[ai++];
   const OperandLayout &l = d.l;
+  const int64_t vec = d.vec();
   auto c = [&](int64_t v) { return kb.idx(v); };
   auto divu = [&](Value x, int64_t y) -> Value {
     return arith::DivUIOp::create(kb, x, c(y));
@@ -1495,85 +1537,161 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
   auto add = [&](Value x, Value y) -> Value {
     return arith::AddIOp::create(kb, x, y);
   };
+  auto sub = [&](Value x, Value y) -> Value {
+    return arith::SubIOp::create(kb, x, y);
+  };
   auto mul = [&](Value x, int64_t y) -> Value {
     return arith::MulIOp::create(kb, x, c(y));
   };
-  auto ult = [&](Value x, int64_t y) -> Value {
-    return arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, x, c(y));
+  auto ult = [&](Value x, Value y) -> Value {
+    return arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, x, y);
   };
   Type i32 = kb.getI32Type();
-  int64_t blocksPad = d.kPad / 32, blocks = l.k / 32;
-  auto bytes32 = VectorType::get({32}, kb.getI8Type());
-  auto bf16x32 = VectorType::get({32}, kb.getBF16Type());
-  auto f32x32 = VectorType::get({32}, kb.getF32Type());
-  auto words = VectorType::get({8}, i32);
+  auto setFlag = [&] { memref::StoreOp::create(kb, kb.i32(1), flag, c(0)); };
+
+  // 2d-2d: the group table (padded end E_g, start_g, len_g) in shared
+  // memory, written by thread 0.
+  Value table;
+  if (d.groups) {
+    MLIRContext *ctx = kb.getContext();
+    auto wgSpace =
+        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    auto rawType = MemRefType::get({ShapedType::kDynamic}, kb.getI8Type(),
+                                   MemRefLayoutAttrInterface(), wgSpace);
+    Value raw = gpu::DynamicSharedMemoryOp::create(kb, rawType);
+    table = memref::ViewOp::create(
+        kb,
+        MemRefType::get({3 * d.groups}, kb.getIndexType(),
+                        MemRefLayoutAttrInterface(), wgSpace),
+        raw, c(0), ValueRange{});
+    Value tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
+    kb.ifThen(
+        arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, tid, c(0)), [&] {
+          auto loop = scf::ForOp::create(kb, c(0), c(d.groups), c(1),
+                                         ValueRange{c(0), c(0)});
+          OpBuilder::InsertionGuard g(kb);
+          kb.setInsertionPointToStart(loop.getBody());
+          Value gi = loop.getInductionVar();
+          Value start = loop.getRegionIterArgs()[0];
+          Value padEnd = loop.getRegionIterArgs()[1];
+          Value raw = arith::IndexCastOp::create(
+              kb, kb.getIndexType(), memref::LoadOp::create(kb, offs, gi));
+          Value end = arith::MinSIOp::create(
+              kb, arith::MaxSIOp::create(kb, raw, start), c(l.k));
+          Value len = sub(end, start);
+          Value misaligned = arith::AndIOp::create(
+              kb, ult(c(0), len),
+              arith::CmpIOp::create(
+                  kb, arith::CmpIPredicate::ne,
+                  remu(arith::OrIOp::create(kb, start, end), 32), c(0)));
+          kb.ifThen(misaligned, setFlag);
+          Value nextPad = add(padEnd, mul(divu(add(len, c(63)), 64), 64));
+          memref::StoreOp::create(kb, nextPad, table, mul(gi, 3));
+          memref::StoreOp::create(kb, start, table, add(mul(gi, 3), c(1)));
+          memref::StoreOp::create(kb, len, table, add(mul(gi, 3), c(2)));
+          scf::YieldOp::create(kb, ValueRange{end, nextPad});
+        });
+    gpu::BarrierOp::create(kb);
+  }
+
+  auto bytesV = VectorType::get({vec}, kb.getI8Type());
+  auto bf16V = VectorType::get({vec}, kb.getBF16Type());
+  auto f32V = VectorType::get({vec}, kb.getF32Type());
+  auto words = VectorType::get({vec / 4}, i32);
+  int64_t blocks = l.k / 32;
   auto [lo, hi] = getExactScaleRange(d.f8Type);
 
-  /// One item: its coordinates, its loaded bytes and scale byte.
-  struct Item {
-    Value r, kBlock, batch, bytes, s;
-  };
-  auto loadItem = [&](Value i) {
-    Item it;
+  kb.gridStrideLoop(kb.idx(d.numItems()), [&](Value i) {
+    int64_t chunks = d.kPad / vec;
+    Value r, kc;
     if (l.kMajor) {
-      it.kBlock = remu(i, blocksPad);
-      it.r = remu(divu(i, blocksPad), d.rowsPad);
+      kc = remu(i, chunks);
+      r = remu(divu(i, chunks), d.rowsPad);
     } else {
-      it.r = remu(i, d.rowsPad);
-      it.kBlock = remu(divu(i, d.rowsPad), blocksPad);
+      r = remu(i, d.rowsPad);
+      kc = remu(divu(i, d.rowsPad), chunks);
     }
-    it.batch = divu(i, d.rowsPad * blocksPad);
-    Value inside =
-        arith::AndIOp::create(kb, ult(it.r, l.rows), ult(it.kBlock, blocks));
-    // Padding: zero bytes with scale byte 127 convert to zeros.
-    auto ifOp = scf::IfOp::create(kb, TypeRange{bytes32, i32}, inside, true);
-    OpBuilder::InsertionGuard g(kb);
-    kb.setInsertionPointToStart(ifOp.thenBlock());
-    Value dataBase = mul(it.batch, l.getDataSize());
-    Value v;
-    if (l.kMajor) {
-      Value off = add(dataBase, add(mul(it.r, l.k), mul(it.kBlock, 32)));
-      v = kb.bitcastTo(bytes32,
-                       kb.load(VectorType::get({32}, d.f8Type), data, off, 16));
-    } else {
-      SmallVector<Value> elems;
-      for (int64_t j = 0; j < 32; ++j) {
-        Value off = add(dataBase,
-                        add(mul(add(mul(it.kBlock, 32), c(j)), l.rows), it.r));
-        elems.push_back(kb.bitcastTo(kb.getI8Type(),
-                                     memref::LoadOp::create(kb, data, off)));
+    Value batch = divu(i, d.rowsPad * chunks);
+    // The source K of the item's first element and whether it is inside.
+    Value pk = mul(kc, vec);
+    Value k0 = pk;
+    Value kIn = ult(pk, c(l.k));
+    if (d.groups) {
+      // Group g: the number of groups whose padded end is <= pk.
+      auto scan = scf::ForOp::create(kb, c(0), c(d.groups), c(1),
+                                     ValueRange{c(0), c(0)});
+      {
+        OpBuilder::InsertionGuard g(kb);
+        kb.setInsertionPointToStart(scan.getBody());
+        Value e =
+            memref::LoadOp::create(kb, table, mul(scan.getInductionVar(), 3));
+        Value before =
+            arith::CmpIOp::create(kb, arith::CmpIPredicate::ule, e, pk);
+        Value gNext = add(scan.getRegionIterArgs()[0],
+                          arith::SelectOp::create(kb, before, c(1), c(0)));
+        Value pStart =
+            arith::SelectOp::create(kb, before, e, scan.getRegionIterArgs()[1]);
+        scf::YieldOp::create(kb, ValueRange{gNext, pStart});
       }
-      v = vector::FromElementsOp::create(kb, bytes32, elems);
+      Value gi = scan.getResult(0);
+      Value pStart = scan.getResult(1);
+      Value inGroups = ult(gi, c(d.groups));
+      Value gs = arith::MinUIOp::create(kb, gi, c(d.groups - 1));
+      Value start = memref::LoadOp::create(kb, table, add(mul(gs, 3), c(1)));
+      Value len = memref::LoadOp::create(kb, table, add(mul(gs, 3), c(2)));
+      Value off = sub(pk, pStart);
+      k0 = add(start, off);
+      kIn = arith::AndIOp::create(kb, inGroups, ult(off, len));
     }
-    Value sOff;
-    if (l.blockedScales) {
-      lowering::Bits bb = kb.bits();
-      sOff = lowering::getBlockedOffset(bb, it.r, it.kBlock, blocks);
-    } else {
-      sOff = l.kMajor ? add(mul(it.r, blocks), it.kBlock)
-                      : add(mul(it.kBlock, l.rows), it.r);
+    Value inside = arith::AndIOp::create(kb, ult(r, c(l.rows)), kIn);
+    // Padding: zero bytes with scale byte 127 convert to zeros.
+    auto ifOp = scf::IfOp::create(kb, TypeRange{bytesV, i32}, inside, true);
+    {
+      OpBuilder::InsertionGuard g(kb);
+      kb.setInsertionPointToStart(ifOp.thenBlock());
+      Value dataBase = mul(batch, l.getDataSize());
+      Value v;
+      if (l.kMajor) {
+        Value off = add(dataBase, add(mul(r, l.k), k0));
+        v = kb.bitcastTo(
+            bytesV, kb.load(VectorType::get({vec}, d.f8Type), data, off, vec));
+      } else {
+        SmallVector<Value> elems;
+        for (int64_t j = 0; j < vec; ++j) {
+          Value off = add(dataBase, add(mul(add(k0, c(j)), l.rows), r));
+          elems.push_back(kb.bitcastTo(kb.getI8Type(),
+                                       memref::LoadOp::create(kb, data, off)));
+        }
+        v = vector::FromElementsOp::create(kb, bytesV, elems);
+      }
+      Value kBlock = divu(k0, 32);
+      Value sOff;
+      if (l.blockedScales) {
+        lowering::Bits bb = kb.bits();
+        sOff = lowering::getBlockedOffset(bb, r, kBlock, blocks);
+      } else {
+        sOff = l.kMajor ? add(mul(r, blocks), kBlock)
+                        : add(mul(kBlock, l.rows), r);
+      }
+      sOff = add(mul(batch, l.getScaleSize()), sOff);
+      Value sv = arith::ExtUIOp::create(
+          kb, i32,
+          kb.bitcastTo(kb.getI8Type(),
+                       memref::LoadOp::create(kb, scales, sOff)));
+      scf::YieldOp::create(kb, ValueRange{v, sv});
+      kb.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(kb,
+                           ValueRange{kb.splatBits(bytesV, 0), kb.i32(127)});
     }
-    sOff = add(mul(it.batch, l.getScaleSize()), sOff);
-    Value sv = arith::ExtUIOp::create(
-        kb, i32,
-        kb.bitcastTo(kb.getI8Type(), memref::LoadOp::create(kb, scales, sOff)));
-    scf::YieldOp::create(kb, ValueRange{v, sv});
-    kb.setInsertionPointToStart(ifOp.elseBlock());
-    scf::YieldOp::create(kb, ValueRange{kb.splatBits(bytes32, 0), kb.i32(127)});
-    it.bytes = ifOp.getResult(0);
-    it.s = ifOp.getResult(1);
-    return it;
-  };
+    Value v = ifOp.getResult(0), s = ifOp.getResult(1);
 
-  auto finishItem = [&](const Item &it) {
-    Value v = it.bytes, s = it.s;
     Value isNaN =
         arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, s, kb.i32(255));
     Value mag = arith::AndIOp::create(kb, kb.bitcastTo(words, v),
                                       kb.splatBits(words, 0x7F7F7F7F));
     // The exact conversion (hardware cvt to f16, f32 multiply by
     // 2^(s - 127) as f32 bits s << 23, one rounding to bf16 that is exact
-    // in the range): e5m2, and e4m3 blocks holding a NaN code.
+    // in the range): e5m2, and e4m3 items holding a NaN code.
     auto exactConvert = [&]() -> Value {
       Value factorBits =
           arith::SelectOp::create(kb, isNaN, kb.i32(0x7FC00000),
@@ -1581,8 +1699,8 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
       Value factor = kb.bitcastTo(kb.getF32Type(), factorBits);
       Value x = kb.convertFromF8(v, d.f8Type);
       Value y = arith::MulFOp::create(
-          kb, x, vector::BroadcastOp::create(kb, f32x32, factor));
-      return arith::TruncFOp::create(kb, bf16x32, y);
+          kb, x, vector::BroadcastOp::create(kb, f32V, factor));
+      return arith::TruncFOp::create(kb, bf16V, y);
     };
     Value bf;
     if (isa<Float8E4M3FNType>(d.f8Type)) {
@@ -1598,13 +1716,13 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
           kb, arith::CmpIPredicate::ne,
           vector::ReductionOp::create(kb, vector::CombiningKind::OR, carry),
           kb.i32(0));
-      auto conv = scf::IfOp::create(kb, TypeRange{bf16x32}, nanCode, true);
+      auto conv = scf::IfOp::create(kb, TypeRange{bf16V}, nanCode, true);
       OpBuilder::InsertionGuard g(kb);
       kb.setInsertionPointToStart(conv.thenBlock());
       scf::YieldOp::create(kb, exactConvert());
       kb.setInsertionPointToStart(conv.elseBlock());
       Value x = placeE4M3Bytes(kb, v);
-      x = arith::MulFOp::create(kb, x, kb.splatBits(bf16x32, 247 << 7));
+      x = arith::MulFOp::create(kb, x, kb.splatBits(bf16V, 247 << 7));
       Value fBits = arith::SelectOp::create(
           kb, isNaN, kb.i32(0x7FC0), arith::ShLIOp::create(kb, s, kb.i32(7)));
       Value f = kb.bitcastTo(
@@ -1612,7 +1730,7 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
           arith::TruncIOp::create(kb, kb.getI16Type(), fBits).getResult());
       scf::YieldOp::create(
           kb, arith::MulFOp::create(kb, x,
-                                    vector::BroadcastOp::create(kb, bf16x32, f))
+                                    vector::BroadcastOp::create(kb, bf16V, f))
                   .getResult());
       kb.setInsertionPointAfter(conv);
       bf = conv.getResult(0);
@@ -1631,27 +1749,10 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
         kb, arith::AndIOp::create(kb, nonzero, outside),
         arith::XOrIOp::create(kb, isNaN,
                               arith::ConstantIntOp::create(kb, 1, 1)));
-    kb.ifThen(unsafe,
-              [&] { memref::StoreOp::create(kb, kb.i32(1), flag, c(0)); });
-    Value outOff = add(mul(add(mul(it.batch, d.rowsPad), it.r), d.kPad),
-                       mul(it.kBlock, 32));
+    kb.ifThen(unsafe, setFlag);
+    Value outOff = add(mul(add(mul(batch, d.rowsPad), r), d.kPad), pk);
     kb.store(bf, out, outOff, 16);
-  };
-
-  if (d.pairs) {
-    // Two consecutive items per thread (the item count is even: kPad is a
-    // multiple of 64), both loaded before either is converted.
-    kb.gridStrideLoop(kb.idx(d.numItems() / 2), [&](Value pair) {
-      Value i0 = mul(pair, 2);
-      Item a = loadItem(i0);
-      Item b = loadItem(add(i0, c(1)));
-      finishItem(a);
-      finishItem(b);
-    });
-    return;
-  }
-  kb.gridStrideLoop(kb.idx(d.numItems()),
-                    [&](Value i) { finishItem(loadItem(i)); });
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -1703,9 +1804,9 @@ static void chooseConfig(Operation *op, GemmSpec &spec,
   int64_t requested = kDefaultGemmVersion;
   if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_version"))
     requested = a.getInt();
-  if (requested == 8 && allowPreDequant && !spec.masksElementsAlongK()) {
-    // v8 (any operand layout; the 2d-2d token-group masks are not
-    // implemented on it): one CTA of 384 threads per SM, 128x256 tiles
+  if (requested == 8 && allowPreDequant) {
+    // v8 (any operand layout; 2d-2d with each token group padded to 64 by
+    // the pre-passes): one CTA of 384 threads per SM, 128x256 tiles
     // (m64n256 per MMA warpgroup) and a ring of four stages (192 KiB), or
     // 128x128 tiles with `gemm_tile_n = 128`.
     spec.version = 8;
@@ -1731,7 +1832,8 @@ static void chooseConfig(Operation *op, GemmSpec &spec,
                          !spec.a.blockedScales && !spec.b.blockedScales;
   if ((requested == 6 || requested == 7) && kMajorRowScales)
     spec.version = requested;
-  else if (requested == 8 && kMajorRowScales && !spec.masksElementsAlongK())
+  else if (requested == 8 && kMajorRowScales &&
+           spec.kind != GemmKind::Grouped2d2d)
     spec.version = kDefaultFusedVersion;
   else
     spec.version = 5;
@@ -1804,7 +1906,10 @@ static void launchGemmOp(RewriterBase &rewriter, Location loc,
     return;
   }
   const GPUTargetInfo &target = cache.getTarget();
-  int64_t kPad = llvm::alignTo(spec.k, 64);
+  // 2d-2d: every token group starts at a multiple of 64 of the padded K.
+  bool grouped2d2d = spec.kind == GemmKind::Grouped2d2d;
+  int64_t kPad =
+      llvm::alignTo(spec.k, 64) + (grouped2d2d ? 64 * spec.batches : 0);
   // The flag word, zeroed on the stream before the pre-passes.
   Value flag = memref::AllocOp::create(
       rewriter, loc, MemRefType::get({1}, rewriter.getI32Type()));
@@ -1819,27 +1924,38 @@ static void launchGemmOp(RewriterBase &rewriter, Location loc,
     d.rowsPad = rowsPad;
     d.kPad = kPad;
     d.f8Type = f8Type;
+    d.groups = grouped2d2d ? spec.batches : 0;
     int64_t ctasPerSM = kDequantCTAsPerSM;
     if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_dequant_ctas"))
       ctasPerSM = a.getInt();
-    if (auto a =
-            op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_dequant_pairs"))
-      d.pairs = a.getInt() != 0;
-    d.grid = cache.getGridSize(d.pairs ? d.numItems() / 2 : d.numItems());
+    d.grid = cache.getGridSize(d.numItems());
     if (ctasPerSM > 0)
       d.grid = std::min<int64_t>(d.grid, ctasPerSM * target.numSMs);
     Value padded = memref::AllocOp::create(
         rewriter, loc,
         MemRefType::get({d.batches * rowsPad * kPad}, rewriter.getBF16Type()));
-    SmallVector<Value> kargs = {data, scales, padded, flag};
+    SmallVector<Value> kargs = {data, scales};
+    if (grouped2d2d)
+      kargs.push_back(args[4]);
+    kargs.append({padded, flag});
     SmallVector<Type> types =
         llvm::map_to_vector(kargs, [](Value v) { return v.getType(); });
     gpu::GPUFuncOp kernel =
-        cache.getOrCreate(rewriter, d.getName(), types, 2, {},
+        cache.getOrCreate(rewriter, d.getName(), types, grouped2d2d ? 3 : 2, {},
                           [&](KernelBuilder &kb, ValueRange kargs, ValueRange) {
                             emitDequantKernel(kb, d, kargs);
                           });
-    launch(rewriter, loc, kernel, d.grid, kargs);
+    auto c = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
+    };
+    // 2d-2d: the group table (3 index values per group) in shared memory.
+    Value shared = grouped2d2d ? arith::ConstantIntOp::create(
+                                     rewriter, loc, 3 * 8 * spec.batches, 32)
+                                     .getResult()
+                               : Value();
+    gpu::LaunchFuncOp::create(
+        rewriter, loc, kernel, gpu::KernelDim3{c(d.grid), c(1), c(1)},
+        gpu::KernelDim3{c(kThreadsPerCTA), c(1), c(1)}, shared, kargs);
     return padded;
   };
   GemmSpec fast = spec;

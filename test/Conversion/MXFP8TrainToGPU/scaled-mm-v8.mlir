@@ -10,43 +10,43 @@
 // v8 kernel runs when it is 0, the fused-upcast v7 kernel on the fp8
 // operands when it is 1.
 
-// A: 256 x 512 (16 K-blocks per row, 4096 items -> 16 CTAs); B: 384 rows
-// padded to 512 (two 256-row tiles). Grid: 2 x 2 tiles of 128 x 256 = 4
+// A: 256 x 512 (one item = 8 elements of a row: 16384 items -> 64 CTAs);
+// B: 384 rows padded to 512 (two 256-row tiles), 128 CTAs. Grid: 2 x 2 tiles of 128 x 256 = 4
 // CTAs of v8; the v7 fallback keeps its 128x128 tiles (6 CTAs).
 // CHECK-LABEL: func.func @fwd(
 // CHECK:         %[[OUT:.*]] = memref.alloc() : memref<256x384xf32>
 // CHECK:         %[[FLAG:.*]] = memref.alloc() : memref<1xi32>
 // CHECK:         gpu.memset %[[FLAG]], %c0_i32 : memref<1xi32>, i32
 // CHECK:         %[[APAD:.*]] = memref.alloc() : memref<131072xbf16>
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_k_e4m3_1x256x512_pad256x512 blocks in (%c16, %c1, %c1) threads in (%c256, %c1, %c1) args(%{{.*}} : memref<131072xf8E4M3FN>, %{{.*}} : memref<4096xf8E8M0FNU>, %[[APAD]] : memref<131072xbf16>, %[[FLAG]] : memref<1xi32>)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_k_e4m3_1x256x512_pad256x512 blocks in (%c64, %c1, %c1) threads in (%c256, %c1, %c1) args(%{{.*}} : memref<131072xf8E4M3FN>, %{{.*}} : memref<4096xf8E8M0FNU>, %[[APAD]] : memref<131072xbf16>, %[[FLAG]] : memref<1xi32>)
 // CHECK:         %[[BPAD:.*]] = memref.alloc() : memref<262144xbf16>
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_k_e4m3_1x384x512_pad512x512 blocks in (%c32, %c1, %c1) threads in (%c256, %c1, %c1) args(%{{.*}} : memref<196608xf8E4M3FN>, %{{.*}} : memref<6144xf8E8M0FNU>, %[[BPAD]] : memref<262144xbf16>, %[[FLAG]] : memref<1xi32>)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_k_e4m3_1x384x512_pad512x512 blocks in (%c128, %c1, %c1) threads in (%c256, %c1, %c1) args(%{{.*}} : memref<196608xf8E4M3FN>, %{{.*}} : memref<6144xf8E8M0FNU>, %[[BPAD]] : memref<262144xbf16>, %[[FLAG]] : memref<1xi32>)
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_bf16_bf16_f32_biasbf16_256x384x512_b1_p1c1_v8w1s4_n256_gs blocks in (%c4, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c197824_i32 args(%[[APAD]] : memref<131072xbf16>, %[[BPAD]] : memref<262144xbf16>, %{{.*}} : memref<384xbf16>, %[[FLAG]] : memref<1xi32>, %{{.*}} : memref<98304xf32>)
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e4m3_e4m3_f32_biasbf16_256x384x512_b1_p2c1_v7w2s4_gu blocks in (%c6, %c1, %c1) threads in (%c512, %c1, %c1) dynamic_shared_memory_size %c132416_i32 args({{.*}}%[[FLAG]] : memref<1xi32>, %{{.*}} : memref<98304xf32>)
 // CHECK:         bufferization.to_tensor %[[OUT]] restrict writable
 
-// The pre-pass: per 32-element block the exact range of e4m3 scale bytes [3, 246], the e4m3
-// NaN-code test (magnitude + 1 carries into bit 7) choosing the hardware
+// The pre-pass: per item of 8 elements the exact range (magnitude + 1 carries into bit 7) choosing the hardware
 // conversion, else prmt placement and two bf16 multiplies (2^120 = bf16
 // bits 247 << 7, then 2^(s - 127) = bits s << 7).
 // CHECK:       gpu.func @gemm_dequant_k_e4m3_1x256x512_pad256x512(
 // CHECK-DAG:     %[[C3:.*]] = arith.constant 3 : i32
 // CHECK-DAG:     %[[C246:.*]] = arith.constant 246 : i32
-// CHECK-DAG:     %[[CARRY:.*]] = arith.constant dense<16843009> : vector<8xi32>
-// CHECK-DAG:     %[[POW120:.*]] = arith.constant dense<1.329230e+36> : vector<32xbf16>
+// CHECK-DAG:     %[[CARRY:.*]] = arith.constant dense<16843009> : vector<2xi32>
+// CHECK-DAG:     %[[POW120:.*]] = arith.constant dense<1.329230e+36> : vector<8xbf16>
 // CHECK:         scf.for
-// CHECK:           arith.addi %{{.*}}, %[[CARRY]] : vector<8xi32>
-// CHECK:           scf.if %{{.*}} -> (vector<32xbf16>) {
+// CHECK:           vector.load %{{.*}} {alignment = 8 : i64} : memref<131072xf8E4M3FN>, vector<8xf8E4M3FN>
+// CHECK:           arith.addi %{{.*}}, %[[CARRY]] : vector<2xi32>
+// CHECK:           scf.if %{{.*}} -> (vector<8xbf16>) {
 // CHECK:             nvvm.convert.f8x2.to.f16x2
 // CHECK:           } else {
-// CHECK-COUNT-16:    nvvm.prmt
-// CHECK:             arith.mulf %{{.*}}, %[[POW120]] : vector<32xbf16>
-// CHECK:             arith.mulf %{{.*}} : vector<32xbf16>
+// CHECK-COUNT-4:     nvvm.prmt
+// CHECK:             arith.mulf %{{.*}}, %[[POW120]] : vector<8xbf16>
+// CHECK:             arith.mulf %{{.*}} : vector<8xbf16>
 // CHECK-DAG:       arith.cmpi slt, %{{.*}}, %[[C3]] : i32
 // CHECK-DAG:       arith.cmpi sgt, %{{.*}}, %[[C246]] : i32
 // CHECK:           scf.if
 // CHECK-NEXT:        memref.store %c1_i32, %arg3[%c0] : memref<1xi32>
-// CHECK:           vector.store %{{.*}}, %arg2[%{{.*}}] {alignment = 16 : i64} : memref<131072xbf16>, vector<32xbf16>
+// CHECK:           vector.store %{{.*}}, %arg2[%{{.*}}] {alignment = 16 : i64} : memref<131072xbf16>, vector<8xbf16>
 
 // The v8 GEMM: the kernel body only when the flag word is 0; mbarriers full (128 loader arrivals) and empty (256 MMA
 // arrivals); MMA warpgroups fence the cp.async writes for the async proxy
@@ -59,12 +59,14 @@
 // CHECK:         %[[GO:.*]] = arith.cmpi eq, %[[ANY]], %c0_i32 : i32
 // CHECK:         scf.if %[[GO]] {
 // CHECK-COUNT-4:   nvvm.mbarrier.init %{{.*}}, %c128_i32
+// CHECK:           nvvm.setmaxregister increase 216
 // CHECK:           nvvm.mbarrier.try_wait.parity
 // CHECK-NEXT:      nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK:           nvvm.wgmma.fence.aligned
 // CHECK-COUNT-4:   nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK:         } else {
+// CHECK:           nvvm.setmaxregister decrease 72
 // CHECK:           nvvm.mbarrier.try_wait.parity
 // CHECK-COUNT-24:  nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg : !llvm.ptr<3>, !llvm.ptr<1>
 // CHECK:           nvvm.cp.async.mbarrier.arrive %{{.*}} {noinc = true} : !llvm.ptr<3>
@@ -87,7 +89,7 @@ func.func @fwd(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0FNU>,
 // -----
 
 // MN-major operands with blocked scales and e5m2: the pre-pass reads rows
-// fastest (item = row + rowsPad * K-block), the blocked scale offset, the
+// fastest (item = a 32-block of one row, row + rowsPad * K-block), the blocked scale offset, the
 // e5m2 exact range [10, 239] and the hardware conversion only; the
 // fallback is v5 (v7 takes K-major operands with row-major scales only).
 // The v8 kernel itself only sees padded K-major bf16 (its name says k_k).
@@ -114,14 +116,31 @@ func.func @mn_blocked_e5m2(%a: tensor<64x200xf8E5M2>, %as: tensor<1024xf8E8M0FNU
 // -----
 
 // 2d-3d: A's rows padded by one extra tile (tiles start at any group
-// start), B per expert; 2d-2d stays on v5 without pre-passes.
+// start), B per expert. 2d-2d: K (the tokens) padded by 64 per group
+// (1024 + 4 x 64 = 1280), the pre-passes read `offs` and build the group
+// table in 96 bytes of shared memory; the fallback is v5.
 // CHECK-LABEL: func.func @grouped(
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_k_e4m3_1x1024x512_pad1152x512
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_k_e4m3_8x384x512_pad512x512
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d3d_k_k_bf16_bf16_bf16_1024x384x512_b8_p1c1_v8w1s4_n256_
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d3d_k_k_e4m3_e4m3_bf16_1024x384x512_b8_p2c1_v7w2s4_
-// CHECK-NOT:     gemm_dequant
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d2d_k_k_e4m3_e4m3_f32_256x384x1024_b4_p1c2 blocks
+// CHECK:         gpu.memset
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_k_e4m3_1x256x1024_pad256x1280_g4 blocks in (%c160, %c1, %c1) threads in (%c256, %c1, %c1) dynamic_shared_memory_size %c96_i32 args(%{{.*}} : memref<262144xf8E4M3FN>, %{{.*}} : memref<8192xf8E8M0FNU>, %{{.*}} : memref<4xi32>,
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_k_e4m3_1x384x1024_pad512x1280_g4
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d2d_k_k_bf16_bf16_f32_256x384x1024_b4_p1c1_v8w1s4_n256_gs blocks
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d2d_k_k_e4m3_e4m3_f32_256x384x1024_b4_p1c2_gu blocks
+// The group table: thread 0 walks the clamped ends, flags a nonempty group
+// whose start or end is not a multiple of 32, stores the padded end, start
+// and length; every item counts the groups whose padded end is <= its K.
+// CHECK:       gpu.func @gemm_dequant_k_e4m3_1x256x1024_pad256x1280_g4(
+// CHECK:         gpu.dynamic_shared_memory
+// CHECK:         scf.for
+// CHECK:           arith.ori
+// CHECK:           arith.remui %{{.*}}, %c32
+// CHECK:         gpu.barrier
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             arith.cmpi ule
 func.func @grouped(%a: tensor<1024x512xf8E4M3FN>, %as: tensor<1024x16xf8E8M0FNU>,
                    %w: tensor<8x384x512xf8E4M3FN>, %ws: tensor<8x384x16xf8E8M0FNU>,
                    %offs: tensor<8xi32>,

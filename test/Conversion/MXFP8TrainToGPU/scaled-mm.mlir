@@ -116,6 +116,7 @@ func.func @grouped_2d2d(%dot: tensor<256x1024xf8E4M3FN>, %ds: tensor<256x32xf8E8
                         %xt: tensor<384x1024xf8E4M3FN>, %xs: tensor<384x32xf8E8M0FNU>,
                         %offs: tensor<4xi32>) -> tensor<4x256x384xf32> {
   %y = mxfp8train.scaled_grouped_mm %dot [%ds], %xt [%xs] offs(%offs) transpose_rhs
+      {mxfp8train.gemm_version = 5 : i64}
       : tensor<256x1024xf8E4M3FN> [tensor<256x32xf8E8M0FNU>],
         tensor<384x1024xf8E4M3FN> [tensor<384x32xf8E8M0FNU>], tensor<4xi32>
         -> tensor<4x256x384xf32>
