@@ -1641,7 +1641,12 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
       Value len = memref::LoadOp::create(kb, table, add(mul(gs, 3), c(2)));
       Value off = sub(pk, pStart);
       k0 = add(start, off);
-      kIn = arith::AndIOp::create(kb, inGroups, ult(off, len));
+      // A group starting off a 32-boundary is flagged by the table; its
+      // items are not loaded (the vector loads would be misaligned).
+      Value aligned = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq,
+                                            remu(start, 32), c(0));
+      kIn = arith::AndIOp::create(
+          kb, arith::AndIOp::create(kb, inGroups, ult(off, len)), aligned);
     }
     Value inside = arith::AndIOp::create(kb, ult(r, c(l.rows)), kIn);
     // Padding: zero bytes with scale byte 127 convert to zeros.
