@@ -287,6 +287,13 @@ def timing_cases():
     both("v8", dict(), dict())
     t.append(gmm_case("t_v8_gmm2d2d_16384_n2048_k7168", "2d2d",
                       16384, 7168, 2048, 8, offs, tl=False, tr=True))
+    # The backward layouts of the Llama shapes (MN-major operands go
+    # through the row-fastest pre-pass): dgrad dY (16384, 14336) x W
+    # stored (14336, 4096); wgrad dY^T X with both stored token-major.
+    t.append(mm_case("t_v8_mm_dgrad_16384x14336x4096_NN", 16384, 14336, 4096,
+                     tl=False, tr=False))
+    t.append(mm_case("t_v8_mm_wgrad_14336x16384x4096_TN", 14336, 16384, 4096,
+                     tl=True, tr=False))
     # Measured in earlier runs (bench/README.md): three or two stages,
     # 128x128 tiles, two pre-pass items per thread, pre-pass grid caps.
     t.append(gmm_case("t_v5_gmm2d2d_16384_n2048_k7168", "2d2d",
