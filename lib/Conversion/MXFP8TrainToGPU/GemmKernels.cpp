@@ -1465,6 +1465,10 @@ void GemmEmitter::emitBody() {
 // v8 pre-pass: operand dequantization into padded bf16
 //===----------------------------------------------------------------------===//
 
+/// Bytes per K row of the pre-pass's shared transpose tile (128 rows plus
+/// 16 bytes, so that a column's bytes spread over the banks).
+constexpr int64_t kTransposeStride = 144;
+
 namespace {
 /// One MX operand dequantized by the v8 pre-pass.
 struct DequantSpec {
@@ -1485,7 +1489,23 @@ struct DequantSpec {
   /// row for MN-major data (rows fastest, so that each of the 32 byte loads
   /// of a warp is contiguous).
   int64_t vec() const { return l.kMajor ? 8 : 32; }
-  int64_t numItems() const { return batches * rowsPad * (kPad / vec()); }
+  /// MN-major data with rows a multiple of 16 goes through shared memory
+  /// in tiles of 32 K x 128 rows (16-byte loads of row chunks).
+  bool transpose() const { return !l.kMajor && l.rows % 16 == 0; }
+  /// Work items: tiles (transpose) or items of vec() elements.
+  int64_t numItems() const {
+    if (transpose())
+      return batches * (kPad / 32) * (rowsPad / 128);
+    return batches * rowsPad * (kPad / vec());
+  }
+  /// Dynamic shared memory: the 2d-2d group table, then (transpose) the
+  /// byte tile and 128 scale words.
+  int64_t sharedBytes() const {
+    int64_t bytes = llvm::alignTo(24 * groups, 16);
+    if (transpose())
+      bytes += 32 * kTransposeStride + 128 * 4;
+    return groups || transpose() ? bytes : 0;
+  }
   std::string getName() const {
     return llvm::formatv(
                "gemm_dequant_{0}{1}_{2}_{3}x{4}x{5}_pad{6}x{7}{8}",
@@ -1551,14 +1571,14 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
 
   // 2d-2d: the group table (padded end E_g, start_g, len_g) in shared
   // memory, written by thread 0.
-  Value table;
+  Value table, raw;
+  MLIRContext *ctx = kb.getContext();
+  auto wgSpace = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  if (d.sharedBytes())
+    raw = gpu::DynamicSharedMemoryOp::create(
+        kb, MemRefType::get({ShapedType::kDynamic}, kb.getI8Type(),
+                            MemRefLayoutAttrInterface(), wgSpace));
   if (d.groups) {
-    MLIRContext *ctx = kb.getContext();
-    auto wgSpace =
-        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-    auto rawType = MemRefType::get({ShapedType::kDynamic}, kb.getI8Type(),
-                                   MemRefLayoutAttrInterface(), wgSpace);
-    Value raw = gpu::DynamicSharedMemoryOp::create(kb, rawType);
     table = memref::ViewOp::create(
         kb,
         MemRefType::get({3 * d.groups}, kb.getIndexType(),
@@ -1594,102 +1614,68 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
     gpu::BarrierOp::create(kb);
   }
 
-  auto bytesV = VectorType::get({vec}, kb.getI8Type());
-  auto bf16V = VectorType::get({vec}, kb.getBF16Type());
-  auto f32V = VectorType::get({vec}, kb.getF32Type());
-  auto words = VectorType::get({vec / 4}, i32);
   int64_t blocks = l.k / 32;
   auto [lo, hi] = getExactScaleRange(d.f8Type);
 
-  kb.gridStrideLoop(kb.idx(d.numItems()), [&](Value i) {
-    int64_t chunks = d.kPad / vec;
-    Value r, kc;
-    if (l.kMajor) {
-      kc = remu(i, chunks);
-      r = remu(divu(i, chunks), d.rowsPad);
-    } else {
-      r = remu(i, d.rowsPad);
-      kc = remu(divu(i, d.rowsPad), chunks);
-    }
-    Value batch = divu(i, d.rowsPad * chunks);
-    // The source K of the item's first element and whether it is inside.
-    Value pk = mul(kc, vec);
-    Value k0 = pk;
-    Value kIn = ult(pk, c(l.k));
-    if (d.groups) {
-      // Group g: the number of groups whose padded end is <= pk.
-      auto scan = scf::ForOp::create(kb, c(0), c(d.groups), c(1),
-                                     ValueRange{c(0), c(0)});
-      {
-        OpBuilder::InsertionGuard g(kb);
-        kb.setInsertionPointToStart(scan.getBody());
-        Value e =
-            memref::LoadOp::create(kb, table, mul(scan.getInductionVar(), 3));
-        Value before =
-            arith::CmpIOp::create(kb, arith::CmpIPredicate::ule, e, pk);
-        Value gNext = add(scan.getRegionIterArgs()[0],
-                          arith::SelectOp::create(kb, before, c(1), c(0)));
-        Value pStart =
-            arith::SelectOp::create(kb, before, e, scan.getRegionIterArgs()[1]);
-        scf::YieldOp::create(kb, ValueRange{gNext, pStart});
-      }
-      Value gi = scan.getResult(0);
-      Value pStart = scan.getResult(1);
-      Value inGroups = ult(gi, c(d.groups));
-      Value gs = arith::MinUIOp::create(kb, gi, c(d.groups - 1));
-      Value start = memref::LoadOp::create(kb, table, add(mul(gs, 3), c(1)));
-      Value len = memref::LoadOp::create(kb, table, add(mul(gs, 3), c(2)));
-      Value off = sub(pk, pStart);
-      k0 = add(start, off);
-      // A group starting off a 32-boundary is flagged by the table; its
-      // items are not loaded (the vector loads would be misaligned).
-      Value aligned = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq,
-                                            remu(start, 32), c(0));
-      kIn = arith::AndIOp::create(
-          kb, arith::AndIOp::create(kb, inGroups, ult(off, len)), aligned);
-    }
-    Value inside = arith::AndIOp::create(kb, ult(r, c(l.rows)), kIn);
-    // Padding: zero bytes with scale byte 127 convert to zeros.
-    auto ifOp = scf::IfOp::create(kb, TypeRange{bytesV, i32}, inside, true);
+  // The source K of padded K `pk` and whether it holds operand data.
+  auto lookup = [&](Value pk) -> std::pair<Value, Value> {
+    if (!d.groups)
+      return {pk, ult(pk, c(l.k))};
+    // Group g: the number of groups whose padded end is <= pk.
+    auto scan =
+        scf::ForOp::create(kb, c(0), c(d.groups), c(1), ValueRange{c(0), c(0)});
     {
       OpBuilder::InsertionGuard g(kb);
-      kb.setInsertionPointToStart(ifOp.thenBlock());
-      Value dataBase = mul(batch, l.getDataSize());
-      Value v;
-      if (l.kMajor) {
-        Value off = add(dataBase, add(mul(r, l.k), k0));
-        v = kb.bitcastTo(
-            bytesV, kb.load(VectorType::get({vec}, d.f8Type), data, off, vec));
-      } else {
-        SmallVector<Value> elems;
-        for (int64_t j = 0; j < vec; ++j) {
-          Value off = add(dataBase, add(mul(add(k0, c(j)), l.rows), r));
-          elems.push_back(kb.bitcastTo(kb.getI8Type(),
-                                       memref::LoadOp::create(kb, data, off)));
-        }
-        v = vector::FromElementsOp::create(kb, bytesV, elems);
-      }
-      Value kBlock = divu(k0, 32);
-      Value sOff;
-      if (l.blockedScales) {
-        lowering::Bits bb = kb.bits();
-        sOff = lowering::getBlockedOffset(bb, r, kBlock, blocks);
-      } else {
-        sOff = l.kMajor ? add(mul(r, blocks), kBlock)
-                        : add(mul(kBlock, l.rows), r);
-      }
-      sOff = add(mul(batch, l.getScaleSize()), sOff);
-      Value sv = arith::ExtUIOp::create(
-          kb, i32,
-          kb.bitcastTo(kb.getI8Type(),
-                       memref::LoadOp::create(kb, scales, sOff)));
-      scf::YieldOp::create(kb, ValueRange{v, sv});
-      kb.setInsertionPointToStart(ifOp.elseBlock());
-      scf::YieldOp::create(kb,
-                           ValueRange{kb.splatBits(bytesV, 0), kb.i32(127)});
+      kb.setInsertionPointToStart(scan.getBody());
+      Value e =
+          memref::LoadOp::create(kb, table, mul(scan.getInductionVar(), 3));
+      Value before =
+          arith::CmpIOp::create(kb, arith::CmpIPredicate::ule, e, pk);
+      Value gNext = add(scan.getRegionIterArgs()[0],
+                        arith::SelectOp::create(kb, before, c(1), c(0)));
+      Value pStart =
+          arith::SelectOp::create(kb, before, e, scan.getRegionIterArgs()[1]);
+      scf::YieldOp::create(kb, ValueRange{gNext, pStart});
     }
-    Value v = ifOp.getResult(0), s = ifOp.getResult(1);
-
+    Value gi = scan.getResult(0);
+    Value pStart = scan.getResult(1);
+    Value inGroups = ult(gi, c(d.groups));
+    Value gs = arith::MinUIOp::create(kb, gi, c(d.groups - 1));
+    Value start = memref::LoadOp::create(kb, table, add(mul(gs, 3), c(1)));
+    Value len = memref::LoadOp::create(kb, table, add(mul(gs, 3), c(2)));
+    Value off = sub(pk, pStart);
+    // A group starting off a 32-boundary is flagged by the table; its
+    // items are not loaded (the vector loads would be misaligned).
+    Value aligned = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq,
+                                          remu(start, 32), c(0));
+    return {
+        add(start, off),
+        arith::AndIOp::create(
+            kb, arith::AndIOp::create(kb, inGroups, ult(off, len)), aligned)};
+  };
+  // The scale byte (i32) of row r at source K k0.
+  auto scaleByte = [&](Value batch, Value r, Value k0) -> Value {
+    Value kBlock = divu(k0, 32);
+    Value sOff;
+    if (l.blockedScales) {
+      lowering::Bits bb = kb.bits();
+      sOff = lowering::getBlockedOffset(bb, r, kBlock, blocks);
+    } else {
+      sOff =
+          l.kMajor ? add(mul(r, blocks), kBlock) : add(mul(kBlock, l.rows), r);
+    }
+    sOff = add(mul(batch, l.getScaleSize()), sOff);
+    return arith::ExtUIOp::create(
+        kb, i32,
+        kb.bitcastTo(kb.getI8Type(), memref::LoadOp::create(kb, scales, sOff)));
+  };
+  // bf16 of the fp8 bytes `v` (vector<n x i8>) with scale byte `s`; sets
+  // the flag where bf16 cannot hold them exactly.
+  auto convert = [&](Value v, Value s) -> Value {
+    int64_t n = cast<VectorType>(v.getType()).getNumElements();
+    auto bf16V = VectorType::get({n}, kb.getBF16Type());
+    auto f32V = VectorType::get({n}, kb.getF32Type());
+    auto words = VectorType::get({n / 4}, i32);
     Value isNaN =
         arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, s, kb.i32(255));
     Value mag = arith::AndIOp::create(kb, kb.bitcastTo(words, v),
@@ -1755,6 +1741,127 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
         arith::XOrIOp::create(kb, isNaN,
                               arith::ConstantIntOp::create(kb, 1, 1)));
     kb.ifThen(unsafe, setFlag);
+    return bf;
+  };
+
+  if (d.transpose()) {
+    // MN-major data through shared memory: CTA tile = one 32-block of K x
+    // 128 rows. 256 threads load the 32 x 128 bytes as 16-byte row chunks
+    // (and 128 scale bytes), then thread t converts 16 K of row t / 2 and
+    // stores them as 32 contiguous bytes of the K-major output.
+    int64_t tableBytes = llvm::alignTo(24 * d.groups, 16);
+    auto tileType = MemRefType::get({32 * kTransposeStride}, kb.getI8Type(),
+                                    MemRefLayoutAttrInterface(), wgSpace);
+    Value tileBuf =
+        memref::ViewOp::create(kb, tileType, raw, c(tableBytes), ValueRange{});
+    auto sType =
+        MemRefType::get({128}, i32, MemRefLayoutAttrInterface(), wgSpace);
+    Value sBuf = memref::ViewOp::create(
+        kb, sType, raw, c(tableBytes + 32 * kTransposeStride), ValueRange{});
+    Value tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
+    Value bid = gpu::BlockIdOp::create(kb, gpu::Dimension::x);
+    Value gridDim = gpu::GridDimOp::create(kb, gpu::Dimension::x);
+    int64_t rowTiles = d.rowsPad / 128, kBlocksPad = d.kPad / 32;
+    auto b16 = VectorType::get({16}, kb.getI8Type());
+    kb.forLoop(bid, c(d.numItems()), gridDim, [&](Value tile) {
+      Value rt = remu(tile, rowTiles);
+      Value kbp = remu(divu(tile, rowTiles), kBlocksPad);
+      Value batch = divu(tile, rowTiles * kBlocksPad);
+      Value pk = mul(kbp, 32);
+      auto [k0, kIn] = lookup(pk);
+      Value rowBase = mul(rt, 128);
+      // Load: thread t copies row chunk t % 8 of K row t / 8.
+      Value kk = divu(tid, 8), chunk = remu(tid, 8);
+      Value r0 = add(rowBase, mul(chunk, 16));
+      Value in = arith::AndIOp::create(kb, kIn, ult(r0, c(l.rows)));
+      auto ld = scf::IfOp::create(kb, TypeRange{b16}, in, true);
+      {
+        OpBuilder::InsertionGuard g(kb);
+        kb.setInsertionPointToStart(ld.thenBlock());
+        Value off =
+            add(mul(batch, l.getDataSize()), add(mul(add(k0, kk), l.rows), r0));
+        scf::YieldOp::create(
+            kb, kb.bitcastTo(b16, kb.load(VectorType::get({16}, d.f8Type), data,
+                                          off, 16)));
+        kb.setInsertionPointToStart(ld.elseBlock());
+        scf::YieldOp::create(kb, kb.splatBits(b16, 0));
+      }
+      kb.store(ld.getResult(0), tileBuf,
+               add(mul(kk, kTransposeStride), mul(chunk, 16)), 16);
+      kb.ifThen(ult(tid, c(128)), [&] {
+        Value r = add(rowBase, tid);
+        Value ok = arith::AndIOp::create(kb, kIn, ult(r, c(l.rows)));
+        auto sIf = scf::IfOp::create(kb, TypeRange{i32}, ok, true);
+        OpBuilder::InsertionGuard g(kb);
+        kb.setInsertionPointToStart(sIf.thenBlock());
+        scf::YieldOp::create(kb, scaleByte(batch, r, k0));
+        kb.setInsertionPointToStart(sIf.elseBlock());
+        scf::YieldOp::create(kb, kb.i32(127));
+        kb.setInsertionPointAfter(sIf);
+        memref::StoreOp::create(kb, sIf.getResult(0), sBuf, tid);
+      });
+      gpu::BarrierOp::create(kb);
+      // Convert: thread t takes row t / 2, K half t % 2.
+      Value row = divu(tid, 2), half = remu(tid, 2);
+      SmallVector<Value> bytes;
+      for (int64_t j = 0; j < 16; ++j)
+        bytes.push_back(memref::LoadOp::create(
+            kb, tileBuf,
+            add(mul(add(mul(half, 16), c(j)), kTransposeStride), row)));
+      Value v = vector::FromElementsOp::create(kb, b16, bytes);
+      Value sv = memref::LoadOp::create(kb, sBuf, row);
+      Value bf = convert(v, sv);
+      Value outOff =
+          add(mul(add(mul(batch, d.rowsPad), add(rowBase, row)), d.kPad),
+              add(pk, mul(half, 16)));
+      kb.store(bf, out, outOff, 16);
+      // The tile is read before the next one overwrites it.
+      gpu::BarrierOp::create(kb);
+    });
+    return;
+  }
+
+  auto bytesV = VectorType::get({vec}, kb.getI8Type());
+  kb.gridStrideLoop(kb.idx(d.numItems()), [&](Value i) {
+    int64_t chunks = d.kPad / vec;
+    Value r, kc;
+    if (l.kMajor) {
+      kc = remu(i, chunks);
+      r = remu(divu(i, chunks), d.rowsPad);
+    } else {
+      r = remu(i, d.rowsPad);
+      kc = remu(divu(i, d.rowsPad), chunks);
+    }
+    Value batch = divu(i, d.rowsPad * chunks);
+    Value pk = mul(kc, vec);
+    auto [k0, kIn] = lookup(pk);
+    Value inside = arith::AndIOp::create(kb, ult(r, c(l.rows)), kIn);
+    // Padding: zero bytes with scale byte 127 convert to zeros.
+    auto ifOp = scf::IfOp::create(kb, TypeRange{bytesV, i32}, inside, true);
+    {
+      OpBuilder::InsertionGuard g(kb);
+      kb.setInsertionPointToStart(ifOp.thenBlock());
+      Value dataBase = mul(batch, l.getDataSize());
+      Value v;
+      if (l.kMajor) {
+        Value off = add(dataBase, add(mul(r, l.k), k0));
+        v = kb.bitcastTo(
+            bytesV, kb.load(VectorType::get({vec}, d.f8Type), data, off, vec));
+      } else {
+        SmallVector<Value> elems;
+        for (int64_t j = 0; j < vec; ++j) {
+          Value off = add(dataBase, add(mul(add(k0, c(j)), l.rows), r));
+          elems.push_back(kb.bitcastTo(kb.getI8Type(),
+                                       memref::LoadOp::create(kb, data, off)));
+        }
+        v = vector::FromElementsOp::create(kb, bytesV, elems);
+      }
+      scf::YieldOp::create(kb, ValueRange{v, scaleByte(batch, r, k0)});
+      kb.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(kb,
+                           ValueRange{kb.splatBits(bytesV, 0), kb.i32(127)});
+    }
+    Value bf = convert(ifOp.getResult(0), ifOp.getResult(1));
     Value outOff = add(mul(add(mul(batch, d.rowsPad), r), d.kPad), pk);
     kb.store(bf, out, outOff, 16);
   });
@@ -1933,7 +2040,9 @@ static void launchGemmOp(RewriterBase &rewriter, Location loc,
     int64_t ctasPerSM = kDequantCTAsPerSM;
     if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_dequant_ctas"))
       ctasPerSM = a.getInt();
-    d.grid = cache.getGridSize(d.numItems());
+    // One CTA per tile (transpose) or per 256 items.
+    d.grid = d.transpose() ? std::max<int64_t>(d.numItems(), 1)
+                           : cache.getGridSize(d.numItems());
     if (ctasPerSM > 0)
       d.grid = std::min<int64_t>(d.grid, ctasPerSM * target.numSMs);
     Value padded = memref::AllocOp::create(
@@ -1953,11 +2062,12 @@ static void launchGemmOp(RewriterBase &rewriter, Location loc,
     auto c = [&](int64_t v) {
       return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
     };
-    // 2d-2d: the group table (3 index values per group) in shared memory.
-    Value shared = grouped2d2d ? arith::ConstantIntOp::create(
-                                     rewriter, loc, 3 * 8 * spec.batches, 32)
-                                     .getResult()
-                               : Value();
+    // 2d-2d: the group table; MN-major: the transpose tile.
+    Value shared =
+        d.sharedBytes()
+            ? arith::ConstantIntOp::create(rewriter, loc, d.sharedBytes(), 32)
+                  .getResult()
+            : Value();
     gpu::LaunchFuncOp::create(
         rewriter, loc, kernel, gpu::KernelDim3{c(d.grid), c(1), c(1)},
         gpu::KernelDim3{c(kThreadsPerCTA), c(1), c(1)}, shared, kargs);

@@ -88,14 +88,16 @@ func.func @fwd(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0FNU>,
 
 // -----
 
-// MN-major operands with blocked scales and e5m2: the pre-pass reads rows
-// fastest (item = a 32-block of one row, row + rowsPad * K-block), the blocked scale offset, the
+// MN-major operands with blocked scales and e5m2: A (200 rows, not a
+// multiple of 16) item by item, rows fastest (a 32-block of one row), the blocked scale offset, the
 // e5m2 exact range [10, 239] and the hardware conversion only; the
 // fallback is v5 (v7 takes K-major operands with row-major scales only).
 // The v8 kernel itself only sees padded K-major bf16 (its name says k_k).
 // CHECK-LABEL: func.func @mn_blocked_e5m2(
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_mnb_e5m2_1x200x64_pad256x64
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_mnb_e4m3_1x96x64_pad256x64
+// B (96 rows, a multiple of 16) goes through the shared-memory transpose:
+// one CTA per tile of 32 K x 128 rows (2 x 2 tiles), 4608 + 512 bytes.
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_mnb_e5m2_1x200x64_pad256x64 blocks in (%c2, %c1, %c1) threads in (%c256, %c1, %c1) args(
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_mnb_e4m3_1x96x64_pad256x64 blocks in (%c4, %c1, %c1) threads in (%c256, %c1, %c1) dynamic_shared_memory_size %c5120_i32
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_bf16_bf16_f32_200x96x64_b1_p1c1_v8w1s4_n256_gs blocks in (%c2, %c1, %c1) threads in (%c384, %c1, %c1)
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_mnb_mnb_e5m2_e4m3_f32_200x96x64_b1_p1c1_gu blocks in (%c2, %c1, %c1) threads in (%c256, %c1, %c1)
 // CHECK:       gpu.func @gemm_dequant_mnb_e5m2_1x200x64_pad256x64(
@@ -103,6 +105,15 @@ func.func @fwd(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0FNU>,
 // CHECK-DAG:     arith.constant 239 : i32
 // CHECK-NOT:     nvvm.prmt
 // CHECK:         gpu.return
+// CHECK:       gpu.func @gemm_dequant_mnb_e4m3_1x96x64_pad256x64(
+// CHECK:         gpu.dynamic_shared_memory
+// CHECK:         scf.for
+// CHECK:           vector.load %{{.*}} {alignment = 16 : i64} : memref<6144xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK:           vector.store %{{.*}} {alignment = 16 : i64} : memref<4608xi8, #gpu.address_space<workgroup>>, vector<16xi8>
+// CHECK:           gpu.barrier
+// CHECK-COUNT-16:  memref.load {{.*}} : memref<4608xi8, #gpu.address_space<workgroup>>
+// CHECK:           vector.store %{{.*}} {alignment = 16 : i64} : memref<16384xbf16>, vector<16xbf16>
+// CHECK:           gpu.barrier
 func.func @mn_blocked_e5m2(%a: tensor<64x200xf8E5M2>, %as: tensor<1024xf8E8M0FNU>,
                            %b: tensor<64x96xf8E4M3FN>, %bs: tensor<512xf8E8M0FNU>)
     -> tensor<200x96xf32> {
