@@ -2102,6 +2102,32 @@ static void launchGemmOp(RewriterBase &rewriter, Location loc,
   launchGemm(rewriter, loc, cache, slow, slowArgs);
 }
 
+/// The host side shared by both patterns: the operand buffers (data and
+/// scales of both operands, then `offs` and `bias` where present), the
+/// result buffer, the configuration of `spec` for `op`, the launches, and
+/// `op` replaced by the result.
+static LogicalResult lowerGemmOp(PatternRewriter &rewriter,
+                                 const KernelCache &cache, Operation *op,
+                                 GemmSpec spec, Value lhs, Value lhsScales,
+                                 Value rhs, Value rhsScales, Value offs,
+                                 Value bias, RankedTensorType resultType) {
+  Location loc = op->getLoc();
+  SmallVector<Value> args = {
+      flatBuffer(rewriter, loc, lhs), flatBuffer(rewriter, loc, lhsScales),
+      flatBuffer(rewriter, loc, rhs), flatBuffer(rewriter, loc, rhsScales)};
+  if (offs)
+    args.push_back(toBuffer(rewriter, loc, offs));
+  if (bias)
+    args.push_back(toBuffer(rewriter, loc, bias));
+  Value outBuf = allocResult(rewriter, loc, resultType);
+  args.push_back(
+      collapseTo(rewriter, loc, outBuf, {resultType.getNumElements()}));
+  chooseConfig(op, spec);
+  launchGemmOp(rewriter, loc, cache, op, spec, args);
+  rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
+  return success();
+}
+
 namespace {
 /// scaled_mm (rank 2 or 3) -> one persistent GEMM kernel.
 struct ScaledMmOpToGPU final : KernelPattern<ScaledMmOp> {
@@ -2111,7 +2137,6 @@ struct ScaledMmOpToGPU final : KernelPattern<ScaledMmOp> {
                               PatternRewriter &rewriter) const override {
     if (cache.getTarget().chip.rfind("sm_90", 0) != 0)
       return rewriter.notifyMatchFailure(op, "GEMM kernels need sm_90a");
-    Location loc = op.getLoc();
     auto lhsType = op.getLhs().getType();
     auto resultType = op.getResult().getType();
     int64_t rank = lhsType.getRank();
@@ -2134,20 +2159,9 @@ struct ScaledMmOpToGPU final : KernelPattern<ScaledMmOp> {
     spec.outType = resultType.getElementType();
     if (op.getBias())
       spec.biasType = op.getBias().getType().getElementType();
-
-    SmallVector<Value> args = {flatBuffer(rewriter, loc, op.getLhs()),
-                               flatBuffer(rewriter, loc, op.getLhsScales()),
-                               flatBuffer(rewriter, loc, op.getRhs()),
-                               flatBuffer(rewriter, loc, op.getRhsScales())};
-    if (op.getBias())
-      args.push_back(toBuffer(rewriter, loc, op.getBias()));
-    Value outBuf = allocResult(rewriter, loc, resultType);
-    args.push_back(
-        collapseTo(rewriter, loc, outBuf, {resultType.getNumElements()}));
-    chooseConfig(op, spec);
-    launchGemmOp(rewriter, loc, cache, op, spec, args);
-    rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
-    return success();
+    return lowerGemmOp(rewriter, cache, op, spec, op.getLhs(),
+                       op.getLhsScales(), op.getRhs(), op.getRhsScales(),
+                       Value(), op.getBias(), resultType);
   }
 };
 
@@ -2163,7 +2177,6 @@ struct ScaledGroupedMmOpToGPU final : KernelPattern<ScaledGroupedMmOp> {
         op.getRhsScaleLayout() != ScaleLayout::RowMajor)
       return rewriter.notifyMatchFailure(
           op, "grouped blocked scale layouts are not supported on the GPU");
-    Location loc = op.getLoc();
     auto lhsType = op.getLhs().getType();
     auto rhsType = op.getRhs().getType();
     auto resultType = op.getResult().getType();
@@ -2188,19 +2201,9 @@ struct ScaledGroupedMmOpToGPU final : KernelPattern<ScaledGroupedMmOp> {
     spec.aType = lhsType.getElementType();
     spec.bType = rhsType.getElementType();
     spec.outType = resultType.getElementType();
-
-    SmallVector<Value> args = {flatBuffer(rewriter, loc, op.getLhs()),
-                               flatBuffer(rewriter, loc, op.getLhsScales()),
-                               flatBuffer(rewriter, loc, op.getRhs()),
-                               flatBuffer(rewriter, loc, op.getRhsScales()),
-                               toBuffer(rewriter, loc, op.getOffs())};
-    Value outBuf = allocResult(rewriter, loc, resultType);
-    args.push_back(
-        collapseTo(rewriter, loc, outBuf, {resultType.getNumElements()}));
-    chooseConfig(op, spec);
-    launchGemmOp(rewriter, loc, cache, op, spec, args);
-    rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
-    return success();
+    return lowerGemmOp(rewriter, cache, op, spec, op.getLhs(),
+                       op.getLhsScales(), op.getRhs(), op.getRhsScales(),
+                       op.getOffs(), Value(), resultType);
   }
 };
 } // namespace
