@@ -112,14 +112,9 @@ CPUExecutable::run(StringRef name, ArrayRef<HostTensor> inputs) const {
     descriptors.push_back(runner::makeDescriptor(t.bytes.data(), t.shape));
   for (HostTensor &t : results)
     descriptors.push_back(runner::makeDescriptor(t.bytes.data(), t.shape));
-  std::vector<void *> pointers;
-  for (std::vector<int64_t> &d : descriptors)
-    pointers.push_back(d.data());
-  std::vector<void *> packed;
-  for (void *&p : pointers)
-    packed.push_back(&p);
+  runner::PackedArguments call = runner::packDescriptors(descriptors);
   if (llvm::Error err =
-          impl->engine->invokePacked("_mlir_ciface_" + name.str(), packed))
+          impl->engine->invokePacked("_mlir_ciface_" + name.str(), call.packed))
     return std::move(err);
   return results;
 }

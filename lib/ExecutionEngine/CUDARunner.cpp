@@ -183,12 +183,7 @@ CUDAExecutable::run(StringRef name, ArrayRef<HostTensor> inputs,
   for (const HostTensor &result : results)
     if (llvm::Error err = addBuffer(result, /*copyIn=*/false))
       return std::move(err);
-  std::vector<void *> pointers;
-  for (std::vector<int64_t> &d : descriptors)
-    pointers.push_back(d.data());
-  std::vector<void *> packed;
-  for (void *&p : pointers)
-    packed.push_back(&p);
+  runner::PackedArguments call = runner::packDescriptors(descriptors);
 
   for (mxfp8rtEvent &e : state.events)
     if (mxfp8rtEventCreate(&e, /*enableTiming=*/1) != MXFP8RT_SUCCESS)
@@ -199,7 +194,7 @@ CUDAExecutable::run(StringRef name, ArrayRef<HostTensor> inputs,
   if (mxfp8rtEventRecord(state.events[0], nullptr) != MXFP8RT_SUCCESS)
     return cudaError("recording a CUDA event");
   if (llvm::Error err =
-          impl->engine->invokePacked("_mlir_ciface_" + name.str(), packed))
+          impl->engine->invokePacked("_mlir_ciface_" + name.str(), call.packed))
     return std::move(err);
   if (mxfp8rtDeviceSynchronize() != MXFP8RT_SUCCESS)
     return cudaError("running '" + name.str() + "' on the GPU");

@@ -143,6 +143,17 @@ std::vector<int64_t> runner::makeDescriptor(void *data,
   return words;
 }
 
+runner::PackedArguments
+runner::packDescriptors(std::vector<std::vector<int64_t>> &descriptors) {
+  PackedArguments args;
+  for (std::vector<int64_t> &d : descriptors)
+    args.pointers.push_back(d.data());
+  // `pointers` is complete: its elements no longer move.
+  for (void *&p : args.pointers)
+    args.packed.push_back(&p);
+  return args;
+}
+
 llvm::Error runner::lowerAndCompile(ModuleOp module, bool gpu, StringRef runner,
                                     PipelineBuilder build,
                                     ArrayRef<StringRef> sharedLibs,

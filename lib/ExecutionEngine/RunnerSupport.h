@@ -86,6 +86,14 @@ std::vector<HostTensor> makeResults(FunctionType type);
 /// `shape`: allocated and aligned pointers, offset, sizes, strides.
 std::vector<int64_t> makeDescriptor(void *data, llvm::ArrayRef<int64_t> shape);
 
+/// The `invokePacked` arguments of a `_mlir_ciface_*` function that takes
+/// one memref descriptor per argument: `packed[i]` points at `pointers[i]`,
+/// which points at `descriptors[i]` (which must outlive the call).
+struct PackedArguments {
+  std::vector<void *> pointers, packed;
+};
+PackedArguments packDescriptors(std::vector<std::vector<int64_t>> &descriptors);
+
 } // namespace runner
 } // namespace mxfp8train
 } // namespace mlir
