@@ -11,6 +11,7 @@
 #include "mxfp8train/ExecutionEngine/CPURunner.h"
 #include "RunnerSupport.h"
 #include "mxfp8train/Pipelines/Pipelines.h"
+#include "mxfp8train/Support/MemRefDescriptor.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -109,9 +110,11 @@ CPUExecutable::run(StringRef name, ArrayRef<HostTensor> inputs) const {
   std::vector<HostTensor> results = runner::makeResults(*type);
   std::vector<std::vector<int64_t>> descriptors;
   for (HostTensor &t : args)
-    descriptors.push_back(runner::makeDescriptor(t.bytes.data(), t.shape));
+    descriptors.push_back(
+        makeMemRefDescriptor(t.bytes.data(), t.shape.data(), t.shape.size()));
   for (HostTensor &t : results)
-    descriptors.push_back(runner::makeDescriptor(t.bytes.data(), t.shape));
+    descriptors.push_back(
+        makeMemRefDescriptor(t.bytes.data(), t.shape.data(), t.shape.size()));
   runner::PackedArguments call = runner::packDescriptors(descriptors);
   if (llvm::Error err =
           impl->engine->invokePacked("_mlir_ciface_" + name.str(), call.packed))

@@ -13,6 +13,7 @@
 #include "mxfp8train/ExecutionEngine/CUDARunner.h"
 #include "RunnerSupport.h"
 #include "mxfp8train/Pipelines/Pipelines.h"
+#include "mxfp8train/Support/MemRefDescriptor.h"
 #include "mxfp8train/runtime/Runtime.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -173,7 +174,8 @@ CUDAExecutable::run(StringRef name, ArrayRef<HostTensor> inputs,
                           : mxfp8rtMemsetD8(p, 0, size, nullptr);
     if (s != MXFP8RT_SUCCESS)
       return cudaError("copying an input to the GPU");
-    descriptors.push_back(runner::makeDescriptor(p, t.shape));
+    descriptors.push_back(
+        makeMemRefDescriptor(p, t.shape.data(), t.shape.size()));
     return llvm::Error::success();
   };
   for (const HostTensor &input : inputs)

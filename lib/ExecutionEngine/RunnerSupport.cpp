@@ -127,22 +127,6 @@ std::vector<HostTensor> runner::makeResults(FunctionType type) {
   return results;
 }
 
-std::vector<int64_t> runner::makeDescriptor(void *data,
-                                            ArrayRef<int64_t> shape) {
-  static_assert(sizeof(void *) == sizeof(int64_t), "64-bit hosts only");
-  std::vector<int64_t> words(3 + 2 * shape.size());
-  words[0] = reinterpret_cast<int64_t>(data);
-  words[1] = reinterpret_cast<int64_t>(data);
-  words[2] = 0;
-  int64_t stride = 1;
-  for (int64_t i = int64_t(shape.size()) - 1; i >= 0; --i) {
-    words[3 + i] = shape[i];
-    words[3 + shape.size() + i] = stride;
-    stride *= shape[i];
-  }
-  return words;
-}
-
 runner::PackedArguments
 runner::packDescriptors(std::vector<std::vector<int64_t>> &descriptors) {
   PackedArguments args;

@@ -82,10 +82,6 @@ llvm::Error checkInputs(llvm::StringRef name, FunctionType type,
 /// Zero-filled host tensors of the results of `type`.
 std::vector<HostTensor> makeResults(FunctionType type);
 
-/// The words of a memref descriptor of the row-major buffer `data` of
-/// `shape`: allocated and aligned pointers, offset, sizes, strides.
-std::vector<int64_t> makeDescriptor(void *data, llvm::ArrayRef<int64_t> shape);
-
 /// The `invokePacked` arguments of a `_mlir_ciface_*` function that takes
 /// one memref descriptor per argument: `packed[i]` points at `pointers[i]`,
 /// which points at `descriptors[i]` (which must outlive the call).

@@ -15,6 +15,7 @@
 
 #include "mxfp8train/Support/InputGenerator.h"
 #include "mxfp8train/Support/Manifest.h"
+#include "mxfp8train/Support/MemRefDescriptor.h"
 #include "mxfp8train/Support/NpyFile.h"
 #include "mxfp8train/Support/Sqnr.h"
 #include "mxfp8train/runtime/Runtime.h"
@@ -334,24 +335,6 @@ void callFunction(void *function, const std::vector<void *> &pointers) {
   table[pointers.size()](function, pointers.data());
 }
 
-/// A memref descriptor {allocated, aligned, offset, sizes[r], strides[r]}
-/// of a dense row-major tensor at `data`.
-std::vector<int64_t> makeDescriptor(void *data,
-                                    const std::vector<int64_t> &shape) {
-  static_assert(sizeof(void *) == sizeof(int64_t), "64-bit hosts only");
-  std::vector<int64_t> words(3 + 2 * shape.size());
-  words[0] = reinterpret_cast<int64_t>(data);
-  words[1] = reinterpret_cast<int64_t>(data);
-  words[2] = 0;
-  int64_t stride = 1;
-  for (size_t i = shape.size(); i-- > 0;) {
-    words[3 + i] = shape[i];
-    words[3 + shape.size() + i] = stride;
-    stride *= shape[i];
-  }
-  return words;
-}
-
 //===----------------------------------------------------------------------===//
 // CUDA
 //===----------------------------------------------------------------------===//
@@ -490,7 +473,8 @@ public:
       shapes.push_back(result.shape);
     }
     for (size_t i = 0; i < data.size(); ++i)
-      descriptors.push_back(makeDescriptor(data[i], shapes[i]));
+      descriptors.push_back(
+          makeMemRefDescriptor(data[i], shapes[i].data(), shapes[i].size()));
     for (std::vector<int64_t> &d : descriptors)
       pointers.push_back(d.data());
     if (cuda) {
