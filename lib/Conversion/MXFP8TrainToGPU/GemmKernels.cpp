@@ -151,7 +151,10 @@ struct GemmSpec {
   /// v6: bytes of the mbarriers (full[stages], empty[stages]) after the
   /// stages, then the rebalancing slots [2][converter warps][4] i32.
   int64_t barrierBytes() const { return 16 * stages; }
+  /// v8 has no converters and no rebalancing slots.
   int64_t slotBytes() const {
+    if (preDequantized())
+      return 0;
     return isSpecialised() ? 2 * (converterThreads() / 32) * 16 : 64;
   }
   /// Dynamic shared memory: the stages, (v6) the mbarriers, the rebalancing
@@ -1416,11 +1419,14 @@ void GemmEmitter::emitBody() {
     // The mbarriers follow the stages, then the rebalancing slots (both
     // 16-byte aligned).
     barAddr = add(smemAddr, c(stagesBytes));
-    auto slotsType = MemRefType::get({2, convThreads / 32, 4}, kb.getI32Type(),
-                                     MemRefLayoutAttrInterface(), wgSpace);
-    maxSlots = memref::ViewOp::create(
-        kb, slotsType, raw, add(pad, c(stagesBytes + spec.barrierBytes())),
-        ValueRange{});
+    if (spec.slotBytes()) {
+      auto slotsType =
+          MemRefType::get({2, convThreads / 32, 4}, kb.getI32Type(),
+                          MemRefLayoutAttrInterface(), wgSpace);
+      maxSlots = memref::ViewOp::create(
+          kb, slotsType, raw, add(pad, c(stagesBytes + spec.barrierBytes())),
+          ValueRange{});
+    }
     emitSpecialised();
   } else {
     // The rebalancing slots follow the stages (16-byte aligned).
