@@ -89,6 +89,32 @@ checks="$out/checks.txt"
 # ops): results as out-parameters, kernels embedded as cubins.
 upstream_lowering="one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},canonicalize,func.func(llvm-request-c-wrappers),nvvm-attach-target{chip=$chip O=3},gpu.module(convert-gpu-to-nvvm),gpu-to-llvm,gpu-module-to-binary{format=bin},finalize-memref-to-llvm,convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts"
 
+# skip_compile SKIP LABEL: a compile failure whose messages are in $log, as
+# the line `skip SKIP <first error>` of checks.txt and `  LABEL compile
+# failed` here.
+skip_compile() {
+  echo "skip $1 $(grep -m1 'error' "$log" || head -n1 "$log")" >> "$checks"
+  echo "  $2 compile failed (see $log)"
+}
+
+# hash_lines NAME ENTRY: runs NAME.cpu.o here (mxfp8-launch, generated
+# inputs) and prints the `inputs` and `outputs` hash lines of checks.txt;
+# fails when the object does not run.
+hash_lines() {
+  local name="$1" entry="$2" tmp="$out/.tmp-$1" status=0
+  mkdir -p "$tmp"
+  if "${CXX:-g++}" -shared -o "$tmp/cpu.so" "$out/$name.cpu.o" &&
+     "$launch" "$tmp/cpu.so" "$out/$name.cpu.manifest" --entry="$entry" \
+       --save-inputs --output-dir="$tmp/run" > "$tmp/run.log" 2>&1; then
+    echo "inputs $name $(cat "$tmp"/run/inputs/*.npy | sha256sum | cut -d' ' -f1)"
+    echo "outputs $name $(cat "$tmp"/run/*.npy | sha256sum | cut -d' ' -f1)"
+  else
+    status=1
+  fi
+  rm -rf "$tmp"
+  return $status
+}
+
 # artifact NAME ENTRY CPU_SOURCE CUDA_SOURCE EXPECT LOWERING [launcher options]
 # (LOWERING "-" is the device's default pipeline).
 artifact() {
@@ -97,8 +123,7 @@ artifact() {
   local log="$out/$name.log"
   if ! "$compile" "$cpu_src" --entry="$entry" --mcpu="$mcpu" "${compile_extra[@]}" \
       -o "$out/$name.cpu.o" --manifest="$out/$name.cpu.manifest" 2> "$log"; then
-    echo "skip $name cpu: $(grep -m1 'error' "$log" || head -n1 "$log")" >> "$checks"
-    echo "  $name: cpu compile failed (see $log)"
+    skip_compile "$name cpu:" "$name: cpu"
     return
   fi
   local cuda_args=(--device=cuda --chip="$chip" "${compile_extra[@]}")
@@ -107,25 +132,19 @@ artifact() {
   fi
   if ! "$compile" "$cuda_src" --entry="$entry" --mcpu="$mcpu" "${cuda_args[@]}" \
       -o "$out/$name.cuda.o" --manifest="$out/$name.cuda.manifest" 2>> "$log"; then
-    echo "skip $name cuda: $(grep -m1 'error' "$log" || head -n1 "$log")" >> "$checks"
+    skip_compile "$name cuda:" "$name: cuda"
     rm -f "$out/$name.cpu.o" "$out/$name.cpu.manifest"
-    echo "  $name: cuda compile failed (see $log)"
     return
   fi
   [ -s "$log" ] || rm -f "$log"
   echo "compare $name $entry $expect $*" >> "$checks"
   if [ -n "$launch" ]; then
-    local tmp="$out/.tmp-$name"
-    mkdir -p "$tmp"
-    if "${CXX:-g++}" -shared -o "$tmp/cpu.so" "$out/$name.cpu.o" &&
-       "$launch" "$tmp/cpu.so" "$out/$name.cpu.manifest" --entry="$entry" \
-         --save-inputs --output-dir="$tmp/run" > "$tmp/run.log" 2>&1; then
-      echo "inputs $name $(cat "$tmp"/run/inputs/*.npy | sha256sum | cut -d' ' -f1)" >> "$checks"
-      echo "outputs $name $(cat "$tmp"/run/*.npy | sha256sum | cut -d' ' -f1)" >> "$checks"
+    local hashes
+    if hashes="$(hash_lines "$name" "$entry")"; then
+      echo "$hashes" >> "$checks"
     else
       echo "  $name: could not run the CPU object here (no input hashes)"
     fi
-    rm -rf "$tmp"
   fi
   echo "  $name"
 }
@@ -142,25 +161,19 @@ cpu_artifact() {
   fi
   if ! "$compile" "$src" --entry="$entry" --mcpu="$mcpu" "$@" \
       -o "$out/$name.cpu.o" --manifest="$out/$name.cpu.manifest" 2> "$log"; then
-    echo "skip $name cpu: $(grep -m1 'error' "$log" || head -n1 "$log")" >> "$checks"
-    echo "  $name: cpu compile failed (see $log)"
+    skip_compile "$name cpu:" "$name: cpu"
     return
   fi
   rm -f "$log"
-  local tmp="$out/.tmp-$name"
-  mkdir -p "$tmp"
-  if "${CXX:-g++}" -shared -o "$tmp/cpu.so" "$out/$name.cpu.o" &&
-     "$launch" "$tmp/cpu.so" "$out/$name.cpu.manifest" --entry="$entry" \
-       --save-inputs --output-dir="$tmp/run" > "$tmp/run.log" 2>&1; then
+  local hashes
+  if hashes="$(hash_lines "$name" "$entry")"; then
     echo "run $name $entry" >> "$checks"
-    echo "inputs $name $(cat "$tmp"/run/inputs/*.npy | sha256sum | cut -d' ' -f1)" >> "$checks"
-    echo "outputs $name $(cat "$tmp"/run/*.npy | sha256sum | cut -d' ' -f1)" >> "$checks"
+    echo "$hashes" >> "$checks"
     echo "  $name (cpu only)"
   else
     echo "skip $name could not run the CPU object here" >> "$checks"
     echo "  $name: could not run the CPU object here"
   fi
-  rm -rf "$tmp"
 }
 
 # step_artifact NAME ENTRY SOURCE [launcher options]: the training step
@@ -179,8 +192,7 @@ step_artifact() {
   if ! "$compile" "$src" --entry="$entry" --mcpu="$mcpu" --device=cuda \
       --chip="$chip" -o "$out/$name.hp.cuda.o" \
       --manifest="$out/$name.hp.cuda.manifest" 2>> "$log"; then
-    echo "skip $name hp: $(grep -m1 'error' "$log" || head -n1 "$log")" >> "$checks"
-    echo "  $name: hp compile failed (see $log)"
+    skip_compile "$name hp:" "$name: hp"
     return
   fi
   local variant
@@ -195,9 +207,8 @@ step_artifact() {
       echo "step $name $entry $variant $*" >> "$checks"
       echo "  $name.$variant (step: $recipe vs high precision, both on the GPU)"
     else
-      echo "skip $name.$variant $(grep -m1 'error' "$log" || head -n1 "$log")" >> "$checks"
+      skip_compile "$name.$variant" "$name.$variant:"
       rm -f "$out/$name.$variant".cuda.*
-      echo "  $name.$variant: compile failed (see $log)"
     fi
   done
   if "$compile" "$src" --entry="$entry" --mcpu="$mcpu" --device=cuda \
@@ -206,9 +217,8 @@ step_artifact() {
     echo "probe $name $entry -" >> "$checks"
     echo "  $name.probe (per-matmul table)"
   else
-    echo "skip $name.probe $(grep -m1 'error' "$log" || head -n1 "$log")" >> "$checks"
+    skip_compile "$name.probe" "$name.probe:"
     rm -f "$out/$name.probe".cuda.*
-    echo "  $name.probe: compile failed (see $log)"
   fi
   [ -s "$log" ] || rm -f "$log"
 }
