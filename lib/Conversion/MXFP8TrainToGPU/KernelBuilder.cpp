@@ -184,6 +184,36 @@ Value KernelBuilder::convertFromF8(Value bytes, Type f8Type) {
   return arith::ExtFOp::create(*this, VectorType::get({n}, getF32Type()), half);
 }
 
+Value KernelBuilder::placeE4M3(Value bytes) {
+  // Each 32-bit word b3 b2 b1 b0 gives the pairs (b0, b1) and (b2, b3) by
+  // one `prmt` each: x = b1 << 24 | b0 << 8 (every byte in the high byte of
+  // its bf16 half, the sign already at bit 15). The magnitude bits shifted
+  // right by 4 read as the bf16 of 2^-120 times the e4m3 value (normal or
+  // subnormal alike).
+  int64_t n = cast<VectorType>(bytes.getType()).getNumElements();
+  Type word32 = getI32Type();
+  auto words = VectorType::get({n / 4}, word32);
+  auto pairs = VectorType::get({n / 2}, word32);
+  Value w = bitcastTo(words, bytes);
+  Value zero = i32(0);
+  // Selector nibbles from byte 3 down to byte 0; index 4 is a zero byte.
+  Value selectors[2] = {i32(0x1404), i32(0x3424)};
+  SmallVector<Value> xs;
+  for (int64_t i = 0; i < n / 4; ++i) {
+    Value word = vector::ExtractOp::create(*this, w, i);
+    for (Value sel : selectors)
+      xs.push_back(NVVM::PermuteOp::create(*this, word32, word, zero, sel,
+                                           NVVM::PermuteMode::DEFAULT));
+  }
+  Value x = vector::FromElementsOp::create(*this, pairs, xs);
+  Value mag = arith::AndIOp::create(
+      *this, arith::ShRUIOp::create(*this, x, splatBits(pairs, 4)),
+      splatBits(pairs, 0x07F007F0));
+  Value sign = arith::AndIOp::create(*this, x, splatBits(pairs, 0x80008000));
+  return bitcastTo(VectorType::get({n}, getBF16Type()),
+                   arith::OrIOp::create(*this, mag, sign));
+}
+
 Value KernelBuilder::packBytes(ArrayRef<Value> scalars, Type type) {
   SmallVector<Value> bytes;
   for (Value s : scalars)

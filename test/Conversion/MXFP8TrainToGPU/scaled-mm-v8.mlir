@@ -1,7 +1,8 @@
 // RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu --canonicalize --split-input-file | FileCheck %s
 
-// v8, the default for scaled_mm and 2d-3d (GemmKernels.cpp): each operand
-// is dequantized by a pre-pass kernel into a zero-padded K-major bf16
+// v8, the default for scaled_mm and 2d-3d (Gemm/WGMMA.cpp,
+// Gemm/DequantPrepass.cpp): each operand is dequantized by a pre-pass
+// kernel into a zero-padded K-major bf16
 // buffer (rows to the tile, K to 64), then a warp-specialised bf16 GEMM
 // (2 MMA warpgroups + 1 cp.async loader warpgroup = 384 threads, 128x256
 // tiles, four 48 KiB stages, the eight mbarriers and 1 KiB of alignment slack:

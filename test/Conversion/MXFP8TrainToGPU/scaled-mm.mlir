@@ -1,6 +1,6 @@
 // RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu --canonicalize --split-input-file | FileCheck %s
 
-// scaled_mm / scaled_grouped_mm on sm_90a (GemmKernels.cpp): one persistent
+// scaled_mm / scaled_grouped_mm on sm_90a (Gemm/WGMMAUpcast.cpp): one persistent
 // launch of 256 threads per op with dynamic shared memory for three stages
 // of 128x64 bf16 A and B tiles (3 x 32 KiB), 64 bytes of rebalancing slots
 // and 1 KiB of alignment slack = 99392 bytes; the kernel body converts fp8
@@ -125,14 +125,15 @@ func.func @grouped_2d2d(%dot: tensor<256x1024xf8E4M3FN>, %ds: tensor<256x32xf8E8
 
 // -----
 
-// v6 (mxfp8train.gemm_version = 6): warp-specialised, 512 threads (MMA
-// warpgroups first, then the converters), one CTA per SM, dynamic shared
-// memory for four stages (4 x 32 KiB), eight mbarriers (64 bytes), the
-// converters' rebalancing slots (2 x 8 warps x 16 bytes) and 1 KiB of
-// alignment slack = 132416 bytes.
-// CHECK-LABEL: func.func @fwd_v6(
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e4m3_e4m3_bf16_256x384x512_b1_p2c1_v6w2s4 blocks in (%c6, %c1, %c1) threads in (%c512, %c1, %c1) dynamic_shared_memory_size %c132416_i32
-// CHECK:       gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x512_b1_p2c1_v6w2s4(
+// The warp-specialised fused upcast (v7, mxfp8train.gemm_version = 7; the
+// roles and the ring of GemmMainloop, its converter in scaled-mm-v7.mlir):
+// 512 threads (MMA warpgroups first, then the converters), one CTA per SM,
+// dynamic shared memory for four stages (4 x 32 KiB), eight mbarriers (64
+// bytes), the converters' rebalancing slots (2 x 8 warps x 16 bytes) and
+// 1 KiB of alignment slack = 132416 bytes.
+// CHECK-LABEL: func.func @fwd_ring(
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e4m3_e4m3_bf16_256x384x512_b1_p2c1_v7w2s4 blocks in (%c6, %c1, %c1) threads in (%c512, %c1, %c1) dynamic_shared_memory_size %c132416_i32
+// CHECK:       gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x512_b1_p2c1_v7w2s4(
 // CHECK-SAME:    kernel attributes {known_block_size = array<i32: 512, 1, 1>, nvvm.maxntid = array<i32: 512, 1, 1>, nvvm.minctasm = 1 : i32}
 // CHECK:         memref.view {{.*}} to memref<2x8x4xi32, #gpu.address_space<workgroup>>
 // CHECK-COUNT-8: nvvm.mbarrier.init {{.*}}, %c256_i32 : !llvm.ptr<3>, i32
@@ -163,11 +164,11 @@ func.func @grouped_2d2d(%dot: tensor<256x1024xf8E4M3FN>, %ds: tensor<256x32xf8E8
 // CHECK:             vector.store {{.*}} : memref<65536xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // CHECK:             nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK:             nvvm.mbarrier.arrive
-func.func @fwd_v6(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0FNU>,
+func.func @fwd_ring(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0FNU>,
                   %w: tensor<384x512xf8E4M3FN>, %ws: tensor<384x16xf8E8M0FNU>)
     -> tensor<256x384xbf16> {
   %y = mxfp8train.scaled_mm %a [%as], %w [%ws] transpose_rhs
-      {mxfp8train.gemm_version = 6 : i64}
+      {mxfp8train.gemm_version = 7 : i64}
       : tensor<256x512xf8E4M3FN> [tensor<256x16xf8E8M0FNU>],
         tensor<384x512xf8E4M3FN> [tensor<384x16xf8E8M0FNU>] -> tensor<256x384xbf16>
   return %y : tensor<256x384xbf16>

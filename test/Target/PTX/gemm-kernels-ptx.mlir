@@ -8,7 +8,7 @@
 // RUN: FileCheck %s --input-file=%t.log --check-prefix=PTXAS
 // RUN: FileCheck %s --input-file=%t.log --check-prefix=SPILL
 
-// The sm_90a GEMM kernels (GemmKernels.cpp) in PTX: exact e4m3 -> bf16
+// The sm_90a GEMM kernels (Gemm/WGMMAUpcast.cpp) in PTX: exact e4m3 -> bf16
 // upcast by integer bit moves and bf16x2 multiplies (no F2F conversions),
 // scale rebalancing through shared-memory atomics, the async-proxy fence
 // before the barrier that publishes a stage, four wgmma m64n128k16 bf16 per
