@@ -25,25 +25,29 @@ using namespace mlir::mxfp8train::gpu_lowering;
 using gemm::OperandLayout;
 using gemm::TileShape;
 
-/// The kernel version used unless `mxfp8train.gemm_version` says otherwise:
-/// v8 (dequantize pre-passes + bf16 GEMM) wherever it applies (not 2d-2d),
-/// else the fused-upcast v7 for K-major operands with row-major scales, else
-/// v5. v7/v5 are also v8's guarded fallback for extreme scale bytes.
-constexpr int64_t kDefaultGemmVersion = 8;
-
 /// CTAs per SM of a dequantization pre-pass at most (a grid-stride loop
-/// covers the rest; `mxfp8train.gemm_dequant_ctas`, 0 for no cap).
+/// covers the rest; `dequant_ctas`, 0 for no cap).
 constexpr int64_t kDequantCTAsPerSM = 64;
 
-/// Chooses the pipeline configuration of `spec`; the discardable integer
-/// attributes `mxfp8train.gemm_version` (5, 7 or 8),
-/// `mxfp8train.gemm_prefetch`, `mxfp8train.gemm_ctas_per_sm`,
-/// `mxfp8train.gemm_rebalance`, for v7 `mxfp8train.gemm_stages` and
-/// `mxfp8train.gemm_converters`, for v8 `mxfp8train.gemm_stages` and
-/// `mxfp8train.gemm_tile_n` (128 or 256) of `op` override it, for
-/// measurements. Without `allowPreDequant`, the configuration v8 falls
-/// back to.
-static void chooseConfig(Operation *op, GemmSpec &spec,
+/// The configuration attribute of `op`, or the default one.
+static GemmConfigAttr getGemmConfig(Operation *op) {
+  if (auto config =
+          op->getAttrOfType<GemmConfigAttr>(GemmConfigAttr::getAttrName()))
+    return config;
+  return GemmConfigAttr::get(op->getContext(), GemmKernel::DequantBF16,
+                             std::nullopt, std::nullopt, std::nullopt,
+                             std::nullopt, std::nullopt, /*rebalance=*/true,
+                             std::nullopt);
+}
+
+/// Chooses the kernel variant and its configuration of `spec` from the
+/// op's verified `config` (#mxfp8train.gemm_config; its absent fields take
+/// the measured defaults). The default kernel is dequant_bf16 (v8: dequantize
+/// pre-passes + bf16 GEMM), for every form; its guarded fallback for
+/// extreme scale bytes is the fused upcast (v7 for K-major operands with
+/// row-major scales except 2d-2d, else v5). Without `allowPreDequant`, the
+/// configuration dequant_bf16 falls back to.
+static void chooseConfig(GemmConfigAttr config, GemmSpec &spec,
                          bool allowPreDequant = true) {
   // Measured on the H200 (bench/README.md): a deeper register prefetch
   // (2-4 tiles, one CTA per SM) was no faster than one tile ahead, two CTAs
@@ -57,32 +61,23 @@ static void chooseConfig(Operation *op, GemmSpec &spec,
                            !spec.b.blockedScales
                        ? 2
                        : 1;
-  if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_prefetch"))
-    spec.prefetch = std::clamp<int64_t>(a.getInt(), 1, 4);
-  if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_ctas_per_sm"))
-    spec.ctasPerSM = std::clamp<int64_t>(a.getInt(), 1, 2);
-  if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_rebalance"))
-    spec.rebalance = a.getInt() != 0;
-  int64_t requested = kDefaultGemmVersion;
-  if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_version"))
-    requested = a.getInt();
-  if (requested == 8 && allowPreDequant) {
+  if (config.getPrefetch())
+    spec.prefetch = *config.getPrefetch();
+  if (config.getCtasPerSm())
+    spec.ctasPerSM = *config.getCtasPerSm();
+  spec.rebalance = config.getRebalance();
+  GemmKernel requested = config.getKernel();
+  if (requested == GemmKernel::DequantBF16 && allowPreDequant) {
     // v8 (any operand layout; 2d-2d with each token group padded to 64 by
     // the pre-passes): one CTA of 384 threads per SM, 128x256 tiles
     // (m64n256 per MMA warpgroup) and a ring of four stages (192 KiB), or
-    // 128x128 tiles with `gemm_tile_n = 128`.
+    // 128x128 tiles with `tile_n = 128` (up to six stages).
     spec.variant = GemmVariant::DequantBF16;
     spec.ctasPerSM = 1;
     spec.converterGroups = 1;
     spec.prefetch = 1;
-    spec.tile.n = 256;
-    spec.stages = 4;
-    if (auto tn = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_tile_n");
-        tn && tn.getInt() == 128)
-      spec.tile.n = 128;
-    if (auto st = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_stages"))
-      spec.stages =
-          std::clamp<int64_t>(st.getInt(), 2, spec.tile.n == 256 ? 4 : 6);
+    spec.tile.n = config.getTileN().value_or(256);
+    spec.stages = config.getStages().value_or(4);
     return;
   }
   // v7 covers K-major operands with row-major scales; the MN-major and
@@ -92,9 +87,9 @@ static void chooseConfig(Operation *op, GemmSpec &spec,
   // wgrad was 5 % slower and stays on v5 unless asked (bench/README.md).
   bool kMajorRowScales = spec.a.kMajor && spec.b.kMajor &&
                          !spec.a.blockedScales && !spec.b.blockedScales;
-  if (requested == 7 && kMajorRowScales)
+  if (requested == GemmKernel::FusedUpcastWS && kMajorRowScales)
     spec.variant = GemmVariant::FusedUpcastWS;
-  else if (requested == 8 && kMajorRowScales &&
+  else if (requested == GemmKernel::DequantBF16 && kMajorRowScales &&
            spec.kind != GemmKind::Grouped2d2d)
     spec.variant = GemmVariant::FusedUpcastWS;
   else
@@ -105,15 +100,9 @@ static void chooseConfig(Operation *op, GemmSpec &spec,
     // rebalancing maxima of the next stage come from registers already
     // loaded).
     spec.ctasPerSM = 1;
-    spec.stages = 4;
-    spec.converterGroups = 2;
-    spec.prefetch = 2;
-    if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_prefetch"))
-      spec.prefetch = std::clamp<int64_t>(a.getInt(), 1, 4);
-    if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_stages"))
-      spec.stages = std::clamp<int64_t>(a.getInt(), 2, 6);
-    if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_converters"))
-      spec.converterGroups = std::clamp<int64_t>(a.getInt(), 1, 2);
+    spec.stages = config.getStages().value_or(4);
+    spec.converterGroups = config.getConverters().value_or(2);
+    spec.prefetch = config.getPrefetch().value_or(2);
   }
 }
 
@@ -134,11 +123,11 @@ static void launchHopperGemm(RewriterBase &rewriter, Location loc,
 /// Launches the GEMM of `spec` on `args` (A data, A scales, B data,
 /// B scales, [offs], [bias], out). Pre-dequantized: the two pre-passes into
 /// padded bf16 buffers, the bf16 kernel on them, and the fallback kernel
-/// (the configuration `op` has without the pre-passes) on the fp8
+/// (the configuration `config` gives without the pre-passes) on the fp8
 /// operands; each of the two reads the pre-passes' flag and only one of
 /// them runs.
 static void launchGemmOp(RewriterBase &rewriter, Location loc,
-                         const KernelCache &cache, Operation *op,
+                         const KernelCache &cache, GemmConfigAttr config,
                          const GemmSpec &spec, SmallVector<Value> args) {
   if (!spec.preDequantized()) {
     launchHopperGemm(rewriter, loc, cache, spec, args);
@@ -154,9 +143,7 @@ static void launchGemmOp(RewriterBase &rewriter, Location loc,
   gpu::MemsetOp::create(
       rewriter, loc, Type(), ValueRange{}, flag,
       arith::ConstantIntOp::create(rewriter, loc, 0, 32).getResult());
-  int64_t dequantCTAs = kDequantCTAsPerSM;
-  if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_dequant_ctas"))
-    dequantCTAs = a.getInt();
+  int64_t dequantCTAs = config.getDequantCtas().value_or(kDequantCTAsPerSM);
   auto prePass = [&](const OperandLayout &l, bool batched, int64_t rowsPad,
                      Type f8Type, Value data, Value scales) -> Value {
     DequantSpec d;
@@ -189,7 +176,7 @@ static void launchGemmOp(RewriterBase &rewriter, Location loc,
   launchHopperGemm(rewriter, loc, cache, fast, fastArgs);
 
   GemmSpec slow = spec;
-  chooseConfig(op, slow, /*allowPreDequant=*/false);
+  chooseConfig(config, slow, /*allowPreDequant=*/false);
   slow.guarded = true;
   slow.runWhenUnsafe = true;
   SmallVector<Value> slowArgs(args.begin(), args.begin() + 4);
@@ -218,8 +205,9 @@ static LogicalResult lowerGemmOp(PatternRewriter &rewriter,
   Value outBuf = allocResult(rewriter, loc, resultType);
   args.push_back(
       collapseTo(rewriter, loc, outBuf, {resultType.getNumElements()}));
-  chooseConfig(op, spec);
-  launchGemmOp(rewriter, loc, cache, op, spec, args);
+  GemmConfigAttr config = getGemmConfig(op);
+  chooseConfig(config, spec);
+  launchGemmOp(rewriter, loc, cache, config, spec, args);
   rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
   return success();
 }
