@@ -1,5 +1,4 @@
-//===- GemmPatterns.cpp - scaled_mm / scaled_grouped_mm to GEMMs -*- C++
-//-*-===//
+//===- GemmPatterns.cpp - scaled_mm / scaled_grouped_mm to GEMMs *- C++ -*-===//
 //
 // The patterns that lower `scaled_mm` (rank 2 and 3) and `scaled_grouped_mm`
 // (2d-3d, 2d-2d) to GEMM kernel launches: the problem of each op as a
@@ -212,13 +211,21 @@ static LogicalResult lowerGemmOp(PatternRewriter &rewriter,
   return success();
 }
 
-/// The MMA generation of the target's GEMM kernels: a match failure leaves
-/// the op to the simple GEMM (populateSimpleGemmKernelPatterns).
+/// The dispatch on the target's MMA generation. sm_90a: the wgmma kernels
+/// of this file. A match failure leaves the op to the simple GEMM
+/// (populateSimpleGemmKernelPatterns), at a lower benefit.
 static LogicalResult checkGemmTarget(PatternRewriter &rewriter,
                                      const KernelCache &cache, Operation *op) {
-  if (cache.getTarget().chip.rfind("sm_90", 0) != 0)
-    return rewriter.notifyMatchFailure(op, "GEMM kernels need sm_90a");
-  return success();
+  switch (cache.getTarget().chip) {
+  case GPUChip::SM90a:
+    return success();
+  case GPUChip::SM100a:
+    // Dispatch point of the Blackwell generation: the tcgen05 block-scaled
+    // GEMM goes here (on the GemmMainloop). Until then, the simple GEMM.
+    return rewriter.notifyMatchFailure(
+        op, "no MX GEMM kernel for sm_100a yet (the simple GEMM runs)");
+  }
+  llvm_unreachable("unknown GPU chip");
 }
 
 namespace {
