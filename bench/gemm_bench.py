@@ -89,23 +89,31 @@ def blocked_size(rows, cols):
     return ((rows + 127) // 128) * 128 * ((cols + 3) // 4) * 4
 
 
-# Extra discardable attributes on every op (prepare --gemm-version).
-EXTRA_ATTRS = {}
+# Extra #mxfp8train.gemm_config fields on every op (prepare --gemm-kernel).
+EXTRA_CONFIG = {}
+# The fields of #mxfp8train.gemm_config, in its order (docs/gpu.md).
+CONFIG_FIELDS = ["kernel", "stages", "tile_n", "dequant_ctas", "prefetch",
+                 "ctas_per_sm", "rebalance", "converters"]
 
 
-def attr_dict(attrs):
-    """` {name = v : i64, ...}` of the config attributes and EXTRA_ATTRS."""
-    merged = dict(EXTRA_ATTRS)
-    merged.update(attrs)
+def attr_dict(config):
+    """` {mxfp8train.gemm_config = #mxfp8train.gemm_config<...>}` of the op's
+    kernel configuration fields and EXTRA_CONFIG ("" when there are none)."""
+    merged = dict(EXTRA_CONFIG)
+    merged.update(config)
     if not merged:
         return ""
-    return " {%s}" % ", ".join("mxfp8train.%s = %d : i64" % kv
-                               for kv in sorted(merged.items()))
+
+    def text(v):
+        return ("true" if v else "false") if isinstance(v, bool) else str(v)
+    return " {mxfp8train.gemm_config = #mxfp8train.gemm_config<%s>}" % (
+        ", ".join("%s = %s" % (k, text(merged[k]))
+                  for k in CONFIG_FIELDS if k in merged))
 
 
 def mm_case(name, m, k, n, tl=False, tr=True, out="bf16", bias=None,
             batch=None, lhs_blocked=False, rhs_blocked=False, special=False,
-            positive=False, cfg=None, v6=None, ver=6, bigscale=False,
+            positive=False, cfg=None, ws=None, bigscale=False,
             nanonly=False, edgescale=False, extra=None):
     lead = [batch] if batch else []
     a = lead + ([k, m] if tl else [m, k])
@@ -136,18 +144,17 @@ def mm_case(name, m, k, n, tl=False, tr=True, out="bf16", bias=None,
         types += ", " + tt([n], bias)
     conf = {}
     if cfg:
-        # Pipeline configuration override (prefetch distance, CTAs per SM).
+        # Fused-upcast configuration (prefetch distance, CTAs per SM,
+        # rebalancing): the fallback of the default kernel.
         cfg = cfg + (1,) if len(cfg) == 2 else cfg
-        conf.update(gemm_prefetch=cfg[0], gemm_ctas_per_sm=cfg[1],
-                    gemm_rebalance=cfg[2])
-    if v6:
-        # v6/v7 configuration (converter warpgroups, stages, rebalancing).
-        conf.update(gemm_version=ver, gemm_converters=v6[0], gemm_stages=v6[1],
-                    gemm_rebalance=v6[2])
-        if len(v6) > 3:
-            conf.update(gemm_prefetch=v6[3])
-    elif v6 is not None:
-        conf.update(gemm_version=5)
+        conf.update(prefetch=cfg[0], ctas_per_sm=cfg[1], rebalance=bool(cfg[2]))
+    if ws:
+        # The warp-specialised fused upcast (v7): converter warpgroups,
+        # stages, rebalancing[, prefetch].
+        conf.update(kernel="fused_upcast_ws", converters=ws[0], stages=ws[1],
+                    rebalance=bool(ws[2]))
+        if len(ws) > 3:
+            conf.update(prefetch=ws[3])
     conf.update(extra or {})
     attrs += attr_dict(conf)
     body = "%%r = mxfp8train.scaled_mm %%arg0 [%%arg1], %%arg2 [%%arg3]%s : %s -> %s" % (
@@ -160,7 +167,7 @@ def mm_case(name, m, k, n, tl=False, tr=True, out="bf16", bias=None,
 
 
 def gmm_case(name, kind, m, k, n, e, offs, tl=False, tr=True, out="bf16",
-             version=None, extra=None):
+             kernel=None, extra=None):
     if kind == "2d3d":
         a = [k, m] if tl else [m, k]
         a_s = [k // 32, m] if tl else [m, k // 32]
@@ -177,7 +184,7 @@ def gmm_case(name, kind, m, k, n, e, offs, tl=False, tr=True, out="bf16",
         res = [e, n, k]
     ins = [(a, F8), (a_s, SC), (b, F8), (b_s, SC), ([e], "i32")]
     attrs = (" transpose_lhs" if tl else "") + (" transpose_rhs" if tr else "")
-    conf = {} if version is None else {"gemm_version": version}
+    conf = {} if kernel is None else {"kernel": kernel}
     conf.update(extra or {})
     attrs += attr_dict(conf)
     body = ("%%r = mxfp8train.scaled_grouped_mm %%arg0 [%%arg1], %%arg2 [%%arg3] "
@@ -232,13 +239,13 @@ def check_cases():
     cases.append(mm_case("mm_edgescale_256x512x384", 256, 512, 384,
                          edgescale=True, out="f32"))
     # v8 with 128x128 tiles; v7 (the fused upcast, v8's fallback) alone.
-    n128 = dict(gemm_version=8, gemm_tile_n=128)
+    n128 = dict(kernel="dequant_bf16", tile_n=128)
     for (m, k, n) in [(1024, 1024, 1024), (133, 512, 528), (256, 384, 512)]:
         cases.append(mm_case("mm_n128_%dx%dx%d_f32" % (m, k, n), m, k, n,
                              out="f32", extra=n128))
     for (m, k, n) in [(1024, 1024, 1024), (133, 512, 528)]:
         cases.append(mm_case("mm_v7_%dx%dx%d_f32" % (m, k, n), m, k, n,
-                             out="f32", extra=dict(gemm_version=7)))
+                             out="f32", extra=dict(kernel="fused_upcast_ws")))
     # Grouped 2d-3d: empty groups, sizes multiples of 32 but not of 128.
     offs8 = [96, 96, 320, 352, 352, 608, 800, 960]
     cases.append(gmm_case("gmm2d3d_1024x512x384_e8", "2d3d", 1024, 512, 384,
@@ -247,7 +254,7 @@ def check_cases():
                           384, 8, offs8, tr=False, out="f32"))
     cases.append(gmm_case("gmm2d3d_v7_1024x512x384_e8", "2d3d", 1024, 512,
                           384, 8, offs8, out="f32",
-                          extra=dict(gemm_version=7)))
+                          extra=dict(kernel="fused_upcast_ws")))
     # 2d-2d wgrad: per group dW (N, K) over its tokens; empty groups -> 0.
     offs4 = [160, 160, 544, 992]
     cases.append(gmm_case("gmm2d2d_1024tok_n256_k384_e4", "2d2d", 1024, 384,
@@ -259,7 +266,7 @@ def check_cases():
     cases.append(gmm_case("gmm2d2d_misaligned_1024tok_n256_k384_e4", "2d2d",
                           1024, 384, 256, 4, [96, 100, 544, 992], out="f32"))
     cases.append(gmm_case("gmm2d2d_v5_1024tok_n256_k384_e4", "2d2d", 1024, 384,
-                          256, 4, offs4, out="f32", version=5))
+                          256, 4, offs4, out="f32", kernel="fused_upcast"))
     return cases
 
 
@@ -282,7 +289,7 @@ def timing_cases():
     # + bf16 GEMM, 128x256 tiles, four stages; the whole launch sequence is
     # timed) and v8 variants (stages, 128x128 tiles); the 2d-2d wgrad on v5
     # (v8 does not take it).
-    both("v7", dict(v6=(2, 4, 1), ver=7), dict(version=7),
+    both("v7", dict(ws=(2, 4, 1)), dict(kernel="fused_upcast_ws"),
          [(8192, 8192, 8192)], False)
     both("v8", dict(), dict())
     t.append(gmm_case("t_v8_gmm2d2d_16384_n2048_k7168", "2d2d",
@@ -297,7 +304,8 @@ def timing_cases():
     # Measured in earlier runs (bench/README.md): three or two stages,
     # 128x128 tiles, two pre-pass items per thread, pre-pass grid caps.
     t.append(gmm_case("t_v5_gmm2d2d_16384_n2048_k7168", "2d2d",
-                      16384, 7168, 2048, 8, offs, tl=False, tr=True, version=5))
+                      16384, 7168, 2048, 8, offs, tl=False, tr=True,
+                      kernel="fused_upcast"))
     return t
 
 
@@ -749,10 +757,12 @@ def main():
     p = sub.add_parser("prepare")
     p.add_argument("--build", required=True)
     p.add_argument("--out", required=True)
-    p.add_argument("--gemm-version", type=int, default=None,
-                   help="compile every check case with this kernel version "
-                   "(mxfp8train.gemm_version; v6 and v7 apply to K-major "
-                   "operands with row-major scales, the others stay v5)")
+    p.add_argument("--gemm-kernel", default=None,
+                   choices=["dequant_bf16", "fused_upcast_ws", "fused_upcast"],
+                   help="compile every check case with this kernel "
+                   "(#mxfp8train.gemm_config kernel; fused_upcast_ws applies "
+                   "to K-major operands with row-major scales, the others "
+                   "get fused_upcast)")
     p.add_argument("--timing-only", action="store_true",
                    help="prepare the timing kernels only (no check cases)")
     r = sub.add_parser("run")
@@ -764,8 +774,8 @@ def main():
     r.add_argument("--reps", type=int, default=20)
     args = parser.parse_args()
     if args.cmd == "prepare":
-        if args.gemm_version is not None:
-            EXTRA_ATTRS["gemm_version"] = args.gemm_version
+        if args.gemm_kernel is not None:
+            EXTRA_CONFIG["kernel"] = args.gemm_kernel
         prepare(args)
         return 0
     import torch

@@ -1,6 +1,6 @@
 // GEMM functions checked on the GPU against the CPU path by
 // bench/make-aot-artifacts.sh and bench/device/run-aot-checks.sh: the simple
-// tiled kernels of SimpleGemmKernels.cpp (linalg contractions in every
+// tiled kernels of Gemm/SimpleGemm.cpp (linalg contractions in every
 // operand orientation, an init that is read, batch_matmul, grouped_mm 2d-3d
 // and 2d-2d with an empty group, rows past the last offset and sizes that
 // are not multiples of the 64 x 64 tile) and the MXFP8 GEMMs (quantize +

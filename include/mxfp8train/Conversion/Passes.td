@@ -112,7 +112,7 @@ def ConvertMXFP8TrainToGPUPass
 
     Linalg contractions (`linalg.matmul` in any operand orientation,
     `linalg.batch_matmul`) and `grouped_mm` become launches of simple tiled
-    GEMM kernels (SimpleGemmKernels.cpp), which also serve `scaled_mm` and
+    GEMM kernels (Gemm/SimpleGemm.cpp), which also serve `scaled_mm` and
     `scaled_grouped_mm` with row-major scales where no specialised kernel
     matches (or always, with `simple-gemm`).
 

@@ -24,21 +24,6 @@ using namespace mlir::mxfp8train;
 using namespace mlir::mxfp8train::gpu_lowering;
 
 //===----------------------------------------------------------------------===//
-// Targets
-//===----------------------------------------------------------------------===//
-
-std::optional<GPUTargetInfo>
-mlir::mxfp8train::getGPUTargetInfo(llvm::StringRef chip) {
-  // 2048 resident threads per SM on both generations -> 8 CTAs of 256.
-  if (chip == "sm_90a" || chip == "sm_90")
-    return GPUTargetInfo{chip.str(), 132, 8, "+ptx86"};
-  // tcgen05 / block32 forms need PTX ISA 8.8 on sm_100a (docs/gpu.md).
-  if (chip == "sm_100a" || chip == "sm_100")
-    return GPUTargetInfo{chip.str(), 148, 8, "+ptx88"};
-  return std::nullopt;
-}
-
-//===----------------------------------------------------------------------===//
 // KernelBuilder
 //===----------------------------------------------------------------------===//
 
@@ -182,6 +167,36 @@ Value KernelBuilder::convertFromF8(Value bytes, Type f8Type) {
   Value half = vector::FromElementsOp::create(
       *this, VectorType::get({n}, getF16Type()), halves);
   return arith::ExtFOp::create(*this, VectorType::get({n}, getF32Type()), half);
+}
+
+Value KernelBuilder::placeE4M3(Value bytes) {
+  // Each 32-bit word b3 b2 b1 b0 gives the pairs (b0, b1) and (b2, b3) by
+  // one `prmt` each: x = b1 << 24 | b0 << 8 (every byte in the high byte of
+  // its bf16 half, the sign already at bit 15). The magnitude bits shifted
+  // right by 4 read as the bf16 of 2^-120 times the e4m3 value (normal or
+  // subnormal alike).
+  int64_t n = cast<VectorType>(bytes.getType()).getNumElements();
+  Type word32 = getI32Type();
+  auto words = VectorType::get({n / 4}, word32);
+  auto pairs = VectorType::get({n / 2}, word32);
+  Value w = bitcastTo(words, bytes);
+  Value zero = i32(0);
+  // Selector nibbles from byte 3 down to byte 0; index 4 is a zero byte.
+  Value selectors[2] = {i32(0x1404), i32(0x3424)};
+  SmallVector<Value> xs;
+  for (int64_t i = 0; i < n / 4; ++i) {
+    Value word = vector::ExtractOp::create(*this, w, i);
+    for (Value sel : selectors)
+      xs.push_back(NVVM::PermuteOp::create(*this, word32, word, zero, sel,
+                                           NVVM::PermuteMode::DEFAULT));
+  }
+  Value x = vector::FromElementsOp::create(*this, pairs, xs);
+  Value mag = arith::AndIOp::create(
+      *this, arith::ShRUIOp::create(*this, x, splatBits(pairs, 4)),
+      splatBits(pairs, 0x07F007F0));
+  Value sign = arith::AndIOp::create(*this, x, splatBits(pairs, 0x80008000));
+  return bitcastTo(VectorType::get({n}, getBF16Type()),
+                   arith::OrIOp::create(*this, mag, sign));
 }
 
 Value KernelBuilder::packBytes(ArrayRef<Value> scalars, Type type) {

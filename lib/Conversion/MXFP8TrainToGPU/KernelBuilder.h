@@ -76,6 +76,12 @@ public:
   /// values (`nvvm.convert.f8x2.to.f16x2`, then f16 -> f32); returns
   /// vector<N x f32>.
   Value convertFromF8(Value bytes, Type f8Type);
+  /// e4m3 bytes (vector<N x i8>, N a multiple of 4) as the bf16 values of
+  /// 2^-120 times their values (vector<N x bf16>), exactly and without
+  /// conversion instructions: one `prmt` per bf16 pair and a shift and mask
+  /// (normal and subnormal alike). The NaN codes (0x7F, 0xFF) read as
+  /// +-480 * 2^-120.
+  Value placeE4M3(Value bytes);
   /// Vector of the i32 scalars `scalars` truncated to bytes, as vector<N x
   /// `type`> (an 8-bit type).
   Value packBytes(ArrayRef<Value> scalars, Type type);
@@ -193,7 +199,7 @@ protected:
 };
 
 //===----------------------------------------------------------------------===//
-// Kernel families (QuantizeKernels.cpp, LayoutKernels.cpp)
+// Kernel families (QuantizeKernels.cpp, LayoutKernels.cpp, Gemm/)
 //===----------------------------------------------------------------------===//
 
 /// Adds quantize, quantize_dual and dequantize lowerings.
@@ -204,7 +210,7 @@ void populateQuantizeKernelPatterns(RewritePatternSet &patterns,
 void populateLayoutKernelPatterns(RewritePatternSet &patterns,
                                   KernelCache &cache);
 
-/// Adds the simple tiled GEMM kernels (SimpleGemmKernels.cpp): linalg
+/// Adds the simple tiled GEMM kernels (Gemm/SimpleGemm.cpp): linalg
 /// contractions and grouped_mm in bf16/f32, and scaled_mm /
 /// scaled_grouped_mm with row-major scales with benefit `mxBenefit` (by
 /// default 0, below the specialised GEMM kernels).
@@ -216,8 +222,9 @@ void populateSimpleGemmKernelPatterns(RewritePatternSet &patterns,
 /// mxfp8train MX ops (linalg contractions, grouped_mm).
 bool isSimpleGemmCandidate(Operation *op);
 
-/// Adds the scaled_mm and scaled_grouped_mm lowerings (GemmKernels.cpp,
-/// sm_90a).
+/// Adds the scaled_mm and scaled_grouped_mm lowerings to the MX GEMM
+/// kernels of the target's MMA generation (Gemm/GemmPatterns.cpp; sm_90a:
+/// wgmma).
 void populateGemmKernelPatterns(RewritePatternSet &patterns,
                                 KernelCache &cache);
 

@@ -2,7 +2,7 @@
 // RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="chip=sm_100a" --canonicalize --split-input-file | FileCheck %s --check-prefix=B200
 // RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="simple-gemm=true" --canonicalize --split-input-file | FileCheck %s --check-prefix=SIMPLE
 
-// The simple tiled GEMM kernels (SimpleGemmKernels.cpp): one launch per
+// The simple tiled GEMM kernels (Gemm/SimpleGemm.cpp): one launch per
 // contraction with a grid of (N/64, M/64, batch or groups) CTAs of 256
 // threads, operands read in their stored orientation (the kernel name lists
 // the stored dims of A, B and C), f32 fused multiply-adds through two

@@ -1,11 +1,11 @@
-//===- SimpleGemmKernels.cpp - simple tiled GEMM kernels --------*- C++ -*-===//
+//===- SimpleGemm.cpp - simple tiled GEMM kernels ---------------*- C++ -*-===//
 //
 // Correct, simply tiled CUDA GEMM kernels for everything of a training step
 // that multiplies matrices but has no specialised kernel: linalg
 // contractions (`linalg.matmul` with any operand orientation, including the
 // mixed bf16 x bf16 -> f32 form, `linalg.batch_matmul`), `grouped_mm`
 // (2d-3d and 2d-2d), and, at a lower pattern benefit than the Hopper GEMMs
-// of GemmKernels.cpp, `scaled_mm` and `scaled_grouped_mm` with row-major
+// of Gemm/WGMMA*.cpp, `scaled_mm` and `scaled_grouped_mm` with row-major
 // scales. This is the high-precision reference step of the main job on the
 // GPU, and the fallback of the MXFP8 GEMMs where no wgmma kernel exists.
 //
@@ -28,7 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelBuilder.h"
+#include "../KernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"

@@ -1,0 +1,429 @@
+//===- DequantPrepass.cpp - MX operands dequantized into bf16 --*- C++ -*-===//
+//
+// The pre-pass kernels of the default GEMM (DequantPrepass.h). Per
+// operand, `gemm_dequant_*` writes a zero-padded K-major bf16 buffer
+// `batches x rowsPad x kPad`. One thread per 8 elements of a row for
+// K-major data, grid-stride; MN-major data with rows a multiple of 16 goes
+// through a shared-memory transpose tile of 32 K x 128 rows. e4m3 is
+// placed by `prmt` as bf16 of 2^-120 times the value and multiplied
+// exactly by 2^120 and 2^(s-127); blocks holding an e4m3 NaN code, and
+// e5m2, go through the hardware f16 conversion, an f32 multiply and one
+// rounding. A nonzero block whose scale byte is outside the exact range
+// raises the flag; 2d-2d lays each token group out from a multiple of 64
+// of the padded K and raises the flag for a group not aligned to 32.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DequantPrepass.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+using namespace mlir::mxfp8train::gpu_lowering;
+using gemm::OperandLayout;
+
+std::string DequantSpec::getName() const {
+  return llvm::formatv("gemm_dequant_{0}{1}_{2}_{3}x{4}x{5}_pad{6}x{7}{8}",
+                       l.kMajor ? "k" : "mn", l.blockedScales ? "b" : "",
+                       getTypeTag(f8Type), batches, l.rows, l.k, rowsPad, kPad,
+                       groups ? llvm::formatv("_g{0}", groups).str()
+                              : std::string())
+      .str();
+}
+
+/// The scale bytes s for which every value e * 2^(s - 127) of an fp8
+/// element e is a bf16 value (normal or subnormal), so that the pre-pass
+/// keeps the operand exact: e4m3 values lie in [2^-9, 448], e5m2 in
+/// [2^-16, 57344]; bf16 reaches down to 2^-133 and up to 2^128 (1 - 2^-9).
+static std::pair<int64_t, int64_t> getExactScaleRange(Type f8Type) {
+  if (isa<Float8E5M2Type>(f8Type))
+    return {10, 239};
+  return {3, 246};
+}
+
+/// Writes the dequantization kernel body: item i is `vec` elements of one
+/// row of the padded output (DequantSpec::vec), K fastest for K-major data
+/// and rows fastest for MN-major data. Elements inside the operand become
+/// bf16(e * 2^(s - 127)) (NaN for s = 255 and for the fp8 NaN codes),
+/// padding zeros. A nonzero block whose scale byte is outside
+/// getExactScaleRange sets the flag word (zeroed by a memset before the
+/// pre-passes): the GEMM then runs the fallback kernel on the fp8 operands
+/// instead. 2d-2d: group g's tokens [start_g, end_g) go to padded K
+/// [P_g, P_g + len_g), P_g the sum of the earlier groups' lengths rounded
+/// up to 64, zeros up to the next group; a nonempty group whose start or
+/// end is not a multiple of 32 (a scale block shared by two groups) sets
+/// the flag too.
+static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
+                              ValueRange args) {
+  unsigned ai = 0;
+  Value data = args[ai++], scales = args[ai++];
+  Value offs = d.groups ? args[ai++] : Value();
+  Value out = args[ai++], flag = args[ai++];
+  const OperandLayout &l = d.l;
+  const int64_t vec = d.vec();
+  auto c = [&](int64_t v) { return kb.idx(v); };
+  auto divu = [&](Value x, int64_t y) -> Value {
+    return arith::DivUIOp::create(kb, x, c(y));
+  };
+  auto remu = [&](Value x, int64_t y) -> Value {
+    return arith::RemUIOp::create(kb, x, c(y));
+  };
+  auto add = [&](Value x, Value y) -> Value {
+    return arith::AddIOp::create(kb, x, y);
+  };
+  auto sub = [&](Value x, Value y) -> Value {
+    return arith::SubIOp::create(kb, x, y);
+  };
+  auto mul = [&](Value x, int64_t y) -> Value {
+    return arith::MulIOp::create(kb, x, c(y));
+  };
+  auto ult = [&](Value x, Value y) -> Value {
+    return arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, x, y);
+  };
+  Type i32 = kb.getI32Type();
+  auto setFlag = [&] { memref::StoreOp::create(kb, kb.i32(1), flag, c(0)); };
+
+  // 2d-2d: the group table (padded end E_g, start_g, len_g) in shared
+  // memory, written by thread 0.
+  Value table, raw;
+  MLIRContext *ctx = kb.getContext();
+  auto wgSpace = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  if (d.sharedBytes())
+    raw = gpu::DynamicSharedMemoryOp::create(
+        kb, MemRefType::get({ShapedType::kDynamic}, kb.getI8Type(),
+                            MemRefLayoutAttrInterface(), wgSpace));
+  if (d.groups) {
+    table = memref::ViewOp::create(
+        kb,
+        MemRefType::get({3 * d.groups}, kb.getIndexType(),
+                        MemRefLayoutAttrInterface(), wgSpace),
+        raw, c(0), ValueRange{});
+    Value tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
+    kb.ifThen(
+        arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, tid, c(0)), [&] {
+          auto loop = scf::ForOp::create(kb, c(0), c(d.groups), c(1),
+                                         ValueRange{c(0), c(0)});
+          OpBuilder::InsertionGuard g(kb);
+          kb.setInsertionPointToStart(loop.getBody());
+          Value gi = loop.getInductionVar();
+          Value start = loop.getRegionIterArgs()[0];
+          Value padEnd = loop.getRegionIterArgs()[1];
+          Value raw = arith::IndexCastOp::create(
+              kb, kb.getIndexType(), memref::LoadOp::create(kb, offs, gi));
+          Value end = arith::MinSIOp::create(
+              kb, arith::MaxSIOp::create(kb, raw, start), c(l.k));
+          Value len = sub(end, start);
+          Value misaligned = arith::AndIOp::create(
+              kb, ult(c(0), len),
+              arith::CmpIOp::create(
+                  kb, arith::CmpIPredicate::ne,
+                  remu(arith::OrIOp::create(kb, start, end), 32), c(0)));
+          kb.ifThen(misaligned, setFlag);
+          Value nextPad = add(padEnd, mul(divu(add(len, c(63)), 64), 64));
+          memref::StoreOp::create(kb, nextPad, table, mul(gi, 3));
+          memref::StoreOp::create(kb, start, table, add(mul(gi, 3), c(1)));
+          memref::StoreOp::create(kb, len, table, add(mul(gi, 3), c(2)));
+          scf::YieldOp::create(kb, ValueRange{end, nextPad});
+        });
+    gpu::BarrierOp::create(kb);
+  }
+
+  int64_t blocks = l.k / 32;
+  auto [lo, hi] = getExactScaleRange(d.f8Type);
+
+  // The source K of padded K `pk` and whether it holds operand data.
+  auto lookup = [&](Value pk) -> std::pair<Value, Value> {
+    if (!d.groups)
+      return {pk, ult(pk, c(l.k))};
+    // Group g: the number of groups whose padded end is <= pk.
+    auto scan =
+        scf::ForOp::create(kb, c(0), c(d.groups), c(1), ValueRange{c(0), c(0)});
+    {
+      OpBuilder::InsertionGuard g(kb);
+      kb.setInsertionPointToStart(scan.getBody());
+      Value e =
+          memref::LoadOp::create(kb, table, mul(scan.getInductionVar(), 3));
+      Value before =
+          arith::CmpIOp::create(kb, arith::CmpIPredicate::ule, e, pk);
+      Value gNext = add(scan.getRegionIterArgs()[0],
+                        arith::SelectOp::create(kb, before, c(1), c(0)));
+      Value pStart =
+          arith::SelectOp::create(kb, before, e, scan.getRegionIterArgs()[1]);
+      scf::YieldOp::create(kb, ValueRange{gNext, pStart});
+    }
+    Value gi = scan.getResult(0);
+    Value pStart = scan.getResult(1);
+    Value inGroups = ult(gi, c(d.groups));
+    Value gs = arith::MinUIOp::create(kb, gi, c(d.groups - 1));
+    Value start = memref::LoadOp::create(kb, table, add(mul(gs, 3), c(1)));
+    Value len = memref::LoadOp::create(kb, table, add(mul(gs, 3), c(2)));
+    Value off = sub(pk, pStart);
+    // A group starting off a 32-boundary is flagged by the table; its
+    // items are not loaded (the vector loads would be misaligned).
+    Value aligned = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq,
+                                          remu(start, 32), c(0));
+    return {
+        add(start, off),
+        arith::AndIOp::create(
+            kb, arith::AndIOp::create(kb, inGroups, ult(off, len)), aligned)};
+  };
+  // The scale byte (i32) of row r at source K k0.
+  auto scaleByte = [&](Value batch, Value r, Value k0) -> Value {
+    Value kBlock = divu(k0, 32);
+    Value sOff;
+    if (l.blockedScales) {
+      lowering::Bits bb = kb.bits();
+      sOff = lowering::getBlockedOffset(bb, r, kBlock, blocks);
+    } else {
+      sOff =
+          l.kMajor ? add(mul(r, blocks), kBlock) : add(mul(kBlock, l.rows), r);
+    }
+    sOff = add(mul(batch, l.getScaleSize()), sOff);
+    return arith::ExtUIOp::create(
+        kb, i32,
+        kb.bitcastTo(kb.getI8Type(), memref::LoadOp::create(kb, scales, sOff)));
+  };
+  // bf16 of the fp8 bytes `v` (vector<n x i8>) with scale byte `s`; sets
+  // the flag where bf16 cannot hold them exactly.
+  auto convert = [&](Value v, Value s) -> Value {
+    int64_t n = cast<VectorType>(v.getType()).getNumElements();
+    auto bf16V = VectorType::get({n}, kb.getBF16Type());
+    auto f32V = VectorType::get({n}, kb.getF32Type());
+    auto words = VectorType::get({n / 4}, i32);
+    Value isNaN =
+        arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, s, kb.i32(255));
+    Value mag = arith::AndIOp::create(kb, kb.bitcastTo(words, v),
+                                      kb.splatBits(words, 0x7F7F7F7F));
+    // The exact conversion (hardware cvt to f16, f32 multiply by
+    // 2^(s - 127) as f32 bits s << 23, one rounding to bf16 that is exact
+    // in the range): e5m2, and e4m3 items holding a NaN code.
+    auto exactConvert = [&]() -> Value {
+      Value factorBits =
+          arith::SelectOp::create(kb, isNaN, kb.i32(0x7FC00000),
+                                  arith::ShLIOp::create(kb, s, kb.i32(23)));
+      Value factor = kb.bitcastTo(kb.getF32Type(), factorBits);
+      Value x = kb.convertFromF8(v, d.f8Type);
+      Value y = arith::MulFOp::create(
+          kb, x, vector::BroadcastOp::create(kb, f32V, factor));
+      return arith::TruncFOp::create(kb, bf16V, y);
+    };
+    Value bf;
+    if (isa<Float8E4M3FNType>(d.f8Type)) {
+      // e4m3 without conversion instructions: the bytes placed as bf16 of
+      // 2^-120 times the values, then two exact bf16x2 multiplies by 2^120
+      // and 2^(s - 127) (bits s << 7; 0 for s = 0, exact only for a zero
+      // block and otherwise flagged; NaN for 255). A NaN code (magnitude
+      // 0x7F: adding 1 carries into bit 7) takes exactConvert.
+      Value carry = arith::AndIOp::create(
+          kb, arith::AddIOp::create(kb, mag, kb.splatBits(words, 0x01010101)),
+          kb.splatBits(words, 0x80808080));
+      Value nanCode = arith::CmpIOp::create(
+          kb, arith::CmpIPredicate::ne,
+          vector::ReductionOp::create(kb, vector::CombiningKind::OR, carry),
+          kb.i32(0));
+      auto conv = scf::IfOp::create(kb, TypeRange{bf16V}, nanCode, true);
+      OpBuilder::InsertionGuard g(kb);
+      kb.setInsertionPointToStart(conv.thenBlock());
+      scf::YieldOp::create(kb, exactConvert());
+      kb.setInsertionPointToStart(conv.elseBlock());
+      Value x = kb.placeE4M3(v);
+      x = arith::MulFOp::create(kb, x, kb.splatBits(bf16V, 247 << 7));
+      Value fBits = arith::SelectOp::create(
+          kb, isNaN, kb.i32(0x7FC0), arith::ShLIOp::create(kb, s, kb.i32(7)));
+      Value f = kb.bitcastTo(
+          kb.getBF16Type(),
+          arith::TruncIOp::create(kb, kb.getI16Type(), fBits).getResult());
+      scf::YieldOp::create(
+          kb, arith::MulFOp::create(kb, x,
+                                    vector::BroadcastOp::create(kb, bf16V, f))
+                  .getResult());
+      kb.setInsertionPointAfter(conv);
+      bf = conv.getResult(0);
+    } else {
+      bf = exactConvert();
+    }
+    // Flag: a nonzero magnitude (the NaN codes included) with a scale byte
+    // outside the exact range.
+    Value any = vector::ReductionOp::create(kb, vector::CombiningKind::OR, mag);
+    Value nonzero =
+        arith::CmpIOp::create(kb, arith::CmpIPredicate::ne, any, kb.i32(0));
+    Value outside = arith::OrIOp::create(
+        kb, arith::CmpIOp::create(kb, arith::CmpIPredicate::slt, s, kb.i32(lo)),
+        arith::CmpIOp::create(kb, arith::CmpIPredicate::sgt, s, kb.i32(hi)));
+    Value unsafe = arith::AndIOp::create(
+        kb, arith::AndIOp::create(kb, nonzero, outside),
+        arith::XOrIOp::create(kb, isNaN,
+                              arith::ConstantIntOp::create(kb, 1, 1)));
+    kb.ifThen(unsafe, setFlag);
+    return bf;
+  };
+
+  if (d.transpose()) {
+    // MN-major data through shared memory: CTA tile = one 32-block of K x
+    // 128 rows. 256 threads load the 32 x 128 bytes as 16-byte row chunks
+    // (and 128 scale bytes), then thread t converts 16 K of row t / 2 and
+    // stores them as 32 contiguous bytes of the K-major output.
+    int64_t tableBytes = llvm::alignTo(24 * d.groups, 16);
+    auto tileType = MemRefType::get({32 * kTransposeStride}, kb.getI8Type(),
+                                    MemRefLayoutAttrInterface(), wgSpace);
+    Value tileBuf =
+        memref::ViewOp::create(kb, tileType, raw, c(tableBytes), ValueRange{});
+    auto sType =
+        MemRefType::get({128}, i32, MemRefLayoutAttrInterface(), wgSpace);
+    Value sBuf = memref::ViewOp::create(
+        kb, sType, raw, c(tableBytes + 32 * kTransposeStride), ValueRange{});
+    Value tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
+    Value bid = gpu::BlockIdOp::create(kb, gpu::Dimension::x);
+    Value gridDim = gpu::GridDimOp::create(kb, gpu::Dimension::x);
+    int64_t rowTiles = d.rowsPad / 128, kBlocksPad = d.kPad / 32;
+    auto b16 = VectorType::get({16}, kb.getI8Type());
+    kb.forLoop(bid, c(d.numItems()), gridDim, [&](Value tile) {
+      Value rt = remu(tile, rowTiles);
+      Value kbp = remu(divu(tile, rowTiles), kBlocksPad);
+      Value batch = divu(tile, rowTiles * kBlocksPad);
+      Value pk = mul(kbp, 32);
+      auto [k0, kIn] = lookup(pk);
+      Value rowBase = mul(rt, 128);
+      // Load: thread t copies row chunk t % 8 of K row t / 8.
+      Value kk = divu(tid, 8), chunk = remu(tid, 8);
+      Value r0 = add(rowBase, mul(chunk, 16));
+      Value in = arith::AndIOp::create(kb, kIn, ult(r0, c(l.rows)));
+      auto ld = scf::IfOp::create(kb, TypeRange{b16}, in, true);
+      {
+        OpBuilder::InsertionGuard g(kb);
+        kb.setInsertionPointToStart(ld.thenBlock());
+        Value off =
+            add(mul(batch, l.getDataSize()), add(mul(add(k0, kk), l.rows), r0));
+        scf::YieldOp::create(
+            kb, kb.bitcastTo(b16, kb.load(VectorType::get({16}, d.f8Type), data,
+                                          off, 16)));
+        kb.setInsertionPointToStart(ld.elseBlock());
+        scf::YieldOp::create(kb, kb.splatBits(b16, 0));
+      }
+      kb.store(ld.getResult(0), tileBuf,
+               add(mul(kk, kTransposeStride), mul(chunk, 16)), 16);
+      kb.ifThen(ult(tid, c(128)), [&] {
+        Value r = add(rowBase, tid);
+        Value ok = arith::AndIOp::create(kb, kIn, ult(r, c(l.rows)));
+        auto sIf = scf::IfOp::create(kb, TypeRange{i32}, ok, true);
+        OpBuilder::InsertionGuard g(kb);
+        kb.setInsertionPointToStart(sIf.thenBlock());
+        scf::YieldOp::create(kb, scaleByte(batch, r, k0));
+        kb.setInsertionPointToStart(sIf.elseBlock());
+        scf::YieldOp::create(kb, kb.i32(127));
+        kb.setInsertionPointAfter(sIf);
+        memref::StoreOp::create(kb, sIf.getResult(0), sBuf, tid);
+      });
+      gpu::BarrierOp::create(kb);
+      // Convert: thread t takes row t / 2, K half t % 2.
+      Value row = divu(tid, 2), half = remu(tid, 2);
+      SmallVector<Value> bytes;
+      for (int64_t j = 0; j < 16; ++j)
+        bytes.push_back(memref::LoadOp::create(
+            kb, tileBuf,
+            add(mul(add(mul(half, 16), c(j)), kTransposeStride), row)));
+      Value v = vector::FromElementsOp::create(kb, b16, bytes);
+      Value sv = memref::LoadOp::create(kb, sBuf, row);
+      Value bf = convert(v, sv);
+      Value outOff =
+          add(mul(add(mul(batch, d.rowsPad), add(rowBase, row)), d.kPad),
+              add(pk, mul(half, 16)));
+      kb.store(bf, out, outOff, 16);
+      // The tile is read before the next one overwrites it.
+      gpu::BarrierOp::create(kb);
+    });
+    return;
+  }
+
+  auto bytesV = VectorType::get({vec}, kb.getI8Type());
+  kb.gridStrideLoop(kb.idx(d.numItems()), [&](Value i) {
+    int64_t chunks = d.kPad / vec;
+    Value r, kc;
+    if (l.kMajor) {
+      kc = remu(i, chunks);
+      r = remu(divu(i, chunks), d.rowsPad);
+    } else {
+      r = remu(i, d.rowsPad);
+      kc = remu(divu(i, d.rowsPad), chunks);
+    }
+    Value batch = divu(i, d.rowsPad * chunks);
+    Value pk = mul(kc, vec);
+    auto [k0, kIn] = lookup(pk);
+    Value inside = arith::AndIOp::create(kb, ult(r, c(l.rows)), kIn);
+    // Padding: zero bytes with scale byte 127 convert to zeros.
+    auto ifOp = scf::IfOp::create(kb, TypeRange{bytesV, i32}, inside, true);
+    {
+      OpBuilder::InsertionGuard g(kb);
+      kb.setInsertionPointToStart(ifOp.thenBlock());
+      Value dataBase = mul(batch, l.getDataSize());
+      Value v;
+      if (l.kMajor) {
+        Value off = add(dataBase, add(mul(r, l.k), k0));
+        v = kb.bitcastTo(
+            bytesV, kb.load(VectorType::get({vec}, d.f8Type), data, off, vec));
+      } else {
+        SmallVector<Value> elems;
+        for (int64_t j = 0; j < vec; ++j) {
+          Value off = add(dataBase, add(mul(add(k0, c(j)), l.rows), r));
+          elems.push_back(kb.bitcastTo(kb.getI8Type(),
+                                       memref::LoadOp::create(kb, data, off)));
+        }
+        v = vector::FromElementsOp::create(kb, bytesV, elems);
+      }
+      scf::YieldOp::create(kb, ValueRange{v, scaleByte(batch, r, k0)});
+      kb.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(kb,
+                           ValueRange{kb.splatBits(bytesV, 0), kb.i32(127)});
+    }
+    Value bf = convert(ifOp.getResult(0), ifOp.getResult(1));
+    Value outOff = add(mul(add(mul(batch, d.rowsPad), r), d.kPad), pk);
+    kb.store(bf, out, outOff, 16);
+  });
+}
+
+Value gpu_lowering::launchDequantPrepass(RewriterBase &rewriter, Location loc,
+                                         const KernelCache &cache,
+                                         const DequantSpec &d,
+                                         int64_t maxCTAsPerSM, Value data,
+                                         Value scales, Value offs, Value flag) {
+  const GPUTargetInfo &target = cache.getTarget();
+  // One CTA per tile (transpose) or per 256 items.
+  int64_t grid = d.transpose() ? std::max<int64_t>(d.numItems(), 1)
+                               : cache.getGridSize(d.numItems());
+  if (maxCTAsPerSM > 0)
+    grid = std::min<int64_t>(grid, maxCTAsPerSM * target.numSMs);
+  Value padded =
+      memref::AllocOp::create(rewriter, loc,
+                              MemRefType::get({d.batches * d.rowsPad * d.kPad},
+                                              rewriter.getBF16Type()));
+  SmallVector<Value> kargs = {data, scales};
+  if (d.groups)
+    kargs.push_back(offs);
+  kargs.append({padded, flag});
+  SmallVector<Type> types =
+      llvm::map_to_vector(kargs, [](Value v) { return v.getType(); });
+  gpu::GPUFuncOp kernel =
+      cache.getOrCreate(rewriter, d.getName(), types, d.groups ? 3 : 2, {},
+                        [&](KernelBuilder &kb, ValueRange kargs, ValueRange) {
+                          emitDequantKernel(kb, d, kargs);
+                        });
+  auto c = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
+  };
+  // 2d-2d: the group table; MN-major: the transpose tile.
+  Value shared =
+      d.sharedBytes()
+          ? arith::ConstantIntOp::create(rewriter, loc, d.sharedBytes(), 32)
+                .getResult()
+          : Value();
+  gpu::LaunchFuncOp::create(
+      rewriter, loc, kernel, gpu::KernelDim3{c(grid), c(1), c(1)},
+      gpu::KernelDim3{c(kThreadsPerCTA), c(1), c(1)}, shared, kargs);
+  return padded;
+}

@@ -1,0 +1,79 @@
+//===- DequantPrepass.h - MX operands dequantized into bf16 ----*- C++ -*-===//
+//
+// The pre-pass of the default GEMM (GemmVariant::DequantBF16): one kernel
+// per MX operand writes its exact bf16 values, K-major and zero-padded to
+// whole CTA tiles, and raises a flag word when an element bf16 cannot hold
+// exactly (the guarded fallback kernel then runs instead).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_GEMM_DEQUANTPREPASS_H
+#define MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_GEMM_DEQUANTPREPASS_H
+
+#include "../KernelBuilder.h"
+#include "mxfp8train/Conversion/Utils/GemmTiling.h"
+
+#include <string>
+
+namespace mlir {
+namespace mxfp8train {
+namespace gpu_lowering {
+
+/// Bytes per K row of the pre-pass's shared transpose tile (128 rows plus
+/// 16 bytes, so that a column's bytes spread over the banks).
+inline constexpr int64_t kTransposeStride = 144;
+
+/// One MX operand dequantized by the pre-pass.
+struct DequantSpec {
+  /// The stored operand (rows x K per batch).
+  gemm::OperandLayout l;
+  int64_t batches = 1;
+  /// The padded bf16 buffer: `batches x rowsPad x kPad`, K-major.
+  int64_t rowsPad = 0, kPad = 0;
+  Type f8Type;
+  /// 2d-2d: the token groups of `offs` along K; each group's tokens start
+  /// at a multiple of 64 of the padded K (0: K is not grouped).
+  int64_t groups = 0;
+
+  /// Elements per item (one thread's work): 8 of one row for K-major data
+  /// (a warp loads 256 and stores 512 contiguous bytes), a 32-block of one
+  /// row for MN-major data (rows fastest, so that each of the 32 byte loads
+  /// of a warp is contiguous).
+  int64_t vec() const { return l.kMajor ? 8 : 32; }
+  /// MN-major data with rows a multiple of 16 goes through shared memory
+  /// in tiles of 32 K x 128 rows (16-byte loads of row chunks).
+  bool transpose() const { return !l.kMajor && l.rows % 16 == 0; }
+  /// Work items: tiles (transpose) or items of vec() elements.
+  int64_t numItems() const {
+    if (transpose())
+      return batches * (kPad / 32) * (rowsPad / 128);
+    return batches * rowsPad * (kPad / vec());
+  }
+  /// Dynamic shared memory: the 2d-2d group table, then (transpose) the
+  /// byte tile and 128 scale words.
+  int64_t sharedBytes() const {
+    int64_t bytes = llvm::alignTo(24 * groups, 16);
+    if (transpose())
+      bytes += 32 * kTransposeStride + 128 * 4;
+    return groups || transpose() ? bytes : 0;
+  }
+  /// The kernel name (`gemm_dequant_k_e4m3_1x256x512_pad256x512`).
+  std::string getName() const;
+};
+
+/// Allocates the padded bf16 buffer of `d` and launches the pre-pass on
+/// the operand's `data` and `scales` (and, 2d-2d, `offs`), raising `flag`
+/// (one i32, zeroed before) where the operand needs the fallback. The grid
+/// is one CTA per tile (transpose) or per 256 items, capped at
+/// `maxCTAsPerSM` per SM (0: no cap; a grid-stride loop covers the rest).
+/// Returns the padded buffer.
+Value launchDequantPrepass(RewriterBase &rewriter, Location loc,
+                           const KernelCache &cache, const DequantSpec &d,
+                           int64_t maxCTAsPerSM, Value data, Value scales,
+                           Value offs, Value flag);
+
+} // namespace gpu_lowering
+} // namespace mxfp8train
+} // namespace mlir
+
+#endif // MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_GEMM_DEQUANTPREPASS_H

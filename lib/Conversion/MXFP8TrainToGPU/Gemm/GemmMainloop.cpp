@@ -1,0 +1,550 @@
+//===- GemmMainloop.cpp - the target-neutral part of the GPU GEMMs -*- C++ -*-//
+//
+// Implements GemmMainloop.h: kernel skeleton (guard, shared-memory
+// carve-out, 2d-3d zero rows), the mbarrier stage ring, the persistent tile
+// and group walks, warp roles, the producer role with its cp.async stage
+// fill, the consumer loop, the epilogue store and the host-side launch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmMainloop.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+using namespace mlir::mxfp8train::gpu_lowering;
+using gemm::TileShape;
+
+GemmArgs::GemmArgs(const GemmSpec &spec, ValueRange args) {
+  unsigned i = 0;
+  aData = args[i++];
+  if (!spec.preDequantized())
+    aScales = args[i++];
+  bData = args[i++];
+  if (!spec.preDequantized())
+    bScales = args[i++];
+  if (spec.kind != GemmKind::Dense)
+    offs = args[i++];
+  if (spec.biasType)
+    bias = args[i++];
+  if (spec.guarded)
+    flag = args[i++];
+  out = args[i++];
+}
+
+GemmMainloop::GemmMainloop(KernelBuilder &kb, const GemmSpec &spec,
+                           ValueRange args)
+    : GemmIndexArith(kb), spec(spec), args(spec, args) {}
+
+//===----------------------------------------------------------------------===//
+// Kernel skeleton
+//===----------------------------------------------------------------------===//
+
+void GemmMainloop::emitKernel(function_ref<void()> body) {
+  tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
+  roleTid = tid;
+  auto emitBody = [&] {
+    carveSharedMemory();
+    body();
+    if (spec.kind == GemmKind::Grouped2d3d)
+      zeroRowsPastGroups();
+  };
+  if (spec.guarded) {
+    kb.ifThen(guardCondition(), emitBody);
+    return;
+  }
+  emitBody();
+}
+
+Value GemmMainloop::guardCondition() {
+  // One uniform load of the flag word (the pre-passes finished before this
+  // launch on the same stream).
+  Value f = memref::LoadOp::create(kb, args.flag, c(0));
+  return arith::CmpIOp::create(kb,
+                               spec.runWhenUnsafe ? arith::CmpIPredicate::ne
+                                                  : arith::CmpIPredicate::eq,
+                               f, kb.i32(0));
+}
+
+void GemmMainloop::carveSharedMemory() {
+  MLIRContext *ctx = kb.getContext();
+  auto wgSpace = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto rawType = MemRefType::get({ShapedType::kDynamic}, kb.getI8Type(),
+                                 MemRefLayoutAttrInterface(), wgSpace);
+  rawShared = gpu::DynamicSharedMemoryOp::create(kb, rawType);
+  Value rawAddr = memref::ExtractAlignedPointerAsIndexOp::create(kb, rawShared);
+  // The stages start at the first 1024-byte boundary (128B swizzle atoms).
+  stagesPad = remu(sub(c(1024), remu(rawAddr, 1024)), 1024);
+  stagesAddr = add(rawAddr, stagesPad);
+  auto viewType = MemRefType::get({ShapedType::kDynamic}, kb.getBF16Type(),
+                                  MemRefLayoutAttrInterface(), wgSpace);
+  stagesView = memref::ViewOp::create(
+      kb, viewType, rawShared, stagesPad,
+      ValueRange{c(spec.stages * spec.stageBytes() / 2)});
+  // The mbarriers follow the stages (8-byte aligned: stages are multiples
+  // of 1 KiB).
+  if (spec.usesStageRing())
+    barriersAddr = add(stagesAddr, c(spec.stages * spec.stageBytes()));
+}
+
+Value GemmMainloop::viewExtra(MemRefType type) {
+  int64_t offset = spec.stages * spec.stageBytes() + spec.barrierBytes();
+  return memref::ViewOp::create(kb, type, rawShared, add(stagesPad, c(offset)),
+                                ValueRange{});
+}
+
+Value GemmMainloop::getExtraAddress() {
+  return add(stagesAddr,
+             c(spec.stages * spec.stageBytes() + spec.barrierBytes()));
+}
+
+Value GemmMainloop::getSharedPointer(Value byteAddress) {
+  Value addr64 = arith::IndexCastUIOp::create(kb, kb.getI64Type(), byteAddress);
+  auto ptrType = LLVM::LLVMPointerType::get(
+      kb.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+  return LLVM::IntToPtrOp::create(kb, ptrType, addr64);
+}
+
+void GemmMainloop::zeroRowsPastGroups() {
+  // Rows at or past the last group's end are zero.
+  Value bid = gpu::BlockIdOp::create(kb, gpu::Dimension::x);
+  Value grid = gpu::GridDimOp::create(kb, gpu::Dimension::x);
+  auto walk =
+      scf::ForOp::create(kb, c(0), c(spec.batches), c(1), ValueRange{c(0)});
+  {
+    OpBuilder::InsertionGuard g(kb);
+    kb.setInsertionPointToStart(walk.getBody());
+    Value end =
+        groupEnd(walk.getInductionVar(), walk.getRegionIterArgs()[0], spec.m);
+    scf::YieldOp::create(kb, end);
+  }
+  Value first = mul(walk.getResult(0), c(spec.n));
+  Value gtid = add(mul(bid, c(spec.threads())), tid);
+  Value zero =
+      spec.outType.isBF16()
+          ? arith::ConstantOp::create(kb,
+                                      kb.getFloatAttr(kb.getBF16Type(), 0.0))
+                .getResult()
+          : arith::ConstantOp::create(kb, kb.getF32FloatAttr(0.0f)).getResult();
+  kb.forLoop(add(first, gtid), c(spec.m * spec.n), mul(grid, c(spec.threads())),
+             [&](Value i) { memref::StoreOp::create(kb, zero, args.out, i); });
+}
+
+//===----------------------------------------------------------------------===//
+// Stage ring
+//===----------------------------------------------------------------------===//
+
+Value GemmMainloop::getBarrier(Value i) {
+  Value addr = add(barriersAddr, mul(i, c(8)));
+  Value addr64 = arith::IndexCastUIOp::create(kb, kb.getI64Type(), addr);
+  auto ptrType = LLVM::LLVMPointerType::get(
+      kb.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+  return LLVM::IntToPtrOp::create(kb, ptrType, addr64);
+}
+
+Value GemmMainloop::getFullBarrier(Value stage) { return getBarrier(stage); }
+
+Value GemmMainloop::getEmptyBarrier(Value stage) {
+  return getBarrier(add(c(spec.stages), stage));
+}
+
+void GemmMainloop::waitBarrier(Value i, Value parity) {
+  // Suspend-time hint of the try_wait loop (ns), as the nvgpu lowering.
+  NVVM::MBarrierTryWaitParityOp::create(kb, getBarrier(i), parity,
+                                        kb.i32(10000000));
+}
+
+void GemmMainloop::arriveBarrier(Value i) {
+  NVVM::MBarrierArriveOp::create(kb, Type(), getBarrier(i), Value(),
+                                 NVVM::MemScopeKind::CTA, false);
+}
+
+void GemmMainloop::initMBarrier(Value ptr, int64_t arrivals) {
+  NVVM::MBarrierInitOp::create(kb, ptr, kb.i32(arrivals), Value());
+}
+
+void GemmMainloop::waitMBarrier(Value ptr, Value parity) {
+  NVVM::MBarrierTryWaitParityOp::create(kb, ptr, parity, kb.i32(10000000));
+}
+
+void GemmMainloop::arriveMBarrier(Value ptr) {
+  NVVM::MBarrierArriveOp::create(kb, Type(), ptr, Value(),
+                                 NVVM::MemScopeKind::CTA, false);
+}
+
+void GemmMainloop::initRing(int64_t fullArrivals, int64_t emptyArrivals) {
+  Value t0 = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, tid, c(0));
+  kb.ifThen(t0, [&] {
+    for (int64_t s = 0; s < spec.stages; ++s) {
+      NVVM::MBarrierInitOp::create(kb, getBarrier(c(s)), kb.i32(fullArrivals),
+                                   Value());
+      NVVM::MBarrierInitOp::create(kb, getBarrier(c(spec.stages + s)),
+                                   kb.i32(emptyArrivals), Value());
+    }
+  });
+  gpu::BarrierOp::create(kb);
+  ringCounter =
+      memref::AllocaOp::create(kb, MemRefType::get({1}, kb.getIndexType()));
+  storeRingCounter(c(0));
+}
+
+Value GemmMainloop::loadRingCounter() {
+  return memref::LoadOp::create(kb, ringCounter, ValueRange{c(0)});
+}
+
+void GemmMainloop::storeRingCounter(Value v) {
+  memref::StoreOp::create(kb, v, ringCounter, ValueRange{c(0)});
+}
+
+RingSlot GemmMainloop::loadRingSlot() {
+  RingSlot slot;
+  slot.counter = loadRingCounter();
+  slot.stage = remu(slot.counter, spec.stages);
+  slot.parity = arith::IndexCastUIOp::create(
+      kb, kb.getI32Type(), remu(divu(slot.counter, spec.stages), 2));
+  return slot;
+}
+
+void GemmMainloop::advanceRing(const RingSlot &slot) {
+  storeRingCounter(add(slot.counter, c(1)));
+}
+
+void GemmMainloop::waitFull(const RingSlot &slot) {
+  waitBarrier(slot.stage, slot.parity);
+}
+
+void GemmMainloop::waitEmpty(const RingSlot &slot) {
+  Value one = kb.i32(1);
+  Value parity = arith::XOrIOp::create(kb, slot.parity, one);
+  waitBarrier(add(c(spec.stages), slot.stage), parity);
+}
+
+void GemmMainloop::arriveFull(Value stage) { arriveBarrier(stage); }
+
+void GemmMainloop::arriveEmpty(Value stage) {
+  arriveBarrier(add(c(spec.stages), stage));
+}
+
+void GemmMainloop::arriveExpectTx(Value stage, int64_t bytes) {
+  NVVM::MBarrierArriveExpectTxOp::create(kb, Type(), getFullBarrier(stage),
+                                         kb.i32(bytes), NVVM::MemScopeKind::CTA,
+                                         /*relaxed=*/false, Value());
+}
+
+//===----------------------------------------------------------------------===//
+// Tiles and roles
+//===----------------------------------------------------------------------===//
+
+Value GemmMainloop::groupEnd(Value g, Value start, int64_t total) {
+  Value raw = memref::LoadOp::create(kb, args.offs, g);
+  Value end = arith::IndexCastOp::create(kb, kb.getIndexType(), raw);
+  end = arith::MaxSIOp::create(kb, end, start);
+  return arith::MinSIOp::create(kb, end, c(total));
+}
+
+GemmTile GemmMainloop::makeTile(Value batch, Value rowBase, Value rowEnd,
+                                Value colBase, Value kLo, Value kHi) {
+  GemmTile t;
+  t.batch = batch;
+  t.rowBase = rowBase;
+  t.rowEnd = rowEnd;
+  t.colBase = colBase;
+  t.kLo = kLo;
+  t.kHi = kHi;
+  t.aDataBase = spec.aBatched ? mul(batch, c(spec.a.getDataSize())) : c(0);
+  t.aScaleBase = spec.aBatched ? mul(batch, c(spec.a.getScaleSize())) : c(0);
+  t.bDataBase = spec.bBatched ? mul(batch, c(spec.b.getDataSize())) : c(0);
+  t.bScaleBase = spec.bBatched ? mul(batch, c(spec.b.getScaleSize())) : c(0);
+  t.colEnd = c(spec.n);
+  t.ktBegin = divu(kLo, spec.tile.k);
+  Value ktEnd = divu(add(kHi, c(spec.tile.k - 1)), spec.tile.k);
+  t.ktEnd = arith::MaxUIOp::create(kb, ktEnd, t.ktBegin);
+  return t;
+}
+
+void GemmMainloop::walkTiles(function_ref<void(const GemmTile &)> body) {
+  auto visit = [&](Value batch, Value rowBase, Value rowEnd, Value colBase,
+                   Value kLo, Value kHi) {
+    body(makeTile(batch, rowBase, rowEnd, colBase, kLo, kHi));
+  };
+  Value bid = gpu::BlockIdOp::create(kb, gpu::Dimension::x);
+  Value grid = gpu::GridDimOp::create(kb, gpu::Dimension::x);
+  const TileShape &t = spec.tile;
+  int64_t tilesM = spec.tilesM(), tilesN = spec.tilesN();
+  kb.forLoop(bid, c(spec.numTiles()), grid, [&](Value tile) {
+    switch (spec.kind) {
+    case GemmKind::Dense:
+    case GemmKind::Grouped2d2d: {
+      Value batch = divu(tile, tilesM * tilesN);
+      auto [mt, nt] = gemm::emitGroupedTile(kb, remu(tile, tilesM * tilesN),
+                                            tilesM, tilesN, t.groupM);
+      Value kLo = c(0), kHi = c(spec.k);
+      if (spec.kind == GemmKind::Grouped2d2d) {
+        // The group's clamped token range: walk the ends up to `batch`.
+        // Pre-dequantized operands: the group's range of the padded K
+        // instead (each group rounded up to 64, as the pre-pass lays it
+        // out).
+        auto walk = scf::ForOp::create(kb, c(0), add(batch, c(1)), c(1),
+                                       ValueRange{c(0), c(0), c(0), c(0)});
+        {
+          OpBuilder::InsertionGuard g(kb);
+          kb.setInsertionPointToStart(walk.getBody());
+          ValueRange it = walk.getRegionIterArgs();
+          Value start = it[1];
+          Value end = groupEnd(walk.getInductionVar(), start, spec.k);
+          Value padStart = it[3];
+          Value padEnd =
+              add(padStart, mul(divu(add(sub(end, start), c(63)), 64), c(64)));
+          scf::YieldOp::create(kb, ValueRange{start, end, padStart, padEnd});
+        }
+        bool padded = spec.preDequantized();
+        kLo = walk.getResult(padded ? 2 : 0);
+        kHi = walk.getResult(padded ? 3 : 1);
+      }
+      visit(batch, mul(mt, c(t.m)), c(spec.m), mul(nt, c(t.n)), kLo, kHi);
+      break;
+    }
+    case GemmKind::Grouped2d3d: {
+      // Tile rows of every group in turn: group g covers [start, end) in
+      // ceil((end - start) / 128) tiles.
+      Value mt = divu(tile, tilesN);
+      Value nt = remu(tile, tilesN);
+      Value f = arith::ConstantIntOp::create(kb, 0, 1);
+      auto walk =
+          scf::ForOp::create(kb, c(0), c(spec.batches), c(1),
+                             ValueRange{c(0), c(0), f, c(0), c(0), c(0)});
+      {
+        OpBuilder::InsertionGuard g(kb);
+        kb.setInsertionPointToStart(walk.getBody());
+        ValueRange it = walk.getRegionIterArgs();
+        Value start = it[0], cum = it[1], found = it[2];
+        Value g0 = walk.getInductionVar();
+        Value end = groupEnd(g0, start, spec.m);
+        Value count = divu(add(sub(end, start), c(t.m - 1)), t.m);
+        Value next = add(cum, count);
+        Value hit = andi(uge(mt, cum), ult(mt, next));
+        Value row = add(start, mul(sub(mt, cum), c(t.m)));
+        scf::YieldOp::create(
+            kb, ValueRange{end, next, arith::OrIOp::create(kb, found, hit),
+                           select(hit, g0, it[3]), select(hit, row, it[4]),
+                           select(hit, end, it[5])});
+      }
+      Value found = walk.getResult(2);
+      kb.ifThen(found, [&] {
+        visit(walk.getResult(3), walk.getResult(4), walk.getResult(5),
+              mul(nt, c(t.n)), c(0), c(spec.k));
+      });
+      break;
+    }
+    }
+  });
+}
+
+void GemmMainloop::emitWarpRoles(ArrayRef<WarpRole> roles) {
+  // Role i is an scf.if on threadIdx.x < (end of role i) whose else block
+  // holds the later roles.
+  std::function<void(ArrayRef<WarpRole>, int64_t)> emitFrom =
+      [&](ArrayRef<WarpRole> rest, int64_t first) {
+        auto emitRole = [&](const WarpRole &role) {
+          if (role.maxRegisters)
+            NVVM::SetMaxRegisterOp::create(kb, role.maxRegisters,
+                                           role.registerAction);
+          roleTid = first == 0 ? tid : sub(tid, c(first));
+          role.body();
+        };
+        if (rest.size() == 1) {
+          emitRole(rest.front());
+          return;
+        }
+        Value inFirst = ult(tid, c(first + rest.front().threads));
+        auto ifOp = scf::IfOp::create(kb, TypeRange{}, inFirst, true);
+        OpBuilder::InsertionGuard g(kb);
+        kb.setInsertionPointToStart(ifOp.thenBlock());
+        emitRole(rest.front());
+        kb.setInsertionPointToStart(ifOp.elseBlock());
+        emitFrom(rest.drop_front(), first + rest.front().threads);
+      };
+  emitFrom(roles, 0);
+  roleTid = tid;
+}
+
+//===----------------------------------------------------------------------===//
+// Producer and consumer
+//===----------------------------------------------------------------------===//
+
+void GemmMainloop::emitProducerTile(const GemmTile &t, StageFill fill) {
+  auto loop = scf::ForOp::create(kb, t.ktBegin, t.ktEnd, c(1));
+  OpBuilder::InsertionGuard g(kb);
+  kb.setInsertionPointToStart(loop.getBody());
+  Value kt = loop.getInductionVar();
+  RingSlot slot = loadRingSlot();
+  waitEmpty(slot);
+  fill(t, kt, slot);
+  advanceRing(slot);
+}
+
+void GemmMainloop::copyTile(Value data, Value dataBase, Value rowBase,
+                            int64_t rows, int64_t rowElems, Value k0,
+                            Value dst) {
+  // 128 producer threads, 8 per 128-byte row: thread j copies chunk j % 8
+  // of rows j / 8 + 16 i. In the 128-byte swizzle chunk c of row r sits at
+  // c ^ (r % 8), the same for every i (16 i is a multiple of 8).
+  Type i64 = kb.getI64Type();
+  MLIRContext *ctx = kb.getContext();
+  auto globalPtr = LLVM::LLVMPointerType::get(
+      ctx, static_cast<unsigned>(NVVM::NVVMMemorySpace::Global));
+  auto sharedPtr = LLVM::LLVMPointerType::get(
+      ctx, static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+  Value r0 = divu(roleTid, 8);
+  Value chunk = remu(roleTid, 8);
+  Value phys = arith::XOrIOp::create(kb, chunk, remu(r0, 8));
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(kb, data);
+  Value src =
+      add(base, mul(add(add(dataBase, mul(add(rowBase, r0), c(rowElems))),
+                        add(k0, mul(chunk, c(8)))),
+                    c(2)));
+  Value to = add(dst, add(mul(r0, c(128)), mul(phys, c(16))));
+  for (int64_t i = 0; i < rows / 16; ++i) {
+    Value s = add(src, c(i * 16 * rowElems * 2));
+    Value d = add(to, c(i * 16 * 128));
+    Value sp = LLVM::IntToPtrOp::create(
+        kb, globalPtr, arith::IndexCastUIOp::create(kb, i64, s).getResult());
+    Value dp = LLVM::IntToPtrOp::create(
+        kb, sharedPtr, arith::IndexCastUIOp::create(kb, i64, d).getResult());
+    NVVM::CpAsyncOp::create(kb, dp, sp, kb.getI32IntegerAttr(16),
+                            NVVM::LoadCacheModifierKindAttr::get(
+                                ctx, NVVM::LoadCacheModifierKind::CG),
+                            Value());
+  }
+}
+
+void GemmMainloop::fillStageCpAsync(const GemmTile &t, Value kt,
+                                    const RingSlot &slot) {
+  // The padded buffers need no masks: rows and K are whole tiles, zero past
+  // the operands. full[s] completes when this thread's copies have landed
+  // (one of its expected arrivals).
+  Value stageAddr = add(stagesAddr, mul(slot.stage, c(spec.stageBytes())));
+  Value k0 = mul(kt, c(spec.tile.k));
+  copyTile(args.aData, t.aDataBase, t.rowBase, spec.tile.m, spec.a.k, k0,
+           stageAddr);
+  copyTile(args.bData, t.bDataBase, t.colBase, spec.tile.n, spec.b.k, k0,
+           add(stageAddr, c(spec.stageBytesA())));
+  NVVM::CpAsyncMBarrierArriveOp::create(kb, getFullBarrier(slot.stage),
+                                        /*noinc=*/true);
+}
+
+scf::ForOp GemmMainloop::emitConsumerLoop(const GemmTile &t, ValueRange init,
+                                          bool fenceAfterFull,
+                                          StageConsume consume) {
+  auto loop = scf::ForOp::create(kb, t.ktBegin, t.ktEnd, c(1), init);
+  OpBuilder::InsertionGuard g(kb);
+  kb.setInsertionPointToStart(loop.getBody());
+  Value kt = loop.getInductionVar();
+  RingSlot slot = loadRingSlot();
+  waitFull(slot);
+  if (fenceAfterFull) {
+    // The stage was written by cp.async (generic proxy); order those
+    // writes, observed through full[s], before the tensor cores' reads.
+    MLIRContext *ctx = kb.getContext();
+    NVVM::FenceProxyOp::create(
+        kb, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+  }
+  SmallVector<Value> next = consume(kt, slot, loop.getRegionIterArgs());
+  advanceRing(slot);
+  scf::YieldOp::create(kb, next);
+  return loop;
+}
+
+//===----------------------------------------------------------------------===//
+// Epilogue
+//===----------------------------------------------------------------------===//
+
+Value GemmMainloop::getOutputBase(Value batch) {
+  return spec.kind == GemmKind::Grouped2d3d ? c(0)
+                                            : mul(batch, c(spec.m * spec.n));
+}
+
+void GemmMainloop::storeOutput(Value outBase, Value row, Value col,
+                               Value rowEnd, int64_t width,
+                               function_ref<Value(int64_t)> valueAt) {
+  Type f32 = kb.getF32Type();
+  SmallVector<Value> vals;
+  for (int64_t j = 0; j < width; ++j) {
+    Value v = valueAt(j);
+    if (args.bias) {
+      Value cj = arith::MinUIOp::create(kb, add(col, c(j)), c(spec.n - 1));
+      Value bv = memref::LoadOp::create(kb, args.bias, cj);
+      if (!spec.biasType.isF32())
+        bv = arith::ExtFOp::create(kb, f32, bv);
+      v = arith::AddFOp::create(kb, v, bv);
+    }
+    if (spec.outType.isBF16())
+      v = arith::TruncFOp::create(kb, spec.outType, v);
+    vals.push_back(v);
+  }
+  Value rowOk = ult(row, rowEnd);
+  Value off = add(outBase, add(mul(row, c(spec.n)), col));
+  if (spec.n % width == 0) {
+    Value ok = andi(rowOk, ult(col, c(spec.n)));
+    kb.ifThen(ok, [&] {
+      Value v = vector::FromElementsOp::create(
+          kb, VectorType::get({width}, spec.outType), vals);
+      int64_t bytes = width * spec.outType.getIntOrFloatBitWidth() / 8;
+      kb.store(v, args.out, off, bytes);
+    });
+    return;
+  }
+  for (int64_t j = 0; j < width; ++j) {
+    Value ok = andi(rowOk, ult(add(col, c(j)), c(spec.n)));
+    kb.ifThen(ok, [&] {
+      memref::StoreOp::create(kb, vals[j], args.out, add(off, c(j)));
+    });
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Host side
+//===----------------------------------------------------------------------===//
+
+Value gpu_lowering::flatBuffer(RewriterBase &rewriter, Location loc,
+                               Value tensor) {
+  Value buf = toBuffer(rewriter, loc, tensor);
+  auto type = cast<MemRefType>(buf.getType());
+  return collapseTo(rewriter, loc, buf, {type.getNumElements()});
+}
+
+void gpu_lowering::launchGemmKernel(
+    RewriterBase &rewriter, Location loc, const KernelCache &cache,
+    const GemmSpec &spec, ArrayRef<Value> args,
+    function_ref<void(KernelBuilder &, ValueRange)> emitBody) {
+  SmallVector<Type> argTypes =
+      llvm::map_to_vector(args, [](Value v) { return v.getType(); });
+  gpu::GPUFuncOp kernel =
+      cache.getOrCreate(rewriter, spec.getName(), argTypes, args.size() - 1, {},
+                        [&](KernelBuilder &kb, ValueRange kargs, ValueRange) {
+                          emitBody(kb, kargs);
+                        });
+  const GPUTargetInfo &target = cache.getTarget();
+  // Persistent grid; .minnctapersm where two CTAs per SM fit.
+  int64_t ctasPerSM = spec.ctasPerSM;
+  kernel->setAttr("nvvm.minctasm", rewriter.getI32IntegerAttr(ctasPerSM));
+  kernel->setAttr("nvvm.maxntid", rewriter.getDenseI32ArrayAttr(
+                                      {int32_t(spec.threads()), 1, 1}));
+  kernel.setKnownBlockSizeAttr(
+      rewriter.getDenseI32ArrayAttr({int32_t(spec.threads()), 1, 1}));
+  int64_t grid = std::min<int64_t>(spec.numTiles(), ctasPerSM * target.numSMs);
+  auto c = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
+  };
+  Value one = c(1);
+  Value shared =
+      arith::ConstantIntOp::create(rewriter, loc, spec.sharedBytes(), 32);
+  gpu::LaunchFuncOp::create(
+      rewriter, loc, kernel, gpu::KernelDim3{c(grid), one, one},
+      gpu::KernelDim3{c(spec.threads()), one, one}, shared, args);
+}

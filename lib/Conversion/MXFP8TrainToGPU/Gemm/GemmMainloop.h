@@ -1,0 +1,346 @@
+//===- GemmMainloop.h - target-neutral part of the GPU GEMMs ---*- C++ -*-===//
+//
+// What every MX GEMM kernel of convert-mxfp8train-to-gpu shares, whatever
+// its MMA generation: the kernel arguments, the guard on the pre-pass flag,
+// the shared-memory carve-out, the mbarrier stage ring, the persistent tile
+// walk with the grouped walks, the warp roles, the producer role, the
+// consumer loop over full stages, the epilogue store and the host-side
+// launch. An MMA generation (WGMMA.cpp, WGMMAUpcast.cpp; tcgen05 next)
+// supplies its threads and warp roles, the consumer of a full stage and the
+// map from its accumulator fragment to output (row, col).
+//
+// Shared memory (dynamic, `GemmSpec::sharedBytes()`):
+//
+//   [pad to 1024] [stage 0] ... [stage S-1] [full[0..S-1] empty[0..S-1]]
+//   [extra bytes]
+//
+// Stages start 1024-byte aligned (128B swizzle atoms, descriptor base
+// offset 0); each holds the K-major A tile then the B tile
+// (`GemmSpec::stageBytesA/B`). The 2S mbarriers of 8 bytes exist only for
+// the ring kernels (`GemmSpec::usesStageRing`); the extra bytes
+// (`GemmSpec::extraBytes`) are the generation's (`viewExtra`).
+//
+// The stage ring. Every role keeps a per-thread ring counter g (a one-word
+// alloca that LLVM promotes to a register), carried across the persistent
+// tiles; every role walks the same tiles in the same order, so the counters
+// agree. Stage g lives in slot s = g % S; its use number is g / S, and the
+// parity of that use is (g / S) & 1.
+//   - full[s] completes when the producers have written slot s
+//     (`initRing` fullArrivals arrivals, or expect_tx bytes with TMA);
+//   - empty[s] completes when the consumers have finished reading it
+//     (emptyArrivals arrivals).
+// A producer waits empty[s] with parity ((g / S) & 1) ^ 1 (a fresh barrier
+// passes that parity at once), fills the slot and completes full[s]. A
+// consumer waits full[s] with parity (g / S) & 1, consumes, and releases
+// the slot by arriving on empty[s] when its reads are done (for an
+// asynchronous MMA that is the generation's business: wgmma releases the
+// previous stage after `wait_group 1`; tcgen05 would `tcgen05.commit` to
+// empty[s]).
+//
+// Adding an MMA generation (e.g. Blackwell tcgen05):
+//   1. GemmSpec.h: a GemmVariant, and for it `threads()` (its warp roles),
+//      `stageBytesA/B()` (what a stage holds: e.g. fp8 tiles plus their
+//      scale factors) and `extraBytes()` (its own shared state), and the
+//      name suffix in GemmSpec.cpp.
+//   2. A file with the kernel body on a GemmMainloop:
+//        mainloop.emitKernel([&] {
+//          mainloop.initRing(fullArrivals, emptyArrivals);
+//          mainloop.emitWarpRoles({producerRole, mmaRole, ...});
+//        });
+//      A producer role walks the tiles (`walkTiles`) and calls
+//      `emitProducerTile(t, fill)`; a TMA `StageFill` has one elected
+//      thread call `arriveExpectTx(stage, bytes)` and issue the bulk
+//      tensor copies that complete on `getFullBarrier(stage)` (then
+//      `initRing` expects one arrival). An MMA role walks the same tiles and
+//      calls `emitConsumerLoop(t, init, /*fenceAfterFull=*/false, consume)`
+//      with the stage's MMA issue and release (tcgen05.commit to
+//      `getEmptyBarrier(stage)`). Its epilogue maps its accumulator
+//      (registers, or TMEM chunks loaded by tcgen05.ld) to output (row,
+//      col) and calls `storeOutput`. Further barriers (an accumulator ring,
+//      a TMEM address slot) live in the extra bytes: `getExtraAddress`,
+//      `getSharedPointer` and the `*MBarrier` primitives.
+//   3. GemmPatterns.cpp: the dispatch point of its chip (`checkGemmTarget`)
+//      and the choice of its body in the launch.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_GEMM_GEMMMAINLOOP_H
+#define MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_GEMM_GEMMMAINLOOP_H
+
+#include "../KernelBuilder.h"
+#include "GemmSpec.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace mlir {
+namespace mxfp8train {
+namespace gpu_lowering {
+
+//===----------------------------------------------------------------------===//
+// Index arithmetic
+//===----------------------------------------------------------------------===//
+
+/// Short names for the `index` arithmetic of the GEMM kernel bodies; every
+/// call creates its ops at the builder's insertion point (constants
+/// included: the kernels are canonicalized later).
+class GemmIndexArith {
+public:
+  explicit GemmIndexArith(KernelBuilder &kb) : kb(kb) {}
+
+protected:
+  Value c(int64_t v) { return kb.idx(v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(kb, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(kb, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(kb, x, y); }
+  Value divu(Value x, int64_t y) { return arith::DivUIOp::create(kb, x, c(y)); }
+  Value remu(Value x, int64_t y) { return arith::RemUIOp::create(kb, x, c(y)); }
+  Value ult(Value x, Value y) {
+    return arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, x, y);
+  }
+  Value uge(Value x, Value y) {
+    return arith::CmpIOp::create(kb, arith::CmpIPredicate::uge, x, y);
+  }
+  Value andi(Value x, Value y) { return arith::AndIOp::create(kb, x, y); }
+  Value select(Value p, Value x, Value y) {
+    return arith::SelectOp::create(kb, p, x, y);
+  }
+
+  KernelBuilder &kb;
+};
+
+//===----------------------------------------------------------------------===//
+// The pieces of a kernel
+//===----------------------------------------------------------------------===//
+
+/// The arguments of a GEMM kernel, in this order: A data, [A scales],
+/// B data, [B scales], [offs], [bias], [flag], out. Pre-dequantized
+/// operands have no scales; offs only for the grouped kinds, flag only for
+/// guarded kernels.
+struct GemmArgs {
+  GemmArgs(const GemmSpec &spec, ValueRange args);
+
+  Value aData, aScales, bData, bScales, offs, bias, flag, out;
+};
+
+/// One output tile of the persistent walk: rows [rowBase, rowEnd) are
+/// valid (rowEnd is the group end for 2d-3d, else m), columns [colBase,
+/// colEnd), contraction [kLo, kHi) (a group's tokens for 2d-2d) in
+/// contraction tiles [ktBegin, ktEnd) of `tile.k`; the element offsets of
+/// the tile's batch in each operand's data and scales.
+struct GemmTile {
+  Value batch, rowBase, rowEnd, colBase, colEnd, kLo, kHi;
+  Value aDataBase, aScaleBase, bDataBase, bScaleBase;
+  Value ktBegin, ktEnd;
+};
+
+/// One position of the stage ring: the thread's ring counter g, the slot
+/// g % stages and the parity (g / stages) & 1 (i32) of its current use.
+struct RingSlot {
+  Value counter, stage, parity;
+};
+
+/// One warp role of a warp-specialised kernel: a contiguous range of
+/// `threads` threads (a multiple of 128 where `maxRegisters` is set), the
+/// register count `setmaxnreg` moves it to first (0: none), and the body,
+/// which reads its thread index in the role from
+/// GemmMainloop::getRoleThreadId.
+struct WarpRole {
+  int64_t threads;
+  int32_t maxRegisters = 0;
+  NVVM::SetMaxRegisterAction registerAction =
+      NVVM::SetMaxRegisterAction::increase;
+  function_ref<void()> body;
+};
+
+/// Fills ring slot `slot.stage` with the operand tiles of contraction tile
+/// `kt` of tile `t` (the consumers have released it) and completes full[s]
+/// once the data is visible to its readers.
+using StageFill =
+    function_ref<void(const GemmTile &t, Value kt, const RingSlot &slot)>;
+
+/// Consumes the full ring slot `slot` (contraction tile `kt`) given the
+/// consumer loop's carried values `iterArgs` (e.g. the accumulators), and
+/// returns their new values.
+using StageConsume = function_ref<SmallVector<Value>(
+    Value kt, const RingSlot &slot, ValueRange iterArgs)>;
+
+/// The target-neutral part of a GEMM kernel body. One instance per kernel
+/// body; the MMA generation calls `emitKernel` and, inside it, the pieces
+/// it needs.
+class GemmMainloop : public GemmIndexArith {
+public:
+  GemmMainloop(KernelBuilder &kb, const GemmSpec &spec, ValueRange args);
+
+  const GemmSpec &getSpec() const { return spec; }
+  const GemmArgs &getArgs() const { return args; }
+  KernelBuilder &getBuilder() { return kb; }
+
+  //===--------------------------------------------------------------------===//
+  // Kernel skeleton
+  //===--------------------------------------------------------------------===//
+
+  /// Emits the kernel: the thread index, then (guarded kernels: only when
+  /// the pre-passes' flag says so) the shared-memory carve-out, `body`, and
+  /// for 2d-3d the zeroing of the output rows past the last group.
+  void emitKernel(function_ref<void()> body);
+  /// threadIdx.x (index).
+  Value getThreadId() const { return tid; }
+  /// The thread's index in the current warp role (threadIdx.x outside
+  /// `emitWarpRoles` and in its first role).
+  Value getRoleThreadId() const { return roleTid; }
+  /// The byte address (index, shared window) of stage 0, 1024-aligned.
+  Value getStagesAddress() const { return stagesAddr; }
+  /// The stages as a bf16 memref (element offsets from stage 0).
+  Value getStagesView() const { return stagesView; }
+  /// A view of `type` (static shape, workgroup memory) at the extra bytes
+  /// after the stages and mbarriers.
+  Value viewExtra(MemRefType type);
+  /// The byte address (index, shared window) of the extra bytes.
+  Value getExtraAddress();
+  /// A shared-window byte address (index) as `!llvm.ptr<3>`.
+  Value getSharedPointer(Value byteAddress);
+
+  //===--------------------------------------------------------------------===//
+  // Stage ring
+  //===--------------------------------------------------------------------===//
+
+  /// Thread 0 initialises full[s] with `fullArrivals` and empty[s] with
+  /// `emptyArrivals` expected arrivals, a CTA barrier publishes them, and
+  /// every thread's ring counter starts at 0.
+  void initRing(int64_t fullArrivals, int64_t emptyArrivals);
+  /// The thread's current ring position.
+  RingSlot loadRingSlot();
+  /// The ring counter alone.
+  Value loadRingCounter();
+  /// Moves the thread's ring counter past `slot`.
+  void advanceRing(const RingSlot &slot);
+  /// full[stage] / empty[stage] as `!llvm.ptr<3>`.
+  Value getFullBarrier(Value stage);
+  Value getEmptyBarrier(Value stage);
+  /// Consumer side: waits until `slot` is full.
+  void waitFull(const RingSlot &slot);
+  /// Producer side: waits until `slot` is empty (released by its previous
+  /// use; a fresh ring passes at once).
+  void waitEmpty(const RingSlot &slot);
+  /// One arrival on full[stage] / empty[stage].
+  void arriveFull(Value stage);
+  void arriveEmpty(Value stage);
+  /// One arrival on full[stage] that also expects `bytes` of asynchronous
+  /// (TMA) transactions (`mbarrier.arrive.expect_tx`).
+  void arriveExpectTx(Value stage, int64_t bytes);
+  /// The mbarrier primitives on any 8-byte aligned shared pointer (a
+  /// generation's own barriers in the extra bytes): initialise with
+  /// `arrivals` expected arrivals (call from one thread, then a CTA
+  /// barrier), wait for the phase of `parity` (i32) to complete, arrive.
+  void initMBarrier(Value ptr, int64_t arrivals);
+  void waitMBarrier(Value ptr, Value parity);
+  void arriveMBarrier(Value ptr);
+
+  //===--------------------------------------------------------------------===//
+  // Tiles and roles
+  //===--------------------------------------------------------------------===//
+
+  /// Calls `body` for every output tile of this CTA in the persistent order
+  /// (tile t = blockIdx.x, + gridDim.x, ...): dense and 2d-2d tiles in the
+  /// grouped-M raster of GemmTiling.h per batch / group (2d-2d contracting
+  /// over the group's clamped token range, or its range of the padded K
+  /// for pre-dequantized operands); 2d-3d tiles walk the groups, each
+  /// covering its rows in ceil(rows / tile.m) tiles.
+  void walkTiles(function_ref<void(const GemmTile &)> body);
+  /// Splits the CTA's threads into `roles` (in order: role 0 is threads
+  /// [0, roles[0].threads), ...), each running its body.
+  void emitWarpRoles(ArrayRef<WarpRole> roles);
+
+  //===--------------------------------------------------------------------===//
+  // Producer and consumer
+  //===--------------------------------------------------------------------===//
+
+  /// The producer role for one tile: per contraction tile, waits for an
+  /// empty slot, `fill`s it, and advances the ring.
+  void emitProducerTile(const GemmTile &t, StageFill fill);
+  /// The cp.async stage fill of pre-dequantized (padded K-major bf16)
+  /// operands by 128 producer threads: 16-byte `cp.async.cg` of the A and
+  /// B tile rows into the 128B swizzle, full[s] completed by
+  /// `cp.async.mbarrier.arrive.noinc` (the producer threads are full[s]'s
+  /// expected arrivals). Consumers must fence after the full wait (the
+  /// copies are generic-proxy writes).
+  void fillStageCpAsync(const GemmTile &t, Value kt, const RingSlot &slot);
+  /// The consumer loop of a tile: per contraction tile, waits for a full
+  /// slot (then `fence.proxy.async` where `fenceAfterFull`: stages written
+  /// by cp.async), calls `consume`, and advances the ring; `init` are the
+  /// loop's carried values.
+  scf::ForOp emitConsumerLoop(const GemmTile &t, ValueRange init,
+                              bool fenceAfterFull, StageConsume consume);
+
+  //===--------------------------------------------------------------------===//
+  // Epilogue
+  //===--------------------------------------------------------------------===//
+
+  /// The element offset of the output of batch (group) `batch`: 0 for
+  /// 2d-3d, whose groups share the output rows.
+  Value getOutputBase(Value batch);
+  /// Stores output elements (row, col + j), j < width, from the fp32
+  /// values `valueAt(j)` (called in order of j): bias added in fp32,
+  /// rounded to bf16 (RNE) or kept f32; rows at or past `rowEnd` and
+  /// columns past n are masked. With n a multiple of `width` (and `col`
+  /// one) the `width` elements go out in one vector store.
+  void storeOutput(Value outBase, Value row, Value col, Value rowEnd,
+                   int64_t width, function_ref<Value(int64_t)> valueAt);
+
+private:
+  /// The clamped end of group `g` given the previous end (CPU path rule).
+  Value groupEnd(Value g, Value start, int64_t total);
+  GemmTile makeTile(Value batch, Value rowBase, Value rowEnd, Value colBase,
+                    Value kLo, Value kHi);
+  /// The shared-memory carve-out (stages, mbarriers).
+  void carveSharedMemory();
+  /// Zeroes the 2d-3d output rows at or past the last group's end.
+  void zeroRowsPastGroups();
+  /// Whether this kernel runs: the pre-passes' flag word against
+  /// `runWhenUnsafe`.
+  Value guardCondition();
+  /// mbarrier `i` (full[s] = s, empty[s] = stages + s) as a shared pointer.
+  Value getBarrier(Value i);
+  void waitBarrier(Value i, Value parity);
+  void arriveBarrier(Value i);
+  void storeRingCounter(Value v);
+  /// cp.async of `rows` rows [rowBase, ...) x 64 K from element `k0` of
+  /// the padded bf16 buffer `data` (rows of `rowElems`, batch at element
+  /// `dataBase`) into the 128B-swizzled tile at byte address `dst`.
+  void copyTile(Value data, Value dataBase, Value rowBase, int64_t rows,
+                int64_t rowElems, Value k0, Value dst);
+
+  const GemmSpec &spec;
+  GemmArgs args;
+  Value tid, roleTid;
+  /// The dynamic shared memory (i8), the pad to the 1024-aligned stages,
+  /// their byte address and bf16 view, and the mbarriers' byte address.
+  Value rawShared, stagesPad, stagesAddr, stagesView, barriersAddr;
+  /// The thread's ring counter (memref<1xindex>).
+  Value ringCounter;
+};
+
+//===----------------------------------------------------------------------===//
+// Host side
+//===----------------------------------------------------------------------===//
+
+/// `tensor`'s buffer viewed as 1-D.
+Value flatBuffer(RewriterBase &rewriter, Location loc, Value tensor);
+
+/// Creates (or reuses) the kernel of `spec`, whose body `emitBody` writes
+/// from the kernel arguments, and launches it on `args` (GemmArgs order):
+/// `spec.threads()` threads, `.maxntid` and `.minnctapersm
+/// spec.ctasPerSM`, a persistent grid of min(tiles, ctasPerSM x SMs) CTAs
+/// and `spec.sharedBytes()` of dynamic shared memory.
+void launchGemmKernel(
+    RewriterBase &rewriter, Location loc, const KernelCache &cache,
+    const GemmSpec &spec, ArrayRef<Value> args,
+    function_ref<void(KernelBuilder &, ValueRange kernelArgs)> emitBody);
+
+} // namespace gpu_lowering
+} // namespace mxfp8train
+} // namespace mlir
+
+#endif // MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_GEMM_GEMMMAINLOOP_H

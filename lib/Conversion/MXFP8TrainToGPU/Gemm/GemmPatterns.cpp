@@ -1,0 +1,315 @@
+//===- GemmPatterns.cpp - scaled_mm / scaled_grouped_mm to GEMMs *- C++ -*-===//
+//
+// The patterns that lower `scaled_mm` (rank 2 and 3) and `scaled_grouped_mm`
+// (2d-3d, 2d-2d) to GEMM kernel launches: the problem of each op as a
+// GemmSpec, the configuration (kernel variant, tiles, stages, ...), the
+// launch sequence of the default pre-dequantized GEMM with its guarded
+// fallback, and the dispatch on the target's MMA generation: sm_90a gets
+// the wgmma kernels (WGMMA.cpp, WGMMAUpcast.cpp); other targets leave the
+// op to the simple GEMM (SimpleGemm.cpp) for now.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../KernelBuilder.h"
+#include "DequantPrepass.h"
+#include "GemmMainloop.h"
+#include "WGMMA.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+using namespace mlir::mxfp8train::gpu_lowering;
+using gemm::OperandLayout;
+using gemm::TileShape;
+
+/// CTAs per SM of a dequantization pre-pass at most (a grid-stride loop
+/// covers the rest; `dequant_ctas`, 0 for no cap).
+constexpr int64_t kDequantCTAsPerSM = 64;
+
+/// The configuration attribute of `op`, or the default one.
+static GemmConfigAttr getGemmConfig(Operation *op) {
+  if (auto config =
+          op->getAttrOfType<GemmConfigAttr>(GemmConfigAttr::getAttrName()))
+    return config;
+  return GemmConfigAttr::get(op->getContext(), GemmKernel::DequantBF16,
+                             std::nullopt, std::nullopt, std::nullopt,
+                             std::nullopt, std::nullopt, /*rebalance=*/true,
+                             std::nullopt);
+}
+
+/// Chooses the kernel variant and its configuration of `spec` from the
+/// op's verified `config` (#mxfp8train.gemm_config; its absent fields take
+/// the measured defaults). The default kernel is dequant_bf16 (v8: dequantize
+/// pre-passes + bf16 GEMM), for every form; its guarded fallback for
+/// extreme scale bytes is the fused upcast (v7 for K-major operands with
+/// row-major scales except 2d-2d, else v5). Without `allowPreDequant`, the
+/// configuration dequant_bf16 falls back to.
+static void chooseConfig(GemmConfigAttr config, GemmSpec &spec,
+                         bool allowPreDequant = true) {
+  // Measured on the H200 (bench/README.md): a deeper register prefetch
+  // (2-4 tiles, one CTA per SM) was no faster than one tile ahead, two CTAs
+  // per SM were 20 % faster. The MN-major and blocked-scale loaders need
+  // more registers (they spill at 128): one CTA per SM.
+  spec.prefetch = 1;
+  spec.tile = TileShape();
+  spec.stages = 3;
+  spec.converterGroups = 2;
+  spec.ctasPerSM = spec.a.kMajor && spec.b.kMajor && !spec.a.blockedScales &&
+                           !spec.b.blockedScales
+                       ? 2
+                       : 1;
+  if (config.getPrefetch())
+    spec.prefetch = *config.getPrefetch();
+  if (config.getCtasPerSm())
+    spec.ctasPerSM = *config.getCtasPerSm();
+  spec.rebalance = config.getRebalance();
+  GemmKernel requested = config.getKernel();
+  if (requested == GemmKernel::DequantBF16 && allowPreDequant) {
+    // v8 (any operand layout; 2d-2d with each token group padded to 64 by
+    // the pre-passes): one CTA of 384 threads per SM, 128x256 tiles
+    // (m64n256 per MMA warpgroup) and a ring of four stages (192 KiB), or
+    // 128x128 tiles with `tile_n = 128` (up to six stages).
+    spec.variant = GemmVariant::DequantBF16;
+    spec.ctasPerSM = 1;
+    spec.converterGroups = 1;
+    spec.prefetch = 1;
+    spec.tile.n = config.getTileN().value_or(256);
+    spec.stages = config.getStages().value_or(4);
+    return;
+  }
+  // v7 covers K-major operands with row-major scales; the MN-major and
+  // blocked-scale loaders spill at their 128 registers per thread (ptxas,
+  // also with setmaxnreg 96/160), so they stay on v5. v7 was measured
+  // faster than v5 for scaled_mm (+13-29 %) and 2d-3d (+4-17 %); the 2d-2d
+  // wgrad was 5 % slower and stays on v5 unless asked (bench/README.md).
+  bool kMajorRowScales = spec.a.kMajor && spec.b.kMajor &&
+                         !spec.a.blockedScales && !spec.b.blockedScales;
+  if (requested == GemmKernel::FusedUpcastWS && kMajorRowScales)
+    spec.variant = GemmVariant::FusedUpcastWS;
+  else if (requested == GemmKernel::DequantBF16 && kMajorRowScales &&
+           spec.kind != GemmKind::Grouped2d2d)
+    spec.variant = GemmVariant::FusedUpcastWS;
+  else
+    spec.variant = GemmVariant::FusedUpcast;
+  if (spec.usesStageRing()) {
+    // v7: one CTA of 512 threads per SM (128 registers each), a ring of
+    // four stages (128 KiB), loads two contraction tiles ahead (the
+    // rebalancing maxima of the next stage come from registers already
+    // loaded).
+    spec.ctasPerSM = 1;
+    spec.stages = config.getStages().value_or(4);
+    spec.converterGroups = config.getConverters().value_or(2);
+    spec.prefetch = config.getPrefetch().value_or(2);
+  }
+}
+
+/// Creates (or reuses) the Hopper kernel of `spec` and launches it on
+/// `args`.
+static void launchHopperGemm(RewriterBase &rewriter, Location loc,
+                             const KernelCache &cache, const GemmSpec &spec,
+                             ArrayRef<Value> args) {
+  launchGemmKernel(rewriter, loc, cache, spec, args,
+                   [&](KernelBuilder &kb, ValueRange kargs) {
+                     if (spec.preDequantized())
+                       emitDequantBF16Gemm(kb, spec, kargs);
+                     else
+                       emitFusedUpcastGemm(kb, spec, kargs);
+                   });
+}
+
+/// Launches the GEMM of `spec` on `args` (A data, A scales, B data,
+/// B scales, [offs], [bias], out). Pre-dequantized: the two pre-passes into
+/// padded bf16 buffers, the bf16 kernel on them, and the fallback kernel
+/// (the configuration `config` gives without the pre-passes) on the fp8
+/// operands; each of the two reads the pre-passes' flag and only one of
+/// them runs.
+static void launchGemmOp(RewriterBase &rewriter, Location loc,
+                         const KernelCache &cache, GemmConfigAttr config,
+                         const GemmSpec &spec, SmallVector<Value> args) {
+  if (!spec.preDequantized()) {
+    launchHopperGemm(rewriter, loc, cache, spec, args);
+    return;
+  }
+  // 2d-2d: every token group starts at a multiple of 64 of the padded K.
+  bool grouped2d2d = spec.kind == GemmKind::Grouped2d2d;
+  int64_t kPad =
+      llvm::alignTo(spec.k, 64) + (grouped2d2d ? 64 * spec.batches : 0);
+  // The flag word, zeroed on the stream before the pre-passes.
+  Value flag = memref::AllocOp::create(
+      rewriter, loc, MemRefType::get({1}, rewriter.getI32Type()));
+  gpu::MemsetOp::create(
+      rewriter, loc, Type(), ValueRange{}, flag,
+      arith::ConstantIntOp::create(rewriter, loc, 0, 32).getResult());
+  int64_t dequantCTAs = config.getDequantCtas().value_or(kDequantCTAsPerSM);
+  auto prePass = [&](const OperandLayout &l, bool batched, int64_t rowsPad,
+                     Type f8Type, Value data, Value scales) -> Value {
+    DequantSpec d;
+    d.l = l;
+    d.batches = batched ? spec.batches : 1;
+    d.rowsPad = rowsPad;
+    d.kPad = kPad;
+    d.f8Type = f8Type;
+    d.groups = grouped2d2d ? spec.batches : 0;
+    return launchDequantPrepass(rewriter, loc, cache, d, dequantCTAs, data,
+                                scales, grouped2d2d ? args[4] : Value(), flag);
+  };
+  GemmSpec fast = spec;
+  // 2d-3d tiles start at any group start: one extra tile of rows.
+  int64_t aRowsPad = llvm::alignTo(spec.m, spec.tile.m) +
+                     (spec.kind == GemmKind::Grouped2d3d ? spec.tile.m : 0);
+  int64_t bRowsPad = llvm::alignTo(spec.n, spec.tile.n);
+  Value aPad =
+      prePass(spec.a, spec.aBatched, aRowsPad, spec.aType, args[0], args[1]);
+  Value bPad =
+      prePass(spec.b, spec.bBatched, bRowsPad, spec.bType, args[2], args[3]);
+  fast.a = {aRowsPad, kPad, true, false};
+  fast.b = {bRowsPad, kPad, true, false};
+  fast.aType = fast.bType = rewriter.getBF16Type();
+  fast.guarded = true;
+  SmallVector<Value> rest(args.begin() + 4, args.end() - 1);
+  SmallVector<Value> fastArgs = {aPad, bPad};
+  llvm::append_range(fastArgs, rest);
+  fastArgs.append({flag, args.back()});
+  launchHopperGemm(rewriter, loc, cache, fast, fastArgs);
+
+  GemmSpec slow = spec;
+  chooseConfig(config, slow, /*allowPreDequant=*/false);
+  slow.guarded = true;
+  slow.runWhenUnsafe = true;
+  SmallVector<Value> slowArgs(args.begin(), args.begin() + 4);
+  llvm::append_range(slowArgs, rest);
+  slowArgs.append({flag, args.back()});
+  launchHopperGemm(rewriter, loc, cache, slow, slowArgs);
+}
+
+/// The host side shared by both patterns: the operand buffers (data and
+/// scales of both operands, then `offs` and `bias` where present), the
+/// result buffer, the configuration of `spec` for `op`, the launches, and
+/// `op` replaced by the result.
+static LogicalResult lowerGemmOp(PatternRewriter &rewriter,
+                                 const KernelCache &cache, Operation *op,
+                                 GemmSpec spec, Value lhs, Value lhsScales,
+                                 Value rhs, Value rhsScales, Value offs,
+                                 Value bias, RankedTensorType resultType) {
+  Location loc = op->getLoc();
+  SmallVector<Value> args = {
+      flatBuffer(rewriter, loc, lhs), flatBuffer(rewriter, loc, lhsScales),
+      flatBuffer(rewriter, loc, rhs), flatBuffer(rewriter, loc, rhsScales)};
+  if (offs)
+    args.push_back(toBuffer(rewriter, loc, offs));
+  if (bias)
+    args.push_back(toBuffer(rewriter, loc, bias));
+  Value outBuf = allocResult(rewriter, loc, resultType);
+  args.push_back(
+      collapseTo(rewriter, loc, outBuf, {resultType.getNumElements()}));
+  GemmConfigAttr config = getGemmConfig(op);
+  chooseConfig(config, spec);
+  launchGemmOp(rewriter, loc, cache, config, spec, args);
+  rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
+  return success();
+}
+
+/// The dispatch on the target's MMA generation. sm_90a: the wgmma kernels
+/// of this file. A match failure leaves the op to the simple GEMM
+/// (populateSimpleGemmKernelPatterns), at a lower benefit.
+static LogicalResult checkGemmTarget(PatternRewriter &rewriter,
+                                     const KernelCache &cache, Operation *op) {
+  switch (cache.getTarget().chip) {
+  case GPUChip::SM90a:
+    return success();
+  case GPUChip::SM100a:
+    // Dispatch point of the Blackwell generation: the tcgen05 block-scaled
+    // GEMM goes here (on the GemmMainloop). Until then, the simple GEMM.
+    return rewriter.notifyMatchFailure(
+        op, "no MX GEMM kernel for sm_100a yet (the simple GEMM runs)");
+  }
+  llvm_unreachable("unknown GPU chip");
+}
+
+namespace {
+/// scaled_mm (rank 2 or 3) -> one persistent GEMM kernel.
+struct ScaledMmOpToGPU final : KernelPattern<ScaledMmOp> {
+  using KernelPattern::KernelPattern;
+
+  LogicalResult rewriteStatic(ScaledMmOp op,
+                              PatternRewriter &rewriter) const override {
+    if (failed(checkGemmTarget(rewriter, cache, op)))
+      return failure();
+    auto lhsType = op.getLhs().getType();
+    auto resultType = op.getResult().getType();
+    int64_t rank = lhsType.getRank();
+    GemmSpec spec;
+    spec.kind = GemmKind::Dense;
+    spec.batches = rank == 3 ? lhsType.getDimSize(0) : 1;
+    spec.m = resultType.getDimSize(rank - 2);
+    spec.n = resultType.getDimSize(rank - 1);
+    bool tl = op.getTransposeLhs(), tr = op.getTransposeRhs();
+    spec.k = lhsType.getDimSize(tl ? rank - 2 : rank - 1);
+    spec.a = {spec.m, spec.k, !tl,
+              op.getLhsScaleLayout() == ScaleLayout::Blocked};
+    spec.b = {spec.n, spec.k, tr,
+              op.getRhsScaleLayout() == ScaleLayout::Blocked};
+    if (rank == 3 && (spec.a.blockedScales || spec.b.blockedScales))
+      return rewriter.notifyMatchFailure(op, "blocked scales need rank 2");
+    spec.aBatched = spec.bBatched = rank == 3;
+    spec.aType = lhsType.getElementType();
+    spec.bType = op.getRhs().getType().getElementType();
+    spec.outType = resultType.getElementType();
+    if (op.getBias())
+      spec.biasType = op.getBias().getType().getElementType();
+    return lowerGemmOp(rewriter, cache, op, spec, op.getLhs(),
+                       op.getLhsScales(), op.getRhs(), op.getRhsScales(),
+                       Value(), op.getBias(), resultType);
+  }
+};
+
+/// scaled_grouped_mm (2d-3d, 2d-2d; row-major scales) -> one kernel.
+struct ScaledGroupedMmOpToGPU final : KernelPattern<ScaledGroupedMmOp> {
+  using KernelPattern::KernelPattern;
+
+  LogicalResult rewriteStatic(ScaledGroupedMmOp op,
+                              PatternRewriter &rewriter) const override {
+    if (failed(checkGemmTarget(rewriter, cache, op)))
+      return failure();
+    if (op.getLhsScaleLayout() != ScaleLayout::RowMajor ||
+        op.getRhsScaleLayout() != ScaleLayout::RowMajor)
+      return rewriter.notifyMatchFailure(
+          op, "grouped blocked scale layouts are not supported on the GPU");
+    auto lhsType = op.getLhs().getType();
+    auto rhsType = op.getRhs().getType();
+    auto resultType = op.getResult().getType();
+    bool tl = op.getTransposeLhs(), tr = op.getTransposeRhs();
+    GemmSpec spec;
+    spec.batches = cast<RankedTensorType>(op.getOffs().getType()).getDimSize(0);
+    if (!op.isTwoDTwoD()) {
+      spec.kind = GemmKind::Grouped2d3d;
+      spec.m = resultType.getDimSize(0);
+      spec.n = resultType.getDimSize(1);
+      spec.k = lhsType.getDimSize(tl ? 0 : 1);
+      spec.bBatched = true;
+    } else {
+      // result[g] (N, K) = lhs (N, tokens) x rhs (tokens, K) over group g.
+      spec.kind = GemmKind::Grouped2d2d;
+      spec.m = resultType.getDimSize(1);
+      spec.n = resultType.getDimSize(2);
+      spec.k = lhsType.getDimSize(tl ? 0 : 1);
+    }
+    spec.a = {spec.m, spec.k, !tl, false};
+    spec.b = {spec.n, spec.k, tr, false};
+    spec.aType = lhsType.getElementType();
+    spec.bType = rhsType.getElementType();
+    spec.outType = resultType.getElementType();
+    return lowerGemmOp(rewriter, cache, op, spec, op.getLhs(),
+                       op.getLhsScales(), op.getRhs(), op.getRhsScales(),
+                       op.getOffs(), Value(), resultType);
+  }
+};
+} // namespace
+
+void gpu_lowering::populateGemmKernelPatterns(RewritePatternSet &patterns,
+                                              KernelCache &cache) {
+  patterns.add<ScaledMmOpToGPU, ScaledGroupedMmOpToGPU>(patterns.getContext(),
+                                                        cache);
+}

@@ -1,0 +1,149 @@
+//===- GemmSpec.h - what a GPU GEMM kernel is specialised on ----*- C++ -*-===//
+//
+// The description of one MX GEMM kernel of convert-mxfp8train-to-gpu: the
+// problem (kind, sizes, operand layouts, element types, bias), the kernel
+// variant and its configuration (tile, stages, prefetch, ...), the
+// shared-memory carve-out sizes, and the kernel name, which spells out
+// everything the kernel is specialised on (kernels of equal names are
+// reused). The mainloop (GemmMainloop.h), every MMA generation and the
+// patterns (GemmPatterns.cpp) read it; nothing here emits IR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_GEMM_GEMMSPEC_H
+#define MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_GEMM_GEMMSPEC_H
+
+#include "mxfp8train/Conversion/Utils/GemmTiling.h"
+
+#include "mlir/IR/Types.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <string>
+
+namespace mlir {
+namespace mxfp8train {
+namespace gpu_lowering {
+
+/// The GEMM problem forms.
+enum class GemmKind {
+  /// `scaled_mm`, rank 2 or 3 (batches).
+  Dense,
+  /// `scaled_grouped_mm` 2d-3d: token groups along M, one B per group.
+  Grouped2d3d,
+  /// `scaled_grouped_mm` 2d-2d: token groups along K, one output per group.
+  Grouped2d2d
+};
+
+/// The kernel variants (docs/gpu.md; the numbers are the bench history's).
+enum class GemmVariant {
+  /// v5: every warp loads, upcasts and multiplies; CTA barriers per stage.
+  FusedUpcast,
+  /// v7: warp-specialised fused upcast: converter warpgroups fill an
+  /// mbarrier stage ring that two wgmma warpgroups consume.
+  FusedUpcastWS,
+  /// v8: the operands were dequantized into padded bf16 by the pre-pass;
+  /// a cp.async loader warpgroup fills the ring, two wgmma warpgroups
+  /// consume it.
+  DequantBF16,
+};
+
+/// Threads of the two MMA warpgroups of the Hopper kernels (of the whole
+/// CTA for the fused-upcast kernel).
+inline constexpr int64_t kMmaThreads = 256;
+
+/// Everything a GEMM kernel is specialised on.
+struct GemmSpec {
+  GemmKind kind = GemmKind::Dense;
+  /// GEMM sizes: the output (per batch or group) is m x n, contraction k.
+  int64_t m = 0, n = 0, k = 0;
+  /// Dense: batches (1 for rank 2); grouped: experts E.
+  int64_t batches = 1;
+  /// The two operands: `a` is m x k, `b` is n x k (logical rows x K).
+  gemm::OperandLayout a, b;
+  /// Whether the operand has one slice per batch/expert.
+  bool aBatched = false, bBatched = false;
+  Type aType, bType, outType;
+  /// Null without bias.
+  Type biasType;
+  gemm::TileShape tile;
+  int64_t stages = 3;
+  /// Contraction tiles loaded into registers ahead of their conversion.
+  int64_t prefetch = 1;
+  /// Resident CTAs per SM the kernel is compiled for (.minnctapersm).
+  int64_t ctasPerSM = 1;
+  /// Per-K-block scale rebalancing (exactness of extreme scale pairs).
+  bool rebalance = true;
+  GemmVariant variant = GemmVariant::FusedUpcast;
+  /// FusedUpcastWS: converter warpgroups (1 or 2).
+  int64_t converterGroups = 2;
+  /// DequantBF16 and its fallback: the kernel reads the flag word of the
+  /// two dequantization pre-passes and runs only when it is 0 (DequantBF16)
+  /// or 1 (the fallback, with `runWhenUnsafe`): 1 when a block bf16 cannot
+  /// hold exactly was seen.
+  bool guarded = false;
+  bool runWhenUnsafe = false;
+
+  /// The operands were dequantized by the pre-pass into zero-padded K-major
+  /// bf16 buffers (`a`, `b` describe the padded buffers), which a loader
+  /// warpgroup copies into the ring with cp.async.
+  bool preDequantized() const { return variant == GemmVariant::DequantBF16; }
+  /// Warp roles synchronised by the mbarrier stage ring (GemmMainloop).
+  bool usesStageRing() const { return variant != GemmVariant::FusedUpcast; }
+  /// The shorter converter of v7 (`prmt` byte placement, one multiply per
+  /// bf16 pair where the scales allow it, `redux.sync` maxima).
+  bool fastConverter() const { return variant == GemmVariant::FusedUpcastWS; }
+  /// Threads that fill the stages (load and convert, or copy).
+  int64_t converterThreads() const {
+    return usesStageRing() ? 128 * converterGroups : 256;
+  }
+  /// Threads per CTA: FusedUpcast two warpgroups that do everything; the
+  /// ring kernels the two MMA warpgroups (threads 0-255) followed by the
+  /// producers.
+  int64_t threads() const {
+    return usesStageRing() ? kMmaThreads + converterThreads() : 256;
+  }
+
+  int64_t tilesM() const { return llvm::divideCeil(m, tile.m); }
+  int64_t tilesN() const { return llvm::divideCeil(n, tile.n); }
+  /// Tiles the persistent loop walks (an upper bound for 2d-3d, whose real
+  /// count depends on `offs`).
+  int64_t numTiles() const {
+    if (kind == GemmKind::Grouped2d3d)
+      return (tilesM() + batches) * tilesN();
+    return batches * tilesM() * tilesN();
+  }
+  /// Bytes of one stage: the K-major bf16 A and B tiles.
+  int64_t stageBytesA() const { return tile.m * tile.k * 2; }
+  int64_t stageBytesB() const { return tile.n * tile.k * 2; }
+  int64_t stageBytes() const { return stageBytesA() + stageBytesB(); }
+  /// Bytes of the ring's mbarriers (full[stages], empty[stages]) after the
+  /// stages; none without a ring.
+  int64_t barrierBytes() const { return usesStageRing() ? 16 * stages : 0; }
+  /// Bytes after the mbarriers: the rebalancing slots of the fused-upcast
+  /// kernels (FusedUpcast [stages][4] i32 rounded to 64 bytes,
+  /// FusedUpcastWS [2][converter warps][4] i32); DequantBF16 has none.
+  int64_t extraBytes() const {
+    if (preDequantized())
+      return 0;
+    return usesStageRing() ? 2 * (converterThreads() / 32) * 16 : 64;
+  }
+  /// Dynamic shared memory: the stages, the mbarriers, the extra bytes and
+  /// 1 KiB to align the stages to 1024.
+  int64_t sharedBytes() const {
+    return stages * stageBytes() + barrierBytes() + extraBytes() + 1024;
+  }
+  /// The fused-upcast 2d-2d kernels mask elements outside the group's
+  /// tokens (the pre-dequantized operands are padded per group instead).
+  bool masksElementsAlongK() const {
+    return kind == GemmKind::Grouped2d2d && !preDequantized();
+  }
+
+  /// The kernel name: every field above that changes the kernel.
+  std::string getName() const;
+};
+
+} // namespace gpu_lowering
+} // namespace mxfp8train
+} // namespace mlir
+
+#endif // MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_GEMM_GEMMSPEC_H

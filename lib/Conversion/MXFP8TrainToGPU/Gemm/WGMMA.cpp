@@ -1,0 +1,165 @@
+//===- WGMMA.cpp - the Hopper (wgmma) MMA generation ------------*- C++ -*-===//
+//
+// The sm_90a MMA side of the GEMM kernels (WGMMA.h) and the default GEMM
+// kernel, which multiplies operands the pre-pass (DequantPrepass.cpp)
+// dequantized into padded K-major bf16: 384 threads, one CTA per SM.
+// Warpgroups 0-1 multiply (wait full[s], fence, four wgmma m64n256k16 on a
+// 128x256 tile, wait_group 1, release the previous stage); warpgroup 2 loads
+// (wait empty[s], 24 16-byte cp.async per thread into the 128B swizzle,
+// `cp.async.mbarrier.arrive.noinc` on full[s]). Four stages, a ring across
+// the persistent tiles, grouped-M order; `setmaxnreg` moves registers from
+// the loader to the MMA warpgroups.
+//
+//===----------------------------------------------------------------------===//
+
+#include "WGMMA.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+using namespace mlir::mxfp8train::gpu_lowering;
+using gemm::TileShape;
+
+/// Registers per thread of the MMA and loader warpgroups (setmaxnreg). The
+/// CTA's pool is what it launched with (384 threads x 168, the limit of
+/// .maxntid 384): setmaxnreg.inc waits for registers that another
+/// warpgroup released, so asking for more than the pool hangs the CTA.
+constexpr int32_t kMmaRegisters = 216;
+constexpr int32_t kLoaderRegisters = 72;
+static_assert(2 * 128 * kMmaRegisters + 128 * kLoaderRegisters <= 384 * 168,
+              "the register split must fit the CTA's launch allocation");
+
+Value WgmmaConsumer::zeroAccumulators() {
+  auto accType = LLVM::LLVMStructType::getLiteral(
+      kb.getContext(),
+      SmallVector<Type>(getAccumulatorCount(), kb.getF32Type()));
+  return LLVM::ZeroOp::create(kb, accType);
+}
+
+Value WgmmaConsumer::issue(Value acc, Value stage) {
+  MLIRContext *ctx = kb.getContext();
+  const TileShape &t = spec.tile;
+  uint64_t descBits = gemm::getWgmmaDescriptorBits(
+      /*leadingByteOffset=*/16, /*strideByteOffset=*/1024, gemm::Swizzle::B128);
+  Value wg = divu(mainloop.getThreadId(), 128);
+  Value stageElems = mul(stage, c(spec.stageBytes() / 2));
+  // Descriptors: the stage's byte address, warpgroup wg's 64 A rows.
+  auto toI64 = [&](Value idx) {
+    return arith::IndexCastUIOp::create(kb, kb.getI64Type(), idx);
+  };
+  Value smemAddr = mainloop.getStagesAddress();
+  Value aAddr = add(add(smemAddr, mul(stageElems, c(2))), mul(wg, c(8192)));
+  Value bAddr =
+      add(add(smemAddr, mul(stageElems, c(2))), c(spec.stageBytesA()));
+  auto desc = [&](Value addr) -> Value {
+    Value field = arith::AndIOp::create(
+        kb,
+        arith::ShRUIOp::create(kb, toI64(addr),
+                               arith::ConstantIntOp::create(kb, 4, 64)),
+        arith::ConstantIntOp::create(kb, 0x3FFF, 64));
+    return arith::OrIOp::create(
+        kb, field, arith::ConstantIntOp::create(kb, kb.getI64Type(), descBits));
+  };
+  Value descA = desc(aAddr), descB = desc(bAddr);
+  NVVM::WgmmaFenceAlignedOp::create(kb);
+  auto shape = NVVM::MMAShapeAttr::get(ctx, 64, t.n, 16);
+  auto bf16 = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::bf16);
+  auto f32t = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32);
+  auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
+  for (int64_t kk = 0; kk < t.k / 16; ++kk) {
+    // k16 step kk: 32 bytes further along each K-major row (the swizzle
+    // is applied by the hardware to the address bits).
+    Value step = arith::ConstantIntOp::create(kb, 2 * kk, 64);
+    acc = NVVM::WgmmaMmaAsyncOp::create(
+        kb, acc.getType(), acc, arith::AddIOp::create(kb, descA, step),
+        arith::AddIOp::create(kb, descB, step), shape, bf16, bf16, f32t,
+        NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one), one, one,
+        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col),
+        NVVM::MMAIntOverflowAttr());
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(kb);
+  return acc;
+}
+
+void WgmmaConsumer::emitRingTile(const GemmTile &t, bool fenceAfterFull) {
+  // Waits full[s], issues the stage's wgmma, keeps one stage in flight
+  // (wait_group 1) and releases the previous stage (empty[s - 1]); the last
+  // stage of the tile is released after wait_group 0.
+  Value acc0 = zeroAccumulators();
+  auto consume = [&](Value kt, const RingSlot &slot,
+                     ValueRange iterArgs) -> SmallVector<Value> {
+    Value acc = issue(iterArgs[0], slot.stage);
+    NVVM::WgmmaWaitGroupSyncOp::create(kb, 1);
+    Value notFirst =
+        arith::CmpIOp::create(kb, arith::CmpIPredicate::ugt, kt, t.ktBegin);
+    kb.ifThen(notFirst, [&] {
+      Value prev = remu(add(slot.counter, c(spec.stages - 1)), spec.stages);
+      mainloop.arriveEmpty(prev);
+    });
+    return {acc};
+  };
+  scf::ForOp loop = mainloop.emitConsumerLoop(t, acc0, fenceAfterFull, consume);
+  NVVM::WgmmaWaitGroupSyncOp::create(kb, 0);
+  kb.ifThen(ult(t.ktBegin, t.ktEnd), [&] {
+    Value prev =
+        remu(add(mainloop.loadRingCounter(), c(spec.stages - 1)), spec.stages);
+    mainloop.arriveEmpty(prev);
+  });
+  emitEpilogue(loop.getResult(0), t.batch, t.rowBase, t.rowEnd, t.colBase);
+}
+
+void WgmmaConsumer::emitEpilogue(Value acc, Value batch, Value rowBase,
+                                 Value rowEnd, Value colBase) {
+  Value tid = mainloop.getThreadId();
+  Value wg = divu(tid, 128);
+  Value warp = divu(remu(tid, 128), 32);
+  Value lane = remu(tid, 32);
+  Value rowT =
+      add(add(rowBase, mul(wg, c(64))), add(mul(warp, c(16)), divu(lane, 4)));
+  Value colT = add(colBase, mul(remu(lane, 4), c(2)));
+  Value outBase = mainloop.getOutputBase(batch);
+  // Registers (i, i + 1) hold columns (col, col + 1) of one row: i % 4 / 2
+  // picks the row half (+8), i / 4 the 8-column group.
+  for (int64_t i = 0; i < getAccumulatorCount(); i += 2) {
+    Value row = add(rowT, c(8 * ((i / 2) % 2)));
+    Value col = add(colT, c(8 * (i / 4)));
+    mainloop.storeOutput(outBase, row, col, rowEnd, /*width=*/2,
+                         [&](int64_t j) -> Value {
+                           return LLVM::ExtractValueOp::create(kb, acc, i + j);
+                         });
+  }
+}
+
+void gpu_lowering::emitDequantBF16Gemm(KernelBuilder &kb, const GemmSpec &spec,
+                                       ValueRange args) {
+  GemmMainloop mainloop(kb, spec, args);
+  WgmmaConsumer mma(mainloop);
+  auto mmaRole = [&] {
+    mainloop.walkTiles([&](const GemmTile &t) {
+      mma.emitRingTile(t, /*fenceAfterFull=*/true);
+    });
+  };
+  auto fill = [&](const GemmTile &t, Value kt, const RingSlot &slot) {
+    mainloop.fillStageCpAsync(t, kt, slot);
+  };
+  auto loaderRole = [&] {
+    mainloop.walkTiles(
+        [&](const GemmTile &t) { mainloop.emitProducerTile(t, fill); });
+  };
+  mainloop.emitKernel([&] {
+    // full[s] expects the 128 loader threads (cp.async arrivals), empty[s]
+    // the 256 MMA threads.
+    mainloop.initRing(spec.converterThreads(), kMmaThreads);
+    // Registers move from the loader warpgroup to the MMA warpgroups (128
+    // accumulators each): 2 x 128 x 216 + 128 x 72 = 384 x 168. ptxas
+    // allocates each role within its limit (without setmaxnreg the 2d-3d
+    // kernel spilled at the launch limit of 168).
+    mainloop.emitWarpRoles(
+        {WarpRole{kMmaThreads, kMmaRegisters,
+                  NVVM::SetMaxRegisterAction::increase, mmaRole},
+         WarpRole{spec.converterThreads(), kLoaderRegisters,
+                  NVVM::SetMaxRegisterAction::decrease, loaderRole}});
+  });
+}

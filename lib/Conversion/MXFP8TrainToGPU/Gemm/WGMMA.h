@@ -1,0 +1,65 @@
+//===- WGMMA.h - the Hopper (wgmma) MMA generation -------------*- C++ -*-===//
+//
+// The sm_90a tensor-core side of the GEMM kernels: bf16 `wgmma.mma_async`
+// m64nNk16 on 128B-swizzled K-major stages (two warpgroups of 64 rows per
+// 128-row CTA tile), the MMA warpgroups' consumer of the stage ring, and
+// the map from the wgmma accumulator fragment to output coordinates for
+// GemmMainloop::storeOutput. Used by the pre-dequantized kernel (WGMMA.cpp)
+// and the fused-upcast kernels (WGMMAUpcast.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_GEMM_WGMMA_H
+#define MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_GEMM_WGMMA_H
+
+#include "GemmMainloop.h"
+
+namespace mlir {
+namespace mxfp8train {
+namespace gpu_lowering {
+
+/// The wgmma MMA warpgroups (threads 0-255) of a GEMM kernel.
+class WgmmaConsumer : public GemmIndexArith {
+public:
+  explicit WgmmaConsumer(GemmMainloop &mainloop)
+      : GemmIndexArith(mainloop.getBuilder()), mainloop(mainloop),
+        spec(mainloop.getSpec()) {}
+
+  /// f32 accumulator registers per MMA thread (m64 x tile.n).
+  int64_t getAccumulatorCount() const { return spec.tile.n / 2; }
+  /// The m64nN f32 accumulators, zero.
+  Value zeroAccumulators();
+  /// Issues the tile.k / 16 wgmma of stage `stage` on `acc` (fence, mma,
+  /// commit) and returns the new accumulators.
+  Value issue(Value acc, Value stage);
+  /// The MMA role of a ring kernel for one tile: per full stage (fenced
+  /// after the full wait where `fenceAfterFull`), the stage's wgmma, keep
+  /// one stage in flight (`wait_group 1`) and release the previous one;
+  /// after the loop `wait_group 0`, release the last stage, epilogue.
+  void emitRingTile(const GemmTile &t, bool fenceAfterFull);
+  /// Stores the accumulators of the tile at (rowBase, colBase) of `batch`:
+  /// thread (warpgroup wg, warp w, lane l) holds rows rowBase + 64 wg +
+  /// 16 w + l / 4 (+ 8) and column pairs colBase + 2 (l % 4) + 8 j.
+  void emitEpilogue(Value acc, Value batch, Value rowBase, Value rowEnd,
+                    Value colBase);
+
+private:
+  GemmMainloop &mainloop;
+  const GemmSpec &spec;
+};
+
+/// The body of the pre-dequantized GEMM (GemmVariant::DequantBF16): two
+/// MMA warpgroups and one cp.async loader warpgroup on the stage ring.
+void emitDequantBF16Gemm(KernelBuilder &kb, const GemmSpec &spec,
+                         ValueRange args);
+
+/// The body of the fused-upcast GEMMs (FusedUpcast, FusedUpcastWS;
+/// WGMMAUpcast.cpp).
+void emitFusedUpcastGemm(KernelBuilder &kb, const GemmSpec &spec,
+                         ValueRange args);
+
+} // namespace gpu_lowering
+} // namespace mxfp8train
+} // namespace mlir
+
+#endif // MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_GEMM_WGMMA_H
