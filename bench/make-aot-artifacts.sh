@@ -239,6 +239,14 @@ for entry in quantize_rows_rceil quantize_cols_floor quantize_f32_rows_even \
   artifact "$entry" "$entry" "$quantize" "$quantize" exact - "${timing[@]}"
 done
 
+# The grouped to_blocked layouts (uneven, empty, misaligned and malformed
+# groups), bit for bit.
+layouts="$root/bench/aot/layouts.mlir"
+for entry in m_groups_uneven m_groups_short_malformed m_groups_dsv3 \
+    k_groups_uneven k_groups_misaligned k_groups_malformed k_groups_dsv3; do
+  artifact "to_blocked_$entry" "$entry" "$layouts" "$layouts" exact - "${timing[@]}"
+done
+
 # A whole MXFP8 training step on the CPU: the same bytes on the GPU
 # machine's CPU and libm.
 cpu_artifact mlp_train_step mlp_train_step "$root/examples/mlp_train_step_small.mlir" \

@@ -110,8 +110,6 @@ struct ConvertMXFP8TrainToGPUPass final
       else if (isa<ScaledMmOp, ScaledGroupedMmOp>(op))
         diag << " for this form (sm_90a only; scaled_grouped_mm needs "
                 "row_major scales, scaled_mm blocked scales need rank 2)";
-      else if (isa<ToBlockedOp>(op))
-        diag << " for this layout (only blocked and blocked_per_expert)";
       else
         diag << " (only quantize, quantize_dual, dequantize, "
                 "pad/unpad_token_groups, to_blocked, grouped_mm, and "

@@ -12,15 +12,6 @@ func.func @dynamic(%x: tensor<?x64xbf16>) -> (tensor<?x64xf8E4M3FN>, tensor<?x2x
 
 // -----
 
-func.func @grouped_layout(%s: tensor<512x8xf8E8M0FNU>, %offs: tensor<8xi32>) -> tensor<12288xf8E8M0FNU> {
-  // expected-error @+1 {{'mxfp8train.to_blocked' has no GPU lowering for this layout (only blocked and blocked_per_expert)}}
-  %m = mxfp8train.to_blocked %s offs(%offs) layout = blocked_m_groups
-      : tensor<512x8xf8E8M0FNU>, tensor<8xi32> -> tensor<12288xf8E8M0FNU>
-  return %m : tensor<12288xf8E8M0FNU>
-}
-
-// -----
-
 // Grouped blocked scale layouts have no GPU GEMM (only row_major scales).
 func.func @gemm(%a: tensor<512x256xf8E4M3FN>, %as: tensor<12288xf8E8M0FNU>,
                 %w: tensor<8x64x256xf8E4M3FN>, %ws: tensor<8x1024xf8E8M0FNU>,

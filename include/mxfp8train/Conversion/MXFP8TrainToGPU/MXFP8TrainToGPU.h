@@ -48,11 +48,11 @@ inline constexpr llvm::StringLiteral kKernelModuleName = "mxfp8train_kernels";
 std::optional<GPUTargetInfo> getGPUTargetInfo(llvm::StringRef chip);
 
 /// Adds the patterns that replace quantize, quantize_dual, dequantize,
-/// pad_token_groups, unpad_token_groups and to_blocked (blocked,
-/// blocked_per_expert) with `bufferization.to_buffer` of the inputs,
-/// `memref.alloc` of the results, a `gpu.launch_func` of a kernel created in
-/// (or reused from) `kernels`, and `bufferization.to_tensor restrict
-/// writable` of the results. Ops with dynamic shapes do not match.
+/// pad_token_groups, unpad_token_groups and to_blocked (every layout) with
+/// `bufferization.to_buffer` of the inputs, `memref.alloc` of the results, a
+/// `gpu.launch_func` of a kernel created in (or reused from) `kernels`, and
+/// `bufferization.to_tensor restrict writable` of the results. Ops with
+/// dynamic shapes do not match.
 void populateMXFP8TrainToGPUConversionPatterns(RewritePatternSet &patterns,
                                                gpu::GPUModuleOp kernels,
                                                const GPUTargetInfo &target);
