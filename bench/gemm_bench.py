@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
 # ===- gemm_bench.py - MX GEMM kernels: device checks and benchmark --------=== #
 #
-# Checks the sm_90a scaled_mm / scaled_grouped_mm kernels of
-# convert-mxfp8train-to-gpu on an H200 against a float64 reference of the
-# dequantized operands (torch on the GPU), and times them against cuBLAS
-# bf16 (torch.matmul), dequantize + cuBLAS, and torch._grouped_mm. Two steps:
+# Checks the scaled_mm / scaled_grouped_mm kernels of
+# convert-mxfp8train-to-gpu for one chip (sm_90a on an H200, sm_100a on a
+# B200) against a float64 reference of the dequantized operands (torch on
+# the GPU), and times them against cuBLAS bf16 (torch.matmul), dequantize +
+# cuBLAS, torch._grouped_mm and, on sm_100 GPUs, cuBLAS MXFP8
+# (torch._scaled_mm with blocked e8m0 scales). Two steps:
 #
 #   here (MLIR build, no GPU):
-#     bench/gemm_bench.py prepare --build BUILD_DIR --out DIR
+#     bench/gemm_bench.py prepare --build BUILD_DIR --out DIR [--chip sm_90a]
 #   writes one MLIR function per case, compiles it with
 #   scripts/aot-compile.sh into a host object (host code + cubin), and the
-#   timing kernels' cubins with their launch shapes (manifest.json).
+#   timing kernels' cubins with their launch shapes (manifest.json, which
+#   records the chip). A case the lowering rejects for the chip is recorded
+#   as skipped with the compiler's message.
 #
 #   on the GPU machine (torch, CuPy; runtime built there from runtime/):
 #     bench/gemm_bench.py run DIR --runtime-lib DIR/librt
@@ -18,9 +22,12 @@
 #   on random device data (outputs poisoned first), compares with the
 #   float64 reference (SQNR >= 80 dB, NaN exactly where a 0xFF scale
 #   reaches), runs each case twice (bitwise identical), then times the
-#   timing kernels alone (CUDA events, warm-up, median).
+#   timing kernels alone (CUDA events, warm-up, median). On a GPU of another
+#   architecture than the chip it prints `skip (needs sm_100, found sm_90)`
+#   and runs nothing.
 #
-# Exit status of `run`: 0 when every case passes.
+# Exit status of `run`: 0 when every case passes (or all were skipped for
+# the architecture), 1 otherwise.
 #
 # ===----------------------------------------------------------------------=== #
 
@@ -270,7 +277,9 @@ def check_cases():
     return cases
 
 
-def timing_cases():
+def timing_cases(chip="sm_90a"):
+    if not chip.startswith("sm_90"):
+        return default_timing_cases()
     t = []
     shapes = [(16384, 4096, 14336), (16384, 14336, 4096), (16384, 4096, 4096),
               (8192, 8192, 8192)]
@@ -307,6 +316,34 @@ def timing_cases():
                       16384, 7168, 2048, 8, offs, tl=False, tr=True,
                       kernel="fused_upcast"))
     return t
+
+
+def default_timing_cases():
+    """The main-job shapes with the chip's default lowering (no version
+    attributes): the four dense Llama / 8192^3 shapes, the backward layouts,
+    grouped 2d-3d and 2d-2d (16384 tokens, 8 equal groups)."""
+    t = []
+    offs = [2048 * (i + 1) for i in range(8)]
+    for (m, k, n) in [(16384, 4096, 14336), (16384, 14336, 4096),
+                      (16384, 4096, 4096), (8192, 8192, 8192)]:
+        t.append(mm_case("t_mm_%dx%dx%d" % (m, k, n), m, k, n))
+    t.append(mm_case("t_mm_dgrad_16384x14336x4096_NN", 16384, 14336, 4096,
+                     tl=False, tr=False))
+    t.append(mm_case("t_mm_wgrad_14336x16384x4096_TN", 14336, 16384, 4096,
+                     tl=True, tr=False))
+    t.append(gmm_case("t_gmm2d3d_16384_k7168_n2048", "2d3d", 16384, 7168, 2048,
+                      8, offs))
+    t.append(gmm_case("t_gmm2d3d_16384_k2048_n7168", "2d3d", 16384, 2048, 7168,
+                      8, offs))
+    t.append(gmm_case("t_gmm2d2d_16384_n2048_k7168", "2d2d", 16384, 7168, 2048,
+                      8, offs, tl=False, tr=True))
+    return t
+
+
+def chip_sm(chip):
+    """100 for sm_100a, 90 for sm_90a."""
+    m = re.match(r"sm_(\d+)", chip)
+    return int(m.group(1)) if m else 0
 
 
 def module_text(case):
@@ -348,22 +385,25 @@ def parse_launches(conv, consts):
     launches = []
     pattern = (r"gpu.memset\s+(%\w+), %c0_i32|"
                r"gpu.launch_func\s+@mxfp8train_kernels::@(\w+) blocks in "
-               r"\((%c\w*),.*?threads in \((%c\w*),[^)]*\)\s*"
+               r"\((%c\w*), (%c\w*), (%c\w*)\)\s*threads in \((%c\w*), (%c\w*), (%c\w*)\)\s*"
                r"(?:dynamic_shared_memory_size (%c\w*))?\s*args\(([^)]*)\)")
     for m in re.finditer(pattern, conv):
         if m.group(1):
             launches.append(dict(memset=source.get(m.group(1), ["unknown", m.group(1)])))
             continue
         args = []
-        for a in m.group(6).split(","):
+        for a in m.group(10).split(","):
             name = a.split(":")[0].strip()
             ref = source.get(name, ["unknown", name])
             if ref[0] == "alloc" and ref[1] == result:
                 ref = ["result"]
             args.append(ref)
-        launches.append(dict(kernel=m.group(2), grid=int(consts[m.group(3)]),
-                             threads=int(consts[m.group(4)]),
-                             smem=int(consts[m.group(5)]) if m.group(5) else 0,
+        grid = [int(consts[m.group(i)]) for i in (3, 4, 5)]
+        block = [int(consts[m.group(i)]) for i in (6, 7, 8)]
+        launches.append(dict(kernel=m.group(2),
+                             grid=grid[0] if grid[1:] == [1, 1] else grid,
+                             threads=block[0] if block[1:] == [1, 1] else block,
+                             smem=int(consts[m.group(9)]) if m.group(9) else 0,
                              args=args))
     return launches, {k: v for k, v in allocs.items() if k != result}
 
@@ -374,36 +414,53 @@ def prepare(args):
     os.makedirs(out, exist_ok=True)
     opt = os.path.join(build, "bin", "mxfp8-opt")
     env = dict(os.environ, MXFP8_OPT=opt)
-    manifest = dict(cases=[], timing=[])
-    for case in ([] if args.timing_only else check_cases()):
+    chip = args.chip
+    manifest = dict(chip=chip, cases=[], timing=[])
+    cases = [] if args.timing_only else check_cases()
+    if not chip.startswith("sm_90"):
+        # The version and tiling attributes choose among the sm_90a kernels;
+        # elsewhere those cases repeat others.
+        cases = [c for c in cases if "mxfp8train.gemm_" not in c["body"]]
+    skipped = 0
+    for case in cases:
         src = os.path.join(out, case["name"] + ".mlir")
         with open(src, "w") as f:
             f.write(module_text(case))
-        run(["bash", os.path.join(ROOT, "scripts", "aot-compile.sh"), src,
-             os.path.join(out, case["name"] + ".o"), "sm_90a"], env=env)
-        manifest["cases"].append({k: v for k, v in case.items() if k != "body"})
-    for case in timing_cases():
+        entry = {k: v for k, v in case.items() if k != "body"}
+        try:
+            run(["bash", os.path.join(ROOT, "scripts", "aot-compile.sh"), src,
+                 os.path.join(out, case["name"] + ".o"), chip], env=env,
+                capture_output=True, text=True)
+        except subprocess.CalledProcessError as ex:
+            lines = [l for l in ex.stderr.split("\n") if "error" in l] or [""]
+            entry["skipped"] = lines[0].strip()[:200]
+            skipped += 1
+        os.remove(src)
+        manifest["cases"].append(entry)
+    for case in timing_cases(chip):
         src = os.path.join(out, case["name"] + ".mlir")
         with open(src, "w") as f:
             f.write(module_text(case))
-        conv = run([opt, src, "--convert-mxfp8train-to-gpu=chip=sm_90a",
+        conv = run([opt, src, "--convert-mxfp8train-to-gpu=chip=" + chip,
                     "--canonicalize"], capture_output=True, text=True).stdout
-        low = run([opt, src, "--mxfp8train-lower-to-gpu=chip=sm_90a format=bin"],
+        low = run([opt, src, "--mxfp8train-lower-to-gpu=chip=%s format=bin" % chip],
                   capture_output=True, text=True).stdout
         with open(os.path.join(out, case["name"] + ".cubin"), "wb") as f:
             f.write(extract_binary(low))
         consts = dict(re.findall(r"(%c\w*) = arith.constant (\d+) : (?:index|i32)", conv))
         entry = {k: v for k, v in case.items() if k != "body"}
         entry["launches"], entry["allocs"] = parse_launches(conv, consts)
+        # The GEMM itself: the first launch that is no pre-pass.
         main = [la for la in entry["launches"]
-                if la.get("kernel", "").startswith("scaled_")][0]
+                if re.search(r"scaled_g?mm|gemm", la.get("kernel", ""))
+                and "dequant" not in la["kernel"]][0]
         entry.update(kernel=main["kernel"], grid=main["grid"],
                      threads=main["threads"], smem=main["smem"])
         manifest["timing"].append(entry)
     with open(os.path.join(out, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
-    print("prepared %d cases, %d timing kernels in %s" % (
-        len(manifest["cases"]), len(manifest["timing"]), out))
+    print("prepared %d cases (%d not lowered for %s), %d timing kernels in %s" % (
+        len(manifest["cases"]), skipped, chip, len(manifest["timing"]), out))
 
 
 # ---------------------------------------------------------------------------
@@ -574,6 +631,10 @@ def run_cases(args, torch, manifest):
     dt = {"bf16": torch.bfloat16, "f32": torch.float32}
     for case in manifest["cases"]:
         name = case["name"]
+        if case.get("skipped"):
+            print("%-36s skip (not lowered for %s: %s)" % (
+                name, manifest.get("chip", "sm_90a"), case["skipped"]), flush=True)
+            continue
         try:
             so = link(os.path.join(args.dir, name + ".o"), args.runtime_lib, libdir)
             lib = ctypes.CDLL(so)
@@ -642,9 +703,78 @@ def median_ms(torch, fn, reps, warmup=5):
     return times[len(times) // 2]
 
 
+def to_blocked(torch, s):
+    """(rows, cols) e8m0 bytes -> the SPEC §4.1 blocked layout (rows padded
+    to 128, cols to 4 with byte 127), flat: the inverse of `unblock`."""
+    rows, cols = s.shape
+    col_tiles = (cols + 3) // 4
+    out = torch.full((((rows + 127) // 128) * 128 * col_tiles * 4,), 127,
+                     dtype=torch.uint8, device=s.device)
+    r = torch.arange(rows, device=s.device).view(-1, 1)
+    c = torch.arange(cols, device=s.device).view(1, -1)
+    off = ((r // 128) * col_tiles + c // 4) * 512 + (r % 32) * 16 + (r % 128 // 32) * 4 + c % 4
+    out[off.flatten()] = s.flatten()
+    return out
+
+
+def mx_cublas(torch, m, k, n):
+    """cuBLAS MXFP8 on sm_100: fresh e4m3 operands A (m, k) and W (n, k),
+    blocked e8m0 scales; returns (a call computing A W^T in bf16, the
+    operands). torch._scaled_mm takes e8m0 scales as MX block scales; the
+    newer torch.nn.functional.scaled_mm is tried when it refuses them."""
+    def operand(rows):
+        q = torch.randint(0, 126, (rows, k), dtype=torch.uint8, device="cuda")
+        q = q | (torch.randint(0, 2, (rows, k), dtype=torch.uint8, device="cuda") << 7)
+        sc = torch.randint(120, 134, (rows, k // 32), dtype=torch.uint8, device="cuda")
+        return q, sc
+    (a, a_s), (w, w_s) = operand(m), operand(n)
+    a8, w8 = a.view(torch.float8_e4m3fn), w.view(torch.float8_e4m3fn)
+    sa = to_blocked(torch, a_s).view(torch.float8_e8m0fnu)
+    sb = to_blocked(torch, w_s).view(torch.float8_e8m0fnu)
+
+    def legacy():
+        return torch._scaled_mm(a8, w8.t(), sa, sb, out_dtype=torch.bfloat16)
+
+    def v2():
+        F = torch.nn.functional
+        return F.scaled_mm(a8, w8.t(), sa, F.ScalingType.BlockWise1x32, sb,
+                           F.ScalingType.BlockWise1x32,
+                           swizzle_a=F.SwizzleType.SWIZZLE_32_4_4,
+                           swizzle_b=F.SwizzleType.SWIZZLE_32_4_4,
+                           output_dtype=torch.bfloat16)
+    try:
+        legacy()
+        fn = legacy
+    except Exception:
+        v2()
+        fn = v2
+    return fn, (a, a_s, w, w_s)
+
+
+def check_mx_cublas(torch):
+    """The cuBLAS MXFP8 peer against float64 on 256 x 512 x 384, so that a
+    wrong scale layout shows before it is timed: (SQNR dB, api) or raises."""
+    fn, (a, a_s, w, w_s) = mx_cublas(torch, 256, 512, 384)
+    ref = deq(torch, a, a_s, -1) @ deq(torch, w, w_s, -1).t()
+    got = fn().to(torch.float64)
+    return sqnr(torch, ref, got), fn.__name__
+
+
 def run_timing(args, torch, manifest):
     import cupy as cp
     results = []
+    # cuBLAS MXFP8 (block-scaled tcgen05) exists on sm_100 only.
+    mx_peer = torch.cuda.get_device_capability()[0] >= 10
+    if mx_peer:
+        try:
+            db, api = check_mx_cublas(torch)
+            print("cuBLAS MXFP8 peer (%s): %.2f dB against float64 on 256x512x384%s" % (
+                "torch._scaled_mm" if api == "legacy" else "torch.nn.functional.scaled_mm",
+                db, "" if db >= 40 else " -- scale layout wrong? not timed"), flush=True)
+            mx_peer = db >= 40
+        except Exception as ex:
+            print("cuBLAS MXFP8 peer unavailable: %s" % str(ex)[:300], flush=True)
+            mx_peer = False
     for t in manifest["timing"]:
         if args.only and t["name"] not in args.only:
             continue
@@ -682,11 +812,14 @@ def run_timing(args, torch, manifest):
                 ps.append(cp.asarray(x))
             calls.append((kern, la, tuple(ps)))
 
+        def dims(d):
+            return tuple(d) if isinstance(d, list) else (d,)
+
         def call(kern, la, ps):
             if kern is None:
                 ps.zero_()
             else:
-                kern((la["grid"],), (la["threads"],), ps, shared_mem=la["smem"])
+                kern(dims(la["grid"]), dims(la["threads"]), ps, shared_mem=la["smem"])
 
         def fn():
             for c in calls:
@@ -718,6 +851,9 @@ def run_timing(args, torch, manifest):
                         (b_s.to(torch.int32) << 23).view(torch.float32), 32, dim=1).to(torch.bfloat16)
                     return torch.matmul(Ad, Bd.t())
                 line["dq_cublas_ms"] = median_ms(torch, dq_mm, args.reps)
+                if mx_peer:
+                    fn, _ = mx_cublas(torch, m, k, n)
+                    line["mx_cublas_ms"] = median_ms(torch, fn, args.reps)
             elif t["kind"] == "2d3d":
                 e = t["e"]
                 offs = ins[4]
@@ -740,15 +876,21 @@ def run_timing(args, torch, manifest):
         if "dq_cublas_ms" in line:
             line["dq_cublas_tflops"] = flops / line["dq_cublas_ms"] / 1e9
             line["ratio_dq_cublas"] = line["dq_cublas_ms"] / ms
+        if "mx_cublas_ms" in line:
+            line["mx_cublas_tflops"] = flops / line["mx_cublas_ms"] / 1e9
+            line["ratio_mx_cublas"] = line["mx_cublas_ms"] / ms
         results.append(line)
         print(json.dumps(line), flush=True)
-    print("\n%-34s %9s %9s %9s %9s %8s %8s" % ("kernel", "ms", "TFLOP/s", "cuBLAS", "dq+cuBLAS",
-                                             "x cuBLAS", "x dq+cB"))
+    # TFLOP/s; x PEER = peer time / ours (bf16: cuBLAS bf16 or _grouped_mm).
+    print("\n%-38s %9s %9s %9s %9s %9s %8s %8s %8s" % (
+        "kernel", "ms", "TFLOP/s", "bf16", "dq+bf16", "MXFP8", "x bf16",
+        "x dq+bf16", "x MXFP8"))
     for r in results:
-        print("%-34s %9.3f %9.1f %9.1f %9.1f %8.2f %8.2f" % (
+        print("%-38s %9.3f %9.1f %9.1f %9.1f %9.1f %8.2f %8.2f %8.2f" % (
             r["name"], r["ms"], r["tflops"], r.get("cublas_tflops", 0),
-            r.get("dq_cublas_tflops", 0), r.get("ratio_cublas", 0),
-            r.get("ratio_dq_cublas", 0)))
+            r.get("dq_cublas_tflops", 0), r.get("mx_cublas_tflops", 0),
+            r.get("ratio_cublas", 0), r.get("ratio_dq_cublas", 0),
+            r.get("ratio_mx_cublas", 0)))
 
 
 def main():
@@ -765,6 +907,8 @@ def main():
                    "get fused_upcast)")
     p.add_argument("--timing-only", action="store_true",
                    help="prepare the timing kernels only (no check cases)")
+    p.add_argument("--chip", default="sm_90a",
+                   help="GPU architecture of the kernels (sm_90a, sm_100a)")
     r = sub.add_parser("run")
     r.add_argument("dir")
     r.add_argument("--runtime-lib", required=True)
@@ -780,7 +924,19 @@ def main():
         return 0
     import torch
     manifest = json.load(open(os.path.join(args.dir, "manifest.json")))
-    print("device:", torch.cuda.get_device_name(), flush=True)
+    chip = manifest.get("chip", "sm_90a")
+    if not torch.cuda.is_available():
+        print("skip (needs sm_%d, found no usable GPU)" % chip_sm(chip), flush=True)
+        return 77
+    major, minor = torch.cuda.get_device_capability()
+    found = major * 10 + minor
+    print("device: %s (sm_%d), kernels for %s" % (torch.cuda.get_device_name(),
+                                                 found, chip), flush=True)
+    if found != chip_sm(chip):
+        print("skip (needs sm_%d, found sm_%d): %d cases and %d timing kernels "
+              "not run" % (chip_sm(chip), found, len(manifest["cases"]),
+                           len(manifest["timing"])), flush=True)
+        return 0
     failures = 0 if args.no_cases else run_cases(args, torch, manifest)
     if not args.no_timing:
         run_timing(args, torch, manifest)

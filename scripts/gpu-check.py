@@ -27,7 +27,10 @@
 #   another build's timing kernels to DIR as KERNEL.NAME (no cases), so that
 #   two versions of a kernel are timed in the same run.
 #
-# Exit status of `run`: 0 when every case is bit-exact, 1 otherwise.
+# Exit status of `run`: 0 when every case is bit-exact, 1 otherwise. On a
+# GPU of another architecture than the prepared chip (an sm_100a folder on
+# an H200) it prints `skip (needs sm_100, found sm_90)`, runs nothing and
+# exits 0.
 #
 # ===----------------------------------------------------------------------=== #
 
@@ -649,6 +652,15 @@ def main():
         prepare(args)
         return 0
     import cupy as cp
+    # Kernels built for another architecture do not load: say so and run
+    # nothing (the harness prints the same skip row).
+    chip = json.load(open(os.path.join(args.dir, "manifest.json"))).get("chip", "sm_90a")
+    want = int(re.match(r"sm_(\d+)", chip).group(1))
+    found = int(cp.cuda.Device().compute_capability)
+    if found != want:
+        print("skip (needs sm_%d, found sm_%d): the cases of %s not run" % (
+            want, found, args.dir))
+        return 0
     failures = 0 if args.no_cases else run_cases(args, cp)
     if not args.no_timing:
         run_timing(args, cp)
