@@ -2141,6 +2141,9 @@ struct ScaledMmOpToGPU final : KernelPattern<ScaledMmOp> {
 
   LogicalResult rewriteStatic(ScaledMmOp op,
                               PatternRewriter &rewriter) const override {
+    // sm_100a: the tcgen05 kernel (TCGen05Gemm.cpp) or the simple kernels.
+    if (cache.getTarget().chip == "sm_100a")
+      return lowerScaledMmToTcgen05(rewriter, cache, op);
     if (cache.getTarget().chip.rfind("sm_90", 0) != 0)
       return rewriter.notifyMatchFailure(op, "GEMM kernels need sm_90a");
     auto lhsType = op.getLhs().getType();

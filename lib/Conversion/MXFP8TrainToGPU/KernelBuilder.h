@@ -217,9 +217,20 @@ void populateSimpleGemmKernelPatterns(RewritePatternSet &patterns,
 bool isSimpleGemmCandidate(Operation *op);
 
 /// Adds the scaled_mm and scaled_grouped_mm lowerings (GemmKernels.cpp,
-/// sm_90a).
+/// sm_90a; scaled_mm on sm_100a through lowerScaledMmToTcgen05).
 void populateGemmKernelPatterns(RewritePatternSet &patterns,
                                 KernelCache &cache);
+
+/// sm_100a: replaces rank-2 `op` with K-major operands and blocked scales
+/// by a launch of the tcgen05 block-scaled GEMM (TCGen05Gemm.cpp); fails
+/// with the reason for any other form.
+LogicalResult lowerScaledMmToTcgen05(PatternRewriter &rewriter,
+                                     const KernelCache &cache, ScaledMmOp op);
+
+/// Adds the pattern that gives every scaled_mm the tcgen05 kernel takes
+/// blocked scales: each row-major scale operand goes through `to_blocked`
+/// (applied before the GPU lowering on sm_100a).
+void populateTcgen05ScaleLayoutPatterns(RewritePatternSet &patterns);
 
 } // namespace gpu_lowering
 } // namespace mxfp8train
