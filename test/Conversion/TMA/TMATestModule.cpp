@@ -1,12 +1,14 @@
 //===- TMATestModule.cpp - a module using every TMA.h primitive -*- C++ -*-===//
 //
 // Prints a GPU module built with lib/Conversion/MXFP8TrainToGPU/TMA.h: the
-// host function `tma_example(a: 256x512 fp8, scales: 2048 e8m0, out: 512
-// i32)` creates the tensor map of `a` (128 x 128 boxes, 128-byte swizzle)
-// and launches two CTAs of `tma_tile_and_chunk`, which initialise an
-// mbarrier, expect 16384 + 512 bytes, load CTA b's 128-row box at K 0 with
-// cp.async.bulk.tensor and its 512-byte scale chunk with cp.async.bulk,
-// wait for the phase and store one word of each per thread. With `--main`
+// host function `tma_example(a: rows x 512 fp8, scales: 2048 e8m0, out:
+// 2 x 4224 i32)` creates the tensor map of `a` (128 x 128 boxes, 128-byte
+// swizzle) and launches two CTAs of `tma_tile_and_chunk`, which initialise
+// an mbarrier, expect 16384 + 512 bytes, load CTA b's 128-row box at K 0
+// with cp.async.bulk.tensor and its 512-byte scale chunk with
+// cp.async.bulk, wait for the phase and copy the box (as swizzled in
+// shared memory) and the chunk to `out` (bench/device/tma-check compares
+// them on a GPU with the 128-byte swizzle and TMA's zero fill). With `--main`
 // a `main` allocates the three buffers and calls `tma_example` (for
 // mlir-runner against the runtime's fake driver). The lit tests
 // test/Target/PTX/tma.test (IR, PTX for both chips) and
@@ -36,6 +38,8 @@ constexpr int64_t kBoxBytes = 128 * 128;
 constexpr int64_t kChunkBytes = 512;
 constexpr int64_t kBarrierOffset = kBoxBytes + kChunkBytes;
 constexpr int64_t kSharedBytes = kBarrierOffset + 8 + 1024;
+/// Words of `out` per CTA: the box, then the chunk.
+constexpr int64_t kOutWords = (kBoxBytes + kChunkBytes) / 4;
 
 static void buildKernelBody(ImplicitLocOpBuilder &b, Value map, Value scales,
                             Value out) {
@@ -78,22 +82,47 @@ static void buildKernelBody(ImplicitLocOpBuilder &b, Value map, Value scales,
     tma::loadBulk(b, chunk, tma::getGlobalPointer(b, src), mbar, kChunkBytes);
   });
   tma::waitBarrier(b, mbar, arith::ConstantIntOp::create(b, 0, 32));
-  // Thread t reads word t of the box and word t % 128 of the chunk.
-  Value boxWord = tma::getSharedPointer(
-      b, add(base, arith::MulIOp::create(b, tid, idx(4))));
-  Value chunkWord = tma::getSharedPointer(
-      b, add(add(base, idx(kBoxBytes)),
-             arith::MulIOp::create(
-                 b, arith::RemUIOp::create(b, tid, idx(kChunkBytes / 4)),
-                 idx(4))));
-  Value x = LLVM::LoadOp::create(b, b.getI32Type(), boxWord);
-  Value y = LLVM::LoadOp::create(b, b.getI32Type(), chunkWord);
-  Value at = add(arith::MulIOp::create(b, bid, idx(256)), tid);
-  memref::StoreOp::create(b, arith::XOrIOp::create(b, x, y), out, at);
+  // CTA b stores its whole box (as laid out in shared memory) and chunk:
+  // thread t copies words t, t + 256, ... of the box and word t of the
+  // chunk, to out[b * kOutWords + word].
+  Value outBase = arith::MulIOp::create(b, bid, idx(kOutWords));
+  auto copyWord = [&](Value from, Value word, Value to) {
+    Value ptr = tma::getSharedPointer(
+        b, add(from, arith::MulIOp::create(b, word, idx(4))));
+    Value v = LLVM::LoadOp::create(b, b.getI32Type(), ptr);
+    memref::StoreOp::create(b, v, out, ValueRange{add(outBase, to)});
+  };
+  auto loop = scf::ForOp::create(b, tid, idx(kBoxBytes / 4), idx(256));
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    copyWord(base, loop.getInductionVar(), loop.getInductionVar());
+  }
+  Value inChunk =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, tid, idx(kChunkBytes / 4));
+  auto ifChunk = scf::IfOp::create(b, inChunk, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPoint(ifChunk.thenBlock()->getTerminator());
+  copyWord(add(base, idx(kBoxBytes)), tid, add(idx(kBoxBytes / 4), tid));
 }
 
 int main(int argc, char **argv) {
-  bool withMain = argc > 1 && llvm::StringRef(argv[1]) == "--main";
+  // --main: add `main`; --rows=N: rows of `a` (default 256; fewer put part
+  // or all of CTA 1's box past the tensor, to be zero-filled).
+  bool withMain = false;
+  int64_t rows = 256;
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg(argv[i]);
+    if (arg == "--main")
+      withMain = true;
+    else if (arg.consume_front("--rows=") && !arg.getAsInteger(10, rows) &&
+             rows > 0)
+      continue;
+    else {
+      llvm::errs() << "usage: mxfp8train-tma-test-module [--main] [--rows=N]\n";
+      return 2;
+    }
+  }
   MLIRContext ctx;
   ctx.loadDialect<arith::ArithDialect, func::FuncDialect, gpu::GPUDialect,
                   LLVM::LLVMDialect, memref::MemRefDialect, NVVM::NVVMDialect,
@@ -106,9 +135,9 @@ int main(int argc, char **argv) {
   rewriter.setInsertionPointToEnd(module->getBody());
 
   auto aType =
-      MemRefType::get({256, 512}, rewriter.getType<Float8E4M3FNType>());
+      MemRefType::get({rows, 512}, rewriter.getType<Float8E4M3FNType>());
   auto sType = MemRefType::get({2048}, rewriter.getType<Float8E8M0FNUType>());
-  auto outType = MemRefType::get({512}, rewriter.getI32Type());
+  auto outType = MemRefType::get({2 * kOutWords}, rewriter.getI32Type());
   auto ptrType = LLVM::LLVMPointerType::get(&ctx);
 
   auto kernels = gpu::GPUModuleOp::create(rewriter, loc, "mxfp8train_kernels");
