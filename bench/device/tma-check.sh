@@ -9,8 +9,9 @@
 # pipeline.
 # run: builds the runtime (cmake, no MLIR; or uses LIB_DIR when it holds
 # libmxfp8train_runtime.so), builds tma-check/tma_ptx_check.cpp and runs it
-# for A of 256, 200 and 100 rows (CTA 1's box whole, partly and wholly past
-# the tensor): the tensor map from mgpuTensorMapEncodeTiledMemref with the
+# for A of 256, 200 and 100 rows of 512 bytes (CTA 1's box whole, partly and
+# wholly past the tensor) and of 96, 48 and 16 bytes (the box past K): the
+# tensor map from mgpuTensorMapEncodeTiledMemref with the
 # arguments the generated host code passes, the kernel's 2-D TMA load with
 # the 128-byte swizzle and its 1-D bulk copy, every byte checked.
 # Exit status 0 when all pass, 1 on a wrong byte or an error.
@@ -46,7 +47,8 @@ run)
   "${CXX:-g++}" -O2 -std=c++17 -I "$root/runtime/include" \
     "$root/bench/device/tma-check/tma_ptx_check.cpp" -L "$lib" \
     -Wl,-rpath,"$lib" -lmxfp8train_runtime -o "$work/tma_ptx_check"
-  timeout 60 "$work/tma_ptx_check" "$dir/tma.ptx" 256 200 100
+  timeout 60 "$work/tma_ptx_check" "$dir/tma.ptx" 256 200 100 200x96 256x48 \
+    100x16
   ;;
 *)
   echo "usage: $0 prepare|run DIR" >&2

@@ -1,9 +1,11 @@
 // tma_ptx_check.cpp - the TMA kernel of mxfp8train-tma-test-module (its
 // sm_90a PTX) with the tensor map from mgpuTensorMapEncodeTiledMemref, the
 // arguments the generated host code passes (test/runtime/
-// tma-fake-driver.test traces them), on a GPU; every byte of both boxes
-// (128-byte swizzle, zero fill past ROWS) and of both scale chunks is
-// checked. Usage: tma_ptx_check KERNEL.ptx ROWS...
+// tma-fake-driver.test traces them), on a GPU, for operands of ROWS x K
+// bytes; every byte of both boxes (128-byte swizzle, zero fill past ROWS
+// and past K) and of both scale chunks is checked.
+// Usage: tma_ptx_check KERNEL.ptx ROWS[xK]... (K a multiple of 16, 512 by
+// default).
 #include "mxfp8train/runtime/Runtime.h"
 #include <cstdint>
 #include <cstdio>
@@ -23,8 +25,8 @@ static uint8_t pattern(int64_t r, int64_t k) {
     std::printf("%s: %s\n", #x, mxfp8rtGetLastError());                        \
     return 1;                                                                  \
   }
-static int run(mxfp8rtFunction f, int64_t rows) {
-  const int64_t k = 512, sBytes = 2048, outBytes = 2 * 4224 * 4;
+static int run(mxfp8rtFunction f, int64_t rows, int64_t k) {
+  const int64_t sBytes = 2048, outBytes = 2 * 4224 * 4;
   std::vector<uint8_t> a(rows * k), s(sBytes), out(outBytes);
   for (int64_t i = 0; i < rows * k; ++i)
     a[i] = pattern(i / k, i % k);
@@ -56,8 +58,9 @@ static int run(mxfp8rtFunction f, int64_t rows) {
       for (int64_t c = 0; c < 128; ++c) {
         int64_t at = r * 128 + ((c / 16) ^ (r % 8)) * 16 + c % 16;
         int64_t row = 128 * b + r;
-        uint8_t want = row < rows ? pattern(row, c) : 0;
-        zeros += row >= rows;
+        bool in = row < rows && c < k;
+        uint8_t want = in ? pattern(row, c) : 0;
+        zeros += !in;
         ++checked;
         if (box[at] != want && wrong++ < 4)
           std::printf("box %d row %d byte %d: 0x%02x, want 0x%02x\n", int(b),
@@ -67,8 +70,8 @@ static int run(mxfp8rtFunction f, int64_t rows) {
       if (box[16384 + i] != s[b * 512 + i] && wrong++ < 4)
         std::printf("chunk %d byte %d wrong\n", int(b), int(i));
   }
-  std::printf("rows %d: %d bytes checked (%d zero-filled), %d wrong: %s\n",
-              int(rows), int(checked), int(zeros), int(wrong),
+  std::printf("%dx%d: %d bytes checked (%d zero-filled), %d wrong: %s\n",
+              int(rows), int(k), int(checked), int(zeros), int(wrong),
               wrong ? "FAIL" : "OK");
   mxfp8rtMemFree(da);
   mxfp8rtMemFree(ds);
@@ -87,7 +90,11 @@ int main(int argc, char **argv) {
   CHECK(mxfp8rtModuleLoadData(text.c_str(), text.size() + 1, "tma", &m));
   CHECK(mxfp8rtModuleGetFunction(m, "tma_tile_and_chunk", &f));
   int status = 0;
-  for (int i = 2; i < argc; ++i)
-    status |= run(f, std::atoll(argv[i]));
+  for (int i = 2; i < argc; ++i) {
+    char *end = nullptr;
+    int64_t rows = std::strtoll(argv[i], &end, 10);
+    int64_t k = *end == 'x' ? std::atoll(end + 1) : 512;
+    status |= run(f, rows, k);
+  }
   return status;
 }

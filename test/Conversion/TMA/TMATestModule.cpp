@@ -98,8 +98,8 @@ static void buildKernelBody(ImplicitLocOpBuilder &b, Value map, Value scales,
     b.setInsertionPoint(loop.getBody()->getTerminator());
     copyWord(base, loop.getInductionVar(), loop.getInductionVar());
   }
-  Value inChunk =
-      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, tid, idx(kChunkBytes / 4));
+  Value inChunk = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, tid,
+                                        idx(kChunkBytes / 4));
   auto ifChunk = scf::IfOp::create(b, inChunk, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPoint(ifChunk.thenBlock()->getTerminator());
