@@ -91,6 +91,11 @@ void GemmMainloop::carveSharedMemory() {
     barriersAddr = add(stagesAddr, c(spec.stages * spec.stageBytes()));
 }
 
+Value GemmMainloop::getExtraAddress() {
+  return add(stagesAddr,
+             c(spec.stages * spec.stageBytes() + spec.barrierBytes()));
+}
+
 Value GemmMainloop::viewExtra(MemRefType type) {
   int64_t offset = spec.stages * spec.stageBytes() + spec.barrierBytes();
   return memref::ViewOp::create(kb, type, rawShared, add(stagesPad, c(offset)),
@@ -151,7 +156,8 @@ void GemmMainloop::arriveBarrier(Value i) {
                                  NVVM::MemScopeKind::CTA, false);
 }
 
-void GemmMainloop::initRing(int64_t fullArrivals, int64_t emptyArrivals) {
+void GemmMainloop::initRing(int64_t fullArrivals, int64_t emptyArrivals,
+                            function_ref<void()> initMore, bool fenceInit) {
   Value t0 = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, tid, c(0));
   kb.ifThen(t0, [&] {
     for (int64_t s = 0; s < spec.stages; ++s) {
@@ -160,6 +166,10 @@ void GemmMainloop::initRing(int64_t fullArrivals, int64_t emptyArrivals) {
       NVVM::MBarrierInitOp::create(kb, getBarrier(c(spec.stages + s)),
                                    kb.i32(emptyArrivals), Value());
     }
+    if (initMore)
+      initMore();
+    if (fenceInit)
+      NVVM::FenceMbarrierInitOp::create(kb);
   });
   gpu::BarrierOp::create(kb);
   ringCounter =
@@ -431,7 +441,9 @@ scf::ForOp GemmMainloop::emitConsumerLoop(const GemmTile &t, ValueRange init,
   }
   SmallVector<Value> next = consume(kt, slot, loop.getRegionIterArgs());
   advanceRing(slot);
-  scf::YieldOp::create(kb, next);
+  // A loop without carried values already has its terminator.
+  if (!init.empty())
+    scf::YieldOp::create(kb, next);
   return loop;
 }
 

@@ -6,7 +6,7 @@
 // the shared-memory carve-out, the mbarrier stage ring, the persistent tile
 // walk with the grouped walks, the warp roles, the producer role, the
 // consumer loop over full stages, the epilogue store and the host-side
-// launch. An MMA generation (WGMMA.cpp, WGMMAUpcast.cpp; tcgen05 next)
+// launch. An MMA generation (WGMMA.cpp, WGMMAUpcast.cpp, TCGen05.cpp)
 // supplies its threads and warp roles, the consumer of a full stage and the
 // map from its accumulator fragment to output (row, col).
 //
@@ -38,11 +38,12 @@
 // previous stage after `wait_group 1`; tcgen05 would `tcgen05.commit` to
 // empty[s]).
 //
-// The use for a tcgen05 kernel: a TMA producer is a different
-// `StageFill` (one elected thread: `arriveExpectTx(stage, bytes)` then the
-// bulk tensor copies completing on full[s]), its consumer the MMA issue of
-// one stage inside `emitConsumerLoop`, and its epilogue reads the TMEM
-// accumulator and calls `storeOutput` with the (row, col) of each chunk.
+// The tcgen05 kernel (TCGen05.cpp) uses it so: its TMA producer is a
+// `StageFill` (one thread: `arriveExpectTx(stage, bytes)` then the bulk
+// tensor copies completing on full[s]), its consumer the MMA issue of one
+// stage inside `emitConsumerLoop` (released by `tcgen05.commit` to
+// empty[s]), and its epilogue reads the TMEM accumulator and calls
+// `storeOutput` with the (row, col) of each chunk.
 //
 //===----------------------------------------------------------------------===//
 
@@ -179,15 +180,22 @@ public:
   /// A view of `type` (static shape, workgroup memory) at the extra bytes
   /// after the stages and mbarriers.
   Value viewExtra(MemRefType type);
+  /// The byte address (index, shared window) of the extra bytes (8-byte
+  /// aligned).
+  Value getExtraAddress();
 
   //===--------------------------------------------------------------------===//
   // Stage ring
   //===--------------------------------------------------------------------===//
 
   /// Thread 0 initialises full[s] with `fullArrivals` and empty[s] with
-  /// `emptyArrivals` expected arrivals, a CTA barrier publishes them, and
-  /// every thread's ring counter starts at 0.
-  void initRing(int64_t fullArrivals, int64_t emptyArrivals);
+  /// `emptyArrivals` expected arrivals (then `initMore`, e.g. the
+  /// generation's other mbarriers, and `fence.mbarrier_init` where
+  /// `fenceInit`: barriers completed by the async proxy), a CTA barrier
+  /// publishes them, and every thread's ring counter starts at 0.
+  void initRing(int64_t fullArrivals, int64_t emptyArrivals,
+                function_ref<void()> initMore = nullptr,
+                bool fenceInit = false);
   /// The thread's current ring position.
   RingSlot loadRingSlot();
   /// The ring counter alone.

@@ -6,14 +6,16 @@
 // GemmSpec, the configuration (kernel variant, tiles, stages, ...), the
 // launch sequence of the default pre-dequantized GEMM with its guarded
 // fallback, and the dispatch on the target's MMA generation: sm_90a gets
-// the wgmma kernels (WGMMA.cpp, WGMMAUpcast.cpp); other targets leave the
-// op to the simple GEMM (SimpleGemm.cpp) for now.
+// the wgmma kernels (WGMMA.cpp, WGMMAUpcast.cpp), sm_100a the tcgen05
+// kernel (TCGen05.cpp) for the forms it takes; the rest is left to the
+// simple GEMM (SimpleGemm.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "../KernelBuilder.h"
 #include "DequantPrepass.h"
 #include "GemmMainloop.h"
+#include "TCGen05.h"
 #include "WGMMA.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -194,6 +196,9 @@ static LogicalResult lowerGemmOp(PatternRewriter &rewriter,
                                  GemmSpec spec, Value lhs, Value lhsScales,
                                  Value rhs, Value rhsScales, Value offs,
                                  Value bias, RankedTensorType resultType) {
+  if (cache.getTarget().chip == "sm_100a")
+    return lowerGemmToTcgen05(rewriter, cache, op, spec, lhs, lhsScales, rhs,
+                              rhsScales, offs, bias, resultType);
   Location loc = op->getLoc();
   SmallVector<Value> args = {
       flatBuffer(rewriter, loc, lhs), flatBuffer(rewriter, loc, lhsScales),
@@ -216,8 +221,9 @@ static LogicalResult lowerGemmOp(PatternRewriter &rewriter,
 /// the op to the simple GEMM (populateSimpleGemmKernelPatterns).
 static LogicalResult checkGemmTarget(PatternRewriter &rewriter,
                                      const KernelCache &cache, Operation *op) {
-  if (cache.getTarget().chip.rfind("sm_90", 0) != 0)
-    return rewriter.notifyMatchFailure(op, "GEMM kernels need sm_90a");
+  StringRef chip = cache.getTarget().chip;
+  if (!chip.starts_with("sm_90") && chip != "sm_100a")
+    return rewriter.notifyMatchFailure(op, "GEMM kernels need sm_90a/sm_100a");
   return success();
 }
 
