@@ -119,7 +119,7 @@ struct ConvertMXFP8TrainToGPUPass final
       else if (isa<ScaledMmOp, ScaledGroupedMmOp>(op))
         diag << " for this form (scaled_grouped_mm needs row_major scales; "
                 "scaled_mm blocked scales need rank 2 on sm_90a, and rank 2 "
-                "with K-major operands on sm_100a)";
+                "with 16-byte aligned operand rows on sm_100a)";
       else
         diag << " (only quantize, quantize_dual, dequantize, "
                 "pad/unpad_token_groups, to_blocked, grouped_mm, and "

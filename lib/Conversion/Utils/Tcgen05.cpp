@@ -79,6 +79,16 @@ uint64_t tcgen05::getKMajorSwizzle128Descriptor(uint64_t address) {
   return getSmemDescriptor(d);
 }
 
+uint64_t tcgen05::getMNMajorSwizzle128Descriptor(uint64_t address,
+                                                 uint64_t atomColumnBytes) {
+  SmemDescriptor d;
+  d.address = address;
+  d.leadingByteOffset = atomColumnBytes;
+  d.strideByteOffset = 1024;
+  d.swizzle = SmemSwizzle::B128;
+  return getSmemDescriptor(d);
+}
+
 uint64_t tcgen05::getScaleChunkDescriptor(uint64_t address) {
   SmemDescriptor d;
   d.address = address;

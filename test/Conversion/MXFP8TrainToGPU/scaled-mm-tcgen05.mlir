@@ -158,18 +158,70 @@ func.func @blocked_e5m2(%a: tensor<128x96xf8E5M2>, %as: tensor<512xf8E8M0FNU>,
 
 // -----
 
-// MN-major operands (transpose_lhs) keep the simple kernel and row-major
-// scales on sm_100a.
-// CHECK-LABEL: func.func @mn_major(
+// MN-major operands (the wgrad form: lhs stored K x M, rhs stored K x N)
+// take the kernel natively. Their row-major (K / 32, rows) scales are
+// re-laid by the lowering into the blocked layout of the transpose
+// (to_blocked_t, 256 -> 1024 and 512 -> 2048 bytes); both tensor maps have
+// boxes of 128 K rows x 128 columns. Per stage the producer loads one box
+// of A and two of B (columns colBase and colBase + 128, 16 KiB apart in the
+// B tile); the MMAs carry the MN-major bits 15/16 (0x08C18000 | SF IDs),
+// the descriptors LBO 16384 / SBO 1024 (0x4000404004000000 without
+// address), and K block kk is 32 rows further: + 256 kk in the address
+// field.
+// CHECK-LABEL: func.func @wgrad(
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@to_blocked_t_2x256 {{.*}} args(%{{.*}} : memref<2x256xf8E8M0FNU>, %[[SA:.*]] : memref<1024xf8E8M0FNU>)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@to_blocked_t_2x512 {{.*}} args(%{{.*}} : memref<2x512xf8E8M0FNU>, %[[SB:.*]] : memref<2048xf8E8M0FNU>)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_tc05_mn_mn_e4m3_e4m3_f32_256x512x64_s4 blocks in (%c4, %c1, %c1) threads in (%c256, %c1, %c1) dynamic_shared_memory_size %c203872_i32 args(%{{.*}} : !llvm.ptr, %[[SA]] : memref<1024xf8E8M0FNU>, %{{.*}} : !llvm.ptr, %[[SB]] : memref<2048xf8E8M0FNU>, %{{.*}} : memref<131072xf32>)
+// The relayout kernel: byte `off` of the output is the scale (r, c) of the
+// transposed matrix, read at in[c, r] (clamped), or 0x00 past it.
+// CHECK-LABEL: gpu.func @to_blocked_t_2x256(
+// CHECK:         scf.for %[[OFF:.*]] =
+// CHECK:           %[[V:.*]] = memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<2x256xf8E8M0FNU>
+// CHECK:           arith.select
+// CHECK:           memref.store %{{.*}}, %{{.*}}[%[[OFF]]] : memref<1024xf8E8M0FNU>
+// CHECK-LABEL: gpu.func @scaled_mm_tc05_mn_mn_e4m3_e4m3_f32_256x512x64_s4(
+// CHECK-SAME:    %[[MA:[^:]*]]: !llvm.ptr {{.*}}, %{{.*}}: memref<1024xf8E8M0FNU> {{.*}}, %[[MB:[^:]*]]: !llvm.ptr
+// CHECK:         nvvm.mbarrier.arrive.expect_tx %[[FULL:.*]], %c50688_i32
+// CHECK:         %[[ATILE:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK:         nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MA]], %[[FULL]], box[%{{.*}}, %c0_i32]
+// CHECK:         arith.addi %[[ATILE]], %c16384 : index
+// CHECK:         nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MB]], %[[FULL]], box[%{{.*}}, %c0_i32]
+// CHECK:         arith.addi %{{.*}}, %c128 : index
+// CHECK:         arith.addi %[[ATILE]], %c32768 : index
+// CHECK:         nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MB]], %[[FULL]], box[%{{.*}}, %c0_i32]
+// CHECK-NOT:     nvvm.cp.async.bulk.tensor
+// CHECK:         %[[DA:.*]] = arith.ori %{{.*}}, %c4611756662116581376_i64 : i64
+// CHECK:         %[[DB:.*]] = arith.ori %{{.*}}, %c4611756662116581376_i64 : i64
+// CHECK-NEXT:    nvvm.tcgen05.mma.block_scale %{{.*}}, %[[DA]], %[[DB]], %c146898944_i32, %false,
+// CHECK-NEXT:    %[[DB1:.*]] = arith.addi %[[DB]], %c256_i64 : i64
+// CHECK-NEXT:    %[[DA1:.*]] = arith.addi %[[DA]], %c256_i64 : i64
+// CHECK-NEXT:    nvvm.tcgen05.mma.block_scale %{{.*}}, %[[DA1]], %[[DB1]], %c683769872_i32, %true,
+// CHECK:         arith.addi %[[DA]], %c512_i64 : i64
+// CHECK-NEXT:    nvvm.tcgen05.mma.block_scale {{.*}}, %c1220640800_i32, %true,
+// CHECK:         arith.addi %[[DA]], %c768_i64 : i64
+// CHECK-NEXT:    nvvm.tcgen05.mma.block_scale {{.*}}, %c1757511728_i32, %true,
+func.func @wgrad(%a: tensor<64x256xf8E4M3FN>, %as: tensor<2x256xf8E8M0FNU>,
+                 %b: tensor<64x512xf8E4M3FN>, %bs: tensor<2x512xf8E8M0FNU>) -> tensor<256x512xf32> {
+  %y = mxfp8train.scaled_mm %a [%as], %b [%bs] transpose_lhs
+      : tensor<64x256xf8E4M3FN> [tensor<2x256xf8E8M0FNU>],
+        tensor<64x512xf8E4M3FN> [tensor<2x512xf8E8M0FNU>] -> tensor<256x512xf32>
+  return %y : tensor<256x512xf32>
+}
+
+// -----
+
+// An MN-major operand whose rows are not 16-byte aligned (M = 40) cannot
+// have a tensor map: the simple kernel on the row-major scales.
+// CHECK-LABEL: func.func @mn_major_unaligned(
 // CHECK-NOT:     to_blocked
 // CHECK-NOT:     mgpuTensorMapEncodeTiledMemref
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_kme4m3_nke4m3_mnbf16_1x32x16x64
-func.func @mn_major(%a: tensor<64x32xf8E4M3FN>, %as: tensor<2x32xf8E8M0FNU>,
-                    %w: tensor<16x64xf8E4M3FN>, %ws: tensor<16x2xf8E8M0FNU>) -> tensor<32x16xbf16> {
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_kme4m3_nke4m3_mnbf16_1x40x16x64
+func.func @mn_major_unaligned(%a: tensor<64x40xf8E4M3FN>, %as: tensor<2x40xf8E8M0FNU>,
+                              %w: tensor<16x64xf8E4M3FN>, %ws: tensor<16x2xf8E8M0FNU>) -> tensor<40x16xbf16> {
   %y = mxfp8train.scaled_mm %a [%as], %w [%ws] transpose_lhs transpose_rhs
-      : tensor<64x32xf8E4M3FN> [tensor<2x32xf8E8M0FNU>],
-        tensor<16x64xf8E4M3FN> [tensor<16x2xf8E8M0FNU>] -> tensor<32x16xbf16>
-  return %y : tensor<32x16xbf16>
+      : tensor<64x40xf8E4M3FN> [tensor<2x40xf8E8M0FNU>],
+        tensor<16x64xf8E4M3FN> [tensor<16x2xf8E8M0FNU>] -> tensor<40x16xbf16>
+  return %y : tensor<40x16xbf16>
 }
 
 // -----

@@ -134,6 +134,24 @@ TEST(Tcgen05SmemDescriptor, KMajorSwizzle128Fp8Tile) {
             2ull);
 }
 
+TEST(Tcgen05SmemDescriptor, MNMajorSwizzle128Fp8Tile) {
+  // Address 0x400 -> 0x40; LBO 16384 (128 K rows x 128 bytes: the next
+  // 128-column box) -> field 1024 at bit 16; SBO 1024 (8 K rows) -> 64 at
+  // bit 32; version at bit 46; 128B swizzle = 2 at 61.
+  uint64_t expected =
+      0x40ull | (1024ull << 16) | (64ull << 32) | (1ull << 46) | (2ull << 61);
+  EXPECT_EQ(expected, 0x4000404004000040ull);
+  EXPECT_EQ(getMNMajorSwizzle128Descriptor(0x400, 16384), expected);
+  // Only the LBO differs from the K-major descriptor.
+  EXPECT_EQ(getMNMajorSwizzle128Descriptor(0x400, 16),
+            getKMajorSwizzle128Descriptor(0x400));
+  // One K step of an fp8 MMA (32 rows of 128 bytes) adds 256 to the
+  // address field.
+  EXPECT_EQ(getMNMajorSwizzle128Descriptor(0x1400, 16384) -
+                getMNMajorSwizzle128Descriptor(0x400, 16384),
+            256ull);
+}
+
 TEST(Tcgen05SmemDescriptor, ScaleChunkSource) {
   // 0x31000 -> 0x3100; SBO 128 -> 8 at bit 32; version; no swizzle.
   EXPECT_EQ(getScaleChunkDescriptor(0x31000),

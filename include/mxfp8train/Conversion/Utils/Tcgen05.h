@@ -127,6 +127,16 @@ uint64_t getSmemDescriptor(const SmemDescriptor &d);
 /// 2 * k to the address field.
 uint64_t getKMajorSwizzle128Descriptor(uint64_t address);
 
+/// The descriptor of an MN-major tile of 8-bit elements in the 128-byte
+/// swizzle as TMA writes boxes of 128 M/N elements (128 bytes, the swizzle
+/// span) x K rows: 1024-byte atoms of 8 K rows x 128 bytes; SBO 1024 (from
+/// one group of 8 K rows to the next), LBO `atomColumnBytes` (from one
+/// 128-element M/N column of atoms to the next: the K rows x 128 bytes of
+/// one box). The tile must be 1024-byte aligned; K step k (32 rows) of an
+/// MMA adds 32 * 128 bytes, 256 * k in the address field.
+uint64_t getMNMajorSwizzle128Descriptor(uint64_t address,
+                                        uint64_t atomColumnBytes);
+
 /// The source descriptor of `tcgen05.cp .32x128b` for one 512-byte scale
 /// chunk: 32 rows of 16 bytes, no swizzle, SBO 128 (8 rows), LBO 0 (a
 /// single 16-byte column).

@@ -1,7 +1,8 @@
 //===- TCGen05.cpp - MX GEMMs on Blackwell (tcgen05) ------------*- C++ -*-===//
 //
-// Lowers rank-2 `scaled_mm` with K-major operands (A stored M x K, B stored
-// N x K: `transpose_rhs`), e4m3/e5m2 data and blocked scales (SPEC §4.1) to
+// Lowers rank-2 `scaled_mm` with K-major or MN-major operands (A stored
+// M x K or K x M, B stored N x K or K x N), e4m3/e5m2 data and blocked
+// scales (SPEC §4.1) to
 // a persistent sm_100a kernel of block-scaled fifth-generation tensor-core
 // MMAs (`tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.block32`),
 // KERNELS.md §1.5-1.7 and §5, on GemmMainloop's tile walk, stage ring,
@@ -37,16 +38,25 @@
 // (rows of A) or stale (a missing second SFB chunk only scales columns past
 // N); stores are masked.
 //
-// Row-major scales are re-laid by a `to_blocked` op before the lowering
-// (populateTcgen05ScaleLayoutPatterns), so that every scaled_mm of this form
-// takes the kernel. Other forms (MN-major operands, rank 3, grouped) keep
-// the simple kernels on sm_100a.
+// MN-major operands: TMA boxes of 128 K rows x 128 M/N bytes (one per 128
+// rows of the tile) give the canonical MN-major layout of the 128-byte
+// swizzle (1024-byte atoms of 8 K rows; SBO 1024 along K, LBO = one box
+// along M/N), the instruction descriptor's MN-major bits, and per K = 32
+// MMA 32 rows (4096 bytes) further.
+//
+// Row-major scales of K-major operands are re-laid by a `to_blocked` op
+// before the lowering (populateTcgen05ScaleLayoutPatterns; it folds into the
+// quantize); those of MN-major operands, (K / 32, rows), by a small kernel
+// of the lowering into the blocked layout of their transpose. Other forms
+// (rank 3, grouped, MN-major M / N not multiples of 16) keep the simple
+// kernels on sm_100a.
 //
 //===----------------------------------------------------------------------===//
 
 #include "TCGen05.h"
 #include "../TMA.h"
 #include "mxfp8train/Conversion/Utils/GemmTiling.h"
+#include "mxfp8train/Conversion/Utils/QuantizeArith.h"
 #include "mxfp8train/Conversion/Utils/Tcgen05.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -56,6 +66,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::mxfp8train;
@@ -126,6 +137,24 @@ private:
     return counter;
   }
 
+  /// Bytes of one 128-row column of an MN-major tile (tile.k rows of 128
+  /// bytes): its descriptor's LBO.
+  int64_t mnAtomColumnBytes() const { return spec.tile.k * 128; }
+  /// The TMA boxes of one operand tile of `rows` rows at `rowBase`, K from
+  /// `k0` (i32), into `dst` (the tile's shared byte address).
+  void loadOperandTile(Value dst, Value map, const gemm::OperandLayout &l,
+                       int64_t rows, Value rowBase, Value k0, Value full);
+  /// The descriptor bits (address 0) of an operand tile.
+  uint64_t getTileDescriptor(const gemm::OperandLayout &l) const {
+    return l.kMajor ? tcgen05::getKMajorSwizzle128Descriptor(0)
+                    : tcgen05::getMNMajorSwizzle128Descriptor(
+                          0, mnAtomColumnBytes());
+  }
+  /// The address-field step of one K = 32 MMA: 32 bytes along a K-major
+  /// row, or 32 K rows of 128 bytes of an MN-major tile (>> 4).
+  static int64_t getKStep(const gemm::OperandLayout &l) {
+    return l.kMajor ? 2 : 32 * 128 / 16;
+  }
   void fillStage(const GemmTile &t, Value kt, const RingSlot &slot);
   void emitMmaTile(const GemmTile &t, Value tileCounter);
   void emitEpilogueTile(const GemmTile &t, Value tileCounter);
@@ -138,6 +167,23 @@ private:
   Value sfaBase, sfbBase, accFull, accEmpty, tmemSlot, tmemBase;
 };
 } // namespace
+
+void Tcgen05Kernel::loadOperandTile(Value dst, Value map,
+                                    const gemm::OperandLayout &l, int64_t rows,
+                                    Value rowBase, Value k0, Value full) {
+  if (l.kMajor) {
+    // One box of `rows` rows x 128 K bytes (the tensor is (rows, K)).
+    tma::loadTensorTile(kb, sharedPtr(dst), map, full,
+                        ValueRange{k0, toI32(rowBase)});
+    return;
+  }
+  // MN-major (the tensor is (K, rows)): one box of 128 K rows x 128 row
+  // bytes per 128 rows of the tile, the descriptor's LBO apart.
+  for (int64_t j = 0; j < rows / 128; ++j)
+    tma::loadTensorTile(kb, sharedPtr(add(dst, c(j * mnAtomColumnBytes()))),
+                        map, full,
+                        ValueRange{toI32(add(rowBase, c(128 * j))), k0});
+}
 
 void Tcgen05Kernel::fillStage(const GemmTile &t, Value kt,
                               const RingSlot &slot) {
@@ -155,10 +201,10 @@ void Tcgen05Kernel::fillStage(const GemmTile &t, Value kt,
   tma::arriveExpectTx(kb, full, txBytes);
   Value k0 = toI32(mul(kt, c(spec.tile.k)));
   const GemmArgs &args = ml.getArgs();
-  tma::loadTensorTile(kb, sharedPtr(aTile(slot.stage)), args.aData, full,
-                      ValueRange{k0, toI32(t.rowBase)});
-  tma::loadTensorTile(kb, sharedPtr(bTile(slot.stage)), args.bData, full,
-                      ValueRange{k0, toI32(t.colBase)});
+  loadOperandTile(aTile(slot.stage), args.aData, spec.a, spec.tile.m, t.rowBase,
+                  k0, full);
+  loadOperandTile(bTile(slot.stage), args.bData, spec.b, spec.tile.n, t.colBase,
+                  k0, full);
   // Scale chunks at the quantizer's blocked offsets (Tcgen05.h).
   Value colTiles = c(llvm::divideCeil(spec.k / 32, 4));
   auto chunk = [&](Value scales, Value rowBlock) {
@@ -189,11 +235,14 @@ void Tcgen05Kernel::emitMmaTile(const GemmTile &t, Value tileCounter) {
   tcgen05::BlockScaledMma mma;
   mma.a = *tcgen05::getElementFormat(spec.aType);
   mma.b = *tcgen05::getElementFormat(spec.bType);
+  mma.aMajor = spec.a.kMajor ? tcgen05::Major::K : tcgen05::Major::MN;
+  mma.bMajor = spec.b.kMajor ? tcgen05::Major::K : tcgen05::Major::MN;
   mma.m = spec.tile.m;
   mma.n = spec.tile.n;
   tcgen05::TmemLayout tmem =
       tcgen05::getTmemLayout(spec.tile.n, /*accStages=*/1, spec.stages);
-  uint64_t tileDesc = tcgen05::getKMajorSwizzle128Descriptor(0);
+  uint64_t descBitsA = getTileDescriptor(spec.a);
+  uint64_t descBitsB = getTileDescriptor(spec.b);
   uint64_t chunkDesc = tcgen05::getScaleChunkDescriptor(0);
   auto cpShape =
       NVVM::Tcgen05CpShapeAttr::get(ctx, NVVM::Tcgen05CpShape::SHAPE_32x128b);
@@ -224,17 +273,20 @@ void Tcgen05Kernel::emitMmaTile(const GemmTile &t, Value tileCounter) {
         for (int64_t j = 0; j < sfbChunks(); ++j)
           copyChunk(add(sfbT, kb.i32(4 * j)),
                     add(sfbChunk(s), c(j * kChunkBytes)));
-        Value descA = tcgen05::emitSmemDescriptor(kb, aTile(s), tileDesc);
-        Value descB = tcgen05::emitSmemDescriptor(kb, bTile(s), tileDesc);
+        Value descA = tcgen05::emitSmemDescriptor(kb, aTile(s), descBitsA);
+        Value descB = tcgen05::emitSmemDescriptor(kb, bTile(s), descBitsB);
         Value notFirst =
             arith::CmpIOp::create(kb, arith::CmpIPredicate::ne, kt, t.ktBegin);
         Value yes = arith::ConstantIntOp::create(kb, kb.getI1Type(), 1);
         for (int64_t kk = 0; kk < spec.tile.k / 32; ++kk) {
           // K block kk of the stage: 32 bytes further along the swizzled
-          // rows (+2 in the address field), scale byte kk of each TMEM word.
+          // K-major rows (+2 in the address field) or 32 rows further down
+          // an MN-major tile (+256), scale byte kk of each TMEM word.
           mma.sfaId = mma.sfbId = static_cast<uint32_t>(kk);
-          Value step =
-              arith::ConstantIntOp::create(kb, kb.getI64Type(), 2 * kk);
+          auto step = [&](const gemm::OperandLayout &l) {
+            return arith::ConstantIntOp::create(kb, kb.getI64Type(),
+                                                getKStep(l) * kk);
+          };
           NVVM::Tcgen05MMABlockScaleOp::create(
               kb,
               NVVM::MMABlockScaleKindAttr::get(
@@ -244,8 +296,8 @@ void Tcgen05Kernel::emitMmaTile(const GemmTile &t, Value tileCounter) {
                   ctx, NVVM::Tcgen05MMABlockScale::BLOCK32),
               NVVM::Tcgen05MMACollectorOpAttr::get(
                   ctx, NVVM::Tcgen05MMACollectorOp::DISCARD),
-              accumulator, arith::AddIOp::create(kb, descA, step),
-              arith::AddIOp::create(kb, descB, step),
+              accumulator, arith::AddIOp::create(kb, descA, step(spec.a)),
+              arith::AddIOp::create(kb, descB, step(spec.b)),
               kb.i32(tcgen05::getBlockScaledInstrDesc(mma)),
               kk == 0 ? notFirst : yes, tmemPtr(sfaT), tmemPtr(sfbT));
         }
@@ -385,24 +437,68 @@ void gpu_lowering::emitTcgen05Gemm(KernelBuilder &kb, const GemmSpec &spec,
 // Host side
 //===----------------------------------------------------------------------===//
 
+/// The blocked scales (SPEC §4.1, 1-D) of the MN-major operand whose
+/// row-major scales `scales` are (K / 32, rows): the blocked layout of their
+/// transpose (rows, K / 32), one thread per output byte, padding 0x00.
+static Value launchTransposedToBlocked(RewriterBase &rewriter, Location loc,
+                                       const KernelCache &cache, Value scales) {
+  auto inType = cast<MemRefType>(scales.getType());
+  int64_t cols = inType.getDimSize(0), rows = inType.getDimSize(1);
+  int64_t colTiles = llvm::divideCeil(cols, 4);
+  int64_t size = llvm::alignTo(rows, 128) * colTiles * 4;
+  Type scaleType = inType.getElementType();
+  Value out = memref::AllocOp::create(rewriter, loc,
+                                      MemRefType::get({size}, scaleType));
+  std::string name = llvm::formatv("to_blocked_t_{0}x{1}", cols, rows);
+  gpu::GPUFuncOp kernel = cache.getOrCreate(
+      rewriter, name, {inType, out.getType()}, /*numInputs=*/1, {},
+      [&](KernelBuilder &kb, ValueRange args, ValueRange) {
+        kb.gridStrideLoop(kb.idx(size), [&](Value off) {
+          lowering::Bits bb = kb.bits();
+          auto [r, c] =
+              lowering::getBlockedPosition(bb, off, bb.cIdx(colTiles));
+          Value valid =
+              bb.land(bb.ult(r, bb.cIdx(rows)), bb.ult(c, bb.cIdx(cols)));
+          // Clamped reads; padding bytes are selected away.
+          Value v =
+              memref::LoadOp::create(kb, args[0],
+                                     ValueRange{bb.minu(c, bb.cIdx(cols - 1)),
+                                                bb.minu(r, bb.cIdx(rows - 1))});
+          Value byte = bb.select(valid, bb.byteOf(v), bb.c(0));
+          memref::StoreOp::create(kb, bb.byteAs(scaleType, byte), args[1], off);
+        });
+      });
+  launch(rewriter, loc, kernel, cache.getGridSize(size), {scales, out});
+  return out;
+}
+
 std::string gpu_lowering::whyNotTcgen05(ScaledMmOp op, bool rowMajorScalesOk) {
   if (!hasStaticShapes(op))
     return "dynamic shapes";
   RankedTensorType lhsType = op.getLhs().getType();
   if (lhsType.getRank() != 2)
     return "the tcgen05 kernel takes rank 2";
-  if (op.getTransposeLhs() || !op.getTransposeRhs())
-    return "the tcgen05 kernel takes K-major operands (lhs M x K, rhs N x K)";
+  // TMA needs 16-byte strides: rows of K bytes (K-major; K is a multiple
+  // of 32) or of M / N bytes (MN-major).
+  RankedTensorType resultType = op.getResult().getType();
+  if ((op.getTransposeLhs() && resultType.getDimSize(0) % 16 != 0) ||
+      (!op.getTransposeRhs() && resultType.getDimSize(1) % 16 != 0))
+    return "the tcgen05 kernel takes MN-major operands with 16-byte aligned "
+           "rows (M, N multiples of 16)";
   if (!tcgen05::getElementFormat(lhsType.getElementType()) ||
       !tcgen05::getElementFormat(op.getRhs().getType().getElementType()))
     return "the tcgen05 kernel takes e4m3/e5m2 operands";
-  RankedTensorType resultType = op.getResult().getType();
   if (resultType.getNumElements() == 0 || lhsType.getDimSize(1) == 0)
     return "empty GEMM";
-  for (ScaleLayout layout : {op.getLhsScaleLayout(), op.getRhsScaleLayout()})
-    if (layout != ScaleLayout::Blocked &&
-        !(rowMajorScalesOk && layout == ScaleLayout::RowMajor))
-      return "the tcgen05 kernel takes blocked scales";
+  // Row-major scales of MN-major operands are re-laid by the lowering; of
+  // K-major ones by a to_blocked op first (rowMajorScalesOk).
+  auto scalesOk = [&](ScaleLayout layout, bool mnMajor) {
+    return layout == ScaleLayout::Blocked ||
+           (layout == ScaleLayout::RowMajor && (mnMajor || rowMajorScalesOk));
+  };
+  if (!scalesOk(op.getLhsScaleLayout(), op.getTransposeLhs()) ||
+      !scalesOk(op.getRhsScaleLayout(), !op.getTransposeRhs()))
+    return "the tcgen05 kernel takes blocked scales";
   return "";
 }
 
@@ -426,22 +522,37 @@ LogicalResult gpu_lowering::lowerGemmToTcgen05(
   while (spec.stages > 2 && spec.sharedBytes() > kSharedLimit)
     --spec.stages;
 
-  // K-major boxes of 128 K x 128 rows (A) and 128 K x 256 rows (B): 128-byte
-  // rows in the 128-byte swizzle, as the MMA descriptors expect.
+  // K-major boxes of 128 K x 128 rows (A) and 128 K x 256 rows (B), or
+  // MN-major boxes of 128 K rows x 128 M/N: 128-byte rows in the 128-byte
+  // swizzle, as the MMA descriptors expect.
   Value aBuf = toBuffer(rewriter, loc, lhs);
   Value bBuf = toBuffer(rewriter, loc, rhs);
+  auto box = [&](const gemm::OperandLayout &l,
+                 int64_t rows) -> SmallVector<int64_t> {
+    if (l.kMajor)
+      return {rows, spec.tile.k};
+    return {spec.tile.k, 128};
+  };
   tma::TensorMapSpec aMap, bMap;
-  aMap.box = {spec.tile.m, spec.tile.k};
-  bMap.box = {spec.tile.n, spec.tile.k};
+  aMap.box = box(spec.a, spec.tile.m);
+  bMap.box = box(spec.b, spec.tile.n);
   std::string why;
   if (!tma::canCreateTensorMap(cast<MemRefType>(aBuf.getType()), aMap, &why) ||
       !tma::canCreateTensorMap(cast<MemRefType>(bBuf.getType()), bMap, &why))
     return rewriter.notifyMatchFailure(op, why);
   Value mapA = tma::createTensorMap(rewriter, loc, aBuf, aMap);
   Value mapB = tma::createTensorMap(rewriter, loc, bBuf, bMap);
+  // Blocked scales; row-major ones of MN-major operands re-laid here.
+  auto blockedScales = [&](Value scales, const gemm::OperandLayout &l) {
+    Value buf = toBuffer(rewriter, loc, scales);
+    if (l.blockedScales)
+      return buf;
+    assert(!l.kMajor && "K-major row-major scales are re-laid by to_blocked");
+    return launchTransposedToBlocked(rewriter, loc, cache, buf);
+  };
   // GemmArgs order, the tensor maps in place of the data.
-  SmallVector<Value> args = {mapA, toBuffer(rewriter, loc, lhsScales), mapB,
-                             toBuffer(rewriter, loc, rhsScales)};
+  SmallVector<Value> args = {mapA, blockedScales(lhsScales, spec.a), mapB,
+                             blockedScales(rhsScales, spec.b)};
   if (offs)
     args.push_back(toBuffer(rewriter, loc, offs));
   if (bias)
@@ -470,28 +581,37 @@ struct ScaledMmScalesToBlocked final : OpRewritePattern<ScaledMmOp> {
     if (std::string why = whyNotTcgen05(op, /*rowMajorScalesOk=*/true);
         !why.empty())
       return rewriter.notifyMatchFailure(op, why);
-    if (op.getLhsScaleLayout() == ScaleLayout::Blocked &&
-        op.getRhsScaleLayout() == ScaleLayout::Blocked)
-      return rewriter.notifyMatchFailure(op, "scales already blocked");
+    auto needsRelayout = [](ScaleLayout layout, bool mnMajor) {
+      return layout == ScaleLayout::RowMajor && !mnMajor;
+    };
+    if (!needsRelayout(op.getLhsScaleLayout(), op.getTransposeLhs()) &&
+        !needsRelayout(op.getRhsScaleLayout(), !op.getTransposeRhs()))
+      return rewriter.notifyMatchFailure(op, "no K-major row-major scales");
     Location loc = op.getLoc();
     auto blocked = ScaleLayoutAttr::get(op.getContext(), ScaleLayout::Blocked);
-    auto relay = [&](Value scales, ScaleLayout layout) -> Value {
-      if (layout == ScaleLayout::Blocked)
+    // Row-major scales of MN-major data, (K / 32, rows), stay: the lowering
+    // re-lays them (launchTransposedToBlocked).
+    auto relay = [&](Value scales, ScaleLayout layout, bool mnMajor) -> Value {
+      if (layout == ScaleLayout::Blocked || mnMajor)
         return scales;
-      // (rows, K / 32) -> ceil(rows / 128) * 128 * ceil(K / 128) * 4 bytes.
       auto type = cast<RankedTensorType>(scales.getType());
+      // (rows, K / 32) -> ceil(rows / 128) * 128 * ceil(K / 128) * 4 bytes.
       int64_t size = llvm::alignTo(type.getDimSize(0), 128) *
                      llvm::alignTo(type.getDimSize(1), 4);
       return ToBlockedOp::create(
           rewriter, loc, RankedTensorType::get({size}, type.getElementType()),
           scales, Value(), blocked);
     };
-    Value lhsScales = relay(op.getLhsScales(), op.getLhsScaleLayout());
-    Value rhsScales = relay(op.getRhsScales(), op.getRhsScaleLayout());
+    Value lhsScales =
+        relay(op.getLhsScales(), op.getLhsScaleLayout(), op.getTransposeLhs());
+    Value rhsScales =
+        relay(op.getRhsScales(), op.getRhsScaleLayout(), !op.getTransposeRhs());
     auto newOp = ScaledMmOp::create(
         rewriter, loc, op.getResult().getType(), op.getLhs(), lhsScales,
         op.getRhs(), rhsScales, op.getBias(), op.getTransposeLhsAttr(),
-        op.getTransposeRhsAttr(), blocked, blocked);
+        op.getTransposeRhsAttr(),
+        lhsScales == op.getLhsScales() ? op.getLhsScaleLayoutAttr() : blocked,
+        rhsScales == op.getRhsScales() ? op.getRhsScaleLayoutAttr() : blocked);
     newOp->setDiscardableAttrs(op->getDiscardableAttrDictionary());
     rewriter.replaceOp(op, newOp.getResult());
     return success();
