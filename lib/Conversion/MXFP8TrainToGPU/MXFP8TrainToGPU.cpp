@@ -62,12 +62,14 @@ struct ConvertMXFP8TrainToGPUPass final
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::optional<GPUTargetInfo> target = getGPUTargetInfo(chip);
-    if (!target) {
+    // The chip is parsed once; the patterns dispatch on the enum.
+    std::optional<GPUChip> chipKind = parseGPUChip(chip);
+    if (!chipKind) {
       module.emitError() << "convert-mxfp8train-to-gpu: unsupported chip '"
-                         << chip << "' (expected sm_90a or sm_100a)";
+                         << chip << "' (expected " << kSupportedGPUChips << ")";
       return signalPassFailure();
     }
+    GPUTargetInfo target = getGPUTargetInfo(*chipKind);
     MLIRContext *ctx = &getContext();
 
     if (fuseDual) {
@@ -77,7 +79,7 @@ struct ConvertMXFP8TrainToGPUPass final
         return signalPassFailure();
     }
 
-    if (chip == "sm_100a" && !simpleGemm) {
+    if (*chipKind == GPUChip::SM100a && !simpleGemm) {
       // scaled_mm with row-major scales gets blocked ones through
       // to_blocked where the tcgen05 kernel takes it.
       RewritePatternSet relayout(ctx);
@@ -96,10 +98,10 @@ struct ConvertMXFP8TrainToGPUPass final
 
     gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
     RewritePatternSet patterns(ctx);
-    populateMXFP8TrainToGPUConversionPatterns(patterns, kernels, *target);
+    populateMXFP8TrainToGPUConversionPatterns(patterns, kernels, target);
     if (simpleGemm) {
       // The simple MX kernels again, above the specialised ones.
-      KernelCache cache(kernels, *target);
+      KernelCache cache(kernels, target);
       populateSimpleGemmKernelPatterns(patterns, cache, /*mxBenefit=*/2);
     }
     // Only the existing ops are rewritten; the kernels the patterns create

@@ -1,5 +1,4 @@
-//===- GemmMainloop.h - the target-neutral part of the GPU GEMMs -*- C++
-//-*-===//
+//===- GemmMainloop.h - target-neutral part of the GPU GEMMs ---*- C++ -*-===//
 //
 // What every MX GEMM kernel of convert-mxfp8train-to-gpu shares, whatever
 // its MMA generation: the kernel arguments, the guard on the pre-pass flag,
@@ -180,9 +179,10 @@ public:
   /// A view of `type` (static shape, workgroup memory) at the extra bytes
   /// after the stages and mbarriers.
   Value viewExtra(MemRefType type);
-  /// The byte address (index, shared window) of the extra bytes (8-byte
-  /// aligned).
+  /// The byte address (index, shared window) of the extra bytes.
   Value getExtraAddress();
+  /// A shared-window byte address (index) as `!llvm.ptr<3>`.
+  Value getSharedPointer(Value byteAddress);
 
   //===--------------------------------------------------------------------===//
   // Stage ring
@@ -216,6 +216,13 @@ public:
   /// One arrival on full[stage] that also expects `bytes` of asynchronous
   /// (TMA) transactions (`mbarrier.arrive.expect_tx`).
   void arriveExpectTx(Value stage, int64_t bytes);
+  /// The mbarrier primitives on any 8-byte aligned shared pointer (a
+  /// generation's own barriers in the extra bytes): initialise with
+  /// `arrivals` expected arrivals (call from one thread, then a CTA
+  /// barrier), wait for the phase of `parity` (i32) to complete, arrive.
+  void initMBarrier(Value ptr, int64_t arrivals);
+  void waitMBarrier(Value ptr, Value parity);
+  void arriveMBarrier(Value ptr);
 
   //===--------------------------------------------------------------------===//
   // Tiles and roles

@@ -1,5 +1,4 @@
-//===- GemmPatterns.cpp - scaled_mm / scaled_grouped_mm to GEMMs -*- C++
-//-*-===//
+//===- GemmPatterns.cpp - scaled_mm / scaled_grouped_mm to GEMMs *- C++ -*-===//
 //
 // The patterns that lower `scaled_mm` (rank 2 and 3) and `scaled_grouped_mm`
 // (2d-3d, 2d-2d) to GEMM kernel launches: the problem of each op as a
@@ -196,7 +195,7 @@ static LogicalResult lowerGemmOp(PatternRewriter &rewriter,
                                  GemmSpec spec, Value lhs, Value lhsScales,
                                  Value rhs, Value rhsScales, Value offs,
                                  Value bias, RankedTensorType resultType) {
-  if (cache.getTarget().chip == "sm_100a")
+  if (cache.getTarget().chip == GPUChip::SM100a)
     return lowerGemmToTcgen05(rewriter, cache, op, spec, lhs, lhsScales, rhs,
                               rhsScales, offs, bias, resultType);
   Location loc = op->getLoc();
@@ -217,14 +216,21 @@ static LogicalResult lowerGemmOp(PatternRewriter &rewriter,
   return success();
 }
 
-/// The MMA generation of the target's GEMM kernels: a match failure leaves
-/// the op to the simple GEMM (populateSimpleGemmKernelPatterns).
+/// The dispatch on the target's MMA generation. sm_90a: the wgmma kernels
+/// of this file; sm_100a: the tcgen05 kernel (TCGen05.cpp). A match failure
+/// leaves the op to the simple GEMM (populateSimpleGemmKernelPatterns), at a
+/// lower benefit.
 static LogicalResult checkGemmTarget(PatternRewriter &rewriter,
                                      const KernelCache &cache, Operation *op) {
-  StringRef chip = cache.getTarget().chip;
-  if (!chip.starts_with("sm_90") && chip != "sm_100a")
-    return rewriter.notifyMatchFailure(op, "GEMM kernels need sm_90a/sm_100a");
-  return success();
+  switch (cache.getTarget().chip) {
+  case GPUChip::SM90a:
+    return success();
+  case GPUChip::SM100a:
+    // The tcgen05 kernel (lowerGemmOp -> lowerGemmToTcgen05) for the forms
+    // it takes; the others fail there and keep the simple GEMM.
+    return success();
+  }
+  llvm_unreachable("unknown GPU chip");
 }
 
 namespace {
