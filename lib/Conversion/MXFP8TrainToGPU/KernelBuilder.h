@@ -224,9 +224,14 @@ bool isSimpleGemmCandidate(Operation *op);
 
 /// Adds the scaled_mm and scaled_grouped_mm lowerings to the MX GEMM
 /// kernels of the target's MMA generation (Gemm/GemmPatterns.cpp; sm_90a:
-/// wgmma).
+/// wgmma, sm_100a: tcgen05).
 void populateGemmKernelPatterns(RewritePatternSet &patterns,
                                 KernelCache &cache);
+
+/// Adds the pattern that gives every scaled_mm the tcgen05 kernel takes
+/// blocked scales: each row-major scale operand goes through `to_blocked`
+/// (applied before the GPU lowering on sm_100a).
+void populateTcgen05ScaleLayoutPatterns(RewritePatternSet &patterns);
 
 } // namespace gpu_lowering
 } // namespace mxfp8train

@@ -79,6 +79,15 @@ struct ConvertMXFP8TrainToGPUPass final
         return signalPassFailure();
     }
 
+    if (*chipKind == GPUChip::SM100a && !simpleGemm) {
+      // scaled_mm with row-major scales gets blocked ones through
+      // to_blocked where the tcgen05 kernel takes it.
+      RewritePatternSet relayout(ctx);
+      populateTcgen05ScaleLayoutPatterns(relayout);
+      if (failed(applyPatternsGreedily(module, std::move(relayout))))
+        return signalPassFailure();
+    }
+
     bool hasWork = false;
     module.walk([&](Operation *op) {
       if (isa<MXFP8TrainDialect>(op->getDialect()) || isSimpleGemmCandidate(op))
@@ -110,8 +119,9 @@ struct ConvertMXFP8TrainToGPUPass final
       if (!hasStaticShapes(op))
         diag << ": it has a dynamic shape";
       else if (isa<ScaledMmOp, ScaledGroupedMmOp>(op))
-        diag << " for this form (sm_90a only; scaled_grouped_mm needs "
-                "row_major scales, scaled_mm blocked scales need rank 2)";
+        diag << " for this form (scaled_grouped_mm needs row_major scales; "
+                "scaled_mm blocked scales need rank 2 on sm_90a, and rank 2 "
+                "with 16-byte aligned operand rows on sm_100a)";
       else
         diag << " (only quantize, quantize_dual, dequantize, "
                 "pad/unpad_token_groups, to_blocked, grouped_mm, and "

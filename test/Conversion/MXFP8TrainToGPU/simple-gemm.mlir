@@ -100,21 +100,24 @@ func.func @grouped_2d2d(%dy: tensor<100x48xbf16>, %x: tensor<100x64xbf16>, %offs
 
 // -----
 
-// Without a specialised kernel for the target (sm_100a), scaled_mm with
-// row-major scales falls back to the simple kernel on exactly dequantized
-// operands: decodeElement * decodeScale, as the CPU lowering.
-// With simple-gemm the simple kernels are used on sm_90a too.
+// With simple-gemm, scaled_mm with row-major scales runs the simple kernel
+// on exactly dequantized operands (decodeElement * decodeScale, as the CPU
+// lowering), on sm_90a too. On sm_100a this form (rank 2, K-major) takes
+// the tcgen05 kernel (scaled-mm-tcgen05.mlir also shows the forms that
+// keep the simple kernel there).
 // SIMPLE-LABEL: func.func @scaled_fallback(
 // SIMPLE:         gpu.launch_func @mxfp8train_kernels::@gemm_mke4m3_nke4m3_mnbf16_biasbf16_1x32x16x64
+// SIMPLE-SAME:      args(%{{.*}} : memref<32x64xf8E4M3FN>, %{{.*}} : memref<32x2xf8E8M0FNU>, %{{.*}} : memref<16x64xf8E4M3FN>, %{{.*}} : memref<16x2xf8E8M0FNU>, %{{.*}} : memref<16xbf16>, %{{.*}} : memref<32x16xbf16>)
+// SIMPLE:       gpu.func @gemm_mke4m3_nke4m3_mnbf16_biasbf16_1x32x16x64(
+// SIMPLE:         %[[S:.*]] = memref.load %arg1[%{{.*}}, %{{.*}}] : memref<32x2xf8E8M0FNU>
+// SIMPLE:         arith.mulf
+// SIMPLE:         math.fma
 // SIMPLE-LABEL: func.func @scaled_grouped_fallback(
 // SIMPLE:         gpu.launch_func @mxfp8train_kernels::@grouped_gemm_2d2d_kme4m3_kne4m3_gmnf32_4x48x64x128_g4
 // B200-LABEL: func.func @scaled_fallback(
-// B200:         gpu.launch_func @mxfp8train_kernels::@gemm_mke4m3_nke4m3_mnbf16_biasbf16_1x32x16x64
-// B200-SAME:      args(%{{.*}} : memref<32x64xf8E4M3FN>, %{{.*}} : memref<32x2xf8E8M0FNU>, %{{.*}} : memref<16x64xf8E4M3FN>, %{{.*}} : memref<16x2xf8E8M0FNU>, %{{.*}} : memref<16xbf16>, %{{.*}} : memref<32x16xbf16>)
-// B200:       gpu.func @gemm_mke4m3_nke4m3_mnbf16_biasbf16_1x32x16x64(
-// B200:         %[[S:.*]] = memref.load %arg1[%{{.*}}, %{{.*}}] : memref<32x2xf8E8M0FNU>
-// B200:         arith.mulf
-// B200:         math.fma
+// B200:         gpu.launch_func @mxfp8train_kernels::@to_blocked_32x2
+// B200:         gpu.launch_func @mxfp8train_kernels::@to_blocked_16x2
+// B200:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_tc05_kb_kb_e4m3_e4m3_bf16_biasbf16_32x16x64_s4
 func.func @scaled_fallback(%a: tensor<32x64xf8E4M3FN>, %as: tensor<32x2xf8E8M0FNU>,
                            %b: tensor<16x64xf8E4M3FN>, %bs: tensor<16x2xf8E8M0FNU>,
                            %bias: tensor<16xbf16>) -> tensor<32x16xbf16> {

@@ -28,7 +28,7 @@ namespace mxfp8train {
 enum class GPUChip {
   /// Hopper (H100, H200): the wgmma GEMM kernels.
   SM90a,
-  /// Blackwell (B200): tcgen05; the MX GEMMs use the simple GEMM for now.
+  /// Blackwell (B200): the tcgen05 GEMM kernels (rank-2 scaled_mm).
   SM100a,
 };
 

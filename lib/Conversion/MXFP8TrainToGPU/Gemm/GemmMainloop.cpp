@@ -176,7 +176,8 @@ void GemmMainloop::arriveMBarrier(Value ptr) {
                                  NVVM::MemScopeKind::CTA, false);
 }
 
-void GemmMainloop::initRing(int64_t fullArrivals, int64_t emptyArrivals) {
+void GemmMainloop::initRing(int64_t fullArrivals, int64_t emptyArrivals,
+                            function_ref<void()> initMore, bool fenceInit) {
   Value t0 = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, tid, c(0));
   kb.ifThen(t0, [&] {
     for (int64_t s = 0; s < spec.stages; ++s) {
@@ -185,6 +186,10 @@ void GemmMainloop::initRing(int64_t fullArrivals, int64_t emptyArrivals) {
       NVVM::MBarrierInitOp::create(kb, getBarrier(c(spec.stages + s)),
                                    kb.i32(emptyArrivals), Value());
     }
+    if (initMore)
+      initMore();
+    if (fenceInit)
+      NVVM::FenceMbarrierInitOp::create(kb);
   });
   gpu::BarrierOp::create(kb);
   ringCounter =
@@ -456,7 +461,9 @@ scf::ForOp GemmMainloop::emitConsumerLoop(const GemmTile &t, ValueRange init,
   }
   SmallVector<Value> next = consume(kt, slot, loop.getRegionIterArgs());
   advanceRing(slot);
-  scf::YieldOp::create(kb, next);
+  // A loop without carried values already has its terminator.
+  if (!init.empty())
+    scf::YieldOp::create(kb, next);
   return loop;
 }
 

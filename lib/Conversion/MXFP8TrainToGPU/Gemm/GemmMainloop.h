@@ -5,7 +5,7 @@
 // the shared-memory carve-out, the mbarrier stage ring, the persistent tile
 // walk with the grouped walks, the warp roles, the producer role, the
 // consumer loop over full stages, the epilogue store and the host-side
-// launch. An MMA generation (WGMMA.cpp, WGMMAUpcast.cpp; tcgen05 next)
+// launch. An MMA generation (WGMMA.cpp, WGMMAUpcast.cpp, TCGen05.cpp)
 // supplies its threads and warp roles, the consumer of a full stage and the
 // map from its accumulator fragment to output (row, col).
 //
@@ -37,30 +37,12 @@
 // previous stage after `wait_group 1`; tcgen05 would `tcgen05.commit` to
 // empty[s]).
 //
-// Adding an MMA generation (e.g. Blackwell tcgen05):
-//   1. GemmSpec.h: a GemmVariant, and for it `threads()` (its warp roles),
-//      `stageBytesA/B()` (what a stage holds: e.g. fp8 tiles plus their
-//      scale factors) and `extraBytes()` (its own shared state), and the
-//      name suffix in GemmSpec.cpp.
-//   2. A file with the kernel body on a GemmMainloop:
-//        mainloop.emitKernel([&] {
-//          mainloop.initRing(fullArrivals, emptyArrivals);
-//          mainloop.emitWarpRoles({producerRole, mmaRole, ...});
-//        });
-//      A producer role walks the tiles (`walkTiles`) and calls
-//      `emitProducerTile(t, fill)`; a TMA `StageFill` has one elected
-//      thread call `arriveExpectTx(stage, bytes)` and issue the bulk
-//      tensor copies that complete on `getFullBarrier(stage)` (then
-//      `initRing` expects one arrival). An MMA role walks the same tiles and
-//      calls `emitConsumerLoop(t, init, /*fenceAfterFull=*/false, consume)`
-//      with the stage's MMA issue and release (tcgen05.commit to
-//      `getEmptyBarrier(stage)`). Its epilogue maps its accumulator
-//      (registers, or TMEM chunks loaded by tcgen05.ld) to output (row,
-//      col) and calls `storeOutput`. Further barriers (an accumulator ring,
-//      a TMEM address slot) live in the extra bytes: `getExtraAddress`,
-//      `getSharedPointer` and the `*MBarrier` primitives.
-//   3. GemmPatterns.cpp: the dispatch point of its chip (`checkGemmTarget`)
-//      and the choice of its body in the launch.
+// The tcgen05 kernel (TCGen05.cpp) uses it so: its TMA producer is a
+// `StageFill` (one thread: `arriveExpectTx(stage, bytes)` then the bulk
+// tensor copies completing on full[s]), its consumer the MMA issue of one
+// stage inside `emitConsumerLoop` (released by `tcgen05.commit` to
+// empty[s]), and its epilogue reads the TMEM accumulator and calls
+// `storeOutput` with the (row, col) of each chunk.
 //
 //===----------------------------------------------------------------------===//
 
@@ -207,9 +189,13 @@ public:
   //===--------------------------------------------------------------------===//
 
   /// Thread 0 initialises full[s] with `fullArrivals` and empty[s] with
-  /// `emptyArrivals` expected arrivals, a CTA barrier publishes them, and
-  /// every thread's ring counter starts at 0.
-  void initRing(int64_t fullArrivals, int64_t emptyArrivals);
+  /// `emptyArrivals` expected arrivals (then `initMore`, e.g. the
+  /// generation's other mbarriers, and `fence.mbarrier_init` where
+  /// `fenceInit`: barriers completed by the async proxy), a CTA barrier
+  /// publishes them, and every thread's ring counter starts at 0.
+  void initRing(int64_t fullArrivals, int64_t emptyArrivals,
+                function_ref<void()> initMore = nullptr,
+                bool fenceInit = false);
   /// The thread's current ring position.
   RingSlot loadRingSlot();
   /// The ring counter alone.

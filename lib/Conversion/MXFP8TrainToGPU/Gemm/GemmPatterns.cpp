@@ -5,14 +5,16 @@
 // GemmSpec, the configuration (kernel variant, tiles, stages, ...), the
 // launch sequence of the default pre-dequantized GEMM with its guarded
 // fallback, and the dispatch on the target's MMA generation: sm_90a gets
-// the wgmma kernels (WGMMA.cpp, WGMMAUpcast.cpp); other targets leave the
-// op to the simple GEMM (SimpleGemm.cpp) for now.
+// the wgmma kernels (WGMMA.cpp, WGMMAUpcast.cpp), sm_100a the tcgen05
+// kernel (TCGen05.cpp) for the forms it takes; the rest is left to the
+// simple GEMM (SimpleGemm.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "../KernelBuilder.h"
 #include "DequantPrepass.h"
 #include "GemmMainloop.h"
+#include "TCGen05.h"
 #include "WGMMA.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -193,6 +195,9 @@ static LogicalResult lowerGemmOp(PatternRewriter &rewriter,
                                  GemmSpec spec, Value lhs, Value lhsScales,
                                  Value rhs, Value rhsScales, Value offs,
                                  Value bias, RankedTensorType resultType) {
+  if (cache.getTarget().chip == GPUChip::SM100a)
+    return lowerGemmToTcgen05(rewriter, cache, op, spec, lhs, lhsScales, rhs,
+                              rhsScales, offs, bias, resultType);
   Location loc = op->getLoc();
   SmallVector<Value> args = {
       flatBuffer(rewriter, loc, lhs), flatBuffer(rewriter, loc, lhsScales),
@@ -212,18 +217,18 @@ static LogicalResult lowerGemmOp(PatternRewriter &rewriter,
 }
 
 /// The dispatch on the target's MMA generation. sm_90a: the wgmma kernels
-/// of this file. A match failure leaves the op to the simple GEMM
-/// (populateSimpleGemmKernelPatterns), at a lower benefit.
+/// of this file; sm_100a: the tcgen05 kernel (TCGen05.cpp). A match failure
+/// leaves the op to the simple GEMM (populateSimpleGemmKernelPatterns), at a
+/// lower benefit.
 static LogicalResult checkGemmTarget(PatternRewriter &rewriter,
                                      const KernelCache &cache, Operation *op) {
   switch (cache.getTarget().chip) {
   case GPUChip::SM90a:
     return success();
   case GPUChip::SM100a:
-    // Dispatch point of the Blackwell generation: the tcgen05 block-scaled
-    // GEMM goes here (on the GemmMainloop). Until then, the simple GEMM.
-    return rewriter.notifyMatchFailure(
-        op, "no MX GEMM kernel for sm_100a yet (the simple GEMM runs)");
+    // The tcgen05 kernel (lowerGemmOp -> lowerGemmToTcgen05) for the forms
+    // it takes; the others fail there and keep the simple GEMM.
+    return success();
   }
   llvm_unreachable("unknown GPU chip");
 }

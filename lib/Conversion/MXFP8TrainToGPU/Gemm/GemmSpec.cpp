@@ -26,6 +26,8 @@ static int64_t getVersionNumber(GemmVariant variant) {
     return 7;
   case GemmVariant::DequantBF16:
     return 8;
+  case GemmVariant::Tcgen05:
+    return 10;
   }
   llvm_unreachable("unknown GEMM variant");
 }
@@ -37,6 +39,17 @@ std::string GemmSpec::getName() const {
   const char *kindTag = kind == GemmKind::Dense         ? "scaled_mm"
                         : kind == GemmKind::Grouped2d3d ? "scaled_gmm_2d3d"
                                                         : "scaled_gmm_2d2d";
+  if (isTcgen05()) {
+    // e.g. scaled_mm_tc05_kb_kb_e4m3_e4m3_bf16_256x512x256_s4 (`_bB` for
+    // B > 1 batches or groups).
+    return llvm::formatv(
+               "{0}_tc05_{1}_{2}_{3}_{4}_{5}{6}_{7}x{8}x{9}{10}_s{11}", kindTag,
+               operandTag(a), operandTag(b), getTypeTag(aType),
+               getTypeTag(bType), getTypeTag(outType),
+               biasType ? "_bias" + getTypeTag(biasType) : "", m, n, k,
+               batches > 1 ? llvm::formatv("_b{0}", batches).str() : "", stages)
+        .str();
+  }
   return llvm::formatv(
              "{0}_{1}_{2}_{3}_{4}_{5}{6}_{7}x{8}x{9}_b{10}_p{11}c{12}", kindTag,
              operandTag(a), operandTag(b), getTypeTag(aType), getTypeTag(bType),

@@ -45,6 +45,9 @@ enum class GemmVariant {
   /// a cp.async loader warpgroup fills the ring, two wgmma warpgroups
   /// consume it.
   DequantBF16,
+  /// sm_100a: block-scaled tcgen05 MMAs on fp8 stages filled by TMA, the
+  /// accumulator in Tensor Memory (TCGen05.cpp).
+  Tcgen05,
 };
 
 /// Threads of the two MMA warpgroups of the Hopper kernels (of the whole
@@ -87,6 +90,8 @@ struct GemmSpec {
   /// bf16 buffers (`a`, `b` describe the padded buffers), which a loader
   /// warpgroup copies into the ring with cp.async.
   bool preDequantized() const { return variant == GemmVariant::DequantBF16; }
+  /// The Blackwell kernel: fp8 stages, scale chunks, TMEM accumulator.
+  bool isTcgen05() const { return variant == GemmVariant::Tcgen05; }
   /// Warp roles synchronised by the mbarrier stage ring (GemmMainloop).
   bool usesStageRing() const { return variant != GemmVariant::FusedUpcast; }
   /// The shorter converter of v7 (`prmt` byte placement, one multiply per
@@ -100,6 +105,8 @@ struct GemmSpec {
   /// ring kernels the two MMA warpgroups (threads 0-255) followed by the
   /// producers.
   int64_t threads() const {
+    if (isTcgen05())
+      return 256;
     return usesStageRing() ? kMmaThreads + converterThreads() : 256;
   }
 
@@ -112,17 +119,23 @@ struct GemmSpec {
       return (tilesM() + batches) * tilesN();
     return batches * tilesM() * tilesN();
   }
-  /// Bytes of one stage: the K-major bf16 A and B tiles.
-  int64_t stageBytesA() const { return tile.m * tile.k * 2; }
-  int64_t stageBytesB() const { return tile.n * tile.k * 2; }
+  /// Bytes per element of the staged operands (fp8 for tcgen05, else bf16).
+  int64_t stageElementBytes() const { return isTcgen05() ? 1 : 2; }
+  /// Bytes of one stage: the K-major A and B tiles.
+  int64_t stageBytesA() const { return tile.m * tile.k * stageElementBytes(); }
+  int64_t stageBytesB() const { return tile.n * tile.k * stageElementBytes(); }
   int64_t stageBytes() const { return stageBytesA() + stageBytesB(); }
   /// Bytes of the ring's mbarriers (full[stages], empty[stages]) after the
   /// stages; none without a ring.
   int64_t barrierBytes() const { return usesStageRing() ? 16 * stages : 0; }
   /// Bytes after the mbarriers: the rebalancing slots of the fused-upcast
   /// kernels (FusedUpcast [stages][4] i32 rounded to 64 bytes,
-  /// FusedUpcastWS [2][converter warps][4] i32); DequantBF16 has none.
+  /// FusedUpcastWS [2][converter warps][4] i32); DequantBF16 has none;
+  /// Tcgen05 its scale chunks, accumulator mbarriers and TMEM address slot
+  /// (tcgen05ExtraBytes, TCGen05.h).
   int64_t extraBytes() const {
+    if (isTcgen05())
+      return tcgen05ExtraBytes();
     if (preDequantized())
       return 0;
     return usesStageRing() ? 2 * (converterThreads() / 32) * 16 : 64;
@@ -136,6 +149,13 @@ struct GemmSpec {
   /// tokens (the pre-dequantized operands are padded per group instead).
   bool masksElementsAlongK() const {
     return kind == GemmKind::Grouped2d2d && !preDequantized();
+  }
+
+  /// Tcgen05: per stage one 512-byte SFA chunk and tile.n / 128 SFB chunks,
+  /// then acc_full and acc_empty (8 bytes each) and the 16-byte slot the
+  /// TMEM allocation writes its address to.
+  int64_t tcgen05ExtraBytes() const {
+    return stages * 512 * (1 + tile.n / 128) + 16 + 16;
   }
 
   /// The kernel name: every field above that changes the kernel.

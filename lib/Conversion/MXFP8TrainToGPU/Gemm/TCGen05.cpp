@@ -1,0 +1,625 @@
+//===- TCGen05.cpp - MX GEMMs on Blackwell (tcgen05) ------------*- C++ -*-===//
+//
+// Lowers rank-2 `scaled_mm` with K-major or MN-major operands (A stored
+// M x K or K x M, B stored N x K or K x N), e4m3/e5m2 data and blocked
+// scales (SPEC §4.1) to
+// a persistent sm_100a kernel of block-scaled fifth-generation tensor-core
+// MMAs (`tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.block32`),
+// KERNELS.md §1.5-1.7 and §5, on GemmMainloop's tile walk, stage ring,
+// warp roles, epilogue store and launch.
+//
+// One CTA of 256 threads per SM; 128 x 256 output tiles in the grouped-M
+// order of GemmTiling.h, walked by every role; 128 contraction elements per
+// stage: A 16 KiB + B 32 KiB (TMA boxes, 128-byte swizzle) in the
+// mainloop's stage, one 512-byte SFA chunk + two SFB chunks (cp.async.bulk)
+// in the extra bytes (GemmSpec::tcgen05ExtraBytes), as many stages as fit
+// in 227 KiB (four). Warp roles (GemmMainloop::emitWarpRoles):
+//   warp 0 (one thread)  TMA producer (GemmMainloop::emitProducerTile):
+//                        wait empty[s], expect_tx, the two boxes and the
+//                        scale chunks, all completing full[s];
+//   warp 1 (one thread)  MMA issuer (GemmMainloop::emitConsumerLoop): wait
+//                        acc_empty at a tile's start; per stage wait full[s],
+//                        tcgen05.cp of the SFA chunk and both SFB chunks
+//                        into stage s's scale columns (.32x128b.warpx4),
+//                        four MMAs with SF ID 0..3 (the first of a tile with
+//                        enable_input_d = 0), commit to empty[s]; after the
+//                        tile's last stage commit to acc_full;
+//   warp 2               allocates the 512 TMEM columns first and frees them
+//                        last (accumulator 0-255, scales from 256 on);
+//   warps 4-7            epilogue: wait acc_full, tcgen05.ld 32x32b.x32 of
+//                        their 32 lanes (rows), release acc_empty after the
+//                        last load, then GemmMainloop::storeOutput (bias in
+//                        f32, round, 16-byte or masked stores).
+// The scale columns are per stage, so a tcgen05.cp never overwrites scales
+// an earlier MMA may still read: stage s is refilled only after empty[s],
+// i.e. after the MMAs that read its columns completed. Rows past M and
+// columns past N of edge tiles come from TMA's zero fill (the box bytes
+// still count for expect_tx); their scales are the blocked layout's padding
+// (rows of A) or stale (a missing second SFB chunk only scales columns past
+// N); stores are masked.
+//
+// MN-major operands: TMA boxes of 128 K rows x 128 M/N bytes (one per 128
+// rows of the tile) give the canonical MN-major layout of the 128-byte
+// swizzle (1024-byte atoms of 8 K rows; SBO 1024 along K, LBO = one box
+// along M/N), the instruction descriptor's MN-major bits, and per K = 32
+// MMA 32 rows (4096 bytes) further.
+//
+// Row-major scales of K-major operands are re-laid by a `to_blocked` op
+// before the lowering (populateTcgen05ScaleLayoutPatterns; it folds into the
+// quantize); those of MN-major operands, (K / 32, rows), by a small kernel
+// of the lowering into the blocked layout of their transpose. Other forms
+// (rank 3, grouped, MN-major M / N not multiples of 16) keep the simple
+// kernels on sm_100a.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TCGen05.h"
+#include "../TMA.h"
+#include "mxfp8train/Conversion/Utils/GemmTiling.h"
+#include "mxfp8train/Conversion/Utils/QuantizeArith.h"
+#include "mxfp8train/Conversion/Utils/Tcgen05.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+using namespace mlir::mxfp8train::gpu_lowering;
+
+namespace {
+
+/// Opt-in dynamic shared memory per CTA on sm_100a (227 KiB).
+constexpr int64_t kSharedLimit = 232448;
+/// The warp roles: one producer warp, one MMA warp, the TMEM allocating
+/// warp and one idle warp, four epilogue warps (one per 32 TMEM lanes).
+constexpr int64_t kAllocWarp = 2;
+constexpr int64_t kEpilogueThreads = 128;
+/// Accumulator columns per tcgen05.ld (32x32b.x32: 32 f32 of one row).
+constexpr int64_t kLoadColumns = 32;
+/// Tile of the kernel: 128 x 256 outputs, 128 contraction elements (four
+/// 32-element scale blocks, one scale chunk column tile) per stage.
+constexpr int64_t kTileM = 128, kTileN = 256, kTileK = 128;
+constexpr int64_t kChunkBytes = tcgen05::kScaleChunkBytes;
+
+/// Emits the body of one tcgen05 GEMM kernel on a GemmMainloop.
+class Tcgen05Kernel : public GemmIndexArith {
+public:
+  Tcgen05Kernel(GemmMainloop &ml)
+      : GemmIndexArith(ml.getBuilder()), ml(ml), spec(ml.getSpec()),
+        ctx(kb.getContext()) {}
+
+  void emit();
+
+private:
+  Value toI32(Value index) {
+    return arith::IndexCastOp::create(kb, kb.getI32Type(), index);
+  }
+  /// The i32 parity of use `g` of a single barrier.
+  Value parity(Value g) { return toI32(remu(g, 2)); }
+  Value flip(Value parity) {
+    return arith::XOrIOp::create(kb, parity, kb.i32(1));
+  }
+  Value sharedPtr(Value address) { return tma::getSharedPointer(kb, address); }
+  /// `!llvm.ptr<6>` of the i32 Tensor Memory address `address`.
+  Value tmemPtr(Value address) {
+    return LLVM::IntToPtrOp::create(
+        kb, LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/6), address);
+  }
+  void tcgen05Fence(NVVM::Tcgen05FenceKind kind) {
+    NVVM::Tcgen05FenceOp::create(kb,
+                                 NVVM::Tcgen05FenceKindAttr::get(ctx, kind));
+  }
+  NVVM::CTAGroupKindAttr ctaGroup1() {
+    return NVVM::CTAGroupKindAttr::get(ctx, NVVM::CTAGroupKind::CTA_1);
+  }
+  /// SFB chunks per stage (one per 128 columns of the tile).
+  int64_t sfbChunks() const { return spec.tile.n / 128; }
+  /// Shared byte addresses of stage `s`'s tiles and scale chunks.
+  Value aTile(Value s) {
+    return add(ml.getStagesAddress(), mul(s, c(spec.stageBytes())));
+  }
+  Value bTile(Value s) { return add(aTile(s), c(spec.stageBytesA())); }
+  Value sfaChunk(Value s) { return add(sfaBase, mul(s, c(kChunkBytes))); }
+  Value sfbChunk(Value s) {
+    return add(sfbBase, mul(s, c(kChunkBytes * sfbChunks())));
+  }
+  /// A per-thread counter (memref<1xindex>) starting at 0.
+  Value makeCounter() {
+    Value counter =
+        memref::AllocaOp::create(kb, MemRefType::get({1}, kb.getIndexType()));
+    memref::StoreOp::create(kb, c(0), counter, ValueRange{c(0)});
+    return counter;
+  }
+
+  /// Bytes of one 128-row column of an MN-major tile (tile.k rows of 128
+  /// bytes): its descriptor's LBO.
+  int64_t mnAtomColumnBytes() const { return spec.tile.k * 128; }
+  /// The TMA boxes of one operand tile of `rows` rows at `rowBase`, K from
+  /// `k0` (i32), into `dst` (the tile's shared byte address).
+  void loadOperandTile(Value dst, Value map, const gemm::OperandLayout &l,
+                       int64_t rows, Value rowBase, Value k0, Value full);
+  /// The descriptor bits (address 0) of an operand tile.
+  uint64_t getTileDescriptor(const gemm::OperandLayout &l) const {
+    return l.kMajor ? tcgen05::getKMajorSwizzle128Descriptor(0)
+                    : tcgen05::getMNMajorSwizzle128Descriptor(
+                          0, mnAtomColumnBytes());
+  }
+  /// The address-field step of one K = 32 MMA: 32 bytes along a K-major
+  /// row, or 32 K rows of 128 bytes of an MN-major tile (>> 4).
+  static int64_t getKStep(const gemm::OperandLayout &l) {
+    return l.kMajor ? 2 : 32 * 128 / 16;
+  }
+  void fillStage(const GemmTile &t, Value kt, const RingSlot &slot);
+  void emitMmaTile(const GemmTile &t, Value tileCounter);
+  void emitEpilogueTile(const GemmTile &t, Value tileCounter);
+
+  GemmMainloop &ml;
+  const GemmSpec &spec;
+  MLIRContext *ctx;
+  /// Shared byte addresses of the SFA and SFB chunks, acc_full, acc_empty
+  /// and the TMEM address slot; the TMEM base address (i32).
+  Value sfaBase, sfbBase, accFull, accEmpty, tmemSlot, tmemBase;
+};
+} // namespace
+
+void Tcgen05Kernel::loadOperandTile(Value dst, Value map,
+                                    const gemm::OperandLayout &l, int64_t rows,
+                                    Value rowBase, Value k0, Value full) {
+  if (l.kMajor) {
+    // One box of `rows` rows x 128 K bytes (the tensor is (rows, K)).
+    tma::loadTensorTile(kb, sharedPtr(dst), map, full,
+                        ValueRange{k0, toI32(rowBase)});
+    return;
+  }
+  // MN-major (the tensor is (K, rows)): one box of 128 K rows x 128 row
+  // bytes per 128 rows of the tile, the descriptor's LBO apart.
+  for (int64_t j = 0; j < rows / 128; ++j)
+    tma::loadTensorTile(kb, sharedPtr(add(dst, c(j * mnAtomColumnBytes()))),
+                        map, full,
+                        ValueRange{toI32(add(rowBase, c(128 * j))), k0});
+}
+
+void Tcgen05Kernel::fillStage(const GemmTile &t, Value kt,
+                              const RingSlot &slot) {
+  // Odd 128-row blocks of B scales: the last N tile has one SFB chunk.
+  int64_t rowBlocksB = llvm::divideCeil(spec.n, 128);
+  Value nt = divu(t.colBase, spec.tile.n);
+  Value secondB = rowBlocksB % 2 == 1
+                      ? ult(add(mul(nt, c(2)), c(1)), c(rowBlocksB))
+                      : Value();
+  int64_t fixedBytes = spec.stageBytes() + kChunkBytes;
+  Value txBytes = kb.i32(fixedBytes + sfbChunks() * kChunkBytes);
+  if (secondB)
+    txBytes = select(secondB, txBytes, kb.i32(fixedBytes + kChunkBytes));
+  Value full = ml.getFullBarrier(slot.stage);
+  tma::arriveExpectTx(kb, full, txBytes);
+  Value k0 = toI32(mul(kt, c(spec.tile.k)));
+  const GemmArgs &args = ml.getArgs();
+  loadOperandTile(aTile(slot.stage), args.aData, spec.a, spec.tile.m, t.rowBase,
+                  k0, full);
+  loadOperandTile(bTile(slot.stage), args.bData, spec.b, spec.tile.n, t.colBase,
+                  k0, full);
+  // Scale chunks at the quantizer's blocked offsets (Tcgen05.h).
+  Value colTiles = c(llvm::divideCeil(spec.k / 32, 4));
+  auto chunk = [&](Value scales, Value rowBlock) {
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(kb, scales);
+    // Bits inserts at the builder's current position (inside an if).
+    lowering::Bits bb = kb.bits();
+    return tma::getGlobalPointer(
+        kb,
+        add(base, tcgen05::emitScaleChunkOffset(bb, rowBlock, kt, colTiles)));
+  };
+  tma::loadBulk(kb, sharedPtr(sfaChunk(slot.stage)),
+                chunk(args.aScales, divu(t.rowBase, 128)), full, kChunkBytes);
+  Value sfbDst = sfbChunk(slot.stage);
+  Value rowBlockB = divu(t.colBase, 128);
+  tma::loadBulk(kb, sharedPtr(sfbDst), chunk(args.bScales, rowBlockB), full,
+                kChunkBytes);
+  auto second = [&] {
+    tma::loadBulk(kb, sharedPtr(add(sfbDst, c(kChunkBytes))),
+                  chunk(args.bScales, add(rowBlockB, c(1))), full, kChunkBytes);
+  };
+  if (secondB)
+    kb.ifThen(secondB, second);
+  else
+    second();
+}
+
+void Tcgen05Kernel::emitMmaTile(const GemmTile &t, Value tileCounter) {
+  tcgen05::BlockScaledMma mma;
+  mma.a = *tcgen05::getElementFormat(spec.aType);
+  mma.b = *tcgen05::getElementFormat(spec.bType);
+  mma.aMajor = spec.a.kMajor ? tcgen05::Major::K : tcgen05::Major::MN;
+  mma.bMajor = spec.b.kMajor ? tcgen05::Major::K : tcgen05::Major::MN;
+  mma.m = spec.tile.m;
+  mma.n = spec.tile.n;
+  tcgen05::TmemLayout tmem =
+      tcgen05::getTmemLayout(spec.tile.n, /*accStages=*/1, spec.stages);
+  uint64_t descBitsA = getTileDescriptor(spec.a);
+  uint64_t descBitsB = getTileDescriptor(spec.b);
+  uint64_t chunkDesc = tcgen05::getScaleChunkDescriptor(0);
+  auto cpShape =
+      NVVM::Tcgen05CpShapeAttr::get(ctx, NVVM::Tcgen05CpShape::SHAPE_32x128b);
+  auto warpx4 =
+      NVVM::Tcgen05CpMulticastAttr::get(ctx, NVVM::Tcgen05CpMulticast::WARPX4);
+  auto copyChunk = [&](Value taddr, Value smemAddr) {
+    NVVM::Tcgen05CpOp::create(
+        kb, cpShape, ctaGroup1(), warpx4, NVVM::Tcgen05CpSrcFormatAttr(),
+        tmemPtr(taddr), tcgen05::emitSmemDescriptor(kb, smemAddr, chunkDesc));
+  };
+  Value accumulator = tmemPtr(tcgen05::emitTmemAddress(
+      kb, tmemBase, 0, static_cast<uint32_t>(tmem.getAccColumn(0))));
+  Value tiles = memref::LoadOp::create(kb, tileCounter, ValueRange{c(0)});
+  // The epilogue has read the previous tile's accumulator.
+  tma::waitBarrier(kb, sharedPtr(accEmpty), flip(parity(tiles)));
+  tcgen05Fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+  ml.emitConsumerLoop(
+      t, ValueRange{}, /*fenceAfterFull=*/false,
+      [&](Value kt, const RingSlot &slot, ValueRange) {
+        Value s = slot.stage;
+        tcgen05Fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+        // Stage s's scale columns: SFA (4), then SFB (4 per 128 columns).
+        Value sfaCol = add(c(tmem.getSfaColumn(0)),
+                           mul(s, c(tmem.sfaColumns + tmem.sfbColumns)));
+        Value sfaT = add(tmemBase, toI32(sfaCol));
+        Value sfbT = add(sfaT, kb.i32(tmem.sfaColumns));
+        copyChunk(sfaT, sfaChunk(s));
+        for (int64_t j = 0; j < sfbChunks(); ++j)
+          copyChunk(add(sfbT, kb.i32(4 * j)),
+                    add(sfbChunk(s), c(j * kChunkBytes)));
+        Value descA = tcgen05::emitSmemDescriptor(kb, aTile(s), descBitsA);
+        Value descB = tcgen05::emitSmemDescriptor(kb, bTile(s), descBitsB);
+        Value notFirst =
+            arith::CmpIOp::create(kb, arith::CmpIPredicate::ne, kt, t.ktBegin);
+        Value yes = arith::ConstantIntOp::create(kb, kb.getI1Type(), 1);
+        for (int64_t kk = 0; kk < spec.tile.k / 32; ++kk) {
+          // K block kk of the stage: 32 bytes further along the swizzled
+          // K-major rows (+2 in the address field) or 32 rows further down
+          // an MN-major tile (+256), scale byte kk of each TMEM word.
+          mma.sfaId = mma.sfbId = static_cast<uint32_t>(kk);
+          auto step = [&](const gemm::OperandLayout &l) {
+            return arith::ConstantIntOp::create(kb, kb.getI64Type(),
+                                                getKStep(l) * kk);
+          };
+          NVVM::Tcgen05MMABlockScaleOp::create(
+              kb,
+              NVVM::MMABlockScaleKindAttr::get(
+                  ctx, NVVM::MMABlockScaleKind::MXF8F6F4),
+              ctaGroup1(),
+              NVVM::Tcgen05MMABlockScaleAttr::get(
+                  ctx, NVVM::Tcgen05MMABlockScale::BLOCK32),
+              NVVM::Tcgen05MMACollectorOpAttr::get(
+                  ctx, NVVM::Tcgen05MMACollectorOp::DISCARD),
+              accumulator, arith::AddIOp::create(kb, descA, step(spec.a)),
+              arith::AddIOp::create(kb, descB, step(spec.b)),
+              kb.i32(tcgen05::getBlockScaledInstrDesc(mma)),
+              kk == 0 ? notFirst : yes, tmemPtr(sfaT), tmemPtr(sfbT));
+        }
+        // empty[s] arrives when these MMAs (and the copies) have completed.
+        NVVM::Tcgen05CommitOp::create(kb, ml.getEmptyBarrier(s), Value(),
+                                      ctaGroup1());
+        return SmallVector<Value>{};
+      });
+  NVVM::Tcgen05CommitOp::create(kb, sharedPtr(accFull), Value(), ctaGroup1());
+  memref::StoreOp::create(kb, add(tiles, c(1)), tileCounter, ValueRange{c(0)});
+}
+
+void Tcgen05Kernel::emitEpilogueTile(const GemmTile &t, Value tileCounter) {
+  // Warp w (4-7) may access TMEM lanes 32 (w % 4) .. + 31: rows of the tile.
+  Value roleTid = ml.getRoleThreadId();
+  Value quarter = divu(roleTid, 32);
+  Value lane = remu(roleTid, 32);
+  Value laneBase = add(tmemBase, toI32(mul(quarter, c(int64_t(32) << 16))));
+  auto rowsType = VectorType::get({kLoadColumns}, kb.getI32Type());
+  auto shape = NVVM::Tcgen05LdStShapeAttr::get(
+      ctx, NVVM::Tcgen05LdStShape::SHAPE_32X32B);
+  Value tiles = memref::LoadOp::create(kb, tileCounter, ValueRange{c(0)});
+  tma::waitBarrier(kb, sharedPtr(accFull), parity(tiles));
+  tcgen05Fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+  Value row = add(t.rowBase, add(mul(quarter, c(32)), lane));
+  Value outBase = ml.getOutputBase(t.batch);
+  // 16 bytes of output per store.
+  int64_t width = 16 / (spec.outType.getIntOrFloatBitWidth() / 8);
+  int64_t chunks = spec.tile.n / kLoadColumns;
+  for (int64_t j = 0; j < chunks; ++j) {
+    Value words = NVVM::Tcgen05LdOp::create(
+        kb, rowsType, UnitAttr(), shape,
+        tmemPtr(add(laneBase, kb.i32(j * kLoadColumns))), Value());
+    NVVM::Tcgen05WaitOp::create(
+        kb, NVVM::Tcgen05WaitKindAttr::get(ctx, NVVM::Tcgen05WaitKind::LOAD));
+    if (j == chunks - 1) {
+      // The whole accumulator is in registers: the next tile's MMAs may
+      // overwrite it.
+      tcgen05Fence(NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
+      tma::arriveBarrier(kb, sharedPtr(accEmpty));
+    }
+    Value acc =
+        kb.bitcastTo(VectorType::get({kLoadColumns}, kb.getF32Type()), words);
+    Value col0 = add(t.colBase, c(j * kLoadColumns));
+    for (int64_t p = 0; p < kLoadColumns; p += width)
+      ml.storeOutput(
+          outBase, row, add(col0, c(p)), t.rowEnd, width, [&](int64_t i) {
+            return vector::ExtractOp::create(kb, acc, p + i).getResult();
+          });
+  }
+  memref::StoreOp::create(kb, add(tiles, c(1)), tileCounter, ValueRange{c(0)});
+}
+
+void Tcgen05Kernel::emit() {
+  ml.emitKernel([&] {
+    // The extra bytes: SFA chunks, SFB chunks, acc_full, acc_empty, the
+    // TMEM address slot.
+    sfaBase = ml.getExtraAddress();
+    sfbBase = add(sfaBase, c(spec.stages * kChunkBytes));
+    accFull = add(sfbBase, c(spec.stages * sfbChunks() * kChunkBytes));
+    accEmpty = add(accFull, c(8));
+    tmemSlot = add(accFull, c(16));
+    Value tid = ml.getThreadId();
+    Value warp = divu(tid, 32);
+    auto eq = [&](Value x, int64_t v) {
+      return arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, x, c(v));
+    };
+    // full[s]: the producer's expect_tx arrival plus the bytes; empty[s]
+    // and acc_full: one tcgen05.commit each; acc_empty: the epilogue.
+    ml.initRing(
+        1, 1,
+        [&] {
+          tma::initBarrier(kb, sharedPtr(accFull), 1);
+          tma::initBarrier(kb, sharedPtr(accEmpty), kEpilogueThreads);
+        },
+        /*fenceInit=*/true);
+    tcgen05::TmemLayout tmem =
+        tcgen05::getTmemLayout(spec.tile.n, /*accStages=*/1, spec.stages);
+    Value allocColumns = kb.i32(tmem.getAllocColumns());
+    // One warp allocates the Tensor Memory (its address lands in the slot).
+    kb.ifThen(eq(warp, kAllocWarp), [&] {
+      NVVM::Tcgen05AllocOp::create(kb, sharedPtr(tmemSlot), allocColumns,
+                                   ctaGroup1());
+      NVVM::Tcgen05RelinquishAllocPermitOp::create(kb, ctaGroup1());
+    });
+    tcgen05Fence(NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
+    gpu::BarrierOp::create(kb);
+    tcgen05Fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+    tmemBase = LLVM::LoadOp::create(kb, kb.getI32Type(), sharedPtr(tmemSlot));
+
+    auto producer = [&] {
+      kb.ifThen(eq(ml.getRoleThreadId(), 0), [&] {
+        ml.walkTiles([&](const GemmTile &t) {
+          ml.emitProducerTile(
+              t, [&](const GemmTile &t, Value kt, const RingSlot &slot) {
+                fillStage(t, kt, slot);
+              });
+        });
+      });
+    };
+    auto mmaIssuer = [&] {
+      kb.ifThen(eq(ml.getRoleThreadId(), 0), [&] {
+        Value tiles = makeCounter();
+        ml.walkTiles([&](const GemmTile &t) { emitMmaTile(t, tiles); });
+      });
+    };
+    auto epilogue = [&] {
+      Value tiles = makeCounter();
+      ml.walkTiles([&](const GemmTile &t) { emitEpilogueTile(t, tiles); });
+    };
+    ml.emitWarpRoles(
+        {WarpRole{32, 0, NVVM::SetMaxRegisterAction::increase, producer},
+         WarpRole{32, 0, NVVM::SetMaxRegisterAction::increase, mmaIssuer},
+         WarpRole{64, 0, NVVM::SetMaxRegisterAction::increase, [] {}},
+         WarpRole{kEpilogueThreads, 0, NVVM::SetMaxRegisterAction::increase,
+                  epilogue}});
+
+    // Every role is done (the epilogue read the last accumulator after the
+    // last MMA completed): the allocating warp frees the columns.
+    tcgen05Fence(NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
+    gpu::BarrierOp::create(kb);
+    kb.ifThen(eq(warp, kAllocWarp), [&] {
+      tcgen05Fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+      NVVM::Tcgen05DeallocOp::create(kb, tmemPtr(tmemBase), allocColumns,
+                                     ctaGroup1());
+    });
+  });
+}
+
+void gpu_lowering::emitTcgen05Gemm(KernelBuilder &kb, const GemmSpec &spec,
+                                   ValueRange args) {
+  GemmMainloop ml(kb, spec, args);
+  Tcgen05Kernel(ml).emit();
+}
+
+//===----------------------------------------------------------------------===//
+// Host side
+//===----------------------------------------------------------------------===//
+
+/// The blocked scales (SPEC §4.1, 1-D) of the MN-major operand whose
+/// row-major scales `scales` are (K / 32, rows): the blocked layout of their
+/// transpose (rows, K / 32), one thread per output byte, padding 0x00.
+static Value launchTransposedToBlocked(RewriterBase &rewriter, Location loc,
+                                       const KernelCache &cache, Value scales) {
+  auto inType = cast<MemRefType>(scales.getType());
+  int64_t cols = inType.getDimSize(0), rows = inType.getDimSize(1);
+  int64_t colTiles = llvm::divideCeil(cols, 4);
+  int64_t size = llvm::alignTo(rows, 128) * colTiles * 4;
+  Type scaleType = inType.getElementType();
+  Value out = memref::AllocOp::create(rewriter, loc,
+                                      MemRefType::get({size}, scaleType));
+  std::string name = llvm::formatv("to_blocked_t_{0}x{1}", cols, rows);
+  gpu::GPUFuncOp kernel = cache.getOrCreate(
+      rewriter, name, {inType, out.getType()}, /*numInputs=*/1, {},
+      [&](KernelBuilder &kb, ValueRange args, ValueRange) {
+        kb.gridStrideLoop(kb.idx(size), [&](Value off) {
+          lowering::Bits bb = kb.bits();
+          auto [r, c] =
+              lowering::getBlockedPosition(bb, off, bb.cIdx(colTiles));
+          Value valid =
+              bb.land(bb.ult(r, bb.cIdx(rows)), bb.ult(c, bb.cIdx(cols)));
+          // Clamped reads; padding bytes are selected away.
+          Value v =
+              memref::LoadOp::create(kb, args[0],
+                                     ValueRange{bb.minu(c, bb.cIdx(cols - 1)),
+                                                bb.minu(r, bb.cIdx(rows - 1))});
+          Value byte = bb.select(valid, bb.byteOf(v), bb.c(0));
+          memref::StoreOp::create(kb, bb.byteAs(scaleType, byte), args[1], off);
+        });
+      });
+  launch(rewriter, loc, kernel, cache.getGridSize(size), {scales, out});
+  return out;
+}
+
+std::string gpu_lowering::whyNotTcgen05(ScaledMmOp op, bool rowMajorScalesOk) {
+  if (!hasStaticShapes(op))
+    return "dynamic shapes";
+  RankedTensorType lhsType = op.getLhs().getType();
+  if (lhsType.getRank() != 2)
+    return "the tcgen05 kernel takes rank 2";
+  // TMA needs 16-byte strides: rows of K bytes (K-major; K is a multiple
+  // of 32) or of M / N bytes (MN-major).
+  RankedTensorType resultType = op.getResult().getType();
+  if ((op.getTransposeLhs() && resultType.getDimSize(0) % 16 != 0) ||
+      (!op.getTransposeRhs() && resultType.getDimSize(1) % 16 != 0))
+    return "the tcgen05 kernel takes MN-major operands with 16-byte aligned "
+           "rows (M, N multiples of 16)";
+  if (!tcgen05::getElementFormat(lhsType.getElementType()) ||
+      !tcgen05::getElementFormat(op.getRhs().getType().getElementType()))
+    return "the tcgen05 kernel takes e4m3/e5m2 operands";
+  if (resultType.getNumElements() == 0 || lhsType.getDimSize(1) == 0)
+    return "empty GEMM";
+  // Row-major scales of MN-major operands are re-laid by the lowering; of
+  // K-major ones by a to_blocked op first (rowMajorScalesOk).
+  auto scalesOk = [&](ScaleLayout layout, bool mnMajor) {
+    return layout == ScaleLayout::Blocked ||
+           (layout == ScaleLayout::RowMajor && (mnMajor || rowMajorScalesOk));
+  };
+  if (!scalesOk(op.getLhsScaleLayout(), op.getTransposeLhs()) ||
+      !scalesOk(op.getRhsScaleLayout(), !op.getTransposeRhs()))
+    return "the tcgen05 kernel takes blocked scales";
+  return "";
+}
+
+LogicalResult gpu_lowering::lowerGemmToTcgen05(
+    PatternRewriter &rewriter, const KernelCache &cache, Operation *op,
+    GemmSpec spec, Value lhs, Value lhsScales, Value rhs, Value rhsScales,
+    Value offs, Value bias, RankedTensorType resultType) {
+  auto mm = dyn_cast<ScaledMmOp>(op);
+  if (!mm)
+    return rewriter.notifyMatchFailure(
+        op, "the tcgen05 kernel takes scaled_mm only");
+  if (std::string why = whyNotTcgen05(mm, /*rowMajorScalesOk=*/false);
+      !why.empty())
+    return rewriter.notifyMatchFailure(op, why);
+  Location loc = op->getLoc();
+  spec.variant = GemmVariant::Tcgen05;
+  spec.tile = gemm::TileShape{kTileM, kTileN, kTileK, /*groupM=*/8};
+  spec.ctasPerSM = 1;
+  spec.prefetch = 1;
+  spec.stages = 4;
+  while (spec.stages > 2 && spec.sharedBytes() > kSharedLimit)
+    --spec.stages;
+
+  // K-major boxes of 128 K x 128 rows (A) and 128 K x 256 rows (B), or
+  // MN-major boxes of 128 K rows x 128 M/N: 128-byte rows in the 128-byte
+  // swizzle, as the MMA descriptors expect.
+  Value aBuf = toBuffer(rewriter, loc, lhs);
+  Value bBuf = toBuffer(rewriter, loc, rhs);
+  auto box = [&](const gemm::OperandLayout &l,
+                 int64_t rows) -> SmallVector<int64_t> {
+    if (l.kMajor)
+      return {rows, spec.tile.k};
+    return {spec.tile.k, 128};
+  };
+  tma::TensorMapSpec aMap, bMap;
+  aMap.box = box(spec.a, spec.tile.m);
+  bMap.box = box(spec.b, spec.tile.n);
+  std::string why;
+  if (!tma::canCreateTensorMap(cast<MemRefType>(aBuf.getType()), aMap, &why) ||
+      !tma::canCreateTensorMap(cast<MemRefType>(bBuf.getType()), bMap, &why))
+    return rewriter.notifyMatchFailure(op, why);
+  Value mapA = tma::createTensorMap(rewriter, loc, aBuf, aMap);
+  Value mapB = tma::createTensorMap(rewriter, loc, bBuf, bMap);
+  // Blocked scales; row-major ones of MN-major operands re-laid here.
+  auto blockedScales = [&](Value scales, const gemm::OperandLayout &l) {
+    Value buf = toBuffer(rewriter, loc, scales);
+    if (l.blockedScales)
+      return buf;
+    assert(!l.kMajor && "K-major row-major scales are re-laid by to_blocked");
+    return launchTransposedToBlocked(rewriter, loc, cache, buf);
+  };
+  // GemmArgs order, the tensor maps in place of the data.
+  SmallVector<Value> args = {mapA, blockedScales(lhsScales, spec.a), mapB,
+                             blockedScales(rhsScales, spec.b)};
+  if (offs)
+    args.push_back(toBuffer(rewriter, loc, offs));
+  if (bias)
+    args.push_back(toBuffer(rewriter, loc, bias));
+  Value outBuf = allocResult(rewriter, loc, resultType);
+  args.push_back(
+      collapseTo(rewriter, loc, outBuf, {resultType.getNumElements()}));
+  launchGemmKernel(rewriter, loc, cache, spec, args,
+                   [&](KernelBuilder &kb, ValueRange kargs) {
+                     emitTcgen05Gemm(kb, spec, kargs);
+                   });
+  tma::freeTensorMapAtBlockEnd(rewriter, loc, mapA);
+  tma::freeTensorMapAtBlockEnd(rewriter, loc, mapB);
+  rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
+  return success();
+}
+
+namespace {
+/// scaled_mm that the tcgen05 kernel takes but with row-major scales ->
+/// `to_blocked` of those scales and the same scaled_mm on blocked ones.
+struct ScaledMmScalesToBlocked final : OpRewritePattern<ScaledMmOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ScaledMmOp op,
+                                PatternRewriter &rewriter) const override {
+    if (std::string why = whyNotTcgen05(op, /*rowMajorScalesOk=*/true);
+        !why.empty())
+      return rewriter.notifyMatchFailure(op, why);
+    auto needsRelayout = [](ScaleLayout layout, bool mnMajor) {
+      return layout == ScaleLayout::RowMajor && !mnMajor;
+    };
+    if (!needsRelayout(op.getLhsScaleLayout(), op.getTransposeLhs()) &&
+        !needsRelayout(op.getRhsScaleLayout(), !op.getTransposeRhs()))
+      return rewriter.notifyMatchFailure(op, "no K-major row-major scales");
+    Location loc = op.getLoc();
+    auto blocked = ScaleLayoutAttr::get(op.getContext(), ScaleLayout::Blocked);
+    // Row-major scales of MN-major data, (K / 32, rows), stay: the lowering
+    // re-lays them (launchTransposedToBlocked).
+    auto relay = [&](Value scales, ScaleLayout layout, bool mnMajor) -> Value {
+      if (layout == ScaleLayout::Blocked || mnMajor)
+        return scales;
+      auto type = cast<RankedTensorType>(scales.getType());
+      // (rows, K / 32) -> ceil(rows / 128) * 128 * ceil(K / 128) * 4 bytes.
+      int64_t size = llvm::alignTo(type.getDimSize(0), 128) *
+                     llvm::alignTo(type.getDimSize(1), 4);
+      return ToBlockedOp::create(
+          rewriter, loc, RankedTensorType::get({size}, type.getElementType()),
+          scales, Value(), blocked);
+    };
+    Value lhsScales =
+        relay(op.getLhsScales(), op.getLhsScaleLayout(), op.getTransposeLhs());
+    Value rhsScales =
+        relay(op.getRhsScales(), op.getRhsScaleLayout(), !op.getTransposeRhs());
+    auto newOp = ScaledMmOp::create(
+        rewriter, loc, op.getResult().getType(), op.getLhs(), lhsScales,
+        op.getRhs(), rhsScales, op.getBias(), op.getTransposeLhsAttr(),
+        op.getTransposeRhsAttr(),
+        lhsScales == op.getLhsScales() ? op.getLhsScaleLayoutAttr() : blocked,
+        rhsScales == op.getRhsScales() ? op.getRhsScaleLayoutAttr() : blocked);
+    newOp->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    rewriter.replaceOp(op, newOp.getResult());
+    return success();
+  }
+};
+} // namespace
+
+void gpu_lowering::populateTcgen05ScaleLayoutPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<ScaledMmScalesToBlocked>(patterns.getContext());
+}
