@@ -34,6 +34,7 @@ tools = [
     "mxfp8train-execution-tests",
     "mxfp8train-gemm-tiling-tests",
     "mxfp8train-runtime-tests",
+    "mxfp8train-tma-test-module",
     "mlir-opt",
     "mlir-runner",
     "mlir-translate",

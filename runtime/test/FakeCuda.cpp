@@ -68,6 +68,19 @@ void copyName(const std::string &name) {
   std::snprintf(state.lastKernel, sizeof(state.lastKernel), "%s", name.c_str());
 }
 
+/// With FAKE_CUDA_TRACE set, tensor-map encodes, launches and frees of
+/// encoded tensor maps are printed to stderr (lit tests of host code).
+bool tracing() { return std::getenv("FAKE_CUDA_TRACE") != nullptr; }
+
+/// The fake encoding's first word (cuTensorMapEncodeTiled below).
+constexpr uint64_t kTensorMapWord0 = 0x7e57ull << 16;
+
+/// Whether `memory` is a live allocation holding an encoded tensor map.
+bool holdsTensorMap(void *memory) {
+  return allocations.count(memory) &&
+         *static_cast<const uint64_t *>(memory) == kTensorMapWord0;
+}
+
 /// Host emulation of the kernels the tests and the smoke test run.
 void emulate(const Function &function, void **params) {
   unsigned long long threads = 1ull * state.grid[0] * state.block[0];
@@ -355,6 +368,18 @@ static int launch(Function *function, const unsigned int *grid,
   state.lastLaunchDevice = currentDevice();
   if (1ull * block[0] * block[1] * block[2] > 1024)
     return kInvalidValue;
+  if (tracing()) {
+    // Kernels whose first argument is a pointer: say whether it points to a
+    // tensor map the host encoded.
+    void *first =
+        params && params[0] ? *static_cast<void **>(params[0]) : nullptr;
+    std::fprintf(stderr,
+                 "fake-cuda: launch %s grid %ux%ux%u block %ux%ux%u shared "
+                 "%u%s\n",
+                 function->name.c_str(), grid[0], grid[1], grid[2], block[0],
+                 block[1], block[2], shared,
+                 holdsTensorMap(first) ? " arg0=tensormap" : "");
+  }
   emulate(*function, params);
   return kSuccess;
 }
@@ -433,6 +458,8 @@ static int allocate(unsigned long long *pointer, size_t size) {
 
 static int release(void *memory) {
   std::lock_guard<std::mutex> lock(mutex);
+  if (tracing() && holdsTensorMap(memory))
+    std::fprintf(stderr, "fake-cuda: free tensormap\n");
   if (!allocations.erase(memory))
     return kInvalidValue;
   std::free(memory);
@@ -635,6 +662,24 @@ cuTensorMapEncodeTiled(void *tensorMap, int dataType, uint32_t rank,
   state.tmaSwizzle = swizzle;
   state.tmaL2Promotion = l2Promotion;
   state.tmaOobFill = oobFill;
+  if (tracing()) {
+    std::fprintf(stderr, "fake-cuda: cuTensorMapEncodeTiled type %d rank %u",
+                 dataType, rank);
+    auto list = [&](const char *what, auto *values, uint32_t n) {
+      std::fprintf(stderr, " %s", what);
+      for (uint32_t i = 0; i < n; ++i)
+        std::fprintf(stderr, "%s%llu", i ? "x" : " ",
+                     static_cast<unsigned long long>(values[i]));
+    };
+    list("dims", globalDim, rank);
+    list("strides", globalStrides, rank - 1);
+    list("box", boxDim, rank);
+    list("elementStrides", elementStrides, rank);
+    std::fprintf(stderr,
+                 " interleave %d swizzle %d l2 %d oob %d aligned16 %d\n",
+                 interleave, swizzle, l2Promotion, oobFill,
+                 int(reinterpret_cast<uintptr_t>(address) % 16 == 0));
+  }
   // The "encoding": word i holds 0x7e57 << 16 | i.
   auto *words = static_cast<uint64_t *>(tensorMap);
   for (int i = 0; i < 16; ++i)

@@ -1,0 +1,136 @@
+//===- TMA.h - tensor-memory-accelerator copies as IR -----------*- C++ -*-===//
+//
+// The Tensor Memory Accelerator (sm_90a and sm_100a) for the GEMM kernels of
+// convert-mxfp8train-to-gpu. Host side: a tiled tensor map (CUtensorMap) of
+// a device buffer, created by the runtime's `mgpuTensorMapEncodeTiledMemref`
+// in the lowered host code and freed at the end of the host block; the
+// kernel receives it as an `!llvm.ptr` to global memory. Device side:
+// `cp.async.bulk.tensor` loads of a box into shared memory and 1-D
+// `cp.async.bulk` copies of contiguous chunks, both completing on an
+// mbarrier whose expected transaction bytes the issuing thread sets, and
+// the mbarrier operations of a stage ring.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_TMA_H
+#define MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_TMA_H
+
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace mlir {
+namespace mxfp8train {
+namespace gpu_lowering {
+namespace tma {
+
+//===----------------------------------------------------------------------===//
+// Host side
+//===----------------------------------------------------------------------===//
+
+/// CUtensorMapDataType codes (cuda.h).
+enum class DataType : int64_t {
+  UInt8 = 0,
+  UInt16 = 1,
+  UInt32 = 2,
+  Int32 = 3,
+  UInt64 = 4,
+  Int64 = 5,
+  Float16 = 6,
+  Float32 = 7,
+  Float64 = 8,
+  BFloat16 = 9
+};
+
+/// CUtensorMapSwizzle codes: the shared-memory layout of a box whose
+/// innermost extent is at most the swizzle span (16-byte chunk c of row r
+/// at c ^ (r % (span / 16)) for the 128-byte swizzle).
+enum class Swizzle : int64_t { None = 0, B32 = 1, B64 = 2, B128 = 3 };
+
+/// CUtensorMapL2promotion codes.
+enum class L2Promotion : int64_t { None = 0, B64 = 1, B128 = 2, B256 = 3 };
+
+/// The tensor-map data type of `elementType`: the 8-bit floats and e8m0 as
+/// UINT8 (TMA moves bytes), bf16, f16, f32, i32; std::nullopt otherwise.
+std::optional<DataType> getDataType(Type elementType);
+
+/// How a tensor map tiles its buffer.
+struct TensorMapSpec {
+  /// Box extents in memref dimension order (outermost first), each in
+  /// [1, 256] (larger than the tensor is allowed: zero fill); the innermost
+  /// extent times the element size is a multiple of 16 bytes and, when
+  /// swizzled, at most the swizzle span.
+  SmallVector<int64_t> box;
+  Swizzle swizzle = Swizzle::B128;
+  L2Promotion l2Promotion = L2Promotion::B128;
+};
+
+/// Whether `spec` can tile `type` (a static identity-layout memref of rank
+/// 1-5 with a TMA data type, 16-byte multiple strides); `why` says why not.
+bool canCreateTensorMap(MemRefType type, const TensorMapSpec &spec,
+                        std::string *why = nullptr);
+
+/// Emits, at the rewriter's insertion point of a host function, the
+/// creation of the tiled tensor map of `buffer` (a device memref satisfying
+/// canCreateTensorMap): its ranked memref descriptor and box extents on the
+/// stack, then `mgpuTensorMapEncodeTiledMemref` (zero fill out of bounds,
+/// no interleave), which encodes the map and copies it to device memory.
+/// Returns that device copy (`!llvm.ptr`). Declares the runtime function in
+/// the enclosing module if needed.
+Value createTensorMap(RewriterBase &rewriter, Location loc, Value buffer,
+                      const TensorMapSpec &spec);
+
+/// Frees the device copy `map` of createTensorMap with `mgpuMemFree` before
+/// the terminator of the insertion block, after the launches that read it,
+/// as the pipeline frees its device buffers. Declares the function if
+/// needed.
+void freeTensorMapAtBlockEnd(RewriterBase &rewriter, Location loc, Value map);
+
+//===----------------------------------------------------------------------===//
+// Device side
+//===----------------------------------------------------------------------===//
+
+/// `!llvm.ptr<3>` of the shared-memory byte address `address` (index).
+Value getSharedPointer(ImplicitLocOpBuilder &b, Value address);
+
+/// `!llvm.ptr<1>` of the global byte address `address` (index).
+Value getGlobalPointer(ImplicitLocOpBuilder &b, Value address);
+
+/// `mbarrier.init` of the barrier at `mbar` for `count` arrivals.
+void initBarrier(ImplicitLocOpBuilder &b, Value mbar, int64_t count);
+
+/// Blocks until the phase of parity `parity` (i32, 0 or 1) of `mbar` has
+/// completed (`mbarrier.try_wait.parity` loop).
+void waitBarrier(ImplicitLocOpBuilder &b, Value mbar, Value parity);
+
+/// One arrival on `mbar` (release at CTA scope).
+void arriveBarrier(ImplicitLocOpBuilder &b, Value mbar);
+
+/// `mbarrier.arrive.expect_tx`: raises the transaction bytes the current
+/// phase of `mbar` waits for by `bytes` (i32) and arrives once. Issue it
+/// before (or with) the copies that complete those bytes.
+void arriveExpectTx(ImplicitLocOpBuilder &b, Value mbar, Value bytes);
+
+/// `cp.async.bulk.tensor.<N>d.shared::cta.global.tile.mbarrier::complete_tx
+/// ::bytes`: the box of `tensorMap` (an `!llvm.ptr` from createTensorMap)
+/// at `coords` (i32, innermost dimension first) into shared memory at `dst`
+/// (`!llvm.ptr<3>`, aligned to the swizzle pattern: 1024 bytes for 128B).
+/// Elements outside the tensor are zero-filled and still counted: the
+/// barrier receives the whole box's bytes.
+void loadTensorTile(ImplicitLocOpBuilder &b, Value dst, Value tensorMap,
+                    Value mbar, ValueRange coords);
+
+/// `cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes` of
+/// `bytes` (a multiple of 16) from global `src` (`!llvm.ptr<1>`, 16-byte
+/// aligned) to shared `dst` (16-byte aligned).
+void loadBulk(ImplicitLocOpBuilder &b, Value dst, Value src, Value mbar,
+              int64_t bytes);
+
+} // namespace tma
+} // namespace gpu_lowering
+} // namespace mxfp8train
+} // namespace mlir
+
+#endif // MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_TMA_H
