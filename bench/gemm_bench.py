@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
 # ===- gemm_bench.py - MX GEMM kernels: device checks and benchmark --------=== #
 #
-# Checks the sm_90a scaled_mm / scaled_grouped_mm kernels of
-# convert-mxfp8train-to-gpu on an H200 against a float64 reference of the
-# dequantized operands (torch on the GPU), and times them against cuBLAS
-# bf16 (torch.matmul), dequantize + cuBLAS, and torch._grouped_mm. Two steps:
+# Checks the scaled_mm / scaled_grouped_mm kernels of
+# convert-mxfp8train-to-gpu for one chip (sm_90a on an H200, sm_100a on a
+# B200) against a float64 reference of the dequantized operands (torch on
+# the GPU), and times them against cuBLAS bf16 (torch.matmul), dequantize +
+# cuBLAS, torch._grouped_mm and, on sm_100 GPUs, cuBLAS MXFP8
+# (torch._scaled_mm with blocked e8m0 scales). Two steps:
 #
 #   here (MLIR build, no GPU):
-#     bench/gemm_bench.py prepare --build BUILD_DIR --out DIR
+#     bench/gemm_bench.py prepare --build BUILD_DIR --out DIR [--chip sm_90a]
 #   writes one MLIR function per case, compiles it with
 #   scripts/aot-compile.sh into a host object (host code + cubin), and the
-#   timing kernels' cubins with their launch shapes (manifest.json).
+#   timing kernels' cubins with their launch shapes (manifest.json, which
+#   records the chip). A case the lowering rejects for the chip is recorded
+#   as skipped with the compiler's message.
 #
 #   on the GPU machine (torch, CuPy; runtime built there from runtime/):
 #     bench/gemm_bench.py run DIR --runtime-lib DIR/librt
@@ -23,8 +27,11 @@
 #   the tensor maps the host code would create (v8's TMA loads) encoded
 #   here through libcuda's cuTensorMapEncodeTiled with the arguments of the
 #   runtime's mgpuTensorMapEncodeTiledMemref and copied to the device once.
+#   On a GPU of another architecture than the chip it prints `skip (needs
+#   sm_100, found sm_90)` and runs nothing.
 #
-# Exit status of `run`: 0 when every case passes.
+# Exit status of `run`: 0 when every case passes (or all were skipped for
+# the architecture), 1 otherwise.
 #
 # ===----------------------------------------------------------------------=== #
 
@@ -93,23 +100,31 @@ def blocked_size(rows, cols):
     return ((rows + 127) // 128) * 128 * ((cols + 3) // 4) * 4
 
 
-# Extra discardable attributes on every op (prepare --gemm-version).
-EXTRA_ATTRS = {}
+# Extra #mxfp8train.gemm_config fields on every op (prepare --gemm-kernel).
+EXTRA_CONFIG = {}
+# The fields of #mxfp8train.gemm_config, in its order (docs/gpu.md).
+CONFIG_FIELDS = ["kernel", "stages", "tile_n", "dequant_ctas", "prefetch",
+                 "ctas_per_sm", "rebalance", "converters"]
 
 
-def attr_dict(attrs):
-    """` {name = v : i64, ...}` of the config attributes and EXTRA_ATTRS."""
-    merged = dict(EXTRA_ATTRS)
-    merged.update(attrs)
+def attr_dict(config):
+    """` {mxfp8train.gemm_config = #mxfp8train.gemm_config<...>}` of the op's
+    kernel configuration fields and EXTRA_CONFIG ("" when there are none)."""
+    merged = dict(EXTRA_CONFIG)
+    merged.update(config)
     if not merged:
         return ""
-    return " {%s}" % ", ".join("mxfp8train.%s = %d : i64" % kv
-                               for kv in sorted(merged.items()))
+
+    def text(v):
+        return ("true" if v else "false") if isinstance(v, bool) else str(v)
+    return " {mxfp8train.gemm_config = #mxfp8train.gemm_config<%s>}" % (
+        ", ".join("%s = %s" % (k, text(merged[k]))
+                  for k in CONFIG_FIELDS if k in merged))
 
 
 def mm_case(name, m, k, n, tl=False, tr=True, out="bf16", bias=None,
             batch=None, lhs_blocked=False, rhs_blocked=False, special=False,
-            positive=False, cfg=None, v6=None, ver=6, bigscale=False,
+            positive=False, cfg=None, ws=None, bigscale=False,
             nanonly=False, edgescale=False, extra=None):
     lead = [batch] if batch else []
     a = lead + ([k, m] if tl else [m, k])
@@ -140,18 +155,17 @@ def mm_case(name, m, k, n, tl=False, tr=True, out="bf16", bias=None,
         types += ", " + tt([n], bias)
     conf = {}
     if cfg:
-        # Pipeline configuration override (prefetch distance, CTAs per SM).
+        # Fused-upcast configuration (prefetch distance, CTAs per SM,
+        # rebalancing): the fallback of the default kernel.
         cfg = cfg + (1,) if len(cfg) == 2 else cfg
-        conf.update(gemm_prefetch=cfg[0], gemm_ctas_per_sm=cfg[1],
-                    gemm_rebalance=cfg[2])
-    if v6:
-        # v6/v7 configuration (converter warpgroups, stages, rebalancing).
-        conf.update(gemm_version=ver, gemm_converters=v6[0], gemm_stages=v6[1],
-                    gemm_rebalance=v6[2])
-        if len(v6) > 3:
-            conf.update(gemm_prefetch=v6[3])
-    elif v6 is not None:
-        conf.update(gemm_version=5)
+        conf.update(prefetch=cfg[0], ctas_per_sm=cfg[1], rebalance=bool(cfg[2]))
+    if ws:
+        # The warp-specialised fused upcast (v7): converter warpgroups,
+        # stages, rebalancing[, prefetch].
+        conf.update(kernel="fused_upcast_ws", converters=ws[0], stages=ws[1],
+                    rebalance=bool(ws[2]))
+        if len(ws) > 3:
+            conf.update(prefetch=ws[3])
     conf.update(extra or {})
     attrs += attr_dict(conf)
     body = "%%r = mxfp8train.scaled_mm %%arg0 [%%arg1], %%arg2 [%%arg3]%s : %s -> %s" % (
@@ -164,7 +178,7 @@ def mm_case(name, m, k, n, tl=False, tr=True, out="bf16", bias=None,
 
 
 def gmm_case(name, kind, m, k, n, e, offs, tl=False, tr=True, out="bf16",
-             version=None, extra=None):
+             kernel=None, extra=None):
     if kind == "2d3d":
         a = [k, m] if tl else [m, k]
         a_s = [k // 32, m] if tl else [m, k // 32]
@@ -181,7 +195,7 @@ def gmm_case(name, kind, m, k, n, e, offs, tl=False, tr=True, out="bf16",
         res = [e, n, k]
     ins = [(a, F8), (a_s, SC), (b, F8), (b_s, SC), ([e], "i32")]
     attrs = (" transpose_lhs" if tl else "") + (" transpose_rhs" if tr else "")
-    conf = {} if version is None else {"gemm_version": version}
+    conf = {} if kernel is None else {"kernel": kernel}
     conf.update(extra or {})
     attrs += attr_dict(conf)
     body = ("%%r = mxfp8train.scaled_grouped_mm %%arg0 [%%arg1], %%arg2 [%%arg3] "
@@ -236,13 +250,13 @@ def check_cases():
     cases.append(mm_case("mm_edgescale_256x512x384", 256, 512, 384,
                          edgescale=True, out="f32"))
     # v8 with 128x128 tiles; v7 (the fused upcast, v8's fallback) alone.
-    n128 = dict(gemm_version=8, gemm_tile_n=128)
+    n128 = dict(kernel="dequant_bf16", tile_n=128)
     for (m, k, n) in [(1024, 1024, 1024), (133, 512, 528), (256, 384, 512)]:
         cases.append(mm_case("mm_n128_%dx%dx%d_f32" % (m, k, n), m, k, n,
                              out="f32", extra=n128))
     for (m, k, n) in [(1024, 1024, 1024), (133, 512, 528)]:
         cases.append(mm_case("mm_v7_%dx%dx%d_f32" % (m, k, n), m, k, n,
-                             out="f32", extra=dict(gemm_version=7)))
+                             out="f32", extra=dict(kernel="fused_upcast_ws")))
     # Grouped 2d-3d: empty groups, sizes multiples of 32 but not of 128.
     offs8 = [96, 96, 320, 352, 352, 608, 800, 960]
     cases.append(gmm_case("gmm2d3d_1024x512x384_e8", "2d3d", 1024, 512, 384,
@@ -251,7 +265,7 @@ def check_cases():
                           384, 8, offs8, tr=False, out="f32"))
     cases.append(gmm_case("gmm2d3d_v7_1024x512x384_e8", "2d3d", 1024, 512,
                           384, 8, offs8, out="f32",
-                          extra=dict(gemm_version=7)))
+                          extra=dict(kernel="fused_upcast_ws")))
     # 2d-2d wgrad: per group dW (N, K) over its tokens; empty groups -> 0.
     offs4 = [160, 160, 544, 992]
     cases.append(gmm_case("gmm2d2d_1024tok_n256_k384_e4", "2d2d", 1024, 384,
@@ -263,11 +277,13 @@ def check_cases():
     cases.append(gmm_case("gmm2d2d_misaligned_1024tok_n256_k384_e4", "2d2d",
                           1024, 384, 256, 4, [96, 100, 544, 992], out="f32"))
     cases.append(gmm_case("gmm2d2d_v5_1024tok_n256_k384_e4", "2d2d", 1024, 384,
-                          256, 4, offs4, out="f32", version=5))
+                          256, 4, offs4, out="f32", kernel="fused_upcast"))
     return cases
 
 
-def timing_cases():
+def timing_cases(chip="sm_90a"):
+    if not chip.startswith("sm_90"):
+        return default_timing_cases()
     t = []
     shapes = [(16384, 4096, 14336), (16384, 14336, 4096), (16384, 4096, 4096),
               (8192, 8192, 8192)]
@@ -286,7 +302,7 @@ def timing_cases():
     # + bf16 GEMM, 128x256 tiles, four stages; the whole launch sequence is
     # timed) and v8 variants (stages, 128x128 tiles); the 2d-2d wgrad on v5
     # (v8 does not take it).
-    both("v7", dict(v6=(2, 4, 1), ver=7), dict(version=7),
+    both("v7", dict(ws=(2, 4, 1)), dict(kernel="fused_upcast_ws"),
          [(8192, 8192, 8192)], False)
     both("v8", dict(), dict())
     t.append(gmm_case("t_v8_gmm2d2d_16384_n2048_k7168", "2d2d",
@@ -301,8 +317,37 @@ def timing_cases():
     # Measured in earlier runs (bench/README.md): three or two stages,
     # 128x128 tiles, two pre-pass items per thread, pre-pass grid caps.
     t.append(gmm_case("t_v5_gmm2d2d_16384_n2048_k7168", "2d2d",
-                      16384, 7168, 2048, 8, offs, tl=False, tr=True, version=5))
+                      16384, 7168, 2048, 8, offs, tl=False, tr=True,
+                      kernel="fused_upcast"))
     return t
+
+
+def default_timing_cases():
+    """The main-job shapes with the chip's default lowering (no version
+    attributes): the four dense Llama / 8192^3 shapes, the backward layouts,
+    grouped 2d-3d and 2d-2d (16384 tokens, 8 equal groups)."""
+    t = []
+    offs = [2048 * (i + 1) for i in range(8)]
+    for (m, k, n) in [(16384, 4096, 14336), (16384, 14336, 4096),
+                      (16384, 4096, 4096), (8192, 8192, 8192)]:
+        t.append(mm_case("t_mm_%dx%dx%d" % (m, k, n), m, k, n))
+    t.append(mm_case("t_mm_dgrad_16384x14336x4096_NN", 16384, 14336, 4096,
+                     tl=False, tr=False))
+    t.append(mm_case("t_mm_wgrad_14336x16384x4096_TN", 14336, 16384, 4096,
+                     tl=True, tr=False))
+    t.append(gmm_case("t_gmm2d3d_16384_k7168_n2048", "2d3d", 16384, 7168, 2048,
+                      8, offs))
+    t.append(gmm_case("t_gmm2d3d_16384_k2048_n7168", "2d3d", 16384, 2048, 7168,
+                      8, offs))
+    t.append(gmm_case("t_gmm2d2d_16384_n2048_k7168", "2d2d", 16384, 7168, 2048,
+                      8, offs, tl=False, tr=True))
+    return t
+
+
+def chip_sm(chip):
+    """100 for sm_100a, 90 for sm_90a."""
+    m = re.match(r"sm_(\d+)", chip)
+    return int(m.group(1)) if m else 0
 
 
 def module_text(case):
@@ -423,14 +468,14 @@ def parse_launches(conv, consts):
     launches = []
     pattern = (r"gpu.memset\s+(%\w+), %c0_i32|"
                r"gpu.launch_func\s+@mxfp8train_kernels::@(\w+) blocks in "
-               r"\((%c\w*),.*?threads in \((%c\w*),[^)]*\)\s*"
+               r"\((%c\w*), (%c\w*), (%c\w*)\)\s*threads in \((%c\w*), (%c\w*), (%c\w*)\)\s*"
                r"(?:dynamic_shared_memory_size (%c\w*))?\s*args\(([^)]*)\)")
     for m in re.finditer(pattern, conv):
         if m.group(1):
             launches.append(dict(memset=source.get(m.group(1), ["unknown", m.group(1)])))
             continue
         args = []
-        for a in m.group(6).split(","):
+        for a in m.group(10).split(","):
             name = a.split(":")[0].strip()
             if name in map_index:
                 args.append(["tensormap", map_index[name]])
@@ -441,9 +486,12 @@ def parse_launches(conv, consts):
             if ref[0] == "alloc" and ref[1] == result:
                 ref = ["result"]
             args.append(ref)
-        launches.append(dict(kernel=m.group(2), grid=int(consts[m.group(3)]),
-                             threads=int(consts[m.group(4)]),
-                             smem=int(consts[m.group(5)]) if m.group(5) else 0,
+        grid = [int(consts[m.group(i)]) for i in (3, 4, 5)]
+        block = [int(consts[m.group(i)]) for i in (6, 7, 8)]
+        launches.append(dict(kernel=m.group(2),
+                             grid=grid[0] if grid[1:] == [1, 1] else grid,
+                             threads=block[0] if block[1:] == [1, 1] else block,
+                             smem=int(consts[m.group(9)]) if m.group(9) else 0,
                              args=args))
     for t in maps.values():
         if t["buffer"][0] == "alloc" and t["buffer"][1] == result:
@@ -458,36 +506,53 @@ def prepare(args):
     os.makedirs(out, exist_ok=True)
     opt = os.path.join(build, "bin", "mxfp8-opt")
     env = dict(os.environ, MXFP8_OPT=opt)
-    manifest = dict(cases=[], timing=[])
-    for case in ([] if args.timing_only else check_cases()):
+    chip = args.chip
+    manifest = dict(chip=chip, cases=[], timing=[])
+    cases = [] if args.timing_only else check_cases()
+    if not chip.startswith("sm_90"):
+        # The version and tiling attributes choose among the sm_90a kernels;
+        # elsewhere those cases repeat others.
+        cases = [c for c in cases if "mxfp8train.gemm_" not in c["body"]]
+    skipped = 0
+    for case in cases:
         src = os.path.join(out, case["name"] + ".mlir")
         with open(src, "w") as f:
             f.write(module_text(case))
-        run(["bash", os.path.join(ROOT, "scripts", "aot-compile.sh"), src,
-             os.path.join(out, case["name"] + ".o"), "sm_90a"], env=env)
-        manifest["cases"].append({k: v for k, v in case.items() if k != "body"})
-    for case in timing_cases():
+        entry = {k: v for k, v in case.items() if k != "body"}
+        try:
+            run(["bash", os.path.join(ROOT, "scripts", "aot-compile.sh"), src,
+                 os.path.join(out, case["name"] + ".o"), chip], env=env,
+                capture_output=True, text=True)
+        except subprocess.CalledProcessError as ex:
+            lines = [l for l in ex.stderr.split("\n") if "error" in l] or [""]
+            entry["skipped"] = lines[0].strip()[:200]
+            skipped += 1
+        os.remove(src)
+        manifest["cases"].append(entry)
+    for case in timing_cases(chip):
         src = os.path.join(out, case["name"] + ".mlir")
         with open(src, "w") as f:
             f.write(module_text(case))
-        conv = run([opt, src, "--convert-mxfp8train-to-gpu=chip=sm_90a",
+        conv = run([opt, src, "--convert-mxfp8train-to-gpu=chip=" + chip,
                     "--canonicalize"], capture_output=True, text=True).stdout
-        low = run([opt, src, "--mxfp8train-lower-to-gpu=chip=sm_90a format=bin"],
+        low = run([opt, src, "--mxfp8train-lower-to-gpu=chip=%s format=bin" % chip],
                   capture_output=True, text=True).stdout
         with open(os.path.join(out, case["name"] + ".cubin"), "wb") as f:
             f.write(extract_binary(low))
         consts = dict(re.findall(r"(%c\w*) = arith.constant (\d+) : (?:index|i32)", conv))
         entry = {k: v for k, v in case.items() if k != "body"}
         entry["launches"], entry["allocs"], entry["tensor_maps"] = parse_launches(conv, consts)
+        # The GEMM itself: the first launch that is no pre-pass.
         main = [la for la in entry["launches"]
-                if la.get("kernel", "").startswith("scaled_")][0]
+                if re.search(r"scaled_g?mm|gemm", la.get("kernel", ""))
+                and "dequant" not in la["kernel"]][0]
         entry.update(kernel=main["kernel"], grid=main["grid"],
                      threads=main["threads"], smem=main["smem"])
         manifest["timing"].append(entry)
     with open(os.path.join(out, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
-    print("prepared %d cases, %d timing kernels in %s" % (
-        len(manifest["cases"]), len(manifest["timing"]), out))
+    print("prepared %d cases (%d not lowered for %s), %d timing kernels in %s" % (
+        len(manifest["cases"]), skipped, chip, len(manifest["timing"]), out))
 
 
 # ---------------------------------------------------------------------------
@@ -658,6 +723,10 @@ def run_cases(args, torch, manifest):
     dt = {"bf16": torch.bfloat16, "f32": torch.float32}
     for case in manifest["cases"]:
         name = case["name"]
+        if case.get("skipped"):
+            print("%-36s skip (not lowered for %s: %s)" % (
+                name, manifest.get("chip", "sm_90a"), case["skipped"]), flush=True)
+            continue
         try:
             so = link(os.path.join(args.dir, name + ".o"), args.runtime_lib, libdir)
             lib = ctypes.CDLL(so)
@@ -778,10 +847,79 @@ def median_ms(torch, fn, reps, warmup=5):
     return times[len(times) // 2]
 
 
+def to_blocked(torch, s):
+    """(rows, cols) e8m0 bytes -> the SPEC §4.1 blocked layout (rows padded
+    to 128, cols to 4 with byte 127), flat: the inverse of `unblock`."""
+    rows, cols = s.shape
+    col_tiles = (cols + 3) // 4
+    out = torch.full((((rows + 127) // 128) * 128 * col_tiles * 4,), 127,
+                     dtype=torch.uint8, device=s.device)
+    r = torch.arange(rows, device=s.device).view(-1, 1)
+    c = torch.arange(cols, device=s.device).view(1, -1)
+    off = ((r // 128) * col_tiles + c // 4) * 512 + (r % 32) * 16 + (r % 128 // 32) * 4 + c % 4
+    out[off.flatten()] = s.flatten()
+    return out
+
+
+def mx_cublas(torch, m, k, n):
+    """cuBLAS MXFP8 on sm_100: fresh e4m3 operands A (m, k) and W (n, k),
+    blocked e8m0 scales; returns (a call computing A W^T in bf16, the
+    operands). torch._scaled_mm takes e8m0 scales as MX block scales; the
+    newer torch.nn.functional.scaled_mm is tried when it refuses them."""
+    def operand(rows):
+        q = torch.randint(0, 126, (rows, k), dtype=torch.uint8, device="cuda")
+        q = q | (torch.randint(0, 2, (rows, k), dtype=torch.uint8, device="cuda") << 7)
+        sc = torch.randint(120, 134, (rows, k // 32), dtype=torch.uint8, device="cuda")
+        return q, sc
+    (a, a_s), (w, w_s) = operand(m), operand(n)
+    a8, w8 = a.view(torch.float8_e4m3fn), w.view(torch.float8_e4m3fn)
+    sa = to_blocked(torch, a_s).view(torch.float8_e8m0fnu)
+    sb = to_blocked(torch, w_s).view(torch.float8_e8m0fnu)
+
+    def legacy():
+        return torch._scaled_mm(a8, w8.t(), sa, sb, out_dtype=torch.bfloat16)
+
+    def v2():
+        F = torch.nn.functional
+        return F.scaled_mm(a8, w8.t(), sa, F.ScalingType.BlockWise1x32, sb,
+                           F.ScalingType.BlockWise1x32,
+                           swizzle_a=F.SwizzleType.SWIZZLE_32_4_4,
+                           swizzle_b=F.SwizzleType.SWIZZLE_32_4_4,
+                           output_dtype=torch.bfloat16)
+    try:
+        legacy()
+        fn = legacy
+    except Exception:
+        v2()
+        fn = v2
+    return fn, (a, a_s, w, w_s)
+
+
+def check_mx_cublas(torch):
+    """The cuBLAS MXFP8 peer against float64 on 256 x 512 x 384, so that a
+    wrong scale layout shows before it is timed: (SQNR dB, api) or raises."""
+    fn, (a, a_s, w, w_s) = mx_cublas(torch, 256, 512, 384)
+    ref = deq(torch, a, a_s, -1) @ deq(torch, w, w_s, -1).t()
+    got = fn().to(torch.float64)
+    return sqnr(torch, ref, got), fn.__name__
+
+
 def run_timing(args, torch, manifest):
     import cupy as cp
     libcuda = load_libcuda()
     results = []
+    # cuBLAS MXFP8 (block-scaled tcgen05) exists on sm_100 only.
+    mx_peer = torch.cuda.get_device_capability()[0] >= 10
+    if mx_peer:
+        try:
+            db, api = check_mx_cublas(torch)
+            print("cuBLAS MXFP8 peer (%s): %.2f dB against float64 on 256x512x384%s" % (
+                "torch._scaled_mm" if api == "legacy" else "torch.nn.functional.scaled_mm",
+                db, "" if db >= 40 else " -- scale layout wrong? not timed"), flush=True)
+            mx_peer = db >= 40
+        except Exception as ex:
+            print("cuBLAS MXFP8 peer unavailable: %s" % str(ex)[:300], flush=True)
+            mx_peer = False
     for t in manifest["timing"]:
         if args.only and t["name"] not in args.only:
             continue
@@ -841,11 +979,14 @@ def run_timing(args, torch, manifest):
                 ps.append(cp.asarray(x))
             calls.append((kern, la, tuple(ps)))
 
+        def dims(d):
+            return tuple(d) if isinstance(d, list) else (d,)
+
         def call(kern, la, ps):
             if kern is None:
                 ps.zero_()
             else:
-                kern((la["grid"],), (la["threads"],), ps, shared_mem=la["smem"])
+                kern(dims(la["grid"]), dims(la["threads"]), ps, shared_mem=la["smem"])
 
         def fn():
             for c in calls:
@@ -869,6 +1010,11 @@ def run_timing(args, torch, manifest):
                 A = torch.randn(m, k, device="cuda").to(torch.bfloat16)
                 W = torch.randn(n, k, device="cuda").to(torch.bfloat16)
                 line["cublas_ms"] = median_ms(torch, lambda: torch.matmul(A, W.t()), args.reps)
+                if mx_peer:
+                    # cuBLAS MXFP8 on the logical shape (A (m, k), W (n, k)),
+                    # whatever layout our case stores.
+                    fn, _ = mx_cublas(torch, m, k, n)
+                    line["mx_cublas_ms"] = median_ms(torch, fn, args.reps)
 
                 def dq_mm():
                     Ad = a.view(torch.float8_e4m3fn).to(torch.bfloat16) * torch.repeat_interleave(
@@ -899,15 +1045,21 @@ def run_timing(args, torch, manifest):
         if "dq_cublas_ms" in line:
             line["dq_cublas_tflops"] = flops / line["dq_cublas_ms"] / 1e9
             line["ratio_dq_cublas"] = line["dq_cublas_ms"] / ms
+        if "mx_cublas_ms" in line:
+            line["mx_cublas_tflops"] = flops / line["mx_cublas_ms"] / 1e9
+            line["ratio_mx_cublas"] = line["mx_cublas_ms"] / ms
         results.append(line)
         print(json.dumps(line), flush=True)
-    print("\n%-34s %9s %9s %9s %9s %8s %8s" % ("kernel", "ms", "TFLOP/s", "cuBLAS", "dq+cuBLAS",
-                                             "x cuBLAS", "x dq+cB"))
+    # TFLOP/s; x PEER = peer time / ours (bf16: cuBLAS bf16 or _grouped_mm).
+    print("\n%-38s %9s %9s %9s %9s %9s %8s %8s %8s" % (
+        "kernel", "ms", "TFLOP/s", "bf16", "dq+bf16", "MXFP8", "x bf16",
+        "x dq+bf16", "x MXFP8"))
     for r in results:
-        print("%-34s %9.3f %9.1f %9.1f %9.1f %8.2f %8.2f" % (
+        print("%-38s %9.3f %9.1f %9.1f %9.1f %9.1f %8.2f %8.2f %8.2f" % (
             r["name"], r["ms"], r["tflops"], r.get("cublas_tflops", 0),
-            r.get("dq_cublas_tflops", 0), r.get("ratio_cublas", 0),
-            r.get("ratio_dq_cublas", 0)))
+            r.get("dq_cublas_tflops", 0), r.get("mx_cublas_tflops", 0),
+            r.get("ratio_cublas", 0), r.get("ratio_dq_cublas", 0),
+            r.get("ratio_mx_cublas", 0)))
 
 
 def main():
@@ -916,12 +1068,16 @@ def main():
     p = sub.add_parser("prepare")
     p.add_argument("--build", required=True)
     p.add_argument("--out", required=True)
-    p.add_argument("--gemm-version", type=int, default=None,
-                   help="compile every check case with this kernel version "
-                   "(mxfp8train.gemm_version; v6 and v7 apply to K-major "
-                   "operands with row-major scales, the others stay v5)")
+    p.add_argument("--gemm-kernel", default=None,
+                   choices=["dequant_bf16", "fused_upcast_ws", "fused_upcast"],
+                   help="compile every check case with this kernel "
+                   "(#mxfp8train.gemm_config kernel; fused_upcast_ws applies "
+                   "to K-major operands with row-major scales, the others "
+                   "get fused_upcast)")
     p.add_argument("--timing-only", action="store_true",
                    help="prepare the timing kernels only (no check cases)")
+    p.add_argument("--chip", default="sm_90a",
+                   help="GPU architecture of the kernels (sm_90a, sm_100a)")
     r = sub.add_parser("run")
     r.add_argument("dir")
     r.add_argument("--runtime-lib", required=True)
@@ -931,13 +1087,25 @@ def main():
     r.add_argument("--reps", type=int, default=20)
     args = parser.parse_args()
     if args.cmd == "prepare":
-        if args.gemm_version is not None:
-            EXTRA_ATTRS["gemm_version"] = args.gemm_version
+        if args.gemm_kernel is not None:
+            EXTRA_CONFIG["kernel"] = args.gemm_kernel
         prepare(args)
         return 0
     import torch
     manifest = json.load(open(os.path.join(args.dir, "manifest.json")))
-    print("device:", torch.cuda.get_device_name(), flush=True)
+    chip = manifest.get("chip", "sm_90a")
+    if not torch.cuda.is_available():
+        print("skip (needs sm_%d, found no usable GPU)" % chip_sm(chip), flush=True)
+        return 77
+    major, minor = torch.cuda.get_device_capability()
+    found = major * 10 + minor
+    print("device: %s (sm_%d), kernels for %s" % (torch.cuda.get_device_name(),
+                                                 found, chip), flush=True)
+    if found != chip_sm(chip):
+        print("skip (needs sm_%d, found sm_%d): %d cases and %d timing kernels "
+              "not run" % (chip_sm(chip), found, len(manifest["cases"]),
+                           len(manifest["timing"])), flush=True)
+        return 0
     failures = 0 if args.no_cases else run_cases(args, torch, manifest)
     if not args.no_timing:
         run_timing(args, torch, manifest)

@@ -4,21 +4,33 @@
 # Usage: bench/make-aot-artifacts.sh [OUT_DIR]
 #
 # Runs here, where MLIR is; prepares everything the one device harness,
-# bench/device/run-aot-checks.sh, runs on the GPU machine:
+# bench/device/run-aot-checks.sh, runs on the GPU machine, as one artifact
+# set per chip: the primary set (CHIP, default sm_90a) in OUT_DIR, and one
+# set per EXTRA_CHIPS entry (default sm_100a) in OUT_DIR/<chip>/. A set holds:
 #  - kernel checks: every check function compiled with mxfp8-compile for
 #    the CPU and for CUDA (NAME.cpu.o, NAME.cpu.manifest, NAME.cuda.o,
-#    NAME.cuda.manifest); `compare` lines of OUT_DIR/checks.txt run
+#    NAME.cuda.manifest); `compare` lines of SET/checks.txt run
 #    NAME.cuda on the GPU and NAME.cpu on the host on the same generated
 #    inputs and compare them (bit-exact, or an SQNR bar for whole training
-#    steps, whose GEMMs accumulate in another order on the GPU);
+#    steps, whose GEMMs accumulate in another order on the GPU); an extra
+#    set holds CUDA objects only and names the primary set's CPU objects
+#    (`cpu-objects ..`), whose hash lines it repeats;
 #  - the main job at full size: each training step (Llama-3-8B MLP and
 #    DeepSeek-V3 MoE at $TOKENS tokens, scripts/resize-tokens.py) compiled
 #    for CUDA as written (NAME.hp) and after the MXFP8 rewrite (NAME.mx);
 #    `step` lines run NAME.mx against NAME.hp on the GPU: the SQNR of every
 #    result with its bar and the timing of the two steps;
-#  - scripts/gpu-check.py's cases (OUT_DIR/gpucheck: the quantization
+#  - scripts/gpu-check.py's cases (SET/gpucheck: the quantization
 #    kernels bit for bit against the CPU path on special values, and their
-#    bandwidth against a device-to-device copy).
+#    bandwidth against a device-to-device copy);
+#  - for the chips in GEMMCHECK_CHIPS (default sm_100a): bench/gemm_bench.py's
+#    cases and timing kernels (SET/gemmcheck: the GEMMs against float64, and
+#    timed against cuBLAS MXFP8 and bf16 in the same run);
+#  - SET/gemm-variants.txt: scripts/gemm-variants.py's ptxas table of every
+#    GEMM kernel the lowering emits for the chip (registers, spills, shared
+#    memory), which bench/device/cutlass-side-by-side.sh shows.
+# Each set's checks.txt starts with `chip CHIP`: the device harness runs a
+# set only on a GPU of that architecture and prints skip rows elsewhere.
 # A function the GPU pipeline cannot compile becomes a `skip` line with the
 # compiler's first error. When mxfp8-launch and a C++ compiler are here too,
 # each CPU object is also run here and the SHA-256 of its generated inputs
@@ -30,11 +42,13 @@
 # ignored through .git/info/exclude must be named in `carry`.
 #
 # Environment: BUILD_DIR (a build with bin/mxfp8-compile; default build/,
-# then build-aot/), CHIP (default sm_90a), MCPU (host CPU of the objects,
-# default x86-64-v3), CUDA_HOME (ptxas and libdevice for the kernels),
-# TOKENS (token count of the main-job steps, default 16384; 0: none),
-# RECIPE (default mxfp8_rceil), GPUCHECK (1: also prepare gpu-check.py's
-# cases, the default when the build has mxfp8-run; 0: not).
+# then build-aot/), CHIP (the primary set, default sm_90a), EXTRA_CHIPS
+# (further sets, default sm_100a; empty: none), MCPU (host CPU of the
+# objects, default x86-64-v3), CUDA_HOME (ptxas and libdevice for the
+# kernels), TOKENS (token count of the main-job steps, default 16384; 0:
+# none), RECIPE (default mxfp8_rceil), GPUCHECK (1: also prepare
+# gpu-check.py's cases, the default when the build has mxfp8-run; 0: not),
+# GEMMCHECK_CHIPS (sets that get gemm_bench.py's cases, default sm_100a).
 #
 #===------------------------------------------------------------------------===#
 set -euo pipefail
@@ -42,7 +56,9 @@ export LC_ALL=C
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="${1:-$root/aot-artifacts}"
-chip="${CHIP:-sm_90a}"
+primary_chip="${CHIP:-sm_90a}"
+extra_chips="${EXTRA_CHIPS-sm_100a}"
+gemmcheck_chips="${GEMMCHECK_CHIPS-sm_100a}"
 mcpu="${MCPU:-x86-64-v3}"
 tokens="${TOKENS:-16384}"
 recipe="${RECIPE:-mxfp8_rceil}"
@@ -64,30 +80,13 @@ if [ -z "$compile" ]; then
   exit 2
 fi
 
+build_dir="$(dirname "$(dirname "$compile")")"
 rm -rf "$out"
 mkdir -p "$out"
-checks="$out/checks.txt"
-{
-  echo "# AOT checks for bench/device/run-aot-checks.sh, written by"
-  echo "# bench/make-aot-artifacts.sh from $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')"
-  echo "# chip=$chip mcpu=$mcpu compiler=$compile"
-  echo "# compare NAME ENTRY EXPECT [mxfp8-launch options]: NAME.cuda vs NAME.cpu"
-  echo "#   EXPECT: exact, or sqnr>=DB"
-  echo "# step NAME ENTRY VARIANT [mxfp8-launch options]: NAME.VARIANT.cuda (the"
-  echo "#   MXFP8 step: mx, default lowering; mxsimple, simple GEMM kernels) vs"
-  echo "#   NAME.hp.cuda (the high-precision step), both on the GPU"
-  echo "# probe NAME ENTRY - [mxfp8-launch options]: NAME.probe.cuda alone, its"
-  echo "#   per-matmul table (each matmul converted alone on the step's inputs)"
-  echo "# run NAME ENTRY [mxfp8-launch options]: NAME.cpu alone on the GPU"
-  echo "#   machine's CPU, checked against the hashes below"
-  echo "# skip NAME REASON"
-  echo "# inputs NAME SHA256 / outputs NAME SHA256: of the concatenated .npy"
-  echo "#   files of the generated inputs / of the CPU results, made here"
-} > "$checks"
 
-# An upstream lowering for hand-written gpu.module kernels (no mxfp8train
-# ops): results as out-parameters, kernels embedded as cubins.
-upstream_lowering="one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},canonicalize,func.func(llvm-request-c-wrappers),nvvm-attach-target{chip=$chip O=3},gpu.module(convert-gpu-to-nvvm),gpu-to-llvm,gpu-module-to-binary{format=bin},finalize-memref-to-llvm,convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts"
+# The globals of the set being written: `set_dir` (its folder), `chip`,
+# `checks` (its checks.txt) and `primary` (empty for the primary set, else
+# the primary set's folder, which holds the CPU objects).
 
 # skip_compile SKIP LABEL: a compile failure whose messages are in $log, as
 # the line `skip SKIP <first error>` of checks.txt and `  LABEL compile
@@ -101,10 +100,10 @@ skip_compile() {
 # inputs) and prints the `inputs` and `outputs` hash lines of checks.txt;
 # fails when the object does not run.
 hash_lines() {
-  local name="$1" entry="$2" tmp="$out/.tmp-$1" status=0
+  local name="$1" entry="$2" tmp="$set_dir/.tmp-$1" status=0
   mkdir -p "$tmp"
-  if "${CXX:-g++}" -shared -o "$tmp/cpu.so" "$out/$name.cpu.o" &&
-     "$launch" "$tmp/cpu.so" "$out/$name.cpu.manifest" --entry="$entry" \
+  if "${CXX:-g++}" -shared -o "$tmp/cpu.so" "$set_dir/$name.cpu.o" &&
+     "$launch" "$tmp/cpu.so" "$set_dir/$name.cpu.manifest" --entry="$entry" \
        --save-inputs --output-dir="$tmp/run" > "$tmp/run.log" 2>&1; then
     echo "inputs $name $(cat "$tmp"/run/inputs/*.npy | sha256sum | cut -d' ' -f1)"
     echo "outputs $name $(cat "$tmp"/run/*.npy | sha256sum | cut -d' ' -f1)"
@@ -116,13 +115,22 @@ hash_lines() {
 }
 
 # artifact NAME ENTRY CPU_SOURCE CUDA_SOURCE EXPECT LOWERING [launcher options]
-# (LOWERING "-" is the device's default pipeline).
+# (LOWERING "-" is the device's default pipeline). In an extra set only the
+# CUDA object is compiled; the CPU object and its hashes are the primary
+# set's.
 artifact() {
   local name="$1" entry="$2" cpu_src="$3" cuda_src="$4" expect="$5" lowering="$6"
   shift 6
-  local log="$out/$name.log"
-  if ! "$compile" "$cpu_src" --entry="$entry" --mcpu="$mcpu" "${compile_extra[@]}" \
-      -o "$out/$name.cpu.o" --manifest="$out/$name.cpu.manifest" 2> "$log"; then
+  local log="$set_dir/$name.log"
+  : > "$log"
+  if [ -n "$primary" ]; then
+    if [ ! -f "$primary/$name.cpu.o" ]; then
+      echo "skip $name no CPU object in the primary set" >> "$checks"
+      rm -f "$log"
+      return
+    fi
+  elif ! "$compile" "$cpu_src" --entry="$entry" --mcpu="$mcpu" "${compile_extra[@]}" \
+      -o "$set_dir/$name.cpu.o" --manifest="$set_dir/$name.cpu.manifest" 2> "$log"; then
     skip_compile "$name cpu:" "$name: cpu"
     return
   fi
@@ -131,14 +139,17 @@ artifact() {
     cuda_args+=(--lowering="$lowering")
   fi
   if ! "$compile" "$cuda_src" --entry="$entry" --mcpu="$mcpu" "${cuda_args[@]}" \
-      -o "$out/$name.cuda.o" --manifest="$out/$name.cuda.manifest" 2>> "$log"; then
+      -o "$set_dir/$name.cuda.o" --manifest="$set_dir/$name.cuda.manifest" 2>> "$log"; then
     skip_compile "$name cuda:" "$name: cuda"
-    rm -f "$out/$name.cpu.o" "$out/$name.cpu.manifest"
+    [ -z "$primary" ] && rm -f "$set_dir/$name.cpu.o" "$set_dir/$name.cpu.manifest"
     return
   fi
   [ -s "$log" ] || rm -f "$log"
   echo "compare $name $entry $expect $*" >> "$checks"
-  if [ -n "$launch" ]; then
+  if [ -n "$primary" ]; then
+    awk -v n="$name" '($1 == "inputs" || $1 == "outputs") && $2 == n' \
+      "$primary/checks.txt" >> "$checks"
+  elif [ -n "$launch" ]; then
     local hashes
     if hashes="$(hash_lines "$name" "$entry")"; then
       echo "$hashes" >> "$checks"
@@ -150,17 +161,19 @@ artifact() {
 }
 
 # cpu_artifact NAME ENTRY SOURCE [mxfp8-compile options]: a CPU-only check
-# (the object must give the same bytes on the GPU machine's CPU).
+# (the object must give the same bytes on the GPU machine's CPU); primary
+# set only.
 cpu_artifact() {
   local name="$1" entry="$2" src="$3"
   shift 3
-  local log="$out/$name.log"
+  local log="$set_dir/$name.log"
+  [ -n "$primary" ] && return
   if [ -z "$launch" ]; then
     echo "skip $name no mxfp8-launch here to record the expected hashes" >> "$checks"
     return
   fi
   if ! "$compile" "$src" --entry="$entry" --mcpu="$mcpu" "$@" \
-      -o "$out/$name.cpu.o" --manifest="$out/$name.cpu.manifest" 2> "$log"; then
+      -o "$set_dir/$name.cpu.o" --manifest="$set_dir/$name.cpu.manifest" 2> "$log"; then
     skip_compile "$name cpu:" "$name: cpu"
     return
   fi
@@ -187,11 +200,11 @@ cpu_artifact() {
 step_artifact() {
   local name="$1" entry="$2" src="$3"
   shift 3
-  local log="$out/$name.log"
+  local log="$set_dir/$name.log"
   local rewrite_pipe="mxfp8train-rewrite-matmuls{recipe=$recipe},canonicalize,cse"
   if ! "$compile" "$src" --entry="$entry" --mcpu="$mcpu" --device=cuda \
-      --chip="$chip" -o "$out/$name.hp.cuda.o" \
-      --manifest="$out/$name.hp.cuda.manifest" 2>> "$log"; then
+      --chip="$chip" -o "$set_dir/$name.hp.cuda.o" \
+      --manifest="$set_dir/$name.hp.cuda.manifest" 2>> "$log"; then
     skip_compile "$name hp:" "$name: hp"
     return
   fi
@@ -202,101 +215,176 @@ step_artifact() {
       lowering=(--lowering="mxfp8train-lower-to-gpu{chip=$chip simple-gemm=true}")
     if "$compile" "$src" --entry="$entry" --mcpu="$mcpu" --device=cuda \
         --chip="$chip" --pipeline="$rewrite_pipe" "${lowering[@]}" \
-        -o "$out/$name.$variant.cuda.o" \
-        --manifest="$out/$name.$variant.cuda.manifest" 2>> "$log"; then
+        -o "$set_dir/$name.$variant.cuda.o" \
+        --manifest="$set_dir/$name.$variant.cuda.manifest" 2>> "$log"; then
       echo "step $name $entry $variant $*" >> "$checks"
       echo "  $name.$variant (step: $recipe vs high precision, both on the GPU)"
     else
       skip_compile "$name.$variant" "$name.$variant:"
-      rm -f "$out/$name.$variant".cuda.*
+      rm -f "$set_dir/$name.$variant".cuda.*
     fi
   done
   if "$compile" "$src" --entry="$entry" --mcpu="$mcpu" --device=cuda \
-      --chip="$chip" --per-matmul="$recipe" -o "$out/$name.probe.cuda.o" \
-      --manifest="$out/$name.probe.cuda.manifest" 2>> "$log"; then
+      --chip="$chip" --per-matmul="$recipe" -o "$set_dir/$name.probe.cuda.o" \
+      --manifest="$set_dir/$name.probe.cuda.manifest" 2>> "$log"; then
     echo "probe $name $entry -" >> "$checks"
     echo "  $name.probe (per-matmul table)"
   else
     skip_compile "$name.probe" "$name.probe:"
-    rm -f "$out/$name.probe".cuda.*
+    rm -f "$set_dir/$name.probe".cuda.*
   fi
   [ -s "$log" ] || rm -f "$log"
 }
 
-compile_extra=()
-timing=(--repeat=20 --warmup=3 --fill-results=255)
-echo "make-aot-artifacts: compiling into $out (chip $chip, host cpu $mcpu)"
-
-# The launcher's CUDA path on its own: an upstream-lowered kernel, c = a + b.
-artifact add add "$root/test/tools/mxfp8-launch/Inputs/add-cpu.mlir" \
-  "$root/test/tools/mxfp8-launch/cuda-fake-driver.mlir" exact \
-  "$upstream_lowering" "${timing[@]}"
-
-# mxfp8train-lower-to-gpu against mxfp8train-lower-to-cpu, bit for bit.
-quantize="$root/bench/aot/quantize.mlir"
-for entry in quantize_rows_rceil quantize_cols_floor quantize_f32_rows_even \
-    quantize_e5m2_ceil quantize_blocked quantize_to_blocked roundtrip; do
-  artifact "$entry" "$entry" "$quantize" "$quantize" exact - "${timing[@]}"
-done
-
-# A whole MXFP8 training step on the CPU: the same bytes on the GPU
-# machine's CPU and libm.
-cpu_artifact mlp_train_step mlp_train_step "$root/examples/mlp_train_step_small.mlir" \
-  --pipeline='mxfp8train-rewrite-matmuls{recipe=mxfp8_rceil},canonicalize,cse'
-
-# The GEMM kernels against the CPU path (f32 results: only the order of the
-# f32 accumulation differs), the MXFP8 GEMMs with the default lowering and
-# with the simple kernels only.
-gemm="$root/bench/aot/gemm.mlir"
-for entry in mm_nt mm_tn_init bmm gmm_2d3d gmm_2d2d smm smm_dgrad sgmm_2d3d sgmm_2d2d; do
-  artifact "gemm_$entry" "$entry" "$gemm" "$gemm" "sqnr>=100" - --repeat=3
-done
-for entry in smm smm_dgrad sgmm_2d3d sgmm_2d2d; do
-  artifact "gemm_${entry}_simple" "$entry" "$gemm" "$gemm" "sqnr>=100" \
-    "mxfp8train-lower-to-gpu{chip=$chip simple-gemm=true}" --repeat=3
-done
-
-# Whole training steps on the GPU against the CPU path (the small examples):
-# as written (bf16, GEMMs in f32 in another order, expf from libdevice)
-# and converted (the quantize kernels are bit-exact, the GEMMs are not, so
-# later quantizations may round a few elements differently).
-rewrite="mxfp8train-rewrite-matmuls{recipe=$recipe},canonicalize,cse"
-artifact mlp_small_hp mlp_train_step "$root/examples/mlp_train_step_small.mlir" \
-  "$root/examples/mlp_train_step_small.mlir" "sqnr>=40" - --repeat=3
-artifact moe_small_hp moe_train_step "$root/examples/moe_train_step_small.mlir" \
-  "$root/examples/moe_train_step_small.mlir" "sqnr>=40" - --repeat=3
-compile_extra=(--pipeline="$rewrite")
-artifact mlp_small_mx mlp_train_step "$root/examples/mlp_train_step_small.mlir" \
-  "$root/examples/mlp_train_step_small.mlir" "sqnr>=30" - --repeat=3
-artifact moe_small_mx moe_train_step "$root/examples/moe_train_step_small.mlir" \
-  "$root/examples/moe_train_step_small.mlir" "sqnr>=30" - --repeat=3
-compile_extra=()
-
-# The main job at full size: the MXFP8 step against the high-precision step,
-# both on the GPU (scripts/main-job.sh --device=cuda documents it).
+# The main job's sources at $TOKENS tokens, shared by every set.
 if [ "$tokens" != 0 ]; then
   mkdir -p "$out/src"
   python3 "$root/scripts/resize-tokens.py" "$root/examples/llama3_8b_mlp_train_step.mlir" \
     "$out/src/llama3_8b_mlp_$tokens.mlir" --tokens="$tokens" > /dev/null
   python3 "$root/scripts/resize-tokens.py" "$root/examples/deepseek_v3_moe_train_step.mlir" \
     "$out/src/deepseek_v3_moe_$tokens.mlir" --tokens="$tokens" > /dev/null
-  step_artifact "llama3_8b_mlp_$tokens" mlp_train_step "$out/src/llama3_8b_mlp_$tokens.mlir" \
-    --repeat=3 --warmup=1 --reference-repeat=3
-  step_artifact "deepseek_v3_moe_$tokens" moe_train_step "$out/src/deepseek_v3_moe_$tokens.mlir" \
-    --repeat=3 --warmup=1 --reference-repeat=3
 fi
 
-# scripts/gpu-check.py's cases (bit-exact special values, bandwidth).
-if [ "${GPUCHECK:-1}" = 1 ] && [ -x "$(dirname "$compile")/mxfp8-run" ]; then
-  if python3 "$root/scripts/gpu-check.py" prepare --build "$(dirname "$(dirname "$compile")")" \
-      --out "$out/gpucheck" --chip "$chip" > "$out/gpucheck.log" 2>&1; then
-    echo "  gpucheck (scripts/gpu-check.py cases)"
-    rm -f "$out/gpucheck.log"
-  else
-    echo "  gpucheck: prepare failed (see $out/gpucheck.log)"
-    rm -rf "$out/gpucheck"
+# make_set DIR CHIP PRIMARY: one artifact set (PRIMARY empty: the primary
+# set, with the CPU objects).
+make_set() {
+  set_dir="$1"
+  chip="$2"
+  primary="$3"
+  checks="$set_dir/checks.txt"
+  mkdir -p "$set_dir"
+  {
+    echo "# AOT checks for bench/device/run-aot-checks.sh, written by"
+    echo "# bench/make-aot-artifacts.sh from $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')"
+    echo "# chip=$chip mcpu=$mcpu compiler=$compile"
+    echo "# chip CHIP: the GPU architecture of the set's kernels"
+    echo "# cpu-objects DIR: the CPU objects are DIR/NAME.cpu.o (an extra set)"
+    echo "# compare NAME ENTRY EXPECT [mxfp8-launch options]: NAME.cuda vs NAME.cpu"
+    echo "#   EXPECT: exact, or sqnr>=DB"
+    echo "# step NAME ENTRY VARIANT [mxfp8-launch options]: NAME.VARIANT.cuda (the"
+    echo "#   MXFP8 step: mx, default lowering; mxsimple, simple GEMM kernels) vs"
+    echo "#   NAME.hp.cuda (the high-precision step), both on the GPU"
+    echo "# probe NAME ENTRY - [mxfp8-launch options]: NAME.probe.cuda alone, its"
+    echo "#   per-matmul table (each matmul converted alone on the step's inputs)"
+    echo "# run NAME ENTRY [mxfp8-launch options]: NAME.cpu alone on the GPU"
+    echo "#   machine's CPU, checked against the hashes below"
+    echo "# skip NAME REASON"
+    echo "# inputs NAME SHA256 / outputs NAME SHA256: of the concatenated .npy"
+    echo "#   files of the generated inputs / of the CPU results, made here"
+    echo "chip $chip"
+    [ -n "$primary" ] && echo "cpu-objects .."
+  } > "$checks"
+
+  # An upstream lowering for hand-written gpu.module kernels (no mxfp8train
+  # ops): results as out-parameters, kernels embedded as cubins.
+  local upstream_lowering="one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},canonicalize,func.func(llvm-request-c-wrappers),nvvm-attach-target{chip=$chip O=3},gpu.module(convert-gpu-to-nvvm),gpu-to-llvm,gpu-module-to-binary{format=bin},finalize-memref-to-llvm,convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts"
+
+  compile_extra=()
+  local timing=(--repeat=20 --warmup=3 --fill-results=255)
+  echo "make-aot-artifacts: compiling into $set_dir (chip $chip, host cpu $mcpu)"
+
+  # The launcher's CUDA path on its own: an upstream-lowered kernel, c = a + b.
+  artifact add add "$root/test/tools/mxfp8-launch/Inputs/add-cpu.mlir" \
+    "$root/test/tools/mxfp8-launch/cuda-fake-driver.mlir" exact \
+    "$upstream_lowering" "${timing[@]}"
+
+  # mxfp8train-lower-to-gpu against mxfp8train-lower-to-cpu, bit for bit.
+  local quantize="$root/bench/aot/quantize.mlir" entry
+  for entry in quantize_rows_rceil quantize_cols_floor quantize_f32_rows_even \
+      quantize_e5m2_ceil quantize_blocked quantize_to_blocked roundtrip; do
+    artifact "$entry" "$entry" "$quantize" "$quantize" exact - "${timing[@]}"
+  done
+
+  # The grouped to_blocked layouts (uneven, empty, misaligned and malformed
+  # groups), bit for bit.
+  local layouts="$root/bench/aot/layouts.mlir"
+  for entry in m_groups_uneven m_groups_short_malformed m_groups_dsv3 \
+      k_groups_uneven k_groups_misaligned k_groups_malformed k_groups_dsv3; do
+    artifact "to_blocked_$entry" "$entry" "$layouts" "$layouts" exact - "${timing[@]}"
+  done
+
+  # A whole MXFP8 training step on the CPU: the same bytes on the GPU
+  # machine's CPU and libm.
+  cpu_artifact mlp_train_step mlp_train_step "$root/examples/mlp_train_step_small.mlir" \
+    --pipeline='mxfp8train-rewrite-matmuls{recipe=mxfp8_rceil},canonicalize,cse'
+
+  # The GEMM kernels against the CPU path (f32 results: only the order of the
+  # f32 accumulation differs), the MXFP8 GEMMs with the default lowering and
+  # with the simple kernels only.
+  local gemm="$root/bench/aot/gemm.mlir"
+  for entry in mm_nt mm_tn_init bmm gmm_2d3d gmm_2d2d smm smm_dgrad sgmm_2d3d sgmm_2d2d; do
+    artifact "gemm_$entry" "$entry" "$gemm" "$gemm" "sqnr>=100" - --repeat=3
+  done
+  for entry in smm smm_dgrad sgmm_2d3d sgmm_2d2d; do
+    artifact "gemm_${entry}_simple" "$entry" "$gemm" "$gemm" "sqnr>=100" \
+      "mxfp8train-lower-to-gpu{chip=$chip simple-gemm=true}" --repeat=3
+  done
+
+  # Whole training steps on the GPU against the CPU path (the small examples):
+  # as written (bf16, GEMMs in f32 in another order, expf from libdevice)
+  # and converted (the quantize kernels are bit-exact, the GEMMs are not, so
+  # later quantizations may round a few elements differently).
+  local rewrite="mxfp8train-rewrite-matmuls{recipe=$recipe},canonicalize,cse"
+  artifact mlp_small_hp mlp_train_step "$root/examples/mlp_train_step_small.mlir" \
+    "$root/examples/mlp_train_step_small.mlir" "sqnr>=40" - --repeat=3
+  artifact moe_small_hp moe_train_step "$root/examples/moe_train_step_small.mlir" \
+    "$root/examples/moe_train_step_small.mlir" "sqnr>=40" - --repeat=3
+  compile_extra=(--pipeline="$rewrite")
+  artifact mlp_small_mx mlp_train_step "$root/examples/mlp_train_step_small.mlir" \
+    "$root/examples/mlp_train_step_small.mlir" "sqnr>=30" - --repeat=3
+  artifact moe_small_mx moe_train_step "$root/examples/moe_train_step_small.mlir" \
+    "$root/examples/moe_train_step_small.mlir" "sqnr>=30" - --repeat=3
+  compile_extra=()
+
+  # The main job at full size: the MXFP8 step against the high-precision step,
+  # both on the GPU (scripts/main-job.sh --device=cuda documents it).
+  if [ "$tokens" != 0 ]; then
+    step_artifact "llama3_8b_mlp_$tokens" mlp_train_step "$out/src/llama3_8b_mlp_$tokens.mlir" \
+      --repeat=3 --warmup=1 --reference-repeat=3
+    step_artifact "deepseek_v3_moe_$tokens" moe_train_step "$out/src/deepseek_v3_moe_$tokens.mlir" \
+      --repeat=3 --warmup=1 --reference-repeat=3
   fi
-fi
 
-echo "make-aot-artifacts: $(grep -c -e '^compare' -e '^run' -e '^step' -e '^probe' "$checks") checks, $(grep -c '^skip' "$checks") skipped -> $checks"
+  # scripts/gpu-check.py's cases (bit-exact special values, bandwidth).
+  if [ "${GPUCHECK:-1}" = 1 ] && [ -x "$(dirname "$compile")/mxfp8-run" ]; then
+    if python3 "$root/scripts/gpu-check.py" prepare --build "$build_dir" \
+        --out "$set_dir/gpucheck" --chip "$chip" > "$set_dir/gpucheck.log" 2>&1; then
+      echo "  gpucheck (scripts/gpu-check.py cases)"
+      rm -f "$set_dir/gpucheck.log"
+    else
+      echo "  gpucheck: prepare failed (see $set_dir/gpucheck.log)"
+      rm -rf "$set_dir/gpucheck"
+    fi
+  fi
+
+  # bench/gemm_bench.py's cases and timing kernels (GEMMs against float64,
+  # timed against cuBLAS MXFP8 and bf16).
+  if [[ " $gemmcheck_chips " == *" $chip "* ]]; then
+    if python3 "$root/bench/gemm_bench.py" prepare --build "$build_dir" \
+        --out "$set_dir/gemmcheck" --chip "$chip" > "$set_dir/gemmcheck.log" 2>&1; then
+      echo "  gemmcheck (bench/gemm_bench.py: $(tail -n1 "$set_dir/gemmcheck.log"))"
+      rm -f "$set_dir/gemmcheck.log"
+    else
+      echo "  gemmcheck: prepare failed (see $set_dir/gemmcheck.log)"
+      rm -rf "$set_dir/gemmcheck"
+    fi
+  fi
+
+  # ptxas resources of every GEMM kernel the lowering emits for the chip
+  # (registers, spills, static + dynamic shared memory), which
+  # bench/device/cutlass-side-by-side.sh prints next to CUTLASS's.
+  if [ -x "$build_dir/bin/mxfp8-opt" ]; then
+    python3 "$root/scripts/gemm-variants.py" --chip "$chip" --build "$build_dir" \
+      > "$set_dir/gemm-variants.txt" 2>&1
+    echo "  gemm-variants.txt ($(tail -n1 "$set_dir/gemm-variants.txt"))"
+  fi
+
+  echo "make-aot-artifacts: $chip: $(grep -c -e '^compare' -e '^run' -e '^step' -e '^probe' "$checks") checks, $(grep -c '^skip' "$checks") skipped -> $checks"
+}
+
+make_set "$out" "$primary_chip" ""
+for extra in $extra_chips; do
+  [ "$extra" = "$primary_chip" ] && continue
+  make_set "$out/$extra" "$extra" "$out"
+done
 du -sh "$out" | sed 's/^/make-aot-artifacts: size /'

@@ -27,7 +27,10 @@
 #   another build's timing kernels to DIR as KERNEL.NAME (no cases), so that
 #   two versions of a kernel are timed in the same run.
 #
-# Exit status of `run`: 0 when every case is bit-exact, 1 otherwise.
+# Exit status of `run`: 0 when every case is bit-exact, 1 otherwise. On a
+# GPU of another architecture than the prepared chip (an sm_100a folder on
+# an H200) it prints `skip (needs sm_100, found sm_90)`, runs nothing and
+# exits 0.
 #
 # ===----------------------------------------------------------------------=== #
 
@@ -177,12 +180,35 @@ def quantize_cases():
         dict(name="to_blocked_100x3", kind="to_blocked", shape=[100, 3]),
         dict(name="to_blocked_per_expert", kind="to_blocked",
              shape=[2, 130, 5]),
+        # Grouped layouts: uneven, empty, misaligned (K: offs // 32) and
+        # malformed offsets (clamped), no groups at all.
+        dict(name="to_blocked_m_groups", kind="to_blocked", shape=[300, 9],
+             layout="blocked_m_groups", offs=[0, 100, 100, 250, 251, 300]),
+        dict(name="to_blocked_m_groups_malformed", kind="to_blocked",
+             shape=[160, 6], layout="blocked_m_groups",
+             offs=[50, 20, 400, -5]),
+        dict(name="to_blocked_m_groups_none", kind="to_blocked",
+             shape=[64, 4], layout="blocked_m_groups", offs=[]),
+        dict(name="to_blocked_k_groups", kind="to_blocked", shape=[100, 40],
+             layout="blocked_k_groups",
+             offs=[32, 32, 160, 416, 448, 480, 1280, 1280]),
+        dict(name="to_blocked_k_groups_misaligned", kind="to_blocked",
+             shape=[40, 8], layout="blocked_k_groups", offs=[48, 100, 200]),
+        dict(name="to_blocked_k_groups_malformed", kind="to_blocked",
+             shape=[64, 8], layout="blocked_k_groups",
+             offs=[200, 64, 9999, -1]),
     ]
     return cases
 
 
 def blocked_size(rows, cols):
     return ((rows + 127) // 128) * 128 * ((cols + 3) // 4) * 4
+
+
+def grouped_blocked_size(layout, rows, cols, groups):
+    if layout == "blocked_m_groups":
+        return (rows + 128 * groups) * ((cols + 3) // 4) * 4
+    return ((rows + 127) // 128) * 128 * (cols + 4 * groups)
 
 
 def padded_tokens(tokens, groups, alignment):
@@ -270,14 +296,25 @@ def case_module(case, for_cpu):
     elif k == "to_blocked":
         shape = case["shape"]
         ins = [(shape, "f8E8M0FNU")]
-        if len(shape) == 2:
-            outs = [([blocked_size(*shape)], "f8E8M0FNU")]
-            layout = "blocked"
+        layout = case.get("layout")
+        if layout:
+            groups = len(case["offs"])
+            ins.append(([groups], "i32"))
+            outs = [([grouped_blocked_size(layout, shape[0], shape[1], groups)],
+                     "f8E8M0FNU")]
+            body.append(
+                "%%r0 = mxfp8train.to_blocked %%arg0 offs(%%arg1) layout = %s "
+                ": %s, %s -> %s" % (layout, tensor_type(*ins[0]),
+                                    tensor_type(*ins[1]), tensor_type(*outs[0])))
         else:
-            outs = [([shape[0], blocked_size(shape[1], shape[2])], "f8E8M0FNU")]
-            layout = "blocked_per_expert"
-        body.append("%%r0 = mxfp8train.to_blocked %%arg0 layout = %s : %s -> %s" % (
-            layout, tensor_type(*ins[0]), tensor_type(*outs[0])))
+            if len(shape) == 2:
+                outs = [([blocked_size(*shape)], "f8E8M0FNU")]
+                layout = "blocked"
+            else:
+                outs = [([shape[0], blocked_size(shape[1], shape[2])], "f8E8M0FNU")]
+                layout = "blocked_per_expert"
+            body.append("%%r0 = mxfp8train.to_blocked %%arg0 layout = %s : %s -> %s" % (
+                layout, tensor_type(*ins[0]), tensor_type(*outs[0])))
     args = ", ".join("%%arg%d: %s" % (i, tensor_type(*t)) for i, t in enumerate(ins))
     results = ", ".join(
         '%s {mxfp8run.name = "r%d"}' % (tensor_type(*t), j) if for_cpu else tensor_type(*t)
@@ -308,6 +345,8 @@ def make_inputs(case, ins, rng):
         arrays.append(np.array(case["offs"], dtype=np.int32))
     elif k == "to_blocked":
         arrays.append(rng.integers(0, 256, size=ins[0][0], dtype=np.uint8))
+        if "offs" in case:
+            arrays.append(np.array(case["offs"], dtype=np.int32))
     return arrays
 
 
@@ -613,6 +652,15 @@ def main():
         prepare(args)
         return 0
     import cupy as cp
+    # Kernels built for another architecture do not load: say so and run
+    # nothing (the harness prints the same skip row).
+    chip = json.load(open(os.path.join(args.dir, "manifest.json"))).get("chip", "sm_90a")
+    want = int(re.match(r"sm_(\d+)", chip).group(1))
+    found = int(cp.cuda.Device().compute_capability)
+    if found != want:
+        print("skip (needs sm_%d, found sm_%d): the cases of %s not run" % (
+            want, found, args.dir))
+        return 0
     failures = 0 if args.no_cases else run_cases(args, cp)
     if not args.no_timing:
         run_timing(args, cp)

@@ -2,9 +2,11 @@
 #===- setup-debian.sh - install the build dependencies on Debian 12 --------===#
 #
 # Installs the Debian packages listed in scripts/debian-packages.txt (LLVM and
-# MLIR 22, CMake, Ninja, GoogleTest, Python 3 for lit). Does nothing when they
-# are all installed already; otherwise runs apt-get update and apt-get install
-# (through sudo when not root).
+# MLIR 22, CMake, Ninja, GoogleTest, Python 3 for lit) when any is missing
+# (apt-get update and apt-get install, through sudo when not root), then
+# makes sure the `python3` found first on PATH (the one CMake and lit use,
+# which may be a pyenv or venv interpreter rather than Debian's) imports
+# numpy, installing it from PyPI with pip when it does not.
 #
 #===------------------------------------------------------------------------===#
 set -euo pipefail
@@ -20,14 +22,21 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup-debian: all ${#packages[@]} packages are installed"
-  exit 0
+else
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    sudo="sudo"
+  fi
+  echo "setup-debian: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update
+  $sudo apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-  sudo="sudo"
+# The test helpers (test/**/Inputs/*.py) need numpy in the interpreter lit
+# runs them with.
+if ! python3 -c 'import numpy' 2>/dev/null; then
+  echo "setup-debian: installing numpy for $(command -v python3)"
+  python3 -m pip install --quiet numpy ||
+    python3 -m pip install --quiet --break-system-packages numpy
 fi
-echo "setup-debian: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update
-$sudo apt-get install -y --no-install-recommends "${missing[@]}"

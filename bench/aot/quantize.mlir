@@ -38,6 +38,10 @@ func.func @quantize_blocked(%x: tensor<4000x4096xbf16>)
   return %q, %s : tensor<4000x4096xf8E4M3FN>, tensor<524288xf8E8M0FNU>
 }
 
+// The GPU pipeline canonicalizes first, which folds the to_blocked into the
+// quantize (layout = blocked, one kernel); the CPU pipeline runs the two ops
+// as written: the check compares the fold on the GPU with the unfolded
+// module on the CPU.
 func.func @quantize_to_blocked(%x: tensor<4000x4096xbf16>)
     -> (tensor<4000x4096xf8E4M3FN>, tensor<524288xf8E8M0FNU>) {
   %q, %s = mxfp8train.quantize %x axis = 1 mode = rceil

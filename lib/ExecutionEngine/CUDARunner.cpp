@@ -12,6 +12,7 @@
 
 #include "mxfp8train/ExecutionEngine/CUDARunner.h"
 #include "RunnerSupport.h"
+#include "mxfp8train/Conversion/MXFP8TrainToGPU/MXFP8TrainToGPU.h"
 #include "mxfp8train/Pipelines/Pipelines.h"
 #include "mxfp8train/Support/MemRefDescriptor.h"
 #include "mxfp8train/runtime/Runtime.h"
@@ -56,10 +57,9 @@ CUDADeviceInfo mlir::mxfp8train::queryCUDADevice(int gpu) {
   }
   info.available = true;
   info.name = name;
-  if (info.major == 9 && info.minor == 0)
-    info.chip = "sm_90a";
-  else if (info.major == 10 && info.minor == 0)
-    info.chip = "sm_100a";
+  if (std::optional<GPUChip> chip =
+          getGPUChipForComputeCapability(info.major, info.minor))
+    info.chip = stringifyGPUChip(*chip).str();
   return info;
 }
 

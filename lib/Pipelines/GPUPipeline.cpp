@@ -40,10 +40,10 @@ static void addGPUPipeline(OpPassManager &pm, const std::string &text) {
 
 void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
     OpPassManager &pm, const GPUPipelineOptions &options) {
-  std::optional<GPUTargetInfo> target = getGPUTargetInfo(options.chip);
   // An unknown chip is reported by convert-mxfp8train-to-gpu itself.
+  std::optional<GPUChip> chip = parseGPUChip(options.chip);
   std::string features = options.features.empty()
-                             ? (target ? target->ptxFeatures : "")
+                             ? (chip ? getGPUTargetInfo(*chip).ptxFeatures : "")
                              : options.features.getValue();
 
   ConvertMXFP8TrainToGPUPassOptions convertOptions;

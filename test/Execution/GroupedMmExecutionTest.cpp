@@ -511,7 +511,7 @@ TEST_F(GroupedMm, MatchesFloat64Reference) {
 }
 
 //===----------------------------------------------------------------------===//
-// DeepSeek-V3-shaped timing
+// DeepSeek-V3 shapes
 //===----------------------------------------------------------------------===//
 
 double secondsSince(std::chrono::steady_clock::time_point t0) {
@@ -522,11 +522,13 @@ double secondsSince(std::chrono::steady_clock::time_point t0) {
 /// DeepSeek-V3 expert shapes: dim 7168, expert hidden 2048, 8 experts, 512
 /// tokens in uneven groups (one empty). Forward, dgrad and wgrad of the
 /// scaled grouped GEMM, and the bf16 grouped_mm forward; each compiled as
-/// its own module and timed. Sampled outputs are checked against float64.
-/// Skipped with the scalar-loop pipeline (MXFP8TRAIN_TEST_VECTORIZE=0).
-TEST(GroupedMmTiming, DeepSeekV3Shapes) {
+/// its own module. Sampled outputs are checked against float64. The compile
+/// and run times are printed for information only: no test asserts a wall
+/// time (speed lives in bench/). Skipped with the scalar-loop pipeline
+/// (MXFP8TRAIN_TEST_VECTORIZE=0), where these shapes take minutes.
+TEST(GroupedMmDeepSeekV3, MatchesFloat64Samples) {
   if (!mxtest::vectorizeTests())
-    GTEST_SKIP() << "timing runs with the vectorizing pipeline only";
+    GTEST_SKIP() << "DeepSeek-V3 shapes run with the vectorizing pipeline only";
   const int64_t dim = 7168, hidden = 2048, tokens = 512;
   const std::vector<int64_t> offs = {64, 96, 192, 192, 320, 384, 416, 512};
   std::vector<GemmCase> cases = {
@@ -568,7 +570,6 @@ TEST(GroupedMmTiming, DeepSeekV3Shapes) {
     double flops = 2.0 * tokens * dim * hidden;
     std::printf("[ timing ] %-12s compile %.2f s, run %.3f s (%.1f GFLOP/s)\n",
                 c.name.c_str(), compileS, runS, flops / runS * 1e-9);
-    EXPECT_LT(compileS + runS, 60.0);
 
     // Sampled checks: 200 random outputs against float64.
     const HostTensor &res = out[0];

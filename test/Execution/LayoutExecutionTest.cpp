@@ -9,16 +9,25 @@
 //  - malformed offs (decreasing, negative, past the end) give the result of
 //    the clamped offs (the documented rule) instead of faulting;
 //  - pad/unpad at alignments 32 and 128: exact bytes, zero padding rows,
-//    padded_offs values, and unpad(pad(x)) == x.
+//    padded_offs values, and unpad(pad(x)) == x;
+//  - the canonicalization that folds to_blocked into quantize /
+//    quantize_dual (layout = blocked): it fires, and the folded module gives
+//    the bytes of the unfolded one and of the reference swizzle of the
+//    row-major scales.
 //
 //===----------------------------------------------------------------------===//
 
 #include "GroupedReference.h"
 #include "Reference.h"
 
-#include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainAttrs.h"
+#include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
 
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+
+#include <cmath>
 #include <random>
+#include <set>
 #include <sstream>
 
 using namespace mlir;
@@ -353,6 +362,153 @@ TEST(Layout, PadUnpadTokenGroups) {
         ADD_FAILURE() << "round-trip row " << r << " differs";
     }
     EXPECT_EQ(bad, 0);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Folding to_blocked into quantize (canonicalization)
+//===----------------------------------------------------------------------===//
+
+/// Values of every binade from 2^-40 to 2^40 (one binade per 32-element run,
+/// so consecutive blocks get different scale bytes), both signs, zeros, and
+/// a NaN / Inf block now and then (scale byte 255).
+HostTensor randomQuantizeInput(std::mt19937_64 &rng,
+                               llvm::ArrayRef<int64_t> shape, bool bf16) {
+  HostTensor t(bf16 ? HostElementType::BF16 : HostElementType::F32, shape);
+  int64_t n = t.getNumElements();
+  int exponent = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (i % 32 == 0)
+      exponent = int(rng() % 81) - 40;
+    double u = double(rng() % 1000000) / 1000000.0;
+    float v =
+        float((rng() % 2 ? -1.0 : 1.0) * (0.5 + u) * std::ldexp(1.0, exponent));
+    uint64_t pick = rng() % 4096;
+    if (pick == 0)
+      v = NAN;
+    else if (pick == 1)
+      v = -INFINITY;
+    else if (pick < 64)
+      v = 0.0f;
+    if (bf16)
+      t.data<uint16_t>()[i] = mxref::roundToBF16(v);
+    else
+      t.data<float>()[i] = v;
+  }
+  return t;
+}
+
+/// `@folded_<tag>` (quantize + to_blocked, or quantize_dual + to_blocked of
+/// its rowwise scales) and `@plain_<tag>` (the row-major quantization).
+struct FoldCase {
+  std::string tag;
+  int64_t rows, cols;
+  bool bf16, dual;
+  std::string mode, f8;
+
+  std::string funcs() const {
+    std::string x = tensorType({rows, cols}, bf16 ? "bf16" : "f32");
+    std::string q = tensorType({rows, cols}, f8);
+    std::string s = tensorType({rows, cols / 32}, "f8E8M0FNU");
+    std::string b = tensorType({blockedSize()}, "f8E8M0FNU");
+    std::string cs = tensorType({rows / 32, cols}, "f8E8M0FNU");
+    std::ostringstream os;
+    if (dual) {
+      std::string outs = q + ", " + s + ", " + q + ", " + cs;
+      os << "func.func @folded_" << tag << "(%x: " << x << ") -> (" << q << ", "
+         << b << ", " << q << ", " << cs << ") {\n"
+         << "  %rq, %rs, %cq, %cs = mxfp8train.quantize_dual %x mode = " << mode
+         << " : " << x << " -> " << outs << "\n"
+         << "  %b = mxfp8train.to_blocked %rs layout = blocked : " << s
+         << " -> " << b << "\n"
+         << "  return %rq, %b, %cq, %cs : " << q << ", " << b << ", " << q
+         << ", " << cs << "\n}\n";
+      os << "func.func @plain_" << tag << "(%x: " << x << ") -> (" << outs
+         << ") {\n"
+         << "  %rq, %rs, %cq, %cs = mxfp8train.quantize_dual %x mode = " << mode
+         << " : " << x << " -> " << outs << "\n"
+         << "  return %rq, %rs, %cq, %cs : " << outs << "\n}\n";
+      return os.str();
+    }
+    os << "func.func @folded_" << tag << "(%x: " << x << ") -> (" << q << ", "
+       << b << ") {\n"
+       << "  %q, %s = mxfp8train.quantize %x axis = 1 mode = " << mode << " : "
+       << x << " -> " << q << ", " << s << "\n"
+       << "  %b = mxfp8train.to_blocked %s layout = blocked : " << s << " -> "
+       << b << "\n"
+       << "  return %q, %b : " << q << ", " << b << "\n}\n";
+    os << "func.func @plain_" << tag << "(%x: " << x << ") -> (" << q << ", "
+       << s << ") {\n"
+       << "  %q, %s = mxfp8train.quantize %x axis = 1 mode = " << mode << " : "
+       << x << " -> " << q << ", " << s << "\n"
+       << "  return %q, %s : " << q << ", " << s << "\n}\n";
+    return os.str();
+  }
+  int64_t blockedSize() const { return mxref::blockedSize(rows, cols / 32); }
+};
+
+TEST(Layout, ToBlockedFoldsIntoQuantizeBitExact) {
+  // Scale matrices (R, C): 200x3 and 130x10 (R and C not multiples of 128 /
+  // 4: padding in both directions), 256x8 (none), 96x2 for the dual.
+  const FoldCase cases[] = {
+      {"bf16_rceil", 200, 96, true, false, "rceil", "f8E4M3FN"},
+      {"f32_floor_e5m2", 130, 320, false, false, "floor", "f8E5M2"},
+      {"bf16_even", 256, 256, true, false, "even", "f8E4M3FN"},
+      {"dual_bf16_rceil", 96, 64, true, true, "rceil", "f8E4M3FN"},
+  };
+  std::string source;
+  for (const FoldCase &c : cases)
+    source += c.funcs();
+  OwningOpRef<ModuleOp> unfolded =
+      parseSourceString<ModuleOp>(source, &getContext());
+  ASSERT_TRUE(unfolded);
+  OwningOpRef<ModuleOp> folded = unfolded->clone();
+  PassManager pm(&getContext());
+  pm.addPass(createCanonicalizerPass());
+  ASSERT_TRUE(succeeded(pm.run(*folded)));
+
+  // The fold fired in every @folded_ function: no to_blocked left, and the
+  // quantization writes blocked scales.
+  int toBlockedOps = 0, blockedCasts = 0;
+  folded->walk([&](Operation *op) {
+    if (isa<ToBlockedOp>(op))
+      ++toBlockedOps;
+    if (auto q = dyn_cast<QuantizeOp>(op))
+      blockedCasts += q.getScaleLayout() == ScaleLayout::Blocked;
+    if (auto d = dyn_cast<QuantizeDualOp>(op))
+      blockedCasts += d.getRowwiseLayout() == ScaleLayout::Blocked;
+  });
+  EXPECT_EQ(toBlockedOps, 0);
+  EXPECT_EQ(blockedCasts, int(std::size(cases)));
+
+  auto exeUnfolded = CPUExecutable::compile(*unfolded, vectorizeTests());
+  auto exeFolded = CPUExecutable::compile(*folded, vectorizeTests());
+  ASSERT_TRUE(bool(exeUnfolded)) << llvm::toString(exeUnfolded.takeError());
+  ASSERT_TRUE(bool(exeFolded)) << llvm::toString(exeFolded.takeError());
+  std::mt19937_64 rng(11);
+  for (const FoldCase &c : cases) {
+    SCOPED_TRACE(c.tag);
+    HostTensor x = randomQuantizeInput(rng, {c.rows, c.cols}, c.bf16);
+    auto plain = runOrFail(**exeFolded, "plain_" + c.tag, {x});
+    auto got = runOrFail(**exeFolded, "folded_" + c.tag, {x});
+    auto before = runOrFail(**exeUnfolded, "folded_" + c.tag, {x});
+    size_t n = c.dual ? 4 : 2;
+    ASSERT_EQ(plain.size(), n);
+    ASSERT_EQ(got.size(), n);
+    ASSERT_EQ(before.size(), n);
+    // The scale bytes vary (the test would not see a misplaced byte
+    // otherwise).
+    std::set<uint8_t> distinct(plain[1].bytes.begin(), plain[1].bytes.end());
+    EXPECT_GT(distinct.size(), 40u);
+    // Folded == unfolded, result for result; data == the row-major
+    // quantization's; blocked scales == SPEC §4.1 of the row-major scales.
+    for (size_t i = 0; i < n; ++i)
+      EXPECT_EQ(got[i].bytes, before[i].bytes) << "result " << i;
+    EXPECT_EQ(got[0].bytes, plain[0].bytes);
+    expectBytes(got[1], toBlocked(plain[1].bytes, c.rows, c.cols / 32),
+                c.tag + " blocked scales");
+    for (size_t i = 2; i < n; ++i)
+      EXPECT_EQ(got[i].bytes, plain[i].bytes) << "colwise result " << i;
   }
 }
 

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mxfp8train/Conversion/MXFP8TrainToGPU/MXFP8TrainToGPU.h"
 #include "mxfp8train/Dialect/MXFP8Train/Transforms/Transforms.h"
 #include "mxfp8train/InitAll.h"
 #include "mxfp8train/Pipelines/Pipelines.h"
@@ -426,6 +427,9 @@ static FailureOr<std::string> buildLowering(PassManager &pm) {
                 kGPUPipelineName +
                 "', which this build does not have yet; use "
                 "--lowering=<pipeline> to lower with your own pipeline");
+  if (!parseGPUChip(chip))
+    return fail("--chip=" + llvm::Twine(chip) +
+                " is not a GPU target (expected " + kSupportedGPUChips + ")");
   std::string text = (kGPUPipelineName + "{chip=" + chip + "}").str();
   if (failed(addPipeline(pm, text, "GPU pipeline")))
     return failure();

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mxfp8train/Conversion/MXFP8TrainToGPU/MXFP8TrainToGPU.h"
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainDialect.h"
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
 #include "mxfp8train/Dialect/MXFP8Train/Transforms/Passes.h"
@@ -1297,6 +1298,9 @@ static int runCompare(ModuleOp module, const Signature &sig) {
 /// sm_XY)` or `device: cpu (why)`. --device=cuda without a usable GPU fails.
 static LogicalResult selectDevice() {
   llvm::raw_ostream &os = llvm::outs();
+  if (!chip.empty() && !parseGPUChip(chip))
+    return fail("--chip=" + llvm::Twine(chip) +
+                " is not a GPU target (expected " + kSupportedGPUChips + ")");
   if (device == Device::CPU) {
     selectedDevice = Device::CPU;
     os << "device: cpu (--device=cpu)\n";

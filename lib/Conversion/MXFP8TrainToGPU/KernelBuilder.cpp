@@ -24,21 +24,6 @@ using namespace mlir::mxfp8train;
 using namespace mlir::mxfp8train::gpu_lowering;
 
 //===----------------------------------------------------------------------===//
-// Targets
-//===----------------------------------------------------------------------===//
-
-std::optional<GPUTargetInfo>
-mlir::mxfp8train::getGPUTargetInfo(llvm::StringRef chip) {
-  // 2048 resident threads per SM on both generations -> 8 CTAs of 256.
-  if (chip == "sm_90a" || chip == "sm_90")
-    return GPUTargetInfo{chip.str(), 132, 8, "+ptx86"};
-  // tcgen05 / block32 forms need PTX ISA 8.8 on sm_100a (docs/gpu.md).
-  if (chip == "sm_100a" || chip == "sm_100")
-    return GPUTargetInfo{chip.str(), 148, 8, "+ptx88"};
-  return std::nullopt;
-}
-
-//===----------------------------------------------------------------------===//
 // KernelBuilder
 //===----------------------------------------------------------------------===//
 

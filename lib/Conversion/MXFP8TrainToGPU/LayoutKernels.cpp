@@ -7,9 +7,13 @@
 //   in shared memory (exactly as the CPU lowering clamps them), then each
 //   output row finds its group with a branch-free binary search and its
 //   threads copy the row in 16-byte vectors (or write zeros).
-// - to_blocked (`blocked`, `blocked_per_expert`; SPEC §4.1, §4.2 c): one
-//   thread per 4 output bytes, in output order (coalesced 128-byte warp
-//   stores), at the shared getBlockedOffset; padding bytes are 0x00.
+// - to_blocked (every layout; SPEC §4.1, §4.2): one thread per 4 output
+//   bytes, in output order (coalesced 128-byte warp stores), each finding
+//   its source entry with the shared inverse of the blocked offset
+//   (getBlockedPosition); padding bytes are 0x00. The grouped layouts
+//   (blocked_m_groups, blocked_k_groups) first build the same group table
+//   as the padding kernels, from the runtime `offs`, and each word finds
+//   its group by bisection; every read is clamped into the scale matrix.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,53 +32,34 @@ using namespace mlir::mxfp8train::gpu_lowering;
 using namespace mlir::mxfp8train::lowering;
 
 //===----------------------------------------------------------------------===//
-// Token-group padding
+// Group tables
 //===----------------------------------------------------------------------===//
 
 namespace {
 /// Rows of the group table in shared memory.
 enum GroupTableRow : int64_t { kStart = 0, kEnd, kPadStart, kPadEnd, kRows };
 
-/// Everything a pad/unpad kernel is specialised on.
-struct GroupCopySpec {
-  bool pad;
-  /// Rows of the (clamped) token dimension: the input rows for pad, the
-  /// result rows for unpad.
+/// How a group table is made from `offs` (buildGroupTable).
+struct GroupTableSpec {
+  int64_t groups;
+  /// Tokens that `offs` counts; offsets are clamped into [0, tokens].
   int64_t tokens;
-  /// Rows and columns of the result.
-  int64_t outRows, cols;
-  int64_t groups, alignment;
-  Type elemType;
+  /// Tokens per table unit: 1 (rows), or 32 (the scale columns of
+  /// blocked_k_groups, one per 32-token block; offs / 32 as torchao).
+  int64_t unit;
+  /// Each group's units are padded to a multiple of this.
+  int64_t alignment;
 };
 } // namespace
 
-/// Elements per vector access of a row: 16 bytes when the width allows.
-static int64_t getRowVectorSize(const GroupCopySpec &spec) {
-  int64_t vec = 16 / (spec.elemType.getIntOrFloatBitWidth() / 8);
-  while (spec.cols % vec != 0)
-    vec /= 2;
-  return vec;
-}
-
-/// Output rows one CTA copies per iteration: 1 for rows of at least 256
-/// vectors (the threads loop over the row), else as many as fit.
-static int64_t getRowsPerIteration(const GroupCopySpec &spec) {
-  int64_t chunks = spec.cols / getRowVectorSize(spec);
-  return chunks >= kThreadsPerCTA ? 1 : kThreadsPerCTA / chunks;
-}
-
-/// Iterations of the CTA-strided row loop.
-static int64_t getRowGroups(const GroupCopySpec &spec) {
-  return llvm::divideCeil(spec.outRows, getRowsPerIteration(spec));
-}
-
 /// Thread 0 fills `table` (kRows x G, i32, shared memory) from `offs`:
 /// group g covers tokens [start, end) with end = min(max(offs[g], start),
-/// tokens) and start the previous end, and padded rows [padStart, padEnd)
-/// with padEnd = padStart + roundUp(end - start, alignment). With
-/// `paddedOffs`, CTA 0 also writes the padded ends there. Ends with a CTA
-/// barrier.
-static void buildGroupTable(KernelBuilder &kb, const GroupCopySpec &spec,
+/// tokens) and start the previous end (the CPU lowering's clamping), stored
+/// in units of `spec.unit` tokens (start / unit, end / unit), and padded
+/// units [padStart, padEnd) with padEnd = padStart + roundUp(end / unit -
+/// start / unit, alignment). With `paddedOffs`, CTA 0 also writes the padded
+/// ends there. Ends with a CTA barrier.
+static void buildGroupTable(KernelBuilder &kb, const GroupTableSpec &spec,
                             Value offs, Value table, Value paddedOffs) {
   Value tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
   Value bid = gpu::BlockIdOp::create(kb, gpu::Dimension::x);
@@ -92,7 +77,13 @@ static void buildGroupTable(KernelBuilder &kb, const GroupCopySpec &spec,
           Value raw = memref::LoadOp::create(b, offs, g);
           Value end = arith::MinSIOp::create(
               b, arith::MaxSIOp::create(b, raw, start), b.i32(spec.tokens));
-          Value n = arith::SubIOp::create(b, end, start);
+          // Both are in [0, tokens]: unsigned division is exact.
+          Value first = start, last = end;
+          if (spec.unit != 1) {
+            first = arith::DivUIOp::create(b, start, b.i32(spec.unit));
+            last = arith::DivUIOp::create(b, end, b.i32(spec.unit));
+          }
+          Value n = arith::SubIOp::create(b, last, first);
           Value rounded = arith::MulIOp::create(
               b,
               arith::DivUIOp::create(
@@ -100,7 +91,7 @@ static void buildGroupTable(KernelBuilder &kb, const GroupCopySpec &spec,
                   b.i32(spec.alignment)),
               b.i32(spec.alignment));
           Value padEnd = arith::AddIOp::create(b, padStart, rounded);
-          Value fields[kRows] = {start, end, padStart, padEnd};
+          Value fields[kRows] = {first, last, padStart, padEnd};
           for (int64_t f = 0; f < kRows; ++f)
             memref::StoreOp::create(b, fields[f], table,
                                     ValueRange{b.idx(f), g});
@@ -112,6 +103,13 @@ static void buildGroupTable(KernelBuilder &kb, const GroupCopySpec &spec,
         });
   });
   gpu::BarrierOp::create(kb);
+}
+
+/// The workgroup-memory type of the group table of `groups` groups.
+static MemRefType getGroupTableType(MLIRContext *ctx, int64_t groups) {
+  return MemRefType::get(
+      {kRows, groups}, IntegerType::get(ctx, 32), AffineMap(),
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
 }
 
 /// The first group g with `key < table[field][g]` (the table row is
@@ -140,13 +138,55 @@ static Value findGroup(KernelBuilder &kb, Value table, GroupTableRow field,
   return lo;
 }
 
+//===----------------------------------------------------------------------===//
+// Token-group padding
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Everything a pad/unpad kernel is specialised on.
+struct GroupCopySpec {
+  bool pad;
+  /// Rows of the (clamped) token dimension: the input rows for pad, the
+  /// result rows for unpad.
+  int64_t tokens;
+  /// Rows and columns of the result.
+  int64_t outRows, cols;
+  int64_t groups, alignment;
+  Type elemType;
+
+  GroupTableSpec getTableSpec() const {
+    return {groups, tokens, /*unit=*/1, alignment};
+  }
+};
+} // namespace
+
+/// Elements per vector access of a row: 16 bytes when the width allows.
+static int64_t getRowVectorSize(const GroupCopySpec &spec) {
+  int64_t vec = 16 / (spec.elemType.getIntOrFloatBitWidth() / 8);
+  while (spec.cols % vec != 0)
+    vec /= 2;
+  return vec;
+}
+
+/// Output rows one CTA copies per iteration: 1 for rows of at least 256
+/// vectors (the threads loop over the row), else as many as fit.
+static int64_t getRowsPerIteration(const GroupCopySpec &spec) {
+  int64_t chunks = spec.cols / getRowVectorSize(spec);
+  return chunks >= kThreadsPerCTA ? 1 : kThreadsPerCTA / chunks;
+}
+
+/// Iterations of the CTA-strided row loop.
+static int64_t getRowGroups(const GroupCopySpec &spec) {
+  return llvm::divideCeil(spec.outRows, getRowsPerIteration(spec));
+}
+
 /// pad (in, offs, out, paddedOffs) / unpad (in, offs, out): every output
 /// row is a copy of one input row or zeros.
 static void buildGroupCopy(KernelBuilder &kb, const GroupCopySpec &spec,
                            ValueRange args, Value table) {
   Value in = args[0], offs = args[1], out = args[2];
   Value paddedOffs = spec.pad ? args[3] : Value();
-  buildGroupTable(kb, spec, offs, table, paddedOffs);
+  buildGroupTable(kb, spec.getTableSpec(), offs, table, paddedOffs);
 
   int64_t elemBytes = spec.elemType.getIntOrFloatBitWidth() / 8;
   int64_t vec = getRowVectorSize(spec);
@@ -251,10 +291,8 @@ template <typename OpTy> struct GroupCopyOpToGPU final : KernelPattern<OpTy> {
                       pad ? "pad" : "unpad", getTypeTag(spec.elemType),
                       spec.alignment, getShapeTag(inType.getShape()),
                       getShapeTag(outType.getShape()), spec.groups);
-    auto tableType = MemRefType::get(
-        {kRows, spec.groups}, rewriter.getI32Type(), AffineMap(),
-        gpu::AddressSpaceAttr::get(rewriter.getContext(),
-                                   gpu::AddressSpace::Workgroup));
+    MemRefType tableType =
+        getGroupTableType(rewriter.getContext(), spec.groups);
     gpu::GPUFuncOp kernel = this->cache.getOrCreate(
         rewriter, name, ValueRange(args).getTypes(), /*numInputs=*/2,
         {tableType}, [&](KernelBuilder &kb, ValueRange kargs, ValueRange wg) {
@@ -272,68 +310,163 @@ template <typename OpTy> struct GroupCopyOpToGPU final : KernelPattern<OpTy> {
 // to_blocked
 //===----------------------------------------------------------------------===//
 
-/// (in (E?, R, C), out (E?, size)): one thread per 4 output bytes.
+/// The 4 scale bytes of one output word as a vector<4 x e8m0>: byte j is
+/// `in[lead..., row, colBase + col0 + j]` where `rowValid` and
+/// `col0 + j < colLimit`, else the padding byte 0x00. The reads are clamped
+/// into the `rows` x `cols` matrix, so padding lanes (and words outside
+/// every group) read in bounds; their values are selected away.
+static Value gatherScaleWord(KernelBuilder &kb, Value in, ValueRange lead,
+                             int64_t rows, int64_t cols, Value row,
+                             Value rowValid, Value colBase, Value col0,
+                             Value colLimit) {
+  Bits bb = kb.bits();
+  Type scaleType = cast<MemRefType>(in.getType()).getElementType();
+  Value rc = bb.minu(row, bb.cIdx(rows - 1));
+  SmallVector<Value> bytes;
+  for (int64_t j = 0; j < 4; ++j) {
+    Value c = bb.add(col0, bb.cIdx(j));
+    Value valid = bb.land(rowValid, bb.ult(c, colLimit));
+    Value cc = bb.minu(bb.add(colBase, c), bb.cIdx(cols - 1));
+    SmallVector<Value> indices = llvm::to_vector(lead);
+    indices.append({rc, cc});
+    Value v = memref::LoadOp::create(kb, in, indices);
+    bytes.push_back(bb.select(valid, bb.byteOf(v), bb.c(0)));
+  }
+  return kb.packBytes(bytes, scaleType);
+}
+
+/// (in (E?, R, C), out (E?, size)): one thread per 4 output bytes, in output
+/// order; the word's entry comes from the shared inverse of the blocked
+/// offset (getBlockedPosition).
 static void buildToBlocked(KernelBuilder &kb, int64_t experts, int64_t rows,
                            int64_t cols, Value in, Value out) {
   int64_t colTiles = llvm::divideCeil(cols, 4);
-  int64_t tiles = llvm::divideCeil(rows, 128) * colTiles;
-  int64_t wordsPerExpert = tiles * 128;
-  Type scaleType = cast<MemRefType>(in.getType()).getElementType();
-  auto index = [&](Value e, ValueRange rest) {
-    SmallVector<Value> ix;
-    if (experts > 1)
-      ix.push_back(e);
-    llvm::append_range(ix, rest);
-    return ix;
-  };
+  int64_t wordsPerExpert = getBlockedScaleSize(rows, cols) / 4;
   kb.gridStrideLoop(kb.idx(experts * wordsPerExpert), [&](Value i) {
-    Value e = arith::DivUIOp::create(kb, i, kb.idx(wordsPerExpert));
-    Value w = arith::RemUIOp::create(kb, i, kb.idx(wordsPerExpert));
-    // Word w of the output holds rows {r, r+32, r+64, r+96}[q] x 4 columns:
-    // w = tile*128 + (r%32)*4 + (r%128)/32.
-    Value tile = arith::DivUIOp::create(kb, w, kb.idx(128));
-    Value inTile = arith::RemUIOp::create(kb, w, kb.idx(128));
-    Value r = arith::AddIOp::create(
-        kb,
-        arith::AddIOp::create(
-            kb,
-            arith::MulIOp::create(
-                kb, arith::DivUIOp::create(kb, tile, kb.idx(colTiles)),
-                kb.idx(128)),
-            arith::MulIOp::create(
-                kb, arith::RemUIOp::create(kb, inTile, kb.idx(4)), kb.idx(32))),
-        arith::DivUIOp::create(kb, inTile, kb.idx(4)));
-    Value c0 = arith::MulIOp::create(
-        kb, arith::RemUIOp::create(kb, tile, kb.idx(colTiles)), kb.idx(4));
     Bits bb = kb.bits();
-    Value rowIn = bb.ult(r, bb.cIdx(rows));
-    Value rc = bb.minu(r, bb.cIdx(rows - 1));
-    SmallVector<Value> bytes;
-    for (int64_t j = 0; j < 4; ++j) {
-      Value c = bb.add(c0, bb.cIdx(j));
-      Value inBounds = bb.land(rowIn, bb.ult(c, bb.cIdx(cols)));
-      Value cc = bb.minu(c, bb.cIdx(cols - 1));
-      Value v = memref::LoadOp::create(kb, in, index(e, {rc, cc}));
-      bytes.push_back(bb.select(inBounds, bb.byteOf(v), bb.c(0)));
-    }
-    // The shared formula; equals 4*w by construction.
-    Value off = getBlockedOffset(bb, r, c0, cols);
-    kb.store(kb.packBytes(bytes, scaleType), out, index(e, {off}), 4);
+    SmallVector<Value> lead;
+    if (experts > 1)
+      lead.push_back(bb.divu(i, bb.cIdx(wordsPerExpert)));
+    Value off = bb.mul(bb.remu(i, bb.cIdx(wordsPerExpert)), bb.cIdx(4));
+    auto [r, c0] = getBlockedPosition(bb, off, bb.cIdx(colTiles));
+    Value word =
+        gatherScaleWord(kb, in, lead, rows, cols, r, bb.ult(r, bb.cIdx(rows)),
+                        bb.cIdx(0), c0, bb.cIdx(cols));
+    lead.push_back(off);
+    kb.store(word, out, lead, 4);
   });
 }
 
 namespace {
-/// to_blocked with the `blocked` or `blocked_per_expert` layout -> one
-/// launch. The grouped layouts (m/k groups) have no GPU kernel yet.
+/// Everything a grouped to_blocked kernel (blocked_m_groups,
+/// blocked_k_groups) is specialised on.
+struct GroupedBlockedSpec {
+  bool kGroups;
+  /// The scale matrix (R, C) and the number of groups.
+  int64_t rows, cols, groups;
+
+  /// Bytes of the result.
+  int64_t getSize() const {
+    return kGroups ? getBlockedKGroupsScaleSize(rows, cols, groups)
+                   : getBlockedMGroupsScaleSize(rows, cols, groups);
+  }
+  /// M-groups: rows, padded to 128 per group. K-groups: scale columns (one
+  /// per 32 tokens of `offs`), padded to 4 per group.
+  GroupTableSpec getTableSpec() const {
+    if (kGroups)
+      return {groups, cols * kBlockSize, kBlockSize, 4};
+    return {groups, rows, 1, 128};
+  }
+};
+} // namespace
+
+/// (in (R, C), offs (G), out (size)): one thread per 4 output bytes, in
+/// output order as buildToBlocked, after the group table (buildGroupTable:
+/// offsets clamped as the CPU lowering clamps them). Every byte is written
+/// once: group entries, or 0x00.
+///
+/// blocked_m_groups: group g's region starts at row P_g, a multiple of 128,
+/// of a (R + 128 G, Cp) matrix, so the result is the to_blocked of that
+/// virtual matrix whose row P_g + i is scale row start_g + i for i < n_g and
+/// zero elsewhere. A word's virtual row picks its group (the padded rows
+/// [padStart, padEnd) that hold it).
+///
+/// blocked_k_groups: group g's region holds bytes [Q_g Rp, (Q_g + cp_g) Rp)
+/// (Q_g: the padded scale columns before it, cp_g its own), so the padded
+/// column off / Rp of byte `off` picks the group, and the byte's position in
+/// the group's own to_blocked (cp_g / 4 column tiles) its entry.
+static void buildGroupedToBlocked(KernelBuilder &kb,
+                                  const GroupedBlockedSpec &spec, Value in,
+                                  Value offs, Value out, Value table) {
+  Type scaleType = cast<MemRefType>(in.getType()).getElementType();
+  Value words = kb.idx(spec.getSize() / 4);
+  if (spec.groups == 0) {
+    // No group: every byte is padding.
+    Value zeros = kb.packBytes(SmallVector<Value>(4, kb.i32(0)), scaleType);
+    kb.gridStrideLoop(words, [&](Value w) {
+      Value off = arith::MulIOp::create(kb, w, kb.idx(4));
+      kb.store(zeros, out, {off}, 4);
+    });
+    return;
+  }
+  buildGroupTable(kb, spec.getTableSpec(), offs, table, Value());
+  int64_t rows = spec.rows, cols = spec.cols, groups = spec.groups;
+  int64_t rowsPadded = llvm::divideCeil(rows, 128) * 128;
+  kb.gridStrideLoop(words, [&](Value w) {
+    Bits bb = kb.bits();
+    Value off = bb.mul(w, bb.cIdx(4));
+    Value virtualRow, col0, key;
+    if (spec.kGroups) {
+      key = bb.divu(off, bb.cIdx(rowsPadded));
+    } else {
+      std::tie(virtualRow, col0) =
+          getBlockedPosition(bb, off, bb.cIdx(llvm::divideCeil(cols, 4)));
+      key = virtualRow;
+    }
+    Value g =
+        findGroup(kb, table, kPadEnd,
+                  arith::IndexCastOp::create(kb, kb.getI32Type(), key), groups);
+    Value inGroup = bb.ult(g, bb.cIdx(groups));
+    Value gc = bb.minu(g, bb.cIdx(groups - 1));
+    auto field = [&](GroupTableRow f) -> Value {
+      Value v = memref::LoadOp::create(kb, table, ValueRange{kb.idx(f), gc});
+      return arith::IndexCastOp::create(kb, kb.getIndexType(), v);
+    };
+    Value start = field(kStart), padStart = field(kPadStart);
+    Value n = bb.sub(field(kEnd), start);
+    Value word;
+    if (spec.kGroups) {
+      // At least one tile, so that a word outside every group divides by a
+      // nonzero count (its bytes are padding anyway).
+      Value tiles = arith::MaxUIOp::create(
+          kb, bb.divu(bb.sub(field(kPadEnd), padStart), bb.cIdx(4)),
+          bb.cIdx(1));
+      Value local = bb.sub(off, bb.mul(padStart, bb.cIdx(rowsPadded)));
+      auto [r, jl] = getBlockedPosition(bb, local, tiles);
+      Value valid = bb.land(inGroup, bb.ult(r, bb.cIdx(rows)));
+      word = gatherScaleWord(kb, in, {}, rows, cols, r, valid, start, jl, n);
+    } else {
+      Value local = bb.sub(virtualRow, padStart);
+      Value valid = bb.land(inGroup, bb.ult(local, n));
+      word = gatherScaleWord(kb, in, {}, rows, cols, bb.add(start, local),
+                             valid, bb.cIdx(0), col0, bb.cIdx(cols));
+    }
+    kb.store(word, out, {off}, 4);
+  });
+}
+
+namespace {
+/// to_blocked -> one launch: buildToBlocked (blocked, blocked_per_expert) or
+/// buildGroupedToBlocked (blocked_m_groups, blocked_k_groups).
 struct ToBlockedOpToGPU final : KernelPattern<ToBlockedOp> {
   using KernelPattern::KernelPattern;
 
   LogicalResult rewriteStatic(ToBlockedOp op,
                               PatternRewriter &rewriter) const override {
     ScaleLayout layout = op.getLayout();
-    if (layout != ScaleLayout::Blocked &&
-        layout != ScaleLayout::BlockedPerExpert)
-      return rewriter.notifyMatchFailure(op, "grouped layout");
+    if (layout == ScaleLayout::BlockedMGroups ||
+        layout == ScaleLayout::BlockedKGroups)
+      return rewriteGrouped(op, rewriter);
     Location loc = op.getLoc();
     RankedTensorType inType = op.getScales().getType();
     int64_t rank = inType.getRank();
@@ -357,6 +490,40 @@ struct ToBlockedOpToGPU final : KernelPattern<ToBlockedOp> {
     int64_t words = experts * getBlockedScaleSize(rows, cols) / 4;
     return launchAndReplace(rewriter, op, kernel, cache.getGridSize(words),
                             {in, out}, buffers);
+  }
+
+private:
+  /// The grouped layouts: at most the resident CTAs (each builds the group
+  /// table once), grid-stride over the output words.
+  LogicalResult rewriteGrouped(ToBlockedOp op,
+                               PatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    RankedTensorType inType = op.getScales().getType();
+    GroupedBlockedSpec spec{
+        op.getLayout() == ScaleLayout::BlockedKGroups, inType.getDimSize(0),
+        inType.getDimSize(1),
+        cast<RankedTensorType>(op.getOffs().getType()).getDimSize(0)};
+    SmallVector<Value> args = {toBuffer(rewriter, loc, op.getScales()),
+                               toBuffer(rewriter, loc, op.getOffs())};
+    SmallVector<Value> buffers = allocResults(rewriter, op);
+    llvm::append_range(args, buffers);
+    std::string name = llvm::formatv(
+        "to_blocked_{0}_groups_{1}_g{2}", spec.kGroups ? "k" : "m",
+        getShapeTag(inType.getShape()), spec.groups);
+    SmallVector<Type> workgroup;
+    if (spec.groups > 0)
+      workgroup.push_back(
+          getGroupTableType(rewriter.getContext(), spec.groups));
+    gpu::GPUFuncOp kernel = cache.getOrCreate(
+        rewriter, name, ValueRange(args).getTypes(), /*numInputs=*/2, workgroup,
+        [&](KernelBuilder &kb, ValueRange kargs, ValueRange wg) {
+          buildGroupedToBlocked(kb, spec, kargs[0], kargs[1], kargs[2],
+                                wg.empty() ? Value() : wg[0]);
+        });
+    const GPUTargetInfo &target = cache.getTarget();
+    int64_t grid = std::min(cache.getGridSize(spec.getSize() / 4),
+                            target.numSMs * target.ctasPerSM);
+    return launchAndReplace(rewriter, op, kernel, grid, args, buffers);
   }
 };
 } // namespace

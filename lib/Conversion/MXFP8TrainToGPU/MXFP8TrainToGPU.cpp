@@ -62,12 +62,14 @@ struct ConvertMXFP8TrainToGPUPass final
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::optional<GPUTargetInfo> target = getGPUTargetInfo(chip);
-    if (!target) {
+    // The chip is parsed once; the patterns dispatch on the enum.
+    std::optional<GPUChip> chipKind = parseGPUChip(chip);
+    if (!chipKind) {
       module.emitError() << "convert-mxfp8train-to-gpu: unsupported chip '"
-                         << chip << "' (expected sm_90a or sm_100a)";
+                         << chip << "' (expected " << kSupportedGPUChips << ")";
       return signalPassFailure();
     }
+    GPUTargetInfo target = getGPUTargetInfo(*chipKind);
     MLIRContext *ctx = &getContext();
 
     if (fuseDual) {
@@ -87,10 +89,10 @@ struct ConvertMXFP8TrainToGPUPass final
 
     gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
     RewritePatternSet patterns(ctx);
-    populateMXFP8TrainToGPUConversionPatterns(patterns, kernels, *target);
+    populateMXFP8TrainToGPUConversionPatterns(patterns, kernels, target);
     if (simpleGemm) {
       // The simple MX kernels again, above the specialised ones.
-      KernelCache cache(kernels, *target);
+      KernelCache cache(kernels, target);
       populateSimpleGemmKernelPatterns(patterns, cache, /*mxBenefit=*/2);
     }
     // Only the existing ops are rewritten; the kernels the patterns create
@@ -110,8 +112,6 @@ struct ConvertMXFP8TrainToGPUPass final
       else if (isa<ScaledMmOp, ScaledGroupedMmOp>(op))
         diag << " for this form (sm_90a only; scaled_grouped_mm needs "
                 "row_major scales, scaled_mm blocked scales need rank 2)";
-      else if (isa<ToBlockedOp>(op))
-        diag << " for this layout (only blocked and blocked_per_expert)";
       else
         diag << " (only quantize, quantize_dual, dequantize, "
                 "pad/unpad_token_groups, to_blocked, grouped_mm, and "

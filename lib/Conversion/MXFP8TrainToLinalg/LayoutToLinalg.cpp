@@ -72,24 +72,8 @@ Value linalg_lowering::roundUpIndex(OpBuilder &b, Location loc, Value v,
 }
 
 //===----------------------------------------------------------------------===//
-// Blocked-layout index arithmetic
+// Blocked-layout helpers
 //===----------------------------------------------------------------------===//
-
-/// The inverse of getBlockedOffset: the (row, column) of the padded matrix
-/// that byte `off` of the blocked layout of `colTiles` 4-column tiles holds.
-static std::pair<Value, Value> getBlockedPosition(Bits &bb, Value off,
-                                                  Value colTiles) {
-  Value tile = bb.divu(off, bb.cIdx(512));
-  Value inTile = bb.remu(off, bb.cIdx(512));
-  Value r =
-      bb.add(bb.add(bb.mul(bb.divu(tile, colTiles), bb.cIdx(128)),
-                    bb.mul(bb.divu(bb.remu(inTile, bb.cIdx(16)), bb.cIdx(4)),
-                           bb.cIdx(32))),
-             bb.divu(inTile, bb.cIdx(16)));
-  Value c = bb.add(bb.mul(bb.remu(tile, colTiles), bb.cIdx(4)),
-                   bb.remu(inTile, bb.cIdx(4)));
-  return {r, c};
-}
 
 /// A zero-filled tensor of `shape` and the e8m0 type `scaleType` (byte 0x00,
 /// the padding value of every blocked layout).

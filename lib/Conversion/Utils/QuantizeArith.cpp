@@ -1,8 +1,8 @@
 //===- QuantizeArith.cpp - MX quantization arithmetic -----------*- C++ -*-===//
 //
 // Implements the shared scale-byte, reciprocal, cast, decode and blocked
-// offset arithmetic of QuantizeArith.h (moved here from the CPU lowering,
-// unchanged). docs/numerics.md explains why each step is exact.
+// offset and position arithmetic of QuantizeArith.h (moved here from the CPU
+// lowering, unchanged). docs/numerics.md explains why each step is exact.
 //
 //===----------------------------------------------------------------------===//
 
@@ -161,4 +161,20 @@ Value lowering::getBlockedOffset(Bits &bb, Value r, Value c, Value colTiles) {
                            bb.cIdx(4))),
              bb.remu(c, bb.cIdx(4)));
   return bb.add(bb.mul(tile, bb.cIdx(512)), inTile);
+}
+
+/// Byte `off` lies in tile off / 512 = (r / 128) * colTiles + c / 4; inside
+/// the tile, byte (r % 32) * 16 + ((r % 128) / 32) * 4 + c % 4.
+std::pair<Value, Value> lowering::getBlockedPosition(Bits &bb, Value off,
+                                                     Value colTiles) {
+  Value tile = bb.divu(off, bb.cIdx(512));
+  Value inTile = bb.remu(off, bb.cIdx(512));
+  Value r =
+      bb.add(bb.add(bb.mul(bb.divu(tile, colTiles), bb.cIdx(128)),
+                    bb.mul(bb.divu(bb.remu(inTile, bb.cIdx(16)), bb.cIdx(4)),
+                           bb.cIdx(32))),
+             bb.divu(inTile, bb.cIdx(16)));
+  Value c = bb.add(bb.mul(bb.remu(tile, colTiles), bb.cIdx(4)),
+                   bb.remu(inTile, bb.cIdx(4)));
+  return {r, c};
 }

@@ -248,3 +248,108 @@ func.func @to_blocked(%s: tensor<100x3xf8E8M0FNU>, %e: tensor<2x130x5xf8E8M0FNU>
       : tensor<2x130x5xf8E8M0FNU> -> tensor<2x2048xf8E8M0FNU>
   return %b, %p : tensor<512xf8E8M0FNU>, tensor<2x2048xf8E8M0FNU>
 }
+
+// -----
+
+// to_blocked blocked_m_groups: a grid of one thread per 4 output bytes
+// (2436 words: 10 CTAs); thread 0 fills the group table (offsets clamped
+// into [0, 300] and to non-decreasing values like the CPU path, padded ends
+// rounded up to 128 rows), a barrier, then each word takes its virtual row
+// from the shared inverse of the blocked offset, bisects the padded ends
+// (ceil(log2(5)) = 3 steps) and reads its 4 bytes clamped into the matrix.
+
+// CHECK-LABEL: func.func @to_blocked_m_groups(
+// CHECK-DAG:     %[[C10:.*]] = arith.constant 10 : index
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@to_blocked_m_groups_300x9_g4 blocks in (%[[C10]],
+// CHECK-SAME:      args(%{{.*}} : memref<300x9xf8E8M0FNU>, %{{.*}} : memref<4xi32>, %{{.*}} : memref<9744xf8E8M0FNU>)
+// CHECK:       gpu.func @to_blocked_m_groups_300x9_g4(
+// CHECK-SAME:      workgroup(%[[T:.*]] : memref<4x4xi32, #gpu.address_space<workgroup>>)
+// CHECK-DAG:     %[[C300:.*]] = arith.constant 300 : i32
+// CHECK-DAG:     %[[C128:.*]] = arith.constant 128 : i32
+// CHECK-DAG:     %[[WORDS:.*]] = arith.constant 2436 : index
+// CHECK:         scf.for
+// CHECK:           %[[RAW:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<4xi32>
+// CHECK:           %[[MAX:.*]] = arith.maxsi %[[RAW]], %{{.*}} : i32
+// CHECK:           arith.minsi %[[MAX]], %[[C300]] : i32
+// CHECK:           arith.divui %{{.*}}, %[[C128]] : i32
+// CHECK-COUNT-4:   memref.store %{{.*}}, %[[T]]
+// CHECK:         gpu.barrier
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %[[WORDS]] step
+// CHECK-COUNT-3:   memref.load %[[T]][%c3,
+// CHECK:           arith.minui %{{.*}}, %c299 : index
+// CHECK-COUNT-4:   memref.load %{{.*}} : memref<300x9xf8E8M0FNU>
+// CHECK:           vector.store %{{.*}} {alignment = 4 : i64} : memref<9744xf8E8M0FNU>, vector<4xf8E8M0FNU>
+func.func @to_blocked_m_groups(%s: tensor<300x9xf8E8M0FNU>, %offs: tensor<4xi32>)
+    -> tensor<9744xf8E8M0FNU> {
+  %m = mxfp8train.to_blocked %s offs(%offs) layout = blocked_m_groups
+      : tensor<300x9xf8E8M0FNU>, tensor<4xi32> -> tensor<9744xf8E8M0FNU>
+  return %m : tensor<9744xf8E8M0FNU>
+}
+
+// -----
+
+// to_blocked blocked_k_groups: the table counts scale columns, offs // 32
+// (tokens clamped into [0, 10 * 32]), padded to 4 columns; a word's group is
+// the one whose padded columns hold byte / 128 (the padded rows).
+
+// CHECK-LABEL: func.func @to_blocked_k_groups(
+// CHECK-DAG:     %[[C4:.*]] = arith.constant 4 : index
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@to_blocked_k_groups_100x10_g4 blocks in (%[[C4]],
+// CHECK-SAME:      args(%{{.*}} : memref<100x10xf8E8M0FNU>, %{{.*}} : memref<4xi32>, %{{.*}} : memref<3328xf8E8M0FNU>)
+// CHECK:       gpu.func @to_blocked_k_groups_100x10_g4(
+// CHECK-SAME:      workgroup(%[[T:.*]] : memref<4x4xi32, #gpu.address_space<workgroup>>)
+// CHECK-DAG:     %[[C320:.*]] = arith.constant 320 : i32
+// CHECK-DAG:     %[[C32:.*]] = arith.constant 32 : i32
+// CHECK-DAG:     %[[C4I:.*]] = arith.constant 4 : i32
+// CHECK-DAG:     %[[C128:.*]] = arith.constant 128 : index
+// CHECK:         scf.for
+// CHECK:           %[[END:.*]] = arith.minsi %{{.*}}, %[[C320]] : i32
+// CHECK:           %[[FIRST:.*]] = arith.divui %{{.*}}, %[[C32]] : i32
+// CHECK:           %[[LAST:.*]] = arith.divui %[[END]], %[[C32]] : i32
+// CHECK:           arith.subi %[[LAST]], %[[FIRST]] : i32
+// CHECK:           arith.divui %{{.*}}, %[[C4I]] : i32
+// CHECK:           memref.store %[[FIRST]], %[[T]]
+// CHECK:           memref.store %[[LAST]], %[[T]]
+// CHECK:         gpu.barrier
+// CHECK:         scf.for
+// CHECK:           %[[OFF:.*]] = arith.muli %{{.*}}, %c4 : index
+// CHECK:           arith.divui %[[OFF]], %[[C128]] : index
+// CHECK:           arith.maxui %{{.*}}, %c1 : index
+// CHECK-COUNT-4:   memref.load %{{.*}} : memref<100x10xf8E8M0FNU>
+// CHECK:           vector.store %{{.*}}, %{{.*}}[%[[OFF]]] {alignment = 4 : i64} : memref<3328xf8E8M0FNU>, vector<4xf8E8M0FNU>
+func.func @to_blocked_k_groups(%s: tensor<100x10xf8E8M0FNU>, %offs: tensor<4xi32>)
+    -> tensor<3328xf8E8M0FNU> {
+  %k = mxfp8train.to_blocked %s offs(%offs) layout = blocked_k_groups
+      : tensor<100x10xf8E8M0FNU>, tensor<4xi32> -> tensor<3328xf8E8M0FNU>
+  return %k : tensor<3328xf8E8M0FNU>
+}
+
+// -----
+
+// A large grouped to_blocked runs on at most the resident CTAs (132 SMs x 8
+// on sm_90a, 148 x 8 on sm_100a), each building the group table once; with
+// no groups every byte is padding: zeros, no table.
+
+// CHECK-LABEL: func.func @to_blocked_grouped_grid(
+// CHECK-DAG:     %[[C1056:.*]] = arith.constant 1056 : index
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@to_blocked_m_groups_16384x224_g8 blocks in (%[[C1056]],
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@to_blocked_k_groups_16x64_g0
+// CHECK:       gpu.func @to_blocked_k_groups_16x64_g0(
+// CHECK-NOT:       workgroup
+// CHECK-SAME:      {
+// CHECK-NOT:     memref.load
+// CHECK:         vector.store
+// CHECK-NOT:     memref.load
+// CHECK:         gpu.return
+// B200-LABEL:  func.func @to_blocked_grouped_grid(
+// B200:          %[[C1184:.*]] = arith.constant 1184 : index
+// B200:          gpu.launch_func @mxfp8train_kernels::@to_blocked_m_groups_16384x224_g8 blocks in (%[[C1184]],
+func.func @to_blocked_grouped_grid(%s: tensor<16384x224xf8E8M0FNU>, %offs: tensor<8xi32>,
+                                   %k: tensor<16x64xf8E8M0FNU>, %none: tensor<0xi32>)
+    -> (tensor<3899392xf8E8M0FNU>, tensor<8192xf8E8M0FNU>) {
+  %m = mxfp8train.to_blocked %s offs(%offs) layout = blocked_m_groups
+      : tensor<16384x224xf8E8M0FNU>, tensor<8xi32> -> tensor<3899392xf8E8M0FNU>
+  %e = mxfp8train.to_blocked %k offs(%none) layout = blocked_k_groups
+      : tensor<16x64xf8E8M0FNU>, tensor<0xi32> -> tensor<8192xf8E8M0FNU>
+  return %m, %e : tensor<3899392xf8E8M0FNU>, tensor<8192xf8E8M0FNU>
+}

@@ -1,8 +1,9 @@
 // RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu --canonicalize --split-input-file | FileCheck %s
 // RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu --canonicalize --split-input-file | FileCheck %s --check-prefix=NOSHFL
 
-// v7 (mxfp8train.gemm_version = 7): the v6 kernel (512 threads, four
-// stages, 132416 bytes) with the shorter converter: the warp maxima of the
+// v7 (`kernel = fused_upcast_ws` of #mxfp8train.gemm_config): the
+// warp-specialised kernel (512 threads, four stages, 132416 bytes;
+// scaled-mm.mlir @fwd_ring) with the shorter converter: the warp maxima of the
 // rebalancing by `redux.sync umax` (no shuffles), e4m3 bytes placed into
 // bf16 pairs by `prmt` (selectors 0x1404 = 5124 and 0x3424 = 13348: b1 << 24
 // | b0 << 8 and b3 << 24 | b2 << 8), and one uniform branch per stage: when
@@ -55,7 +56,7 @@ func.func @fwd_v7(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0FNU>,
                   %w: tensor<384x512xf8E4M3FN>, %ws: tensor<384x16xf8E8M0FNU>)
     -> tensor<256x384xbf16> {
   %y = mxfp8train.scaled_mm %a [%as], %w [%ws] transpose_rhs
-      {mxfp8train.gemm_version = 7 : i64}
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<kernel = fused_upcast_ws>}
       : tensor<256x512xf8E4M3FN> [tensor<256x16xf8E8M0FNU>],
         tensor<384x512xf8E4M3FN> [tensor<384x16xf8E8M0FNU>] -> tensor<256x384xbf16>
   return %y : tensor<256x384xbf16>
@@ -73,7 +74,7 @@ func.func @fwd_default(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0FN
                        %w: tensor<384x512xf8E4M3FN>, %ws: tensor<384x16xf8E8M0FNU>,
                        %bias: tensor<384xbf16>) -> tensor<256x384xf32> {
   %y = mxfp8train.scaled_mm %a [%as], %w [%ws] bias(%bias) transpose_rhs
-      {mxfp8train.gemm_version = 7 : i64}
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<kernel = fused_upcast_ws>}
       : tensor<256x512xf8E4M3FN> [tensor<256x16xf8E8M0FNU>],
         tensor<384x512xf8E4M3FN> [tensor<384x16xf8E8M0FNU>], tensor<384xbf16> -> tensor<256x384xf32>
   return %y : tensor<256x384xf32>
@@ -87,7 +88,7 @@ func.func @fwd_asks_v5(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0FN
                        %w: tensor<384x512xf8E4M3FN>, %ws: tensor<384x16xf8E8M0FNU>)
     -> tensor<256x384xbf16> {
   %y = mxfp8train.scaled_mm %a [%as], %w [%ws] transpose_rhs
-      {mxfp8train.gemm_version = 5 : i64}
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<kernel = fused_upcast>}
       : tensor<256x512xf8E4M3FN> [tensor<256x16xf8E8M0FNU>],
         tensor<384x512xf8E4M3FN> [tensor<384x16xf8E8M0FNU>] -> tensor<256x384xbf16>
   return %y : tensor<256x384xbf16>
@@ -101,7 +102,7 @@ func.func @grouped_2d3d_default(%a: tensor<1024x512xf8E4M3FN>, %as: tensor<1024x
                                 %w: tensor<8x384x512xf8E4M3FN>, %ws: tensor<8x384x16xf8E8M0FNU>,
                                 %offs: tensor<8xi32>) -> tensor<1024x384xbf16> {
   %y = mxfp8train.scaled_grouped_mm %a [%as], %w [%ws] offs(%offs) transpose_rhs
-      {mxfp8train.gemm_version = 7 : i64}
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<kernel = fused_upcast_ws>}
       : tensor<1024x512xf8E4M3FN> [tensor<1024x16xf8E8M0FNU>],
         tensor<8x384x512xf8E4M3FN> [tensor<8x384x16xf8E8M0FNU>], tensor<8xi32>
         -> tensor<1024x384xbf16>

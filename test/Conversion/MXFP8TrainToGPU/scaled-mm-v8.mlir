@@ -275,3 +275,25 @@ func.func @grouped(%a: tensor<1024x512xf8E4M3FN>, %as: tensor<1024x16xf8E8M0FNU>
         -> tensor<4x256x384xf32>
   return %y, %dw : tensor<1024x384xbf16>, tensor<4x256x384xf32>
 }
+
+// -----
+
+// Every field of #mxfp8train.gemm_config reaches the kernels: dequant_ctas =
+// 1 caps the pre-pass of A at 132 CTAs (one per SM; 256 without the cap),
+// tile_n = 128 with six stages (6 x 32 KiB + 12 mbarriers + 1 KiB = 197728
+// bytes), and the fallback gets the fused-upcast fields: one prefetch tile,
+// no rebalancing, one converter warpgroup (384 threads), six stages
+// (196608 + 96 + 2 x 4 warps x 16 + 1024 = 197856 bytes).
+// CHECK-LABEL: func.func @configured(
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_k_e4m3_1x1024x512_pad1024x512 blocks in (%c132, %c1, %c1)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_k_e4m3_1x384x512_pad384x512 blocks in (%c96, %c1, %c1)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_bf16_bf16_f32_1024x384x512_b1_p1c1_norebal_v8w1s6_gs blocks in (%c24, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c197728_i32
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e4m3_e4m3_f32_1024x384x512_b1_p1c1_norebal_v7w1s6_gu blocks in (%c24, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c197856_i32
+func.func @configured(%a: tensor<1024x512xf8E4M3FN>, %as: tensor<1024x16xf8E8M0FNU>,
+                      %w: tensor<384x512xf8E4M3FN>, %ws: tensor<384x16xf8E8M0FNU>) -> tensor<1024x384xf32> {
+  %y = mxfp8train.scaled_mm %a [%as], %w [%ws] transpose_rhs
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<tile_n = 128, stages = 6, dequant_ctas = 1, prefetch = 1, rebalance = false, converters = 1>}
+      : tensor<1024x512xf8E4M3FN> [tensor<1024x16xf8E8M0FNU>],
+        tensor<384x512xf8E4M3FN> [tensor<384x16xf8E8M0FNU>] -> tensor<1024x384xf32>
+  return %y : tensor<1024x384xf32>
+}

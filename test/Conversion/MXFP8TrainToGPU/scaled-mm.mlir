@@ -9,7 +9,8 @@
 
 // Forward layout (lhs (M, K), rhs (N, K)): 2 x 3 tiles of 128 x 128 -> 6
 // CTAs; two CTAs per SM. The K-major ops here ask for v5
-// (`mxfp8train.gemm_version = 5`): their default is v8 (scaled-mm-v8.mlir).
+// (`#mxfp8train.gemm_config<kernel = fused_upcast>`): their default is v8
+// (scaled-mm-v8.mlir).
 // CHECK-LABEL: func.func @fwd(
 // CHECK-DAG:     %[[C6:.*]] = arith.constant 6 : index
 // CHECK-DAG:     %[[C256:.*]] = arith.constant 256 : index
@@ -40,7 +41,7 @@ func.func @fwd(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0FNU>,
                %w: tensor<384x512xf8E4M3FN>, %ws: tensor<384x16xf8E8M0FNU>,
                %bias: tensor<384xbf16>) -> tensor<256x384xbf16> {
   %y = mxfp8train.scaled_mm %a [%as], %w [%ws] bias(%bias) transpose_rhs
-      {mxfp8train.gemm_version = 5 : i64}
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<kernel = fused_upcast>}
       : tensor<256x512xf8E4M3FN> [tensor<256x16xf8E8M0FNU>],
         tensor<384x512xf8E4M3FN> [tensor<384x16xf8E8M0FNU>], tensor<384xbf16> -> tensor<256x384xbf16>
   return %y : tensor<256x384xbf16>
@@ -59,7 +60,7 @@ func.func @mn_major_blocked(%a: tensor<64x200xf8E4M3FN>, %as: tensor<1024xf8E8M0
     -> tensor<200x96xf32> {
   %y = mxfp8train.scaled_mm %a [%as], %b [%bs] transpose_lhs
       lhs_layout = blocked rhs_layout = blocked
-      {mxfp8train.gemm_version = 5 : i64}
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<kernel = fused_upcast>}
       : tensor<64x200xf8E4M3FN> [tensor<1024xf8E8M0FNU>],
         tensor<64x96xf8E4M3FN> [tensor<512xf8E8M0FNU>] -> tensor<200x96xf32>
   return %y : tensor<200x96xf32>
@@ -74,7 +75,7 @@ func.func @batched(%a: tensor<3x129x256xf8E4M3FN>, %as: tensor<3x129x8xf8E8M0FNU
                    %b: tensor<3x256x96xf8E4M3FN>, %bs: tensor<3x8x96xf8E8M0FNU>)
     -> tensor<3x129x96xbf16> {
   %y = mxfp8train.scaled_mm %a [%as], %b [%bs]
-      {mxfp8train.gemm_version = 5 : i64}
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<kernel = fused_upcast>}
       : tensor<3x129x256xf8E4M3FN> [tensor<3x129x8xf8E8M0FNU>],
         tensor<3x256x96xf8E4M3FN> [tensor<3x8x96xf8E8M0FNU>] -> tensor<3x129x96xbf16>
   return %y : tensor<3x129x96xbf16>
@@ -99,7 +100,7 @@ func.func @grouped_2d3d(%a: tensor<1024x512xf8E4M3FN>, %as: tensor<1024x16xf8E8M
                         %w: tensor<8x384x512xf8E4M3FN>, %ws: tensor<8x384x16xf8E8M0FNU>,
                         %offs: tensor<8xi32>) -> tensor<1024x384xbf16> {
   %y = mxfp8train.scaled_grouped_mm %a [%as], %w [%ws] offs(%offs) transpose_rhs
-      {mxfp8train.gemm_version = 5 : i64}
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<kernel = fused_upcast>}
       : tensor<1024x512xf8E4M3FN> [tensor<1024x16xf8E8M0FNU>],
         tensor<8x384x512xf8E4M3FN> [tensor<8x384x16xf8E8M0FNU>], tensor<8xi32>
         -> tensor<1024x384xbf16>
@@ -116,7 +117,7 @@ func.func @grouped_2d2d(%dot: tensor<256x1024xf8E4M3FN>, %ds: tensor<256x32xf8E8
                         %xt: tensor<384x1024xf8E4M3FN>, %xs: tensor<384x32xf8E8M0FNU>,
                         %offs: tensor<4xi32>) -> tensor<4x256x384xf32> {
   %y = mxfp8train.scaled_grouped_mm %dot [%ds], %xt [%xs] offs(%offs) transpose_rhs
-      {mxfp8train.gemm_version = 5 : i64}
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<kernel = fused_upcast>}
       : tensor<256x1024xf8E4M3FN> [tensor<256x32xf8E8M0FNU>],
         tensor<384x1024xf8E4M3FN> [tensor<384x32xf8E8M0FNU>], tensor<4xi32>
         -> tensor<4x256x384xf32>
@@ -125,7 +126,7 @@ func.func @grouped_2d2d(%dot: tensor<256x1024xf8E4M3FN>, %ds: tensor<256x32xf8E8
 
 // -----
 
-// The warp-specialised fused upcast (v7, mxfp8train.gemm_version = 7; the
+// The warp-specialised fused upcast (v7, `kernel = fused_upcast_ws`; the
 // roles and the ring of GemmMainloop, its converter in scaled-mm-v7.mlir):
 // 512 threads (MMA warpgroups first, then the converters), one CTA per SM,
 // dynamic shared memory for four stages (4 x 32 KiB), eight mbarriers (64
@@ -168,7 +169,25 @@ func.func @fwd_ring(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0FNU>,
                   %w: tensor<384x512xf8E4M3FN>, %ws: tensor<384x16xf8E8M0FNU>)
     -> tensor<256x384xbf16> {
   %y = mxfp8train.scaled_mm %a [%as], %w [%ws] transpose_rhs
-      {mxfp8train.gemm_version = 7 : i64}
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<kernel = fused_upcast_ws>}
+      : tensor<256x512xf8E4M3FN> [tensor<256x16xf8E8M0FNU>],
+        tensor<384x512xf8E4M3FN> [tensor<384x16xf8E8M0FNU>] -> tensor<256x384xbf16>
+  return %y : tensor<256x384xbf16>
+}
+
+// -----
+
+// The fused-upcast fields of #mxfp8train.gemm_config: two contraction tiles
+// loaded ahead, one CTA per SM (.minnctapersm 1) instead of two.
+// CHECK-LABEL: func.func @fwd_configured(
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e4m3_e4m3_bf16_256x384x512_b1_p2c1 blocks in (%c6, %c1, %c1) threads in (%c256, %c1, %c1) dynamic_shared_memory_size %c99392_i32
+// CHECK:       gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x512_b1_p2c1(
+// CHECK-SAME:    nvvm.minctasm = 1 : i32
+func.func @fwd_configured(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0FNU>,
+                          %w: tensor<384x512xf8E4M3FN>, %ws: tensor<384x16xf8E8M0FNU>)
+    -> tensor<256x384xbf16> {
+  %y = mxfp8train.scaled_mm %a [%as], %w [%ws] transpose_rhs
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<kernel = fused_upcast, prefetch = 2, ctas_per_sm = 1>}
       : tensor<256x512xf8E4M3FN> [tensor<256x16xf8E8M0FNU>],
         tensor<384x512xf8E4M3FN> [tensor<384x16xf8E8M0FNU>] -> tensor<256x384xbf16>
   return %y : tensor<256x384xbf16>

@@ -71,19 +71,19 @@ func.func @scaled_grouped_mm_forms(%a: tensor<512x256xf8E4M3FN>, %as: tensor<512
 }
 
 // CHECK-LABEL: func.func @recipes
-// CHECK-SAME: mxfp8train.a = #mxfp8train.recipe<mxfp8_rceil>
-// CHECK-SAME: mxfp8train.b = #mxfp8train.recipe<mxfp8_rceil_wgrad_with_hp>
-// CHECK-SAME: mxfp8train.c = #mxfp8train.recipe<mxfp8_emulated_rceil>
-// CHECK-SAME: mxfp8train.d = #mxfp8train.recipe<scale_calculation_mode = floor, wgrad_with_hp = true, out_dtype = f32, pad_token_groups = true, token_group_alignment = 128>
-// CHECK-SAME: mxfp8train.e = #mxfp8train.recipe<elem_type = f8E5M2>
-// CHECK-SAME: mxfp8train.f = #mxfp8train.recipe<mxfp8_rceil>
+// CHECK-SAME: test.a = #mxfp8train.recipe<mxfp8_rceil>
+// CHECK-SAME: test.b = #mxfp8train.recipe<mxfp8_rceil_wgrad_with_hp>
+// CHECK-SAME: test.c = #mxfp8train.recipe<mxfp8_emulated_rceil>
+// CHECK-SAME: test.d = #mxfp8train.recipe<scale_calculation_mode = floor, wgrad_with_hp = true, out_dtype = f32, pad_token_groups = true, token_group_alignment = 128>
+// CHECK-SAME: test.e = #mxfp8train.recipe<elem_type = f8E5M2>
+// CHECK-SAME: test.f = #mxfp8train.recipe<mxfp8_rceil>
 func.func @recipes() attributes {
-    mxfp8train.a = #mxfp8train.recipe<mxfp8_rceil>,
-    mxfp8train.b = #mxfp8train.recipe<wgrad_with_hp = true>,
-    mxfp8train.c = #mxfp8train.recipe<mxfp8_emulated_rceil>,
-    mxfp8train.d = #mxfp8train.recipe<mxfp8_rceil_wgrad_with_hp, scale_calculation_mode = floor, out_dtype = f32, pad_token_groups = true, token_group_alignment = 128>,
-    mxfp8train.e = #mxfp8train.recipe<elem_type = f8E5M2>,
-    mxfp8train.f = #mxfp8train.recipe<> } {
+    test.a = #mxfp8train.recipe<mxfp8_rceil>,
+    test.b = #mxfp8train.recipe<wgrad_with_hp = true>,
+    test.c = #mxfp8train.recipe<mxfp8_emulated_rceil>,
+    test.d = #mxfp8train.recipe<mxfp8_rceil_wgrad_with_hp, scale_calculation_mode = floor, out_dtype = f32, pad_token_groups = true, token_group_alignment = 128>,
+    test.e = #mxfp8train.recipe<elem_type = f8E5M2>,
+    test.f = #mxfp8train.recipe<> } {
   return
 }
 

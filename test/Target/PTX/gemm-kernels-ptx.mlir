@@ -15,7 +15,8 @@
 // stage with fp32 accumulators, wait_group 1 in the loop. ptxas assembles
 // them without spills (forward layout: 128 registers for two CTAs per SM;
 // MN-major operands: one CTA per SM). The forward op asks for v5
-// (`mxfp8train.gemm_version = 5`; its default is v8, gemm-v8-ptx.mlir).
+// (`#mxfp8train.gemm_config<kernel = fused_upcast>`; its default is v8,
+// gemm-v8-ptx.mlir).
 
 // CHECK: .version 8.6
 // CHECK: .target sm_90a
@@ -60,7 +61,7 @@ func.func @fwd(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0FNU>,
                %w: tensor<384x512xf8E4M3FN>, %ws: tensor<384x16xf8E8M0FNU>,
                %bias: tensor<384xbf16>) -> tensor<256x384xbf16> {
   %y = mxfp8train.scaled_mm %a [%as], %w [%ws] bias(%bias) transpose_rhs
-      {mxfp8train.gemm_version = 5 : i64}
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<kernel = fused_upcast>}
       : tensor<256x512xf8E4M3FN> [tensor<256x16xf8E8M0FNU>],
         tensor<384x512xf8E4M3FN> [tensor<384x16xf8E8M0FNU>], tensor<384xbf16> -> tensor<256x384xbf16>
   return %y : tensor<256x384xbf16>
@@ -70,7 +71,7 @@ func.func @mn_major(%a: tensor<384x256xf8E4M3FN>, %as: tensor<12x256xf8E8M0FNU>,
                     %b: tensor<384x512xf8E4M3FN>, %bs: tensor<12x512xf8E8M0FNU>,
                     %bias: tensor<512xbf16>) -> tensor<256x512xf32> {
   %y = mxfp8train.scaled_mm %a [%as], %b [%bs] bias(%bias) transpose_lhs
-      {mxfp8train.gemm_version = 5 : i64}
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<kernel = fused_upcast>}
       : tensor<384x256xf8E4M3FN> [tensor<12x256xf8E8M0FNU>],
         tensor<384x512xf8E4M3FN> [tensor<12x512xf8E8M0FNU>], tensor<512xbf16> -> tensor<256x512xf32>
   return %y : tensor<256x512xf32>
@@ -80,7 +81,7 @@ func.func @wgrad(%dot: tensor<256x1024xf8E4M3FN>, %ds: tensor<256x32xf8E8M0FNU>,
                  %xt: tensor<384x1024xf8E4M3FN>, %xs: tensor<384x32xf8E8M0FNU>,
                  %offs: tensor<4xi32>) -> tensor<4x256x384xf32> {
   %y = mxfp8train.scaled_grouped_mm %dot [%ds], %xt [%xs] offs(%offs) transpose_rhs
-      {mxfp8train.gemm_version = 5 : i64}
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<kernel = fused_upcast>}
       : tensor<256x1024xf8E4M3FN> [tensor<256x32xf8E8M0FNU>],
         tensor<384x1024xf8E4M3FN> [tensor<384x32xf8E8M0FNU>], tensor<4xi32>
         -> tensor<4x256x384xf32>

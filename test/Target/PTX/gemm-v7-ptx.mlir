@@ -7,8 +7,8 @@
 // RUN: FileCheck %s --input-file=%t.ptx --check-prefix=V7
 // RUN: FileCheck %s --input-file=%t.ptx --check-prefix=V7NOSHFL
 
-// The warp-specialised fused-upcast GEMM (v7, `mxfp8train.gemm_version =
-// 7`, v8's fallback) in PTX: 512 threads (two MMA warpgroups, two converter
+// The warp-specialised fused-upcast GEMM (v7, `kernel = fused_upcast_ws`,
+// v8's fallback) in PTX: 512 threads (two MMA warpgroups, two converter
 // warpgroups), the mbarrier ring of GemmMainloop (four stages: full and
 // empty barriers initialised once), parity waits on both sides, the
 // converters' named barrier (id 1, 256 threads) for the rebalancing
@@ -60,7 +60,7 @@ func.func @fwd(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0FNU>,
                %w: tensor<384x512xf8E4M3FN>, %ws: tensor<384x16xf8E8M0FNU>,
                %bias: tensor<384xbf16>) -> tensor<256x384xbf16> {
   %y = mxfp8train.scaled_mm %a [%as], %w [%ws] bias(%bias) transpose_rhs
-      {mxfp8train.gemm_version = 7 : i64}
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<kernel = fused_upcast_ws>}
       : tensor<256x512xf8E4M3FN> [tensor<256x16xf8E8M0FNU>],
         tensor<384x512xf8E4M3FN> [tensor<384x16xf8E8M0FNU>], tensor<384xbf16> -> tensor<256x384xbf16>
   return %y : tensor<256x384xbf16>
@@ -70,7 +70,7 @@ func.func @mn_lhs(%a: tensor<512x256xf8E4M3FN>, %as: tensor<16x256xf8E8M0FNU>,
                   %w: tensor<384x512xf8E4M3FN>, %ws: tensor<384x16xf8E8M0FNU>)
     -> tensor<256x384xf32> {
   %y = mxfp8train.scaled_mm %a [%as], %w [%ws] transpose_lhs transpose_rhs
-      {mxfp8train.gemm_version = 7 : i64}
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<kernel = fused_upcast_ws>}
       : tensor<512x256xf8E4M3FN> [tensor<16x256xf8E8M0FNU>],
         tensor<384x512xf8E4M3FN> [tensor<384x16xf8E8M0FNU>] -> tensor<256x384xf32>
   return %y : tensor<256x384xf32>

@@ -26,8 +26,10 @@
 // CHECK-DAG: Compiling entry function 'pad_token_groups_bf16_a32_1000x512_to_1280x512_g8'
 // CHECK-DAG: Compiling entry function 'unpad_token_groups_bf16_a32_1280x512_to_1000x512_g8'
 // CHECK-DAG: Compiling entry function 'to_blocked_1024x32'
+// CHECK-DAG: Compiling entry function 'to_blocked_m_groups_1024x32_g8'
+// CHECK-DAG: Compiling entry function 'to_blocked_k_groups_1024x32_g8'
 // SPILL-NOT: {{[1-9][0-9]*}} bytes spill
-// SPILL-COUNT-11: 0 bytes spill stores, 0 bytes spill loads
+// SPILL-COUNT-13: 0 bytes spill stores, 0 bytes spill loads
 // SPILL-NOT: {{[1-9][0-9]*}} bytes spill
 
 // BIN: gpu.binary @mxfp8train_kernels  [#gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">, properties = {{.*}}, bin = "\7FELF
@@ -47,7 +49,8 @@ func.func @all(%x: tensor<1024x1024xbf16>, %y: tensor<512x1024xbf16>,
         tensor<256x512xf8E5M2>, tensor<256x16xf8E8M0FNU>,
         tensor<1024x1024xbf16>, tensor<256x512xf32>,
         tensor<1280x512xbf16>, tensor<8xi32>, tensor<1000x512xbf16>,
-        tensor<32768xf8E8M0FNU>) {
+        tensor<32768xf8E8M0FNU>, tensor<65536xf8E8M0FNU>,
+        tensor<65536xf8E8M0FNU>) {
   %a, %b = mxfp8train.quantize %x axis = 1 mode = rceil
       : tensor<1024x1024xbf16> -> tensor<1024x1024xf8E4M3FN>, tensor<1024x32xf8E8M0FNU>
   %c, %d = mxfp8train.quantize %x axis = 0 mode = floor layout = blocked
@@ -73,7 +76,11 @@ func.func @all(%x: tensor<1024x1024xbf16>, %y: tensor<512x1024xbf16>,
       : tensor<1280x512xbf16>, tensor<8xi32> -> tensor<1000x512xbf16>
   %bl = mxfp8train.to_blocked %b layout = blocked
       : tensor<1024x32xf8E8M0FNU> -> tensor<32768xf8E8M0FNU>
-  return %a, %b, %c, %d, %e, %f1, %g, %h, %i, %j, %k, %l, %m, %n, %o, %p, %r, %u, %tp, %po, %tu, %bl
+  %bm = mxfp8train.to_blocked %b offs(%offs) layout = blocked_m_groups
+      : tensor<1024x32xf8E8M0FNU>, tensor<8xi32> -> tensor<65536xf8E8M0FNU>
+  %bk = mxfp8train.to_blocked %b offs(%offs) layout = blocked_k_groups
+      : tensor<1024x32xf8E8M0FNU>, tensor<8xi32> -> tensor<65536xf8E8M0FNU>
+  return %a, %b, %c, %d, %e, %f1, %g, %h, %i, %j, %k, %l, %m, %n, %o, %p, %r, %u, %tp, %po, %tu, %bl, %bm, %bk
       : tensor<1024x1024xf8E4M3FN>, tensor<1024x32xf8E8M0FNU>,
         tensor<1024x1024xf8E4M3FN>, tensor<32768xf8E8M0FNU>,
         tensor<512x1024xf8E4M3FN>, tensor<512x32xf8E8M0FNU>,
@@ -84,5 +91,6 @@ func.func @all(%x: tensor<1024x1024xbf16>, %y: tensor<512x1024xbf16>,
         tensor<256x512xf8E5M2>, tensor<256x16xf8E8M0FNU>,
         tensor<1024x1024xbf16>, tensor<256x512xf32>,
         tensor<1280x512xbf16>, tensor<8xi32>, tensor<1000x512xbf16>,
-        tensor<32768xf8E8M0FNU>
+        tensor<32768xf8E8M0FNU>, tensor<65536xf8E8M0FNU>,
+        tensor<65536xf8E8M0FNU>
 }

@@ -48,6 +48,8 @@
 
 // RUN: not mxfp8-run %s --entry=ok --device=tpu 2>&1 | FileCheck %s --check-prefix=DEVICE
 // DEVICE: Cannot find option named 'tpu'
+// RUN: not mxfp8-run %s --entry=ok --chip=sm_90 2>&1 | FileCheck %s --check-prefix=CHIP
+// CHIP: mxfp8-run: error: --chip=sm_90 is not a GPU target (expected sm_90a or sm_100a)
 // RUN: env MXFP8RT_CUDA_LIBRARY=/nonexistent/libcuda.so.1 not mxfp8-run %s --entry=ok --device=cuda 2>&1 | FileCheck %s --check-prefix=NOGPU
 // NOGPU: mxfp8-run: error: --device=cuda: no usable GPU: no CUDA driver (/nonexistent/libcuda.so.1) on this machine
 

@@ -24,10 +24,32 @@ class GPUModuleOp;
 } // namespace gpu
 namespace mxfp8train {
 
+/// The GPU targets of the lowering, parsed once from the `chip` option.
+enum class GPUChip {
+  /// Hopper (H100, H200): the wgmma GEMM kernels.
+  SM90a,
+  /// Blackwell (B200): tcgen05; the MX GEMMs use the simple GEMM for now.
+  SM100a,
+};
+
+/// The accepted chip names, for diagnostics.
+inline constexpr llvm::StringLiteral kSupportedGPUChips = "sm_90a or sm_100a";
+
+/// The NVVM chip name of `chip` (`sm_90a`, `sm_100a`).
+llvm::StringRef stringifyGPUChip(GPUChip chip);
+
+/// The chip named exactly `name` (`sm_90a`, `sm_100a`), or std::nullopt.
+std::optional<GPUChip> parseGPUChip(llvm::StringRef name);
+
+/// The chip whose code runs on a GPU of compute capability major.minor
+/// (9.0: sm_90a, 10.0: sm_100a), or std::nullopt.
+std::optional<GPUChip> getGPUChipForComputeCapability(int major, int minor);
+
 /// What the kernels are specialised for on one GPU target.
 struct GPUTargetInfo {
-  /// The `chip` of the NVVM target (`sm_90a`, `sm_100a`).
-  std::string chip;
+  /// The target; the lowering dispatches on it (e.g. the MMA generation of
+  /// the GEMM kernels).
+  GPUChip chip;
   /// Streaming multiprocessors of the reference part (H100/H200: 132,
   /// B200: 148); the row-copy kernels (token-group padding) launch at most
   /// `numSMs * ctasPerSM` CTAs, each setting up its group table once.
@@ -36,6 +58,9 @@ struct GPUTargetInfo {
   int64_t ctasPerSM;
   /// PTX ISA version feature the target is compiled with (`+ptx86`).
   std::string ptxFeatures;
+
+  /// The NVVM chip name (`sm_90a`).
+  llvm::StringRef getChipName() const { return stringifyGPUChip(chip); }
 };
 
 /// Threads per CTA of every kernel of this lowering.
@@ -44,15 +69,15 @@ inline constexpr int64_t kThreadsPerCTA = 256;
 /// Name of the gpu.module that holds the kernels.
 inline constexpr llvm::StringLiteral kKernelModuleName = "mxfp8train_kernels";
 
-/// The target info of `chip`, or std::nullopt for an unsupported chip.
-std::optional<GPUTargetInfo> getGPUTargetInfo(llvm::StringRef chip);
+/// The target info of `chip`.
+GPUTargetInfo getGPUTargetInfo(GPUChip chip);
 
 /// Adds the patterns that replace quantize, quantize_dual, dequantize,
-/// pad_token_groups, unpad_token_groups and to_blocked (blocked,
-/// blocked_per_expert) with `bufferization.to_buffer` of the inputs,
-/// `memref.alloc` of the results, a `gpu.launch_func` of a kernel created in
-/// (or reused from) `kernels`, and `bufferization.to_tensor restrict
-/// writable` of the results. Ops with dynamic shapes do not match.
+/// pad_token_groups, unpad_token_groups and to_blocked (every layout) with
+/// `bufferization.to_buffer` of the inputs, `memref.alloc` of the results, a
+/// `gpu.launch_func` of a kernel created in (or reused from) `kernels`, and
+/// `bufferization.to_tensor restrict writable` of the results. Ops with
+/// dynamic shapes do not match.
 void populateMXFP8TrainToGPUConversionPatterns(RewritePatternSet &patterns,
                                                gpu::GPUModuleOp kernels,
                                                const GPUTargetInfo &target);

@@ -17,6 +17,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
+#include <utility>
+
 namespace mlir {
 namespace mxfp8train {
 namespace lowering {
@@ -168,6 +170,13 @@ Value getBlockedOffset(Bits &bb, Value r, Value c, int64_t numCols);
 /// The same for a matrix of `colTiles` 4-column tiles (ceil(numCols / 4)),
 /// an index value that may be known at run time only.
 Value getBlockedOffset(Bits &bb, Value r, Value c, Value colTiles);
+
+/// The inverse of getBlockedOffset: the (row, column) of the padded scale
+/// matrix of `colTiles` 4-column tiles whose entry byte `off` of the blocked
+/// layout holds, as index values. Layout kernels that walk the blocked bytes
+/// in order (every byte written once, padding included) use it to find
+/// their source entry.
+std::pair<Value, Value> getBlockedPosition(Bits &bb, Value off, Value colTiles);
 
 } // namespace lowering
 } // namespace mxfp8train

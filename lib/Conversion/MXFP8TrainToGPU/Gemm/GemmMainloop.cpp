@@ -104,6 +104,18 @@ Value GemmMainloop::viewExtra(MemRefType type) {
                                 ValueRange{});
 }
 
+Value GemmMainloop::getExtraAddress() {
+  return add(stagesAddr,
+             c(spec.stages * spec.stageBytes() + spec.barrierBytes()));
+}
+
+Value GemmMainloop::getSharedPointer(Value byteAddress) {
+  Value addr64 = arith::IndexCastUIOp::create(kb, kb.getI64Type(), byteAddress);
+  auto ptrType = LLVM::LLVMPointerType::get(
+      kb.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+  return LLVM::IntToPtrOp::create(kb, ptrType, addr64);
+}
+
 void GemmMainloop::zeroRowsPastGroups() {
   // Rows at or past the last group's end are zero.
   Value bid = gpu::BlockIdOp::create(kb, gpu::Dimension::x);
@@ -155,6 +167,19 @@ void GemmMainloop::waitBarrier(Value i, Value parity) {
 
 void GemmMainloop::arriveBarrier(Value i) {
   NVVM::MBarrierArriveOp::create(kb, Type(), getBarrier(i), Value(),
+                                 NVVM::MemScopeKind::CTA, false);
+}
+
+void GemmMainloop::initMBarrier(Value ptr, int64_t arrivals) {
+  NVVM::MBarrierInitOp::create(kb, ptr, kb.i32(arrivals), Value());
+}
+
+void GemmMainloop::waitMBarrier(Value ptr, Value parity) {
+  NVVM::MBarrierTryWaitParityOp::create(kb, ptr, parity, kb.i32(10000000));
+}
+
+void GemmMainloop::arriveMBarrier(Value ptr) {
+  NVVM::MBarrierArriveOp::create(kb, Type(), ptr, Value(),
                                  NVVM::MemScopeKind::CTA, false);
 }
 

@@ -1,5 +1,4 @@
-//===- GemmMainloop.h - the target-neutral part of the GPU GEMMs -*- C++
-//-*-===//
+//===- GemmMainloop.h - target-neutral part of the GPU GEMMs ---*- C++ -*-===//
 //
 // What every MX GEMM kernel of convert-mxfp8train-to-gpu shares, whatever
 // its MMA generation: the kernel arguments, the guard on the pre-pass flag,
@@ -46,12 +45,34 @@
 // complete full[s] through the async proxy. A stage is described by a list
 // of `StageCopy` (tensor map, box coordinates, offset in the stage, bytes):
 // the pre-dequantized Hopper kernel copies an A and a B box
-// (`getPaddedOperandCopies`); a tcgen05 kernel lists its operand and scale
-// boxes the same way, its consumer is the MMA issue of one stage inside
-// `emitConsumerLoop`, and its epilogue reads the TMEM accumulator and calls
-// `storeOutput` with the (row, col) of each chunk. Consumers of TMA stages
-// need no proxy fence after the full wait (TMA writes and the tensor cores'
-// reads are both async-proxy accesses).
+// (`getPaddedOperandCopies`). Consumers of TMA stages need no proxy fence
+// after the full wait (TMA writes and the tensor cores' reads are both
+// async-proxy accesses).
+//
+// Adding an MMA generation (e.g. Blackwell tcgen05):
+//   1. GemmSpec.h: a GemmVariant, and for it `threads()` (its warp roles),
+//      `stageBytesA/B()` (what a stage holds: e.g. fp8 tiles plus their
+//      scale factors) and `extraBytes()` (its own shared state), and the
+//      name suffix in GemmSpec.cpp.
+//   2. A file with the kernel body on a GemmMainloop:
+//        mainloop.emitKernel([&] {
+//          mainloop.initRing(fullArrivals, emptyArrivals);
+//          mainloop.emitWarpRoles({producerRole, mmaRole, ...});
+//        });
+//      A TMA producer role calls `emitTmaProducer(maps, copies)` with the
+//      stage's `StageCopy` list (its operand and scale boxes; `initRing`
+//      then expects one arrival on full[s]; the host creates the tensor
+//      maps, e.g. `createPaddedOperands`). An MMA role walks the same tiles
+//      (`walkTiles`) and calls `emitConsumerLoop(t, init,
+//      /*fenceAfterFull=*/false, consume)` with the stage's MMA issue and
+//      release (tcgen05.commit to `getEmptyBarrier(stage)`). Its epilogue
+//      maps its accumulator (registers, or TMEM chunks loaded by
+//      tcgen05.ld) to output (row, col) and calls `storeOutput`. Further
+//      barriers (an accumulator ring, a TMEM address slot) live in the
+//      extra bytes: `getExtraAddress`, `getSharedPointer` and the
+//      `*MBarrier` primitives.
+//   3. GemmPatterns.cpp: the dispatch point of its chip (`checkGemmTarget`)
+//      and the choice of its body in the launch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -210,6 +231,10 @@ public:
   /// A view of `type` (static shape, workgroup memory) at the extra bytes
   /// after the stages and mbarriers.
   Value viewExtra(MemRefType type);
+  /// The byte address (index, shared window) of the extra bytes.
+  Value getExtraAddress();
+  /// A shared-window byte address (index) as `!llvm.ptr<3>`.
+  Value getSharedPointer(Value byteAddress);
 
   //===--------------------------------------------------------------------===//
   // Stage ring
@@ -240,6 +265,13 @@ public:
   /// One arrival on full[stage] that also expects `bytes` of asynchronous
   /// (TMA) transactions (`mbarrier.arrive.expect_tx`).
   void arriveExpectTx(Value stage, int64_t bytes);
+  /// The mbarrier primitives on any 8-byte aligned shared pointer (a
+  /// generation's own barriers in the extra bytes): initialise with
+  /// `arrivals` expected arrivals (call from one thread, then a CTA
+  /// barrier), wait for the phase of `parity` (i32) to complete, arrive.
+  void initMBarrier(Value ptr, int64_t arrivals);
+  void waitMBarrier(Value ptr, Value parity);
+  void arriveMBarrier(Value ptr);
 
   //===--------------------------------------------------------------------===//
   // Tiles and roles

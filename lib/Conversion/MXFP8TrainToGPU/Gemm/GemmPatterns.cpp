@@ -1,5 +1,4 @@
-//===- GemmPatterns.cpp - scaled_mm / scaled_grouped_mm to GEMMs -*- C++
-//-*-===//
+//===- GemmPatterns.cpp - scaled_mm / scaled_grouped_mm to GEMMs *- C++ -*-===//
 //
 // The patterns that lower `scaled_mm` (rank 2 and 3) and `scaled_grouped_mm`
 // (2d-3d, 2d-2d) to GEMM kernel launches: the problem of each op as a
@@ -25,25 +24,29 @@ using namespace mlir::mxfp8train::gpu_lowering;
 using gemm::OperandLayout;
 using gemm::TileShape;
 
-/// The kernel version used unless `mxfp8train.gemm_version` says otherwise:
-/// v8 (dequantize pre-passes + bf16 GEMM) wherever it applies (not 2d-2d),
-/// else the fused-upcast v7 for K-major operands with row-major scales, else
-/// v5. v7/v5 are also v8's guarded fallback for extreme scale bytes.
-constexpr int64_t kDefaultGemmVersion = 8;
-
 /// CTAs per SM of a dequantization pre-pass at most (a grid-stride loop
-/// covers the rest; `mxfp8train.gemm_dequant_ctas`, 0 for no cap).
+/// covers the rest; `dequant_ctas`, 0 for no cap).
 constexpr int64_t kDequantCTAsPerSM = 64;
 
-/// Chooses the pipeline configuration of `spec`; the discardable integer
-/// attributes `mxfp8train.gemm_version` (5, 7 or 8),
-/// `mxfp8train.gemm_prefetch`, `mxfp8train.gemm_ctas_per_sm`,
-/// `mxfp8train.gemm_rebalance`, for v7 `mxfp8train.gemm_stages` and
-/// `mxfp8train.gemm_converters`, for v8 `mxfp8train.gemm_stages` and
-/// `mxfp8train.gemm_tile_n` (128 or 256) of `op` override it, for
-/// measurements. Without `allowPreDequant`, the configuration v8 falls
-/// back to.
-static void chooseConfig(Operation *op, GemmSpec &spec,
+/// The configuration attribute of `op`, or the default one.
+static GemmConfigAttr getGemmConfig(Operation *op) {
+  if (auto config =
+          op->getAttrOfType<GemmConfigAttr>(GemmConfigAttr::getAttrName()))
+    return config;
+  return GemmConfigAttr::get(op->getContext(), GemmKernel::DequantBF16,
+                             std::nullopt, std::nullopt, std::nullopt,
+                             std::nullopt, std::nullopt, /*rebalance=*/true,
+                             std::nullopt);
+}
+
+/// Chooses the kernel variant and its configuration of `spec` from the
+/// op's verified `config` (#mxfp8train.gemm_config; its absent fields take
+/// the measured defaults). The default kernel is dequant_bf16 (v8: dequantize
+/// pre-passes + bf16 GEMM), for every form; its guarded fallback for
+/// extreme scale bytes is the fused upcast (v7 for K-major operands with
+/// row-major scales except 2d-2d, else v5). Without `allowPreDequant`, the
+/// configuration dequant_bf16 falls back to.
+static void chooseConfig(GemmConfigAttr config, GemmSpec &spec,
                          bool allowPreDequant = true) {
   // Measured on the H200 (bench/README.md): a deeper register prefetch
   // (2-4 tiles, one CTA per SM) was no faster than one tile ahead, two CTAs
@@ -57,32 +60,23 @@ static void chooseConfig(Operation *op, GemmSpec &spec,
                            !spec.b.blockedScales
                        ? 2
                        : 1;
-  if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_prefetch"))
-    spec.prefetch = std::clamp<int64_t>(a.getInt(), 1, 4);
-  if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_ctas_per_sm"))
-    spec.ctasPerSM = std::clamp<int64_t>(a.getInt(), 1, 2);
-  if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_rebalance"))
-    spec.rebalance = a.getInt() != 0;
-  int64_t requested = kDefaultGemmVersion;
-  if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_version"))
-    requested = a.getInt();
-  if (requested == 8 && allowPreDequant) {
+  if (config.getPrefetch())
+    spec.prefetch = *config.getPrefetch();
+  if (config.getCtasPerSm())
+    spec.ctasPerSM = *config.getCtasPerSm();
+  spec.rebalance = config.getRebalance();
+  GemmKernel requested = config.getKernel();
+  if (requested == GemmKernel::DequantBF16 && allowPreDequant) {
     // v8 (any operand layout; 2d-2d with each token group padded to 64 by
     // the pre-passes): one CTA of 384 threads per SM, 128x256 tiles
     // (m64n256 per MMA warpgroup) and a ring of four stages (192 KiB), or
-    // 128x128 tiles with `gemm_tile_n = 128`.
+    // 128x128 tiles with `tile_n = 128` (up to six stages).
     spec.variant = GemmVariant::DequantBF16;
     spec.ctasPerSM = 1;
     spec.converterGroups = 1;
     spec.prefetch = 1;
-    spec.tile.n = 256;
-    spec.stages = 4;
-    if (auto tn = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_tile_n");
-        tn && tn.getInt() == 128)
-      spec.tile.n = 128;
-    if (auto st = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_stages"))
-      spec.stages =
-          std::clamp<int64_t>(st.getInt(), 2, spec.tile.n == 256 ? 4 : 6);
+    spec.tile.n = config.getTileN().value_or(256);
+    spec.stages = config.getStages().value_or(4);
     return;
   }
   // v7 covers K-major operands with row-major scales; the MN-major and
@@ -92,9 +86,9 @@ static void chooseConfig(Operation *op, GemmSpec &spec,
   // wgrad was 5 % slower and stays on v5 unless asked (bench/README.md).
   bool kMajorRowScales = spec.a.kMajor && spec.b.kMajor &&
                          !spec.a.blockedScales && !spec.b.blockedScales;
-  if (requested == 7 && kMajorRowScales)
+  if (requested == GemmKernel::FusedUpcastWS && kMajorRowScales)
     spec.variant = GemmVariant::FusedUpcastWS;
-  else if (requested == 8 && kMajorRowScales &&
+  else if (requested == GemmKernel::DequantBF16 && kMajorRowScales &&
            spec.kind != GemmKind::Grouped2d2d)
     spec.variant = GemmVariant::FusedUpcastWS;
   else
@@ -105,15 +99,9 @@ static void chooseConfig(Operation *op, GemmSpec &spec,
     // rebalancing maxima of the next stage come from registers already
     // loaded).
     spec.ctasPerSM = 1;
-    spec.stages = 4;
-    spec.converterGroups = 2;
-    spec.prefetch = 2;
-    if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_prefetch"))
-      spec.prefetch = std::clamp<int64_t>(a.getInt(), 1, 4);
-    if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_stages"))
-      spec.stages = std::clamp<int64_t>(a.getInt(), 2, 6);
-    if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_converters"))
-      spec.converterGroups = std::clamp<int64_t>(a.getInt(), 1, 2);
+    spec.stages = config.getStages().value_or(4);
+    spec.converterGroups = config.getConverters().value_or(2);
+    spec.prefetch = config.getPrefetch().value_or(2);
   }
 }
 
@@ -135,11 +123,11 @@ static void launchHopperGemm(RewriterBase &rewriter, Location loc,
 /// B scales, [offs], [bias], out). Pre-dequantized: the two pre-passes into
 /// padded bf16 buffers (allocated with their tensor maps at the start of
 /// the block, createPaddedOperands), the bf16 kernel on the maps, and the
-/// fallback kernel (the configuration `op` has without the pre-passes) on
-/// the fp8 operands; each of the two reads the pre-passes' flag and only
-/// one of them runs.
+/// fallback kernel (the configuration `config` gives without the
+/// pre-passes) on the fp8 operands; each of the two reads the pre-passes'
+/// flag and only one of them runs.
 static void launchGemmOp(RewriterBase &rewriter, Location loc,
-                         const KernelCache &cache, Operation *op,
+                         const KernelCache &cache, GemmConfigAttr config,
                          const GemmSpec &spec, SmallVector<Value> args) {
   if (!spec.preDequantized()) {
     launchHopperGemm(rewriter, loc, cache, spec, args);
@@ -155,9 +143,7 @@ static void launchGemmOp(RewriterBase &rewriter, Location loc,
   gpu::MemsetOp::create(
       rewriter, loc, Type(), ValueRange{}, flag,
       arith::ConstantIntOp::create(rewriter, loc, 0, 32).getResult());
-  int64_t dequantCTAs = kDequantCTAsPerSM;
-  if (auto a = op->getAttrOfType<IntegerAttr>("mxfp8train.gemm_dequant_ctas"))
-    dequantCTAs = a.getInt();
+  int64_t dequantCTAs = config.getDequantCtas().value_or(kDequantCTAsPerSM);
   GemmSpec fast = spec;
   // 2d-3d tiles start at any group start: one extra tile of rows.
   int64_t aRowsPad = llvm::alignTo(spec.m, spec.tile.m) +
@@ -198,7 +184,7 @@ static void launchGemmOp(RewriterBase &rewriter, Location loc,
   launchHopperGemm(rewriter, loc, cache, fast, fastArgs);
 
   GemmSpec slow = spec;
-  chooseConfig(op, slow, /*allowPreDequant=*/false);
+  chooseConfig(config, slow, /*allowPreDequant=*/false);
   slow.guarded = true;
   slow.runWhenUnsafe = true;
   SmallVector<Value> slowArgs(args.begin(), args.begin() + 4);
@@ -227,19 +213,28 @@ static LogicalResult lowerGemmOp(PatternRewriter &rewriter,
   Value outBuf = allocResult(rewriter, loc, resultType);
   args.push_back(
       collapseTo(rewriter, loc, outBuf, {resultType.getNumElements()}));
-  chooseConfig(op, spec);
-  launchGemmOp(rewriter, loc, cache, op, spec, args);
+  GemmConfigAttr config = getGemmConfig(op);
+  chooseConfig(config, spec);
+  launchGemmOp(rewriter, loc, cache, config, spec, args);
   rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
   return success();
 }
 
-/// The MMA generation of the target's GEMM kernels: a match failure leaves
-/// the op to the simple GEMM (populateSimpleGemmKernelPatterns).
+/// The dispatch on the target's MMA generation. sm_90a: the wgmma kernels
+/// of this file. A match failure leaves the op to the simple GEMM
+/// (populateSimpleGemmKernelPatterns), at a lower benefit.
 static LogicalResult checkGemmTarget(PatternRewriter &rewriter,
                                      const KernelCache &cache, Operation *op) {
-  if (cache.getTarget().chip.rfind("sm_90", 0) != 0)
-    return rewriter.notifyMatchFailure(op, "GEMM kernels need sm_90a");
-  return success();
+  switch (cache.getTarget().chip) {
+  case GPUChip::SM90a:
+    return success();
+  case GPUChip::SM100a:
+    // Dispatch point of the Blackwell generation: the tcgen05 block-scaled
+    // GEMM goes here (on the GemmMainloop). Until then, the simple GEMM.
+    return rewriter.notifyMatchFailure(
+        op, "no MX GEMM kernel for sm_100a yet (the simple GEMM runs)");
+  }
+  llvm_unreachable("unknown GPU chip");
 }
 
 namespace {

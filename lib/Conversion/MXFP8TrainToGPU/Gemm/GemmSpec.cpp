@@ -1,5 +1,4 @@
-//===- GemmSpec.cpp - GEMM kernel names --------------------------*- C++
-//-*-===//
+//===- GemmSpec.cpp - GEMM kernel names ------------------------*- C++ -*-===//
 //
 // The kernel name of a GemmSpec. The spelling is the one the bench logs and
 // tests know, e.g.

@@ -432,6 +432,11 @@ static void replaceWithGemm(RewriterBase &rewriter, Operation *op,
       [&](KernelBuilder &kb, ValueRange args, ValueRange smem) {
         GemmBodyBuilder(kb, spec, args, smem).build();
       });
+  // At least two CTAs per SM, so at most 128 registers a thread: without a
+  // bound, ptxas 13.0 for sm_100a keeps some kernels under 64 registers and
+  // spills (the MN-major loaders, the bf16 2d-3d walk; scripts/gemm-variants.py
+  // and test/Target/PTX/gemm-variants-sm100a.test check every kernel).
+  kernel->setAttr("nvvm.minctasm", rewriter.getI32IntegerAttr(2));
   auto c = [&](int64_t v) {
     return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
   };

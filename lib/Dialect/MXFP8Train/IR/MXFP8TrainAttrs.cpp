@@ -2,7 +2,8 @@
 //-*-===//
 //
 // Enums, the recipe attribute (its custom syntax, named torchao recipes and
-// verifier) and scale-layout size helpers.
+// verifier), the GEMM configuration's verifier and scale-layout size
+// helpers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -136,6 +137,15 @@ static ParseResult parseBool(AsmParser &parser, bool &value) {
   return success();
 }
 
+FailureOr<bool> mlir::mxfp8train::parseBoolParameter(AsmParser &parser) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef word;
+  if (failed(parser.parseOptionalKeyword(&word)) ||
+      (word != "true" && word != "false"))
+    return parser.emitError(loc, "expected 'true' or 'false'");
+  return word == "true";
+}
+
 Attribute RecipeAttr::parse(AsmParser &parser, Type) {
   MLIRContext *ctx = parser.getContext();
   RecipeFields f(ctx);
@@ -253,4 +263,58 @@ void RecipeAttr::print(AsmPrinter &printer) const {
     });
   llvm::interleaveComma(items, printer);
   printer << ">";
+}
+
+//===----------------------------------------------------------------------===//
+// GemmConfigAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult GemmConfigAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, GemmKernel kernel,
+    std::optional<int64_t> stages, std::optional<int64_t> tileN,
+    std::optional<int64_t> dequantCtas, std::optional<int64_t> prefetch,
+    std::optional<int64_t> ctasPerSm, bool rebalance,
+    std::optional<int64_t> converters) {
+  bool dequant = kernel == GemmKernel::DequantBF16;
+  auto onlyDequant = [&](StringRef field) {
+    return emitError() << "gemm_config " << field
+                       << " applies to kernel = dequant_bf16 only, found "
+                          "kernel = "
+                       << stringifyGemmKernel(kernel);
+  };
+  auto inRange = [&](StringRef field, std::optional<int64_t> value, int64_t lo,
+                     int64_t hi) -> LogicalResult {
+    if (!value || (*value >= lo && *value <= hi))
+      return success();
+    return emitError() << "gemm_config " << field << " must be in [" << lo
+                       << ", " << hi << "], found " << *value;
+  };
+  if (tileN && !dequant)
+    return onlyDequant("tile_n");
+  if (dequantCtas && !dequant)
+    return onlyDequant("dequant_ctas");
+  // The fused upcast without warp specialisation has three stages and no
+  // converter warpgroups.
+  if (kernel == GemmKernel::FusedUpcast && (stages || converters))
+    return emitError() << "gemm_config " << (stages ? "stages" : "converters")
+                       << " does not apply to kernel = fused_upcast";
+  if (tileN && *tileN != 128 && *tileN != 256)
+    return emitError() << "gemm_config tile_n must be 128 or 256, found "
+                       << *tileN;
+  if (failed(inRange("stages", stages, 2, 6)))
+    return failure();
+  // 128x256 tiles take 48 KiB per stage: five do not fit in shared memory.
+  if (dequant && tileN.value_or(256) == 256 && stages && *stages > 4)
+    return emitError() << "gemm_config stages must be at most 4 with "
+                          "kernel = dequant_bf16 and tile_n = 256, found "
+                       << *stages;
+  if (dequantCtas && *dequantCtas < 0)
+    return emitError() << "gemm_config dequant_ctas must be >= 0 (0: no "
+                          "cap), found "
+                       << *dequantCtas;
+  if (failed(inRange("prefetch", prefetch, 1, 4)) ||
+      failed(inRange("ctas_per_sm", ctasPerSm, 1, 2)) ||
+      failed(inRange("converters", converters, 1, 2)))
+    return failure();
+  return success();
 }

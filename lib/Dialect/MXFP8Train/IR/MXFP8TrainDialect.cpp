@@ -1,7 +1,8 @@
 //===- MXFP8TrainDialect.cpp - mxfp8train dialect registration ---*- C++
 //-*-===//
 //
-// Registers the ops and attributes of the mxfp8train dialect.
+// Registers the ops and attributes of the mxfp8train dialect and verifies
+// its discardable attributes (`mxfp8train.*` on any op).
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,4 +20,28 @@ void MXFP8TrainDialect::initialize() {
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.cpp.inc"
       >();
   registerAttributes();
+}
+
+LogicalResult MXFP8TrainDialect::verifyOperationAttribute(Operation *op,
+                                                          NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  if (name == GemmConfigAttr::getAttrName()) {
+    if (!isa<GemmConfigAttr>(attr.getValue()))
+      return op->emitOpError()
+             << "'" << name << "' must be a #mxfp8train.gemm_config, found "
+             << attr.getValue();
+    if (!isa<ScaledMmOp, ScaledGroupedMmOp>(op))
+      return op->emitOpError() << "'" << name
+                               << "' applies to mxfp8train.scaled_mm and "
+                                  "mxfp8train.scaled_grouped_mm only";
+    return success();
+  }
+  // Read (and their values checked) by mxfp8train-rewrite-matmuls
+  // (Transforms.h: kMatmulRoleAttrName, kOffsAlignmentAttrName).
+  if (name == "mxfp8train.role" || name == "mxfp8train.offs_alignment")
+    return success();
+  return op->emitOpError()
+         << "has unknown discardable attribute '" << name
+         << "' (expected mxfp8train.gemm_config, mxfp8train.role or "
+            "mxfp8train.offs_alignment)";
 }

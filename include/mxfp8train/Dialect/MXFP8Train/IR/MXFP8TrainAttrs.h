@@ -15,6 +15,11 @@
 
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainEnums.h.inc"
 
+namespace mlir::mxfp8train {
+/// Parses the keyword `true` or `false` (a boolean attribute parameter).
+FailureOr<bool> parseBoolParameter(AsmParser &parser);
+} // namespace mlir::mxfp8train
+
 #define GET_ATTRDEF_CLASSES
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainAttrs.h.inc"
 

@@ -1,7 +1,8 @@
 //===- MXFP8TrainAttrs.td - mxfp8train enums and attributes -*- tablegen -*-===//
 //
-// Scale calculation modes, kernel preference, scale layouts and the training
-// recipe attribute (torchao `MXFP8TrainingOpConfig`, SPEC §5.1).
+// Scale calculation modes, kernel preference, scale layouts, the training
+// recipe attribute (torchao `MXFP8TrainingOpConfig`, SPEC §5.1) and the GPU
+// GEMM kernel configuration.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,6 +65,15 @@ def MXFP8Train_ScaleLayoutEnum : I32EnumAttr<"ScaleLayout",
       I32EnumAttrCase<"BlockedMGroups", 2, "blocked_m_groups">,
       I32EnumAttrCase<"BlockedKGroups", 3, "blocked_k_groups">,
       I32EnumAttrCase<"BlockedPerExpert", 4, "blocked_per_expert">]> {
+  let cppNamespace = "::mlir::mxfp8train";
+  let genSpecializedAttr = 0;
+}
+
+def MXFP8Train_GemmKernelEnum : I32EnumAttr<"GemmKernel",
+    "Which GPU kernel multiplies an MX GEMM (docs/gpu.md)", [
+      I32EnumAttrCase<"DequantBF16", 0, "dequant_bf16">,
+      I32EnumAttrCase<"FusedUpcastWS", 1, "fused_upcast_ws">,
+      I32EnumAttrCase<"FusedUpcast", 2, "fused_upcast">]> {
   let cppNamespace = "::mlir::mxfp8train";
   let genSpecializedAttr = 0;
 }
@@ -151,6 +161,73 @@ def MXFP8Train_RecipeAttr : MXFP8Train_Attr<"Recipe", "recipe"> {
                                ::llvm::StringRef name);
     /// The name of the torchao recipe equal to this one, or "".
     ::llvm::StringRef getRecipeName() const;
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// GPU GEMM configuration
+//===----------------------------------------------------------------------===//
+
+/// A `true`/`false` parameter.
+class MXFP8Train_BoolParameter<string default>
+    : DefaultValuedParameter<"bool", default> {
+  let parser = [{ ::mlir::mxfp8train::parseBoolParameter($_parser) }];
+  let printer = [{ $_printer << ($_self ? "true" : "false") }];
+}
+
+/// An enum parameter with a default.
+class MXFP8Train_DefaultValuedEnumParameter<EnumAttrInfo info, string default>
+    : EnumParameter<info> {
+  let defaultValue = default;
+}
+
+def MXFP8Train_GemmConfigAttr : MXFP8Train_Attr<"GemmConfig", "gemm_config"> {
+  let summary = "Kernel and tuning of the GPU lowering of one MX GEMM";
+  let description = [{
+    Attached to `scaled_mm` or `scaled_grouped_mm` as the discardable
+    attribute `mxfp8train.gemm_config`, it selects the kernel
+    `convert-mxfp8train-to-gpu` emits for the op on sm_90a and its tuning
+    (docs/gpu.md, "GEMM kernels"). Every field is optional; an absent
+    field keeps the default, which is the measured best. The op's results
+    do not depend on it: every kernel is exact.
+
+    | field | values | default | meaning |
+    |---|---|---|---|
+    | `kernel` | `dequant_bf16`, `fused_upcast_ws`, `fused_upcast` | `dequant_bf16` | `dequant_bf16` (v8): dequantization pre-passes into bf16, a warp-specialised bf16 wgmma GEMM, and a guarded fallback (the fused upcast) for scale bytes bf16 cannot hold exactly; `fused_upcast_ws` (v7): warp-specialised upcast in the GEMM, for K-major operands with row-major scales (others get `fused_upcast`); `fused_upcast` (v5): every warp loads, upcasts and multiplies |
+    | `stages` | 2-6 (`dequant_bf16` with `tile_n = 256`: 2-4) | 4 (`fused_upcast`: always 3) | shared-memory stages of the ring; also the fallback's |
+    | `tile_n` | 128, 256 | 256 | `dequant_bf16` only: CTA tile columns |
+    | `dequant_ctas` | >= 0 | 64 | `dequant_bf16` only: CTAs per SM of a pre-pass at most (0: no cap) |
+    | `prefetch` | 1-4 | 2 (`fused_upcast`: 1) | fused upcast: contraction tiles loaded ahead |
+    | `ctas_per_sm` | 1, 2 | 2 for K-major operands with row-major scales, else 1 | `fused_upcast` only: resident CTAs per SM (`.minnctapersm`) |
+    | `rebalance` | `true`, `false` | `true` | fused upcast: the per-block scale rebalancing that keeps extreme scale pairs exact (`false` is inexact for them; for measurements) |
+    | `converters` | 1, 2 | 2 | `fused_upcast_ws`: converter warpgroups |
+
+    The fused-upcast fields also configure `dequant_bf16`'s fallback.
+
+    ```mlir
+    %y = mxfp8train.scaled_mm %a [%as], %b [%bs] transpose_rhs
+        {mxfp8train.gemm_config = #mxfp8train.gemm_config<tile_n = 128, stages = 6>}
+        : ...
+    #mxfp8train.gemm_config<kernel = fused_upcast_ws, prefetch = 1, rebalance = false>
+    ```
+  }];
+  let parameters = (ins
+    MXFP8Train_DefaultValuedEnumParameter<MXFP8Train_GemmKernelEnum,
+        "::mlir::mxfp8train::GemmKernel::DequantBF16">:$kernel,
+    OptionalParameter<"std::optional<int64_t>">:$stages,
+    OptionalParameter<"std::optional<int64_t>">:$tile_n,
+    OptionalParameter<"std::optional<int64_t>">:$dequant_ctas,
+    OptionalParameter<"std::optional<int64_t>">:$prefetch,
+    OptionalParameter<"std::optional<int64_t>">:$ctas_per_sm,
+    MXFP8Train_BoolParameter<"true">:$rebalance,
+    OptionalParameter<"std::optional<int64_t>">:$converters);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The name of the discardable attribute that carries it.
+    static constexpr ::llvm::StringLiteral getAttrName() {
+      return ::llvm::StringLiteral("mxfp8train.gemm_config");
+    }
   }];
 }
 

@@ -28,6 +28,8 @@ def MXFP8Train_Dialect : Dialect {
     linear training, §7 grouped GEMMs.
   }];
   let useDefaultAttributePrinterParser = 1;
+  // The discardable `mxfp8train.*` attributes (MXFP8TrainDialect.cpp).
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     void registerAttributes();
   }];

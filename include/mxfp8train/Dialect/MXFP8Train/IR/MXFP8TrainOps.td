@@ -420,6 +420,21 @@ def MXFP8Train_ToBlockedOp : MXFP8Train_Op<"to_blocked", [Pure]> {
     - `blocked_per_expert`: `scales (E, R, C)` → `(E, ceil(R/128)*128 *
       ceil(C/4)*4)` (SPEC §4.2 c, `torch_to_blocked_per_group_3d`).
 
+    Group offsets are runtime data, clamped before use into [0, total] (R
+    rows, or 32·C tokens) and to non-decreasing values; an empty group
+    writes nothing. Every byte of the result is written: group entries, or
+    0x00. The CPU and GPU lowerings (every layout; the same kernels for
+    sm_90a and sm_100a) give the same bytes.
+
+    Canonicalization: `blocked` of the row-major scales of a rank-2
+    `quantize` along axis 1 (or of the rowwise scales of a rank-2
+    `quantize_dual`), when it is their only use, folds into the quantization
+    (`layout = blocked`, which is this op's result by definition), so the
+    scales are written blocked in one pass. The 32x1 (axis 0) scales do not
+    fold: their row-major matrix is (K/32, N), while the blocked layout of
+    `quantize` blocks the transposed (N, K/32) matrix; this op has no way to
+    say "block the transpose".
+
     Errors: `row_major` as target, rank, `offs` missing or present when not
     needed, result shape.
 
@@ -439,6 +454,7 @@ def MXFP8Train_ToBlockedOp : MXFP8Train_Op<"to_blocked", [Pure]> {
     `:` type($scales) (`,` type($offs)^)? `->` type($result)
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 #endif // MXFP8TRAIN_DIALECT_MXFP8TRAIN_IR_MXFP8TRAINOPS_TD
