@@ -22,9 +22,13 @@
 #   on random device data (outputs poisoned first), compares with the
 #   float64 reference (SQNR >= 80 dB, NaN exactly where a 0xFF scale
 #   reaches), runs each case twice (bitwise identical), then times the
-#   timing kernels alone (CUDA events, warm-up, median). On a GPU of another
-#   architecture than the chip it prints `skip (needs sm_100, found sm_90)`
-#   and runs nothing.
+#   timing kernels alone (CUDA events, warm-up, median): the op's launch
+#   sequence traced from the converted IR, on buffers allocated once, with
+#   the tensor maps the host code would create (v8's TMA loads) encoded
+#   here through libcuda's cuTensorMapEncodeTiled with the arguments of the
+#   runtime's mgpuTensorMapEncodeTiledMemref and copied to the device once.
+#   On a GPU of another architecture than the chip it prints `skip (needs
+#   sm_100, found sm_90)` and runs nothing.
 #
 # Exit status of `run`: 0 when every case passes (or all were skipped for
 # the architecture), 1 otherwise.
@@ -363,11 +367,88 @@ def run(cmd, **kw):
     return subprocess.run(cmd, check=True, **kw)
 
 
+def host_function_text(conv):
+    """The text of the converted module's host function (func.func), so that
+    SSA names inside the kernels cannot shadow the host's."""
+    lines = conv.splitlines()
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith("func.func @"):
+            indent = line[:len(line) - len(line.lstrip())]
+            for j in range(i + 1, len(lines)):
+                if lines[j] == indent + "}":
+                    return "\n".join(lines[i:j + 1])
+    raise SystemExit("gemm_bench: no func.func in the converted IR")
+
+
+def parse_tensor_maps(host, source):
+    """The tensor maps the host code creates (TMA.cpp, createTensorMap): per
+    `llvm.call @mgpuTensorMapEncodeTiledMemref(rank, desc, dtype, interleave,
+    swizzle, l2, oob, box)`, the stack arrays of the memref descriptor
+    {allocated, aligned, offset, sizes, strides} and of the box are traced
+    through their llvm.store / getelementptr ops to constants and to the
+    buffer whose aligned pointer the descriptor holds. Returns {SSA name of
+    the map: dict(buffer=ref, sizes, strides, box, dtype, interleave,
+    swizzle, l2, oob)}; anything untraceable stops the script."""
+    consts = dict(re.findall(r"(%\w+) = llvm.mlir.constant\((-?\d+) : i64\) : i64", host))
+    arrays = {m.group(1): [None] * int(m.group(2)) for m in re.finditer(
+        r"(%\w+) = llvm.alloca %\w+ x !llvm.array<(\d+) x i64>", host)}
+    geps = {m.group(1): (m.group(2), int(m.group(3))) for m in re.finditer(
+        r"(%\w+) = llvm.getelementptr (%\w+)\[0, (\d+)\]", host)}
+    for m in re.finditer(r"llvm.store (%\w+), (%\w+) :", host):
+        array, index = geps.get(m.group(2), (m.group(2), 0))
+        if array in arrays:
+            arrays[array][index] = m.group(1)
+    casts = dict(re.findall(r"(%\w+) = arith.index_castui (%\w+) : index to i64", host))
+    pointers = {m.group(1): (m.group(2), m.group(3)) for m in re.finditer(
+        r"(%\w+) = memref.extract_aligned_pointer_as_index (%\w+) : memref<([\dx]+)x\w+>", host)}
+
+    def fail(what, call):
+        raise SystemExit("gemm_bench: cannot trace %s of the tensor map %s" % (what, call))
+
+    def const(name, what, call):
+        if name not in consts:
+            fail(what, call)
+        return int(consts[name])
+
+    maps = {}
+    for m in re.finditer(r"(%\w+) = llvm.call @mgpuTensorMapEncodeTiledMemref\(([^)]*)\)", host):
+        call = m.group(0)
+        a = [x.strip() for x in m.group(2).split(",")]
+        if len(a) != 8 or a[1] not in arrays or a[7] not in arrays:
+            fail("the arguments", call)
+        rank = const(a[0], "the rank", call)
+        desc, box = arrays[a[1]], arrays[a[7]]
+        if len(desc) != 3 + 2 * rank or len(box) != rank or None in desc or None in box:
+            fail("the descriptor or box", call)
+        ptr = pointers.get(casts.get(desc[1]))
+        if ptr is None:
+            fail("the buffer", call)
+        view, shape = ptr
+        sizes = [const(v, "a size", call) for v in desc[3:3 + rank]]
+        strides = [const(v, "a stride", call) for v in desc[3 + rank:]]
+        if const(desc[2], "the offset", call) != 0 or sizes != [int(d) for d in shape.split("x")]:
+            fail("a descriptor matching its buffer", call)
+        ref = source.get(view)
+        if ref is None or ref[0] not in ("arg", "alloc"):
+            fail("the buffer's origin", call)
+        maps[m.group(1)] = dict(
+            buffer=ref, sizes=sizes, strides=strides,
+            box=[const(v, "a box extent", call) for v in box],
+            dtype=const(a[2], "the data type", call),
+            interleave=const(a[3], "interleave", call),
+            swizzle=const(a[4], "swizzle", call), l2=const(a[5], "L2 promotion", call),
+            oob=const(a[6], "the fill", call))
+    return maps
+
+
 def parse_launches(conv, consts):
     """Every gpu.launch_func of the converted function in order, with each
     kernel argument traced to a function argument ("arg", i), a buffer the
-    host code allocates ("alloc", id) or the result ("result"); and the
-    allocations {id: [elements, element type]}."""
+    host code allocates ("alloc", id), the result ("result") or a tensor
+    map the host code creates ("tensormap", i); the allocations {id:
+    [elements, element type]} and the tensor maps (parse_tensor_maps, in
+    the order of their index i)."""
+    conv = host_function_text(conv)
     source, allocs, result = {}, {}, None
     for m in re.finditer(r"(%\w+) = bufferization.to_buffer %arg(\d+)", conv):
         source[m.group(1)] = ["arg", int(m.group(2))]
@@ -382,6 +463,8 @@ def parse_launches(conv, consts):
     m = re.search(r"bufferization.to_tensor (%\w+)", conv)
     if m:
         result = m.group(1)
+    maps = parse_tensor_maps(conv, source)
+    map_index = {name: i for i, name in enumerate(maps)}
     launches = []
     pattern = (r"gpu.memset\s+(%\w+), %c0_i32|"
                r"gpu.launch_func\s+@mxfp8train_kernels::@(\w+) blocks in "
@@ -394,7 +477,12 @@ def parse_launches(conv, consts):
         args = []
         for a in m.group(10).split(","):
             name = a.split(":")[0].strip()
-            ref = source.get(name, ["unknown", name])
+            if name in map_index:
+                args.append(["tensormap", map_index[name]])
+                continue
+            ref = source.get(name)
+            if ref is None or ref[0] == "unknown":
+                raise SystemExit("gemm_bench: cannot trace argument %s of %s" % (name, m.group(2)))
             if ref[0] == "alloc" and ref[1] == result:
                 ref = ["result"]
             args.append(ref)
@@ -405,7 +493,11 @@ def parse_launches(conv, consts):
                              threads=block[0] if block[1:] == [1, 1] else block,
                              smem=int(consts[m.group(9)]) if m.group(9) else 0,
                              args=args))
-    return launches, {k: v for k, v in allocs.items() if k != result}
+    for t in maps.values():
+        if t["buffer"][0] == "alloc" and t["buffer"][1] == result:
+            t["buffer"] = ["result"]
+    return (launches, {k: v for k, v in allocs.items() if k != result},
+            list(maps.values()))
 
 
 def prepare(args):
@@ -449,7 +541,7 @@ def prepare(args):
             f.write(extract_binary(low))
         consts = dict(re.findall(r"(%c\w*) = arith.constant (\d+) : (?:index|i32)", conv))
         entry = {k: v for k, v in case.items() if k != "body"}
-        entry["launches"], entry["allocs"] = parse_launches(conv, consts)
+        entry["launches"], entry["allocs"], entry["tensor_maps"] = parse_launches(conv, consts)
         # The GEMM itself: the first launch that is no pre-pass.
         main = [la for la in entry["launches"]
                 if re.search(r"scaled_g?mm|gemm", la.get("kernel", ""))
@@ -687,6 +779,58 @@ def run_cases(args, torch, manifest):
     return failures
 
 
+# CUtensorMapDataType -> bytes per element (cuda.h; runtime/src/MemRef.cpp).
+TENSOR_MAP_ELEMENT_BYTES = [1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4]
+
+
+def load_libcuda(path=None):
+    """libcuda (or the runtime's fake driver, for the tests) with the
+    signature of cuTensorMapEncodeTiled."""
+    import ctypes
+    lib = ctypes.CDLL(path or "libcuda.so.1")
+    f = lib.cuTensorMapEncodeTiled
+    f.restype = ctypes.c_int
+    f.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_void_p,
+                  ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64),
+                  ctypes.POINTER(ctypes.c_uint32), ctypes.POINTER(ctypes.c_uint32),
+                  ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
+    return lib
+
+
+def encode_tensor_map(lib, tmap, address):
+    """The 128 bytes of the CUtensorMap of `tmap` (parse_tensor_maps) over
+    the device address `address`, encoded with the arguments the runtime's
+    mgpuTensorMapEncodeTiledMemref passes (runtime/src/MemRef.cpp,
+    computeTiledTensorMapArgs): dimensions innermost first, the byte
+    strides of the outer dimensions, box innermost first, element strides
+    1. Any inconsistency or driver error raises."""
+    import ctypes
+    sizes, strides, box = tmap["sizes"], tmap["strides"], tmap["box"]
+    rank = len(sizes)
+    esize = TENSOR_MAP_ELEMENT_BYTES[tmap["dtype"]]
+    expected = [1] * rank
+    for d in range(rank - 2, -1, -1):
+        expected[d] = expected[d + 1] * sizes[d + 1]
+    if strides != expected or len(box) != rank or not 1 <= rank <= 5:
+        raise ValueError("tensor map %s: not an identity-layout buffer" % tmap)
+    if address % 16:
+        raise ValueError("tensor map %s: address 0x%x is not 16-byte aligned" % (tmap, address))
+    dims = (ctypes.c_uint64 * rank)(*reversed(sizes))
+    gstrides = (ctypes.c_uint64 * rank)(*[strides[rank - 1 - i] * esize
+                                          for i in range(1, rank)] + [0])
+    boxd = (ctypes.c_uint32 * rank)(*reversed(box))
+    estrides = (ctypes.c_uint32 * rank)(*([1] * rank))
+    storage = ctypes.create_string_buffer(128 + 64)
+    base = (ctypes.addressof(storage) + 63) & ~63
+    res = lib.cuTensorMapEncodeTiled(
+        ctypes.c_void_p(base), tmap["dtype"], rank, ctypes.c_void_p(address), dims,
+        gstrides, boxd, estrides, tmap["interleave"], tmap["swizzle"], tmap["l2"],
+        tmap["oob"])
+    if res != 0:
+        raise RuntimeError("cuTensorMapEncodeTiled failed (CUresult %d) for %s" % (res, tmap))
+    return ctypes.string_at(base, 128)
+
+
 def median_ms(torch, fn, reps, warmup=5):
     for _ in range(warmup):
         fn()
@@ -762,6 +906,7 @@ def check_mx_cublas(torch):
 
 def run_timing(args, torch, manifest):
     import cupy as cp
+    libcuda = load_libcuda()
     results = []
     # cuBLAS MXFP8 (block-scaled tcgen05) exists on sm_100 only.
     mx_peer = torch.cuda.get_device_capability()[0] >= 10
@@ -797,6 +942,28 @@ def run_timing(args, torch, manifest):
         dtypes = dict(bf16=torch.bfloat16, f32=torch.float32, i32=torch.int32)
         temps = {k: torch.empty(n, dtype=dtypes.get(e, torch.uint8), device="cuda")
                  for k, (n, e) in t.get("allocs", {}).items()}
+
+        def buffer(ref):
+            if ref[0] == "arg":
+                return ins[ref[1]]
+            if ref[0] == "result":
+                return out
+            if ref[0] == "alloc":
+                return temps[ref[1]]
+            raise ValueError("%s: untraced kernel argument %s" % (name, ref))
+        # The tensor maps (v8's TMA loads), encoded once over the buffers
+        # above and copied to the device, as the host code does per call.
+        maps = []
+        for tmap in t.get("tensor_maps", []):
+            buf = buffer(tmap["buffer"])
+            nbytes = TENSOR_MAP_ELEMENT_BYTES[tmap["dtype"]]
+            for d in tmap["sizes"]:
+                nbytes *= d
+            if buf.numel() * buf.element_size() != nbytes:
+                raise ValueError("%s: tensor map %s does not cover its buffer (%d bytes)" % (
+                    name, tmap, buf.numel() * buf.element_size()))
+            encoded = encode_tensor_map(libcuda, tmap, buf.data_ptr())
+            maps.append(torch.frombuffer(bytearray(encoded), dtype=torch.uint8).to("cuda"))
         calls = []
         for la in t.get("launches", [dict(kernel=t["kernel"], grid=t["grid"],
                                           threads=t.get("threads", 256), smem=t["smem"],
@@ -808,7 +975,7 @@ def run_timing(args, torch, manifest):
             kern.max_dynamic_shared_size_bytes = la["smem"]
             ps = []
             for ref in la["args"]:
-                x = ins[ref[1]] if ref[0] == "arg" else out if ref[0] == "result" else temps[ref[1]]
+                x = maps[ref[1]] if ref[0] == "tensormap" else buffer(ref)
                 ps.append(cp.asarray(x))
             calls.append((kern, la, tuple(ps)))
 

@@ -198,6 +198,13 @@ FAKE_EXPORT int cuDeviceGetName(char *name, int length, int device) {
   return kSuccess;
 }
 
+/// The devices' compute capability times ten: 100 (sm_100), or FAKE_CUDA_SM
+/// (e.g. 90, for code compiled for sm_90a).
+static int fakeComputeCapability() {
+  const char *sm = std::getenv("FAKE_CUDA_SM");
+  return sm && std::atoi(sm) > 0 ? std::atoi(sm) : 100;
+}
+
 FAKE_EXPORT int cuDeviceGetAttribute(int *value, int attribute, int device) {
   if (device < 0 || device >= kDeviceCount)
     return kInvalidDevice;
@@ -209,10 +216,10 @@ FAKE_EXPORT int cuDeviceGetAttribute(int *value, int attribute, int device) {
     *value = 148;
     return kSuccess;
   case 75: // COMPUTE_CAPABILITY_MAJOR
-    *value = 10;
+    *value = fakeComputeCapability() / 10;
     return kSuccess;
   case 76: // COMPUTE_CAPABILITY_MINOR
-    *value = 0;
+    *value = fakeComputeCapability() % 10;
     return kSuccess;
   case 97: // MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
     *value = kOptinSharedBytes;

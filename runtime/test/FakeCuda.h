@@ -15,9 +15,10 @@
 //   fake_fault: the next synchronizing call returns CUDA_ERROR_ILLEGAL_ADDRESS
 //
 // PTX containing "FAKE_SYNTAX_ERROR" fails to load with a JIT log. Devices:
-// 2, named "Fake CUDA Device <n>", compute capability 10.0, 148 SMs, 227 KiB
-// opt-in shared memory. The environment variable FAKE_CUDA_NO_DEVICE=1 makes
-// cuInit return CUDA_ERROR_NO_DEVICE; with FAKE_CUDA_TRACE set, tensor-map
+// 2, named "Fake CUDA Device <n>", compute capability 10.0 (FAKE_CUDA_SM=90:
+// 9.0), 148 SMs, 227 KiB opt-in shared memory. The environment variable
+// FAKE_CUDA_NO_DEVICE=1 makes cuInit return CUDA_ERROR_NO_DEVICE; with
+// FAKE_CUDA_TRACE set, tensor-map
 // encodes (their arguments), launches (whether argument 0 points to an
 // encoded tensor map) and frees of encoded tensor maps go to stderr.
 //

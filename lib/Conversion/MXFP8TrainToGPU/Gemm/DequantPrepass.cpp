@@ -387,21 +387,21 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
   });
 }
 
-Value gpu_lowering::launchDequantPrepass(RewriterBase &rewriter, Location loc,
-                                         const KernelCache &cache,
-                                         const DequantSpec &d,
-                                         int64_t maxCTAsPerSM, Value data,
-                                         Value scales, Value offs, Value flag) {
+void gpu_lowering::launchDequantPrepass(RewriterBase &rewriter, Location loc,
+                                        const KernelCache &cache,
+                                        const DequantSpec &d,
+                                        int64_t maxCTAsPerSM, Value data,
+                                        Value scales, Value offs, Value flag,
+                                        Value padded) {
   const GPUTargetInfo &target = cache.getTarget();
   // One CTA per tile (transpose) or per 256 items.
   int64_t grid = d.transpose() ? std::max<int64_t>(d.numItems(), 1)
                                : cache.getGridSize(d.numItems());
   if (maxCTAsPerSM > 0)
     grid = std::min<int64_t>(grid, maxCTAsPerSM * target.numSMs);
-  Value padded =
-      memref::AllocOp::create(rewriter, loc,
-                              MemRefType::get({d.batches * d.rowsPad * d.kPad},
-                                              rewriter.getBF16Type()));
+  assert(cast<MemRefType>(padded.getType()).getNumElements() ==
+             d.batches * d.rowsPad * d.kPad &&
+         "the padded buffer holds batches x rowsPad x kPad elements");
   SmallVector<Value> kargs = {data, scales};
   if (d.groups)
     kargs.push_back(offs);
@@ -425,5 +425,4 @@ Value gpu_lowering::launchDequantPrepass(RewriterBase &rewriter, Location loc,
   gpu::LaunchFuncOp::create(
       rewriter, loc, kernel, gpu::KernelDim3{c(grid), c(1), c(1)},
       gpu::KernelDim3{c(kThreadsPerCTA), c(1), c(1)}, shared, kargs);
-  return padded;
 }

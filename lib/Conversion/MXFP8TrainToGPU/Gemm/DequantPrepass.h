@@ -61,16 +61,16 @@ struct DequantSpec {
   std::string getName() const;
 };
 
-/// Allocates the padded bf16 buffer of `d` and launches the pre-pass on
-/// the operand's `data` and `scales` (and, 2d-2d, `offs`), raising `flag`
-/// (one i32, zeroed before) where the operand needs the fallback. The grid
-/// is one CTA per tile (transpose) or per 256 items, capped at
-/// `maxCTAsPerSM` per SM (0: no cap; a grid-stride loop covers the rest).
-/// Returns the padded buffer.
-Value launchDequantPrepass(RewriterBase &rewriter, Location loc,
-                           const KernelCache &cache, const DequantSpec &d,
-                           int64_t maxCTAsPerSM, Value data, Value scales,
-                           Value offs, Value flag);
+/// Launches the pre-pass of `d` on the operand's `data` and `scales` (and,
+/// 2d-2d, `offs`) into `padded` (flat bf16, batches x rowsPad x kPad
+/// elements), raising `flag` (one i32, zeroed before) where the operand
+/// needs the fallback. The grid is one CTA per tile (transpose) or per 256
+/// items, capped at `maxCTAsPerSM` per SM (0: no cap; a grid-stride loop
+/// covers the rest).
+void launchDequantPrepass(RewriterBase &rewriter, Location loc,
+                          const KernelCache &cache, const DequantSpec &d,
+                          int64_t maxCTAsPerSM, Value data, Value scales,
+                          Value offs, Value flag, Value padded);
 
 } // namespace gpu_lowering
 } // namespace mxfp8train

@@ -2,12 +2,14 @@
 //
 // Implements GemmMainloop.h: kernel skeleton (guard, shared-memory
 // carve-out, 2d-3d zero rows), the mbarrier stage ring, the persistent tile
-// and group walks, warp roles, the producer role with its cp.async stage
-// fill, the consumer loop, the epilogue store and the host-side launch.
+// and group walks, warp roles, the producer role with its TMA stage fill,
+// the consumer loop, the epilogue store and the host side (tensor maps of
+// the padded operands, launch).
 //
 //===----------------------------------------------------------------------===//
 
 #include "GemmMainloop.h"
+#include "../TMA.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -21,10 +23,11 @@ using gemm::TileShape;
 
 GemmArgs::GemmArgs(const GemmSpec &spec, ValueRange args) {
   unsigned i = 0;
-  aData = args[i++];
+  bool tma = spec.preDequantized();
+  (tma ? aMap : aData) = args[i++];
   if (!spec.preDequantized())
     aScales = args[i++];
-  bData = args[i++];
+  (tma ? bMap : bData) = args[i++];
   if (!spec.preDequantized())
     bScales = args[i++];
   if (spec.kind != GemmKind::Dense)
@@ -89,6 +92,10 @@ void GemmMainloop::carveSharedMemory() {
   // of 1 KiB).
   if (spec.usesStageRing())
     barriersAddr = add(stagesAddr, c(spec.stages * spec.stageBytes()));
+}
+
+Value GemmMainloop::getStageAddress(Value stage) {
+  return add(stagesAddr, mul(stage, c(spec.stageBytes())));
 }
 
 Value GemmMainloop::viewExtra(MemRefType type) {
@@ -177,7 +184,7 @@ void GemmMainloop::arriveMBarrier(Value ptr) {
 }
 
 void GemmMainloop::initRing(int64_t fullArrivals, int64_t emptyArrivals,
-                            function_ref<void()> initMore, bool fenceInit) {
+                            function_ref<void()> initMore) {
   Value t0 = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, tid, c(0));
   kb.ifThen(t0, [&] {
     for (int64_t s = 0; s < spec.stages; ++s) {
@@ -188,8 +195,9 @@ void GemmMainloop::initRing(int64_t fullArrivals, int64_t emptyArrivals,
     }
     if (initMore)
       initMore();
-    if (fenceInit)
-      NVVM::FenceMbarrierInitOp::create(kb);
+    // The async proxy (TMA's complete_tx, tcgen05.commit) must see the
+    // initialised barriers.
+    NVVM::FenceMbarrierInitOp::create(kb);
   });
   gpu::BarrierOp::create(kb);
   ringCounter =
@@ -392,54 +400,58 @@ void GemmMainloop::emitProducerTile(const GemmTile &t, StageFill fill) {
   advanceRing(slot);
 }
 
-void GemmMainloop::copyTile(Value data, Value dataBase, Value rowBase,
-                            int64_t rows, int64_t rowElems, Value k0,
-                            Value dst) {
-  // 128 producer threads, 8 per 128-byte row: thread j copies chunk j % 8
-  // of rows j / 8 + 16 i. In the 128-byte swizzle chunk c of row r sits at
-  // c ^ (r % 8), the same for every i (16 i is a multiple of 8).
-  Type i64 = kb.getI64Type();
-  MLIRContext *ctx = kb.getContext();
-  auto globalPtr = LLVM::LLVMPointerType::get(
-      ctx, static_cast<unsigned>(NVVM::NVVMMemorySpace::Global));
-  auto sharedPtr = LLVM::LLVMPointerType::get(
-      ctx, static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
-  Value r0 = divu(roleTid, 8);
-  Value chunk = remu(roleTid, 8);
-  Value phys = arith::XOrIOp::create(kb, chunk, remu(r0, 8));
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(kb, data);
-  Value src =
-      add(base, mul(add(add(dataBase, mul(add(rowBase, r0), c(rowElems))),
-                        add(k0, mul(chunk, c(8)))),
-                    c(2)));
-  Value to = add(dst, add(mul(r0, c(128)), mul(phys, c(16))));
-  for (int64_t i = 0; i < rows / 16; ++i) {
-    Value s = add(src, c(i * 16 * rowElems * 2));
-    Value d = add(to, c(i * 16 * 128));
-    Value sp = LLVM::IntToPtrOp::create(
-        kb, globalPtr, arith::IndexCastUIOp::create(kb, i64, s).getResult());
-    Value dp = LLVM::IntToPtrOp::create(
-        kb, sharedPtr, arith::IndexCastUIOp::create(kb, i64, d).getResult());
-    NVVM::CpAsyncOp::create(kb, dp, sp, kb.getI32IntegerAttr(16),
-                            NVVM::LoadCacheModifierKindAttr::get(
-                                ctx, NVVM::LoadCacheModifierKind::CG),
-                            Value());
+void GemmMainloop::fillStageTma(const RingSlot &slot,
+                                ArrayRef<StageCopy> copies) {
+  int64_t bytes = 0;
+  for (const StageCopy &copy : copies)
+    bytes += copy.bytes;
+  // The arrival with the expected bytes comes first: full[s] cannot
+  // complete before the copies' bytes have landed.
+  Value full = getFullBarrier(slot.stage);
+  tma::arriveExpectTx(kb, full, kb.i32(bytes));
+  Value stageAddr = getStageAddress(slot.stage);
+  for (const StageCopy &copy : copies) {
+    Value dst = tma::getSharedPointer(kb, add(stageAddr, c(copy.stageOffset)));
+    tma::loadTensorTile(kb, dst, copy.tensorMap, full, copy.coords);
   }
 }
 
-void GemmMainloop::fillStageCpAsync(const GemmTile &t, Value kt,
-                                    const RingSlot &slot) {
-  // The padded buffers need no masks: rows and K are whole tiles, zero past
-  // the operands. full[s] completes when this thread's copies have landed
-  // (one of its expected arrivals).
-  Value stageAddr = add(stagesAddr, mul(slot.stage, c(spec.stageBytes())));
-  Value k0 = mul(kt, c(spec.tile.k));
-  copyTile(args.aData, t.aDataBase, t.rowBase, spec.tile.m, spec.a.k, k0,
-           stageAddr);
-  copyTile(args.bData, t.bDataBase, t.colBase, spec.tile.n, spec.b.k, k0,
-           add(stageAddr, c(spec.stageBytesA())));
-  NVVM::CpAsyncMBarrierArriveOp::create(kb, getFullBarrier(slot.stage),
-                                        /*noinc=*/true);
+void GemmMainloop::emitTmaProducer(ArrayRef<Value> tensorMaps,
+                                   StageCopies copies) {
+  Value first =
+      arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, roleTid, c(0));
+  kb.ifThen(first, [&] {
+    // The descriptors live in global memory; fetch them before the first
+    // copies need them.
+    for (Value map : tensorMaps)
+      NVVM::PrefetchOp::create(kb, NVVM::PrefetchCacheLevelAttr(),
+                               NVVM::CacheEvictionPriorityAttr(), map,
+                               /*predicate=*/Value(), /*tensormap=*/true);
+    walkTiles([&](const GemmTile &t) {
+      emitProducerTile(t,
+                       [&](const GemmTile &t, Value kt, const RingSlot &slot) {
+                         fillStageTma(slot, copies(t, kt));
+                       });
+    });
+  });
+}
+
+SmallVector<StageCopy> GemmMainloop::getPaddedOperandCopies(const GemmTile &t,
+                                                            Value kt) {
+  assert(spec.tile.k * 2 == 128 && "one box of bf16 spans the 128B swizzle");
+  auto i32 = [&](Value v) -> Value {
+    return arith::IndexCastUIOp::create(kb, kb.getI32Type(), v);
+  };
+  // Batched operands: the batches' padded rows are stacked in one map.
+  auto row = [&](bool batched, int64_t rows, Value base) {
+    return batched ? add(mul(t.batch, c(rows)), base) : base;
+  };
+  Value k0 = i32(mul(kt, c(spec.tile.k)));
+  Value aRow = i32(row(spec.aBatched, spec.a.rows, t.rowBase));
+  Value bRow = i32(row(spec.bBatched, spec.b.rows, t.colBase));
+  return {
+      StageCopy{args.aMap, {k0, aRow}, 0, spec.stageBytesA()},
+      StageCopy{args.bMap, {k0, bRow}, spec.stageBytesA(), spec.stageBytesB()}};
 }
 
 scf::ForOp GemmMainloop::emitConsumerLoop(const GemmTile &t, ValueRange init,
@@ -452,8 +464,8 @@ scf::ForOp GemmMainloop::emitConsumerLoop(const GemmTile &t, ValueRange init,
   RingSlot slot = loadRingSlot();
   waitFull(slot);
   if (fenceAfterFull) {
-    // The stage was written by cp.async (generic proxy); order those
-    // writes, observed through full[s], before the tensor cores' reads.
+    // The stage was written through the generic proxy; order those writes,
+    // observed through full[s], before the tensor cores' reads.
     MLIRContext *ctx = kb.getContext();
     NVVM::FenceProxyOp::create(
         kb, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
@@ -523,6 +535,36 @@ Value gpu_lowering::flatBuffer(RewriterBase &rewriter, Location loc,
   Value buf = toBuffer(rewriter, loc, tensor);
   auto type = cast<MemRefType>(buf.getType());
   return collapseTo(rewriter, loc, buf, {type.getNumElements()});
+}
+
+SmallVector<PaddedOperand>
+gpu_lowering::createPaddedOperands(RewriterBase &rewriter, Location loc,
+                                   ArrayRef<PaddedOperandShape> shapes) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  Block *block = rewriter.getInsertionBlock();
+  Type bf16 = rewriter.getBF16Type();
+  SmallVector<PaddedOperand> operands(shapes.size());
+  rewriter.setInsertionPointToStart(block);
+  for (auto [operand, shape] : llvm::zip_equal(operands, shapes))
+    operand.buffer = memref::AllocOp::create(
+        rewriter, loc, MemRefType::get({shape.rows * shape.rowElems}, bf16));
+  // The maps after every allocation that leads the block (these included),
+  // before the first other op.
+  Operation *first = &block->front();
+  while (isa<memref::AllocOp>(first))
+    first = first->getNextNode();
+  rewriter.setInsertionPoint(first);
+  for (auto [operand, shape] : llvm::zip_equal(operands, shapes)) {
+    Value view = memref::ExpandShapeOp::create(
+        rewriter, loc, MemRefType::get({shape.rows, shape.rowElems}, bf16),
+        operand.buffer, ArrayRef<ReassociationIndices>{{0, 1}});
+    tma::TensorMapSpec spec;
+    spec.box = {shape.boxRows, 64};
+    spec.swizzle = tma::Swizzle::B128;
+    operand.map = tma::createTensorMap(rewriter, loc, view, spec);
+    tma::freeTensorMapAtBlockEnd(rewriter, loc, operand.map);
+  }
+  return operands;
 }
 
 void gpu_lowering::launchGemmKernel(

@@ -37,6 +37,43 @@
 // previous stage after `wait_group 1`; tcgen05 would `tcgen05.commit` to
 // empty[s]).
 //
+// The TMA producer (`emitTmaProducer`): one thread of the producer role
+// walks the tiles; per contraction tile it waits empty[s], raises full[s]'s
+// transaction bytes by the sum of the stage's copies with its one arrival
+// (`mbarrier.arrive.expect_tx`; full[s] expects 1 arrival) and issues the
+// copies, `cp.async.bulk.tensor` boxes of tensor maps into the stage, which
+// complete full[s] through the async proxy. A stage is described by a list
+// of `StageCopy` (tensor map, box coordinates, offset in the stage, bytes):
+// the pre-dequantized Hopper kernel copies an A and a B box
+// (`getPaddedOperandCopies`). Consumers of TMA stages need no proxy fence
+// after the full wait (TMA writes and the tensor cores' reads are both
+// async-proxy accesses).
+//
+// Adding an MMA generation (e.g. Blackwell tcgen05):
+//   1. GemmSpec.h: a GemmVariant, and for it `threads()` (its warp roles),
+//      `stageBytesA/B()` (what a stage holds: e.g. fp8 tiles plus their
+//      scale factors) and `extraBytes()` (its own shared state), and the
+//      name suffix in GemmSpec.cpp.
+//   2. A file with the kernel body on a GemmMainloop:
+//        mainloop.emitKernel([&] {
+//          mainloop.initRing(fullArrivals, emptyArrivals);
+//          mainloop.emitWarpRoles({producerRole, mmaRole, ...});
+//        });
+//      A TMA producer role calls `emitTmaProducer(maps, copies)` with the
+//      stage's `StageCopy` list (its operand and scale boxes; `initRing`
+//      then expects one arrival on full[s]; the host creates the tensor
+//      maps, e.g. `createPaddedOperands`). An MMA role walks the same tiles
+//      (`walkTiles`) and calls `emitConsumerLoop(t, init,
+//      /*fenceAfterFull=*/false, consume)` with the stage's MMA issue and
+//      release (tcgen05.commit to `getEmptyBarrier(stage)`). Its epilogue
+//      maps its accumulator (registers, or TMEM chunks loaded by
+//      tcgen05.ld) to output (row, col) and calls `storeOutput`. Further
+//      barriers (an accumulator ring, a TMEM address slot) live in the
+//      extra bytes: `getExtraAddress`, `getSharedPointer` and the
+//      `*MBarrier` primitives.
+//   3. GemmPatterns.cpp: the dispatch point of its chip (`checkGemmTarget`)
+//      and the choice of its body in the launch.
+//
 // The tcgen05 kernel (TCGen05.cpp) uses it so: its TMA producer is a
 // `StageFill` (one thread: `arriveExpectTx(stage, bytes)` then the bulk
 // tensor copies completing on full[s]), its consumer the MMA issue of one
@@ -98,12 +135,16 @@ protected:
 
 /// The arguments of a GEMM kernel, in this order: A data, [A scales],
 /// B data, [B scales], [offs], [bias], [flag], out. Pre-dequantized
-/// operands have no scales; offs only for the grouped kinds, flag only for
-/// guarded kernels.
+/// operands are loaded by TMA: their kernel arguments are the tensor maps
+/// of the padded bf16 buffers (`!llvm.ptr`, createPaddedOperandTensorMap)
+/// instead of the data, and they have no scales; offs only for the grouped
+/// kinds, flag only for guarded kernels.
 struct GemmArgs {
   GemmArgs(const GemmSpec &spec, ValueRange args);
 
   Value aData, aScales, bData, bScales, offs, bias, flag, out;
+  /// The tensor maps of TMA-loaded operands (null otherwise).
+  Value aMap, bMap;
 };
 
 /// One output tile of the persistent walk: rows [rowBase, rowEnd) are
@@ -142,6 +183,22 @@ struct WarpRole {
 using StageFill =
     function_ref<void(const GemmTile &t, Value kt, const RingSlot &slot)>;
 
+/// One TMA copy of a stage fill: the box of `tensorMap` (an `!llvm.ptr`
+/// kernel argument) at `coords` (i32, innermost dimension first) into the
+/// stage at byte `stageOffset` (a multiple of 1024 for the 128-byte
+/// swizzle); `bytes` is the box's size (the barrier counts whole boxes,
+/// zero-filled parts included).
+struct StageCopy {
+  Value tensorMap;
+  SmallVector<Value, 2> coords;
+  int64_t stageOffset = 0;
+  int64_t bytes = 0;
+};
+
+/// The TMA copies that fill a stage with contraction tile `kt` of tile `t`.
+using StageCopies =
+    function_ref<SmallVector<StageCopy>(const GemmTile &t, Value kt)>;
+
 /// Consumes the full ring slot `slot` (contraction tile `kt`) given the
 /// consumer loop's carried values `iterArgs` (e.g. the accumulators), and
 /// returns their new values.
@@ -174,6 +231,8 @@ public:
   Value getRoleThreadId() const { return roleTid; }
   /// The byte address (index, shared window) of stage 0, 1024-aligned.
   Value getStagesAddress() const { return stagesAddr; }
+  /// The byte address of stage `stage` (index).
+  Value getStageAddress(Value stage);
   /// The stages as a bf16 memref (element offsets from stage 0).
   Value getStagesView() const { return stagesView; }
   /// A view of `type` (static shape, workgroup memory) at the extra bytes
@@ -190,12 +249,11 @@ public:
 
   /// Thread 0 initialises full[s] with `fullArrivals` and empty[s] with
   /// `emptyArrivals` expected arrivals (then `initMore`, e.g. the
-  /// generation's other mbarriers, and `fence.mbarrier_init` where
-  /// `fenceInit`: barriers completed by the async proxy), a CTA barrier
-  /// publishes them, and every thread's ring counter starts at 0.
+  /// generation's other mbarriers), fences the initialisation for the async
+  /// proxy (TMA's complete_tx and tcgen05.commit complete barriers), a CTA
+  /// barrier publishes them, and every thread's ring counter starts at 0.
   void initRing(int64_t fullArrivals, int64_t emptyArrivals,
-                function_ref<void()> initMore = nullptr,
-                bool fenceInit = false);
+                function_ref<void()> initMore = nullptr);
   /// The thread's current ring position.
   RingSlot loadRingSlot();
   /// The ring counter alone.
@@ -246,17 +304,28 @@ public:
   /// The producer role for one tile: per contraction tile, waits for an
   /// empty slot, `fill`s it, and advances the ring.
   void emitProducerTile(const GemmTile &t, StageFill fill);
-  /// The cp.async stage fill of pre-dequantized (padded K-major bf16)
-  /// operands by 128 producer threads: 16-byte `cp.async.cg` of the A and
-  /// B tile rows into the 128B swizzle, full[s] completed by
-  /// `cp.async.mbarrier.arrive.noinc` (the producer threads are full[s]'s
-  /// expected arrivals). Consumers must fence after the full wait (the
-  /// copies are generic-proxy writes).
-  void fillStageCpAsync(const GemmTile &t, Value kt, const RingSlot &slot);
+  /// Fills `slot` with `copies` (TMA): one `mbarrier.arrive.expect_tx` on
+  /// full[s] of their total bytes, then each box into the stage, completing
+  /// on full[s]. Issued by one thread.
+  void fillStageTma(const RingSlot &slot, ArrayRef<StageCopy> copies);
+  /// The TMA producer role: its thread 0 prefetches the descriptors of
+  /// `tensorMaps` and runs the producer loop of every tile with
+  /// fillStageTma of `copies`; the role's other threads have nothing to do.
+  /// The ring's full[s] must expect 1 arrival.
+  void emitTmaProducer(ArrayRef<Value> tensorMaps, StageCopies copies);
+  /// The stage of pre-dequantized operands (padded K-major bf16, 64 K per
+  /// contraction tile): the tile.m rows of A from row rowBase (of the
+  /// tile's batch) and the tile.n rows of B from row colBase, each one box
+  /// of 64 K (128 bytes, the 128-byte swizzle span) at K kt * 64 from
+  /// GemmArgs::aMap / bMap, at the stage's A and B offsets. The swizzle
+  /// puts 16-byte chunk c of box row r at c ^ (r % 8), the layout of the
+  /// wgmma descriptors.
+  SmallVector<StageCopy> getPaddedOperandCopies(const GemmTile &t, Value kt);
   /// The consumer loop of a tile: per contraction tile, waits for a full
   /// slot (then `fence.proxy.async` where `fenceAfterFull`: stages written
-  /// by cp.async), calls `consume`, and advances the ring; `init` are the
-  /// loop's carried values.
+  /// through the generic proxy by producers that did not fence themselves),
+  /// calls `consume`, and advances the ring; `init` are the loop's carried
+  /// values.
   scf::ForOp emitConsumerLoop(const GemmTile &t, ValueRange init,
                               bool fenceAfterFull, StageConsume consume);
 
@@ -292,11 +361,6 @@ private:
   void waitBarrier(Value i, Value parity);
   void arriveBarrier(Value i);
   void storeRingCounter(Value v);
-  /// cp.async of `rows` rows [rowBase, ...) x 64 K from element `k0` of
-  /// the padded bf16 buffer `data` (rows of `rowElems`, batch at element
-  /// `dataBase`) into the 128B-swizzled tile at byte address `dst`.
-  void copyTile(Value data, Value dataBase, Value rowBase, int64_t rows,
-                int64_t rowElems, Value k0, Value dst);
 
   const GemmSpec &spec;
   GemmArgs args;
@@ -314,6 +378,32 @@ private:
 
 /// `tensor`'s buffer viewed as 1-D.
 Value flatBuffer(RewriterBase &rewriter, Location loc, Value tensor);
+
+/// A pre-dequantized operand's padded bf16 buffer on the host: `rows` rows
+/// (batches stacked) of `rowElems` elements, loaded by the GEMM kernel in
+/// boxes of `boxRows` rows x 64 elements.
+struct PaddedOperandShape {
+  int64_t rows, rowElems, boxRows;
+};
+
+/// A pre-dequantized operand on the host: its padded bf16 buffer (flat) and
+/// the tensor map through which the GEMM kernel loads it.
+struct PaddedOperand {
+  Value buffer, map;
+};
+
+/// Allocates the flat padded bf16 buffer of each of `shapes` and creates
+/// its tensor map: the buffer viewed 2-D, boxes of `boxRows` rows x 64
+/// elements (128 bytes) in the 128-byte swizzle, zero fill (the runtime's
+/// `mgpuTensorMapEncodeTiledMemref`), freed at the end of the block. The
+/// allocations go to the start of the insertion block and the maps, in
+/// order, after the block's leading allocations: gpu-async-region
+/// synchronizes the stream before any host call that follows GPU work in
+/// the block, and there only the (synchronous) allocations precede them,
+/// so the block's launches stay on one stream without a wait.
+SmallVector<PaddedOperand>
+createPaddedOperands(RewriterBase &rewriter, Location loc,
+                     ArrayRef<PaddedOperandShape> shapes);
 
 /// Creates (or reuses) the kernel of `spec`, whose body `emitBody` writes
 /// from the kernel arguments, and launches it on `args` (GemmArgs order):

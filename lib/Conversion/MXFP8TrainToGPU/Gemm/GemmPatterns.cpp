@@ -123,10 +123,11 @@ static void launchHopperGemm(RewriterBase &rewriter, Location loc,
 
 /// Launches the GEMM of `spec` on `args` (A data, A scales, B data,
 /// B scales, [offs], [bias], out). Pre-dequantized: the two pre-passes into
-/// padded bf16 buffers, the bf16 kernel on them, and the fallback kernel
-/// (the configuration `config` gives without the pre-passes) on the fp8
-/// operands; each of the two reads the pre-passes' flag and only one of
-/// them runs.
+/// padded bf16 buffers (allocated with their tensor maps at the start of
+/// the block, createPaddedOperands), the bf16 kernel on the maps, and the
+/// fallback kernel (the configuration `config` gives without the
+/// pre-passes) on the fp8 operands; each of the two reads the pre-passes'
+/// flag and only one of them runs.
 static void launchGemmOp(RewriterBase &rewriter, Location loc,
                          const KernelCache &cache, GemmConfigAttr config,
                          const GemmSpec &spec, SmallVector<Value> args) {
@@ -145,33 +146,41 @@ static void launchGemmOp(RewriterBase &rewriter, Location loc,
       rewriter, loc, Type(), ValueRange{}, flag,
       arith::ConstantIntOp::create(rewriter, loc, 0, 32).getResult());
   int64_t dequantCTAs = config.getDequantCtas().value_or(kDequantCTAsPerSM);
-  auto prePass = [&](const OperandLayout &l, bool batched, int64_t rowsPad,
-                     Type f8Type, Value data, Value scales) -> Value {
-    DequantSpec d;
-    d.l = l;
-    d.batches = batched ? spec.batches : 1;
-    d.rowsPad = rowsPad;
-    d.kPad = kPad;
-    d.f8Type = f8Type;
-    d.groups = grouped2d2d ? spec.batches : 0;
-    return launchDequantPrepass(rewriter, loc, cache, d, dequantCTAs, data,
-                                scales, grouped2d2d ? args[4] : Value(), flag);
-  };
   GemmSpec fast = spec;
   // 2d-3d tiles start at any group start: one extra tile of rows.
   int64_t aRowsPad = llvm::alignTo(spec.m, spec.tile.m) +
                      (spec.kind == GemmKind::Grouped2d3d ? spec.tile.m : 0);
   int64_t bRowsPad = llvm::alignTo(spec.n, spec.tile.n);
-  Value aPad =
-      prePass(spec.a, spec.aBatched, aRowsPad, spec.aType, args[0], args[1]);
-  Value bPad =
-      prePass(spec.b, spec.bBatched, bRowsPad, spec.bType, args[2], args[3]);
+  int64_t aBatches = spec.aBatched ? spec.batches : 1;
+  int64_t bBatches = spec.bBatched ? spec.batches : 1;
+  // The padded buffers with the tensor maps the GEMM loads them through
+  // (batches stacked along the rows, boxes of a tile's rows).
+  SmallVector<PaddedOperand> padded =
+      createPaddedOperands(rewriter, loc,
+                           {{aBatches * aRowsPad, kPad, spec.tile.m},
+                            {bBatches * bRowsPad, kPad, spec.tile.n}});
+  auto prePass = [&](const OperandLayout &l, int64_t batches, int64_t rowsPad,
+                     Type f8Type, Value data, Value scales, Value buffer) {
+    DequantSpec d;
+    d.l = l;
+    d.batches = batches;
+    d.rowsPad = rowsPad;
+    d.kPad = kPad;
+    d.f8Type = f8Type;
+    d.groups = grouped2d2d ? spec.batches : 0;
+    launchDequantPrepass(rewriter, loc, cache, d, dequantCTAs, data, scales,
+                         grouped2d2d ? args[4] : Value(), flag, buffer);
+  };
+  prePass(spec.a, aBatches, aRowsPad, spec.aType, args[0], args[1],
+          padded[0].buffer);
+  prePass(spec.b, bBatches, bRowsPad, spec.bType, args[2], args[3],
+          padded[1].buffer);
   fast.a = {aRowsPad, kPad, true, false};
   fast.b = {bRowsPad, kPad, true, false};
   fast.aType = fast.bType = rewriter.getBF16Type();
   fast.guarded = true;
   SmallVector<Value> rest(args.begin() + 4, args.end() - 1);
-  SmallVector<Value> fastArgs = {aPad, bPad};
+  SmallVector<Value> fastArgs = {padded[0].map, padded[1].map};
   llvm::append_range(fastArgs, rest);
   fastArgs.append({flag, args.back()});
   launchHopperGemm(rewriter, loc, cache, fast, fastArgs);

@@ -42,8 +42,8 @@ enum class GemmVariant {
   /// mbarrier stage ring that two wgmma warpgroups consume.
   FusedUpcastWS,
   /// v8: the operands were dequantized into padded bf16 by the pre-pass;
-  /// a cp.async loader warpgroup fills the ring, two wgmma warpgroups
-  /// consume it.
+  /// a TMA producer (one thread of a warpgroup) fills the ring, two wgmma
+  /// warpgroups consume it.
   DequantBF16,
   /// sm_100a: block-scaled tcgen05 MMAs on fp8 stages filled by TMA, the
   /// accumulator in Tensor Memory (TCGen05.cpp).
@@ -87,8 +87,8 @@ struct GemmSpec {
   bool runWhenUnsafe = false;
 
   /// The operands were dequantized by the pre-pass into zero-padded K-major
-  /// bf16 buffers (`a`, `b` describe the padded buffers), which a loader
-  /// warpgroup copies into the ring with cp.async.
+  /// bf16 buffers (`a`, `b` describe the padded buffers), which one thread
+  /// of the producer warpgroup copies into the ring with TMA.
   bool preDequantized() const { return variant == GemmVariant::DequantBF16; }
   /// The Blackwell kernel: fp8 stages, scale chunks, TMEM accumulator.
   bool isTcgen05() const { return variant == GemmVariant::Tcgen05; }
@@ -97,7 +97,10 @@ struct GemmSpec {
   /// The shorter converter of v7 (`prmt` byte placement, one multiply per
   /// bf16 pair where the scales allow it, `redux.sync` maxima).
   bool fastConverter() const { return variant == GemmVariant::FusedUpcastWS; }
-  /// Threads that fill the stages (load and convert, or copy).
+  /// Threads that fill the stages: the converter warpgroups of v7, the TMA
+  /// producer warpgroup of v8 (one thread issues the copies; a whole
+  /// warpgroup so that setmaxnreg can move its registers to the MMA
+  /// warpgroups); all 256 of v5.
   int64_t converterThreads() const {
     return usesStageRing() ? 128 * converterGroups : 256;
   }

@@ -372,8 +372,7 @@ void Tcgen05Kernel::emit() {
         [&] {
           tma::initBarrier(kb, sharedPtr(accFull), 1);
           tma::initBarrier(kb, sharedPtr(accEmpty), kEpilogueThreads);
-        },
-        /*fenceInit=*/true);
+        });
     tcgen05::TmemLayout tmem =
         tcgen05::getTmemLayout(spec.tile.n, /*accStages=*/1, spec.stages);
     Value allocColumns = kb.i32(tmem.getAllocColumns());

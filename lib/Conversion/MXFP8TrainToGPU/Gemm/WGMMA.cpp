@@ -3,12 +3,12 @@
 // The sm_90a MMA side of the GEMM kernels (WGMMA.h) and the default GEMM
 // kernel, which multiplies operands the pre-pass (DequantPrepass.cpp)
 // dequantized into padded K-major bf16: 384 threads, one CTA per SM.
-// Warpgroups 0-1 multiply (wait full[s], fence, four wgmma m64n256k16 on a
-// 128x256 tile, wait_group 1, release the previous stage); warpgroup 2 loads
-// (wait empty[s], 24 16-byte cp.async per thread into the 128B swizzle,
-// `cp.async.mbarrier.arrive.noinc` on full[s]). Four stages, a ring across
-// the persistent tiles, grouped-M order; `setmaxnreg` moves registers from
-// the loader to the MMA warpgroups.
+// Warpgroups 0-1 multiply (wait full[s], four wgmma m64n256k16 on a 128x256
+// tile, wait_group 1, release the previous stage); thread 0 of warpgroup 2
+// is the mainloop's TMA producer (wait empty[s], arrive.expect_tx of the
+// 48 KiB stage on full[s], an A and a B box in the 128B swizzle). Four
+// stages, a ring across the persistent tiles, grouped-M order; `setmaxnreg`
+// moves registers from the producer warpgroup to the MMA warpgroups.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,13 +21,15 @@ using namespace mlir::mxfp8train;
 using namespace mlir::mxfp8train::gpu_lowering;
 using gemm::TileShape;
 
-/// Registers per thread of the MMA and loader warpgroups (setmaxnreg). The
-/// CTA's pool is what it launched with (384 threads x 168, the limit of
-/// .maxntid 384): setmaxnreg.inc waits for registers that another
+/// Registers per thread of the MMA and producer warpgroups (setmaxnreg).
+/// The CTA's pool is what it launched with (384 threads x 168, the limit
+/// of .maxntid 384): setmaxnreg.inc waits for registers that another
 /// warpgroup released, so asking for more than the pool hangs the CTA.
+/// The producer's 2d-3d group walk spills below 72 (ptxas: 16 bytes at
+/// 224/56, 136 at 232/40).
 constexpr int32_t kMmaRegisters = 216;
-constexpr int32_t kLoaderRegisters = 72;
-static_assert(2 * 128 * kMmaRegisters + 128 * kLoaderRegisters <= 384 * 168,
+constexpr int32_t kProducerRegisters = 72;
+static_assert(2 * 128 * kMmaRegisters + 128 * kProducerRegisters <= 384 * 168,
               "the register split must fit the CTA's launch allocation");
 
 Value WgmmaConsumer::zeroAccumulators() {
@@ -136,30 +138,34 @@ void gpu_lowering::emitDequantBF16Gemm(KernelBuilder &kb, const GemmSpec &spec,
                                        ValueRange args) {
   GemmMainloop mainloop(kb, spec, args);
   WgmmaConsumer mma(mainloop);
+  const GemmArgs &kargs = mainloop.getArgs();
+  // TMA writes the stages through the async proxy, which the wgmma reads
+  // too: no fence after the full wait.
   auto mmaRole = [&] {
     mainloop.walkTiles([&](const GemmTile &t) {
-      mma.emitRingTile(t, /*fenceAfterFull=*/true);
+      mma.emitRingTile(t, /*fenceAfterFull=*/false);
     });
   };
-  auto fill = [&](const GemmTile &t, Value kt, const RingSlot &slot) {
-    mainloop.fillStageCpAsync(t, kt, slot);
-  };
-  auto loaderRole = [&] {
-    mainloop.walkTiles(
-        [&](const GemmTile &t) { mainloop.emitProducerTile(t, fill); });
+  auto producerRole = [&] {
+    mainloop.emitTmaProducer({kargs.aMap, kargs.bMap},
+                             [&](const GemmTile &t, Value kt) {
+                               return mainloop.getPaddedOperandCopies(t, kt);
+                             });
   };
   mainloop.emitKernel([&] {
-    // full[s] expects the 128 loader threads (cp.async arrivals), empty[s]
-    // the 256 MMA threads.
-    mainloop.initRing(spec.converterThreads(), kMmaThreads);
-    // Registers move from the loader warpgroup to the MMA warpgroups (128
+    // full[s] expects the producer's one arrival (with the stage's bytes),
+    // empty[s] the 256 MMA threads.
+    mainloop.initRing(1, kMmaThreads);
+    // Registers move from the producer warpgroup to the MMA warpgroups (128
     // accumulators each): 2 x 128 x 216 + 128 x 72 = 384 x 168. ptxas
-    // allocates each role within its limit (without setmaxnreg the 2d-3d
-    // kernel spilled at the launch limit of 168).
+    // allocates each role within its limit; without setmaxnreg the 2d-3d
+    // kernel spills at the launch limit of 168, which a CTA of 288 threads
+    // (one producer warp) has as well: a scheduler then holds three of its
+    // nine warps, 3 x 32 x 168 of its 16384 registers.
     mainloop.emitWarpRoles(
         {WarpRole{kMmaThreads, kMmaRegisters,
                   NVVM::SetMaxRegisterAction::increase, mmaRole},
-         WarpRole{spec.converterThreads(), kLoaderRegisters,
-                  NVVM::SetMaxRegisterAction::decrease, loaderRole}});
+         WarpRole{spec.converterThreads(), kProducerRegisters,
+                  NVVM::SetMaxRegisterAction::decrease, producerRole}});
   });
 }

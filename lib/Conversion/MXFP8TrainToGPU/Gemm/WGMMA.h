@@ -49,7 +49,8 @@ private:
 };
 
 /// The body of the pre-dequantized GEMM (GemmVariant::DequantBF16): two
-/// MMA warpgroups and one cp.async loader warpgroup on the stage ring.
+/// MMA warpgroups and a TMA producer warp on the stage ring; the operands
+/// are the tensor maps of the padded buffers.
 void emitDequantBF16Gemm(KernelBuilder &kb, const GemmSpec &spec,
                          ValueRange args);
 
