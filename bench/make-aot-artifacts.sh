@@ -374,8 +374,12 @@ make_set() {
   # (registers, spills, static + dynamic shared memory), which
   # bench/device/cutlass-side-by-side.sh prints next to CUTLASS's.
   if [ -x "$build_dir/bin/mxfp8-opt" ]; then
+    # A kernel over the limits (a spill, too much shared memory) makes the
+    # script exit non-zero; the table is still written and the set is
+    # still useful, so it is reported, not fatal (the CI test
+    # gemm-variants-sm100a.test is where it fails).
     python3 "$root/scripts/gemm-variants.py" --chip "$chip" --build "$build_dir" \
-      > "$set_dir/gemm-variants.txt" 2>&1
+      > "$set_dir/gemm-variants.txt" 2>&1 || true
     echo "  gemm-variants.txt ($(tail -n1 "$set_dir/gemm-variants.txt"))"
   fi
 
