@@ -47,21 +47,15 @@ def fail(message):
 
 
 def unescape(text, start):
-    """Bytes of the MLIR string literal whose first character is at `start`
-    (a backslash is printed as two, other non-printable bytes as \\XX)."""
-    out = bytearray()
-    i = start
-    while text[i] != '"':
-        if text[i] == "\\" and text[i + 1] == "\\":
-            out.append(ord("\\"))
-            i += 2
-        elif text[i] == "\\":
-            out.append(int(text[i + 1:i + 3], 16))
-            i += 3
-        else:
-            out.append(ord(text[i]))
-            i += 1
-    return bytes(out)
+    """Bytes of the MLIR string literal whose first character is at `start`:
+    test/Target/PTX/Inputs/extract-ptx.py's `unescape`, loaded as a module."""
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "test", "Target", "PTX", "Inputs", "extract-ptx.py")
+    spec = importlib.util.spec_from_file_location("extract_ptx", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.unescape(text, start)
 
 
 def split_functions(text):

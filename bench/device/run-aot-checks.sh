@@ -101,7 +101,9 @@ fi
 [[ "$gpu_sm" =~ ^[0-9]+$ ]] || gpu_sm=""
 # GPU_SM=XY pretends the GPU is sm_XY (a dry run of another set's wiring).
 [ -n "${GPU_SM:-}" ] && gpu_sm="$GPU_SM" && echo "  GPU_SM=$GPU_SM: taken as the architecture"
-echo "  architecture: ${gpu_sm:+sm_$gpu_sm}${gpu_sm:-none found}"
+gpu_arch="none found"
+[ -n "$gpu_sm" ] && gpu_arch="sm_$gpu_sm"
+echo "  architecture: $gpu_arch"
 grep -m1 'model name' /proc/cpuinfo | sed 's/^model name[^:]*: /  cpu /'
 echo "  cpu flags: $(grep -m1 -o -w 'avx512f\|avx2' /proc/cpuinfo | sort -u | tr '\n' ' ')"
 
@@ -378,7 +380,9 @@ for set in "${sets[@]}"; do
     # and its GPU lines say NO-GPU (exit 77).
     run_set "$set" "$prefix" ""
   else
-    why="skip (needs sm_$want, found ${gpu_sm:+sm_$gpu_sm}${gpu_sm:-no GPU})"
+    found="no GPU"
+    [ -n "$gpu_sm" ] && found="sm_$gpu_sm"
+    why="skip (needs sm_$want, found $found)"
     echo "  $why: only its CPU-only lines run"
     run_set "$set" "$prefix" "$why"
   fi

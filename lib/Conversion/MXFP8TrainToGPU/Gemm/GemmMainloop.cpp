@@ -537,6 +537,20 @@ Value gpu_lowering::flatBuffer(RewriterBase &rewriter, Location loc,
   return collapseTo(rewriter, loc, buf, {type.getNumElements()});
 }
 
+Value gpu_lowering::appendGemmTailArgs(RewriterBase &rewriter, Location loc,
+                                       SmallVectorImpl<Value> &args, Value offs,
+                                       Value bias,
+                                       RankedTensorType resultType) {
+  if (offs)
+    args.push_back(toBuffer(rewriter, loc, offs));
+  if (bias)
+    args.push_back(toBuffer(rewriter, loc, bias));
+  Value outBuf = allocResult(rewriter, loc, resultType);
+  args.push_back(
+      collapseTo(rewriter, loc, outBuf, {resultType.getNumElements()}));
+  return outBuf;
+}
+
 SmallVector<PaddedOperand>
 gpu_lowering::createPaddedOperands(RewriterBase &rewriter, Location loc,
                                    ArrayRef<PaddedOperandShape> shapes) {

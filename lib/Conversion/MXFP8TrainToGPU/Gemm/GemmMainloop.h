@@ -379,6 +379,13 @@ private:
 /// `tensor`'s buffer viewed as 1-D.
 Value flatBuffer(RewriterBase &rewriter, Location loc, Value tensor);
 
+/// Appends the trailing GEMM kernel arguments (GemmArgs order) to `args`:
+/// the buffers of `offs` and `bias` where present, then the result buffer
+/// of `resultType` viewed as 1-D. Returns the result buffer (its shape).
+Value appendGemmTailArgs(RewriterBase &rewriter, Location loc,
+                         SmallVectorImpl<Value> &args, Value offs, Value bias,
+                         RankedTensorType resultType);
+
 /// A pre-dequantized operand's padded bf16 buffer on the host: `rows` rows
 /// (batches stacked) of `rowElems` elements, loaded by the GEMM kernel in
 /// boxes of `boxRows` rows x 64 elements.

@@ -211,13 +211,8 @@ static LogicalResult lowerGemmOp(PatternRewriter &rewriter,
   SmallVector<Value> args = {
       flatBuffer(rewriter, loc, lhs), flatBuffer(rewriter, loc, lhsScales),
       flatBuffer(rewriter, loc, rhs), flatBuffer(rewriter, loc, rhsScales)};
-  if (offs)
-    args.push_back(toBuffer(rewriter, loc, offs));
-  if (bias)
-    args.push_back(toBuffer(rewriter, loc, bias));
-  Value outBuf = allocResult(rewriter, loc, resultType);
-  args.push_back(
-      collapseTo(rewriter, loc, outBuf, {resultType.getNumElements()}));
+  Value outBuf =
+      appendGemmTailArgs(rewriter, loc, args, offs, bias, resultType);
   GemmConfigAttr config = getGemmConfig(op);
   chooseConfig(config, spec);
   launchGemmOp(rewriter, loc, cache, config, spec, args);

@@ -367,12 +367,10 @@ void Tcgen05Kernel::emit() {
     };
     // full[s]: the producer's expect_tx arrival plus the bytes; empty[s]
     // and acc_full: one tcgen05.commit each; acc_empty: the epilogue.
-    ml.initRing(
-        1, 1,
-        [&] {
-          tma::initBarrier(kb, sharedPtr(accFull), 1);
-          tma::initBarrier(kb, sharedPtr(accEmpty), kEpilogueThreads);
-        });
+    ml.initRing(1, 1, [&] {
+      tma::initBarrier(kb, sharedPtr(accFull), 1);
+      tma::initBarrier(kb, sharedPtr(accEmpty), kEpilogueThreads);
+    });
     tcgen05::TmemLayout tmem =
         tcgen05::getTmemLayout(spec.tile.n, /*accStages=*/1, spec.stages);
     Value allocColumns = kb.i32(tmem.getAllocColumns());
@@ -552,13 +550,8 @@ LogicalResult gpu_lowering::lowerGemmToTcgen05(
   // GemmArgs order, the tensor maps in place of the data.
   SmallVector<Value> args = {mapA, blockedScales(lhsScales, spec.a), mapB,
                              blockedScales(rhsScales, spec.b)};
-  if (offs)
-    args.push_back(toBuffer(rewriter, loc, offs));
-  if (bias)
-    args.push_back(toBuffer(rewriter, loc, bias));
-  Value outBuf = allocResult(rewriter, loc, resultType);
-  args.push_back(
-      collapseTo(rewriter, loc, outBuf, {resultType.getNumElements()}));
+  Value outBuf =
+      appendGemmTailArgs(rewriter, loc, args, offs, bias, resultType);
   launchGemmKernel(rewriter, loc, cache, spec, args,
                    [&](KernelBuilder &kb, ValueRange kargs) {
                      emitTcgen05Gemm(kb, spec, kargs);
