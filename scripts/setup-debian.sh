@@ -35,8 +35,13 @@ fi
 
 # The test helpers (test/**/Inputs/*.py) need numpy in the interpreter lit
 # runs them with.
+# Debian's python3 gets it from python3-numpy (in the package list); another
+# interpreter first on PATH gets it from PyPI.
 if ! python3 -c 'import numpy' 2>/dev/null; then
   echo "setup-debian: installing numpy for $(command -v python3)"
-  python3 -m pip install --quiet numpy ||
-    python3 -m pip install --quiet --break-system-packages numpy
+  if ! { python3 -m pip install --quiet numpy ||
+           python3 -m pip install --quiet --break-system-packages numpy; }; then
+    echo "setup-debian: could not install numpy for $(command -v python3);" \
+      "the tests that use it will fail" >&2
+  fi
 fi
