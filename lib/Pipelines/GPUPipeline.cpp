@@ -28,6 +28,21 @@ using namespace mlir::mxfp8train;
 /// Appends a textual pipeline (registering the upstream passes on first
 /// use); the texts are built here from validated options, so a parse
 /// failure is a programming error.
+llvm::StringRef
+mlir::mxfp8train::stringifyGPUBinaryFormat(GPUBinaryFormat format) {
+  switch (format) {
+  case GPUBinaryFormat::Bin:
+    return "bin";
+  case GPUBinaryFormat::Isa:
+    return "isa";
+  case GPUBinaryFormat::Fatbin:
+    return "fatbin";
+  case GPUBinaryFormat::Llvm:
+    return "llvm";
+  }
+  llvm_unreachable("unknown GPUBinaryFormat");
+}
+
 static void addGPUPipeline(OpPassManager &pm, const std::string &text) {
   static bool registered = [] {
     mlir::registerAllPasses();
@@ -94,7 +109,8 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
                         "canonicalize,cse,reconcile-unrealized-casts),"
                         "gpu-module-to-binary{{format={3} toolkit={4}}",
                         options.chip.getValue(), features,
-                        options.optLevel.getValue(), options.format.getValue(),
+                        options.optLevel.getValue(),
+                        stringifyGPUBinaryFormat(options.format.getValue()),
                         options.toolkit.getValue())
               .str());
 

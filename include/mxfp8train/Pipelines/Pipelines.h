@@ -32,6 +32,12 @@ void buildMXFP8TrainCPUPipeline(OpPassManager &pm,
                                 const CPUPipelineOptions &options);
 
 /// Options of the `mxfp8train-lower-to-gpu` pipeline (docs/gpu.md).
+/// The formats of gpu-module-to-binary the GPU pipeline offers.
+enum class GPUBinaryFormat { Bin, Isa, Fatbin, Llvm };
+
+/// The gpu-module-to-binary spelling of `format`.
+llvm::StringRef stringifyGPUBinaryFormat(GPUBinaryFormat format);
+
 struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   PassOptions::Option<std::string> chip{
       *this, "chip", llvm::cl::desc("Target GPU: sm_90a or sm_100a"),
@@ -44,11 +50,16 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   PassOptions::Option<int> optLevel{*this, "opt-level",
                                     llvm::cl::desc("NVPTX optimization level"),
                                     llvm::cl::init(3)};
-  PassOptions::Option<std::string> format{
-      *this, "format",
-      llvm::cl::desc("gpu-module-to-binary format: bin (cubin), isa (PTX), "
-                     "fatbin, llvm"),
-      llvm::cl::init("bin")};
+  /// gpu-module-to-binary's output format; an unknown name is rejected
+  /// when the option is parsed.
+  PassOptions::Option<GPUBinaryFormat> format{
+      *this, "format", llvm::cl::desc("gpu-module-to-binary format"),
+      llvm::cl::init(GPUBinaryFormat::Bin),
+      llvm::cl::values(
+          clEnumValN(GPUBinaryFormat::Bin, "bin", "cubin"),
+          clEnumValN(GPUBinaryFormat::Isa, "isa", "PTX"),
+          clEnumValN(GPUBinaryFormat::Fatbin, "fatbin", "fat binary"),
+          clEnumValN(GPUBinaryFormat::Llvm, "llvm", "LLVM bitcode"))};
   PassOptions::Option<std::string> toolkit{
       *this, "toolkit", llvm::cl::desc("CUDA toolkit with ptxas"),
       llvm::cl::init("/usr/local/cuda")};
