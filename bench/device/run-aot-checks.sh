@@ -164,6 +164,21 @@ judge() {
 # $work/lib/PREFIX, the CPU objects come from the set's `cpu-objects`. With
 # WHY (`skip (needs sm_100, found sm_90)`), only the CPU-only lines run and
 # every GPU check is a SKIP-ARCH row that says WHY.
+# gpu_row_skipped NAME: inside run_set, when the set cannot run on this
+# machine's GPU (another architecture: `why` is set; or no GPU), adds NAME's
+# SKIP-ARCH or NO-GPU row and returns 0; otherwise returns 1.
+gpu_row_skipped() {
+  if [ -n "$why" ]; then
+    rows+=("$(row "$1" SKIP-ARCH - - - - - - "$why")")
+    arch_skipped=$((arch_skipped + 1))
+  elif [ -z "$gpu_sm" ]; then
+    count NO-GPU
+    rows+=("$(row "$1" NO-GPU - - - - - - "no GPU found (nvidia-smi, torch)")")
+  else
+    return 1
+  fi
+}
+
 run_set() {
   local set="$1" prefix="$2" why="$3"
   local checks="$set/checks.txt" libs="$work/lib/${prefix:-primary}"
@@ -187,13 +202,8 @@ run_set() {
   done
 
   # 4. gpu-check.py.
-  if [ -d "$set/gpucheck" ] && [ -n "$why" ]; then
-    rows+=("$(row "${prefix}gpu-check" SKIP-ARCH - - - - - - "$why")")
-    arch_skipped=$((arch_skipped + 1))
-  elif [ -d "$set/gpucheck" ] && [ -z "$gpu_sm" ]; then
-    count NO-GPU
-    rows+=("$(row "${prefix}gpu-check" NO-GPU - - - - - - "no GPU found (nvidia-smi, torch)")")
-  elif [ -d "$set/gpucheck" ] && [ "${SKIP_GPUCHECK:-0}" != 1 ]; then
+  if [ -d "$set/gpucheck" ] && ! gpu_row_skipped "${prefix}gpu-check" &&
+      [ "${SKIP_GPUCHECK:-0}" != 1 ]; then
     local glog="$work/logs/${prefix//\//-}gpu-check.log"
     echo "== gpu-check: scripts/gpu-check.py run $set/gpucheck"
     python3 "$root/scripts/gpu-check.py" run "$set/gpucheck" > "$glog" 2>&1
@@ -331,13 +341,8 @@ run_set() {
   done < "$checks"
 
   # 6. gemm_bench.py: numerics against float64, timing against cuBLAS.
-  if [ -d "$set/gemmcheck" ] && [ -n "$why" ]; then
-    rows+=("$(row "${prefix}gemm-check" SKIP-ARCH - - - - - - "$why")")
-    arch_skipped=$((arch_skipped + 1))
-  elif [ -d "$set/gemmcheck" ] && [ -z "$gpu_sm" ]; then
-    count NO-GPU
-    rows+=("$(row "${prefix}gemm-check" NO-GPU - - - - - - "no GPU found (nvidia-smi, torch)")")
-  elif [ -d "$set/gemmcheck" ] && [ "${SKIP_GEMMCHECK:-0}" != 1 ]; then
+  if [ -d "$set/gemmcheck" ] && ! gpu_row_skipped "${prefix}gemm-check" &&
+      [ "${SKIP_GEMMCHECK:-0}" != 1 ]; then
     local blog="$work/logs/${prefix//\//-}gemm-check.log"
     echo "== gemm-check: bench/gemm_bench.py run $set/gemmcheck"
     python3 "$root/bench/gemm_bench.py" run "$set/gemmcheck" --runtime-lib "$runtime_lib" \
