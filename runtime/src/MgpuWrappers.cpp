@@ -319,8 +319,11 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t tensorRank, void *rankedDescriptor,
                      static_cast<int>(interleave), static_cast<int>(swizzle),
                      static_cast<int>(l2Promotion), static_cast<int>(oobFill))))
     return nullptr;
+  // From the stream-ordered pool (freed by mgpuMemFree): no cuMemAlloc /
+  // cuMemFree pair per map and call.
   void *deviceCopy = nullptr;
-  if (!MGPU_CALL(api, mxfp8rtMemAlloc(sizeof(tensorMap), &deviceCopy)))
+  if (!MGPU_CALL(api, mxfp8rtMemAllocAsync(sizeof(tensorMap), nullptr,
+                                           &deviceCopy)))
     return nullptr;
   if (!MGPU_CALL(api, mxfp8rtMemcpyHtoD(deviceCopy, &tensorMap,
                                         sizeof(tensorMap), nullptr)) ||
