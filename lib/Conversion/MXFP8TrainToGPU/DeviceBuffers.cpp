@@ -52,7 +52,7 @@ static bool isBufferNeutral(Operation *op) {
              memref::ExtractStridedMetadataOp, memref::CastOp, func::CallOp>(
              op) ||
          op->hasTrait<OpTrait::IsTerminator>() ||
-         isa<gpu::GPUDialect>(op->getDialect());
+         isa_and_present<gpu::GPUDialect>(op->getDialect());
 }
 
 namespace {

@@ -90,7 +90,8 @@ struct ConvertMXFP8TrainToGPUPass final
 
     bool hasWork = false;
     module.walk([&](Operation *op) {
-      if (isa<MXFP8TrainDialect>(op->getDialect()) || isSimpleGemmCandidate(op))
+      if (isa_and_present<MXFP8TrainDialect>(op->getDialect()) ||
+          isSimpleGemmCandidate(op))
         hasWork = true;
     });
     if (!hasWork)
@@ -112,7 +113,7 @@ struct ConvertMXFP8TrainToGPUPass final
 
     bool failedOps = false;
     module.walk([&](Operation *op) {
-      if (!isa<MXFP8TrainDialect>(op->getDialect()))
+      if (!isa_and_present<MXFP8TrainDialect>(op->getDialect()))
         return;
       InFlightDiagnostic diag = op->emitError() << "'" << op->getName()
                                                 << "' has no GPU lowering";

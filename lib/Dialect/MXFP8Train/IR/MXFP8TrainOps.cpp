@@ -60,6 +60,8 @@ static LogicalResult verifyBlockedDim(Operation *op, StringRef what,
 /// Checks the scale tensor of data `dataShape` blocked along `axis`: the data
 /// shape with `axis` divided by 32 (row_major), or the 1-D to_blocked byte
 /// sequence of the (other dim, axis/32) matrix (blocked, rank 2 only).
+/// `what` names the scale tensor in messages ("the scales", "the lhs
+/// scales").
 static LogicalResult verifyScaleShape(Operation *op, StringRef what,
                                       ArrayRef<int64_t> dataShape, int64_t axis,
                                       RankedTensorType scalesType,
@@ -68,32 +70,30 @@ static LogicalResult verifyScaleShape(Operation *op, StringRef what,
   expected[axis] /= kBlockSize;
   if (layout != ScaleLayout::RowMajor && layout != ScaleLayout::Blocked)
     return op->emitOpError()
-           << "expects the row_major or blocked scale layout for " << what
+           << "expects the row_major or blocked layout for " << what
            << ", found " << stringifyScaleLayout(layout);
   if (layout == ScaleLayout::RowMajor) {
     if (!shapesCompatible(scalesType.getShape(), expected))
       return op->emitOpError()
-             << "expects " << what << " scales of shape "
-             << formatShape(expected) << " (the data shape with dimension "
-             << axis << " divided by " << kBlockSize << "), found "
-             << formatShape(scalesType.getShape());
+             << "expects " << what << " of shape " << formatShape(expected)
+             << " (the data shape with dimension " << axis << " divided by "
+             << kBlockSize << "), found " << formatShape(scalesType.getShape());
     return success();
   }
   if (dataShape.size() != 2)
-    return op->emitOpError()
-           << "expects the blocked scale layout of " << what
-           << " only for rank-2 data, found rank " << dataShape.size();
+    return op->emitOpError() << "expects rank-2 data for the blocked layout of "
+                             << what << ", found rank " << dataShape.size();
   int64_t rows = dataShape[1 - axis];
   if (ShapedType::isDynamic(rows))
-    return op->emitOpError() << "expects static data shapes with the blocked "
-                                "scale layout of "
-                             << what;
+    return op->emitOpError()
+           << "expects static data shapes for the blocked layout of " << what;
   int64_t size = getBlockedScaleSize(rows, expected[axis]);
   if (scalesType.getRank() != 1 || scalesType.getDimSize(0) != size)
     return op->emitOpError()
-           << "expects blocked " << what << " scales of shape " << size
-           << " (ceil(" << rows << "/128)*128 * ceil(" << expected[axis]
-           << "/4)*4 bytes), found " << formatShape(scalesType.getShape());
+           << "expects " << what << " of shape " << size
+           << " in the blocked layout (ceil(" << rows << "/128)*128 * ceil("
+           << expected[axis] << "/4)*4 bytes), found "
+           << formatShape(scalesType.getShape());
   return success();
 }
 
@@ -119,7 +119,7 @@ static LogicalResult verifyQuantized(Operation *op, RankedTensorType hpType,
            << formatShape(dataType.getShape());
   if (failed(verifyBlockedDim(op, "the data", hpType.getShape(), axis)))
     return failure();
-  return verifyScaleShape(op, "the", hpType.getShape(), axis, scalesType,
+  return verifyScaleShape(op, "the scales", hpType.getShape(), axis, scalesType,
                           layout);
 }
 
@@ -145,8 +145,8 @@ LogicalResult QuantizeDualOp::verify() {
     if (failed(
             verifyBlockedDim(*this, "the input", inputType.getShape(), axis)))
       return failure();
-    return verifyScaleShape(*this, what, inputType.getShape(), axis, scalesType,
-                            layout);
+    return verifyScaleShape(*this, ("the " + what + " scales").str(),
+                            inputType.getShape(), axis, scalesType, layout);
   };
   if (failed(verifyCast("rowwise", getRowwiseData().getType(),
                         getRowwiseScales().getType(), rank - 1,
@@ -198,10 +198,10 @@ LogicalResult ScaledMmOp::verify() {
                     getRhsScaleLayout() == ScaleLayout::Blocked))
     return emitOpError() << "expects the blocked scale layout only for rank-2 "
                             "operands";
-  if (failed(verifyScaleShape(*this, "lhs", ls, lhsK, getLhsScales().getType(),
-                              getLhsScaleLayout())) ||
-      failed(verifyScaleShape(*this, "rhs", rs, rhsK, getRhsScales().getType(),
-                              getRhsScaleLayout())))
+  if (failed(verifyScaleShape(*this, "the lhs scales", ls, lhsK,
+                              getLhsScales().getType(), getLhsScaleLayout())) ||
+      failed(verifyScaleShape(*this, "the rhs scales", rs, rhsK,
+                              getRhsScales().getType(), getRhsScaleLayout())))
     return failure();
   SmallVector<int64_t> expected;
   if (rank == 3)
@@ -315,13 +315,13 @@ verifyGroupedScales(Operation *op, StringRef what, ArrayRef<int64_t> dataShape,
   if (layout != grouped)
     return op->emitOpError()
            << "expects the row_major or " << stringifyScaleLayout(grouped)
-           << " scale layout for " << what << ", found "
+           << " layout for " << what << ", found "
            << stringifyScaleLayout(layout);
   int64_t cols = dataShape[axis] / kBlockSize;
   if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(groups))
     return op->emitOpError()
-           << "expects static shapes with the " << stringifyScaleLayout(layout)
-           << " scale layout of " << what;
+           << "expects static shapes for the " << stringifyScaleLayout(layout)
+           << " layout of " << what;
   SmallVector<int64_t> expected;
   if (grouped == ScaleLayout::BlockedMGroups)
     expected = {getBlockedMGroupsScaleSize(rows, cols, groups)};
@@ -331,8 +331,8 @@ verifyGroupedScales(Operation *op, StringRef what, ArrayRef<int64_t> dataShape,
     expected = {dataShape[0], getBlockedScaleSize(rows, cols)};
   if (scalesType.getShape() != ArrayRef(expected))
     return op->emitOpError()
-           << "expects " << stringifyScaleLayout(layout) << " " << what
-           << " scales of shape " << formatShape(expected) << ", found "
+           << "expects " << what << " of shape " << formatShape(expected)
+           << " in the " << stringifyScaleLayout(layout) << " layout, found "
            << formatShape(scalesType.getShape());
   return success();
 }
@@ -352,12 +352,12 @@ LogicalResult ScaledGroupedMmOp::verify() {
       g->twoDTwoD ? ScaleLayout::BlockedKGroups : ScaleLayout::BlockedMGroups;
   ScaleLayout rhsGrouped =
       g->twoDTwoD ? ScaleLayout::BlockedKGroups : ScaleLayout::BlockedPerExpert;
-  if (failed(verifyGroupedScales(*this, "lhs", ls, g->lhsK, g->lhsRows,
-                                 g->groups, getLhsScales().getType(),
-                                 getLhsScaleLayout(), lhsGrouped)) ||
-      failed(verifyGroupedScales(*this, "rhs", rs, g->rhsK, g->rhsRows,
-                                 g->groups, getRhsScales().getType(),
-                                 getRhsScaleLayout(), rhsGrouped)))
+  if (failed(verifyGroupedScales(
+          *this, "the lhs scales", ls, g->lhsK, g->lhsRows, g->groups,
+          getLhsScales().getType(), getLhsScaleLayout(), lhsGrouped)) ||
+      failed(verifyGroupedScales(
+          *this, "the rhs scales", rs, g->rhsK, g->rhsRows, g->groups,
+          getRhsScales().getType(), getRhsScaleLayout(), rhsGrouped)))
     return failure();
   return success();
 }
