@@ -43,8 +43,11 @@ void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
   // Buffers: function results become caller-allocated out-parameters so that
   // the host side owns every buffer it sees.
   pm.addPass(createMXFP8TrainCPUDistinctResultsPass());
+  // A loop may yield a tensor computed in its body (a new buffer per
+  // iteration) rather than one equivalent to its iter_arg.
   addPipeline(pm, "one-shot-bufferize{bufferize-function-boundaries "
-                  "function-boundary-type-conversion=identity-layout-map},"
+                  "function-boundary-type-conversion=identity-layout-map "
+                  "allow-return-allocs-from-loops=true},"
                   "buffer-results-to-out-params{hoist-static-allocs=true "
                   "modify-public-functions=true},"
                   "canonicalize,buffer-deallocation-pipeline");

@@ -486,3 +486,51 @@ func.func @to_blocked_rejects_k_groups_size(%s: tensor<64x16xf8E8M0FNU>, %offs: 
   %0 = mxfp8train.to_blocked %s offs(%offs) layout = blocked_k_groups : tensor<64x16xf8E8M0FNU>, tensor<8xi32> -> tensor<2048xf8E8M0FNU>
   return
 }
+
+// -----
+
+// Constant offs are checked against SPEC §7.1: a 2d-2d scaled_grouped_mm
+// contracts whole 32-token scale blocks per group, so a group end that is not
+// a multiple of 32 would read the wrong scales (issue 14 row 8).
+func.func @scaled_grouped_mm_rejects_2d2d_unaligned_offs(%go: tensor<64x64xf8E4M3FN>, %gos: tensor<2x64xf8E8M0FNU>, %a: tensor<64x32xf8E4M3FN>, %as: tensor<2x32xf8E8M0FNU>) {
+  %offs = arith.constant dense<[40, 64]> : tensor<2xi32>
+  // expected-error @+1 {{'mxfp8train.scaled_grouped_mm' op expects every offs entry to be a multiple of 32 (2d-2d groups are whole 32-token scale blocks), found offs[0] = 40}}
+  %0 = mxfp8train.scaled_grouped_mm %go [%gos], %a [%as] offs(%offs) transpose_lhs : tensor<64x64xf8E4M3FN> [tensor<2x64xf8E8M0FNU>], tensor<64x32xf8E4M3FN> [tensor<2x32xf8E8M0FNU>], tensor<2xi32> -> tensor<2x64x32xbf16>
+  return
+}
+
+// -----
+
+func.func @grouped_mm_rejects_decreasing_offs(%a: tensor<64x64xbf16>, %w: tensor<2x64x64xbf16>) {
+  %offs = arith.constant dense<[48, 16]> : tensor<2xi32>
+  // expected-error @+1 {{'mxfp8train.grouped_mm' op expects non-decreasing offs, found offs[1] = 16 after 48}}
+  %0 = mxfp8train.grouped_mm %a, %w offs(%offs) transpose_rhs : tensor<64x64xbf16>, tensor<2x64x64xbf16>, tensor<2xi32> -> tensor<64x64xbf16>
+  return
+}
+
+// -----
+
+func.func @grouped_mm_rejects_offs_past_tokens(%a: tensor<64x64xbf16>, %w: tensor<2x64x64xbf16>) {
+  %offs = arith.constant dense<[32, 96]> : tensor<2xi32>
+  // expected-error @+1 {{'mxfp8train.grouped_mm' op expects offs at most the token count 64, found offs[1] = 96}}
+  %0 = mxfp8train.grouped_mm %a, %w offs(%offs) transpose_rhs : tensor<64x64xbf16>, tensor<2x64x64xbf16>, tensor<2xi32> -> tensor<64x64xbf16>
+  return
+}
+
+// -----
+
+func.func @grouped_mm_rejects_negative_offs(%a: tensor<64x64xbf16>, %w: tensor<2x64x64xbf16>) {
+  %offs = arith.constant dense<[-32, 64]> : tensor<2xi32>
+  // expected-error @+1 {{'mxfp8train.grouped_mm' op expects non-decreasing offs, found offs[0] = -32 after 0}}
+  %0 = mxfp8train.grouped_mm %a, %w offs(%offs) transpose_rhs : tensor<64x64xbf16>, tensor<2x64x64xbf16>, tensor<2xi32> -> tensor<64x64xbf16>
+  return
+}
+
+// -----
+
+func.func @pad_token_groups_rejects_offs_past_tokens(%x: tensor<200x256xbf16>) {
+  %offs = arith.constant dense<[100, 201]> : tensor<2xi32>
+  // expected-error @+1 {{'mxfp8train.pad_token_groups' op expects offs at most the token count 200, found offs[1] = 201}}
+  %xp, %p = mxfp8train.pad_token_groups %x offs(%offs) alignment = 32 : tensor<200x256xbf16>, tensor<2xi32> -> tensor<288x256xbf16>, tensor<2xi32>
+  return
+}

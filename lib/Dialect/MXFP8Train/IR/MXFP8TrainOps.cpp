@@ -9,6 +9,7 @@
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 
 using namespace mlir;
@@ -226,6 +227,38 @@ LogicalResult ScaledMmOp::verify() {
 // Grouped GEMMs
 //===----------------------------------------------------------------------===//
 
+/// Checks the values of `offs` where they are a constant (SPEC §7.1):
+/// cumulative exclusive group ends, each in [0, `tokens`] and not below the
+/// previous one, and each a multiple of `multiple` (the 32-token scale
+/// blocks of a 2d-2d scaled_grouped_mm, SPEC §4.2). Non-constant offs are
+/// checked by nothing here; the kernels clamp them at run time.
+static LogicalResult verifyConstantOffs(Operation *op, Value offs,
+                                        int64_t tokens, int64_t multiple) {
+  DenseIntElementsAttr values;
+  if (!matchPattern(offs, m_Constant(&values)))
+    return success();
+  int64_t previous = 0, group = 0;
+  for (const APInt &value : values) {
+    int64_t end = value.getSExtValue();
+    if (end < previous)
+      return op->emitOpError()
+             << "expects non-decreasing offs, found offs[" << group
+             << "] = " << end << " after " << previous;
+    if (!ShapedType::isDynamic(tokens) && end > tokens)
+      return op->emitOpError()
+             << "expects offs at most the token count " << tokens
+             << ", found offs[" << group << "] = " << end;
+    if (end % multiple != 0)
+      return op->emitOpError()
+             << "expects every offs entry to be a multiple of " << multiple
+             << " (2d-2d groups are whole 32-token scale blocks), found offs["
+             << group << "] = " << end;
+    previous = end;
+    ++group;
+  }
+  return success();
+}
+
 namespace {
 /// The shape analysis shared by grouped_mm and scaled_grouped_mm.
 struct GroupedShapes {
@@ -236,6 +269,9 @@ struct GroupedShapes {
   /// N / K for 2d-2d lhs / rhs, M for a 2d-3d lhs).
   int64_t lhsRows = 0, rhsRows = 0;
   int64_t groups = 0;
+  /// Size of the dimension that offs splits (M for 2d-3d, the contracted
+  /// tokens for 2d-2d).
+  int64_t tokens = 0;
 };
 } // namespace
 
@@ -272,6 +308,7 @@ verifyGroupedShapes(Operation *op, RankedTensorType lhsType,
                                << ", dimension " << g.rhsK << ") to be equal";
     g.lhsRows = ls[0];
     g.rhsRows = rs[rhsN];
+    g.tokens = ls[0];
     expected = {ls[0], rs[rhsN]};
   } else if (rhsType.getRank() == 2) {
     // 2d-2d: lhs (N, M) or stored (M, N); rhs (M, K) or stored (K, M).
@@ -284,6 +321,7 @@ verifyGroupedShapes(Operation *op, RankedTensorType lhsType,
              << ") and rhs (" << rs[g.rhsK] << ") to be equal";
     g.lhsRows = ls[1 - g.lhsK];
     g.rhsRows = rs[1 - g.rhsK];
+    g.tokens = ls[g.lhsK];
     expected = {g.groups, g.lhsRows, g.rhsRows};
   } else {
     return op->emitOpError()
@@ -298,9 +336,12 @@ verifyGroupedShapes(Operation *op, RankedTensorType lhsType,
 }
 
 LogicalResult GroupedMmOp::verify() {
-  return verifyGroupedShapes(*this, getLhs().getType(), getRhs().getType(),
-                             getOffs().getType(), getResult().getType(),
-                             getTransposeLhs(), getTransposeRhs());
+  FailureOr<GroupedShapes> g = verifyGroupedShapes(
+      *this, getLhs().getType(), getRhs().getType(), getOffs().getType(),
+      getResult().getType(), getTransposeLhs(), getTransposeRhs());
+  if (failed(g))
+    return failure();
+  return verifyConstantOffs(*this, getOffs(), g->tokens, /*multiple=*/1);
 }
 
 /// Checks one scale operand of scaled_grouped_mm: row-major, or the grouped
@@ -359,7 +400,8 @@ LogicalResult ScaledGroupedMmOp::verify() {
           *this, "the rhs scales", rs, g->rhsK, g->rhsRows, g->groups,
           getRhsScales().getType(), getRhsScaleLayout(), rhsGrouped)))
     return failure();
-  return success();
+  return verifyConstantOffs(*this, getOffs(), g->tokens,
+                            g->twoDTwoD ? kBlockSize : 1);
 }
 
 //===----------------------------------------------------------------------===//
@@ -407,13 +449,20 @@ LogicalResult PadTokenGroupsOp::verify() {
     return emitOpError() << "expects padded_offs of the type of offs "
                          << getOffs().getType() << ", found "
                          << getPaddedOffs().getType();
-  return verifyPadding(*this, getInput().getType(), getResult().getType(),
-                       getOffs().getType(), getAlignment());
+  if (failed(verifyPadding(*this, getInput().getType(), getResult().getType(),
+                           getOffs().getType(), getAlignment())))
+    return failure();
+  return verifyConstantOffs(*this, getOffs(), getInput().getType().getDimSize(0),
+                            /*multiple=*/1);
 }
 
 LogicalResult UnpadTokenGroupsOp::verify() {
-  return verifyPadding(*this, getResult().getType(), getInput().getType(),
-                       getOffs().getType(), getAlignment());
+  if (failed(verifyPadding(*this, getResult().getType(), getInput().getType(),
+                           getOffs().getType(), getAlignment())))
+    return failure();
+  return verifyConstantOffs(*this, getOffs(),
+                            getResult().getType().getDimSize(0),
+                            /*multiple=*/1);
 }
 
 //===----------------------------------------------------------------------===//
