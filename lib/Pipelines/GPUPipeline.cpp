@@ -71,6 +71,8 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   // between (two launches reading %a share the first to_buffer). One-shot
   // bufferization then sees %a's last read too early and may write a later
   // result into %a's buffer in place, before the second launch reads it.
+  // First, before any folding: fp8/e8m0 arith in user IR (see the pass).
+  pm.addPass(createMXFP8TrainLowerNarrowFloatArithPass());
   addGPUPipeline(pm, "canonicalize,cse");
   pm.addPass(createConvertMXFP8TrainToGPUPass(convertOptions));
 

@@ -50,11 +50,10 @@ static FailureOr<gpu::GPUModuleOp> getOrCreateKernelModule(ModuleOp module) {
   if (Operation *existing = module.lookupSymbol(kKernelModuleName)) {
     if (auto kernels = dyn_cast<gpu::GPUModuleOp>(existing))
       return kernels;
-    return existing->emitError()
-           << "the symbol name '" << kKernelModuleName
-           << "' is reserved for the kernel module of "
-              "convert-mxfp8train-to-gpu; rename this '"
-           << existing->getName() << "'";
+    return existing->emitError() << "the symbol name '" << kKernelModuleName
+                                 << "' is reserved for the kernel module of "
+                                    "convert-mxfp8train-to-gpu; rename this '"
+                                 << existing->getName() << "'";
   }
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   UnitAttr::get(module.getContext()));

@@ -452,7 +452,8 @@ LogicalResult PadTokenGroupsOp::verify() {
   if (failed(verifyPadding(*this, getInput().getType(), getResult().getType(),
                            getOffs().getType(), getAlignment())))
     return failure();
-  return verifyConstantOffs(*this, getOffs(), getInput().getType().getDimSize(0),
+  return verifyConstantOffs(*this, getOffs(),
+                            getInput().getType().getDimSize(0),
                             /*multiple=*/1);
 }
 
