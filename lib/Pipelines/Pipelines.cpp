@@ -33,6 +33,7 @@ static void addPipeline(OpPassManager &pm, StringRef text) {
 
 void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
     OpPassManager &pm, const CPUPipelineOptions &options) {
+  pm.addPass(createMXFP8TrainVerifyLoweringInputPass());
   // First, before any folding: fp8/e8m0 arith in user IR (see the pass).
   pm.addPass(createMXFP8TrainLowerNarrowFloatArithPass());
   pm.addPass(createConvertMXFP8TrainToLinalgPass());

@@ -84,6 +84,18 @@ def MXFP8TrainCPUEmitCInterfacePass
   }];
 }
 
+def MXFP8TrainVerifyLoweringInputPass
+    : Pass<"mxfp8train-verify-lowering-input", "::mlir::ModuleOp"> {
+  let summary = "Reject input the CPU and GPU pipelines cannot lower, at the op";
+  let description = [{
+    The first pass of `mxfp8train-lower-to-cpu` and `mxfp8train-lower-to-gpu`:
+    an op of an unregistered dialect (parsed with
+    `--allow-unregistered-dialect`) has no semantics any pass could lower,
+    so it is an error at its location rather than a failure deep inside
+    bufferization.
+  }];
+}
+
 def MXFP8TrainLowerNarrowFloatArithPass
     : Pass<"mxfp8train-lower-narrow-float-arith", "::mlir::ModuleOp"> {
   let summary = "Lower scalar arith ops on fp8 and e8m0 values to exact integer code";

@@ -31,17 +31,18 @@ namespace mlir::mxfp8train {
 using namespace mlir;
 using namespace mlir::mxfp8train;
 
-/// True when `value` (or a view of it) is used by a terminator of its
-/// block, i.e. the buffer outlives the block.
-static bool escapesBlock(Value value) {
+/// The terminator that passes `value` (or a view of it) out of its block,
+/// i.e. makes the buffer outlive the block; null if none does.
+static Operation *getEscapingTerminator(Value value) {
   for (Operation *user : value.getUsers()) {
     if (user->hasTrait<OpTrait::IsTerminator>())
-      return true;
+      return user;
     if (auto view = dyn_cast<ViewLikeOpInterface>(user))
-      if (view.getViewSource() == value && escapesBlock(view->getResult(0)))
-        return true;
+      if (view.getViewSource() == value)
+        if (Operation *escape = getEscapingTerminator(view->getResult(0)))
+          return escape;
   }
-  return false;
+  return nullptr;
 }
 
 /// True for host ops that may legitimately see a device buffer: views,
@@ -52,6 +53,8 @@ static bool isBufferNeutral(Operation *op) {
              memref::ExtractStridedMetadataOp, memref::CastOp, func::CallOp>(
              op) ||
          op->hasTrait<OpTrait::IsTerminator>() ||
+         // Control flow (scf.for iter_args): its body is checked op by op.
+         op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
          isa_and_present<gpu::GPUDialect>(op->getDialect());
 }
 
@@ -118,10 +121,19 @@ struct GPUDeviceBuffersPass final
       for (Operation *op : allocs) {
         Value buffer = op->getResult(0);
         auto type = cast<MemRefType>(buffer.getType());
-        if (escapesBlock(buffer)) {
-          op->emitError() << "buffer escapes its block; run "
-                             "buffer-results-to-out-params before "
-                             "mxfp8train-gpu-device-buffers";
+        if (Operation *escape = getEscapingTerminator(buffer)) {
+          InFlightDiagnostic diag = op->emitError();
+          if (Operation *parent = escape->getParentOp();
+              parent && !isa<func::FuncOp>(parent))
+            diag << "this tensor is yielded out of '" << parent->getName()
+                 << "': the GPU pipeline supports a tensor yielded out of a "
+                    "region only where it updates a tensor of the region's "
+                    "operands in place; compute it outside the region";
+          else
+            diag << "buffer escapes its block through '" << escape->getName()
+                 << "'; run buffer-results-to-out-params before "
+                    "mxfp8train-gpu-device-buffers";
+          diag.attachNote(escape->getLoc()) << "yielded here";
           failed = true;
           continue;
         }
