@@ -97,7 +97,8 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   // reductions) through upstream passes: parallel loops, tiled into CTAs of
   // 256 threads (innermost dimension on threadIdx.x), mapped to the grid
   // and outlined into kernels.
-  addGPUPipeline(pm, "func.func(convert-linalg-to-parallel-loops,"
+  addGPUPipeline(pm, "func.func(mxfp8train-gpu-strided-copies,"
+                     "convert-linalg-to-parallel-loops,"
                      "mxfp8train-gpu-tile-parallel-loops,"
                      "gpu-map-parallel-loops{mapping-policy=innermost-first},"
                      "convert-parallel-loops-to-gpu),"

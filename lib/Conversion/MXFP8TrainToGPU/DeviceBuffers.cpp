@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mxfp8train/Conversion/MXFP8TrainToGPU/MXFP8TrainToGPU.h"
 #include "mxfp8train/Conversion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -160,6 +161,15 @@ struct GPUDeviceBuffersPass final
           rewriter.replaceOpWithNewOp<gpu::DeallocOp>(
               op, /*asyncToken=*/Type(), ValueRange(), dealloc.getMemref());
         } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+          if (!isMemcpyCompatible(copy)) {
+            copy->emitError()
+                << "copy between " << copy.getSource().getType() << " and "
+                << copy.getTarget().getType()
+                << " is not contiguous, which gpu.memcpy requires; run "
+                   "mxfp8train-gpu-strided-copies first";
+            failed = true;
+            return;
+          }
           rewriter.replaceOpWithNewOp<gpu::MemcpyOp>(
               op, /*asyncToken=*/Type(), ValueRange(), copy.getTarget(),
               copy.getSource());
