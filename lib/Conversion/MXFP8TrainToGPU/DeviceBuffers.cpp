@@ -125,16 +125,17 @@ struct GPUDeviceBuffersPass final
         if (Operation *escape = getEscapingTerminator(buffer)) {
           InFlightDiagnostic diag = op->emitError();
           if (Operation *parent = escape->getParentOp();
-              parent && !isa<func::FuncOp>(parent))
+              parent && !isa<func::FuncOp>(parent)) {
             diag << "this tensor is yielded out of '" << parent->getName()
                  << "': the GPU pipeline supports a tensor yielded out of a "
                     "region only where it updates a tensor of the region's "
                     "operands in place; compute it outside the region";
-          else
+            diag.attachNote(escape->getLoc()) << "yielded here";
+          } else {
             diag << "buffer escapes its block through '" << escape->getName()
                  << "'; run buffer-results-to-out-params before "
                     "mxfp8train-gpu-device-buffers";
-          diag.attachNote(escape->getLoc()) << "yielded here";
+          }
           failed = true;
           continue;
         }
