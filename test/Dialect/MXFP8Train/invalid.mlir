@@ -521,7 +521,7 @@ func.func @grouped_mm_rejects_offs_past_tokens(%a: tensor<64x64xbf16>, %w: tenso
 
 func.func @grouped_mm_rejects_negative_offs(%a: tensor<64x64xbf16>, %w: tensor<2x64x64xbf16>) {
   %offs = arith.constant dense<[-32, 64]> : tensor<2xi32>
-  // expected-error @+1 {{'mxfp8train.grouped_mm' op expects non-decreasing offs, found offs[0] = -32 after 0}}
+  // expected-error @+1 {{'mxfp8train.grouped_mm' op expects offs entries >= 0, found offs[0] = -32}}
   %0 = mxfp8train.grouped_mm %a, %w offs(%offs) transpose_rhs : tensor<64x64xbf16>, tensor<2x64x64xbf16>, tensor<2xi32> -> tensor<64x64xbf16>
   return
 }

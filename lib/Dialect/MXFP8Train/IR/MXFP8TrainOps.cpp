@@ -240,6 +240,9 @@ static LogicalResult verifyConstantOffs(Operation *op, Value offs,
   int64_t previous = 0, group = 0;
   for (const APInt &value : values) {
     int64_t end = value.getSExtValue();
+    if (end < 0)
+      return op->emitOpError() << "expects offs entries >= 0, found offs["
+                               << group << "] = " << end;
     if (end < previous)
       return op->emitOpError()
              << "expects non-decreasing offs, found offs[" << group
