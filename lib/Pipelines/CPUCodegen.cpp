@@ -265,6 +265,10 @@ struct CPUTileAndVectorizePass final
 
   void tileAndVectorize(IRRewriter &rewriter, linalg::LinalgOp op) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    // An op with an empty iteration space does no work: tiling it would ask
+    // for a zero tile size. It stays whole and lowers to zero-trip loops.
+    if (llvm::is_contained(ranges, 0))
+      return;
     SmallVector<int64_t> tiles, interchange;
     bool isMatmul = false;
     if (isa<linalg::MatmulOp>(op) && op.getNumLoops() == 3) {

@@ -172,11 +172,15 @@ static int64_t getRowVectorSize(const GroupCopySpec &spec) {
 /// vectors (the threads loop over the row), else as many as fit.
 static int64_t getRowsPerIteration(const GroupCopySpec &spec) {
   int64_t chunks = spec.cols / getRowVectorSize(spec);
+  if (chunks == 0)
+    return 1;
   return chunks >= kThreadsPerCTA ? 1 : kThreadsPerCTA / chunks;
 }
 
-/// Iterations of the CTA-strided row loop.
+/// Iterations of the CTA-strided row loop: none for rows without columns.
 static int64_t getRowGroups(const GroupCopySpec &spec) {
+  if (spec.cols == 0)
+    return 0;
   return llvm::divideCeil(spec.outRows, getRowsPerIteration(spec));
 }
 
@@ -187,6 +191,9 @@ static void buildGroupCopy(KernelBuilder &kb, const GroupCopySpec &spec,
   Value in = args[0], offs = args[1], out = args[2];
   Value paddedOffs = spec.pad ? args[3] : Value();
   buildGroupTable(kb, spec.getTableSpec(), offs, table, paddedOffs);
+  // Rows without columns hold nothing to copy; pad still writes paddedOffs.
+  if (spec.cols == 0)
+    return;
 
   int64_t elemBytes = spec.elemType.getIntOrFloatBitWidth() / 8;
   int64_t vec = getRowVectorSize(spec);

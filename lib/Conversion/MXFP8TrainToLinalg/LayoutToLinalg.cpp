@@ -459,8 +459,12 @@ struct PadTokenGroupsOpLowering final : OpRewritePattern<PadTokenGroupsOp> {
           Value n = arith::SubIOp::create(nb, nloc, end, start);
           Value padEnd = arith::AddIOp::create(
               nb, nloc, padStart, roundUpIndex(nb, nloc, n, alignment));
-          Value acc =
-              copyRows(nb, nloc, op.getInput(), args[1], start, padStart, n);
+          // Rows without columns hold nothing to copy (and a slice of a
+          // zero-size dimension at a static offset is invalid).
+          Value acc = resultType.getNumElements() == 0
+                          ? args[1]
+                          : copyRows(nb, nloc, op.getInput(), args[1], start,
+                                     padStart, n);
           Value endI32 = arith::IndexCastOp::create(
               nb, nloc, offsType.getElementType(), padEnd);
           Value offsAcc =
