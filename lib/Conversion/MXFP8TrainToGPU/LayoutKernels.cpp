@@ -348,7 +348,7 @@ static Value gatherScaleWord(KernelBuilder &kb, Value in, ValueRange lead,
 static void buildToBlocked(KernelBuilder &kb, int64_t experts, int64_t rows,
                            int64_t cols, Value in, Value out) {
   int64_t colTiles = llvm::divideCeil(cols, 4);
-  int64_t wordsPerExpert = getBlockedScaleSize(rows, cols) / 4;
+  int64_t wordsPerExpert = *getBlockedScaleSize(rows, cols) / 4;
   kb.gridStrideLoop(kb.idx(experts * wordsPerExpert), [&](Value i) {
     Bits bb = kb.bits();
     SmallVector<Value> lead;
@@ -374,8 +374,8 @@ struct GroupedBlockedSpec {
 
   /// Bytes of the result.
   int64_t getSize() const {
-    return kGroups ? getBlockedKGroupsScaleSize(rows, cols, groups)
-                   : getBlockedMGroupsScaleSize(rows, cols, groups);
+    return kGroups ? *getBlockedKGroupsScaleSize(rows, cols, groups)
+                   : *getBlockedMGroupsScaleSize(rows, cols, groups);
   }
   /// M-groups: rows, padded to 128 per group. K-groups: scale columns (one
   /// per 32 tokens of `offs`), padded to 4 per group.
@@ -485,7 +485,7 @@ struct ToBlockedOpToGPU final : KernelPattern<ToBlockedOp> {
     Value out = buffers[0];
     if (experts == 1) {
       in = collapseTo(rewriter, loc, in, {rows, cols});
-      out = collapseTo(rewriter, loc, out, {getBlockedScaleSize(rows, cols)});
+      out = collapseTo(rewriter, loc, out, {*getBlockedScaleSize(rows, cols)});
     }
     std::string name =
         llvm::formatv("to_blocked_{0}", getShapeTag(inType.getShape()));
@@ -494,7 +494,7 @@ struct ToBlockedOpToGPU final : KernelPattern<ToBlockedOp> {
         [&](KernelBuilder &kb, ValueRange args, ValueRange) {
           buildToBlocked(kb, experts, rows, cols, args[0], args[1]);
         });
-    int64_t words = experts * getBlockedScaleSize(rows, cols) / 4;
+    int64_t words = experts * *getBlockedScaleSize(rows, cols) / 4;
     return launchAndReplace(rewriter, op, kernel, cache.getGridSize(words),
                             {in, out}, buffers);
   }

@@ -219,7 +219,7 @@ static Value buildMGroupsBlocked(OpBuilder &b, Location loc, Value scales,
   int64_t groups = cast<RankedTensorType>(offs.getType()).getDimSize(0);
   int64_t colTiles = llvm::divideCeil(cols, 4);
   Value out = buildZeroScales(
-      b, loc, {getBlockedMGroupsScaleSize(rows, cols, groups)}, scaleType);
+      b, loc, {*getBlockedMGroupsScaleSize(rows, cols, groups)}, scaleType);
   return buildPaddedGroupLoop(
       b, loc, offs, rows, out,
       [&](OpBuilder &nb, Location nloc, Value start, Value end, Value padStart,
@@ -259,7 +259,7 @@ static Value buildKGroupsBlocked(OpBuilder &b, Location loc, Value scales,
   int64_t groups = cast<RankedTensorType>(offs.getType()).getDimSize(0);
   int64_t rowsPadded = llvm::divideCeil(rows, 128) * 128;
   Value out = buildZeroScales(
-      b, loc, {getBlockedKGroupsScaleSize(rows, cols, groups)}, scaleType);
+      b, loc, {*getBlockedKGroupsScaleSize(rows, cols, groups)}, scaleType);
   return buildPaddedGroupLoop(
       b, loc, offs, cols * kBlockSize, out,
       [&](OpBuilder &nb, Location nloc, Value start, Value end, Value colStart,
@@ -291,7 +291,7 @@ static Value buildPerExpertBlocked(OpBuilder &b, Location loc, Value scales) {
   Type scaleType = type.getElementType();
   int64_t experts = type.getDimSize(0), rows = type.getDimSize(1),
           cols = type.getDimSize(2);
-  int64_t size = getBlockedScaleSize(rows, cols);
+  int64_t size = *getBlockedScaleSize(rows, cols);
   Value empty = tensor::EmptyOp::create(
       b, loc, ArrayRef<int64_t>{experts, size}, scaleType);
   return buildIndexGeneric(

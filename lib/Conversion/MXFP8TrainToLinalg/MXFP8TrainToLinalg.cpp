@@ -120,7 +120,7 @@ Value linalg_lowering::buildBlockedScales(OpBuilder &b, Location loc,
                                           Value rowMajor, int64_t axis) {
   auto type = cast<RankedTensorType>(rowMajor.getType());
   int64_t numRows = type.getDimSize(1 - axis), numCols = type.getDimSize(axis);
-  int64_t size = getBlockedScaleSize(numRows, numCols);
+  int64_t size = *getBlockedScaleSize(numRows, numCols);
   Type scaleType = type.getElementType();
   Value init =
       tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{size}, scaleType);
