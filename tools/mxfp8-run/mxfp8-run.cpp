@@ -387,10 +387,11 @@ static FailureOr<Signature> getSignature(ModuleOp module,
       if (bytes)
         bytes = llvm::checkedMul(*bytes, size);
     if (!bytes || !canAllocate(*bytes))
-      return fail("cannot allocate " +
-                  (bytes ? std::to_string(*bytes) : std::string("2^63 or more")) +
-                  " bytes for " + what + " #" + llvm::Twine(i) + " (" + name +
-                  ") of @" + func.getSymName() + " (" + formatShape(t) + ")");
+      return fail(
+          "cannot allocate " +
+          (bytes ? std::to_string(*bytes) : std::string("2^63 or more")) +
+          " bytes for " + what + " #" + llvm::Twine(i) + " (" + name +
+          ") of @" + func.getSymName() + " (" + formatShape(t) + ")");
     types.push_back(tensor);
     hostTypes.push_back(*host);
     return success();

@@ -291,9 +291,8 @@ gpu::GPUFuncOp KernelCache::getOrCreate(
     func.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
                     rewriter.getUnitAttr());
     func.setArgAttr(i,
-                    paramIsInput[i]
-                        ? LLVM::LLVMDialect::getReadonlyAttrName()
-                        : LLVM::LLVMDialect::getWriteOnlyAttrName(),
+                    paramIsInput[i] ? LLVM::LLVMDialect::getReadonlyAttrName()
+                                    : LLVM::LLVMDialect::getWriteOnlyAttrName(),
                     rewriter.getUnitAttr());
   }
   Block &entry = func.getBody().front();
@@ -304,10 +303,9 @@ gpu::GPUFuncOp KernelCache::getOrCreate(
   SmallVector<Value> args;
   unsigned param = 0;
   for (Type type : argTypes)
-    args.push_back(isEmptyBuffer(type)
-                       ? Value(memref::AllocaOp::create(
-                             kb, cast<MemRefType>(type)))
-                       : Value(func.getArgument(param++)));
+    args.push_back(isEmptyBuffer(type) ? Value(memref::AllocaOp::create(
+                                             kb, cast<MemRefType>(type)))
+                                       : Value(func.getArgument(param++)));
   body(kb, args, func.getWorkgroupAttributions());
   gpu::ReturnOp::create(kb);
   return func;

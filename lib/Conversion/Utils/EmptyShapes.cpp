@@ -24,8 +24,8 @@ static bool isEmptyTensorType(Type type) {
 
 /// A zero-filled tensor of `type` (bf16 or f32).
 static Value buildZeros(OpBuilder &b, Location loc, RankedTensorType type) {
-  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                        type.getElementType());
+  Value empty =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
   Value zero = arith::ConstantOp::create(
       b, loc, b.getFloatAttr(type.getElementType(), 0.0));
   return linalg::FillOp::create(b, loc, zero, empty).getResult(0);
@@ -36,8 +36,8 @@ static Value buildBroadcastBias(OpBuilder &b, Location loc, Value bias,
                                 RankedTensorType type) {
   MLIRContext *ctx = b.getContext();
   int64_t rank = type.getRank();
-  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                        type.getElementType());
+  Value empty =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
   AffineMap biasMap =
       AffineMap::get(rank, 0, getAffineDimExpr(rank - 1, ctx), ctx);
   Type elemType = type.getElementType();
@@ -57,8 +57,7 @@ static Value buildBroadcastBias(OpBuilder &b, Location loc, Value bias,
 
 /// True when the sum of a grouped GEMM is empty for every output element:
 /// 2d-3d with K = 0 or no groups, 2d-2d with no tokens.
-template <typename OpTy>
-static bool hasEmptyGroupedSum(OpTy op) {
+template <typename OpTy> static bool hasEmptyGroupedSum(OpTy op) {
   RankedTensorType lhsType = op.getLhs().getType();
   RankedTensorType rhsType = op.getRhs().getType();
   if (!lhsType.hasStaticShape() || !rhsType.hasStaticShape())
@@ -121,10 +120,9 @@ struct EmptySumScaledMm final : OpRewritePattern<ScaledMmOp> {
     if (k != 0 || !resultType.hasStaticShape() ||
         resultType.getNumElements() == 0)
       return rewriter.notifyMatchFailure(op, "not an empty sum");
-    Value result =
-        op.getBias()
-            ? buildBroadcastBias(rewriter, op.getLoc(), op.getBias(), resultType)
-            : buildZeros(rewriter, op.getLoc(), resultType);
+    Value result = op.getBias() ? buildBroadcastBias(rewriter, op.getLoc(),
+                                                     op.getBias(), resultType)
+                                : buildZeros(rewriter, op.getLoc(), resultType);
     rewriter.replaceOp(op, result);
     return success();
   }

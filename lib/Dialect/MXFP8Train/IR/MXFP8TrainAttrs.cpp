@@ -72,8 +72,9 @@ mlir::mxfp8train::getBlockedKGroupsScaleSize(int64_t rows, int64_t cols,
                     addChecked(cols, llvm::checkedMul<int64_t>(4, groups)));
 }
 
-std::optional<int64_t> mlir::mxfp8train::getPaddedTokenCount(
-    int64_t tokens, int64_t groups, int64_t alignment) {
+std::optional<int64_t>
+mlir::mxfp8train::getPaddedTokenCount(int64_t tokens, int64_t groups,
+                                      int64_t alignment) {
   std::optional<int64_t> sum =
       addChecked(tokens, llvm::checkedMul(alignment, groups));
   return sum ? roundUpChecked(*sum, alignment) : std::nullopt;

@@ -48,8 +48,7 @@ static LogicalResult emitSizeOverflow(Operation *op, const Twine &what) {
 }
 
 LogicalResult mlir::mxfp8train::verifyTensorByteSizes(Operation *op) {
-  auto check = [&](Type type, StringRef kind,
-                   unsigned index) -> LogicalResult {
+  auto check = [&](Type type, StringRef kind, unsigned index) -> LogicalResult {
     auto tensorType = dyn_cast<RankedTensorType>(type);
     if (!tensorType || getTensorByteSize(tensorType))
       return success();
@@ -116,10 +115,9 @@ static LogicalResult verifyScaleShape(Operation *op, StringRef what,
                              << what;
   std::optional<int64_t> blocked = getBlockedScaleSize(rows, expected[axis]);
   if (!blocked)
-    return emitSizeOverflow(op, "the blocked size of " + what +
-                                    " scales (ceil(" + Twine(rows) +
-                                    "/128)*128 * ceil(" +
-                                    Twine(expected[axis]) + "/4)*4 bytes)");
+    return emitSizeOverflow(
+        op, "the blocked size of " + what + " scales (ceil(" + Twine(rows) +
+                "/128)*128 * ceil(" + Twine(expected[axis]) + "/4)*4 bytes)");
   int64_t size = *blocked;
   if (scalesType.getRank() != 1 || scalesType.getDimSize(0) != size)
     return op->emitOpError()
@@ -504,8 +502,7 @@ LogicalResult ToBlockedOp::verify() {
   }
   if (!size)
     return emitSizeOverflow(*this, "the " + stringifyScaleLayout(layout) +
-                                       " size of the scales " +
-                                       formatShape(s));
+                                       " size of the scales " + formatShape(s));
   SmallVector<int64_t> expected = {*size};
   if (layout == ScaleLayout::BlockedPerExpert)
     expected.insert(expected.begin(), s[0]);

@@ -226,7 +226,7 @@ mxfp8train::getOrCreatePadTokenGroups(RewriterBase &rewriter, Location loc,
   auto inputType = cast<RankedTensorType>(input.getType());
   auto offsType = cast<RankedTensorType>(offs.getType());
   int64_t rows = *getPaddedTokenCount(inputType.getDimSize(0),
-                                     offsType.getDimSize(0), alignment);
+                                      offsType.getDimSize(0), alignment);
   auto paddedType = RankedTensorType::get({rows, inputType.getDimSize(1)},
                                           inputType.getElementType());
   auto pad = PadTokenGroupsOp::create(rewriter, loc, paddedType, offsType,

@@ -37,7 +37,8 @@ def MXFP8Train_Dialect : Dialect {
 }
 
 // Every tensor of an mxfp8train op has a byte size that fits in int64
-// (MXFP8TrainOps.h); checked before the op's own verifier.
+// (MXFP8TrainOps.h); checked before the op's own verifier, so verifiers may
+// multiply static sizes of one tensor without overflow.
 def MXFP8Train_TensorByteSizesFitInt64
     : NativeOpTrait<"TensorByteSizesFitInt64"> {
   let cppNamespace = "::mlir::mxfp8train";
