@@ -218,6 +218,18 @@ void populateQuantizeKernelPatterns(RewritePatternSet &patterns,
 void populateLayoutKernelPatterns(RewritePatternSet &patterns,
                                   KernelCache &cache);
 
+/// Launches the re-layout of the row-major scale buffer `in` into the
+/// blocked `layout` (SPEC §4; `to_blocked`'s semantics, offsets clamped as
+/// on the CPU) written to `out` (the layout's shape: 1-D, or (E, size) for
+/// blocked_per_expert). `in` is the scale matrix (R, C) ((E, R, C) for
+/// blocked_per_expert), or with `transposed` its transpose (C, R)
+/// ((E, C, R)): the scales of an MN-major operand, whose blocked layout is
+/// that of the (rows, K / 32) matrix. `offs` (G, i32) for the grouped
+/// layouts, else null.
+void emitToBlocked(RewriterBase &rewriter, Location loc,
+                   const KernelCache &cache, ScaleLayout layout,
+                   bool transposed, Value in, Value offs, Value out);
+
 /// Adds the simple tiled GEMM kernels (Gemm/SimpleGemm.cpp): linalg
 /// contractions and grouped_mm in bf16/f32, and scaled_mm /
 /// scaled_grouped_mm with row-major scales with benefit `mxBenefit` (by

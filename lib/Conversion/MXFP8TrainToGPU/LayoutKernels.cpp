@@ -318,14 +318,16 @@ template <typename OpTy> struct GroupCopyOpToGPU final : KernelPattern<OpTy> {
 //===----------------------------------------------------------------------===//
 
 /// The 4 scale bytes of one output word as a vector<4 x e8m0>: byte j is
-/// `in[lead..., row, colBase + col0 + j]` where `rowValid` and
-/// `col0 + j < colLimit`, else the padding byte 0x00. The reads are clamped
-/// into the `rows` x `cols` matrix, so padding lanes (and words outside
-/// every group) read in bounds; their values are selected away.
+/// entry (row, colBase + col0 + j) of the `rows` x `cols` scale matrix of
+/// slice `lead...` of `in` where `rowValid` and `col0 + j < colLimit`, else
+/// the padding byte 0x00. `in` stores that matrix (rows, cols), or with
+/// `transposed` its transpose (cols, rows). The reads are clamped into the
+/// matrix, so padding lanes (and words outside every group) read in bounds;
+/// their values are selected away.
 static Value gatherScaleWord(KernelBuilder &kb, Value in, ValueRange lead,
-                             int64_t rows, int64_t cols, Value row,
-                             Value rowValid, Value colBase, Value col0,
-                             Value colLimit) {
+                             int64_t rows, int64_t cols, bool transposed,
+                             Value row, Value rowValid, Value colBase,
+                             Value col0, Value colLimit) {
   Bits bb = kb.bits();
   Type scaleType = cast<MemRefType>(in.getType()).getElementType();
   Value rc = bb.minu(row, bb.cIdx(rows - 1));
@@ -335,18 +337,21 @@ static Value gatherScaleWord(KernelBuilder &kb, Value in, ValueRange lead,
     Value valid = bb.land(rowValid, bb.ult(c, colLimit));
     Value cc = bb.minu(bb.add(colBase, c), bb.cIdx(cols - 1));
     SmallVector<Value> indices = llvm::to_vector(lead);
-    indices.append({rc, cc});
+    if (transposed)
+      indices.append({cc, rc});
+    else
+      indices.append({rc, cc});
     Value v = memref::LoadOp::create(kb, in, indices);
     bytes.push_back(bb.select(valid, bb.byteOf(v), bb.c(0)));
   }
   return kb.packBytes(bytes, scaleType);
 }
 
-/// (in (E?, R, C), out (E?, size)): one thread per 4 output bytes, in output
-/// order; the word's entry comes from the shared inverse of the blocked
-/// offset (getBlockedPosition).
+/// (in (E?, R, C) or transposed (E?, C, R), out (E?, size)): one thread per
+/// 4 output bytes, in output order; the word's entry comes from the shared
+/// inverse of the blocked offset (getBlockedPosition).
 static void buildToBlocked(KernelBuilder &kb, int64_t experts, int64_t rows,
-                           int64_t cols, Value in, Value out) {
+                           int64_t cols, bool transposed, Value in, Value out) {
   int64_t colTiles = llvm::divideCeil(cols, 4);
   int64_t wordsPerExpert = *getBlockedScaleSize(rows, cols) / 4;
   kb.gridStrideLoop(kb.idx(experts * wordsPerExpert), [&](Value i) {
@@ -356,9 +361,9 @@ static void buildToBlocked(KernelBuilder &kb, int64_t experts, int64_t rows,
       lead.push_back(bb.divu(i, bb.cIdx(wordsPerExpert)));
     Value off = bb.mul(bb.remu(i, bb.cIdx(wordsPerExpert)), bb.cIdx(4));
     auto [r, c0] = getBlockedPosition(bb, off, bb.cIdx(colTiles));
-    Value word =
-        gatherScaleWord(kb, in, lead, rows, cols, r, bb.ult(r, bb.cIdx(rows)),
-                        bb.cIdx(0), c0, bb.cIdx(cols));
+    Value word = gatherScaleWord(kb, in, lead, rows, cols, transposed, r,
+                                 bb.ult(r, bb.cIdx(rows)), bb.cIdx(0), c0,
+                                 bb.cIdx(cols));
     lead.push_back(off);
     kb.store(word, out, lead, 4);
   });
@@ -371,6 +376,8 @@ struct GroupedBlockedSpec {
   bool kGroups;
   /// The scale matrix (R, C) and the number of groups.
   int64_t rows, cols, groups;
+  /// The input stores the matrix transposed, (C, R).
+  bool transposed;
 
   /// Bytes of the result.
   int64_t getSize() const {
@@ -387,7 +394,8 @@ struct GroupedBlockedSpec {
 };
 } // namespace
 
-/// (in (R, C), offs (G), out (size)): one thread per 4 output bytes, in
+/// (in (R, C) or transposed (C, R), offs (G), out (size)): one thread per
+/// 4 output bytes, in
 /// output order as buildToBlocked, after the group table (buildGroupTable:
 /// offsets clamped as the CPU lowering clamps them). Every byte is written
 /// once: group entries, or 0x00.
@@ -451,86 +459,106 @@ static void buildGroupedToBlocked(KernelBuilder &kb,
       Value local = bb.sub(off, bb.mul(padStart, bb.cIdx(rowsPadded)));
       auto [r, jl] = getBlockedPosition(bb, local, tiles);
       Value valid = bb.land(inGroup, bb.ult(r, bb.cIdx(rows)));
-      word = gatherScaleWord(kb, in, {}, rows, cols, r, valid, start, jl, n);
+      word = gatherScaleWord(kb, in, {}, rows, cols, spec.transposed, r, valid,
+                             start, jl, n);
     } else {
       Value local = bb.sub(virtualRow, padStart);
       Value valid = bb.land(inGroup, bb.ult(local, n));
-      word = gatherScaleWord(kb, in, {}, rows, cols, bb.add(start, local),
-                             valid, bb.cIdx(0), col0, bb.cIdx(cols));
+      word = gatherScaleWord(kb, in, {}, rows, cols, spec.transposed,
+                             bb.add(start, local), valid, bb.cIdx(0), col0,
+                             bb.cIdx(cols));
     }
     kb.store(word, out, {off}, 4);
   });
 }
 
+/// The grouped layouts: at most the resident CTAs (each builds the group
+/// table once), grid-stride over the output words.
+static void launchGroupedToBlocked(RewriterBase &rewriter, Location loc,
+                                   const KernelCache &cache,
+                                   const GroupedBlockedSpec &spec, Value in,
+                                   Value offs, Value out) {
+  SmallVector<Value> args = {in, offs, out};
+  std::string name = llvm::formatv(
+      "to_blocked_{0}{1}_groups_{2}_g{3}", spec.transposed ? "t_" : "",
+      spec.kGroups ? "k" : "m",
+      getShapeTag(cast<MemRefType>(in.getType()).getShape()), spec.groups);
+  SmallVector<Type> workgroup;
+  if (spec.groups > 0)
+    workgroup.push_back(getGroupTableType(rewriter.getContext(), spec.groups));
+  gpu::GPUFuncOp kernel = cache.getOrCreate(
+      rewriter, name, ValueRange(args).getTypes(), /*numInputs=*/2, workgroup,
+      [&](KernelBuilder &kb, ValueRange kargs, ValueRange wg) {
+        buildGroupedToBlocked(kb, spec, kargs[0], kargs[1], kargs[2],
+                              wg.empty() ? Value() : wg[0]);
+      });
+  const GPUTargetInfo &target = cache.getTarget();
+  int64_t grid = std::min(cache.getGridSize(spec.getSize() / 4),
+                          target.numSMs * target.ctasPerSM);
+  launch(rewriter, loc, kernel, std::max<int64_t>(grid, 1), args);
+}
+
+/// The scale matrix (rows, cols) of a stored scale buffer of `shape`, and
+/// its slices (experts): (E?, R, C), or transposed (E?, C, R).
+static std::tuple<int64_t, int64_t, int64_t>
+getScaleMatrix(ArrayRef<int64_t> shape, bool transposed) {
+  size_t rank = shape.size();
+  int64_t experts = rank == 3 ? shape[0] : 1;
+  int64_t d0 = shape[rank - 2], d1 = shape[rank - 1];
+  return transposed ? std::make_tuple(experts, d1, d0)
+                    : std::make_tuple(experts, d0, d1);
+}
+
+void gpu_lowering::emitToBlocked(RewriterBase &rewriter, Location loc,
+                                 const KernelCache &cache, ScaleLayout layout,
+                                 bool transposed, Value in, Value offs,
+                                 Value out) {
+  auto inType = cast<MemRefType>(in.getType());
+  auto [experts, rows, cols] = getScaleMatrix(inType.getShape(), transposed);
+  if (layout == ScaleLayout::BlockedMGroups ||
+      layout == ScaleLayout::BlockedKGroups) {
+    GroupedBlockedSpec spec{layout == ScaleLayout::BlockedKGroups, rows, cols,
+                            cast<MemRefType>(offs.getType()).getDimSize(0),
+                            transposed};
+    launchGroupedToBlocked(rewriter, loc, cache, spec, in, offs, out);
+    return;
+  }
+  int64_t size = *getBlockedScaleSize(rows, cols);
+  if (experts == 1) {
+    in = collapseTo(rewriter, loc, in,
+                    transposed ? SmallVector<int64_t>{cols, rows}
+                               : SmallVector<int64_t>{rows, cols});
+    out = collapseTo(rewriter, loc, out, {size});
+    experts = 1;
+  } else {
+    out = collapseTo(rewriter, loc, out, {experts, size});
+  }
+  std::string name = llvm::formatv("to_blocked_{0}{1}", transposed ? "t_" : "",
+                                   getShapeTag(inType.getShape()));
+  gpu::GPUFuncOp kernel = cache.getOrCreate(
+      rewriter, name, {in.getType(), out.getType()}, /*numInputs=*/1, {},
+      [&](KernelBuilder &kb, ValueRange args, ValueRange) {
+        buildToBlocked(kb, experts, rows, cols, transposed, args[0], args[1]);
+      });
+  launch(rewriter, loc, kernel, cache.getGridSize(experts * size / 4),
+         {in, out});
+}
+
 namespace {
-/// to_blocked -> one launch: buildToBlocked (blocked, blocked_per_expert) or
-/// buildGroupedToBlocked (blocked_m_groups, blocked_k_groups).
+/// to_blocked -> one launch (emitToBlocked).
 struct ToBlockedOpToGPU final : KernelPattern<ToBlockedOp> {
   using KernelPattern::KernelPattern;
 
   LogicalResult rewriteStatic(ToBlockedOp op,
                               PatternRewriter &rewriter) const override {
-    ScaleLayout layout = op.getLayout();
-    if (layout == ScaleLayout::BlockedMGroups ||
-        layout == ScaleLayout::BlockedKGroups)
-      return rewriteGrouped(op, rewriter);
     Location loc = op.getLoc();
-    RankedTensorType inType = op.getScales().getType();
-    int64_t rank = inType.getRank();
-    int64_t experts = rank == 3 ? inType.getDimSize(0) : 1;
-    int64_t rows = inType.getDimSize(rank - 2),
-            cols = inType.getDimSize(rank - 1);
     Value in = toBuffer(rewriter, loc, op.getScales());
+    Value offs = op.getOffs() ? toBuffer(rewriter, loc, op.getOffs()) : Value();
     SmallVector<Value> buffers = allocResults(rewriter, op);
-    Value out = buffers[0];
-    if (experts == 1) {
-      in = collapseTo(rewriter, loc, in, {rows, cols});
-      out = collapseTo(rewriter, loc, out, {*getBlockedScaleSize(rows, cols)});
-    }
-    std::string name =
-        llvm::formatv("to_blocked_{0}", getShapeTag(inType.getShape()));
-    gpu::GPUFuncOp kernel = cache.getOrCreate(
-        rewriter, name, {in.getType(), out.getType()}, /*numInputs=*/1, {},
-        [&](KernelBuilder &kb, ValueRange args, ValueRange) {
-          buildToBlocked(kb, experts, rows, cols, args[0], args[1]);
-        });
-    int64_t words = experts * *getBlockedScaleSize(rows, cols) / 4;
-    return launchAndReplace(rewriter, op, kernel, cache.getGridSize(words),
-                            {in, out}, buffers);
-  }
-
-private:
-  /// The grouped layouts: at most the resident CTAs (each builds the group
-  /// table once), grid-stride over the output words.
-  LogicalResult rewriteGrouped(ToBlockedOp op,
-                               PatternRewriter &rewriter) const {
-    Location loc = op.getLoc();
-    RankedTensorType inType = op.getScales().getType();
-    GroupedBlockedSpec spec{
-        op.getLayout() == ScaleLayout::BlockedKGroups, inType.getDimSize(0),
-        inType.getDimSize(1),
-        cast<RankedTensorType>(op.getOffs().getType()).getDimSize(0)};
-    SmallVector<Value> args = {toBuffer(rewriter, loc, op.getScales()),
-                               toBuffer(rewriter, loc, op.getOffs())};
-    SmallVector<Value> buffers = allocResults(rewriter, op);
-    llvm::append_range(args, buffers);
-    std::string name = llvm::formatv(
-        "to_blocked_{0}_groups_{1}_g{2}", spec.kGroups ? "k" : "m",
-        getShapeTag(inType.getShape()), spec.groups);
-    SmallVector<Type> workgroup;
-    if (spec.groups > 0)
-      workgroup.push_back(
-          getGroupTableType(rewriter.getContext(), spec.groups));
-    gpu::GPUFuncOp kernel = cache.getOrCreate(
-        rewriter, name, ValueRange(args).getTypes(), /*numInputs=*/2, workgroup,
-        [&](KernelBuilder &kb, ValueRange kargs, ValueRange wg) {
-          buildGroupedToBlocked(kb, spec, kargs[0], kargs[1], kargs[2],
-                                wg.empty() ? Value() : wg[0]);
-        });
-    const GPUTargetInfo &target = cache.getTarget();
-    int64_t grid = std::min(cache.getGridSize(spec.getSize() / 4),
-                            target.numSMs * target.ctasPerSM);
-    return launchAndReplace(rewriter, op, kernel, grid, args, buffers);
+    emitToBlocked(rewriter, loc, cache, op.getLayout(), /*transposed=*/false,
+                  in, offs, buffers[0]);
+    rewriter.replaceOp(op, toTensor(rewriter, loc, buffers[0]));
+    return success();
   }
 };
 } // namespace

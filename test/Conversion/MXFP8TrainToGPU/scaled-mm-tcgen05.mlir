@@ -172,13 +172,17 @@ func.func @blocked_e5m2(%a: tensor<128x96xf8E5M2>, %as: tensor<512xf8E8M0FNU>,
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@to_blocked_t_2x256 {{.*}} args(%{{.*}} : memref<2x256xf8E8M0FNU>, %[[SA:.*]] : memref<1024xf8E8M0FNU>)
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@to_blocked_t_2x512 {{.*}} args(%{{.*}} : memref<2x512xf8E8M0FNU>, %[[SB:.*]] : memref<2048xf8E8M0FNU>)
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_tc05_mn_mn_e4m3_e4m3_f32_256x512x64_s4 blocks in (%c4, %c1, %c1) threads in (%c256, %c1, %c1) dynamic_shared_memory_size %c203872_i32 args(%{{.*}} : !llvm.ptr, %[[SA]] : memref<1024xf8E8M0FNU>, %{{.*}} : !llvm.ptr, %[[SB]] : memref<2048xf8E8M0FNU>, %{{.*}} : memref<131072xf32>)
-// The relayout kernel: byte `off` of the output is the scale (r, c) of the
-// transposed matrix, read at in[c, r] (clamped), or 0x00 past it.
+// The relayout kernel (the to_blocked kernel of LayoutKernels.cpp on the
+// transposed matrix): each word of 4 output bytes holds scales (r, c..c+3)
+// of the (256, 2) transpose, read at in[c, r] (clamped to [1, 255]), or
+// 0x00 past it.
 // CHECK-LABEL: gpu.func @to_blocked_t_2x256(
-// CHECK:         scf.for %[[OFF:.*]] =
-// CHECK:           %[[V:.*]] = memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<2x256xf8E8M0FNU>
+// CHECK:         scf.for
+// CHECK:           %[[R:.*]] = arith.minui %{{.*}}, %c255 : index
+// CHECK:           %[[C:.*]] = arith.minui %{{.*}}, %c1 : index
+// CHECK:           memref.load %{{.*}}[%[[C]], %[[R]]] : memref<2x256xf8E8M0FNU>
 // CHECK:           arith.select
-// CHECK:           memref.store %{{.*}}, %{{.*}}[%[[OFF]]] : memref<1024xf8E8M0FNU>
+// CHECK:           vector.store %{{.*}}, %{{.*}}[%{{.*}}] {alignment = 4 : i64} : memref<1024xf8E8M0FNU>, vector<4xf8E8M0FNU>
 // CHECK-LABEL: gpu.func @scaled_mm_tc05_mn_mn_e4m3_e4m3_f32_256x512x64_s4(
 // CHECK-SAME:    %[[MA:[^:]*]]: !llvm.ptr {{.*}}, %{{.*}}: memref<1024xf8E8M0FNU> {{.*}}, %[[MB:[^:]*]]: !llvm.ptr
 // CHECK:         nvvm.mbarrier.arrive.expect_tx %[[FULL:.*]], %c50688_i32
@@ -226,10 +230,20 @@ func.func @mn_major_unaligned(%a: tensor<64x40xf8E4M3FN>, %as: tensor<2x40xf8E8M
 
 // -----
 
-// Rank 3 keeps the simple kernel too.
+// Rank 3 takes the tcgen05 kernel: the row-major scales of each batch are
+// re-laid by the to_blocked kernel of blocked_per_expert (one 512-byte
+// to_blocked per batch), the data has rank-3 tensor maps whose boxes hold
+// one batch (the outermost box coordinate is the batch), and a stage
+// expects both boxes (16 + 32 KiB) and one SFA and one SFB chunk.
 // CHECK-LABEL: func.func @batched(
-// CHECK-NOT:     to_blocked
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_bmke4m3_bnke4m3_bmnf32_2x64x32x64
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@to_blocked_2x64x2 {{.*}} args(%{{.*}} : memref<2x64x2xf8E8M0FNU>, %{{.*}} : memref<2x512xf8E8M0FNU>)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@to_blocked_2x32x2 {{.*}} args(%{{.*}} : memref<2x32x2xf8E8M0FNU>, %{{.*}} : memref<2x512xf8E8M0FNU>)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_tc05_k_k_e4m3_e4m3_f32_64x32x64_b2_s4 {{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : memref<1024xf8E8M0FNU>, %{{.*}} : !llvm.ptr, %{{.*}} : memref<1024xf8E8M0FNU>, %{{.*}} : memref<4096xf32>)
+// CHECK-NOT:     @gemm_bmke4m3
+// CHECK-LABEL: gpu.func @scaled_mm_tc05_k_k_e4m3_e4m3_f32_64x32x64_b2_s4(
+// CHECK:         nvvm.mbarrier.arrive.expect_tx %[[FULL:.*]], %c50176_i32
+// CHECK:         nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %[[FULL]], box[%c0_i32, %c0_i32, %[[B:.*]]]
+// CHECK:         nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg2, %[[FULL]], box[%c0_i32, %c0_i32, %[[B]]]
 func.func @batched(%a: tensor<2x64x64xf8E4M3FN>, %as: tensor<2x64x2xf8E8M0FNU>,
                    %w: tensor<2x32x64xf8E4M3FN>, %ws: tensor<2x32x2xf8E8M0FNU>) -> tensor<2x64x32xf32> {
   %y = mxfp8train.scaled_mm %a [%as], %w [%ws] transpose_rhs

@@ -260,8 +260,11 @@ Value GemmMainloop::groupEnd(Value g, Value start, int64_t total) {
 }
 
 GemmTile GemmMainloop::makeTile(Value batch, Value rowBase, Value rowEnd,
-                                Value colBase, Value kLo, Value kHi) {
+                                Value colBase, Value kLo, Value kHi,
+                                Value rowTile, Value kPadLo) {
   GemmTile t;
+  t.rowTile = rowTile;
+  t.kPadLo = kPadLo;
   t.batch = batch;
   t.rowBase = rowBase;
   t.rowEnd = rowEnd;
@@ -281,8 +284,8 @@ GemmTile GemmMainloop::makeTile(Value batch, Value rowBase, Value rowEnd,
 
 void GemmMainloop::walkTiles(function_ref<void(const GemmTile &)> body) {
   auto visit = [&](Value batch, Value rowBase, Value rowEnd, Value colBase,
-                   Value kLo, Value kHi) {
-    body(makeTile(batch, rowBase, rowEnd, colBase, kLo, kHi));
+                   Value kLo, Value kHi, Value rowTile, Value kPadLo) {
+    body(makeTile(batch, rowBase, rowEnd, colBase, kLo, kHi, rowTile, kPadLo));
   };
   Value bid = gpu::BlockIdOp::create(kb, gpu::Dimension::x);
   Value grid = gpu::GridDimOp::create(kb, gpu::Dimension::x);
@@ -295,12 +298,13 @@ void GemmMainloop::walkTiles(function_ref<void(const GemmTile &)> body) {
       Value batch = divu(tile, tilesM * tilesN);
       auto [mt, nt] = gemm::emitGroupedTile(kb, remu(tile, tilesM * tilesN),
                                             tilesM, tilesN, t.groupM);
-      Value kLo = c(0), kHi = c(spec.k);
+      Value kLo = c(0), kHi = c(spec.k), kPadLo;
       if (spec.kind == GemmKind::Grouped2d2d) {
-        // The group's clamped token range: walk the ends up to `batch`.
-        // Pre-dequantized operands: the group's range of the padded K
-        // instead (each group rounded up to 64, as the pre-pass lays it
-        // out).
+        // The group's clamped token range: walk the ends up to `batch`,
+        // and the group's start in the K padded per group. Pre-dequantized
+        // operands: the group's range of that padded K instead (each group
+        // rounded up to 64, as the pre-pass lays it out).
+        int64_t pad = spec.getKGroupPadding();
         auto walk = scf::ForOp::create(kb, c(0), add(batch, c(1)), c(1),
                                        ValueRange{c(0), c(0), c(0), c(0)});
         {
@@ -311,14 +315,17 @@ void GemmMainloop::walkTiles(function_ref<void(const GemmTile &)> body) {
           Value end = groupEnd(walk.getInductionVar(), start, spec.k);
           Value padStart = it[3];
           Value padEnd =
-              add(padStart, mul(divu(add(sub(end, start), c(63)), 64), c(64)));
+              add(padStart,
+                  mul(divu(add(sub(end, start), c(pad - 1)), pad), c(pad)));
           scf::YieldOp::create(kb, ValueRange{start, end, padStart, padEnd});
         }
         bool padded = spec.preDequantized();
         kLo = walk.getResult(padded ? 2 : 0);
         kHi = walk.getResult(padded ? 3 : 1);
+        kPadLo = walk.getResult(2);
       }
-      visit(batch, mul(mt, c(t.m)), c(spec.m), mul(nt, c(t.n)), kLo, kHi);
+      visit(batch, mul(mt, c(t.m)), c(spec.m), mul(nt, c(t.n)), kLo, kHi, mt,
+            kPadLo);
       break;
     }
     case GemmKind::Grouped2d3d: {
@@ -349,7 +356,7 @@ void GemmMainloop::walkTiles(function_ref<void(const GemmTile &)> body) {
       Value found = walk.getResult(2);
       kb.ifThen(found, [&] {
         visit(walk.getResult(3), walk.getResult(4), walk.getResult(5),
-              mul(nt, c(t.n)), c(0), c(spec.k));
+              mul(nt, c(t.n)), c(0), c(spec.k), mt, Value());
       });
       break;
     }

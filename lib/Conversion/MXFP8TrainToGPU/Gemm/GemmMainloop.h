@@ -152,8 +152,17 @@ struct GemmArgs {
 /// colEnd), contraction [kLo, kHi) (a group's tokens for 2d-2d) in
 /// contraction tiles [ktBegin, ktEnd) of `tile.k`; the element offsets of
 /// the tile's batch in each operand's data and scales.
+///
+/// `rowTile` is the tile's index along the rows of the walk: rowBase /
+/// tile.m, except for 2d-3d, where it counts the row tiles of the earlier
+/// groups (ceil(rows / tile.m) each) plus the tile's index in its group;
+/// with 128-row tiles that is the 128-row block of the tile's first row in
+/// the blocked_m_groups scale layout (SPEC §4.2 a). `kPadLo` (2d-2d) is the
+/// group's start in the contraction padded per group to
+/// GemmSpec::getKGroupPadding() (SPEC §4.2 b's Q_g * 32 for 128).
 struct GemmTile {
   Value batch, rowBase, rowEnd, colBase, colEnd, kLo, kHi;
+  Value rowTile, kPadLo;
   Value aDataBase, aScaleBase, bDataBase, bScaleBase;
   Value ktBegin, ktEnd;
 };
@@ -348,7 +357,7 @@ private:
   /// The clamped end of group `g` given the previous end (CPU path rule).
   Value groupEnd(Value g, Value start, int64_t total);
   GemmTile makeTile(Value batch, Value rowBase, Value rowEnd, Value colBase,
-                    Value kLo, Value kHi);
+                    Value kLo, Value kHi, Value rowTile, Value kPadLo);
   /// The shared-memory carve-out (stages, mbarriers).
   void carveSharedMemory();
   /// Zeroes the 2d-3d output rows at or past the last group's end.

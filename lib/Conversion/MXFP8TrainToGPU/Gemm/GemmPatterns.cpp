@@ -207,6 +207,12 @@ static LogicalResult lowerGemmOp(PatternRewriter &rewriter,
   if (cache.getTarget().chip == GPUChip::SM100a)
     return lowerGemmToTcgen05(rewriter, cache, op, spec, lhs, lhsScales, rhs,
                               rhsScales, offs, bias, resultType);
+  // The Hopper kernels read row-major scales (and blocked ones of rank-2
+  // scaled_mm).
+  if (spec.kind != GemmKind::Dense &&
+      (spec.a.blockedScales || spec.b.blockedScales))
+    return rewriter.notifyMatchFailure(
+        op, "grouped blocked scale layouts are not supported on sm_90a");
   Location loc = op->getLoc();
   SmallVector<Value> args = {
       flatBuffer(rewriter, loc, lhs), flatBuffer(rewriter, loc, lhsScales),
@@ -246,28 +252,8 @@ struct ScaledMmOpToGPU final : KernelPattern<ScaledMmOp> {
                               PatternRewriter &rewriter) const override {
     if (failed(checkGemmTarget(rewriter, cache, op)))
       return failure();
-    auto lhsType = op.getLhs().getType();
+    GemmSpec spec = getScaledMmSpec(op);
     auto resultType = op.getResult().getType();
-    int64_t rank = lhsType.getRank();
-    GemmSpec spec;
-    spec.kind = GemmKind::Dense;
-    spec.batches = rank == 3 ? lhsType.getDimSize(0) : 1;
-    spec.m = resultType.getDimSize(rank - 2);
-    spec.n = resultType.getDimSize(rank - 1);
-    bool tl = op.getTransposeLhs(), tr = op.getTransposeRhs();
-    spec.k = lhsType.getDimSize(tl ? rank - 2 : rank - 1);
-    spec.a = {spec.m, spec.k, !tl,
-              op.getLhsScaleLayout() == ScaleLayout::Blocked};
-    spec.b = {spec.n, spec.k, tr,
-              op.getRhsScaleLayout() == ScaleLayout::Blocked};
-    if (rank == 3 && (spec.a.blockedScales || spec.b.blockedScales))
-      return rewriter.notifyMatchFailure(op, "blocked scales need rank 2");
-    spec.aBatched = spec.bBatched = rank == 3;
-    spec.aType = lhsType.getElementType();
-    spec.bType = op.getRhs().getType().getElementType();
-    spec.outType = resultType.getElementType();
-    if (op.getBias())
-      spec.biasType = op.getBias().getType().getElementType();
     return lowerGemmOp(rewriter, cache, op, spec, op.getLhs(),
                        op.getLhsScales(), op.getRhs(), op.getRhsScales(),
                        Value(), op.getBias(), resultType);
@@ -282,34 +268,8 @@ struct ScaledGroupedMmOpToGPU final : KernelPattern<ScaledGroupedMmOp> {
                               PatternRewriter &rewriter) const override {
     if (failed(checkGemmTarget(rewriter, cache, op)))
       return failure();
-    if (op.getLhsScaleLayout() != ScaleLayout::RowMajor ||
-        op.getRhsScaleLayout() != ScaleLayout::RowMajor)
-      return rewriter.notifyMatchFailure(
-          op, "grouped blocked scale layouts are not supported on the GPU");
-    auto lhsType = op.getLhs().getType();
-    auto rhsType = op.getRhs().getType();
+    GemmSpec spec = getScaledGroupedMmSpec(op);
     auto resultType = op.getResult().getType();
-    bool tl = op.getTransposeLhs(), tr = op.getTransposeRhs();
-    GemmSpec spec;
-    spec.batches = cast<RankedTensorType>(op.getOffs().getType()).getDimSize(0);
-    if (!op.isTwoDTwoD()) {
-      spec.kind = GemmKind::Grouped2d3d;
-      spec.m = resultType.getDimSize(0);
-      spec.n = resultType.getDimSize(1);
-      spec.k = lhsType.getDimSize(tl ? 0 : 1);
-      spec.bBatched = true;
-    } else {
-      // result[g] (N, K) = lhs (N, tokens) x rhs (tokens, K) over group g.
-      spec.kind = GemmKind::Grouped2d2d;
-      spec.m = resultType.getDimSize(1);
-      spec.n = resultType.getDimSize(2);
-      spec.k = lhsType.getDimSize(tl ? 0 : 1);
-    }
-    spec.a = {spec.m, spec.k, !tl, false};
-    spec.b = {spec.n, spec.k, tr, false};
-    spec.aType = lhsType.getElementType();
-    spec.bType = rhsType.getElementType();
-    spec.outType = resultType.getElementType();
     return lowerGemmOp(rewriter, cache, op, spec, op.getLhs(),
                        op.getLhsScales(), op.getRhs(), op.getRhsScales(),
                        op.getOffs(), Value(), resultType);

@@ -32,6 +32,57 @@ static int64_t getVersionNumber(GemmVariant variant) {
   llvm_unreachable("unknown GEMM variant");
 }
 
+GemmSpec gpu_lowering::getScaledMmSpec(ScaledMmOp op) {
+  RankedTensorType lhsType = op.getLhs().getType();
+  RankedTensorType resultType = op.getResult().getType();
+  int64_t rank = lhsType.getRank();
+  GemmSpec spec;
+  spec.kind = GemmKind::Dense;
+  spec.batches = rank == 3 ? lhsType.getDimSize(0) : 1;
+  spec.m = resultType.getDimSize(rank - 2);
+  spec.n = resultType.getDimSize(rank - 1);
+  bool tl = op.getTransposeLhs(), tr = op.getTransposeRhs();
+  spec.k = lhsType.getDimSize(tl ? rank - 2 : rank - 1);
+  spec.a = {spec.m, spec.k, !tl,
+            op.getLhsScaleLayout() == ScaleLayout::Blocked};
+  spec.b = {spec.n, spec.k, tr, op.getRhsScaleLayout() == ScaleLayout::Blocked};
+  spec.aBatched = spec.bBatched = rank == 3;
+  spec.aType = lhsType.getElementType();
+  spec.bType = op.getRhs().getType().getElementType();
+  spec.outType = resultType.getElementType();
+  if (op.getBias())
+    spec.biasType = op.getBias().getType().getElementType();
+  return spec;
+}
+
+GemmSpec gpu_lowering::getScaledGroupedMmSpec(ScaledGroupedMmOp op) {
+  RankedTensorType lhsType = op.getLhs().getType();
+  RankedTensorType resultType = op.getResult().getType();
+  bool tl = op.getTransposeLhs(), tr = op.getTransposeRhs();
+  GemmSpec spec;
+  spec.batches = op.getOffs().getType().getDimSize(0);
+  if (!op.isTwoDTwoD()) {
+    spec.kind = GemmKind::Grouped2d3d;
+    spec.m = resultType.getDimSize(0);
+    spec.n = resultType.getDimSize(1);
+    spec.bBatched = true;
+  } else {
+    // result[g] (N, K) = lhs (N, tokens) x rhs (tokens, K) over group g.
+    spec.kind = GemmKind::Grouped2d2d;
+    spec.m = resultType.getDimSize(1);
+    spec.n = resultType.getDimSize(2);
+  }
+  spec.k = lhsType.getDimSize(tl ? 0 : 1);
+  spec.a = {spec.m, spec.k, !tl,
+            op.getLhsScaleLayout() != ScaleLayout::RowMajor};
+  spec.b = {spec.n, spec.k, tr,
+            op.getRhsScaleLayout() != ScaleLayout::RowMajor};
+  spec.aType = lhsType.getElementType();
+  spec.bType = op.getRhs().getType().getElementType();
+  spec.outType = resultType.getElementType();
+  return spec;
+}
+
 std::string GemmSpec::getName() const {
   auto operandTag = [](const gemm::OperandLayout &l) {
     return std::string(l.kMajor ? "k" : "mn") + (l.blockedScales ? "b" : "");

@@ -5,8 +5,9 @@
 // variant and its configuration (tile, stages, prefetch, ...), the
 // shared-memory carve-out sizes, and the kernel name, which spells out
 // everything the kernel is specialised on (kernels of equal names are
-// reused). The mainloop (GemmMainloop.h), every MMA generation and the
-// patterns (GemmPatterns.cpp) read it; nothing here emits IR.
+// reused), and the problem of a scaled_mm / scaled_grouped_mm op. The
+// mainloop (GemmMainloop.h), every MMA generation and the patterns
+// (GemmPatterns.cpp) read it; nothing here emits IR.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,7 @@
 #define MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_GEMM_GEMMSPEC_H
 
 #include "mxfp8train/Conversion/Utils/GemmTiling.h"
+#include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
 
 #include "mlir/IR/Types.h"
 #include "llvm/Support/MathExtras.h"
@@ -154,6 +156,13 @@ struct GemmSpec {
     return kind == GemmKind::Grouped2d2d && !preDequantized();
   }
 
+  /// 2d-2d: each group's tokens are padded to a multiple of this in the
+  /// contraction of the kernel: 64 for the pre-dequantized operands (one
+  /// bf16 contraction tile, as the pre-pass lays them out), 128 for tcgen05
+  /// (one column tile of the blocked_k_groups scales: four 32-token scale
+  /// columns, SPEC §4.2 b).
+  int64_t getKGroupPadding() const { return isTcgen05() ? 128 : 64; }
+
   /// Tcgen05: per stage one 512-byte SFA chunk and tile.n / 128 SFB chunks,
   /// then acc_full and acc_empty (8 bytes each) and the 16-byte slot the
   /// TMEM allocation writes its address to.
@@ -164,6 +173,13 @@ struct GemmSpec {
   /// The kernel name: every field above that changes the kernel.
   std::string getName() const;
 };
+
+/// The problem of a static-shaped `scaled_mm` (rank 2 or 3) or
+/// `scaled_grouped_mm` (2d-3d, 2d-2d): kind, sizes, operand orientations,
+/// whether their scales are blocked (in the layout of the op's form), types
+/// and bias; the configuration fields keep their defaults.
+GemmSpec getScaledMmSpec(ScaledMmOp op);
+GemmSpec getScaledGroupedMmSpec(ScaledGroupedMmOp op);
 
 } // namespace gpu_lowering
 } // namespace mxfp8train

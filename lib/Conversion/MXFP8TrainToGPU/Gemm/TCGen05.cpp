@@ -1,10 +1,10 @@
 //===- TCGen05.cpp - MX GEMMs on Blackwell (tcgen05) ------------*- C++ -*-===//
 //
-// Lowers rank-2 `scaled_mm` with K-major or MN-major operands (A stored
-// M x K or K x M, B stored N x K or K x N), e4m3/e5m2 data and blocked
-// scales (SPEC §4.1) to
-// a persistent sm_100a kernel of block-scaled fifth-generation tensor-core
-// MMAs (`tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.block32`),
+// Lowers `scaled_mm` (rank 2 and 3) and `scaled_grouped_mm` (2d-3d, 2d-2d)
+// with K-major or MN-major operands (A stored M x K or K x M, B stored N x K
+// or K x N), e4m3/e5m2 data and blocked scales (SPEC §4) to a persistent
+// sm_100a kernel of block-scaled fifth-generation tensor-core MMAs
+// (`tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.block32`),
 // KERNELS.md §1.5-1.7 and §5, on GemmMainloop's tile walk, stage ring,
 // warp roles, epilogue store and launch.
 //
@@ -44,12 +44,22 @@
 // along M/N), the instruction descriptor's MN-major bits, and per K = 32
 // MMA 32 rows (4096 bytes) further.
 //
-// Row-major scales of K-major operands are re-laid by a `to_blocked` op
-// before the lowering (populateTcgen05ScaleLayoutPatterns; it folds into the
-// quantize); those of MN-major operands, (K / 32, rows), by a small kernel
-// of the lowering into the blocked layout of their transpose. Other forms
-// (rank 3, grouped, MN-major M / N not multiples of 16) keep the simple
-// kernels on sm_100a.
+// Batched operands (rank 3, the experts of 2d-3d) have rank-3 tensor maps:
+// a box holds one slice. Grouped forms (design (b) of KERNELS.md §5,
+// docs/gpu.md "Grouped on sm_100a"): 2d-3d tiles start at any token of
+// their group (rows past the group end are masked in the epilogue) and
+// read their scales from the blocked_m_groups row block of the walk's row
+// tile; 2d-2d tiles contract from the group's first token, multiply only
+// the 32-token blocks before the group's end, and read the
+// blocked_k_groups chunks of their group; an empty 2d-2d group stores
+// zeros.
+//
+// Row-major scales are re-laid into the blocked layout of the form by the
+// to_blocked kernels (emitToBlocked; transposed for MN-major operands)
+// before the launch; those of K-major rank-2 operands by a `to_blocked` op
+// before the lowering (populateTcgen05ScaleLayoutPatterns; it folds into
+// the quantize). MN-major operands whose M / N are not multiples of 16
+// keep the simple kernels on sm_100a.
 //
 //===----------------------------------------------------------------------===//
 
@@ -141,9 +151,20 @@ private:
   /// bytes): its descriptor's LBO.
   int64_t mnAtomColumnBytes() const { return spec.tile.k * 128; }
   /// The TMA boxes of one operand tile of `rows` rows at `rowBase`, K from
-  /// `k0` (i32), into `dst` (the tile's shared byte address).
+  /// `k0` (i32), of slice `batch` (null: the operand is not batched), into
+  /// `dst` (the tile's shared byte address).
   void loadOperandTile(Value dst, Value map, const gemm::OperandLayout &l,
-                       int64_t rows, Value rowBase, Value k0, Value full);
+                       int64_t rows, Value rowBase, Value k0, Value batch,
+                       Value full);
+  /// The byte offset in operand A's (`isA`) or B's scale buffer of the
+  /// chunk of contraction tile `kt` (relative to t.kLo) for the 128 rows
+  /// from `row` (a multiple of 128 except for 2d-3d A), in the blocked
+  /// layout of the kernel's form (blockedScaleLayout).
+  Value getScaleChunkOffset(bool isA, const GemmTile &t, Value row, Value kt);
+  /// The tile with its contraction tiles counted from t.kLo: for 2d-2d,
+  /// [0, ceil((kHi - kLo) / tile.k)) (a group starts at any multiple of 32
+  /// tokens); the other forms start at K = 0 already.
+  GemmTile fromGroupStart(const GemmTile &t);
   /// The descriptor bits (address 0) of an operand tile.
   uint64_t getTileDescriptor(const gemm::OperandLayout &l) const {
     return l.kMajor ? tcgen05::getKMajorSwizzle128Descriptor(0)
@@ -170,19 +191,71 @@ private:
 
 void Tcgen05Kernel::loadOperandTile(Value dst, Value map,
                                     const gemm::OperandLayout &l, int64_t rows,
-                                    Value rowBase, Value k0, Value full) {
+                                    Value rowBase, Value k0, Value batch,
+                                    Value full) {
+  // Batched operands have a rank-3 tensor map whose outermost coordinate
+  // is the slice: boxes never cross into the next slice (zero fill).
+  auto coords = [&](Value inner, Value outer) {
+    SmallVector<Value, 3> xs = {inner, outer};
+    if (batch)
+      xs.push_back(toI32(batch));
+    return xs;
+  };
   if (l.kMajor) {
     // One box of `rows` rows x 128 K bytes (the tensor is (rows, K)).
     tma::loadTensorTile(kb, sharedPtr(dst), map, full,
-                        ValueRange{k0, toI32(rowBase)});
+                        coords(k0, toI32(rowBase)));
     return;
   }
   // MN-major (the tensor is (K, rows)): one box of 128 K rows x 128 row
   // bytes per 128 rows of the tile, the descriptor's LBO apart.
   for (int64_t j = 0; j < rows / 128; ++j)
     tma::loadTensorTile(kb, sharedPtr(add(dst, c(j * mnAtomColumnBytes()))),
-                        map, full,
-                        ValueRange{toI32(add(rowBase, c(128 * j))), k0});
+                        map, full, coords(toI32(add(rowBase, c(128 * j))), k0));
+}
+
+GemmTile Tcgen05Kernel::fromGroupStart(const GemmTile &t) {
+  if (spec.kind != GemmKind::Grouped2d2d)
+    return t;
+  GemmTile r = t;
+  r.ktBegin = c(0);
+  r.ktEnd = divu(add(sub(t.kHi, t.kLo), c(spec.tile.k - 1)), spec.tile.k);
+  return r;
+}
+
+Value Tcgen05Kernel::getScaleChunkOffset(bool isA, const GemmTile &t, Value row,
+                                         Value kt) {
+  const gemm::OperandLayout &l = isA ? spec.a : spec.b;
+  lowering::Bits bb = kb.bits();
+  // Column tiles (4 scale columns, 128 K) of the blocked matrix.
+  int64_t colTiles = llvm::divideCeil(spec.k / 32, 4);
+  switch (spec.kind) {
+  case GemmKind::Dense:
+  case GemmKind::Grouped2d3d: {
+    // 2d-3d A (blocked_m_groups): the walk's row tile is the group-padded
+    // row block. Batched operands (blocked_per_expert): one to_blocked per
+    // slice.
+    Value rowBlock =
+        spec.kind == GemmKind::Grouped2d3d && isA ? t.rowTile : divu(row, 128);
+    Value off = tcgen05::emitScaleChunkOffset(bb, rowBlock, kt, c(colTiles));
+    bool batched = isA ? spec.aBatched : spec.bBatched;
+    if (!batched)
+      return off;
+    int64_t slice = llvm::alignTo(l.rows, 128) * colTiles * 4;
+    return add(mul(t.batch, c(slice)), off);
+  }
+  case GemmKind::Grouped2d2d: {
+    // blocked_k_groups: group g's to_blocked (ceil(c_g / 4) column tiles)
+    // starts after the padded scale columns of the earlier groups
+    // (kPadLo / 32) times the padded rows.
+    Value groupTiles = arith::MaxUIOp::create(
+        kb, divu(add(sub(t.kHi, t.kLo), c(127)), 128), c(1));
+    Value off =
+        tcgen05::emitScaleChunkOffset(bb, divu(row, 128), kt, groupTiles);
+    return add(mul(divu(t.kPadLo, 32), c(llvm::alignTo(l.rows, 128))), off);
+  }
+  }
+  llvm_unreachable("unknown GEMM kind");
 }
 
 void Tcgen05Kernel::fillStage(const GemmTile &t, Value kt,
@@ -199,31 +272,29 @@ void Tcgen05Kernel::fillStage(const GemmTile &t, Value kt,
     txBytes = select(secondB, txBytes, kb.i32(fixedBytes + kChunkBytes));
   Value full = ml.getFullBarrier(slot.stage);
   tma::arriveExpectTx(kb, full, txBytes);
-  Value k0 = toI32(mul(kt, c(spec.tile.k)));
+  // Contraction tile kt from the tile's first token (2d-2d: the group's).
+  Value k0 = toI32(add(t.kLo, mul(kt, c(spec.tile.k))));
   const GemmArgs &args = ml.getArgs();
   loadOperandTile(aTile(slot.stage), args.aData, spec.a, spec.tile.m, t.rowBase,
-                  k0, full);
+                  k0, spec.aBatched ? t.batch : Value(), full);
   loadOperandTile(bTile(slot.stage), args.bData, spec.b, spec.tile.n, t.colBase,
-                  k0, full);
-  // Scale chunks at the quantizer's blocked offsets (Tcgen05.h).
-  Value colTiles = c(llvm::divideCeil(spec.k / 32, 4));
-  auto chunk = [&](Value scales, Value rowBlock) {
+                  k0, spec.bBatched ? t.batch : Value(), full);
+  // Scale chunks at the quantizer's blocked offsets (Tcgen05.h) in the
+  // layout of the form.
+  auto chunk = [&](bool isA, Value row) {
+    Value scales = isA ? args.aScales : args.bScales;
     Value base = memref::ExtractAlignedPointerAsIndexOp::create(kb, scales);
-    // Bits inserts at the builder's current position (inside an if).
-    lowering::Bits bb = kb.bits();
     return tma::getGlobalPointer(
-        kb,
-        add(base, tcgen05::emitScaleChunkOffset(bb, rowBlock, kt, colTiles)));
+        kb, add(base, getScaleChunkOffset(isA, t, row, kt)));
   };
-  tma::loadBulk(kb, sharedPtr(sfaChunk(slot.stage)),
-                chunk(args.aScales, divu(t.rowBase, 128)), full, kChunkBytes);
+  tma::loadBulk(kb, sharedPtr(sfaChunk(slot.stage)), chunk(true, t.rowBase),
+                full, kChunkBytes);
   Value sfbDst = sfbChunk(slot.stage);
-  Value rowBlockB = divu(t.colBase, 128);
-  tma::loadBulk(kb, sharedPtr(sfbDst), chunk(args.bScales, rowBlockB), full,
+  tma::loadBulk(kb, sharedPtr(sfbDst), chunk(false, t.colBase), full,
                 kChunkBytes);
   auto second = [&] {
     tma::loadBulk(kb, sharedPtr(add(sfbDst, c(kChunkBytes))),
-                  chunk(args.bScales, add(rowBlockB, c(1))), full, kChunkBytes);
+                  chunk(false, add(t.colBase, c(128))), full, kChunkBytes);
   };
   if (secondB)
     kb.ifThen(secondB, second);
@@ -287,19 +358,30 @@ void Tcgen05Kernel::emitMmaTile(const GemmTile &t, Value tileCounter) {
             return arith::ConstantIntOp::create(kb, kb.getI64Type(),
                                                 getKStep(l) * kk);
           };
-          NVVM::Tcgen05MMABlockScaleOp::create(
-              kb,
-              NVVM::MMABlockScaleKindAttr::get(
-                  ctx, NVVM::MMABlockScaleKind::MXF8F6F4),
-              ctaGroup1(),
-              NVVM::Tcgen05MMABlockScaleAttr::get(
-                  ctx, NVVM::Tcgen05MMABlockScale::BLOCK32),
-              NVVM::Tcgen05MMACollectorOpAttr::get(
-                  ctx, NVVM::Tcgen05MMACollectorOp::DISCARD),
-              accumulator, arith::AddIOp::create(kb, descA, step(spec.a)),
-              arith::AddIOp::create(kb, descB, step(spec.b)),
-              kb.i32(tcgen05::getBlockScaledInstrDesc(mma)),
-              kk == 0 ? notFirst : yes, tmemPtr(sfaT), tmemPtr(sfbT));
+          auto issue = [&] {
+            NVVM::Tcgen05MMABlockScaleOp::create(
+                kb,
+                NVVM::MMABlockScaleKindAttr::get(
+                    ctx, NVVM::MMABlockScaleKind::MXF8F6F4),
+                ctaGroup1(),
+                NVVM::Tcgen05MMABlockScaleAttr::get(
+                    ctx, NVVM::Tcgen05MMABlockScale::BLOCK32),
+                NVVM::Tcgen05MMACollectorOpAttr::get(
+                    ctx, NVVM::Tcgen05MMACollectorOp::DISCARD),
+                accumulator, arith::AddIOp::create(kb, descA, step(spec.a)),
+                arith::AddIOp::create(kb, descB, step(spec.b)),
+                kb.i32(tcgen05::getBlockScaledInstrDesc(mma)),
+                kk == 0 ? notFirst : yes, tmemPtr(sfaT), tmemPtr(sfbT));
+          };
+          // 2d-2d: a group ends at any multiple of 32 tokens; the K blocks
+          // of the stage past it (the next group's tokens) are not
+          // multiplied. The first block of a stage is always inside.
+          if (spec.kind == GemmKind::Grouped2d2d && kk > 0)
+            kb.ifThen(ult(add(t.kLo, add(mul(kt, c(spec.tile.k)), c(32 * kk))),
+                          t.kHi),
+                      issue);
+          else
+            issue();
         }
         // empty[s] arrives when these MMAs (and the copies) have completed.
         NVVM::Tcgen05CommitOp::create(kb, ml.getEmptyBarrier(s), Value(),
@@ -324,6 +406,15 @@ void Tcgen05Kernel::emitEpilogueTile(const GemmTile &t, Value tileCounter) {
   tcgen05Fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
   Value row = add(t.rowBase, add(mul(quarter, c(32)), lane));
   Value outBase = ml.getOutputBase(t.batch);
+  // 2d-2d: a group without tokens had no MMA (the accumulator holds the
+  // previous tile's sums); its weight gradient is exactly zero.
+  Value emptyGroup, zeros;
+  if (spec.kind == GemmKind::Grouped2d2d) {
+    emptyGroup = uge(t.kLo, t.kHi);
+    zeros = arith::ConstantOp::create(
+        kb, cast<TypedAttr>(kb.getZeroAttr(
+                VectorType::get({kLoadColumns}, kb.getF32Type()))));
+  }
   // 16 bytes of output per store.
   int64_t width = 16 / (spec.outType.getIntOrFloatBitWidth() / 8);
   int64_t chunks = spec.tile.n / kLoadColumns;
@@ -341,6 +432,8 @@ void Tcgen05Kernel::emitEpilogueTile(const GemmTile &t, Value tileCounter) {
     }
     Value acc =
         kb.bitcastTo(VectorType::get({kLoadColumns}, kb.getF32Type()), words);
+    if (emptyGroup)
+      acc = select(emptyGroup, zeros, acc);
     Value col0 = add(t.colBase, c(j * kLoadColumns));
     for (int64_t p = 0; p < kLoadColumns; p += width)
       ml.storeOutput(
@@ -389,7 +482,8 @@ void Tcgen05Kernel::emit() {
       kb.ifThen(eq(ml.getRoleThreadId(), 0), [&] {
         ml.walkTiles([&](const GemmTile &t) {
           ml.emitProducerTile(
-              t, [&](const GemmTile &t, Value kt, const RingSlot &slot) {
+              fromGroupStart(t),
+              [&](const GemmTile &t, Value kt, const RingSlot &slot) {
                 fillStage(t, kt, slot);
               });
         });
@@ -398,7 +492,8 @@ void Tcgen05Kernel::emit() {
     auto mmaIssuer = [&] {
       kb.ifThen(eq(ml.getRoleThreadId(), 0), [&] {
         Value tiles = makeCounter();
-        ml.walkTiles([&](const GemmTile &t) { emitMmaTile(t, tiles); });
+        ml.walkTiles(
+            [&](const GemmTile &t) { emitMmaTile(fromGroupStart(t), tiles); });
       });
     };
     auto epilogue = [&] {
@@ -434,68 +529,83 @@ void gpu_lowering::emitTcgen05Gemm(KernelBuilder &kb, const GemmSpec &spec,
 // Host side
 //===----------------------------------------------------------------------===//
 
-/// The blocked scales (SPEC §4.1, 1-D) of the MN-major operand whose
-/// row-major scales `scales` are (K / 32, rows): the blocked layout of their
-/// transpose (rows, K / 32), one thread per output byte, padding 0x00.
-static Value launchTransposedToBlocked(RewriterBase &rewriter, Location loc,
-                                       const KernelCache &cache, Value scales) {
-  auto inType = cast<MemRefType>(scales.getType());
-  int64_t cols = inType.getDimSize(0), rows = inType.getDimSize(1);
-  int64_t colTiles = llvm::divideCeil(cols, 4);
-  int64_t size = llvm::alignTo(rows, 128) * colTiles * 4;
-  Type scaleType = inType.getElementType();
-  Value out = memref::AllocOp::create(rewriter, loc,
-                                      MemRefType::get({size}, scaleType));
-  std::string name = llvm::formatv("to_blocked_t_{0}x{1}", cols, rows);
-  gpu::GPUFuncOp kernel = cache.getOrCreate(
-      rewriter, name, {inType, out.getType()}, /*numInputs=*/1, {},
-      [&](KernelBuilder &kb, ValueRange args, ValueRange) {
-        kb.gridStrideLoop(kb.idx(size), [&](Value off) {
-          lowering::Bits bb = kb.bits();
-          auto [r, c] =
-              lowering::getBlockedPosition(bb, off, bb.cIdx(colTiles));
-          Value valid =
-              bb.land(bb.ult(r, bb.cIdx(rows)), bb.ult(c, bb.cIdx(cols)));
-          // Clamped reads; padding bytes are selected away.
-          Value v =
-              memref::LoadOp::create(kb, args[0],
-                                     ValueRange{bb.minu(c, bb.cIdx(cols - 1)),
-                                                bb.minu(r, bb.cIdx(rows - 1))});
-          Value byte = bb.select(valid, bb.byteOf(v), bb.c(0));
-          memref::StoreOp::create(kb, bb.byteAs(scaleType, byte), args[1], off);
-        });
-      });
-  launch(rewriter, loc, kernel, cache.getGridSize(size), {scales, out});
-  return out;
+/// The blocked layout the kernel reads the scales of operand A (`isA`) or B
+/// in (SPEC §4): `blocked` for rank-2 scaled_mm, one `to_blocked` per slice
+/// for batched operands (rank-3 scaled_mm, 2d-3d B), the token-group
+/// layouts for the grouped operands (2d-3d A: `blocked_m_groups`, 2d-2d:
+/// `blocked_k_groups`).
+static ScaleLayout getKernelScaleLayout(const GemmSpec &spec, bool isA) {
+  switch (spec.kind) {
+  case GemmKind::Dense:
+    return spec.batches > 1 || spec.aBatched ? ScaleLayout::BlockedPerExpert
+                                             : ScaleLayout::Blocked;
+  case GemmKind::Grouped2d3d:
+    return isA ? ScaleLayout::BlockedMGroups : ScaleLayout::BlockedPerExpert;
+  case GemmKind::Grouped2d2d:
+    return ScaleLayout::BlockedKGroups;
+  }
+  llvm_unreachable("unknown GEMM kind");
 }
 
-std::string gpu_lowering::whyNotTcgen05(ScaledMmOp op, bool rowMajorScalesOk) {
-  if (!hasStaticShapes(op))
-    return "dynamic shapes";
-  RankedTensorType lhsType = op.getLhs().getType();
-  if (lhsType.getRank() != 2)
-    return "the tcgen05 kernel takes rank 2";
+/// Operand A's (`isA`) or B's scales as the kernel reads them, a 1-D byte
+/// buffer in getKernelScaleLayout's layout: the op's scales when they are
+/// in it already, else re-laid from row-major by the `to_blocked` kernels
+/// (of the transposed matrix for MN-major data, whose row-major scales are
+/// (K / 32, rows)).
+static Value getKernelScales(RewriterBase &rewriter, Location loc,
+                             const KernelCache &cache, const GemmSpec &spec,
+                             bool isA, Value scales, Value offs) {
+  const gemm::OperandLayout &l = isA ? spec.a : spec.b;
+  Value buf = toBuffer(rewriter, loc, scales);
+  if (!l.blockedScales) {
+    ScaleLayout layout = getKernelScaleLayout(spec, isA);
+    int64_t rows = l.rows, cols = spec.k / 32, groups = spec.batches;
+    SmallVector<int64_t, 2> shape;
+    switch (layout) {
+    case ScaleLayout::Blocked:
+      shape = {*getBlockedScaleSize(rows, cols)};
+      break;
+    case ScaleLayout::BlockedPerExpert:
+      shape = {spec.batches, *getBlockedScaleSize(rows, cols)};
+      break;
+    case ScaleLayout::BlockedMGroups:
+      shape = {*getBlockedMGroupsScaleSize(rows, cols, groups)};
+      break;
+    case ScaleLayout::BlockedKGroups:
+      shape = {*getBlockedKGroupsScaleSize(rows, cols, groups)};
+      break;
+    case ScaleLayout::RowMajor:
+      llvm_unreachable("the kernel reads blocked scales");
+    }
+    Value out = memref::AllocOp::create(
+        rewriter, loc,
+        MemRefType::get(shape,
+                        cast<MemRefType>(buf.getType()).getElementType()));
+    bool grouped = layout == ScaleLayout::BlockedMGroups ||
+                   layout == ScaleLayout::BlockedKGroups;
+    emitToBlocked(rewriter, loc, cache, layout, /*transposed=*/!l.kMajor, buf,
+                  grouped ? toBuffer(rewriter, loc, offs) : Value(), out);
+    buf = out;
+  }
+  auto type = cast<MemRefType>(buf.getType());
+  return collapseTo(rewriter, loc, buf, {type.getNumElements()});
+}
+
+std::string gpu_lowering::whyNotTcgen05(const GemmSpec &spec) {
   // TMA needs 16-byte strides: rows of K bytes (K-major; K is a multiple
   // of 32) or of M / N bytes (MN-major).
-  RankedTensorType resultType = op.getResult().getType();
-  if ((op.getTransposeLhs() && resultType.getDimSize(0) % 16 != 0) ||
-      (!op.getTransposeRhs() && resultType.getDimSize(1) % 16 != 0))
+  if ((!spec.a.kMajor && spec.m % 16 != 0) ||
+      (!spec.b.kMajor && spec.n % 16 != 0))
     return "the tcgen05 kernel takes MN-major operands with 16-byte aligned "
            "rows (M, N multiples of 16)";
-  if (!tcgen05::getElementFormat(lhsType.getElementType()) ||
-      !tcgen05::getElementFormat(op.getRhs().getType().getElementType()))
+  if (!tcgen05::getElementFormat(spec.aType) ||
+      !tcgen05::getElementFormat(spec.bType))
     return "the tcgen05 kernel takes e4m3/e5m2 operands";
-  if (resultType.getNumElements() == 0 || lhsType.getDimSize(1) == 0)
+  if (spec.m == 0 || spec.n == 0 || spec.k == 0 || spec.batches == 0)
     return "empty GEMM";
-  // Row-major scales of MN-major operands are re-laid by the lowering; of
-  // K-major ones by a to_blocked op first (rowMajorScalesOk).
-  auto scalesOk = [&](ScaleLayout layout, bool mnMajor) {
-    return layout == ScaleLayout::Blocked ||
-           (layout == ScaleLayout::RowMajor && (mnMajor || rowMajorScalesOk));
-  };
-  if (!scalesOk(op.getLhsScaleLayout(), op.getTransposeLhs()) ||
-      !scalesOk(op.getRhsScaleLayout(), !op.getTransposeRhs()))
-    return "the tcgen05 kernel takes blocked scales";
+  // 2d-3d tiles start at any token: the tokens are the rows of A.
+  if (spec.kind == GemmKind::Grouped2d3d && !spec.a.kMajor)
+    return "the tcgen05 kernel takes 2d-3d tokens stored K-major";
   return "";
 }
 
@@ -503,12 +613,7 @@ LogicalResult gpu_lowering::lowerGemmToTcgen05(
     PatternRewriter &rewriter, const KernelCache &cache, Operation *op,
     GemmSpec spec, Value lhs, Value lhsScales, Value rhs, Value rhsScales,
     Value offs, Value bias, RankedTensorType resultType) {
-  auto mm = dyn_cast<ScaledMmOp>(op);
-  if (!mm)
-    return rewriter.notifyMatchFailure(
-        op, "the tcgen05 kernel takes scaled_mm only");
-  if (std::string why = whyNotTcgen05(mm, /*rowMajorScalesOk=*/false);
-      !why.empty())
+  if (std::string why = whyNotTcgen05(spec); !why.empty())
     return rewriter.notifyMatchFailure(op, why);
   Location loc = op->getLoc();
   spec.variant = GemmVariant::Tcgen05;
@@ -521,35 +626,35 @@ LogicalResult gpu_lowering::lowerGemmToTcgen05(
 
   // K-major boxes of 128 K x 128 rows (A) and 128 K x 256 rows (B), or
   // MN-major boxes of 128 K rows x 128 M/N: 128-byte rows in the 128-byte
-  // swizzle, as the MMA descriptors expect.
+  // swizzle, as the MMA descriptors expect. Batched operands (E, ., .)
+  // take one slice per box.
   Value aBuf = toBuffer(rewriter, loc, lhs);
   Value bBuf = toBuffer(rewriter, loc, rhs);
-  auto box = [&](const gemm::OperandLayout &l,
-                 int64_t rows) -> SmallVector<int64_t> {
+  auto box = [&](const gemm::OperandLayout &l, int64_t rows,
+                 bool batched) -> SmallVector<int64_t> {
+    SmallVector<int64_t> extents;
+    if (batched)
+      extents.push_back(1);
     if (l.kMajor)
-      return {rows, spec.tile.k};
-    return {spec.tile.k, 128};
+      extents.append({rows, spec.tile.k});
+    else
+      extents.append({spec.tile.k, 128});
+    return extents;
   };
   tma::TensorMapSpec aMap, bMap;
-  aMap.box = box(spec.a, spec.tile.m);
-  bMap.box = box(spec.b, spec.tile.n);
+  aMap.box = box(spec.a, spec.tile.m, spec.aBatched);
+  bMap.box = box(spec.b, spec.tile.n, spec.bBatched);
   std::string why;
   if (!tma::canCreateTensorMap(cast<MemRefType>(aBuf.getType()), aMap, &why) ||
       !tma::canCreateTensorMap(cast<MemRefType>(bBuf.getType()), bMap, &why))
     return rewriter.notifyMatchFailure(op, why);
   Value mapA = tma::createTensorMap(rewriter, loc, aBuf, aMap);
   Value mapB = tma::createTensorMap(rewriter, loc, bBuf, bMap);
-  // Blocked scales; row-major ones of MN-major operands re-laid here.
-  auto blockedScales = [&](Value scales, const gemm::OperandLayout &l) {
-    Value buf = toBuffer(rewriter, loc, scales);
-    if (l.blockedScales)
-      return buf;
-    assert(!l.kMajor && "K-major row-major scales are re-laid by to_blocked");
-    return launchTransposedToBlocked(rewriter, loc, cache, buf);
-  };
   // GemmArgs order, the tensor maps in place of the data.
-  SmallVector<Value> args = {mapA, blockedScales(lhsScales, spec.a), mapB,
-                             blockedScales(rhsScales, spec.b)};
+  SmallVector<Value> args = {
+      mapA, getKernelScales(rewriter, loc, cache, spec, true, lhsScales, offs),
+      mapB,
+      getKernelScales(rewriter, loc, cache, spec, false, rhsScales, offs)};
   Value outBuf =
       appendGemmTailArgs(rewriter, loc, args, offs, bias, resultType);
   launchGemmKernel(rewriter, loc, cache, spec, args,
@@ -570,8 +675,11 @@ struct ScaledMmScalesToBlocked final : OpRewritePattern<ScaledMmOp> {
 
   LogicalResult matchAndRewrite(ScaledMmOp op,
                                 PatternRewriter &rewriter) const override {
-    if (std::string why = whyNotTcgen05(op, /*rowMajorScalesOk=*/true);
-        !why.empty())
+    if (!hasStaticShapes(op) || op.getLhs().getType().getRank() != 2)
+      return rewriter.notifyMatchFailure(
+          op, "rank-2 scaled_mm with static shapes only (the lowering "
+              "re-lays rank-3 scales itself)");
+    if (std::string why = whyNotTcgen05(getScaledMmSpec(op)); !why.empty())
       return rewriter.notifyMatchFailure(op, why);
     auto needsRelayout = [](ScaleLayout layout, bool mnMajor) {
       return layout == ScaleLayout::RowMajor && !mnMajor;

@@ -22,10 +22,11 @@ namespace gpu_lowering {
 /// GemmArgs order, A and B data being the TMA tensor maps (`!llvm.ptr`).
 void emitTcgen05Gemm(KernelBuilder &kb, const GemmSpec &spec, ValueRange args);
 
-/// Why the scaled_mm `op` cannot take the tcgen05 kernel, or an empty
-/// string. With `rowMajorScalesOk`, row-major scales are accepted (the
-/// pass re-lays them first, populateTcgen05ScaleLayoutPatterns).
-std::string whyNotTcgen05(ScaledMmOp op, bool rowMajorScalesOk);
+/// Why the GEMM problem `spec` (getScaledMmSpec, getScaledGroupedMmSpec)
+/// cannot take the tcgen05 kernel, or an empty string. Every scale layout
+/// is taken: row-major scales are re-laid into the blocked layout of the
+/// form by the to_blocked kernels before the launch.
+std::string whyNotTcgen05(const GemmSpec &spec);
 
 /// sm_100a: replaces `op` (problem `spec`, from GemmPatterns.cpp) by a
 /// launch of the tcgen05 kernel; fails with the reason, creating nothing,
