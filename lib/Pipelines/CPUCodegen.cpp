@@ -265,6 +265,10 @@ struct CPUTileAndVectorizePass final
 
   void tileAndVectorize(IRRewriter &rewriter, linalg::LinalgOp op) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    // An op with an empty iteration space does no work: tiling it would ask
+    // for a zero tile size. It stays whole and lowers to zero-trip loops.
+    if (llvm::is_contained(ranges, 0))
+      return;
     SmallVector<int64_t> tiles, interchange;
     bool isMatmul = false;
     if (isa<linalg::MatmulOp>(op) && op.getNumLoops() == 3) {
@@ -368,8 +372,19 @@ struct CPUDistinctResultsPass final
       for (OpOperand &operand : ret->getOpOperands()) {
         Value v = operand.get();
         auto type = dyn_cast<RankedTensorType>(v.getType());
+        if (!type)
+          continue;
+        // A returned tensor.empty (the value of an op with nothing to
+        // compute) may also be the destination of ops whose results share
+        // its buffer: it gets a buffer of its own. Its contents are
+        // undefined, so nothing is copied.
+        if (auto empty = v.getDefiningOp<tensor::EmptyOp>()) {
+          operand.set(bufferization::AllocTensorOp::create(
+              b, ret.getLoc(), type, empty.getDynamicSizes()));
+          continue;
+        }
         bool fresh = seen.insert(v).second && !isa<BlockArgument>(v);
-        if (!type || fresh)
+        if (fresh)
           continue;
         operand.set(bufferization::AllocTensorOp::create(b, ret.getLoc(), type,
                                                          ValueRange{}, v));

@@ -50,6 +50,7 @@
 
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -62,6 +63,8 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <map>
 #include <optional>
 #include <thread>
@@ -311,6 +314,20 @@ static OwningOpRef<ModuleOp> parseModule(llvm::SourceMgr &sourceMgr,
   return module;
 }
 
+/// True when `bytes` bytes can be allocated now: probes with std::malloc,
+/// which returns null instead of aborting like a failed operator new.
+static bool canAllocate(int64_t bytes) {
+  if (bytes == 0)
+    return true;
+  if (uint64_t(bytes) > std::numeric_limits<size_t>::max())
+    return false;
+  void *probe = std::malloc(size_t(bytes));
+  if (!probe)
+    return false;
+  std::free(probe);
+  return true;
+}
+
 /// Finds the entry function and checks that its signature can be run.
 static FailureOr<Signature> getSignature(ModuleOp module,
                                          const AsmParserState &asmState) {
@@ -362,6 +379,20 @@ static FailureOr<Signature> getSignature(ModuleOp module,
     if (!host)
       return fail(host.takeError(), what + " #" + llvm::Twine(i) + " (" + name +
                                         ") of @" + func.getSymName());
+    // Check the size before anything is allocated: a host buffer that
+    // cannot exist is an error, not an abort in the allocator.
+    std::optional<int64_t> bytes = getHostElementSize(*host);
+    if (llvm::is_contained(tensor.getShape(), 0))
+      bytes = 0;
+    for (int64_t size : tensor.getShape())
+      if (bytes)
+        bytes = llvm::checkedMul(*bytes, size);
+    if (!bytes || !canAllocate(*bytes))
+      return fail(
+          "cannot allocate " +
+          (bytes ? std::to_string(*bytes) : std::string("2^63 or more")) +
+          " bytes for " + what + " #" + llvm::Twine(i) + " (" + name +
+          ") of @" + func.getSymName() + " (" + formatShape(t) + ")");
     types.push_back(tensor);
     hostTypes.push_back(*host);
     return success();

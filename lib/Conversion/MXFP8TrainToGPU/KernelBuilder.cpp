@@ -256,6 +256,12 @@ Value KernelBuilder::shuffleXor(Value v, int64_t mask) {
 // KernelCache
 //===----------------------------------------------------------------------===//
 
+bool gpu_lowering::isEmptyBuffer(Type type) {
+  auto memrefType = dyn_cast<MemRefType>(type);
+  return memrefType && memrefType.hasStaticShape() &&
+         memrefType.getNumElements() == 0;
+}
+
 gpu::GPUFuncOp KernelCache::getOrCreate(
     RewriterBase &rewriter, StringRef name, TypeRange argTypes,
     unsigned numInputs, TypeRange workgroup,
@@ -266,24 +272,41 @@ gpu::GPUFuncOp KernelCache::getOrCreate(
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToEnd(kernels.getBody());
   Location loc = kernels.getLoc();
+  // Buffers without elements are not kernel parameters (launch drops them).
+  SmallVector<Type> paramTypes;
+  SmallVector<bool> paramIsInput;
+  for (auto [i, type] : llvm::enumerate(argTypes)) {
+    if (isEmptyBuffer(type))
+      continue;
+    paramTypes.push_back(type);
+    paramIsInput.push_back(i < numInputs);
+  }
   auto func = gpu::GPUFuncOp::create(
-      rewriter, loc, name, rewriter.getFunctionType(argTypes, {}), workgroup);
+      rewriter, loc, name, rewriter.getFunctionType(paramTypes, {}), workgroup);
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                 rewriter.getUnitAttr());
   func.setKnownBlockSizeAttr(
       rewriter.getDenseI32ArrayAttr({int32_t(kThreadsPerCTA), 1, 1}));
-  for (unsigned i = 0, e = argTypes.size(); i < e; ++i) {
+  for (unsigned i = 0, e = paramTypes.size(); i < e; ++i) {
     func.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
                     rewriter.getUnitAttr());
     func.setArgAttr(i,
-                    i < numInputs ? LLVM::LLVMDialect::getReadonlyAttrName()
-                                  : LLVM::LLVMDialect::getWriteOnlyAttrName(),
+                    paramIsInput[i] ? LLVM::LLVMDialect::getReadonlyAttrName()
+                                    : LLVM::LLVMDialect::getWriteOnlyAttrName(),
                     rewriter.getUnitAttr());
   }
   Block &entry = func.getBody().front();
   rewriter.setInsertionPointToStart(&entry);
   KernelBuilder kb(loc, rewriter);
-  body(kb, func.getArguments(), func.getWorkgroupAttributions());
+  // The body sees every argument; an empty buffer is a local placeholder
+  // that no in-bounds access can touch.
+  SmallVector<Value> args;
+  unsigned param = 0;
+  for (Type type : argTypes)
+    args.push_back(isEmptyBuffer(type) ? Value(memref::AllocaOp::create(
+                                             kb, cast<MemRefType>(type)))
+                                       : Value(func.getArgument(param++)));
+  body(kb, args, func.getWorkgroupAttributions());
   gpu::ReturnOp::create(kb);
   return func;
 }
@@ -354,20 +377,42 @@ Value gpu_lowering::collapseTo(RewriterBase &rewriter, Location loc,
     return memref;
   SmallVector<ReassociationIndices> groups;
   int64_t dim = 0, rank = type.getRank();
+  bool coarsening = true;
   for (int64_t size : shape) {
-    ReassociationIndices group;
-    int64_t product = 1;
     // Take dims until the product reaches `size`; trailing unit dims join
     // the last group.
+    if (dim == rank) {
+      coarsening = false;
+      break;
+    }
+    ReassociationIndices group;
+    int64_t product = 1;
     do {
       product *= type.getDimSize(dim);
       group.push_back(dim++);
     } while (product < size && dim < rank);
+    coarsening &= product == size;
     groups.push_back(group);
   }
-  while (dim < rank)
-    groups.back().push_back(dim++);
-  return memref::CollapseShapeOp::create(rewriter, loc, memref, groups);
+  if (coarsening && !groups.empty()) {
+    while (dim < rank)
+      groups.back().push_back(dim++);
+    return memref::CollapseShapeOp::create(rewriter, loc, memref, groups);
+  }
+  // Not a coarsening (a rank-1 buffer viewed as 1 x N, or groups that zero
+  // sizes make ambiguous): flatten, then expand to `shape`.
+  Value flat = memref;
+  if (rank != 1) {
+    ReassociationIndices all = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+    flat = memref::CollapseShapeOp::create(rewriter, loc, memref,
+                                           ArrayRef<ReassociationIndices>{all});
+  }
+  if (shape.size() == 1)
+    return flat;
+  ReassociationIndices all =
+      llvm::to_vector(llvm::seq<int64_t>(0, int64_t(shape.size())));
+  return memref::ExpandShapeOp::create(rewriter, loc, shape, flat,
+                                       ArrayRef<ReassociationIndices>{all});
 }
 
 void gpu_lowering::launch(RewriterBase &rewriter, Location loc,
@@ -377,10 +422,12 @@ void gpu_lowering::launch(RewriterBase &rewriter, Location loc,
     return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
   };
   Value one = c(1);
+  SmallVector<Value> params = llvm::filter_to_vector(
+      args, [](Value arg) { return !isEmptyBuffer(arg.getType()); });
   gpu::LaunchFuncOp::create(rewriter, loc, kernel,
                             gpu::KernelDim3{c(gridX), one, one},
                             gpu::KernelDim3{c(kThreadsPerCTA), one, one},
-                            /*dynamicSharedMemorySize=*/Value(), args);
+                            /*dynamicSharedMemorySize=*/Value(), params);
 }
 
 LogicalResult gpu_lowering::launchAndReplace(RewriterBase &rewriter,

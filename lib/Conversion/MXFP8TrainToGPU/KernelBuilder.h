@@ -150,11 +150,19 @@ Value allocResult(RewriterBase &rewriter, Location loc, RankedTensorType type);
 /// `bufferization.to_tensor %buffer restrict writable`.
 Value toTensor(RewriterBase &rewriter, Location loc, Value buffer);
 
+/// True for a statically shaped memref with no elements. Such buffers are
+/// no kernel parameters (the bare-pointer calling convention cannot pass
+/// them): KernelCache::getOrCreate gives the body a local placeholder and
+/// launch() leaves them out.
+bool isEmptyBuffer(Type type);
+
 /// allocResult for every result of `op` (ranked tensors), in order.
 SmallVector<Value> allocResults(RewriterBase &rewriter, Operation *op);
 
-/// Collapses an identity-layout memref to `shape` (groups of consecutive
-/// dims; `shape` must be a coarsening of the memref's shape).
+/// Views an identity-layout memref as `shape` (same element count): a
+/// collapse of groups of consecutive dims where `shape` is a coarsening of the
+/// memref's shape, else a flatten to 1-D followed by an expand (e.g. a rank-1
+/// buffer viewed as 1 x N).
 Value collapseTo(RewriterBase &rewriter, Location loc, Value memref,
                  ArrayRef<int64_t> shape);
 

@@ -172,11 +172,15 @@ static int64_t getRowVectorSize(const GroupCopySpec &spec) {
 /// vectors (the threads loop over the row), else as many as fit.
 static int64_t getRowsPerIteration(const GroupCopySpec &spec) {
   int64_t chunks = spec.cols / getRowVectorSize(spec);
+  if (chunks == 0)
+    return 1;
   return chunks >= kThreadsPerCTA ? 1 : kThreadsPerCTA / chunks;
 }
 
-/// Iterations of the CTA-strided row loop.
+/// Iterations of the CTA-strided row loop: none for rows without columns.
 static int64_t getRowGroups(const GroupCopySpec &spec) {
+  if (spec.cols == 0)
+    return 0;
   return llvm::divideCeil(spec.outRows, getRowsPerIteration(spec));
 }
 
@@ -187,6 +191,9 @@ static void buildGroupCopy(KernelBuilder &kb, const GroupCopySpec &spec,
   Value in = args[0], offs = args[1], out = args[2];
   Value paddedOffs = spec.pad ? args[3] : Value();
   buildGroupTable(kb, spec.getTableSpec(), offs, table, paddedOffs);
+  // Rows without columns hold nothing to copy; pad still writes paddedOffs.
+  if (spec.cols == 0)
+    return;
 
   int64_t elemBytes = spec.elemType.getIntOrFloatBitWidth() / 8;
   int64_t vec = getRowVectorSize(spec);
@@ -346,7 +353,7 @@ static Value gatherScaleWord(KernelBuilder &kb, Value in, ValueRange lead,
 static void buildToBlocked(KernelBuilder &kb, int64_t experts, int64_t rows,
                            int64_t cols, bool transposed, Value in, Value out) {
   int64_t colTiles = llvm::divideCeil(cols, 4);
-  int64_t wordsPerExpert = getBlockedScaleSize(rows, cols) / 4;
+  int64_t wordsPerExpert = *getBlockedScaleSize(rows, cols) / 4;
   kb.gridStrideLoop(kb.idx(experts * wordsPerExpert), [&](Value i) {
     Bits bb = kb.bits();
     SmallVector<Value> lead;
@@ -374,8 +381,8 @@ struct GroupedBlockedSpec {
 
   /// Bytes of the result.
   int64_t getSize() const {
-    return kGroups ? getBlockedKGroupsScaleSize(rows, cols, groups)
-                   : getBlockedMGroupsScaleSize(rows, cols, groups);
+    return kGroups ? *getBlockedKGroupsScaleSize(rows, cols, groups)
+                   : *getBlockedMGroupsScaleSize(rows, cols, groups);
   }
   /// M-groups: rows, padded to 128 per group. K-groups: scale columns (one
   /// per 32 tokens of `offs`), padded to 4 per group.
@@ -516,7 +523,7 @@ void gpu_lowering::emitToBlocked(RewriterBase &rewriter, Location loc,
     launchGroupedToBlocked(rewriter, loc, cache, spec, in, offs, out);
     return;
   }
-  int64_t size = getBlockedScaleSize(rows, cols);
+  int64_t size = *getBlockedScaleSize(rows, cols);
   if (experts == 1) {
     in = collapseTo(rewriter, loc, in,
                     transposed ? SmallVector<int64_t>{cols, rows}

@@ -10,6 +10,7 @@
 #include "mxfp8train/Conversion/MXFP8TrainToGPU/MXFP8TrainToGPU.h"
 #include "KernelBuilder.h"
 #include "mxfp8train/Conversion/Passes.h"
+#include "mxfp8train/Conversion/Utils/EmptyShapes.h"
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -78,6 +79,14 @@ struct ConvertMXFP8TrainToGPUPass final
     }
     GPUTargetInfo target = getGPUTargetInfo(*chipKind);
     MLIRContext *ctx = &getContext();
+
+    {
+      // Ops with nothing to compute launch nothing.
+      RewritePatternSet empty(ctx);
+      populateEmptyShapePatterns(empty);
+      if (failed(applyPatternsGreedily(module, std::move(empty))))
+        return signalPassFailure();
+    }
 
     if (fuseDual) {
       RewritePatternSet fusion(ctx);

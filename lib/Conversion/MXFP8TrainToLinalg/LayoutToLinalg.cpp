@@ -219,7 +219,7 @@ static Value buildMGroupsBlocked(OpBuilder &b, Location loc, Value scales,
   int64_t groups = cast<RankedTensorType>(offs.getType()).getDimSize(0);
   int64_t colTiles = llvm::divideCeil(cols, 4);
   Value out = buildZeroScales(
-      b, loc, {getBlockedMGroupsScaleSize(rows, cols, groups)}, scaleType);
+      b, loc, {*getBlockedMGroupsScaleSize(rows, cols, groups)}, scaleType);
   return buildPaddedGroupLoop(
       b, loc, offs, rows, out,
       [&](OpBuilder &nb, Location nloc, Value start, Value end, Value padStart,
@@ -259,7 +259,7 @@ static Value buildKGroupsBlocked(OpBuilder &b, Location loc, Value scales,
   int64_t groups = cast<RankedTensorType>(offs.getType()).getDimSize(0);
   int64_t rowsPadded = llvm::divideCeil(rows, 128) * 128;
   Value out = buildZeroScales(
-      b, loc, {getBlockedKGroupsScaleSize(rows, cols, groups)}, scaleType);
+      b, loc, {*getBlockedKGroupsScaleSize(rows, cols, groups)}, scaleType);
   return buildPaddedGroupLoop(
       b, loc, offs, cols * kBlockSize, out,
       [&](OpBuilder &nb, Location nloc, Value start, Value end, Value colStart,
@@ -291,7 +291,7 @@ static Value buildPerExpertBlocked(OpBuilder &b, Location loc, Value scales) {
   Type scaleType = type.getElementType();
   int64_t experts = type.getDimSize(0), rows = type.getDimSize(1),
           cols = type.getDimSize(2);
-  int64_t size = getBlockedScaleSize(rows, cols);
+  int64_t size = *getBlockedScaleSize(rows, cols);
   Value empty = tensor::EmptyOp::create(
       b, loc, ArrayRef<int64_t>{experts, size}, scaleType);
   return buildIndexGeneric(
@@ -459,8 +459,12 @@ struct PadTokenGroupsOpLowering final : OpRewritePattern<PadTokenGroupsOp> {
           Value n = arith::SubIOp::create(nb, nloc, end, start);
           Value padEnd = arith::AddIOp::create(
               nb, nloc, padStart, roundUpIndex(nb, nloc, n, alignment));
-          Value acc =
-              copyRows(nb, nloc, op.getInput(), args[1], start, padStart, n);
+          // Rows without columns hold nothing to copy (and a slice of a
+          // zero-size dimension at a static offset is invalid).
+          Value acc = resultType.getNumElements() == 0
+                          ? args[1]
+                          : copyRows(nb, nloc, op.getInput(), args[1], start,
+                                     padStart, n);
           Value endI32 = arith::IndexCastOp::create(
               nb, nloc, offsType.getElementType(), padEnd);
           Value offsAcc =

@@ -18,6 +18,7 @@
 #include "mxfp8train/Conversion/MXFP8TrainToLinalg/MXFP8TrainToLinalg.h"
 #include "LoweringUtils.h"
 #include "mxfp8train/Conversion/Passes.h"
+#include "mxfp8train/Conversion/Utils/EmptyShapes.h"
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -119,7 +120,7 @@ Value linalg_lowering::buildBlockedScales(OpBuilder &b, Location loc,
                                           Value rowMajor, int64_t axis) {
   auto type = cast<RankedTensorType>(rowMajor.getType());
   int64_t numRows = type.getDimSize(1 - axis), numCols = type.getDimSize(axis);
-  int64_t size = getBlockedScaleSize(numRows, numCols);
+  int64_t size = *getBlockedScaleSize(numRows, numCols);
   Type scaleType = type.getElementType();
   Value init =
       tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{size}, scaleType);
@@ -461,6 +462,7 @@ struct ScaledMmOpLowering final : OpRewritePattern<ScaledMmOp> {
 
 void mlir::mxfp8train::populateMXFP8TrainToLinalgConversionPatterns(
     RewritePatternSet &patterns) {
+  populateEmptyShapePatterns(patterns);
   patterns.add<QuantizeOpLowering, DequantizeOpLowering, ScaledMmOpLowering>(
       patterns.getContext());
   populateLayoutToLinalgPatterns(patterns);

@@ -563,16 +563,16 @@ static Value getKernelScales(RewriterBase &rewriter, Location loc,
     SmallVector<int64_t, 2> shape;
     switch (layout) {
     case ScaleLayout::Blocked:
-      shape = {getBlockedScaleSize(rows, cols)};
+      shape = {*getBlockedScaleSize(rows, cols)};
       break;
     case ScaleLayout::BlockedPerExpert:
-      shape = {spec.batches, getBlockedScaleSize(rows, cols)};
+      shape = {spec.batches, *getBlockedScaleSize(rows, cols)};
       break;
     case ScaleLayout::BlockedMGroups:
-      shape = {getBlockedMGroupsScaleSize(rows, cols, groups)};
+      shape = {*getBlockedMGroupsScaleSize(rows, cols, groups)};
       break;
     case ScaleLayout::BlockedKGroups:
-      shape = {getBlockedKGroupsScaleSize(rows, cols, groups)};
+      shape = {*getBlockedKGroupsScaleSize(rows, cols, groups)};
       break;
     case ScaleLayout::RowMajor:
       llvm_unreachable("the kernel reads blocked scales");

@@ -12,6 +12,7 @@
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 using namespace mlir::mxfp8train;
@@ -28,23 +29,71 @@ void MXFP8TrainDialect::registerAttributes() {
       >();
 }
 
-int64_t mlir::mxfp8train::getBlockedScaleSize(int64_t rows, int64_t cols) {
-  return llvm::divideCeil(rows, 128) * 128 * llvm::divideCeil(cols, 4) * 4;
+/// `ceil(x / m) * m` for x >= 0, or nullopt when it overflows int64.
+static std::optional<int64_t> roundUpChecked(int64_t x, int64_t m) {
+  std::optional<int64_t> biased = llvm::checkedAdd(x, m - 1);
+  if (!biased)
+    return std::nullopt;
+  return *biased / m * m;
 }
 
-int64_t mlir::mxfp8train::getBlockedMGroupsScaleSize(int64_t rows, int64_t cols,
-                                                     int64_t groups) {
-  return (rows + 128 * groups) * llvm::divideCeil(cols, 4) * 4;
+/// `a * b` of two checked sizes, or nullopt when either is missing or the
+/// product overflows int64.
+static std::optional<int64_t> mulChecked(std::optional<int64_t> a,
+                                         std::optional<int64_t> b) {
+  if (!a || !b)
+    return std::nullopt;
+  return llvm::checkedMul(*a, *b);
 }
 
-int64_t mlir::mxfp8train::getBlockedKGroupsScaleSize(int64_t rows, int64_t cols,
-                                                     int64_t groups) {
-  return llvm::divideCeil(rows, 128) * 128 * (cols + 4 * groups);
+/// `a + b` of two checked sizes, as mulChecked.
+static std::optional<int64_t> addChecked(std::optional<int64_t> a,
+                                         std::optional<int64_t> b) {
+  if (!a || !b)
+    return std::nullopt;
+  return llvm::checkedAdd(*a, *b);
 }
 
-int64_t mlir::mxfp8train::getPaddedTokenCount(int64_t tokens, int64_t groups,
-                                              int64_t alignment) {
-  return llvm::divideCeil(tokens + alignment * groups, alignment) * alignment;
+std::optional<int64_t> mlir::mxfp8train::getBlockedScaleSize(int64_t rows,
+                                                             int64_t cols) {
+  return mulChecked(roundUpChecked(rows, 128), roundUpChecked(cols, 4));
+}
+
+std::optional<int64_t>
+mlir::mxfp8train::getBlockedMGroupsScaleSize(int64_t rows, int64_t cols,
+                                             int64_t groups) {
+  return mulChecked(addChecked(rows, llvm::checkedMul<int64_t>(128, groups)),
+                    roundUpChecked(cols, 4));
+}
+
+std::optional<int64_t>
+mlir::mxfp8train::getBlockedKGroupsScaleSize(int64_t rows, int64_t cols,
+                                             int64_t groups) {
+  return mulChecked(roundUpChecked(rows, 128),
+                    addChecked(cols, llvm::checkedMul<int64_t>(4, groups)));
+}
+
+std::optional<int64_t>
+mlir::mxfp8train::getPaddedTokenCount(int64_t tokens, int64_t groups,
+                                      int64_t alignment) {
+  std::optional<int64_t> sum =
+      addChecked(tokens, llvm::checkedMul(alignment, groups));
+  return sum ? roundUpChecked(*sum, alignment) : std::nullopt;
+}
+
+std::optional<int64_t> mlir::mxfp8train::getTensorByteSize(ShapedType type) {
+  Type elemType = type.getElementType();
+  int64_t elemBytes =
+      elemType.isIntOrFloat()
+          ? llvm::divideCeil(elemType.getIntOrFloatBitWidth(), 8)
+          : 8;
+  if (llvm::is_contained(type.getShape(), 0))
+    return 0;
+  std::optional<int64_t> bytes = elemBytes;
+  for (int64_t size : type.getShape())
+    if (!ShapedType::isDynamic(size))
+      bytes = mulChecked(bytes, size);
+  return bytes;
 }
 
 //===----------------------------------------------------------------------===//

@@ -41,6 +41,31 @@ static bool shapesCompatible(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
   return true;
 }
 
+/// Reports a blocked or padded size (`what`, its formula) that overflows
+/// int64.
+static LogicalResult emitSizeOverflow(Operation *op, const Twine &what) {
+  return op->emitOpError() << "expects " << what
+                           << " to fit in int64, found a size that overflows";
+}
+
+LogicalResult mlir::mxfp8train::verifyTensorByteSizes(Operation *op) {
+  auto check = [&](Type type, StringRef kind, unsigned index) -> LogicalResult {
+    auto tensorType = dyn_cast<RankedTensorType>(type);
+    if (!tensorType || getTensorByteSize(tensorType))
+      return success();
+    return op->emitOpError()
+           << "expects " << kind << " #" << index << " (" << type
+           << ") to fit in int64 bytes, found a byte size that overflows";
+  };
+  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(check(type, "operand", i)))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+    if (failed(check(type, "result", i)))
+      return failure();
+  return success();
+}
+
 /// Checks that dimension `axis` of `dataShape` (named `what` in messages) is
 /// a static multiple of the block size.
 static LogicalResult verifyBlockedDim(Operation *op, StringRef what,
@@ -88,7 +113,12 @@ static LogicalResult verifyScaleShape(Operation *op, StringRef what,
   if (ShapedType::isDynamic(rows))
     return op->emitOpError()
            << "expects static data shapes for the blocked layout of " << what;
-  int64_t size = getBlockedScaleSize(rows, expected[axis]);
+  std::optional<int64_t> blocked = getBlockedScaleSize(rows, expected[axis]);
+  if (!blocked)
+    return emitSizeOverflow(
+        op, "the blocked size of " + what + " scales (ceil(" + Twine(rows) +
+                "/128)*128 * ceil(" + Twine(expected[axis]) + "/4)*4 bytes)");
+  int64_t size = *blocked;
   if (scalesType.getRank() != 1 || scalesType.getDimSize(0) != size)
     return op->emitOpError()
            << "expects " << what << " of shape " << size
@@ -366,13 +396,19 @@ verifyGroupedScales(Operation *op, StringRef what, ArrayRef<int64_t> dataShape,
     return op->emitOpError()
            << "expects static shapes for the " << stringifyScaleLayout(layout)
            << " layout of " << what;
-  SmallVector<int64_t> expected;
+  std::optional<int64_t> size;
   if (grouped == ScaleLayout::BlockedMGroups)
-    expected = {getBlockedMGroupsScaleSize(rows, cols, groups)};
+    size = getBlockedMGroupsScaleSize(rows, cols, groups);
   else if (grouped == ScaleLayout::BlockedKGroups)
-    expected = {getBlockedKGroupsScaleSize(rows, cols, groups)};
+    size = getBlockedKGroupsScaleSize(rows, cols, groups);
   else
-    expected = {dataShape[0], getBlockedScaleSize(rows, cols)};
+    size = getBlockedScaleSize(rows, cols);
+  if (!size)
+    return emitSizeOverflow(op, "the " + stringifyScaleLayout(layout) +
+                                    " size of " + what + " scales");
+  SmallVector<int64_t> expected = {*size};
+  if (grouped == ScaleLayout::BlockedPerExpert)
+    expected.insert(expected.begin(), dataShape[0]);
   if (scalesType.getShape() != ArrayRef(expected))
     return op->emitOpError()
            << "expects " << what << " of shape " << formatShape(expected)
@@ -438,7 +474,14 @@ static LogicalResult verifyPadding(Operation *op, RankedTensorType unpadded,
   if (ShapedType::isDynamic(tokens) || ShapedType::isDynamic(groups) ||
       padded.isDynamicDim(0))
     return op->emitOpError() << "expects static token and group counts";
-  int64_t rows = getPaddedTokenCount(tokens, groups, alignment);
+  std::optional<int64_t> paddedRows =
+      getPaddedTokenCount(tokens, groups, alignment);
+  if (!paddedRows)
+    return emitSizeOverflow(op, "the padded row count ceil((" + Twine(tokens) +
+                                    " + " + Twine(alignment) + "*" +
+                                    Twine(groups) + ")/" + Twine(alignment) +
+                                    ")*" + Twine(alignment));
+  int64_t rows = *paddedRows;
   if (padded.getDimSize(0) != rows)
     return op->emitOpError()
            << "expects " << rows << " padded rows (ceil((" << tokens << " + "
@@ -492,24 +535,30 @@ LogicalResult ToBlockedOp::verify() {
   if (!in.hasStaticShape())
     return emitOpError() << "expects statically shaped scales";
   ArrayRef<int64_t> s = in.getShape();
-  SmallVector<int64_t> expected;
+  std::optional<int64_t> size;
   switch (layout) {
   case ScaleLayout::Blocked:
-    expected = {getBlockedScaleSize(s[0], s[1])};
+    size = getBlockedScaleSize(s[0], s[1]);
     break;
   case ScaleLayout::BlockedPerExpert:
-    expected = {s[0], getBlockedScaleSize(s[1], s[2])};
+    size = getBlockedScaleSize(s[1], s[2]);
     break;
   default: {
     auto offsType = cast<RankedTensorType>(getOffs().getType());
     if (offsType.getRank() != 1 || offsType.isDynamicDim(0))
       return emitOpError() << "expects offs to be a static 1-D i32 tensor";
     int64_t groups = offsType.getDimSize(0);
-    expected = {layout == ScaleLayout::BlockedMGroups
-                    ? getBlockedMGroupsScaleSize(s[0], s[1], groups)
-                    : getBlockedKGroupsScaleSize(s[0], s[1], groups)};
+    size = layout == ScaleLayout::BlockedMGroups
+               ? getBlockedMGroupsScaleSize(s[0], s[1], groups)
+               : getBlockedKGroupsScaleSize(s[0], s[1], groups);
   }
   }
+  if (!size)
+    return emitSizeOverflow(*this, "the " + stringifyScaleLayout(layout) +
+                                       " size of the scales " + formatShape(s));
+  SmallVector<int64_t> expected = {*size};
+  if (layout == ScaleLayout::BlockedPerExpert)
+    expected.insert(expected.begin(), s[0]);
   if (out.getShape() != ArrayRef(expected))
     return emitOpError() << "expects a result of shape "
                          << formatShape(expected) << " for the "

@@ -190,6 +190,11 @@ mxfp8train::detail::analyzeGroupedMm(GroupedMmOp op,
                                              : TokenPadding::Wgrad;
   }
 
+  if (g.padding != TokenPadding::None &&
+      !getPaddedTokenCount(tokens, plan.batch, g.alignment))
+    return skip("the padded token count of " + Twine(tokens) + " tokens in " +
+                Twine(plan.batch) + " groups overflows int64");
+
   // out_dtype: a narrower out_dtype than the result is rounded to, then
   // extended (torchao's grouped GEMMs return out_dtype); a wider one changes
   // nothing, since rounding the f32 accumulator to f32 and then to bf16 is
@@ -220,8 +225,8 @@ mxfp8train::getOrCreatePadTokenGroups(RewriterBase &rewriter, Location loc,
   }
   auto inputType = cast<RankedTensorType>(input.getType());
   auto offsType = cast<RankedTensorType>(offs.getType());
-  int64_t rows = getPaddedTokenCount(inputType.getDimSize(0),
-                                     offsType.getDimSize(0), alignment);
+  int64_t rows = *getPaddedTokenCount(inputType.getDimSize(0),
+                                      offsType.getDimSize(0), alignment);
   auto paddedType = RankedTensorType::get({rows, inputType.getDimSize(1)},
                                           inputType.getElementType());
   auto pad = PadTokenGroupsOp::create(rewriter, loc, paddedType, offsType,

@@ -13,6 +13,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectImplementation.h"
 
+#include <optional>
+
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainEnums.h.inc"
 
 namespace mlir::mxfp8train {
@@ -28,23 +30,36 @@ namespace mlir::mxfp8train {
 /// Number of elements that share one e8m0 scale (OCP MX block size).
 inline constexpr int64_t kBlockSize = 32;
 
+// Size helpers. Shapes come from users, so every size is computed with
+// checked int64 arithmetic (llvm::checkedMul / checkedAdd): std::nullopt means
+// the size overflows int64, which the verifiers reject (llvm/Support/
+// CheckedArithmetic.h). Code that runs on
+// verified ops may dereference the result.
+
 /// Number of bytes of the blocked (`to_blocked`, SPEC §4.1) layout of an
 /// `(rows, cols)` scale matrix: `ceil(rows/128)*128 * ceil(cols/4)*4`.
-int64_t getBlockedScaleSize(int64_t rows, int64_t cols);
+std::optional<int64_t> getBlockedScaleSize(int64_t rows, int64_t cols);
 
 /// Number of bytes of the `blocked_m_groups` layout (SPEC §4.2 a) of an
 /// `(rows, cols)` scale matrix with `groups` token groups along the rows:
 /// `(rows + 128*groups) * ceil(cols/4)*4`.
-int64_t getBlockedMGroupsScaleSize(int64_t rows, int64_t cols, int64_t groups);
+std::optional<int64_t> getBlockedMGroupsScaleSize(int64_t rows, int64_t cols,
+                                                  int64_t groups);
 
 /// Number of bytes of the `blocked_k_groups` layout (SPEC §4.2 b) of an
 /// `(rows, cols)` scale matrix with `groups` groups along the columns:
 /// `ceil(rows/128)*128 * (cols + 4*groups)`.
-int64_t getBlockedKGroupsScaleSize(int64_t rows, int64_t cols, int64_t groups);
+std::optional<int64_t> getBlockedKGroupsScaleSize(int64_t rows, int64_t cols,
+                                                  int64_t groups);
 
 /// Rows of the result of `pad_token_groups` for `tokens` rows in `groups`
 /// groups: `ceil((tokens + alignment*groups) / alignment) * alignment`.
-int64_t getPaddedTokenCount(int64_t tokens, int64_t groups, int64_t alignment);
+std::optional<int64_t> getPaddedTokenCount(int64_t tokens, int64_t groups,
+                                           int64_t alignment);
+
+/// Bytes of a tensor of `type` (its static dimensions; sub-byte elements
+/// rounded up to whole bytes).
+std::optional<int64_t> getTensorByteSize(ShapedType type);
 
 } // namespace mlir::mxfp8train
 

@@ -36,8 +36,17 @@ def MXFP8Train_Dialect : Dialect {
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
 
+// Every tensor of an mxfp8train op has a byte size that fits in int64
+// (MXFP8TrainOps.h); checked before the op's own verifier, so verifiers may
+// multiply static sizes of one tensor without overflow.
+def MXFP8Train_TensorByteSizesFitInt64
+    : NativeOpTrait<"TensorByteSizesFitInt64"> {
+  let cppNamespace = "::mlir::mxfp8train";
+}
+
 class MXFP8Train_Op<string mnemonic, list<Trait> traits = []>
-    : Op<MXFP8Train_Dialect, mnemonic, traits>;
+    : Op<MXFP8Train_Dialect, mnemonic,
+         !listconcat([MXFP8Train_TensorByteSizesFitInt64], traits)>;
 
 class MXFP8Train_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<MXFP8Train_Dialect, name, traits> {

@@ -15,6 +15,25 @@
 
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainDialect.h"
 
+namespace mlir::mxfp8train {
+
+/// Checks that every ranked tensor operand and result of `op` has a byte size
+/// (of its static dimensions) that fits in int64; shapes come from users.
+LogicalResult verifyTensorByteSizes(Operation *op);
+
+/// The trait of every mxfp8train op: verifyTensorByteSizes before the op's
+/// own verifier, which computes blocked and padded sizes from the shapes.
+template <typename ConcreteType>
+class TensorByteSizesFitInt64
+    : public OpTrait::TraitBase<ConcreteType, TensorByteSizesFitInt64> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifyTensorByteSizes(op);
+  }
+};
+
+} // namespace mlir::mxfp8train
+
 #define GET_OP_CLASSES
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h.inc"
 

@@ -244,9 +244,13 @@ def MXFP8Train_ScaledGroupedMmOp : MXFP8Train_Op<"scaled_grouped_mm", [Pure]> {
     `blocked_per_expert` (of the rhs's (E, rows, K/32) scale matrices),
     2d-2d operands `blocked_k_groups`.
 
+    Empty shapes have exact results: zero groups (`offs` of size 0, so
+    E = 0 experts in 2d-3d) give a 2d-3d result of zeros and an empty
+    (0, N, K) 2d-2d result; K = 0 (2d-3d) or no tokens (2d-2d) give zeros.
+
     The result is `bf16` or `f32`. Errors: ranks, K/N/M mismatches, offs not
     `i32` 1-D, offs length not E, the contraction size not a multiple of 32,
-    scale shapes or layouts.
+    scale shapes or layouts, a tensor or blocked size that overflows int64.
 
     ```mlir
     %out = mxfp8train.scaled_grouped_mm %aq [%as], %wq [%ws] offs(%offs) transpose_rhs
@@ -308,6 +312,10 @@ def MXFP8Train_GroupedMmOp : MXFP8Train_Op<"grouped_mm", [Pure]> {
     gives zeros.
 
     Accumulation in f32, result bf16 or f32 (rounded to nearest-even).
+    Zero groups (`offs` of size 0; 2d-3d then needs E = 0 experts) give a
+    2d-3d result of zeros and an empty (0, N, K) 2d-2d result; an empty
+    contraction (2d-3d K = 0, 2d-2d no tokens) gives zeros.
+
     Errors: ranks, K/N/M mismatches, offs not `i32` 1-D, offs length not E,
     result shape.
 
