@@ -29,13 +29,16 @@ void emitTcgen05Gemm(KernelBuilder &kb, const GemmSpec &spec, ValueRange args);
 std::string whyNotTcgen05(const GemmSpec &spec);
 
 /// sm_100a: replaces `op` (problem `spec`, from GemmPatterns.cpp) by a
-/// launch of the tcgen05 kernel; fails with the reason, creating nothing,
-/// for a form the kernel does not take.
+/// launch of the tcgen05 kernel, of `ctaGroup` CTAs per MMA (1: 128 x 256
+/// tiles per CTA; 2: clusters of two CTAs per 256 x 256 tile,
+/// `cta_group::2`); fails with the reason, creating nothing, for a form
+/// the kernel does not take.
 LogicalResult lowerGemmToTcgen05(PatternRewriter &rewriter,
                                  const KernelCache &cache, Operation *op,
-                                 GemmSpec spec, Value lhs, Value lhsScales,
-                                 Value rhs, Value rhsScales, Value offs,
-                                 Value bias, RankedTensorType resultType);
+                                 GemmSpec spec, int64_t ctaGroup, Value lhs,
+                                 Value lhsScales, Value rhs, Value rhsScales,
+                                 Value offs, Value bias,
+                                 RankedTensorType resultType);
 
 } // namespace gpu_lowering
 } // namespace mxfp8train
