@@ -334,43 +334,54 @@ void GemmMainloop::walkTiles(function_ref<void(const GemmTile &)> body) {
         kPadLo = walk.getResult(2);
       }
       visit(batch, mul(mt, c(t.m)), c(spec.m), mul(nt, c(t.n)), kLo, kHi, mt,
-            divu(mul(mt, c(t.m)), 128), kPadLo);
+            spec.isTcgen05() ? divu(mul(mt, c(t.m)), 128) : Value(), kPadLo);
       break;
     }
     case GemmKind::Grouped2d3d: {
       // Tile rows of every group in turn: group g covers [start, end) in
       // ceil((end - start) / tile.m) tiles; its blocked_m_groups scales
+      // (read by the tcgen05 kernel only: the others carry no row block)
       // start at the earlier groups' ceil(rows / 128) row blocks.
       Value mt = divu(tile, tilesN);
       Value nt = remu(tile, tilesN);
       Value f = arith::ConstantIntOp::create(kb, 0, 1);
-      auto walk = scf::ForOp::create(
-          kb, c(0), c(spec.batches), c(1),
-          ValueRange{c(0), c(0), f, c(0), c(0), c(0), c(0), c(0)});
+      bool blocks = spec.isTcgen05();
+      SmallVector<Value> init = {c(0), c(0), f, c(0), c(0), c(0)};
+      if (blocks)
+        init.append({c(0), c(0)});
+      auto walk = scf::ForOp::create(kb, c(0), c(spec.batches), c(1), init);
       {
         OpBuilder::InsertionGuard g(kb);
         kb.setInsertionPointToStart(walk.getBody());
         ValueRange it = walk.getRegionIterArgs();
-        Value start = it[0], cum = it[1], found = it[2], blocks = it[6];
+        Value start = it[0], cum = it[1], found = it[2];
         Value g0 = walk.getInductionVar();
         Value end = groupEnd(g0, start, spec.m);
         Value count = divu(add(sub(end, start), c(t.m - 1)), t.m);
         Value next = add(cum, count);
         Value hit = andi(uge(mt, cum), ult(mt, next));
         Value row = add(start, mul(sub(mt, cum), c(t.m)));
-        Value block = add(blocks, mul(sub(mt, cum), c(t.m / 128)));
-        Value nextBlocks = add(blocks, divu(add(sub(end, start), c(127)), 128));
-        scf::YieldOp::create(
-            kb, ValueRange{end, next, arith::OrIOp::create(kb, found, hit),
-                           select(hit, g0, it[3]), select(hit, row, it[4]),
-                           select(hit, end, it[5]), nextBlocks,
-                           select(hit, block, it[7])});
+        SmallVector<Value> yields = {
+            end,
+            next,
+            arith::OrIOp::create(kb, found, hit),
+            select(hit, g0, it[3]),
+            select(hit, row, it[4]),
+            select(hit, end, it[5])};
+        if (blocks) {
+          Value firstBlock = it[6];
+          Value block = add(firstBlock, mul(sub(mt, cum), c(t.m / 128)));
+          yields.append(
+              {add(firstBlock, divu(add(sub(end, start), c(127)), 128)),
+               select(hit, block, it[7])});
+        }
+        scf::YieldOp::create(kb, yields);
       }
       Value found = walk.getResult(2);
       kb.ifThen(found, [&] {
         visit(walk.getResult(3), walk.getResult(4), walk.getResult(5),
-              mul(nt, c(t.n)), c(0), c(spec.k), mt, walk.getResult(7),
-              Value());
+              mul(nt, c(t.n)), c(0), c(spec.k), mt,
+              blocks ? walk.getResult(7) : Value(), Value());
       });
       break;
     }

@@ -161,7 +161,8 @@ struct GemmArgs {
 /// 128-row block for any tile height: rowBase / 128, and for 2d-3d the
 /// blocked_m_groups block of the tile's first row (the earlier groups'
 /// ceil(rows / 128) blocks plus the tile's offset in its group / 128; a
-/// 256-row tile's second half is block rowBlock + 1). `kPadLo` (2d-2d) is
+/// 256-row tile's second half is block rowBlock + 1; only for the tcgen05
+/// kernel, which reads blocked scales, else null). `kPadLo` (2d-2d) is
 /// the group's start in the contraction padded per group to
 /// GemmSpec::getKGroupPadding() (SPEC §4.2 b's Q_g * 32 for 128).
 struct GemmTile {

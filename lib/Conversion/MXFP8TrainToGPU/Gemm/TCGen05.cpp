@@ -96,6 +96,9 @@ constexpr int64_t kLoadColumns = 32;
 /// 32-element scale blocks, one scale chunk column tile) per stage.
 constexpr int64_t kTileM = 128, kTileN = 256, kTileK = 128;
 constexpr int64_t kChunkBytes = tcgen05::kScaleChunkBytes;
+/// Bytes of one TMA box of a scale chunk (2-CTA; box extents are at most
+/// 256).
+constexpr int64_t kScaleBoxBytes = 256;
 /// The most stages the ring gets (as many as fit in kSharedLimit).
 constexpr int64_t kMaxStages = 6;
 
@@ -341,13 +344,13 @@ void Tcgen05Kernel::fillStage(const GemmTile &t, Value kt,
                   spec.bBatched ? t.batch : Value(), full);
   // Scale chunks at the quantizer's blocked offsets (Tcgen05.h) in the
   // layout of the form: 1-D bulk copies, or with the pair boxes of the
-  // scales' tensor maps (rows of 16 bytes: a chunk is the 32 rows from
-  // offset / 16), which can complete on the leader's barrier.
+  // scales' 1-D tensor maps, which can complete on the leader's barrier.
   auto loadChunk = [&](Value dst, bool isA, Value row) {
     Value scales = isA ? args.aScales : args.bScales;
     Value offset = getScaleChunkOffset(isA, t, row, kt);
     if (pair()) {
-      loadBox(dst, scales, full, {kb.i32(0), toI32(divu(offset, 16))});
+      for (int64_t j = 0; j < kChunkBytes; j += kScaleBoxBytes)
+        loadBox(add(dst, c(j)), scales, full, {toI32(add(offset, c(j)))});
       return;
     }
     Value base = memref::ExtractAlignedPointerAsIndexOp::create(kb, scales);
@@ -682,24 +685,18 @@ static Value getKernelScales(RewriterBase &rewriter, Location loc,
 }
 
 /// The tensor map through which the 2-CTA kernel loads scale chunks from
-/// the flat blocked scale buffer `buf` (a multiple of 512 bytes): the bytes
-/// as rows of 16, boxes of 32 rows (one 512-byte chunk, unswizzled, in
-/// order), so that the chunks can complete on the leader's barrier
-/// (cp.async.bulk.tensor .cta_group::2; the 1-D bulk copy has no such
-/// form). Rows past the buffer (a pair's second CTA past the last row
-/// block) are zero-filled.
+/// the flat blocked scale buffer `buf`: 1-D, unswizzled boxes of
+/// kScaleBoxBytes (a chunk is two), so that the chunks can complete on the
+/// leader's barrier (cp.async.bulk.tensor .cta_group::2; the 1-D bulk copy
+/// has no such form). The buffer need not hold whole chunks (the grouped
+/// layouts pad groups, not the total); bytes past it (a pair's second CTA
+/// past the last row block) are zero-filled.
 static Value getScaleTensorMap(RewriterBase &rewriter, Location loc,
                                Value buf) {
-  auto type = cast<MemRefType>(buf.getType());
-  int64_t bytes = type.getNumElements();
-  assert(bytes % tcgen05::kScaleChunkBytes == 0 && "whole scale chunks");
-  Value view = memref::ExpandShapeOp::create(
-      rewriter, loc, MemRefType::get({bytes / 16, 16}, type.getElementType()),
-      buf, ArrayRef<ReassociationIndices>{{0, 1}});
   tma::TensorMapSpec spec;
-  spec.box = {kChunkBytes / 16, 16};
+  spec.box = {kScaleBoxBytes};
   spec.swizzle = tma::Swizzle::None;
-  return tma::createTensorMap(rewriter, loc, view, spec);
+  return tma::createTensorMap(rewriter, loc, buf, spec);
 }
 
 std::string gpu_lowering::whyNotTcgen05(const GemmSpec &spec) {
