@@ -242,7 +242,8 @@ void tma::loadTensorTile(ImplicitLocOpBuilder &b, Value dst, Value tensorMap,
 
 Value tma::mapToClusterRank(ImplicitLocOpBuilder &b, Value ptr, Value rank) {
   auto type = LLVM::LLVMPointerType::get(
-      b.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
+      b.getContext(),
+      static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
   return NVVM::MapaOp::create(b, type, ptr, rank);
 }
 
@@ -263,8 +264,8 @@ void tma::loadTensorTileForPair(ImplicitLocOpBuilder &b, Value dst,
   Value address = LLVM::PtrToIntOp::create(b, b.getI64Type(), mbar);
   Value barrier = LLVM::IntToPtrOp::create(b, sharedType, address);
   NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-      b, clusterDst, tensorMap, coords, barrier, ValueRange(), Value(),
-      Value(), NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE),
+      b, clusterDst, tensorMap, coords, barrier, ValueRange(), Value(), Value(),
+      NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE),
       b.getBoolAttr(false),
       NVVM::CTAGroupKindAttr::get(ctx, NVVM::CTAGroupKind::CTA_2), Value());
 }

@@ -361,13 +361,12 @@ void GemmMainloop::walkTiles(function_ref<void(const GemmTile &)> body) {
         Value next = add(cum, count);
         Value hit = andi(uge(mt, cum), ult(mt, next));
         Value row = add(start, mul(sub(mt, cum), c(t.m)));
-        SmallVector<Value> yields = {
-            end,
-            next,
-            arith::OrIOp::create(kb, found, hit),
-            select(hit, g0, it[3]),
-            select(hit, row, it[4]),
-            select(hit, end, it[5])};
+        SmallVector<Value> yields = {end,
+                                     next,
+                                     arith::OrIOp::create(kb, found, hit),
+                                     select(hit, g0, it[3]),
+                                     select(hit, row, it[4]),
+                                     select(hit, end, it[5])};
         if (blocks) {
           Value firstBlock = it[6];
           Value block = add(firstBlock, mul(sub(mt, cum), c(t.m / 128)));
@@ -633,9 +632,8 @@ void gpu_lowering::launchGemmKernel(
   kernel.setKnownBlockSizeAttr(
       rewriter.getDenseI32ArrayAttr({int32_t(spec.threads()), 1, 1}));
   int64_t group = spec.ctaGroup;
-  int64_t grid =
-      group * std::min<int64_t>(spec.numTiles(),
-                                ctasPerSM * target.numSMs / group);
+  int64_t grid = group * std::min<int64_t>(spec.numTiles(),
+                                           ctasPerSM * target.numSMs / group);
   auto c = [&](int64_t v) {
     return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
   };

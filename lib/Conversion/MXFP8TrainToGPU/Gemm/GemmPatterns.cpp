@@ -206,10 +206,9 @@ static LogicalResult lowerGemmOp(PatternRewriter &rewriter,
                                  Value bias, RankedTensorType resultType) {
   // sm_100a reads the configuration's cta_group only.
   if (cache.getTarget().chip == GPUChip::SM100a)
-    return lowerGemmToTcgen05(rewriter, cache, op, spec,
-                              getGemmConfig(op).getCtaGroup().value_or(1), lhs,
-                              lhsScales, rhs, rhsScales, offs, bias,
-                              resultType);
+    return lowerGemmToTcgen05(
+        rewriter, cache, op, spec, getGemmConfig(op).getCtaGroup().value_or(1),
+        lhs, lhsScales, rhs, rhsScales, offs, bias, resultType);
   // The Hopper kernels read row-major scales (and blocked ones of rank-2
   // scaled_mm).
   if (spec.kind != GemmKind::Dense &&

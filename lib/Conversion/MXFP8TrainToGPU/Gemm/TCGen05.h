@@ -2,10 +2,12 @@
 //
 // The sm_100a side of the MX GEMM kernels: block-scaled fifth-generation
 // tensor-core MMAs (`tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale
-// .block32`) on fp8 stages filled by TMA, the accumulator in Tensor Memory.
+// .block32`, or `cta_group::2` across a cluster of two CTAs) on fp8 stages
+// filled by TMA, the accumulator in Tensor Memory.
 // The tile walk, the stage ring, the warp roles, the epilogue store and the
-// launch are GemmMainloop's; this file supplies the TMA producer, the MMA
-// issuer, the TMEM epilogue and the host side (tensor maps).
+// launch are GemmMainloop's; TCGen05.cpp supplies the TMA producer, the MMA
+// issuer and the TMEM epilogue, TCGen05Launch.cpp the host side (tensor
+// maps, scale re-layouts, the launch).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +19,16 @@
 namespace mlir {
 namespace mxfp8train {
 namespace gpu_lowering {
+
+/// Bytes of one TMA box of a scale chunk in the 2-CTA kernel, which loads
+/// the scales through 1-D tensor maps (a 512-byte chunk is two boxes: box
+/// extents are at most 256).
+inline constexpr int64_t kTcgen05ScaleBoxBytes = 256;
+
+/// Sets the kernel fields of the problem `spec`: the variant, `ctaGroup`
+/// CTAs per MMA (1 or 2), the tile (128 x 256 x 128 per CTA; 256 x 256 x
+/// 128 for a pair), and as many ring stages as fit in sm_100a's 227 KiB.
+void configureTcgen05Gemm(GemmSpec &spec, int64_t ctaGroup);
 
 /// The body of the tcgen05 GEMM (GemmVariant::Tcgen05) on `args` in
 /// GemmArgs order, A and B data being the TMA tensor maps (`!llvm.ptr`).
