@@ -4,16 +4,17 @@
 // Gemm/TCGen05.cpp): clusters of two CTAs per 256 x 256 tile, the MMAs
 // `cta_group::2` (M = 256) issued by the leader CTA (cluster rank 0). Each
 // CTA holds 128 rows of A and 128 rows of B per stage (16384 + 16384
-// bytes), its SFA chunk and both SFB chunks: six stages, 206976 bytes of
-// dynamic shared memory (6 x 32768 + 12 mbarriers + 6 x 1536 scale bytes
-// + acc_full, acc_empty, the TMEM slot + 1 KiB of alignment).
+// bytes), its SFA chunk and both SFB chunks: six stages, 207008 bytes of
+// dynamic shared memory (6 x 32768 + 12 mbarriers + 32 bytes that align
+// the scale chunks, TMA destinations, to 128 + 6 x 1536 scale bytes +
+// acc_full, acc_empty, the TMEM slot + 1 KiB of alignment).
 
 // Host: the operand maps with 128-row boxes, the scales through 1-D tensor
 // maps (boxes of 256 bytes, half a chunk, no swizzle, so that they can
 // complete on the leader's barrier), and a cluster launch: M = 256, N = 384
 // is 2 tiles, 2 clusters of 2 CTAs.
 // CHECK-LABEL: func.func @fwd(
-// CHECK-DAG:     %[[SMEM:.*]] = arith.constant 206976 : i32
+// CHECK-DAG:     %[[SMEM:.*]] = arith.constant 207008 : i32
 // CHECK-DAG:     %[[C128:.*]] = llvm.mlir.constant(128 : i64) : i64
 // CHECK-DAG:     %[[C256:.*]] = llvm.mlir.constant(256 : i64) : i64
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@to_blocked_256x16 {{.*}} args(%{{.*}} : memref<256x16xf8E8M0FNU>, %[[SA:.*]] : memref<4096xf8E8M0FNU>)
@@ -47,6 +48,8 @@
 // CHECK-LABEL: gpu.func @scaled_mm_tc05_kb_kb_e4m3_e4m3_bf16_256x384x512_s6_cg2(
 // CHECK-SAME:    %[[MA:[^:]*]]: !llvm.ptr {llvm.noalias, llvm.readonly}, %[[MSA:[^:]*]]: !llvm.ptr {llvm.noalias, llvm.readonly}, %[[MB:[^:]*]]: !llvm.ptr {llvm.noalias, llvm.readonly}, %[[MSB:[^:]*]]: !llvm.ptr {llvm.noalias, llvm.readonly}
 // CHECK-SAME:    nvvm.cluster_dim = array<i32: 2, 1, 1>
+// The SFA chunks at 196608 + 96 + 32 from the 1024-aligned stages.
+// CHECK:         arith.addi %{{.*}}, %c196736 : index
 // CHECK:         %[[RANK32:.*]] = nvvm.read.ptx.sreg.cluster.ctarank : i32
 // CHECK-NEXT:    %[[RANK:.*]] = arith.index_castui %[[RANK32]] : i32 to index
 // CHECK-NEXT:    %[[LEADER:.*]] = arith.cmpi eq, %[[RANK]], %c0 : index

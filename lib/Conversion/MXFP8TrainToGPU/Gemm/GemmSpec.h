@@ -178,7 +178,14 @@ struct GemmSpec {
   /// and acc_empty (8 bytes each) and the 16-byte slot the TMEM allocation
   /// writes its address to.
   int64_t tcgen05ExtraBytes() const {
-    return stages * 512 * (1 + tile.n / 128) + 16 + 16;
+    return tcgen05ScalePad() + stages * 512 * (1 + tile.n / 128) + 16 + 16;
+  }
+  /// Tcgen05 with a CTA pair: the scale chunks are TMA tensor boxes, whose
+  /// shared destination must be 128-byte aligned; the bytes from the end of
+  /// the mbarriers (the stages are 1024-aligned) to the next 128.
+  int64_t tcgen05ScalePad() const {
+    return ctaGroup > 1 ? llvm::alignTo(barrierBytes(), 128) - barrierBytes()
+                        : 0;
   }
 
   /// The kernel name: every field above that changes the kernel.

@@ -530,9 +530,9 @@ void Tcgen05Kernel::emitEpilogueTile(const GemmTile &t, Value tileCounter) {
 
 void Tcgen05Kernel::emit() {
   ml.emitKernel([&] {
-    // The extra bytes: SFA chunks, SFB chunks, acc_full, acc_empty, the
-    // TMEM address slot.
-    sfaBase = ml.getExtraAddress();
+    // The extra bytes: (the pair: the pad to 128 bytes) SFA chunks, SFB
+    // chunks, acc_full, acc_empty, the TMEM address slot.
+    sfaBase = add(ml.getExtraAddress(), c(spec.tcgen05ScalePad()));
     sfbBase = add(sfaBase, c(spec.stages * kChunkBytes));
     accFull = add(sfbBase, c(spec.stages * sfbChunks() * kChunkBytes));
     accEmpty = add(accFull, c(8));
