@@ -45,7 +45,10 @@
 # (libraries and logs, default /tmp/mxfp8-aot-checks), CXX (default g++),
 # GPU (device index, default 0), STEP_TIMEOUT (seconds per `step` line,
 # default 240), SKIP_GPUCHECK=1 (do not run gpu-check.py), SKIP_GEMMCHECK=1
-# (do not run gemm_bench.py), GPU_SM=XY (take the GPU as sm_XY: a dry run
+# (do not run gemm_bench.py), SANITIZE=memcheck,racecheck,synccheck,initcheck
+# (any subset: every passing `compare` line's GPU run once more under each
+# compute-sanitizer tool, one row per tool and line; SANITIZE_TIMEOUT
+# seconds per run, default 300), GPU_SM=XY (take the GPU as sm_XY: a dry run
 # of another set's wiring), OUT (when set, as on the device tool: the
 # whole output is also written to $OUT/run-aot-checks.log and the logs to
 # $OUT/run-aot-checks-logs.tar.gz).
@@ -69,6 +72,10 @@ start=$(date +%s)
 if [ -n "${OUT:-}" ] && mkdir -p "$OUT" 2>/dev/null; then
   exec > >(tee "$OUT/run-aot-checks.log") 2>&1
 fi
+
+# compute-sanitizer for SANITIZE (the CUDA toolkit's, else PATH's).
+sanitizer="${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer"
+[ -x "$sanitizer" ] || sanitizer="$(command -v compute-sanitizer || echo compute-sanitizer)"
 
 # 1. Build.
 generator=()
@@ -177,6 +184,43 @@ gpu_row_skipped() {
   else
     return 1
   fi
+}
+
+# sanitize PREFIX NAME ENTRY LIB MANIFEST OPTIONS: with SANITIZE set, runs
+# the GPU side of a passing `compare` line once more (one call, no warm-up,
+# no CPU reference) under each compute-sanitizer tool of SANITIZE, one row
+# per tool: PASS when the tool reports no error (racecheck: no hazard of
+# any severity), FAIL with its summary line otherwise.
+sanitize() {
+  [ -n "${SANITIZE:-}" ] || return 0
+  local prefix="$1" name="$2" entry="$3" lib="$4" manifest="$5" options="$6"
+  local tool slog rc summary status
+  for tool in ${SANITIZE//,/ }; do
+    slog="$work/logs/sanitize/$tool/$prefix$name.log"
+    mkdir -p "$(dirname "$slog")"
+    local args=(--tool "$tool" --error-exitcode 97 --print-limit 20)
+    case "$tool" in
+      memcheck) args+=(--leak-check full) ;;
+      racecheck) args+=(--racecheck-report all) ;;
+    esac
+    # shellcheck disable=SC2086
+    timeout "${SANITIZE_TIMEOUT:-300}" "$sanitizer" "${args[@]}" \
+      "$launch" "$lib" "$manifest" --entry="$entry" --gpu="$gpu" --repeat=1 \
+      --warmup=0 --output-dir="$work/out/sanitize/$tool/$prefix$name" $options \
+      > "$slog" 2>&1
+    rc=$?
+    summary="$(grep -m1 -E '(ERROR|RACECHECK) SUMMARY' "$slog" | sed 's/^=* *//')"
+    status=PASS
+    if [ $rc -ne 0 ] || ! grep -qE '(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)' "$slog"; then
+      status=FAIL
+      [ $rc -eq 124 ] && summary="timed out after ${SANITIZE_TIMEOUT:-300} s"
+      echo "== sanitize $tool $prefix$name (FAIL): first reports of $slog"
+      grep -m 12 -E '^=+ (Invalid|Race|Barrier|Uninitialized|Leaked|Error|ERROR|RACECHECK|  )' "$slog" |
+        sed 's/^/  /'
+    fi
+    count "$status"
+    rows+=("$(row "sanitize/$tool/$prefix$name" "$status" - - - - - - "$(clip "${summary:-exit $rc}")")")
+  done
 }
 
 run_set() {
@@ -338,6 +382,8 @@ run_set() {
       echo "== $prefix$name ($status): last lines of $log"
       tail -n 15 "$log" | sed 's/^/  /'
     fi
+    [ "$status" = PASS ] && sanitize "$prefix" "$name" "$entry" "$libs/$name.cuda.so" \
+      "$set/$name.cuda.manifest" "$options"
   done < "$checks"
 
   # 6. gemm_bench.py: numerics against float64, timing against cuBLAS.

@@ -71,6 +71,9 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   // between (two launches reading %a share the first to_buffer). One-shot
   // bufferization then sees %a's last read too early and may write a later
   // result into %a's buffer in place, before the second launch reads it.
+  pm.addPass(createMXFP8TrainVerifyLoweringInputPass());
+  // First, before any folding: fp8/e8m0 arith in user IR (see the pass).
+  pm.addPass(createMXFP8TrainLowerNarrowFloatArithPass());
   addGPUPipeline(pm, "canonicalize,cse");
   pm.addPass(createConvertMXFP8TrainToGPUPass(convertOptions));
 
@@ -81,8 +84,11 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   // result returned twice, or an argument returned, gets its own copy
   // first (buffer-results-to-out-params needs distinct results).
   pm.addPass(createMXFP8TrainCPUDistinctResultsPass());
+  // allow-return-allocs-from-loops: a loop yielding a new tensor reaches
+  // mxfp8train-gpu-device-buffers, which says what it does not support.
   addGPUPipeline(pm, "one-shot-bufferize{bufferize-function-boundaries "
-                     "function-boundary-type-conversion=identity-layout-map},"
+                     "function-boundary-type-conversion=identity-layout-map "
+                     "allow-return-allocs-from-loops=true},"
                      "drop-equivalent-buffer-results,"
                      "buffer-results-to-out-params{hoist-static-allocs=true "
                      "modify-public-functions=true},"
@@ -91,7 +97,8 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   // reductions) through upstream passes: parallel loops, tiled into CTAs of
   // 256 threads (innermost dimension on threadIdx.x), mapped to the grid
   // and outlined into kernels.
-  addGPUPipeline(pm, "func.func(convert-linalg-to-parallel-loops,"
+  addGPUPipeline(pm, "func.func(mxfp8train-gpu-strided-copies,"
+                     "convert-linalg-to-parallel-loops,"
                      "mxfp8train-gpu-tile-parallel-loops,"
                      "gpu-map-parallel-loops{mapping-policy=innermost-first},"
                      "convert-parallel-loops-to-gpu),"

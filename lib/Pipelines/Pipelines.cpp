@@ -33,6 +33,9 @@ static void addPipeline(OpPassManager &pm, StringRef text) {
 
 void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
     OpPassManager &pm, const CPUPipelineOptions &options) {
+  pm.addPass(createMXFP8TrainVerifyLoweringInputPass());
+  // First, before any folding: fp8/e8m0 arith in user IR (see the pass).
+  pm.addPass(createMXFP8TrainLowerNarrowFloatArithPass());
   pm.addPass(createConvertMXFP8TrainToLinalgPass());
   addPipeline(pm, "canonicalize,cse");
   pm.addPass(createMXFP8TrainCPUPrepareMatmulsPass());
@@ -43,8 +46,11 @@ void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
   // Buffers: function results become caller-allocated out-parameters so that
   // the host side owns every buffer it sees.
   pm.addPass(createMXFP8TrainCPUDistinctResultsPass());
+  // A loop may yield a tensor computed in its body (a new buffer per
+  // iteration) rather than one equivalent to its iter_arg.
   addPipeline(pm, "one-shot-bufferize{bufferize-function-boundaries "
-                  "function-boundary-type-conversion=identity-layout-map},"
+                  "function-boundary-type-conversion=identity-layout-map "
+                  "allow-return-allocs-from-loops=true},"
                   "buffer-results-to-out-params{hoist-static-allocs=true "
                   "modify-public-functions=true},"
                   "canonicalize,buffer-deallocation-pipeline");

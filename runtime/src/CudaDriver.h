@@ -66,6 +66,14 @@
   X(cuMemAllocManaged, cuMemAllocManaged, Required, CUresult,                  \
     (CUdeviceptr *, size_t, unsigned int))                                     \
   X(cuMemFree, cuMemFree_v2, Required, CUresult, (CUdeviceptr))                \
+  X(cuMemAllocAsync, cuMemAllocAsync, Optional, CUresult,                      \
+    (CUdeviceptr *, size_t, CUstream))                                         \
+  X(cuMemFreeAsync, cuMemFreeAsync, Optional, CUresult,                        \
+    (CUdeviceptr, CUstream))                                                   \
+  X(cuDeviceGetDefaultMemPool, cuDeviceGetDefaultMemPool, Optional, CUresult,  \
+    (CUmemoryPool *, CUdevice))                                                \
+  X(cuMemPoolSetAttribute, cuMemPoolSetAttribute, Optional, CUresult,          \
+    (CUmemoryPool, CUmemPool_attribute, void *))                               \
   X(cuMemAllocHost, cuMemAllocHost_v2, Required, CUresult, (void **, size_t))  \
   X(cuMemFreeHost, cuMemFreeHost, Required, CUresult, (void *))                \
   X(cuMemHostRegister, cuMemHostRegister_v2, Required, CUresult,               \
@@ -121,6 +129,8 @@ using CUmodule = struct CUmod_st *;
 using CUfunction = struct CUfunc_st *;
 using CUstream = struct CUstream_st *;
 using CUevent = struct CUevent_st *;
+using CUmemoryPool = struct CUmemPoolHandle_st *;
+using CUmemPool_attribute = int;
 using CUdevice_attribute = int;
 using CUfunction_attribute = int;
 using CUjit_option = int;
@@ -180,6 +190,8 @@ constexpr unsigned int CU_STREAM_NON_BLOCKING = 1;
 constexpr unsigned int CU_EVENT_DEFAULT = 0;
 constexpr unsigned int CU_EVENT_DISABLE_TIMING = 2;
 constexpr unsigned int CU_MEM_ATTACH_GLOBAL = 1;
+constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 115;
+constexpr CUmemPool_attribute CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4;
 constexpr int CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4;
 constexpr int CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5;
 constexpr int CU_CLUSTER_SCHEDULING_POLICY_SPREAD = 1;

@@ -194,7 +194,7 @@ void mgpuEventRecord(void *event, void *stream) {
                                static_cast<mxfp8rtStream>(stream)));
 }
 
-void *mgpuMemAlloc(uint64_t sizeBytes, void * /*stream*/, bool isHostShared) {
+void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, bool isHostShared) {
   MGPU_ENTER("mgpuMemAlloc", nullptr);
   if (sizeBytes > static_cast<uint64_t>(INTPTR_MAX)) {
     recordError(MXFP8RT_INVALID_ARGUMENT, "mgpuMemAlloc: size " +
@@ -205,16 +205,20 @@ void *mgpuMemAlloc(uint64_t sizeBytes, void * /*stream*/, bool isHostShared) {
   }
   void *pointer = nullptr;
   intptr_t size = static_cast<intptr_t>(sizeBytes);
-  mxfp8rtStatus status = isHostShared ? mxfp8rtMemAllocManaged(size, &pointer)
-                                      : mxfp8rtMemAlloc(size, &pointer);
+  // Device buffers come from the stream-ordered pool (mxfp8rtMemAllocAsync).
+  mxfp8rtStatus status =
+      isHostShared ? mxfp8rtMemAllocManaged(size, &pointer)
+                   : mxfp8rtMemAllocAsync(
+                         size, static_cast<mxfp8rtStream>(stream), &pointer);
   if (!MGPU_CALL("mgpuMemAlloc", status))
     return nullptr;
   return pointer;
 }
 
-void mgpuMemFree(void *ptr, void * /*stream*/) {
+void mgpuMemFree(void *ptr, void *stream) {
   MGPU_ENTER("mgpuMemFree", );
-  MGPU_CALL("mgpuMemFree", mxfp8rtMemFree(ptr));
+  MGPU_CALL("mgpuMemFree",
+            mxfp8rtMemFreeAsync(ptr, static_cast<mxfp8rtStream>(stream)));
 }
 
 void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream) {
@@ -315,8 +319,11 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t tensorRank, void *rankedDescriptor,
                      static_cast<int>(interleave), static_cast<int>(swizzle),
                      static_cast<int>(l2Promotion), static_cast<int>(oobFill))))
     return nullptr;
+  // From the stream-ordered pool (freed by mgpuMemFree): no cuMemAlloc /
+  // cuMemFree pair per map and call.
   void *deviceCopy = nullptr;
-  if (!MGPU_CALL(api, mxfp8rtMemAlloc(sizeof(tensorMap), &deviceCopy)))
+  if (!MGPU_CALL(api, mxfp8rtMemAllocAsync(sizeof(tensorMap), nullptr,
+                                           &deviceCopy)))
     return nullptr;
   if (!MGPU_CALL(api, mxfp8rtMemcpyHtoD(deviceCopy, &tensorMap,
                                         sizeof(tensorMap), nullptr)) ||

@@ -20,6 +20,7 @@
 #include <limits>
 #include <mutex>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 using namespace mxfp8rt;
@@ -813,12 +814,137 @@ mxfp8rtStatus mxfp8rtMemAllocManaged(intptr_t sizeBytes, void **ptr) {
                           });
 }
 
+static mxfp8rtStatus freePooled(void *devicePtr, mxfp8rtStream stream);
+static bool erasePooled(void *devicePtr);
+
 mxfp8rtStatus mxfp8rtMemFree(void *devicePtr) {
   if (!devicePtr)
     return MXFP8RT_SUCCESS;
+  // Memory of mxfp8rtMemAllocAsync goes back to its pool.
+  if (erasePooled(devicePtr))
+    return freePooled(devicePtr, nullptr);
   ENTER_CONTEXT(currentDevice);
   if (CUresult result = drv().cuMemFree_v2(toDevicePtr(devicePtr)))
     return failCuda(result, "cuMemFree", "");
+  return MXFP8RT_SUCCESS;
+}
+
+//===----------------------------------------------------------------------===//
+// Stream-ordered allocations from the device's default memory pool
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The pointers of mxfp8rtMemAllocAsync that came from a memory pool (the
+/// others are cuMemAlloc's), and the devices whose default pool keeps its
+/// memory (release threshold raised).
+struct PoolState {
+  std::mutex mutex;
+  std::unordered_set<void *> pooled;
+  std::unordered_set<int> configured;
+};
+} // namespace
+
+static PoolState &getPoolState() {
+  static PoolState state;
+  return state;
+}
+
+/// Whether mxfp8rtMemAllocAsync draws from the default memory pool of
+/// `device`: the driver has the pool API, the device supports pools and
+/// MXFP8RT_ALLOCATOR is not `device`. The first call per device raises the
+/// pool's release threshold to the maximum (memory stays in the pool
+/// across synchronizations). Call inside ENTER_CONTEXT.
+static bool usePool(int device) {
+  static const bool disabled = [] {
+    const char *env = std::getenv("MXFP8RT_ALLOCATOR");
+    return env && std::string(env) == "device";
+  }();
+  const cuda::Driver &d = drv();
+  if (disabled || !d.cuMemAllocAsync || !d.cuMemFreeAsync ||
+      !d.cuDeviceGetDefaultMemPool || !d.cuMemPoolSetAttribute)
+    return false;
+  PoolState &state = getPoolState();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  if (state.configured.count(device))
+    return true;
+  cuda::CUdevice handle = getState().devices[device];
+  int supported = 0;
+  if (d.cuDeviceGetAttribute(&supported,
+                             cuda::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED,
+                             handle) != cuda::CUDA_SUCCESS ||
+      !supported)
+    return false;
+  cuda::CUmemoryPool pool = nullptr;
+  uint64_t threshold = UINT64_MAX;
+  if (d.cuDeviceGetDefaultMemPool(&pool, handle) != cuda::CUDA_SUCCESS ||
+      d.cuMemPoolSetAttribute(pool, cuda::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                              &threshold) != cuda::CUDA_SUCCESS)
+    return false;
+  state.configured.insert(device);
+  return true;
+}
+
+mxfp8rtStatus mxfp8rtMemAllocAsync(intptr_t sizeBytes, mxfp8rtStream stream,
+                                   void **devicePtr) {
+  static const char *api = "mxfp8rtMemAllocAsync";
+  CHECK_NOT_NULL(api, devicePtr);
+  *devicePtr = nullptr;
+  if (mxfp8rtStatus status = checkSize(api, "size", sizeBytes))
+    return status;
+  if (sizeBytes == 0)
+    return MXFP8RT_SUCCESS;
+  int device = currentDevice;
+  {
+    ENTER_CONTEXT(device);
+    if (!usePool(device))
+      return mxfp8rtMemAlloc(sizeBytes, devicePtr);
+    auto native = reinterpret_cast<cuda::CUstream>(stream);
+    cuda::CUdeviceptr pointer = 0;
+    if (CUresult result = drv().cuMemAllocAsync(
+            &pointer, static_cast<size_t>(sizeBytes), native))
+      return failCuda(result, "cuMemAllocAsync",
+                      "allocating " + bytes(sizeBytes) + " on " +
+                          describeDevice(device));
+    // On the legacy stream the allocation is ordered after nothing our
+    // (non-blocking) streams see: make it complete before returning.
+    if (!native)
+      if (CUresult result = drv().cuStreamSynchronize(nullptr))
+        return failCuda(result, "cuStreamSynchronize", "");
+    *devicePtr = reinterpret_cast<void *>(static_cast<uintptr_t>(pointer));
+  }
+  PoolState &state = getPoolState();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  state.pooled.insert(*devicePtr);
+  return MXFP8RT_SUCCESS;
+}
+
+/// Forgets `devicePtr` as a pool allocation; false when it is not one.
+static bool erasePooled(void *devicePtr) {
+  PoolState &state = getPoolState();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  return state.pooled.erase(devicePtr) != 0;
+}
+
+mxfp8rtStatus mxfp8rtMemFreeAsync(void *devicePtr, mxfp8rtStream stream) {
+  if (!devicePtr)
+    return MXFP8RT_SUCCESS;
+  if (!erasePooled(devicePtr))
+    return mxfp8rtMemFree(devicePtr);
+  return freePooled(devicePtr, stream);
+}
+
+/// cuMemFreeAsync of a pool allocation on `stream`; a null stream after
+/// all work of the context.
+static mxfp8rtStatus freePooled(void *devicePtr, mxfp8rtStream stream) {
+  ENTER_CONTEXT(currentDevice);
+  auto native = reinterpret_cast<cuda::CUstream>(stream);
+  // The legacy semantics of a free without a stream (cuMemFree): after
+  // all work of the context, whatever stream used the memory.
+  if (!native)
+    if (CUresult result = drv().cuCtxSynchronize())
+      return failCuda(result, "cuCtxSynchronize", "");
+  if (CUresult result = drv().cuMemFreeAsync(toDevicePtr(devicePtr), native))
+    return failCuda(result, "cuMemFreeAsync", "");
   return MXFP8RT_SUCCESS;
 }
 

@@ -224,6 +224,9 @@ FAKE_EXPORT int cuDeviceGetAttribute(int *value, int attribute, int device) {
   case 97: // MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
     *value = kOptinSharedBytes;
     return kSuccess;
+  case 115: // MEMORY_POOLS_SUPPORTED
+    *value = 1;
+    return kSuccess;
   default:
     return kInvalidValue;
   }
@@ -277,7 +280,10 @@ static int synchronize() {
   return error;
 }
 
-FAKE_EXPORT int cuCtxSynchronize() { return synchronize(); }
+FAKE_EXPORT int cuCtxSynchronize() {
+  ++state.contextSynchronizes;
+  return synchronize();
+}
 
 FAKE_EXPORT int cuModuleLoadDataEx(Module **module, const void *image,
                                    unsigned int numOptions, int *options,
@@ -477,6 +483,48 @@ static int release(void *memory) {
 #ifndef FAKE_CUDA_BROKEN
 FAKE_EXPORT int cuMemAlloc_v2(unsigned long long *pointer, size_t size) {
   return allocate(pointer, size);
+}
+#endif
+
+#ifndef FAKE_CUDA_OLD
+// Memory pools: one default pool per device, whose allocations are the
+// fake's host memory like cuMemAlloc's; frees release at once.
+struct CUmemPoolHandle_st {
+  int device;
+};
+static CUmemPoolHandle_st defaultPools[kDeviceCount] = {{0}, {1}};
+
+FAKE_EXPORT int cuDeviceGetDefaultMemPool(CUmemPoolHandle_st **pool,
+                                          int device) {
+  if (device < 0 || device >= kDeviceCount)
+    return kInvalidDevice;
+  *pool = &defaultPools[device];
+  return kSuccess;
+}
+
+FAKE_EXPORT int cuMemPoolSetAttribute(CUmemPoolHandle_st *pool, int attribute,
+                                      void *value) {
+  if (!pool || attribute != 4 /* RELEASE_THRESHOLD */ || !value)
+    return kInvalidValue;
+  state.releaseThreshold = *static_cast<uint64_t *>(value);
+  return kSuccess;
+}
+
+FAKE_EXPORT int cuMemAllocAsync(unsigned long long *pointer, size_t size,
+                                void * /*stream*/) {
+  int result = allocate(pointer, size);
+  if (result == kSuccess)
+    ++state.poolAllocations;
+  return result;
+}
+
+FAKE_EXPORT int cuMemFreeAsync(unsigned long long pointer, void *stream) {
+  int result = release(reinterpret_cast<void *>(pointer));
+  if (result == kSuccess) {
+    ++state.poolFrees;
+    state.lastPoolFreeStream = stream;
+  }
+  return result;
 }
 #endif
 

@@ -23,8 +23,9 @@
 // encoded tensor map) and frees of encoded tensor maps go to stderr.
 //
 // Built three times: complete (CUDA 12.8+ entry points), -DFAKE_CUDA_OLD
-// (no cuLaunchKernelEx, cuTensorMapEncodeTiled or cuEventElapsedTime_v2, like
-// an 11.x driver) and -DFAKE_CUDA_BROKEN (no cuMemAlloc_v2).
+// (no cuLaunchKernelEx, cuTensorMapEncodeTiled, cuEventElapsedTime_v2 or
+// memory pools, like an 11.x driver) and -DFAKE_CUDA_BROKEN (no
+// cuMemAlloc_v2).
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,6 +50,14 @@ struct FakeCudaState {
   int liveStreams;
   int liveEvents;
   int hostRegistrations;
+  /// The memory-pool entry points: allocations and frees through them, the
+  /// stream of the last cuMemFreeAsync, the default pool's release
+  /// threshold, cuCtxSynchronize calls.
+  int poolAllocations;
+  int poolFrees;
+  void *lastPoolFreeStream;
+  uint64_t releaseThreshold;
+  int contextSynchronizes;
   /// JIT optimization level of the last module load, -1 when not given.
   int lastJitOptLevel;
   /// Device whose context was current at the last module load / launch.

@@ -501,6 +501,66 @@ TEST_F(FakeDriver, MgpuAbiRunsAKernelEndToEnd) {
   mgpuSetDefaultDevice(0);
 }
 
+TEST_F(FakeDriver, StreamOrderedAllocationsComeFromTheDefaultPool) {
+  if (getDriverMode() == DriverMode::FakeOld) {
+    // No memory pools: mxfp8rtMemAllocAsync is mxfp8rtMemAlloc.
+    int live = state->liveAllocations;
+    void *a = nullptr;
+    ASSERT_EQ(mxfp8rtMemAllocAsync(64, nullptr, &a), MXFP8RT_SUCCESS);
+    EXPECT_EQ(state->poolAllocations, 0);
+    EXPECT_EQ(state->liveAllocations, live + 1);
+    EXPECT_EQ(mxfp8rtMemFreeAsync(a, nullptr), MXFP8RT_SUCCESS);
+    EXPECT_EQ(state->poolFrees, 0);
+    EXPECT_EQ(state->liveAllocations, live);
+    return;
+  }
+  mxfp8rtStream stream = nullptr;
+  ASSERT_EQ(mxfp8rtStreamCreate(&stream), MXFP8RT_SUCCESS);
+  int allocs = state->poolAllocations, frees = state->poolFrees;
+  int live = state->liveAllocations;
+  void *a = nullptr, *empty = &empty;
+  ASSERT_EQ(mxfp8rtMemAllocAsync(64, stream, &a), MXFP8RT_SUCCESS);
+  ASSERT_NE(a, nullptr);
+  ASSERT_EQ(mxfp8rtMemAllocAsync(0, stream, &empty), MXFP8RT_SUCCESS);
+  EXPECT_EQ(empty, nullptr);
+  EXPECT_EQ(state->poolAllocations, allocs + 1);
+  // The pool keeps what is freed (release threshold raised to the maximum).
+  EXPECT_EQ(state->releaseThreshold, UINT64_MAX);
+  EXPECT_EQ(state->liveAllocations, live + 1);
+  // A free on a stream is ordered there, without a synchronization.
+  int syncs = state->contextSynchronizes;
+  EXPECT_EQ(mxfp8rtMemFreeAsync(a, stream), MXFP8RT_SUCCESS);
+  EXPECT_EQ(state->poolFrees, frees + 1);
+  EXPECT_EQ(state->lastPoolFreeStream, static_cast<void *>(stream));
+  EXPECT_EQ(state->contextSynchronizes, syncs);
+  // A second free of the same pointer is not a pool free any more: the
+  // driver's cuMemFree rejects it.
+  EXPECT_EQ(mxfp8rtMemFreeAsync(a, stream), MXFP8RT_CUDA_ERROR);
+  EXPECT_EQ(state->poolFrees, frees + 1);
+  // mxfp8rtMemFree of a pool allocation: after the context is idle, on the
+  // legacy stream.
+  ASSERT_EQ(mxfp8rtMemAllocAsync(64, stream, &a), MXFP8RT_SUCCESS);
+  EXPECT_EQ(mxfp8rtMemFree(a), MXFP8RT_SUCCESS);
+  EXPECT_EQ(state->contextSynchronizes, syncs + 1);
+  EXPECT_EQ(state->lastPoolFreeStream, nullptr);
+  // Memory of mxfp8rtMemAlloc freed "async" goes to cuMemFree.
+  void *plain = nullptr;
+  ASSERT_EQ(mxfp8rtMemAlloc(16, &plain), MXFP8RT_SUCCESS);
+  EXPECT_EQ(mxfp8rtMemFreeAsync(plain, stream), MXFP8RT_SUCCESS);
+  EXPECT_EQ(state->poolFrees, frees + 2);
+  // The mgpu ABI's device buffers go through the pool on their stream;
+  // host-shared ones do not.
+  void *m = mgpuMemAlloc(32, stream, false);
+  void *shared = mgpuMemAlloc(32, stream, /*isHostShared=*/true);
+  ASSERT_TRUE(m && shared);
+  EXPECT_EQ(state->poolAllocations, allocs + 3);
+  mgpuMemFree(m, stream);
+  mgpuMemFree(shared, stream);
+  EXPECT_EQ(state->poolFrees, frees + 3);
+  EXPECT_EQ(state->liveAllocations, live);
+  EXPECT_EQ(mxfp8rtStreamDestroy(stream), MXFP8RT_SUCCESS);
+}
+
 TEST_F(FakeDriver, MgpuErrorsArePrintedOnceAndReturnNull) {
   testing::internal::CaptureStderr();
   void *module = mgpuModuleLoad(const_cast<char *>(kPtx), sizeof(kPtx));

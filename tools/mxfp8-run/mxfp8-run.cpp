@@ -20,6 +20,7 @@
 #include "mxfp8train/ExecutionEngine/CPURunner.h"
 #include "mxfp8train/ExecutionEngine/CUDARunner.h"
 #include "mxfp8train/InitAll.h"
+#include "mxfp8train/Pipelines/Passes.h"
 #include "mxfp8train/Support/Float.h"
 #include "mxfp8train/Support/Npy.h"
 #include "mxfp8train/Support/Random.h"
@@ -803,13 +804,17 @@ convertModule(ModuleOp module, ConversionSummary &summary,
   } else {
     MXFP8TrainRewriteMatmulsPassOptions options;
     options.recipe = recipeText;
+    // fp8/e8m0 arith of the user's IR is lowered before canonicalize can
+    // fold an e8m0 NaN into +Inf.
+    pm.addPass(createMXFP8TrainLowerNarrowFloatArithPass());
     pm.addPass(createMXFP8TrainRewriteMatmulsPass(options));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
   if (pipeline.empty()) {
-    pipelineText = "mxfp8train-rewrite-matmuls{recipe=" + recipeText +
-                   "},canonicalize,cse";
+    pipelineText = "mxfp8train-lower-narrow-float-arith,"
+                   "mxfp8train-rewrite-matmuls{recipe=" +
+                   recipeText + "},canonicalize,cse";
   } else {
     pipelineText = pipeline;
   }

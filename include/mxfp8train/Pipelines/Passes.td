@@ -84,4 +84,38 @@ def MXFP8TrainCPUEmitCInterfacePass
   }];
 }
 
+def MXFP8TrainVerifyLoweringInputPass
+    : Pass<"mxfp8train-verify-lowering-input", "::mlir::ModuleOp"> {
+  let summary = "Reject input the CPU and GPU pipelines cannot lower, at the op";
+  let description = [{
+    The first pass of `mxfp8train-lower-to-cpu` and `mxfp8train-lower-to-gpu`:
+    an op of an unregistered dialect (parsed with
+    `--allow-unregistered-dialect`) has no semantics any pass could lower,
+    so it is an error at its location rather than a failure deep inside
+    bufferization.
+  }];
+}
+
+def MXFP8TrainLowerNarrowFloatArithPass
+    : Pass<"mxfp8train-lower-narrow-float-arith", "::mlir::ModuleOp"> {
+  let summary = "Lower scalar arith ops on fp8 and e8m0 values to exact integer code";
+  let description = [{
+    Neither LLVM nor upstream's arith lowering has fp8 or e8m0 arithmetic,
+    and upstream's constant folder turns the e8m0 NaN byte `0xFF` into
+    +Inf. The CPU and GPU pipelines therefore run this pass first, before
+    any canonicalization. On scalars of `f8E4M3FN`, `f8E5M2` and
+    `f8E8M0FNU`:
+    - `arith.extf` decodes the byte exactly (SPEC §1, §3: e8m0 `0xFF` is NaN,
+      `0x00` is 2^-127) into f32, then converts to the result type;
+    - `arith.cmpf` compares the exact f32 values;
+    - `arith.maximumf`, `minimumf`, `maxnumf`, `minnumf` pick one of the two
+      operand bytes with the f32 result's semantics (no rounding);
+    - `arith.negf` / `arith.absf` flip / clear the sign bit (fp8 only).
+    Every other arith or math op on these types (`truncf`, `addf`, ...;
+    their rounding would not match the MX conversion of SPEC §2), and these
+    ops on vectors or tensors, are errors at the op's location.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // MXFP8TRAIN_PIPELINES_PASSES_TD

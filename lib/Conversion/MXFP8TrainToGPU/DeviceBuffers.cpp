@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mxfp8train/Conversion/MXFP8TrainToGPU/MXFP8TrainToGPU.h"
 #include "mxfp8train/Conversion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -31,17 +32,18 @@ namespace mlir::mxfp8train {
 using namespace mlir;
 using namespace mlir::mxfp8train;
 
-/// True when `value` (or a view of it) is used by a terminator of its
-/// block, i.e. the buffer outlives the block.
-static bool escapesBlock(Value value) {
+/// The terminator that passes `value` (or a view of it) out of its block,
+/// i.e. makes the buffer outlive the block; null if none does.
+static Operation *getEscapingTerminator(Value value) {
   for (Operation *user : value.getUsers()) {
     if (user->hasTrait<OpTrait::IsTerminator>())
-      return true;
+      return user;
     if (auto view = dyn_cast<ViewLikeOpInterface>(user))
-      if (view.getViewSource() == value && escapesBlock(view->getResult(0)))
-        return true;
+      if (view.getViewSource() == value)
+        if (Operation *escape = getEscapingTerminator(view->getResult(0)))
+          return escape;
   }
-  return false;
+  return nullptr;
 }
 
 /// True for host ops that may legitimately see a device buffer: views,
@@ -52,7 +54,9 @@ static bool isBufferNeutral(Operation *op) {
              memref::ExtractStridedMetadataOp, memref::CastOp, func::CallOp>(
              op) ||
          op->hasTrait<OpTrait::IsTerminator>() ||
-         isa<gpu::GPUDialect>(op->getDialect());
+         // Control flow (scf.for iter_args): its body is checked op by op.
+         op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
+         isa_and_present<gpu::GPUDialect>(op->getDialect());
 }
 
 namespace {
@@ -118,10 +122,20 @@ struct GPUDeviceBuffersPass final
       for (Operation *op : allocs) {
         Value buffer = op->getResult(0);
         auto type = cast<MemRefType>(buffer.getType());
-        if (escapesBlock(buffer)) {
-          op->emitError() << "buffer escapes its block; run "
-                             "buffer-results-to-out-params before "
-                             "mxfp8train-gpu-device-buffers";
+        if (Operation *escape = getEscapingTerminator(buffer)) {
+          InFlightDiagnostic diag = op->emitError();
+          if (Operation *parent = escape->getParentOp();
+              parent && !isa<func::FuncOp>(parent)) {
+            diag << "this tensor is yielded out of '" << parent->getName()
+                 << "': the GPU pipeline supports a tensor yielded out of a "
+                    "region only where it updates a tensor of the region's "
+                    "operands in place; compute it outside the region";
+            diag.attachNote(escape->getLoc()) << "yielded here";
+          } else {
+            diag << "buffer escapes its block through '" << escape->getName()
+                 << "'; run buffer-results-to-out-params before "
+                    "mxfp8train-gpu-device-buffers";
+          }
           failed = true;
           continue;
         }
@@ -148,6 +162,15 @@ struct GPUDeviceBuffersPass final
           rewriter.replaceOpWithNewOp<gpu::DeallocOp>(
               op, /*asyncToken=*/Type(), ValueRange(), dealloc.getMemref());
         } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+          if (!isMemcpyCompatible(copy)) {
+            copy->emitError()
+                << "copy between " << copy.getSource().getType() << " and "
+                << copy.getTarget().getType()
+                << " is not contiguous, which gpu.memcpy requires; run "
+                   "mxfp8train-gpu-strided-copies first";
+            failed = true;
+            return;
+          }
           rewriter.replaceOpWithNewOp<gpu::MemcpyOp>(
               op, /*asyncToken=*/Type(), ValueRange(), copy.getTarget(),
               copy.getSource());

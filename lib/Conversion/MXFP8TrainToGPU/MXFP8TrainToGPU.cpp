@@ -44,12 +44,19 @@ void mlir::mxfp8train::populateMXFP8TrainToGPUConversionPatterns(
 }
 
 /// Returns the kernel module of `module`, creating it (and marking `module`
-/// as a GPU container) if needed.
-static gpu::GPUModuleOp getOrCreateKernelModule(ModuleOp module) {
+/// as a GPU container) if needed. Fails, at the clashing op, when a symbol
+/// of another kind already has the kernel module's name.
+static FailureOr<gpu::GPUModuleOp> getOrCreateKernelModule(ModuleOp module) {
+  if (Operation *existing = module.lookupSymbol(kKernelModuleName)) {
+    if (auto kernels = dyn_cast<gpu::GPUModuleOp>(existing))
+      return kernels;
+    return existing->emitError() << "the symbol name '" << kKernelModuleName
+                                 << "' is reserved for the kernel module of "
+                                    "convert-mxfp8train-to-gpu; rename this '"
+                                 << existing->getName() << "'";
+  }
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   UnitAttr::get(module.getContext()));
-  if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName))
-    return existing;
   OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
   return gpu::GPUModuleOp::create(builder, module.getLoc(), kKernelModuleName);
 }
@@ -90,13 +97,17 @@ struct ConvertMXFP8TrainToGPUPass final
 
     bool hasWork = false;
     module.walk([&](Operation *op) {
-      if (isa<MXFP8TrainDialect>(op->getDialect()) || isSimpleGemmCandidate(op))
+      if (isa_and_present<MXFP8TrainDialect>(op->getDialect()) ||
+          isSimpleGemmCandidate(op))
         hasWork = true;
     });
     if (!hasWork)
       return;
 
-    gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
+    FailureOr<gpu::GPUModuleOp> kernelModule = getOrCreateKernelModule(module);
+    if (failed(kernelModule))
+      return signalPassFailure();
+    gpu::GPUModuleOp kernels = *kernelModule;
     RewritePatternSet patterns(ctx);
     populateMXFP8TrainToGPUConversionPatterns(patterns, kernels, target);
     if (simpleGemm) {
@@ -112,7 +123,7 @@ struct ConvertMXFP8TrainToGPUPass final
 
     bool failedOps = false;
     module.walk([&](Operation *op) {
-      if (!isa<MXFP8TrainDialect>(op->getDialect()))
+      if (!isa_and_present<MXFP8TrainDialect>(op->getDialect()))
         return;
       InFlightDiagnostic diag = op->emitError() << "'" << op->getName()
                                                 << "' has no GPU lowering";

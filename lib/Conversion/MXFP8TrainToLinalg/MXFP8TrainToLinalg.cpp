@@ -482,7 +482,7 @@ struct ConvertMXFP8TrainToLinalgPass final
     // Report every op this lowering cannot handle before touching the IR.
     bool failedCheck = false;
     getOperation()->walk([&](Operation *op) {
-      if (!isa<MXFP8TrainDialect>(op->getDialect()))
+      if (!isa_and_present<MXFP8TrainDialect>(op->getDialect()))
         return;
       if (!hasStaticShapes(op)) {
         op->emitError() << "lowering of '" << op->getName()

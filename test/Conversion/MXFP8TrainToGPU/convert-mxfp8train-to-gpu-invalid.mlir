@@ -29,3 +29,13 @@ func.func @gemm(%a: tensor<512x256xf8E4M3FN>, %as: tensor<12288xf8E8M0FNU>,
         tensor<8x64x256xf8E4M3FN> [tensor<8x1024xf8E8M0FNU>], tensor<8xi32> -> tensor<512x64xbf16>
   return %y : tensor<512x64xbf16>
 }
+
+// -----
+
+// A user symbol with the kernel module's name (issue 14 row 16) is an error
+// that names the clash, not an undefined-kernel error on a launch.
+// expected-error @below {{the symbol name 'mxfp8train_kernels' is reserved for the kernel module of convert-mxfp8train-to-gpu; rename this 'func.func'}}
+func.func @mxfp8train_kernels(%x: tensor<64x64xbf16>) -> tensor<64x64xf8E4M3FN> {
+  %q, %s = mxfp8train.quantize %x axis = 1 mode = rceil : tensor<64x64xbf16> -> tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>
+  return %q : tensor<64x64xf8E4M3FN>
+}

@@ -45,7 +45,7 @@ func.func @host_access(%x: memref<64xf32>) -> f32 {
 // -----
 
 func.func @escapes() -> memref<64xf32> {
-  // expected-error @+1 {{buffer escapes its block; run buffer-results-to-out-params before mxfp8train-gpu-device-buffers}}
+  // expected-error @+1 {{buffer escapes its block through 'func.return'; run buffer-results-to-out-params before mxfp8train-gpu-device-buffers}}
   %t = memref.alloc() : memref<64xf32>
   return %t : memref<64xf32>
 }

@@ -73,15 +73,23 @@ func.func @quantize_rejects_non_e8m0_scales(%x: tensor<64x128xbf16>) {
 // -----
 
 func.func @quantize_rejects_blocked_rank_3(%x: tensor<2x64x128xbf16>) {
-  // expected-error @+1 {{expects the blocked scale layout of the only for rank-2 data, found rank 3}}
+  // expected-error @+1 {{expects rank-2 data for the blocked layout of the scales, found rank 3}}
   %q, %s = mxfp8train.quantize %x axis = 2 mode = rceil layout = blocked : tensor<2x64x128xbf16> -> tensor<2x64x128xf8E4M3FN>, tensor<512xf8E8M0FNU>
   return
 }
 
 // -----
 
+func.func @quantize_rejects_grouped_layout(%x: tensor<64x64xbf16>) {
+  // expected-error @+1 {{'mxfp8train.quantize' op expects the row_major or blocked layout for the scales, found blocked_per_expert}}
+  %q, %s = mxfp8train.quantize %x axis = 1 mode = rceil layout = blocked_per_expert : tensor<64x64xbf16> -> tensor<64x64xf8E4M3FN>, tensor<512xf8E8M0FNU>
+  return
+}
+
+// -----
+
 func.func @quantize_rejects_blocked_size(%x: tensor<100x64xbf16>) {
-  // expected-error @+1 {{expects blocked the scales of shape 512 (ceil(100/128)*128 * ceil(2/4)*4 bytes), found 200}}
+  // expected-error @+1 {{expects the scales of shape 512 in the blocked layout (ceil(100/128)*128 * ceil(2/4)*4 bytes), found 200}}
   %q, %s = mxfp8train.quantize %x axis = 1 mode = rceil layout = blocked : tensor<100x64xbf16> -> tensor<100x64xf8E4M3FN>, tensor<200xf8E8M0FNU>
   return
 }
@@ -154,7 +162,7 @@ func.func @scaled_mm_rejects_k_not_multiple_of_32(%a: tensor<64x48xf8E4M3FN>, %a
 // -----
 
 func.func @scaled_mm_rejects_lhs_scales_along_wrong_axis(%a: tensor<64x128xf8E4M3FN>, %as: tensor<2x128xf8E8M0FNU>, %b: tensor<128x32xf8E4M3FN>, %bs: tensor<4x32xf8E8M0FNU>) {
-  // expected-error @+1 {{expects lhs scales of shape 64x4 (the data shape with dimension 1 divided by 32), found 2x128}}
+  // expected-error @+1 {{expects the lhs scales of shape 64x4 (the data shape with dimension 1 divided by 32), found 2x128}}
   %0 = mxfp8train.scaled_mm %a [%as], %b [%bs] : tensor<64x128xf8E4M3FN> [tensor<2x128xf8E8M0FNU>], tensor<128x32xf8E4M3FN> [tensor<4x32xf8E8M0FNU>] -> tensor<64x32xbf16>
   return
 }
@@ -162,7 +170,7 @@ func.func @scaled_mm_rejects_lhs_scales_along_wrong_axis(%a: tensor<64x128xf8E4M
 // -----
 
 func.func @scaled_mm_rejects_rhs_scales_of_transposed_rhs(%a: tensor<64x128xf8E4M3FN>, %as: tensor<64x4xf8E8M0FNU>, %b: tensor<32x128xf8E4M3FN>, %bs: tensor<1x128xf8E8M0FNU>) {
-  // expected-error @+1 {{expects rhs scales of shape 32x4 (the data shape with dimension 1 divided by 32), found 1x128}}
+  // expected-error @+1 {{expects the rhs scales of shape 32x4 (the data shape with dimension 1 divided by 32), found 1x128}}
   %0 = mxfp8train.scaled_mm %a [%as], %b [%bs] transpose_rhs : tensor<64x128xf8E4M3FN> [tensor<64x4xf8E8M0FNU>], tensor<32x128xf8E4M3FN> [tensor<1x128xf8E8M0FNU>] -> tensor<64x32xbf16>
   return
 }
@@ -202,7 +210,7 @@ func.func @scaled_mm_rejects_blocked_batched(%a: tensor<2x64x128xf8E4M3FN>, %as:
 // -----
 
 func.func @scaled_mm_rejects_blocked_size(%a: tensor<129x256xf8E4M3FN>, %as: tensor<1024xf8E8M0FNU>, %b: tensor<256x32xf8E4M3FN>, %bs: tensor<8x32xf8E8M0FNU>) {
-  // expected-error @+1 {{expects blocked lhs scales of shape 2048 (ceil(129/128)*128 * ceil(8/4)*4 bytes), found 1024}}
+  // expected-error @+1 {{expects the lhs scales of shape 2048 in the blocked layout (ceil(129/128)*128 * ceil(8/4)*4 bytes), found 1024}}
   %0 = mxfp8train.scaled_mm %a [%as], %b [%bs] lhs_layout = blocked : tensor<129x256xf8E4M3FN> [tensor<1024xf8E8M0FNU>], tensor<256x32xf8E4M3FN> [tensor<8x32xf8E8M0FNU>] -> tensor<129x32xbf16>
   return
 }
@@ -282,7 +290,7 @@ func.func @scaled_grouped_mm_rejects_2d2d_result(%go: tensor<512x64xf8E4M3FN>, %
 // -----
 
 func.func @scaled_grouped_mm_rejects_2d2d_scales(%go: tensor<512x64xf8E4M3FN>, %gos: tensor<512x2xf8E8M0FNU>, %a: tensor<512x256xf8E4M3FN>, %as: tensor<16x256xf8E8M0FNU>, %offs: tensor<8xi32>) {
-  // expected-error @+1 {{expects lhs scales of shape 16x64 (the data shape with dimension 0 divided by 32), found 512x2}}
+  // expected-error @+1 {{expects the lhs scales of shape 16x64 (the data shape with dimension 0 divided by 32), found 512x2}}
   %0 = mxfp8train.scaled_grouped_mm %go [%gos], %a [%as] offs(%offs) transpose_lhs : tensor<512x64xf8E4M3FN> [tensor<512x2xf8E8M0FNU>], tensor<512x256xf8E4M3FN> [tensor<16x256xf8E8M0FNU>], tensor<8xi32> -> tensor<8x64x256xbf16>
   return
 }
@@ -370,7 +378,7 @@ func.func @grouped_mm_rejects_2d2d_result(%go: tensor<512x64xbf16>, %a: tensor<5
 // -----
 
 func.func @scaled_grouped_mm_rejects_blocked_for_2d3d_lhs(%a: tensor<512x256xf8E4M3FN>, %as: tensor<4096xf8E8M0FNU>, %w: tensor<8x64x256xf8E4M3FN>, %ws: tensor<8x64x8xf8E8M0FNU>, %offs: tensor<8xi32>) {
-  // expected-error @+1 {{expects the row_major or blocked_m_groups scale layout for lhs, found blocked}}
+  // expected-error @+1 {{expects the row_major or blocked_m_groups layout for the lhs scales, found blocked}}
   %0 = mxfp8train.scaled_grouped_mm %a [%as], %w [%ws] offs(%offs) transpose_rhs lhs_layout = blocked : tensor<512x256xf8E4M3FN> [tensor<4096xf8E8M0FNU>], tensor<8x64x256xf8E4M3FN> [tensor<8x64x8xf8E8M0FNU>], tensor<8xi32> -> tensor<512x64xbf16>
   return
 }
@@ -378,7 +386,7 @@ func.func @scaled_grouped_mm_rejects_blocked_for_2d3d_lhs(%a: tensor<512x256xf8E
 // -----
 
 func.func @scaled_grouped_mm_rejects_m_groups_size(%a: tensor<512x256xf8E4M3FN>, %as: tensor<4096xf8E8M0FNU>, %w: tensor<8x64x256xf8E4M3FN>, %ws: tensor<8x64x8xf8E8M0FNU>, %offs: tensor<8xi32>) {
-  // expected-error @+1 {{expects blocked_m_groups lhs scales of shape 12288, found 4096}}
+  // expected-error @+1 {{expects the lhs scales of shape 12288 in the blocked_m_groups layout, found 4096}}
   %0 = mxfp8train.scaled_grouped_mm %a [%as], %w [%ws] offs(%offs) transpose_rhs lhs_layout = blocked_m_groups : tensor<512x256xf8E4M3FN> [tensor<4096xf8E8M0FNU>], tensor<8x64x256xf8E4M3FN> [tensor<8x64x8xf8E8M0FNU>], tensor<8xi32> -> tensor<512x64xbf16>
   return
 }
@@ -386,7 +394,7 @@ func.func @scaled_grouped_mm_rejects_m_groups_size(%a: tensor<512x256xf8E4M3FN>,
 // -----
 
 func.func @scaled_grouped_mm_rejects_per_expert_size(%a: tensor<512x256xf8E4M3FN>, %as: tensor<512x8xf8E8M0FNU>, %w: tensor<8x64x256xf8E4M3FN>, %ws: tensor<8x512xf8E8M0FNU>, %offs: tensor<8xi32>) {
-  // expected-error @+1 {{expects blocked_per_expert rhs scales of shape 8x1024, found 8x512}}
+  // expected-error @+1 {{expects the rhs scales of shape 8x1024 in the blocked_per_expert layout, found 8x512}}
   %0 = mxfp8train.scaled_grouped_mm %a [%as], %w [%ws] offs(%offs) transpose_rhs rhs_layout = blocked_per_expert : tensor<512x256xf8E4M3FN> [tensor<512x8xf8E8M0FNU>], tensor<8x64x256xf8E4M3FN> [tensor<8x512xf8E8M0FNU>], tensor<8xi32> -> tensor<512x64xbf16>
   return
 }
@@ -394,7 +402,7 @@ func.func @scaled_grouped_mm_rejects_per_expert_size(%a: tensor<512x256xf8E4M3FN
 // -----
 
 func.func @scaled_mm_rejects_grouped_layout(%a: tensor<64x128xf8E4M3FN>, %as: tensor<512xf8E8M0FNU>, %b: tensor<128x32xf8E4M3FN>, %bs: tensor<4x32xf8E8M0FNU>) {
-  // expected-error @+1 {{expects the row_major or blocked scale layout for lhs, found blocked_m_groups}}
+  // expected-error @+1 {{expects the row_major or blocked layout for the lhs scales, found blocked_m_groups}}
   %0 = mxfp8train.scaled_mm %a [%as], %b [%bs] lhs_layout = blocked_m_groups : tensor<64x128xf8E4M3FN> [tensor<512xf8E8M0FNU>], tensor<128x32xf8E4M3FN> [tensor<4x32xf8E8M0FNU>] -> tensor<64x32xbf16>
   return
 }
@@ -476,5 +484,53 @@ func.func @to_blocked_rejects_size(%s: tensor<100x3xf8E8M0FNU>) {
 func.func @to_blocked_rejects_k_groups_size(%s: tensor<64x16xf8E8M0FNU>, %offs: tensor<8xi32>) {
   // expected-error @+1 {{expects a result of shape 6144 for the blocked_k_groups layout, found 2048}}
   %0 = mxfp8train.to_blocked %s offs(%offs) layout = blocked_k_groups : tensor<64x16xf8E8M0FNU>, tensor<8xi32> -> tensor<2048xf8E8M0FNU>
+  return
+}
+
+// -----
+
+// Constant offs are checked against SPEC §7.1: a 2d-2d scaled_grouped_mm
+// contracts whole 32-token scale blocks per group, so a group end that is not
+// a multiple of 32 would read the wrong scales (issue 14 row 8).
+func.func @scaled_grouped_mm_rejects_2d2d_unaligned_offs(%go: tensor<64x64xf8E4M3FN>, %gos: tensor<2x64xf8E8M0FNU>, %a: tensor<64x32xf8E4M3FN>, %as: tensor<2x32xf8E8M0FNU>) {
+  %offs = arith.constant dense<[40, 64]> : tensor<2xi32>
+  // expected-error @+1 {{'mxfp8train.scaled_grouped_mm' op expects every offs entry to be a multiple of 32 (2d-2d groups are whole 32-token scale blocks), found offs[0] = 40}}
+  %0 = mxfp8train.scaled_grouped_mm %go [%gos], %a [%as] offs(%offs) transpose_lhs : tensor<64x64xf8E4M3FN> [tensor<2x64xf8E8M0FNU>], tensor<64x32xf8E4M3FN> [tensor<2x32xf8E8M0FNU>], tensor<2xi32> -> tensor<2x64x32xbf16>
+  return
+}
+
+// -----
+
+func.func @grouped_mm_rejects_decreasing_offs(%a: tensor<64x64xbf16>, %w: tensor<2x64x64xbf16>) {
+  %offs = arith.constant dense<[48, 16]> : tensor<2xi32>
+  // expected-error @+1 {{'mxfp8train.grouped_mm' op expects non-decreasing offs, found offs[1] = 16 after 48}}
+  %0 = mxfp8train.grouped_mm %a, %w offs(%offs) transpose_rhs : tensor<64x64xbf16>, tensor<2x64x64xbf16>, tensor<2xi32> -> tensor<64x64xbf16>
+  return
+}
+
+// -----
+
+func.func @grouped_mm_rejects_offs_past_tokens(%a: tensor<64x64xbf16>, %w: tensor<2x64x64xbf16>) {
+  %offs = arith.constant dense<[32, 96]> : tensor<2xi32>
+  // expected-error @+1 {{'mxfp8train.grouped_mm' op expects offs at most the token count 64, found offs[1] = 96}}
+  %0 = mxfp8train.grouped_mm %a, %w offs(%offs) transpose_rhs : tensor<64x64xbf16>, tensor<2x64x64xbf16>, tensor<2xi32> -> tensor<64x64xbf16>
+  return
+}
+
+// -----
+
+func.func @grouped_mm_rejects_negative_offs(%a: tensor<64x64xbf16>, %w: tensor<2x64x64xbf16>) {
+  %offs = arith.constant dense<[-32, 64]> : tensor<2xi32>
+  // expected-error @+1 {{'mxfp8train.grouped_mm' op expects offs entries >= 0, found offs[0] = -32}}
+  %0 = mxfp8train.grouped_mm %a, %w offs(%offs) transpose_rhs : tensor<64x64xbf16>, tensor<2x64x64xbf16>, tensor<2xi32> -> tensor<64x64xbf16>
+  return
+}
+
+// -----
+
+func.func @pad_token_groups_rejects_offs_past_tokens(%x: tensor<200x256xbf16>) {
+  %offs = arith.constant dense<[100, 201]> : tensor<2xi32>
+  // expected-error @+1 {{'mxfp8train.pad_token_groups' op expects offs at most the token count 200, found offs[1] = 201}}
+  %xp, %p = mxfp8train.pad_token_groups %x offs(%offs) alignment = 32 : tensor<200x256xbf16>, tensor<2xi32> -> tensor<288x256xbf16>, tensor<2xi32>
   return
 }

@@ -3,6 +3,8 @@
 // RUN: not mxfp8-opt %s --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe='elem_type = f16'})" 2>&1 | FileCheck %s --check-prefix=ELEM
 // RUN: not mxfp8-opt %s --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe='wgrad_with_hp = yes'})" 2>&1 | FileCheck %s --check-prefix=BOOL
 // RUN: not mxfp8-opt %s --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe='mxfp8_rceil> extra'})" 2>&1 | FileCheck %s --check-prefix=TRAIL
+// RUN: not mxfp8-opt %s --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe='scale_calculation_mode = floor, scale_calculation_mode = ceil'})" 2>&1 | FileCheck %s --check-prefix=TWICE
+// RUN: not mxfp8-opt %s --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe='mxfp8_rceil, wgrad_with_hp = true, wgrad_with_hp = false'})" 2>&1 | FileCheck %s --check-prefix=TWICE-BOOL
 // RUN: mxfp8-opt %s -split-input-file --mxfp8train-rewrite-matmuls --verify-diagnostics
 
 // Bad recipe text is an error naming the option and the parser's reason;
@@ -12,6 +14,10 @@
 // MODE: error: mxfp8train-rewrite-matmuls: invalid recipe 'scale_calculation_mode = round': expected floor, rceil, ceil or even, found 'round'
 // ELEM: error: mxfp8train-rewrite-matmuls: invalid recipe 'elem_type = f16': recipe elem_type must be f8E4M3FN or f8E5M2, found 'f16'
 // BOOL: error: mxfp8train-rewrite-matmuls: invalid recipe 'wgrad_with_hp = yes': expected 'true' or 'false', found 'yes'
+// A field given twice is an error, not "last wins" (a named recipe followed
+// by fields that override it stays valid).
+// TWICE: error: mxfp8train-rewrite-matmuls: invalid recipe 'scale_calculation_mode = floor, scale_calculation_mode = ceil': recipe field 'scale_calculation_mode' is given twice
+// TWICE-BOOL: error: mxfp8train-rewrite-matmuls: invalid recipe 'mxfp8_rceil, wgrad_with_hp = true, wgrad_with_hp = false': recipe field 'wgrad_with_hp' is given twice
 // TRAIL: error: mxfp8train-rewrite-matmuls: invalid recipe 'mxfp8_rceil> extra': {{.*}}trailing characters
 
 // An invalid mxfp8train.role is an error; the pass fails but still handles
@@ -52,4 +58,17 @@ func.func @grouped_invalid_attributes(%a: tensor<64x64xbf16>, %w: tensor<2x64x64
   %2 = mxfp8train.grouped_mm %a, %w offs(%offs) transpose_rhs {mxfp8train.offs_alignment = "32"}
       : tensor<64x64xbf16>, tensor<2x64x64xbf16>, tensor<2xi32> -> tensor<64x64xbf16>
   return %0, %1, %2 : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>
+}
+
+// -----
+
+// Upstream's verifier skips size checks against a zero-size dimension, so it
+// accepts an init that disagrees with the operands (M = 64 in lhs, 0 in the
+// init). The rewrite skips it instead of building a scaled_mm its own
+// verifier rejects.
+func.func @init_disagrees(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>, %c: tensor<0x64xbf16>) -> tensor<0x64xbf16> {
+  // expected-remark @below {{mxfp8train: skipped (operand shapes disagree: loop dimension d0 has size 64 and 0)}}
+  %0 = linalg.matmul ins(%a, %b : tensor<64x64xbf16>, tensor<64x64xbf16>)
+      outs(%c : tensor<0x64xbf16>) -> tensor<0x64xbf16>
+  return %0 : tensor<0x64xbf16>
 }

@@ -42,7 +42,7 @@ func.func @quantize_dual_rows_not_multiple(%x: tensor<48x64xbf16>) {
 // -----
 
 func.func @quantize_dual_colwise_scale_shape(%x: tensor<64x64xbf16>) {
-  // expected-error @+1 {{'mxfp8train.quantize_dual' op expects colwise scales of shape 2x64 (the data shape with dimension 0 divided by 32), found 64x2}}
+  // expected-error @+1 {{'mxfp8train.quantize_dual' op expects the colwise scales of shape 2x64 (the data shape with dimension 0 divided by 32), found 64x2}}
   %a0, %a1, %a2, %a3 = mxfp8train.quantize_dual %x mode = rceil
       : tensor<64x64xbf16> -> tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>,
                               tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>
@@ -62,7 +62,7 @@ func.func @quantize_dual_data_shape(%x: tensor<64x64xbf16>) {
 // -----
 
 func.func @quantize_dual_blocked_rank3(%x: tensor<2x64x64xbf16>) {
-  // expected-error @+1 {{'mxfp8train.quantize_dual' op expects the blocked scale layout of rowwise only for rank-2 data, found rank 3}}
+  // expected-error @+1 {{'mxfp8train.quantize_dual' op expects rank-2 data for the blocked layout of the rowwise scales, found rank 3}}
   %a0, %a1, %a2, %a3 = mxfp8train.quantize_dual %x mode = rceil rowwise_layout = blocked
       : tensor<2x64x64xbf16> -> tensor<2x64x64xf8E4M3FN>, tensor<512xf8E8M0FNU>,
                                 tensor<2x64x64xf8E4M3FN>, tensor<2x2x64xf8E8M0FNU>

@@ -23,7 +23,7 @@
 // CHECK: device: cpu
 // CHECK-NEXT: mxfp8-run: @linear_train_step from {{.*}}compare-linear.mlir
 // CHECK-NEXT: recipe: #mxfp8train.recipe<mxfp8_rceil>
-// CHECK-NEXT: conversion: mxfp8train-rewrite-matmuls{recipe=mxfp8_rceil},canonicalize,cse
+// CHECK-NEXT: conversion: mxfp8train-lower-narrow-float-arith,mxfp8train-rewrite-matmuls{recipe=mxfp8_rceil},canonicalize,cse
 // CHECK-NEXT: matmuls: 3 before, 3 scaled_mm after (dgrad 1, forward 1, wgrad 1), 0 kept in high precision
 // CHECK-NEXT: remark: linear.fwd: mxfp8train: converted (role forward
 // CHECK-NEXT: remark: linear.dgrad: mxfp8train: converted (role dgrad

@@ -22,6 +22,9 @@ class RewritePatternSet;
 namespace gpu {
 class GPUModuleOp;
 } // namespace gpu
+namespace memref {
+class CopyOp;
+} // namespace memref
 namespace mxfp8train {
 
 /// The GPU targets of the lowering, parsed once from the `chip` option.
@@ -89,6 +92,11 @@ void populateMXFP8TrainToGPUConversionPatterns(RewritePatternSet &patterns,
 /// is left of `threads`; the others get 1.
 SmallVector<int64_t> getParallelLoopTileSizes(ArrayRef<int64_t> tripCounts,
                                               int64_t threads);
+
+/// True when `copy` can become a `gpu.memcpy`: its source and target are
+/// static, contiguous row-major buffers (mxfp8train-gpu-strided-copies turns
+/// the other copies into linalg.copy kernels).
+bool isMemcpyCompatible(memref::CopyOp copy);
 
 /// Adds the pattern that replaces two `quantize` ops of the same input along
 /// `rank-1` and `rank-2`, with the same scale mode, by one `quantize_dual`.

@@ -10,6 +10,7 @@
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainAttrs.h"
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainDialect.h"
 
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -154,12 +155,18 @@ Attribute RecipeAttr::parse(AsmParser &parser, Type) {
   if (succeeded(parser.parseOptionalGreater()))
     return f.get(ctx);
   bool first = true;
+  llvm::StringSet<> seen;
   do {
     SMLoc loc = parser.getCurrentLocation();
     std::string key;
     if (parser.parseKeywordOrString(&key))
       return {};
     if (succeeded(parser.parseOptionalEqual())) {
+      // A field given twice would silently keep the last value.
+      if (!seen.insert(key).second) {
+        parser.emitError(loc, "recipe field '") << key << "' is given twice";
+        return {};
+      }
       if (key == "elem_type") {
         if (parser.parseType(f.elemType))
           return {};

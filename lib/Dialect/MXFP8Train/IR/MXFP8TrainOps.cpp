@@ -9,6 +9,7 @@
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 
 using namespace mlir;
@@ -60,6 +61,8 @@ static LogicalResult verifyBlockedDim(Operation *op, StringRef what,
 /// Checks the scale tensor of data `dataShape` blocked along `axis`: the data
 /// shape with `axis` divided by 32 (row_major), or the 1-D to_blocked byte
 /// sequence of the (other dim, axis/32) matrix (blocked, rank 2 only).
+/// `what` names the scale tensor in messages ("the scales", "the lhs
+/// scales").
 static LogicalResult verifyScaleShape(Operation *op, StringRef what,
                                       ArrayRef<int64_t> dataShape, int64_t axis,
                                       RankedTensorType scalesType,
@@ -68,32 +71,30 @@ static LogicalResult verifyScaleShape(Operation *op, StringRef what,
   expected[axis] /= kBlockSize;
   if (layout != ScaleLayout::RowMajor && layout != ScaleLayout::Blocked)
     return op->emitOpError()
-           << "expects the row_major or blocked scale layout for " << what
+           << "expects the row_major or blocked layout for " << what
            << ", found " << stringifyScaleLayout(layout);
   if (layout == ScaleLayout::RowMajor) {
     if (!shapesCompatible(scalesType.getShape(), expected))
       return op->emitOpError()
-             << "expects " << what << " scales of shape "
-             << formatShape(expected) << " (the data shape with dimension "
-             << axis << " divided by " << kBlockSize << "), found "
-             << formatShape(scalesType.getShape());
+             << "expects " << what << " of shape " << formatShape(expected)
+             << " (the data shape with dimension " << axis << " divided by "
+             << kBlockSize << "), found " << formatShape(scalesType.getShape());
     return success();
   }
   if (dataShape.size() != 2)
-    return op->emitOpError()
-           << "expects the blocked scale layout of " << what
-           << " only for rank-2 data, found rank " << dataShape.size();
+    return op->emitOpError() << "expects rank-2 data for the blocked layout of "
+                             << what << ", found rank " << dataShape.size();
   int64_t rows = dataShape[1 - axis];
   if (ShapedType::isDynamic(rows))
-    return op->emitOpError() << "expects static data shapes with the blocked "
-                                "scale layout of "
-                             << what;
+    return op->emitOpError()
+           << "expects static data shapes for the blocked layout of " << what;
   int64_t size = getBlockedScaleSize(rows, expected[axis]);
   if (scalesType.getRank() != 1 || scalesType.getDimSize(0) != size)
     return op->emitOpError()
-           << "expects blocked " << what << " scales of shape " << size
-           << " (ceil(" << rows << "/128)*128 * ceil(" << expected[axis]
-           << "/4)*4 bytes), found " << formatShape(scalesType.getShape());
+           << "expects " << what << " of shape " << size
+           << " in the blocked layout (ceil(" << rows << "/128)*128 * ceil("
+           << expected[axis] << "/4)*4 bytes), found "
+           << formatShape(scalesType.getShape());
   return success();
 }
 
@@ -119,7 +120,7 @@ static LogicalResult verifyQuantized(Operation *op, RankedTensorType hpType,
            << formatShape(dataType.getShape());
   if (failed(verifyBlockedDim(op, "the data", hpType.getShape(), axis)))
     return failure();
-  return verifyScaleShape(op, "the", hpType.getShape(), axis, scalesType,
+  return verifyScaleShape(op, "the scales", hpType.getShape(), axis, scalesType,
                           layout);
 }
 
@@ -145,8 +146,8 @@ LogicalResult QuantizeDualOp::verify() {
     if (failed(
             verifyBlockedDim(*this, "the input", inputType.getShape(), axis)))
       return failure();
-    return verifyScaleShape(*this, what, inputType.getShape(), axis, scalesType,
-                            layout);
+    return verifyScaleShape(*this, ("the " + what + " scales").str(),
+                            inputType.getShape(), axis, scalesType, layout);
   };
   if (failed(verifyCast("rowwise", getRowwiseData().getType(),
                         getRowwiseScales().getType(), rank - 1,
@@ -198,10 +199,10 @@ LogicalResult ScaledMmOp::verify() {
                     getRhsScaleLayout() == ScaleLayout::Blocked))
     return emitOpError() << "expects the blocked scale layout only for rank-2 "
                             "operands";
-  if (failed(verifyScaleShape(*this, "lhs", ls, lhsK, getLhsScales().getType(),
-                              getLhsScaleLayout())) ||
-      failed(verifyScaleShape(*this, "rhs", rs, rhsK, getRhsScales().getType(),
-                              getRhsScaleLayout())))
+  if (failed(verifyScaleShape(*this, "the lhs scales", ls, lhsK,
+                              getLhsScales().getType(), getLhsScaleLayout())) ||
+      failed(verifyScaleShape(*this, "the rhs scales", rs, rhsK,
+                              getRhsScales().getType(), getRhsScaleLayout())))
     return failure();
   SmallVector<int64_t> expected;
   if (rank == 3)
@@ -226,6 +227,41 @@ LogicalResult ScaledMmOp::verify() {
 // Grouped GEMMs
 //===----------------------------------------------------------------------===//
 
+/// Checks the values of `offs` where they are a constant (SPEC §7.1):
+/// cumulative exclusive group ends, each in [0, `tokens`] and not below the
+/// previous one, and each a multiple of `multiple` (the 32-token scale
+/// blocks of a 2d-2d scaled_grouped_mm, SPEC §4.2). Non-constant offs are
+/// checked by nothing here; the kernels clamp them at run time.
+static LogicalResult verifyConstantOffs(Operation *op, Value offs,
+                                        int64_t tokens, int64_t multiple) {
+  DenseIntElementsAttr values;
+  if (!matchPattern(offs, m_Constant(&values)))
+    return success();
+  int64_t previous = 0, group = 0;
+  for (const APInt &value : values) {
+    int64_t end = value.getSExtValue();
+    if (end < 0)
+      return op->emitOpError() << "expects offs entries >= 0, found offs["
+                               << group << "] = " << end;
+    if (end < previous)
+      return op->emitOpError()
+             << "expects non-decreasing offs, found offs[" << group
+             << "] = " << end << " after " << previous;
+    if (!ShapedType::isDynamic(tokens) && end > tokens)
+      return op->emitOpError()
+             << "expects offs at most the token count " << tokens
+             << ", found offs[" << group << "] = " << end;
+    if (end % multiple != 0)
+      return op->emitOpError()
+             << "expects every offs entry to be a multiple of " << multiple
+             << " (2d-2d groups are whole 32-token scale blocks), found offs["
+             << group << "] = " << end;
+    previous = end;
+    ++group;
+  }
+  return success();
+}
+
 namespace {
 /// The shape analysis shared by grouped_mm and scaled_grouped_mm.
 struct GroupedShapes {
@@ -236,6 +272,9 @@ struct GroupedShapes {
   /// N / K for 2d-2d lhs / rhs, M for a 2d-3d lhs).
   int64_t lhsRows = 0, rhsRows = 0;
   int64_t groups = 0;
+  /// Size of the dimension that offs splits (M for 2d-3d, the contracted
+  /// tokens for 2d-2d).
+  int64_t tokens = 0;
 };
 } // namespace
 
@@ -272,6 +311,7 @@ verifyGroupedShapes(Operation *op, RankedTensorType lhsType,
                                << ", dimension " << g.rhsK << ") to be equal";
     g.lhsRows = ls[0];
     g.rhsRows = rs[rhsN];
+    g.tokens = ls[0];
     expected = {ls[0], rs[rhsN]};
   } else if (rhsType.getRank() == 2) {
     // 2d-2d: lhs (N, M) or stored (M, N); rhs (M, K) or stored (K, M).
@@ -284,6 +324,7 @@ verifyGroupedShapes(Operation *op, RankedTensorType lhsType,
              << ") and rhs (" << rs[g.rhsK] << ") to be equal";
     g.lhsRows = ls[1 - g.lhsK];
     g.rhsRows = rs[1 - g.rhsK];
+    g.tokens = ls[g.lhsK];
     expected = {g.groups, g.lhsRows, g.rhsRows};
   } else {
     return op->emitOpError()
@@ -298,9 +339,12 @@ verifyGroupedShapes(Operation *op, RankedTensorType lhsType,
 }
 
 LogicalResult GroupedMmOp::verify() {
-  return verifyGroupedShapes(*this, getLhs().getType(), getRhs().getType(),
-                             getOffs().getType(), getResult().getType(),
-                             getTransposeLhs(), getTransposeRhs());
+  FailureOr<GroupedShapes> g = verifyGroupedShapes(
+      *this, getLhs().getType(), getRhs().getType(), getOffs().getType(),
+      getResult().getType(), getTransposeLhs(), getTransposeRhs());
+  if (failed(g))
+    return failure();
+  return verifyConstantOffs(*this, getOffs(), g->tokens, /*multiple=*/1);
 }
 
 /// Checks one scale operand of scaled_grouped_mm: row-major, or the grouped
@@ -315,13 +359,13 @@ verifyGroupedScales(Operation *op, StringRef what, ArrayRef<int64_t> dataShape,
   if (layout != grouped)
     return op->emitOpError()
            << "expects the row_major or " << stringifyScaleLayout(grouped)
-           << " scale layout for " << what << ", found "
+           << " layout for " << what << ", found "
            << stringifyScaleLayout(layout);
   int64_t cols = dataShape[axis] / kBlockSize;
   if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(groups))
     return op->emitOpError()
-           << "expects static shapes with the " << stringifyScaleLayout(layout)
-           << " scale layout of " << what;
+           << "expects static shapes for the " << stringifyScaleLayout(layout)
+           << " layout of " << what;
   SmallVector<int64_t> expected;
   if (grouped == ScaleLayout::BlockedMGroups)
     expected = {getBlockedMGroupsScaleSize(rows, cols, groups)};
@@ -331,8 +375,8 @@ verifyGroupedScales(Operation *op, StringRef what, ArrayRef<int64_t> dataShape,
     expected = {dataShape[0], getBlockedScaleSize(rows, cols)};
   if (scalesType.getShape() != ArrayRef(expected))
     return op->emitOpError()
-           << "expects " << stringifyScaleLayout(layout) << " " << what
-           << " scales of shape " << formatShape(expected) << ", found "
+           << "expects " << what << " of shape " << formatShape(expected)
+           << " in the " << stringifyScaleLayout(layout) << " layout, found "
            << formatShape(scalesType.getShape());
   return success();
 }
@@ -352,14 +396,15 @@ LogicalResult ScaledGroupedMmOp::verify() {
       g->twoDTwoD ? ScaleLayout::BlockedKGroups : ScaleLayout::BlockedMGroups;
   ScaleLayout rhsGrouped =
       g->twoDTwoD ? ScaleLayout::BlockedKGroups : ScaleLayout::BlockedPerExpert;
-  if (failed(verifyGroupedScales(*this, "lhs", ls, g->lhsK, g->lhsRows,
-                                 g->groups, getLhsScales().getType(),
-                                 getLhsScaleLayout(), lhsGrouped)) ||
-      failed(verifyGroupedScales(*this, "rhs", rs, g->rhsK, g->rhsRows,
-                                 g->groups, getRhsScales().getType(),
-                                 getRhsScaleLayout(), rhsGrouped)))
+  if (failed(verifyGroupedScales(
+          *this, "the lhs scales", ls, g->lhsK, g->lhsRows, g->groups,
+          getLhsScales().getType(), getLhsScaleLayout(), lhsGrouped)) ||
+      failed(verifyGroupedScales(
+          *this, "the rhs scales", rs, g->rhsK, g->rhsRows, g->groups,
+          getRhsScales().getType(), getRhsScaleLayout(), rhsGrouped)))
     return failure();
-  return success();
+  return verifyConstantOffs(*this, getOffs(), g->tokens,
+                            g->twoDTwoD ? kBlockSize : 1);
 }
 
 //===----------------------------------------------------------------------===//
@@ -407,13 +452,21 @@ LogicalResult PadTokenGroupsOp::verify() {
     return emitOpError() << "expects padded_offs of the type of offs "
                          << getOffs().getType() << ", found "
                          << getPaddedOffs().getType();
-  return verifyPadding(*this, getInput().getType(), getResult().getType(),
-                       getOffs().getType(), getAlignment());
+  if (failed(verifyPadding(*this, getInput().getType(), getResult().getType(),
+                           getOffs().getType(), getAlignment())))
+    return failure();
+  return verifyConstantOffs(*this, getOffs(),
+                            getInput().getType().getDimSize(0),
+                            /*multiple=*/1);
 }
 
 LogicalResult UnpadTokenGroupsOp::verify() {
-  return verifyPadding(*this, getResult().getType(), getInput().getType(),
-                       getOffs().getType(), getAlignment());
+  if (failed(verifyPadding(*this, getResult().getType(), getInput().getType(),
+                           getOffs().getType(), getAlignment())))
+    return failure();
+  return verifyConstantOffs(*this, getOffs(),
+                            getResult().getType().getDimSize(0),
+                            /*multiple=*/1);
 }
 
 //===----------------------------------------------------------------------===//

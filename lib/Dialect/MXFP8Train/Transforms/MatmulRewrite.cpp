@@ -331,6 +331,23 @@ analyzeLinalgMatmul(linalg::LinalgOp op, const RewriteMatmulsOptions &options) {
   if (!lhsType.hasStaticShape() || !rhsType.hasStaticShape() ||
       !resultType.hasStaticShape())
     return skip("dynamic shapes; MX blocks need static sizes");
+  // Upstream's verifier does not compare sizes against a zero-size
+  // dimension, so a matmul may reach here with an init that disagrees with
+  // its operands; the MX ops would not verify.
+  SmallVector<int64_t> loopSizes(rank + 1, ShapedType::kDynamic);
+  RankedTensorType operandTypes[] = {lhsType, rhsType, resultType};
+  for (auto [operand, type] : llvm::enumerate(operandTypes)) {
+    for (auto [pos, expr] : llvm::enumerate(maps[operand].getResults())) {
+      unsigned dim = cast<AffineDimExpr>(expr).getPosition();
+      int64_t size = type.getDimSize(pos);
+      if (ShapedType::isDynamic(loopSizes[dim]))
+        loopSizes[dim] = size;
+      else if (loopSizes[dim] != size)
+        return skip("operand shapes disagree: loop dimension d" + Twine(dim) +
+                    " has size " + Twine(loopSizes[dim]) + " and " +
+                    Twine(size));
+    }
+  }
   plan.batch = numBatch ? resultType.getDimSize(0) : 0;
   plan.m = resultType.getDimSize(numBatch);
   plan.n = resultType.getDimSize(numBatch + 1);

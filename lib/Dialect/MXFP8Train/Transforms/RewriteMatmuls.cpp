@@ -2,7 +2,9 @@
 //-*-===//
 //
 // The mxfp8train-rewrite-matmuls pass: a thin driver that parses the recipe
-// option and runs rewriteMatmuls (MatmulRewrite.cpp) over the module.
+// option and runs rewriteMatmuls (MatmulRewrite.cpp) over the module, then
+// folds bf16 truncations of the scaled_mm results into them
+// (FoldOutputTruncation.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +40,8 @@ struct RewriteMatmulsPass final
     RewriteMatmulsStats stats;
     if (failed(rewriteMatmuls(module, options, emitRemarks, stats)))
       signalPassFailure();
+    // bf16 results straight from the scaled_mm (FoldOutputTruncation.cpp).
+    foldOutputTruncations(module);
     numConverted += stats.converted;
     numSkipped += stats.skipped;
     numKeptHighPrecision += stats.keptHighPrecision;

@@ -231,6 +231,29 @@ MXFP8RT_EXPORT mxfp8rtStatus mxfp8rtMemAllocManaged(intptr_t sizeBytes,
 /// Frees device or managed memory; null is a no-op.
 MXFP8RT_EXPORT mxfp8rtStatus mxfp8rtMemFree(void *devicePtr);
 
+/// Allocates `sizeBytes` of device memory on the current device, ordered on
+/// `stream` (null: the legacy default stream, and the call returns once the
+/// memory is usable on every stream). The memory comes from the device's
+/// default memory pool, which keeps freed memory for later allocations
+/// (its release threshold is raised to the maximum on first use), so a
+/// training step that allocates and frees the same buffers every call
+/// reaches no cuMemAlloc/cuMemFree after the first (cuMemFree synchronizes
+/// the device). Where the driver or device has no memory pools, or
+/// MXFP8RT_ALLOCATOR=device is set, this is mxfp8rtMemAlloc. Free with
+/// mxfp8rtMemFreeAsync. Same size rules as mxfp8rtMemAlloc.
+MXFP8RT_EXPORT mxfp8rtStatus mxfp8rtMemAllocAsync(intptr_t sizeBytes,
+                                                  mxfp8rtStream stream,
+                                                  void **devicePtr);
+
+/// Frees memory of mxfp8rtMemAllocAsync ordered on `stream`: the memory may
+/// be reused by work ordered after the free on that stream, so every use
+/// of it must be ordered before (the caller's contract, as cudaFreeAsync).
+/// A null stream frees with the legacy semantics: after every stream of the
+/// context is idle. Memory of mxfp8rtMemAlloc goes to mxfp8rtMemFree; null
+/// is a no-op.
+MXFP8RT_EXPORT mxfp8rtStatus mxfp8rtMemFreeAsync(void *devicePtr,
+                                                 mxfp8rtStream stream);
+
 /// Allocates page-locked host memory (fast asynchronous copies). Same size
 /// rules as mxfp8rtMemAlloc.
 MXFP8RT_EXPORT mxfp8rtStatus mxfp8rtHostAlloc(intptr_t sizeBytes,

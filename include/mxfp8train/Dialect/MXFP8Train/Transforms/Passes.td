@@ -23,7 +23,10 @@ def MXFP8TrainRewriteMatmulsPass
     type, following the recipe (torchao `MXFP8TrainingOpConfig`, SPEC §5-§6).
     Each tensor is quantized at most once per axis. A zero `outs` init is
     dropped, a `linalg.broadcast` of a 1-D tensor becomes the `bias`, any
-    other init is added after the product in f32 and rounded once.
+    other init is added after the product in f32 and rounded once. A
+    `scaled_mm` whose f32 result is only truncated to bf16 (an elementwise
+    `linalg.generic` of a lone `arith.truncf`, or `arith.truncf` of the
+    tensor) returns bf16 itself: the same bits, without the f32 tensor.
     With `kernel_preference = emulated` each operand is quantized and
     dequantized back to its type and the matmul stays in high precision
     (torchao EMULATED, SPEC §3.1).

@@ -307,6 +307,19 @@ void populateMXFP8TrainRewriteMatmulsPatterns(
     RewritePatternSet &patterns, const RewriteMatmulsOptions &options,
     PatternBenefit benefit = 1);
 
+/// Adds the patterns that fold the f32 -> bf16 truncation of a
+/// `scaled_mm`'s f32 result (its only use: an elementwise `linalg.generic`
+/// of a lone `arith.truncf`, or `arith.truncf` of the tensor) into the
+/// `scaled_mm`, which then returns bf16: the same bits (one rounding of the
+/// f32 accumulation, SPEC §3.1) without the f32 tensor
+/// (FoldOutputTruncation.cpp).
+void populateFoldOutputTruncationPatterns(RewritePatternSet &patterns);
+
+/// Applies populateFoldOutputTruncationPatterns to `root` in one walk
+/// (nothing else is folded or erased). mxfp8train-rewrite-matmuls runs it
+/// after converting.
+void foldOutputTruncations(Operation *root);
+
 } // namespace mlir::mxfp8train
 
 #endif // MXFP8TRAIN_DIALECT_MXFP8TRAIN_TRANSFORMS_TRANSFORMS_H

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+#===- bench/device/step-bench.sh - the main job's steps against torch -------===#
+#
+# Usage: bench/device/step-bench.sh STEPS_DIR
+#
+# Runs on the GPU machine (no MLIR there). STEPS_DIR holds the main job's
+# training steps compiled here by bench/make-step-artifacts.sh: for each
+# step NAME (llama3_8b_mlp_T, deepseek_v3_moe_T) the high-precision step
+# NAME.hp.cuda.{o,manifest} and its MXFP8 conversion NAME.mx.cuda.{o,manifest},
+# and the resized sources src/NAME.mlir. One call:
+#   1. builds the runtime and mxfp8-launch (tools/mxfp8-launch, no MLIR) and
+#      links every object into a shared library;
+#   2. times each step with mxfp8-launch (REPEAT timed calls after WARMUP,
+#      median of CUDA events around the call, and of the host clock) once
+#      per allocator of the runtime: MXFP8RT_ALLOCATOR=device (cuMemAlloc /
+#      cuMemFree per buffer) and the default stream-ordered pool
+#      (docs/runtime.md "Stream-ordered allocations");
+#   3. times the torch peers of the same steps (bench/device/
+#      torch_step_peer.py: bf16 eager and torch.compile) in the same call;
+#   4. prints one table: every time and its ratio to torch bf16 eager.
+# Environment: REPEAT (default 10), WARMUP (default 3), GPU (default 0),
+# LAUNCH_BUILD_DIR (default /tmp/mxfp8-launch-build), OUT (the device tool's
+# output folder: the log goes there too).
+#
+#===------------------------------------------------------------------------===#
+set -uo pipefail
+export LC_ALL=C PYTHONUNBUFFERED=1
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+dir="$(cd "${1:?usage: step-bench.sh STEPS_DIR}" && pwd)" || exit 2
+build="${LAUNCH_BUILD_DIR:-/tmp/mxfp8-launch-build}"
+repeat="${REPEAT:-10}"
+warmup="${WARMUP:-3}"
+gpu="${GPU:-0}"
+work="$(mktemp -d)"
+if [ -n "${OUT:-}" ] && mkdir -p "$OUT" 2>/dev/null; then
+  exec > >(tee "$OUT/step-bench.log") 2>&1
+fi
+
+generator=()
+command -v ninja > /dev/null && generator=(-G Ninja)
+echo "== build: runtime + mxfp8-launch ($build)"
+if ! { cmake "${generator[@]}" -S "$root/tools/mxfp8-launch" -B "$build" \
+         -DCMAKE_BUILD_TYPE=Release > "$work/configure.log" 2>&1 &&
+       cmake --build "$build" -j "$(nproc)" > "$work/build.log" 2>&1; }; then
+  tail -n 30 "$work/configure.log" "$work/build.log"
+  exit 2
+fi
+launch="$build/bin/mxfp8-launch"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | sed 's/^/  gpu /'
+
+for object in "$dir"/*.o; do
+  g++ -shared -o "$work/$(basename "${object%.o}").so" "$object" -Wl,-Bsymbolic \
+    -L"$build/lib" -lmxfp8train_runtime -Wl,-rpath,"$build/lib" || exit 2
+done
+
+rows=()
+declare -A eager
+# time_ours NAME ENTRY VARIANT ALLOCATOR: one row.
+time_ours() {
+  local name="$1" entry="$2" variant="$3" alloc="$4" log
+  log="$work/$name.$variant.$alloc.log"
+  MXFP8RT_ALLOCATOR="$alloc" "$launch" "$work/$name.$variant.cuda.so" \
+    "$dir/$name.$variant.cuda.manifest" --entry="$entry" --gpu="$gpu" \
+    --repeat="$repeat" --warmup="$warmup" > "$log" 2>&1
+  local rc=$? ms host
+  ms="$(sed -n 's/^summary: .*time_ms=\([^ ]*\).*/\1/p' "$log" | tail -n1)"
+  host="$(grep -o 'host median [0-9.e+-]* ms' "$log" | tail -n1 | awk '{print $3}')"
+  [ $rc -ne 0 ] && { echo "== $name.$variant ($alloc) failed:"; tail -n 8 "$log"; ms=-; }
+  rows+=("$name|ours ${variant}|$alloc|$ms|${host:--}")
+}
+
+for manifest in "$dir"/*.mx.cuda.manifest; do
+  name="$(basename "${manifest%.mx.cuda.manifest}")"
+  entry="$(awk '$1 == "func" { print $2; exit }' "$manifest")"
+  for alloc in device pool; do
+    time_ours "$name" "$entry" mx "$alloc"
+    time_ours "$name" "$entry" hp "$alloc"
+  done
+  tokens="${name##*_}"
+  step=llama
+  [[ "$name" == deepseek* ]] && step=moe
+  echo "== torch peer: $step at $tokens tokens"
+  python3 "$root/bench/device/torch_step_peer.py" --step "$step" --tokens "$tokens" \
+    --source "$dir/src/$name.mlir" --repeat "$repeat" --warmup "$warmup" \
+    > "$work/$name.torch.jsonl" 2> "$work/$name.torch.err"
+  cat "$work/$name.torch.jsonl"
+  [ -s "$work/$name.torch.err" ] && tail -n 5 "$work/$name.torch.err"
+  while read -r line; do
+    mode="$(echo "$line" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["mode"])')"
+    ms="$(echo "$line" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get("median_ms", "-"))')"
+    rows+=("$name|torch bf16 $mode|-|$ms|-")
+    [ "$mode" = eager ] && eager[$name]="$ms"
+  done < "$work/$name.torch.jsonl"
+done
+
+echo
+echo "== steps: medians of $repeat calls after $warmup (CUDA events around the call; host clock), ratio = torch bf16 eager / this (> 1: faster than eager)"
+printf "%-24s %-20s %-7s %10s %10s %8s\n" step what alloc "gpu ms" "host ms" "ratio"
+for r in "${rows[@]}"; do
+  IFS='|' read -r name what alloc ms host <<< "$r"
+  ratio=-
+  base="${eager[$name]:-}"
+  if [ -n "$base" ] && [ "$ms" != - ] && [ "$base" != - ]; then
+    ratio="$(awk -v b="$base" -v m="$ms" 'BEGIN { printf "%.2f", b / m }')"
+  fi
+  printf "%-24s %-20s %-7s %10s %10s %8s\n" "$name" "$what" "$alloc" "$ms" "$host" "$ratio"
+done
+rm -rf "$work"

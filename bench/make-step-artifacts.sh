@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+#===- bench/make-step-artifacts.sh - the main job's steps for step-bench.sh -===#
+#
+# Usage: bench/make-step-artifacts.sh [OUT_DIR]   (default step-artifacts/)
+#
+# Compiles, here (MLIR, ptxas), the main job's two training steps at TOKENS
+# tokens (default 16384; scripts/resize-tokens.py) for CHIP (default
+# sm_90a) with mxfp8-compile: NAME.hp.cuda.{o,manifest} as written and
+# NAME.mx.cuda.{o,manifest} after mxfp8train-rewrite-matmuls with RECIPE
+# (default mxfp8_rceil), plus src/NAME.mlir. bench/device/step-bench.sh runs
+# them on the GPU machine against the torch peers. BUILD_DIR: a build with
+# bin/mxfp8-compile (default build/).
+#
+#===------------------------------------------------------------------------===#
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="${1:-$root/step-artifacts}"
+tokens="${TOKENS:-16384}"
+chip="${CHIP:-sm_90a}"
+recipe="${RECIPE:-mxfp8_rceil}"
+compile="${BUILD_DIR:-$root/build}/bin/mxfp8-compile"
+mkdir -p "$out/src"
+for step in llama3_8b_mlp:mlp_train_step:llama3_8b_mlp_train_step \
+            deepseek_v3_moe:moe_train_step:deepseek_v3_moe_train_step; do
+  IFS=: read -r base entry example <<< "$step"
+  name="${base}_$tokens"
+  python3 "$root/scripts/resize-tokens.py" "$root/examples/$example.mlir" \
+    "$out/src/$name.mlir" --tokens="$tokens" > /dev/null
+  "$compile" "$out/src/$name.mlir" --entry="$entry" --device=cuda --chip="$chip" \
+    -o "$out/$name.hp.cuda.o" --manifest="$out/$name.hp.cuda.manifest"
+  "$compile" "$out/src/$name.mlir" --entry="$entry" --device=cuda --chip="$chip" \
+    --pipeline="mxfp8train-rewrite-matmuls{recipe=$recipe},canonicalize,cse" \
+    -o "$out/$name.mx.cuda.o" --manifest="$out/$name.mx.cuda.manifest" 2> /dev/null
+  echo "make-step-artifacts: $name.hp, $name.mx ($chip, $tokens tokens) -> $out"
+done

@@ -1,0 +1,42 @@
+//===- VerifyLoweringInput.cpp - mxfp8train-verify-lowering-input -*- C++ -*-=//
+//
+// The input contract of the CPU and GPU pipelines that no single lowering
+// pass can state: checked first, reported at the offending op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxfp8train/Pipelines/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::mxfp8train {
+#define GEN_PASS_DEF_MXFP8TRAINVERIFYLOWERINGINPUTPASS
+#include "mxfp8train/Pipelines/Passes.h.inc"
+} // namespace mlir::mxfp8train
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+
+namespace {
+struct VerifyLoweringInputPass final
+    : mxfp8train::impl::MXFP8TrainVerifyLoweringInputPassBase<
+          VerifyLoweringInputPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    bool failedOps = false;
+    getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (op->isRegistered())
+        return WalkResult::advance();
+      op->emitError() << "'" << op->getName()
+                      << "' is an op of an unregistered dialect; the "
+                         "mxfp8train pipelines lower registered ops only";
+      failedOps = true;
+      // Its regions are opaque too.
+      return WalkResult::skip();
+    });
+    if (failedOps)
+      signalPassFailure();
+  }
+};
+} // namespace
