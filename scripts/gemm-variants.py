@@ -141,7 +141,10 @@ def parse_launches(conv):
         consts = dict(re.findall(r"(%[\w]+) = arith\.constant (\d+) : (?:index|i32|i64)",
                                  body))
         launches = []
-        pattern = (r"gpu\.launch_func\s+@\w+::@(\w+)\s+blocks in \([^)]*\)\s+"
+        # Cluster launches (the 2-CTA tcgen05 kernel) name the cluster
+        # first.
+        pattern = (r"gpu\.launch_func\s+@\w+::@(\w+)\s+"
+                   r"(?:clusters in \([^)]*\)\s+)?blocks in \([^)]*\)\s+"
                    r"threads in \((%\w+), (%\w+), (%\w+)\)\s*"
                    r"(?:dynamic_shared_memory_size (%\w+))?")
         for m in re.finditer(pattern, body):

@@ -240,6 +240,41 @@ void tma::loadTensorTile(ImplicitLocOpBuilder &b, Value dst, Value tensorMap,
       b.getBoolAttr(true), NVVM::CTAGroupKindAttr(), Value());
 }
 
+Value tma::mapToClusterRank(ImplicitLocOpBuilder &b, Value ptr, Value rank) {
+  auto type = LLVM::LLVMPointerType::get(
+      b.getContext(),
+      static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
+  return NVVM::MapaOp::create(b, type, ptr, rank);
+}
+
+void tma::loadTensorTileForPair(ImplicitLocOpBuilder &b, Value dst,
+                                Value tensorMap, Value mbar,
+                                ValueRange coords) {
+  MLIRContext *ctx = b.getContext();
+  // The destination as a shared::cluster address of this CTA
+  // (cvta.to.shared::cluster); the barrier operand is typed as a
+  // shared::cta pointer by the NVVM op but carries the shared::cluster
+  // address unchanged (the shared::cta window lies in the shared::cluster
+  // window, so this CTA's own barriers have the same address in both).
+  auto clusterType = LLVM::LLVMPointerType::get(
+      ctx, static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
+  auto sharedType = LLVM::LLVMPointerType::get(
+      ctx, static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+  Value clusterDst = LLVM::AddrSpaceCastOp::create(b, clusterType, dst);
+  Value address = LLVM::PtrToIntOp::create(b, b.getI64Type(), mbar);
+  Value barrier = LLVM::IntToPtrOp::create(b, sharedType, address);
+  NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+      b, clusterDst, tensorMap, coords, barrier, ValueRange(), Value(), Value(),
+      NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE),
+      b.getBoolAttr(false),
+      NVVM::CTAGroupKindAttr::get(ctx, NVVM::CTAGroupKind::CTA_2), Value());
+}
+
+void tma::arriveClusterBarrier(ImplicitLocOpBuilder &b, Value mbar) {
+  NVVM::MBarrierArriveOp::create(b, Type(), mbar, Value(),
+                                 NVVM::MemScopeKind::CLUSTER, false);
+}
+
 void tma::loadBulk(ImplicitLocOpBuilder &b, Value dst, Value src, Value mbar,
                    int64_t bytes) {
   assert(bytes % 16 == 0 && "bulk copies move multiples of 16 bytes");

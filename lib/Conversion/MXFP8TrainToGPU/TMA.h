@@ -122,6 +122,25 @@ void arriveExpectTx(ImplicitLocOpBuilder &b, Value mbar, Value bytes);
 void loadTensorTile(ImplicitLocOpBuilder &b, Value dst, Value tensorMap,
                     Value mbar, ValueRange coords);
 
+/// `mapa.shared::cluster`: the shared::cluster address (`!llvm.ptr<7>`) of
+/// the variable at `ptr` (`!llvm.ptr<3>`, the executing CTA's) in the CTA
+/// of rank `rank` (i32) of the cluster.
+Value mapToClusterRank(ImplicitLocOpBuilder &b, Value ptr, Value rank);
+
+/// The `cta_group::2` form of loadTensorTile (`cp.async.bulk.tensor.<N>d
+/// .shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2`):
+/// the box lands in the executing CTA's shared memory at `dst`
+/// (`!llvm.ptr<3>`) and completes on the mbarrier `mbar`, a shared::cluster
+/// address (`!llvm.ptr<7>`, mapToClusterRank) in either CTA of the pair
+/// (PTX ISA: with .cta_group::2 the mbarrier may be the peer CTA's).
+void loadTensorTileForPair(ImplicitLocOpBuilder &b, Value dst, Value tensorMap,
+                           Value mbar, ValueRange coords);
+
+/// One arrival on the mbarrier at the shared::cluster address `mbar`
+/// (`!llvm.ptr<7>`, possibly another CTA's): `mbarrier.arrive.release
+/// .cluster.shared::cluster`.
+void arriveClusterBarrier(ImplicitLocOpBuilder &b, Value mbar);
+
 /// `cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes` of
 /// `bytes` (a multiple of 16) from global `src` (`!llvm.ptr<1>`, 16-byte
 /// aligned) to shared `dst` (16-byte aligned).

@@ -11,6 +11,8 @@
 // CHECK:         mxfp8train.scaled_mm {{.*}} {mxfp8train.gemm_config = #mxfp8train.gemm_config<kernel = fused_upcast_ws, stages = 2, prefetch = 4, ctas_per_sm = 1, rebalance = false, converters = 1>}
 // CHECK:         mxfp8train.scaled_mm {{.*}} {mxfp8train.gemm_config = #mxfp8train.gemm_config<kernel = fused_upcast, prefetch = 1, ctas_per_sm = 2>}
 // CHECK:         mxfp8train.scaled_grouped_mm {{.*}} {mxfp8train.gemm_config = #mxfp8train.gemm_config<stages = 3, prefetch = 2>, mxfp8train.role = "forward"}
+// CHECK:         mxfp8train.scaled_mm {{.*}} {mxfp8train.gemm_config = #mxfp8train.gemm_config<cta_group = 2>}
+// CHECK:         mxfp8train.scaled_mm {{.*}} {mxfp8train.gemm_config = #mxfp8train.gemm_config<stages = 3, cta_group = 1>}
 func.func @gemm_configs(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0FNU>,
                         %w: tensor<384x512xf8E4M3FN>, %ws: tensor<384x16xf8E8M0FNU>,
                         %e: tensor<8x384x512xf8E4M3FN>, %es: tensor<8x384x16xf8E8M0FNU>,
@@ -35,5 +37,13 @@ func.func @gemm_configs(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0F
       {mxfp8train.gemm_config = #mxfp8train.gemm_config<prefetch = 2, stages = 3>, mxfp8train.role = "forward"}
       : tensor<256x512xf8E4M3FN> [tensor<256x16xf8E8M0FNU>],
         tensor<8x384x512xf8E4M3FN> [tensor<8x384x16xf8E8M0FNU>], tensor<8xi32> -> tensor<256x384xbf16>
+  %5 = mxfp8train.scaled_mm %a [%as], %w [%ws] transpose_rhs
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<cta_group = 2>}
+      : tensor<256x512xf8E4M3FN> [tensor<256x16xf8E8M0FNU>],
+        tensor<384x512xf8E4M3FN> [tensor<384x16xf8E8M0FNU>] -> tensor<256x384xbf16>
+  %6 = mxfp8train.scaled_mm %a [%as], %w [%ws] transpose_rhs
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<cta_group = 1, stages = 3>}
+      : tensor<256x512xf8E4M3FN> [tensor<256x16xf8E8M0FNU>],
+        tensor<384x512xf8E4M3FN> [tensor<384x16xf8E8M0FNU>] -> tensor<256x384xbf16>
   return
 }

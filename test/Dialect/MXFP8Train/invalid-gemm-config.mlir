@@ -105,6 +105,13 @@ func.func @gemm_config_rejects_converters() attributes {test.c = #mxfp8train.gem
 
 // -----
 
+// expected-error @+1 {{gemm_config cta_group must be in [1, 2], found 4}}
+func.func @gemm_config_rejects_cta_group() attributes {test.c = #mxfp8train.gemm_config<cta_group = 4>} {
+  return
+}
+
+// -----
+
 // expected-error @+2 {{expected 'true' or 'false'}}
 // expected-error @+1 {{failed to parse MXFP8Train_GemmConfigAttr parameter 'rebalance' which is to be a `bool`}}
 func.func @gemm_config_rejects_rebalance() attributes {test.c = #mxfp8train.gemm_config<rebalance = 0>} {

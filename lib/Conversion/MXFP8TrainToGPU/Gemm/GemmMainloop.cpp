@@ -261,9 +261,10 @@ Value GemmMainloop::groupEnd(Value g, Value start, int64_t total) {
 
 GemmTile GemmMainloop::makeTile(Value batch, Value rowBase, Value rowEnd,
                                 Value colBase, Value kLo, Value kHi,
-                                Value rowTile, Value kPadLo) {
+                                Value rowTile, Value rowBlock, Value kPadLo) {
   GemmTile t;
   t.rowTile = rowTile;
+  t.rowBlock = rowBlock;
   t.kPadLo = kPadLo;
   t.batch = batch;
   t.rowBase = rowBase;
@@ -284,11 +285,19 @@ GemmTile GemmMainloop::makeTile(Value batch, Value rowBase, Value rowEnd,
 
 void GemmMainloop::walkTiles(function_ref<void(const GemmTile &)> body) {
   auto visit = [&](Value batch, Value rowBase, Value rowEnd, Value colBase,
-                   Value kLo, Value kHi, Value rowTile, Value kPadLo) {
-    body(makeTile(batch, rowBase, rowEnd, colBase, kLo, kHi, rowTile, kPadLo));
+                   Value kLo, Value kHi, Value rowTile, Value rowBlock,
+                   Value kPadLo) {
+    body(makeTile(batch, rowBase, rowEnd, colBase, kLo, kHi, rowTile, rowBlock,
+                  kPadLo));
   };
   Value bid = gpu::BlockIdOp::create(kb, gpu::Dimension::x);
   Value grid = gpu::GridDimOp::create(kb, gpu::Dimension::x);
+  // Tile per cluster: the ctaGroup consecutive CTAs of a cluster (grid
+  // `clusters in (ctaGroup, 1, 1)`) walk the same tiles.
+  if (spec.ctaGroup > 1) {
+    bid = divu(bid, spec.ctaGroup);
+    grid = divu(grid, spec.ctaGroup);
+  }
   const TileShape &t = spec.tile;
   int64_t tilesM = spec.tilesM(), tilesN = spec.tilesN();
   kb.forLoop(bid, c(spec.numTiles()), grid, [&](Value tile) {
@@ -325,18 +334,22 @@ void GemmMainloop::walkTiles(function_ref<void(const GemmTile &)> body) {
         kPadLo = walk.getResult(2);
       }
       visit(batch, mul(mt, c(t.m)), c(spec.m), mul(nt, c(t.n)), kLo, kHi, mt,
-            kPadLo);
+            spec.isTcgen05() ? divu(mul(mt, c(t.m)), 128) : Value(), kPadLo);
       break;
     }
     case GemmKind::Grouped2d3d: {
       // Tile rows of every group in turn: group g covers [start, end) in
-      // ceil((end - start) / 128) tiles.
+      // ceil((end - start) / tile.m) tiles; its blocked_m_groups scales
+      // (read by the tcgen05 kernel only: the others carry no row block)
+      // start at the earlier groups' ceil(rows / 128) row blocks.
       Value mt = divu(tile, tilesN);
       Value nt = remu(tile, tilesN);
       Value f = arith::ConstantIntOp::create(kb, 0, 1);
-      auto walk =
-          scf::ForOp::create(kb, c(0), c(spec.batches), c(1),
-                             ValueRange{c(0), c(0), f, c(0), c(0), c(0)});
+      bool blocks = spec.isTcgen05();
+      SmallVector<Value> init = {c(0), c(0), f, c(0), c(0), c(0)};
+      if (blocks)
+        init.append({c(0), c(0)});
+      auto walk = scf::ForOp::create(kb, c(0), c(spec.batches), c(1), init);
       {
         OpBuilder::InsertionGuard g(kb);
         kb.setInsertionPointToStart(walk.getBody());
@@ -348,15 +361,26 @@ void GemmMainloop::walkTiles(function_ref<void(const GemmTile &)> body) {
         Value next = add(cum, count);
         Value hit = andi(uge(mt, cum), ult(mt, next));
         Value row = add(start, mul(sub(mt, cum), c(t.m)));
-        scf::YieldOp::create(
-            kb, ValueRange{end, next, arith::OrIOp::create(kb, found, hit),
-                           select(hit, g0, it[3]), select(hit, row, it[4]),
-                           select(hit, end, it[5])});
+        SmallVector<Value> yields = {end,
+                                     next,
+                                     arith::OrIOp::create(kb, found, hit),
+                                     select(hit, g0, it[3]),
+                                     select(hit, row, it[4]),
+                                     select(hit, end, it[5])};
+        if (blocks) {
+          Value firstBlock = it[6];
+          Value block = add(firstBlock, mul(sub(mt, cum), c(t.m / 128)));
+          yields.append(
+              {add(firstBlock, divu(add(sub(end, start), c(127)), 128)),
+               select(hit, block, it[7])});
+        }
+        scf::YieldOp::create(kb, yields);
       }
       Value found = walk.getResult(2);
       kb.ifThen(found, [&] {
         visit(walk.getResult(3), walk.getResult(4), walk.getResult(5),
-              mul(nt, c(t.n)), c(0), c(spec.k), mt, Value());
+              mul(nt, c(t.n)), c(0), c(spec.k), mt,
+              blocks ? walk.getResult(7) : Value(), Value());
       });
       break;
     }
@@ -607,14 +631,25 @@ void gpu_lowering::launchGemmKernel(
                                       {int32_t(spec.threads()), 1, 1}));
   kernel.setKnownBlockSizeAttr(
       rewriter.getDenseI32ArrayAttr({int32_t(spec.threads()), 1, 1}));
-  int64_t grid = std::min<int64_t>(spec.numTiles(), ctasPerSM * target.numSMs);
+  int64_t group = spec.ctaGroup;
+  int64_t grid = group * std::min<int64_t>(spec.numTiles(),
+                                           ctasPerSM * target.numSMs / group);
   auto c = [&](int64_t v) {
     return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
   };
   Value one = c(1);
   Value shared =
       arith::ConstantIntOp::create(rewriter, loc, spec.sharedBytes(), 32);
-  gpu::LaunchFuncOp::create(
-      rewriter, loc, kernel, gpu::KernelDim3{c(grid), one, one},
-      gpu::KernelDim3{c(spec.threads()), one, one}, shared, args);
+  std::optional<gpu::KernelDim3> cluster;
+  if (group > 1) {
+    // A cluster of `group` CTAs along x per tile: .reqnctapercluster in
+    // the PTX, `clusters in` at the launch (cuLaunchKernelEx).
+    kernel->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                    rewriter.getDenseI32ArrayAttr({int32_t(group), 1, 1}));
+    cluster = gpu::KernelDim3{c(group), one, one};
+  }
+  gpu::LaunchFuncOp::create(rewriter, loc, kernel,
+                            gpu::KernelDim3{c(grid), one, one},
+                            gpu::KernelDim3{c(spec.threads()), one, one},
+                            shared, args, Type(), ValueRange(), cluster);
 }

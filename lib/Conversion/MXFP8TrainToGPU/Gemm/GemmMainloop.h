@@ -157,12 +157,17 @@ struct GemmArgs {
 /// tile.m, except for 2d-3d, where it counts the row tiles of the earlier
 /// groups (ceil(rows / tile.m) each) plus the tile's index in its group;
 /// with 128-row tiles that is the 128-row block of the tile's first row in
-/// the blocked_m_groups scale layout (SPEC §4.2 a). `kPadLo` (2d-2d) is the
-/// group's start in the contraction padded per group to
+/// the blocked_m_groups scale layout (SPEC §4.2 a). `rowBlock` is that
+/// 128-row block for any tile height: rowBase / 128, and for 2d-3d the
+/// blocked_m_groups block of the tile's first row (the earlier groups'
+/// ceil(rows / 128) blocks plus the tile's offset in its group / 128; a
+/// 256-row tile's second half is block rowBlock + 1; only for the tcgen05
+/// kernel, which reads blocked scales, else null). `kPadLo` (2d-2d) is
+/// the group's start in the contraction padded per group to
 /// GemmSpec::getKGroupPadding() (SPEC §4.2 b's Q_g * 32 for 128).
 struct GemmTile {
   Value batch, rowBase, rowEnd, colBase, colEnd, kLo, kHi;
-  Value rowTile, kPadLo;
+  Value rowTile, rowBlock, kPadLo;
   Value aDataBase, aScaleBase, bDataBase, bScaleBase;
   Value ktBegin, ktEnd;
 };
@@ -296,7 +301,10 @@ public:
   //===--------------------------------------------------------------------===//
 
   /// Calls `body` for every output tile of this CTA in the persistent order
-  /// (tile t = blockIdx.x, + gridDim.x, ...): dense and 2d-2d tiles in the
+  /// (tile t = blockIdx.x, + gridDim.x, ...; with `spec.ctaGroup` CTAs per
+  /// tile, clusters of that many consecutive CTAs, every CTA of a cluster
+  /// visits the cluster's tiles: t = blockIdx.x / ctaGroup, + gridDim.x /
+  /// ctaGroup, ...): dense and 2d-2d tiles in the
   /// grouped-M raster of GemmTiling.h per batch / group (2d-2d contracting
   /// over the group's clamped token range, or its range of the padded K
   /// for pre-dequantized operands); 2d-3d tiles walk the groups, each
@@ -357,7 +365,8 @@ private:
   /// The clamped end of group `g` given the previous end (CPU path rule).
   Value groupEnd(Value g, Value start, int64_t total);
   GemmTile makeTile(Value batch, Value rowBase, Value rowEnd, Value colBase,
-                    Value kLo, Value kHi, Value rowTile, Value kPadLo);
+                    Value kLo, Value kHi, Value rowTile, Value rowBlock,
+                    Value kPadLo);
   /// The shared-memory carve-out (stages, mbarriers).
   void carveSharedMemory();
   /// Zeroes the 2d-3d output rows at or past the last group's end.
@@ -425,7 +434,10 @@ createPaddedOperands(RewriterBase &rewriter, Location loc,
 /// from the kernel arguments, and launches it on `args` (GemmArgs order):
 /// `spec.threads()` threads, `.maxntid` and `.minnctapersm
 /// spec.ctasPerSM`, a persistent grid of min(tiles, ctasPerSM x SMs) CTAs
-/// and `spec.sharedBytes()` of dynamic shared memory.
+/// and `spec.sharedBytes()` of dynamic shared memory. With `spec.ctaGroup`
+/// > 1 the grid is of clusters of that many CTAs (`clusters in`, the
+/// kernel's `nvvm.cluster_dim`), one cluster per tile: min(tiles, SMs /
+/// ctaGroup) clusters.
 void launchGemmKernel(
     RewriterBase &rewriter, Location loc, const KernelCache &cache,
     const GemmSpec &spec, ArrayRef<Value> args,

@@ -38,7 +38,7 @@ static GemmConfigAttr getGemmConfig(Operation *op) {
   return GemmConfigAttr::get(op->getContext(), GemmKernel::DequantBF16,
                              std::nullopt, std::nullopt, std::nullopt,
                              std::nullopt, std::nullopt, /*rebalance=*/true,
-                             std::nullopt);
+                             std::nullopt, std::nullopt);
 }
 
 /// Chooses the kernel variant and its configuration of `spec` from the
@@ -204,9 +204,11 @@ static LogicalResult lowerGemmOp(PatternRewriter &rewriter,
                                  GemmSpec spec, Value lhs, Value lhsScales,
                                  Value rhs, Value rhsScales, Value offs,
                                  Value bias, RankedTensorType resultType) {
+  // sm_100a reads the configuration's cta_group only.
   if (cache.getTarget().chip == GPUChip::SM100a)
-    return lowerGemmToTcgen05(rewriter, cache, op, spec, lhs, lhsScales, rhs,
-                              rhsScales, offs, bias, resultType);
+    return lowerGemmToTcgen05(
+        rewriter, cache, op, spec, getGemmConfig(op).getCtaGroup().value_or(1),
+        lhs, lhsScales, rhs, rhsScales, offs, bias, resultType);
   // The Hopper kernels read row-major scales (and blocked ones of rank-2
   // scaled_mm).
   if (spec.kind != GemmKind::Dense &&

@@ -92,13 +92,14 @@ std::string GemmSpec::getName() const {
                                                         : "scaled_gmm_2d2d";
   if (isTcgen05()) {
     // e.g. scaled_mm_tc05_kb_kb_e4m3_e4m3_bf16_256x512x256_s4 (`_bB` for
-    // B > 1 batches or groups).
+    // B > 1 batches or groups, `_cg2` for the 2-CTA kernel).
     return llvm::formatv(
-               "{0}_tc05_{1}_{2}_{3}_{4}_{5}{6}_{7}x{8}x{9}{10}_s{11}", kindTag,
-               operandTag(a), operandTag(b), getTypeTag(aType),
+               "{0}_tc05_{1}_{2}_{3}_{4}_{5}{6}_{7}x{8}x{9}{10}_s{11}{12}",
+               kindTag, operandTag(a), operandTag(b), getTypeTag(aType),
                getTypeTag(bType), getTypeTag(outType),
                biasType ? "_bias" + getTypeTag(biasType) : "", m, n, k,
-               batches > 1 ? llvm::formatv("_b{0}", batches).str() : "", stages)
+               batches > 1 ? llvm::formatv("_b{0}", batches).str() : "", stages,
+               ctaGroup > 1 ? llvm::formatv("_cg{0}", ctaGroup).str() : "")
         .str();
   }
   return llvm::formatv(

@@ -87,6 +87,11 @@ struct GemmSpec {
   /// hold exactly was seen.
   bool guarded = false;
   bool runWhenUnsafe = false;
+  /// Tcgen05: CTAs per MMA (`cta_group::1` or `::2`). With 2, a cluster of
+  /// two CTAs computes each `tile` (256 x 256): CTA r of the pair holds
+  /// rows [128 r, 128 r + 128) of the A tile and of the B tile, and its
+  /// rows of the output in its Tensor Memory.
+  int64_t ctaGroup = 1;
 
   /// The operands were dequantized by the pre-pass into zero-padded K-major
   /// bf16 buffers (`a`, `b` describe the padded buffers), which one thread
@@ -126,9 +131,14 @@ struct GemmSpec {
   }
   /// Bytes per element of the staged operands (fp8 for tcgen05, else bf16).
   int64_t stageElementBytes() const { return isTcgen05() ? 1 : 2; }
-  /// Bytes of one stage: the K-major A and B tiles.
-  int64_t stageBytesA() const { return tile.m * tile.k * stageElementBytes(); }
-  int64_t stageBytesB() const { return tile.n * tile.k * stageElementBytes(); }
+  /// Bytes of one stage of one CTA: its rows of the A and B tiles (all of
+  /// them, or its 1 / ctaGroup share).
+  int64_t stageBytesA() const {
+    return tile.m / ctaGroup * tile.k * stageElementBytes();
+  }
+  int64_t stageBytesB() const {
+    return tile.n / ctaGroup * tile.k * stageElementBytes();
+  }
   int64_t stageBytes() const { return stageBytesA() + stageBytesB(); }
   /// Bytes of the ring's mbarriers (full[stages], empty[stages]) after the
   /// stages; none without a ring.
@@ -163,11 +173,19 @@ struct GemmSpec {
   /// columns, SPEC §4.2 b).
   int64_t getKGroupPadding() const { return isTcgen05() ? 128 : 64; }
 
-  /// Tcgen05: per stage one 512-byte SFA chunk and tile.n / 128 SFB chunks,
-  /// then acc_full and acc_empty (8 bytes each) and the 16-byte slot the
-  /// TMEM allocation writes its address to.
+  /// Tcgen05: per stage one 512-byte SFA chunk and tile.n / 128 SFB chunks
+  /// (each CTA of a pair holds the SFB of the whole tile), then acc_full
+  /// and acc_empty (8 bytes each) and the 16-byte slot the TMEM allocation
+  /// writes its address to.
   int64_t tcgen05ExtraBytes() const {
-    return stages * 512 * (1 + tile.n / 128) + 16 + 16;
+    return tcgen05ScalePad() + stages * 512 * (1 + tile.n / 128) + 16 + 16;
+  }
+  /// Tcgen05 with a CTA pair: the scale chunks are TMA tensor boxes, whose
+  /// shared destination must be 128-byte aligned; the bytes from the end of
+  /// the mbarriers (the stages are 1024-aligned) to the next 128.
+  int64_t tcgen05ScalePad() const {
+    return ctaGroup > 1 ? llvm::alignTo(barrierBytes(), 128) - barrierBytes()
+                        : 0;
   }
 
   /// The kernel name: every field above that changes the kernel.

@@ -4,7 +4,7 @@
 // with K-major or MN-major operands (A stored M x K or K x M, B stored N x K
 // or K x N), e4m3/e5m2 data and blocked scales (SPEC §4) to a persistent
 // sm_100a kernel of block-scaled fifth-generation tensor-core MMAs
-// (`tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.block32`),
+// (`tcgen05.mma.cta_group::{1,2}.kind::mxf8f6f4.block_scale.block32`),
 // KERNELS.md §1.5-1.7 and §5, on GemmMainloop's tile walk, stage ring,
 // warp roles, epilogue store and launch.
 //
@@ -54,12 +54,25 @@
 // blocked_k_groups chunks of their group; an empty 2d-2d group stores
 // zeros.
 //
-// Row-major scales are re-laid into the blocked layout of the form by the
-// to_blocked kernels (emitToBlocked; transposed for MN-major operands)
-// before the launch; those of K-major rank-2 operands by a `to_blocked` op
-// before the lowering (populateTcgen05ScaleLayoutPatterns; it folds into
-// the quantize). MN-major operands whose M / N are not multiples of 16
-// keep the simple kernels on sm_100a.
+// The 2-CTA variant (GemmSpec::ctaGroup = 2, gemm_config cta_group = 2;
+// docs/gpu.md "2-CTA variant") is this kernel with `cta_group::2`: a
+// cluster of two CTAs per 256 x 256 tile, CTA r holding rows 128 r.. of the
+// A and B tiles, its SFA chunk, both SFB chunks and its rows of the
+// accumulator; six stages of 16 + 16 KiB. The leader (cluster rank 0)
+// expects both CTAs' bytes on its full[s], on which every copy of both CTAs
+// completes (cta_group::2 TMA; the scale chunks through 1-D tensor maps),
+// issues the M = 256 MMAs and commits with multicast to both CTAs' empty[s]
+// and acc_full; both epilogues release the leader's acc_empty; the TMEM
+// allocation is the pair's and cluster barriers replace the CTA barriers
+// around it.
+//
+// The host side (TCGen05Launch.cpp): row-major scales are re-laid into the
+// blocked layout of the form by the to_blocked kernels (emitToBlocked;
+// transposed for MN-major operands) before the launch; those of K-major
+// rank-2 operands by a `to_blocked` op before the lowering
+// (populateTcgen05ScaleLayoutPatterns; it folds into the quantize).
+// MN-major operands whose M / N are not multiples of 16 keep the simple
+// kernels on sm_100a.
 //
 //===----------------------------------------------------------------------===//
 
@@ -96,6 +109,8 @@ constexpr int64_t kLoadColumns = 32;
 /// 32-element scale blocks, one scale chunk column tile) per stage.
 constexpr int64_t kTileM = 128, kTileN = 256, kTileK = 128;
 constexpr int64_t kChunkBytes = tcgen05::kScaleChunkBytes;
+/// The most stages the ring gets (as many as fit in kSharedLimit).
+constexpr int64_t kMaxStages = 6;
 
 /// Emits the body of one tcgen05 GEMM kernel on a GemmMainloop.
 class Tcgen05Kernel : public GemmIndexArith {
@@ -121,12 +136,42 @@ private:
     return LLVM::IntToPtrOp::create(
         kb, LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/6), address);
   }
+  /// A barrier of every thread of the CTA, or of the cluster with the pair
+  /// (barrier.cluster.arrive (release) + wait (acquire)).
+  void syncThreads() {
+    if (!pair()) {
+      gpu::BarrierOp::create(kb);
+      return;
+    }
+    NVVM::ClusterArriveOp::create(kb, UnitAttr());
+    NVVM::ClusterWaitOp::create(kb, UnitAttr());
+  }
   void tcgen05Fence(NVVM::Tcgen05FenceKind kind) {
     NVVM::Tcgen05FenceOp::create(kb,
                                  NVVM::Tcgen05FenceKindAttr::get(ctx, kind));
   }
-  NVVM::CTAGroupKindAttr ctaGroup1() {
-    return NVVM::CTAGroupKindAttr::get(ctx, NVVM::CTAGroupKind::CTA_1);
+  /// The `cta_group` of the kernel's tcgen05 ops.
+  NVVM::CTAGroupKindAttr ctaGroupAttr() {
+    return NVVM::CTAGroupKindAttr::get(ctx, pair() ? NVVM::CTAGroupKind::CTA_2
+                                                   : NVVM::CTAGroupKind::CTA_1);
+  }
+  /// The 2-CTA kernel: a cluster of two CTAs per 256 x 256 tile.
+  bool pair() const { return spec.ctaGroup == 2; }
+  /// Rows of the A and B tiles this CTA holds (all, or its half).
+  int64_t rowsA() const { return spec.tile.m / spec.ctaGroup; }
+  int64_t rowsB() const { return spec.tile.n / spec.ctaGroup; }
+  /// The leader's (rank 0) copy of this CTA's mbarrier `ptr` (2-CTA).
+  Value leaderBarrier(Value ptr) {
+    return tma::mapToClusterRank(kb, ptr, kb.i32(0));
+  }
+  /// The commit of the kernel's prior tcgen05 ops to `barrier`: to this
+  /// CTA's, or with the pair to the barrier at the same offset in both
+  /// CTAs (multicast mask 0b11).
+  void commit(Value barrier) {
+    Value mask;
+    if (pair())
+      mask = arith::ConstantIntOp::create(kb, kb.getI16Type(), 0b11);
+    NVVM::Tcgen05CommitOp::create(kb, barrier, mask, ctaGroupAttr());
   }
   /// SFB chunks per stage (one per 128 columns of the tile).
   int64_t sfbChunks() const { return spec.tile.n / 128; }
@@ -147,6 +192,15 @@ private:
     return counter;
   }
 
+  /// One TMA box of `map` at `coords` into this CTA's shared byte address
+  /// `dst`, completing on `full`: this CTA's full[s], or with the pair the
+  /// leader's (a shared::cluster pointer; the cta_group::2 form).
+  void loadBox(Value dst, Value map, Value full, ValueRange coords) {
+    if (pair())
+      tma::loadTensorTileForPair(kb, sharedPtr(dst), map, full, coords);
+    else
+      tma::loadTensorTile(kb, sharedPtr(dst), map, full, coords);
+  }
   /// Bytes of one 128-row column of an MN-major tile (tile.k rows of 128
   /// bytes): its descriptor's LBO.
   int64_t mnAtomColumnBytes() const { return spec.tile.k * 128; }
@@ -186,6 +240,9 @@ private:
   /// Shared byte addresses of the SFA and SFB chunks, acc_full, acc_empty
   /// and the TMEM address slot; the TMEM base address (i32).
   Value sfaBase, sfbBase, accFull, accEmpty, tmemSlot, tmemBase;
+  /// The CTA's rank in its pair (index; 0 for the 1-CTA kernel) and
+  /// whether it is the pair's leader (rank 0, i1; null for 1-CTA).
+  Value rank, isLeader;
 };
 } // namespace
 
@@ -203,15 +260,14 @@ void Tcgen05Kernel::loadOperandTile(Value dst, Value map,
   };
   if (l.kMajor) {
     // One box of `rows` rows x 128 K bytes (the tensor is (rows, K)).
-    tma::loadTensorTile(kb, sharedPtr(dst), map, full,
-                        coords(k0, toI32(rowBase)));
+    loadBox(dst, map, full, coords(k0, toI32(rowBase)));
     return;
   }
   // MN-major (the tensor is (K, rows)): one box of 128 K rows x 128 row
   // bytes per 128 rows of the tile, the descriptor's LBO apart.
   for (int64_t j = 0; j < rows / 128; ++j)
-    tma::loadTensorTile(kb, sharedPtr(add(dst, c(j * mnAtomColumnBytes()))),
-                        map, full, coords(toI32(add(rowBase, c(128 * j))), k0));
+    loadBox(add(dst, c(j * mnAtomColumnBytes())), map, full,
+            coords(toI32(add(rowBase, c(128 * j))), k0));
 }
 
 GemmTile Tcgen05Kernel::fromGroupStart(const GemmTile &t) {
@@ -232,11 +288,13 @@ Value Tcgen05Kernel::getScaleChunkOffset(bool isA, const GemmTile &t, Value row,
   switch (spec.kind) {
   case GemmKind::Dense:
   case GemmKind::Grouped2d3d: {
-    // 2d-3d A (blocked_m_groups): the walk's row tile is the group-padded
-    // row block. Batched operands (blocked_per_expert): one to_blocked per
+    // 2d-3d A (blocked_m_groups): the group-padded row block of the tile's
+    // first row, plus the 128-row blocks of `row` past it (the second CTA
+    // of a pair). Batched operands (blocked_per_expert): one to_blocked per
     // slice.
-    Value rowBlock =
-        spec.kind == GemmKind::Grouped2d3d && isA ? t.rowTile : divu(row, 128);
+    Value rowBlock = spec.kind == GemmKind::Grouped2d3d && isA
+                         ? add(t.rowBlock, divu(sub(row, t.rowBase), 128))
+                         : divu(row, 128);
     Value off = tcgen05::emitScaleChunkOffset(bb, rowBlock, kt, c(colTiles));
     bool batched = isA ? spec.aBatched : spec.bBatched;
     if (!batched)
@@ -266,35 +324,55 @@ void Tcgen05Kernel::fillStage(const GemmTile &t, Value kt,
   Value secondB = rowBlocksB % 2 == 1
                       ? ult(add(mul(nt, c(2)), c(1)), c(rowBlocksB))
                       : Value();
+  // The bytes of one CTA's stage: its A and B rows, its SFA chunk and the
+  // SFB chunks of the whole tile.
   int64_t fixedBytes = spec.stageBytes() + kChunkBytes;
   Value txBytes = kb.i32(fixedBytes + sfbChunks() * kChunkBytes);
   if (secondB)
     txBytes = select(secondB, txBytes, kb.i32(fixedBytes + kChunkBytes));
   Value full = ml.getFullBarrier(slot.stage);
-  tma::arriveExpectTx(kb, full, txBytes);
+  if (pair()) {
+    // Every copy of both CTAs completes on the leader's full[s], whose one
+    // arrival (the leader's) expects the bytes of both.
+    kb.ifThen(isLeader, [&] {
+      tma::arriveExpectTx(kb, full,
+                          arith::MulIOp::create(kb, txBytes, kb.i32(2)));
+    });
+    full = leaderBarrier(full);
+  } else {
+    tma::arriveExpectTx(kb, full, txBytes);
+  }
   // Contraction tile kt from the tile's first token (2d-2d: the group's).
+  // CTA r of a pair loads rows [128 r, 128 r + 128) of both tiles.
   Value k0 = toI32(add(t.kLo, mul(kt, c(spec.tile.k))));
   const GemmArgs &args = ml.getArgs();
-  loadOperandTile(aTile(slot.stage), args.aData, spec.a, spec.tile.m, t.rowBase,
-                  k0, spec.aBatched ? t.batch : Value(), full);
-  loadOperandTile(bTile(slot.stage), args.bData, spec.b, spec.tile.n, t.colBase,
-                  k0, spec.bBatched ? t.batch : Value(), full);
+  Value rowA = add(t.rowBase, mul(rank, c(rowsA())));
+  Value rowB = add(t.colBase, mul(rank, c(rowsB())));
+  loadOperandTile(aTile(slot.stage), args.aData, spec.a, rowsA(), rowA, k0,
+                  spec.aBatched ? t.batch : Value(), full);
+  loadOperandTile(bTile(slot.stage), args.bData, spec.b, rowsB(), rowB, k0,
+                  spec.bBatched ? t.batch : Value(), full);
   // Scale chunks at the quantizer's blocked offsets (Tcgen05.h) in the
-  // layout of the form.
-  auto chunk = [&](bool isA, Value row) {
+  // layout of the form: 1-D bulk copies, or with the pair boxes of the
+  // scales' 1-D tensor maps, which can complete on the leader's barrier.
+  auto loadChunk = [&](Value dst, bool isA, Value row) {
     Value scales = isA ? args.aScales : args.bScales;
+    Value offset = getScaleChunkOffset(isA, t, row, kt);
+    if (pair()) {
+      for (int64_t j = 0; j < kChunkBytes; j += kTcgen05ScaleBoxBytes)
+        loadBox(add(dst, c(j)), scales, full, {toI32(add(offset, c(j)))});
+      return;
+    }
     Value base = memref::ExtractAlignedPointerAsIndexOp::create(kb, scales);
-    return tma::getGlobalPointer(
-        kb, add(base, getScaleChunkOffset(isA, t, row, kt)));
+    tma::loadBulk(kb, sharedPtr(dst),
+                  tma::getGlobalPointer(kb, add(base, offset)), full,
+                  kChunkBytes);
   };
-  tma::loadBulk(kb, sharedPtr(sfaChunk(slot.stage)), chunk(true, t.rowBase),
-                full, kChunkBytes);
+  loadChunk(sfaChunk(slot.stage), true, rowA);
   Value sfbDst = sfbChunk(slot.stage);
-  tma::loadBulk(kb, sharedPtr(sfbDst), chunk(false, t.colBase), full,
-                kChunkBytes);
+  loadChunk(sfbDst, false, t.colBase);
   auto second = [&] {
-    tma::loadBulk(kb, sharedPtr(add(sfbDst, c(kChunkBytes))),
-                  chunk(false, add(t.colBase, c(128))), full, kChunkBytes);
+    loadChunk(add(sfbDst, c(kChunkBytes)), false, add(t.colBase, c(128)));
   };
   if (secondB)
     kb.ifThen(secondB, second);
@@ -321,7 +399,7 @@ void Tcgen05Kernel::emitMmaTile(const GemmTile &t, Value tileCounter) {
       NVVM::Tcgen05CpMulticastAttr::get(ctx, NVVM::Tcgen05CpMulticast::WARPX4);
   auto copyChunk = [&](Value taddr, Value smemAddr) {
     NVVM::Tcgen05CpOp::create(
-        kb, cpShape, ctaGroup1(), warpx4, NVVM::Tcgen05CpSrcFormatAttr(),
+        kb, cpShape, ctaGroupAttr(), warpx4, NVVM::Tcgen05CpSrcFormatAttr(),
         tmemPtr(taddr), tcgen05::emitSmemDescriptor(kb, smemAddr, chunkDesc));
   };
   Value accumulator = tmemPtr(tcgen05::emitTmemAddress(
@@ -363,7 +441,7 @@ void Tcgen05Kernel::emitMmaTile(const GemmTile &t, Value tileCounter) {
                 kb,
                 NVVM::MMABlockScaleKindAttr::get(
                     ctx, NVVM::MMABlockScaleKind::MXF8F6F4),
-                ctaGroup1(),
+                ctaGroupAttr(),
                 NVVM::Tcgen05MMABlockScaleAttr::get(
                     ctx, NVVM::Tcgen05MMABlockScale::BLOCK32),
                 NVVM::Tcgen05MMACollectorOpAttr::get(
@@ -383,12 +461,12 @@ void Tcgen05Kernel::emitMmaTile(const GemmTile &t, Value tileCounter) {
           else
             issue();
         }
-        // empty[s] arrives when these MMAs (and the copies) have completed.
-        NVVM::Tcgen05CommitOp::create(kb, ml.getEmptyBarrier(s), Value(),
-                                      ctaGroup1());
+        // empty[s] arrives when these MMAs (and the copies) have completed
+        // (in both CTAs of a pair).
+        commit(ml.getEmptyBarrier(s));
         return SmallVector<Value>{};
       });
-  NVVM::Tcgen05CommitOp::create(kb, sharedPtr(accFull), Value(), ctaGroup1());
+  commit(sharedPtr(accFull));
   memref::StoreOp::create(kb, add(tiles, c(1)), tileCounter, ValueRange{c(0)});
 }
 
@@ -404,7 +482,9 @@ void Tcgen05Kernel::emitEpilogueTile(const GemmTile &t, Value tileCounter) {
   Value tiles = memref::LoadOp::create(kb, tileCounter, ValueRange{c(0)});
   tma::waitBarrier(kb, sharedPtr(accFull), parity(tiles));
   tcgen05Fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
-  Value row = add(t.rowBase, add(mul(quarter, c(32)), lane));
+  // CTA r of a pair holds rows [128 r, 128 r + 128) of the tile.
+  Value row = add(add(t.rowBase, mul(rank, c(rowsA()))),
+                  add(mul(quarter, c(32)), lane));
   Value outBase = ml.getOutputBase(t.batch);
   // 2d-2d: a group without tokens had no MMA (the accumulator holds the
   // previous tile's sums); its weight gradient is exactly zero.
@@ -426,9 +506,13 @@ void Tcgen05Kernel::emitEpilogueTile(const GemmTile &t, Value tileCounter) {
         kb, NVVM::Tcgen05WaitKindAttr::get(ctx, NVVM::Tcgen05WaitKind::LOAD));
     if (j == chunks - 1) {
       // The whole accumulator is in registers: the next tile's MMAs may
-      // overwrite it.
+      // overwrite it (the pair's wait for both CTAs' epilogues on the
+      // leader's acc_empty).
       tcgen05Fence(NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
-      tma::arriveBarrier(kb, sharedPtr(accEmpty));
+      if (pair())
+        tma::arriveClusterBarrier(kb, leaderBarrier(sharedPtr(accEmpty)));
+      else
+        tma::arriveBarrier(kb, sharedPtr(accEmpty));
     }
     Value acc =
         kb.bitcastTo(VectorType::get({kLoadColumns}, kb.getF32Type()), words);
@@ -446,9 +530,9 @@ void Tcgen05Kernel::emitEpilogueTile(const GemmTile &t, Value tileCounter) {
 
 void Tcgen05Kernel::emit() {
   ml.emitKernel([&] {
-    // The extra bytes: SFA chunks, SFB chunks, acc_full, acc_empty, the
-    // TMEM address slot.
-    sfaBase = ml.getExtraAddress();
+    // The extra bytes: (the pair: the pad to 128 bytes) SFA chunks, SFB
+    // chunks, acc_full, acc_empty, the TMEM address slot.
+    sfaBase = add(ml.getExtraAddress(), c(spec.tcgen05ScalePad()));
     sfbBase = add(sfaBase, c(spec.stages * kChunkBytes));
     accFull = add(sfbBase, c(spec.stages * sfbChunks() * kChunkBytes));
     accEmpty = add(accFull, c(8));
@@ -458,23 +542,36 @@ void Tcgen05Kernel::emit() {
     auto eq = [&](Value x, int64_t v) {
       return arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, x, c(v));
     };
+    rank = c(0);
+    if (pair()) {
+      rank = arith::IndexCastUIOp::create(
+          kb, kb.getIndexType(),
+          NVVM::ClusterId::create(kb, kb.getI32Type()).getResult());
+      isLeader = eq(rank, 0);
+    }
     // full[s]: the producer's expect_tx arrival plus the bytes; empty[s]
-    // and acc_full: one tcgen05.commit each; acc_empty: the epilogue.
+    // and acc_full: one tcgen05.commit each; acc_empty: the epilogue (of
+    // both CTAs of a pair). A pair uses the leader's full[s] and acc_empty
+    // only.
     ml.initRing(1, 1, [&] {
       tma::initBarrier(kb, sharedPtr(accFull), 1);
-      tma::initBarrier(kb, sharedPtr(accEmpty), kEpilogueThreads);
+      tma::initBarrier(kb, sharedPtr(accEmpty),
+                       kEpilogueThreads * spec.ctaGroup);
     });
     tcgen05::TmemLayout tmem =
         tcgen05::getTmemLayout(spec.tile.n, /*accStages=*/1, spec.stages);
     Value allocColumns = kb.i32(tmem.getAllocColumns());
-    // One warp allocates the Tensor Memory (its address lands in the slot).
+    // One warp allocates the Tensor Memory (its address lands in the slot);
+    // with the pair, one warp of each CTA, together (cta_group::2).
     kb.ifThen(eq(warp, kAllocWarp), [&] {
       NVVM::Tcgen05AllocOp::create(kb, sharedPtr(tmemSlot), allocColumns,
-                                   ctaGroup1());
-      NVVM::Tcgen05RelinquishAllocPermitOp::create(kb, ctaGroup1());
+                                   ctaGroupAttr());
+      NVVM::Tcgen05RelinquishAllocPermitOp::create(kb, ctaGroupAttr());
     });
+    // The pair synchronises as a cluster: each CTA's barriers are
+    // initialised before the other's copies and commits reach them.
     tcgen05Fence(NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
-    gpu::BarrierOp::create(kb);
+    syncThreads();
     tcgen05Fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
     tmemBase = LLVM::LoadOp::create(kb, kb.getI32Type(), sharedPtr(tmemSlot));
 
@@ -489,8 +586,13 @@ void Tcgen05Kernel::emit() {
         });
       });
     };
+    // The pair's MMAs are the leader's (cta_group::2 reads both CTAs'
+    // stages and writes both Tensor Memories).
     auto mmaIssuer = [&] {
-      kb.ifThen(eq(ml.getRoleThreadId(), 0), [&] {
+      Value issuer = eq(ml.getRoleThreadId(), 0);
+      if (pair())
+        issuer = andi(issuer, isLeader);
+      kb.ifThen(issuer, [&] {
         Value tiles = makeCounter();
         ml.walkTiles(
             [&](const GemmTile &t) { emitMmaTile(fromGroupStart(t), tiles); });
@@ -508,13 +610,14 @@ void Tcgen05Kernel::emit() {
                   epilogue}});
 
     // Every role is done (the epilogue read the last accumulator after the
-    // last MMA completed): the allocating warp frees the columns.
+    // last MMA completed; with the pair, in both CTAs): the allocating
+    // warp frees the columns.
     tcgen05Fence(NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
-    gpu::BarrierOp::create(kb);
+    syncThreads();
     kb.ifThen(eq(warp, kAllocWarp), [&] {
       tcgen05Fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
       NVVM::Tcgen05DeallocOp::create(kb, tmemPtr(tmemBase), allocColumns,
-                                     ctaGroup1());
+                                     ctaGroupAttr());
     });
   });
 }
@@ -525,201 +628,15 @@ void gpu_lowering::emitTcgen05Gemm(KernelBuilder &kb, const GemmSpec &spec,
   Tcgen05Kernel(ml).emit();
 }
 
-//===----------------------------------------------------------------------===//
-// Host side
-//===----------------------------------------------------------------------===//
-
-/// The blocked layout the kernel reads the scales of operand A (`isA`) or B
-/// in (SPEC §4): `blocked` for rank-2 scaled_mm, one `to_blocked` per slice
-/// for batched operands (rank-3 scaled_mm, 2d-3d B), the token-group
-/// layouts for the grouped operands (2d-3d A: `blocked_m_groups`, 2d-2d:
-/// `blocked_k_groups`).
-static ScaleLayout getKernelScaleLayout(const GemmSpec &spec, bool isA) {
-  switch (spec.kind) {
-  case GemmKind::Dense:
-    return spec.batches > 1 || spec.aBatched ? ScaleLayout::BlockedPerExpert
-                                             : ScaleLayout::Blocked;
-  case GemmKind::Grouped2d3d:
-    return isA ? ScaleLayout::BlockedMGroups : ScaleLayout::BlockedPerExpert;
-  case GemmKind::Grouped2d2d:
-    return ScaleLayout::BlockedKGroups;
-  }
-  llvm_unreachable("unknown GEMM kind");
-}
-
-/// Operand A's (`isA`) or B's scales as the kernel reads them, a 1-D byte
-/// buffer in getKernelScaleLayout's layout: the op's scales when they are
-/// in it already, else re-laid from row-major by the `to_blocked` kernels
-/// (of the transposed matrix for MN-major data, whose row-major scales are
-/// (K / 32, rows)).
-static Value getKernelScales(RewriterBase &rewriter, Location loc,
-                             const KernelCache &cache, const GemmSpec &spec,
-                             bool isA, Value scales, Value offs) {
-  const gemm::OperandLayout &l = isA ? spec.a : spec.b;
-  Value buf = toBuffer(rewriter, loc, scales);
-  if (!l.blockedScales) {
-    ScaleLayout layout = getKernelScaleLayout(spec, isA);
-    int64_t rows = l.rows, cols = spec.k / 32, groups = spec.batches;
-    SmallVector<int64_t, 2> shape;
-    switch (layout) {
-    case ScaleLayout::Blocked:
-      shape = {*getBlockedScaleSize(rows, cols)};
-      break;
-    case ScaleLayout::BlockedPerExpert:
-      shape = {spec.batches, *getBlockedScaleSize(rows, cols)};
-      break;
-    case ScaleLayout::BlockedMGroups:
-      shape = {*getBlockedMGroupsScaleSize(rows, cols, groups)};
-      break;
-    case ScaleLayout::BlockedKGroups:
-      shape = {*getBlockedKGroupsScaleSize(rows, cols, groups)};
-      break;
-    case ScaleLayout::RowMajor:
-      llvm_unreachable("the kernel reads blocked scales");
-    }
-    Value out = memref::AllocOp::create(
-        rewriter, loc,
-        MemRefType::get(shape,
-                        cast<MemRefType>(buf.getType()).getElementType()));
-    bool grouped = layout == ScaleLayout::BlockedMGroups ||
-                   layout == ScaleLayout::BlockedKGroups;
-    emitToBlocked(rewriter, loc, cache, layout, /*transposed=*/!l.kMajor, buf,
-                  grouped ? toBuffer(rewriter, loc, offs) : Value(), out);
-    buf = out;
-  }
-  auto type = cast<MemRefType>(buf.getType());
-  return collapseTo(rewriter, loc, buf, {type.getNumElements()});
-}
-
-std::string gpu_lowering::whyNotTcgen05(const GemmSpec &spec) {
-  // TMA needs 16-byte strides: rows of K bytes (K-major; K is a multiple
-  // of 32) or of M / N bytes (MN-major).
-  if ((!spec.a.kMajor && spec.m % 16 != 0) ||
-      (!spec.b.kMajor && spec.n % 16 != 0))
-    return "the tcgen05 kernel takes MN-major operands with 16-byte aligned "
-           "rows (M, N multiples of 16)";
-  if (!tcgen05::getElementFormat(spec.aType) ||
-      !tcgen05::getElementFormat(spec.bType))
-    return "the tcgen05 kernel takes e4m3/e5m2 operands";
-  if (spec.m == 0 || spec.n == 0 || spec.k == 0 || spec.batches == 0)
-    return "empty GEMM";
-  // 2d-3d tiles start at any token: the tokens are the rows of A.
-  if (spec.kind == GemmKind::Grouped2d3d && !spec.a.kMajor)
-    return "the tcgen05 kernel takes 2d-3d tokens stored K-major";
-  return "";
-}
-
-LogicalResult gpu_lowering::lowerGemmToTcgen05(
-    PatternRewriter &rewriter, const KernelCache &cache, Operation *op,
-    GemmSpec spec, Value lhs, Value lhsScales, Value rhs, Value rhsScales,
-    Value offs, Value bias, RankedTensorType resultType) {
-  if (std::string why = whyNotTcgen05(spec); !why.empty())
-    return rewriter.notifyMatchFailure(op, why);
-  Location loc = op->getLoc();
+void gpu_lowering::configureTcgen05Gemm(GemmSpec &spec, int64_t ctaGroup) {
   spec.variant = GemmVariant::Tcgen05;
-  spec.tile = gemm::TileShape{kTileM, kTileN, kTileK, /*groupM=*/8};
+  // The pair's tile is 256 x 256: 128 rows of A and B per CTA.
+  spec.ctaGroup = ctaGroup;
+  spec.tile = gemm::TileShape{kTileM * ctaGroup, kTileN, kTileK, /*groupM=*/8};
   spec.ctasPerSM = 1;
   spec.prefetch = 1;
-  spec.stages = 4;
+  // As many stages as fit: four of 49 KiB (1-CTA), six of 33 KiB (2-CTA).
+  spec.stages = kMaxStages;
   while (spec.stages > 2 && spec.sharedBytes() > kSharedLimit)
     --spec.stages;
-
-  // K-major boxes of 128 K x 128 rows (A) and 128 K x 256 rows (B), or
-  // MN-major boxes of 128 K rows x 128 M/N: 128-byte rows in the 128-byte
-  // swizzle, as the MMA descriptors expect. Batched operands (E, ., .)
-  // take one slice per box.
-  Value aBuf = toBuffer(rewriter, loc, lhs);
-  Value bBuf = toBuffer(rewriter, loc, rhs);
-  auto box = [&](const gemm::OperandLayout &l, int64_t rows,
-                 bool batched) -> SmallVector<int64_t> {
-    SmallVector<int64_t> extents;
-    if (batched)
-      extents.push_back(1);
-    if (l.kMajor)
-      extents.append({rows, spec.tile.k});
-    else
-      extents.append({spec.tile.k, 128});
-    return extents;
-  };
-  tma::TensorMapSpec aMap, bMap;
-  aMap.box = box(spec.a, spec.tile.m, spec.aBatched);
-  bMap.box = box(spec.b, spec.tile.n, spec.bBatched);
-  std::string why;
-  if (!tma::canCreateTensorMap(cast<MemRefType>(aBuf.getType()), aMap, &why) ||
-      !tma::canCreateTensorMap(cast<MemRefType>(bBuf.getType()), bMap, &why))
-    return rewriter.notifyMatchFailure(op, why);
-  Value mapA = tma::createTensorMap(rewriter, loc, aBuf, aMap);
-  Value mapB = tma::createTensorMap(rewriter, loc, bBuf, bMap);
-  // GemmArgs order, the tensor maps in place of the data.
-  SmallVector<Value> args = {
-      mapA, getKernelScales(rewriter, loc, cache, spec, true, lhsScales, offs),
-      mapB,
-      getKernelScales(rewriter, loc, cache, spec, false, rhsScales, offs)};
-  Value outBuf =
-      appendGemmTailArgs(rewriter, loc, args, offs, bias, resultType);
-  launchGemmKernel(rewriter, loc, cache, spec, args,
-                   [&](KernelBuilder &kb, ValueRange kargs) {
-                     emitTcgen05Gemm(kb, spec, kargs);
-                   });
-  tma::freeTensorMapAtBlockEnd(rewriter, loc, mapA);
-  tma::freeTensorMapAtBlockEnd(rewriter, loc, mapB);
-  rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
-  return success();
-}
-
-namespace {
-/// scaled_mm that the tcgen05 kernel takes but with row-major scales ->
-/// `to_blocked` of those scales and the same scaled_mm on blocked ones.
-struct ScaledMmScalesToBlocked final : OpRewritePattern<ScaledMmOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(ScaledMmOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!hasStaticShapes(op) || op.getLhs().getType().getRank() != 2)
-      return rewriter.notifyMatchFailure(
-          op, "rank-2 scaled_mm with static shapes only (the lowering "
-              "re-lays rank-3 scales itself)");
-    if (std::string why = whyNotTcgen05(getScaledMmSpec(op)); !why.empty())
-      return rewriter.notifyMatchFailure(op, why);
-    auto needsRelayout = [](ScaleLayout layout, bool mnMajor) {
-      return layout == ScaleLayout::RowMajor && !mnMajor;
-    };
-    if (!needsRelayout(op.getLhsScaleLayout(), op.getTransposeLhs()) &&
-        !needsRelayout(op.getRhsScaleLayout(), !op.getTransposeRhs()))
-      return rewriter.notifyMatchFailure(op, "no K-major row-major scales");
-    Location loc = op.getLoc();
-    auto blocked = ScaleLayoutAttr::get(op.getContext(), ScaleLayout::Blocked);
-    // Row-major scales of MN-major data, (K / 32, rows), stay: the lowering
-    // re-lays them (launchTransposedToBlocked).
-    auto relay = [&](Value scales, ScaleLayout layout, bool mnMajor) -> Value {
-      if (layout == ScaleLayout::Blocked || mnMajor)
-        return scales;
-      auto type = cast<RankedTensorType>(scales.getType());
-      // (rows, K / 32) -> ceil(rows / 128) * 128 * ceil(K / 128) * 4 bytes.
-      int64_t size = llvm::alignTo(type.getDimSize(0), 128) *
-                     llvm::alignTo(type.getDimSize(1), 4);
-      return ToBlockedOp::create(
-          rewriter, loc, RankedTensorType::get({size}, type.getElementType()),
-          scales, Value(), blocked);
-    };
-    Value lhsScales =
-        relay(op.getLhsScales(), op.getLhsScaleLayout(), op.getTransposeLhs());
-    Value rhsScales =
-        relay(op.getRhsScales(), op.getRhsScaleLayout(), !op.getTransposeRhs());
-    auto newOp = ScaledMmOp::create(
-        rewriter, loc, op.getResult().getType(), op.getLhs(), lhsScales,
-        op.getRhs(), rhsScales, op.getBias(), op.getTransposeLhsAttr(),
-        op.getTransposeRhsAttr(),
-        lhsScales == op.getLhsScales() ? op.getLhsScaleLayoutAttr() : blocked,
-        rhsScales == op.getRhsScales() ? op.getRhsScaleLayoutAttr() : blocked);
-    newOp->setDiscardableAttrs(op->getDiscardableAttrDictionary());
-    rewriter.replaceOp(op, newOp.getResult());
-    return success();
-  }
-};
-} // namespace
-
-void gpu_lowering::populateTcgen05ScaleLayoutPatterns(
-    RewritePatternSet &patterns) {
-  patterns.add<ScaledMmScalesToBlocked>(patterns.getContext());
 }

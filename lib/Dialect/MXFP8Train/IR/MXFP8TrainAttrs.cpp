@@ -330,7 +330,7 @@ LogicalResult GemmConfigAttr::verify(
     std::optional<int64_t> stages, std::optional<int64_t> tileN,
     std::optional<int64_t> dequantCtas, std::optional<int64_t> prefetch,
     std::optional<int64_t> ctasPerSm, bool rebalance,
-    std::optional<int64_t> converters) {
+    std::optional<int64_t> converters, std::optional<int64_t> ctaGroup) {
   bool dequant = kernel == GemmKernel::DequantBF16;
   auto onlyDequant = [&](StringRef field) {
     return emitError() << "gemm_config " << field
@@ -370,7 +370,8 @@ LogicalResult GemmConfigAttr::verify(
                        << *dequantCtas;
   if (failed(inRange("prefetch", prefetch, 1, 4)) ||
       failed(inRange("ctas_per_sm", ctasPerSm, 1, 2)) ||
-      failed(inRange("converters", converters, 1, 2)))
+      failed(inRange("converters", converters, 1, 2)) ||
+      failed(inRange("cta_group", ctaGroup, 1, 2)))
     return failure();
   return success();
 }

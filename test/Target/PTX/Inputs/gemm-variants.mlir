@@ -10,7 +10,8 @@
 // transposed (K, M), rhs (N, K) or (K, N)), bf16/f32 results, a bias of
 // either type, e5m2 and mixed elements, rank 3, blocked scales, an edge
 // shape (M, N not multiples of the tiles); scaled_grouped_mm 2d-3d (both
-// rhs layouts) and 2d-2d (both operand layouts); the high-precision GEMMs of
+// rhs layouts) and 2d-2d (both operand layouts); the 2-CTA tcgen05 kernel
+// of these forms (gemm_config cta_group = 2); the high-precision GEMMs of
 // the training steps (linalg.matmul bf16 -> f32 and -> bf16, batch_matmul,
 // grouped_mm 2d-3d and 2d-2d).
 
@@ -189,6 +190,71 @@ func.func @gmm_2d2d_nt_f32(%a: tensor<256x1024xf8E4M3FN>, %as: tensor<256x32xf8E
       : tensor<256x1024xf8E4M3FN> [tensor<256x32xf8E8M0FNU>],
         tensor<384x1024xf8E4M3FN> [tensor<384x32xf8E8M0FNU>], tensor<4xi32> -> tensor<4x256x384xf32>
   return %r : tensor<4x256x384xf32>
+}
+
+// --- 2-CTA tcgen05 kernel (#mxfp8train.gemm_config<cta_group = 2>) --------
+
+// sm_100a: clusters of two CTAs per 256 x 256 tile (cta_group::2); the
+// sm_90a lowering ignores the field (its default kernels). One function per
+// form: K-major and MN-major operands, an edge shape, rank 3, 2d-3d, 2d-2d.
+func.func @mm_nt_bf16_cta2(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0FNU>,
+                           %b: tensor<384x512xf8E4M3FN>, %bs: tensor<384x16xf8E8M0FNU>)
+    -> tensor<256x384xbf16> {
+  %r = mxfp8train.scaled_mm %a [%as], %b [%bs] transpose_rhs
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<cta_group = 2>}
+      : tensor<256x512xf8E4M3FN> [tensor<256x16xf8E8M0FNU>],
+        tensor<384x512xf8E4M3FN> [tensor<384x16xf8E8M0FNU>] -> tensor<256x384xbf16>
+  return %r : tensor<256x384xbf16>
+}
+
+func.func @mm_tn_f32_cta2(%a: tensor<512x256xf8E4M3FN>, %as: tensor<16x256xf8E8M0FNU>,
+                          %b: tensor<512x384xf8E4M3FN>, %bs: tensor<16x384xf8E8M0FNU>)
+    -> tensor<256x384xf32> {
+  %r = mxfp8train.scaled_mm %a [%as], %b [%bs] transpose_lhs
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<cta_group = 2>}
+      : tensor<512x256xf8E4M3FN> [tensor<16x256xf8E8M0FNU>],
+        tensor<512x384xf8E4M3FN> [tensor<16x384xf8E8M0FNU>] -> tensor<256x384xf32>
+  return %r : tensor<256x384xf32>
+}
+
+func.func @mm_nt_edge_f32_cta2(%a: tensor<133x544xf8E4M3FN>, %as: tensor<133x17xf8E8M0FNU>,
+                               %b: tensor<200x544xf8E4M3FN>, %bs: tensor<200x17xf8E8M0FNU>,
+                               %bias: tensor<200xf32>) -> tensor<133x200xf32> {
+  %r = mxfp8train.scaled_mm %a [%as], %b [%bs] bias(%bias) transpose_rhs
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<cta_group = 2>}
+      : tensor<133x544xf8E4M3FN> [tensor<133x17xf8E8M0FNU>],
+        tensor<200x544xf8E4M3FN> [tensor<200x17xf8E8M0FNU>], tensor<200xf32> -> tensor<133x200xf32>
+  return %r : tensor<133x200xf32>
+}
+
+func.func @bmm_nt_bf16_cta2(%a: tensor<3x256x512xf8E4M3FN>, %as: tensor<3x256x16xf8E8M0FNU>,
+                            %b: tensor<3x384x512xf8E4M3FN>, %bs: tensor<3x384x16xf8E8M0FNU>)
+    -> tensor<3x256x384xbf16> {
+  %r = mxfp8train.scaled_mm %a [%as], %b [%bs] transpose_rhs
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<cta_group = 2>}
+      : tensor<3x256x512xf8E4M3FN> [tensor<3x256x16xf8E8M0FNU>],
+        tensor<3x384x512xf8E4M3FN> [tensor<3x384x16xf8E8M0FNU>] -> tensor<3x256x384xbf16>
+  return %r : tensor<3x256x384xbf16>
+}
+
+func.func @gmm_2d3d_nt_bf16_cta2(%a: tensor<1024x512xf8E4M3FN>, %as: tensor<1024x16xf8E8M0FNU>,
+                                 %b: tensor<8x384x512xf8E4M3FN>, %bs: tensor<8x384x16xf8E8M0FNU>,
+                                 %offs: tensor<8xi32>) -> tensor<1024x384xbf16> {
+  %r = mxfp8train.scaled_grouped_mm %a [%as], %b [%bs] offs(%offs) transpose_rhs
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<cta_group = 2>}
+      : tensor<1024x512xf8E4M3FN> [tensor<1024x16xf8E8M0FNU>],
+        tensor<8x384x512xf8E4M3FN> [tensor<8x384x16xf8E8M0FNU>], tensor<8xi32> -> tensor<1024x384xbf16>
+  return %r : tensor<1024x384xbf16>
+}
+
+func.func @gmm_2d2d_tn_bf16_cta2(%a: tensor<1024x256xf8E4M3FN>, %as: tensor<32x256xf8E8M0FNU>,
+                                 %b: tensor<1024x384xf8E4M3FN>, %bs: tensor<32x384xf8E8M0FNU>,
+                                 %offs: tensor<4xi32>) -> tensor<4x256x384xbf16> {
+  %r = mxfp8train.scaled_grouped_mm %a [%as], %b [%bs] offs(%offs) transpose_lhs
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<cta_group = 2>}
+      : tensor<1024x256xf8E4M3FN> [tensor<32x256xf8E8M0FNU>],
+        tensor<1024x384xf8E4M3FN> [tensor<32x384xf8E8M0FNU>], tensor<4xi32> -> tensor<4x256x384xbf16>
+  return %r : tensor<4x256x384xbf16>
 }
 
 // --- high precision (the GEMMs of the unconverted training steps) ---------

@@ -186,10 +186,14 @@ def MXFP8Train_GemmConfigAttr : MXFP8Train_Attr<"GemmConfig", "gemm_config"> {
   let description = [{
     Attached to `scaled_mm` or `scaled_grouped_mm` as the discardable
     attribute `mxfp8train.gemm_config`, it selects the kernel
-    `convert-mxfp8train-to-gpu` emits for the op on sm_90a and its tuning
-    (docs/gpu.md, "GEMM kernels"). Every field is optional; an absent
-    field keeps the default, which is the measured best. The op's results
-    do not depend on it: every kernel is exact.
+    `convert-mxfp8train-to-gpu` emits for the op and its tuning
+    (docs/gpu.md, "GEMM kernels"). The attribute is chip-neutral: each
+    chip's lowering reads the fields that apply to it and ignores the
+    others (sm_90a reads all but `cta_group`; sm_100a only `cta_group`).
+    Every field is optional; an absent field keeps the default, which is
+    the measured best (on sm_100a: the 1-CTA kernel, until a B200
+    measures the 2-CTA one). The op's results do not depend on it: every
+    kernel is exact.
 
     | field | values | default | meaning |
     |---|---|---|---|
@@ -201,6 +205,7 @@ def MXFP8Train_GemmConfigAttr : MXFP8Train_Attr<"GemmConfig", "gemm_config"> {
     | `ctas_per_sm` | 1, 2 | 2 for K-major operands with row-major scales, else 1 | `fused_upcast` only: resident CTAs per SM (`.minnctapersm`) |
     | `rebalance` | `true`, `false` | `true` | fused upcast: the per-block scale rebalancing that keeps extreme scale pairs exact (`false` is inexact for them; for measurements) |
     | `converters` | 1, 2 | 2 | `fused_upcast_ws`: converter warpgroups |
+    | `cta_group` | 1, 2 | 1 | sm_100a only: 1 for the 1-CTA tcgen05 kernel (128 x 256 tiles per CTA), 2 for the 2-CTA kernel (`cta_group::2`: a cluster of two CTAs per 256 x 256 tile) |
 
     The fused-upcast fields also configure `dequant_bf16`'s fallback.
 
@@ -209,6 +214,7 @@ def MXFP8Train_GemmConfigAttr : MXFP8Train_Attr<"GemmConfig", "gemm_config"> {
         {mxfp8train.gemm_config = #mxfp8train.gemm_config<tile_n = 128, stages = 6>}
         : ...
     #mxfp8train.gemm_config<kernel = fused_upcast_ws, prefetch = 1, rebalance = false>
+    #mxfp8train.gemm_config<cta_group = 2>
     ```
   }];
   let parameters = (ins
@@ -220,7 +226,8 @@ def MXFP8Train_GemmConfigAttr : MXFP8Train_Attr<"GemmConfig", "gemm_config"> {
     OptionalParameter<"std::optional<int64_t>">:$prefetch,
     OptionalParameter<"std::optional<int64_t>">:$ctas_per_sm,
     MXFP8Train_BoolParameter<"true">:$rebalance,
-    OptionalParameter<"std::optional<int64_t>">:$converters);
+    OptionalParameter<"std::optional<int64_t>">:$converters,
+    OptionalParameter<"std::optional<int64_t>">:$cta_group);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -1,0 +1,232 @@
+//===- TCGen05Launch.cpp - host side of the tcgen05 GEMMs ------*- C++ -*-===//
+//
+// The host side of the sm_100a MX GEMMs (TCGen05.cpp holds the kernel
+// body): which forms the tcgen05 kernel takes, the scales in the blocked
+// layout the kernel reads (re-laid by the to_blocked kernels where the op's
+// are row-major), the tensor maps of the operands (and of the scales for
+// the 2-CTA kernel), the launch, and the pattern that gives K-major rank-2
+// `scaled_mm` blocked scales through a `to_blocked` op before the lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../TMA.h"
+#include "TCGen05.h"
+#include "mxfp8train/Conversion/Utils/Tcgen05.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+using namespace mlir::mxfp8train::gpu_lowering;
+
+/// The blocked layout the kernel reads the scales of operand A (`isA`) or B
+/// in (SPEC §4): `blocked` for rank-2 scaled_mm, one `to_blocked` per slice
+/// for batched operands (rank-3 scaled_mm, 2d-3d B), the token-group
+/// layouts for the grouped operands (2d-3d A: `blocked_m_groups`, 2d-2d:
+/// `blocked_k_groups`).
+static ScaleLayout getKernelScaleLayout(const GemmSpec &spec, bool isA) {
+  switch (spec.kind) {
+  case GemmKind::Dense:
+    return spec.batches > 1 || spec.aBatched ? ScaleLayout::BlockedPerExpert
+                                             : ScaleLayout::Blocked;
+  case GemmKind::Grouped2d3d:
+    return isA ? ScaleLayout::BlockedMGroups : ScaleLayout::BlockedPerExpert;
+  case GemmKind::Grouped2d2d:
+    return ScaleLayout::BlockedKGroups;
+  }
+  llvm_unreachable("unknown GEMM kind");
+}
+
+/// Operand A's (`isA`) or B's scales as the kernel reads them, a 1-D byte
+/// buffer in getKernelScaleLayout's layout: the op's scales when they are
+/// in it already, else re-laid from row-major by the `to_blocked` kernels
+/// (of the transposed matrix for MN-major data, whose row-major scales are
+/// (K / 32, rows)).
+static Value getKernelScales(RewriterBase &rewriter, Location loc,
+                             const KernelCache &cache, const GemmSpec &spec,
+                             bool isA, Value scales, Value offs) {
+  const gemm::OperandLayout &l = isA ? spec.a : spec.b;
+  Value buf = toBuffer(rewriter, loc, scales);
+  if (!l.blockedScales) {
+    ScaleLayout layout = getKernelScaleLayout(spec, isA);
+    int64_t rows = l.rows, cols = spec.k / 32, groups = spec.batches;
+    SmallVector<int64_t, 2> shape;
+    switch (layout) {
+    case ScaleLayout::Blocked:
+      shape = {*getBlockedScaleSize(rows, cols)};
+      break;
+    case ScaleLayout::BlockedPerExpert:
+      shape = {spec.batches, *getBlockedScaleSize(rows, cols)};
+      break;
+    case ScaleLayout::BlockedMGroups:
+      shape = {*getBlockedMGroupsScaleSize(rows, cols, groups)};
+      break;
+    case ScaleLayout::BlockedKGroups:
+      shape = {*getBlockedKGroupsScaleSize(rows, cols, groups)};
+      break;
+    case ScaleLayout::RowMajor:
+      llvm_unreachable("the kernel reads blocked scales");
+    }
+    Value out = memref::AllocOp::create(
+        rewriter, loc,
+        MemRefType::get(shape,
+                        cast<MemRefType>(buf.getType()).getElementType()));
+    bool grouped = layout == ScaleLayout::BlockedMGroups ||
+                   layout == ScaleLayout::BlockedKGroups;
+    emitToBlocked(rewriter, loc, cache, layout, /*transposed=*/!l.kMajor, buf,
+                  grouped ? toBuffer(rewriter, loc, offs) : Value(), out);
+    buf = out;
+  }
+  auto type = cast<MemRefType>(buf.getType());
+  return collapseTo(rewriter, loc, buf, {type.getNumElements()});
+}
+
+/// The tensor map through which the 2-CTA kernel loads scale chunks from
+/// the flat blocked scale buffer `buf`: 1-D, unswizzled boxes of
+/// kScaleBoxBytes (a chunk is two), so that the chunks can complete on the
+/// leader's barrier (cp.async.bulk.tensor .cta_group::2; the 1-D bulk copy
+/// has no such form). The buffer need not hold whole chunks (the grouped
+/// layouts pad groups, not the total); bytes past it (a pair's second CTA
+/// past the last row block) are zero-filled.
+static Value getScaleTensorMap(RewriterBase &rewriter, Location loc,
+                               Value buf) {
+  tma::TensorMapSpec spec;
+  spec.box = {kTcgen05ScaleBoxBytes};
+  spec.swizzle = tma::Swizzle::None;
+  return tma::createTensorMap(rewriter, loc, buf, spec);
+}
+
+std::string gpu_lowering::whyNotTcgen05(const GemmSpec &spec) {
+  // TMA needs 16-byte strides: rows of K bytes (K-major; K is a multiple
+  // of 32) or of M / N bytes (MN-major).
+  if ((!spec.a.kMajor && spec.m % 16 != 0) ||
+      (!spec.b.kMajor && spec.n % 16 != 0))
+    return "the tcgen05 kernel takes MN-major operands with 16-byte aligned "
+           "rows (M, N multiples of 16)";
+  if (!tcgen05::getElementFormat(spec.aType) ||
+      !tcgen05::getElementFormat(spec.bType))
+    return "the tcgen05 kernel takes e4m3/e5m2 operands";
+  if (spec.m == 0 || spec.n == 0 || spec.k == 0 || spec.batches == 0)
+    return "empty GEMM";
+  // 2d-3d tiles start at any token: the tokens are the rows of A.
+  if (spec.kind == GemmKind::Grouped2d3d && !spec.a.kMajor)
+    return "the tcgen05 kernel takes 2d-3d tokens stored K-major";
+  return "";
+}
+
+LogicalResult gpu_lowering::lowerGemmToTcgen05(
+    PatternRewriter &rewriter, const KernelCache &cache, Operation *op,
+    GemmSpec spec, int64_t ctaGroup, Value lhs, Value lhsScales, Value rhs,
+    Value rhsScales, Value offs, Value bias, RankedTensorType resultType) {
+  if (std::string why = whyNotTcgen05(spec); !why.empty())
+    return rewriter.notifyMatchFailure(op, why);
+  Location loc = op->getLoc();
+  configureTcgen05Gemm(spec, ctaGroup);
+
+  // K-major boxes of 128 K x 128 rows (A) and 128 K x 256 rows (B; 128
+  // rows per CTA of a pair), or MN-major boxes of 128 K rows x 128 M/N:
+  // 128-byte rows in the 128-byte swizzle, as the MMA descriptors expect.
+  // Batched operands (E, ., .) take one slice per box.
+  Value aBuf = toBuffer(rewriter, loc, lhs);
+  Value bBuf = toBuffer(rewriter, loc, rhs);
+  auto box = [&](const gemm::OperandLayout &l, int64_t rows,
+                 bool batched) -> SmallVector<int64_t> {
+    SmallVector<int64_t> extents;
+    if (batched)
+      extents.push_back(1);
+    if (l.kMajor)
+      extents.append({rows, spec.tile.k});
+    else
+      extents.append({spec.tile.k, 128});
+    return extents;
+  };
+  tma::TensorMapSpec aMap, bMap;
+  aMap.box = box(spec.a, spec.tile.m / ctaGroup, spec.aBatched);
+  bMap.box = box(spec.b, spec.tile.n / ctaGroup, spec.bBatched);
+  std::string why;
+  if (!tma::canCreateTensorMap(cast<MemRefType>(aBuf.getType()), aMap, &why) ||
+      !tma::canCreateTensorMap(cast<MemRefType>(bBuf.getType()), bMap, &why))
+    return rewriter.notifyMatchFailure(op, why);
+  Value mapA = tma::createTensorMap(rewriter, loc, aBuf, aMap);
+  Value mapB = tma::createTensorMap(rewriter, loc, bBuf, bMap);
+  // GemmArgs order, the tensor maps in place of the data; with the pair
+  // also in place of the scales (getScaleTensorMap).
+  SmallVector<Value> maps = {mapA, mapB};
+  auto scales = [&](bool isA, Value opScales) {
+    Value buf =
+        getKernelScales(rewriter, loc, cache, spec, isA, opScales, offs);
+    if (ctaGroup == 1)
+      return buf;
+    maps.push_back(getScaleTensorMap(rewriter, loc, buf));
+    return maps.back();
+  };
+  SmallVector<Value> args = {mapA, scales(true, lhsScales), mapB,
+                             scales(false, rhsScales)};
+  Value outBuf =
+      appendGemmTailArgs(rewriter, loc, args, offs, bias, resultType);
+  launchGemmKernel(rewriter, loc, cache, spec, args,
+                   [&](KernelBuilder &kb, ValueRange kargs) {
+                     emitTcgen05Gemm(kb, spec, kargs);
+                   });
+  for (Value map : maps)
+    tma::freeTensorMapAtBlockEnd(rewriter, loc, map);
+  rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
+  return success();
+}
+
+namespace {
+/// scaled_mm that the tcgen05 kernel takes but with row-major scales ->
+/// `to_blocked` of those scales and the same scaled_mm on blocked ones.
+struct ScaledMmScalesToBlocked final : OpRewritePattern<ScaledMmOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ScaledMmOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!hasStaticShapes(op) || op.getLhs().getType().getRank() != 2)
+      return rewriter.notifyMatchFailure(
+          op, "rank-2 scaled_mm with static shapes only (the lowering "
+              "re-lays rank-3 scales itself)");
+    if (std::string why = whyNotTcgen05(getScaledMmSpec(op)); !why.empty())
+      return rewriter.notifyMatchFailure(op, why);
+    auto needsRelayout = [](ScaleLayout layout, bool mnMajor) {
+      return layout == ScaleLayout::RowMajor && !mnMajor;
+    };
+    if (!needsRelayout(op.getLhsScaleLayout(), op.getTransposeLhs()) &&
+        !needsRelayout(op.getRhsScaleLayout(), !op.getTransposeRhs()))
+      return rewriter.notifyMatchFailure(op, "no K-major row-major scales");
+    Location loc = op.getLoc();
+    auto blocked = ScaleLayoutAttr::get(op.getContext(), ScaleLayout::Blocked);
+    // Row-major scales of MN-major data, (K / 32, rows), stay: the lowering
+    // re-lays them (launchTransposedToBlocked).
+    auto relay = [&](Value scales, ScaleLayout layout, bool mnMajor) -> Value {
+      if (layout == ScaleLayout::Blocked || mnMajor)
+        return scales;
+      auto type = cast<RankedTensorType>(scales.getType());
+      // (rows, K / 32) -> ceil(rows / 128) * 128 * ceil(K / 128) * 4 bytes.
+      int64_t size = llvm::alignTo(type.getDimSize(0), 128) *
+                     llvm::alignTo(type.getDimSize(1), 4);
+      return ToBlockedOp::create(
+          rewriter, loc, RankedTensorType::get({size}, type.getElementType()),
+          scales, Value(), blocked);
+    };
+    Value lhsScales =
+        relay(op.getLhsScales(), op.getLhsScaleLayout(), op.getTransposeLhs());
+    Value rhsScales =
+        relay(op.getRhsScales(), op.getRhsScaleLayout(), !op.getTransposeRhs());
+    auto newOp = ScaledMmOp::create(
+        rewriter, loc, op.getResult().getType(), op.getLhs(), lhsScales,
+        op.getRhs(), rhsScales, op.getBias(), op.getTransposeLhsAttr(),
+        op.getTransposeRhsAttr(),
+        lhsScales == op.getLhsScales() ? op.getLhsScaleLayoutAttr() : blocked,
+        rhsScales == op.getRhsScales() ? op.getRhsScaleLayoutAttr() : blocked);
+    newOp->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    rewriter.replaceOp(op, newOp.getResult());
+    return success();
+  }
+};
+} // namespace
+
+void gpu_lowering::populateTcgen05ScaleLayoutPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<ScaledMmScalesToBlocked>(patterns.getContext());
+}
