@@ -312,7 +312,8 @@ make_set() {
   # f32 accumulation differs), the MXFP8 GEMMs with the default lowering and
   # with the simple kernels only.
   local gemm="$root/bench/aot/gemm.mlir"
-  for entry in mm_nt mm_tn_init bmm gmm_2d3d gmm_2d2d smm smm_dgrad sgmm_2d3d sgmm_2d2d; do
+  for entry in mm_nt mm_tn_init bmm gmm_2d3d gmm_2d2d smm smm_dgrad sgmm_2d3d sgmm_2d2d \
+      smm_cta2 sgmm_2d3d_cta2; do
     artifact "gemm_$entry" "$entry" "$gemm" "$gemm" "sqnr>=100" - --repeat=3
   done
   for entry in smm smm_dgrad sgmm_2d3d sgmm_2d2d; do

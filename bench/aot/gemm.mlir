@@ -113,3 +113,32 @@ func.func @sgmm_2d2d(%dy: tensor<128x192xbf16>, %x: tensor<128x256xbf16>,
         tensor<128x256xf8E4M3FN> [tensor<4x256xf8E8M0FNU>], tensor<4xi32> -> tensor<4x192x256xf32>
   return %y : tensor<4x192x256xf32>
 }
+
+// The 2-CTA tcgen05 variant (`cta_group = 2`, sm_100a; other chips ignore
+// the field): the forward GEMM and the 2d-3d forward of the cases above.
+func.func @smm_cta2(%x: tensor<256x512xbf16>, %w: tensor<384x512xbf16> {mxfp8run.std = 0.02 : f64},
+                    %bias: tensor<384xf32>) -> tensor<256x384xf32> {
+  %xq, %xs = mxfp8train.quantize %x axis = 1 mode = rceil
+      : tensor<256x512xbf16> -> tensor<256x512xf8E4M3FN>, tensor<256x16xf8E8M0FNU>
+  %wq, %ws = mxfp8train.quantize %w axis = 1 mode = rceil
+      : tensor<384x512xbf16> -> tensor<384x512xf8E4M3FN>, tensor<384x16xf8E8M0FNU>
+  %y = mxfp8train.scaled_mm %xq [%xs], %wq [%ws] bias(%bias) transpose_rhs
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<cta_group = 2>}
+      : tensor<256x512xf8E4M3FN> [tensor<256x16xf8E8M0FNU>],
+        tensor<384x512xf8E4M3FN> [tensor<384x16xf8E8M0FNU>], tensor<384xf32> -> tensor<256x384xf32>
+  return %y : tensor<256x384xf32>
+}
+
+func.func @sgmm_2d3d_cta2(%x: tensor<128x256xbf16>, %w: tensor<4x192x256xbf16> {mxfp8run.std = 0.02 : f64},
+                          %offs: tensor<4xi32> {mxfp8run.values = dense<[32, 32, 96, 128]> : tensor<4xi32>})
+    -> tensor<128x192xf32> {
+  %xq, %xs = mxfp8train.quantize %x axis = 1 mode = rceil
+      : tensor<128x256xbf16> -> tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>
+  %wq, %ws = mxfp8train.quantize %w axis = 2 mode = rceil
+      : tensor<4x192x256xbf16> -> tensor<4x192x256xf8E4M3FN>, tensor<4x192x8xf8E8M0FNU>
+  %y = mxfp8train.scaled_grouped_mm %xq [%xs], %wq [%ws] offs(%offs) transpose_rhs
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<cta_group = 2>}
+      : tensor<128x256xf8E4M3FN> [tensor<128x8xf8E8M0FNU>],
+        tensor<4x192x256xf8E4M3FN> [tensor<4x192x8xf8E8M0FNU>], tensor<4xi32> -> tensor<128x192xf32>
+  return %y : tensor<128x192xf32>
+}
