@@ -322,8 +322,8 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t tensorRank, void *rankedDescriptor,
   // From the stream-ordered pool (freed by mgpuMemFree): no cuMemAlloc /
   // cuMemFree pair per map and call.
   void *deviceCopy = nullptr;
-  if (!MGPU_CALL(api, mxfp8rtMemAllocAsync(sizeof(tensorMap), nullptr,
-                                           &deviceCopy)))
+  if (!MGPU_CALL(api,
+                 mxfp8rtMemAllocAsync(sizeof(tensorMap), nullptr, &deviceCopy)))
     return nullptr;
   if (!MGPU_CALL(api, mxfp8rtMemcpyHtoD(deviceCopy, &tensorMap,
                                         sizeof(tensorMap), nullptr)) ||

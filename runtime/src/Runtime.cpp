@@ -889,29 +889,28 @@ mxfp8rtStatus mxfp8rtMemAllocAsync(intptr_t sizeBytes, mxfp8rtStream stream,
   static const char *api = "mxfp8rtMemAllocAsync";
   CHECK_NOT_NULL(api, devicePtr);
   *devicePtr = nullptr;
-  if (mxfp8rtStatus status = checkSize(api, "size", sizeBytes))
-    return status;
-  if (sizeBytes == 0)
-    return MXFP8RT_SUCCESS;
-  int device = currentDevice;
+  bool pooled = false;
   {
-    ENTER_CONTEXT(device);
-    if (!usePool(device))
-      return mxfp8rtMemAlloc(sizeBytes, devicePtr);
-    auto native = reinterpret_cast<cuda::CUstream>(stream);
-    cuda::CUdeviceptr pointer = 0;
-    if (CUresult result = drv().cuMemAllocAsync(
-            &pointer, static_cast<size_t>(sizeBytes), native))
-      return failCuda(result, "cuMemAllocAsync",
-                      "allocating " + bytes(sizeBytes) + " on " +
-                          describeDevice(device));
-    // On the legacy stream the allocation is ordered after nothing our
-    // (non-blocking) streams see: make it complete before returning.
-    if (!native)
-      if (CUresult result = drv().cuStreamSynchronize(nullptr))
-        return failCuda(result, "cuStreamSynchronize", "");
-    *devicePtr = reinterpret_cast<void *>(static_cast<uintptr_t>(pointer));
+    ENTER_CONTEXT(currentDevice);
+    pooled = usePool(currentDevice);
   }
+  if (!pooled)
+    return mxfp8rtMemAlloc(sizeBytes, devicePtr);
+  auto native = reinterpret_cast<CUstream>(stream);
+  mxfp8rtStatus status =
+      allocateOnDevice(api, "cuMemAllocAsync", sizeBytes, devicePtr,
+                       [&](CUdeviceptr *pointer, size_t size) {
+                         CUresult result =
+                             drv().cuMemAllocAsync(pointer, size, native);
+                         // On the legacy stream the allocation is ordered after
+                         // nothing our (non-blocking) streams see: make it
+                         // complete before returning.
+                         if (result || native)
+                           return result;
+                         return drv().cuStreamSynchronize(nullptr);
+                       });
+  if (status || !*devicePtr)
+    return status;
   PoolState &state = getPoolState();
   std::lock_guard<std::mutex> lock(state.mutex);
   state.pooled.insert(*devicePtr);
