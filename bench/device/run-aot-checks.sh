@@ -67,7 +67,6 @@ build="${LAUNCH_BUILD_DIR:-/tmp/mxfp8-launch-build}"
 work="${WORK_DIR:-/tmp/mxfp8-aot-checks}"
 cxx="${CXX:-g++}"
 gpu="${GPU:-0}"
-jobs="$(nproc 2>/dev/null || echo 4)"
 start=$(date +%s)
 if [ -n "${OUT:-}" ] && mkdir -p "$OUT" 2>/dev/null; then
   exec > >(tee "$OUT/run-aot-checks.log") 2>&1
@@ -78,13 +77,9 @@ sanitizer="${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer"
 [ -x "$sanitizer" ] || sanitizer="$(command -v compute-sanitizer || echo compute-sanitizer)"
 
 # 1. Build.
-generator=()
-command -v ninja > /dev/null && generator=(-G Ninja)
-echo "== build: runtime + mxfp8-launch ($build)"
-if ! { cmake "${generator[@]}" -S "$root/tools/mxfp8-launch" -B "$build" \
-         -DCMAKE_BUILD_TYPE=Release > "$build.configure.log" 2>&1 &&
-       cmake --build "$build" -j "$jobs" > "$build.build.log" 2>&1; }; then
-  tail -n 30 "$build.configure.log" "$build.build.log" 2>/dev/null
+# shellcheck source=launch-build.sh
+source "$root/bench/device/launch-build.sh"
+if ! build_launch "$root" "$build" "$build"; then
   echo "run-aot-checks: building mxfp8-launch failed" >&2
   exit 2
 fi
@@ -236,8 +231,7 @@ run_set() {
   for object in "$set"/*.o; do
     [ -e "$object" ] || continue
     lib="$libs/$(basename "${object%.o}").so"
-    if ! "$cxx" -shared -o "$lib" "$object" -Wl,-Bsymbolic \
-         -L"$runtime_lib" -lmxfp8train_runtime -Wl,-rpath,"$runtime_lib" \
+    if ! CXX="$cxx" link_object "$object" "$lib" "$runtime_lib" \
          > "$work/logs/link-${prefix//\//-}$(basename "$object").log" 2>&1; then
       echo "  link failed: $(basename "$object")"
       sed 's/^/    /' "$work/logs/link-${prefix//\//-}$(basename "$object").log" | head -n 5

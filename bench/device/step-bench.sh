@@ -37,21 +37,14 @@ if [ -n "${OUT:-}" ] && mkdir -p "$OUT" 2>/dev/null; then
   exec > >(tee "$OUT/step-bench.log") 2>&1
 fi
 
-generator=()
-command -v ninja > /dev/null && generator=(-G Ninja)
-echo "== build: runtime + mxfp8-launch ($build)"
-if ! { cmake "${generator[@]}" -S "$root/tools/mxfp8-launch" -B "$build" \
-         -DCMAKE_BUILD_TYPE=Release > "$work/configure.log" 2>&1 &&
-       cmake --build "$build" -j "$(nproc)" > "$work/build.log" 2>&1; }; then
-  tail -n 30 "$work/configure.log" "$work/build.log"
-  exit 2
-fi
+# shellcheck source=launch-build.sh
+source "$root/bench/device/launch-build.sh"
+build_launch "$root" "$build" "$work/launch" || exit 2
 launch="$build/bin/mxfp8-launch"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | sed 's/^/  gpu /'
 
 for object in "$dir"/*.o; do
-  g++ -shared -o "$work/$(basename "${object%.o}").so" "$object" -Wl,-Bsymbolic \
-    -L"$build/lib" -lmxfp8train_runtime -Wl,-rpath,"$build/lib" || exit 2
+  link_object "$object" "$work/$(basename "${object%.o}").so" "$build/lib" || exit 2
 done
 
 rows=()
