@@ -9,7 +9,11 @@
 # NAME.mx.cuda.{o,manifest} after mxfp8train-rewrite-matmuls with RECIPE
 # (default mxfp8_rceil), plus src/NAME.mlir. bench/device/step-bench.sh runs
 # them on the GPU machine against the torch peers. BUILD_DIR: a build with
-# bin/mxfp8-compile (default build/).
+# bin/mxfp8-compile (default build/). LOWERING_VARIANTS: extra MXFP8
+# builds as TAG=OPTIONS pairs (space separated), each NAME.mx-TAG.cuda.*
+# lowered with mxfp8train-lower-to-gpu{chip=CHIP OPTIONS}, e.g.
+# LOWERING_VARIANTS="nofuse=fuse-producers=false" (step-bench.sh checks
+# that every such variant computes the same bits as NAME.mx).
 #
 #===------------------------------------------------------------------------===#
 set -euo pipefail
@@ -31,5 +35,13 @@ for step in llama3_8b_mlp:mlp_train_step:llama3_8b_mlp_train_step \
   "$compile" "$out/src/$name.mlir" --entry="$entry" --device=cuda --chip="$chip" \
     --pipeline="mxfp8train-rewrite-matmuls{recipe=$recipe},canonicalize,cse" \
     -o "$out/$name.mx.cuda.o" --manifest="$out/$name.mx.cuda.manifest" 2> /dev/null
+  for variant in ${LOWERING_VARIANTS:-}; do
+    tag="${variant%%=*}"
+    "$compile" "$out/src/$name.mlir" --entry="$entry" --device=cuda --chip="$chip" \
+      --pipeline="mxfp8train-rewrite-matmuls{recipe=$recipe},canonicalize,cse" \
+      --lowering="mxfp8train-lower-to-gpu{chip=$chip ${variant#*=}}" \
+      -o "$out/$name.mx-$tag.cuda.o" --manifest="$out/$name.mx-$tag.cuda.manifest" 2> /dev/null
+    echo "make-step-artifacts: $name.mx-$tag (${variant#*=})"
+  done
   echo "make-step-artifacts: $name.hp, $name.mx ($chip, $tokens tokens) -> $out"
 done

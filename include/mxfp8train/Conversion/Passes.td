@@ -96,7 +96,14 @@ def ConvertMXFP8TrainToGPUPass
 
     With `fuse-dual` (default), two `quantize`s of one input along its last
     two dimensions with the same mode first become one `quantize_dual`,
-    which reads the input once.
+    which reads the input once. With `fuse-producers` (default), a
+    quantize (or quantize_dual) whose input is the result of an elementwise
+    `linalg.generic` (parallel loops, identity maps, a body of arith/math
+    ops) whose results feed only quantizes reads the generic's operands and
+    evaluates its body in registers: the intermediate tensor is never
+    written and the generic's own kernel disappears, when that moves no
+    more bytes than the separate kernel would (e.g. SwiGLU's
+    `silu(h1) * h3` and its derivative before their quantizes).
 
     ```mlir
     %q, %s = mxfp8train.quantize %x axis = 1 mode = rceil
@@ -125,6 +132,9 @@ def ConvertMXFP8TrainToGPUPass
            "GPU the kernels are sized for (sm_90a, sm_100a)">,
     Option<"fuseDual", "fuse-dual", "bool", /*default=*/"true",
            "Fuse a 1x32 and a 32x1 quantize of one tensor into quantize_dual">,
+    Option<"fuseProducers", "fuse-producers", "bool", /*default=*/"true",
+           "Evaluate an elementwise linalg.generic that only feeds quantizes "
+           "inside the quantize kernels instead of its own kernel">,
     Option<"simpleGemm", "simple-gemm", "bool", /*default=*/"false",
            "Lower scaled_mm / scaled_grouped_mm with the simple tiled "
            "kernels even where a specialised (wgmma) kernel exists">

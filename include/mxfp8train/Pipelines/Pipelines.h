@@ -67,6 +67,11 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       *this, "fuse-dual",
       llvm::cl::desc("Fuse 1x32 + 32x1 quantizes of one tensor"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> fuseProducers{
+      *this, "fuse-producers",
+      llvm::cl::desc("Evaluate elementwise producers of quantizes inside the "
+                     "quantize kernels"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> simpleGemm{
       *this, "simple-gemm",
       llvm::cl::desc("Lower scaled_mm / scaled_grouped_mm with the simple "

@@ -210,9 +210,11 @@ protected:
 // Kernel families (QuantizeKernels.cpp, LayoutKernels.cpp, Gemm/)
 //===----------------------------------------------------------------------===//
 
-/// Adds quantize, quantize_dual and dequantize lowerings.
+/// Adds quantize, quantize_dual and dequantize lowerings; with
+/// `fuseProducers`, a quantize reads a fusable elementwise producer's
+/// operands instead of its result (FusedProducer.h).
 void populateQuantizeKernelPatterns(RewritePatternSet &patterns,
-                                    KernelCache &cache);
+                                    KernelCache &cache, bool fuseProducers);
 
 /// Adds pad_token_groups, unpad_token_groups and to_blocked lowerings.
 void populateLayoutKernelPatterns(RewritePatternSet &patterns,

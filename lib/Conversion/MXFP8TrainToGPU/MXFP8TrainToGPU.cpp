@@ -36,9 +36,9 @@ using namespace mlir::mxfp8train::gpu_lowering;
 
 void mlir::mxfp8train::populateMXFP8TrainToGPUConversionPatterns(
     RewritePatternSet &patterns, gpu::GPUModuleOp kernels,
-    const GPUTargetInfo &target) {
+    const GPUTargetInfo &target, bool fuseProducers) {
   KernelCache cache(kernels, target);
-  populateQuantizeKernelPatterns(patterns, cache);
+  populateQuantizeKernelPatterns(patterns, cache, fuseProducers);
   populateLayoutKernelPatterns(patterns, cache);
   populateGemmKernelPatterns(patterns, cache);
   populateSimpleGemmKernelPatterns(patterns, cache);
@@ -118,7 +118,8 @@ struct ConvertMXFP8TrainToGPUPass final
       return signalPassFailure();
     gpu::GPUModuleOp kernels = *kernelModule;
     RewritePatternSet patterns(ctx);
-    populateMXFP8TrainToGPUConversionPatterns(patterns, kernels, target);
+    populateMXFP8TrainToGPUConversionPatterns(patterns, kernels, target,
+                                              fuseProducers);
     if (simpleGemm) {
       // The simple MX kernels again, above the specialised ones.
       KernelCache cache(kernels, target);

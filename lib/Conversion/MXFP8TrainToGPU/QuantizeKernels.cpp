@@ -16,6 +16,10 @@
 //   spread over the lanes of a block, are completed by recursive halving
 //   (`shfl.sync.bfly`) so that each scale byte is computed by one lane,
 //   and the bytes are gathered back for the two casts.
+// - every quantize reads its input through a KernelInput (FusedProducer.h):
+//   the tensor, or an elementwise producer's operands with its body
+//   evaluated on the loaded rows (the fused dual kernel: 4 lanes x 8 rows
+//   per tile).
 // - 1x32 / 32x1 dequantize: 16 contiguous output bytes per lane, the
 //   hardware `cvt.rn.f16x2.{e4m3,e5m2}x2` (exact), an exact f32 product with
 //   the shared decodeScale, NaN made the CPU path's quiet NaN, RNE to bf16.
@@ -26,6 +30,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FusedProducer.h"
 #include "KernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -262,7 +267,8 @@ struct QuantizeSpec {
 /// 1x32: (in (rows, cols), data (rows, cols), scales) — one thread per
 /// block of 32 consecutive elements of a row.
 static void buildQuantize1x32(KernelBuilder &kb, const QuantizeSpec &spec,
-                              Value in, Value data, Value scales) {
+                              const KernelInput &input, ValueRange in,
+                              Value data, Value scales) {
   const BlockView &v = spec.view;
   int64_t blocksPerRow = v.cols / kBlockSize;
   ElementFormat fmt = getElementFormat(spec.f8Type);
@@ -273,7 +279,7 @@ static void buildQuantize1x32(KernelBuilder &kb, const QuantizeSpec &spec,
     Value col = arith::MulIOp::create(kb, blk, kb.idx(kBlockSize));
     // 64 (bf16) or 128 (f32) contiguous bytes: 16-byte vector loads, all
     // issued before the reduction uses them.
-    Value x = kb.load(inVec, in, {r, col}, 16);
+    Value x = input.load(kb, inVec, in, {r, col}, 16);
     Value amax = amaxF32(kb, kb.reduceMax(kb.absBits(x)));
     Bits bb = kb.bits();
     Value byte = computeScaleByte(bb, amax, spec.mode, fmt);
@@ -305,12 +311,14 @@ struct ColumnTile {
 /// Loads row `k` of the tile (rows r0 + k, columns [c0, c0 + cpt)) and
 /// folds its |.| into the column amax.
 static Value loadTileRow(KernelBuilder &kb, const QuantizeSpec &spec,
-                         ColumnTile &tile, Value in, Value o, Value r0,
-                         Value c0, int64_t cpt, int64_t k) {
+                         ColumnTile &tile, const KernelInput &input,
+                         ValueRange in, Value o, Value r0, Value c0,
+                         int64_t cpt, int64_t k) {
   int64_t elemBytes = spec.inType.getIntOrFloatBitWidth() / 8;
   auto inVec = VectorType::get({cpt}, spec.inType);
   Value r = arith::AddIOp::create(kb, r0, kb.idx(k));
-  Value row = kb.load(inVec, in, spec.view.index(o, r, c0), cpt * elemBytes);
+  Value row =
+      input.load(kb, inVec, in, spec.view.index(o, r, c0), cpt * elemBytes);
   tile.rows.push_back(row);
   Value a = kb.absBits(row);
   tile.absMax = tile.absMax
@@ -395,7 +403,8 @@ static std::array<Value, 4> decomposeColumnItem(KernelBuilder &kb, Value i,
 
 /// 32x1: (in, data, scales) — one thread per 32 rows x cpt columns.
 static void buildQuantize32x1(KernelBuilder &kb, const QuantizeSpec &spec,
-                              Value in, Value data, Value scales) {
+                              const KernelInput &input, ValueRange in,
+                              Value data, Value scales) {
   const BlockView &v = spec.view;
   int64_t cpt = getColsPerThread(v.cols);
   int64_t rowBlocks = v.rows / kBlockSize;
@@ -405,7 +414,7 @@ static void buildQuantize32x1(KernelBuilder &kb, const QuantizeSpec &spec,
     // All 32 row loads are issued before the first use (the amax).
     ColumnTile tile;
     for (int64_t k = 0; k < kBlockSize; ++k)
-      loadTileRow(kb, spec, tile, in, o, r0, c0, cpt, k);
+      loadTileRow(kb, spec, tile, input, in, o, r0, c0, cpt, k);
     computeColumnScales(kb, spec, tile);
     for (int64_t k = 0; k < kBlockSize; ++k) {
       Value q = quantizeLanes(kb, toF32(kb, tile.rows[k]), tile.rcp, tile.isNaN,
@@ -435,6 +444,15 @@ static void buildQuantize32x1(KernelBuilder &kb, const QuantizeSpec &spec,
 /// for 2 lanes x 16 rows of 16 bytes, 86 % for 2 lanes x 16 rows of 8 bytes
 /// or 4 lanes x 8 rows of 16 bytes (3 CTAs per SM; 85-86 % with 4 forced).
 static constexpr int64_t kDualSplit = 1;
+/// The same for a kernel that evaluates a fused producer (FusedProducer.h):
+/// the body's registers per row (several inputs, f32 temporaries) leave
+/// one CTA per SM at 32 rows per lane; 4 lanes of 8 rows keep more warps
+/// in flight (measured on the H200, docs/gpu.md: better than 2 lanes).
+static constexpr int64_t kFusedDualSplit = 4;
+
+static int64_t getDualSplit(const KernelInput &input) {
+  return input.isFused() ? kFusedDualSplit : kDualSplit;
+}
 /// Bytes of input per row of one lane of the dual kernel (see kDualSplit).
 static constexpr int64_t kDualRowBytes = 8;
 
@@ -497,11 +515,12 @@ static Value allGather(KernelBuilder &kb, Value v, Value lane,
 /// computes and stores the bytes of the rows / columns it ends with, and
 /// the bytes (not the reciprocals) are gathered back for the casts.
 static void buildQuantizeDual(KernelBuilder &kb, const QuantizeSpec &rowSpec,
-                              const QuantizeSpec &colSpec, Value in,
+                              const QuantizeSpec &colSpec,
+                              const KernelInput &input, ValueRange in,
                               Value rowData, Value rowScales, Value colData,
                               Value colScales) {
   const BlockView &v = colSpec.view;
-  int64_t split = kDualSplit;
+  int64_t split = getDualSplit(input);
   int64_t itemsPerWarp = 32 / split;
   int64_t tileRows = kBlockSize / split;
   int64_t cpt = getDualColsPerThread(colSpec.inType); // cols % 32 == 0
@@ -548,7 +567,7 @@ static void buildQuantizeDual(KernelBuilder &kb, const QuantizeSpec &rowSpec,
     // All row loads first.
     ColumnTile tile;
     for (int64_t k = 0; k < tileRows; ++k)
-      loadTileRow(kb, colSpec, tile, in, o, r0, c0, cpt, k);
+      loadTileRow(kb, colSpec, tile, input, in, o, r0, c0, cpt, k);
 
     // Rowwise (1x32) scales: the amax of this lane's chunk of each row,
     // completed over the lanes of the block; this lane computes and stores
@@ -778,11 +797,25 @@ static void buildDequantize32x1(KernelBuilder &kb, const DequantizeSpec &spec,
 // Patterns
 //===----------------------------------------------------------------------===//
 
+/// The kernel's input buffers: each tensor `input` reads, collapsed to the
+/// (outer?, rows, cols) view `v` (a fused producer's operands have the
+/// quantize input's shape).
+static SmallVector<Value> getInputViews(RewriterBase &rewriter, Location loc,
+                                        const KernelInput &input,
+                                        const BlockView &v) {
+  SmallVector<Value> views;
+  for (Value tensor : input.getTensors())
+    views.push_back(collapseTo(rewriter, loc, toBuffer(rewriter, loc, tensor),
+                               v.dataShape()));
+  return views;
+}
+
 namespace {
 /// quantize -> one launch of a 1x32 (last axis) or 32x1 (other axes)
 /// kernel.
 struct QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
-  using KernelPattern::KernelPattern;
+  QuantizeOpToGPU(MLIRContext *ctx, KernelCache cache, bool fuseProducers)
+      : KernelPattern(ctx, std::move(cache)), fuseProducers(fuseProducers) {}
 
   LogicalResult rewriteStatic(QuantizeOp op,
                               PatternRewriter &rewriter) const override {
@@ -794,8 +827,8 @@ struct QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
                       op.getScaleMode(), op.getScaleLayout()};
     const BlockView &v = spec.view;
 
-    Value input = collapseTo(
-        rewriter, loc, toBuffer(rewriter, loc, op.getInput()), v.dataShape());
+    KernelInput input = KernelInput::get(op.getInput(), fuseProducers);
+    SmallVector<Value> ins = getInputViews(rewriter, loc, input, v);
     SmallVector<Value> buffers = allocResults(rewriter, op);
     Value data = collapseTo(rewriter, loc, buffers[0], v.dataShape());
     Value scales = buffers[1];
@@ -806,27 +839,34 @@ struct QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
         "quantize_{0}_{1}_{2}_{3}_{4}_{5}", v.rowwise ? "1x32" : "32x1",
         getTypeTag(spec.inType), getTypeTag(spec.f8Type), getModeTag(spec.mode),
         getLayoutTag(spec.layout), getShapeTag(v.dataShape()));
-    SmallVector<Type> argTypes = {input.getType(), data.getType(),
-                                  scales.getType()};
+    name += input.getNameTag();
+    SmallVector<Value> args = ins;
+    args.append({data, scales});
+    unsigned n = ins.size();
     gpu::GPUFuncOp kernel = cache.getOrCreate(
-        rewriter, name, argTypes, /*numInputs=*/1, {},
-        [&](KernelBuilder &kb, ValueRange args, ValueRange) {
+        rewriter, name, ValueRange(args).getTypes(), /*numInputs=*/n, {},
+        [&](KernelBuilder &kb, ValueRange kargs, ValueRange) {
           if (v.rowwise)
-            buildQuantize1x32(kb, spec, args[0], args[1], args[2]);
+            buildQuantize1x32(kb, spec, input, kargs.take_front(n), kargs[n],
+                              kargs[n + 1]);
           else
-            buildQuantize32x1(kb, spec, args[0], args[1], args[2]);
+            buildQuantize32x1(kb, spec, input, kargs.take_front(n), kargs[n],
+                              kargs[n + 1]);
         });
     int64_t work = v.rowwise ? v.rows * (v.cols / kBlockSize)
                              : v.outer * (v.rows / kBlockSize) *
                                    (v.cols / getColsPerThread(v.cols));
-    return launchAndReplace(rewriter, op, kernel, cache.getGridSize(work),
-                            {input, data, scales}, buffers);
+    return launchAndReplace(rewriter, op, kernel, cache.getGridSize(work), args,
+                            buffers);
   }
+
+  bool fuseProducers;
 };
 
 /// quantize_dual -> one launch that reads the input once.
 struct QuantizeDualOpToGPU final : KernelPattern<QuantizeDualOp> {
-  using KernelPattern::KernelPattern;
+  QuantizeDualOpToGPU(MLIRContext *ctx, KernelCache cache, bool fuseProducers)
+      : KernelPattern(ctx, std::move(cache)), fuseProducers(fuseProducers) {}
 
   LogicalResult rewriteStatic(QuantizeDualOp op,
                               PatternRewriter &rewriter) const override {
@@ -847,8 +887,8 @@ struct QuantizeDualOpToGPU final : KernelPattern<QuantizeDualOp> {
             ? SmallVector<int64_t>{v.rows, v.cols / kBlockSize}
             : SmallVector<int64_t>{v.outer, v.rows, v.cols / kBlockSize};
 
-    Value input = collapseTo(
-        rewriter, loc, toBuffer(rewriter, loc, op.getInput()), v.dataShape());
+    KernelInput input = KernelInput::get(op.getInput(), fuseProducers);
+    SmallVector<Value> ins = getInputViews(rewriter, loc, input, v);
     SmallVector<Value> buffers = allocResults(rewriter, op), views;
     views.push_back(collapseTo(rewriter, loc, buffers[0], v.dataShape()));
     views.push_back(rowSpec.layout == ScaleLayout::RowMajor
@@ -864,26 +904,27 @@ struct QuantizeDualOpToGPU final : KernelPattern<QuantizeDualOp> {
         getTypeTag(rowSpec.f8Type), getTypeTag(colSpec.f8Type),
         getModeTag(op.getScaleMode()), getLayoutTag(rowSpec.layout),
         getLayoutTag(colSpec.layout), getShapeTag(v.dataShape()));
-    SmallVector<Type> argTypes = {input.getType()};
-    for (Value view : views)
-      argTypes.push_back(view.getType());
+    name += input.getNameTag();
+    SmallVector<Value> args = ins;
+    llvm::append_range(args, views);
+    unsigned n = ins.size();
     gpu::GPUFuncOp kernel = cache.getOrCreate(
-        rewriter, name, argTypes, /*numInputs=*/1, {},
-        [&](KernelBuilder &kb, ValueRange args, ValueRange) {
-          buildQuantizeDual(kb, rowSpec, colSpec, args[0], args[1], args[2],
-                            args[3], args[4]);
+        rewriter, name, ValueRange(args).getTypes(), /*numInputs=*/n, {},
+        [&](KernelBuilder &kb, ValueRange kargs, ValueRange) {
+          buildQuantizeDual(kb, rowSpec, colSpec, input, kargs.take_front(n),
+                            kargs[n], kargs[n + 1], kargs[n + 2], kargs[n + 3]);
         });
     int64_t cpt = getDualColsPerThread(inType);
-    // kDualSplit lanes per 32 x cpt tile.
-    int64_t split = kDualSplit;
+    // getDualSplit lanes per 32 x cpt tile.
+    int64_t split = getDualSplit(input);
     int64_t work =
         split * llvm::alignTo(v.outer * (v.rows / kBlockSize) * (v.cols / cpt),
                               32 / split);
-    SmallVector<Value> args = {input};
-    llvm::append_range(args, views);
     return launchAndReplace(rewriter, op, kernel, cache.getGridSize(work), args,
                             buffers);
   }
+
+  bool fuseProducers;
 };
 
 /// dequantize -> one launch of a 1x32 or 32x1 kernel.
@@ -934,7 +975,9 @@ struct DequantizeOpToGPU final : KernelPattern<DequantizeOp> {
 } // namespace
 
 void gpu_lowering::populateQuantizeKernelPatterns(RewritePatternSet &patterns,
-                                                  KernelCache &cache) {
-  patterns.add<QuantizeOpToGPU, QuantizeDualOpToGPU, DequantizeOpToGPU>(
-      patterns.getContext(), cache);
+                                                  KernelCache &cache,
+                                                  bool fuseProducers) {
+  patterns.add<QuantizeOpToGPU, QuantizeDualOpToGPU>(patterns.getContext(),
+                                                     cache, fuseProducers);
+  patterns.add<DequantizeOpToGPU>(patterns.getContext(), cache);
 }

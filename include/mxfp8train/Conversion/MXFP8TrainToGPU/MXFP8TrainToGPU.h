@@ -80,10 +80,14 @@ GPUTargetInfo getGPUTargetInfo(GPUChip chip);
 /// `bufferization.to_buffer` of the inputs, `memref.alloc` of the results, a
 /// `gpu.launch_func` of a kernel created in (or reused from) `kernels`, and
 /// `bufferization.to_tensor restrict writable` of the results. Ops with
-/// dynamic shapes do not match.
+/// dynamic shapes do not match. With `fuseProducers`, a quantize whose
+/// input comes from an elementwise `linalg.generic` that only feeds
+/// quantizes evaluates that generic in its own kernel (the generic then
+/// has no users left and is erased with them).
 void populateMXFP8TrainToGPUConversionPatterns(RewritePatternSet &patterns,
                                                gpu::GPUModuleOp kernels,
-                                               const GPUTargetInfo &target);
+                                               const GPUTargetInfo &target,
+                                               bool fuseProducers = true);
 
 /// Tile sizes of an outermost `scf.parallel` with `tripCounts` iterations
 /// per dimension (-1: unknown) for CTAs of `threads` threads

@@ -1,0 +1,199 @@
+//===- FusedProducer.cpp - elementwise producers read by kernels -*- C++
+//-*-===//
+//
+// KernelInput (FusedProducer.h): the decision to fuse an elementwise
+// `linalg.generic` into the quantizes that read its results, and the
+// evaluation of its body on the vectors a kernel loads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FusedProducer.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/xxhash.h"
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+using namespace mlir::mxfp8train::gpu_lowering;
+
+static bool isScalarNumber(Type type) {
+  return isa<FloatType, IntegerType>(type);
+}
+
+/// Whether `value`, used inside `body`, is defined there or is a constant.
+static bool isAvailableIn(Value value, Block &body) {
+  return value.getParentBlock() == &body || matchPattern(value, m_Constant());
+}
+
+static int64_t getTensorBytes(Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  return type.getNumElements() *
+         llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+}
+
+bool gpu_lowering::isFusableProducer(linalg::GenericOp generic) {
+  if (!generic || !generic.hasPureTensorSemantics() ||
+      generic->getNumResults() == 0 ||
+      generic.getNumParallelLoops() != generic.getNumLoops())
+    return false;
+  for (AffineMap map : generic.getIndexingMapsArray())
+    if (!map.isIdentity())
+      return false;
+  for (Value operand : generic->getOperands()) {
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    if (!type || !type.hasStaticShape() ||
+        !isScalarNumber(type.getElementType()))
+      return false;
+  }
+  Block &body = generic.getRegion().front();
+  for (BlockArgument out :
+       body.getArguments().drop_front(generic.getNumDpsInputs()))
+    if (!out.use_empty())
+      return false;
+  for (Operation &op : body.without_terminator()) {
+    if (!isa<arith::ArithDialect, math::MathDialect>(op.getDialect()) ||
+        op.getNumRegions() != 0 || !isMemoryEffectFree(&op) ||
+        !(isa<arith::ConstantOp>(op) || op.hasTrait<OpTrait::Elementwise>()))
+      return false;
+    for (Value operand : op.getOperands())
+      if (!isAvailableIn(operand, body))
+        return false;
+    for (Type type : op.getResultTypes())
+      if (!isScalarNumber(type))
+        return false;
+  }
+  for (Value yielded : body.getTerminator()->getOperands())
+    if (!isAvailableIn(yielded, body))
+      return false;
+
+  // Every user a quantize, and fusing must not read more than the separate
+  // kernel moves: each quantize reads all the inputs, against the inputs
+  // read once, each result written once and read by each of its users.
+  int64_t inputBytes = 0, unfusedBytes = 0, readers = 0;
+  for (Value input : generic.getDpsInputs())
+    inputBytes += getTensorBytes(input);
+  unfusedBytes = inputBytes;
+  for (Value result : generic->getResults()) {
+    int64_t users = 0;
+    for (Operation *user : result.getUsers()) {
+      if (!isa<QuantizeOp, QuantizeDualOp>(user))
+        return false;
+      ++users;
+    }
+    readers += users;
+    unfusedBytes += getTensorBytes(result) * (1 + users);
+  }
+  return readers * inputBytes <= unfusedBytes;
+}
+
+KernelInput KernelInput::get(Value tensor, bool fuse) {
+  KernelInput input;
+  auto generic = tensor.getDefiningOp<linalg::GenericOp>();
+  if (!fuse || !isFusableProducer(generic)) {
+    input.tensors.push_back(tensor);
+    return input;
+  }
+  input.producer = generic;
+  input.resultIndex = cast<OpResult>(tensor).getResultNumber();
+  for (Value operand : generic.getDpsInputs()) {
+    auto *it = llvm::find(input.tensors, operand);
+    input.argOfInput.push_back(it - input.tensors.begin());
+    if (it == input.tensors.end())
+      input.tensors.push_back(operand);
+  }
+  return input;
+}
+
+std::string KernelInput::getNameTag() const {
+  if (!producer)
+    return "";
+  // The body in a canonical text: each op's name, attributes, operands (a
+  // body argument, an earlier op's result, or a constant's value) and
+  // result types, then the yielded value. Kernels of different bodies get
+  // different names, hence different cache entries.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  Block &body = producer.getRegion().front();
+  llvm::DenseMap<Value, unsigned> ids;
+  for (BlockArgument arg : body.getArguments()) {
+    ids[arg] = ids.size();
+    os << arg.getType() << ";";
+  }
+  auto printValue = [&](Value v) {
+    auto it = ids.find(v);
+    if (it != ids.end()) {
+      os << "%" << it->second;
+      return;
+    }
+    Attribute attr;
+    (void)matchPattern(v, m_Constant(&attr));
+    os << attr;
+  };
+  for (Operation &op : body.without_terminator()) {
+    os << op.getName() << "(";
+    for (Value operand : op.getOperands()) {
+      printValue(operand);
+      os << ",";
+    }
+    os << ")" << op.getAttrDictionary() << op.getPropertiesAsAttribute();
+    for (Value result : op.getResults()) {
+      ids[result] = ids.size();
+      os << result.getType() << ";";
+    }
+  }
+  os << "yield ";
+  printValue(body.getTerminator()->getOperand(resultIndex));
+  return llvm::formatv("_ew{0:x-8}",
+                       static_cast<uint32_t>(llvm::xxh3_64bits(text)))
+      .str();
+}
+
+Value KernelInput::load(KernelBuilder &kb, VectorType type, ValueRange args,
+                        ValueRange indices, int64_t align) const {
+  if (!producer)
+    return kb.load(type, args[0], indices, align);
+  ArrayRef<int64_t> shape = type.getShape();
+  auto vectorOf = [&](Type element) { return VectorType::get(shape, element); };
+  int64_t inBits = type.getElementTypeBitWidth();
+  Block &body = producer.getRegion().front();
+  IRMapping map;
+  for (auto [i, operand] : llvm::enumerate(producer.getDpsInputs())) {
+    Type element = cast<RankedTensorType>(operand.getType()).getElementType();
+    // The same element alignment in this input's element size.
+    int64_t bits = element.getIntOrFloatBitWidth();
+    int64_t inputAlign =
+        std::clamp<int64_t>(align * bits / inBits, 1, int64_t{16});
+    map.map(body.getArgument(i), kb.load(vectorOf(element), args[argOfInput[i]],
+                                         indices, inputAlign));
+  }
+  // Constants, in the body or captured from outside it, become splats.
+  auto mapped = [&](Value value) -> Value {
+    if (Value v = map.lookupOrNull(value))
+      return v;
+    Attribute attr;
+    (void)matchPattern(value, m_Constant(&attr));
+    Value splat = arith::ConstantOp::create(
+        kb, DenseElementsAttr::get(vectorOf(value.getType()), attr));
+    map.map(value, splat);
+    return splat;
+  };
+  for (Operation &op : body.without_terminator()) {
+    if (isa<arith::ConstantOp>(op)) {
+      mapped(op.getResult(0));
+      continue;
+    }
+    for (Value operand : op.getOperands())
+      mapped(operand);
+    // The same op, lane by lane: elementwise ops take vectors of their
+    // scalar operand types.
+    Operation *clone = kb.clone(op, map);
+    for (OpResult result : clone->getResults())
+      result.setType(vectorOf(result.getType()));
+  }
+  return mapped(body.getTerminator()->getOperand(resultIndex));
+}

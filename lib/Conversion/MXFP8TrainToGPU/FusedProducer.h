@@ -1,0 +1,68 @@
+//===- FusedProducer.h - elementwise producers read by kernels --*- C++ -*-===//
+//
+// A quantize kernel reads its input through a KernelInput: the tensor
+// itself, or, when the tensor is the result of an elementwise
+// `linalg.generic` whose every result only feeds quantizes, that generic's
+// operands with its body evaluated on the loaded vectors. The fused kernel
+// never writes the intermediate tensor, and the generic's own kernel goes
+// away (docs/gpu.md "Elementwise producers fused into quantize").
+//
+// The body is the same scalar arith/math ops, applied lane by lane to
+// vectors, so the values are the bits the separate kernel would have
+// written (the NVVM lowering scalarises each vector op).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_FUSEDPRODUCER_H
+#define MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_FUSEDPRODUCER_H
+
+#include "KernelBuilder.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+namespace mlir {
+namespace mxfp8train {
+namespace gpu_lowering {
+
+/// What a quantize kernel reads for its input tensor.
+class KernelInput {
+public:
+  /// The input `tensor` of a quantize or quantize_dual. With `fuse`, a
+  /// qualifying elementwise producer (isFusableProducer) is read in its
+  /// place.
+  static KernelInput get(Value tensor, bool fuse);
+
+  /// The tensors the kernel reads, in kernel-argument order.
+  ArrayRef<Value> getTensors() const { return tensors; }
+  /// Kernel-name suffix: empty unfused, `_ew<hash of the body>` fused.
+  std::string getNameTag() const;
+  bool isFused() const { return static_cast<bool>(producer); }
+
+  /// Inside the kernel: the input's `count` consecutive elements (a vector
+  /// of the input tensor's element type) at `indices` of the collapsed
+  /// view, from the kernel arguments `args` of getTensors(); `align` is the
+  /// byte alignment of the access in the input's element type.
+  Value load(KernelBuilder &kb, VectorType type, ValueRange args,
+             ValueRange indices, int64_t align) const;
+
+private:
+  mutable linalg::GenericOp producer;
+  unsigned resultIndex = 0;
+  /// Distinct tensors read; for a fused producer, argOfInput[i] is the
+  /// position in `tensors` of the generic's input i.
+  SmallVector<Value> tensors;
+  SmallVector<unsigned> argOfInput;
+};
+
+/// Whether `generic` can be evaluated inside the kernels of its users: all
+/// loops parallel, identity indexing maps, static shapes, a body of
+/// side-effect-free elementwise arith/math ops (values from outside the
+/// body only constants) that does not read the outputs, and every user of
+/// every result a `quantize` or `quantize_dual`.
+bool isFusableProducer(linalg::GenericOp generic);
+
+} // namespace gpu_lowering
+} // namespace mxfp8train
+} // namespace mlir
+
+#endif // MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_FUSEDPRODUCER_H
