@@ -7,6 +7,7 @@
 
 #include "FakeCuda.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -510,19 +511,48 @@ FAKE_EXPORT int cuMemPoolSetAttribute(CUmemPoolHandle_st *pool, int attribute,
   return kSuccess;
 }
 
+FAKE_EXPORT int cuMemPoolGetAttribute(CUmemPoolHandle_st *pool, int attribute,
+                                      void *value) {
+  if (!pool || !value)
+    return kInvalidValue;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (attribute == 5 /* RESERVED_MEM_CURRENT */)
+    *static_cast<uint64_t *>(value) = state.poolReservedBytes;
+  else if (attribute == 7 /* USED_MEM_CURRENT */)
+    *static_cast<uint64_t *>(value) = state.poolUsedBytes;
+  else
+    return kInvalidValue;
+  return kSuccess;
+}
+
+/// Sizes of the live pool allocations.
+static std::map<unsigned long long, size_t> poolSizes;
+
 FAKE_EXPORT int cuMemAllocAsync(unsigned long long *pointer, size_t size,
                                 void * /*stream*/) {
   int result = allocate(pointer, size);
-  if (result == kSuccess)
+  if (result == kSuccess) {
+    std::lock_guard<std::mutex> lock(mutex);
     ++state.poolAllocations;
+    poolSizes[*pointer] = size;
+    state.poolUsedBytes += size;
+    state.poolReservedBytes =
+        std::max(state.poolReservedBytes, state.poolUsedBytes);
+  }
   return result;
 }
 
 FAKE_EXPORT int cuMemFreeAsync(unsigned long long pointer, void *stream) {
   int result = release(reinterpret_cast<void *>(pointer));
   if (result == kSuccess) {
+    std::lock_guard<std::mutex> lock(mutex);
     ++state.poolFrees;
     state.lastPoolFreeStream = stream;
+    auto it = poolSizes.find(pointer);
+    if (it != poolSizes.end()) {
+      state.poolUsedBytes -= it->second;
+      poolSizes.erase(it);
+    }
   }
   return result;
 }
@@ -645,6 +675,7 @@ FAKE_EXPORT int cuEventCreate(Event **event, unsigned int flags) {
     return kInvalidValue;
   *event = new Event{flags, -1};
   ++state.liveEvents;
+  ++state.eventCreates;
   return kSuccess;
 }
 
@@ -654,11 +685,13 @@ FAKE_EXPORT int cuEventRecord(Event *event, Stream *) {
     return kInvalidHandle;
   // Each recording advances the fake clock by 4 ticks of 0.25 ms.
   fakeClock += 4;
+  ++state.eventRecords;
   event->timestamp = fakeClock;
   return kSuccess;
 }
 
 FAKE_EXPORT int cuEventSynchronize(Event *event) {
+  ++state.eventSynchronizes;
   return event ? synchronize() : kInvalidHandle;
 }
 
