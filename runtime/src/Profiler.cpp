@@ -53,7 +53,11 @@ struct PendingLaunch {
 /// module destructors of generated code may run late).
 struct Profiler {
   std::atomic<bool> enabled{false};
+  /// MXFP8RT_PROFILE=1: the report goes to stderr at exit, registered at
+  /// the first profiled launch (after cuInit, so the driver's own exit
+  /// handler runs after ours).
   bool fromEnvironment = false;
+  bool exitReportRegistered = false;
 
   std::mutex mutex;
   mxfp8rtProfileSummary summary = {};
@@ -78,7 +82,6 @@ static Profiler &getProfiler() {
     if (env && *env && std::strcmp(env, "0") != 0) {
       p->fromEnvironment = true;
       p->enabled.store(true);
-      std::atexit(printAtExit);
     }
     return p;
   }();
@@ -128,6 +131,10 @@ profile::LaunchToken profile::beginLaunch(int device, const std::string &kernel,
     return token;
   Profiler &profiler = getProfiler();
   std::lock_guard<std::mutex> lock(profiler.mutex);
+  if (profiler.fromEnvironment && !profiler.exitReportRegistered) {
+    profiler.exitReportRegistered = true;
+    std::atexit(printAtExit);
+  }
   ++profiler.rows[getRow(profiler, kernel)]->launches;
   ++profiler.summary.launches;
   token.counted = true;

@@ -59,10 +59,17 @@ bool initialized = false;
 int stickyError = kSuccess;
 long long fakeClock = 0;
 std::set<void *> allocations;
-thread_local std::vector<Context *> contextStack;
+// Per thread, never freed: runtime calls from exit handlers (the profile
+// report of MXFP8RT_PROFILE=1) run after thread_local destructors.
+thread_local std::vector<Context *> *contextStackStorage = nullptr;
+std::vector<Context *> &getContextStack() {
+  if (!contextStackStorage)
+    contextStackStorage = new std::vector<Context *>();
+  return *contextStackStorage;
+}
 
 int currentDevice() {
-  return contextStack.empty() ? -1 : contextStack.back()->device;
+  return getContextStack().empty() ? -1 : getContextStack().back()->device;
 }
 
 void copyName(const std::string &name) {
@@ -121,7 +128,7 @@ void emulate(const Function &function, void **params) {
 
 FAKE_EXPORT const FakeCudaState *fakeCudaGetState() { return &state; }
 FAKE_EXPORT int fakeCudaGetContextDepth() {
-  return static_cast<int>(contextStack.size());
+  return static_cast<int>(getContextStack().size());
 }
 
 FAKE_EXPORT int cuGetErrorName(int error, const char **text) {
@@ -250,23 +257,23 @@ FAKE_EXPORT int cuDevicePrimaryCtxRetain(Context **context, int device) {
 FAKE_EXPORT int cuDevicePrimaryCtxRelease_v2(int) { return kSuccess; }
 
 FAKE_EXPORT int cuCtxGetCurrent(Context **context) {
-  *context = contextStack.empty() ? nullptr : contextStack.back();
+  *context = getContextStack().empty() ? nullptr : getContextStack().back();
   return kSuccess;
 }
 
 FAKE_EXPORT int cuCtxPushCurrent_v2(Context *context) {
   if (!context)
     return kInvalidValue;
-  contextStack.push_back(context);
+  getContextStack().push_back(context);
   return kSuccess;
 }
 
 FAKE_EXPORT int cuCtxPopCurrent_v2(Context **context) {
-  if (contextStack.empty())
+  if (getContextStack().empty())
     return kInvalidValue;
   if (context)
-    *context = contextStack.back();
-  contextStack.pop_back();
+    *context = getContextStack().back();
+  getContextStack().pop_back();
   return kSuccess;
 }
 
