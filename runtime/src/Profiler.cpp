@@ -34,6 +34,7 @@ namespace {
 /// The rows of one kernel name.
 struct KernelRow {
   std::string name;
+  profile::OpKind kind = profile::OpKind::Kernel;
   int64_t launches = 0;
   int64_t timed = 0;
   double totalMs = 0.0;
@@ -125,7 +126,7 @@ static size_t getRow(Profiler &profiler, const std::string &kernel) {
 }
 
 profile::LaunchToken profile::beginLaunch(int device, const std::string &kernel,
-                                          CUstream stream) {
+                                          CUstream stream, OpKind kind) {
   LaunchToken token;
   if (!isEnabled())
     return token;
@@ -135,8 +136,12 @@ profile::LaunchToken profile::beginLaunch(int device, const std::string &kernel,
     profiler.exitReportRegistered = true;
     std::atexit(printAtExit);
   }
-  ++profiler.rows[getRow(profiler, kernel)]->launches;
-  ++profiler.summary.launches;
+  KernelRow &row = *profiler.rows[getRow(profiler, kernel)];
+  row.kind = kind;
+  ++row.launches;
+  if (kind == OpKind::Kernel)
+    ++profiler.summary.launches;
+  token.kind = kind;
   token.counted = true;
   token.device = device;
   token.stream = stream;
@@ -162,10 +167,10 @@ void profile::endLaunch(LaunchToken &token, const std::string &kernel,
   size_t row = getRow(profiler, kernel);
   if (!launched) {
     --profiler.rows[row]->launches;
-    --profiler.summary.launches;
-  } else if (token.valid &&
-             getDriver().cuEventRecord(token.end, token.stream) ==
-                 CUDA_SUCCESS) {
+    if (token.kind == OpKind::Kernel)
+      --profiler.summary.launches;
+  } else if (token.valid && getDriver().cuEventRecord(
+                                token.end, token.stream) == CUDA_SUCCESS) {
     profiler.pending.push_back({token.device, row, token.start, token.end});
     return;
   } else {
@@ -176,8 +181,7 @@ void profile::endLaunch(LaunchToken &token, const std::string &kernel,
 }
 
 /// Runs `update` on the summary under the lock while profiling is on.
-template <typename UpdateFn>
-static void count(UpdateFn update) {
+template <typename UpdateFn> static void count(UpdateFn update) {
   if (!profile::isEnabled())
     return;
   Profiler &profiler = getProfiler();
@@ -260,7 +264,10 @@ static mxfp8rtStatus resolvePending(Profiler &profiler) {
           row.maxMs = row.timed ? std::max(row.maxMs, double(ms)) : ms;
           row.totalMs += ms;
           ++row.timed;
-          profiler.summary.kernelMs += ms;
+          (row.kind == profile::OpKind::Kernel   ? profiler.summary.kernelMs
+           : row.kind == profile::OpKind::Memset ? profiler.summary.memsetMs
+                                                 : profiler.summary.memcpyMs) +=
+              ms;
         }
         giveBack(profiler, launch->device, launch->start);
         giveBack(profiler, launch->device, launch->end);
@@ -360,20 +367,25 @@ mxfp8rtStatus mxfp8rtProfilePrint(void *file) {
   std::lock_guard<std::mutex> lock(profiler.mutex);
   mxfp8rtStatus status = resolvePending(profiler);
   const mxfp8rtProfileSummary &s = profiler.summary;
+  double allMs = s.kernelMs + s.memsetMs + s.memcpyMs;
   std::fprintf(out, "%-56s %8s %11s %10s %7s\n", "kernel", "launches",
                "total ms", "mean ms", "share");
   for (const KernelRow *row : sortedRows(profiler)) {
     double mean = row->timed ? row->totalMs / double(row->timed) : 0.0;
-    double share = s.kernelMs > 0 ? 100.0 * row->totalMs / s.kernelMs : 0.0;
+    double share = allMs > 0 ? 100.0 * row->totalMs / allMs : 0.0;
     std::fprintf(out, "%-56s %8lld %11.4f %10.4f %6.1f%%\n", row->name.c_str(),
                  static_cast<long long>(row->launches), row->totalMs, mean,
                  share);
   }
   std::fprintf(out, "%-56s %8lld %11.4f\n", "all kernels",
                static_cast<long long>(s.launches), s.kernelMs);
+  std::fprintf(out, "%-56s %8lld %11.4f\n", "all memsets",
+               static_cast<long long>(s.memsets), s.memsetMs);
+  std::fprintf(out, "%-56s %8lld %11.4f\n", "all copies",
+               static_cast<long long>(s.memcpys), s.memcpyMs);
   std::fprintf(
       out,
-      "untimed launches %lld; memsets %lld (%lld bytes); copies %lld (%lld "
+      "untimed operations %lld; memsets %lld (%lld bytes); copies %lld (%lld "
       "bytes); allocations %lld (%lld bytes; pool %lld: %lld hits, %lld "
       "misses); frees %lld (cuMemFree %lld); host synchronizations %lld; "
       "profiling events created %lld\n",

@@ -24,23 +24,27 @@ namespace profile {
 /// Whether profiling is on; the first call reads MXFP8RT_PROFILE.
 bool isEnabled();
 
-/// A launch being profiled: its start event is recorded, its end event not
-/// yet. `valid` is false when profiling is off or the start could not be
-/// recorded (the launch is then counted as untimed).
+/// What a profiled operation is: its row's kind and the total it adds to.
+enum class OpKind { Kernel, Memset, Memcpy };
+
+/// A launch (or fill or copy) being profiled: its start event is recorded,
+/// its end event not yet. `valid` is false when profiling is off or the start
+/// could not be recorded (the launch is then counted as untimed).
 struct LaunchToken {
   bool valid = false;
   bool counted = false;
   int device = 0;
+  OpKind kind = OpKind::Kernel;
   cuda::CUevent start = nullptr;
   cuda::CUevent end = nullptr;
   cuda::CUstream stream = nullptr;
 };
 
-/// Counts a launch of `kernel` on `device` and records its start event on
-/// `stream`. Call with the device's context current, right before the
-/// driver launch.
+/// Counts a launch of `kernel` (or a fill or copy, named after its driver
+/// call) on `device` and records its start event on `stream`. Call with the
+/// device's context current, right before the driver call.
 LaunchToken beginLaunch(int device, const std::string &kernel,
-                        cuda::CUstream stream);
+                        cuda::CUstream stream, OpKind kind = OpKind::Kernel);
 
 /// Records the end event after a successful launch (`launched`), or gives
 /// the events back and uncounts the launch after a failed one.

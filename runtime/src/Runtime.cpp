@@ -731,12 +731,13 @@ static mxfp8rtStatus launch(const char *api, mxfp8rtFunction function,
   CUstream cuStream = reinterpret_cast<CUstream>(stream);
   profile::LaunchToken token =
       profile::beginLaunch(module->device, function->name, cuStream);
-  CUresult result = cluster ? launchCluster(shape, native, cuStream, params)
-                            : drv().cuLaunchKernel(
-                                  native, shape.grid[0], shape.grid[1],
-                                  shape.grid[2], shape.block[0], shape.block[1],
-                                  shape.block[2], shape.dynamicShared, cuStream,
-                                  params, nullptr);
+  CUresult result =
+      cluster
+          ? launchCluster(shape, native, cuStream, params)
+          : drv().cuLaunchKernel(native, shape.grid[0], shape.grid[1],
+                                 shape.grid[2], shape.block[0], shape.block[1],
+                                 shape.block[2], shape.dynamicShared, cuStream,
+                                 params, nullptr);
   profile::endLaunch(token, function->name, result == CUDA_SUCCESS);
   if (result != CUDA_SUCCESS)
     return failCuda(result, cluster ? "cuLaunchKernelEx" : "cuLaunchKernel",
@@ -1085,9 +1086,10 @@ mxfp8rtStatus mxfp8rtHostUnregister(void *hostPtr) {
 /// runs on the current device. `direction` ends the failure message
 /// (" to the device", or "" when the driver infers it).
 template <typename CopyFn>
-static mxfp8rtStatus
-copyAsync(const char *api, const char *call, const char *direction,
-          const void *dst, const void *src, intptr_t sizeBytes, CopyFn copy) {
+static mxfp8rtStatus copyAsync(const char *api, const char *call,
+                               const char *direction, const void *dst,
+                               const void *src, intptr_t sizeBytes,
+                               mxfp8rtStream stream, CopyFn copy) {
   if (mxfp8rtStatus status = checkSize(api, "size", sizeBytes))
     return status;
   if (sizeBytes == 0)
@@ -1097,7 +1099,12 @@ copyAsync(const char *api, const char *call, const char *direction,
                 std::string(api) + ": " + (dst ? "source" : "destination") +
                     " pointer is null (copying " + bytes(sizeBytes) + ")");
   ENTER_CONTEXT(currentDevice);
-  if (CUresult result = copy(static_cast<size_t>(sizeBytes)))
+  profile::LaunchToken token = profile::beginLaunch(
+      currentDevice, call, reinterpret_cast<CUstream>(stream),
+      profile::OpKind::Memcpy);
+  CUresult result = copy(static_cast<size_t>(sizeBytes));
+  profile::endLaunch(token, call, result == CUDA_SUCCESS);
+  if (result != CUDA_SUCCESS)
     return failCuda(result, call, "copying " + bytes(sizeBytes) + direction);
   profile::countMemcpy(sizeBytes);
   return MXFP8RT_SUCCESS;
@@ -1106,7 +1113,7 @@ copyAsync(const char *api, const char *call, const char *direction,
 mxfp8rtStatus mxfp8rtMemcpyHtoD(void *dstDevice, const void *srcHost,
                                 intptr_t sizeBytes, mxfp8rtStream stream) {
   return copyAsync("mxfp8rtMemcpyHtoD", "cuMemcpyHtoDAsync", " to the device",
-                   dstDevice, srcHost, sizeBytes, [&](size_t size) {
+                   dstDevice, srcHost, sizeBytes, stream, [&](size_t size) {
                      return drv().cuMemcpyHtoDAsync_v2(
                          toDevicePtr(dstDevice), srcHost, size,
                          reinterpret_cast<CUstream>(stream));
@@ -1116,7 +1123,7 @@ mxfp8rtStatus mxfp8rtMemcpyHtoD(void *dstDevice, const void *srcHost,
 mxfp8rtStatus mxfp8rtMemcpyDtoH(void *dstHost, const void *srcDevice,
                                 intptr_t sizeBytes, mxfp8rtStream stream) {
   return copyAsync("mxfp8rtMemcpyDtoH", "cuMemcpyDtoHAsync", " to the host",
-                   dstHost, srcDevice, sizeBytes, [&](size_t size) {
+                   dstHost, srcDevice, sizeBytes, stream, [&](size_t size) {
                      return drv().cuMemcpyDtoHAsync_v2(
                          dstHost, toDevicePtr(srcDevice), size,
                          reinterpret_cast<CUstream>(stream));
@@ -1127,7 +1134,7 @@ mxfp8rtStatus mxfp8rtMemcpyDtoD(void *dstDevice, const void *srcDevice,
                                 intptr_t sizeBytes, mxfp8rtStream stream) {
   return copyAsync("mxfp8rtMemcpyDtoD", "cuMemcpyDtoDAsync",
                    " within the device", dstDevice, srcDevice, sizeBytes,
-                   [&](size_t size) {
+                   stream, [&](size_t size) {
                      return drv().cuMemcpyDtoDAsync_v2(
                          toDevicePtr(dstDevice), toDevicePtr(srcDevice), size,
                          reinterpret_cast<CUstream>(stream));
@@ -1137,7 +1144,7 @@ mxfp8rtStatus mxfp8rtMemcpyDtoD(void *dstDevice, const void *srcDevice,
 mxfp8rtStatus mxfp8rtMemcpy(void *dst, const void *src, intptr_t sizeBytes,
                             mxfp8rtStream stream) {
   return copyAsync("mxfp8rtMemcpy", "cuMemcpyAsync", "", dst, src, sizeBytes,
-                   [&](size_t size) {
+                   stream, [&](size_t size) {
                      return drv().cuMemcpyAsync(
                          toDevicePtr(dst), toDevicePtr(src), size,
                          reinterpret_cast<CUstream>(stream));
@@ -1163,9 +1170,13 @@ static mxfp8rtStatus fillAsync(const char *api, const char *call,
                 std::string(api) + ": destination pointer is null (filling " +
                     std::to_string(count) + " elements)");
   ENTER_CONTEXT(currentDevice);
-  if (CUresult result =
-          (drv().*fill)(toDevicePtr(dst), value, static_cast<size_t>(count),
-                        reinterpret_cast<CUstream>(stream)))
+  auto native = reinterpret_cast<CUstream>(stream);
+  profile::LaunchToken token = profile::beginLaunch(currentDevice, call, native,
+                                                    profile::OpKind::Memset);
+  CUresult result = (drv().*fill)(toDevicePtr(dst), value,
+                                  static_cast<size_t>(count), native);
+  profile::endLaunch(token, call, result == CUDA_SUCCESS);
+  if (result != CUDA_SUCCESS)
     return failCuda(result, call,
                     "filling " + std::to_string(count) + " " + elements);
   profile::countMemset(count * static_cast<intptr_t>(sizeof(T)));

@@ -1,4 +1,5 @@
-//===- ProfilerTest.cpp - the runtime's profiler vs the fake driver -*- C++ -*-//
+//===- ProfilerTest.cpp - the runtime's profiler vs the fake driver -*- C++
+//-*-//
 //
 // With `--driver=fake` (or `fake-old`): the per-kernel report names each
 // launched kernel with its launch count and event times (the fake's clock
@@ -75,8 +76,8 @@ protected:
   }
 
   mxfp8rtStatus launch(int kernel) {
-    return mxfp8rtLaunchKernel(functions[kernel], 4, 1, 1, 128, 1, 1, 0,
-                               stream, nullptr);
+    return mxfp8rtLaunchKernel(functions[kernel], 4, 1, 1, 128, 1, 1, 0, stream,
+                               nullptr);
   }
 
   /// One "step": gemm_tile three times, quantize_rows once (with 2x1x1
@@ -220,6 +221,20 @@ TEST_F(Profiler, CountsFillsCopiesAllocationsAndHostWaits) {
   mxfp8rtProfileSummary summary;
   ASSERT_EQ(mxfp8rtProfileGetSummary(&summary), MXFP8RT_SUCCESS);
   EXPECT_EQ(summary.launches, 0);
+  EXPECT_DOUBLE_EQ(summary.kernelMs, 0.0);
+  // Fills and copies are timed like launches, one row per driver call.
+  EXPECT_DOUBLE_EQ(summary.memsetMs, 3.0);
+  EXPECT_DOUBLE_EQ(summary.memcpyMs, 1.0);
+  std::vector<mxfp8rtProfileKernel> rows = getKernels();
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_STREQ(rows[0].name, "cuMemcpyDtoHAsync");
+  EXPECT_STREQ(rows[1].name, "cuMemsetD16Async");
+  EXPECT_STREQ(rows[2].name, "cuMemsetD32Async");
+  EXPECT_STREQ(rows[3].name, "cuMemsetD8Async");
+  for (const mxfp8rtProfileKernel &row : rows) {
+    EXPECT_EQ(row.launches, 1);
+    EXPECT_DOUBLE_EQ(row.totalMs, 1.0);
+  }
   EXPECT_EQ(summary.memsets, 3);
   EXPECT_EQ(summary.memsetBytes, 100 + 200 + 400);
   EXPECT_EQ(summary.memcpys, 1);
@@ -262,9 +277,11 @@ TEST_F(Profiler, PrintsTheTableLargestFirst) {
       row("kernel", "launches    total ms    mean ms   share") +
       row("gemm_tile", "       3      3.0000     1.0000   75.0%") +
       row("quantize_rows", "       1      1.0000     1.0000   25.0%") +
-      row("all kernels", "       4      4.0000");
+      row("all kernels", "       4      4.0000") +
+      row("all memsets", "       0      0.0000") +
+      row("all copies", "       0      0.0000");
   EXPECT_EQ(text.substr(0, expected.size()), expected) << text;
-  EXPECT_NE(text.find("untimed launches 0; memsets 0 (0 bytes)"),
+  EXPECT_NE(text.find("untimed operations 0; memsets 0 (0 bytes)"),
             std::string::npos)
       << text;
 }

@@ -338,7 +338,8 @@ MXFP8RT_EXPORT mxfp8rtStatus mxfp8rtEventDestroy(mxfp8rtEvent event);
 //
 // While profiling is on, every kernel launch (mxfp8rtLaunchKernel,
 // mxfp8rtLaunchClusterKernel and so the mgpu* launches) records a pair of
-// timing events on its stream around the launch, keyed by the kernel's name;
+// timing events on its stream around the launch, keyed by the kernel's name
+// (fills and copies too, keyed by their driver call: "cuMemsetD32Async");
 // the events come from a pool that the report refills, so a warm profiler
 // creates none. Fills, copies, allocations (with the stream-ordered pool's
 // hits and misses) and host synchronizations are counted. Nothing waits for
@@ -364,8 +365,11 @@ typedef struct mxfp8rtProfileSummary {
   /// Kernel launches and the sum of their event-timed milliseconds.
   int64_t launches;
   double kernelMs;
-  /// Launches whose time could not be measured (a failed event record or
-  /// query); their milliseconds are not in kernelMs.
+  /// Event-timed milliseconds of the fills and copies.
+  double memsetMs;
+  double memcpyMs;
+  /// Launches, fills and copies whose time could not be measured (a failed
+  /// event record or query); their milliseconds are in no total.
   int64_t untimedLaunches;
   /// mxfp8rtMemsetD8/D16/D32 calls and the bytes they filled.
   int64_t memsets;
@@ -398,9 +402,11 @@ typedef struct mxfp8rtProfileSummary {
 MXFP8RT_EXPORT mxfp8rtStatus
 mxfp8rtProfileGetSummary(mxfp8rtProfileSummary *summary);
 
-/// One kernel name's launches since the last reset.
+/// One kernel name's launches (or one kind of fill or copy) since the last
+/// reset.
 typedef struct mxfp8rtProfileKernel {
-  /// The name given to mxfp8rtModuleGetFunction; valid until the next
+  /// The name given to mxfp8rtModuleGetFunction, or the driver call of a
+  /// fill or copy ("cuMemsetD32Async"); valid until the next
   /// mxfp8rtProfileReset.
   const char *name;
   int64_t launches;
@@ -418,8 +424,8 @@ MXFP8RT_EXPORT mxfp8rtStatus mxfp8rtProfileGetKernels(
     mxfp8rtProfileKernel *kernels, intptr_t capacity, intptr_t *count);
 
 /// Writes the report as text to `file` (a FILE *): one row per kernel name
-/// (launches, total ms, mean ms, share of the kernel time), largest total
-/// first, then the totals and counters.
+/// and kind of fill or copy (launches, total ms, mean ms, share of the
+/// timed total), largest total first, then the totals and counters.
 MXFP8RT_EXPORT mxfp8rtStatus mxfp8rtProfilePrint(void *file);
 
 //===----------------------------------------------------------------------===//
