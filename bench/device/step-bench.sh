@@ -16,8 +16,16 @@
 #      cuMemFree per buffer) and the default stream-ordered pool
 #      (docs/runtime.md "Stream-ordered allocations");
 #   3. times the torch peers of the same steps (bench/device/
-#      torch_step_peer.py: bf16 eager and torch.compile) in the same call;
-#   4. prints one table: every time and its ratio to torch bf16 eager.
+#      torch_step_peer.py: bf16 eager and torch.compile, and torchao's MXFP8
+#      emulated recipe eager and compiled when the torchao wheel is carried
+#      in .whl/, see that script's header) in the same call;
+#   4. prints one table: every time and its ratio to torch bf16 eager;
+#   5. profiles each MX step (mxfp8-launch --profile-json: one more call
+#      with CUDA events around every launch, fill and copy, docs/runtime.md
+#      "Profiling") and prints per kernel family and for the 10 largest
+#      kernels the milliseconds and their share of the step
+#      (bench/device/profile_table.py); the tables go to
+#      $OUT/step-profile.txt, the JSON reports to $OUT/NAME.profile.json.
 # Environment: REPEAT (default 10), WARMUP (default 3), GPU (default 0),
 # LAUNCH_BUILD_DIR (default /tmp/mxfp8-launch-build), OUT (the device tool's
 # output folder: the log goes there too).
@@ -48,19 +56,42 @@ for object in "$dir"/*.o; do
 done
 
 rows=()
-declare -A eager
-# time_ours NAME ENTRY VARIANT ALLOCATOR: one row.
+declare -A eager torchao
+# The torchao wheel (torch_step_peer.py's header says how to fetch it), when
+# carried: installed for the torchao MXFP8 emulated rows.
+peer_modes=eager,compile
+if ls "$root"/.whl/torchao-*.whl > /dev/null 2>&1; then
+  if python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
+       --upgrade --target "$work/site" "$root"/.whl/torchao-*.whl; then
+    export PYTHONPATH="$work/site${PYTHONPATH:+:$PYTHONPATH}"
+    peer_modes=eager,compile,torchao_mx_emulated,torchao_mx_emulated_compile
+  else
+    echo "== torchao rows skipped: pip could not install $root/.whl/torchao-*.whl"
+  fi
+else
+  echo "== torchao rows skipped: no .whl/torchao-*.whl (pip download torchao==0.18.0 --no-deps -d .whl; see torch_step_peer.py)"
+fi
+
+profiles=()
+# time_ours NAME ENTRY VARIANT ALLOCATOR: one row; the MX step with the
+# pool allocator (what a user runs) is also profiled.
 time_ours() {
-  local name="$1" entry="$2" variant="$3" alloc="$4" log
+  local name="$1" entry="$2" variant="$3" alloc="$4" log profile=()
   log="$work/$name.$variant.$alloc.log"
+  if [ "$variant" = mx ] && [ "$alloc" = pool ]; then
+    profile=(--profile-json="$work/$name.profile.json")
+  fi
   MXFP8RT_ALLOCATOR="$alloc" "$launch" "$work/$name.$variant.cuda.so" \
     "$dir/$name.$variant.cuda.manifest" --entry="$entry" --gpu="$gpu" \
-    --repeat="$repeat" --warmup="$warmup" > "$log" 2>&1
+    --repeat="$repeat" --warmup="$warmup" "${profile[@]}" > "$log" 2>&1
   local rc=$? ms host
   ms="$(sed -n 's/^summary: .*time_ms=\([^ ]*\).*/\1/p' "$log" | tail -n1)"
   host="$(grep -o 'host median [0-9.e+-]* ms' "$log" | tail -n1 | awk '{print $3}')"
   [ $rc -ne 0 ] && { echo "== $name.$variant ($alloc) failed:"; tail -n 8 "$log"; ms=-; }
   rows+=("$name|ours ${variant}|$alloc|$ms|${host:--}")
+  if [ ${#profile[@]} -gt 0 ] && [ -s "$work/$name.profile.json" ]; then
+    profiles+=("$work/$name.profile.json")
+  fi
 }
 
 for manifest in "$dir"/*.mx.cuda.manifest; do
@@ -76,27 +107,50 @@ for manifest in "$dir"/*.mx.cuda.manifest; do
   echo "== torch peer: $step at $tokens tokens"
   python3 "$root/bench/device/torch_step_peer.py" --step "$step" --tokens "$tokens" \
     --source "$dir/src/$name.mlir" --repeat "$repeat" --warmup "$warmup" \
-    > "$work/$name.torch.jsonl" 2> "$work/$name.torch.err"
+    --modes "$peer_modes" > "$work/$name.torch.jsonl" 2> "$work/$name.torch.err"
   cat "$work/$name.torch.jsonl"
   [ -s "$work/$name.torch.err" ] && tail -n 5 "$work/$name.torch.err"
   while read -r line; do
     mode="$(echo "$line" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["mode"])')"
     ms="$(echo "$line" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get("median_ms", "-"))')"
-    rows+=("$name|torch bf16 $mode|-|$ms|-")
+    case "$mode" in
+      torchao_mx_emulated) what="torchao mx emu eager" ;;
+      torchao_mx_emulated_compile) what="torchao mx emu comp" ;;
+      *) what="torch bf16 $mode" ;;
+    esac
+    rows+=("$name|$what|-|$ms|-")
     [ "$mode" = eager ] && eager[$name]="$ms"
+    # The torchao peer of the goal: compiled where it runs, else eager.
+    if [[ "$mode" == torchao_mx_emulated* ]] && [ "$ms" != - ] &&
+       { [ "$mode" = torchao_mx_emulated_compile ] || [ -z "${torchao[$name]:-}" ]; }; then
+      torchao[$name]="$ms"
+    fi
   done < "$work/$name.torch.jsonl"
 done
 
 echo
-echo "== steps: medians of $repeat calls after $warmup (CUDA events around the call; host clock), ratio = torch bf16 eager / this (> 1: faster than eager)"
-printf "%-24s %-20s %-7s %10s %10s %8s\n" step what alloc "gpu ms" "host ms" "ratio"
+echo "== steps: medians of $repeat calls after $warmup (CUDA events around the call; host clock), ratio = torch bf16 eager / this, vs ao = torchao MXFP8 emulated (compiled where it runs) / this (> 1: this is faster)"
+printf "%-24s %-20s %-7s %10s %10s %8s %8s\n" step what alloc "gpu ms" "host ms" "ratio" "vs ao"
+# ratio BASE MS: BASE / MS with two decimals, or -.
+ratio() {
+  if [ -n "$1" ] && [ "$1" != - ] && [ "$2" != - ]; then
+    awk -v b="$1" -v m="$2" 'BEGIN { printf "%.2f", b / m }'
+  else
+    echo -
+  fi
+}
 for r in "${rows[@]}"; do
   IFS='|' read -r name what alloc ms host <<< "$r"
-  ratio=-
-  base="${eager[$name]:-}"
-  if [ -n "$base" ] && [ "$ms" != - ] && [ "$base" != - ]; then
-    ratio="$(awk -v b="$base" -v m="$ms" 'BEGIN { printf "%.2f", b / m }')"
-  fi
-  printf "%-24s %-20s %-7s %10s %10s %8s\n" "$name" "$what" "$alloc" "$ms" "$host" "$ratio"
+  printf "%-24s %-20s %-7s %10s %10s %8s %8s\n" "$name" "$what" "$alloc" "$ms" "$host" \
+    "$(ratio "${eager[$name]:-}" "$ms")" "$(ratio "${torchao[$name]:-}" "$ms")"
 done
+
+# Where the time of each MX step goes, by kernel family and kernel.
+if [ ${#profiles[@]} -gt 0 ]; then
+  echo
+  echo "== MX steps kernel by kernel (mxfp8-launch --profile-json; share = of the profiled call)"
+  python3 "$root/bench/device/profile_table.py" --top 10 "${profiles[@]}" \
+    | tee "${OUT:-$work}/step-profile.txt"
+  [ -n "${OUT:-}" ] && cp "${profiles[@]}" "$OUT/" 2>/dev/null
+fi
 rm -rf "$work"

@@ -12,41 +12,128 @@
 #          (the `offs` constant of the resized source,
 #          examples/deepseek_v3_moe_train_step.mlir)
 #
-# each in bf16 eager (cuBLAS) and under torch.compile. One JSON line per
-# (step, mode): the median and minimum of REPEAT timed steps (CUDA events,
-# after WARMUP untimed ones). Inputs: normal, std 1 for activations and
-# gradients, 0.02 for weights, as mxfp8run.std in the sources.
+# in these modes (--modes, comma-separated):
+#
+#   eager                         bf16, eager (cuBLAS, torch._grouped_mm)
+#   compile                       bf16 under torch.compile
+#   torchao_mx_emulated           torchao's MXFP8 training recipe (RCEIL
+#                                 scales, e4m3 everywhere, MXFP8 wgrad), in
+#                                 its emulated form (pure torch: to_mx casts,
+#                                 dequantize, bf16 matmul), eager
+#   torchao_mx_emulated_compile   the same under torch.compile
+#
+# The torchao modes use torchao 0.18.0's differentiable entry points
+# directly: torchao.prototype.moe_training.mxfp8_linear.
+# _to_mxfp8_then_scaled_mm for each linear of the MLP and .mxfp8_grouped_mm.
+# _to_mxfp8_then_scaled_grouped_mm (with its token-group padding to 32) for
+# the experts, both with KernelPreference.EMULATED. The model-conversion
+# path (quantize_ with MXFP8TrainingOpConfig) asserts a torch nightly
+# (DTensor internals, conversion_utils._get_tensor_cls_for_config); the
+# autograd functions it installs do not need it, so calling them skips only
+# that check. Emulated, not SM100: the H200 has no MX tensor cores.
+#
+# torchao is not on the GPU machine: carry its wheel. Here, in the repo root:
+#   python3 -m pip download torchao==0.18.0 --no-deps --only-binary=:all: \
+#     --python-version 3.12 --implementation cp \
+#     --platform manylinux_2_28_x86_64 -d .whl
+# (.whl/ is git-ignored; name it in the device call's carry).
+# bench/device/step-bench.sh installs it with `pip install --no-deps` when
+# present and asks for the torchao modes; without it, or when torchao fails
+# to import or run, the torchao lines carry "error" with the reason.
+#
+# One JSON line per (step, mode): the median and minimum of REPEAT timed
+# steps (CUDA events, after WARMUP untimed ones), or the error. Inputs:
+# normal, std 1 for activations and gradients, 0.02 for weights, as
+# mxfp8run.std in the sources; the same tensors for every mode.
+#
+# Each line of a mode other than eager also carries the SQNR (dB) of its
+# five results (out, dx, dW1, dW3, dW2) against the bf16 eager step's, the
+# smallest first ("sqnr_db"): the torchao modes compute the same step.
 #
 #   torch_step_peer.py --step llama --tokens 16384 [--source FILE.mlir]
-#       [--repeat 10] [--warmup 3] [--modes eager,compile]
+#       [--repeat 10] [--warmup 3] [--modes eager,compile,...]
+#   torch_step_peer.py --step moe --smoke [--modes ...]
+#       the same code on the CPU at toy sizes (hidden 256, FFN 512, 4
+#       experts, 100 tokens in groups not aligned to 32), for a machine
+#       without a GPU; times from the host clock
 #
 # ===----------------------------------------------------------------------=== #
 
 import argparse
 import json
+import math
 import re
 import statistics
 import sys
+import time
 
-import torch
-import torch.nn.functional as F
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError as e:  # one error line per asked mode, for step-bench.sh
+    _args = sys.argv[1:]
+    _modes = "eager,compile"
+    _step = _args[_args.index("--step") + 1] if "--step" in _args[:-1] else "?"
+    if "--modes" in _args[:-1]:
+        _modes = _args[_args.index("--modes") + 1]
+    for _mode in _modes.split(","):
+        print(json.dumps({"step": _step, "mode": _mode,
+                          "error": "ImportError: %s" % e}))
+    sys.exit(0)
 
 
-def llama_step(x, w1, w3, w2, d_out):
-    """Forward + backward of the SwiGLU block; returns (out, dx, dw1, dw3, dw2)."""
-    out = F.linear(F.silu(F.linear(x, w1)) * F.linear(x, w3), w2)
-    dx, dw1, dw3, dw2 = torch.autograd.grad(out, (x, w1, w3, w2), d_out)
-    return out, dx, dw1, dw3, dw2
+def bf16_grouped_mm(a, b_t, offs):
+    return torch._grouped_mm(a, b_t, offs=offs)
 
 
-def moe_step(x, w1, w3, w2, d_out, offs):
+def make_llama_step(linear):
+    """Forward + backward of the SwiGLU block with `linear(x, w)` (x W^T);
+    the step returns (out, dx, dw1, dw3, dw2)."""
+    def llama_step(x, w1, w3, w2, d_out):
+        out = linear(F.silu(linear(x, w1)) * linear(x, w3), w2)
+        dx, dw1, dw3, dw2 = torch.autograd.grad(out, (x, w1, w3, w2), d_out)
+        return out, dx, dw1, dw3, dw2
+    return llama_step
+
+
+def make_moe_step(grouped_mm):
     """Forward + backward of the experts (W1, W3: (E, 2048, 7168), W2:
-    (E, 7168, 2048)) over the token groups `offs` (cumulative ends)."""
-    h1 = torch._grouped_mm(x, w1.transpose(-2, -1), offs=offs)
-    h3 = torch._grouped_mm(x, w3.transpose(-2, -1), offs=offs)
-    out = torch._grouped_mm(F.silu(h1) * h3, w2.transpose(-2, -1), offs=offs)
-    dx, dw1, dw3, dw2 = torch.autograd.grad(out, (x, w1, w3, w2), d_out)
-    return out, dx, dw1, dw3, dw2
+    (E, 7168, 2048)) over the token groups `offs` (cumulative ends) with
+    `grouped_mm(a, b_t, offs)` (a 2d-3d grouped GEMM, b_t: (E, K, N))."""
+    def moe_step(x, w1, w3, w2, d_out, offs):
+        h1 = grouped_mm(x, w1.transpose(-2, -1), offs)
+        h3 = grouped_mm(x, w3.transpose(-2, -1), offs)
+        out = grouped_mm(F.silu(h1) * h3, w2.transpose(-2, -1), offs)
+        dx, dw1, dw3, dw2 = torch.autograd.grad(out, (x, w1, w3, w2), d_out)
+        return out, dx, dw1, dw3, dw2
+    return moe_step
+
+
+def load_torchao_emulated():
+    """torchao's MXFP8 training linear and grouped GEMM, emulated, RCEIL;
+    returns (linear, grouped_mm, torchao version) or raises (ImportError
+    when torchao is not installed)."""
+    import torchao
+    from torchao.prototype.moe_training.mxfp8_grouped_mm import (
+        _to_mxfp8_then_scaled_grouped_mm,
+    )
+    from torchao.prototype.moe_training.mxfp8_linear import _to_mxfp8_then_scaled_mm
+    from torchao.prototype.mx_formats.config import ScaleCalculationMode
+    from torchao.quantization.quantize_.common.kernel_preference import (
+        KernelPreference,
+    )
+
+    emulated, rceil = KernelPreference.EMULATED, ScaleCalculationMode.RCEIL
+
+    def linear(x, w):
+        return _to_mxfp8_then_scaled_mm(x, w, emulated, rceil)
+
+    def grouped_mm(a, b_t, offs):
+        return _to_mxfp8_then_scaled_grouped_mm(
+            a, b_t, offs, out_dtype=torch.bfloat16, kernel_preference=emulated,
+            scale_calculation_mode=rceil, pad_token_groups_for_grouped_mm=True)
+
+    return linear, grouped_mm, torchao.__version__
 
 
 def read_offs(source, experts):
@@ -58,20 +145,36 @@ def read_offs(source, experts):
     return [int(v) for v in m.group(1).split(",")]
 
 
-def time_step(fn, args, repeat, warmup):
+def time_step(fn, args, repeat, warmup, cuda=True):
+    """Median and minimum milliseconds of `repeat` calls after `warmup`, and
+    the results of the last call."""
     for _ in range(warmup):
         fn(*args)
-    torch.cuda.synchronize()
+    if cuda:
+        torch.cuda.synchronize()
     times = []
     for _ in range(repeat):
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn(*args)
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times), min(times)
+        if cuda:
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            start.record()
+            results = fn(*args)
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end))
+        else:
+            begin = time.perf_counter()
+            results = fn(*args)
+            times.append((time.perf_counter() - begin) * 1e3)
+    return statistics.median(times), min(times), results
+
+
+def sqnr_db(reference, value):
+    """10 log10(|reference|^2 / |reference - value|^2), in float64."""
+    reference, value = reference.double(), value.double()
+    noise = (reference - value).pow(2).sum().item()
+    signal = reference.pow(2).sum().item()
+    return float("inf") if noise == 0 else 10.0 * math.log10(signal / noise)
 
 
 def main():
@@ -82,45 +185,75 @@ def main():
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--modes", default="eager,compile")
+    parser.add_argument("--smoke", action="store_true",
+                        help="toy sizes on the CPU (no GPU needed)")
     args = parser.parse_args()
 
     torch.manual_seed(0)
-    dev, bf16 = "cuda", torch.bfloat16
+    dev, bf16 = ("cpu" if args.smoke else "cuda"), torch.bfloat16
+    # hidden, FFN, experts
+    dim, ffn, experts = (256, 512, 4) if args.smoke else (
+        (4096, 14336, 8) if args.step == "llama" else (7168, 2048, 8))
 
     def normal(shape, std, grad=False):
         t = (torch.randn(shape, device=dev, dtype=torch.float32) * std).to(bf16)
         return t.requires_grad_(grad)
 
-    t = args.tokens
+    t = 100 if args.smoke else args.tokens
     if args.step == "llama":
-        inputs = (normal((t, 4096), 1.0, True), normal((14336, 4096), 0.02, True),
-                  normal((14336, 4096), 0.02, True), normal((4096, 14336), 0.02, True),
-                  normal((t, 4096), 1.0))
-        fn = llama_step
-        flops = 3 * 3 * 2 * t * 4096 * 14336
+        inputs = (normal((t, dim), 1.0, True), normal((ffn, dim), 0.02, True),
+                  normal((ffn, dim), 0.02, True), normal((dim, ffn), 0.02, True),
+                  normal((t, dim), 1.0))
+        make_step, bf16_op = make_llama_step, F.linear
     else:
-        offs_list = read_offs(args.source, 8) if args.source else None
+        if args.smoke:
+            offs_list = [20, 50, 90, 100]
+        else:
+            offs_list = read_offs(args.source, experts) if args.source else None
         if offs_list is None or offs_list[-1] != t:
             sys.exit("torch_step_peer: --source with the offs of %d tokens needed" % t)
         offs = torch.tensor(offs_list, device=dev, dtype=torch.int32)
-        inputs = (normal((t, 7168), 1.0, True), normal((8, 2048, 7168), 0.02, True),
-                  normal((8, 2048, 7168), 0.02, True), normal((8, 7168, 2048), 0.02, True),
-                  normal((t, 7168), 1.0), offs)
-        fn = moe_step
-        flops = 3 * 3 * 2 * t * 7168 * 2048
+        inputs = (normal((t, dim), 1.0, True), normal((experts, ffn, dim), 0.02, True),
+                  normal((experts, ffn, dim), 0.02, True),
+                  normal((experts, dim, ffn), 0.02, True), normal((t, dim), 1.0), offs)
+        make_step, bf16_op = make_moe_step, bf16_grouped_mm
+    flops = 3 * 3 * 2 * t * dim * ffn
+    reference = None  # the bf16 eager step's results, for the SQNRs
 
+    torchao_ops, torchao_version = None, None
     for mode in args.modes.split(","):
-        step = fn if mode == "eager" else torch.compile(fn)
+        line = {"step": args.step, "mode": mode, "tokens": t, "torch": torch.__version__}
+        if args.smoke:
+            line["smoke"] = True
         try:
-            median, best = time_step(step, inputs, args.repeat, args.warmup)
+            if mode in ("eager", "compile"):
+                fn = make_step(bf16_op)
+            elif mode in ("torchao_mx_emulated", "torchao_mx_emulated_compile"):
+                if torchao_ops is None:
+                    linear, grouped_mm, torchao_version = load_torchao_emulated()
+                    torchao_ops = {"llama": linear, "moe": grouped_mm}
+                line["torchao"] = torchao_version
+                fn = make_step(torchao_ops[args.step])
+            else:
+                raise ValueError("unknown mode %r" % mode)
+            step = torch.compile(fn) if mode.endswith("compile") else fn
+            median, best, results = time_step(step, inputs, args.repeat, args.warmup,
+                                              cuda=not args.smoke)
+            if mode != "eager":
+                if reference is None:
+                    reference = [r.detach().clone() for r in
+                                 make_step(bf16_op)(*inputs)]
+                line["sqnr_db"] = sorted(round(sqnr_db(r, v.detach()), 2)
+                                         for r, v in zip(reference, results))
+            elif reference is None:
+                reference = [r.detach().clone() for r in results]
         except Exception as e:  # noqa: BLE001 - report and go on
-            print(json.dumps({"step": args.step, "mode": mode, "tokens": t,
-                              "error": "%s: %s" % (type(e).__name__, e)[:300]}))
+            line["error"] = ("%s: %s" % (type(e).__name__, e))[:300]
+            print(json.dumps(line), flush=True)
             continue
-        print(json.dumps({"step": args.step, "mode": mode, "tokens": t,
-                          "median_ms": round(median, 3), "min_ms": round(best, 3),
-                          "tflops": round(flops / median / 1e9, 1),
-                          "torch": torch.__version__}), flush=True)
+        line.update({"median_ms": round(median, 3), "min_ms": round(best, 3),
+                     "tflops": round(flops / median / 1e9, 1)})
+        print(json.dumps(line), flush=True)
 
 
 if __name__ == "__main__":

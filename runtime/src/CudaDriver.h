@@ -74,6 +74,8 @@
     (CUmemoryPool *, CUdevice))                                                \
   X(cuMemPoolSetAttribute, cuMemPoolSetAttribute, Optional, CUresult,          \
     (CUmemoryPool, CUmemPool_attribute, void *))                               \
+  X(cuMemPoolGetAttribute, cuMemPoolGetAttribute, Optional, CUresult,          \
+    (CUmemoryPool, CUmemPool_attribute, void *))                               \
   X(cuMemAllocHost, cuMemAllocHost_v2, Required, CUresult, (void **, size_t))  \
   X(cuMemFreeHost, cuMemFreeHost, Required, CUresult, (void *))                \
   X(cuMemHostRegister, cuMemHostRegister_v2, Required, CUresult,               \
@@ -192,6 +194,7 @@ constexpr unsigned int CU_EVENT_DISABLE_TIMING = 2;
 constexpr unsigned int CU_MEM_ATTACH_GLOBAL = 1;
 constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 115;
 constexpr CUmemPool_attribute CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4;
+constexpr CUmemPool_attribute CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT = 5;
 constexpr int CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4;
 constexpr int CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5;
 constexpr int CU_CLUSTER_SCHEDULING_POLICY_SPREAD = 1;

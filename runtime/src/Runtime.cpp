@@ -12,6 +12,7 @@
 
 #include "CudaDriver.h"
 #include "ModuleCache.h"
+#include "Profiler.h"
 #include "RuntimeInternal.h"
 
 #include <cstdint>
@@ -20,6 +21,7 @@
 #include <limits>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -270,6 +272,21 @@ private:
   if (mxfp8rtStatus status = scopedContext.getStatus())                        \
     return status;
 
+const Driver &mxfp8rt::getDriver() { return drv(); }
+
+mxfp8rtStatus mxfp8rt::recordCudaError(CUresult result, const char *call,
+                                       const std::string &context) {
+  return failCuda(result, call, context);
+}
+
+mxfp8rtStatus mxfp8rt::runInContext(int device,
+                                    const std::function<mxfp8rtStatus()> &fn) {
+  ScopedContext scopedContext(device);
+  if (mxfp8rtStatus status = scopedContext.getStatus())
+    return status;
+  return fn();
+}
+
 /// Validates a device ordinal after ensureDriver().
 static mxfp8rtStatus checkDevice(const char *api, int device) {
   int count = static_cast<int>(getState().devices.size());
@@ -455,6 +472,7 @@ mxfp8rtStatus mxfp8rtGetDeviceTotalMemory(int device, size_t *bytes) {
 
 mxfp8rtStatus mxfp8rtDeviceSynchronize(void) {
   ENTER_CONTEXT(currentDevice);
+  profile::countHostSynchronization();
   if (CUresult result = drv().cuCtxSynchronize())
     return failCuda(result, "cuCtxSynchronize",
                     "on " + describeDevice(currentDevice));
@@ -632,6 +650,9 @@ static mxfp8rtStatus checkDims(const char *api, const char *what,
   return MXFP8RT_SUCCESS;
 }
 
+static CUresult launchCluster(const LaunchShape &shape, CUfunction native,
+                              CUstream cuStream, void **params);
+
 /// The common path of both launch entry points.
 static mxfp8rtStatus launch(const char *api, mxfp8rtFunction function,
                             const intptr_t *cluster, const intptr_t *grid,
@@ -708,14 +729,25 @@ static mxfp8rtStatus launch(const char *api, mxfp8rtFunction function,
 
   CUfunction native = static_cast<CUfunction>(function->native);
   CUstream cuStream = reinterpret_cast<CUstream>(stream);
-  if (!cluster) {
-    if (CUresult result = drv().cuLaunchKernel(
-            native, shape.grid[0], shape.grid[1], shape.grid[2], shape.block[0],
-            shape.block[1], shape.block[2], shape.dynamicShared, cuStream,
-            params, nullptr))
-      return failCuda(result, "cuLaunchKernel", where());
-    return MXFP8RT_SUCCESS;
-  }
+  profile::LaunchToken token =
+      profile::beginLaunch(module->device, function->name, cuStream);
+  CUresult result =
+      cluster
+          ? launchCluster(shape, native, cuStream, params)
+          : drv().cuLaunchKernel(native, shape.grid[0], shape.grid[1],
+                                 shape.grid[2], shape.block[0], shape.block[1],
+                                 shape.block[2], shape.dynamicShared, cuStream,
+                                 params, nullptr);
+  profile::endLaunch(token, function->name, result == CUDA_SUCCESS);
+  if (result != CUDA_SUCCESS)
+    return failCuda(result, cluster ? "cuLaunchKernelEx" : "cuLaunchKernel",
+                    where());
+  return MXFP8RT_SUCCESS;
+}
+
+/// cuLaunchKernelEx with the cluster shape of `shape` (spread scheduling).
+static CUresult launchCluster(const LaunchShape &shape, CUfunction native,
+                              CUstream cuStream, void **params) {
   CUlaunchAttribute attributes[2];
   std::memset(attributes, 0, sizeof(attributes));
   attributes[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
@@ -737,10 +769,7 @@ static mxfp8rtStatus launch(const char *api, mxfp8rtFunction function,
   config.hStream = cuStream;
   config.attrs = attributes;
   config.numAttrs = 2;
-  if (CUresult result =
-          drv().cuLaunchKernelEx(&config, native, params, nullptr))
-    return failCuda(result, "cuLaunchKernelEx", where());
-  return MXFP8RT_SUCCESS;
+  return drv().cuLaunchKernelEx(&config, native, params, nullptr);
 }
 
 mxfp8rtStatus mxfp8rtLaunchKernel(mxfp8rtFunction function, intptr_t gridX,
@@ -797,21 +826,28 @@ mxfp8rtStatus mxfp8rtMemAlloc(intptr_t sizeBytes, void **devicePtr) {
   static const char *api = "mxfp8rtMemAlloc";
   CHECK_NOT_NULL(api, devicePtr);
   *devicePtr = nullptr;
-  return allocateOnDevice(api, "cuMemAlloc", sizeBytes, devicePtr,
-                          [](CUdeviceptr *pointer, size_t size) {
-                            return drv().cuMemAlloc_v2(pointer, size);
-                          });
+  mxfp8rtStatus status =
+      allocateOnDevice(api, "cuMemAlloc", sizeBytes, devicePtr,
+                       [](CUdeviceptr *pointer, size_t size) {
+                         return drv().cuMemAlloc_v2(pointer, size);
+                       });
+  if (status == MXFP8RT_SUCCESS && *devicePtr)
+    profile::countAllocation(sizeBytes, profile::PoolOutcome::NotPooled);
+  return status;
 }
 
 mxfp8rtStatus mxfp8rtMemAllocManaged(intptr_t sizeBytes, void **ptr) {
   static const char *api = "mxfp8rtMemAllocManaged";
   CHECK_NOT_NULL(api, ptr);
   *ptr = nullptr;
-  return allocateOnDevice(api, "cuMemAllocManaged", sizeBytes, ptr,
-                          [](CUdeviceptr *pointer, size_t size) {
-                            return drv().cuMemAllocManaged(
-                                pointer, size, CU_MEM_ATTACH_GLOBAL);
-                          });
+  mxfp8rtStatus status = allocateOnDevice(
+      api, "cuMemAllocManaged", sizeBytes, ptr,
+      [](CUdeviceptr *pointer, size_t size) {
+        return drv().cuMemAllocManaged(pointer, size, CU_MEM_ATTACH_GLOBAL);
+      });
+  if (status == MXFP8RT_SUCCESS && *ptr)
+    profile::countAllocation(sizeBytes, profile::PoolOutcome::NotPooled);
+  return status;
 }
 
 static mxfp8rtStatus freePooled(void *devicePtr, mxfp8rtStream stream);
@@ -826,6 +862,7 @@ mxfp8rtStatus mxfp8rtMemFree(void *devicePtr) {
   ENTER_CONTEXT(currentDevice);
   if (CUresult result = drv().cuMemFree_v2(toDevicePtr(devicePtr)))
     return failCuda(result, "cuMemFree", "");
+  profile::countFree(/*deviceFree=*/true);
   return MXFP8RT_SUCCESS;
 }
 
@@ -840,7 +877,7 @@ namespace {
 struct PoolState {
   std::mutex mutex;
   std::unordered_set<void *> pooled;
-  std::unordered_set<int> configured;
+  std::unordered_map<int, cuda::CUmemoryPool> configured;
 };
 } // namespace
 
@@ -880,9 +917,50 @@ static bool usePool(int device) {
       d.cuMemPoolSetAttribute(pool, cuda::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
                               &threshold) != cuda::CUDA_SUCCESS)
     return false;
-  state.configured.insert(device);
+  state.configured.emplace(device, pool);
   return true;
 }
+
+namespace {
+/// While profiling: the memory the default pool of a device reserved when
+/// constructed, compared by getOutcome() after an allocation (a pool that
+/// grew missed). Call inside ENTER_CONTEXT, after usePool.
+class PoolReservation {
+public:
+  explicit PoolReservation(int device) {
+    if (!profile::isEnabled() || !drv().cuMemPoolGetAttribute)
+      return;
+    PoolState &state = getPoolState();
+    {
+      std::lock_guard<std::mutex> lock(state.mutex);
+      auto it = state.configured.find(device);
+      if (it == state.configured.end())
+        return;
+      pool = it->second;
+    }
+    known = read(before);
+  }
+
+  profile::PoolOutcome getOutcome() const {
+    uint64_t after = 0;
+    if (!known || !read(after))
+      return profile::PoolOutcome::Unknown;
+    return after > before ? profile::PoolOutcome::Miss
+                          : profile::PoolOutcome::Hit;
+  }
+
+private:
+  bool read(uint64_t &bytes) const {
+    return drv().cuMemPoolGetAttribute(
+               pool, cuda::CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &bytes) ==
+           cuda::CUDA_SUCCESS;
+  }
+
+  cuda::CUmemoryPool pool = nullptr;
+  uint64_t before = 0;
+  bool known = false;
+};
+} // namespace
 
 mxfp8rtStatus mxfp8rtMemAllocAsync(intptr_t sizeBytes, mxfp8rtStream stream,
                                    void **devicePtr) {
@@ -897,6 +975,8 @@ mxfp8rtStatus mxfp8rtMemAllocAsync(intptr_t sizeBytes, mxfp8rtStream stream,
   if (!pooled)
     return mxfp8rtMemAlloc(sizeBytes, devicePtr);
   auto native = reinterpret_cast<CUstream>(stream);
+  // While profiling, whether the pool had to grow tells a miss from a hit.
+  PoolReservation reservation(currentDevice);
   mxfp8rtStatus status =
       allocateOnDevice(api, "cuMemAllocAsync", sizeBytes, devicePtr,
                        [&](CUdeviceptr *pointer, size_t size) {
@@ -907,10 +987,12 @@ mxfp8rtStatus mxfp8rtMemAllocAsync(intptr_t sizeBytes, mxfp8rtStream stream,
                          // complete before returning.
                          if (result || native)
                            return result;
+                         profile::countHostSynchronization();
                          return drv().cuStreamSynchronize(nullptr);
                        });
   if (status || !*devicePtr)
     return status;
+  profile::countAllocation(sizeBytes, reservation.getOutcome());
   PoolState &state = getPoolState();
   std::lock_guard<std::mutex> lock(state.mutex);
   state.pooled.insert(*devicePtr);
@@ -939,11 +1021,14 @@ static mxfp8rtStatus freePooled(void *devicePtr, mxfp8rtStream stream) {
   auto native = reinterpret_cast<cuda::CUstream>(stream);
   // The legacy semantics of a free without a stream (cuMemFree): after
   // all work of the context, whatever stream used the memory.
-  if (!native)
+  if (!native) {
+    profile::countHostSynchronization();
     if (CUresult result = drv().cuCtxSynchronize())
       return failCuda(result, "cuCtxSynchronize", "");
+  }
   if (CUresult result = drv().cuMemFreeAsync(toDevicePtr(devicePtr), native))
     return failCuda(result, "cuMemFreeAsync", "");
+  profile::countFree(/*deviceFree=*/false);
   return MXFP8RT_SUCCESS;
 }
 
@@ -1001,9 +1086,10 @@ mxfp8rtStatus mxfp8rtHostUnregister(void *hostPtr) {
 /// runs on the current device. `direction` ends the failure message
 /// (" to the device", or "" when the driver infers it).
 template <typename CopyFn>
-static mxfp8rtStatus
-copyAsync(const char *api, const char *call, const char *direction,
-          const void *dst, const void *src, intptr_t sizeBytes, CopyFn copy) {
+static mxfp8rtStatus copyAsync(const char *api, const char *call,
+                               const char *direction, const void *dst,
+                               const void *src, intptr_t sizeBytes,
+                               mxfp8rtStream stream, CopyFn copy) {
   if (mxfp8rtStatus status = checkSize(api, "size", sizeBytes))
     return status;
   if (sizeBytes == 0)
@@ -1013,15 +1099,21 @@ copyAsync(const char *api, const char *call, const char *direction,
                 std::string(api) + ": " + (dst ? "source" : "destination") +
                     " pointer is null (copying " + bytes(sizeBytes) + ")");
   ENTER_CONTEXT(currentDevice);
-  if (CUresult result = copy(static_cast<size_t>(sizeBytes)))
+  profile::LaunchToken token = profile::beginLaunch(
+      currentDevice, call, reinterpret_cast<CUstream>(stream),
+      profile::OpKind::Memcpy);
+  CUresult result = copy(static_cast<size_t>(sizeBytes));
+  profile::endLaunch(token, call, result == CUDA_SUCCESS);
+  if (result != CUDA_SUCCESS)
     return failCuda(result, call, "copying " + bytes(sizeBytes) + direction);
+  profile::countMemcpy(sizeBytes);
   return MXFP8RT_SUCCESS;
 }
 
 mxfp8rtStatus mxfp8rtMemcpyHtoD(void *dstDevice, const void *srcHost,
                                 intptr_t sizeBytes, mxfp8rtStream stream) {
   return copyAsync("mxfp8rtMemcpyHtoD", "cuMemcpyHtoDAsync", " to the device",
-                   dstDevice, srcHost, sizeBytes, [&](size_t size) {
+                   dstDevice, srcHost, sizeBytes, stream, [&](size_t size) {
                      return drv().cuMemcpyHtoDAsync_v2(
                          toDevicePtr(dstDevice), srcHost, size,
                          reinterpret_cast<CUstream>(stream));
@@ -1031,7 +1123,7 @@ mxfp8rtStatus mxfp8rtMemcpyHtoD(void *dstDevice, const void *srcHost,
 mxfp8rtStatus mxfp8rtMemcpyDtoH(void *dstHost, const void *srcDevice,
                                 intptr_t sizeBytes, mxfp8rtStream stream) {
   return copyAsync("mxfp8rtMemcpyDtoH", "cuMemcpyDtoHAsync", " to the host",
-                   dstHost, srcDevice, sizeBytes, [&](size_t size) {
+                   dstHost, srcDevice, sizeBytes, stream, [&](size_t size) {
                      return drv().cuMemcpyDtoHAsync_v2(
                          dstHost, toDevicePtr(srcDevice), size,
                          reinterpret_cast<CUstream>(stream));
@@ -1042,7 +1134,7 @@ mxfp8rtStatus mxfp8rtMemcpyDtoD(void *dstDevice, const void *srcDevice,
                                 intptr_t sizeBytes, mxfp8rtStream stream) {
   return copyAsync("mxfp8rtMemcpyDtoD", "cuMemcpyDtoDAsync",
                    " within the device", dstDevice, srcDevice, sizeBytes,
-                   [&](size_t size) {
+                   stream, [&](size_t size) {
                      return drv().cuMemcpyDtoDAsync_v2(
                          toDevicePtr(dstDevice), toDevicePtr(srcDevice), size,
                          reinterpret_cast<CUstream>(stream));
@@ -1052,7 +1144,7 @@ mxfp8rtStatus mxfp8rtMemcpyDtoD(void *dstDevice, const void *srcDevice,
 mxfp8rtStatus mxfp8rtMemcpy(void *dst, const void *src, intptr_t sizeBytes,
                             mxfp8rtStream stream) {
   return copyAsync("mxfp8rtMemcpy", "cuMemcpyAsync", "", dst, src, sizeBytes,
-                   [&](size_t size) {
+                   stream, [&](size_t size) {
                      return drv().cuMemcpyAsync(
                          toDevicePtr(dst), toDevicePtr(src), size,
                          reinterpret_cast<CUstream>(stream));
@@ -1078,11 +1170,16 @@ static mxfp8rtStatus fillAsync(const char *api, const char *call,
                 std::string(api) + ": destination pointer is null (filling " +
                     std::to_string(count) + " elements)");
   ENTER_CONTEXT(currentDevice);
-  if (CUresult result =
-          (drv().*fill)(toDevicePtr(dst), value, static_cast<size_t>(count),
-                        reinterpret_cast<CUstream>(stream)))
+  auto native = reinterpret_cast<CUstream>(stream);
+  profile::LaunchToken token = profile::beginLaunch(currentDevice, call, native,
+                                                    profile::OpKind::Memset);
+  CUresult result = (drv().*fill)(toDevicePtr(dst), value,
+                                  static_cast<size_t>(count), native);
+  profile::endLaunch(token, call, result == CUDA_SUCCESS);
+  if (result != CUDA_SUCCESS)
     return failCuda(result, call,
                     "filling " + std::to_string(count) + " " + elements);
+  profile::countMemset(count * static_cast<intptr_t>(sizeof(T)));
   return MXFP8RT_SUCCESS;
 }
 
@@ -1125,6 +1222,7 @@ mxfp8rtStatus mxfp8rtStreamCreate(mxfp8rtStream *stream) {
 
 mxfp8rtStatus mxfp8rtStreamSynchronize(mxfp8rtStream stream) {
   ENTER_CONTEXT(currentDevice);
+  profile::countHostSynchronization();
   if (CUresult result =
           drv().cuStreamSynchronize(reinterpret_cast<CUstream>(stream)))
     return failCuda(result, "cuStreamSynchronize", "");
@@ -1177,6 +1275,7 @@ mxfp8rtStatus mxfp8rtEventRecord(mxfp8rtEvent event, mxfp8rtStream stream) {
 mxfp8rtStatus mxfp8rtEventSynchronize(mxfp8rtEvent event) {
   CHECK_NOT_NULL("mxfp8rtEventSynchronize", event);
   ENTER_CONTEXT(currentDevice);
+  profile::countHostSynchronization();
   if (CUresult result =
           drv().cuEventSynchronize(reinterpret_cast<CUevent>(event)))
     return failCuda(result, "cuEventSynchronize", "");

@@ -7,6 +7,7 @@
 
 #include "FakeCuda.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -58,10 +59,17 @@ bool initialized = false;
 int stickyError = kSuccess;
 long long fakeClock = 0;
 std::set<void *> allocations;
-thread_local std::vector<Context *> contextStack;
+// Per thread, never freed: runtime calls from exit handlers (the profile
+// report of MXFP8RT_PROFILE=1) run after thread_local destructors.
+thread_local std::vector<Context *> *contextStackStorage = nullptr;
+std::vector<Context *> &getContextStack() {
+  if (!contextStackStorage)
+    contextStackStorage = new std::vector<Context *>();
+  return *contextStackStorage;
+}
 
 int currentDevice() {
-  return contextStack.empty() ? -1 : contextStack.back()->device;
+  return getContextStack().empty() ? -1 : getContextStack().back()->device;
 }
 
 void copyName(const std::string &name) {
@@ -120,7 +128,7 @@ void emulate(const Function &function, void **params) {
 
 FAKE_EXPORT const FakeCudaState *fakeCudaGetState() { return &state; }
 FAKE_EXPORT int fakeCudaGetContextDepth() {
-  return static_cast<int>(contextStack.size());
+  return static_cast<int>(getContextStack().size());
 }
 
 FAKE_EXPORT int cuGetErrorName(int error, const char **text) {
@@ -249,23 +257,23 @@ FAKE_EXPORT int cuDevicePrimaryCtxRetain(Context **context, int device) {
 FAKE_EXPORT int cuDevicePrimaryCtxRelease_v2(int) { return kSuccess; }
 
 FAKE_EXPORT int cuCtxGetCurrent(Context **context) {
-  *context = contextStack.empty() ? nullptr : contextStack.back();
+  *context = getContextStack().empty() ? nullptr : getContextStack().back();
   return kSuccess;
 }
 
 FAKE_EXPORT int cuCtxPushCurrent_v2(Context *context) {
   if (!context)
     return kInvalidValue;
-  contextStack.push_back(context);
+  getContextStack().push_back(context);
   return kSuccess;
 }
 
 FAKE_EXPORT int cuCtxPopCurrent_v2(Context **context) {
-  if (contextStack.empty())
+  if (getContextStack().empty())
     return kInvalidValue;
   if (context)
-    *context = contextStack.back();
-  contextStack.pop_back();
+    *context = getContextStack().back();
+  getContextStack().pop_back();
   return kSuccess;
 }
 
@@ -510,19 +518,48 @@ FAKE_EXPORT int cuMemPoolSetAttribute(CUmemPoolHandle_st *pool, int attribute,
   return kSuccess;
 }
 
+FAKE_EXPORT int cuMemPoolGetAttribute(CUmemPoolHandle_st *pool, int attribute,
+                                      void *value) {
+  if (!pool || !value)
+    return kInvalidValue;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (attribute == 5 /* RESERVED_MEM_CURRENT */)
+    *static_cast<uint64_t *>(value) = state.poolReservedBytes;
+  else if (attribute == 7 /* USED_MEM_CURRENT */)
+    *static_cast<uint64_t *>(value) = state.poolUsedBytes;
+  else
+    return kInvalidValue;
+  return kSuccess;
+}
+
+/// Sizes of the live pool allocations.
+static std::map<unsigned long long, size_t> poolSizes;
+
 FAKE_EXPORT int cuMemAllocAsync(unsigned long long *pointer, size_t size,
                                 void * /*stream*/) {
   int result = allocate(pointer, size);
-  if (result == kSuccess)
+  if (result == kSuccess) {
+    std::lock_guard<std::mutex> lock(mutex);
     ++state.poolAllocations;
+    poolSizes[*pointer] = size;
+    state.poolUsedBytes += size;
+    state.poolReservedBytes =
+        std::max(state.poolReservedBytes, state.poolUsedBytes);
+  }
   return result;
 }
 
 FAKE_EXPORT int cuMemFreeAsync(unsigned long long pointer, void *stream) {
   int result = release(reinterpret_cast<void *>(pointer));
   if (result == kSuccess) {
+    std::lock_guard<std::mutex> lock(mutex);
     ++state.poolFrees;
     state.lastPoolFreeStream = stream;
+    auto it = poolSizes.find(pointer);
+    if (it != poolSizes.end()) {
+      state.poolUsedBytes -= it->second;
+      poolSizes.erase(it);
+    }
   }
   return result;
 }
@@ -645,6 +682,7 @@ FAKE_EXPORT int cuEventCreate(Event **event, unsigned int flags) {
     return kInvalidValue;
   *event = new Event{flags, -1};
   ++state.liveEvents;
+  ++state.eventCreates;
   return kSuccess;
 }
 
@@ -654,11 +692,13 @@ FAKE_EXPORT int cuEventRecord(Event *event, Stream *) {
     return kInvalidHandle;
   // Each recording advances the fake clock by 4 ticks of 0.25 ms.
   fakeClock += 4;
+  ++state.eventRecords;
   event->timestamp = fakeClock;
   return kSuccess;
 }
 
 FAKE_EXPORT int cuEventSynchronize(Event *event) {
+  ++state.eventSynchronizes;
   return event ? synchronize() : kInvalidHandle;
 }
 

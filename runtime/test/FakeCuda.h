@@ -58,6 +58,16 @@ struct FakeCudaState {
   void *lastPoolFreeStream;
   uint64_t releaseThreshold;
   int contextSynchronizes;
+  /// Bytes the default pool of device 0 holds (reserved: grows when live
+  /// pool allocations exceed it, never shrinks, as with the release
+  /// threshold at its maximum) and hands out (used), for
+  /// cuMemPoolGetAttribute.
+  uint64_t poolReservedBytes;
+  uint64_t poolUsedBytes;
+  /// Every cuEventCreate, cuEventRecord and cuEventSynchronize.
+  int eventCreates;
+  int eventRecords;
+  int eventSynchronizes;
   /// JIT optimization level of the last module load, -1 when not given.
   int lastJitOptLevel;
   /// Device whose context was current at the last module load / launch.

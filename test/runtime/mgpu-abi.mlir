@@ -14,6 +14,15 @@
 // RUN:   --shared-libs=%mlir_lib_dir/libmlir_runner_utils.so \
 // RUN:   --shared-libs=%mlir_lib_dir/libmlir_c_runner_utils.so \
 // RUN:   | FileCheck %s
+// MXFP8RT_PROFILE=1: the report on stderr at exit (the fake driver's clock
+// makes each launch and copy 1 ms; four 16-byte buffers from a pool that
+// grows for each; the final gpu.wait is the one host wait).
+// RUN: env MXFP8RT_PROFILE=1 MXFP8RT_CUDA_LIBRARY=%mxfp8train_lib_dir/libmxfp8rt_fake_cuda.so \
+// RUN:   mlir-runner %t.mlir --entry-point-result=void \
+// RUN:   --shared-libs=%mxfp8train_lib_dir/libmxfp8train_runtime.so \
+// RUN:   --shared-libs=%mlir_lib_dir/libmlir_runner_utils.so \
+// RUN:   --shared-libs=%mlir_lib_dir/libmlir_c_runner_utils.so \
+// RUN:   2>&1 >/dev/null | FileCheck %s --check-prefix=PROFILE
 // RUN: env MXFP8RT_CUDA_LIBRARY=/nonexistent/libcuda.so.1 \
 // RUN:   mlir-runner %t.mlir --entry-point-result=void \
 // RUN:   --shared-libs=%mxfp8train_lib_dir/libmxfp8train_runtime.so \
@@ -25,6 +34,15 @@
 // CHECK-NEXT: [3.75,  3.75,  3.75,  3.75]
 // CHECK: data =
 // CHECK-NEXT: [6,  6,  6,  6]
+
+// PROFILE: mxfp8train runtime profile (MXFP8RT_PROFILE=1):
+// PROFILE-NEXT: kernel launches total ms mean ms share
+// PROFILE-NEXT: cuMemcpyAsync 4 4.0000 1.0000 66.7%
+// PROFILE-NEXT: memref_add_f32 2 2.0000 1.0000 33.3%
+// PROFILE-NEXT: all kernels 2 2.0000
+// PROFILE-NEXT: all memsets 0 0.0000
+// PROFILE-NEXT: all copies 4 4.0000
+// PROFILE-NEXT: untimed operations 0; memsets 0 (0 bytes); copies 4 (64 bytes); allocations 4 (64 bytes; pool 4: 0 hits, 4 misses); frees 4 (cuMemFree 0); host synchronizations 1; profiling events created 12
 
 // NODRIVER: mxfp8train runtime: {{mgpuModuleLoad|mgpuModuleLoadJIT}}: no CUDA driver (/nonexistent/libcuda.so.1) on this machine: /nonexistent/libcuda.so.1: cannot open shared object file
 // NODRIVER-NOT: mxfp8train runtime

@@ -7,7 +7,9 @@
 // descriptor (host or device pointers) to `_mlir_ciface_<name>`, inputs
 // first, then the caller-allocated results. Results are written as .npy,
 // timed, and optionally compared with a second function run on the same
-// inputs (bit-exact, SQNR, max abs error).
+// inputs (bit-exact, SQNR, max abs error). With --profile, one more call
+// runs with the runtime's profiler on and its per-kernel report is printed
+// grouped by kernel family (ProfileReport.h).
 //
 // See docs/aot.md for the user documentation.
 //
@@ -19,6 +21,8 @@
 #include "mxfp8train/Support/NpyFile.h"
 #include "mxfp8train/Support/Sqnr.h"
 #include "mxfp8train/runtime/Runtime.h"
+
+#include "ProfileReport.h"
 
 #include <algorithm>
 #include <array>
@@ -87,6 +91,12 @@ struct Options {
   int referenceRepeat = 1;
   /// Byte the result buffers are filled with before the first call.
   int fillResults = 0;
+  /// One profiled call after the timed ones (--profile, --profile-json or
+  /// MXFP8RT_PROFILE), its JSON report, and how many kernels the table
+  /// shows (0: all).
+  bool profile = false, profileFromEnvironment = false;
+  std::string profileJson;
+  int profileTop = 0;
 };
 
 const char *const kUsage =
@@ -96,9 +106,12 @@ const char *const kUsage =
     "         [--repeat=N] [--warmup=N] [--fill-results=BYTE]\n"
     "         [--compare-with=[LIB2.so]:NAME2] [--compare-manifest=M2]\n"
     "         [--reference-repeat=N]\n"
+    "         [--profile] [--profile-json=FILE] [--profile-top=N]\n"
     "         [--expect-exact] [--list]\n"
     "Runs _mlir_ciface_NAME of LIB.so (linked from mxfp8-compile objects)\n"
     "on inputs generated as mxfp8-run generates them; see docs/aot.md.\n"
+    "--profile (or MXFP8RT_PROFILE=1) adds one call timed kernel by kernel\n"
+    "(docs/runtime.md \"Profiling\"); --profile-json writes it as JSON.\n"
     "Exit status: 0 ok, 1 results differ (--expect-exact), 2 usage or\n"
     "input error, 3 the call failed, 77 no usable CUDA GPU.\n";
 
@@ -204,6 +217,14 @@ Failure parseOptions(int argc, char **argv, Options &options) {
       options.expectExact = true;
     } else if (key == "--list" && !hasValue) {
       options.list = true;
+    } else if (key == "--profile" && !hasValue) {
+      options.profile = true;
+    } else if (key == "--profile-json") {
+      f = needValue();
+      options.profileJson = value;
+      options.profile = true;
+    } else if (key == "--profile-top") {
+      f = asCount(options.profileTop, 0);
     } else {
       f = makeFailure(kExitUsage, "unknown option '" + arg + "'\n" + kUsage);
     }
@@ -488,6 +509,21 @@ public:
     return {};
   }
 
+  /// One more call with the runtime's profiler on (only for this call, so
+  /// the tool's own waits are not counted); fills `report`.
+  Failure runProfiled(mxfp8launch::ProfileReport &report) {
+    mxfp8rtProfileReset();
+    mxfp8rtProfileEnable(1);
+    Failure f = callOnce(report.hostMs, report.stepMs, /*profiling=*/true);
+    mxfp8rtProfileEnable(0);
+    if (f)
+      return f;
+    std::string error;
+    if (!mxfp8launch::readProfile(report, error))
+      return makeFailure(kExitRunFailed, error);
+    return {};
+  }
+
   /// Runs `warmup` untimed and `repeat` timed calls.
   Failure run(int warmup, int repeat) {
     for (int i = 0; i < warmup; ++i) {
@@ -594,13 +630,17 @@ private:
     return {};
   }
 
-  Failure callOnce(double &hostMsOut, double &deviceMsOut) {
+  Failure callOnce(double &hostMsOut, double &deviceMsOut,
+                   bool profiling = false) {
     mxfp8rtClearLastError();
     if (cuda)
       if (mxfp8rtStatus s = mxfp8rtEventRecord(events[0], nullptr))
         return cudaFailure(s, "recording a CUDA event");
     Clock::time_point start = Clock::now();
     callFunction(function, pointers);
+    // The profile covers the function, not the waits below.
+    if (profiling)
+      mxfp8rtProfileEnable(0);
     if (cuda) {
       // The function may leave work queued on its own streams.
       if (mxfp8rtStatus s = mxfp8rtDeviceSynchronize())
@@ -822,6 +862,43 @@ int fail(const Failure &failure) {
   return failure.code;
 }
 
+/// Prints the profiled call's family and kernel tables and writes
+/// --profile-json.
+Failure printProfile(const mxfp8launch::ProfileReport &report,
+                     const Options &options, const std::string &entry,
+                     double medianMs) {
+  std::printf("profile: one more call with CUDA events around every launch, "
+              "fill and copy (docs/runtime.md \"Profiling\"): %.4g ms "
+              "(events around the call; host %.4g ms), %.4g ms of it timed\n",
+              report.stepMs, report.hostMs, report.getTimedMs());
+  std::printf("profile by family:\n");
+  printTable(mxfp8launch::getFamilyTable(report));
+  std::printf(
+      "profile by kernel%s:\n",
+      options.profileTop
+          ? (" (the " + std::to_string(options.profileTop) + " largest)")
+                .c_str()
+          : "");
+  printTable(mxfp8launch::getKernelTable(report, size_t(options.profileTop)));
+  std::printf("profile counters: %s\n",
+              mxfp8launch::describeCounters(report).c_str());
+  if (options.profileJson.empty())
+    return {};
+  std::FILE *file = std::fopen(options.profileJson.c_str(), "w");
+  if (!file)
+    return makeFailure(kExitUsage, "cannot write '" + options.profileJson +
+                                       "': " + std::strerror(errno));
+  std::string json =
+      mxfp8launch::toJson(report, entry, options.library, medianMs);
+  bool ok = std::fprintf(file, "%s\n", json.c_str()) >= 0;
+  ok &= std::fclose(file) == 0;
+  if (!ok)
+    return makeFailure(kExitUsage,
+                       "cannot write '" + options.profileJson + "'");
+  std::printf("profile: written to %s\n", options.profileJson.c_str());
+  return {};
+}
+
 int runMain(const Options &options) {
   Manifest manifest;
   std::string error;
@@ -858,6 +935,10 @@ int runMain(const Options &options) {
         kExitUsage, "'" + options.manifest + "' describes code compiled for " +
                         (manifest.device.empty() ? "?" : manifest.device) +
                         ", not for --device=" + device));
+  if (options.profile && device != "cuda" && !options.profileFromEnvironment)
+    return fail(makeFailure(kExitUsage, "--profile times GPU kernels: '" +
+                                            options.manifest + "' is " +
+                                            device + " code"));
 
   // The function to compare with, and its manifest.
   Manifest compareManifest;
@@ -973,6 +1054,11 @@ int runMain(const Options &options) {
     return fail(f);
   if (Failure f = runner.run(options.warmup, options.repeat))
     return fail(f);
+  mxfp8launch::ProfileReport profile;
+  bool profiling = options.profile && device == "cuda";
+  if (profiling)
+    if (Failure f = runner.runProfiled(profile))
+      return fail(f);
   std::vector<HostBuffer> results;
   if (Failure f = runner.fetchResults(results))
     return fail(f);
@@ -999,6 +1085,10 @@ int runMain(const Options &options) {
   std::printf("time: load %.3f s; run %s over %d run(s) after %d warmup\n",
               runner.getLoadSeconds(), runner.describeTimes().c_str(),
               options.repeat, options.warmup);
+  if (profiling)
+    if (Failure f =
+            printProfile(profile, options, spec->name, runner.getMedianMs()))
+      return fail(f);
   int matmulsFailed = printMatmulProbes(*spec, results);
 
   if (!compareSpec && matmulsFailed) {
@@ -1149,6 +1239,15 @@ int main(int argc, char **argv) {
   Options options;
   if (Failure f = parseOptions(argc, argv, options))
     return fail(f);
+  // MXFP8RT_PROFILE asks for the profiled call; taken out of the
+  // environment before the runtime reads it, so that the timed calls are
+  // not profiled and the runtime prints no second report at exit.
+  const char *profileEnv = std::getenv("MXFP8RT_PROFILE");
+  if (profileEnv && *profileEnv && std::string(profileEnv) != "0") {
+    options.profileFromEnvironment = !options.profile;
+    options.profile = true;
+    unsetenv("MXFP8RT_PROFILE");
+  }
   int code = runMain(options);
   std::fflush(stdout);
   return code;

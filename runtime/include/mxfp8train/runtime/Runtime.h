@@ -333,6 +333,102 @@ MXFP8RT_EXPORT mxfp8rtStatus mxfp8rtEventElapsedTime(float *milliseconds,
 MXFP8RT_EXPORT mxfp8rtStatus mxfp8rtEventDestroy(mxfp8rtEvent event);
 
 //===----------------------------------------------------------------------===//
+// Profiling
+//===----------------------------------------------------------------------===//
+//
+// While profiling is on, every kernel launch (mxfp8rtLaunchKernel,
+// mxfp8rtLaunchClusterKernel and so the mgpu* launches) records a pair of
+// timing events on its stream around the launch, keyed by the kernel's name
+// (fills and copies too, keyed by their driver call: "cuMemsetD32Async");
+// the events come from a pool that the report refills, so a warm profiler
+// creates none. Fills, copies, allocations (with the stream-ordered pool's
+// hits and misses) and host synchronizations are counted. Nothing waits for
+// the events until a report asks for the times (mxfp8rtProfileGetKernels,
+// mxfp8rtProfileGetSummary, mxfp8rtProfilePrint), so profiling adds no host
+// synchronization to the work it measures. MXFP8RT_PROFILE=1 in the
+// environment turns profiling on from the start and prints the report to
+// stderr at process exit. docs/runtime.md "Profiling".
+
+/// Turns profiling on (nonzero) or off. Records already taken stay until
+/// mxfp8rtProfileReset.
+MXFP8RT_EXPORT mxfp8rtStatus mxfp8rtProfileEnable(int enable);
+
+/// 1 while profiling is on, else 0.
+MXFP8RT_EXPORT int mxfp8rtProfileIsEnabled(void);
+
+/// Drops every record and counter (pending events go back to the pool
+/// untimed). Names returned by mxfp8rtProfileGetKernels become invalid.
+MXFP8RT_EXPORT mxfp8rtStatus mxfp8rtProfileReset(void);
+
+/// The totals since the last reset.
+typedef struct mxfp8rtProfileSummary {
+  /// Kernel launches and the sum of their event-timed milliseconds.
+  int64_t launches;
+  double kernelMs;
+  /// Event-timed milliseconds of the fills and copies.
+  double memsetMs;
+  double memcpyMs;
+  /// Launches, fills and copies whose time could not be measured (a failed
+  /// event record or query); their milliseconds are in no total.
+  int64_t untimedLaunches;
+  /// mxfp8rtMemsetD8/D16/D32 calls and the bytes they filled.
+  int64_t memsets;
+  int64_t memsetBytes;
+  /// mxfp8rtMemcpy* calls and the bytes they copied.
+  int64_t memcpys;
+  int64_t memcpyBytes;
+  /// Device allocations: all of them (mxfp8rtMemAlloc, mxfp8rtMemAllocAsync,
+  /// managed), those of the stream-ordered pool, and of these the ones the
+  /// pool served from memory it held (hits) or had to grow for (misses);
+  /// poolHits + poolMisses < poolAllocations when the driver cannot say.
+  int64_t allocations;
+  int64_t allocatedBytes;
+  int64_t poolAllocations;
+  int64_t poolHits;
+  int64_t poolMisses;
+  /// Frees, and of these the cuMemFree calls (each synchronizes the device).
+  int64_t frees;
+  int64_t deviceFrees;
+  /// Host waits the runtime made: stream, event and device synchronizations,
+  /// including those inside frees and null-stream pool allocations.
+  int64_t hostSynchronizations;
+  /// Timing events created for profiling since the last reset (0 once the
+  /// pool is warm).
+  int64_t eventsCreated;
+} mxfp8rtProfileSummary;
+
+/// Waits for the pending launch events, adds their times in and fills
+/// `summary`.
+MXFP8RT_EXPORT mxfp8rtStatus
+mxfp8rtProfileGetSummary(mxfp8rtProfileSummary *summary);
+
+/// One kernel name's launches (or one kind of fill or copy) since the last
+/// reset.
+typedef struct mxfp8rtProfileKernel {
+  /// The name given to mxfp8rtModuleGetFunction, or the driver call of a
+  /// fill or copy ("cuMemsetD32Async"); valid until the next
+  /// mxfp8rtProfileReset.
+  const char *name;
+  int64_t launches;
+  /// Sum, smallest and largest of the event-timed milliseconds.
+  double totalMs;
+  double minMs;
+  double maxMs;
+} mxfp8rtProfileKernel;
+
+/// Waits for the pending launch events and writes up to `capacity` kernels,
+/// largest total time first (ties by name), to `kernels`; `*count` is the
+/// number of distinct kernel names (may exceed `capacity`; `kernels` may be
+/// null when `capacity` is 0).
+MXFP8RT_EXPORT mxfp8rtStatus mxfp8rtProfileGetKernels(
+    mxfp8rtProfileKernel *kernels, intptr_t capacity, intptr_t *count);
+
+/// Writes the report as text to `file` (a FILE *): one row per kernel name
+/// and kind of fill or copy (launches, total ms, mean ms, share of the
+/// timed total), largest total first, then the totals and counters.
+MXFP8RT_EXPORT mxfp8rtStatus mxfp8rtProfilePrint(void *file);
+
+//===----------------------------------------------------------------------===//
 // TMA descriptors (sm_90+)
 //===----------------------------------------------------------------------===//
 
