@@ -65,6 +65,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   convertOptions.chip = options.chip;
   convertOptions.fuseDual = options.fuseDual;
   convertOptions.fuseProducers = options.fuseProducers;
+  convertOptions.elementwiseKernels = options.elementwiseKernels;
   convertOptions.simpleGemm = options.simpleGemm;
   // canonicalize and cse run before the conversion, never between it and
   // bufferization: the kernels read tensors through

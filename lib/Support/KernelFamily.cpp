@@ -18,7 +18,9 @@ const std::vector<KernelFamily> &getKernelFamilies() {
       {"token_groups", "token-group padding (pad/unpad_token_groups)"},
       {"memset", "fills (cuMemset)"},
       {"memcpy", "copies (cuMemcpy)"},
-      {"other", "generic kernels from linalg (elementwise, reductions)"},
+      {"elementwise", "elementwise linalg.generic kernels (vectorized)"},
+      {"other", "generic kernels from linalg (parallel loops: transposes, "
+                "broadcasts, reductions, other elementwise)"},
   };
   return families;
 }
@@ -39,6 +41,7 @@ const char *getKernelFamily(const std::string &name) {
       {"to_blocked", "layout"},
       {"pad_token_groups_", "token_groups"},
       {"unpad_token_groups_", "token_groups"},
+      {"elementwise_", "elementwise"},
       {"cuMemset", "memset"},
       {"cuMemcpy", "memcpy"},
   };

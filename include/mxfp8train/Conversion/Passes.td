@@ -103,7 +103,11 @@ def ConvertMXFP8TrainToGPUPass
     evaluates its body in registers: the intermediate tensor is never
     written and the generic's own kernel disappears, when that moves no
     more bytes than the separate kernel would (e.g. SwiGLU's
-    `silu(h1) * h3` and its derivative before their quantizes).
+    `silu(h1) * h3` and its derivative before their quantizes). With
+    `elementwise-kernels` (default), the other elementwise `linalg.generic`
+    ops whose element count is a multiple of 8 become one vectorized kernel
+    each (8 elements per thread, 16-byte accesses for bf16); the rest of
+    linalg goes through the parallel-loop path below.
 
     ```mlir
     %q, %s = mxfp8train.quantize %x axis = 1 mode = rceil
@@ -135,6 +139,11 @@ def ConvertMXFP8TrainToGPUPass
     Option<"fuseProducers", "fuse-producers", "bool", /*default=*/"true",
            "Evaluate an elementwise linalg.generic that only feeds quantizes "
            "inside the quantize kernels instead of its own kernel">,
+    Option<"elementwiseKernels", "elementwise-kernels", "bool",
+           /*default=*/"true",
+           "Lower elementwise linalg.generic ops (identity maps, arith/math "
+           "bodies, a multiple of 8 elements) to vectorized kernels instead "
+           "of the parallel-loop path">,
     Option<"simpleGemm", "simple-gemm", "bool", /*default=*/"false",
            "Lower scaled_mm / scaled_grouped_mm with the simple tiled "
            "kernels even where a specialised (wgmma) kernel exists">

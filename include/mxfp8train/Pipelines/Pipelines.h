@@ -72,6 +72,11 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("Evaluate elementwise producers of quantizes inside the "
                      "quantize kernels"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> elementwiseKernels{
+      *this, "elementwise-kernels",
+      llvm::cl::desc("Lower elementwise linalg.generic ops to vectorized "
+                     "kernels"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> simpleGemm{
       *this, "simple-gemm",
       llvm::cl::desc("Lower scaled_mm / scaled_grouped_mm with the simple "

@@ -36,7 +36,7 @@ static int64_t getTensorBytes(Value tensor) {
          llvm::divideCeil(type.getElementTypeBitWidth(), 8);
 }
 
-bool gpu_lowering::isFusableProducer(linalg::GenericOp generic) {
+bool gpu_lowering::isElementwiseGeneric(linalg::GenericOp generic) {
   if (!generic || !generic.hasPureTensorSemantics() ||
       generic->getNumResults() == 0 ||
       generic.getNumParallelLoops() != generic.getNumLoops())
@@ -70,7 +70,12 @@ bool gpu_lowering::isFusableProducer(linalg::GenericOp generic) {
   for (Value yielded : body.getTerminator()->getOperands())
     if (!isAvailableIn(yielded, body))
       return false;
+  return true;
+}
 
+bool gpu_lowering::isFusableProducer(linalg::GenericOp generic) {
+  if (!isElementwiseGeneric(generic))
+    return false;
   // Every user a quantize, and fusing must not read more than the separate
   // kernel moves: each quantize reads all the inputs, against the inputs
   // read once, each result written once and read by each of its users.
@@ -109,16 +114,14 @@ KernelInput KernelInput::get(Value tensor, bool fuse) {
   return input;
 }
 
-std::string KernelInput::getNameTag() const {
-  if (!producer)
-    return "";
+std::string gpu_lowering::getElementwiseBodyHash(linalg::GenericOp generic,
+                                                 StringRef extra) {
   // The body in a canonical text: each op's name, attributes, operands (a
   // body argument, an earlier op's result, or a constant's value) and
-  // result types, then the yielded value. Kernels of different bodies get
-  // different names, hence different cache entries.
+  // result types, then the yielded values.
   std::string text;
   llvm::raw_string_ostream os(text);
-  Block &body = producer.getRegion().front();
+  Block &body = generic.getRegion().front();
   llvm::DenseMap<Value, unsigned> ids;
   for (BlockArgument arg : body.getArguments()) {
     ids[arg] = ids.size();
@@ -147,30 +150,32 @@ std::string KernelInput::getNameTag() const {
     }
   }
   os << "yield ";
-  printValue(body.getTerminator()->getOperand(resultIndex));
-  return llvm::formatv("_ew{0:x-8}",
-                       static_cast<uint32_t>(llvm::xxh3_64bits(text)))
+  for (Value yielded : body.getTerminator()->getOperands()) {
+    printValue(yielded);
+    os << ",";
+  }
+  os << extra;
+  return llvm::formatv("{0:x-8}", static_cast<uint32_t>(llvm::xxh3_64bits(text)))
       .str();
 }
 
-Value KernelInput::load(KernelBuilder &kb, VectorType type, ValueRange args,
-                        ValueRange indices, int64_t align) const {
+std::string KernelInput::getNameTag() const {
   if (!producer)
-    return kb.load(type, args[0], indices, align);
-  ArrayRef<int64_t> shape = type.getShape();
+    return "";
+  return "_ew" + getElementwiseBodyHash(producer,
+                                        "result " + std::to_string(resultIndex));
+}
+
+SmallVector<Value>
+gpu_lowering::evaluateElementwiseBody(KernelBuilder &kb,
+                                      linalg::GenericOp generic,
+                                      ValueRange inputs) {
+  ArrayRef<int64_t> shape = cast<VectorType>(inputs[0].getType()).getShape();
   auto vectorOf = [&](Type element) { return VectorType::get(shape, element); };
-  int64_t inBits = type.getElementTypeBitWidth();
-  Block &body = producer.getRegion().front();
+  Block &body = generic.getRegion().front();
   IRMapping map;
-  for (auto [i, operand] : llvm::enumerate(producer.getDpsInputs())) {
-    Type element = cast<RankedTensorType>(operand.getType()).getElementType();
-    // The same element alignment in this input's element size.
-    int64_t bits = element.getIntOrFloatBitWidth();
-    int64_t inputAlign =
-        std::clamp<int64_t>(align * bits / inBits, 1, int64_t{16});
-    map.map(body.getArgument(i), kb.load(vectorOf(element), args[argOfInput[i]],
-                                         indices, inputAlign));
-  }
+  for (auto [i, input] : llvm::enumerate(inputs))
+    map.map(body.getArgument(i), input);
   // Constants, in the body or captured from outside it, become splats.
   auto mapped = [&](Value value) -> Value {
     if (Value v = map.lookupOrNull(value))
@@ -195,5 +200,26 @@ Value KernelInput::load(KernelBuilder &kb, VectorType type, ValueRange args,
     for (OpResult result : clone->getResults())
       result.setType(vectorOf(result.getType()));
   }
-  return mapped(body.getTerminator()->getOperand(resultIndex));
+  SmallVector<Value> results;
+  for (Value yielded : body.getTerminator()->getOperands())
+    results.push_back(mapped(yielded));
+  return results;
+}
+
+Value KernelInput::load(KernelBuilder &kb, VectorType type, ValueRange args,
+                        ValueRange indices, int64_t align) const {
+  if (!producer)
+    return kb.load(type, args[0], indices, align);
+  int64_t inBits = type.getElementTypeBitWidth();
+  SmallVector<Value> inputs;
+  for (auto [i, operand] : llvm::enumerate(producer.getDpsInputs())) {
+    Type element = cast<RankedTensorType>(operand.getType()).getElementType();
+    // The same element alignment in this input's element size.
+    int64_t bits = element.getIntOrFloatBitWidth();
+    int64_t inputAlign =
+        std::clamp<int64_t>(align * bits / inBits, 1, int64_t{16});
+    inputs.push_back(kb.load(VectorType::get(type.getShape(), element),
+                             args[argOfInput[i]], indices, inputAlign));
+  }
+  return evaluateElementwiseBody(kb, producer, inputs)[resultIndex];
 }

@@ -54,12 +54,30 @@ private:
   SmallVector<unsigned> argOfInput;
 };
 
-/// Whether `generic` can be evaluated inside the kernels of its users: all
-/// loops parallel, identity indexing maps, static shapes, a body of
-/// side-effect-free elementwise arith/math ops (values from outside the
-/// body only constants) that does not read the outputs, and every user of
-/// every result a `quantize` or `quantize_dual`.
+/// Whether `generic` is an elementwise map the kernels can evaluate: all
+/// loops parallel, identity indexing maps, static shapes of int/float
+/// elements, and a body of side-effect-free elementwise arith/math ops
+/// (values from outside the body only constants) that does not read the
+/// outputs.
+bool isElementwiseGeneric(linalg::GenericOp generic);
+
+/// Whether the elementwise `generic` can be evaluated inside the kernels of
+/// its users: every user of every result is a `quantize` or
+/// `quantize_dual`, and they read no more bytes than the separate kernel
+/// moves.
 bool isFusableProducer(linalg::GenericOp generic);
+
+/// Inside a kernel: the results of the elementwise `generic`'s body (one
+/// vector per result) applied lane by lane to `inputs`, the vectors loaded
+/// for its inputs (same shape, the inputs' element types).
+SmallVector<Value> evaluateElementwiseBody(KernelBuilder &kb,
+                                           linalg::GenericOp generic,
+                                           ValueRange inputs);
+
+/// A hash of the body of `generic` (ops, attributes, constants, yields) for
+/// kernel names: different bodies get different kernels.
+std::string getElementwiseBodyHash(linalg::GenericOp generic,
+                                   StringRef extra = "");
 
 } // namespace gpu_lowering
 } // namespace mxfp8train

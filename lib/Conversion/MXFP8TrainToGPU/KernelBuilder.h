@@ -216,6 +216,12 @@ protected:
 void populateQuantizeKernelPatterns(RewritePatternSet &patterns,
                                     KernelCache &cache, bool fuseProducers);
 
+/// Adds the lowering of elementwise linalg.generic ops to vectorized
+/// kernels (ElementwiseKernels.cpp); with `fuseProducers`, those the
+/// quantize kernels evaluate are left to them.
+void populateElementwiseKernelPatterns(RewritePatternSet &patterns,
+                                       KernelCache &cache, bool fuseProducers);
+
 /// Adds pad_token_groups, unpad_token_groups and to_blocked lowerings.
 void populateLayoutKernelPatterns(RewritePatternSet &patterns,
                                   KernelCache &cache);

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxfp8train/Conversion/MXFP8TrainToGPU/MXFP8TrainToGPU.h"
+#include "FusedProducer.h"
 #include "KernelBuilder.h"
 #include "mxfp8train/Conversion/Passes.h"
 #include "mxfp8train/Conversion/Utils/EmptyShapes.h"
@@ -36,9 +37,11 @@ using namespace mlir::mxfp8train::gpu_lowering;
 
 void mlir::mxfp8train::populateMXFP8TrainToGPUConversionPatterns(
     RewritePatternSet &patterns, gpu::GPUModuleOp kernels,
-    const GPUTargetInfo &target, bool fuseProducers) {
+    const GPUTargetInfo &target, bool fuseProducers, bool elementwiseKernels) {
   KernelCache cache(kernels, target);
   populateQuantizeKernelPatterns(patterns, cache, fuseProducers);
+  if (elementwiseKernels)
+    populateElementwiseKernelPatterns(patterns, cache, fuseProducers);
   populateLayoutKernelPatterns(patterns, cache);
   populateGemmKernelPatterns(patterns, cache);
   populateSimpleGemmKernelPatterns(patterns, cache);
@@ -107,7 +110,9 @@ struct ConvertMXFP8TrainToGPUPass final
     bool hasWork = false;
     module.walk([&](Operation *op) {
       if (isa_and_present<MXFP8TrainDialect>(op->getDialect()) ||
-          isSimpleGemmCandidate(op))
+          isSimpleGemmCandidate(op) ||
+          (elementwiseKernels &&
+           gpu_lowering::isElementwiseGeneric(dyn_cast<linalg::GenericOp>(op))))
         hasWork = true;
     });
     if (!hasWork)
@@ -119,7 +124,8 @@ struct ConvertMXFP8TrainToGPUPass final
     gpu::GPUModuleOp kernels = *kernelModule;
     RewritePatternSet patterns(ctx);
     populateMXFP8TrainToGPUConversionPatterns(patterns, kernels, target,
-                                              fuseProducers);
+                                              fuseProducers,
+                                              elementwiseKernels);
     if (simpleGemm) {
       // The simple MX kernels again, above the specialised ones.
       KernelCache cache(kernels, target);

@@ -18,7 +18,7 @@
 // CHECK-NOT:     math.exp
 // CHECK:         arith.truncf %{{.*}} : vector<4xf32> to vector<4xbf16>
 // NOFUSE-LABEL: func.func @swiglu_gate(
-// NOFUSE:         linalg.generic
+// NOFUSE:         gpu.launch_func @mxfp8train_kernels::@elementwise_8192_2in_1out_
 // NOFUSE:         gpu.launch_func @mxfp8train_kernels::@quantize_dual_bf16_e4m3_e4m3_rceil_rowmajor_rowmajor_64x128 blocks
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @swiglu_gate(%h1: tensor<64x128xbf16>, %h3: tensor<64x128xbf16>)
@@ -98,12 +98,14 @@ func.func @two_results(%a: tensor<64x128xbf16>, %b: tensor<64x128xbf16>)
 // often than the separate kernel moves bytes (four inputs, two readers:
 // 8 tensor reads against 4 + 1 + 2).
 
+// The returned and the four-input generics get kernels of their own
+// (ElementwiseKernels.cpp), the transposing one the parallel-loop path.
 // CHECK-LABEL: func.func @not_fused(
-// CHECK:         linalg.generic
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@elementwise_4096_1in_1out_
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@quantize_1x32_bf16_e4m3_rceil_rowmajor_64x64 blocks
 // CHECK:         linalg.generic
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@quantize_1x32_bf16_e4m3_rceil_rowmajor_64x64 blocks
-// CHECK:         linalg.generic
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@elementwise_4096_4in_1out_
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@quantize_1x32_bf16_e4m3_rceil_rowmajor_64x64 blocks
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@quantize_1x32_bf16_e4m3_floor_rowmajor_64x64 blocks
 // CHECK-NOT:     _ew

@@ -83,11 +83,14 @@ GPUTargetInfo getGPUTargetInfo(GPUChip chip);
 /// dynamic shapes do not match. With `fuseProducers`, a quantize whose
 /// input comes from an elementwise `linalg.generic` that only feeds
 /// quantizes evaluates that generic in its own kernel (the generic then
-/// has no users left and is erased with them).
+/// has no users left and is erased with them). With `elementwiseKernels`,
+/// the other elementwise `linalg.generic` ops (identity maps, arith/math
+/// bodies, a multiple of 8 elements) become vectorized kernels too.
 void populateMXFP8TrainToGPUConversionPatterns(RewritePatternSet &patterns,
                                                gpu::GPUModuleOp kernels,
                                                const GPUTargetInfo &target,
-                                               bool fuseProducers = true);
+                                               bool fuseProducers = true,
+                                               bool elementwiseKernels = true);
 
 /// Tile sizes of an outermost `scf.parallel` with `tripCounts` iterations
 /// per dimension (-1: unknown) for CTAs of `threads` threads
