@@ -15,12 +15,15 @@
 #include "MemRef.h"
 #include "RuntimeInternal.h"
 
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
 using namespace mxfp8rt;
 
@@ -53,6 +56,60 @@ static bool checked(const char *api, mxfp8rtStatus status) {
 #define MGPU_ENTER(api, failValue)                                             \
   if (!MGPU_CALL(api, mxfp8rtInitialize()))                                    \
     return failValue;
+
+namespace {
+/// The device copies of mgpuTensorMapEncodeTiledMemref, by device and the
+/// 128 encoded bytes. A step encodes the same maps at every call (its
+/// buffers come back from the pool at the same addresses), so from the
+/// second call on a map costs no allocation, copy or host wait; the copies
+/// are immutable and stay until mxfp8rtReleaseTensorMaps, and mgpuMemFree
+/// of one does nothing. At most kCapacity copies are kept; past that, maps
+/// get a copy per call from the pool again.
+class TensorMapCache {
+public:
+  using Words = std::array<uint64_t, 16>;
+  static constexpr size_t kCapacity = 4096;
+
+  void *lookup(int device, const Words &words) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = copies.find({device, words});
+    return it == copies.end() ? nullptr : it->second;
+  }
+  bool isFull() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return copies.size() >= kCapacity;
+  }
+  void insert(int device, const Words &words, void *copy) {
+    std::lock_guard<std::mutex> lock(mutex);
+    copies.emplace(std::make_pair(device, words), copy);
+    pointers.insert(copy);
+  }
+  bool holds(void *pointer) {
+    std::lock_guard<std::mutex> lock(mutex);
+    return pointers.count(pointer) != 0;
+  }
+  /// Forgets every copy and returns them, with their devices.
+  std::vector<std::pair<int, void *>> takeAll() {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::vector<std::pair<int, void *>> all;
+    for (auto &[key, copy] : copies)
+      all.emplace_back(key.first, copy);
+    copies.clear();
+    pointers.clear();
+    return all;
+  }
+
+private:
+  std::mutex mutex;
+  std::map<std::pair<int, Words>, void *> copies;
+  std::set<void *> pointers;
+};
+
+TensorMapCache &getTensorMapCache() {
+  static auto *cache = new TensorMapCache();
+  return *cache;
+}
+} // namespace
 
 void *mgpuModuleLoad(void *data, size_t gpuBlobSize) {
   MGPU_ENTER("mgpuModuleLoad", nullptr);
@@ -217,6 +274,9 @@ void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, bool isHostShared) {
 
 void mgpuMemFree(void *ptr, void *stream) {
   MGPU_ENTER("mgpuMemFree", );
+  // A cached tensor map stays (mxfp8rtReleaseTensorMaps frees it).
+  if (ptr && getTensorMapCache().holds(ptr))
+    return;
   MGPU_CALL("mgpuMemFree",
             mxfp8rtMemFreeAsync(ptr, static_cast<mxfp8rtStream>(stream)));
 }
@@ -293,6 +353,24 @@ void mgpuSetDefaultDevice(int32_t device) {
   MGPU_CALL("mgpuSetDefaultDevice", mxfp8rtSetDevice(device));
 }
 
+
+mxfp8rtStatus mxfp8rtReleaseTensorMaps(void) {
+  mxfp8rtStatus first = MXFP8RT_SUCCESS;
+  int current = 0;
+  if (mxfp8rtStatus status = mxfp8rtGetDevice(&current))
+    return status;
+  for (auto [device, copy] : getTensorMapCache().takeAll()) {
+    mxfp8rtStatus status = mxfp8rtSetDevice(device);
+    if (!status)
+      status = mxfp8rtMemFree(copy);
+    if (status && !first)
+      first = status;
+  }
+  if (mxfp8rtStatus status = mxfp8rtSetDevice(current); status && !first)
+    first = status;
+  return first;
+}
+
 void *mgpuTensorMapEncodeTiledMemref(int64_t tensorRank, void *rankedDescriptor,
                                      int64_t tensorDataType, int64_t interleave,
                                      int64_t swizzle, int64_t l2Promotion,
@@ -319,8 +397,28 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t tensorRank, void *rankedDescriptor,
                      static_cast<int>(interleave), static_cast<int>(swizzle),
                      static_cast<int>(l2Promotion), static_cast<int>(oobFill))))
     return nullptr;
-  // From the stream-ordered pool (freed by mgpuMemFree): no cuMemAlloc /
-  // cuMemFree pair per map and call.
+  TensorMapCache &cache = getTensorMapCache();
+  TensorMapCache::Words words;
+  std::memcpy(words.data(), &tensorMap, sizeof(words));
+  int device = 0;
+  if (!MGPU_CALL(api, mxfp8rtGetDevice(&device)))
+    return nullptr;
+  if (void *copy = cache.lookup(device, words))
+    return copy;
+  if (!cache.isFull()) {
+    void *copy = nullptr;
+    if (!MGPU_CALL(api, mxfp8rtMemAlloc(sizeof(tensorMap), &copy)))
+      return nullptr;
+    if (!MGPU_CALL(api, mxfp8rtMemcpyHtoD(copy, &tensorMap, sizeof(tensorMap),
+                                          nullptr)) ||
+        !MGPU_CALL(api, mxfp8rtStreamSynchronize(nullptr))) {
+      mxfp8rtMemFree(copy);
+      return nullptr;
+    }
+    cache.insert(device, words, copy);
+    return copy;
+  }
+  // Cache full: a copy from the stream-ordered pool, freed by mgpuMemFree.
   void *deviceCopy = nullptr;
   if (!MGPU_CALL(api,
                  mxfp8rtMemAllocAsync(sizeof(tensorMap), nullptr, &deviceCopy)))

@@ -775,10 +775,12 @@ cuTensorMapEncodeTiled(void *tensorMap, int dataType, uint32_t rank,
                  interleave, swizzle, l2Promotion, oobFill,
                  int(reinterpret_cast<uintptr_t>(address) % 16 == 0));
   }
-  // The "encoding": word i holds 0x7e57 << 16 | i.
+  // The "encoding": word i holds 0x7e57 << 16 | i, the last one the
+  // address (maps of different tensors differ, as real ones do).
   auto *words = static_cast<uint64_t *>(tensorMap);
-  for (int i = 0; i < 16; ++i)
+  for (int i = 0; i < 15; ++i)
     words[i] = (0x7e57ull << 16) | static_cast<uint64_t>(i);
+  words[15] = reinterpret_cast<uintptr_t>(address);
   return kSuccess;
 }
 #endif

@@ -632,7 +632,48 @@ TEST_F(FakeDriver, MgpuTensorMapFromAMemRef) {
   uint64_t words[16];
   ASSERT_EQ(mxfp8rtMemcpyDtoH(words, deviceMap, sizeof(words), nullptr),
             MXFP8RT_SUCCESS);
-  for (int i = 0; i < 16; ++i)
+  for (int i = 0; i < 15; ++i)
     EXPECT_EQ(words[i], (0x7e57ull << 16) | static_cast<uint64_t>(i)) << i;
-  EXPECT_EQ(mxfp8rtMemFree(deviceMap), MXFP8RT_SUCCESS);
+  EXPECT_EQ(words[15], reinterpret_cast<uintptr_t>(storage + 8));
+  mgpuMemFree(deviceMap, nullptr);
+  EXPECT_EQ(mxfp8rtReleaseTensorMaps(), MXFP8RT_SUCCESS);
+}
+
+TEST_F(FakeDriver, MgpuTensorMapCopiesAreCached) {
+  if (getDriverMode() == DriverMode::FakeOld)
+    return;
+  alignas(16) static uint16_t first[128 * 64], second[128 * 64];
+  struct {
+    void *allocated, *aligned;
+    int64_t offset, sizes[2], strides[2];
+  } a = {first, first, 0, {128, 64}, {64, 1}},
+    b = {second, second, 0, {128, 64}, {64, 1}};
+  int64_t box[2] = {64, 32};
+  auto encode = [&](void *memref) {
+    return mgpuTensorMapEncodeTiledMemref(2, memref, 6, 0, 3, 2, 0, box);
+  };
+  int live = state->liveAllocations;
+  void *mapA = encode(&a);
+  ASSERT_NE(mapA, nullptr) << lastError();
+  EXPECT_EQ(state->liveAllocations, live + 1) << "one device copy";
+  // The same map again: the same copy, no allocation; a free keeps it.
+  mgpuMemFree(mapA, nullptr);
+  EXPECT_EQ(encode(&a), mapA);
+  EXPECT_EQ(state->liveAllocations, live + 1);
+  // Another tensor: another copy with its own bytes.
+  void *mapB = encode(&b);
+  ASSERT_NE(mapB, nullptr);
+  EXPECT_NE(mapB, mapA);
+  EXPECT_EQ(state->liveAllocations, live + 2);
+  uint64_t words[16];
+  ASSERT_EQ(mxfp8rtMemcpyDtoH(words, mapB, sizeof(words), nullptr),
+            MXFP8RT_SUCCESS);
+  EXPECT_EQ(words[15], reinterpret_cast<uintptr_t>(second));
+  // Released: both copies freed; the next encode makes a new one.
+  EXPECT_EQ(mxfp8rtReleaseTensorMaps(), MXFP8RT_SUCCESS);
+  EXPECT_EQ(state->liveAllocations, live);
+  EXPECT_NE(encode(&a), nullptr);
+  EXPECT_EQ(state->liveAllocations, live + 1);
+  EXPECT_EQ(mxfp8rtReleaseTensorMaps(), MXFP8RT_SUCCESS);
+  EXPECT_EQ(state->liveAllocations, live);
 }

@@ -4,7 +4,8 @@
 // and sm_100a (tcgen05 GEMMs on blocked scales), compiled as PTX (whose
 // .entry names the fake driver reads). Every kernel the pipeline emits must
 // land in a named family of mxfp8train/Support/KernelFamily.h (only the
-// kernels outlined from linalg are `other`); the JSON report is checked by
+// vectorized elementwise kernels are `elementwise`, those outlined from
+// linalg `other`); the JSON report is checked by
 // Inputs/check-profile-json.py, which asserts no launch counts that the
 // GPU lowering may change, only which families are present.
 // MXFP8RT_PROFILE=1 asks for the same profiled call.
@@ -26,7 +27,7 @@
 // RUN:   mxfp8-launch %t/mlp90.so %t/mlp90.manifest --repeat=1 --profile --profile-top=3 \
 // RUN:   --profile-json=%t/mlp90.json > %t/mlp90.log 2>&1
 // RUN: FileCheck %s < %t/mlp90.log
-// RUN: %PYTHON %S/Inputs/check-profile-json.py %t/mlp90.json 'gemm>0' 'dequant>0' 'quantize>0' 'other>0' \
+// RUN: %PYTHON %S/Inputs/check-profile-json.py %t/mlp90.json 'gemm>0' 'dequant>0' 'quantize>0' 'elementwise>0' \
 // RUN:   | FileCheck %s --check-prefix=JSON
 // RUN: env MXFP8RT_CUDA_LIBRARY=%mxfp8train_lib_dir/libmxfp8rt_fake_cuda.so MXFP8RT_PROFILE=1 \
 // RUN:   mxfp8-launch %t/moe100.so %t/moe100.manifest --repeat=1 --profile-json=%t/moe100.json > %t/moe100.log 2>&1
@@ -52,6 +53,7 @@
 // CHECK-NEXT: token_groups 0 0 0.0000 0.0%
 // CHECK-NEXT: memset
 // CHECK-NEXT: memcpy
+// CHECK-NEXT: elementwise
 // CHECK-NEXT: other
 // CHECK-NEXT: (none) - -
 // CHECK-NEXT: profile by kernel (the 3 largest):

@@ -499,10 +499,17 @@ MXFP8RT_EXPORT void mgpuMemHostUnregisterMemRef(int64_t rank, void *descriptor,
                                                 int64_t elementSizeBytes);
 /// Selects the device for later calls on the calling thread.
 MXFP8RT_EXPORT void mgpuSetDefaultDevice(int32_t device);
+/// Frees the cached device copies of mgpuTensorMapEncodeTiledMemref (every
+/// device). Call it when no launched kernel still reads them (after a
+/// synchronization); later encodes make new copies. Returns the first
+/// failure, after trying every copy.
+MXFP8RT_EXPORT mxfp8rtStatus mxfp8rtReleaseTensorMaps(void);
 /// Encodes a tiled TMA descriptor of the ranked memref `rankedDescriptor`
 /// (rank 1-5) with box `boxDims` (outermost first) and returns a device copy
-/// of it (never freed, as upstream). Enum arguments as in
-/// mxfp8rtTensorMapEncodeTiled.
+/// of it. Enum arguments as in mxfp8rtTensorMapEncodeTiled. Copies are
+/// cached by device and content (up to 4096): the same map again costs no
+/// allocation, copy or host wait; `mgpuMemFree` of a cached copy does
+/// nothing, mxfp8rtReleaseTensorMaps frees them all.
 MXFP8RT_EXPORT void *
 mgpuTensorMapEncodeTiledMemref(int64_t tensorRank, void *rankedDescriptor,
                                int64_t tensorDataType, int64_t interleave,

@@ -17,7 +17,7 @@ import re
 import sys
 
 FAMILIES = ["gemm", "dequant", "quantize", "layout", "token_groups", "memset",
-            "memcpy", "other"]
+            "memcpy", "elementwise", "other"]
 
 
 def fail(message):
