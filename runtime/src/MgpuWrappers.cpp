@@ -353,7 +353,6 @@ void mgpuSetDefaultDevice(int32_t device) {
   MGPU_CALL("mgpuSetDefaultDevice", mxfp8rtSetDevice(device));
 }
 
-
 mxfp8rtStatus mxfp8rtReleaseTensorMaps(void) {
   mxfp8rtStatus first = MXFP8RT_SUCCESS;
   int current = 0;
