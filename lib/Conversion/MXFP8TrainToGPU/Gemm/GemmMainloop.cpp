@@ -536,7 +536,6 @@ void GemmMainloop::storeOutput(Value outBase, Value row, Value col,
                                function_ref<Value(int64_t)> valueAt) {
   Type f32 = kb.getF32Type();
   SmallVector<Value> vals;
-  Value off = add(outBase, add(mul(row, c(spec.n)), col));
   for (int64_t j = 0; j < width; ++j) {
     Value v = valueAt(j);
     if (args.init) {
@@ -562,6 +561,7 @@ void GemmMainloop::storeOutput(Value outBase, Value row, Value col,
     vals.push_back(v);
   }
   Value rowOk = ult(row, rowEnd);
+  Value off = add(outBase, add(mul(row, c(spec.n)), col));
   if (spec.n % width == 0) {
     Value ok = andi(rowOk, ult(col, c(spec.n)));
     kb.ifThen(ok, [&] {
