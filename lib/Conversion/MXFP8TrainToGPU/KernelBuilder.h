@@ -236,8 +236,7 @@ void emitToBlocked(RewriterBase &rewriter, Location loc,
 /// default 0, below the specialised GEMM kernels, which take the forms they
 /// can first; `simple-gemm=true` adds them again above those).
 void populateSimpleGemmKernelPatterns(RewritePatternSet &patterns,
-                                      KernelCache &cache,
-                                      unsigned benefit = 0);
+                                      KernelCache &cache, unsigned benefit = 0);
 
 /// True for the ops populateSimpleGemmKernelPatterns may lower that are not
 /// mxfp8train MX ops (linalg contractions, grouped_mm).

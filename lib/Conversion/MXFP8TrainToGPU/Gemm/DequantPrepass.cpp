@@ -34,8 +34,9 @@ using gemm::OperandLayout;
 
 std::string DequantSpec::getName() const {
   return llvm::formatv("gemm_{0}_{1}{2}_{3}_{4}x{5}x{6}_pad{7}x{8}{9}",
-                       scaled() ? "dequant" : "pack", l.kMajor ? "k" : "mn", l.blockedScales ? "b" : "",
-                       getTypeTag(dataType), batches, l.rows, l.k, rowsPad, kPad,
+                       scaled() ? "dequant" : "pack", l.kMajor ? "k" : "mn",
+                       l.blockedScales ? "b" : "", getTypeTag(dataType),
+                       batches, l.rows, l.k, rowsPad, kPad,
                        groups ? llvm::formatv("_g{0}", groups).str()
                               : std::string())
       .str();
@@ -315,8 +316,8 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
         Value off =
             add(mul(batch, l.getDataSize()), add(mul(add(k0, kk), l.rows), r0));
         scf::YieldOp::create(
-            kb, kb.bitcastTo(b16, kb.load(VectorType::get({16}, d.dataType), data,
-                                          off, 16)));
+            kb, kb.bitcastTo(b16, kb.load(VectorType::get({16}, d.dataType),
+                                          data, off, 16)));
         kb.setInsertionPointToStart(ld.elseBlock());
         scf::YieldOp::create(kb, kb.splatBits(b16, 0));
       }
@@ -388,8 +389,8 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
       Value dataBase = mul(item.batch, l.getDataSize());
       auto offsetOf = [&](int64_t j) -> Value {
         Value kj = add(src.k, c(j));
-        return add(dataBase, l.kMajor ? add(mul(r, l.k), kj)
-                                      : add(mul(kj, l.rows), r));
+        return add(dataBase,
+                   l.kMajor ? add(mul(r, l.k), kj) : add(mul(kj, l.rows), r));
       };
       auto loadElements = [&]() -> Value {
         Value zero =
@@ -418,8 +419,8 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
                 kb, inside,
                 arith::CmpIOp::create(kb, arith::CmpIPredicate::uge, kAvail,
                                       c(vec))),
-            arith::CmpIOp::create(kb, arith::CmpIPredicate::eq,
-                                  remu(off0, vec), c(0)));
+            arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, remu(off0, vec),
+                                  c(0)));
         auto ld = scf::IfOp::create(kb, TypeRange{itemType}, whole, true);
         OpBuilder::InsertionGuard g(kb);
         kb.setInsertionPointToStart(ld.thenBlock());
@@ -453,8 +454,8 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
       Value v;
       if (l.kMajor) {
         Value off = add(dataBase, add(mul(r, l.k), k0));
-        v = kb.bitcastTo(
-            bytesV, kb.load(VectorType::get({vec}, d.dataType), data, off, vec));
+        v = kb.bitcastTo(bytesV, kb.load(VectorType::get({vec}, d.dataType),
+                                         data, off, vec));
       } else {
         SmallVector<Value> elems;
         for (int64_t j = 0; j < vec; ++j) {

@@ -52,9 +52,7 @@ struct DequantSpec {
   int64_t vec() const { return l.kMajor ? 8 : 32; }
   /// MN-major fp8 data with rows a multiple of 16 goes through shared
   /// memory in tiles of 32 K x 128 rows (16-byte loads of row chunks).
-  bool transpose() const {
-    return scaled() && !l.kMajor && l.rows % 16 == 0;
-  }
+  bool transpose() const { return scaled() && !l.kMajor && l.rows % 16 == 0; }
   /// Work items: tiles (transpose) or items of vec() elements.
   int64_t numItems() const {
     if (transpose())
@@ -78,8 +76,8 @@ struct DequantSpec {
 /// 2d-2d, `offs`) into `padded` (flat bf16, batches x rowsPad x kPad
 /// elements), raising `flag` (one i32, zeroed before) where the operand
 /// needs the fallback. A packed operand (`!d.scaled()`) has neither
-/// `scales` nor `flag` (null). The grid is one CTA per tile (transpose) or per 256
-/// items, capped at `maxCTAsPerSM` per SM (0: no cap; a grid-stride loop
+/// `scales` nor `flag` (null). The grid is one CTA per tile (transpose) or per
+/// 256 items, capped at `maxCTAsPerSM` per SM (0: no cap; a grid-stride loop
 /// covers the rest).
 void launchDequantPrepass(RewriterBase &rewriter, Location loc,
                           const KernelCache &cache, const DequantSpec &d,

@@ -487,14 +487,13 @@ SmallVector<StageCopy> GemmMainloop::getPaddedOperandCopies(const GemmTile &t,
       return {k0, i32(base), i32(t.batch)};
     return {k0, i32(row(batched, rows, base))};
   };
-  return {StageCopy{args.aMap,
-                    coords(spec.aBatched, spec.aSlicedMap, spec.a.rows,
-                           t.rowBase),
-                    0, spec.stageBytesA()},
-          StageCopy{args.bMap,
-                    coords(spec.bBatched, spec.bSlicedMap, spec.b.rows,
-                           t.colBase),
-                    spec.stageBytesA(), spec.stageBytesB()}};
+  return {
+      StageCopy{args.aMap,
+                coords(spec.aBatched, spec.aSlicedMap, spec.a.rows, t.rowBase),
+                0, spec.stageBytesA()},
+      StageCopy{args.bMap,
+                coords(spec.bBatched, spec.bSlicedMap, spec.b.rows, t.colBase),
+                spec.stageBytesA(), spec.stageBytesB()}};
 }
 
 scf::ForOp GemmMainloop::emitConsumerLoop(const GemmTile &t, ValueRange init,

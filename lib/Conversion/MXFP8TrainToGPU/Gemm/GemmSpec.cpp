@@ -58,8 +58,7 @@ GemmSpec gpu_lowering::getScaledMmSpec(ScaledMmOp op) {
 /// The kind, sizes, orientations and types of a grouped GEMM op (2d-3d:
 /// tokens along M, one B per group; 2d-2d: tokens along K, one output per
 /// group).
-template <typename OpT>
-static GemmSpec getGroupedSpec(OpT op) {
+template <typename OpT> static GemmSpec getGroupedSpec(OpT op) {
   auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
   auto resultType = cast<RankedTensorType>(op.getResult().getType());
   bool tl = op.getTransposeLhs(), tr = op.getTransposeRhs();
@@ -114,8 +113,7 @@ std::string GemmSpec::getName() const {
     return llvm::formatv(
                "{0}_tc05_{1}_{2}_{3}_{4}_{5}{6}_{7}x{8}x{9}{10}_s{11}{12}",
                form, operandTag(a, false), operandTag(b, false),
-               getTypeTag(aType),
-               getTypeTag(bType), getTypeTag(outType),
+               getTypeTag(aType), getTypeTag(bType), getTypeTag(outType),
                biasType ? "_bias" + getTypeTag(biasType) : "", m, n, k,
                batches > 1 ? llvm::formatv("_b{0}", batches).str() : "", stages,
                ctaGroup > 1 ? llvm::formatv("_cg{0}", ctaGroup).str() : "")

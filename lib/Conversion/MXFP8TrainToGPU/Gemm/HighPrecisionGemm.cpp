@@ -90,12 +90,10 @@ static bool isReadInPlace(const GemmSpec &spec, const OperandLayout &l,
 /// `lhs` is A and `rhs` B as `spec.a` / `spec.b` describe them, `offs` the
 /// group offsets (grouped kinds), `init` the initial output (null for a
 /// zero-filled one); `op` is replaced by the result of `resultType`.
-static LogicalResult lowerHighPrecisionGemm(PatternRewriter &rewriter,
-                                            const KernelCache &cache,
-                                            Operation *op, GemmSpec spec,
-                                            Value lhs, Value rhs, Value offs,
-                                            Value init,
-                                            RankedTensorType resultType) {
+static LogicalResult
+lowerHighPrecisionGemm(PatternRewriter &rewriter, const KernelCache &cache,
+                       Operation *op, GemmSpec spec, Value lhs, Value rhs,
+                       Value offs, Value init, RankedTensorType resultType) {
   if (std::string why = whyNotTuned(spec); !why.empty())
     return rewriter.notifyMatchFailure(op, why);
   // The measured default of the MX GEMMs: 128 x 256 tiles, four stages.
@@ -133,10 +131,8 @@ static LogicalResult lowerHighPrecisionGemm(PatternRewriter &rewriter,
   };
   int64_t aBatches = spec.aBatched ? spec.batches : 1;
   int64_t bBatches = spec.bBatched ? spec.batches : 1;
-  Value aMap =
-      mapInPlace(lhs, spec.aBatched, spec.tile.m, spec.a, spec.aType);
-  Value bMap =
-      mapInPlace(rhs, spec.bBatched, spec.tile.n, spec.b, spec.bType);
+  Value aMap = mapInPlace(lhs, spec.aBatched, spec.tile.m, spec.a, spec.aType);
+  Value bMap = mapInPlace(rhs, spec.bBatched, spec.tile.n, spec.b, spec.bType);
 
   // Packed: the padded buffers with their maps, then the pre-passes.
   SmallVector<PaddedOperandShape> shapes;

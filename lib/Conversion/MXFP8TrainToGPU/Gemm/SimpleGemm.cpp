@@ -683,9 +683,10 @@ void gpu_lowering::populateSimpleGemmKernelPatterns(RewritePatternSet &patterns,
                                                     unsigned benefit) {
   // Below the default benefit unless asked: the specialised GEMM patterns
   // (the MX GEMMs, the high-precision wgmma GEMM of sm_90a) are tried first.
-  patterns.add<ContractionToGPU, GroupedMmToGPU, ScaledFallbackToGPU<ScaledMmOp>,
-               ScaledFallbackToGPU<ScaledGroupedMmOp>>(patterns.getContext(),
-                                                       cache, benefit);
+  patterns
+      .add<ContractionToGPU, GroupedMmToGPU, ScaledFallbackToGPU<ScaledMmOp>,
+           ScaledFallbackToGPU<ScaledGroupedMmOp>>(patterns.getContext(), cache,
+                                                   benefit);
 }
 
 bool gpu_lowering::isSimpleGemmCandidate(Operation *op) {
