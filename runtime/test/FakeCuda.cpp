@@ -58,10 +58,16 @@ bool initialized = false;
 int stickyError = kSuccess;
 long long fakeClock = 0;
 std::set<void *> allocations;
-thread_local std::vector<Context *> contextStack;
+/// The calling thread's context stack, never destroyed: modules loaded by
+/// a library's constructors are unloaded by its destructors at exit, after
+/// the thread-local destructors have run, and push a context then.
+std::vector<Context *> &getContextStack() {
+  thread_local auto *stack = new std::vector<Context *>();
+  return *stack;
+}
 
 int currentDevice() {
-  return contextStack.empty() ? -1 : contextStack.back()->device;
+  return getContextStack().empty() ? -1 : getContextStack().back()->device;
 }
 
 void copyName(const std::string &name) {
@@ -120,7 +126,7 @@ void emulate(const Function &function, void **params) {
 
 FAKE_EXPORT const FakeCudaState *fakeCudaGetState() { return &state; }
 FAKE_EXPORT int fakeCudaGetContextDepth() {
-  return static_cast<int>(contextStack.size());
+  return static_cast<int>(getContextStack().size());
 }
 
 FAKE_EXPORT int cuGetErrorName(int error, const char **text) {
@@ -249,23 +255,23 @@ FAKE_EXPORT int cuDevicePrimaryCtxRetain(Context **context, int device) {
 FAKE_EXPORT int cuDevicePrimaryCtxRelease_v2(int) { return kSuccess; }
 
 FAKE_EXPORT int cuCtxGetCurrent(Context **context) {
-  *context = contextStack.empty() ? nullptr : contextStack.back();
+  *context = getContextStack().empty() ? nullptr : getContextStack().back();
   return kSuccess;
 }
 
 FAKE_EXPORT int cuCtxPushCurrent_v2(Context *context) {
   if (!context)
     return kInvalidValue;
-  contextStack.push_back(context);
+  getContextStack().push_back(context);
   return kSuccess;
 }
 
 FAKE_EXPORT int cuCtxPopCurrent_v2(Context **context) {
-  if (contextStack.empty())
+  if (getContextStack().empty())
     return kInvalidValue;
   if (context)
-    *context = contextStack.back();
-  contextStack.pop_back();
+    *context = getContextStack().back();
+  getContextStack().pop_back();
   return kSuccess;
 }
 
