@@ -320,6 +320,13 @@ make_set() {
     artifact "gemm_${entry}_simple" "$entry" "$gemm" "$gemm" "sqnr>=100" \
       "mxfp8train-lower-to-gpu{chip=$chip simple-gemm=true}" --repeat=3
   done
+  # The high-precision GEMMs on the tuned kernel (sm_90a; the simple ones on
+  # sm_100a): every operand orientation, odd sizes, init, batches, groups.
+  for entry in hp_mm_nt hp_mm_nn hp_mm_tn hp_mm_tt hp_mm_odd_nt hp_mm_odd_init \
+      hp_mm_out_nm hp_bmm_nt hp_bmm_nn hp_gmm_2d3d hp_gmm_2d3d_nn hp_gmm_2d2d; do
+    artifact "gemm_$entry" "$entry" "$gemm" "$gemm" "sqnr>=100" - --repeat=3
+  done
+  artifact gemm_hp_mm_nt_bf16 hp_mm_nt_bf16 "$gemm" "$gemm" "sqnr>=40" - --repeat=3
 
   # Whole training steps on the GPU against the CPU path (the small examples):
   # as written (bf16, GEMMs in f32 in another order, expf from libdevice)

@@ -142,3 +142,137 @@ func.func @sgmm_2d3d_cta2(%x: tensor<128x256xbf16>, %w: tensor<4x192x256xbf16> {
         tensor<4x192x256xf8E4M3FN> [tensor<4x192x8xf8E8M0FNU>], tensor<4xi32> -> tensor<128x192xf32>
   return %y : tensor<128x192xf32>
 }
+
+// ---------------------------------------------------------------------------
+// The high-precision GEMMs on the tuned kernel (sm_90a: the v8 wgmma kernel
+// of Gemm/HighPrecisionGemm.cpp; sm_100a: still the simple kernels). Every
+// operand orientation at 256 x 384 x 512 (in place: x w^T; packed: a b,
+// a^T b, a^T w^T), sizes that are not multiples of the 128 x 256 tile
+// (200 x 300, K = 520 read in place with the K tail zero-filled by TMA,
+// K = 100 packed), an init that is read, a (N, M) output, batch_matmul with
+// 3-D maps and with a packed operand, grouped_mm 2d-3d (an empty group,
+// rows past the last offset) and 2d-2d (group bounds off every alignment).
+// f32 results: the order of the f32 accumulation differs from the CPU path,
+// SQNR >= 100 dB; the bf16 result (hp_mm_nt_bf16) is rounded once from f32
+// on both sides, a few ulp flips between them: SQNR >= 40 dB.
+
+#bmk = affine_map<(b, m, n, k) -> (b, m, k)>
+#bnk = affine_map<(b, m, n, k) -> (b, n, k)>
+#bkn = affine_map<(b, m, n, k) -> (b, k, n)>
+#bmn = affine_map<(b, m, n, k) -> (b, m, n)>
+#nm = affine_map<(m, n, k) -> (n, m)>
+
+func.func @hp_mm_nt(%x: tensor<256x512xbf16>, %w: tensor<384x512xbf16>) -> tensor<256x384xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x384xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x384xf32>) -> tensor<256x384xf32>
+  %y = linalg.matmul indexing_maps = [#mk, #nk, #mn]
+      ins(%x, %w : tensor<256x512xbf16>, tensor<384x512xbf16>) outs(%f : tensor<256x384xf32>) -> tensor<256x384xf32>
+  return %y : tensor<256x384xf32>
+}
+
+func.func @hp_mm_nn(%a: tensor<256x512xbf16>, %b: tensor<512x384xbf16>) -> tensor<256x384xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x384xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x384xf32>) -> tensor<256x384xf32>
+  %y = linalg.matmul ins(%a, %b : tensor<256x512xbf16>, tensor<512x384xbf16>)
+      outs(%f : tensor<256x384xf32>) -> tensor<256x384xf32>
+  return %y : tensor<256x384xf32>
+}
+
+func.func @hp_mm_tn(%a: tensor<512x256xbf16>, %b: tensor<512x384xbf16>) -> tensor<256x384xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x384xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x384xf32>) -> tensor<256x384xf32>
+  %y = linalg.matmul indexing_maps = [#km, #kn, #mn]
+      ins(%a, %b : tensor<512x256xbf16>, tensor<512x384xbf16>) outs(%f : tensor<256x384xf32>) -> tensor<256x384xf32>
+  return %y : tensor<256x384xf32>
+}
+
+func.func @hp_mm_tt(%a: tensor<512x256xbf16>, %w: tensor<384x512xbf16>) -> tensor<256x384xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x384xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x384xf32>) -> tensor<256x384xf32>
+  %y = linalg.matmul indexing_maps = [#km, #nk, #mn]
+      ins(%a, %w : tensor<512x256xbf16>, tensor<384x512xbf16>) outs(%f : tensor<256x384xf32>) -> tensor<256x384xf32>
+  return %y : tensor<256x384xf32>
+}
+
+func.func @hp_mm_nt_bf16(%x: tensor<256x512xbf16>, %w: tensor<384x512xbf16>) -> tensor<256x384xbf16> {
+  %zero = arith.constant 0.0 : bf16
+  %e = tensor.empty() : tensor<256x384xbf16>
+  %f = linalg.fill ins(%zero : bf16) outs(%e : tensor<256x384xbf16>) -> tensor<256x384xbf16>
+  %y = linalg.matmul indexing_maps = [#mk, #nk, #mn]
+      ins(%x, %w : tensor<256x512xbf16>, tensor<384x512xbf16>) outs(%f : tensor<256x384xbf16>) -> tensor<256x384xbf16>
+  return %y : tensor<256x384xbf16>
+}
+
+func.func @hp_mm_odd_nt(%x: tensor<200x520xbf16>, %w: tensor<300x520xbf16>) -> tensor<200x300xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<200x300xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<200x300xf32>) -> tensor<200x300xf32>
+  %y = linalg.matmul indexing_maps = [#mk, #nk, #mn]
+      ins(%x, %w : tensor<200x520xbf16>, tensor<300x520xbf16>) outs(%f : tensor<200x300xf32>) -> tensor<200x300xf32>
+  return %y : tensor<200x300xf32>
+}
+
+func.func @hp_mm_odd_init(%a: tensor<200x100xbf16>, %b: tensor<100x300xbf16>, %c: tensor<200x300xf32>)
+    -> tensor<200x300xf32> {
+  %y = linalg.matmul ins(%a, %b : tensor<200x100xbf16>, tensor<100x300xbf16>)
+      outs(%c : tensor<200x300xf32>) -> tensor<200x300xf32>
+  return %y : tensor<200x300xf32>
+}
+
+func.func @hp_mm_out_nm(%x: tensor<256x512xbf16>, %w: tensor<384x512xbf16>) -> tensor<384x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<384x256xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<384x256xf32>) -> tensor<384x256xf32>
+  %y = linalg.matmul indexing_maps = [#mk, #nk, #nm]
+      ins(%x, %w : tensor<256x512xbf16>, tensor<384x512xbf16>) outs(%f : tensor<384x256xf32>) -> tensor<384x256xf32>
+  return %y : tensor<384x256xf32>
+}
+
+func.func @hp_bmm_nt(%a: tensor<3x200x520xbf16>, %b: tensor<3x300x520xbf16>) -> tensor<3x200x300xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x200x300xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<3x200x300xf32>) -> tensor<3x200x300xf32>
+  %y = linalg.batch_matmul indexing_maps = [#bmk, #bnk, #bmn]
+      ins(%a, %b : tensor<3x200x520xbf16>, tensor<3x300x520xbf16>)
+      outs(%f : tensor<3x200x300xf32>) -> tensor<3x200x300xf32>
+  return %y : tensor<3x200x300xf32>
+}
+
+func.func @hp_bmm_nn(%a: tensor<3x256x512xbf16>, %b: tensor<3x512x384xbf16>) -> tensor<3x256x384xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x256x384xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<3x256x384xf32>) -> tensor<3x256x384xf32>
+  %y = linalg.batch_matmul indexing_maps = [#bmk, #bkn, #bmn]
+      ins(%a, %b : tensor<3x256x512xbf16>, tensor<3x512x384xbf16>)
+      outs(%f : tensor<3x256x384xf32>) -> tensor<3x256x384xf32>
+  return %y : tensor<3x256x384xf32>
+}
+
+// Groups of 203, 0, 504, 193 tokens; tokens 900..999 belong to no group.
+func.func @hp_gmm_2d3d(%x: tensor<1000x512xbf16>, %w: tensor<4x384x512xbf16>,
+                       %offs: tensor<4xi32> {mxfp8run.values = dense<[203, 203, 707, 900]> : tensor<4xi32>})
+    -> tensor<1000x384xf32> {
+  %y = mxfp8train.grouped_mm %x, %w offs(%offs) transpose_rhs
+      : tensor<1000x512xbf16>, tensor<4x384x512xbf16>, tensor<4xi32> -> tensor<1000x384xf32>
+  return %y : tensor<1000x384xf32>
+}
+
+func.func @hp_gmm_2d3d_nn(%x: tensor<1000x512xbf16>, %w: tensor<4x512x384xbf16>,
+                          %offs: tensor<4xi32> {mxfp8run.values = dense<[203, 203, 707, 900]> : tensor<4xi32>})
+    -> tensor<1000x384xf32> {
+  %y = mxfp8train.grouped_mm %x, %w offs(%offs)
+      : tensor<1000x512xbf16>, tensor<4x512x384xbf16>, tensor<4xi32> -> tensor<1000x384xf32>
+  return %y : tensor<1000x384xf32>
+}
+
+func.func @hp_gmm_2d2d(%dy: tensor<1000x384xbf16>, %x: tensor<1000x512xbf16>,
+                       %offs: tensor<4xi32> {mxfp8run.values = dense<[203, 203, 707, 900]> : tensor<4xi32>})
+    -> tensor<4x384x512xf32> {
+  %y = mxfp8train.grouped_mm %dy, %x offs(%offs) transpose_lhs
+      : tensor<1000x384xbf16>, tensor<1000x512xbf16>, tensor<4xi32> -> tensor<4x384x512xf32>
+  return %y : tensor<4x384x512xf32>
+}

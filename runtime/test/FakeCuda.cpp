@@ -60,7 +60,8 @@ int stickyError = kSuccess;
 long long fakeClock = 0;
 std::set<void *> allocations;
 // Per thread, never freed: runtime calls from exit handlers (the profile
-// report of MXFP8RT_PROFILE=1) run after thread_local destructors.
+// report of MXFP8RT_PROFILE=1, modules unloaded by a library's destructors)
+// run after thread_local destructors.
 thread_local std::vector<Context *> *contextStackStorage = nullptr;
 std::vector<Context *> &getContextStack() {
   if (!contextStackStorage)

@@ -212,8 +212,9 @@ static cl::opt<std::string> gpuLowering(
 
 static cl::opt<bool> simpleGemm(
     "simple-gemm",
-    cl::desc("--device=cuda: the simple tiled GEMM kernels for scaled_mm / "
-             "scaled_grouped_mm even where a wgmma kernel exists"),
+    cl::desc("--device=cuda: the simple tiled GEMM kernels for every GEMM "
+             "(scaled_mm / scaled_grouped_mm, linalg contractions, "
+             "grouped_mm) even where a wgmma kernel exists"),
     cl::init(false), cl::cat(runCategory));
 
 static cl::opt<bool> printDevice(

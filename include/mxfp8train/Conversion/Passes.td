@@ -122,10 +122,12 @@ def ConvertMXFP8TrainToGPUPass
     ```
 
     Linalg contractions (`linalg.matmul` in any operand orientation,
-    `linalg.batch_matmul`) and `grouped_mm` become launches of simple tiled
-    GEMM kernels (Gemm/SimpleGemm.cpp), which also serve `scaled_mm` and
+    `linalg.batch_matmul`) and `grouped_mm` with bf16 / f16 operands become
+    the bf16 wgmma GEMM of the MX path on sm_90a (Gemm/HighPrecisionGemm.cpp;
+    not for small GEMMs), the others launches of simple tiled GEMM kernels
+    (Gemm/SimpleGemm.cpp), which also serve `scaled_mm` and
     `scaled_grouped_mm` with row-major scales where no specialised kernel
-    matches (or always, with `simple-gemm`).
+    matches (or every GEMM, with `simple-gemm`).
 
     Ops with dynamic shapes, `to_blocked` with a grouped layout, and the
     GEMM forms without a kernel are not lowered: the pass reports each and
@@ -145,8 +147,9 @@ def ConvertMXFP8TrainToGPUPass
            "bodies, a multiple of 8 elements) to vectorized kernels instead "
            "of the parallel-loop path">,
     Option<"simpleGemm", "simple-gemm", "bool", /*default=*/"false",
-           "Lower scaled_mm / scaled_grouped_mm with the simple tiled "
-           "kernels even where a specialised (wgmma) kernel exists">
+           "Lower every GEMM (scaled_mm / scaled_grouped_mm, linalg "
+           "contractions, grouped_mm) with the simple tiled kernels even "
+           "where a specialised (wgmma) kernel exists">
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect",

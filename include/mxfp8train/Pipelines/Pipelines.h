@@ -79,8 +79,9 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::init(true)};
   PassOptions::Option<bool> simpleGemm{
       *this, "simple-gemm",
-      llvm::cl::desc("Lower scaled_mm / scaled_grouped_mm with the simple "
-                     "tiled kernels even where a wgmma kernel exists"),
+      llvm::cl::desc("Lower every GEMM (scaled_mm / scaled_grouped_mm, "
+                     "linalg contractions, grouped_mm) with the simple tiled "
+                     "kernels even where a wgmma kernel exists"),
       llvm::cl::init(false)};
 };
 

@@ -240,11 +240,11 @@ void emitToBlocked(RewriterBase &rewriter, Location loc,
 
 /// Adds the simple tiled GEMM kernels (Gemm/SimpleGemm.cpp): linalg
 /// contractions and grouped_mm in bf16/f32, and scaled_mm /
-/// scaled_grouped_mm with row-major scales with benefit `mxBenefit` (by
-/// default 0, below the specialised GEMM kernels).
+/// scaled_grouped_mm with row-major scales, all with benefit `benefit` (by
+/// default 0, below the specialised GEMM kernels, which take the forms they
+/// can first; `simple-gemm=true` adds them again above those).
 void populateSimpleGemmKernelPatterns(RewritePatternSet &patterns,
-                                      KernelCache &cache,
-                                      unsigned mxBenefit = 0);
+                                      KernelCache &cache, unsigned benefit = 0);
 
 /// True for the ops populateSimpleGemmKernelPatterns may lower that are not
 /// mxfp8train MX ops (linalg contractions, grouped_mm).
@@ -252,9 +252,16 @@ bool isSimpleGemmCandidate(Operation *op);
 
 /// Adds the scaled_mm and scaled_grouped_mm lowerings to the MX GEMM
 /// kernels of the target's MMA generation (Gemm/GemmPatterns.cpp; sm_90a:
-/// wgmma, sm_100a: tcgen05).
+/// wgmma, sm_100a: tcgen05), and the high-precision GEMMs of sm_90a
+/// (populateHighPrecisionGemmPatterns).
 void populateGemmKernelPatterns(RewritePatternSet &patterns,
                                 KernelCache &cache);
+
+/// Adds the high-precision GEMMs on sm_90a (Gemm/HighPrecisionGemm.cpp):
+/// bf16 / f16 linalg contractions and grouped_mm on the wgmma kernel of the
+/// MX GEMMs, above the simple kernels' benefit.
+void populateHighPrecisionGemmPatterns(RewritePatternSet &patterns,
+                                       KernelCache &cache);
 
 /// Adds the pattern that gives every scaled_mm the tcgen05 kernel takes
 /// blocked scales: each row-major scale operand goes through `to_blocked`

@@ -127,9 +127,9 @@ struct ConvertMXFP8TrainToGPUPass final
                                               fuseProducers,
                                               elementwiseKernels);
     if (simpleGemm) {
-      // The simple MX kernels again, above the specialised ones.
+      // The simple kernels again, above the specialised ones.
       KernelCache cache(kernels, target);
-      populateSimpleGemmKernelPatterns(patterns, cache, /*mxBenefit=*/2);
+      populateSimpleGemmKernelPatterns(patterns, cache, /*benefit=*/2);
     }
     // Only the existing ops are rewritten; the kernels the patterns create
     // are not revisited.

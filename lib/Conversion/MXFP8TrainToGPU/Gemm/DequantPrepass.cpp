@@ -11,6 +11,10 @@
 // rounding. A nonzero block whose scale byte is outside the exact range
 // raises the flag; 2d-2d lays each token group out from a multiple of 64
 // of the padded K and raises the flag for a group not aligned to 32.
+// Without scales (`gemm_pack_*`) the kernel copies a bf16 / f16 operand
+// into the same padded K-major layout: the items of the scaled kernel
+// without its transpose tile, element loads where an item is cut by the
+// end of K or of a token group (any K, any group bounds), no flag.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,9 +33,10 @@ using namespace mlir::mxfp8train::gpu_lowering;
 using gemm::OperandLayout;
 
 std::string DequantSpec::getName() const {
-  return llvm::formatv("gemm_dequant_{0}{1}_{2}_{3}x{4}x{5}_pad{6}x{7}{8}",
-                       l.kMajor ? "k" : "mn", l.blockedScales ? "b" : "",
-                       getTypeTag(f8Type), batches, l.rows, l.k, rowsPad, kPad,
+  return llvm::formatv("gemm_{0}_{1}{2}_{3}_{4}x{5}x{6}_pad{7}x{8}{9}",
+                       scaled() ? "dequant" : "pack", l.kMajor ? "k" : "mn",
+                       l.blockedScales ? "b" : "", getTypeTag(dataType),
+                       batches, l.rows, l.k, rowsPad, kPad,
                        groups ? llvm::formatv("_g{0}", groups).str()
                               : std::string())
       .str();
@@ -41,8 +46,8 @@ std::string DequantSpec::getName() const {
 /// element e is a bf16 value (normal or subnormal), so that the pre-pass
 /// keeps the operand exact: e4m3 values lie in [2^-9, 448], e5m2 in
 /// [2^-16, 57344]; bf16 reaches down to 2^-133 and up to 2^128 (1 - 2^-9).
-static std::pair<int64_t, int64_t> getExactScaleRange(Type f8Type) {
-  if (isa<Float8E5M2Type>(f8Type))
+static std::pair<int64_t, int64_t> getExactScaleRange(Type dataType) {
+  if (isa<Float8E5M2Type>(dataType))
     return {10, 239};
   return {3, 246};
 }
@@ -62,9 +67,11 @@ static std::pair<int64_t, int64_t> getExactScaleRange(Type f8Type) {
 static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
                               ValueRange args) {
   unsigned ai = 0;
-  Value data = args[ai++], scales = args[ai++];
+  Value data = args[ai++];
+  Value scales = d.scaled() ? args[ai++] : Value();
   Value offs = d.groups ? args[ai++] : Value();
-  Value out = args[ai++], flag = args[ai++];
+  Value out = args[ai++];
+  Value flag = d.scaled() ? args[ai++] : Value();
   const OperandLayout &l = d.l;
   const int64_t vec = d.vec();
   auto c = [&](int64_t v) { return kb.idx(v); };
@@ -124,7 +131,8 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
               arith::CmpIOp::create(
                   kb, arith::CmpIPredicate::ne,
                   remu(arith::OrIOp::create(kb, start, end), 32), c(0)));
-          kb.ifThen(misaligned, setFlag);
+          if (d.scaled())
+            kb.ifThen(misaligned, setFlag);
           Value nextPad = add(padEnd, mul(divu(add(len, c(63)), 64), 64));
           memref::StoreOp::create(kb, nextPad, table, mul(gi, 3));
           memref::StoreOp::create(kb, start, table, add(mul(gi, 3), c(1)));
@@ -135,12 +143,17 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
   }
 
   int64_t blocks = l.k / 32;
-  auto [lo, hi] = getExactScaleRange(d.f8Type);
+  auto [lo, hi] = getExactScaleRange(d.dataType);
 
-  // The source K of padded K `pk` and whether it holds operand data.
-  auto lookup = [&](Value pk) -> std::pair<Value, Value> {
+  // The source K of padded K `pk`, whether it holds operand data, and how
+  // many operand elements follow it along K in its group (meaningful only
+  // where it holds data).
+  struct Source {
+    Value k, inside, avail;
+  };
+  auto lookup = [&](Value pk) -> Source {
     if (!d.groups)
-      return {pk, ult(pk, c(l.k))};
+      return {pk, ult(pk, c(l.k)), sub(c(l.k), pk)};
     // Group g: the number of groups whose padded end is <= pk.
     auto scan =
         scf::ForOp::create(kb, c(0), c(d.groups), c(1), ValueRange{c(0), c(0)});
@@ -164,14 +177,16 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
     Value start = memref::LoadOp::create(kb, table, add(mul(gs, 3), c(1)));
     Value len = memref::LoadOp::create(kb, table, add(mul(gs, 3), c(2)));
     Value off = sub(pk, pStart);
-    // A group starting off a 32-boundary is flagged by the table; its
-    // items are not loaded (the vector loads would be misaligned).
-    Value aligned = arith::CmpIOp::create(kb, arith::CmpIPredicate::eq,
-                                          remu(start, 32), c(0));
-    return {
-        add(start, off),
-        arith::AndIOp::create(
-            kb, arith::AndIOp::create(kb, inGroups, ult(off, len)), aligned)};
+    Value inside = arith::AndIOp::create(kb, inGroups, ult(off, len));
+    // A group of MX data starting off a 32-boundary is flagged by the
+    // table; its items are not loaded (the vector loads would be
+    // misaligned). Packed data is loaded by elements there.
+    if (d.scaled())
+      inside = arith::AndIOp::create(
+          kb, inside,
+          arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, remu(start, 32),
+                                c(0)));
+    return {add(start, off), inside, sub(len, off)};
   };
   // The scale byte (i32) of row r at source K k0.
   auto scaleByte = [&](Value batch, Value r, Value k0) -> Value {
@@ -208,13 +223,13 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
           arith::SelectOp::create(kb, isNaN, kb.i32(0x7FC00000),
                                   arith::ShLIOp::create(kb, s, kb.i32(23)));
       Value factor = kb.bitcastTo(kb.getF32Type(), factorBits);
-      Value x = kb.convertFromF8(v, d.f8Type);
+      Value x = kb.convertFromF8(v, d.dataType);
       Value y = arith::MulFOp::create(
           kb, x, vector::BroadcastOp::create(kb, f32V, factor));
       return arith::TruncFOp::create(kb, bf16V, y);
     };
     Value bf;
-    if (isa<Float8E4M3FNType>(d.f8Type)) {
+    if (isa<Float8E4M3FNType>(d.dataType)) {
       // e4m3 without conversion instructions: the bytes placed as bf16 of
       // 2^-120 times the values, then two exact bf16x2 multiplies by 2^120
       // and 2^(s - 127) (bits s << 7; 0 for s = 0, exact only for a zero
@@ -288,7 +303,7 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
       Value kbp = remu(divu(tile, rowTiles), kBlocksPad);
       Value batch = divu(tile, rowTiles * kBlocksPad);
       Value pk = mul(kbp, 32);
-      auto [k0, kIn] = lookup(pk);
+      auto [k0, kIn, kAvail] = lookup(pk);
       Value rowBase = mul(rt, 128);
       // Load: thread t copies row chunk t % 8 of K row t / 8.
       Value kk = divu(tid, 8), chunk = remu(tid, 8);
@@ -301,8 +316,8 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
         Value off =
             add(mul(batch, l.getDataSize()), add(mul(add(k0, kk), l.rows), r0));
         scf::YieldOp::create(
-            kb, kb.bitcastTo(b16, kb.load(VectorType::get({16}, d.f8Type), data,
-                                          off, 16)));
+            kb, kb.bitcastTo(b16, kb.load(VectorType::get({16}, d.dataType),
+                                          data, off, 16)));
         kb.setInsertionPointToStart(ld.elseBlock());
         scf::YieldOp::create(kb, kb.splatBits(b16, 0));
       }
@@ -341,8 +356,11 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
     return;
   }
 
-  auto bytesV = VectorType::get({vec}, kb.getI8Type());
-  kb.gridStrideLoop(kb.idx(d.numItems()), [&](Value i) {
+  // Item i: (batch, row r, padded K pk) of its first element.
+  struct Item {
+    Value batch, r, pk;
+  };
+  auto getItem = [&](Value i) -> Item {
     int64_t chunks = d.kPad / vec;
     Value r, kc;
     if (l.kMajor) {
@@ -352,9 +370,80 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
       r = remu(i, d.rowsPad);
       kc = remu(divu(i, d.rowsPad), chunks);
     }
-    Value batch = divu(i, d.rowsPad * chunks);
-    Value pk = mul(kc, vec);
-    auto [k0, kIn] = lookup(pk);
+    return {divu(i, d.rowsPad * chunks), r, mul(kc, vec)};
+  };
+
+  if (!d.scaled()) {
+    // Packing: the `vec` elements of an item copied, zeros outside the
+    // operand (past its rows, past K, past the item's token group). A
+    // K-major item wholly inside and 16-byte aligned is one vector load;
+    // other items load element by element.
+    Type elemType = d.dataType;
+    auto itemType = VectorType::get({vec}, elemType);
+    int64_t elemBytes = elemType.getIntOrFloatBitWidth() / 8;
+    kb.gridStrideLoop(kb.idx(d.numItems()), [&](Value i) {
+      Item item = getItem(i);
+      Source src = lookup(item.pk);
+      Value r = item.r, kAvail = src.avail;
+      Value inside = arith::AndIOp::create(kb, ult(r, c(l.rows)), src.inside);
+      Value dataBase = mul(item.batch, l.getDataSize());
+      auto offsetOf = [&](int64_t j) -> Value {
+        Value kj = add(src.k, c(j));
+        return add(dataBase,
+                   l.kMajor ? add(mul(r, l.k), kj) : add(mul(kj, l.rows), r));
+      };
+      auto loadElements = [&]() -> Value {
+        Value zero =
+            arith::ConstantOp::create(kb, kb.getFloatAttr(elemType, 0.0));
+        SmallVector<Value> elems;
+        for (int64_t j = 0; j < vec; ++j) {
+          Value ok = arith::AndIOp::create(kb, inside, ult(c(j), kAvail));
+          auto ld = scf::IfOp::create(kb, TypeRange{elemType}, ok, true);
+          OpBuilder::InsertionGuard g(kb);
+          kb.setInsertionPointToStart(ld.thenBlock());
+          scf::YieldOp::create(
+              kb, memref::LoadOp::create(kb, data, offsetOf(j)).getResult());
+          kb.setInsertionPointToStart(ld.elseBlock());
+          scf::YieldOp::create(kb, zero);
+          kb.setInsertionPointAfter(ld);
+          elems.push_back(ld.getResult(0));
+        }
+        return vector::FromElementsOp::create(kb, itemType, elems);
+      };
+      Value v;
+      if (l.kMajor) {
+        Value off0 = offsetOf(0);
+        Value whole = arith::AndIOp::create(
+            kb,
+            arith::AndIOp::create(
+                kb, inside,
+                arith::CmpIOp::create(kb, arith::CmpIPredicate::uge, kAvail,
+                                      c(vec))),
+            arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, remu(off0, vec),
+                                  c(0)));
+        auto ld = scf::IfOp::create(kb, TypeRange{itemType}, whole, true);
+        OpBuilder::InsertionGuard g(kb);
+        kb.setInsertionPointToStart(ld.thenBlock());
+        scf::YieldOp::create(kb,
+                             kb.load(itemType, data, off0, vec * elemBytes));
+        kb.setInsertionPointToStart(ld.elseBlock());
+        scf::YieldOp::create(kb, loadElements());
+        kb.setInsertionPointAfter(ld);
+        v = ld.getResult(0);
+      } else {
+        v = loadElements();
+      }
+      Value outOff =
+          add(mul(add(mul(item.batch, d.rowsPad), r), d.kPad), item.pk);
+      kb.store(v, out, outOff, 16);
+    });
+    return;
+  }
+
+  auto bytesV = VectorType::get({vec}, kb.getI8Type());
+  kb.gridStrideLoop(kb.idx(d.numItems()), [&](Value i) {
+    auto [batch, r, pk] = getItem(i);
+    auto [k0, kIn, kAvail] = lookup(pk);
     Value inside = arith::AndIOp::create(kb, ult(r, c(l.rows)), kIn);
     // Padding: zero bytes with scale byte 127 convert to zeros.
     auto ifOp = scf::IfOp::create(kb, TypeRange{bytesV, i32}, inside, true);
@@ -365,8 +454,8 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
       Value v;
       if (l.kMajor) {
         Value off = add(dataBase, add(mul(r, l.k), k0));
-        v = kb.bitcastTo(
-            bytesV, kb.load(VectorType::get({vec}, d.f8Type), data, off, vec));
+        v = kb.bitcastTo(bytesV, kb.load(VectorType::get({vec}, d.dataType),
+                                         data, off, vec));
       } else {
         SmallVector<Value> elems;
         for (int64_t j = 0; j < vec; ++j) {
@@ -402,14 +491,19 @@ void gpu_lowering::launchDequantPrepass(RewriterBase &rewriter, Location loc,
   assert(cast<MemRefType>(padded.getType()).getNumElements() ==
              d.batches * d.rowsPad * d.kPad &&
          "the padded buffer holds batches x rowsPad x kPad elements");
-  SmallVector<Value> kargs = {data, scales};
+  SmallVector<Value> kargs = {data};
+  if (d.scaled())
+    kargs.push_back(scales);
   if (d.groups)
     kargs.push_back(offs);
-  kargs.append({padded, flag});
+  int64_t numInputs = kargs.size();
+  kargs.push_back(padded);
+  if (d.scaled())
+    kargs.push_back(flag);
   SmallVector<Type> types =
       llvm::map_to_vector(kargs, [](Value v) { return v.getType(); });
   gpu::GPUFuncOp kernel =
-      cache.getOrCreate(rewriter, d.getName(), types, d.groups ? 3 : 2, {},
+      cache.getOrCreate(rewriter, d.getName(), types, numInputs, {},
                         [&](KernelBuilder &kb, ValueRange kargs, ValueRange) {
                           emitDequantKernel(kb, d, kargs);
                         });

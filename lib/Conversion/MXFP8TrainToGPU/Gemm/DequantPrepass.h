@@ -3,7 +3,10 @@
 // The pre-pass of the default GEMM (GemmVariant::DequantBF16): one kernel
 // per MX operand writes its exact bf16 values, K-major and zero-padded to
 // whole CTA tiles, and raises a flag word when an element bf16 cannot hold
-// exactly (the guarded fallback kernel then runs instead).
+// exactly (the guarded fallback kernel then runs instead). The same kernel
+// without scales packs a high-precision (bf16 / f16) operand the GEMM
+// cannot read in place (MN-major, unaligned rows, 2d-2d token groups) into
+// that padded K-major layout, unchanged.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,26 +26,33 @@ namespace gpu_lowering {
 /// 16 bytes, so that a column's bytes spread over the banks).
 inline constexpr int64_t kTransposeStride = 144;
 
-/// One MX operand dequantized by the pre-pass.
+/// One MX operand dequantized by the pre-pass, or one high-precision
+/// operand packed by it.
 struct DequantSpec {
   /// The stored operand (rows x K per batch).
   gemm::OperandLayout l;
   int64_t batches = 1;
-  /// The padded bf16 buffer: `batches x rowsPad x kPad`, K-major.
+  /// The padded buffer: `batches x rowsPad x kPad`, K-major; bf16, or the
+  /// element type of a packed operand.
   int64_t rowsPad = 0, kPad = 0;
-  Type f8Type;
+  /// The operand's element type: fp8 (dequantized with its scales into
+  /// bf16, the flag raised where that is inexact), or bf16 / f16 (packed:
+  /// copied, no scales, no flag; any K and any group bounds).
+  Type dataType;
   /// 2d-2d: the token groups of `offs` along K; each group's tokens start
   /// at a multiple of 64 of the padded K (0: K is not grouped).
   int64_t groups = 0;
 
+  /// MX operand (fp8 with scales) rather than a high-precision one.
+  bool scaled() const { return dataType.getIntOrFloatBitWidth() == 8; }
   /// Elements per item (one thread's work): 8 of one row for K-major data
-  /// (a warp loads 256 and stores 512 contiguous bytes), a 32-block of one
-  /// row for MN-major data (rows fastest, so that each of the 32 byte loads
-  /// of a warp is contiguous).
+  /// (a warp loads 256 fp8 bytes and stores 512 contiguous bytes), a
+  /// 32-block of one row for MN-major data (rows fastest, so that each of
+  /// the 32 element loads of a warp is contiguous).
   int64_t vec() const { return l.kMajor ? 8 : 32; }
-  /// MN-major data with rows a multiple of 16 goes through shared memory
-  /// in tiles of 32 K x 128 rows (16-byte loads of row chunks).
-  bool transpose() const { return !l.kMajor && l.rows % 16 == 0; }
+  /// MN-major fp8 data with rows a multiple of 16 goes through shared
+  /// memory in tiles of 32 K x 128 rows (16-byte loads of row chunks).
+  bool transpose() const { return scaled() && !l.kMajor && l.rows % 16 == 0; }
   /// Work items: tiles (transpose) or items of vec() elements.
   int64_t numItems() const {
     if (transpose())
@@ -57,15 +67,17 @@ struct DequantSpec {
       bytes += 32 * kTransposeStride + 128 * 4;
     return groups || transpose() ? bytes : 0;
   }
-  /// The kernel name (`gemm_dequant_k_e4m3_1x256x512_pad256x512`).
+  /// The kernel name (`gemm_dequant_k_e4m3_1x256x512_pad256x512`,
+  /// `gemm_pack_mn_bf16_1x384x512_pad512x512`).
   std::string getName() const;
 };
 
 /// Launches the pre-pass of `d` on the operand's `data` and `scales` (and,
 /// 2d-2d, `offs`) into `padded` (flat bf16, batches x rowsPad x kPad
 /// elements), raising `flag` (one i32, zeroed before) where the operand
-/// needs the fallback. The grid is one CTA per tile (transpose) or per 256
-/// items, capped at `maxCTAsPerSM` per SM (0: no cap; a grid-stride loop
+/// needs the fallback. A packed operand (`!d.scaled()`) has neither
+/// `scales` nor `flag` (null). The grid is one CTA per tile (transpose) or per
+/// 256 items, capped at `maxCTAsPerSM` per SM (0: no cap; a grid-stride loop
 /// covers the rest).
 void launchDequantPrepass(RewriterBase &rewriter, Location loc,
                           const KernelCache &cache, const DequantSpec &d,

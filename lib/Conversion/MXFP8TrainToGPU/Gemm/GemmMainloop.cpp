@@ -34,6 +34,8 @@ GemmArgs::GemmArgs(const GemmSpec &spec, ValueRange args) {
     offs = args[i++];
   if (spec.biasType)
     bias = args[i++];
+  if (spec.initType)
+    init = args[i++];
   if (spec.guarded)
     flag = args[i++];
   out = args[i++];
@@ -478,11 +480,20 @@ SmallVector<StageCopy> GemmMainloop::getPaddedOperandCopies(const GemmTile &t,
     return batched ? add(mul(t.batch, c(rows)), base) : base;
   };
   Value k0 = i32(mul(kt, c(spec.tile.k)));
-  Value aRow = i32(row(spec.aBatched, spec.a.rows, t.rowBase));
-  Value bRow = i32(row(spec.bBatched, spec.b.rows, t.colBase));
+  // A sliced (3-D) map takes the batch as its outermost coordinate.
+  auto coords = [&](bool batched, bool sliced, int64_t rows,
+                    Value base) -> SmallVector<Value, 2> {
+    if (sliced)
+      return {k0, i32(base), i32(t.batch)};
+    return {k0, i32(row(batched, rows, base))};
+  };
   return {
-      StageCopy{args.aMap, {k0, aRow}, 0, spec.stageBytesA()},
-      StageCopy{args.bMap, {k0, bRow}, spec.stageBytesA(), spec.stageBytesB()}};
+      StageCopy{args.aMap,
+                coords(spec.aBatched, spec.aSlicedMap, spec.a.rows, t.rowBase),
+                0, spec.stageBytesA()},
+      StageCopy{args.bMap,
+                coords(spec.bBatched, spec.bSlicedMap, spec.b.rows, t.colBase),
+                spec.stageBytesA(), spec.stageBytesB()}};
 }
 
 scf::ForOp GemmMainloop::emitConsumerLoop(const GemmTile &t, ValueRange init,
@@ -526,6 +537,17 @@ void GemmMainloop::storeOutput(Value outBase, Value row, Value col,
   SmallVector<Value> vals;
   for (int64_t j = 0; j < width; ++j) {
     Value v = valueAt(j);
+    if (args.init) {
+      // The initial output, read at the element's position clamped into
+      // the batch (masked elements read a valid one and are not stored).
+      Value rj = arith::MinUIOp::create(kb, row, c(spec.m - 1));
+      Value cj = arith::MinUIOp::create(kb, add(col, c(j)), c(spec.n - 1));
+      Value iv = memref::LoadOp::create(
+          kb, args.init, add(outBase, add(mul(rj, c(spec.n)), cj)));
+      if (!spec.initType.isF32())
+        iv = arith::ExtFOp::create(kb, f32, iv);
+      v = arith::AddFOp::create(kb, iv, v);
+    }
     if (args.bias) {
       Value cj = arith::MinUIOp::create(kb, add(col, c(j)), c(spec.n - 1));
       Value bv = memref::LoadOp::create(kb, args.bias, cj);
@@ -587,12 +609,15 @@ gpu_lowering::createPaddedOperands(RewriterBase &rewriter, Location loc,
                                    ArrayRef<PaddedOperandShape> shapes) {
   OpBuilder::InsertionGuard guard(rewriter);
   Block *block = rewriter.getInsertionBlock();
-  Type bf16 = rewriter.getBF16Type();
   SmallVector<PaddedOperand> operands(shapes.size());
+  auto elementType = [&](const PaddedOperandShape &shape) {
+    return shape.elementType ? shape.elementType : rewriter.getBF16Type();
+  };
   rewriter.setInsertionPointToStart(block);
   for (auto [operand, shape] : llvm::zip_equal(operands, shapes))
     operand.buffer = memref::AllocOp::create(
-        rewriter, loc, MemRefType::get({shape.rows * shape.rowElems}, bf16));
+        rewriter, loc,
+        MemRefType::get({shape.rows * shape.rowElems}, elementType(shape)));
   // The maps after every allocation that leads the block (these included),
   // before the first other op.
   Operation *first = &block->front();
@@ -601,7 +626,8 @@ gpu_lowering::createPaddedOperands(RewriterBase &rewriter, Location loc,
   rewriter.setInsertionPoint(first);
   for (auto [operand, shape] : llvm::zip_equal(operands, shapes)) {
     Value view = memref::ExpandShapeOp::create(
-        rewriter, loc, MemRefType::get({shape.rows, shape.rowElems}, bf16),
+        rewriter, loc,
+        MemRefType::get({shape.rows, shape.rowElems}, elementType(shape)),
         operand.buffer, ArrayRef<ReassociationIndices>{{0, 1}});
     tma::TensorMapSpec spec;
     spec.box = {shape.boxRows, 64};

@@ -134,15 +134,17 @@ protected:
 //===----------------------------------------------------------------------===//
 
 /// The arguments of a GEMM kernel, in this order: A data, [A scales],
-/// B data, [B scales], [offs], [bias], [flag], out. Pre-dequantized
+/// B data, [B scales], [offs], [bias], [init], [flag], out. Pre-dequantized
 /// operands are loaded by TMA: their kernel arguments are the tensor maps
 /// of the padded bf16 buffers (`!llvm.ptr`, createPaddedOperandTensorMap)
-/// instead of the data, and they have no scales; offs only for the grouped
-/// kinds, flag only for guarded kernels.
+/// or, for high-precision operands, of the operands themselves, instead of
+/// the data, and they have no scales; offs only for the grouped kinds, init
+/// only with `GemmSpec::initType` (the output's initial value, flat, laid
+/// out as `out`), flag only for guarded kernels.
 struct GemmArgs {
   GemmArgs(const GemmSpec &spec, ValueRange args);
 
-  Value aData, aScales, bData, bScales, offs, bias, flag, out;
+  Value aData, aScales, bData, bScales, offs, bias, init, flag, out;
   /// The tensor maps of TMA-loaded operands (null otherwise).
   Value aMap, bMap;
 };
@@ -336,7 +338,8 @@ public:
   /// of 64 K (128 bytes, the 128-byte swizzle span) at K kt * 64 from
   /// GemmArgs::aMap / bMap, at the stage's A and B offsets. The swizzle
   /// puts 16-byte chunk c of box row r at c ^ (r % 8), the layout of the
-  /// wgmma descriptors.
+  /// wgmma descriptors. A sliced map (GemmSpec::aSlicedMap) is addressed
+  /// (K, row, batch), a stacked one (K, batch x a.rows + row).
   SmallVector<StageCopy> getPaddedOperandCopies(const GemmTile &t, Value kt);
   /// The consumer loop of a tile: per contraction tile, waits for a full
   /// slot (then `fence.proxy.async` where `fenceAfterFull`: stages written
@@ -354,7 +357,8 @@ public:
   /// 2d-3d, whose groups share the output rows.
   Value getOutputBase(Value batch);
   /// Stores output elements (row, col + j), j < width, from the fp32
-  /// values `valueAt(j)` (called in order of j): bias added in fp32,
+  /// values `valueAt(j)` (called in order of j): the initial output
+  /// (GemmArgs::init) and the bias added in fp32,
   /// rounded to bf16 (RNE) or kept f32; rows at or past `rowEnd` and
   /// columns past n are masked. With n a multiple of `width` (and `col`
   /// one) the `width` elements go out in one vector store.
@@ -409,6 +413,8 @@ Value appendGemmTailArgs(RewriterBase &rewriter, Location loc,
 /// boxes of `boxRows` rows x 64 elements.
 struct PaddedOperandShape {
   int64_t rows, rowElems, boxRows;
+  /// bf16 when null (f16 for f16 high-precision operands).
+  Type elementType = {};
 };
 
 /// A pre-dequantized operand on the host: its padded bf16 buffer (flat) and

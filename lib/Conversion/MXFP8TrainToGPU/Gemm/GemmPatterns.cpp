@@ -73,12 +73,8 @@ static void chooseConfig(GemmConfigAttr config, GemmSpec &spec,
     // the pre-passes): one CTA of 384 threads per SM, 128x256 tiles
     // (m64n256 per MMA warpgroup) and a ring of four stages (192 KiB), or
     // 128x128 tiles with `tile_n = 128` (up to six stages).
-    spec.variant = GemmVariant::DequantBF16;
-    spec.ctasPerSM = 1;
-    spec.converterGroups = 1;
-    spec.prefetch = 1;
-    spec.tile.n = config.getTileN().value_or(256);
-    spec.stages = config.getStages().value_or(4);
+    configureDequantBF16Gemm(spec, config.getTileN().value_or(256),
+                             config.getStages().value_or(4));
     return;
   }
   // v7 covers K-major operands with row-major scales; the MN-major and
@@ -166,7 +162,7 @@ static void launchGemmOp(RewriterBase &rewriter, Location loc,
     d.batches = batches;
     d.rowsPad = rowsPad;
     d.kPad = kPad;
-    d.f8Type = f8Type;
+    d.dataType = f8Type;
     d.groups = grouped2d2d ? spec.batches : 0;
     launchDequantPrepass(rewriter, loc, cache, d, dequantCTAs, data, scales,
                          grouped2d2d ? args[4] : Value(), flag, buffer);
@@ -283,4 +279,5 @@ void gpu_lowering::populateGemmKernelPatterns(RewritePatternSet &patterns,
                                               KernelCache &cache) {
   patterns.add<ScaledMmOpToGPU, ScaledGroupedMmOpToGPU>(patterns.getContext(),
                                                         cache);
+  populateHighPrecisionGemmPatterns(patterns, cache);
 }

@@ -55,9 +55,12 @@ GemmSpec gpu_lowering::getScaledMmSpec(ScaledMmOp op) {
   return spec;
 }
 
-GemmSpec gpu_lowering::getScaledGroupedMmSpec(ScaledGroupedMmOp op) {
-  RankedTensorType lhsType = op.getLhs().getType();
-  RankedTensorType resultType = op.getResult().getType();
+/// The kind, sizes, orientations and types of a grouped GEMM op (2d-3d:
+/// tokens along M, one B per group; 2d-2d: tokens along K, one output per
+/// group).
+template <typename OpT> static GemmSpec getGroupedSpec(OpT op) {
+  auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
+  auto resultType = cast<RankedTensorType>(op.getResult().getType());
   bool tl = op.getTransposeLhs(), tr = op.getTransposeRhs();
   GemmSpec spec;
   spec.batches = op.getOffs().getType().getDimSize(0);
@@ -73,40 +76,55 @@ GemmSpec gpu_lowering::getScaledGroupedMmSpec(ScaledGroupedMmOp op) {
     spec.n = resultType.getDimSize(2);
   }
   spec.k = lhsType.getDimSize(tl ? 0 : 1);
-  spec.a = {spec.m, spec.k, !tl,
-            op.getLhsScaleLayout() != ScaleLayout::RowMajor};
-  spec.b = {spec.n, spec.k, tr,
-            op.getRhsScaleLayout() != ScaleLayout::RowMajor};
+  spec.a = {spec.m, spec.k, !tl, false};
+  spec.b = {spec.n, spec.k, tr, false};
   spec.aType = lhsType.getElementType();
-  spec.bType = op.getRhs().getType().getElementType();
+  spec.bType = cast<RankedTensorType>(op.getRhs().getType()).getElementType();
   spec.outType = resultType.getElementType();
   return spec;
 }
 
+GemmSpec gpu_lowering::getScaledGroupedMmSpec(ScaledGroupedMmOp op) {
+  GemmSpec spec = getGroupedSpec(op);
+  spec.a.blockedScales = op.getLhsScaleLayout() != ScaleLayout::RowMajor;
+  spec.b.blockedScales = op.getRhsScaleLayout() != ScaleLayout::RowMajor;
+  return spec;
+}
+
+GemmSpec gpu_lowering::getGroupedMmSpec(GroupedMmOp op) {
+  GemmSpec spec = getGroupedSpec(op);
+  spec.scaled = false;
+  return spec;
+}
+
 std::string GemmSpec::getName() const {
-  auto operandTag = [](const gemm::OperandLayout &l) {
-    return std::string(l.kMajor ? "k" : "mn") + (l.blockedScales ? "b" : "");
+  // `s`: a 3-D tensor map with one batch per box (GemmSpec::aSlicedMap).
+  auto operandTag = [](const gemm::OperandLayout &l, bool sliced) {
+    return std::string(l.kMajor ? "k" : "mn") + (l.blockedScales ? "b" : "") +
+           (sliced ? "s" : "");
   };
-  const char *kindTag = kind == GemmKind::Dense         ? "scaled_mm"
-                        : kind == GemmKind::Grouped2d3d ? "scaled_gmm_2d3d"
-                                                        : "scaled_gmm_2d2d";
+  const char *kindTag = kind == GemmKind::Dense         ? "mm"
+                        : kind == GemmKind::Grouped2d3d ? "gmm_2d3d"
+                                                        : "gmm_2d2d";
+  std::string form = (scaled ? "scaled_" : "hp_") + std::string(kindTag);
   if (isTcgen05()) {
     // e.g. scaled_mm_tc05_kb_kb_e4m3_e4m3_bf16_256x512x256_s4 (`_bB` for
     // B > 1 batches or groups, `_cg2` for the 2-CTA kernel).
     return llvm::formatv(
                "{0}_tc05_{1}_{2}_{3}_{4}_{5}{6}_{7}x{8}x{9}{10}_s{11}{12}",
-               kindTag, operandTag(a), operandTag(b), getTypeTag(aType),
-               getTypeTag(bType), getTypeTag(outType),
+               form, operandTag(a, false), operandTag(b, false),
+               getTypeTag(aType), getTypeTag(bType), getTypeTag(outType),
                biasType ? "_bias" + getTypeTag(biasType) : "", m, n, k,
                batches > 1 ? llvm::formatv("_b{0}", batches).str() : "", stages,
                ctaGroup > 1 ? llvm::formatv("_cg{0}", ctaGroup).str() : "")
         .str();
   }
   return llvm::formatv(
-             "{0}_{1}_{2}_{3}_{4}_{5}{6}_{7}x{8}x{9}_b{10}_p{11}c{12}", kindTag,
-             operandTag(a), operandTag(b), getTypeTag(aType), getTypeTag(bType),
-             getTypeTag(outType),
-             biasType ? "_bias" + getTypeTag(biasType) : "", m, n, k, batches,
+             "{0}_{1}_{2}_{3}_{4}_{5}{6}{7}_{8}x{9}x{10}_b{11}_p{12}c{13}",
+             form, operandTag(a, aSlicedMap), operandTag(b, bSlicedMap),
+             getTypeTag(aType), getTypeTag(bType), getTypeTag(outType),
+             biasType ? "_bias" + getTypeTag(biasType) : "",
+             initType ? "_init" + getTypeTag(initType) : "", m, n, k, batches,
              prefetch, ctasPerSM)
              .str() +
          (rebalance ? "" : "_norebal") +

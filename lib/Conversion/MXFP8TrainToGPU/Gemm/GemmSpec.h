@@ -59,6 +59,12 @@ inline constexpr int64_t kMmaThreads = 256;
 /// Everything a GEMM kernel is specialised on.
 struct GemmSpec {
   GemmKind kind = GemmKind::Dense;
+  /// MX operands (fp8 data with block scales: `scaled_mm`,
+  /// `scaled_grouped_mm`); false for the high-precision GEMMs (bf16 or f16
+  /// operands, no scales: linalg contractions, `grouped_mm`), which run the
+  /// DequantBF16 kernel on their operands as they are or packed
+  /// (HighPrecisionGemm.cpp).
+  bool scaled = true;
   /// GEMM sizes: the output (per batch or group) is m x n, contraction k.
   int64_t m = 0, n = 0, k = 0;
   /// Dense: batches (1 for rank 2); grouped: experts E.
@@ -70,6 +76,13 @@ struct GemmSpec {
   Type aType, bType, outType;
   /// Null without bias.
   Type biasType;
+  /// The output's initial value, added in fp32 before the rounding of the
+  /// result (linalg semantics, C += A B); null for a zero-filled output.
+  Type initType;
+  /// DequantBF16, batched operands: the tensor map is 3-D (batch, rows, K)
+  /// over the operand as it is stored, one batch per box, instead of the
+  /// batches' padded rows stacked in a 2-D map.
+  bool aSlicedMap = false, bSlicedMap = false;
   gemm::TileShape tile;
   int64_t stages = 3;
   /// Contraction tiles loaded into registers ahead of their conversion.
@@ -198,6 +211,8 @@ struct GemmSpec {
 /// and bias; the configuration fields keep their defaults.
 GemmSpec getScaledMmSpec(ScaledMmOp op);
 GemmSpec getScaledGroupedMmSpec(ScaledGroupedMmOp op);
+/// The same for the high-precision `grouped_mm` (`scaled` false).
+GemmSpec getGroupedMmSpec(GroupedMmOp op);
 
 } // namespace gpu_lowering
 } // namespace mxfp8train

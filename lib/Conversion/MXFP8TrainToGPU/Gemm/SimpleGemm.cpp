@@ -6,8 +6,12 @@
 // mixed bf16 x bf16 -> f32 form, `linalg.batch_matmul`), `grouped_mm`
 // (2d-3d and 2d-2d), and, at a lower pattern benefit than the Hopper GEMMs
 // of Gemm/WGMMA*.cpp, `scaled_mm` and `scaled_grouped_mm` with row-major
-// scales. This is the high-precision reference step of the main job on the
-// GPU, and the fallback of the MXFP8 GEMMs where no wgmma kernel exists.
+// scales. All of them sit below the specialised kernels' pattern benefit:
+// on sm_90a the bf16 contractions and grouped_mm of a training step run the
+// wgmma kernel (Gemm/HighPrecisionGemm.cpp) and only small, f32 or mixed
+// ones come here; on other targets (and with `simple-gemm=true`) this is
+// the high-precision step on the GPU, and the fallback of the MXFP8 GEMMs
+// where no specialised kernel exists.
 //
 // One kernel shape for all of them: 64 x 64 output tiles, 256 threads with
 // 4 x 4 outputs each (rows ty + 16 i, columns tx + 16 j), K in steps of 32
@@ -470,8 +474,8 @@ namespace {
 /// result (e.g. linalg.matmul with transposed indexing maps, the mixed
 /// bf16 x bf16 -> f32 form, linalg.batch_matmul).
 struct ContractionToGPU final : OpInterfaceRewritePattern<linalg::LinalgOp> {
-  ContractionToGPU(MLIRContext *ctx, KernelCache cache)
-      : OpInterfaceRewritePattern(ctx), cache(std::move(cache)) {}
+  ContractionToGPU(MLIRContext *ctx, KernelCache cache, unsigned benefit)
+      : OpInterfaceRewritePattern(ctx, benefit), cache(std::move(cache)) {}
 
   LogicalResult matchAndRewrite(linalg::LinalgOp op,
                                 PatternRewriter &rewriter) const override {
@@ -590,8 +594,8 @@ static void setGroupedSpec(OpT op, GemmSpec &spec, Type aType, Type bType,
 
 /// grouped_mm (bf16/f32, 2d-3d and 2d-2d).
 struct GroupedMmToGPU final : OpRewritePattern<GroupedMmOp> {
-  GroupedMmToGPU(MLIRContext *ctx, KernelCache cache)
-      : OpRewritePattern(ctx), cache(std::move(cache)) {}
+  GroupedMmToGPU(MLIRContext *ctx, KernelCache cache, unsigned benefit)
+      : OpRewritePattern(ctx, benefit), cache(std::move(cache)) {}
 
   LogicalResult matchAndRewrite(GroupedMmOp op,
                                 PatternRewriter &rewriter) const override {
@@ -676,13 +680,13 @@ struct ScaledFallbackToGPU final : OpRewritePattern<OpTy> {
 
 void gpu_lowering::populateSimpleGemmKernelPatterns(RewritePatternSet &patterns,
                                                     KernelCache &cache,
-                                                    unsigned mxBenefit) {
-  patterns.add<ContractionToGPU, GroupedMmToGPU>(patterns.getContext(), cache);
-  // Below the default benefit unless asked: the specialised (wgmma) GEMM
-  // patterns are tried first.
-  patterns.add<ScaledFallbackToGPU<ScaledMmOp>,
-               ScaledFallbackToGPU<ScaledGroupedMmOp>>(patterns.getContext(),
-                                                       cache, mxBenefit);
+                                                    unsigned benefit) {
+  // Below the default benefit unless asked: the specialised GEMM patterns
+  // (the MX GEMMs, the high-precision wgmma GEMM of sm_90a) are tried first.
+  patterns
+      .add<ContractionToGPU, GroupedMmToGPU, ScaledFallbackToGPU<ScaledMmOp>,
+           ScaledFallbackToGPU<ScaledGroupedMmOp>>(patterns.getContext(), cache,
+                                                   benefit);
 }
 
 bool gpu_lowering::isSimpleGemmCandidate(Operation *op) {

@@ -66,7 +66,10 @@ Value WgmmaConsumer::issue(Value acc, Value stage) {
   Value descA = desc(aAddr), descB = desc(bAddr);
   NVVM::WgmmaFenceAlignedOp::create(kb);
   auto shape = NVVM::MMAShapeAttr::get(ctx, 64, t.n, 16);
-  auto bf16 = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::bf16);
+  // bf16 operands (the pre-dequantized MX operands, bf16 high-precision
+  // ones) or f16 high-precision operands.
+  auto inType = NVVM::WGMMATypesAttr::get(
+      ctx, spec.aType.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16);
   auto f32t = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32);
   auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
   for (int64_t kk = 0; kk < t.k / 16; ++kk) {
@@ -75,7 +78,7 @@ Value WgmmaConsumer::issue(Value acc, Value stage) {
     Value step = arith::ConstantIntOp::create(kb, 2 * kk, 64);
     acc = NVVM::WgmmaMmaAsyncOp::create(
         kb, acc.getType(), acc, arith::AddIOp::create(kb, descA, step),
-        arith::AddIOp::create(kb, descB, step), shape, bf16, bf16, f32t,
+        arith::AddIOp::create(kb, descB, step), shape, inType, inType, f32t,
         NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one), one, one,
         NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
         NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col),
@@ -132,6 +135,17 @@ void WgmmaConsumer::emitEpilogue(Value acc, Value batch, Value rowBase,
                            return LLVM::ExtractValueOp::create(kb, acc, i + j);
                          });
   }
+}
+
+void gpu_lowering::configureDequantBF16Gemm(GemmSpec &spec, int64_t tileN,
+                                            int64_t stages) {
+  spec.variant = GemmVariant::DequantBF16;
+  spec.tile = TileShape();
+  spec.tile.n = tileN;
+  spec.stages = stages;
+  spec.ctasPerSM = 1;
+  spec.converterGroups = 1;
+  spec.prefetch = 1;
 }
 
 void gpu_lowering::emitDequantBF16Gemm(KernelBuilder &kb, const GemmSpec &spec,

@@ -48,6 +48,12 @@ private:
   const GemmSpec &spec;
 };
 
+/// Configures `spec` for the pre-dequantized GEMM (GemmVariant::DequantBF16):
+/// one CTA of 384 threads per SM (two MMA warpgroups and the TMA producer
+/// warpgroup), 128 x `tileN` tiles (m64nN per MMA warpgroup; 128 or 256) and
+/// a ring of `stages` stages.
+void configureDequantBF16Gemm(GemmSpec &spec, int64_t tileN, int64_t stages);
+
 /// The body of the pre-dequantized GEMM (GemmVariant::DequantBF16): two
 /// MMA warpgroups and a TMA producer warp on the stage ring; the operands
 /// are the tensor maps of the padded buffers.
