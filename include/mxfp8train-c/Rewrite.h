@@ -54,8 +54,8 @@ typedef struct MXFP8TrainMatmulReport {
   /// Converted: what was done (the text of the pass's remark, e.g.
   /// "mxfp8train: converted (role forward, ...)"); otherwise why not.
   MlirStringRef reason;
-  /// GEMM sizes `(m, k) x (k, n)` and batch (0 unbatched, experts for a
-  /// grouped GEMM) of converted and kept matmuls; 0 for the others.
+  /// GEMM sizes `(m, k) x (k, n)` and batch (0 unbatched, the number of
+  /// experts of a grouped GEMM) of converted matmuls; 0 for the others.
   int64_t batch, m, n, k;
 } MXFP8TrainMatmulReport;
 

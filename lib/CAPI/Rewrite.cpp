@@ -85,9 +85,10 @@ static void convert(ModuleOp module, const RewriteMatmulsOptions &options,
                       op->getLoc(),
                       MXFP8TrainMatmulSkipped,
                       MXFP8TrainMatmulRoleNone};
-    bool planned = analysis.decision == MatmulDecision::Convert ||
-                   analysis.decision == MatmulDecision::KeepHighPrecision;
-    if (planned) {
+    // A kept matmul's plan has its role; a converted one's is complete.
+    if (analysis.decision == MatmulDecision::KeepHighPrecision)
+      entry.role = (MXFP8TrainMatmulRole)analysis.plan.role;
+    if (analysis.decision == MatmulDecision::Convert) {
       const MatmulPlan &plan = analysis.plan;
       entry.role = (MXFP8TrainMatmulRole)plan.role;
       entry.batch = plan.batch;
