@@ -103,12 +103,13 @@ MLIR_CAPI_EXPORTED MlirAttribute mxfp8trainRecipeAttrGet(
     int64_t tokenGroupAlignment, MXFP8TrainKernelPreference kernelPreference);
 
 /// The recipe with torchao's defaults (`mxfp8_rceil`).
-MLIR_CAPI_EXPORTED MlirAttribute mxfp8trainRecipeAttrGetDefault(MlirContext ctx);
+MLIR_CAPI_EXPORTED MlirAttribute
+mxfp8trainRecipeAttrGetDefault(MlirContext ctx);
 
 /// A named torchao recipe (`mxfp8_rceil`, `mxfp8_rceil_wgrad_with_hp`,
 /// `mxfp8_emulated_rceil`); null (no diagnostic) for another name.
-MLIR_CAPI_EXPORTED MlirAttribute mxfp8trainRecipeAttrGetNamed(MlirContext ctx,
-                                                              MlirStringRef name);
+MLIR_CAPI_EXPORTED MlirAttribute
+mxfp8trainRecipeAttrGetNamed(MlirContext ctx, MlirStringRef name);
 
 /// A recipe from the text of mxfp8train-rewrite-matmuls' `recipe` option: a
 /// torchao name, the body of `#mxfp8train.recipe<...>` (e.g.
@@ -130,7 +131,8 @@ mxfp8trainRecipeAttrGetTokenGroupAlignment(MlirAttribute attr);
 MLIR_CAPI_EXPORTED MXFP8TrainKernelPreference
 mxfp8trainRecipeAttrGetKernelPreference(MlirAttribute attr);
 /// The torchao name equal to the recipe (`mxfp8_rceil`, ...), or "".
-MLIR_CAPI_EXPORTED MlirStringRef mxfp8trainRecipeAttrGetName(MlirAttribute attr);
+MLIR_CAPI_EXPORTED MlirStringRef
+mxfp8trainRecipeAttrGetName(MlirAttribute attr);
 
 #ifdef __cplusplus
 }

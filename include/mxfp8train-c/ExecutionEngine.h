@@ -34,7 +34,8 @@ typedef enum MXFP8TrainElementKind {
 } MXFP8TrainElementKind;
 
 /// Bytes of one element of `kind`; 0 when out of range.
-MLIR_CAPI_EXPORTED int64_t mxfp8trainElementKindGetSize(MXFP8TrainElementKind kind);
+MLIR_CAPI_EXPORTED int64_t
+mxfp8trainElementKindGetSize(MXFP8TrainElementKind kind);
 
 /// The MLIR spelling of `kind` ("bf16", "f8E4M3FN", ...); "" out of range.
 MLIR_CAPI_EXPORTED MlirStringRef
@@ -73,9 +74,8 @@ mxfp8trainCompileOptionsGetDefault(void);
 
 /// True when the CUDA driver opens and GPU `gpu` exists; otherwise false and
 /// the runtime's reason goes to `onReason` (when not null).
-MLIR_CAPI_EXPORTED bool mxfp8trainCUDAIsAvailable(int gpu,
-                                                  MlirStringCallback onReason,
-                                                  void *userData);
+MLIR_CAPI_EXPORTED bool
+mxfp8trainCUDAIsAvailable(int gpu, MlirStringCallback onReason, void *userData);
 
 #define DEFINE_C_API_STRUCT(name, storage)                                     \
   struct name {                                                                \
@@ -110,10 +110,10 @@ MLIR_CAPI_EXPORTED void mxfp8trainExecutableDestroy(MXFP8TrainExecutable exe);
 /// Calls public function `function` with `numInputs` inputs (one per
 /// argument, in order; kinds and shapes must match its signature). Null on
 /// failure: an unknown function, a mismatching input, or a runtime error.
-MLIR_CAPI_EXPORTED MXFP8TrainResults mxfp8trainExecutableRun(
-    MXFP8TrainExecutable exe, MlirStringRef function,
-    const MXFP8TrainHostBuffer *inputs, intptr_t numInputs,
-    MlirStringCallback onError, void *userData);
+MLIR_CAPI_EXPORTED MXFP8TrainResults
+mxfp8trainExecutableRun(MXFP8TrainExecutable exe, MlirStringRef function,
+                        const MXFP8TrainHostBuffer *inputs, intptr_t numInputs,
+                        MlirStringCallback onError, void *userData);
 
 /// mxfp8trainExecutableCreate + mxfp8trainExecutableRun, for one call.
 MLIR_CAPI_EXPORTED MXFP8TrainResults mxfp8trainRunFunction(
@@ -129,9 +129,8 @@ mxfp8trainResultsGetResult(MXFP8TrainResults r, intptr_t pos);
 
 /// Element `index` (row-major) of result `pos` as a double (bf16, fp8 and
 /// e8m0 decoded; integers converted).
-MLIR_CAPI_EXPORTED double mxfp8trainResultsGetElement(MXFP8TrainResults r,
-                                                      intptr_t pos,
-                                                      int64_t index);
+MLIR_CAPI_EXPORTED double
+mxfp8trainResultsGetElement(MXFP8TrainResults r, intptr_t pos, int64_t index);
 
 MLIR_CAPI_EXPORTED void mxfp8trainResultsDestroy(MXFP8TrainResults r);
 

@@ -27,16 +27,15 @@ static_assert(MXFP8TrainKernelPreferenceAuto == (int)KernelPreference::Auto &&
                   MXFP8TrainKernelPreferenceEmulated ==
                       (int)KernelPreference::Emulated,
               "C kernel preferences must match the ODS enum");
-static_assert(
-    MXFP8TrainScaleLayoutRowMajor == (int)ScaleLayout::RowMajor &&
-        MXFP8TrainScaleLayoutBlocked == (int)ScaleLayout::Blocked &&
-        MXFP8TrainScaleLayoutBlockedMGroups ==
-            (int)ScaleLayout::BlockedMGroups &&
-        MXFP8TrainScaleLayoutBlockedKGroups ==
-            (int)ScaleLayout::BlockedKGroups &&
-        MXFP8TrainScaleLayoutBlockedPerExpert ==
-            (int)ScaleLayout::BlockedPerExpert,
-    "C scale layouts must match the ODS enum");
+static_assert(MXFP8TrainScaleLayoutRowMajor == (int)ScaleLayout::RowMajor &&
+                  MXFP8TrainScaleLayoutBlocked == (int)ScaleLayout::Blocked &&
+                  MXFP8TrainScaleLayoutBlockedMGroups ==
+                      (int)ScaleLayout::BlockedMGroups &&
+                  MXFP8TrainScaleLayoutBlockedKGroups ==
+                      (int)ScaleLayout::BlockedKGroups &&
+                  MXFP8TrainScaleLayoutBlockedPerExpert ==
+                      (int)ScaleLayout::BlockedPerExpert,
+              "C scale layouts must match the ODS enum");
 
 /// Loads the dialect (attributes need it) and returns the context.
 static MLIRContext *loadDialect(MlirContext ctx) {

@@ -120,8 +120,7 @@ mxfp8trainExecutableCreate(MlirModule module,
     if (cudaOptions.chip.empty()) {
       report(onError, userData,
              "the GPU " + info.name + " (compute capability " +
-                 std::to_string(info.major) + "." +
-                 std::to_string(info.minor) +
+                 std::to_string(info.major) + "." + std::to_string(info.minor) +
                  ") has no mxfp8train target; give a chip");
       return {nullptr};
     }
@@ -145,8 +144,8 @@ void mxfp8trainExecutableDestroy(MXFP8TrainExecutable exe) {
 }
 
 /// Copies the C buffer `buffer` (input `index`) into a HostTensor.
-static llvm::Expected<HostTensor> toHostTensor(const MXFP8TrainHostBuffer &buffer,
-                                               intptr_t index) {
+static llvm::Expected<HostTensor>
+toHostTensor(const MXFP8TrainHostBuffer &buffer, intptr_t index) {
   auto error = [&](const llvm::Twine &what) {
     return llvm::createStringError("input " + llvm::Twine(index) + ": " + what);
   };
@@ -155,8 +154,7 @@ static llvm::Expected<HostTensor> toHostTensor(const MXFP8TrainHostBuffer &buffe
   if (buffer.rank < 0 || (buffer.rank > 0 && !buffer.shape))
     return error("invalid rank or shape");
   llvm::SmallVector<int64_t> shape(buffer.shape, buffer.shape + buffer.rank);
-  std::optional<int64_t> bytes =
-      mxfp8trainElementKindGetSize(buffer.kind);
+  std::optional<int64_t> bytes = mxfp8trainElementKindGetSize(buffer.kind);
   for (int64_t size : shape) {
     if (size < 0)
       return error("negative dimension " + llvm::Twine(size));
@@ -172,12 +170,10 @@ static llvm::Expected<HostTensor> toHostTensor(const MXFP8TrainHostBuffer &buffe
   return tensor;
 }
 
-MXFP8TrainResults mxfp8trainExecutableRun(MXFP8TrainExecutable exe,
-                                          MlirStringRef function,
-                                          const MXFP8TrainHostBuffer *inputs,
-                                          intptr_t numInputs,
-                                          MlirStringCallback onError,
-                                          void *userData) {
+MXFP8TrainResults
+mxfp8trainExecutableRun(MXFP8TrainExecutable exe, MlirStringRef function,
+                        const MXFP8TrainHostBuffer *inputs, intptr_t numInputs,
+                        MlirStringCallback onError, void *userData) {
   auto *executable = static_cast<Executable *>(exe.ptr);
   if (!executable) {
     report(onError, userData, "null executable");
@@ -202,13 +198,10 @@ MXFP8TrainResults mxfp8trainExecutableRun(MXFP8TrainExecutable exe,
   return {new Results{std::move(*results)}};
 }
 
-MXFP8TrainResults mxfp8trainRunFunction(MlirModule module,
-                                        const MXFP8TrainCompileOptions *options,
-                                        MlirStringRef function,
-                                        const MXFP8TrainHostBuffer *inputs,
-                                        intptr_t numInputs,
-                                        MlirStringCallback onError,
-                                        void *userData) {
+MXFP8TrainResults mxfp8trainRunFunction(
+    MlirModule module, const MXFP8TrainCompileOptions *options,
+    MlirStringRef function, const MXFP8TrainHostBuffer *inputs,
+    intptr_t numInputs, MlirStringCallback onError, void *userData) {
   MXFP8TrainExecutable exe =
       mxfp8trainExecutableCreate(module, options, onError, userData);
   if (mxfp8trainExecutableIsNull(exe))

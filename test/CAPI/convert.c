@@ -1,4 +1,5 @@
-//===- convert.c - C API: convert a training graph, read the report -*- C -*-===//
+//===- convert.c - C API: convert a training graph, read the report -*- C
+//-*-===//
 //
 // mxfp8trainConvertModule on a small training step (forward, dgrad, wgrad,
 // an excluded matmul, a K that is not a multiple of 32, grouped experts):
@@ -48,23 +49,26 @@ static const char *decisionName(MXFP8TrainMatmulDecision decision) {
 
 static void printReport(MXFP8TrainConversionReport report) {
   intptr_t n = mxfp8trainConversionReportGetNumEntries(report);
-  fprintf(stderr, "status %s, %ld entries, %ld converted, %ld kept, %ld skipped\n",
-          mlirLogicalResultIsSuccess(mxfp8trainConversionReportGetStatus(report))
-              ? "success"
-              : "failure",
-          (long)n,
-          (long)mxfp8trainConversionReportCount(report, MXFP8TrainMatmulConverted),
-          (long)mxfp8trainConversionReportCount(report,
-                                                MXFP8TrainMatmulKeptHighPrecision),
-          (long)mxfp8trainConversionReportCount(report, MXFP8TrainMatmulSkipped));
+  fprintf(
+      stderr, "status %s, %ld entries, %ld converted, %ld kept, %ld skipped\n",
+      mlirLogicalResultIsSuccess(mxfp8trainConversionReportGetStatus(report))
+          ? "success"
+          : "failure",
+      (long)n,
+      (long)mxfp8trainConversionReportCount(report, MXFP8TrainMatmulConverted),
+      (long)mxfp8trainConversionReportCount(report,
+                                            MXFP8TrainMatmulKeptHighPrecision),
+      (long)mxfp8trainConversionReportCount(report, MXFP8TrainMatmulSkipped));
   for (intptr_t i = 0; i < n; ++i) {
     MXFP8TrainMatmulReport e = mxfp8trainConversionReportGetEntry(report, i);
     MlirStringRef role = mxfp8trainMatmulRoleGetName(e.role);
-    fprintf(stderr, "[%ld] '%.*s' %.*s %s role=%.*s batch=%ld m=%ld n=%ld k=%ld | %.*s | ",
-            (long)i, (int)e.name.length, e.name.data, (int)e.opName.length,
-            e.opName.data, decisionName(e.decision), (int)role.length, role.data,
-            (long)e.batch, (long)e.m, (long)e.n, (long)e.k, (int)e.reason.length,
-            e.reason.data);
+    fprintf(
+        stderr,
+        "[%ld] '%.*s' %.*s %s role=%.*s batch=%ld m=%ld n=%ld k=%ld | %.*s | ",
+        (long)i, (int)e.name.length, e.name.data, (int)e.opName.length,
+        e.opName.data, decisionName(e.decision), (int)role.length, role.data,
+        (long)e.batch, (long)e.m, (long)e.n, (long)e.k, (int)e.reason.length,
+        e.reason.data);
     mlirLocationPrint(e.location, printToStderr, NULL);
     fprintf(stderr, "\n");
   }
@@ -87,17 +91,22 @@ static const char *kStep =
     "  %out = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,\n"
     "      affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]\n"
     "      ins(%x, %w : tensor<64x128xbf16>, tensor<256x128xbf16>)\n"
-    "      outs(%zo : tensor<64x256xbf16>) -> tensor<64x256xbf16> loc(\"mlp.w1.fwd\")\n"
-    "  %dx = linalg.matmul ins(%go, %w : tensor<64x256xbf16>, tensor<256x128xbf16>)\n"
-    "      outs(%zx : tensor<64x128xbf16>) -> tensor<64x128xbf16> loc(\"mlp.w1.dgrad\")\n"
+    "      outs(%zo : tensor<64x256xbf16>) -> tensor<64x256xbf16> "
+    "loc(\"mlp.w1.fwd\")\n"
+    "  %dx = linalg.matmul ins(%go, %w : tensor<64x256xbf16>, "
+    "tensor<256x128xbf16>)\n"
+    "      outs(%zx : tensor<64x128xbf16>) -> tensor<64x128xbf16> "
+    "loc(\"mlp.w1.dgrad\")\n"
     "  %dw = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>,\n"
     "      affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]\n"
     "      ins(%go, %x : tensor<64x256xbf16>, tensor<64x128xbf16>)\n"
-    "      outs(%zw : tensor<256x128xf32>) -> tensor<256x128xf32> loc(\"mlp.w1.wgrad\")\n"
+    "      outs(%zw : tensor<256x128xf32>) -> tensor<256x128xf32> "
+    "loc(\"mlp.w1.wgrad\")\n"
     "  %pr = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,\n"
     "      affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]\n"
     "      ins(%h, %p : tensor<64x48xbf16>, tensor<32x48xbf16>)\n"
-    "      outs(%zp : tensor<64x32xf32>) -> tensor<64x32xf32> loc(\"head.proj\")\n"
+    "      outs(%zp : tensor<64x32xf32>) -> tensor<64x32xf32> "
+    "loc(\"head.proj\")\n"
     "  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,\n"
     "      affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]\n"
     "      ins(%x, %w : tensor<64x128xbf16>, tensor<256x128xbf16>)\n"
@@ -106,8 +115,10 @@ static const char *kStep =
     "  %g = mxfp8train.grouped_mm %a, %e offs(%offs) transpose_rhs\n"
     "      : tensor<100x256xbf16>, tensor<4x64x256xbf16>, tensor<4xi32>\n"
     "      -> tensor<100x64xbf16> loc(\"moe.experts.fwd\")\n"
-    "  return %out, %dx, %dw, %pr, %r, %g : tensor<64x256xbf16>, tensor<64x128xbf16>,\n"
-    "      tensor<256x128xf32>, tensor<64x32xf32>, tensor<64x256xf32>, tensor<100x64xbf16>\n"
+    "  return %out, %dx, %dw, %pr, %r, %g : tensor<64x256xbf16>, "
+    "tensor<64x128xbf16>,\n"
+    "      tensor<256x128xf32>, tensor<64x32xf32>, tensor<64x256xf32>, "
+    "tensor<100x64xbf16>\n"
     "}\n";
 
 static void testConvertWithOptions(MlirContext ctx) {
@@ -190,11 +201,13 @@ static void testInvalidRoleAndRemarks(MlirContext ctx) {
   fprintf(stderr, "@invalid_role_and_remarks\n");
   const char *source =
       "func.func @f(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>,\n"
-      "             %z: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {\n"
+      "             %z: tensor<64x64xf32>) -> (tensor<64x64xf32>, "
+      "tensor<64x64xf32>) {\n"
       "  %0 = linalg.matmul {mxfp8train.role = \"weight\"}\n"
       "      ins(%a, %b : tensor<64x64xbf16>, tensor<64x64xbf16>)\n"
       "      outs(%z : tensor<64x64xf32>) -> tensor<64x64xf32> loc(\"bad\")\n"
-      "  %1 = linalg.matmul ins(%a, %b : tensor<64x64xbf16>, tensor<64x64xbf16>)\n"
+      "  %1 = linalg.matmul ins(%a, %b : tensor<64x64xbf16>, "
+      "tensor<64x64xbf16>)\n"
       "      outs(%z : tensor<64x64xf32>) -> tensor<64x64xf32> loc(\"good\")\n"
       "  return %0, %1 : tensor<64x64xf32>, tensor<64x64xf32>\n"
       "}\n";

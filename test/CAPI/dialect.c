@@ -64,8 +64,8 @@ static void testDialectHandle(MlirContext ctx) {
   MlirDialect dialect = mlirDialectHandleLoadDialect(handle, ctx);
   printString("loaded", mlirDialectGetNamespace(dialect));
   // CHECK: loaded: 'mxfp8train'
-  MlirDialect again =
-      mlirContextGetOrLoadDialect(ctx, mlirStringRefCreateFromCString("mxfp8train"));
+  MlirDialect again = mlirContextGetOrLoadDialect(
+      ctx, mlirStringRefCreateFromCString("mxfp8train"));
   fprintf(stderr, "same dialect: %d\n", mlirDialectEqual(dialect, again));
   // CHECK: same dialect: 1
 }
@@ -85,15 +85,17 @@ static void testRecipe(MlirContext ctx) {
       /*tokenGroupAlignment=*/128, MXFP8TrainKernelPreferenceEmulated);
   printAttr("custom", custom);
   // CHECK: custom: #mxfp8train.recipe<elem_type = f8E5M2, scale_calculation_mode = floor, wgrad_with_hp = true, out_dtype = f32, pad_token_groups = true, token_group_alignment = 128, kernel_preference = emulated>
-  fprintf(stderr, "is recipe: %d %d\n", mxfp8trainAttributeIsARecipeAttr(custom),
+  fprintf(stderr, "is recipe: %d %d\n",
+          mxfp8trainAttributeIsARecipeAttr(custom),
           mxfp8trainAttributeIsARecipeAttr(mlirUnitAttrGet(ctx)));
   // CHECK: is recipe: 1 0
   printType("elem_type", mxfp8trainRecipeAttrGetElemType(custom));
   // CHECK: elem_type: f8E5M2
-  printString("scale mode",
-              mxfp8trainScaleModeGetName(mxfp8trainRecipeAttrGetScaleMode(custom)));
+  printString("scale mode", mxfp8trainScaleModeGetName(
+                                mxfp8trainRecipeAttrGetScaleMode(custom)));
   // CHECK: scale mode: 'floor'
-  fprintf(stderr, "wgrad_with_hp: %d\n", mxfp8trainRecipeAttrGetWgradWithHp(custom));
+  fprintf(stderr, "wgrad_with_hp: %d\n",
+          mxfp8trainRecipeAttrGetWgradWithHp(custom));
   // CHECK: wgrad_with_hp: 1
   printType("out_dtype", mxfp8trainRecipeAttrGetOutDtype(custom));
   // CHECK: out_dtype: f32
@@ -129,9 +131,9 @@ static void testRecipe(MlirContext ctx) {
   fprintf(stderr, "parsed mode: %d\n",
           (int)mxfp8trainRecipeAttrGetScaleMode(parsed));
   // CHECK: parsed mode: 3
-  printAttr("parsed name", mxfp8trainRecipeAttrParse(
-                               ctx, mlirStringRefCreateFromCString(
-                                        " mxfp8_emulated_rceil ")));
+  printAttr("parsed name",
+            mxfp8trainRecipeAttrParse(
+                ctx, mlirStringRefCreateFromCString(" mxfp8_emulated_rceil ")));
   // CHECK: parsed name: #mxfp8train.recipe<mxfp8_emulated_rceil>
 }
 
@@ -139,24 +141,21 @@ static void testRecipeErrors(MlirContext ctx) {
   // CHECK-LABEL: @recipe_errors
   fprintf(stderr, "@recipe_errors\n");
   printAttr("bf16 elements",
-            mxfp8trainRecipeAttrGet(ctx, mlirBF16TypeGet(ctx),
-                                    MXFP8TrainScaleModeRceil, false,
-                                    (MlirType){NULL}, false, 32,
-                                    MXFP8TrainKernelPreferenceAuto));
+            mxfp8trainRecipeAttrGet(
+                ctx, mlirBF16TypeGet(ctx), MXFP8TrainScaleModeRceil, false,
+                (MlirType){NULL}, false, 32, MXFP8TrainKernelPreferenceAuto));
   // CHECK: diagnostic: recipe elem_type must be f8E4M3FN or f8E5M2, found 'bf16'
   // CHECK-NEXT: bf16 elements: <null>
   printAttr("alignment 64",
-            mxfp8trainRecipeAttrGet(ctx, (MlirType){NULL},
-                                    MXFP8TrainScaleModeRceil, false,
-                                    (MlirType){NULL}, false, 64,
-                                    MXFP8TrainKernelPreferenceAuto));
+            mxfp8trainRecipeAttrGet(
+                ctx, (MlirType){NULL}, MXFP8TrainScaleModeRceil, false,
+                (MlirType){NULL}, false, 64, MXFP8TrainKernelPreferenceAuto));
   // CHECK: diagnostic: recipe token_group_alignment must be 32 or 128, found 64
   // CHECK-NEXT: alignment 64: <null>
-  printAttr("mode 7",
-            mxfp8trainRecipeAttrGet(ctx, (MlirType){NULL},
-                                    (MXFP8TrainScaleMode)7, false,
-                                    (MlirType){NULL}, false, 32,
-                                    MXFP8TrainKernelPreferenceAuto));
+  printAttr("mode 7", mxfp8trainRecipeAttrGet(ctx, (MlirType){NULL},
+                                              (MXFP8TrainScaleMode)7, false,
+                                              (MlirType){NULL}, false, 32,
+                                              MXFP8TrainKernelPreferenceAuto));
   // CHECK: diagnostic: invalid recipe scale_calculation_mode 7
   // CHECK-NEXT: mode 7: <null>
   printAttr("bad text", mxfp8trainRecipeAttrParse(
@@ -195,14 +194,15 @@ static void testEnumAttributes(MlirContext ctx) {
             mxfp8trainScaleLayoutAttrGet(ctx, (MXFP8TrainScaleLayout)5));
   // CHECK: diagnostic: invalid scale layout 5
   // CHECK-NEXT: layout 5: <null>
-  MlirAttribute pref =
-      mxfp8trainKernelPreferenceAttrGet(ctx, MXFP8TrainKernelPreferenceEmulated);
+  MlirAttribute pref = mxfp8trainKernelPreferenceAttrGet(
+      ctx, MXFP8TrainKernelPreferenceEmulated);
   printAttr("preference", pref);
   // CHECK: preference: #mxfp8train<kernel_preference emulated>
   fprintf(stderr, "preference value: %d\n",
           (int)mxfp8trainKernelPreferenceAttrGetValue(pref));
   // CHECK: preference value: 1
-  printString("mode 9 name", mxfp8trainScaleModeGetName((MXFP8TrainScaleMode)9));
+  printString("mode 9 name",
+              mxfp8trainScaleModeGetName((MXFP8TrainScaleMode)9));
   // CHECK: mode 9 name: ''
 
   // An attribute parsed from text is the same attribute.
@@ -223,12 +223,13 @@ static void testPasses(MlirContext ctx) {
   // A registered pass, by name, with options.
   MlirPassManager pm = mlirPassManagerCreate(ctx);
   MlirOpPassManager opm = mlirPassManagerGetAsOpPassManager(pm);
-  MlirLogicalResult status = mlirParsePassPipeline(
-      opm,
-      mlirStringRefCreateFromCString(
-          "builtin.module(mxfp8train-rewrite-matmuls{recipe=mxfp8_emulated_rceil "
-          "min-size=64},convert-mxfp8train-to-linalg)"),
-      printToStderr, NULL);
+  MlirLogicalResult status =
+      mlirParsePassPipeline(opm,
+                            mlirStringRefCreateFromCString(
+                                "builtin.module(mxfp8train-rewrite-matmuls{"
+                                "recipe=mxfp8_emulated_rceil "
+                                "min-size=64},convert-mxfp8train-to-linalg)"),
+                            printToStderr, NULL);
   fprintf(stderr, "parsed pipeline: %d\n", mlirLogicalResultIsSuccess(status));
   // CHECK: parsed pipeline: 1
   mlirPrintPassPipeline(opm, printToStderr, NULL);
@@ -240,7 +241,9 @@ static void testPasses(MlirContext ctx) {
   pm = mlirPassManagerCreate(ctx);
   opm = mlirPassManagerGetAsOpPassManager(pm);
   status = mlirOpPassManagerAddPipeline(
-      opm, mlirStringRefCreateFromCString("mxfp8train-lower-to-cpu{vectorize=false}"),
+      opm,
+      mlirStringRefCreateFromCString(
+          "mxfp8train-lower-to-cpu{vectorize=false}"),
       printToStderr, NULL);
   fprintf(stderr, "cpu pipeline: %d\n", mlirLogicalResultIsSuccess(status));
   // CHECK: cpu pipeline: 1
@@ -259,8 +262,8 @@ static void testPasses(MlirContext ctx) {
   MlirModule module =
       mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(source));
   pm = mlirPassManagerCreate(ctx);
-  mlirPassManagerAddOwnedPass(pm,
-                              mlirCreateMXFP8TrainMXFP8TrainRewriteMatmulsPass());
+  mlirPassManagerAddOwnedPass(
+      pm, mlirCreateMXFP8TrainMXFP8TrainRewriteMatmulsPass());
   status = mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module));
   fprintf(stderr, "ran rewrite: %d\n", mlirLogicalResultIsSuccess(status));
   // CHECK: diagnostic: mxfp8train: converted (role dgrad, lhs quantized along axis 1, rhs along axis 0, recipe mxfp8_rceil)

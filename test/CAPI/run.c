@@ -35,14 +35,15 @@ static void testQuantize(MlirContext ctx) {
   // CHECK-LABEL: @quantize
   fprintf(stderr, "@quantize\n");
   MlirModule module = mlirModuleCreateParse(
-      ctx, mlirStringRefCreateFromCString(
-               "func.func @quantize(%x: tensor<2x32xf32>)\n"
-               "    -> (tensor<2x32xf8E4M3FN>, tensor<2x1xf8E8M0FNU>) {\n"
-               "  %d, %s = mxfp8train.quantize %x axis = 1 mode = rceil\n"
-               "      : tensor<2x32xf32> -> tensor<2x32xf8E4M3FN>, "
-               "tensor<2x1xf8E8M0FNU>\n"
-               "  return %d, %s : tensor<2x32xf8E4M3FN>, tensor<2x1xf8E8M0FNU>\n"
-               "}\n"));
+      ctx,
+      mlirStringRefCreateFromCString(
+          "func.func @quantize(%x: tensor<2x32xf32>)\n"
+          "    -> (tensor<2x32xf8E4M3FN>, tensor<2x1xf8E8M0FNU>) {\n"
+          "  %d, %s = mxfp8train.quantize %x axis = 1 mode = rceil\n"
+          "      : tensor<2x32xf32> -> tensor<2x32xf8E4M3FN>, "
+          "tensor<2x1xf8E8M0FNU>\n"
+          "  return %d, %s : tensor<2x32xf8E4M3FN>, tensor<2x1xf8E8M0FNU>\n"
+          "}\n"));
   // Row 0: 0, 0.5, ..., 15.5 (amax 15.5); row 1: 0, -4, ..., -124.
   float x[64];
   for (int i = 0; i < 32; ++i) {
@@ -57,7 +58,8 @@ static void testQuantize(MlirContext ctx) {
       printError, (char[]){"error"});
   if (mxfp8trainResultsIsNull(results))
     return;
-  fprintf(stderr, "results: %ld\n", (long)mxfp8trainResultsGetNumResults(results));
+  fprintf(stderr, "results: %ld\n",
+          (long)mxfp8trainResultsGetNumResults(results));
   // CHECK: results: 2
   MXFP8TrainHostBuffer data = mxfp8trainResultsGetResult(results, 0);
   MXFP8TrainHostBuffer scales = mxfp8trainResultsGetResult(results, 1);
@@ -100,21 +102,24 @@ static void testConvertedLinear(MlirContext ctx) {
   // CHECK-LABEL: @converted_linear
   fprintf(stderr, "@converted_linear\n");
   MlirModule module = mlirModuleCreateParse(
-      ctx, mlirStringRefCreateFromCString(
-               "func.func @linear(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>)\n"
-               "    -> tensor<4x8xf32> {\n"
-               "  %z = arith.constant dense<0.0> : tensor<4x8xf32>\n"
-               "  %0 = linalg.matmul indexing_maps = [\n"
-               "      affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,\n"
-               "      affine_map<(m, n, k) -> (m, n)>]\n"
-               "      ins(%x, %w : tensor<4x64xbf16>, tensor<8x64xbf16>)\n"
-               "      outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>\n"
-               "  return %0 : tensor<4x8xf32>\n"
-               "}\n"));
+      ctx,
+      mlirStringRefCreateFromCString(
+          "func.func @linear(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>)\n"
+          "    -> tensor<4x8xf32> {\n"
+          "  %z = arith.constant dense<0.0> : tensor<4x8xf32>\n"
+          "  %0 = linalg.matmul indexing_maps = [\n"
+          "      affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, "
+          "k)>,\n"
+          "      affine_map<(m, n, k) -> (m, n)>]\n"
+          "      ins(%x, %w : tensor<4x64xbf16>, tensor<8x64xbf16>)\n"
+          "      outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>\n"
+          "  return %0 : tensor<4x8xf32>\n"
+          "}\n"));
   MXFP8TrainConversionReport report = mxfp8trainConvertModuleWithRecipe(
       module, mlirStringRefCreateFromCString("mxfp8_rceil"));
-  fprintf(stderr, "converted: %ld\n",
-          (long)mxfp8trainConversionReportCount(report, MXFP8TrainMatmulConverted));
+  fprintf(
+      stderr, "converted: %ld\n",
+      (long)mxfp8trainConversionReportCount(report, MXFP8TrainMatmulConverted));
   // CHECK: converted: 1
   mxfp8trainConversionReportDestroy(report);
 
@@ -133,9 +138,9 @@ static void testConvertedLinear(MlirContext ctx) {
       mxfp8trainExecutableCreate(module, NULL, printError, (char[]){"error"});
   fprintf(stderr, "compiled: %d\n", !mxfp8trainExecutableIsNull(exe));
   // CHECK: compiled: 1
-  MXFP8TrainResults results = mxfp8trainExecutableRun(
-      exe, mlirStringRefCreateFromCString("linear"), inputs, 2, printError,
-      (char[]){"error"});
+  MXFP8TrainResults results =
+      mxfp8trainExecutableRun(exe, mlirStringRefCreateFromCString("linear"),
+                              inputs, 2, printError, (char[]){"error"});
   if (!mxfp8trainResultsIsNull(results)) {
     MXFP8TrainHostBuffer y = mxfp8trainResultsGetResult(results, 0);
     printBuffer("y", y);
@@ -153,24 +158,25 @@ static void testConvertedLinear(MlirContext ctx) {
   }
 
   // Bad calls on the same executable.
-  results = mxfp8trainExecutableRun(
-      exe, mlirStringRefCreateFromCString("linear"), inputs, 1, printError,
-      (char[]){"one input"});
+  results =
+      mxfp8trainExecutableRun(exe, mlirStringRefCreateFromCString("linear"),
+                              inputs, 1, printError, (char[]){"one input"});
   // CHECK: one input: {{.*}}2{{.*}}1
   fprintf(stderr, "null: %d\n", mxfp8trainResultsIsNull(results));
   // CHECK-NEXT: null: 1
   results = mxfp8trainExecutableRun(exe, mlirStringRefCreateFromCString("nope"),
-                                    inputs, 2, printError, (char[]){"unknown function"});
+                                    inputs, 2, printError,
+                                    (char[]){"unknown function"});
   // CHECK: unknown function: no public function named 'nope'
   MXFP8TrainHostBuffer swapped[] = {inputs[1], inputs[0]};
-  results = mxfp8trainExecutableRun(
-      exe, mlirStringRefCreateFromCString("linear"), swapped, 2, printError,
-      (char[]){"swapped"});
+  results =
+      mxfp8trainExecutableRun(exe, mlirStringRefCreateFromCString("linear"),
+                              swapped, 2, printError, (char[]){"swapped"});
   // CHECK: swapped: {{.*}}8x64{{.*}}
   MXFP8TrainHostBuffer badKind = {(MXFP8TrainElementKind)42, 2, xShape, x};
-  results = mxfp8trainExecutableRun(
-      exe, mlirStringRefCreateFromCString("linear"), &badKind, 1, printError,
-      (char[]){"bad kind"});
+  results =
+      mxfp8trainExecutableRun(exe, mlirStringRefCreateFromCString("linear"),
+                              &badKind, 1, printError, (char[]){"bad kind"});
   // CHECK: bad kind: input 0: unknown element kind 42
   mxfp8trainExecutableDestroy(exe);
   mlirModuleDestroy(module);
@@ -190,13 +196,14 @@ static void testCUDAWithoutDriver(MlirContext ctx) {
                "}\n"));
   MXFP8TrainCompileOptions options = mxfp8trainCompileOptionsGetDefault();
   options.device = MXFP8TrainDeviceCUDA;
-  MXFP8TrainExecutable exe =
-      mxfp8trainExecutableCreate(module, &options, printError, (char[]){"cuda"});
+  MXFP8TrainExecutable exe = mxfp8trainExecutableCreate(
+      module, &options, printError, (char[]){"cuda"});
   // CHECK: cuda: no CUDA GPU: {{.*}}libcuda.so.1
   fprintf(stderr, "null: %d\n", mxfp8trainExecutableIsNull(exe));
   // CHECK-NEXT: null: 1
   options.device = (MXFP8TrainDevice)5;
-  exe = mxfp8trainExecutableCreate(module, &options, printError, (char[]){"device 5"});
+  exe = mxfp8trainExecutableCreate(module, &options, printError,
+                                   (char[]){"device 5"});
   // CHECK: device 5: unknown device 5
   mlirModuleDestroy(module);
 }

@@ -42,11 +42,13 @@ int main(int argc, char **argv) {
     return 1;
   MXFP8TrainConversionReport report = mxfp8trainConvertModuleWithRecipe(
       module, mlirStringRefCreateFromCString("mxfp8_rceil"));
-  for (intptr_t i = 0; i < mxfp8trainConversionReportGetNumEntries(report); ++i) {
+  for (intptr_t i = 0; i < mxfp8trainConversionReportGetNumEntries(report);
+       ++i) {
     MXFP8TrainMatmulReport e = mxfp8trainConversionReportGetEntry(report, i);
     MlirStringRef role = mxfp8trainMatmulRoleGetName(e.role);
     printf("%.*s: %s %.*s\n", (int)e.name.length, e.name.data,
-           e.decision == MXFP8TrainMatmulConverted ? "converted" : "not converted",
+           e.decision == MXFP8TrainMatmulConverted ? "converted"
+                                                   : "not converted",
            (int)role.length, role.data);
   }
   mxfp8trainConversionReportDestroy(report);
