@@ -1,8 +1,9 @@
 //===- Rewrite.cpp - convert a training graph to MXFP8 from C -------------===//
 //
-// mxfp8trainConvertModule: the driver of mxfp8train-rewrite-matmuls
-// (analyzeMatmul, rewriteMatmul, foldOutputTruncations of Transforms.h),
-// recording one structured report entry per matmul rather than remarks.
+// mxfp8trainConvertModule: what mxfp8train-rewrite-matmuls runs
+// (rewriteMatmuls and foldOutputTruncations of Transforms.h), with one
+// structured report entry per matmul recorded through rewriteMatmuls'
+// observer rather than parsed from remarks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,7 +17,6 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
-#include "mlir/IR/PatternMatch.h"
 
 #include <deque>
 #include <string>
@@ -68,61 +68,44 @@ static std::string getLocationName(Location loc) {
   return name;
 }
 
-/// Converts the candidate matmuls of `module` and records each one.
+/// Converts the candidate matmuls of `module` as the pass does
+/// (rewriteMatmuls, then foldOutputTruncations) and records each one.
 static void convert(ModuleOp module, const RewriteMatmulsOptions &options,
                     bool emitRemarks, ConversionReport &report) {
-  SmallVector<Operation *> matmuls;
-  module->walk([&](Operation *op) {
-    if (isCandidateMatmul(op))
-      matmuls.push_back(op);
-  });
-  IRRewriter rewriter(module->getContext());
-  for (Operation *op : matmuls) {
-    MatmulAnalysis analysis = analyzeMatmul(op, options);
+  auto record = [&](Operation *op, const MatmulAnalysis &analysis) {
     ReportEntry entry{getLocationName(op->getLoc()),
                       op->getName().getStringRef().str(),
                       analysis.reason,
                       op->getLoc(),
                       MXFP8TrainMatmulSkipped,
                       MXFP8TrainMatmulRoleNone};
-    // A kept matmul's plan has its role; a converted one's is complete.
-    if (analysis.decision == MatmulDecision::KeepHighPrecision)
-      entry.role = (MXFP8TrainMatmulRole)analysis.plan.role;
-    if (analysis.decision == MatmulDecision::Convert) {
-      const MatmulPlan &plan = analysis.plan;
+    const MatmulPlan &plan = analysis.plan;
+    switch (analysis.decision) {
+    case MatmulDecision::Invalid:
+      entry.decision = MXFP8TrainMatmulInvalid;
+      break;
+    case MatmulDecision::Skip:
+      break;
+    case MatmulDecision::KeepHighPrecision:
+      // A kept matmul's plan has its role; a converted one's is complete.
+      entry.decision = MXFP8TrainMatmulKeptHighPrecision;
       entry.role = (MXFP8TrainMatmulRole)plan.role;
+      break;
+    case MatmulDecision::Convert:
+      entry.decision = MXFP8TrainMatmulConverted;
+      entry.role = (MXFP8TrainMatmulRole)plan.role;
+      entry.reason = describeConversion(plan, options.recipe);
       entry.batch = plan.batch;
       entry.m = plan.m;
       entry.n = plan.n;
       entry.k = plan.k;
-    }
-    switch (analysis.decision) {
-    case MatmulDecision::Invalid:
-      op->emitError() << "mxfp8train: " << analysis.reason;
-      entry.decision = MXFP8TrainMatmulInvalid;
-      report.failed = true;
-      break;
-    case MatmulDecision::Skip:
-      if (emitRemarks)
-        op->emitRemark() << "mxfp8train: skipped (" << analysis.reason << ")";
-      break;
-    case MatmulDecision::KeepHighPrecision:
-      if (emitRemarks)
-        op->emitRemark() << "mxfp8train: kept in high precision ("
-                         << analysis.reason << ")";
-      entry.decision = MXFP8TrainMatmulKeptHighPrecision;
-      break;
-    case MatmulDecision::Convert:
-      entry.reason = describeConversion(analysis.plan, options.recipe);
-      entry.decision = MXFP8TrainMatmulConverted;
-      rewriteMatmul(rewriter, analysis.plan, options.recipe);
-      if (emitRemarks)
-        emitRemark(entry.loc) << entry.reason;
       break;
     }
     report.entries.push_back(std::move(entry));
-  }
-  // As the pass: bf16 results straight from the scaled_mm.
+  };
+  RewriteMatmulsStats stats;
+  if (failed(rewriteMatmuls(module, options, emitRemarks, stats, record)))
+    report.failed = true;
   foldOutputTruncations(module);
 }
 
