@@ -19,6 +19,9 @@ config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixe
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%PYTHON", config.python_executable))
 config.substitutions.append(("%mxfp8train_src_root", config.mxfp8train_src_root))
+config.substitutions.append(("%mxfp8train_obj_root", config.mxfp8train_obj_root))
+config.substitutions.append(("%cmake", config.cmake_command))
+config.substitutions.append(("%ninja", config.make_program))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
@@ -31,6 +34,9 @@ tools = [
     "mxfp8-launch",
     "mxfp8-opt",
     "mxfp8-run",
+    "mxfp8train-capi-convert-test",
+    "mxfp8train-capi-dialect-test",
+    "mxfp8train-capi-run-test",
     "mxfp8train-execution-tests",
     "mxfp8train-gemm-tiling-tests",
     "mxfp8train-runtime-tests",

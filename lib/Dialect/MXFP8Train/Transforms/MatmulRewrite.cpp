@@ -600,7 +600,8 @@ std::string mxfp8train::describeConversion(const MatmulPlan &plan,
 LogicalResult mxfp8train::rewriteMatmuls(Operation *root,
                                          const RewriteMatmulsOptions &options,
                                          bool emitRemarks,
-                                         RewriteMatmulsStats &stats) {
+                                         RewriteMatmulsStats &stats,
+                                         MatmulObserver observe) {
   SmallVector<Operation *> matmuls;
   root->walk([&](Operation *op) {
     if (isCandidateMatmul(op))
@@ -610,6 +611,8 @@ LogicalResult mxfp8train::rewriteMatmuls(Operation *root,
   bool hadError = false;
   for (Operation *op : matmuls) {
     MatmulAnalysis analysis = analyzeMatmul(op, options);
+    if (observe)
+      observe(op, analysis);
     switch (analysis.decision) {
     case MatmulDecision::Invalid:
       op->emitError() << "mxfp8train: " << analysis.reason;

@@ -290,13 +290,21 @@ struct RewriteMatmulsStats {
   unsigned keptHighPrecision = 0;
 };
 
+/// Called by rewriteMatmuls with each candidate matmul and its analysis,
+/// before the matmul is rewritten (the plan's values are still valid); the
+/// C API builds its conversion report with it.
+using MatmulObserver =
+    llvm::function_ref<void(Operation *matmul, const MatmulAnalysis &)>;
+
 /// Rewrites every candidate matmul nested in `root` (program order) and, if
 /// `emitRemarks`, emits one remark per matmul on its location saying what
 /// was done and why. Emits an error and fails on an invalid
-/// `mxfp8train.role`; the other matmuls are still processed.
+/// `mxfp8train.role`; the other matmuls are still processed. `observe`, if
+/// given, sees every matmul first.
 LogicalResult rewriteMatmuls(Operation *root,
                              const RewriteMatmulsOptions &options,
-                             bool emitRemarks, RewriteMatmulsStats &stats);
+                             bool emitRemarks, RewriteMatmulsStats &stats,
+                             MatmulObserver observe = nullptr);
 
 /// Adds patterns that rewrite candidate matmuls as rewriteMatmuls does (no
 /// remarks; a skipped matmul is a match failure with the reason), for use

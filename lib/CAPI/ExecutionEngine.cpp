@@ -1,0 +1,237 @@
+//===- ExecutionEngine.cpp - compile and run mxfp8train modules from C ----===//
+//
+// The C face of CPUExecutable and CUDAExecutable (lib/ExecutionEngine):
+// host buffers in, host buffers out, errors as text through a callback.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxfp8train-c/ExecutionEngine.h"
+
+#include "mxfp8train/ExecutionEngine/CPURunner.h"
+#include "mxfp8train/ExecutionEngine/CUDARunner.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Support.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+
+static_assert(MXFP8TrainElementBF16 == (int)ElementKind::BF16 &&
+                  MXFP8TrainElementF32 == (int)ElementKind::F32 &&
+                  MXFP8TrainElementF64 == (int)ElementKind::F64 &&
+                  MXFP8TrainElementF8E4M3FN == (int)ElementKind::F8E4M3FN &&
+                  MXFP8TrainElementF8E5M2 == (int)ElementKind::F8E5M2 &&
+                  MXFP8TrainElementF8E8M0FNU == (int)ElementKind::F8E8M0FNU &&
+                  MXFP8TrainElementI32 == (int)ElementKind::I32 &&
+                  MXFP8TrainElementI64 == (int)ElementKind::I64,
+              "C element kinds must match ElementKind");
+
+namespace {
+/// The storage behind MXFP8TrainExecutable: one of the two executables.
+struct Executable {
+  std::unique_ptr<CPUExecutable> cpu;
+  std::unique_ptr<CUDAExecutable> cuda;
+};
+
+/// The storage behind MXFP8TrainResults.
+struct Results {
+  std::vector<HostTensor> tensors;
+};
+} // namespace
+
+/// Passes `message` to `onError` when there is one.
+static void report(MlirStringCallback onError, void *userData,
+                   llvm::StringRef message) {
+  if (onError)
+    onError(wrap(message), userData);
+}
+
+/// Reports `error` (consumed) and returns a null handle of type `T`.
+template <typename T>
+static T fail(MlirStringCallback onError, void *userData, llvm::Error error) {
+  report(onError, userData, llvm::toString(std::move(error)));
+  return T{nullptr};
+}
+
+static bool isValidKind(MXFP8TrainElementKind kind) {
+  return kind >= MXFP8TrainElementBF16 && kind <= MXFP8TrainElementI64;
+}
+
+int64_t mxfp8trainElementKindGetSize(MXFP8TrainElementKind kind) {
+  return isValidKind(kind) ? getElementKindSize((ElementKind)kind) : 0;
+}
+
+MlirStringRef mxfp8trainElementKindGetName(MXFP8TrainElementKind kind) {
+  return wrap(llvm::StringRef(
+      isValidKind(kind) ? getElementKindName((ElementKind)kind) : ""));
+}
+
+MXFP8TrainCompileOptions mxfp8trainCompileOptionsGetDefault(void) {
+  MXFP8TrainCompileOptions options;
+  options.device = MXFP8TrainDeviceCPU;
+  options.vectorize = true;
+  options.gpu = 0;
+  options.chip = mlirStringRefCreate(nullptr, 0);
+  options.simpleGemm = false;
+  return options;
+}
+
+bool mxfp8trainCUDAIsAvailable(int gpu, MlirStringCallback onReason,
+                               void *userData) {
+  CUDADeviceInfo info = queryCUDADevice(gpu);
+  if (!info.available)
+    report(onReason, userData, info.reason);
+  return info.available;
+}
+
+MXFP8TrainExecutable
+mxfp8trainExecutableCreate(MlirModule module,
+                           const MXFP8TrainCompileOptions *options,
+                           MlirStringCallback onError, void *userData) {
+  MXFP8TrainCompileOptions given =
+      options ? *options : mxfp8trainCompileOptionsGetDefault();
+  ModuleOp moduleOp = unwrap(module);
+  auto exe = std::make_unique<Executable>();
+  switch (given.device) {
+  case MXFP8TrainDeviceCPU: {
+    auto compiled = CPUExecutable::compile(moduleOp, given.vectorize);
+    if (!compiled)
+      return fail<MXFP8TrainExecutable>(onError, userData,
+                                        compiled.takeError());
+    exe->cpu = std::move(*compiled);
+    break;
+  }
+  case MXFP8TrainDeviceCUDA: {
+    CUDADeviceInfo info = queryCUDADevice(given.gpu);
+    if (!info.available) {
+      report(onError, userData, "no CUDA GPU: " + info.reason);
+      return {nullptr};
+    }
+    CUDACompileOptions cudaOptions;
+    cudaOptions.gpu = given.gpu;
+    cudaOptions.simpleGemm = given.simpleGemm;
+    cudaOptions.chip = given.chip.length ? unwrap(given.chip).str() : info.chip;
+    if (cudaOptions.chip.empty()) {
+      report(onError, userData,
+             "the GPU " + info.name + " (compute capability " +
+                 std::to_string(info.major) + "." + std::to_string(info.minor) +
+                 ") has no mxfp8train target; give a chip");
+      return {nullptr};
+    }
+    auto compiled = CUDAExecutable::compile(moduleOp, cudaOptions);
+    if (!compiled)
+      return fail<MXFP8TrainExecutable>(onError, userData,
+                                        compiled.takeError());
+    exe->cuda = std::move(*compiled);
+    break;
+  }
+  default:
+    report(onError, userData,
+           "unknown device " + std::to_string((int)given.device));
+    return {nullptr};
+  }
+  return {exe.release()};
+}
+
+void mxfp8trainExecutableDestroy(MXFP8TrainExecutable exe) {
+  delete static_cast<Executable *>(exe.ptr);
+}
+
+/// Copies the C buffer `buffer` (input `index`) into a HostTensor.
+static llvm::Expected<HostTensor>
+toHostTensor(const MXFP8TrainHostBuffer &buffer, intptr_t index) {
+  auto error = [&](const llvm::Twine &what) {
+    return llvm::createStringError("input " + llvm::Twine(index) + ": " + what);
+  };
+  if (!isValidKind(buffer.kind))
+    return error("unknown element kind " + llvm::Twine((int)buffer.kind));
+  if (buffer.rank < 0 || (buffer.rank > 0 && !buffer.shape))
+    return error("invalid rank or shape");
+  llvm::SmallVector<int64_t> shape(buffer.shape, buffer.shape + buffer.rank);
+  std::optional<int64_t> bytes = mxfp8trainElementKindGetSize(buffer.kind);
+  for (int64_t size : shape) {
+    if (size < 0)
+      return error("negative dimension " + llvm::Twine(size));
+    bytes = llvm::checkedMul(*bytes, size);
+    if (!bytes)
+      return error("size overflows int64");
+  }
+  if (*bytes > 0 && !buffer.data)
+    return error("null data");
+  HostTensor tensor((ElementKind)buffer.kind, shape);
+  if (*bytes > 0)
+    std::memcpy(tensor.bytes.data(), buffer.data, *bytes);
+  return tensor;
+}
+
+MXFP8TrainResults
+mxfp8trainExecutableRun(MXFP8TrainExecutable exe, MlirStringRef function,
+                        const MXFP8TrainHostBuffer *inputs, intptr_t numInputs,
+                        MlirStringCallback onError, void *userData) {
+  auto *executable = static_cast<Executable *>(exe.ptr);
+  if (!executable) {
+    report(onError, userData, "null executable");
+    return {nullptr};
+  }
+  if (numInputs < 0 || (numInputs > 0 && !inputs)) {
+    report(onError, userData, "invalid inputs");
+    return {nullptr};
+  }
+  std::vector<HostTensor> tensors;
+  for (intptr_t i = 0; i < numInputs; ++i) {
+    auto tensor = toHostTensor(inputs[i], i);
+    if (!tensor)
+      return fail<MXFP8TrainResults>(onError, userData, tensor.takeError());
+    tensors.push_back(std::move(*tensor));
+  }
+  llvm::StringRef name = unwrap(function);
+  auto results = executable->cpu ? executable->cpu->run(name, tensors)
+                                 : executable->cuda->run(name, tensors);
+  if (!results)
+    return fail<MXFP8TrainResults>(onError, userData, results.takeError());
+  return {new Results{std::move(*results)}};
+}
+
+MXFP8TrainResults mxfp8trainRunFunction(
+    MlirModule module, const MXFP8TrainCompileOptions *options,
+    MlirStringRef function, const MXFP8TrainHostBuffer *inputs,
+    intptr_t numInputs, MlirStringCallback onError, void *userData) {
+  MXFP8TrainExecutable exe =
+      mxfp8trainExecutableCreate(module, options, onError, userData);
+  if (mxfp8trainExecutableIsNull(exe))
+    return {nullptr};
+  MXFP8TrainResults results = mxfp8trainExecutableRun(
+      exe, function, inputs, numInputs, onError, userData);
+  mxfp8trainExecutableDestroy(exe);
+  return results;
+}
+
+intptr_t mxfp8trainResultsGetNumResults(MXFP8TrainResults r) {
+  return static_cast<Results *>(r.ptr)->tensors.size();
+}
+
+MXFP8TrainHostBuffer mxfp8trainResultsGetResult(MXFP8TrainResults r,
+                                                intptr_t pos) {
+  const HostTensor &tensor = static_cast<Results *>(r.ptr)->tensors[pos];
+  MXFP8TrainHostBuffer buffer;
+  buffer.kind = (MXFP8TrainElementKind)tensor.type;
+  buffer.rank = tensor.shape.size();
+  buffer.shape = tensor.shape.data();
+  buffer.data = tensor.bytes.data();
+  return buffer;
+}
+
+double mxfp8trainResultsGetElement(MXFP8TrainResults r, intptr_t pos,
+                                   int64_t index) {
+  return static_cast<Results *>(r.ptr)->tensors[pos].getAsDouble(index);
+}
+
+void mxfp8trainResultsDestroy(MXFP8TrainResults r) {
+  delete static_cast<Results *>(r.ptr);
+}

@@ -1,0 +1,33 @@
+//===- Registration.cpp - register mxfp8train and its dependencies --------===//
+//
+// Implements mxfp8trainRegisterAllDialects / mxfp8trainContextRegisterAll:
+// the registry of mxfp8-opt.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxfp8train-c/Registration.h"
+
+#include "mxfp8train/InitAll.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+
+void mxfp8trainRegisterAllDialects(MlirDialectRegistry registry) {
+  mlir::DialectRegistry &r = *unwrap(registry);
+  mlir::registerAllDialects(r);
+  mlir::registerAllExtensions(r);
+  mlir::registerAllToLLVMIRTranslations(r);
+  mlir::registerAllGPUToLLVMIRTranslations(r);
+  mlir::mxfp8train::registerAllDialects(r);
+  mlir::mxfp8train::registerAllExtensions(r);
+}
+
+void mxfp8trainContextRegisterAll(MlirContext context) {
+  mlir::DialectRegistry registry;
+  mxfp8trainRegisterAllDialects(wrap(&registry));
+  unwrap(context)->appendDialectRegistry(registry);
+}

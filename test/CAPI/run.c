@@ -1,0 +1,221 @@
+//===- run.c - C API: compile and run on host buffers -------------*- C -*-===//
+//
+// A quantize run on the CPU with its bytes checked (e8m0 scale and e4m3 data
+// bit patterns), a converted bf16 linear layer run on the CPU with exact
+// golden sums, the errors of bad calls, and the CUDA path without a driver
+// (the runtime is pointed at a library that does not exist).
+//
+//===----------------------------------------------------------------------===//
+
+// RUN: env MXFP8RT_CUDA_LIBRARY=%t.nonexistent/libcuda.so.1 mxfp8train-capi-run-test 2>&1 | FileCheck %s
+
+#include "mxfp8train-c/ExecutionEngine.h"
+#include "mxfp8train-c/Registration.h"
+#include "mxfp8train-c/Rewrite.h"
+
+#include "mlir-c/IR.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+static void printError(MlirStringRef text, void *userData) {
+  fprintf(stderr, "%s: %.*s\n", (const char *)userData, (int)text.length,
+          text.data);
+}
+
+static void printBuffer(const char *label, MXFP8TrainHostBuffer b) {
+  MlirStringRef kind = mxfp8trainElementKindGetName(b.kind);
+  fprintf(stderr, "%s: %.*s [", label, (int)kind.length, kind.data);
+  for (intptr_t i = 0; i < b.rank; ++i)
+    fprintf(stderr, "%s%ld", i ? "x" : "", (long)b.shape[i]);
+  fprintf(stderr, "]\n");
+}
+
+static void testQuantize(MlirContext ctx) {
+  // CHECK-LABEL: @quantize
+  fprintf(stderr, "@quantize\n");
+  MlirModule module = mlirModuleCreateParse(
+      ctx,
+      mlirStringRefCreateFromCString(
+          "func.func @quantize(%x: tensor<2x32xf32>)\n"
+          "    -> (tensor<2x32xf8E4M3FN>, tensor<2x1xf8E8M0FNU>) {\n"
+          "  %d, %s = mxfp8train.quantize %x axis = 1 mode = rceil\n"
+          "      : tensor<2x32xf32> -> tensor<2x32xf8E4M3FN>, "
+          "tensor<2x1xf8E8M0FNU>\n"
+          "  return %d, %s : tensor<2x32xf8E4M3FN>, tensor<2x1xf8E8M0FNU>\n"
+          "}\n"));
+  // Row 0: 0, 0.5, ..., 15.5 (amax 15.5); row 1: 0, -4, ..., -124.
+  float x[64];
+  for (int i = 0; i < 32; ++i) {
+    x[i] = 0.5f * i;
+    x[32 + i] = -4.0f * i;
+  }
+  int64_t shape[] = {2, 32};
+  MXFP8TrainHostBuffer input = {MXFP8TrainElementF32, 2, shape, x};
+  MXFP8TrainCompileOptions options = mxfp8trainCompileOptionsGetDefault();
+  MXFP8TrainResults results = mxfp8trainRunFunction(
+      module, &options, mlirStringRefCreateFromCString("quantize"), &input, 1,
+      printError, (char[]){"error"});
+  if (mxfp8trainResultsIsNull(results))
+    return;
+  fprintf(stderr, "results: %ld\n",
+          (long)mxfp8trainResultsGetNumResults(results));
+  // CHECK: results: 2
+  MXFP8TrainHostBuffer data = mxfp8trainResultsGetResult(results, 0);
+  MXFP8TrainHostBuffer scales = mxfp8trainResultsGetResult(results, 1);
+  printBuffer("data", data);
+  printBuffer("scales", scales);
+  // CHECK: data: f8E4M3FN [2x32]
+  // CHECK: scales: f8E8M0FNU [2x1]
+  const uint8_t *s = (const uint8_t *)scales.data;
+  const uint8_t *d = (const uint8_t *)data.data;
+  // rceil: 2^ceil(log2(amax / 448)): 15.5/448 -> 2^-4 (byte 123),
+  // 124/448 -> 2^-1 (byte 126).
+  fprintf(stderr, "scale bytes: %u %u = %g %g\n", s[0], s[1],
+          mxfp8trainResultsGetElement(results, 1, 0),
+          mxfp8trainResultsGetElement(results, 1, 1));
+  // CHECK: scale bytes: 123 126 = 0.0625 0.5
+  // 15.5 / 2^-4 = 248 rounds (tie, to even) to 256 = 0x78; 1.5 / 2^-4 = 24 =
+  // 0x5c; -124 / 2^-1 = -248 -> -256 = 0xf8; -4 / 2^-1 = -8 = 0xd0.
+  fprintf(stderr, "data bytes: 0x%02x 0x%02x 0x%02x 0x%02x\n", d[31], d[3],
+          d[63], d[33]);
+  // CHECK: data bytes: 0x78 0x5c 0xf8 0xd0
+  fprintf(stderr, "data values: %g %g %g\n",
+          mxfp8trainResultsGetElement(results, 0, 31),
+          mxfp8trainResultsGetElement(results, 0, 3),
+          mxfp8trainResultsGetElement(results, 0, 63));
+  // CHECK: data values: 256 24 -256
+  mxfp8trainResultsDestroy(results);
+  mlirModuleDestroy(module);
+}
+
+/// bf16 bits of a float that bf16 holds exactly.
+static uint16_t toBF16(float value) {
+  union {
+    float f;
+    uint32_t u;
+  } bits = {value};
+  return (uint16_t)(bits.u >> 16);
+}
+
+static void testConvertedLinear(MlirContext ctx) {
+  // CHECK-LABEL: @converted_linear
+  fprintf(stderr, "@converted_linear\n");
+  MlirModule module = mlirModuleCreateParse(
+      ctx,
+      mlirStringRefCreateFromCString(
+          "func.func @linear(%x: tensor<4x64xbf16>, %w: tensor<8x64xbf16>)\n"
+          "    -> tensor<4x8xf32> {\n"
+          "  %z = arith.constant dense<0.0> : tensor<4x8xf32>\n"
+          "  %0 = linalg.matmul indexing_maps = [\n"
+          "      affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, "
+          "k)>,\n"
+          "      affine_map<(m, n, k) -> (m, n)>]\n"
+          "      ins(%x, %w : tensor<4x64xbf16>, tensor<8x64xbf16>)\n"
+          "      outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>\n"
+          "  return %0 : tensor<4x8xf32>\n"
+          "}\n"));
+  MXFP8TrainConversionReport report = mxfp8trainConvertModuleWithRecipe(
+      module, mlirStringRefCreateFromCString("mxfp8_rceil"));
+  fprintf(
+      stderr, "converted: %ld\n",
+      (long)mxfp8trainConversionReportCount(report, MXFP8TrainMatmulConverted));
+  // CHECK: converted: 1
+  mxfp8trainConversionReportDestroy(report);
+
+  // x = 1.5 everywhere, row n of w = (n + 1) / 4: every block quantizes
+  // exactly, so y[m][n] = 64 * 1.5 * (n + 1) / 4 = 24 * (n + 1).
+  uint16_t x[4 * 64], w[8 * 64];
+  for (int i = 0; i < 4 * 64; ++i)
+    x[i] = toBF16(1.5f);
+  for (int n = 0; n < 8; ++n)
+    for (int k = 0; k < 64; ++k)
+      w[n * 64 + k] = toBF16(0.25f * (n + 1));
+  int64_t xShape[] = {4, 64}, wShape[] = {8, 64};
+  MXFP8TrainHostBuffer inputs[] = {{MXFP8TrainElementBF16, 2, xShape, x},
+                                   {MXFP8TrainElementBF16, 2, wShape, w}};
+  MXFP8TrainExecutable exe =
+      mxfp8trainExecutableCreate(module, NULL, printError, (char[]){"error"});
+  fprintf(stderr, "compiled: %d\n", !mxfp8trainExecutableIsNull(exe));
+  // CHECK: compiled: 1
+  MXFP8TrainResults results =
+      mxfp8trainExecutableRun(exe, mlirStringRefCreateFromCString("linear"),
+                              inputs, 2, printError, (char[]){"error"});
+  if (!mxfp8trainResultsIsNull(results)) {
+    MXFP8TrainHostBuffer y = mxfp8trainResultsGetResult(results, 0);
+    printBuffer("y", y);
+    // CHECK: y: f32 [4x8]
+    const float *v = (const float *)y.data;
+    for (int m = 0; m < 4; m += 3) {
+      fprintf(stderr, "row %d:", m);
+      for (int n = 0; n < 8; ++n)
+        fprintf(stderr, " %g", v[m * 8 + n]);
+      fprintf(stderr, "\n");
+    }
+    // CHECK: row 0: 24 48 72 96 120 144 168 192
+    // CHECK: row 3: 24 48 72 96 120 144 168 192
+    mxfp8trainResultsDestroy(results);
+  }
+
+  // Bad calls on the same executable.
+  results =
+      mxfp8trainExecutableRun(exe, mlirStringRefCreateFromCString("linear"),
+                              inputs, 1, printError, (char[]){"one input"});
+  // CHECK: one input: {{.*}}2{{.*}}1
+  fprintf(stderr, "null: %d\n", mxfp8trainResultsIsNull(results));
+  // CHECK-NEXT: null: 1
+  results = mxfp8trainExecutableRun(exe, mlirStringRefCreateFromCString("nope"),
+                                    inputs, 2, printError,
+                                    (char[]){"unknown function"});
+  // CHECK: unknown function: no public function named 'nope'
+  MXFP8TrainHostBuffer swapped[] = {inputs[1], inputs[0]};
+  results =
+      mxfp8trainExecutableRun(exe, mlirStringRefCreateFromCString("linear"),
+                              swapped, 2, printError, (char[]){"swapped"});
+  // CHECK: swapped: {{.*}}8x64{{.*}}
+  MXFP8TrainHostBuffer badKind = {(MXFP8TrainElementKind)42, 2, xShape, x};
+  results =
+      mxfp8trainExecutableRun(exe, mlirStringRefCreateFromCString("linear"),
+                              &badKind, 1, printError, (char[]){"bad kind"});
+  // CHECK: bad kind: input 0: unknown element kind 42
+  mxfp8trainExecutableDestroy(exe);
+  mlirModuleDestroy(module);
+}
+
+static void testCUDAWithoutDriver(MlirContext ctx) {
+  // CHECK-LABEL: @cuda_without_driver
+  fprintf(stderr, "@cuda_without_driver\n");
+  fprintf(stderr, "available: %d\n",
+          mxfp8trainCUDAIsAvailable(0, printError, (char[]){"reason"}));
+  // CHECK: reason: {{.*}}libcuda.so.1
+  // CHECK-NEXT: available: 0
+  MlirModule module = mlirModuleCreateParse(
+      ctx, mlirStringRefCreateFromCString(
+               "func.func @id(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+               "  return %x : tensor<4xf32>\n"
+               "}\n"));
+  MXFP8TrainCompileOptions options = mxfp8trainCompileOptionsGetDefault();
+  options.device = MXFP8TrainDeviceCUDA;
+  MXFP8TrainExecutable exe = mxfp8trainExecutableCreate(
+      module, &options, printError, (char[]){"cuda"});
+  // CHECK: cuda: no CUDA GPU: {{.*}}libcuda.so.1
+  fprintf(stderr, "null: %d\n", mxfp8trainExecutableIsNull(exe));
+  // CHECK-NEXT: null: 1
+  options.device = (MXFP8TrainDevice)5;
+  exe = mxfp8trainExecutableCreate(module, &options, printError,
+                                   (char[]){"device 5"});
+  // CHECK: device 5: unknown device 5
+  mlirModuleDestroy(module);
+}
+
+int main(void) {
+  MlirContext ctx = mlirContextCreate();
+  mxfp8trainContextRegisterAll(ctx);
+  testQuantize(ctx);
+  testConvertedLinear(ctx);
+  testCUDAWithoutDriver(ctx);
+  mlirContextDestroy(ctx);
+  // CHECK: done
+  fprintf(stderr, "done\n");
+  return 0;
+}
