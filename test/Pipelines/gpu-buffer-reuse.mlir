@@ -1,12 +1,15 @@
 // REQUIRES: ptxas
-// RUN: mxfp8-opt %s --mxfp8train-lower-to-gpu --mlir-print-ir-after=gpu-kernel-outlining -o /dev/null 2>&1 | FileCheck %s
+// RUN: mxfp8-opt %s --mxfp8train-lower-to-gpu="elementwise-kernels=false" --mlir-print-ir-after=gpu-kernel-outlining -o /dev/null 2>&1 | FileCheck %s
+// RUN: mxfp8-opt %s --mxfp8train-lower-to-gpu --mlir-print-ir-after=gpu-kernel-outlining -o /dev/null 2>&1 | FileCheck %s --check-prefix=EW
 
 // Regression (H200, 2026-11-29: the Llama/MLP high-precision step returned a
 // wrong dW2): the kernels read tensors through bufferization.to_buffer; a cse
 // between the conversion and bufferization merged the two to_buffer ops of
 // %a, so one-shot bufferization saw %a's last read before %b was computed and
 // wrote %b into %a's buffer, which the third GEMM still reads. %b must get a
-// buffer of its own and the third GEMM must read %a's.
+// buffer of its own and the third GEMM must read %a's. Checked with the
+// elementwise generics on the parallel-loop path (CHECK) and as vectorized
+// kernels (EW, the default), which write %a and %b through flattened views.
 
 // CHECK-LABEL: func.func @reuse(
 // CHECK:         gpu.launch_func @reuse_kernel::@reuse_kernel {{.*}}args({{.*}}, %arg0 : memref<32x64xbf16>, %[[A:[a-z0-9_]+]] : memref<32x64xbf16>)
@@ -15,6 +18,16 @@
 // CHECK-NOT:     %[[A]] : memref<32x64xbf16>)
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_{{.*}} args(%[[B:[a-z0-9_]+]] : memref<32x64xbf16>, %arg2 : memref<64x64xbf16>, %arg3 : memref<32x64xf32>)
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_{{.*}} args(%[[A]] : memref<32x64xbf16>, %arg2 : memref<64x64xbf16>, %arg4 : memref<32x64xf32>)
+
+// EW-LABEL: func.func @reuse(
+// EW:         %[[A:alloc[a-z0-9_]*]] = memref.alloc() : memref<32x64xbf16>
+// EW:         %[[FA:[a-z0-9_]+]] = memref.collapse_shape %[[A]]
+// EW:         gpu.launch_func @mxfp8train_kernels::@elementwise_2048_1in_1out_{{.*}} args(%{{.*}} : memref<2048xbf16>, %[[FA]] : memref<2048xbf16>)
+// EW:         gpu.launch_func @mxfp8train_kernels::@gemm_{{.*}} args(%[[A]] : memref<32x64xbf16>, %arg1 : memref<64x64xbf16>, %{{.*}} : memref<32x64xf32>)
+// EW:         gpu.launch_func @mxfp8train_kernels::@elementwise_2048_1in_1out_
+// EW-NOT:     %[[FA]] : memref<2048xbf16>)
+// EW:         gpu.launch_func @mxfp8train_kernels::@gemm_{{.*}} args(%[[B:[a-z0-9_]+]] : memref<32x64xbf16>, %arg2 : memref<64x64xbf16>, %arg3 : memref<32x64xf32>)
+// EW:         gpu.launch_func @mxfp8train_kernels::@gemm_{{.*}} args(%[[A]] : memref<32x64xbf16>, %arg2 : memref<64x64xbf16>, %arg4 : memref<32x64xf32>)
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @reuse(%x: tensor<32x64xbf16>, %w: tensor<64x64xbf16>, %v: tensor<64x64xbf16>)
