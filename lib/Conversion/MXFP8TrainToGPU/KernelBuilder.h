@@ -15,6 +15,7 @@
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/PatternMatch.h"
@@ -249,6 +250,13 @@ void populateSimpleGemmKernelPatterns(RewritePatternSet &patterns,
 /// True for the ops populateSimpleGemmKernelPatterns may lower that are not
 /// mxfp8train MX ops (linalg contractions, grouped_mm).
 bool isSimpleGemmCandidate(Operation *op);
+
+/// The loops of `op` when it is a static tensor contraction with two inputs,
+/// one result and one M, N and K loop (and at most one batch loop), the
+/// form both the simple and the high-precision wgmma GEMMs take; else a
+/// match failure on `rewriter` saying why.
+FailureOr<linalg::ContractionDimensions>
+matchGemmContraction(linalg::LinalgOp op, RewriterBase &rewriter);
 
 /// Adds the scaled_mm and scaled_grouped_mm lowerings to the MX GEMM
 /// kernels of the target's MMA generation (Gemm/GemmPatterns.cpp; sm_90a:

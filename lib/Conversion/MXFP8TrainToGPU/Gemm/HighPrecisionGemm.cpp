@@ -230,16 +230,10 @@ struct ContractionToWgmma final : OpInterfaceRewritePattern<linalg::LinalgOp> {
                                 PatternRewriter &rewriter) const override {
     if (cache.getTarget().chip != GPUChip::SM90a)
       return rewriter.notifyMatchFailure(op, "the wgmma GEMM is sm_90a's");
-    if (!op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
-        op.getNumDpsInputs() != 2 || !linalg::isaContractionOpInterface(op))
-      return rewriter.notifyMatchFailure(op, "not a tensor contraction");
-    if (!hasStaticShapes(op))
-      return rewriter.notifyMatchFailure(op, "dynamic shapes");
     FailureOr<linalg::ContractionDimensions> dims =
-        linalg::inferContractionDims(op);
-    if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-        dims->k.size() != 1 || dims->batch.size() > 1)
-      return rewriter.notifyMatchFailure(op, "not one M, N, K (and batch)");
+        matchGemmContraction(op, rewriter);
+    if (failed(dims))
+      return failure();
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     auto letterOf = [&](unsigned loop) -> char {
       if (loop == dims->m[0])

@@ -49,6 +49,22 @@ using namespace mlir::mxfp8train;
 using namespace mlir::mxfp8train::gpu_lowering;
 using namespace mlir::mxfp8train::lowering;
 
+FailureOr<linalg::ContractionDimensions>
+gpu_lowering::matchGemmContraction(linalg::LinalgOp op,
+                                   RewriterBase &rewriter) {
+  if (!op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
+      op.getNumDpsInputs() != 2 || !linalg::isaContractionOpInterface(op))
+    return rewriter.notifyMatchFailure(op, "not a tensor contraction");
+  if (!hasStaticShapes(op))
+    return rewriter.notifyMatchFailure(op, "dynamic shapes");
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+      dims->k.size() != 1 || dims->batch.size() > 1)
+    return rewriter.notifyMatchFailure(op, "not one M, N, K (and batch)");
+  return dims;
+}
+
 namespace {
 /// Tile sizes of the kernel.
 constexpr int64_t kTileM = 64, kTileN = 64, kTileK = 32;
@@ -479,16 +495,10 @@ struct ContractionToGPU final : OpInterfaceRewritePattern<linalg::LinalgOp> {
 
   LogicalResult matchAndRewrite(linalg::LinalgOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
-        op.getNumDpsInputs() != 2 || !linalg::isaContractionOpInterface(op))
-      return rewriter.notifyMatchFailure(op, "not a tensor contraction");
-    if (!hasStaticShapes(op))
-      return rewriter.notifyMatchFailure(op, "dynamic shapes");
     FailureOr<linalg::ContractionDimensions> dims =
-        linalg::inferContractionDims(op);
-    if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-        dims->k.size() != 1 || dims->batch.size() > 1)
-      return rewriter.notifyMatchFailure(op, "not one M, N, K (and batch)");
+        matchGemmContraction(op, rewriter);
+    if (failed(dims))
+      return failure();
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     auto dimOf = [&](unsigned loop) -> std::optional<Dim> {
       if (loop == dims->m[0])
