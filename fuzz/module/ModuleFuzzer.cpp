@@ -70,8 +70,9 @@ public:
   }
 };
 
-/// Runs the textual pipeline `pipeline` on `module`. A pipeline that does
-/// not parse is a bug of the harness, not of the input.
+/// Runs the textual pipeline `pipeline` (the passes of a builtin.module pass
+/// manager, without the `builtin.module(...)` around them) on `module`. A
+/// pipeline that does not parse is a bug of the harness, not of the input.
 LogicalResult runPipeline(ModuleOp module, StringRef pipeline) {
   PassManager pm(module->getContext());
   pm.enableVerifier(false);
@@ -126,23 +127,33 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return success();
   });
 
+  // In verbose mode, each stage says how it ended.
+  auto report = [verbose](StringRef stage, LogicalResult result) {
+    if (verbose)
+      llvm::errs() << "mxfp8train-module-fuzzer: " << stage << ": "
+                   << (succeeded(result) ? "ok" : "failed") << "\n";
+    return result;
+  };
+
   StringRef source(reinterpret_cast<const char *>(data), size);
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(source, &context, "fuzz-input");
-  if (!module || failed(verify(*module)))
+  if (failed(report("parse and verify",
+                    success(module && succeeded(verify(*module))))))
     return 0;
-  if (failed(
-          runPipeline(*module, "builtin.module(mxfp8train-rewrite-matmuls)")))
+  if (failed(report("mxfp8train-rewrite-matmuls",
+                    runPipeline(*module, "mxfp8train-rewrite-matmuls"))))
     return 0;
 
   OwningOpRef<ModuleOp> cpu = module->clone();
-  (void)runPipeline(*cpu, "builtin.module(mxfp8train-lower-to-cpu)");
+  (void)report("mxfp8train-lower-to-cpu",
+               runPipeline(*cpu, "mxfp8train-lower-to-cpu"));
   for (const char *chip : {"sm_90a", "sm_100a"}) {
     OwningOpRef<ModuleOp> gpu = module->clone();
-    std::string pipeline = "builtin.module(mxfp8train-lower-to-gpu{chip=";
+    std::string pipeline = "mxfp8train-lower-to-gpu{chip=";
     pipeline += chip;
-    pipeline += " format=llvm toolkit=" + state->toolkit + "})";
-    (void)runPipeline(*gpu, pipeline);
+    pipeline += " format=llvm toolkit=" + state->toolkit + "}";
+    (void)report(pipeline, runPipeline(*gpu, pipeline));
   }
   return 0;
 }
