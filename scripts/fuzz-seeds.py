@@ -14,8 +14,10 @@
 #                  (mxfp8-compile --manifest over test/tools) and one
 #                  written here with every field
 #
-#   scripts/fuzz-seeds.py --out DIR [--build BUILD]
+#   scripts/fuzz-seeds.py --out DIR [--build BUILD] [--module-limit N]
 #
+# --module-limit keeps N module seeds, evenly spaced (CI: each seed costs
+# a parse and three lowerings under ASan, seconds for the large ones).
 # Identical seeds are written once. Prints one line per corpus with its size.
 #
 # ===------------------------------------------------------------------------=== #
@@ -72,13 +74,17 @@ def build_outputs(build, extension):
                 yield path
 
 
-def module_seeds(corpus):
+def module_seeds(corpus, limit):
+    chunks = []
     for path in source_files(ROOT, ".mlir"):
         with open(path, encoding="utf-8", errors="replace") as f:
             text = f.read()
-        for chunk in SPLIT.split(text):
-            if chunk.strip():
-                corpus.add(chunk, ".mlir")
+        chunks.extend(chunk for chunk in SPLIT.split(text) if chunk.strip())
+    if limit and len(chunks) > limit:
+        # Evenly spaced over test/ and examples/, the same ones every run.
+        chunks = [chunks[i * len(chunks) // limit] for i in range(limit)]
+    for chunk in chunks:
+        corpus.add(chunk, ".mlir")
 
 
 def npy_seeds(corpus, build):
@@ -150,10 +156,12 @@ def main():
     parser = argparse.ArgumentParser(description="seed corpora of the fuzzers")
     parser.add_argument("--out", required=True, help="corpus root")
     parser.add_argument("--build", help="build directory after a lit run")
+    parser.add_argument("--module-limit", type=int, default=0,
+                        help="at most this many module seeds (0: all)")
     args = parser.parse_args()
     corpora = {name: Corpus(os.path.join(args.out, name))
                for name in ("module", "npy", "manifest")}
-    module_seeds(corpora["module"])
+    module_seeds(corpora["module"], args.module_limit)
     npy_seeds(corpora["npy"], args.build)
     manifest_seeds(corpora["manifest"], args.build)
     for name, corpus in corpora.items():

@@ -18,7 +18,9 @@
 # "N passed, N failed" over both; exits non-zero on any failure.
 # Environment: SANITIZE_BUILD_DIR, JOBS (default nproc), FUZZ_SECONDS,
 # FUZZERS (default: all three, e.g. FUZZERS="npy manifest"),
-# FUZZ_SEED (libFuzzer's -seed, default 1 so that CI runs are repeatable; 0
+# FUZZ_MODULE_SEEDS (module seeds kept, default 40 of about 300: libFuzzer
+# runs every seed before its time limit starts to count, and a module seed
+# costs seconds under ASan; 0 keeps all), FUZZ_SEED (libFuzzer's -seed, default 1 so that CI runs are repeatable; 0
 # picks one), SANITIZE_SKIP_LIT=1 (fuzzers only). Extra arguments go to lit.
 #
 #===------------------------------------------------------------------------===#
@@ -79,7 +81,8 @@ fi
 # fuzzer for a fixed time. libFuzzer runs every seed first, then mutates.
 seeds="$build_dir/fuzz/seeds"
 rm -rf "$seeds"
-python3 "$root/scripts/fuzz-seeds.py" --out "$seeds" --build "$build_dir"
+python3 "$root/scripts/fuzz-seeds.py" --out "$seeds" --build "$build_dir" \
+  --module-limit "${FUZZ_MODULE_SEEDS:-40}"
 fuzz_status=0
 python_cases=()
 for name in $fuzzers; do
