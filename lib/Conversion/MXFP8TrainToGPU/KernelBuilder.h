@@ -41,8 +41,7 @@ public:
   /// i32 constant.
   Value i32(int64_t v);
   /// Splat constant of `type` (a vector of integers or floats) with the bit
-  /// pattern `bitsValue` in every lane: its low bits, as many as the element
-  /// type has (~0 gives all ones at any width).
+  /// pattern `bitsValue` in every lane.
   Value splatBits(VectorType type, uint64_t bitsValue);
   /// `blockIdx.x * blockDim.x + threadIdx.x` as index.
   Value globalThreadId();
