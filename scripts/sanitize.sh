@@ -61,8 +61,11 @@ ninja -C "$build_dir" -j"$jobs"
 # its slabs in instrumented code (ours) and not in libMLIR, which shares
 # allocators (StorageUniquer) with our inline code and never unpoisons what
 # it hands out: memory libMLIR allocated would read as poisoned.
+# allocator_may_return_null=1: a failed allocation returns null as malloc
+# does, which the tools handle (test/tools/mxfp8-run/sizes.mlir checks the
+# message); ASan's default is to abort.
 export ASAN_SYMBOLIZER_PATH=/usr/lib/llvm-22/bin/llvm-symbolizer
-export ASAN_OPTIONS="allow_user_poisoning=0:detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1"
+export ASAN_OPTIONS="allow_user_poisoning=0:allocator_may_return_null=1:detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$root/scripts/sanitize/lsan.supp:print_suppressions=0"
 
