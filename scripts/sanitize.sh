@@ -11,8 +11,8 @@
 #      scripts/sanitize/lsan.supp; see docs/robustness.md);
 #   2. seed corpora from test/ and examples/ (scripts/fuzz-seeds.py) and
 #      each fuzzer for FUZZ_SECONDS (default 60) over them, its corpus kept
-#      in BUILD/fuzz/corpus/<fuzzer> between runs, crashes in
-#      BUILD/fuzz/artifacts/<fuzzer>/.
+#      in BUILD/fuzz-runs/corpus/<fuzzer> between runs, crashes in
+#      BUILD/fuzz-runs/artifacts/<fuzzer>/.
 # Reports: BUILD/sanitize-lit.xml (lit's) and BUILD/sanitize-fuzz.xml (one
 # test case per fuzzer, failed on any crash). The last line is
 # "N passed, N failed" over both; exits non-zero on any failure.
@@ -82,7 +82,7 @@ fi
 
 # Seeds (the lit run's .npy and manifest outputs included), then each
 # fuzzer for a fixed time. libFuzzer runs every seed first, then mutates.
-seeds="$build_dir/fuzz/seeds"
+seeds="$build_dir/fuzz-runs/seeds"
 rm -rf "$seeds"
 python3 "$root/scripts/fuzz-seeds.py" --out "$seeds" --build "$build_dir" \
   --module-limit "${FUZZ_MODULE_SEEDS:-40}"
@@ -90,9 +90,9 @@ fuzz_status=0
 python_cases=()
 for name in $fuzzers; do
   binary="$build_dir/bin/mxfp8train-$name-fuzzer"
-  corpus="$build_dir/fuzz/corpus/$name"
-  artifacts="$build_dir/fuzz/artifacts/$name"
-  log="$build_dir/fuzz/$name.log"
+  corpus="$build_dir/fuzz-runs/corpus/$name"
+  artifacts="$build_dir/fuzz-runs/artifacts/$name"
+  log="$build_dir/fuzz-runs/$name.log"
   mkdir -p "$corpus" "$artifacts"
   echo "sanitize: fuzzing $name for ${fuzz_seconds}s (log: $log)"
   start=$(date +%s)
