@@ -10,7 +10,7 @@
 #   1. the whole lit suite on that build (LeakSanitizer on, with
 #      scripts/sanitize/lsan.supp; see docs/robustness.md);
 #   2. seed corpora from test/ and examples/ (scripts/fuzz-seeds.py) and
-#      each fuzzer for FUZZ_SECONDS (default 60) over them, its corpus kept
+#      each fuzzer for FUZZ_SECONDS (default 60; the module fuzzer 3 x) over them, its corpus kept
 #      in BUILD/fuzz-runs/corpus/<fuzzer> between runs, crashes in
 #      BUILD/fuzz-runs/artifacts/<fuzzer>/.
 # Reports: BUILD/sanitize-lit.xml (lit's) and BUILD/sanitize-fuzz.xml (one
@@ -18,9 +18,10 @@
 # "N passed, N failed" over both; exits non-zero on any failure.
 # Environment: SANITIZE_BUILD_DIR, JOBS (default nproc), FUZZ_SECONDS,
 # FUZZERS (default: all three, e.g. FUZZERS="npy manifest"),
-# FUZZ_MODULE_SEEDS (module seeds kept, default 40 of about 300: libFuzzer
-# runs every seed before its time limit starts to count, and a module seed
-# costs seconds under ASan; 0 keeps all), FUZZ_SEED (libFuzzer's -seed, default 1 so that CI runs are repeatable; 0
+# FUZZ_MODULE_SECONDS (default 3 x FUZZ_SECONDS: libFuzzer runs every seed
+# first, within its time limit, and a module seed costs seconds under ASan),
+# FUZZ_MODULE_SEEDS (module seeds kept, default 24 of about 300; 0 keeps
+# all), FUZZ_SEED (libFuzzer's -seed, default 1 so that CI runs are repeatable; 0
 # picks one), SANITIZE_SKIP_LIT=1 (fuzzers only). Extra arguments go to lit.
 #
 #===------------------------------------------------------------------------===#
@@ -85,7 +86,7 @@ fi
 seeds="$build_dir/fuzz-runs/seeds"
 rm -rf "$seeds"
 python3 "$root/scripts/fuzz-seeds.py" --out "$seeds" --build "$build_dir" \
-  --module-limit "${FUZZ_MODULE_SEEDS:-40}"
+  --module-limit "${FUZZ_MODULE_SEEDS:-24}"
 fuzz_status=0
 python_cases=()
 for name in $fuzzers; do
@@ -94,10 +95,16 @@ for name in $fuzzers; do
   artifacts="$build_dir/fuzz-runs/artifacts/$name"
   log="$build_dir/fuzz-runs/$name.log"
   mkdir -p "$corpus" "$artifacts"
-  echo "sanitize: fuzzing $name for ${fuzz_seconds}s (log: $log)"
+  seconds="$fuzz_seconds"
+  if [ "$name" = module ]; then
+    # Its seeds alone take about two minutes under ASan on 2 cores, and
+    # libFuzzer counts them in -max_total_time.
+    seconds="${FUZZ_MODULE_SECONDS:-$((3 * fuzz_seconds))}"
+  fi
+  echo "sanitize: fuzzing $name for ${seconds}s (log: $log)"
   start=$(date +%s)
   set +e
-  "$binary" -max_total_time="$fuzz_seconds" -timeout=120 -rss_limit_mb=4096 \
+  "$binary" -max_total_time="$seconds" -timeout=120 -rss_limit_mb=4096 \
     -seed="${FUZZ_SEED:-1}" -print_final_stats=1 -artifact_prefix="$artifacts/" \
     "$corpus" "$seeds/$name" > "$log" 2>&1
   status=$?
