@@ -29,25 +29,4 @@ if [ ! -f "$report" ]; then
   echo "test.sh: lit wrote no report (exit status $lit_status)" >&2
   exit 1
 fi
-python3 - "$report" "$lit_status" <<'PY'
-import sys
-import xml.etree.ElementTree as ET
-
-cases = ET.parse(sys.argv[1]).getroot().iter("testcase")
-passed = failed = skipped = 0
-for case in cases:
-    if case.find("failure") is not None or case.find("error") is not None:
-        failed += 1
-    elif case.find("skipped") is not None:
-        skipped += 1
-    else:
-        passed += 1
-lit_status = int(sys.argv[2])
-line = "%d passed, %d failed" % (passed, failed)
-if skipped:
-    line += ", %d skipped" % skipped
-if passed + failed + skipped == 0:
-    print("test.sh: lit ran no test", file=sys.stderr)
-print(line)
-sys.exit(1 if failed or lit_status or passed == 0 else 0)
-PY
+python3 "$root/scripts/count-results.py" --status "$lit_status" "$report"

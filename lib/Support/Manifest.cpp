@@ -12,12 +12,14 @@
 #include "mxfp8train/Support/Manifest.h"
 #include "mxfp8train/Support/Float.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 using namespace mlir::mxfp8train;
@@ -334,6 +336,18 @@ static bool parseTensorType(const std::string &text, TensorSpec &spec) {
   }
 }
 
+/// Whether the size in bytes of `spec` fits in int64 (what
+/// TensorSpec::getNumBytes computes).
+static bool hasInt64ByteSize(const TensorSpec &spec) {
+  int64_t bytes = getElementKindSize(spec.kind);
+  for (int64_t dim : spec.shape) {
+    if (dim != 0 && bytes > std::numeric_limits<int64_t>::max() / dim)
+      return false;
+    bytes *= dim;
+  }
+  return true;
+}
+
 /// Splits `key=value`; false if there is no '='.
 static bool splitKeyValue(const std::string &field, std::string &key,
                           std::string &value) {
@@ -353,6 +367,9 @@ bool mlir::mxfp8train::parseManifest(const std::string &text,
   int lineNumber = 0;
   bool sawHeader = false, sawEnd = false;
   Manifest result;
+  // Every argument and result has a line of its own, so no count can be
+  // larger than this (checked before the spec lists are sized).
+  auto numLines = int64_t(std::count(text.begin(), text.end(), '\n')) + 1;
   auto fail = [&](const std::string &message) {
     error = name + ":" + std::to_string(lineNumber) + ": " + message;
     return false;
@@ -410,6 +427,12 @@ bool mlir::mxfp8train::parseManifest(const std::string &text,
       }
       if (func.unsupported.empty() && (numArgs < 0 || numResults < 0))
         return fail("function '" + func.name + "' needs args= and results=");
+      if (func.unsupported.empty() &&
+          (numArgs > numLines || numResults > numLines - numArgs))
+        return fail("function '" + func.name + "' declares " +
+                    std::to_string(numArgs) + " arguments and " +
+                    std::to_string(numResults) +
+                    " results, more than the manifest has lines");
       if (func.unsupported.empty()) {
         func.args.resize(size_t(numArgs));
         func.results.resize(size_t(numResults));
@@ -436,6 +459,9 @@ bool mlir::mxfp8train::parseManifest(const std::string &text,
       if (!parseTensorType(fields[3], spec))
         return fail("bad tensor type '" + fields[3] +
                     "' (expected e.g. 64x128xbf16)");
+      if (!hasInt64ByteSize(spec))
+        return fail("tensor type '" + fields[3] +
+                    "' has more bytes than int64 can count");
       for (size_t i = 4; i < fields.size(); ++i) {
         std::string k, v;
         if (!splitKeyValue(fields[i], k, v))

@@ -94,10 +94,14 @@ public:
     skipSpace();
     size_t start = pos;
     uint64_t value = 0;
+    // Checked before the multiplication: a long digit string must not wrap
+    // around uint64 into a small dimension (Npy.h rejects it).
+    const uint64_t limit = uint64_t(std::numeric_limits<int64_t>::max() / 2);
     while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
-      value = value * 10 + uint64_t(text[pos] - '0');
-      if (value > uint64_t(std::numeric_limits<int64_t>::max() / 2))
+      uint64_t digit = uint64_t(text[pos] - '0');
+      if (value > (limit - digit) / 10)
         return false;
+      value = value * 10 + digit;
       ++pos;
     }
     if (pos == start || pos >= text.size())

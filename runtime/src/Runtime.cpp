@@ -336,7 +336,13 @@ void mxfp8rtClearLastError(void) {
 }
 
 const char *mxfp8rtGetStatusName(mxfp8rtStatus status) {
-  switch (status) {
+  // A C caller may pass any int; reading `status` as the enum when it holds
+  // no enumerator's value is undefined in C++ (UBSan's enum check), so the
+  // switch is over its bits as an int.
+  int value;
+  static_assert(sizeof(value) == sizeof(status), "mxfp8rtStatus is an int");
+  std::memcpy(&value, &status, sizeof(value));
+  switch (value) {
   case MXFP8RT_SUCCESS:
     return "MXFP8RT_SUCCESS";
   case MXFP8RT_UNAVAILABLE:

@@ -328,6 +328,7 @@ FAKE_EXPORT int cuModuleLoadDataEx(Module **module, const void *image,
     result->kernels.emplace_back(begin, end);
   }
   ++state.moduleLoads;
+  ++state.liveModules;
   state.lastLoadDevice = currentDevice();
   *module = result;
   return kSuccess;
@@ -341,6 +342,7 @@ FAKE_EXPORT int cuModuleUnload(Module *module) {
     delete entry.second;
   delete module;
   ++state.moduleUnloads;
+  --state.liveModules;
   return kSuccess;
 }
 

@@ -92,6 +92,9 @@ struct FakeCudaState {
   uint32_t tmaBoxDim[5];
   uint32_t tmaElementStrides[5];
   int tmaInterleave, tmaSwizzle, tmaL2Promotion, tmaOobFill;
+  /// Modules loaded and not unloaded yet (the leak check of
+  /// LeakCheckTest.cpp reads it with the other live counts).
+  int liveModules;
 };
 
 /// Exported by the fake library (extern "C").

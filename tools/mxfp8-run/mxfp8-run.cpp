@@ -322,7 +322,10 @@ static bool canAllocate(int64_t bytes) {
     return true;
   if (uint64_t(bytes) > std::numeric_limits<size_t>::max())
     return false;
-  void *probe = std::malloc(size_t(bytes));
+  // Through a volatile: a malloc whose result is only compared with null
+  // and freed may be removed by the optimizer (clang does at -O1), and the
+  // probe would always succeed.
+  void *volatile probe = std::malloc(size_t(bytes));
   if (!probe)
     return false;
   std::free(probe);

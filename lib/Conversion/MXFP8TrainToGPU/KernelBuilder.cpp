@@ -38,7 +38,8 @@ Value KernelBuilder::i32(int64_t v) {
 Value KernelBuilder::splatBits(VectorType type, uint64_t bitsValue) {
   Type elem = type.getElementType();
   unsigned width = elem.getIntOrFloatBitWidth();
-  APInt bitsInt(width, bitsValue);
+  // The low `width` bits of `bitsValue` (callers pass ~0 for all ones).
+  APInt bitsInt(width, bitsValue, /*isSigned=*/false, /*implicitTrunc=*/true);
   TypedAttr scalar;
   if (auto floatType = dyn_cast<FloatType>(elem))
     scalar = getFloatAttr(floatType,

@@ -133,7 +133,7 @@
 // CHECK:         nvvm.tcgen05.fence <after>
 // CHECK:         %[[EHALF:.*]] = arith.muli %[[RANK]], %c128 : index
 // CHECK-NEXT:    %[[EROW:.*]] = arith.addi %{{.*}}, %[[EHALF]] : index
-// CHECK-NEXT:    arith.addi %[[EROW]], %{{.*}} : index
+// CHECK:         arith.addi %[[EROW]], %{{.*}} : index
 // CHECK-COUNT-8: nvvm.tcgen05.ld
 // CHECK-NEXT:    nvvm.tcgen05.wait <load>
 // CHECK-NEXT:    nvvm.tcgen05.fence <before>

@@ -73,9 +73,9 @@
 // CHECK:             nvvm.mbarrier.try_wait.parity
 // CHECK-NEXT:        nvvm.tcgen05.fence <after>
 // CHECK:             %[[SFA:.*]] = llvm.inttoptr %[[SFAADDR:.*]] : i32 to !llvm.ptr<6>
-// CHECK-NEXT:        nvvm.tcgen05.cp %[[SFA]], %{{.*}} {multicast = #nvvm.tcgen05_cp_multicast<warpx4>, shape = #nvvm.tcgen05_cp_shape<shape_32x128b>}
+// CHECK:             nvvm.tcgen05.cp %[[SFA]], %{{.*}} {multicast = #nvvm.tcgen05_cp_multicast<warpx4>, shape = #nvvm.tcgen05_cp_shape<shape_32x128b>}
 // CHECK:             %[[SFB:.*]] = llvm.inttoptr %{{.*}} : i32 to !llvm.ptr<6>
-// CHECK-NEXT:        nvvm.tcgen05.cp %[[SFB]], %{{.*}} {multicast = #nvvm.tcgen05_cp_multicast<warpx4>, shape = #nvvm.tcgen05_cp_shape<shape_32x128b>}
+// CHECK:             nvvm.tcgen05.cp %[[SFB]], %{{.*}} {multicast = #nvvm.tcgen05_cp_multicast<warpx4>, shape = #nvvm.tcgen05_cp_shape<shape_32x128b>}
 // CHECK:             nvvm.tcgen05.cp %{{.*}}, %{{.*}} {multicast = #nvvm.tcgen05_cp_multicast<warpx4>, shape = #nvvm.tcgen05_cp_shape<shape_32x128b>}
 // CHECK:             %[[FIRST:.*]] = arith.cmpi ne, %[[KT]], %c0 : index
 // CHECK:             nvvm.tcgen05.mma.block_scale %[[ACC:.*]], %{{.*}}, %{{.*}}, %c146800640_i32, %[[FIRST]], %[[SFA]], %[[SFB]] {blockScale = #nvvm.tcgen05_mma_block_scale<block32>, ctaGroup = #nvvm.cta_group<cta_1>, kind = #nvvm.block_scale_kind<mxf8f6f4>}
@@ -190,20 +190,22 @@ func.func @blocked_e5m2(%a: tensor<128x96xf8E5M2>, %as: tensor<512xf8E8M0FNU>,
 // CHECK:         nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MA]], %[[FULL]], box[%{{.*}}, %c0_i32]
 // CHECK:         arith.addi %[[ATILE]], %c16384 : index
 // CHECK:         nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MB]], %[[FULL]], box[%{{.*}}, %c0_i32]
-// CHECK:         arith.addi %{{.*}}, %c128 : index
-// CHECK:         arith.addi %[[ATILE]], %c32768 : index
+// CHECK-DAG:     arith.addi %{{.*}}, %c128 : index
+// CHECK-DAG:     arith.addi %[[ATILE]], %c32768 : index
 // CHECK:         nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MB]], %[[FULL]], box[%{{.*}}, %c0_i32]
 // CHECK-NOT:     nvvm.cp.async.bulk.tensor
 // CHECK:         %[[DA:.*]] = arith.ori %{{.*}}, %c4611756662116581376_i64 : i64
 // CHECK:         %[[DB:.*]] = arith.ori %{{.*}}, %c4611756662116581376_i64 : i64
 // CHECK-NEXT:    nvvm.tcgen05.mma.block_scale %{{.*}}, %[[DA]], %[[DB]], %c146898944_i32, %false,
-// CHECK-NEXT:    %[[DB1:.*]] = arith.addi %[[DB]], %c256_i64 : i64
-// CHECK-NEXT:    %[[DA1:.*]] = arith.addi %[[DA]], %c256_i64 : i64
-// CHECK-NEXT:    nvvm.tcgen05.mma.block_scale %{{.*}}, %[[DA1]], %[[DB1]], %c683769872_i32, %true,
-// CHECK:         arith.addi %[[DA]], %c512_i64 : i64
-// CHECK-NEXT:    nvvm.tcgen05.mma.block_scale {{.*}}, %c1220640800_i32, %true,
-// CHECK:         arith.addi %[[DA]], %c768_i64 : i64
-// CHECK-NEXT:    nvvm.tcgen05.mma.block_scale {{.*}}, %c1757511728_i32, %true,
+// CHECK-DAG:     %[[DB1:.*]] = arith.addi %[[DB]], %c256_i64 : i64
+// CHECK-DAG:     %[[DA1:.*]] = arith.addi %[[DA]], %c256_i64 : i64
+// CHECK:         nvvm.tcgen05.mma.block_scale %{{.*}}, %[[DA1]], %[[DB1]], %c683769872_i32, %true,
+// CHECK-DAG:     %[[DB2:.*]] = arith.addi %[[DB]], %c512_i64 : i64
+// CHECK-DAG:     %[[DA2:.*]] = arith.addi %[[DA]], %c512_i64 : i64
+// CHECK:         nvvm.tcgen05.mma.block_scale %{{.*}}, %[[DA2]], %[[DB2]], %c1220640800_i32, %true,
+// CHECK-DAG:     %[[DB3:.*]] = arith.addi %[[DB]], %c768_i64 : i64
+// CHECK-DAG:     %[[DA3:.*]] = arith.addi %[[DA]], %c768_i64 : i64
+// CHECK:         nvvm.tcgen05.mma.block_scale %{{.*}}, %[[DA3]], %[[DB3]], %c1757511728_i32, %true,
 func.func @wgrad(%a: tensor<64x256xf8E4M3FN>, %as: tensor<2x256xf8E8M0FNU>,
                  %b: tensor<64x512xf8E4M3FN>, %bs: tensor<2x512xf8E8M0FNU>) -> tensor<256x512xf32> {
   %y = mxfp8train.scaled_mm %a [%as], %b [%bs] transpose_lhs
