@@ -1,4 +1,4 @@
-//===- ElementwiseKernels.cpp - elementwise linalg.generic kernels -*- C++ -*-=//
+//===- ElementwiseKernels.cpp - elementwise generic kernels -----*- C++ -*-===//
 //
 // An elementwise `linalg.generic` (isElementwiseGeneric: parallel loops,
 // identity maps, a body of arith/math ops) that no quantize absorbs
@@ -28,8 +28,8 @@ static constexpr int64_t kElementwiseVector = 8;
 
 static int64_t getAccessAlign(Type element) {
   return std::min<int64_t>(
-      16, kElementwiseVector * llvm::divideCeil(
-                                   element.getIntOrFloatBitWidth(), 8));
+      16, kElementwiseVector *
+              llvm::divideCeil(element.getIntOrFloatBitWidth(), 8));
 }
 
 namespace {
@@ -70,39 +70,35 @@ struct ElementwiseGenericToGPU final : KernelPattern<linalg::GenericOp> {
     for (Value buffer : buffers)
       args.push_back(collapseTo(rewriter, loc, buffer, flat));
 
-    std::string name =
-        llvm::formatv("elementwise_{0}_{1}in_{2}out_{3}", getShapeTag(flat),
-                      op.getNumDpsInputs(), op->getNumResults(),
-                      getElementwiseBodyHash(op));
+    std::string name = llvm::formatv(
+        "elementwise_{0}_{1}in_{2}out_{3}", getShapeTag(flat),
+        op.getNumDpsInputs(), op->getNumResults(), getElementwiseBodyHash(op));
     linalg::GenericOp generic = op;
     gpu::GPUFuncOp kernel = cache.getOrCreate(
         rewriter, name, ValueRange(args).getTypes(), numInputs, {},
         [&](KernelBuilder &kb, ValueRange kargs, ValueRange) {
-          kb.gridStrideLoop(
-              kb.idx(count / kElementwiseVector), [&](Value i) {
-                Value offset = arith::MulIOp::create(
-                    kb, i, kb.idx(kElementwiseVector));
-                SmallVector<Value> inputs;
-                for (auto [k, input] :
-                     llvm::enumerate(generic.getDpsInputs())) {
-                  Type element = getElementTypeOrSelf(input.getType());
-                  inputs.push_back(kb.load(
-                      VectorType::get({kElementwiseVector}, element),
-                      kargs[argOfInput[k]], {offset},
-                      getAccessAlign(element)));
-                }
-                SmallVector<Value> results =
-                    evaluateElementwiseBody(kb, generic, inputs);
-                for (auto [r, result] : llvm::enumerate(results)) {
-                  Type element = getElementTypeOrSelf(result.getType());
-                  kb.store(result, kargs[numInputs + r], {offset},
-                           getAccessAlign(element));
-                }
-              });
+          kb.gridStrideLoop(kb.idx(count / kElementwiseVector), [&](Value i) {
+            Value offset =
+                arith::MulIOp::create(kb, i, kb.idx(kElementwiseVector));
+            SmallVector<Value> inputs;
+            for (auto [k, input] : llvm::enumerate(generic.getDpsInputs())) {
+              Type element = getElementTypeOrSelf(input.getType());
+              inputs.push_back(kb.load(
+                  VectorType::get({kElementwiseVector}, element),
+                  kargs[argOfInput[k]], {offset}, getAccessAlign(element)));
+            }
+            SmallVector<Value> results =
+                evaluateElementwiseBody(kb, generic, inputs);
+            for (auto [r, result] : llvm::enumerate(results)) {
+              Type element = getElementTypeOrSelf(result.getType());
+              kb.store(result, kargs[numInputs + r], {offset},
+                       getAccessAlign(element));
+            }
+          });
         });
     return launchAndReplace(rewriter, op, kernel,
-                            cache.getGridSize(count / kElementwiseVector),
-                            args, buffers);
+                            cache.getGridSize(count / kElementwiseVector), args,
+                            buffers);
   }
 
   bool fuseProducers;

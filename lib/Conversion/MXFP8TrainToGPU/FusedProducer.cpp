@@ -155,21 +155,20 @@ std::string gpu_lowering::getElementwiseBodyHash(linalg::GenericOp generic,
     os << ",";
   }
   os << extra;
-  return llvm::formatv("{0:x-8}", static_cast<uint32_t>(llvm::xxh3_64bits(text)))
+  return llvm::formatv("{0:x-8}",
+                       static_cast<uint32_t>(llvm::xxh3_64bits(text)))
       .str();
 }
 
 std::string KernelInput::getNameTag() const {
   if (!producer)
     return "";
-  return "_ew" + getElementwiseBodyHash(producer,
-                                        "result " + std::to_string(resultIndex));
+  return "_ew" + getElementwiseBodyHash(
+                     producer, "result " + std::to_string(resultIndex));
 }
 
-SmallVector<Value>
-gpu_lowering::evaluateElementwiseBody(KernelBuilder &kb,
-                                      linalg::GenericOp generic,
-                                      ValueRange inputs) {
+SmallVector<Value> gpu_lowering::evaluateElementwiseBody(
+    KernelBuilder &kb, linalg::GenericOp generic, ValueRange inputs) {
   ArrayRef<int64_t> shape = cast<VectorType>(inputs[0].getType()).getShape();
   auto vectorOf = [&](Type element) { return VectorType::get(shape, element); };
   Block &body = generic.getRegion().front();

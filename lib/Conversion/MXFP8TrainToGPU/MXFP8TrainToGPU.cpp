@@ -123,9 +123,8 @@ struct ConvertMXFP8TrainToGPUPass final
       return signalPassFailure();
     gpu::GPUModuleOp kernels = *kernelModule;
     RewritePatternSet patterns(ctx);
-    populateMXFP8TrainToGPUConversionPatterns(patterns, kernels, target,
-                                              fuseProducers,
-                                              elementwiseKernels);
+    populateMXFP8TrainToGPUConversionPatterns(
+        patterns, kernels, target, fuseProducers, elementwiseKernels);
     if (simpleGemm) {
       // The simple kernels again, above the specialised ones.
       KernelCache cache(kernels, target);
