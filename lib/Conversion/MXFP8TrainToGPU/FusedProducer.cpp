@@ -1,5 +1,4 @@
-//===- FusedProducer.cpp - elementwise producers read by kernels -*- C++
-//-*-===//
+//===- FusedProducer.cpp - elementwise producers in kernels ----*- C++ -*-===//
 //
 // KernelInput (FusedProducer.h): the decision to fuse an elementwise
 // `linalg.generic` into the quantizes that read its results, and the
