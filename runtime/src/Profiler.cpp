@@ -304,6 +304,23 @@ mxfp8rtStatus mxfp8rtProfileReset(void) {
   return MXFP8RT_SUCCESS;
 }
 
+mxfp8rtStatus mxfp8rtProfileReleaseEvents(void) {
+  Profiler &profiler = getProfiler();
+  std::lock_guard<std::mutex> lock(profiler.mutex);
+  for (const PendingLaunch &launch : profiler.pending) {
+    giveBack(profiler, launch.device, launch.start);
+    giveBack(profiler, launch.device, launch.end);
+  }
+  profiler.pending.clear();
+  mxfp8rtStatus status = MXFP8RT_SUCCESS;
+  for (auto &[device, events] : profiler.pool)
+    for (CUevent event : events)
+      if (getDriver().cuEventDestroy_v2(event) != CUDA_SUCCESS)
+        status = MXFP8RT_CUDA_ERROR;
+  profiler.pool.clear();
+  return status;
+}
+
 mxfp8rtStatus mxfp8rtProfileGetSummary(mxfp8rtProfileSummary *summary) {
   if (!summary)
     return recordError(MXFP8RT_INVALID_ARGUMENT,

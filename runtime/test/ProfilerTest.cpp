@@ -70,6 +70,10 @@ protected:
       return;
     EXPECT_EQ(mxfp8rtProfileEnable(0), MXFP8RT_SUCCESS);
     EXPECT_EQ(mxfp8rtProfileReset(), MXFP8RT_SUCCESS);
+    // The pooled events are destroyed: no driver object outlives the test.
+    int liveEvents = state->liveEvents;
+    EXPECT_EQ(mxfp8rtProfileReleaseEvents(), MXFP8RT_SUCCESS);
+    EXPECT_LE(state->liveEvents, liveEvents);
     EXPECT_EQ(mxfp8rtStreamDestroy(stream), MXFP8RT_SUCCESS);
     EXPECT_EQ(mxfp8rtModuleUnload(module), MXFP8RT_SUCCESS);
     EXPECT_EQ(getFakeContextDepth(), 0);

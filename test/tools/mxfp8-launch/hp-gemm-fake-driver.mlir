@@ -25,8 +25,8 @@
 // CHECK-DAG:  fake-cuda: cuTensorMapEncodeTiled type 9 rank 3 dims 520x200x3 strides 1040x208000 box 64x128x1 elementStrides 1x1x1 interleave 0 swizzle 3 l2 2 oob 0 aligned16 1
 // CHECK:      fake-cuda: launch gemm_pack_mn_bf16_3x300x520_pad512x576 grid {{[0-9]+}}x1x1 block 256x1x1 shared 0
 // CHECK-NEXT: fake-cuda: launch hp_mm_ks_k_bf16_bf16_f32_200x300x520_b3_p1c1_v8w1s4_n256 grid 12x1x1 block 384x1x1 shared 197696 arg0=tensormap
-// CHECK-NEXT: fake-cuda: free tensormap
-// CHECK-NEXT: fake-cuda: free tensormap
+// The maps' device copies stay cached (docs/runtime.md): no free.
+// CHECK-NOT:  fake-cuda: free tensormap
 // CHECK:      summary: entry=bmm device=cuda results=1
 
 #bmk = affine_map<(b, m, n, k) -> (b, m, k)>

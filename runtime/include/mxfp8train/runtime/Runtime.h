@@ -360,6 +360,12 @@ MXFP8RT_EXPORT int mxfp8rtProfileIsEnabled(void);
 /// untimed). Names returned by mxfp8rtProfileGetKernels become invalid.
 MXFP8RT_EXPORT mxfp8rtStatus mxfp8rtProfileReset(void);
 
+/// Destroys the profiler's pooled CUDA events (pending ones untimed); the
+/// next profiled operations create new ones. For programs that end
+/// profiling and want no driver object left (the runtime tests' leak
+/// check).
+MXFP8RT_EXPORT mxfp8rtStatus mxfp8rtProfileReleaseEvents(void);
+
 /// The totals since the last reset.
 typedef struct mxfp8rtProfileSummary {
   /// Kernel launches and the sum of their event-timed milliseconds.
