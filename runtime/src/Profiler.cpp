@@ -114,6 +114,16 @@ static void giveBack(Profiler &profiler, int device, CUevent event) {
     profiler.pool[device].push_back(event);
 }
 
+/// Pending events go back to the pool untimed (they may still be queued
+/// on their streams; recording them again later is fine).
+static void returnPending(Profiler &profiler) {
+  for (const PendingLaunch &launch : profiler.pending) {
+    giveBack(profiler, launch.device, launch.start);
+    giveBack(profiler, launch.device, launch.end);
+  }
+  profiler.pending.clear();
+}
+
 static size_t getRow(Profiler &profiler, const std::string &kernel) {
   auto it = profiler.rowIndex.find(kernel);
   if (it != profiler.rowIndex.end())
@@ -291,13 +301,7 @@ int mxfp8rtProfileIsEnabled(void) { return profile::isEnabled() ? 1 : 0; }
 mxfp8rtStatus mxfp8rtProfileReset(void) {
   Profiler &profiler = getProfiler();
   std::lock_guard<std::mutex> lock(profiler.mutex);
-  // Pending events may still be queued on their streams; recording them
-  // again later is fine, so they go straight back to the pool.
-  for (const PendingLaunch &launch : profiler.pending) {
-    giveBack(profiler, launch.device, launch.start);
-    giveBack(profiler, launch.device, launch.end);
-  }
-  profiler.pending.clear();
+  returnPending(profiler);
   profiler.rows.clear();
   profiler.rowIndex.clear();
   profiler.summary = mxfp8rtProfileSummary();
@@ -307,11 +311,7 @@ mxfp8rtStatus mxfp8rtProfileReset(void) {
 mxfp8rtStatus mxfp8rtProfileReleaseEvents(void) {
   Profiler &profiler = getProfiler();
   std::lock_guard<std::mutex> lock(profiler.mutex);
-  for (const PendingLaunch &launch : profiler.pending) {
-    giveBack(profiler, launch.device, launch.start);
-    giveBack(profiler, launch.device, launch.end);
-  }
-  profiler.pending.clear();
+  returnPending(profiler);
   mxfp8rtStatus status = MXFP8RT_SUCCESS;
   for (auto &[device, events] : profiler.pool)
     for (CUevent event : events)
