@@ -66,7 +66,14 @@ CUDADeviceInfo mlir::mxfp8train::queryCUDADevice(int gpu) {
 struct CUDAExecutable::Impl : runner::JitModule {};
 
 CUDAExecutable::CUDAExecutable() : impl(std::make_unique<Impl>()) {}
-CUDAExecutable::~CUDAExecutable() = default;
+CUDAExecutable::~CUDAExecutable() {
+  // The runtime caches the device copies of the module's TMA descriptors
+  // (docs/runtime.md): free them with the module, after its last kernel.
+  if (impl && impl->engine) {
+    (void)mxfp8rtDeviceSynchronize();
+    (void)mxfp8rtReleaseTensorMaps();
+  }
+}
 
 /// The runtime library this code is linked with (for the JIT's symbol
 /// resolution).

@@ -434,6 +434,12 @@ public:
       : library(std::move(library)), spec(spec), cuda(cuda),
         fillByte(fillByte) {}
   ~Runner() {
+    if (cuda) {
+      // The cached device copies of the TMA descriptors (docs/runtime.md)
+      // go with the last call that could read them.
+      (void)mxfp8rtDeviceSynchronize();
+      (void)mxfp8rtReleaseTensorMaps();
+    }
     for (void *p : deviceBuffers)
       (void)mxfp8rtMemFree(p);
     for (mxfp8rtEvent e : events)

@@ -27,18 +27,25 @@
 // CHECK-SAME:      memref<32x64xbf16> {llvm.noalias, llvm.readonly}
 // CHECK-SAME:      memref<32x64xf8E4M3FN> {llvm.noalias, llvm.writeonly}
 // CHECK-SAME:      kernel attributes {known_block_size = array<i32: 256, 1, 1>}
-// CHECK:           scf.for
-// CHECK:             %[[V:.*]] = vector.load %{{.*}} {alignment = 16 : i64} : memref<32x64xbf16>, vector<32xbf16>
-// CHECK:             %[[ABS:.*]] = arith.andi %{{.*}}, %{{.*}} : vector<32xi16>
-// CHECK:             vector.reduction <maximumf>, %{{.*}} : vector<32xbf16> into bf16
+// Two lanes per block (64 blocks: 128 items, whole warps): each loads its
+// 16 elements, the partial amaxes meet through one shuffle.
+// CHECK:           %[[C128:.*]] = arith.constant 128 : index
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %[[C128]]
+// CHECK:             %[[V:.*]] = vector.load %{{.*}} {alignment = 16 : i64} : memref<32x64xbf16>, vector<16xbf16>
+// CHECK:             %[[ABS:.*]] = arith.andi %{{.*}}, %{{.*}} : vector<16xi16>
+// CHECK:             vector.reduction <maximumf>, %{{.*}} : vector<16xbf16> into bf16
+// CHECK:             gpu.shuffle  xor %{{.*}}, %{{.*}}, %{{.*}} : i32
+// CHECK:             arith.maximumf %{{.*}}, %{{.*}} : vector<1xf32>
 // RCEIL: fl32(amax * fl32(1/448)) (the shared computeScaleByte).
 // CHECK:             arith.mulf %{{.*}}, %{{.*}} : f32
-// CHECK:             arith.mulf %{{.*}}, %{{.*}} : vector<32xf32>
-// CHECK-COUNT-16:    nvvm.convert.f32x2.to.f8x2 %{{.*}}, %{{.*}} {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : i16(f8E4M3FN)
+// CHECK:             arith.mulf %{{.*}}, %{{.*}} : vector<16xf32>
+// CHECK-COUNT-8:     nvvm.convert.f32x2.to.f8x2 %{{.*}}, %{{.*}} {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : i16(f8E4M3FN)
 // A block with scale byte 255 is all 0x7F.
-// CHECK:             arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<32xi8>
-// CHECK:             vector.store %{{.*}} {alignment = 16 : i64} : memref<32x64xf8E4M3FN>, vector<32xf8E4M3FN>
-// CHECK:             memref.store %{{.*}} : memref<32x2xf8E8M0FNU>
+// CHECK:             arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<16xi8>
+// CHECK:             vector.store %{{.*}} {alignment = 16 : i64} : memref<32x64xf8E4M3FN>, vector<16xf8E4M3FN>
+// The first lane of the pair stores the scale byte.
+// CHECK:             scf.if
+// CHECK:               memref.store %{{.*}} : memref<32x2xf8E8M0FNU>
 func.func @quantize_rowwise_rank3(%x: tensor<4x8x64xbf16>)
     -> (tensor<4x8x64xf8E4M3FN>, tensor<4x8x2xf8E8M0FNU>) {
   %q, %s = mxfp8train.quantize %x axis = 2 mode = rceil
@@ -49,17 +56,18 @@ func.func @quantize_rowwise_rank3(%x: tensor<4x8x64xbf16>)
 // -----
 
 // Equal specialisations share one kernel; a full grid of one item per
-// thread: 16384 * 512 blocks / 256 threads = 32768 CTAs on either chip.
+// thread: 16384 * 512 blocks * 2 lanes / 256 threads = 65536 CTAs on either
+// chip.
 
 // CHECK-LABEL: func.func @kernel_reuse(
-// CHECK:         %[[G:.*]] = arith.constant 32768 : index
+// CHECK:         %[[G:.*]] = arith.constant 65536 : index
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@quantize_1x32_bf16_e4m3_floor_rowmajor_16384x16384 blocks in (%[[G]],
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@quantize_1x32_bf16_e4m3_floor_rowmajor_16384x16384 blocks in (%[[G]],
 // CHECK:       gpu.module @mxfp8train_kernels
 // CHECK-COUNT-1: gpu.func @quantize_1x32_bf16_e4m3_floor_rowmajor_16384x16384
 // CHECK-NOT:     gpu.func
 // B200-LABEL:  func.func @kernel_reuse(
-// B200:          arith.constant 32768 : index
+// B200:          arith.constant 65536 : index
 func.func @kernel_reuse(%x: tensor<16384x16384xbf16>, %y: tensor<16384x16384xbf16>)
     -> (tensor<16384x16384xf8E4M3FN>, tensor<16384x512xf8E8M0FNU>,
         tensor<16384x16384xf8E4M3FN>, tensor<16384x512xf8E8M0FNU>) {
@@ -105,8 +113,8 @@ func.func @quantize_middle_axis(%x: tensor<2x64x3x16xf32>)
 // CHECK:       gpu.func @quantize_1x32_f32_e5m2_floor_blocked_200x96(
 // CHECK-DAG:     %[[C200:.*]] = arith.constant 200 : index
 // CHECK-DAG:     %[[C224:.*]] = arith.constant 224 : index
-// CHECK-DAG:     %[[C600:.*]] = arith.constant 600 : index
-// CHECK:         scf.for %{{.*}} = %{{.*}} to %[[C600]]
+// CHECK-DAG:     %[[C1216:.*]] = arith.constant 1216 : index
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %[[C1216]]
 // CHECK:           nvvm.convert.f32x2.to.f8x2 {{.*}} : i16(f8E5M2)
 // CHECK:           memref.store %{{.*}}[%{{.*}}] : memref<1024xf8E8M0FNU>
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %[[C224]]

@@ -64,7 +64,7 @@ func.func @swiglu_gate(%h1: tensor<64x128xbf16>, %h3: tensor<64x128xbf16>)
 // CHECK-NOT:     gpu.launch_func
 // CHECK-DAG:   gpu.func @quantize_1x32_bf16_e4m3_floor_rowmajor_64x128_ew[[H0]](
 // CHECK-DAG:   gpu.func @quantize_1x32_bf16_e4m3_floor_rowmajor_64x128_ew[[H1]](
-// CHECK-DAG:     arith.mulf %{{.*}} : vector<32xf32>
+// CHECK-DAG:     arith.mulf %{{.*}} : vector<16xf32>
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @two_results(%a: tensor<64x128xbf16>, %b: tensor<64x128xbf16>)
     -> (tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>,

@@ -18,17 +18,23 @@
 // EXACT-NOT: .ftz
 // EXACT-NOT: .local
 
-// 1x32: four 16-byte read-only loads, |x| and the NaN-propagating max on
-// packed bf16, the fp32 products, the hardware RNE+SATFINITE conversion,
-// two 16-byte stores and the scale byte.
+// 1x32, two lanes per block: two 16-byte read-only loads, |x| and the
+// NaN-propagating max on packed bf16, one butterfly shuffle and max.NaN
+// for the block's amax, the fp32 products, the hardware RNE+SATFINITE
+// conversion, one 16-byte store and (first lane) the scale byte.
 // CHECK-LABEL: .entry quantize_1x32_bf16_e4m3_rceil_rowmajor_256x512(
-// CHECK-COUNT-4: ld.global.nc.v4.b32
+// CHECK-COUNT-2: ld.global.nc.v4.b32
+// CHECK-NOT:     ld.global
 // CHECK:         abs.bf16x2
 // CHECK:         max.NaN.bf16x2
 // CHECK:         max.NaN.bf16
+// CHECK:         shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
+// CHECK:         max.NaN.f32
 // CHECK:         mul.rn.f32
-// CHECK-COUNT-16: cvt.rn.satfinite.e4m3x2.f32
-// CHECK-COUNT-2: st.global.v4.b32
+// CHECK-COUNT-8: cvt.rn.satfinite.e4m3x2.f32
+// CHECK-NOT:     cvt.rn.satfinite
+// CHECK:         st.global.v4.b32
+// CHECK-NOT:     st.global.v4
 // CHECK:         st.global.b8
 // CHECK:         ret;
 
