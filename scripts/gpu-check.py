@@ -36,6 +36,7 @@
 
 import argparse
 import ctypes
+import gc
 import json
 import os
 import re
@@ -669,6 +670,7 @@ def main():
         run_timing(args, cp)
     # CuPy's pools keep freed blocks until asked: hand them back so that
     # compute-sanitizer's leak check sees every allocation freed.
+    gc.collect()
     cp.get_default_memory_pool().free_all_blocks()
     cp.get_default_pinned_memory_pool().free_all_blocks()
     print("\n%d cases, %d mismatches" % (
