@@ -19,8 +19,8 @@
 namespace nb = nanobind;
 using namespace mxfp8train::python;
 
-using ByteArray = nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig,
-                              nb::device::cpu>;
+using ByteArray =
+    nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
 /// Calls `function` of `module` on `inputs`, each (kind, shape, bytes).
 /// Returns (error, results): error is "" on success, and each result is
@@ -50,10 +50,10 @@ static nb::tuple runFunction(ModuleHandle &module, const std::string &function,
                                 " bytes given, " + std::to_string(bytes) +
                                 " expected",
                             nb::list());
-    buffers.push_back(MXFP8TrainHostBuffer{
-        static_cast<MXFP8TrainElementKind>(kind),
-        static_cast<intptr_t>(shapes.back().size()), shapes.back().data(),
-        datas.back().data()});
+    buffers.push_back(
+        MXFP8TrainHostBuffer{static_cast<MXFP8TrainElementKind>(kind),
+                             static_cast<intptr_t>(shapes.back().size()),
+                             shapes.back().data(), datas.back().data()});
   }
 
   MXFP8TrainCompileOptions options = mxfp8trainCompileOptionsGetDefault();
@@ -110,9 +110,8 @@ void mxfp8train::python::initExecution(nb::module_ &m) {
   m.def(
       "element_kind_name",
       [](int kind) {
-        return toString(
-            mxfp8trainElementKindGetName(static_cast<MXFP8TrainElementKind>(
-                kind)));
+        return toString(mxfp8trainElementKindGetName(
+            static_cast<MXFP8TrainElementKind>(kind)));
       },
       nb::arg("kind"), "The MLIR spelling of an element kind; \"\" if bad.");
 }

@@ -204,10 +204,9 @@ static nb::tuple describeOperation(MlirOperation op) {
     resultTypes.append(
         printType(mlirValueGetType(mlirOperationGetResult(op, i))));
   MlirLocation loc = mlirOperationGetLocation(op);
-  return nb::make_tuple(
-      toString(mlirIdentifierStr(mlirOperationGetName(op))),
-      printLocation(loc), firstLocationName(loc), attributes, operandTypes,
-      resultTypes);
+  return nb::make_tuple(toString(mlirIdentifierStr(mlirOperationGetName(op))),
+                        printLocation(loc), firstLocationName(loc), attributes,
+                        operandTypes, resultTypes);
 }
 
 namespace {
@@ -227,8 +226,7 @@ static MlirWalkResult collectOperation(MlirOperation op, void *userData) {
 static std::optional<nb::object> parseModule(nb::object contextObject,
                                              const std::string &text) {
   ContextHandle &context = nb::cast<ContextHandle &>(contextObject);
-  MlirModule module =
-      mlirModuleCreateParse(context.get(), toStringRef(text));
+  MlirModule module = mlirModuleCreateParse(context.get(), toStringRef(text));
   if (mlirModuleIsNull(module))
     return std::nullopt;
   return nb::cast(new ModuleHandle(contextObject, module),
@@ -253,14 +251,15 @@ static std::string printModule(ModuleHandle &module, bool generic,
 static nb::object cloneModule(ModuleHandle &module) {
   MlirOperation copy = mlirOperationClone(mlirModuleGetOperation(module.get()));
   return nb::cast(new ModuleHandle(module.getContextObject(),
-                               mlirModuleFromOperation(copy)),
+                                   mlirModuleFromOperation(copy)),
                   nb::rv_policy::take_ownership);
 }
 
 /// Runs `pipeline` (`builtin.module(...)` text) on the module in place.
 /// Returns "" on success, else the pipeline parser's message, or "failed"
 /// when a pass failed (its diagnostics are on the context).
-static std::string runPipeline(ModuleHandle &module, const std::string &pipeline) {
+static std::string runPipeline(ModuleHandle &module,
+                               const std::string &pipeline) {
   MlirContext ctx = mlirModuleGetContext(module.get());
   MlirPassManager pm = mlirPassManagerCreate(ctx);
   std::string parseError;
@@ -286,9 +285,10 @@ static nb::tuple diagnosticToPython(const DiagnosticRecord &d) {
 }
 
 void mxfp8train::python::initIR(nb::module_ &m) {
-  nb::class_<ContextHandle>(m, "Context",
-                        "An MLIR context with the mxfp8train dialect, every "
-                        "upstream dialect and every pass registered.")
+  nb::class_<ContextHandle>(
+      m, "Context",
+      "An MLIR context with the mxfp8train dialect, every "
+      "upstream dialect and every pass registered.")
       .def(nb::init<>())
       .def(
           "take_diagnostics",

@@ -90,22 +90,19 @@ static const char *decisionName(MXFP8TrainMatmulDecision decision) {
 /// Converts `module` in place. Returns (ok, recipe text, entries) where an
 /// entry is (name, location, op name, decision, role, reason, (batch, m, n,
 /// k)); (False, "", []) when the recipe is invalid (errors on the context).
-static nb::tuple convertModule(ModuleHandle &module, const std::string &recipeText,
-                               std::optional<int> scaleMode,
-                               std::optional<bool> wgradWithHp,
-                               std::optional<std::string> outDtype,
-                               std::optional<bool> padTokenGroups,
-                               std::optional<int64_t> tokenGroupAlignment,
-                               std::optional<int> kernelPreference,
-                               std::optional<std::string> elemType,
-                               int64_t minSize,
-                               const std::vector<std::string> &exclude,
-                               bool emitRemarks) {
+static nb::tuple
+convertModule(ModuleHandle &module, const std::string &recipeText,
+              std::optional<int> scaleMode, std::optional<bool> wgradWithHp,
+              std::optional<std::string> outDtype,
+              std::optional<bool> padTokenGroups,
+              std::optional<int64_t> tokenGroupAlignment,
+              std::optional<int> kernelPreference,
+              std::optional<std::string> elemType, int64_t minSize,
+              const std::vector<std::string> &exclude, bool emitRemarks) {
   MlirContext ctx = mlirModuleGetContext(module.get());
-  RecipeOverrides overrides{scaleMode,           wgradWithHp,
-                            outDtype,            padTokenGroups,
-                            tokenGroupAlignment, kernelPreference,
-                            elemType};
+  RecipeOverrides overrides{
+      scaleMode,           wgradWithHp,      outDtype, padTokenGroups,
+      tokenGroupAlignment, kernelPreference, elemType};
   MlirAttribute recipe = buildRecipe(ctx, recipeText, overrides);
   if (mlirAttributeIsNull(recipe))
     return nb::make_tuple(false, std::string(), nb::list());
@@ -128,13 +125,14 @@ static nb::tuple convertModule(ModuleHandle &module, const std::string &recipeTe
   nb::list entries;
   for (intptr_t i = 0, e = mxfp8trainConversionReportGetNumEntries(report);
        i < e; ++i) {
-    MXFP8TrainMatmulReport entry = mxfp8trainConversionReportGetEntry(report, i);
-    entries.append(nb::make_tuple(
-        toString(entry.name), printLocation(entry.location),
-        toString(entry.opName), decisionName(entry.decision),
-        toString(mxfp8trainMatmulRoleGetName(entry.role)),
-        toString(entry.reason),
-        nb::make_tuple(entry.batch, entry.m, entry.n, entry.k)));
+    MXFP8TrainMatmulReport entry =
+        mxfp8trainConversionReportGetEntry(report, i);
+    entries.append(
+        nb::make_tuple(toString(entry.name), printLocation(entry.location),
+                       toString(entry.opName), decisionName(entry.decision),
+                       toString(mxfp8trainMatmulRoleGetName(entry.role)),
+                       toString(entry.reason),
+                       nb::make_tuple(entry.batch, entry.m, entry.n, entry.k)));
   }
   bool ok =
       mlirLogicalResultIsSuccess(mxfp8trainConversionReportGetStatus(report));
@@ -143,10 +141,9 @@ static nb::tuple convertModule(ModuleHandle &module, const std::string &recipeTe
 }
 
 void mxfp8train::python::initRewrite(nb::module_ &m) {
-  m.def("convert_module", &convertModule, nb::arg("module"),
-        nb::arg("recipe"), nb::arg("scale_mode").none(),
-        nb::arg("wgrad_with_hp").none(), nb::arg("out_dtype").none(),
-        nb::arg("pad_token_groups").none(),
+  m.def("convert_module", &convertModule, nb::arg("module"), nb::arg("recipe"),
+        nb::arg("scale_mode").none(), nb::arg("wgrad_with_hp").none(),
+        nb::arg("out_dtype").none(), nb::arg("pad_token_groups").none(),
         nb::arg("token_group_alignment").none(),
         nb::arg("kernel_preference").none(), nb::arg("elem_type").none(),
         nb::arg("min_size"), nb::arg("exclude"), nb::arg("emit_remarks"),
