@@ -107,11 +107,4 @@ void mxfp8train::python::initExecution(nb::module_ &m) {
       nb::arg("gpu") = 0,
       "(True, \"\") when the CUDA driver opens and GPU `gpu` exists, else "
       "(False, why).");
-  m.def(
-      "element_kind_name",
-      [](int kind) {
-        return toString(mxfp8trainElementKindGetName(
-            static_cast<MXFP8TrainElementKind>(kind)));
-      },
-      nb::arg("kind"), "The MLIR spelling of an element kind; \"\" if bad.");
 }

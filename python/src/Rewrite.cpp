@@ -148,17 +148,4 @@ void mxfp8train::python::initRewrite(nb::module_ &m) {
         nb::arg("kernel_preference").none(), nb::arg("elem_type").none(),
         nb::arg("min_size"), nb::arg("exclude"), nb::arg("emit_remarks"),
         "Runs the matmul rewrite in place; returns (ok, recipe, entries).");
-  m.def(
-      "recipe_text",
-      [](ContextHandle &context, const std::string &text) -> nb::object {
-        MlirAttribute recipe =
-            mxfp8trainRecipeAttrParse(context.get(), toStringRef(text));
-        if (mlirAttributeIsNull(recipe))
-          return nb::none();
-        std::string printed;
-        mlirAttributePrint(recipe, appendToString, &printed);
-        return nb::str(printed.c_str());
-      },
-      nb::arg("context"), nb::arg("text"),
-      "The #mxfp8train.recipe<...> of a name or body; None if invalid.");
 }
