@@ -25,8 +25,8 @@ ninja -C "$build_dir" -j"$jobs"
 
 if [ "${MXFP8TRAIN_PYTHON:-ON}" != OFF ]; then
   pip_args=(install --quiet --no-build-isolation --no-deps
-    -C "build-dir=$build_dir/python"
-    -C "cmake.define.MXFP8Train_DIR=$build_dir/lib/cmake/mxfp8train"
+    --config-settings="build-dir=$build_dir/python"
+    --config-settings="cmake.define.MXFP8Train_DIR=$build_dir/lib/cmake/mxfp8train"
     "$root/python")
   if ! python3 -m pip "${pip_args[@]}" 2>"$build_dir/python-pip.log"; then
     # Debian's own interpreter refuses plain installs.

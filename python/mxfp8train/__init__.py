@@ -5,9 +5,9 @@
 # numpy arrays (execution.py), all over the C API of libMXFP8Train-C.so
 # through the private extension _mxfp8train.
 #
-# TODO(compare): compare(module, entry, recipe, ...) over the C API's
-# mxfp8trainCompareFunction (branch s7-lib, not on main yet): bind it in
-# src/ and return its structured report; no compare logic in Python.
+# TODO(compare): compare() (compare.py) binds the C API's
+# mxfp8trainCompareFunction, which comes with branch s7-lib; until that is
+# merged it raises NotImplementedError.
 #
 # ===----------------------------------------------------------------------=== #
 """mxfp8train: build training graphs, convert them to MXFP8 with torchao's
@@ -21,12 +21,16 @@ recipes, and run them on the CPU or a CUDA GPU.
 """
 
 from . import builders
+from .compare import CompareReport, CompareRow, compare
 from .execution import DTYPES, cuda_available, run
 from .ir import Context, Diagnostic, MLIRError, Module, Operation, default_context
 from .rewrite import RECIPES, ConversionReport, MatmulEntry, convert
 
 __all__ = [
     "builders",
+    "compare",
+    "CompareReport",
+    "CompareRow",
     "Context",
     "ConversionReport",
     "convert",

@@ -55,3 +55,17 @@ def run_function(
     simple_gemm: bool,
 ) -> Tuple[str, List[Tuple[int, List[int], bytes]]]: ...
 def cuda_available(gpu: int = 0) -> Tuple[bool, str]: ...
+
+# Only when the C API has mxfp8trainCompareFunction (Compare.h).
+# (error, passed, results, matmuls); rows are (name, sqnr, bar, passed).
+def compare_function(
+    module: Module,
+    function: str,
+    recipe: str,
+    device: int,
+    gpu: int,
+    chip: str,
+    vectorize: bool,
+    simple_gemm: bool,
+    seed: int,
+) -> Tuple[str, bool, List[Tuple[str, float, float, bool]], List[Tuple[str, float, float, bool]]]: ...

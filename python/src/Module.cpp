@@ -1,7 +1,8 @@
 //===- Module.cpp - the mxfp8train._mxfp8train extension --------*- C++ -*-===//
 //
 // The nanobind module: one init function per concept (IR.cpp, Rewrite.cpp,
-// Execution.cpp). The public API is the pure-Python package mxfp8train/.
+// Execution.cpp, Compare.cpp). The public API is the pure-Python package
+// mxfp8train/.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,4 +16,5 @@ NB_MODULE(_mxfp8train, m) {
   mxfp8train::python::initIR(m);
   mxfp8train::python::initRewrite(m);
   mxfp8train::python::initExecution(m);
+  mxfp8train::python::initCompare(m);
 }

@@ -100,6 +100,8 @@ void initIR(nanobind::module_ &m);
 void initRewrite(nanobind::module_ &m);
 /// Binds compile-and-run (mxfp8trainRunFunction) and the CUDA probe.
 void initExecution(nanobind::module_ &m);
+/// Binds mxfp8trainCompareFunction when the C API has it (Compare.h).
+void initCompare(nanobind::module_ &m);
 
 } // namespace mxfp8train::python
 
