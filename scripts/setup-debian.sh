@@ -6,7 +6,10 @@
 # (apt-get update and apt-get install, through sudo when not root), then
 # makes sure the `python3` found first on PATH (the one CMake and lit use,
 # which may be a pyenv or venv interpreter rather than Debian's) imports
-# numpy, installing it from PyPI with pip when it does not.
+# numpy and what the Python package (python/) builds and tests with
+# (nanobind, scikit-build-core, ml_dtypes, pytest), installing the missing
+# ones from PyPI with pip (--break-system-packages for Debian's own
+# interpreter, which refuses plain installs).
 #
 #===------------------------------------------------------------------------===#
 set -euo pipefail
@@ -34,14 +37,26 @@ else
 fi
 
 # The test helpers (test/**/Inputs/*.py) need numpy in the interpreter lit
-# runs them with.
-# Debian's python3 gets it from python3-numpy (in the package list); another
-# interpreter first on PATH gets it from PyPI.
-if ! python3 -c 'import numpy' 2>/dev/null; then
-  echo "setup-debian: installing numpy for $(command -v python3)"
-  if ! { python3 -m pip install --quiet numpy ||
-           python3 -m pip install --quiet --break-system-packages numpy; }; then
-    echo "setup-debian: could not install numpy for $(command -v python3);" \
-      "the tests that use it will fail" >&2
+# runs them with; the Python package needs the others to build (without
+# build isolation: scripts/build.sh) and to test.
+# Debian's python3 gets numpy from python3-numpy (in the package list);
+# another interpreter first on PATH gets it from PyPI.
+pip_install() {
+  python3 -m pip install --quiet "$@" 2>/dev/null ||
+    python3 -m pip install --quiet --break-system-packages "$@"
+}
+missing_py=()
+for spec in numpy:numpy nanobind:nanobind scikit_build_core:scikit-build-core \
+    ml_dtypes:ml_dtypes pytest:pytest; do
+  if ! python3 -c "import ${spec%%:*}" 2>/dev/null; then
+    missing_py+=("${spec#*:}")
+  fi
+done
+if [ ${#missing_py[@]} -ne 0 ]; then
+  echo "setup-debian: installing ${missing_py[*]} for $(command -v python3)"
+  if ! pip_install "${missing_py[@]}"; then
+    echo "setup-debian: could not install ${missing_py[*]} for" \
+      "$(command -v python3); the Python package and the tests that use" \
+      "them will fail" >&2
   fi
 fi

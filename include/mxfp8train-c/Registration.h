@@ -25,6 +25,12 @@ mxfp8trainRegisterAllDialects(MlirDialectRegistry registry);
 /// Appends the registry of mxfp8trainRegisterAllDialects to `context`.
 MLIR_CAPI_EXPORTED void mxfp8trainContextRegisterAll(MlirContext context);
 
+/// Registers every upstream MLIR pass (`canonicalize`, `cse`, ...) with the
+/// global pass registry, as mxfp8-opt does, so that pass pipeline text
+/// (mlirParsePassPipeline) may name them. Our own passes are registered by
+/// mxfp8trainRegisterAllPasses (Passes.h). May be called more than once.
+MLIR_CAPI_EXPORTED void mxfp8trainRegisterUpstreamPasses(void);
+
 #ifdef __cplusplus
 }
 #endif

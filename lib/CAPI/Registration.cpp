@@ -1,7 +1,8 @@
 //===- Registration.cpp - register mxfp8train and its dependencies --------===//
 //
 // Implements mxfp8trainRegisterAllDialects / mxfp8trainContextRegisterAll:
-// the registry of mxfp8-opt.
+// the registry of mxfp8-opt; mxfp8trainRegisterUpstreamPasses: its upstream
+// passes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
 void mxfp8trainRegisterAllDialects(MlirDialectRegistry registry) {
@@ -30,4 +32,14 @@ void mxfp8trainContextRegisterAll(MlirContext context) {
   mlir::DialectRegistry registry;
   mxfp8trainRegisterAllDialects(wrap(&registry));
   unwrap(context)->appendDialectRegistry(registry);
+}
+
+void mxfp8trainRegisterUpstreamPasses(void) {
+  // The registry asserts on a pass registered twice with another allocator;
+  // register once per process.
+  static const bool registered = [] {
+    mlir::registerAllPasses();
+    return true;
+  }();
+  (void)registered;
 }

@@ -1,0 +1,114 @@
+# ===- test_convert.py - convert() and its report ---------------------------=== #
+import enum
+
+import pytest
+
+import mxfp8train as mx
+from mxfp8train import builders
+
+MLP_ORDER = ["mlp.w1.fwd", "mlp.w3.fwd", "mlp.w2.fwd", "mlp.w2.dgrad", "mlp.w2.wgrad",
+             "mlp.w1.dgrad", "mlp.w3.dgrad", "mlp.w1.wgrad", "mlp.w3.wgrad"]
+
+
+@pytest.fixture(scope="module")
+def mlp():
+    return builders.swiglu_mlp(32, 256, 512)
+
+
+def test_default_recipe_converts_every_matmul_with_its_role(mlp):
+    before = str(mlp)
+    converted, report = mx.convert(mlp)
+    assert str(mlp) == before  # the input is not modified
+    assert report.recipe == "#mxfp8train.recipe<mxfp8_rceil>"
+    assert [e.name for e in report.entries] == MLP_ORDER
+    assert all(e.decision == "converted" for e in report.entries)
+    assert [e.role for e in report.entries] == [
+        "forward", "forward", "forward", "dgrad", "wgrad", "dgrad", "dgrad", "wgrad", "wgrad"]
+    fwd = report.entry("mlp.w1.fwd")
+    assert (fwd.op_name, fwd.batch, fwd.m, fwd.n, fwd.k) == ("linalg.matmul", 0, 32, 512, 256)
+    assert fwd.reason.startswith("mxfp8train: converted (role forward")
+    wgrad = report.entry("mlp.w1.wgrad")
+    assert (wgrad.m, wgrad.n, wgrad.k) == (512, 256, 32)
+    names = [op.name for op in converted.walk()]
+    assert names.count("mxfp8train.scaled_mm") == 9
+    assert names.count("linalg.matmul") == 0
+    with pytest.raises(KeyError):
+        report.entry("mlp.w4.fwd")
+
+
+def test_wgrad_with_hp_keeps_the_wgrads(mlp):
+    converted, report = mx.convert(mlp, "mxfp8_rceil_wgrad_with_hp")
+    assert [e.name for e in report.kept_high_precision] == [
+        "mlp.w2.wgrad", "mlp.w1.wgrad", "mlp.w3.wgrad"]
+    assert all(e.role == "wgrad" for e in report.kept_high_precision)
+    assert report.kept_high_precision[0].reason == "role wgrad, recipe wgrad_with_hp = true"
+    assert len(report.converted) == 6
+    assert [op.name for op in converted.walk()].count("linalg.matmul") == 3
+
+
+def test_fields_mirror_torchao_config(mlp):
+    class ScaleCalculationMode(enum.Enum):  # as torchao spells it
+        FLOOR = "floor"
+
+    _, report = mx.convert(mlp, scale_calculation_mode=ScaleCalculationMode.FLOOR,
+                           wgrad_with_hp=True, out_dtype="float32",
+                           kernel_preference="EMULATED")
+    assert report.recipe == ("#mxfp8train.recipe<scale_calculation_mode = floor, wgrad_with_hp = true, "
+                             "out_dtype = f32, kernel_preference = emulated>")
+    assert len(report.kept_high_precision) == 3
+    _, report = mx.convert(mlp, "mxfp8_rceil_wgrad_with_hp", wgrad_with_hp=False)
+    assert report.recipe == "#mxfp8train.recipe<mxfp8_rceil>"
+    assert len(report.converted) == 9
+
+
+def test_filters_by_name_and_size(mlp):
+    _, report = mx.convert(mlp, exclude=["w2"])
+    assert [e.name for e in report.skipped] == ["mlp.w2.fwd", "mlp.w2.dgrad", "mlp.w2.wgrad"]
+    assert report.entry("mlp.w2.fwd").reason == "location name 'mlp.w2.fwd' matches exclude 'w2'"
+    assert report.entry("mlp.w2.fwd").role == ""
+    assert len(report.converted) == 6
+    _, report = mx.convert(mlp, min_size=64)
+    assert len(report.skipped) == 9
+    assert report.entry("mlp.w1.fwd").reason == "M = 32 is below min-size 64"
+
+
+def test_grouped_experts_report():
+    moe = builders.grouped_experts([37, 0, 32, 31], 256, 512)
+    converted, report = mx.convert(moe)
+    assert len(report.converted) == 9
+    fwd = report.entry("experts.w1.fwd")
+    assert (fwd.op_name, fwd.role, fwd.batch, fwd.m, fwd.n, fwd.k) == (
+        "mxfp8train.grouped_mm", "forward", 4, 100, 512, 256)
+    wgrad = report.entry("experts.w2.wgrad")
+    assert (wgrad.role, wgrad.batch, wgrad.m, wgrad.n, wgrad.k) == ("wgrad", 4, 256, 512, 100)
+    assert "token groups padded to 32" in wgrad.reason
+    assert [op.name for op in converted.walk()].count("mxfp8train.scaled_grouped_mm") == 9
+
+
+def test_bad_recipes_raise_with_the_parser_message(mlp):
+    with pytest.raises(mx.MLIRError) as info:
+        mx.convert(mlp, "mxfp8_nope")
+    assert "invalid recipe 'mxfp8_nope'" in str(info.value)
+    assert "expected a recipe field or one of the named recipes" in str(info.value)
+    with pytest.raises(mx.MLIRError) as info:
+        mx.convert(mlp, token_group_alignment=64)
+    assert "recipe token_group_alignment must be 32 or 128, found 64" in str(info.value)
+    with pytest.raises(ValueError, match="unknown scale_calculation_mode 'half'"):
+        mx.convert(mlp, scale_calculation_mode="half")
+    with pytest.raises(ValueError, match="unsupported dtype 'f16'"):
+        mx.convert(mlp, out_dtype="f16")
+
+
+def test_invalid_role_raises_at_the_matmul_and_keeps_the_report():
+    text = builders.linear_text(32, 64, 64).replace(
+        "linalg.matmul ins(%dY, %w", 'linalg.matmul {mxfp8train.role = "weight"} ins(%dY, %w')
+    m = mx.Module.parse(text)
+    with pytest.raises(mx.MLIRError) as info:
+        mx.convert(m)
+    err = info.value
+    assert err.summary == "conversion failed"
+    located = [d for d in err.diagnostics if d.location == 'loc("linear.dgrad")']
+    assert located and located[0].severity == "error"
+    assert "weight" in located[0].message
+    decisions = {e.name: e.decision for e in err.report.entries}
+    assert decisions == {"linear.fwd": "converted", "linear.dgrad": "invalid", "linear.wgrad": "converted"}

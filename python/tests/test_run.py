@@ -1,0 +1,112 @@
+# ===- test_run.py - run() against mxfp8-run and its errors ------------------=== #
+import re
+import subprocess
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import mxfp8train as mx
+from mxfp8train import builders
+
+from conftest import BF16, f64, normal
+
+RESULTS = ["out", "dx", "dw1", "dw3", "dw2"]
+
+
+def mxfp8_run_outputs(tool, module_text, tmp_path, tag):
+    """Runs mxfp8-run on the CPU (seed 7) and returns (inputs, results) as
+    bf16 arrays read from its .npy files (results named after the SSA
+    values the printed module returns)."""
+    path = tmp_path / (tag + ".mlir")
+    path.write_text(module_text)
+    out = tmp_path / tag
+    subprocess.run([str(tool), str(path), "--device=cpu", "--seed=7",
+                    "--output-dir=%s" % out, "--save-inputs"], check=True, capture_output=True)
+    saved = sorted((out / "inputs").iterdir(), key=lambda p: int(p.name.split("_")[0]))
+    inputs = [np.load(p).view(BF16) for p in saved]
+    ret = re.search(r"^\s*return (.*?) :", module_text, re.M).group(1)
+    names = [v.strip().lstrip("%") for v in ret.split(",")]
+    results = [np.load(out / (n + ".npy")).view(BF16) for n in names]
+    return inputs, results
+
+
+def sqnr_db(ref, got):
+    ref, got = f64(ref), f64(got)
+    return 10 * np.log10(np.sum(ref ** 2) / np.sum((ref - got) ** 2))
+
+
+def test_same_bits_as_mxfp8_run(mxfp8_run, tmp_path):
+    """bf16 and MXFP8 (mxfp8_rceil) runs of a small SwiGLU step give the
+    bits mxfp8-run writes, on the inputs it generated."""
+    m = builders.swiglu_mlp(32, 64, 128)
+    converted, report = mx.convert(m, "mxfp8_rceil")
+    assert len(report.converted) == 9
+    inputs, expected = mxfp8_run_outputs(mxfp8_run, str(m), tmp_path, "bf16")
+    got = mx.run(m, "mlp_train_step", inputs, vectorize=False)
+    for name, g, e in zip(RESULTS, got, expected):
+        assert g.dtype == np.dtype(BF16) and g.shape == e.shape, name
+        assert np.array_equal(g.view(np.uint16), e.view(np.uint16)), name
+
+    _, expected_mx = mxfp8_run_outputs(mxfp8_run, str(converted), tmp_path, "mxfp8")
+    got_mx = mx.run(converted, "mlp_train_step", inputs, vectorize=False)
+    for name, g, e in zip(RESULTS, got_mx, expected_mx):
+        assert np.array_equal(g.view(np.uint16), e.view(np.uint16)), name
+    # MXFP8 differs from bf16, by quantization noise only (a sanity bound,
+    # not torchao's bars: SQNR above 18 dB for every result).
+    assert not np.array_equal(got_mx[0].view(np.uint16), got[0].view(np.uint16))
+    assert min(sqnr_db(g, c) for g, c in zip(got, got_mx)) > 18
+
+
+def test_fp8_and_e8m0_arrays_round_trip():
+    text = """
+    func.func @q(%x: tensor<2x32xbf16>) -> (tensor<2x32xf8E4M3FN>, tensor<2x1xf8E8M0FNU>) {
+      %q, %s = mxfp8train.quantize %x axis = 1 mode = rceil : tensor<2x32xbf16> -> tensor<2x32xf8E4M3FN>, tensor<2x1xf8E8M0FNU>
+      return %q, %s : tensor<2x32xf8E4M3FN>, tensor<2x1xf8E8M0FNU>
+    }"""
+    m = mx.Module.parse(text)
+    x = np.zeros((2, 32), BF16)
+    x[0, :] = 1.0
+    x[0, 5] = 448.0 * 4  # amax 1792: scale 2^2 (rceil), 1792 / 4 = 448
+    x[1, :] = -0.5
+    q, s = mx.run(m, "q", [x])
+    assert q.dtype == np.dtype(ml_dtypes.float8_e4m3fn)
+    assert s.dtype == np.dtype(ml_dtypes.float8_e8m0fnu)
+    assert f64(s).ravel().tolist() == [4.0, 2.0 ** -9]
+    assert f64(q[0, 5]) == 448.0 and f64(q[0, 0]) == 0.25
+    assert f64(q[1, 0]) == -0.5 * 2.0 ** 9
+
+
+def test_run_errors():
+    m = builders.linear(32, 64, 32, bias=False)
+    rng = np.random.default_rng(0)
+    x, w, dy = normal(rng, (32, 64), 1), normal(rng, (32, 64), 1), normal(rng, (32, 32), 1)
+    with pytest.raises(mx.MLIRError, match="function 'linear_train_step' takes 3 arguments, 2 given"):
+        mx.run(m, "linear_train_step", [x, w])
+    with pytest.raises(mx.MLIRError, match="no public function named 'nope'"):
+        mx.run(m, "nope", [x, w, dy])
+    with pytest.raises(mx.MLIRError, match="argument 2 of 'linear_train_step' must be 32x32 "
+                       "of the right element type, given 16x32"):
+        mx.run(m, "linear_train_step", [x, w, dy[:16]])
+    with pytest.raises(mx.MLIRError, match="argument 2 of 'linear_train_step'"):
+        mx.run(m, "linear_train_step", [x, w, f64(dy).astype(np.float32)])
+    with pytest.raises(TypeError, match="input 0: unsupported dtype float16"):
+        mx.run(m, "linear_train_step", [x.astype(np.float16), w, dy])
+    with pytest.raises(ValueError, match="unknown device 'tpu'"):
+        mx.run(m, "linear_train_step", [x, w, dy], device="tpu")
+
+
+def test_cuda_device():
+    ok, reason = mx.cuda_available()
+    m = builders.linear(32, 64, 32, bias=False)
+    rng = np.random.default_rng(0)
+    inputs = [normal(rng, (32, 64), 1), normal(rng, (32, 64), 0.02), normal(rng, (32, 32), 1)]
+    if not ok:
+        assert reason
+        with pytest.raises(mx.MLIRError, match="no CUDA GPU: "):
+            mx.run(m, "linear_train_step", inputs, device="cuda")
+        return
+    cpu = mx.run(m, "linear_train_step", inputs, device="cpu")
+    gpu = mx.run(m, "linear_train_step", inputs, device="cuda")
+    for c, g in zip(cpu, gpu):
+        np.testing.assert_allclose(f64(g), f64(c), rtol=2.0**-7, atol=1e-6)
