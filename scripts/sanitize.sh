@@ -33,11 +33,10 @@ jobs="${JOBS:-$(nproc)}"
 fuzz_seconds="${FUZZ_SECONDS:-60}"
 fuzzers="${FUZZERS:-module npy manifest}"
 lit="${LIT:-/usr/lib/llvm-22/bin/lit}"
-# enum: the C API (include/mxfp8train-c) takes C enums, which a C caller may
-# fill with any int; the API validates them (tested with out-of-range
-# values), which C++'s enum range rule calls undefined. Next: take the
-# underlying integer type in the C signatures and check the enum again.
-sanitizers="-fsanitize=address,undefined -fno-sanitize=vptr,enum"
+# Every UBSan check, the enum one included: the C API (include/mxfp8train-c)
+# takes its enumerations as int32_t and checks their range (test/CAPI passes
+# out-of-range values), so no C++ enum ever holds a value outside its range.
+sanitizers="-fsanitize=address,undefined -fno-sanitize=vptr"
 sanitizers+=" -fno-sanitize-recover=all -fno-omit-frame-pointer"
 
 if [ ! -f "$build_dir/build.ninja" ]; then
