@@ -79,12 +79,7 @@ rm -f "$lit_report" "$fuzz_report"
 lit_status=0
 if [ "${SANITIZE_SKIP_LIT:-0}" != 1 ]; then
   set +e
-  # Not yet under the sanitizers (session 6, open in issue 14's note): the
-  # C API's run program and the installed-package test, which builds a
-  # downstream project against the sanitized tree without the sanitizer
-  # flags. The release run covers both.
-  "$lit" -sv --xunit-xml-output "$lit_report" \
-    --filter-out 'CAPI/run\.c|install/install\.test' "$build_dir/test" "$@"
+  "$lit" -sv --xunit-xml-output "$lit_report" "$build_dir/test" "$@"
   lit_status=$?
   set -e
 fi
