@@ -22,6 +22,9 @@ config.substitutions.append(("%mxfp8train_src_root", config.mxfp8train_src_root)
 config.substitutions.append(("%mxfp8train_obj_root", config.mxfp8train_obj_root))
 config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%ninja", config.make_program))
+# The compilers that built the tree (a downstream build uses them too).
+config.substitutions.append(("%c_compiler", config.c_compiler))
+config.substitutions.append(("%cxx_compiler", config.cxx_compiler))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

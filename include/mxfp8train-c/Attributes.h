@@ -13,6 +13,8 @@
 
 #include "mlir-c/IR.h"
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -20,29 +22,39 @@ extern "C" {
 //===----------------------------------------------------------------------===//
 // Enums (values equal to the ODS enum cases)
 //===----------------------------------------------------------------------===//
+//
+// Each enum is an int32_t typedef with named constants, not a C enum type:
+// the functions check the value they are given (an out-of-range value gets
+// an error or an empty answer), and a C enum would make that value
+// undefined on the C++ side of the API.
 
-/// How an e8m0 block scale is computed (SPEC §2).
-typedef enum MXFP8TrainScaleMode {
+/// How an e8m0 block scale is computed (SPEC §2): an MXFP8TrainScaleMode*.
+typedef int32_t MXFP8TrainScaleMode;
+enum {
   MXFP8TrainScaleModeFloor = 0,
   MXFP8TrainScaleModeRceil = 1,
   MXFP8TrainScaleModeCeil = 2,
   MXFP8TrainScaleModeEven = 3,
-} MXFP8TrainScaleMode;
+};
 
-/// Which kernels a recipe asks for (torchao KernelPreference).
-typedef enum MXFP8TrainKernelPreference {
+/// Which kernels a recipe asks for (torchao KernelPreference): an
+/// MXFP8TrainKernelPreference*.
+typedef int32_t MXFP8TrainKernelPreference;
+enum {
   MXFP8TrainKernelPreferenceAuto = 0,
   MXFP8TrainKernelPreferenceEmulated = 1,
-} MXFP8TrainKernelPreference;
+};
 
-/// Memory layout of an e8m0 scale tensor (SPEC §4).
-typedef enum MXFP8TrainScaleLayout {
+/// Memory layout of an e8m0 scale tensor (SPEC §4): an
+/// MXFP8TrainScaleLayout*.
+typedef int32_t MXFP8TrainScaleLayout;
+enum {
   MXFP8TrainScaleLayoutRowMajor = 0,
   MXFP8TrainScaleLayoutBlocked = 1,
   MXFP8TrainScaleLayoutBlockedMGroups = 2,
   MXFP8TrainScaleLayoutBlockedKGroups = 3,
   MXFP8TrainScaleLayoutBlockedPerExpert = 4,
-} MXFP8TrainScaleLayout;
+};
 
 /// The IR spelling of a scale mode (`rceil`, ...); empty when out of range.
 MLIR_CAPI_EXPORTED MlirStringRef

@@ -15,14 +15,20 @@
 
 #include "mlir-c/IR.h"
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/// Element types of host buffers. bf16 is stored as its uint16 bit pattern,
-/// f8E4M3FN, f8E5M2 and f8E8M0FNU as uint8 bit patterns, the others as their
-/// C types (float, double, int32_t, int64_t).
-typedef enum MXFP8TrainElementKind {
+/// Element types of host buffers: an MXFP8TrainElement*. bf16 is stored as
+/// its uint16 bit pattern, f8E4M3FN, f8E5M2 and f8E8M0FNU as uint8 bit
+/// patterns, the others as their C types (float, double, int32_t, int64_t).
+/// An int32_t, not a C enum (here and for MXFP8TrainDevice): the functions
+/// check the value (out of range: an error or an empty answer), which a C
+/// enum would make undefined on the C++ side.
+typedef int32_t MXFP8TrainElementKind;
+enum {
   MXFP8TrainElementBF16 = 0,
   MXFP8TrainElementF32 = 1,
   MXFP8TrainElementF64 = 2,
@@ -31,7 +37,7 @@ typedef enum MXFP8TrainElementKind {
   MXFP8TrainElementF8E8M0FNU = 5,
   MXFP8TrainElementI32 = 6,
   MXFP8TrainElementI64 = 7,
-} MXFP8TrainElementKind;
+};
 
 /// Bytes of one element of `kind`; 0 when out of range.
 MLIR_CAPI_EXPORTED int64_t
@@ -50,11 +56,12 @@ typedef struct MXFP8TrainHostBuffer {
   const void *data;
 } MXFP8TrainHostBuffer;
 
-/// Where the code runs.
-typedef enum MXFP8TrainDevice {
+/// Where the code runs: an MXFP8TrainDevice*.
+typedef int32_t MXFP8TrainDevice;
+enum {
   MXFP8TrainDeviceCPU = 0,
   MXFP8TrainDeviceCUDA = 1,
-} MXFP8TrainDevice;
+};
 
 typedef struct MXFP8TrainCompileOptions {
   MXFP8TrainDevice device;

@@ -13,12 +13,17 @@
 
 #include "mlir-c/IR.h"
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/// What the rewrite did with one matmul.
-typedef enum MXFP8TrainMatmulDecision {
+/// What the rewrite did with one matmul: an MXFP8TrainMatmul* decision. An
+/// int32_t, not a C enum (here and for MXFP8TrainMatmulRole): the functions
+/// that take one check it, which a C enum would make undefined in C++.
+typedef int32_t MXFP8TrainMatmulDecision;
+enum {
   /// Rewritten to quantize + scaled_mm / scaled_grouped_mm (or the emulated
   /// form for `kernel_preference = emulated`).
   MXFP8TrainMatmulConverted = 0,
@@ -28,16 +33,17 @@ typedef enum MXFP8TrainMatmulDecision {
   MXFP8TrainMatmulSkipped = 2,
   /// Invalid input (a bad `mxfp8train.role`): an error was emitted.
   MXFP8TrainMatmulInvalid = 3,
-} MXFP8TrainMatmulDecision;
+};
 
-/// The training role of a matmul (SPEC §6, §7.2).
-typedef enum MXFP8TrainMatmulRole {
+/// The training role of a matmul (SPEC §6, §7.2): an MXFP8TrainMatmulRole*.
+typedef int32_t MXFP8TrainMatmulRole;
+enum {
   MXFP8TrainMatmulRoleForward = 0,
   MXFP8TrainMatmulRoleDgrad = 1,
   MXFP8TrainMatmulRoleWgrad = 2,
   /// Not analysed far enough to have one (skipped or invalid matmuls).
   MXFP8TrainMatmulRoleNone = 3,
-} MXFP8TrainMatmulRole;
+};
 
 /// One matmul of a conversion report. The strings are owned by the report.
 typedef struct MXFP8TrainMatmulReport {

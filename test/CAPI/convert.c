@@ -141,6 +141,13 @@ static void testConvertWithOptions(MlirContext ctx) {
   // CHECK-NEXT: [3] 'head.proj' linalg.matmul skipped role= batch=0 m=0 n=0 k=0 | K = 48 is not a multiple of 32 | loc("head.proj")
   // CHECK-NEXT: [4] 'router.gate' linalg.matmul skipped role= batch=0 m=0 n=0 k=0 | location name 'router.gate' matches exclude 'router' | loc(fused["model.py":7:3, "router.gate"])
   // CHECK-NEXT: [5] 'moe.experts.fwd' mxfp8train.grouped_mm converted role=forward batch=4 m=100 n=64 k=256 | mxfp8train: converted (grouped 2d-3d, role forward, lhs quantized along axis 1, rhs along axis 2, recipe mxfp8_rceil_wgrad_with_hp) | loc("moe.experts.fwd")
+  // Out-of-range decisions and roles (int32_t values) match nothing.
+  MlirStringRef badRole = mxfp8trainMatmulRoleGetName(-1);
+  fprintf(stderr, "decision -1: %ld, decision 4: %ld, role -1: '%.*s'\n",
+          (long)mxfp8trainConversionReportCount(report, -1),
+          (long)mxfp8trainConversionReportCount(report, 4), (int)badRole.length,
+          badRole.data);
+  // CHECK-NEXT: decision -1: 0, decision 4: 0, role -1: ''
   mxfp8trainConversionReportDestroy(report);
 
   // The module itself is converted: 3 matmuls left (wgrad, K = 48, router).

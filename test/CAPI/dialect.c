@@ -19,6 +19,7 @@
 #include "mlir-c/IR.h"
 #include "mlir-c/Pass.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -204,6 +205,17 @@ static void testEnumAttributes(MlirContext ctx) {
   printString("mode 9 name",
               mxfp8trainScaleModeGetName((MXFP8TrainScaleMode)9));
   // CHECK: mode 9 name: ''
+  // The enums are int32_t: negative values are checked as well.
+  printString("mode -1 name", mxfp8trainScaleModeGetName(-1));
+  // CHECK: mode -1 name: ''
+  printString("preference -2 name", mxfp8trainKernelPreferenceGetName(-2));
+  // CHECK: preference -2 name: ''
+  printAttr("layout -1", mxfp8trainScaleLayoutAttrGet(ctx, -1));
+  // CHECK: diagnostic: invalid scale layout -1
+  // CHECK-NEXT: layout -1: <null>
+  printAttr("mode INT32_MIN", mxfp8trainScaleModeAttrGet(ctx, INT32_MIN));
+  // CHECK: diagnostic: invalid scale mode -2147483648
+  // CHECK-NEXT: mode INT32_MIN: <null>
 
   // An attribute parsed from text is the same attribute.
   MlirAttribute parsed = mlirAttributeParseGet(

@@ -178,6 +178,16 @@ static void testConvertedLinear(MlirContext ctx) {
       mxfp8trainExecutableRun(exe, mlirStringRefCreateFromCString("linear"),
                               &badKind, 1, printError, (char[]){"bad kind"});
   // CHECK: bad kind: input 0: unknown element kind 42
+  badKind.kind = -1;
+  results =
+      mxfp8trainExecutableRun(exe, mlirStringRefCreateFromCString("linear"),
+                              &badKind, 1, printError, (char[]){"kind -1"});
+  // CHECK: kind -1: input 0: unknown element kind -1
+  MlirStringRef badName = mxfp8trainElementKindGetName(-1);
+  fprintf(stderr, "kind -1: size %ld, name '%.*s'\n",
+          (long)mxfp8trainElementKindGetSize(-1), (int)badName.length,
+          badName.data);
+  // CHECK-NEXT: kind -1: size 0, name ''
   mxfp8trainExecutableDestroy(exe);
   mlirModuleDestroy(module);
 }
