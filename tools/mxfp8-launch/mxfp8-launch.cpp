@@ -18,7 +18,7 @@
 #include "mxfp8train/Support/InputGenerator.h"
 #include "mxfp8train/Support/Manifest.h"
 #include "mxfp8train/Support/MemRefDescriptor.h"
-#include "mxfp8train/Support/NpyFile.h"
+#include "mxfp8train/Support/Npy.h"
 #include "mxfp8train/Support/Sqnr.h"
 #include "mxfp8train/runtime/Runtime.h"
 
@@ -692,10 +692,10 @@ Failure writeTensor(const std::string &path, const TensorSpec &spec,
     std::vector<float> widened(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i)
       widened[size_t(i)] = float(decodeElement(spec.kind, data, i));
-    ok = writeNpyFile(path, "<f4", spec.shape, widened.data(),
+    ok = writeNpy(path, "<f4", spec.shape, widened.data(),
                       widened.size() * 4, error);
   } else {
-    ok = writeNpyFile(path, getNpyDescrForKind(spec.kind, false), spec.shape,
+    ok = writeNpy(path, getNpyDescrForKind(spec.kind, false), spec.shape,
                       data, size_t(spec.getNumBytes()), error);
   }
   if (!ok)

@@ -452,20 +452,23 @@ static StringRef getNpyDescr(HostElementType type) {
 
 /// Writes a host tensor as .npy (bf16 as --bf16-as says).
 static LogicalResult writeTensor(StringRef path, const HostTensor &tensor) {
-  llvm::Error err = llvm::Error::success();
+  std::string error;
+  std::vector<int64_t> shape(tensor.shape.begin(), tensor.shape.end());
+  bool ok;
   if (tensor.type == HostElementType::BF16 && bf16As == BF16Format::Float32) {
     int64_t n = tensor.getNumElements();
-    std::vector<uint8_t> bytes(size_t(n) * 4);
+    std::vector<float> widened(static_cast<size_t>(n));
     const uint16_t *src = tensor.data<uint16_t>();
-    auto *dst = reinterpret_cast<float *>(bytes.data());
     for (int64_t i = 0; i < n; ++i)
-      dst[i] = convertBF16BitsToFloat(src[i]);
-    err = writeNpy(path, "<f4", tensor.shape, bytes);
+      widened[i] = convertBF16BitsToFloat(src[i]);
+    ok = writeNpy(path.str(), "<f4", shape, widened.data(), widened.size() * 4,
+                  error);
   } else {
-    err = writeNpy(path, getNpyDescr(tensor.type), tensor.shape, tensor.bytes);
+    ok = writeNpy(path.str(), getNpyDescr(tensor.type).str(), shape,
+                  tensor.bytes.data(), tensor.bytes.size(), error);
   }
-  if (err)
-    return fail(std::move(err), "cannot write '" + path + "'");
+  if (!ok)
+    return fail(error);
   return success();
 }
 
@@ -591,9 +594,11 @@ static FailureOr<HostTensor> readInput(const Signature &sig, unsigned index,
   HostElementType hostType = sig.argHostTypes[index];
   std::string what = "--input #" + std::to_string(index) + " ('" + path.str() +
                      "') for argument " + sig.argNames[index];
-  llvm::Expected<NpyArray> array = readNpy(path);
-  if (!array)
-    return fail(array.takeError());
+  NpyArray arrayStorage;
+  std::string error;
+  if (!readNpy(path.str(), arrayStorage, error))
+    return fail(error);
+  NpyArray *array = &arrayStorage;
   if (ArrayRef<int64_t>(array->shape) != type.getShape()) {
     std::string shape;
     for (int64_t d : array->shape)
