@@ -65,7 +65,8 @@ CUDADeviceInfo mlir::mxfp8train::queryCUDADevice(int gpu) {
 
 struct CUDAExecutable::Impl : runner::JitModule {};
 
-CUDAExecutable::CUDAExecutable() : impl(std::make_unique<Impl>()) {}
+CUDAExecutable::CUDAExecutable()
+    : Executable(ExecutionDevice::CUDA), impl(std::make_unique<Impl>()) {}
 CUDAExecutable::~CUDAExecutable() = default;
 
 /// The runtime library this code is linked with (for the JIT's symbol

@@ -187,8 +187,8 @@ static bool parseHeader(const std::string &header, const std::string &name,
 }
 
 bool mlir::mxfp8train::parseNpy(const std::string &buffer,
-                                    const std::string &name, NpyArray &out,
-                                    std::string &error) {
+                                const std::string &name, NpyArray &out,
+                                std::string &error) {
   auto fail = [&](const std::string &message) {
     error = name + ": " + message;
     return false;
@@ -238,13 +238,13 @@ bool mlir::mxfp8train::parseNpy(const std::string &buffer,
                 " bytes does not match the header (" +
                 std::to_string(numBytes) + " bytes expected)");
   array.data.assign(buffer.begin() + ptrdiff_t(offset + headerLen),
-                     buffer.end());
+                    buffer.end());
   out = std::move(array);
   return true;
 }
 
 bool mlir::mxfp8train::readNpy(const std::string &path, NpyArray &out,
-                                   std::string &error) {
+                               std::string &error) {
   std::ifstream file(path, std::ios::binary);
   if (!file) {
     error = "cannot open '" + path + "': " + std::strerror(errno);
@@ -284,10 +284,10 @@ std::string mlir::mxfp8train::makeNpyHeader(const std::string &descr,
 }
 
 bool mlir::mxfp8train::writeNpy(const std::string &path,
-                                    const std::string &descr,
-                                    const std::vector<int64_t> &shape,
-                                    const void *data, size_t size,
-                                    std::string &error) {
+                                const std::string &descr,
+                                const std::vector<int64_t> &shape,
+                                const void *data, size_t size,
+                                std::string &error) {
   int64_t itemSize = getNpyItemSize(descr);
   if (itemSize == 0) {
     error = "unsupported .npy descriptor '" + descr + "'";
@@ -297,8 +297,8 @@ bool mlir::mxfp8train::writeNpy(const std::string &path,
   for (int64_t d : shape)
     n *= d;
   if (uint64_t(n) != size) {
-    error = "npy data has " + std::to_string(size) + " bytes, the shape needs " +
-            std::to_string(n);
+    error = "npy data has " + std::to_string(size) +
+            " bytes, the shape needs " + std::to_string(n);
     return false;
   }
   std::string header = makeNpyHeader(descr, shape);

@@ -38,8 +38,8 @@ int64_t getNpyItemSize(const std::string &descr);
 
 /// Parses the contents of a .npy file into `out`. On failure returns false
 /// and sets `error` to a message that starts with `name`.
-bool parseNpy(const std::string &buffer, const std::string &name,
-              NpyArray &out, std::string &error);
+bool parseNpy(const std::string &buffer, const std::string &name, NpyArray &out,
+              std::string &error);
 
 /// Reads and parses the .npy file at `path`.
 bool readNpy(const std::string &path, NpyArray &out, std::string &error);
