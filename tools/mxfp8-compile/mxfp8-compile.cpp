@@ -620,14 +620,9 @@ int main(int argc, char **argv) {
       "--mlir-print-ir-after-all, ...) are accepted too.\n");
 
   DialectRegistry registry;
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
-  // The LLVM IR translations, and for the GPU path gpu-module-to-binary's
-  // NVVM target serialization.
-  mlir::registerAllToLLVMIRTranslations(registry);
-  mlir::registerAllGPUToLLVMIRTranslations(registry);
-  mxfp8train::registerAllDialects(registry);
-  mxfp8train::registerAllExtensions(registry);
+  // With the LLVM IR translations, and for the GPU path
+  // gpu-module-to-binary's NVVM target serialization.
+  mxfp8train::registerAllWithUpstream(registry);
   MLIRContext context(registry);
 
   llvm::SourceMgr sourceMgr;
