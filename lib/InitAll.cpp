@@ -1,7 +1,8 @@
 //===- InitAll.cpp - register everything of mxfp8train -------------*- C++
 //-*-===//
 //
-// Implements registerAllDialects / registerAllExtensions / registerAllPasses.
+// Implements registerAllDialects / registerAllExtensions /
+// registerAllWithUpstream / registerAllPasses.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,12 +15,24 @@
 #include "mxfp8train/Pipelines/Pipelines.h"
 
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 void mlir::mxfp8train::registerAllDialects(DialectRegistry &registry) {
   registry.insert<MXFP8TrainDialect>();
 }
 
 void mlir::mxfp8train::registerAllExtensions(DialectRegistry &) {}
+
+void mlir::mxfp8train::registerAllWithUpstream(DialectRegistry &registry) {
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mlir::registerAllToLLVMIRTranslations(registry);
+  mlir::registerAllGPUToLLVMIRTranslations(registry);
+  mxfp8train::registerAllDialects(registry);
+  mxfp8train::registerAllExtensions(registry);
+}
 
 void mlir::mxfp8train::registerAllPasses() {
   registerMXFP8TrainPasses();

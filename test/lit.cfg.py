@@ -37,6 +37,7 @@ tools = [
     "mxfp8-launch",
     "mxfp8-opt",
     "mxfp8-run",
+    "mxfp8train-capi-compare-test",
     "mxfp8train-capi-convert-test",
     "mxfp8train-capi-dialect-test",
     "mxfp8train-capi-run-test",

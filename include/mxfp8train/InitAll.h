@@ -20,6 +20,11 @@ void registerAllDialects(DialectRegistry &registry);
 /// dialect itself).
 void registerAllExtensions(DialectRegistry &registry);
 
+/// Registers what mxfp8-opt registers: every upstream dialect and extension,
+/// the LLVM IR translations (the GPU ones too: gpu-module-to-binary and the
+/// NVVM target need them), and the mxfp8train dialect and extensions.
+void registerAllWithUpstream(DialectRegistry &registry);
+
 /// Registers every mxfp8train pass and pipeline with the global registry.
 void registerAllPasses();
 

@@ -1,14 +1,14 @@
 //===- ExecutionEngine.cpp - compile and run mxfp8train modules from C ----===//
 //
-// The C face of CPUExecutable and CUDAExecutable (lib/ExecutionEngine):
+// The C face of Executable (lib/ExecutionEngine):
 // host buffers in, host buffers out, errors as text through a callback.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mxfp8train-c/ExecutionEngine.h"
 
-#include "mxfp8train/ExecutionEngine/CPURunner.h"
 #include "mxfp8train/ExecutionEngine/CUDARunner.h"
+#include "mxfp8train/ExecutionEngine/Executable.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
@@ -33,12 +33,6 @@ static_assert(MXFP8TrainElementBF16 == (int)ElementKind::BF16 &&
               "C element kinds must match ElementKind");
 
 namespace {
-/// The storage behind MXFP8TrainExecutable: one of the two executables.
-struct Executable {
-  std::unique_ptr<CPUExecutable> cpu;
-  std::unique_ptr<CUDAExecutable> cuda;
-};
-
 /// The storage behind MXFP8TrainResults.
 struct Results {
   std::vector<HostTensor> tensors;
@@ -96,39 +90,29 @@ mxfp8trainExecutableCreate(MlirModule module,
                            MlirStringCallback onError, void *userData) {
   MXFP8TrainCompileOptions given =
       options ? *options : mxfp8trainCompileOptionsGetDefault();
-  ModuleOp moduleOp = unwrap(module);
-  auto exe = std::make_unique<Executable>();
+  ExecutableOptions exeOptions;
+  exeOptions.vectorize = given.vectorize;
   switch (given.device) {
-  case MXFP8TrainDeviceCPU: {
-    auto compiled = CPUExecutable::compile(moduleOp, given.vectorize);
-    if (!compiled)
-      return fail<MXFP8TrainExecutable>(onError, userData,
-                                        compiled.takeError());
-    exe->cpu = std::move(*compiled);
+  case MXFP8TrainDeviceCPU:
+    exeOptions.device = ExecutionDevice::CPU;
     break;
-  }
   case MXFP8TrainDeviceCUDA: {
     CUDADeviceInfo info = queryCUDADevice(given.gpu);
     if (!info.available) {
       report(onError, userData, "no CUDA GPU: " + info.reason);
       return {nullptr};
     }
-    CUDACompileOptions cudaOptions;
-    cudaOptions.gpu = given.gpu;
-    cudaOptions.simpleGemm = given.simpleGemm;
-    cudaOptions.chip = given.chip.length ? unwrap(given.chip).str() : info.chip;
-    if (cudaOptions.chip.empty()) {
+    exeOptions.device = ExecutionDevice::CUDA;
+    exeOptions.gpu = given.gpu;
+    exeOptions.simpleGemm = given.simpleGemm;
+    exeOptions.chip = given.chip.length ? unwrap(given.chip).str() : info.chip;
+    if (exeOptions.chip.empty()) {
       report(onError, userData,
              "the GPU " + info.name + " (compute capability " +
                  std::to_string(info.major) + "." + std::to_string(info.minor) +
                  ") has no mxfp8train target; give a chip");
       return {nullptr};
     }
-    auto compiled = CUDAExecutable::compile(moduleOp, cudaOptions);
-    if (!compiled)
-      return fail<MXFP8TrainExecutable>(onError, userData,
-                                        compiled.takeError());
-    exe->cuda = std::move(*compiled);
     break;
   }
   default:
@@ -136,7 +120,11 @@ mxfp8trainExecutableCreate(MlirModule module,
            "unknown device " + std::to_string((int)given.device));
     return {nullptr};
   }
-  return {exe.release()};
+  llvm::Expected<std::unique_ptr<Executable>> compiled =
+      compileExecutable(unwrap(module), exeOptions);
+  if (!compiled)
+    return fail<MXFP8TrainExecutable>(onError, userData, compiled.takeError());
+  return {compiled->release()};
 }
 
 void mxfp8trainExecutableDestroy(MXFP8TrainExecutable exe) {
@@ -191,8 +179,7 @@ mxfp8trainExecutableRun(MXFP8TrainExecutable exe, MlirStringRef function,
     tensors.push_back(std::move(*tensor));
   }
   llvm::StringRef name = unwrap(function);
-  auto results = executable->cpu ? executable->cpu->run(name, tensors)
-                                 : executable->cuda->run(name, tensors);
+  auto results = executable->run(name, tensors);
   if (!results)
     return fail<MXFP8TrainResults>(onError, userData, results.takeError());
   return {new Results{std::move(*results)}};

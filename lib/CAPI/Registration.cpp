@@ -13,19 +13,10 @@
 #include "mlir/CAPI/IR.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 void mxfp8trainRegisterAllDialects(MlirDialectRegistry registry) {
-  mlir::DialectRegistry &r = *unwrap(registry);
-  mlir::registerAllDialects(r);
-  mlir::registerAllExtensions(r);
-  mlir::registerAllToLLVMIRTranslations(r);
-  mlir::registerAllGPUToLLVMIRTranslations(r);
-  mlir::mxfp8train::registerAllDialects(r);
-  mlir::mxfp8train::registerAllExtensions(r);
+  mlir::mxfp8train::registerAllWithUpstream(*unwrap(registry));
 }
 
 void mxfp8trainContextRegisterAll(MlirContext context) {

@@ -1,5 +1,4 @@
-//===- CPURunner.cpp - run mxfp8train modules on the CPU -----------*- C++
-//-*-===//
+//===- CPURunner.cpp - run mxfp8train modules on the CPU --------*- C++ -*-===//
 //
 // Lowers a clone of a tensor-level module with the CPU pipeline, JITs it with
 // mlir::ExecutionEngine and calls `_mlir_ciface_<name>` with one memref
@@ -70,7 +69,10 @@ double HostTensor::getAsDouble(int64_t i) const {
 
 struct CPUExecutable::Impl : runner::JitModule {};
 
-CPUExecutable::CPUExecutable() : impl(std::make_unique<Impl>()) {}
+Executable::~Executable() = default;
+
+CPUExecutable::CPUExecutable()
+    : Executable(ExecutionDevice::CPU), impl(std::make_unique<Impl>()) {}
 CPUExecutable::~CPUExecutable() = default;
 
 llvm::Expected<std::unique_ptr<CPUExecutable>>
@@ -98,7 +100,10 @@ CPUExecutable::getFunctionType(StringRef name) const {
 }
 
 llvm::Expected<std::vector<HostTensor>>
-CPUExecutable::run(StringRef name, ArrayRef<HostTensor> inputs) const {
+CPUExecutable::run(StringRef name, ArrayRef<HostTensor> inputs,
+                   double *callSeconds) const {
+  if (callSeconds)
+    *callSeconds = 0.0;
   llvm::Expected<FunctionType> type = getFunctionType(name);
   if (!type)
     return type.takeError();

@@ -65,7 +65,8 @@ CUDADeviceInfo mlir::mxfp8train::queryCUDADevice(int gpu) {
 
 struct CUDAExecutable::Impl : runner::JitModule {};
 
-CUDAExecutable::CUDAExecutable() : impl(std::make_unique<Impl>()) {}
+CUDAExecutable::CUDAExecutable()
+    : Executable(ExecutionDevice::CUDA), impl(std::make_unique<Impl>()) {}
 CUDAExecutable::~CUDAExecutable() {
   // The runtime caches the device copies of the module's TMA descriptors
   // (docs/runtime.md): free them with the module, after its last kernel.

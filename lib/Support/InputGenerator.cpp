@@ -8,7 +8,7 @@
 
 #include "mxfp8train/Support/InputGenerator.h"
 #include "mxfp8train/Support/Float.h"
-#include "mxfp8train/Support/NpyFile.h"
+#include "mxfp8train/Support/Npy.h"
 #include "mxfp8train/Support/Random.h"
 
 #include <cmath>
@@ -106,8 +106,8 @@ bool mlir::mxfp8train::readInput(const TensorSpec &spec, unsigned index,
                                  std::string &error) {
   std::string what = "--input #" + std::to_string(index) + " ('" + path +
                      "') for argument " + spec.name;
-  NpyData array;
-  if (!readNpyFile(path, array, error))
+  NpyArray array;
+  if (!readNpy(path, array, error))
     return false;
   if (array.shape != spec.shape) {
     std::string shape;
@@ -120,7 +120,7 @@ bool mlir::mxfp8train::readInput(const TensorSpec &spec, unsigned index,
   std::string expected = getNpyDescrForKind(spec.kind, false);
   if (spec.kind == ElementKind::BF16) {
     if (array.descr == "<u2") {
-      bytes = std::move(array.bytes);
+      bytes = std::move(array.data);
       return true;
     }
     if (array.descr == "<f4") {
@@ -128,7 +128,7 @@ bool mlir::mxfp8train::readInput(const TensorSpec &spec, unsigned index,
       bytes.assign(size_t(n) * 2, 0);
       for (int64_t i = 0; i < n; ++i) {
         float value;
-        std::memcpy(&value, array.bytes.data() + 4 * i, 4);
+        std::memcpy(&value, array.data.data() + 4 * i, 4);
         uint16_t bits = convertFloatToBF16Bits(value);
         std::memcpy(bytes.data() + 2 * i, &bits, 2);
       }
@@ -144,6 +144,6 @@ bool mlir::mxfp8train::readInput(const TensorSpec &spec, unsigned index,
             spec.formatType() + " (expected '" + expected + "')";
     return false;
   }
-  bytes = std::move(array.bytes);
+  bytes = std::move(array.data);
   return true;
 }

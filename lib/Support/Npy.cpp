@@ -3,24 +3,24 @@
 // The .npy format: the magic string "\x93NUMPY", a major and a minor version
 // byte, the header length (uint16 little-endian in 1.0, uint32 in 2.0/3.0)
 // and a Python dict literal `{'descr': ..., 'fortran_order': ..., 'shape':
-// (...), }` padded with spaces and ended by '\n', then the raw data.
+// (...), }` padded with spaces and ended by '\n', then the raw data. Standard
+// C++ only: mxfp8-launch builds without LLVM.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mxfp8train/Support/Npy.h"
 
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSwitch.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SwapByteOrder.h"
-#include "llvm/Support/raw_ostream.h"
-
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <limits>
+#include <sstream>
 
-using namespace llvm;
 using namespace mlir::mxfp8train;
 
-static constexpr StringLiteral kMagic("\x93NUMPY");
+static const char kMagic[] = "\x93NUMPY";
+static constexpr size_t kMagicSize = 6;
 
 int64_t NpyArray::getNumElements() const {
   int64_t n = 1;
@@ -29,255 +29,297 @@ int64_t NpyArray::getNumElements() const {
   return n;
 }
 
-int64_t mlir::mxfp8train::getNpyItemSize(StringRef descr) {
-  return StringSwitch<int64_t>(descr)
-      .Cases({"|b1", "|u1", "|i1"}, 1)
-      .Cases({"<u2", "<i2", "<f2"}, 2)
-      .Cases({"<u4", "<i4", "<f4"}, 4)
-      .Cases({"<u8", "<i8", "<f8"}, 8)
-      .Default(0);
+int64_t mlir::mxfp8train::getNpyItemSize(const std::string &descr) {
+  static const char *const kSizes[][3] = {{"|b1", "|u1", "|i1"},
+                                          {"<u2", "<i2", "<f2"},
+                                          {"<u4", "<i4", "<f4"},
+                                          {"<u8", "<i8", "<f8"}};
+  static const int64_t kBytes[] = {1, 2, 4, 8};
+  for (int row = 0; row < 4; ++row)
+    for (const char *candidate : kSizes[row])
+      if (descr == candidate)
+        return kBytes[row];
+  return 0;
 }
 
-/// Maps the byte-order variants NumPy accepts to the canonical descriptor:
-/// `=` (native, little-endian here) becomes `<`, and one-byte types use `|`.
-static std::string canonicalizeDescr(StringRef descr) {
+/// Maps the byte-order variants NumPy accepts to the canonical descriptor.
+static std::string canonicalizeDescr(const std::string &descr) {
   if (descr.size() < 2)
-    return descr.str();
-  char order = descr.front();
-  StringRef kind = descr.drop_front();
+    return descr;
+  char order = descr[0];
+  std::string kind = descr.substr(1);
   if (order == '=')
     order = '<';
   if (kind.size() == 2 && kind[1] == '1' && (order == '<' || order == '>'))
     order = '|';
-  return (Twine(order) + kind).str();
+  return std::string(1, order) + kind;
 }
 
-static Error makeError(StringRef name, const Twine &message) {
-  return createStringError(inconvertibleErrorCode(),
-                           Twine(name) + ": " + message);
-}
+namespace {
+/// A cursor over the header dict.
+class HeaderParser {
+public:
+  explicit HeaderParser(const std::string &text) : text(text) {}
 
-/// Skips spaces.
-static StringRef skipSpace(StringRef s) { return s.ltrim(" \t\n"); }
+  void skipSpace() {
+    while (pos < text.size() &&
+           (text[pos] == ' ' || text[pos] == '\t' || text[pos] == '\n'))
+      ++pos;
+  }
+  /// Consumes `c` after optional spaces.
+  bool consume(char c) {
+    skipSpace();
+    if (pos >= text.size() || text[pos] != c)
+      return false;
+    ++pos;
+    return true;
+  }
+  /// Consumes the word `word` after optional spaces.
+  bool consumeWord(const char *word) {
+    skipSpace();
+    size_t n = std::strlen(word);
+    if (text.compare(pos, n, word) != 0)
+      return false;
+    pos += n;
+    return true;
+  }
+  /// Parses a Python string literal in single or double quotes.
+  bool parseQuoted(std::string &value) {
+    skipSpace();
+    if (pos >= text.size() || (text[pos] != '\'' && text[pos] != '"'))
+      return false;
+    char quote = text[pos];
+    size_t end = text.find(quote, pos + 1);
+    if (end == std::string::npos)
+      return false;
+    value = text.substr(pos + 1, end - pos - 1);
+    pos = end + 1;
+    return true;
+  }
+  /// Parses a non-negative decimal integer.
+  bool parseDim(int64_t &dim) {
+    skipSpace();
+    size_t start = pos;
+    uint64_t value = 0;
+    // Checked before the multiplication: a long digit string must not wrap
+    // around uint64 into a small, wrongly accepted dimension.
+    const uint64_t limit = uint64_t(std::numeric_limits<int64_t>::max() / 2);
+    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
+      uint64_t digit = uint64_t(text[pos] - '0');
+      if (value > (limit - digit) / 10)
+        return false;
+      value = value * 10 + digit;
+      ++pos;
+    }
+    if (pos == start || pos >= text.size())
+      return false;
+    dim = int64_t(value);
+    return true;
+  }
+  bool startsWith(char c) {
+    skipSpace();
+    return pos < text.size() && text[pos] == c;
+  }
 
-/// Parses a Python string literal in single or double quotes at the start of
-/// `s`; returns the rest.
-static bool parseQuoted(StringRef &s, StringRef &value) {
-  s = skipSpace(s);
-  if (s.empty() || (s.front() != '\'' && s.front() != '"'))
-    return false;
-  char quote = s.front();
-  size_t end = s.find(quote, 1);
-  if (end == StringRef::npos)
-    return false;
-  value = s.slice(1, end);
-  s = s.drop_front(end + 1);
-  return true;
-}
-
-/// Consumes `c` after optional spaces.
-static bool consume(StringRef &s, char c) {
-  s = skipSpace(s);
-  if (s.empty() || s.front() != c)
-    return false;
-  s = s.drop_front();
-  return true;
-}
+private:
+  const std::string &text;
+  size_t pos = 0;
+};
+} // namespace
 
 /// Parses the header dict of a .npy file.
-static Error parseHeader(StringRef header, StringRef name, NpyArray &array,
-                         bool &fortranOrder) {
-  StringRef s = header;
+static bool parseHeader(const std::string &header, const std::string &name,
+                        NpyArray &array, bool &fortranOrder,
+                        std::string &error) {
+  auto fail = [&](const std::string &message) {
+    error = name + ": " + message;
+    return false;
+  };
+  HeaderParser p(header);
   bool haveDescr = false, haveOrder = false, haveShape = false;
-  if (!consume(s, '{'))
-    return makeError(name, "malformed .npy header: expected '{'");
+  if (!p.consume('{'))
+    return fail("malformed .npy header: expected '{'");
   while (true) {
-    s = skipSpace(s);
-    if (consume(s, '}'))
+    if (p.consume('}'))
       break;
-    StringRef key;
-    if (!parseQuoted(s, key) || !consume(s, ':'))
-      return makeError(name, "malformed .npy header: expected a quoted key");
+    std::string key;
+    if (!p.parseQuoted(key) || !p.consume(':'))
+      return fail("malformed .npy header: expected a quoted key");
     if (key == "descr") {
-      StringRef descr;
-      if (!parseQuoted(s, descr))
-        return makeError(name, "unsupported .npy descr (structured dtypes "
-                               "are not supported)");
+      std::string descr;
+      if (!p.parseQuoted(descr))
+        return fail("unsupported .npy descr (structured dtypes are not "
+                    "supported)");
       array.descr = canonicalizeDescr(descr);
       haveDescr = true;
     } else if (key == "fortran_order") {
-      s = skipSpace(s);
-      if (s.consume_front("True"))
+      if (p.consumeWord("True"))
         fortranOrder = true;
-      else if (s.consume_front("False"))
+      else if (p.consumeWord("False"))
         fortranOrder = false;
       else
-        return makeError(name, "malformed .npy header: fortran_order must be "
-                               "True or False");
+        return fail("malformed .npy header: fortran_order must be True or "
+                    "False");
       haveOrder = true;
     } else if (key == "shape") {
-      if (!consume(s, '('))
-        return makeError(name, "malformed .npy header: expected a shape tuple");
+      if (!p.consume('('))
+        return fail("malformed .npy header: expected a shape tuple");
       array.shape.clear();
-      while (!consume(s, ')')) {
-        s = skipSpace(s);
-        size_t len = s.find_first_not_of("0123456789");
-        uint64_t dim;
-        if (len == 0 || len == StringRef::npos ||
-            s.take_front(len).getAsInteger(10, dim) ||
-            dim > uint64_t(std::numeric_limits<int64_t>::max() / 2))
-          return makeError(name, "malformed .npy header: bad dimension in "
-                                 "shape");
-        array.shape.push_back(int64_t(dim));
-        s = s.drop_front(len);
-        s = skipSpace(s);
-        if (!s.starts_with(")") && !consume(s, ','))
-          return makeError(name, "malformed .npy header: expected ',' in "
-                                 "shape");
+      while (!p.consume(')')) {
+        int64_t dim;
+        if (!p.parseDim(dim))
+          return fail("malformed .npy header: bad dimension in shape");
+        array.shape.push_back(dim);
+        if (!p.startsWith(')') && !p.consume(','))
+          return fail("malformed .npy header: expected ',' in shape");
       }
       haveShape = true;
     } else {
-      return makeError(name,
-                       "malformed .npy header: unknown key '" + key + "'");
+      return fail("malformed .npy header: unknown key '" + key + "'");
     }
-    s = skipSpace(s);
-    if (!consume(s, ',') && !s.starts_with("}"))
-      return makeError(name, "malformed .npy header: expected ',' or '}'");
+    if (!p.consume(',') && !p.startsWith('}'))
+      return fail("malformed .npy header: expected ',' or '}'");
   }
   if (!haveDescr || !haveOrder || !haveShape)
-    return makeError(name, "malformed .npy header: needs 'descr', "
-                           "'fortran_order' and 'shape'");
-  return Error::success();
+    return fail("malformed .npy header: needs 'descr', 'fortran_order' and "
+                "'shape'");
+  return true;
 }
 
-Expected<NpyArray> mlir::mxfp8train::parseNpy(StringRef buffer,
-                                              StringRef name) {
-  if (!buffer.starts_with(kMagic) || buffer.size() < 10)
-    return makeError(name, "not a .npy file (bad magic string)");
-  uint8_t major = buffer[6];
-  size_t headerLen, offset;
+bool mlir::mxfp8train::parseNpy(const std::string &buffer,
+                                const std::string &name, NpyArray &out,
+                                std::string &error) {
+  auto fail = [&](const std::string &message) {
+    error = name + ": " + message;
+    return false;
+  };
+  if (buffer.size() < 10 || buffer.compare(0, kMagicSize, kMagic) != 0)
+    return fail("not a .npy file (bad magic string)");
+  uint8_t major = uint8_t(buffer[6]);
+  size_t headerLen = 0, offset = 0;
   if (major == 1) {
     headerLen = uint8_t(buffer[8]) | (size_t(uint8_t(buffer[9])) << 8);
     offset = 10;
   } else if (major == 2 || major == 3) {
     if (buffer.size() < 12)
-      return makeError(name, "truncated .npy header");
-    headerLen = 0;
+      return fail("truncated .npy header");
     for (int i = 0; i < 4; ++i)
       headerLen |= size_t(uint8_t(buffer[8 + i])) << (8 * i);
     offset = 12;
   } else {
-    return makeError(name, "unsupported .npy version " + Twine(int(major)));
+    return fail("unsupported .npy version " + std::to_string(int(major)));
   }
   if (buffer.size() < offset + headerLen)
-    return makeError(name, "truncated .npy header");
+    return fail("truncated .npy header");
 
   NpyArray array;
   bool fortranOrder = false;
-  if (Error err = parseHeader(buffer.substr(offset, headerLen), name, array,
-                              fortranOrder))
-    return std::move(err);
+  if (!parseHeader(buffer.substr(offset, headerLen), name, array, fortranOrder,
+                   error))
+    return false;
   if (fortranOrder)
-    return makeError(name, "Fortran-ordered .npy arrays are not supported; "
-                           "save a C-contiguous array");
+    return fail("Fortran-ordered .npy arrays are not supported; save a "
+                "C-contiguous array");
   int64_t itemSize = getNpyItemSize(array.descr);
   if (itemSize == 0)
-    return makeError(name, "unsupported .npy dtype '" + array.descr +
-                               "' (supported: little-endian bool, int8-64, "
-                               "uint8-64, float16/32/64)");
+    return fail("unsupported .npy dtype '" + array.descr +
+                "' (supported: little-endian bool, int8-64, uint8-64, "
+                "float16/32/64)");
   uint64_t numBytes = uint64_t(itemSize);
   for (int64_t d : array.shape) {
     if (d != 0 &&
         numBytes > std::numeric_limits<uint64_t>::max() / 2 / uint64_t(d))
-      return makeError(name, "shape too large");
+      return fail("shape too large");
     numBytes *= uint64_t(d);
   }
-  StringRef data = buffer.drop_front(offset + headerLen);
-  if (data.size() != numBytes)
-    return makeError(name, "data size " + Twine(data.size()) +
-                               " bytes does not match the header (" +
-                               Twine(numBytes) + " bytes expected)");
-  array.data.assign(data.bytes_begin(), data.bytes_end());
-  return array;
+  size_t dataSize = buffer.size() - offset - headerLen;
+  if (dataSize != numBytes)
+    return fail("data size " + std::to_string(dataSize) +
+                " bytes does not match the header (" +
+                std::to_string(numBytes) + " bytes expected)");
+  array.data.assign(buffer.begin() + ptrdiff_t(offset + headerLen),
+                    buffer.end());
+  out = std::move(array);
+  return true;
 }
 
-Expected<NpyArray> mlir::mxfp8train::readNpy(StringRef path) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
-      MemoryBuffer::getFile(path, /*IsText=*/false,
-                            /*RequiresNullTerminator=*/false);
-  if (std::error_code ec = buffer.getError())
-    return createStringError(ec, Twine("cannot open '") + path +
-                                     "': " + ec.message());
-  return parseNpy((*buffer)->getBuffer(), path);
+bool mlir::mxfp8train::readNpy(const std::string &path, NpyArray &out,
+                               std::string &error) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    error = "cannot open '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  std::ostringstream contents;
+  contents << file.rdbuf();
+  if (file.bad()) {
+    error = "cannot read '" + path + "'";
+    return false;
+  }
+  return parseNpy(contents.str(), path, out, error);
 }
 
-/// The version 1.0 header (magic, version, length and padded dict).
-static Expected<std::string> makeHeader(StringRef descr,
-                                        ArrayRef<int64_t> shape) {
-  std::string dict;
-  raw_string_ostream os(dict);
-  os << "{'descr': '" << descr << "', 'fortran_order': False, 'shape': (";
-  for (int64_t d : shape)
-    os << d << ", ";
-  if (!shape.empty())
-    dict.resize(dict.size() - (shape.size() == 1 ? 1 : 2));
-  os << "), }";
-  // Pad with spaces so that the data starts at a multiple of 64 bytes; the
-  // dict ends with '\n'.
-  size_t total = kMagic.size() + 4 + dict.size() + 1;
+std::string mlir::mxfp8train::makeNpyHeader(const std::string &descr,
+                                            const std::vector<int64_t> &shape) {
+  std::string dict =
+      "{'descr': '" + descr + "', 'fortran_order': False, " + "'shape': (";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    dict += std::to_string(shape[i]);
+    // A 1-tuple keeps its comma: (3,).
+    if (i + 1 < shape.size())
+      dict += ", ";
+    else if (shape.size() == 1)
+      dict += ",";
+  }
+  dict += "), }";
+  size_t total = kMagicSize + 4 + dict.size() + 1;
   dict.append((64 - total % 64) % 64, ' ');
   dict.push_back('\n');
-  if (dict.size() > 0xFFFF)
-    return createStringError(inconvertibleErrorCode(),
-                             "shape too long for a .npy 1.0 header");
-  std::string header = kMagic.str();
-  header.push_back(1);
-  header.push_back(0);
+  std::string header(kMagic, kMagicSize);
+  header.push_back(char(1));
+  header.push_back(char(0));
   header.push_back(char(dict.size() & 0xFF));
-  header.push_back(char(dict.size() >> 8));
+  header.push_back(char((dict.size() >> 8) & 0xFF));
   return header + dict;
 }
 
-/// Checks that `data` has the size implied by `descr` and `shape`.
-static Error checkData(StringRef descr, ArrayRef<int64_t> shape,
-                       ArrayRef<uint8_t> data) {
+bool mlir::mxfp8train::writeNpy(const std::string &path,
+                                const std::string &descr,
+                                const std::vector<int64_t> &shape,
+                                const void *data, size_t size,
+                                std::string &error) {
   int64_t itemSize = getNpyItemSize(descr);
-  if (itemSize == 0)
-    return createStringError(inconvertibleErrorCode(),
-                             "unsupported .npy descriptor '" + descr + "'");
+  if (itemSize == 0) {
+    error = "unsupported .npy descriptor '" + descr + "'";
+    return false;
+  }
   int64_t n = itemSize;
   for (int64_t d : shape)
     n *= d;
-  if (uint64_t(n) != data.size())
-    return createStringError(inconvertibleErrorCode(),
-                             "npy data has " + Twine(data.size()) +
-                                 " bytes, the shape needs " + Twine(n));
-  return Error::success();
-}
-
-Expected<std::string> mlir::mxfp8train::serializeNpy(StringRef descr,
-                                                     ArrayRef<int64_t> shape,
-                                                     ArrayRef<uint8_t> data) {
-  if (Error err = checkData(descr, shape, data))
-    return std::move(err);
-  Expected<std::string> header = makeHeader(descr, shape);
-  if (!header)
-    return header.takeError();
-  header->append(data.begin(), data.end());
-  return header;
-}
-
-Error mlir::mxfp8train::writeNpy(StringRef path, StringRef descr,
-                                 ArrayRef<int64_t> shape,
-                                 ArrayRef<uint8_t> data) {
-  if (Error err = checkData(descr, shape, data))
-    return err;
-  Expected<std::string> header = makeHeader(descr, shape);
-  if (!header)
-    return header.takeError();
-  return writeToOutput(path, [&](raw_ostream &os) {
-    os << *header;
-    os.write(reinterpret_cast<const char *>(data.data()), data.size());
-    return Error::success();
-  });
+  if (uint64_t(n) != size) {
+    error = "npy data has " + std::to_string(size) +
+            " bytes, the shape needs " + std::to_string(n);
+    return false;
+  }
+  std::string header = makeNpyHeader(descr, shape);
+  if (header.size() - 10 > 0xFFFF) {
+    error = "shape too long for a .npy 1.0 header";
+    return false;
+  }
+  std::string temp = path + ".tmp";
+  FILE *file = std::fopen(temp.c_str(), "wb");
+  if (!file) {
+    error = "cannot write '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  bool ok =
+      std::fwrite(header.data(), 1, header.size(), file) == header.size() &&
+      (size == 0 || std::fwrite(data, 1, size, file) == size);
+  ok = (std::fclose(file) == 0) && ok;
+  if (!ok || std::rename(temp.c_str(), path.c_str()) != 0) {
+    error = "cannot write '" + path + "': " + std::strerror(errno);
+    std::remove(temp.c_str());
+    return false;
+  }
+  return true;
 }

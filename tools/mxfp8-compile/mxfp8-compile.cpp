@@ -16,6 +16,7 @@
 #include "mxfp8train/Dialect/MXFP8Train/Transforms/Transforms.h"
 #include "mxfp8train/InitAll.h"
 #include "mxfp8train/Pipelines/Pipelines.h"
+#include "mxfp8train/Runner/FunctionSpec.h"
 #include "mxfp8train/Support/Manifest.h"
 #include "mxfp8train/Tools/MatmulProbes.h"
 #include "mxfp8train/Tools/ModuleSource.h"
@@ -182,45 +183,6 @@ static void warn(const llvm::Twine &message) {
   llvm::errs() << "mxfp8-compile: warning: " << message << "\n";
 }
 
-/// `64x4096xbf16` for a shaped type, the type itself otherwise.
-static std::string formatType(Type type) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  if (auto shaped = dyn_cast<RankedTensorType>(type)) {
-    for (int64_t d : shaped.getShape()) {
-      if (ShapedType::isDynamic(d))
-        os << "?x";
-      else
-        os << d << "x";
-    }
-    os << shaped.getElementType();
-  } else {
-    os << type;
-  }
-  return text;
-}
-
-/// The element kind of an MLIR element type, if the host side supports it.
-static std::optional<ElementKind> getElementKind(Type t) {
-  if (t.isBF16())
-    return ElementKind::BF16;
-  if (t.isF32())
-    return ElementKind::F32;
-  if (t.isF64())
-    return ElementKind::F64;
-  if (isa<Float8E4M3FNType>(t))
-    return ElementKind::F8E4M3FN;
-  if (isa<Float8E5M2Type>(t))
-    return ElementKind::F8E5M2;
-  if (isa<Float8E8M0FNUType>(t))
-    return ElementKind::F8E8M0FNU;
-  if (t.isSignlessInteger(32))
-    return ElementKind::I32;
-  if (t.isSignlessInteger(64) || t.isIndex())
-    return ElementKind::I64;
-  return std::nullopt;
-}
-
 //===----------------------------------------------------------------------===//
 // Parsing and signatures
 //===----------------------------------------------------------------------===//
@@ -235,112 +197,6 @@ static OwningOpRef<ModuleOp> parseModule(llvm::SourceMgr &sourceMgr,
   if (!module && !errorMessage.empty())
     (void)fail(errorMessage);
   return module;
-}
-
-/// Reads a number attribute (FloatAttr or IntegerAttr).
-static std::optional<double> getNumber(Attribute attr) {
-  if (auto f = dyn_cast_or_null<FloatAttr>(attr))
-    return f.getValueAsDouble();
-  if (auto i = dyn_cast_or_null<IntegerAttr>(attr))
-    return double(i.getInt());
-  return std::nullopt;
-}
-
-/// Describes a tensor type into `spec`; returns the reason it is not
-/// supported, or "".
-static std::string describeTensor(Type type, TensorSpec &spec) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor)
-    return "has type " + formatType(type) +
-           "; only ranked tensors are "
-           "supported";
-  if (!tensor.hasStaticShape())
-    return "has a dynamic shape (" + formatType(type) +
-           "); static shapes are needed";
-  std::optional<ElementKind> kind = getElementKind(tensor.getElementType());
-  if (!kind)
-    return "has type " + formatType(type) +
-           ", whose element type is not supported on the host side";
-  spec.kind = *kind;
-  spec.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
-  return "";
-}
-
-/// The manifest entry of `func`: mxfp8-run's names (SSA names from the
-/// parser state, `mxfp8run.name`, `arg<i>` / `result<i>`), types, and the
-/// input-generation and role attributes.
-static FunctionSpec describeFunction(func::FuncOp func,
-                                     const AsmParserState &asmState) {
-  FunctionSpec spec;
-  spec.name = func.getSymName().str();
-  FunctionType type = func.getFunctionType();
-  SmallVector<std::string> argNames, resultNames;
-  getSignatureNames(func, asmState, argNames, resultNames);
-  for (std::string &name : argNames) {
-    TensorSpec arg;
-    arg.name = std::move(name);
-    spec.args.push_back(std::move(arg));
-  }
-  for (std::string &name : resultNames) {
-    TensorSpec result;
-    result.name = std::move(name);
-    spec.results.push_back(std::move(result));
-  }
-
-  auto unsupported = [&](StringRef what, unsigned i, StringRef name,
-                         StringRef why) {
-    spec.unsupported =
-        (what + " #" + llvm::Twine(i) + " (" + name + ") " + why).str();
-  };
-  for (unsigned i = 0, e = type.getNumInputs(); i < e; ++i) {
-    TensorSpec &arg = spec.args[i];
-    std::string why = describeTensor(type.getInput(i), arg);
-    if (!why.empty()) {
-      unsupported("argument", i, arg.name, why);
-      return spec;
-    }
-    if (Attribute attr = func.getArgAttr(i, "mxfp8run.std")) {
-      std::optional<double> value = getNumber(attr);
-      if (!value) {
-        unsupported("argument", i, arg.name, "has a non-numeric mxfp8run.std");
-        return spec;
-      }
-      arg.hasStd = true;
-      arg.std = *value;
-    }
-    if (Attribute attr = func.getArgAttr(i, "mxfp8run.values")) {
-      auto dense = dyn_cast<DenseElementsAttr>(attr);
-      ArrayRef<char> raw = dense ? dense.getRawData() : ArrayRef<char>();
-      int64_t itemSize = getElementKindSize(arg.kind);
-      bool splat = dense && dense.isSplat();
-      if (!dense || dense.getType() != type.getInput(i) ||
-          int64_t(raw.size()) != (splat ? itemSize : arg.getNumBytes())) {
-        unsupported("argument", i, arg.name,
-                    "has an mxfp8run.values attribute that is not a dense "
-                    "elements attribute of its exact type");
-        return spec;
-      }
-      arg.hasValues = true;
-      arg.valuesSplat = splat;
-      arg.values.assign(raw.begin(), raw.end());
-    }
-  }
-  for (unsigned i = 0, e = type.getNumResults(); i < e; ++i) {
-    TensorSpec &result = spec.results[i];
-    std::string why = describeTensor(type.getResult(i), result);
-    if (!why.empty()) {
-      unsupported("result", i, result.name, why);
-      return spec;
-    }
-    if (auto role = func.getResultAttrOfType<StringAttr>(i, "mxfp8train.role"))
-      result.role = role.str();
-    if (std::optional<double> bar =
-            getNumber(func.getResultAttr(i, "mxfp8run.min_sqnr"))) {
-      result.hasMinSqnr = true;
-      result.minSqnr = *bar;
-    }
-  }
-  return spec;
 }
 
 /// Erases the functions that no `--entry` function reaches through symbol
@@ -754,20 +610,19 @@ int main(int argc, char **argv) {
   registerPassManagerCLOptions();
   registerMLIRContextCLOptions();
   registerAsmPrinterCLOptions();
+  // --help lists our options only; LLVM's and MLIR's stay accepted.
+  cl::HideUnrelatedOptions(compileCategory);
   cl::ParseCommandLineOptions(
       argc, argv,
       "mxfp8-compile: compile a tensor-level MLIR module to an object file "
-      "and a manifest for mxfp8-launch\n");
+      "and a manifest for mxfp8-launch\n\n"
+      "MLIR's pass manager, context and printer options (--mlir-timing, "
+      "--mlir-print-ir-after-all, ...) are accepted too.\n");
 
   DialectRegistry registry;
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
-  // The LLVM IR translations, and for the GPU path gpu-module-to-binary's
-  // NVVM target serialization.
-  mlir::registerAllToLLVMIRTranslations(registry);
-  mlir::registerAllGPUToLLVMIRTranslations(registry);
-  mxfp8train::registerAllDialects(registry);
-  mxfp8train::registerAllExtensions(registry);
+  // With the LLVM IR translations, and for the GPU path
+  // gpu-module-to-binary's NVVM target serialization.
+  mxfp8train::registerAllWithUpstream(registry);
   MLIRContext context(registry);
 
   llvm::SourceMgr sourceMgr;

@@ -18,7 +18,8 @@
 #include "mxfp8train/Support/InputGenerator.h"
 #include "mxfp8train/Support/Manifest.h"
 #include "mxfp8train/Support/MemRefDescriptor.h"
-#include "mxfp8train/Support/NpyFile.h"
+#include "mxfp8train/Support/Npy.h"
+#include "mxfp8train/Support/Report.h"
 #include "mxfp8train/Support/Sqnr.h"
 #include "mxfp8train/runtime/Runtime.h"
 
@@ -254,58 +255,17 @@ double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-std::string formatDouble(const char *format, double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), format, value);
-  return buffer;
-}
-
-/// mxfp8-run's file-name rule for result and input names.
-std::string sanitizeFileName(const std::string &name) {
-  std::string out;
-  for (char c : name)
-    out.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
-                          c == '-' || c == '.'
-                      ? c
-                      : '_');
-  if (out.empty() || out.front() == '.')
-    out.insert(out.begin(), '_');
-  return out;
-}
-
 /// mxfp8-run's unique file stems of the results.
 std::vector<std::string> getResultStems(const FunctionSpec &func) {
-  std::map<std::string, int> counts;
+  std::vector<std::string> names;
   for (const TensorSpec &result : func.results)
-    ++counts[sanitizeFileName(result.name)];
-  std::vector<std::string> stems;
-  for (size_t i = 0; i < func.results.size(); ++i) {
-    std::string stem = sanitizeFileName(func.results[i].name);
-    if (counts[stem] > 1)
-      stem += "_" + std::to_string(i);
-    stems.push_back(stem);
-  }
-  return stems;
+    names.push_back(result.name);
+  return getUniqueFileStems(names);
 }
 
 /// Prints rows as aligned columns, indented by two spaces.
 void printTable(const std::vector<std::vector<std::string>> &rows) {
-  std::vector<size_t> widths;
-  for (const auto &row : rows)
-    for (size_t c = 0; c < row.size(); ++c) {
-      if (widths.size() <= c)
-        widths.push_back(0);
-      widths[c] = std::max(widths[c], row[c].size());
-    }
-  for (const auto &row : rows) {
-    std::string line = " ";
-    for (size_t c = 0; c < row.size(); ++c) {
-      line += " " + row[c];
-      if (c + 1 != row.size())
-        line.append(widths[c] - row[c].size() + 1, ' ');
-    }
-    std::printf("%s\n", line.c_str());
-  }
+  std::fputs(formatTable(rows).c_str(), stdout);
 }
 
 /// 64-byte aligned host storage.
@@ -698,11 +658,11 @@ Failure writeTensor(const std::string &path, const TensorSpec &spec,
     std::vector<float> widened(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i)
       widened[size_t(i)] = float(decodeElement(spec.kind, data, i));
-    ok = writeNpyFile(path, "<f4", spec.shape, widened.data(),
-                      widened.size() * 4, error);
+    ok = writeNpy(path, "<f4", spec.shape, widened.data(), widened.size() * 4,
+                  error);
   } else {
-    ok = writeNpyFile(path, getNpyDescrForKind(spec.kind, false), spec.shape,
-                      data, size_t(spec.getNumBytes()), error);
+    ok = writeNpy(path, getNpyDescrForKind(spec.kind, false), spec.shape, data,
+                  size_t(spec.getNumBytes()), error);
   }
   if (!ok)
     return makeFailure(kExitUsage, error);
@@ -753,14 +713,6 @@ Comparison compareTensors(const TensorSpec &spec, const uint8_t *ref,
   }
   c.stats = accumulator.get();
   return c;
-}
-
-std::string formatDb(double db) {
-  if (std::isinf(db))
-    return db > 0 ? "inf" : "-inf";
-  if (std::isnan(db))
-    return "nan";
-  return formatDouble("%.2f", db);
 }
 
 /// The per-matmul table of a probe function (mxfp8-compile --per-matmul):

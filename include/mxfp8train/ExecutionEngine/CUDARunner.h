@@ -52,7 +52,7 @@ struct CUDACompileOptions {
 };
 
 /// A module lowered for the GPU and JIT-compiled.
-class CUDAExecutable {
+class CUDAExecutable : public Executable {
 public:
   /// Lowers a clone of `module` (tensor level, static shapes) and
   /// JIT-compiles it; its GPU modules are loaded on `options.gpu` before
@@ -60,7 +60,7 @@ public:
   static llvm::Expected<std::unique_ptr<CUDAExecutable>>
   compile(ModuleOp module, const CUDACompileOptions &options);
 
-  ~CUDAExecutable();
+  ~CUDAExecutable() override;
 
   /// Calls public function `name` on device copies of `inputs` and returns
   /// its results, copied back. Results are zero-filled device buffers
@@ -68,7 +68,7 @@ public:
   /// call and its synchronization alone (CUDA events), without the copies.
   llvm::Expected<std::vector<HostTensor>>
   run(llvm::StringRef name, llvm::ArrayRef<HostTensor> inputs,
-      double *callSeconds = nullptr) const;
+      double *callSeconds = nullptr) const override;
 
 private:
   CUDAExecutable();

@@ -1,19 +1,16 @@
 //===- Npy.h - read and write NumPy .npy files ------------------*- C++ -*-===//
 //
-// A small reader and writer for the NumPy .npy format (versions 1.0 to 3.0
-// read, 1.0 written): little-endian, C order, fixed-size element types. Used
-// by mxfp8-run for its inputs and outputs.
+// A reader and writer for the NumPy .npy format in standard C++ (no LLVM, so
+// that the MLIR-free mxfp8-launch links it as well as mxfp8-run): versions
+// 1.0 to 3.0 read, 1.0 written with the data aligned to 64 bytes,
+// little-endian, C order, fixed-size element types.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef MXFP8TRAIN_SUPPORT_NPY_H
 #define MXFP8TRAIN_SUPPORT_NPY_H
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/SmallVector.h"
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Error.h"
-
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -27,7 +24,7 @@ struct NpyArray {
   /// the canonical spelling).
   std::string descr;
   /// The shape; empty for a 0-d array.
-  llvm::SmallVector<int64_t> shape;
+  std::vector<int64_t> shape;
   /// The raw element bytes, `getNumElements() * getNpyItemSize(descr)`.
   std::vector<uint8_t> data;
 
@@ -36,26 +33,27 @@ struct NpyArray {
 };
 
 /// Size in bytes of one element of the canonical descriptor `descr`, or 0 if
-/// the descriptor is not supported (supported: `|b1 |u1 |i1 <u2 <i2 <f2 <u4
-/// <i4 <f4 <u8 <i8 <f8`).
-int64_t getNpyItemSize(llvm::StringRef descr);
+/// it is not supported (`|b1 |u1 |i1 <u2 <i2 <f2 <u4 <i4 <f4 <u8 <i8 <f8`).
+int64_t getNpyItemSize(const std::string &descr);
 
-/// Parses the contents of a .npy file. `name` is used in error messages.
-llvm::Expected<NpyArray> parseNpy(llvm::StringRef buffer, llvm::StringRef name);
+/// Parses the contents of a .npy file into `out`. On failure returns false
+/// and sets `error` to a message that starts with `name`.
+bool parseNpy(const std::string &buffer, const std::string &name, NpyArray &out,
+              std::string &error);
 
 /// Reads and parses the .npy file at `path`.
-llvm::Expected<NpyArray> readNpy(llvm::StringRef path);
+bool readNpy(const std::string &path, NpyArray &out, std::string &error);
 
-/// Serializes an array as a version 1.0 .npy file (header padded to a multiple
-/// of 64 bytes). `data` must hold exactly the bytes of the elements.
-llvm::Expected<std::string> serializeNpy(llvm::StringRef descr,
-                                         llvm::ArrayRef<int64_t> shape,
-                                         llvm::ArrayRef<uint8_t> data);
+/// The version 1.0 header of an array (magic, version, length, dict padded
+/// so that the data starts at a multiple of 64 bytes).
+std::string makeNpyHeader(const std::string &descr,
+                          const std::vector<int64_t> &shape);
 
-/// Serializes and writes an array to `path` (atomically replaced).
-llvm::Error writeNpy(llvm::StringRef path, llvm::StringRef descr,
-                     llvm::ArrayRef<int64_t> shape,
-                     llvm::ArrayRef<uint8_t> data);
+/// Writes an array to `path` (through a temporary file renamed into place).
+/// `size` must equal the element count times the item size of `descr`.
+bool writeNpy(const std::string &path, const std::string &descr,
+              const std::vector<int64_t> &shape, const void *data, size_t size,
+              std::string &error);
 
 } // namespace mlir::mxfp8train
 
