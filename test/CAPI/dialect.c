@@ -234,7 +234,7 @@ static void testPasses(MlirContext ctx) {
   // CHECK: parsed pipeline: 1
   mlirPrintPassPipeline(opm, printToStderr, NULL);
   fprintf(stderr, "\n");
-  // CHECK: builtin.module(mxfp8train-rewrite-matmuls{{[{]}}{{ *}}min-size=64 recipe=mxfp8_emulated_rceil remarks=true},convert-mxfp8train-to-linalg)
+  // CHECK: builtin.module(mxfp8train-rewrite-matmuls{{[{]}}{{ *}}min-size=64 recipe=mxfp8_emulated_rceil remarks=false},convert-mxfp8train-to-linalg)
   mlirPassManagerDestroy(pm);
 
   // The named pipelines.

@@ -839,6 +839,7 @@ convertModule(ModuleOp module, ConversionSummary &summary,
   } else {
     MXFP8TrainRewriteMatmulsPassOptions options;
     options.recipe = recipeText;
+    options.emitRemarks = true;
     // fp8/e8m0 arith of the user's IR is lowered before canonicalize can
     // fold an e8m0 NaN into +Inf.
     pm.addPass(createMXFP8TrainLowerNarrowFloatArithPass());
