@@ -7,7 +7,8 @@
 // call ->
 // NVVM, embedded cubins (or PTX) -> LLVM dialect host code calling the
 // upstream mgpu* runtime ABI. `mlir-translate --mlir-to-llvmir` and `llc`
-// turn the result into a host object (scripts/aot-compile.sh).
+// turn the result into a host object (scripts/aot-compile.sh). Built from
+// typed pass constructors and option structs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,18 +17,21 @@
 #include "mxfp8train/Pipelines/Passes.h"
 #include "mxfp8train/Pipelines/Pipelines.h"
 
-#include "mlir/InitAllPasses.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/ErrorHandling.h"
-#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::mxfp8train;
 
-/// Appends a textual pipeline (registering the upstream passes on first
-/// use); the texts are built here from validated options, so a parse
-/// failure is a programming error.
 llvm::StringRef
 mlir::mxfp8train::stringifyGPUBinaryFormat(GPUBinaryFormat format) {
   switch (format) {
@@ -43,14 +47,10 @@ mlir::mxfp8train::stringifyGPUBinaryFormat(GPUBinaryFormat format) {
   llvm_unreachable("unknown GPUBinaryFormat");
 }
 
-static void addGPUPipeline(OpPassManager &pm, const std::string &text) {
-  static bool registered = [] {
-    mlir::registerAllPasses();
-    return true;
-  }();
-  (void)registered;
-  if (failed(parsePassPipeline(text, pm, llvm::errs())))
-    llvm::report_fatal_error("mxfp8train: malformed GPU pipeline");
+/// canonicalize, then cse.
+static void addCleanup(OpPassManager &pm) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
 }
 
 void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
@@ -76,7 +76,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   pm.addPass(createMXFP8TrainVerifyLoweringInputPass());
   // First, before any folding: fp8/e8m0 arith in user IR (see the pass).
   pm.addPass(createMXFP8TrainLowerNarrowFloatArithPass());
-  addGPUPipeline(pm, "canonicalize,cse");
+  addCleanup(pm);
   pm.addPass(createConvertMXFP8TrainToGPUPass(convertOptions));
 
   // Buffers: results become out-parameters (the caller passes device
@@ -88,48 +88,71 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   pm.addPass(createMXFP8TrainCPUDistinctResultsPass());
   // allow-return-allocs-from-loops: a loop yielding a new tensor reaches
   // mxfp8train-gpu-device-buffers, which says what it does not support.
-  addGPUPipeline(pm, "one-shot-bufferize{bufferize-function-boundaries "
-                     "function-boundary-type-conversion=identity-layout-map "
-                     "allow-return-allocs-from-loops=true},"
-                     "drop-equivalent-buffer-results,"
-                     "buffer-results-to-out-params{hoist-static-allocs=true "
-                     "modify-public-functions=true},"
-                     "canonicalize");
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  bufferize.allowReturnAllocsFromLoops = true;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addPass(createCanonicalizerPass());
   // The remaining linalg ops (elementwise, broadcasts, transposes, fills,
   // reductions) through upstream passes: parallel loops, tiled into CTAs of
   // 256 threads (innermost dimension on threadIdx.x), mapped to the grid
   // and outlined into kernels.
-  addGPUPipeline(pm, "func.func(mxfp8train-gpu-strided-copies,"
-                     "convert-linalg-to-parallel-loops,"
-                     "mxfp8train-gpu-tile-parallel-loops,"
-                     "gpu-map-parallel-loops{mapping-policy=innermost-first},"
-                     "convert-parallel-loops-to-gpu),"
-                     "gpu-kernel-outlining,canonicalize,cse");
+  OpPassManager &funcPm = pm.nest<func::FuncOp>();
+  funcPm.addPass(createMXFP8TrainGPUStridedCopiesPass());
+  funcPm.addPass(createConvertLinalgToParallelLoopsPass());
+  funcPm.addPass(createMXFP8TrainGPUTileParallelLoopsPass());
+  GpuMapParallelLoopsPassOptions mapping;
+  mapping.mappingPolicyStr = "innermost-first";
+  funcPm.addPass(createGpuMapParallelLoopsPass(mapping));
+  funcPm.addPass(createConvertParallelLoopToGpuPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  addCleanup(pm);
   pm.addPass(createMXFP8TrainGPUDeviceBuffersPass());
-  addGPUPipeline(pm, "func.func(gpu-async-region)");
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   pm.addPass(createMXFP8TrainCPUEmitCInterfacePass());
 
   // Device code.
-  addGPUPipeline(
-      pm, llvm::formatv("nvvm-attach-target{{chip={0} features={1} O={2}},"
-                        "gpu.module(lower-affine,convert-scf-to-cf,"
-                        "convert-gpu-to-nvvm{{use-bare-ptr-memref-call-conv=1},"
-                        "convert-nvvm-to-llvm,"
-                        "canonicalize,cse,reconcile-unrealized-casts),"
-                        "gpu-module-to-binary{{format={3} toolkit={4}}",
-                        options.chip.getValue(), features,
-                        options.optLevel.getValue(),
-                        stringifyGPUBinaryFormat(options.format.getValue()),
-                        options.toolkit.getValue())
-              .str());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = features;
+  target.optLevel = options.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
+  gpuPm.addPass(createLowerAffinePass());
+  gpuPm.addPass(createSCFToControlFlowPass());
+  ConvertGpuOpsToNVVMOpsOptions toNVVM;
+  toNVVM.useBarePtrCallConv = true;
+  gpuPm.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+  gpuPm.addPass(createConvertNVVMToLLVMPass());
+  addCleanup(gpuPm);
+  gpuPm.addPass(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget =
+      stringifyGPUBinaryFormat(options.format.getValue()).str();
+  binary.toolkitPath = options.toolkit;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
 
   // Host code.
-  addGPUPipeline(pm, "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
-                     "gpu-to-llvm{use-bare-pointers-for-kernels=1},"
-                     "finalize-memref-to-llvm,"
-                     "convert-arith-to-llvm,convert-index-to-llvm,"
-                     "convert-cf-to-llvm,convert-func-to-llvm,"
-                     "convert-ub-to-llvm,reconcile-unrealized-casts");
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  GpuToLLVMConversionPassOptions toLLVM;
+  toLLVM.kernelBarePtrCallConv = true;
+  pm.addPass(createGpuToLLVMConversionPass(toLLVM));
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
 void mlir::mxfp8train::registerMXFP8TrainGPUPipeline() {

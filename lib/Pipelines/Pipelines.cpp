@@ -1,8 +1,9 @@
-//===- Pipelines.cpp - mxfp8train named pass pipelines -------------*- C++
-//-*-===//
+//===- Pipelines.cpp - mxfp8train named pass pipelines ----------*- C++ -*-===//
 //
 // The CPU lowering pipeline: mxfp8train -> linalg on tensors -> tiled and
-// vectorized linalg -> buffers with out-parameters -> LLVM dialect.
+// vectorized linalg -> buffers with out-parameters -> LLVM dialect. Built
+// from typed pass constructors and option structs, so a wrong option is a
+// compile error rather than a pipeline-string parse failure at run time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,25 +11,25 @@
 #include "mxfp8train/Conversion/Passes.h"
 #include "mxfp8train/Pipelines/Passes.h"
 
-#include "mlir/InitAllPasses.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "llvm/Support/ErrorHandling.h"
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 using namespace mlir::mxfp8train;
 
-/// Appends a textual pipeline; the texts below are fixed, so a parse failure
-/// is a programming error of this file. The upstream passes they name are
-/// registered on first use, so embedders need not register anything.
-static void addPipeline(OpPassManager &pm, StringRef text) {
-  static bool registered = [] {
-    mlir::registerAllPasses();
-    return true;
-  }();
-  (void)registered;
-  if (failed(parsePassPipeline(text, pm, llvm::errs())))
-    llvm::report_fatal_error("mxfp8train: malformed built-in pipeline");
+/// canonicalize, then cse.
+static void addCleanup(OpPassManager &pm) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
 }
 
 void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
@@ -37,36 +38,56 @@ void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
   // First, before any folding: fp8/e8m0 arith in user IR (see the pass).
   pm.addPass(createMXFP8TrainLowerNarrowFloatArithPass());
   pm.addPass(createConvertMXFP8TrainToLinalgPass());
-  addPipeline(pm, "canonicalize,cse");
+  addCleanup(pm);
   pm.addPass(createMXFP8TrainCPUPrepareMatmulsPass());
-  addPipeline(pm, "canonicalize,cse");
+  addCleanup(pm);
   if (options.vectorize)
     pm.addPass(createMXFP8TrainCPUTileAndVectorizePass());
-  addPipeline(pm, "canonicalize,cse");
+  addCleanup(pm);
   // Buffers: function results become caller-allocated out-parameters so that
   // the host side owns every buffer it sees.
   pm.addPass(createMXFP8TrainCPUDistinctResultsPass());
   // A loop may yield a tensor computed in its body (a new buffer per
   // iteration) rather than one equivalent to its iter_arg.
-  addPipeline(pm, "one-shot-bufferize{bufferize-function-boundaries "
-                  "function-boundary-type-conversion=identity-layout-map "
-                  "allow-return-allocs-from-loops=true},"
-                  "buffer-results-to-out-params{hoist-static-allocs=true "
-                  "modify-public-functions=true},"
-                  "canonicalize,buffer-deallocation-pipeline");
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  bufferize.allowReturnAllocsFromLoops = true;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addPass(createCanonicalizerPass());
+  bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createMXFP8TrainCPUEmitCInterfacePass());
   pm.addPass(createMXFP8TrainCPULowerVectorsPass());
-  addPipeline(
-      pm, "func.func(convert-linalg-to-loops),"
-          "func.func(convert-vector-to-scf{full-unroll=true}),"
-          "expand-strided-metadata,lower-affine,"
-          "convert-vector-to-llvm{vector-contract-lowering=outerproduct "
-          "vector-transpose-lowering=shuffle1d},lower-affine,"
-          "convert-scf-to-cf,arith-expand{include-bf16=true},"
-          "convert-math-to-llvm,finalize-memref-to-llvm,convert-arith-to-llvm,"
-          "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
-          "convert-ub-to-llvm,"
-          "reconcile-unrealized-casts");
+
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(
+      VectorTransferToSCFOptions().enableFullUnroll()));
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  ConvertVectorToLLVMPassOptions vectorToLLVM;
+  vectorToLLVM.vectorContractLowering =
+      vector::VectorContractLowering::OuterProduct;
+  vectorToLLVM.vectorTransposeLowering =
+      vector::VectorTransposeLowering::Shuffle1D;
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
 void mlir::mxfp8train::registerMXFP8TrainPipelines() {

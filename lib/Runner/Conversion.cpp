@@ -96,6 +96,7 @@ mlir::mxfp8train::convertModule(ModuleOp module, StringRef recipe,
   } else {
     MXFP8TrainRewriteMatmulsPassOptions options;
     options.recipe = recipe.str();
+    options.emitRemarks = true; // collected into the summary
     // fp8/e8m0 arith of the user's IR is lowered before canonicalize can
     // fold an e8m0 NaN into +Inf.
     pm.addPass(createMXFP8TrainLowerNarrowFloatArithPass());

@@ -13,6 +13,7 @@
 #include "mxfp8train/Conversion/Passes.h"
 #include "mxfp8train/Conversion/Utils/EmptyShapes.h"
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
+#include "mxfp8train/Dialect/MXFP8Train/Transforms/Transforms.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"

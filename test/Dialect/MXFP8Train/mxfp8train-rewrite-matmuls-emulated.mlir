@@ -1,4 +1,4 @@
-// RUN: mxfp8-opt %s -split-input-file --mxfp8train-rewrite-matmuls=recipe=mxfp8_emulated_rceil --verify-diagnostics | FileCheck %s
+// RUN: mxfp8-opt %s -split-input-file --mxfp8train-rewrite-matmuls="recipe=mxfp8_emulated_rceil remarks=true" --verify-diagnostics | FileCheck %s
 
 // Recipe mxfp8_emulated_rceil (torchao EMULATED, SPEC §3.1): each operand is
 // quantized along its contraction axis and dequantized back to its own type;

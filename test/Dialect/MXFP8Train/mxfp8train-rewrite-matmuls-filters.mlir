@@ -1,13 +1,14 @@
 // RUN: mxfp8-opt %s --mxfp8train-rewrite-matmuls="min-size=64 exclude=attention,experts.w2" 2>/dev/null | FileCheck %s
-// RUN: mxfp8-opt %s --mxfp8train-rewrite-matmuls="min-size=64 exclude=attention,experts.w2" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: mxfp8-opt %s --mxfp8train-rewrite-matmuls="min-size=64 exclude=attention,experts.w2 remarks=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: mxfp8-opt %s --mxfp8train-rewrite-matmuls="min-size=64 exclude=attention,experts.w2 remarks=false" -o /dev/null 2>&1 | FileCheck %s --check-prefix=QUIET --allow-empty
+// RUN: mxfp8-opt %s --mxfp8train-rewrite-matmuls="min-size=64 exclude=attention,experts.w2" -o /dev/null 2>&1 | FileCheck %s --check-prefix=QUIET --allow-empty
 // RUN: mxfp8-opt %s --mxfp8train-rewrite-matmuls 2>/dev/null | FileCheck %s --check-prefix=NOFILTER
 
 // Filters: `min-size` skips matmuls with M, N or K below it; `exclude` skips
 // matmuls whose location holds a NameLoc (also inside FusedLoc and
 // CallSiteLoc) containing one of the strings (torchao's module-FQN filter).
-// Remarks are checked on stderr because NameLocs have no file position;
-// `remarks=false` silences them.
+// Remarks (asked for with `remarks=true`; off by default) are checked on
+// stderr because NameLocs have no file position.
 
 // CHECK-LABEL: func.func @filters(
 // CHECK-SAME:    %[[X:.*]]: tensor<64x128xbf16>

@@ -1,4 +1,4 @@
-// RUN: mxfp8-opt %s --mxfp8train-rewrite-matmuls --verify-diagnostics | FileCheck %s --check-prefix=BF16
+// RUN: mxfp8-opt %s --mxfp8train-rewrite-matmuls=remarks=true --verify-diagnostics | FileCheck %s --check-prefix=BF16
 // RUN: mxfp8-opt %s --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe='out_dtype = f32'})" 2>/dev/null | FileCheck %s --check-prefix=F32
 
 // The recipe's `out_dtype` (torchao `MXFP8TrainingOpConfig.out_dtype`, the

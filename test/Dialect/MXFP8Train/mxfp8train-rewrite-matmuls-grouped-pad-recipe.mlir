@@ -1,4 +1,4 @@
-// RUN: mxfp8-opt %s -split-input-file --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe='pad_token_groups = true'})" --verify-diagnostics | FileCheck %s
+// RUN: mxfp8-opt %s -split-input-file --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe='pad_token_groups = true' remarks=true})" --verify-diagnostics | FileCheck %s
 // RUN: mxfp8-opt %s -split-input-file --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe='pad_token_groups = true, token_group_alignment = 128'})" 2>/dev/null | FileCheck %s --check-prefix=A128
 
 // Recipe `pad_token_groups = true` (torchao

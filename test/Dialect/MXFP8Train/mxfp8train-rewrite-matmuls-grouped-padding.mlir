@@ -1,4 +1,4 @@
-// RUN: mxfp8-opt %s -split-input-file --mxfp8train-rewrite-matmuls --verify-diagnostics | FileCheck %s
+// RUN: mxfp8-opt %s -split-input-file --mxfp8train-rewrite-matmuls=remarks=true --verify-diagnostics | FileCheck %s
 
 // Token-group padding under the default recipe (pad_token_groups = false,
 // SPEC §7.3). 2d-3d GEMMs quantize per token and are never padded. A 2d-2d

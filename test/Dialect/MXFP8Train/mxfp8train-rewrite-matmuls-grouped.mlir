@@ -1,4 +1,4 @@
-// RUN: mxfp8-opt %s -split-input-file --mxfp8train-rewrite-matmuls --verify-diagnostics | FileCheck %s
+// RUN: mxfp8-opt %s -split-input-file --mxfp8train-rewrite-matmuls=remarks=true --verify-diagnostics | FileCheck %s
 
 // mxfp8train.grouped_mm (MoE experts, SPEC §7) under the default recipe
 // mxfp8_rceil: the three grouped GEMMs, the axis each operand is quantized

@@ -5,7 +5,7 @@
 // RUN: not mxfp8-opt %s --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe='mxfp8_rceil> extra'})" 2>&1 | FileCheck %s --check-prefix=TRAIL
 // RUN: not mxfp8-opt %s --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe='scale_calculation_mode = floor, scale_calculation_mode = ceil'})" 2>&1 | FileCheck %s --check-prefix=TWICE
 // RUN: not mxfp8-opt %s --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe='mxfp8_rceil, wgrad_with_hp = true, wgrad_with_hp = false'})" 2>&1 | FileCheck %s --check-prefix=TWICE-BOOL
-// RUN: mxfp8-opt %s -split-input-file --mxfp8train-rewrite-matmuls --verify-diagnostics
+// RUN: mxfp8-opt %s -split-input-file --mxfp8train-rewrite-matmuls=remarks=true --verify-diagnostics
 
 // Bad recipe text is an error naming the option and the parser's reason;
 // the pass fails before touching the IR.

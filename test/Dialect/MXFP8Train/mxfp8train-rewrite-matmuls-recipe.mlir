@@ -1,7 +1,7 @@
 // RUN: mxfp8-opt %s --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe='elem_type = f8E5M2, scale_calculation_mode = floor' remarks=false})" | FileCheck %s --check-prefix=BODY
-// RUN: mxfp8-opt %s --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe='#mxfp8train.recipe<mxfp8_rceil_wgrad_with_hp, scale_calculation_mode = ceil>'})" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ATTR
+// RUN: mxfp8-opt %s --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe='#mxfp8train.recipe<mxfp8_rceil_wgrad_with_hp, scale_calculation_mode = ceil>' remarks=true})" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ATTR
 // RUN: mxfp8-opt %s --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe='kernel_preference = emulated, scale_calculation_mode = even' remarks=false})" | FileCheck %s --check-prefix=EMUL
-// RUN: mxfp8-opt %s --mxfp8train-rewrite-matmuls="recipe=' mxfp8_rceil '" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NAMED
+// RUN: mxfp8-opt %s --mxfp8train-rewrite-matmuls="recipe=' mxfp8_rceil ' remarks=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NAMED
 
 // The recipe option takes a torchao recipe name, the body of a
 // #mxfp8train.recipe<...> attribute, or the whole attribute. Its element type

@@ -1,4 +1,4 @@
-// RUN: mxfp8-opt %s -split-input-file --mxfp8train-rewrite-matmuls=recipe=mxfp8_rceil_wgrad_with_hp --verify-diagnostics | FileCheck %s
+// RUN: mxfp8-opt %s -split-input-file --mxfp8train-rewrite-matmuls="recipe=mxfp8_rceil_wgrad_with_hp remarks=true" --verify-diagnostics | FileCheck %s
 
 // Recipe mxfp8_rceil_wgrad_with_hp: weight-gradient matmuls stay in high
 // precision (torchao `wgrad_with_hp=True`: `dW = dO_hpᵀ @ x_hp`); forward

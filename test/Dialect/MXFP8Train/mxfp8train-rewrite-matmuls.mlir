@@ -1,4 +1,4 @@
-// RUN: mxfp8-opt %s -split-input-file --mxfp8train-rewrite-matmuls --verify-diagnostics | FileCheck %s
+// RUN: mxfp8-opt %s -split-input-file --mxfp8train-rewrite-matmuls=remarks=true --verify-diagnostics | FileCheck %s
 
 // Default recipe (mxfp8_rceil): every transposed form of linalg.matmul and
 // linalg.batch_matmul, through indexing maps and through linalg.transpose;

@@ -92,23 +92,6 @@ void populateMXFP8TrainToGPUConversionPatterns(RewritePatternSet &patterns,
                                                bool fuseProducers = true,
                                                bool elementwiseKernels = true);
 
-/// Tile sizes of an outermost `scf.parallel` with `tripCounts` iterations
-/// per dimension (-1: unknown) for CTAs of `threads` threads
-/// (mxfp8train-gpu-tile-parallel-loops): from the innermost dimension
-/// outwards, each takes the next power of two of its extent, at most what
-/// is left of `threads`; the others get 1.
-SmallVector<int64_t> getParallelLoopTileSizes(ArrayRef<int64_t> tripCounts,
-                                              int64_t threads);
-
-/// True when `copy` can become a `gpu.memcpy`: its source and target are
-/// static, contiguous row-major buffers (mxfp8train-gpu-strided-copies turns
-/// the other copies into linalg.copy kernels).
-bool isMemcpyCompatible(memref::CopyOp copy);
-
-/// Adds the pattern that replaces two `quantize` ops of the same input along
-/// `rank-1` and `rank-2`, with the same scale mode, by one `quantize_dual`.
-void populateFuseQuantizeDualPatterns(RewritePatternSet &patterns);
-
 } // namespace mxfp8train
 } // namespace mlir
 

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GroupedMmRewrite.h"
 #include "RewriteUtils.h"
 
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"

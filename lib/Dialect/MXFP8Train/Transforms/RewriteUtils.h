@@ -2,7 +2,7 @@
 //
 // Private to lib/Dialect/MXFP8Train/Transforms: the pieces that the dense
 // (MatmulRewrite.cpp) and grouped (GroupedMmRewrite.cpp) halves of
-// `mxfp8train-rewrite-matmuls` share.
+// `mxfp8train-rewrite-matmuls` share, defined in RewriteUtils.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,18 +52,6 @@ Value getOrCreateDequantize(RewriterBase &rewriter, Location loc, Value data,
 /// without uses and side effects, then the producers of their operands that
 /// became dead (one level: empties, constants).
 void eraseDeadOps(RewriterBase &rewriter, ArrayRef<Operation *> candidates);
-
-/// analyzeMatmul for a `mxfp8train.grouped_mm`.
-MatmulAnalysis analyzeGroupedMm(GroupedMmOp op,
-                                const RewriteMatmulsOptions &options);
-
-/// rewriteMatmul for a grouped plan (`plan.grouped.isGrouped`).
-Operation *rewriteGroupedMm(RewriterBase &rewriter, const MatmulPlan &plan,
-                            RecipeAttr recipe);
-
-/// describeConversion for a grouped plan.
-std::string describeGroupedConversion(const MatmulPlan &plan,
-                                      RecipeAttr recipe);
 
 } // namespace mlir::mxfp8train::detail
 

@@ -137,6 +137,11 @@ def MXFP8Train_RecipeAttr : MXFP8Train_Attr<"Recipe", "recipe"> {
     (`wgrad_with_hp = true`) and `mxfp8_emulated_rceil`
     (`kernel_preference = emulated`).
 
+    Errors: `elem_type` other than `f8E4M3FN` / `f8E5M2`, `out_dtype` other
+    than `bf16` / `f32`, `token_group_alignment` other than 32 / 128, an
+    unknown field or recipe name, a field given twice, a value of the wrong
+    kind (`true` / `false` for the flags, the enum spellings above).
+
     ```mlir
     #mxfp8train.recipe<mxfp8_rceil>
     #mxfp8train.recipe<scale_calculation_mode = floor, wgrad_with_hp = true>
@@ -209,6 +214,11 @@ def MXFP8Train_GemmConfigAttr : MXFP8Train_Attr<"GemmConfig", "gemm_config"> {
 
     The fused-upcast fields also configure `dequant_bf16`'s fallback.
 
+    Errors: a value outside its range above; `tile_n` or `dequant_ctas`
+    with a kernel other than `dequant_bf16`; `stages` or `converters` with
+    `kernel = fused_upcast`; `stages` above 4 with `dequant_bf16` and
+    `tile_n = 256` (five 48 KiB stages do not fit in shared memory).
+
     ```mlir
     %y = mxfp8train.scaled_mm %a [%as], %b [%bs] transpose_rhs
         {mxfp8train.gemm_config = #mxfp8train.gemm_config<tile_n = 128, stages = 6>}
@@ -220,14 +230,21 @@ def MXFP8Train_GemmConfigAttr : MXFP8Train_Attr<"GemmConfig", "gemm_config"> {
   let parameters = (ins
     MXFP8Train_DefaultValuedEnumParameter<MXFP8Train_GemmKernelEnum,
         "::mlir::mxfp8train::GemmKernel::DequantBF16">:$kernel,
-    OptionalParameter<"std::optional<int64_t>">:$stages,
-    OptionalParameter<"std::optional<int64_t>">:$tile_n,
-    OptionalParameter<"std::optional<int64_t>">:$dequant_ctas,
-    OptionalParameter<"std::optional<int64_t>">:$prefetch,
-    OptionalParameter<"std::optional<int64_t>">:$ctas_per_sm,
+    OptionalParameter<"std::optional<int64_t>",
+        "shared-memory stages of the ring (2-6)">:$stages,
+    OptionalParameter<"std::optional<int64_t>",
+        "dequant_bf16: CTA tile columns (128, 256)">:$tile_n,
+    OptionalParameter<"std::optional<int64_t>",
+        "dequant_bf16: CTAs per SM of a pre-pass at most (0: no cap)">:$dequant_ctas,
+    OptionalParameter<"std::optional<int64_t>",
+        "fused upcast: contraction tiles loaded ahead (1-4)">:$prefetch,
+    OptionalParameter<"std::optional<int64_t>",
+        "fused_upcast: resident CTAs per SM (1, 2)">:$ctas_per_sm,
     MXFP8Train_BoolParameter<"true">:$rebalance,
-    OptionalParameter<"std::optional<int64_t>">:$converters,
-    OptionalParameter<"std::optional<int64_t>">:$cta_group);
+    OptionalParameter<"std::optional<int64_t>",
+        "fused_upcast_ws: converter warpgroups (1, 2)">:$converters,
+    OptionalParameter<"std::optional<int64_t>",
+        "sm_100a: CTAs per tcgen05 MMA (1, 2)">:$cta_group);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

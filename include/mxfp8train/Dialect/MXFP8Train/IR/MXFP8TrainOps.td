@@ -133,6 +133,10 @@ def MXFP8Train_DequantizeOp : MXFP8Train_Op<"dequantize", [Pure]> {
     `axis` divided by 32 (`row_major`), or the blocked 1-D byte sequence of
     SPEC §4.1 (`blocked`, rank 2).
 
+    Errors: `axis` out of range, the axis size not a static multiple of 32,
+    `result` not of the shape of `data`, scale shapes or element types not
+    as above.
+
     ```mlir
     %x = mxfp8train.dequantize %q [%s] axis = 1
         : tensor<64x4096xf8E4M3FN> [tensor<64x128xf8E8M0FNU>] -> tensor<64x4096xbf16>
@@ -361,6 +365,11 @@ def MXFP8Train_PadTokenGroupsOp : MXFP8Train_Op<"pad_token_groups", [Pure]> {
     `R = ceil((M + alignment * G) / alignment) * alignment`, `padded_offs (G)`.
     `alignment` is 32 (default) or 128. Offsets past M are clamped to M.
 
+    Errors: `alignment` other than 32 or 128, `input` or `result` not 2-D,
+    different column counts or element types, `offs` not 1-D, a dynamic
+    token or group count, `R` not the bound above, `padded_offs` not of the
+    type of `offs`, constant `offs` negative, decreasing or past M.
+
     ```mlir
     %xp, %poffs = mxfp8train.pad_token_groups %x offs(%offs) alignment = 32
         : tensor<200x256xbf16>, tensor<8xi32> -> tensor<480x256xbf16>, tensor<8xi32>
@@ -388,6 +397,9 @@ def MXFP8Train_UnpadTokenGroupsOp : MXFP8Train_Op<"unpad_token_groups", [Pure]> 
 
     Shapes: `input (R, N)` with `R = ceil((M + alignment * G) / alignment) *
     alignment` → `result (M, N)`.
+
+    Errors: as for `pad_token_groups` with the roles of `input` and
+    `result` exchanged.
 
     ```mlir
     %y = mxfp8train.unpad_token_groups %yp offs(%offs) alignment = 32

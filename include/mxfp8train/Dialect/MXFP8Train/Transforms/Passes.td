@@ -58,8 +58,10 @@ def MXFP8TrainRewriteMatmulsPass
     Skipped (with the reason in a remark): other element types, broadcast
     operands, transposed results, dynamic shapes, K not a multiple of 32,
     M, N or K below `min-size`, and locations holding a NameLoc whose name
-    contains an `exclude` string. Every matmul converted or skipped gets a
-    remark (`remarks=false` silences them).
+    contains an `exclude` string. With `remarks=true`, every matmul converted
+    or skipped gets a remark at its own location saying what was done and
+    why (`mxfp8-run --compare` prints them; off by default, as upstream
+    passes keep their remarks to themselves unless asked).
 
     ```mlir
     // Before:
@@ -93,8 +95,9 @@ def MXFP8TrainRewriteMatmulsPass
     ListOption<"exclude", "exclude", "std::string",
                "Skip matmuls whose location name contains one of these "
                "strings (torchao filters by module FQN)">,
-    Option<"emitRemarks", "remarks", "bool", "true",
-           "Emit a remark for every matmul converted or skipped">
+    Option<"emitRemarks", "remarks", "bool", "false",
+           "Emit a remark at every matmul converted or skipped, with the "
+           "reason">
   ];
   let statistics = [
     Statistic<"numConverted", "num-converted",

@@ -328,6 +328,11 @@ void populateFoldOutputTruncationPatterns(RewritePatternSet &patterns);
 /// after converting.
 void foldOutputTruncations(Operation *root);
 
+/// Adds the pattern that replaces two `quantize` ops of the same input along
+/// `rank-1` and `rank-2`, with the same scale mode, by one `quantize_dual`
+/// (FuseQuantizeDual.cpp; `convert-mxfp8train-to-gpu` runs it first).
+void populateFuseQuantizeDualPatterns(RewritePatternSet &patterns);
+
 } // namespace mlir::mxfp8train
 
 #endif // MXFP8TRAIN_DIALECT_MXFP8TRAIN_TRANSFORMS_TRANSFORMS_H

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mxfp8train/Conversion/MXFP8TrainToGPU/MXFP8TrainToGPU.h"
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
+#include "mxfp8train/Dialect/MXFP8Train/Transforms/Transforms.h"
 
 #include "mlir/IR/PatternMatch.h"
 

@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mxfp8train/Conversion/MXFP8TrainToGPU/MXFP8TrainToGPU.h"
+#include "mxfp8train/Conversion/GPUSupport/GPUSupport.h"
 #include "mxfp8train/Conversion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

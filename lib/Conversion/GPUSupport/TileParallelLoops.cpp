@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mxfp8train/Conversion/MXFP8TrainToGPU/MXFP8TrainToGPU.h"
+#include "mxfp8train/Conversion/GPUSupport/GPUSupport.h"
 #include "mxfp8train/Conversion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -69,7 +69,7 @@ struct GPUTileParallelLoopsPass final
                                  : int64_t(-1));
       }
       (void)scf::tileParallelLoop(
-          op, getParallelLoopTileSizes(tripCounts, kThreadsPerCTA),
+          op, getParallelLoopTileSizes(tripCounts, kParallelLoopThreadsPerCTA),
           /*noMinMaxBounds=*/true);
     }
   }
