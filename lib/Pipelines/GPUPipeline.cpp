@@ -146,13 +146,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   GpuToLLVMConversionPassOptions toLLVM;
   toLLVM.kernelBarePtrCallConv = true;
   pm.addPass(createGpuToLLVMConversionPass(toLLVM));
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createUBToLLVMConversionPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
+  addHostToLLVMPasses(pm);
 }
 
 void mlir::mxfp8train::registerMXFP8TrainGPUPipeline() {

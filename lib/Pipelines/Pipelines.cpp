@@ -81,6 +81,10 @@ void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));
   pm.addPass(createConvertMathToLLVMPass());
+  addHostToLLVMPasses(pm);
+}
+
+void mlir::mxfp8train::addHostToLLVMPasses(OpPassManager &pm) {
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());

@@ -175,7 +175,57 @@ def linear(tokens: int, in_features: int, out_features: int, *, bias: bool = Tru
                                     function=function), context)
 
 
-_SWIGLU = """#id = affine_map<(d0, d1) -> (d0, d1)>
+# The elementwise halves of SwiGLU shared by the dense MLP and the grouped
+# experts (MLIR text with format fields T, F): the gate a = silu(h1) * h3 in
+# f32, rounded to bf16, and its derivatives dh1 = dA * h3 * silu'(h1), dh3 =
+# dA * silu(h1).
+_SWIGLU_GATE = """  %a_e = tensor.empty() : tensor<{T}x{F}xbf16>
+  %a = linalg.generic {{indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}}
+      ins(%h1, %h3 : tensor<{T}x{F}xbf16>, tensor<{T}x{F}xbf16>) outs(%a_e : tensor<{T}x{F}xbf16>) {{
+  ^bb0(%p: bf16, %q: bf16, %o: bf16):
+    %one = arith.constant 1.0 : f32
+    %pf = arith.extf %p : bf16 to f32
+    %qf = arith.extf %q : bf16 to f32
+    %neg = arith.negf %pf : f32
+    %exp = math.exp %neg : f32
+    %den = arith.addf %exp, %one : f32
+    %sig = arith.divf %one, %den : f32
+    %silu = arith.mulf %pf, %sig : f32
+    %r = arith.mulf %silu, %qf : f32
+    %t = arith.truncf %r : f32 to bf16
+    linalg.yield %t : bf16
+  }} -> tensor<{T}x{F}xbf16>
+"""
+
+_SWIGLU_GATE_GRAD = """  %dh_e = tensor.empty() : tensor<{T}x{F}xbf16>
+  %dh1, %dh3 = linalg.generic {{indexing_maps = [#id, #id, #id, #id, #id], iterator_types = ["parallel", "parallel"]}}
+      ins(%dA, %h1, %h3 : tensor<{T}x{F}xbf16>, tensor<{T}x{F}xbf16>, tensor<{T}x{F}xbf16>)
+      outs(%dh_e, %dh_e : tensor<{T}x{F}xbf16>, tensor<{T}x{F}xbf16>) {{
+  ^bb0(%g: bf16, %p: bf16, %q: bf16, %o1: bf16, %o3: bf16):
+    %one = arith.constant 1.0 : f32
+    %gf = arith.extf %g : bf16 to f32
+    %pf = arith.extf %p : bf16 to f32
+    %qf = arith.extf %q : bf16 to f32
+    %neg = arith.negf %pf : f32
+    %exp = math.exp %neg : f32
+    %den = arith.addf %exp, %one : f32
+    %sig = arith.divf %one, %den : f32
+    %silu = arith.mulf %pf, %sig : f32
+    %dh3f = arith.mulf %gf, %silu : f32
+    %oms = arith.subf %one, %sig : f32
+    %homs = arith.mulf %pf, %oms : f32
+    %inner = arith.addf %homs, %one : f32
+    %dsilu = arith.mulf %sig, %inner : f32
+    %gq = arith.mulf %gf, %qf : f32
+    %dh1f = arith.mulf %gq, %dsilu : f32
+    %dh1t = arith.truncf %dh1f : f32 to bf16
+    %dh3t = arith.truncf %dh3f : f32 to bf16
+    linalg.yield %dh1t, %dh3t : bf16, bf16
+  }} -> (tensor<{T}x{F}xbf16>, tensor<{T}x{F}xbf16>)
+"""
+
+
+_SWIGLU = ("""#id = affine_map<(d0, d1) -> (d0, d1)>
 #mm_a = affine_map<(m, n, k) -> (m, k)>
 #mm_b = affine_map<(m, n, k) -> (k, n)>
 #mm_bt = affine_map<(m, n, k) -> (n, k)>
@@ -222,23 +272,9 @@ func.func @{fn}(
     linalg.yield %t : bf16
   }} -> tensor<{T}x{F}xbf16>
 
-  %a_e = tensor.empty() : tensor<{T}x{F}xbf16>
-  %a = linalg.generic {{indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}}
-      ins(%h1, %h3 : tensor<{T}x{F}xbf16>, tensor<{T}x{F}xbf16>) outs(%a_e : tensor<{T}x{F}xbf16>) {{
-  ^bb0(%p: bf16, %q: bf16, %o: bf16):
-    %one = arith.constant 1.0 : f32
-    %pf = arith.extf %p : bf16 to f32
-    %qf = arith.extf %q : bf16 to f32
-    %neg = arith.negf %pf : f32
-    %exp = math.exp %neg : f32
-    %den = arith.addf %exp, %one : f32
-    %sig = arith.divf %one, %den : f32
-    %silu = arith.mulf %pf, %sig : f32
-    %r = arith.mulf %silu, %qf : f32
-    %t = arith.truncf %r : f32 to bf16
-    linalg.yield %t : bf16
-  }} -> tensor<{T}x{F}xbf16>
-
+"""
+    + _SWIGLU_GATE
+    + """
   %out_init = tensor.empty() : tensor<{T}x{D}xf32>
   %out_zero = linalg.fill ins(%zero : f32) outs(%out_init : tensor<{T}x{D}xf32>) -> tensor<{T}x{D}xf32>
   %out_acc = linalg.matmul indexing_maps = [#mm_a, #mm_bt, #mm_c]
@@ -278,32 +314,9 @@ func.func @{fn}(
     linalg.yield %t : bf16
   }} -> tensor<{D}x{F}xbf16>
 
-  %dh_e = tensor.empty() : tensor<{T}x{F}xbf16>
-  %dh1, %dh3 = linalg.generic {{indexing_maps = [#id, #id, #id, #id, #id], iterator_types = ["parallel", "parallel"]}}
-      ins(%dA, %h1, %h3 : tensor<{T}x{F}xbf16>, tensor<{T}x{F}xbf16>, tensor<{T}x{F}xbf16>)
-      outs(%dh_e, %dh_e : tensor<{T}x{F}xbf16>, tensor<{T}x{F}xbf16>) {{
-  ^bb0(%g: bf16, %p: bf16, %q: bf16, %o1: bf16, %o3: bf16):
-    %one = arith.constant 1.0 : f32
-    %gf = arith.extf %g : bf16 to f32
-    %pf = arith.extf %p : bf16 to f32
-    %qf = arith.extf %q : bf16 to f32
-    %neg = arith.negf %pf : f32
-    %exp = math.exp %neg : f32
-    %den = arith.addf %exp, %one : f32
-    %sig = arith.divf %one, %den : f32
-    %silu = arith.mulf %pf, %sig : f32
-    %dh3f = arith.mulf %gf, %silu : f32
-    %oms = arith.subf %one, %sig : f32
-    %homs = arith.mulf %pf, %oms : f32
-    %inner = arith.addf %homs, %one : f32
-    %dsilu = arith.mulf %sig, %inner : f32
-    %gq = arith.mulf %gf, %qf : f32
-    %dh1f = arith.mulf %gq, %dsilu : f32
-    %dh1t = arith.truncf %dh1f : f32 to bf16
-    %dh3t = arith.truncf %dh3f : f32 to bf16
-    linalg.yield %dh1t, %dh3t : bf16, bf16
-  }} -> (tensor<{T}x{F}xbf16>, tensor<{T}x{F}xbf16>)
-
+"""
+    + _SWIGLU_GATE_GRAD
+    + """
   %dx1_init = tensor.empty() : tensor<{T}x{D}xf32>
   %dx1_zero = linalg.fill ins(%zero : f32) outs(%dx1_init : tensor<{T}x{D}xf32>) -> tensor<{T}x{D}xf32>
   %dx1_acc = linalg.matmul ins(%dh1, %w1 : tensor<{T}x{F}xbf16>, tensor<{F}x{D}xbf16>)
@@ -368,7 +381,7 @@ func.func @{fn}(
       : tensor<{T}x{D}xbf16>, tensor<{T}x{D}xbf16>, tensor<{F}x{D}xbf16>,
         tensor<{F}x{D}xbf16>, tensor<{D}x{F}xbf16>
 }}
-"""
+""")
 
 
 def swiglu_mlp_text(tokens: int, dim: int, hidden: int, *, name: str = "mlp",
@@ -398,7 +411,7 @@ def swiglu_mlp(tokens: int, dim: int, hidden: int, *, name: str = "mlp",
     return Module.parse(swiglu_mlp_text(tokens, dim, hidden, name=name, function=function), context)
 
 
-_EXPERTS = """#id = affine_map<(d0, d1) -> (d0, d1)>
+_EXPERTS = ("""#id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @{fn}(
     %x: tensor<{T}x{D}xbf16> {{mxfp8run.std = 1.0 : f64}},
     %w1: tensor<{E}x{F}x{D}xbf16> {{mxfp8run.std = 0.02 : f64}},
@@ -417,23 +430,9 @@ func.func @{fn}(
   %h3 = mxfp8train.grouped_mm %x, %w3 offs(%offs) transpose_rhs
       : tensor<{T}x{D}xbf16>, tensor<{E}x{F}x{D}xbf16>, tensor<{E}xi32> -> tensor<{T}x{F}xbf16> loc("{name}.w3.fwd")
 
-  %a_e = tensor.empty() : tensor<{T}x{F}xbf16>
-  %a = linalg.generic {{indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}}
-      ins(%h1, %h3 : tensor<{T}x{F}xbf16>, tensor<{T}x{F}xbf16>) outs(%a_e : tensor<{T}x{F}xbf16>) {{
-  ^bb0(%p: bf16, %q: bf16, %o: bf16):
-    %one = arith.constant 1.0 : f32
-    %pf = arith.extf %p : bf16 to f32
-    %qf = arith.extf %q : bf16 to f32
-    %neg = arith.negf %pf : f32
-    %exp = math.exp %neg : f32
-    %den = arith.addf %exp, %one : f32
-    %sig = arith.divf %one, %den : f32
-    %silu = arith.mulf %pf, %sig : f32
-    %r = arith.mulf %silu, %qf : f32
-    %t = arith.truncf %r : f32 to bf16
-    linalg.yield %t : bf16
-  }} -> tensor<{T}x{F}xbf16>
-
+"""
+    + _SWIGLU_GATE
+    + """
   %out = mxfp8train.grouped_mm %a, %w2 offs(%offs) transpose_rhs
       : tensor<{T}x{F}xbf16>, tensor<{E}x{D}x{F}xbf16>, tensor<{E}xi32> -> tensor<{T}x{D}xbf16> loc("{name}.w2.fwd")
 
@@ -443,32 +442,9 @@ func.func @{fn}(
   %dw2 = mxfp8train.grouped_mm %dO, %a offs(%offs) transpose_lhs
       : tensor<{T}x{D}xbf16>, tensor<{T}x{F}xbf16>, tensor<{E}xi32> -> tensor<{E}x{D}x{F}xbf16> loc("{name}.w2.wgrad")
 
-  %dh_e = tensor.empty() : tensor<{T}x{F}xbf16>
-  %dh1, %dh3 = linalg.generic {{indexing_maps = [#id, #id, #id, #id, #id], iterator_types = ["parallel", "parallel"]}}
-      ins(%dA, %h1, %h3 : tensor<{T}x{F}xbf16>, tensor<{T}x{F}xbf16>, tensor<{T}x{F}xbf16>)
-      outs(%dh_e, %dh_e : tensor<{T}x{F}xbf16>, tensor<{T}x{F}xbf16>) {{
-  ^bb0(%g: bf16, %p: bf16, %q: bf16, %o1: bf16, %o3: bf16):
-    %one = arith.constant 1.0 : f32
-    %gf = arith.extf %g : bf16 to f32
-    %pf = arith.extf %p : bf16 to f32
-    %qf = arith.extf %q : bf16 to f32
-    %neg = arith.negf %pf : f32
-    %exp = math.exp %neg : f32
-    %den = arith.addf %exp, %one : f32
-    %sig = arith.divf %one, %den : f32
-    %silu = arith.mulf %pf, %sig : f32
-    %dh3f = arith.mulf %gf, %silu : f32
-    %oms = arith.subf %one, %sig : f32
-    %homs = arith.mulf %pf, %oms : f32
-    %inner = arith.addf %homs, %one : f32
-    %dsilu = arith.mulf %sig, %inner : f32
-    %gq = arith.mulf %gf, %qf : f32
-    %dh1f = arith.mulf %gq, %dsilu : f32
-    %dh1t = arith.truncf %dh1f : f32 to bf16
-    %dh3t = arith.truncf %dh3f : f32 to bf16
-    linalg.yield %dh1t, %dh3t : bf16, bf16
-  }} -> (tensor<{T}x{F}xbf16>, tensor<{T}x{F}xbf16>)
-
+"""
+    + _SWIGLU_GATE_GRAD
+    + """
   %dx1 = mxfp8train.grouped_mm %dh1, %w1 offs(%offs)
       : tensor<{T}x{F}xbf16>, tensor<{E}x{F}x{D}xbf16>, tensor<{E}xi32> -> tensor<{T}x{D}xbf16> loc("{name}.w1.dgrad")
   %dx3 = mxfp8train.grouped_mm %dh3, %w3 offs(%offs)
@@ -492,7 +468,7 @@ func.func @{fn}(
   return %out, %dx, %dw1, %dw3, %dw2
       : tensor<{T}x{D}xbf16>, tensor<{T}x{D}xbf16>, tensor<{E}x{F}x{D}xbf16>, tensor<{E}x{F}x{D}xbf16>, tensor<{E}x{D}x{F}xbf16>
 }}
-"""
+""")
 
 
 def grouped_experts_text(group_sizes: Sequence[int], dim: int, hidden: int, *,

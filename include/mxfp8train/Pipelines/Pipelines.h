@@ -93,6 +93,11 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
 void buildMXFP8TrainGPUPipeline(OpPassManager &pm,
                                 const GPUPipelineOptions &options);
 
+/// Adds the common tail of the CPU and GPU pipelines (host code): memref,
+/// arith, index, control flow, func and ub to the LLVM dialect, then
+/// reconcile-unrealized-casts.
+void addHostToLLVMPasses(OpPassManager &pm);
+
 /// Registers `mxfp8train-lower-to-gpu` with the global pass registry.
 void registerMXFP8TrainGPUPipeline();
 
