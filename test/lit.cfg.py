@@ -2,6 +2,7 @@
 # lit configuration of the mxfp8train tests.
 
 import os
+import re
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -25,6 +26,11 @@ config.substitutions.append(("%ninja", config.make_program))
 # The compilers that built the tree (a downstream build uses them too).
 config.substitutions.append(("%c_compiler", config.c_compiler))
 config.substitutions.append(("%cxx_compiler", config.cxx_compiler))
+# A sanitizer build's -fsanitize flags (empty otherwise): programs that a
+# test compiles against the build tree link the sanitizer runtimes with them.
+config.substitutions.append(
+    ("%sanitizer_flags",
+     " ".join(re.findall(r"-f(?:no-)?sanitize=\S+", config.cxx_flags))))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
