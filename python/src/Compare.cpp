@@ -26,12 +26,8 @@ static nb::tuple compareFunction(ModuleHandle &module,
                                  const std::string &recipe, int device, int gpu,
                                  const std::string &chip, bool vectorize,
                                  bool simpleGemm, uint64_t seed) {
-  MXFP8TrainCompileOptions options = mxfp8trainCompileOptionsGetDefault();
-  options.device = static_cast<MXFP8TrainDevice>(device);
-  options.gpu = gpu;
-  options.chip = toStringRef(chip);
-  options.vectorize = vectorize;
-  options.simpleGemm = simpleGemm;
+  MXFP8TrainCompileOptions options =
+      makeCompileOptions(device, gpu, chip, vectorize, simpleGemm);
   std::string error;
   MXFP8TrainCompareReport report;
   {

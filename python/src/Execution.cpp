@@ -56,12 +56,8 @@ static nb::tuple runFunction(ModuleHandle &module, const std::string &function,
                              shapes.back().data(), datas.back().data()});
   }
 
-  MXFP8TrainCompileOptions options = mxfp8trainCompileOptionsGetDefault();
-  options.device = static_cast<MXFP8TrainDevice>(device);
-  options.gpu = gpu;
-  options.chip = toStringRef(chip);
-  options.vectorize = vectorize;
-  options.simpleGemm = simpleGemm;
+  MXFP8TrainCompileOptions options =
+      makeCompileOptions(device, gpu, chip, vectorize, simpleGemm);
 
   std::string error;
   MXFP8TrainResults results;

@@ -13,6 +13,7 @@
 
 #include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
+#include "mxfp8train-c/ExecutionEngine.h"
 
 #include <nanobind/nanobind.h>
 
@@ -29,6 +30,21 @@ inline std::string toString(MlirStringRef ref) {
 /// An MlirStringRef over `s` (which must outlive it).
 inline MlirStringRef toStringRef(const std::string &s) {
   return mlirStringRefCreate(s.data(), s.size());
+}
+
+/// The compile options of run() and compare(): `device` an
+/// MXFP8TrainDevice, `chip` (which must outlive them) the GPU architecture.
+inline MXFP8TrainCompileOptions makeCompileOptions(int device, int gpu,
+                                                   const std::string &chip,
+                                                   bool vectorize,
+                                                   bool simpleGemm) {
+  MXFP8TrainCompileOptions options = mxfp8trainCompileOptionsGetDefault();
+  options.device = static_cast<MXFP8TrainDevice>(device);
+  options.gpu = gpu;
+  options.chip = toStringRef(chip);
+  options.vectorize = vectorize;
+  options.simpleGemm = simpleGemm;
+  return options;
 }
 
 /// Appends the pieces printed by an MLIR print callback to a std::string
