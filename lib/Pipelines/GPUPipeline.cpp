@@ -88,12 +88,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   pm.addPass(createMXFP8TrainCPUDistinctResultsPass());
   // allow-return-allocs-from-loops: a loop yielding a new tensor reaches
   // mxfp8train-gpu-device-buffers, which says what it does not support.
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  bufferize.allowReturnAllocsFromLoops = true;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  addOneShotBufferizePass(pm);
   pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;

@@ -49,12 +49,7 @@ void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
   pm.addPass(createMXFP8TrainCPUDistinctResultsPass());
   // A loop may yield a tensor computed in its body (a new buffer per
   // iteration) rather than one equivalent to its iter_arg.
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  bufferize.allowReturnAllocsFromLoops = true;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  addOneShotBufferizePass(pm);
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
@@ -82,6 +77,15 @@ void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
   pm.addPass(arith::createArithExpandOpsPass(expand));
   pm.addPass(createConvertMathToLLVMPass());
   addHostToLLVMPasses(pm);
+}
+
+void mlir::mxfp8train::addOneShotBufferizePass(OpPassManager &pm) {
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  bufferize.allowReturnAllocsFromLoops = true;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
 }
 
 void mlir::mxfp8train::addHostToLLVMPasses(OpPassManager &pm) {

@@ -93,6 +93,11 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
 void buildMXFP8TrainGPUPipeline(OpPassManager &pm,
                                 const GPUPipelineOptions &options);
 
+/// Adds one-shot-bufferize as both pipelines run it: function boundaries
+/// bufferized with identity layouts, and loops allowed to yield new
+/// allocations (a later pass says what it does not support).
+void addOneShotBufferizePass(OpPassManager &pm);
+
 /// Adds the common tail of the CPU and GPU pipelines (host code): memref,
 /// arith, index, control flow, func and ub to the LLVM dialect, then
 /// reconcile-unrealized-casts.
