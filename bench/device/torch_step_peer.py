@@ -21,6 +21,11 @@
 #                                 its emulated form (pure torch: to_mx casts,
 #                                 dequantize, bf16 matmul), eager
 #   torchao_mx_emulated_compile   the same under torch.compile
+#   torchao_float8_RECIPE[_compile]
+#                                 torchao's Float8 training linear (llama
+#                                 only), RECIPE one of tensorwise, rowwise,
+#                                 rowwise_with_gw_hp (Float8LinearConfig.
+#                                 from_recipe_name; native fp8 on Hopper)
 #
 # The torchao modes use torchao 0.18.0's differentiable entry points
 # directly: torchao.prototype.moe_training.mxfp8_linear.
@@ -136,6 +141,32 @@ def load_torchao_emulated():
     return linear, grouped_mm, torchao.__version__
 
 
+def load_torchao_float8(recipe):
+    """torchao's Float8 training linear for `recipe` (`tensorwise`,
+    `rowwise`, `rowwise_with_gw_hp`, Float8LinearConfig.from_recipe_name):
+    the autograd function Float8Linear.forward applies, with the module's
+    per-GEMM configs; returns (linear, torchao version)."""
+    import torchao
+    from torchao.float8.config import Float8LinearConfig
+    from torchao.float8.float8_linear import (
+        LinearMMConfig,
+        ScaledMMConfig,
+        matmul_with_hp_or_float8_args,
+    )
+
+    config = Float8LinearConfig.from_recipe_name(recipe)
+    mm_config = LinearMMConfig(*(
+        ScaledMMConfig(config.emulate, gemm.use_fast_accum, False,
+                       config.pad_inner_dim)
+        for gemm in (config.gemm_config_output, config.gemm_config_grad_input,
+                     config.gemm_config_grad_weight)))
+
+    def linear(x, w):
+        return matmul_with_hp_or_float8_args.apply(x, w.t(), mm_config, config)
+
+    return linear, torchao.__version__
+
+
 def read_offs(source, experts):
     """The `offs` constant (dense<[...]> : tensor<Exi32>) of a step source."""
     text = open(source).read()
@@ -234,6 +265,12 @@ def main():
                     torchao_ops = {"llama": linear, "moe": grouped_mm}
                 line["torchao"] = torchao_version
                 fn = make_step(torchao_ops[args.step])
+            elif mode.startswith("torchao_float8_") and args.step == "llama":
+                recipe = mode[len("torchao_float8_"):]
+                if recipe.endswith("_compile"):
+                    recipe = recipe[:-len("_compile")]
+                linear, line["torchao"] = load_torchao_float8(recipe)
+                fn = make_step(linear)
             else:
                 raise ValueError("unknown mode %r" % mode)
             step = torch.compile(fn) if mode.endswith("compile") else fn
