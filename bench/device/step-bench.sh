@@ -26,6 +26,8 @@
 #      kernels the milliseconds and their share of the step
 #      (bench/device/profile_table.py); the tables go to
 #      $OUT/step-profile.txt, the JSON reports to $OUT/NAME.profile.json.
+# Lowering variants NAME.mx-TAG in STEPS_DIR are first compared bit for bit
+# with NAME.mx (exit status 1 when one differs); VARIANTS_ONLY=1 stops there.
 # Environment: REPEAT (default 10), WARMUP (default 3), GPU (default 0),
 # LAUNCH_BUILD_DIR (default /tmp/mxfp8-launch-build), OUT (the device tool's
 # output folder: the log goes there too).
@@ -94,9 +96,32 @@ time_ours() {
   fi
 }
 
+# check_variants NAME ENTRY: every lowering variant NAME.mx-TAG (bench/
+# make-step-artifacts.sh LOWERING_VARIANTS) must compute the same bits as
+# NAME.mx on the same inputs (mxfp8-launch --compare-with --expect-exact).
+variant_failures=0
+check_variants() {
+  local name="$1" entry="$2" manifest tag log
+  for manifest in "$dir/$name".mx-*.cuda.manifest; do
+    [ -e "$manifest" ] || continue
+    tag="$(basename "${manifest%.cuda.manifest}")"; tag="${tag#"$name".}"
+    log="$work/$name.$tag.compare.log"
+    if "$launch" "$work/$name.mx.cuda.so" "$dir/$name.mx.cuda.manifest" --entry="$entry" \
+         --gpu="$gpu" --compare-with="$work/$name.$tag.cuda.so:$entry" \
+         --compare-manifest="$manifest" --expect-exact > "$log" 2>&1; then
+      echo "== $name: $tag computes the same bits as mx"
+    else
+      echo "== $name: $tag DIFFERS from mx (or failed):"; tail -n 12 "$log"
+      variant_failures=$((variant_failures + 1))
+    fi
+  done
+}
+
 for manifest in "$dir"/*.mx.cuda.manifest; do
   name="$(basename "${manifest%.mx.cuda.manifest}")"
   entry="$(awk '$1 == "func" { print $2; exit }' "$manifest")"
+  check_variants "$name" "$entry"
+  [ -n "${VARIANTS_ONLY:-}" ] && continue
   for alloc in device pool; do
     time_ours "$name" "$entry" mx "$alloc"
     time_ours "$name" "$entry" hp "$alloc"
@@ -154,3 +179,4 @@ if [ ${#profiles[@]} -gt 0 ]; then
   [ -n "${OUT:-}" ] && cp "${profiles[@]}" "$OUT/" 2>/dev/null
 fi
 rm -rf "$work"
+[ "$variant_failures" -eq 0 ]
