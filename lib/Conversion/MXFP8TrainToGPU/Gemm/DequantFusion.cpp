@@ -104,6 +104,9 @@ std::shared_ptr<DequantFusion> DequantFusion::plan(ModuleOp module) {
   });
   IRRewriter rewriter(module.getContext());
   for (Operation *gemm : gemms) {
+    // A GEMM without users is erased, not lowered.
+    if (gemm->use_empty())
+      continue;
     std::optional<std::array<PreDequantOperand, 2>> forms =
         getPreDequantOperands(gemm);
     if (!forms)
