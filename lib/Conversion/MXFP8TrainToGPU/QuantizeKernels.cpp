@@ -454,8 +454,8 @@ static std::array<Value, 4> decomposeColumnItem(KernelBuilder &kb, Value i,
 /// rows from r0 of columns [c0, c0 + cpt)) of a 32x1 tile: per column, its
 /// rows as one contiguous K run with the column's scale byte `bytes[j]`.
 static void storeColumnsBF16(KernelBuilder &kb, const BF16OperandWriter &bf16,
-                             ArrayRef<Value> qs, ArrayRef<Value> bytes,
-                             Value o, Value c0, Value r0) {
+                             ArrayRef<Value> qs, ArrayRef<Value> bytes, Value o,
+                             Value c0, Value r0) {
   auto n = static_cast<int64_t>(qs.size());
   auto rowBytes = VectorType::get(
       cast<VectorType>(qs.front().getType()).getShape(), kb.getI8Type());
@@ -467,8 +467,8 @@ static void storeColumnsBF16(KernelBuilder &kb, const BF16OperandWriter &bf16,
     });
     Value v = vector::FromElementsOp::create(
         kb, VectorType::get({n}, kb.getI8Type()), column);
-    bf16.storeColumn(kb, v, byte, o,
-                     arith::AddIOp::create(kb, c0, kb.idx(j)), r0);
+    bf16.storeColumn(kb, v, byte, o, arith::AddIOp::create(kb, c0, kb.idx(j)),
+                     r0);
   }
 }
 
@@ -947,9 +947,9 @@ struct QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
         rewriter, name, ValueRange(args).getTypes(), /*numInputs=*/n, {},
         [&](KernelBuilder &kb, ValueRange kargs, ValueRange) {
           BF16OperandWriter bf16 =
-              fused ? BF16OperandWriter(fused->form.d, kargs[n + 2],
-                                        kargs[n + 3])
-                    : BF16OperandWriter();
+              fused
+                  ? BF16OperandWriter(fused->form.d, kargs[n + 2], kargs[n + 3])
+                  : BF16OperandWriter();
           if (v.rowwise)
             buildQuantize1x32(kb, spec, input, kargs.take_front(n), kargs[n],
                               kargs[n + 1], bf16);

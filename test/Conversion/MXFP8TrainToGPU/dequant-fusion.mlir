@@ -154,8 +154,8 @@ func.func @unpadded_k_only(%x: tensor<128x96xbf16>, %b: tensor<256x96xf8E4M3FN>,
 // CHECK:           %[[W1:.*]] = memref.load %[[F1]][%c0] : memref<1xi32>
 // CHECK-NEXT:      %[[W2:.*]] = memref.load %[[F2]][%c0] : memref<1xi32>
 // CHECK-NEXT:      %[[OR:.*]] = arith.ori %[[W1]], %[[W2]] : i32
-// CHECK-NEXT:      %[[RUN:.*]] = arith.cmpi eq, %[[OR]], %c0_i32 : i32
-// CHECK-NEXT:      scf.if %[[RUN]]
+// CHECK-NEXT:      %[[GO:.*]] = arith.cmpi eq, %[[OR]], %c0_i32 : i32
+// CHECK-NEXT:      scf.if %[[GO]]
 func.func @mixed(%x: tensor<128x128xbf16>, %b: tensor<256x128xf8E4M3FN>, %bs: tensor<256x4xf8E8M0FNU>) -> tensor<128x256xbf16> {
   %a, %as = mxfp8train.quantize %x axis = 1 mode = rceil : tensor<128x128xbf16> -> tensor<128x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
   %0 = mxfp8train.scaled_mm %a[%as], %b[%bs] transpose_rhs : tensor<128x128xf8E4M3FN>[tensor<128x4xf8E8M0FNU>], tensor<256x128xf8E4M3FN>[tensor<256x4xf8E8M0FNU>] -> tensor<128x256xbf16>

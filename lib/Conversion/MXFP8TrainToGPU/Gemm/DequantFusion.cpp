@@ -1,4 +1,4 @@
-//===- DequantFusion.cpp - quantize kernels writing the GEMM's bf16 -*- C++ -*-//
+//===- DequantFusion.cpp - quantize kernels write bf16 operands -*- C++ -*-===//
 //
 // The fusion plan of DequantFusion.h: which quantize results write which
 // pre-dequantized GEMM operand, and the buffers, tensor maps and flag words
@@ -167,11 +167,11 @@ DequantFusion::getGemmOperand(Operation *gemm, unsigned operand) const {
 // Inside the quantize kernels
 //===----------------------------------------------------------------------===//
 
-void BF16OperandWriter::storeRow(KernelBuilder &kb, Value q, Value s,
-                                 Value row, Value col) const {
+void BF16OperandWriter::storeRow(KernelBuilder &kb, Value q, Value s, Value row,
+                                 Value col) const {
   auto type = cast<VectorType>(q.getType());
-  Value bytes = kb.bitcastTo(
-      VectorType::get(type.getShape(), kb.getI8Type()), q);
+  Value bytes =
+      kb.bitcastTo(VectorType::get(type.getShape(), kb.getI8Type()), q);
   Value bf = emitExactBF16(kb, d->dataType, bytes, s, flag);
   // Row `row` of the view is row row % rows of batch row / rows.
   Value r = row;
@@ -210,9 +210,9 @@ void BF16OperandWriter::zeroPaddingRows(KernelBuilder &kb) const {
     Value rest = arith::RemUIOp::create(kb, i, kb.idx(perBatch));
     Value base = arith::MulIOp::create(
         kb,
-        arith::AddIOp::create(
-            kb, arith::MulIOp::create(kb, b, kb.idx(d->rowsPad)),
-            kb.idx(d->l.rows)),
+        arith::AddIOp::create(kb,
+                              arith::MulIOp::create(kb, b, kb.idx(d->rowsPad)),
+                              kb.idx(d->l.rows)),
         kb.idx(d->kPad));
     Value off = arith::AddIOp::create(
         kb, base, arith::MulIOp::create(kb, rest, kb.idx(8)));

@@ -1,4 +1,4 @@
-//===- DequantFusion.h - quantize kernels writing the GEMM's bf16 -*- C++ -*-===//
+//===- DequantFusion.h - quantize kernels write bf16 operands ---*- C++ -*-===//
 //
 // On sm_90a the default GEMM (v8) reads its MX operands as padded K-major
 // bf16 that a dequantization pre-pass writes from the fp8 data and scales

@@ -123,9 +123,9 @@ Value gpu_lowering::emitExactBF16(KernelBuilder &kb, Type f8Type, Value v,
         kb.getBF16Type(),
         arith::TruncIOp::create(kb, kb.getI16Type(), fBits).getResult());
     scf::YieldOp::create(
-        kb, arith::MulFOp::create(kb, x,
-                                  vector::BroadcastOp::create(kb, bf16V, f))
-                .getResult());
+        kb,
+        arith::MulFOp::create(kb, x, vector::BroadcastOp::create(kb, bf16V, f))
+            .getResult());
     kb.setInsertionPointAfter(conv);
     bf = conv.getResult(0);
   } else {
@@ -141,8 +141,7 @@ Value gpu_lowering::emitExactBF16(KernelBuilder &kb, Type f8Type, Value v,
       arith::CmpIOp::create(kb, arith::CmpIPredicate::sgt, s, kb.i32(hi)));
   Value unsafe = arith::AndIOp::create(
       kb, arith::AndIOp::create(kb, nonzero, outside),
-      arith::XOrIOp::create(kb, isNaN,
-                            arith::ConstantIntOp::create(kb, 1, 1)));
+      arith::XOrIOp::create(kb, isNaN, arith::ConstantIntOp::create(kb, 1, 1)));
   kb.ifThen(unsafe, setFlag);
   return bf;
 }

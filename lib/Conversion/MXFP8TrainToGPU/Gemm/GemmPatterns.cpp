@@ -120,8 +120,7 @@ static void launchHopperGemm(RewriterBase &rewriter, Location loc,
 
 /// The padded bf16 forms of the two operands of the pre-dequantized GEMM
 /// of `spec` (configured), as its pre-passes write them.
-static std::array<PreDequantOperand, 2>
-getOperandForms(const GemmSpec &spec) {
+static std::array<PreDequantOperand, 2> getOperandForms(const GemmSpec &spec) {
   // 2d-2d: every token group starts at a multiple of 64 of the padded K.
   bool grouped2d2d = spec.kind == GemmKind::Grouped2d2d;
   int64_t kPad =
@@ -172,8 +171,8 @@ static void launchGemmOp(RewriterBase &rewriter, Location loc,
   // The flag word of the pre-passes, zeroed on the stream before them.
   Value flag;
   if (!fused[0] || !fused[1]) {
-    flag = memref::AllocOp::create(
-        rewriter, loc, MemRefType::get({1}, rewriter.getI32Type()));
+    flag = memref::AllocOp::create(rewriter, loc,
+                                   MemRefType::get({1}, rewriter.getI32Type()));
     gpu::MemsetOp::create(
         rewriter, loc, Type(), ValueRange{}, flag,
         arith::ConstantIntOp::create(rewriter, loc, 0, 32).getResult());
