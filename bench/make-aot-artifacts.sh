@@ -320,6 +320,13 @@ make_set() {
     artifact "gemm_${entry}_simple" "$entry" "$gemm" "$gemm" "sqnr>=100" \
       "mxfp8train-lower-to-gpu{chip=$chip simple-gemm=true}" --repeat=3
   done
+  # The same GEMMs with their dequantization pre-passes (sm_90a's default
+  # build writes the bf16 operands in the quantize kernels, fuse-dequant):
+  # the same SQNR as the default build, both paths' bits against the CPU.
+  for entry in smm smm_dgrad sgmm_2d3d; do
+    artifact "gemm_${entry}_nodeq" "$entry" "$gemm" "$gemm" "sqnr>=100" \
+      "mxfp8train-lower-to-gpu{chip=$chip fuse-dequant=false}" --repeat=3
+  done
   # The high-precision GEMMs on the tuned kernel (sm_90a; the simple ones on
   # sm_100a): every operand orientation, odd sizes, init, batches, groups.
   for entry in hp_mm_nt hp_mm_nn hp_mm_tn hp_mm_tt hp_mm_odd_nt hp_mm_odd_init \

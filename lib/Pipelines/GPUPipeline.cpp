@@ -67,6 +67,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   convertOptions.fuseProducers = options.fuseProducers;
   convertOptions.elementwiseKernels = options.elementwiseKernels;
   convertOptions.simpleGemm = options.simpleGemm;
+  convertOptions.fuseDequant = options.fuseDequant;
   // canonicalize and cse run before the conversion, never between it and
   // bufferization: the kernels read tensors through
   // `bufferization.to_buffer`, which cse would merge across the ops in

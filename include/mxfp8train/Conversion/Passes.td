@@ -121,6 +121,13 @@ def ConvertMXFP8TrainToGPUPass
     %q = bufferization.to_tensor %d restrict writable : memref<128x4096xf8E4M3FN> to tensor<...>
     ```
 
+    With `fuse-dequant` (default; sm_90a), a `quantize` (or one cast of a
+    `quantize_dual`) whose data and scales are an operand of a `scaled_mm` /
+    `scaled_grouped_mm` in the same block that runs the pre-dequantized
+    GEMM also writes that operand's padded bf16 form (when its K needs no
+    padding) and its own guard flag: the GEMM launches no dequantization
+    pre-pass for it (Gemm/DequantFusion.h). The results are bit-identical.
+
     Linalg contractions (`linalg.matmul` in any operand orientation,
     `linalg.batch_matmul`) and `grouped_mm` with bf16 / f16 operands become
     the bf16 wgmma GEMM of the MX path on sm_90a (Gemm/HighPrecisionGemm.cpp;
@@ -146,6 +153,10 @@ def ConvertMXFP8TrainToGPUPass
            "Lower elementwise linalg.generic ops (identity maps, arith/math "
            "bodies, a multiple of 8 elements) to vectorized kernels instead "
            "of the parallel-loop path">,
+    Option<"fuseDequant", "fuse-dequant", "bool", /*default=*/"true",
+           "sm_90a: a quantize whose data and scales feed a pre-dequantized "
+           "GEMM operand in the same block also writes that operand's bf16 "
+           "form, and the GEMM launches no dequantization pre-pass for it">,
     Option<"simpleGemm", "simple-gemm", "bool", /*default=*/"false",
            "Lower every GEMM (scaled_mm / scaled_grouped_mm, linalg "
            "contractions, grouped_mm) with the simple tiled kernels even "

@@ -77,6 +77,11 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("Lower elementwise linalg.generic ops to vectorized "
                      "kernels"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> fuseDequant{
+      *this, "fuse-dequant",
+      llvm::cl::desc("sm_90a: quantize kernels write the bf16 operands of "
+                     "the GEMMs they feed (no dequantization pre-pass)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> simpleGemm{
       *this, "simple-gemm",
       llvm::cl::desc("Lower every GEMM (scaled_mm / scaled_grouped_mm, "

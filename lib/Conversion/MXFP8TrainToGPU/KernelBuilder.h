@@ -21,6 +21,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <memory>
+
 namespace mlir {
 namespace mxfp8train {
 namespace gpu_lowering {
@@ -101,6 +103,8 @@ public:
   lowering::Bits bits() { return lowering::Bits(*this, getLoc()); }
 };
 
+class DequantFusion;
+
 /// The kernel module, the target, and the kernels created so far.
 class KernelCache {
 public:
@@ -127,9 +131,17 @@ public:
 
   const GPUTargetInfo &getTarget() const { return target; }
 
+  /// The quantize kernels that write a GEMM's bf16 operands
+  /// (Gemm/DequantFusion.h); null: none (every operand has its pre-pass).
+  const DequantFusion *getDequantFusion() const { return fusion.get(); }
+  void setDequantFusion(std::shared_ptr<const DequantFusion> plan) {
+    fusion = std::move(plan);
+  }
+
 private:
   gpu::GPUModuleOp module;
   GPUTargetInfo target;
+  std::shared_ptr<const DequantFusion> fusion;
 };
 
 //===----------------------------------------------------------------------===//

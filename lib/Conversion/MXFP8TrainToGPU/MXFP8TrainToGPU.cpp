@@ -2,13 +2,15 @@
 //
 // The pass driver: optionally fuses quantize pairs into quantize_dual, makes
 // sure the module is a GPU container with `gpu.module @mxfp8train_kernels`,
-// rewrites every supported op into a kernel launch, and reports the ops it
-// cannot lower.
+// plans (sm_90a) the quantize kernels that write their GEMMs' bf16
+// operands, rewrites every supported op into a kernel launch, and reports
+// the ops it cannot lower.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mxfp8train/Conversion/MXFP8TrainToGPU/MXFP8TrainToGPU.h"
 #include "FusedProducer.h"
+#include "Gemm/DequantFusion.h"
 #include "KernelBuilder.h"
 #include "mxfp8train/Conversion/Passes.h"
 #include "mxfp8train/Conversion/Utils/EmptyShapes.h"
@@ -36,16 +38,23 @@ using namespace mlir;
 using namespace mlir::mxfp8train;
 using namespace mlir::mxfp8train::gpu_lowering;
 
-void mlir::mxfp8train::populateMXFP8TrainToGPUConversionPatterns(
-    RewritePatternSet &patterns, gpu::GPUModuleOp kernels,
-    const GPUTargetInfo &target, bool fuseProducers, bool elementwiseKernels) {
-  KernelCache cache(kernels, target);
+/// Every lowering pattern on the kernels of `cache`.
+static void populateKernelPatterns(RewritePatternSet &patterns,
+                                   KernelCache &cache, bool fuseProducers,
+                                   bool elementwiseKernels) {
   populateQuantizeKernelPatterns(patterns, cache, fuseProducers);
   if (elementwiseKernels)
     populateElementwiseKernelPatterns(patterns, cache, fuseProducers);
   populateLayoutKernelPatterns(patterns, cache);
   populateGemmKernelPatterns(patterns, cache);
   populateSimpleGemmKernelPatterns(patterns, cache);
+}
+
+void mlir::mxfp8train::populateMXFP8TrainToGPUConversionPatterns(
+    RewritePatternSet &patterns, gpu::GPUModuleOp kernels,
+    const GPUTargetInfo &target, bool fuseProducers, bool elementwiseKernels) {
+  KernelCache cache(kernels, target);
+  populateKernelPatterns(patterns, cache, fuseProducers, elementwiseKernels);
 }
 
 /// Returns the kernel module of `module`, creating it (and marking `module`
@@ -123,12 +132,15 @@ struct ConvertMXFP8TrainToGPUPass final
     if (failed(kernelModule))
       return signalPassFailure();
     gpu::GPUModuleOp kernels = *kernelModule;
+    KernelCache cache(kernels, target);
+    // sm_90a: quantize kernels that also write the bf16 operands of the
+    // pre-dequantized GEMMs they feed, instead of the GEMMs' pre-passes.
+    if (fuseDequant && *chipKind == GPUChip::SM90a && !simpleGemm)
+      cache.setDequantFusion(DequantFusion::plan(module));
     RewritePatternSet patterns(ctx);
-    populateMXFP8TrainToGPUConversionPatterns(
-        patterns, kernels, target, fuseProducers, elementwiseKernels);
+    populateKernelPatterns(patterns, cache, fuseProducers, elementwiseKernels);
     if (simpleGemm) {
       // The simple kernels again, above the specialised ones.
-      KernelCache cache(kernels, target);
       populateSimpleGemmKernelPatterns(patterns, cache, /*benefit=*/2);
     }
     // Only the existing ops are rewritten; the kernels the patterns create

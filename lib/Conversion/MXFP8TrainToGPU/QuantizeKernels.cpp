@@ -24,6 +24,11 @@
 //   hardware `cvt.rn.f16x2.{e4m3,e5m2}x2` (exact), an exact f32 product with
 //   the shared decodeScale, NaN made the CPU path's quiet NaN, RNE to bf16.
 //
+// On sm_90a a quantize cast whose results feed a pre-dequantized GEMM
+// operand also writes that operand's padded bf16 form and its guard flag
+// (Gemm/DequantFusion.h): the 1x32 cast a K-major row per lane, the 32x1
+// cast each column's 32 K contiguously.
+//
 // Blocked scales (SPEC §4.1) are written directly by the kernels through the
 // shared getBlockedOffset; padding bytes are written as 0x00 by the same
 // kernel. A block whose scale byte is 255 (NaN/Inf, SPEC §2.7) is all 0x7F.
@@ -31,6 +36,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FusedProducer.h"
+#include "Gemm/DequantFusion.h"
 #include "KernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -286,7 +292,8 @@ static int64_t getQuantize1x32Work(const BlockView &v) {
 /// and items past the end redo the last block lane for lane (same bytes).
 static void buildQuantize1x32(KernelBuilder &kb, const QuantizeSpec &spec,
                               const KernelInput &input, ValueRange in,
-                              Value data, Value scales) {
+                              Value data, Value scales,
+                              const BF16OperandWriter &bf16) {
   const BlockView &v = spec.view;
   int64_t blocksPerRow = v.cols / kBlockSize;
   int64_t lanes = kQuantize1x32Lanes, part = kBlockSize / lanes;
@@ -321,6 +328,8 @@ static void buildQuantize1x32(KernelBuilder &kb, const QuantizeSpec &spec,
     Value isNaN = bb.eq(byte, bb.c(255));
     Value q = quantizeLanes(kb, toF32(kb, x), rcp, isNaN, spec.f8Type);
     kb.store(q, data, {r, col}, 16);
+    if (bf16)
+      bf16.storeRow(kb, q, byte, r, col);
     Value first =
         arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, lane, kb.idx(0));
     kb.ifThen(first, [&] {
@@ -331,6 +340,8 @@ static void buildQuantize1x32(KernelBuilder &kb, const QuantizeSpec &spec,
   });
   if (spec.layout == ScaleLayout::Blocked)
     emitBlockedPadding(kb, scales, v.rows, blocksPerRow);
+  if (bf16)
+    bf16.zeroPaddingRows(kb);
 }
 
 /// The 32x1 thread tile: 32 rows of `cpt` columns, their per-column scale
@@ -439,10 +450,33 @@ static std::array<Value, 4> decomposeColumnItem(KernelBuilder &kb, Value i,
   return {o, r0, rb, c0};
 }
 
+/// The bf16 form of the fp8 rows `qs` (vector<cpt x f8> each, consecutive
+/// rows from r0 of columns [c0, c0 + cpt)) of a 32x1 tile: per column, its
+/// rows as one contiguous K run with the column's scale byte `bytes[j]`.
+static void storeColumnsBF16(KernelBuilder &kb, const BF16OperandWriter &bf16,
+                             ArrayRef<Value> qs, ArrayRef<Value> bytes, Value o,
+                             Value c0, Value r0) {
+  auto n = static_cast<int64_t>(qs.size());
+  auto rowBytes = VectorType::get(
+      cast<VectorType>(qs.front().getType()).getShape(), kb.getI8Type());
+  SmallVector<Value> rows = llvm::map_to_vector(
+      qs, [&](Value q) { return kb.bitcastTo(rowBytes, q); });
+  for (auto [j, byte] : llvm::enumerate(bytes)) {
+    SmallVector<Value> column = llvm::map_to_vector(rows, [&](Value row) {
+      return vector::ExtractOp::create(kb, row, int64_t(j)).getResult();
+    });
+    Value v = vector::FromElementsOp::create(
+        kb, VectorType::get({n}, kb.getI8Type()), column);
+    bf16.storeColumn(kb, v, byte, o, arith::AddIOp::create(kb, c0, kb.idx(j)),
+                     r0);
+  }
+}
+
 /// 32x1: (in, data, scales) — one thread per 32 rows x cpt columns.
 static void buildQuantize32x1(KernelBuilder &kb, const QuantizeSpec &spec,
                               const KernelInput &input, ValueRange in,
-                              Value data, Value scales) {
+                              Value data, Value scales,
+                              const BF16OperandWriter &bf16) {
   const BlockView &v = spec.view;
   int64_t cpt = getColsPerThread(v.cols);
   int64_t rowBlocks = v.rows / kBlockSize;
@@ -454,12 +488,16 @@ static void buildQuantize32x1(KernelBuilder &kb, const QuantizeSpec &spec,
     for (int64_t k = 0; k < kBlockSize; ++k)
       loadTileRow(kb, spec, tile, input, in, o, r0, c0, cpt, k);
     computeColumnScales(kb, spec, tile);
+    SmallVector<Value> qs;
     for (int64_t k = 0; k < kBlockSize; ++k) {
       Value q = quantizeLanes(kb, toF32(kb, tile.rows[k]), tile.rcp, tile.isNaN,
                               spec.f8Type);
       Value r = arith::AddIOp::create(kb, r0, kb.idx(k));
       kb.store(q, data, v.index(o, r, c0), cpt);
+      qs.push_back(q);
     }
+    if (bf16)
+      storeColumnsBF16(kb, bf16, qs, tile.bytes, o, c0, r0);
     // The blocked matrix of a 32x1 cast is (column, row block).
     storeScaleBytes(
         kb, tile.bytes, scales, spec.layout, v.index(o, rb, c0),
@@ -471,6 +509,8 @@ static void buildQuantize32x1(KernelBuilder &kb, const QuantizeSpec &spec,
   });
   if (spec.layout == ScaleLayout::Blocked)
     emitBlockedPadding(kb, scales, v.cols, rowBlocks);
+  if (bf16)
+    bf16.zeroPaddingRows(kb);
 }
 
 /// Lanes that share one 32-row column tile of the dual kernel (each loads
@@ -556,7 +596,8 @@ static void buildQuantizeDual(KernelBuilder &kb, const QuantizeSpec &rowSpec,
                               const QuantizeSpec &colSpec,
                               const KernelInput &input, ValueRange in,
                               Value rowData, Value rowScales, Value colData,
-                              Value colScales) {
+                              Value colScales, const BF16OperandWriter &rowBF16,
+                              const BF16OperandWriter &colBF16) {
   const BlockView &v = colSpec.view;
   int64_t split = getDualSplit(input);
   int64_t itemsPerWarp = 32 / split;
@@ -652,6 +693,7 @@ static void buildQuantizeDual(KernelBuilder &kb, const QuantizeSpec &rowSpec,
     setColumnFactors(kb, tile, colByteList);
 
     // Both casts of every row: one conversion to f32, two products.
+    SmallVector<Value> colQs;
     for (int64_t k = 0; k < tileRows; ++k) {
       Value x = toF32ByShift(kb, tile.rows[k]);
       Bits bb = kb.bits();
@@ -662,12 +704,25 @@ static void buildQuantizeDual(KernelBuilder &kb, const QuantizeSpec &rowSpec,
       Value r = arith::AddIOp::create(kb, r0, kb.idx(k));
       kb.store(rowQ, rowData, v.index(o, r, c0), cpt);
       kb.store(colQ, colData, v.index(o, r, c0), cpt);
+      colQs.push_back(colQ);
+      if (rowBF16)
+        rowBF16.storeRow(
+            kb, rowQ, byte,
+            arith::AddIOp::create(
+                kb, arith::MulIOp::create(kb, o, kb.idx(v.rows)), r),
+            c0);
     }
+    if (colBF16)
+      storeColumnsBF16(kb, colBF16, colQs, tile.bytes, o, c0, r0);
   });
   if (rowSpec.layout == ScaleLayout::Blocked)
     emitBlockedPadding(kb, rowScales, v.rows, blocksPerRow);
   if (colSpec.layout == ScaleLayout::Blocked)
     emitBlockedPadding(kb, colScales, v.cols, rowBlocks);
+  if (rowBF16)
+    rowBF16.zeroPaddingRows(kb);
+  if (colBF16)
+    colBF16.zeroPaddingRows(kb);
 }
 
 //===----------------------------------------------------------------------===//
@@ -878,18 +933,29 @@ struct QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
         getTypeTag(spec.inType), getTypeTag(spec.f8Type), getModeTag(spec.mode),
         getLayoutTag(spec.layout), getShapeTag(v.dataShape()));
     name += input.getNameTag();
+    // The GEMM operand's bf16 form this cast writes too (sm_90a).
+    const DequantFusion *fusion = cache.getDequantFusion();
+    const FusedDequantOperand *fused =
+        fusion ? fusion->getQuantizeOutput(op, 0) : nullptr;
+    name += BF16OperandWriter::getNameTag(fused, "bf16");
     SmallVector<Value> args = ins;
     args.append({data, scales});
+    if (fused)
+      args.append({fused->buffer, fused->flag});
     unsigned n = ins.size();
     gpu::GPUFuncOp kernel = cache.getOrCreate(
         rewriter, name, ValueRange(args).getTypes(), /*numInputs=*/n, {},
         [&](KernelBuilder &kb, ValueRange kargs, ValueRange) {
+          BF16OperandWriter bf16 =
+              fused
+                  ? BF16OperandWriter(fused->form.d, kargs[n + 2], kargs[n + 3])
+                  : BF16OperandWriter();
           if (v.rowwise)
             buildQuantize1x32(kb, spec, input, kargs.take_front(n), kargs[n],
-                              kargs[n + 1]);
+                              kargs[n + 1], bf16);
           else
             buildQuantize32x1(kb, spec, input, kargs.take_front(n), kargs[n],
-                              kargs[n + 1]);
+                              kargs[n + 1], bf16);
         });
     int64_t work = v.rowwise ? getQuantize1x32Work(v)
                              : v.outer * (v.rows / kBlockSize) *
@@ -943,14 +1009,36 @@ struct QuantizeDualOpToGPU final : KernelPattern<QuantizeDualOp> {
         getModeTag(op.getScaleMode()), getLayoutTag(rowSpec.layout),
         getLayoutTag(colSpec.layout), getShapeTag(v.dataShape()));
     name += input.getNameTag();
+    // The GEMM operands' bf16 forms the two casts write too (sm_90a).
+    const DequantFusion *fusion = cache.getDequantFusion();
+    const FusedDequantOperand *rowFused =
+        fusion ? fusion->getQuantizeOutput(op, 0) : nullptr;
+    const FusedDequantOperand *colFused =
+        fusion ? fusion->getQuantizeOutput(op, 2) : nullptr;
+    name += BF16OperandWriter::getNameTag(rowFused, "rbf16");
+    name += BF16OperandWriter::getNameTag(colFused, "cbf16");
     SmallVector<Value> args = ins;
     llvm::append_range(args, views);
+    for (const FusedDequantOperand *fused : {rowFused, colFused})
+      if (fused)
+        args.append({fused->buffer, fused->flag});
     unsigned n = ins.size();
     gpu::GPUFuncOp kernel = cache.getOrCreate(
         rewriter, name, ValueRange(args).getTypes(), /*numInputs=*/n, {},
         [&](KernelBuilder &kb, ValueRange kargs, ValueRange) {
+          unsigned next = n + 4;
+          auto writer = [&](const FusedDequantOperand *fused) {
+            if (!fused)
+              return BF16OperandWriter();
+            next += 2;
+            return BF16OperandWriter(fused->form.d, kargs[next - 2],
+                                     kargs[next - 1]);
+          };
+          BF16OperandWriter rowBF16 = writer(rowFused);
+          BF16OperandWriter colBF16 = writer(colFused);
           buildQuantizeDual(kb, rowSpec, colSpec, input, kargs.take_front(n),
-                            kargs[n], kargs[n + 1], kargs[n + 2], kargs[n + 3]);
+                            kargs[n], kargs[n + 1], kargs[n + 2], kargs[n + 3],
+                            rowBF16, colBF16);
         });
     int64_t cpt = getDualColsPerThread(inType);
     // getDualSplit lanes per 32 x cpt tile.

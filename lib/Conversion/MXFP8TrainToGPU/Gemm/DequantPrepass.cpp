@@ -52,6 +52,100 @@ static std::pair<int64_t, int64_t> getExactScaleRange(Type dataType) {
   return {3, 246};
 }
 
+Value gpu_lowering::emitExactBF16(KernelBuilder &kb, Type f8Type, Value v,
+                                  Value s, Value flag) {
+  int64_t n = cast<VectorType>(v.getType()).getNumElements();
+  if (n % 4 != 0) {
+    // Whole words below: zero bytes after the n given ones (zeros never
+    // raise the flag), the first n results kept.
+    int64_t padded = llvm::alignTo(n, 4);
+    SmallVector<int64_t> mask;
+    for (int64_t j = 0; j < padded; ++j)
+      mask.push_back(j < n ? j : n);
+    auto one = VectorType::get({1}, kb.getI8Type());
+    Value zeros = kb.splatBits(one, 0);
+    Value wide = vector::ShuffleOp::create(kb, v, zeros, mask);
+    Value bf = emitExactBF16(kb, f8Type, wide, s, flag);
+    SmallVector<int64_t> head;
+    for (int64_t j = 0; j < n; ++j)
+      head.push_back(j);
+    return vector::ShuffleOp::create(kb, bf, bf, head);
+  }
+  auto [lo, hi] = getExactScaleRange(f8Type);
+  Type i32 = kb.getI32Type();
+  auto setFlag = [&] {
+    memref::StoreOp::create(kb, kb.i32(1), flag, kb.idx(0));
+  };
+  auto bf16V = VectorType::get({n}, kb.getBF16Type());
+  auto f32V = VectorType::get({n}, kb.getF32Type());
+  auto words = VectorType::get({n / 4}, i32);
+  Value isNaN =
+      arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, s, kb.i32(255));
+  Value mag = arith::AndIOp::create(kb, kb.bitcastTo(words, v),
+                                    kb.splatBits(words, 0x7F7F7F7F));
+  // The exact conversion (hardware cvt to f16, f32 multiply by
+  // 2^(s - 127) as f32 bits s << 23, one rounding to bf16 that is exact
+  // in the range): e5m2, and e4m3 items holding a NaN code.
+  auto exactConvert = [&]() -> Value {
+    Value factorBits =
+        arith::SelectOp::create(kb, isNaN, kb.i32(0x7FC00000),
+                                arith::ShLIOp::create(kb, s, kb.i32(23)));
+    Value factor = kb.bitcastTo(kb.getF32Type(), factorBits);
+    Value x = kb.convertFromF8(v, f8Type);
+    Value y = arith::MulFOp::create(
+        kb, x, vector::BroadcastOp::create(kb, f32V, factor));
+    return arith::TruncFOp::create(kb, bf16V, y);
+  };
+  Value bf;
+  if (isa<Float8E4M3FNType>(f8Type)) {
+    // e4m3 without conversion instructions: the bytes placed as bf16 of
+    // 2^-120 times the values, then two exact bf16x2 multiplies by 2^120
+    // and 2^(s - 127) (bits s << 7; 0 for s = 0, exact only for a zero
+    // block and otherwise flagged; NaN for 255). A NaN code (magnitude
+    // 0x7F: adding 1 carries into bit 7) takes exactConvert.
+    Value carry = arith::AndIOp::create(
+        kb, arith::AddIOp::create(kb, mag, kb.splatBits(words, 0x01010101)),
+        kb.splatBits(words, 0x80808080));
+    Value nanCode = arith::CmpIOp::create(
+        kb, arith::CmpIPredicate::ne,
+        vector::ReductionOp::create(kb, vector::CombiningKind::OR, carry),
+        kb.i32(0));
+    auto conv = scf::IfOp::create(kb, TypeRange{bf16V}, nanCode, true);
+    OpBuilder::InsertionGuard g(kb);
+    kb.setInsertionPointToStart(conv.thenBlock());
+    scf::YieldOp::create(kb, exactConvert());
+    kb.setInsertionPointToStart(conv.elseBlock());
+    Value x = kb.placeE4M3(v);
+    x = arith::MulFOp::create(kb, x, kb.splatBits(bf16V, 247 << 7));
+    Value fBits = arith::SelectOp::create(
+        kb, isNaN, kb.i32(0x7FC0), arith::ShLIOp::create(kb, s, kb.i32(7)));
+    Value f = kb.bitcastTo(
+        kb.getBF16Type(),
+        arith::TruncIOp::create(kb, kb.getI16Type(), fBits).getResult());
+    scf::YieldOp::create(
+        kb,
+        arith::MulFOp::create(kb, x, vector::BroadcastOp::create(kb, bf16V, f))
+            .getResult());
+    kb.setInsertionPointAfter(conv);
+    bf = conv.getResult(0);
+  } else {
+    bf = exactConvert();
+  }
+  // Flag: a nonzero magnitude (the NaN codes included) with a scale byte
+  // outside the exact range.
+  Value any = vector::ReductionOp::create(kb, vector::CombiningKind::OR, mag);
+  Value nonzero =
+      arith::CmpIOp::create(kb, arith::CmpIPredicate::ne, any, kb.i32(0));
+  Value outside = arith::OrIOp::create(
+      kb, arith::CmpIOp::create(kb, arith::CmpIPredicate::slt, s, kb.i32(lo)),
+      arith::CmpIOp::create(kb, arith::CmpIPredicate::sgt, s, kb.i32(hi)));
+  Value unsafe = arith::AndIOp::create(
+      kb, arith::AndIOp::create(kb, nonzero, outside),
+      arith::XOrIOp::create(kb, isNaN, arith::ConstantIntOp::create(kb, 1, 1)));
+  kb.ifThen(unsafe, setFlag);
+  return bf;
+}
+
 /// Writes the dequantization kernel body: item i is `vec` elements of one
 /// row of the padded output (DequantSpec::vec), K fastest for K-major data
 /// and rows fastest for MN-major data. Elements inside the operand become
@@ -143,7 +237,6 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
   }
 
   int64_t blocks = l.k / 32;
-  auto [lo, hi] = getExactScaleRange(d.dataType);
 
   // The source K of padded K `pk`, whether it holds operand data, and how
   // many operand elements follow it along K in its group (meaningful only
@@ -207,76 +300,7 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
   // bf16 of the fp8 bytes `v` (vector<n x i8>) with scale byte `s`; sets
   // the flag where bf16 cannot hold them exactly.
   auto convert = [&](Value v, Value s) -> Value {
-    int64_t n = cast<VectorType>(v.getType()).getNumElements();
-    auto bf16V = VectorType::get({n}, kb.getBF16Type());
-    auto f32V = VectorType::get({n}, kb.getF32Type());
-    auto words = VectorType::get({n / 4}, i32);
-    Value isNaN =
-        arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, s, kb.i32(255));
-    Value mag = arith::AndIOp::create(kb, kb.bitcastTo(words, v),
-                                      kb.splatBits(words, 0x7F7F7F7F));
-    // The exact conversion (hardware cvt to f16, f32 multiply by
-    // 2^(s - 127) as f32 bits s << 23, one rounding to bf16 that is exact
-    // in the range): e5m2, and e4m3 items holding a NaN code.
-    auto exactConvert = [&]() -> Value {
-      Value factorBits =
-          arith::SelectOp::create(kb, isNaN, kb.i32(0x7FC00000),
-                                  arith::ShLIOp::create(kb, s, kb.i32(23)));
-      Value factor = kb.bitcastTo(kb.getF32Type(), factorBits);
-      Value x = kb.convertFromF8(v, d.dataType);
-      Value y = arith::MulFOp::create(
-          kb, x, vector::BroadcastOp::create(kb, f32V, factor));
-      return arith::TruncFOp::create(kb, bf16V, y);
-    };
-    Value bf;
-    if (isa<Float8E4M3FNType>(d.dataType)) {
-      // e4m3 without conversion instructions: the bytes placed as bf16 of
-      // 2^-120 times the values, then two exact bf16x2 multiplies by 2^120
-      // and 2^(s - 127) (bits s << 7; 0 for s = 0, exact only for a zero
-      // block and otherwise flagged; NaN for 255). A NaN code (magnitude
-      // 0x7F: adding 1 carries into bit 7) takes exactConvert.
-      Value carry = arith::AndIOp::create(
-          kb, arith::AddIOp::create(kb, mag, kb.splatBits(words, 0x01010101)),
-          kb.splatBits(words, 0x80808080));
-      Value nanCode = arith::CmpIOp::create(
-          kb, arith::CmpIPredicate::ne,
-          vector::ReductionOp::create(kb, vector::CombiningKind::OR, carry),
-          kb.i32(0));
-      auto conv = scf::IfOp::create(kb, TypeRange{bf16V}, nanCode, true);
-      OpBuilder::InsertionGuard g(kb);
-      kb.setInsertionPointToStart(conv.thenBlock());
-      scf::YieldOp::create(kb, exactConvert());
-      kb.setInsertionPointToStart(conv.elseBlock());
-      Value x = kb.placeE4M3(v);
-      x = arith::MulFOp::create(kb, x, kb.splatBits(bf16V, 247 << 7));
-      Value fBits = arith::SelectOp::create(
-          kb, isNaN, kb.i32(0x7FC0), arith::ShLIOp::create(kb, s, kb.i32(7)));
-      Value f = kb.bitcastTo(
-          kb.getBF16Type(),
-          arith::TruncIOp::create(kb, kb.getI16Type(), fBits).getResult());
-      scf::YieldOp::create(
-          kb, arith::MulFOp::create(kb, x,
-                                    vector::BroadcastOp::create(kb, bf16V, f))
-                  .getResult());
-      kb.setInsertionPointAfter(conv);
-      bf = conv.getResult(0);
-    } else {
-      bf = exactConvert();
-    }
-    // Flag: a nonzero magnitude (the NaN codes included) with a scale byte
-    // outside the exact range.
-    Value any = vector::ReductionOp::create(kb, vector::CombiningKind::OR, mag);
-    Value nonzero =
-        arith::CmpIOp::create(kb, arith::CmpIPredicate::ne, any, kb.i32(0));
-    Value outside = arith::OrIOp::create(
-        kb, arith::CmpIOp::create(kb, arith::CmpIPredicate::slt, s, kb.i32(lo)),
-        arith::CmpIOp::create(kb, arith::CmpIPredicate::sgt, s, kb.i32(hi)));
-    Value unsafe = arith::AndIOp::create(
-        kb, arith::AndIOp::create(kb, nonzero, outside),
-        arith::XOrIOp::create(kb, isNaN,
-                              arith::ConstantIntOp::create(kb, 1, 1)));
-    kb.ifThen(unsafe, setFlag);
-    return bf;
+    return emitExactBF16(kb, d.dataType, v, s, flag);
   };
 
   if (d.transpose()) {

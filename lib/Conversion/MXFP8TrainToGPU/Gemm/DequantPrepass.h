@@ -72,6 +72,17 @@ struct DequantSpec {
   std::string getName() const;
 };
 
+/// Inside a kernel: the bf16 values of the fp8 bytes `v` (vector<n x i8>
+/// of `f8Type`) of one block with scale byte `s` (i32), e * 2^(s - 127),
+/// exactly (NaN for s = 255 and for the fp8 NaN codes). Where a nonzero
+/// byte has a scale byte outside the range in which bf16 holds every value
+/// exactly, stores 1 to `flag` (memref<1xi32>): the guarded GEMM then runs
+/// its fallback on the fp8 operand. The pre-pass and the quantize kernels
+/// that write a GEMM's bf16 operand (DequantFusion.h) share it, so both
+/// write the same bits.
+Value emitExactBF16(KernelBuilder &kb, Type f8Type, Value v, Value s,
+                    Value flag);
+
 /// Launches the pre-pass of `d` on the operand's `data` and `scales` (and,
 /// 2d-2d, `offs`) into `padded` (flat bf16, batches x rowsPad x kPad
 /// elements), raising `flag` (one i32, zeroed before) where the operand

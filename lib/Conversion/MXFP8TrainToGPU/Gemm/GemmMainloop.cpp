@@ -38,6 +38,8 @@ GemmArgs::GemmArgs(const GemmSpec &spec, ValueRange args) {
     init = args[i++];
   if (spec.guarded)
     flag = args[i++];
+  if (spec.guarded && spec.flagPerOperand)
+    flag2 = args[i++];
   out = args[i++];
 }
 
@@ -69,6 +71,9 @@ Value GemmMainloop::guardCondition() {
   // One uniform load of the flag word (the pre-passes finished before this
   // launch on the same stream).
   Value f = memref::LoadOp::create(kb, args.flag, c(0));
+  if (args.flag2)
+    f = arith::OrIOp::create(kb, f,
+                             memref::LoadOp::create(kb, args.flag2, c(0)));
   return arith::CmpIOp::create(kb,
                                spec.runWhenUnsafe ? arith::CmpIPredicate::ne
                                                   : arith::CmpIPredicate::eq,

@@ -134,17 +134,19 @@ protected:
 //===----------------------------------------------------------------------===//
 
 /// The arguments of a GEMM kernel, in this order: A data, [A scales],
-/// B data, [B scales], [offs], [bias], [init], [flag], out. Pre-dequantized
+/// B data, [B scales], [offs], [bias], [init], [flag], [flag2], out.
+/// Pre-dequantized
 /// operands are loaded by TMA: their kernel arguments are the tensor maps
 /// of the padded bf16 buffers (`!llvm.ptr`, createPaddedOperandTensorMap)
 /// or, for high-precision operands, of the operands themselves, instead of
 /// the data, and they have no scales; offs only for the grouped kinds, init
 /// only with `GemmSpec::initType` (the output's initial value, flat, laid
-/// out as `out`), flag only for guarded kernels.
+/// out as `out`), flag only for guarded kernels, flag2 (B's flag word, A's
+/// being `flag`) only with `GemmSpec::flagPerOperand`.
 struct GemmArgs {
   GemmArgs(const GemmSpec &spec, ValueRange args);
 
-  Value aData, aScales, bData, bScales, offs, bias, init, flag, out;
+  Value aData, aScales, bData, bScales, offs, bias, init, flag, flag2, out;
   /// The tensor maps of TMA-loaded operands (null otherwise).
   Value aMap, bMap;
 };

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../KernelBuilder.h"
+#include "DequantFusion.h"
 #include "DequantPrepass.h"
 #include "GemmMainloop.h"
 #include "TCGen05.h"
@@ -117,77 +118,116 @@ static void launchHopperGemm(RewriterBase &rewriter, Location loc,
                    });
 }
 
+/// The padded bf16 forms of the two operands of the pre-dequantized GEMM
+/// of `spec` (configured), as its pre-passes write them.
+static std::array<PreDequantOperand, 2> getOperandForms(const GemmSpec &spec) {
+  // 2d-2d: every token group starts at a multiple of 64 of the padded K.
+  bool grouped2d2d = spec.kind == GemmKind::Grouped2d2d;
+  int64_t kPad =
+      llvm::alignTo(spec.k, 64) + (grouped2d2d ? 64 * spec.batches : 0);
+  auto form = [&](const OperandLayout &l, bool batched, int64_t rowsPad,
+                  Type f8Type, int64_t boxRows) {
+    PreDequantOperand p;
+    p.d.l = l;
+    p.d.batches = batched ? spec.batches : 1;
+    p.d.rowsPad = rowsPad;
+    p.d.kPad = kPad;
+    p.d.dataType = f8Type;
+    p.d.groups = grouped2d2d ? spec.batches : 0;
+    p.boxRows = boxRows;
+    return p;
+  };
+  // 2d-3d tiles start at any group start: one extra tile of rows.
+  int64_t aRowsPad = llvm::alignTo(spec.m, spec.tile.m) +
+                     (spec.kind == GemmKind::Grouped2d3d ? spec.tile.m : 0);
+  int64_t bRowsPad = llvm::alignTo(spec.n, spec.tile.n);
+  return {form(spec.a, spec.aBatched, aRowsPad, spec.aType, spec.tile.m),
+          form(spec.b, spec.bBatched, bRowsPad, spec.bType, spec.tile.n)};
+}
+
 /// Launches the GEMM of `spec` on `args` (A data, A scales, B data,
 /// B scales, [offs], [bias], out). Pre-dequantized: the two pre-passes into
 /// padded bf16 buffers (allocated with their tensor maps at the start of
 /// the block, createPaddedOperands), the bf16 kernel on the maps, and the
 /// fallback kernel (the configuration `config` gives without the
 /// pre-passes) on the fp8 operands; each of the two reads the pre-passes'
-/// flag and only one of them runs.
+/// flag and only one of them runs. An operand `fusion` has the bf16 form
+/// of (a quantize kernel wrote it, DequantFusion.h) has no pre-pass; the
+/// kernels then read one flag word per operand, the quantize's for it.
 static void launchGemmOp(RewriterBase &rewriter, Location loc,
-                         const KernelCache &cache, GemmConfigAttr config,
-                         const GemmSpec &spec, SmallVector<Value> args) {
+                         const KernelCache &cache, Operation *op,
+                         GemmConfigAttr config, const GemmSpec &spec,
+                         SmallVector<Value> args) {
   if (!spec.preDequantized()) {
     launchHopperGemm(rewriter, loc, cache, spec, args);
     return;
   }
-  // 2d-2d: every token group starts at a multiple of 64 of the padded K.
-  bool grouped2d2d = spec.kind == GemmKind::Grouped2d2d;
-  int64_t kPad =
-      llvm::alignTo(spec.k, 64) + (grouped2d2d ? 64 * spec.batches : 0);
-  // The flag word, zeroed on the stream before the pre-passes.
-  Value flag = memref::AllocOp::create(
-      rewriter, loc, MemRefType::get({1}, rewriter.getI32Type()));
-  gpu::MemsetOp::create(
-      rewriter, loc, Type(), ValueRange{}, flag,
-      arith::ConstantIntOp::create(rewriter, loc, 0, 32).getResult());
+  const DequantFusion *fusion = cache.getDequantFusion();
+  std::array<const FusedDequantOperand *, 2> fused = {
+      fusion ? fusion->getGemmOperand(op, 0) : nullptr,
+      fusion ? fusion->getGemmOperand(op, 1) : nullptr};
+  bool perOperand = fused[0] || fused[1];
+  std::array<PreDequantOperand, 2> forms = getOperandForms(spec);
+  // The flag word of the pre-passes, zeroed on the stream before them.
+  Value flag;
+  if (!fused[0] || !fused[1]) {
+    flag = memref::AllocOp::create(rewriter, loc,
+                                   MemRefType::get({1}, rewriter.getI32Type()));
+    gpu::MemsetOp::create(
+        rewriter, loc, Type(), ValueRange{}, flag,
+        arith::ConstantIntOp::create(rewriter, loc, 0, 32).getResult());
+  }
   int64_t dequantCTAs = config.getDequantCtas().value_or(kDequantCTAsPerSM);
-  GemmSpec fast = spec;
-  // 2d-3d tiles start at any group start: one extra tile of rows.
-  int64_t aRowsPad = llvm::alignTo(spec.m, spec.tile.m) +
-                     (spec.kind == GemmKind::Grouped2d3d ? spec.tile.m : 0);
-  int64_t bRowsPad = llvm::alignTo(spec.n, spec.tile.n);
-  int64_t aBatches = spec.aBatched ? spec.batches : 1;
-  int64_t bBatches = spec.bBatched ? spec.batches : 1;
   // The padded buffers with the tensor maps the GEMM loads them through
   // (batches stacked along the rows, boxes of a tile's rows).
+  SmallVector<PaddedOperandShape> shapes;
+  for (unsigned i = 0; i < 2; ++i) {
+    const DequantSpec &d = forms[i].d;
+    if (!fused[i])
+      shapes.push_back({d.batches * d.rowsPad, d.kPad, forms[i].boxRows});
+  }
   SmallVector<PaddedOperand> padded =
-      createPaddedOperands(rewriter, loc,
-                           {{aBatches * aRowsPad, kPad, spec.tile.m},
-                            {bBatches * bRowsPad, kPad, spec.tile.n}});
-  auto prePass = [&](const OperandLayout &l, int64_t batches, int64_t rowsPad,
-                     Type f8Type, Value data, Value scales, Value buffer) {
-    DequantSpec d;
-    d.l = l;
-    d.batches = batches;
-    d.rowsPad = rowsPad;
-    d.kPad = kPad;
-    d.dataType = f8Type;
-    d.groups = grouped2d2d ? spec.batches : 0;
-    launchDequantPrepass(rewriter, loc, cache, d, dequantCTAs, data, scales,
-                         grouped2d2d ? args[4] : Value(), flag, buffer);
-  };
-  prePass(spec.a, aBatches, aRowsPad, spec.aType, args[0], args[1],
-          padded[0].buffer);
-  prePass(spec.b, bBatches, bRowsPad, spec.bType, args[2], args[3],
-          padded[1].buffer);
-  fast.a = {aRowsPad, kPad, true, false};
-  fast.b = {bRowsPad, kPad, true, false};
+      createPaddedOperands(rewriter, loc, shapes);
+  bool grouped2d2d = spec.kind == GemmKind::Grouped2d2d;
+  std::array<Value, 2> maps, flags;
+  for (unsigned i = 0, next = 0; i < 2; ++i) {
+    if (fused[i]) {
+      maps[i] = fused[i]->map;
+      flags[i] = fused[i]->flag;
+      continue;
+    }
+    launchDequantPrepass(rewriter, loc, cache, forms[i].d, dequantCTAs,
+                         args[2 * i], args[2 * i + 1],
+                         grouped2d2d ? args[4] : Value(), flag,
+                         padded[next].buffer);
+    maps[i] = padded[next++].map;
+    flags[i] = flag;
+  }
+  GemmSpec fast = spec;
+  fast.a = {forms[0].d.rowsPad, forms[0].d.kPad, true, false};
+  fast.b = {forms[1].d.rowsPad, forms[1].d.kPad, true, false};
   fast.aType = fast.bType = rewriter.getBF16Type();
   fast.guarded = true;
+  fast.flagPerOperand = perOperand;
   SmallVector<Value> rest(args.begin() + 4, args.end() - 1);
-  SmallVector<Value> fastArgs = {padded[0].map, padded[1].map};
+  SmallVector<Value> flagArgs = {flags[0]};
+  if (perOperand)
+    flagArgs.push_back(flags[1]);
+  SmallVector<Value> fastArgs = {maps[0], maps[1]};
   llvm::append_range(fastArgs, rest);
-  fastArgs.append({flag, args.back()});
+  llvm::append_range(fastArgs, flagArgs);
+  fastArgs.push_back(args.back());
   launchHopperGemm(rewriter, loc, cache, fast, fastArgs);
 
   GemmSpec slow = spec;
   chooseConfig(config, slow, /*allowPreDequant=*/false);
   slow.guarded = true;
   slow.runWhenUnsafe = true;
+  slow.flagPerOperand = perOperand;
   SmallVector<Value> slowArgs(args.begin(), args.begin() + 4);
   llvm::append_range(slowArgs, rest);
-  slowArgs.append({flag, args.back()});
+  llvm::append_range(slowArgs, flagArgs);
+  slowArgs.push_back(args.back());
   launchHopperGemm(rewriter, loc, cache, slow, slowArgs);
 }
 
@@ -219,9 +259,26 @@ static LogicalResult lowerGemmOp(PatternRewriter &rewriter,
       appendGemmTailArgs(rewriter, loc, args, offs, bias, resultType);
   GemmConfigAttr config = getGemmConfig(op);
   chooseConfig(config, spec);
-  launchGemmOp(rewriter, loc, cache, config, spec, args);
+  launchGemmOp(rewriter, loc, cache, op, config, spec, args);
   rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
   return success();
+}
+
+std::optional<std::array<PreDequantOperand, 2>>
+gpu_lowering::getPreDequantOperands(Operation *op) {
+  if (!isa<ScaledMmOp, ScaledGroupedMmOp>(op) || !hasStaticShapes(op))
+    return std::nullopt;
+  GemmSpec spec = isa<ScaledMmOp>(op)
+                      ? getScaledMmSpec(cast<ScaledMmOp>(op))
+                      : getScaledGroupedMmSpec(cast<ScaledGroupedMmOp>(op));
+  // The forms lowerGemmOp takes on sm_90a.
+  if (spec.kind != GemmKind::Dense &&
+      (spec.a.blockedScales || spec.b.blockedScales))
+    return std::nullopt;
+  chooseConfig(getGemmConfig(op), spec);
+  if (!spec.preDequantized())
+    return std::nullopt;
+  return getOperandForms(spec);
 }
 
 /// The dispatch on the target's MMA generation. sm_90a: the wgmma kernels

@@ -134,5 +134,6 @@ std::string GemmSpec::getName() const {
                     .str()
               : "") +
          (tile.n != 128 ? llvm::formatv("_n{0}", tile.n).str() : "") +
-         (guarded ? (runWhenUnsafe ? "_gu" : "_gs") : "");
+         (guarded ? (runWhenUnsafe ? "_gu" : "_gs") : "") +
+         (guarded && flagPerOperand ? "2" : "");
 }

@@ -100,6 +100,10 @@ struct GemmSpec {
   /// hold exactly was seen.
   bool guarded = false;
   bool runWhenUnsafe = false;
+  /// Guarded: one flag word per operand instead of one shared word (an
+  /// operand whose bf16 form a quantize kernel wrote raises its own
+  /// quantize's flag, DequantFusion.h); the kernel ORs the two.
+  bool flagPerOperand = false;
   /// Tcgen05: CTAs per MMA (`cta_group::1` or `::2`). With 2, a cluster of
   /// two CTAs computes each `tile` (256 x 256): CTA r of the pair holds
   /// rows [128 r, 128 r + 128) of the A tile and of the B tile, and its

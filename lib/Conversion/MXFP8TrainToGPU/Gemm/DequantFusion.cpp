@@ -1,0 +1,230 @@
+//===- DequantFusion.cpp - quantize kernels write bf16 operands -*- C++ -*-===//
+//
+// The fusion plan of DequantFusion.h: which quantize results write which
+// pre-dequantized GEMM operand, and the buffers, tensor maps and flag words
+// they share; and the stores of the bf16 form inside a quantize kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DequantFusion.h"
+#include "GemmMainloop.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+using namespace mlir::mxfp8train::gpu_lowering;
+
+namespace {
+/// The quantize result pair a GEMM operand's data and scales are.
+struct QuantizeSource {
+  Operation *op = nullptr;
+  /// The data result (0, or 2 for the colwise cast of quantize_dual).
+  unsigned dataResult = 0;
+  /// 1x32 (blocks along the last dimension) or 32x1 (along rank-2).
+  bool rowwise = true;
+};
+} // namespace
+
+/// The quantize (or quantize_dual axis) whose results `data` and `scales`
+/// are, when they are the data and scales of one cast along one of the last
+/// two dimensions; std::nullopt otherwise.
+static std::optional<QuantizeSource> getQuantizeSource(Value data,
+                                                       Value scales) {
+  auto dataResult = dyn_cast<OpResult>(data);
+  auto scaleResult = dyn_cast<OpResult>(scales);
+  if (!dataResult || !scaleResult ||
+      dataResult.getOwner() != scaleResult.getOwner() ||
+      scaleResult.getResultNumber() != dataResult.getResultNumber() + 1)
+    return std::nullopt;
+  Operation *op = dataResult.getOwner();
+  unsigned index = dataResult.getResultNumber();
+  if (!hasStaticShapes(op))
+    return std::nullopt;
+  if (auto q = dyn_cast<QuantizeOp>(op)) {
+    int64_t rank = q.getInput().getType().getRank();
+    if (q.getAxis() == rank - 1)
+      return QuantizeSource{op, index, true};
+    if (rank >= 2 && q.getAxis() == rank - 2)
+      return QuantizeSource{op, index, false};
+    return std::nullopt;
+  }
+  if (isa<QuantizeDualOp>(op))
+    return QuantizeSource{op, index, index == 0};
+  return std::nullopt;
+}
+
+/// Whether the quantize cast `src` writes the data of operand form `form`:
+/// a K-major operand is a 1x32 cast of (batches x rows, K), an MN-major one
+/// a 32x1 cast of (batches, K, rows); the padded K is K (nothing along K
+/// to zero) and K is not grouped.
+static bool castMatchesForm(const QuantizeSource &src,
+                            const PreDequantOperand &form) {
+  const DequantSpec &d = form.d;
+  if (!d.scaled() || d.groups || d.kPad != d.l.k || d.rowsPad < d.l.rows ||
+      src.rowwise != d.l.kMajor)
+    return false;
+  auto type = cast<RankedTensorType>(src.op->getOperand(0).getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t rank = shape.size();
+  if (src.rowwise) {
+    int64_t rows = 1;
+    for (int64_t dim : shape.drop_back())
+      rows *= dim;
+    return shape.back() == d.l.k && rows == d.batches * d.l.rows;
+  }
+  int64_t outer = 1;
+  for (int64_t dim : shape.drop_back(2))
+    outer *= dim;
+  return outer == d.batches && shape[rank - 2] == d.l.k &&
+         shape[rank - 1] == d.l.rows;
+}
+
+/// The data and scales of operand `i` (0: A, 1: B) of a GEMM op.
+static std::pair<Value, Value> getOperandValues(Operation *op, unsigned i) {
+  if (auto mm = dyn_cast<ScaledMmOp>(op))
+    return i == 0 ? std::make_pair(mm.getLhs(), mm.getLhsScales())
+                  : std::make_pair(mm.getRhs(), mm.getRhsScales());
+  auto gmm = cast<ScaledGroupedMmOp>(op);
+  return i == 0 ? std::make_pair(gmm.getLhs(), gmm.getLhsScales())
+                : std::make_pair(gmm.getRhs(), gmm.getRhsScales());
+}
+
+std::shared_ptr<DequantFusion> DequantFusion::plan(ModuleOp module) {
+  auto fusion = std::make_shared<DequantFusion>();
+  SmallVector<Operation *> gemms;
+  module.walk([&](Operation *op) {
+    if (isa<ScaledMmOp, ScaledGroupedMmOp>(op))
+      gemms.push_back(op);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (Operation *gemm : gemms) {
+    // A GEMM without users is erased, not lowered.
+    if (gemm->use_empty())
+      continue;
+    std::optional<std::array<PreDequantOperand, 2>> forms =
+        getPreDequantOperands(gemm);
+    if (!forms)
+      continue;
+    for (unsigned i = 0; i < 2; ++i) {
+      const PreDequantOperand &form = (*forms)[i];
+      auto [data, scales] = getOperandValues(gemm, i);
+      std::optional<QuantizeSource> src = getQuantizeSource(data, scales);
+      // Same block: the buffers at its start and the flag word zeroed
+      // before the quantize are in place for the GEMM, on one stream.
+      if (!src || src->op->getBlock() != gemm->getBlock() ||
+          !castMatchesForm(*src, form))
+        continue;
+      auto key = std::make_pair(src->op, src->dataResult);
+      if (FusedDequantOperand *existing = fusion->byQuantize.lookup(key)) {
+        // One form per quantize result; the GEMMs that read exactly that
+        // form share it.
+        if (existing->form.d.getName() == form.d.getName() &&
+            existing->form.boxRows == form.boxRows)
+          fusion->byGemm[{gemm, i}] = existing;
+        continue;
+      }
+      auto fused = std::make_unique<FusedDequantOperand>();
+      fused->form = form;
+      Location loc = src->op->getLoc();
+      rewriter.setInsertionPoint(src->op);
+      const DequantSpec &d = form.d;
+      PaddedOperand padded = createPaddedOperands(
+          rewriter, loc, {{d.batches * d.rowsPad, d.kPad, form.boxRows}})[0];
+      fused->buffer = padded.buffer;
+      fused->map = padded.map;
+      rewriter.setInsertionPoint(src->op);
+      fused->flag = memref::AllocOp::create(
+          rewriter, loc, MemRefType::get({1}, rewriter.getI32Type()));
+      gpu::MemsetOp::create(
+          rewriter, loc, Type(), ValueRange{}, fused->flag,
+          arith::ConstantIntOp::create(rewriter, loc, 0, 32).getResult());
+      fusion->byQuantize[key] = fused.get();
+      fusion->byGemm[{gemm, i}] = fused.get();
+      fusion->operands.push_back(std::move(fused));
+    }
+  }
+  return fusion;
+}
+
+const FusedDequantOperand *
+DequantFusion::getQuantizeOutput(Operation *quantize,
+                                 unsigned dataResult) const {
+  return byQuantize.lookup({quantize, dataResult});
+}
+
+const FusedDequantOperand *
+DequantFusion::getGemmOperand(Operation *gemm, unsigned operand) const {
+  return byGemm.lookup({gemm, operand});
+}
+
+//===----------------------------------------------------------------------===//
+// Inside the quantize kernels
+//===----------------------------------------------------------------------===//
+
+void BF16OperandWriter::storeRow(KernelBuilder &kb, Value q, Value s, Value row,
+                                 Value col) const {
+  auto type = cast<VectorType>(q.getType());
+  Value bytes =
+      kb.bitcastTo(VectorType::get(type.getShape(), kb.getI8Type()), q);
+  Value bf = emitExactBF16(kb, d->dataType, bytes, s, flag);
+  // Row `row` of the view is row row % rows of batch row / rows.
+  Value r = row;
+  if (d->rowsPad != d->l.rows)
+    r = arith::AddIOp::create(
+        kb,
+        arith::MulIOp::create(
+            kb, arith::DivUIOp::create(kb, row, kb.idx(d->l.rows)),
+            kb.idx(d->rowsPad)),
+        arith::RemUIOp::create(kb, row, kb.idx(d->l.rows)));
+  Value off = arith::AddIOp::create(
+      kb, arith::MulIOp::create(kb, r, kb.idx(d->kPad)), col);
+  kb.store(bf, buffer, off, std::min<int64_t>(16, 2 * type.getNumElements()));
+}
+
+void BF16OperandWriter::storeColumn(KernelBuilder &kb, Value bytes, Value s,
+                                    Value o, Value c, Value k0) const {
+  int64_t n = cast<VectorType>(bytes.getType()).getNumElements();
+  Value bf = emitExactBF16(kb, d->dataType, bytes, s, flag);
+  Value r = arith::AddIOp::create(
+      kb, arith::MulIOp::create(kb, o, kb.idx(d->rowsPad)), c);
+  Value off = arith::AddIOp::create(
+      kb, arith::MulIOp::create(kb, r, kb.idx(d->kPad)), k0);
+  kb.store(bf, buffer, off, std::min<int64_t>(16, 2 * n));
+}
+
+void BF16OperandWriter::zeroPaddingRows(KernelBuilder &kb) const {
+  int64_t padRows = d->rowsPad - d->l.rows;
+  if (padRows == 0)
+    return;
+  // 8 bf16 (16 bytes) per item; kPad is a multiple of 64.
+  int64_t perBatch = padRows * d->kPad / 8;
+  auto zeros = VectorType::get({8}, kb.getBF16Type());
+  kb.gridStrideLoop(kb.idx(d->batches * perBatch), [&](Value i) {
+    Value b = arith::DivUIOp::create(kb, i, kb.idx(perBatch));
+    Value rest = arith::RemUIOp::create(kb, i, kb.idx(perBatch));
+    Value base = arith::MulIOp::create(
+        kb,
+        arith::AddIOp::create(kb,
+                              arith::MulIOp::create(kb, b, kb.idx(d->rowsPad)),
+                              kb.idx(d->l.rows)),
+        kb.idx(d->kPad));
+    Value off = arith::AddIOp::create(
+        kb, base, arith::MulIOp::create(kb, rest, kb.idx(8)));
+    kb.store(kb.splatBits(zeros, 0), buffer, off, 16);
+  });
+}
+
+std::string BF16OperandWriter::getNameTag(const FusedDequantOperand *form,
+                                          StringRef prefix) {
+  if (!form)
+    return "";
+  return llvm::formatv("_{0}b{1}r{2}", prefix, form->form.d.batches,
+                       form->form.d.rowsPad)
+      .str();
+}

@@ -1,0 +1,177 @@
+// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu --canonicalize --split-input-file | FileCheck %s
+// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="fuse-dequant=false" --canonicalize --split-input-file | FileCheck %s --check-prefix=NOFUSE
+// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="chip=sm_100a" --canonicalize --split-input-file | FileCheck %s --check-prefix=B200
+
+// Dequant fusion (Gemm/DequantFusion.h): on sm_90a a quantize whose data
+// and scales are an operand of the pre-dequantized (v8) GEMM in the same
+// block writes that operand's padded K-major bf16 form too, and raises its
+// own flag word (zeroed by a gpu.memset just before it); the GEMM launches
+// no pre-pass for it, and its v8 kernel and v7/v5 fallback read one flag
+// word per operand (`_gs2`, `_gu2`). sm_100a (tcgen05 reads fp8) and
+// `fuse-dequant=false` keep the pre-passes.
+
+// Forward: two 1x32 casts. A (256 x 512) needs no padding; B's 384 rows are
+// padded to 512 (two 256-row tiles): its quantize kernel zeros rows
+// 384..511 (a grid-stride loop after the cast).
+// CHECK-LABEL: func.func @fwd(
+// CHECK-DAG:     %[[BPAD:.*]] = memref.alloc() : memref<262144xbf16>
+// CHECK-DAG:     %[[APAD:.*]] = memref.alloc() : memref<131072xbf16>
+// CHECK-DAG:     %[[BMAP:.*]] = llvm.call @mgpuTensorMapEncodeTiledMemref
+// CHECK-DAG:     %[[AMAP:.*]] = llvm.call @mgpuTensorMapEncodeTiledMemref
+// CHECK:         %[[AFLAG:.*]] = memref.alloc() : memref<1xi32>
+// CHECK-NEXT:    gpu.memset %[[AFLAG]], %{{.*}} : memref<1xi32>, i32
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@quantize_1x32_bf16_e4m3_rceil_rowmajor_256x512_bf16b1r256 {{.*}} args({{.*}}, %[[APAD]] : memref<131072xbf16>, %[[AFLAG]] : memref<1xi32>)
+// CHECK:         %[[BFLAG:.*]] = memref.alloc() : memref<1xi32>
+// CHECK-NEXT:    gpu.memset %[[BFLAG]], %{{.*}} : memref<1xi32>, i32
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@quantize_1x32_bf16_e4m3_rceil_rowmajor_384x512_bf16b1r512 {{.*}} args({{.*}}, %[[BPAD]] : memref<262144xbf16>, %[[BFLAG]] : memref<1xi32>)
+// CHECK-NOT:     gemm_dequant
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_bf16_bf16_bf16_256x384x512_b1_p1c1_v8w1s4_n256_gs2 {{.*}} args(%[[AMAP]] : !llvm.ptr, %[[BMAP]] : !llvm.ptr, %[[AFLAG]] : memref<1xi32>, %[[BFLAG]] : memref<1xi32>, %{{.*}} : memref<98304xbf16>)
+// CHECK-NEXT:    gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e4m3_e4m3_bf16_256x384x512_b1_p2c1_v7w2s4_gu2 {{.*}}, %[[AFLAG]] : memref<1xi32>, %[[BFLAG]] : memref<1xi32>, %{{.*}} : memref<98304xbf16>)
+
+// The GEMM kernels come first (created first). B's kernel zeros its 128
+// padding rows x 512 K: 8192 items of 8 bf16 from row 384.
+// CHECK-LABEL: gpu.func @quantize_1x32_bf16_e4m3_rceil_rowmajor_384x512_bf16b1r512(
+// CHECK:           vector.store %{{.*}}, %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<262144xbf16>, vector<16xbf16>
+// CHECK:           scf.for %[[I:.*]] = %{{.*}} to %c8192 step
+// CHECK:             %[[ROW:.*]] = arith.addi %{{.*}}, %c384 : index
+// CHECK-NEXT:        %[[BASE:.*]] = arith.muli %[[ROW]], %c512 : index
+// CHECK-NEXT:        %[[OFF:.*]] = arith.muli %{{.*}}, %c8 : index
+// CHECK-NEXT:        %[[ADDR:.*]] = arith.addi %[[BASE]], %[[OFF]] : index
+// CHECK-NEXT:        vector.store %cst{{.*}}, %{{.*}}[%[[ADDR]]] {alignment = 16 : i64} : memref<262144xbf16>, vector<8xbf16>
+
+// The 1x32 kernel with the bf16 form: per lane, its 16 fp8 values as bf16
+// (the pre-pass's conversion: e4m3 placed by `prmt` as bf16 of 2^-120 x,
+// times 2^120, times 2^(s-127)) stored as 32 bytes at row r of the padded
+// buffer (stride kPad = 512, no row padding here); flag 1 for a nonzero
+// block whose scale byte is outside [3, 246].
+// CHECK-LABEL: gpu.func @quantize_1x32_bf16_e4m3_rceil_rowmajor_256x512_bf16b1r256(
+// CHECK-SAME:      %[[BUF:[^:]*]]: memref<131072xbf16> {llvm.noalias, llvm.writeonly}, %[[FLAG:[^:]*]]: memref<1xi32> {llvm.noalias, llvm.writeonly})
+// CHECK:           vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<256x512xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK-DAG:       arith.cmpi slt, %{{.*}}, %c3_i32 : i32
+// CHECK-DAG:       arith.cmpi sgt, %{{.*}}, %c246_i32 : i32
+// CHECK:           memref.store %c1_i32, %[[FLAG]][%c0] : memref<1xi32>
+// CHECK:           vector.store %{{.*}}, %[[BUF]][%{{.*}}] {alignment = 16 : i64} : memref<131072xbf16>, vector<16xbf16>
+// CHECK:           gpu.return
+
+// NOFUSE-LABEL: func.func @fwd(
+// NOFUSE:         gpu.launch_func @mxfp8train_kernels::@quantize_1x32_bf16_e4m3_rceil_rowmajor_256x512 blocks
+// NOFUSE:         gpu.launch_func @mxfp8train_kernels::@quantize_1x32_bf16_e4m3_rceil_rowmajor_384x512 blocks
+// NOFUSE:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_k_e4m3_1x256x512_pad256x512
+// NOFUSE:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_k_e4m3_1x384x512_pad512x512
+// NOFUSE:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_bf16_bf16_bf16_256x384x512_b1_p1c1_v8w1s4_n256_gs blocks
+// NOFUSE:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e4m3_e4m3_bf16_256x384x512_b1_p2c1_v7w2s4_gu blocks
+
+// B200-LABEL: func.func @fwd(
+// B200-NOT:     memref<1xi32>
+// B200:         gpu.launch_func @mxfp8train_kernels::@quantize_1x32_bf16_e4m3_rceil_rowmajor_256x512 blocks
+// B200:         gpu.launch_func @mxfp8train_kernels::@quantize_1x32_bf16_e4m3_rceil_rowmajor_384x512 blocks
+// B200-NOT:     gemm_dequant
+// B200:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_tc05_
+func.func @fwd(%x: tensor<256x512xbf16>, %w: tensor<384x512xbf16>) -> tensor<256x384xbf16> {
+  %a, %as = mxfp8train.quantize %x axis = 1 mode = rceil : tensor<256x512xbf16> -> tensor<256x512xf8E4M3FN>, tensor<256x16xf8E8M0FNU>
+  %b, %bs = mxfp8train.quantize %w axis = 1 mode = rceil : tensor<384x512xbf16> -> tensor<384x512xf8E4M3FN>, tensor<384x16xf8E8M0FNU>
+  %0 = mxfp8train.scaled_mm %a[%as], %b[%bs] transpose_rhs : tensor<256x512xf8E4M3FN>[tensor<256x16xf8E8M0FNU>], tensor<384x512xf8E4M3FN>[tensor<384x16xf8E8M0FNU>] -> tensor<256x384xbf16>
+  return %0 : tensor<256x384xbf16>
+}
+
+// -----
+
+// Wgrad and dgrad: MN-major operands from 32x1 casts (a quantize along
+// axis 0, and the colwise cast of a quantize_dual) and the dual's rowwise
+// cast as a K-major operand. A 32x1 cast writes each column's 32 K values
+// as 64 contiguous bytes of the padded row (the operand row) it becomes.
+// The dual feeds two GEMMs, each cast its own form and flag.
+// CHECK-LABEL: func.func @grads(
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@quantize_32x1_bf16_e4m3_rceil_rowmajor_256x512_bf16b1r512
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@quantize_dual_bf16_e4m3_e4m3_rceil_rowmajor_rowmajor_256x384_rbf16b1r256_cbf16b1r512
+// CHECK-NOT:     gemm_dequant
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_bf16_bf16_bf16_512x384x256_b1_p1c1_v8w1s4_n256_gs2
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_mn_mn_e4m3_e4m3_bf16_512x384x256_b1_p1c1_gu2
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@quantize_32x1_bf16_e4m3_rceil_rowmajor_384x512_bf16b1r512
+// CHECK-NOT:     gemm_dequant
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_bf16_bf16_bf16_256x512x384_b1_p1c1_v8w1s4_n256_gs2
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_mn_e4m3_e4m3_bf16_256x512x384_b1_p1c1_gu2
+
+// The dual kernel: per row of its tile a 4-element (8-byte) rowwise store,
+// then per column a 32-element colwise store.
+// CHECK-LABEL: gpu.func @quantize_dual_bf16_e4m3_e4m3_rceil_rowmajor_rowmajor_256x384_rbf16b1r256_cbf16b1r512(
+// CHECK-COUNT-32:  vector.store %{{.*}}, %{{.*}}[%{{.*}}] {alignment = 8 : i64} : memref<98304xbf16>, vector<4xbf16>
+// CHECK-COUNT-4:   vector.store %{{.*}}, %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<131072xbf16>, vector<32xbf16>
+
+// The 32x1 kernel: 32 rows x 4 columns per thread; per column one
+// vector<32xbf16> store (64 bytes, 16-byte aligned) at (column, r0) of the
+// padded buffer.
+// CHECK-LABEL: gpu.func @quantize_32x1_bf16_e4m3_rceil_rowmajor_256x512_bf16b1r512(
+// CHECK-COUNT-4:   vector.store %{{.*}}, %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<131072xbf16>, vector<32xbf16>
+// CHECK-NOT:       vector<32xbf16>
+// CHECK:           gpu.return
+
+// NOFUSE-LABEL: func.func @grads(
+// NOFUSE-COUNT-4: gpu.launch_func @mxfp8train_kernels::@gemm_dequant_
+func.func @grads(%x: tensor<256x512xbf16>, %dy: tensor<256x384xbf16>, %w: tensor<384x512xbf16>) -> (tensor<512x384xbf16>, tensor<256x512xbf16>) {
+  %xc, %xcs = mxfp8train.quantize %x axis = 0 mode = rceil : tensor<256x512xbf16> -> tensor<256x512xf8E4M3FN>, tensor<8x512xf8E8M0FNU>
+  %dr, %drs, %dc, %dcs = mxfp8train.quantize_dual %dy mode = rceil : tensor<256x384xbf16> -> tensor<256x384xf8E4M3FN>, tensor<256x12xf8E8M0FNU>, tensor<256x384xf8E4M3FN>, tensor<8x384xf8E8M0FNU>
+  %0 = mxfp8train.scaled_mm %xc[%xcs], %dc[%dcs] transpose_lhs : tensor<256x512xf8E4M3FN>[tensor<8x512xf8E8M0FNU>], tensor<256x384xf8E4M3FN>[tensor<8x384xf8E8M0FNU>] -> tensor<512x384xbf16>
+  %wc, %wcs = mxfp8train.quantize %w axis = 0 mode = rceil : tensor<384x512xbf16> -> tensor<384x512xf8E4M3FN>, tensor<12x512xf8E8M0FNU>
+  %1 = mxfp8train.scaled_mm %dr[%drs], %wc[%wcs] : tensor<256x384xf8E4M3FN>[tensor<256x12xf8E8M0FNU>], tensor<384x512xf8E4M3FN>[tensor<12x512xf8E8M0FNU>] -> tensor<256x512xbf16>
+  return %0, %1 : tensor<512x384xbf16>, tensor<256x512xbf16>
+}
+
+// -----
+
+// Not fused: K = 96 is padded to 128 (A keeps its pre-pass), B is a
+// function argument (no quantize): both pre-passes, one shared flag, `_gs`.
+// CHECK-LABEL: func.func @unpadded_k_only(
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@quantize_1x32_bf16_e4m3_rceil_rowmajor_128x96 blocks
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_k_e4m3_1x128x96_pad128x128
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_k_e4m3_1x256x96_pad256x128
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_bf16_bf16_bf16_128x256x96_b1_p1c1_v8w1s4_n256_gs blocks
+func.func @unpadded_k_only(%x: tensor<128x96xbf16>, %b: tensor<256x96xf8E4M3FN>, %bs: tensor<256x3xf8E8M0FNU>) -> tensor<128x256xbf16> {
+  %a, %as = mxfp8train.quantize %x axis = 1 mode = rceil : tensor<128x96xbf16> -> tensor<128x96xf8E4M3FN>, tensor<128x3xf8E8M0FNU>
+  %0 = mxfp8train.scaled_mm %a[%as], %b[%bs] transpose_rhs : tensor<128x96xf8E4M3FN>[tensor<128x3xf8E8M0FNU>], tensor<256x96xf8E4M3FN>[tensor<256x3xf8E8M0FNU>] -> tensor<128x256xbf16>
+  return %0 : tensor<128x256xbf16>
+}
+
+// -----
+
+// One operand fused (A from a quantize), B a function argument: B's
+// pre-pass raises the GEMM's own flag word, A's quantize its flag; the
+// kernels read both.
+// CHECK-LABEL: func.func @mixed(
+// CHECK:         %[[AFLAG:.*]] = memref.alloc() : memref<1xi32>
+// CHECK-NEXT:    gpu.memset %[[AFLAG]]
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@quantize_1x32_bf16_e4m3_rceil_rowmajor_128x128_bf16b1r128
+// CHECK:         %[[OWN:.*]] = memref.alloc() : memref<1xi32>
+// CHECK-NEXT:    gpu.memset %[[OWN]]
+// CHECK-NOT:     gemm_dequant_k_e4m3_1x128x128
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_k_e4m3_1x256x128_pad256x128 {{.*}}, %[[OWN]] : memref<1xi32>)
+// CHECK-NEXT:    gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_bf16_bf16_bf16_128x256x128_b1_p1c1_v8w1s4_n256_gs2 {{.*}}, %[[AFLAG]] : memref<1xi32>, %[[OWN]] : memref<1xi32>,
+// CHECK-NEXT:    gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e4m3_e4m3_bf16_128x256x128_b1_p2c1_v7w2s4_gu2 {{.*}}, %[[AFLAG]] : memref<1xi32>, %[[OWN]] : memref<1xi32>,
+
+// The guard of the two-flag kernels: the OR of both words.
+// CHECK-LABEL: gpu.func @scaled_mm_k_k_bf16_bf16_bf16_128x256x128_b1_p1c1_v8w1s4_n256_gs2(
+// CHECK-SAME:      %[[F1:[^:]*]]: memref<1xi32> {llvm.noalias, llvm.readonly}, %[[F2:[^:]*]]: memref<1xi32> {llvm.noalias, llvm.readonly}
+// CHECK:           %[[W1:.*]] = memref.load %[[F1]][%c0] : memref<1xi32>
+// CHECK-NEXT:      %[[W2:.*]] = memref.load %[[F2]][%c0] : memref<1xi32>
+// CHECK-NEXT:      %[[OR:.*]] = arith.ori %[[W1]], %[[W2]] : i32
+// CHECK-NEXT:      %[[GO:.*]] = arith.cmpi eq, %[[OR]], %c0_i32 : i32
+// CHECK-NEXT:      scf.if %[[GO]]
+func.func @mixed(%x: tensor<128x128xbf16>, %b: tensor<256x128xf8E4M3FN>, %bs: tensor<256x4xf8E8M0FNU>) -> tensor<128x256xbf16> {
+  %a, %as = mxfp8train.quantize %x axis = 1 mode = rceil : tensor<128x128xbf16> -> tensor<128x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
+  %0 = mxfp8train.scaled_mm %a[%as], %b[%bs] transpose_rhs : tensor<128x128xf8E4M3FN>[tensor<128x4xf8E8M0FNU>], tensor<256x128xf8E4M3FN>[tensor<256x4xf8E8M0FNU>] -> tensor<128x256xbf16>
+  return %0 : tensor<128x256xbf16>
+}
+
+// -----
+
+// Not fused: a GEMM configured for the fused-upcast kernel has no pre-pass.
+// CHECK-LABEL: func.func @not_v8(
+// CHECK-NOT:     bf16b1r
+// CHECK-NOT:     memref<1xi32>
+// CHECK:         return
+func.func @not_v8(%x: tensor<256x512xbf16>, %w: tensor<384x512xbf16>) -> tensor<256x384xbf16> {
+  %a, %as = mxfp8train.quantize %x axis = 1 mode = rceil : tensor<256x512xbf16> -> tensor<256x512xf8E4M3FN>, tensor<256x16xf8E8M0FNU>
+  %b, %bs = mxfp8train.quantize %w axis = 1 mode = rceil : tensor<384x512xbf16> -> tensor<384x512xf8E4M3FN>, tensor<384x16xf8E8M0FNU>
+  %0 = mxfp8train.scaled_mm %a[%as], %b[%bs] transpose_rhs {mxfp8train.gemm_config = #mxfp8train.gemm_config<kernel = fused_upcast_ws>} : tensor<256x512xf8E4M3FN>[tensor<256x16xf8E8M0FNU>], tensor<384x512xf8E4M3FN>[tensor<384x16xf8E8M0FNU>] -> tensor<256x384xbf16>
+  return %0 : tensor<256x384xbf16>
+}
