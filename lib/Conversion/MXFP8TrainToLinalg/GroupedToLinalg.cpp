@@ -345,6 +345,8 @@ struct ScaledGroupedMmOpLowering final : OpRewritePattern<ScaledGroupedMmOp> {
 
   LogicalResult matchAndRewrite(ScaledGroupedMmOp op,
                                 PatternRewriter &rewriter) const override {
+    if (op.isFloat8())
+      return rewriter.notifyMatchFailure(op, "a Float8 scaled_grouped_mm");
     if (!hasStaticShapes(op))
       return rewriter.notifyMatchFailure(op, "dynamic shapes");
     Location loc = op.getLoc();

@@ -110,6 +110,10 @@ void populateLayoutToLinalgPatterns(RewritePatternSet &patterns);
 /// grouped_mm and scaled_grouped_mm (GroupedToLinalg.cpp).
 void populateGroupedToLinalgPatterns(RewritePatternSet &patterns);
 
+/// The Float8 forms of quantize, dequantize and scaled_mm
+/// (Float8ToLinalg.cpp).
+void populateFloat8ToLinalgPatterns(RewritePatternSet &patterns);
+
 /// quantize_dual as its two quantizes (QuantizeDualToLinalg.cpp).
 void populateQuantizeDualToLinalgPatterns(RewritePatternSet &patterns);
 

@@ -253,6 +253,8 @@ struct QuantizeOpLowering final : OpRewritePattern<QuantizeOp> {
 
   LogicalResult matchAndRewrite(QuantizeOp op,
                                 PatternRewriter &rewriter) const override {
+    if (op.isFloat8())
+      return rewriter.notifyMatchFailure(op, "a Float8 quantize");
     if (!hasStaticShapes(op))
       return rewriter.notifyMatchFailure(op, "dynamic shapes");
     Location loc = op.getLoc();
@@ -348,6 +350,8 @@ struct DequantizeOpLowering final : OpRewritePattern<DequantizeOp> {
 
   LogicalResult matchAndRewrite(DequantizeOp op,
                                 PatternRewriter &rewriter) const override {
+    if (op.isFloat8())
+      return rewriter.notifyMatchFailure(op, "a Float8 dequantize");
     if (!hasStaticShapes(op))
       return rewriter.notifyMatchFailure(op, "dynamic shapes");
     Location loc = op.getLoc();
@@ -375,6 +379,8 @@ struct ScaledMmOpLowering final : OpRewritePattern<ScaledMmOp> {
 
   LogicalResult matchAndRewrite(ScaledMmOp op,
                                 PatternRewriter &rewriter) const override {
+    if (op.isFloat8())
+      return rewriter.notifyMatchFailure(op, "a Float8 scaled_mm");
     if (!hasStaticShapes(op))
       return rewriter.notifyMatchFailure(op, "dynamic shapes");
     Location loc = op.getLoc();
@@ -468,6 +474,7 @@ void mlir::mxfp8train::populateMXFP8TrainToLinalgConversionPatterns(
   populateLayoutToLinalgPatterns(patterns);
   populateGroupedToLinalgPatterns(patterns);
   populateQuantizeDualToLinalgPatterns(patterns);
+  populateFloat8ToLinalgPatterns(patterns);
 }
 
 //===----------------------------------------------------------------------===//
@@ -483,16 +490,24 @@ struct ConvertMXFP8TrainToLinalgPass final
   void runOnOperation() override {
     // Report every op this lowering cannot handle before touching the IR.
     bool failedCheck = false;
-    getOperation()->walk([&](Operation *op) {
-      if (!isa_and_present<MXFP8TrainDialect>(op->getDialect()))
-        return;
-      if (!hasStaticShapes(op)) {
-        op->emitError() << "lowering of '" << op->getName()
-                        << "' to linalg requires static shapes, found a "
-                           "dynamic size";
-        failedCheck = true;
-      }
-    });
+    getOperation()->walk(
+        [&](Operation *op) {
+          if (!isa_and_present<MXFP8TrainDialect>(op->getDialect()))
+            return;
+          if (!hasStaticShapes(op)) {
+            op->emitError() << "lowering of '" << op->getName()
+                            << "' to linalg requires static shapes, found a "
+                               "dynamic size";
+            failedCheck = true;
+          }
+          auto grouped = dyn_cast<ScaledGroupedMmOp>(op);
+          if (grouped && grouped.isFloat8()) {
+            op->emitError()
+                << "lowering of a Float8 'mxfp8train.scaled_grouped_mm' "
+                   "to linalg is not implemented yet";
+            failedCheck = true;
+          }
+        });
     if (failedCheck)
       return signalPassFailure();
 
