@@ -599,3 +599,137 @@ TEST(Float8ScaledMmTest, AgainstReference) {
     runGemmCase(c, rng, "gemm case " + std::to_string(i));
 }
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// scaled_grouped_mm
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Random positive f32 scales, some powers of two.
+void fillScales(HostTensor &t, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> us(0.01f, 300.0f);
+  for (int64_t i = 0; i < t.getNumElements(); ++i)
+    t.data<float>()[i] =
+        i % 3 == 0 ? std::ldexp(1.0f, int(i % 5) - 2) : us(rng);
+}
+
+HostTensor makeOffs(const std::vector<int32_t> &offs) {
+  HostTensor t(HostElementType::I32, {int64_t(offs.size())});
+  for (size_t i = 0; i < offs.size(); ++i)
+    t.data<int32_t>()[i] = offs[i];
+  return t;
+}
+
+/// Compares a bf16 or f32 result element with the reference value.
+bool sameOut(const HostTensor &t, int64_t i, float want, bool bf16) {
+  if (bf16)
+    return t.data<uint16_t>()[i] == f8ref::toBF16(want);
+  return bitsOf(t.data<float>()[i]) == bitsOf(want);
+}
+
+// 2d-3d (forward with W stored (E, N, K)): rows of group g use expert g's
+// per-(expert, n) scales; an empty group and rows past the last group.
+TEST(Float8ScaledGroupedMmTest, TwoDThreeDAgainstReference) {
+  const int64_t m = 40, k = 32, n = 16, e = 4;
+  const std::vector<int32_t> offs = {7, 7, 20, 33}; // rows 33..39: no group
+  for (bool bf16 : {true, false}) {
+    std::string out = tensorType({m, n}, bf16 ? "bf16" : "f32");
+    std::string src =
+        "func.func @g(%a: tensor<40x32xf8E4M3FN>, %as: tensor<40x1xf32>, "
+        "%w: tensor<4x16x32xf8E4M3FN>, %ws: tensor<4x16x1xf32>, %offs: "
+        "tensor<4xi32>) -> " +
+        out +
+        " {\n  %y = mxfp8train.scaled_grouped_mm %a [%as], %w [%ws] "
+        "offs(%offs) transpose_rhs : tensor<40x32xf8E4M3FN> "
+        "[tensor<40x1xf32>], tensor<4x16x32xf8E4M3FN> [tensor<4x16x1xf32>], "
+        "tensor<4xi32> -> " +
+        out + "\n  return %y : " + out + "\n}\n";
+    auto exe = compileOrFail(src);
+    ASSERT_TRUE(exe);
+    std::mt19937 rng(5);
+    HostTensor a(HostElementType::F8E4M3FN, {m, k}),
+        w(HostElementType::F8E4M3FN, {e, n, k});
+    for (auto &byte : a.bytes)
+      byte = randomGemmByte(rng, kE4M3);
+    for (auto &byte : w.bytes)
+      byte = randomGemmByte(rng, kE4M3);
+    HostTensor as(HostElementType::F32, {m, 1}),
+        ws(HostElementType::F32, {e, n, 1});
+    fillScales(as, rng);
+    fillScales(ws, rng);
+    auto res = runOrFail(*exe, "g", {a, as, w, ws, makeOffs(offs)});
+    ASSERT_EQ(res.size(), 1u);
+    int errors = 0, nonZero = 0;
+    for (int64_t r = 0; r < m; ++r) {
+      int64_t g = 0;
+      while (g < e && offs[g] <= r)
+        ++g;
+      for (int64_t c = 0; c < n; ++c) {
+        float want = 0.0f;
+        if (g < e) {
+          double acc = 0;
+          for (int64_t j = 0; j < k; ++j)
+            acc += f8ref::decode(a.bytes[r * k + j], kE4M3) *
+                   f8ref::decode(w.bytes[(g * n + c) * k + j], kE4M3);
+          want = f8ref::gemmEpilogue(float(acc), as.data<float>()[r],
+                                     ws.data<float>()[g * n + c], 0.0f);
+        }
+        nonZero += want != 0.0f;
+        if (!sameOut(res[0], r * n + c, want, bf16) && ++errors <= 5)
+          ADD_FAILURE() << "2d-3d (" << r << ", " << c << ") want " << want;
+      }
+    }
+    EXPECT_GT(nonZero, 400);
+  }
+}
+
+// 2d-2d (wgrad, dO stored (M, N) and x stored (M, K)): per-(group, column)
+// scales; an empty group gives exact zeros even with a zero scale.
+TEST(Float8ScaledGroupedMmTest, TwoDTwoDAgainstReference) {
+  const int64_t m = 48, n = 16, k = 32, e = 4;
+  const std::vector<int32_t> offs = {16, 16, 35, 48};
+  std::string src =
+      "func.func @g(%go: tensor<48x16xf8E4M3FN>, %gos: tensor<4x16xf32>, "
+      "%x: tensor<48x32xf8E4M3FN>, %xs: tensor<4x32xf32>, %offs: "
+      "tensor<4xi32>) -> tensor<4x16x32xbf16> {\n  %y = "
+      "mxfp8train.scaled_grouped_mm %go [%gos], %x [%xs] offs(%offs) "
+      "transpose_lhs : tensor<48x16xf8E4M3FN> [tensor<4x16xf32>], "
+      "tensor<48x32xf8E4M3FN> [tensor<4x32xf32>], tensor<4xi32> -> "
+      "tensor<4x16x32xbf16>\n  return %y : tensor<4x16x32xbf16>\n}\n";
+  auto exe = compileOrFail(src);
+  ASSERT_TRUE(exe);
+  std::mt19937 rng(11);
+  HostTensor go(HostElementType::F8E4M3FN, {m, n}),
+      x(HostElementType::F8E4M3FN, {m, k});
+  for (auto &byte : go.bytes)
+    byte = randomGemmByte(rng, kE4M3);
+  for (auto &byte : x.bytes)
+    byte = randomGemmByte(rng, kE4M3);
+  HostTensor gos(HostElementType::F32, {e, n}),
+      xs(HostElementType::F32, {e, k});
+  fillScales(gos, rng);
+  fillScales(xs, rng);
+  gos.data<float>()[1 * n + 3] = 0.0f; // group 1 is empty
+  auto res = runOrFail(*exe, "g", {go, gos, x, xs, makeOffs(offs)});
+  ASSERT_EQ(res.size(), 1u);
+  int errors = 0;
+  for (int64_t g = 0; g < e; ++g) {
+    int64_t start = g == 0 ? 0 : offs[g - 1], end = offs[g];
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t c = 0; c < k; ++c) {
+        double acc = 0;
+        for (int64_t t = start; t < end; ++t)
+          acc += f8ref::decode(go.bytes[t * n + r], kE4M3) *
+                 f8ref::decode(x.bytes[t * k + c], kE4M3);
+        float want =
+            start == end
+                ? 0.0f
+                : f8ref::gemmEpilogue(float(acc), gos.data<float>()[g * n + r],
+                                      xs.data<float>()[g * k + c], 0.0f);
+        if (!sameOut(res[0], (g * n + r) * k + c, want, true) && ++errors <= 5)
+          ADD_FAILURE() << "2d-2d (" << g << ", " << r << ", " << c << ") want "
+                        << want;
+      }
+  }
+}
+} // namespace

@@ -41,6 +41,37 @@ static SmallVector<utils::IteratorType> getParallel(int64_t rank) {
   return SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel);
 }
 
+/// The exact f32 values of fp8 `data`, with its last two dimensions swapped
+/// when `transposed` (stored -> logical orientation).
+Value linalg_lowering::buildFloat8ToF32(OpBuilder &b, Location loc, Value data,
+                                        bool transposed) {
+  MLIRContext *ctx = b.getContext();
+  auto dataType = cast<RankedTensorType>(data.getType());
+  int64_t rank = dataType.getRank();
+  lowering::ElementFormat fmt =
+      lowering::getElementFormat(dataType.getElementType());
+  SmallVector<int64_t> shape(dataType.getShape());
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0; i < rank; ++i)
+    exprs.push_back(getAffineDimExpr(i, ctx));
+  if (transposed) {
+    std::swap(shape[rank - 2], shape[rank - 1]);
+    std::swap(exprs[rank - 2], exprs[rank - 1]);
+  }
+  Value init = tensor::EmptyOp::create(b, loc, shape, b.getF32Type());
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{data}, ValueRange{init},
+             ArrayRef<AffineMap>{AffineMap::get(rank, 0, exprs, ctx),
+                                 AffineMap::getMultiDimIdentityMap(rank, ctx)},
+             getParallel(rank),
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Bits bb(nb, nloc);
+               linalg::YieldOp::create(
+                   bb.b, lowering::decodeElement(bb, bb.byteOf(args[0]), fmt));
+             })
+      .getResult(0);
+}
+
 namespace {
 /// Float8 quantize -> amax reduction per scaling group, the scale generic,
 /// and the cast generic (SPEC-float8 §2.1).
@@ -191,38 +222,10 @@ struct Float8ScaledMmOpLowering final : OpRewritePattern<ScaledMmOp> {
     int64_t rank = resultType.getRank();
     int64_t r0 = rank - 2, r1 = rank - 1;
 
-    // The exact f32 values of a stored operand, permuted into its logical
-    // orientation.
-    auto decode = [&](Value data, bool transposed) -> Value {
-      auto dataType = cast<RankedTensorType>(data.getType());
-      lowering::ElementFormat fmt =
-          lowering::getElementFormat(dataType.getElementType());
-      SmallVector<int64_t> shape(dataType.getShape());
-      SmallVector<AffineExpr> exprs;
-      for (int64_t i = 0; i < rank; ++i)
-        exprs.push_back(getAffineDimExpr(i, ctx));
-      if (transposed) {
-        std::swap(shape[r0], shape[r1]);
-        std::swap(exprs[r0], exprs[r1]);
-      }
-      Value init = tensor::EmptyOp::create(rewriter, loc, shape, f32);
-      return linalg::GenericOp::create(
-                 rewriter, loc, init.getType(), ValueRange{data},
-                 ValueRange{init},
-                 ArrayRef<AffineMap>{
-                     AffineMap::get(rank, 0, exprs, ctx),
-                     AffineMap::getMultiDimIdentityMap(rank, ctx)},
-                 getParallel(rank),
-                 [&](OpBuilder &nb, Location nloc, ValueRange args) {
-                   Bits bb(nb, nloc);
-                   linalg::YieldOp::create(
-                       bb.b,
-                       lowering::decodeElement(bb, bb.byteOf(args[0]), fmt));
-                 })
-          .getResult(0);
-    };
-    Value lhs = decode(op.getLhs(), op.getTransposeLhs());
-    Value rhs = decode(op.getRhs(), op.getTransposeRhs());
+    Value lhs =
+        buildFloat8ToF32(rewriter, loc, op.getLhs(), op.getTransposeLhs());
+    Value rhs =
+        buildFloat8ToF32(rewriter, loc, op.getRhs(), op.getTransposeRhs());
 
     Value zero = arith::ConstantOp::create(rewriter, loc,
                                            rewriter.getF32FloatAttr(0.0f));

@@ -490,24 +490,16 @@ struct ConvertMXFP8TrainToLinalgPass final
   void runOnOperation() override {
     // Report every op this lowering cannot handle before touching the IR.
     bool failedCheck = false;
-    getOperation()->walk(
-        [&](Operation *op) {
-          if (!isa_and_present<MXFP8TrainDialect>(op->getDialect()))
-            return;
-          if (!hasStaticShapes(op)) {
-            op->emitError() << "lowering of '" << op->getName()
-                            << "' to linalg requires static shapes, found a "
-                               "dynamic size";
-            failedCheck = true;
-          }
-          auto grouped = dyn_cast<ScaledGroupedMmOp>(op);
-          if (grouped && grouped.isFloat8()) {
-            op->emitError()
-                << "lowering of a Float8 'mxfp8train.scaled_grouped_mm' "
-                   "to linalg is not implemented yet";
-            failedCheck = true;
-          }
-        });
+    getOperation()->walk([&](Operation *op) {
+      if (!isa_and_present<MXFP8TrainDialect>(op->getDialect()))
+        return;
+      if (!hasStaticShapes(op)) {
+        op->emitError() << "lowering of '" << op->getName()
+                        << "' to linalg requires static shapes, found a "
+                           "dynamic size";
+        failedCheck = true;
+      }
+    });
     if (failedCheck)
       return signalPassFailure();
 

@@ -56,11 +56,3 @@ func.func @two_errors(%x: tensor<?x64xf32>, %y: tensor<64x?xf32>) {
   %r, %t = mxfp8train.quantize %y axis = 0 mode = floor : tensor<64x?xf32> -> tensor<64x?xf8E4M3FN>, tensor<2x?xf8E8M0FNU>
   return
 }
-
-// -----
-
-func.func @float8_scaled_grouped_mm(%a: tensor<40x64xf8E4M3FN>, %as: tensor<40x1xf32>, %w: tensor<4x32x64xf8E4M3FN>, %ws: tensor<4x32x1xf32>, %offs: tensor<4xi32>) -> tensor<40x32xbf16> {
-  // expected-error @+1 {{lowering of a Float8 'mxfp8train.scaled_grouped_mm' to linalg is not implemented yet}}
-  %out = mxfp8train.scaled_grouped_mm %a [%as], %w [%ws] offs(%offs) transpose_rhs : tensor<40x64xf8E4M3FN> [tensor<40x1xf32>], tensor<4x32x64xf8E4M3FN> [tensor<4x32x1xf32>], tensor<4xi32> -> tensor<40x32xbf16>
-  return %out : tensor<40x32xbf16>
-}

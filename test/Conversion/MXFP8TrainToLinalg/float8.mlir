@@ -94,3 +94,23 @@ func.func @scaled_mm_rowwise_bias(%x: tensor<16x64xf8E4M3FN>, %xs: tensor<16x1xf
   %y = mxfp8train.scaled_mm %x [%xs], %w [%ws] bias(%b) transpose_rhs : tensor<16x64xf8E4M3FN> [tensor<16x1xf32>], tensor<32x64xf8E4M3FN> [tensor<32x1xf32>], tensor<32xbf16> -> tensor<16x32xbf16>
   return %y : tensor<16x32xbf16>
 }
+
+// -----
+
+// Grouped 2d-3d: the MX grouped skeleton (scf.for over groups, f32 matmuls)
+// on exact fp8 values into f32, then the per-row scale and the scale of the
+// row's group (tensor.extract), zero outside every group.
+// CHECK-LABEL: func.func @scaled_grouped_mm_2d3d
+// CHECK:      scf.for
+// CHECK:        linalg.matmul
+// CHECK:      linalg.generic
+// CHECK:        arith.cmpi sle
+// CHECK:        tensor.extract %{{.*}} : tensor<4x16x1xf32>
+// CHECK:        arith.divf
+// CHECK:        arith.divf
+// CHECK:        arith.select
+// CHECK:        linalg.yield %{{.*}} : bf16
+func.func @scaled_grouped_mm_2d3d(%a: tensor<40x32xf8E4M3FN>, %as: tensor<40x1xf32>, %w: tensor<4x16x32xf8E4M3FN>, %ws: tensor<4x16x1xf32>, %offs: tensor<4xi32>) -> tensor<40x16xbf16> {
+  %y = mxfp8train.scaled_grouped_mm %a [%as], %w [%ws] offs(%offs) transpose_rhs : tensor<40x32xf8E4M3FN> [tensor<40x1xf32>], tensor<4x16x32xf8E4M3FN> [tensor<4x16x1xf32>], tensor<4xi32> -> tensor<40x16xbf16>
+  return %y : tensor<40x16xbf16>
+}
