@@ -8,13 +8,13 @@
 // NOCAST-NOT: arith.extf
 // NOCAST-NOT: arith.truncf
 
-// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
-// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (d0, 0)>
+// CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$ROW:.*]] = affine_map<(d0, d1) -> (d0, 0)>
 // CHECK-LABEL: func.func @quantize_axiswise_pow2
 // amax per row: a reduction over axis 1 into the (64, 1) scale shape.
 // CHECK:      %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK:      %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<64x1xf32>)
-// CHECK:      %[[AMAX:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ROW]]], iterator_types = ["parallel", "reduction"]}
+// CHECK:      %[[AMAX:.*]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$ROW]]], iterator_types = ["parallel", "reduction"]}
 // CHECK:        math.absf
 // CHECK:        arith.maximumf
 // The scale: amax bits <= 0x2B8CBCCC (730643660) take 0x57CBBA10
@@ -28,7 +28,7 @@
 // CHECK:        arith.constant 44 : i32
 // CHECK:        arith.cmpi uge
 // The cast reads the row's scale.
-// CHECK:      linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%{{.*}}, %[[S]] : tensor<64x128xbf16>, tensor<64x1xf32>)
+// CHECK:      linalg.generic {indexing_maps = [#[[$ID]], #[[$ROW]], #[[$ID]]], iterator_types = ["parallel", "parallel"]} ins(%{{.*}}, %[[S]] : tensor<64x128xbf16>, tensor<64x1xf32>)
 // CHECK:        arith.mulf
 // CHECK:        linalg.yield %{{.*}} : f8E4M3FN
 func.func @quantize_axiswise_pow2(%x: tensor<64x128xbf16>) -> (tensor<64x128xf8E4M3FN>, tensor<64x1xf32>) {
@@ -40,15 +40,15 @@ func.func @quantize_axiswise_pow2(%x: tensor<64x128xbf16>) -> (tensor<64x128xf8E
 
 // Tensorwise e5m2: one rank-0 amax over every dimension, EPS scale
 // 0x5B4BBA10 (1531689488), no pow2 table.
-// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
-// CHECK-DAG: #[[ALL:.*]] = affine_map<(d0, d1) -> ()>
+// CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$ALL:.*]] = affine_map<(d0, d1) -> ()>
 // CHECK-LABEL: func.func @quantize_tensorwise_e5m2
-// CHECK:      linalg.generic {indexing_maps = [#[[ID]], #[[ALL]]], iterator_types = ["reduction", "reduction"]} ins(%{{.*}} : tensor<32x64xf32>) outs(%{{.*}} : tensor<f32>)
+// CHECK:      linalg.generic {indexing_maps = [#[[$ID]], #[[$ALL]]], iterator_types = ["reduction", "reduction"]} ins(%{{.*}} : tensor<32x64xf32>) outs(%{{.*}} : tensor<f32>)
 // CHECK:      linalg.generic {{.*}} ins(%{{.*}} : tensor<f32>) outs(%{{.*}} : tensor<f32>)
 // CHECK:        arith.constant 5.734400e+04 : f32
 // CHECK:        arith.constant 1531689488 : i32
 // CHECK-NOT:    arith.constant 44 : i32
-// CHECK:      linalg.generic {indexing_maps = [#[[ID]], #[[ALL]], #[[ID]]]
+// CHECK:      linalg.generic {indexing_maps = [#[[$ID]], #[[$ALL]], #[[$ID]]]
 // CHECK:        linalg.yield %{{.*}} : f8E5M2
 func.func @quantize_tensorwise_e5m2(%x: tensor<32x64xf32>) -> (tensor<32x64xf8E5M2>, tensor<f32>) {
   %q, %s = mxfp8train.quantize %x granularity = tensorwise : tensor<32x64xf32> -> tensor<32x64xf8E5M2>, tensor<f32>
@@ -57,10 +57,10 @@ func.func @quantize_tensorwise_e5m2(%x: tensor<32x64xf32>) -> (tensor<32x64xf8E5
 
 // -----
 
-// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
-// CHECK-DAG: #[[COL:.*]] = affine_map<(d0, d1) -> (0, d1)>
+// CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$COL:.*]] = affine_map<(d0, d1) -> (0, d1)>
 // CHECK-LABEL: func.func @dequantize_axis0
-// CHECK:      linalg.generic {indexing_maps = [#[[ID]], #[[COL]], #[[ID]]]
+// CHECK:      linalg.generic {indexing_maps = [#[[$ID]], #[[$COL]], #[[$ID]]]
 // CHECK:        arith.divf %{{.*}}, %{{.*}} : f32
 // CHECK:        linalg.yield %{{.*}} : bf16
 func.func @dequantize_axis0(%q: tensor<32x64xf8E4M3FN>, %s: tensor<1x64xf32>) -> tensor<32x64xbf16> {
@@ -73,16 +73,16 @@ func.func @dequantize_axis0(%q: tensor<32x64xf8E4M3FN>, %s: tensor<1x64xf32>) ->
 // Rowwise x @ Wᵀ with a bias: exact f32 operands (rhs transposed into
 // (K, N)), an f32 matmul, then (acc * (1/sa[m])) * (1/sb[n]) + bias[n] and
 // one rounding to bf16.
-// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
-// CHECK-DAG: #[[T:.*]] = affine_map<(d0, d1) -> (d1, d0)>
-// CHECK-DAG: #[[M:.*]] = affine_map<(d0, d1) -> (d0, 0)>
-// CHECK-DAG: #[[N:.*]] = affine_map<(d0, d1) -> (d1, 0)>
-// CHECK-DAG: #[[BIAS:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$T:.*]] = affine_map<(d0, d1) -> (d1, d0)>
+// CHECK-DAG: #[[$M:.*]] = affine_map<(d0, d1) -> (d0, 0)>
+// CHECK-DAG: #[[$N:.*]] = affine_map<(d0, d1) -> (d1, 0)>
+// CHECK-DAG: #[[$BIAS:.*]] = affine_map<(d0, d1) -> (d1)>
 // CHECK-LABEL: func.func @scaled_mm_rowwise_bias
-// CHECK:      %[[A:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ID]]]{{.*}} outs(%{{.*}} : tensor<16x64xf32>)
-// CHECK:      %[[B:.*]] = linalg.generic {indexing_maps = [#[[T]], #[[ID]]]{{.*}} outs(%{{.*}} : tensor<64x32xf32>)
+// CHECK:      %[[A:.*]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$ID]]]{{.*}} outs(%{{.*}} : tensor<16x64xf32>)
+// CHECK:      %[[B:.*]] = linalg.generic {indexing_maps = [#[[$T]], #[[$ID]]]{{.*}} outs(%{{.*}} : tensor<64x32xf32>)
 // CHECK:      %[[ACC:.*]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<16x64xf32>, tensor<64x32xf32>)
-// CHECK:      linalg.generic {indexing_maps = [#[[ID]], #[[M]], #[[N]], #[[BIAS]], #[[ID]]]{{.*}} ins(%[[ACC]], %{{.*}}, %{{.*}}, %{{.*}} : tensor<16x32xf32>, tensor<16x1xf32>, tensor<32x1xf32>, tensor<32xbf16>)
+// CHECK:      linalg.generic {indexing_maps = [#[[$ID]], #[[$M]], #[[$N]], #[[$BIAS]], #[[$ID]]]{{.*}} ins(%[[ACC]], %{{.*}}, %{{.*}}, %{{.*}} : tensor<16x32xf32>, tensor<16x1xf32>, tensor<32x1xf32>, tensor<32xbf16>)
 // CHECK:        %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
 // CHECK:        %[[IA:.*]] = arith.divf %[[ONE]], %{{.*}} : f32
 // CHECK:        %[[IB:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
