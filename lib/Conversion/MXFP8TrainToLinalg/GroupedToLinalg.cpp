@@ -23,10 +23,14 @@
 //    32, 8 and 1; an empty group leaves it exactly zero.
 //
 // The result is rounded once (to nearest even) into bf16, or returned as f32.
+// Float8 operands (f32 scales) use the same skeletons on their exact fp8
+// values and apply the reciprocal scales per element afterwards
+// (SPEC-float8 §5.3).
 //
 //===----------------------------------------------------------------------===//
 
 #include "LoweringUtils.h"
+#include "mxfp8train/Conversion/Utils/Float8Arith.h"
 
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
 
@@ -345,6 +349,8 @@ struct ScaledGroupedMmOpLowering final : OpRewritePattern<ScaledGroupedMmOp> {
 
   LogicalResult matchAndRewrite(ScaledGroupedMmOp op,
                                 PatternRewriter &rewriter) const override {
+    if (op.isFloat8())
+      return rewriter.notifyMatchFailure(op, "a Float8 scaled_grouped_mm");
     if (!hasStaticShapes(op))
       return rewriter.notifyMatchFailure(op, "dynamic shapes");
     Location loc = op.getLoc();
@@ -418,10 +424,165 @@ struct ScaledGroupedMmOpLowering final : OpRewritePattern<ScaledGroupedMmOp> {
     return success();
   }
 };
+
+/// The clamped cumulative group ends of `offs` (SPEC §7.1, as
+/// buildGroupLoop clamps them): `end[g] = min(max(offs[g], end[g-1]), total)`
+/// with `end[-1] = 0`, as an i32 tensor of the shape of `offs`. O(E^2)
+/// scalar work, E static.
+static Value buildClampedEnds(OpBuilder &b, Location loc, Value offs,
+                              int64_t total) {
+  auto offsType = cast<RankedTensorType>(offs.getType());
+  int64_t groups = offsType.getDimSize(0);
+  MLIRContext *ctx = b.getContext();
+  Value init = tensor::EmptyOp::create(b, loc, offsType.getShape(),
+                                       offsType.getElementType());
+  return linalg::GenericOp::create(
+             b, loc, offsType, ValueRange{}, ValueRange{init},
+             ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(1, ctx)},
+             ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
+             [&](OpBuilder &nb, Location nloc, ValueRange) {
+               Bits bb(nb, nloc);
+               Value self = arith::IndexCastOp::create(
+                   bb.b, bb.b.getI32Type(), linalg::IndexOp::create(bb.b, 0));
+               Value end = bb.c(0), mine = bb.c(0);
+               for (int64_t g = 0; g < groups; ++g) {
+                 Value o = tensor::ExtractOp::create(bb.b, offs,
+                                                     ValueRange{bb.cIdx(g)});
+                 end = bb.mins(bb.maxs(o, end), bb.c(total));
+                 mine = bb.select(bb.eq(self, bb.c(g)), end, mine);
+               }
+               linalg::YieldOp::create(bb.b, mine);
+             })
+      .getResult(0);
+}
+
+/// Float8 scaled_grouped_mm -> the exact f32 values of the fp8 operands, the
+/// grouped f32 GEMMs of the MX path into an f32 accumulator, then
+/// `RN_out(RN_f32(acc * RN(1/s_lhs)) * RN(1/s_rhs))` per element with the
+/// scales of its row / group / column (SPEC-float8 §3.3, §5.3). Rows past
+/// the last group (2d-3d) and empty groups (2d-2d) are exactly zero.
+struct Float8ScaledGroupedMmOpLowering final
+    : OpRewritePattern<ScaledGroupedMmOp> {
+  using Base::Base;
+
+  LogicalResult matchAndRewrite(ScaledGroupedMmOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.isFloat8())
+      return rewriter.notifyMatchFailure(op, "not a Float8 scaled_grouped_mm");
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    RankedTensorType resultType = op.getResult().getType();
+    auto accType = resultType.clone(rewriter.getF32Type());
+    Type outElemType = resultType.getElementType();
+    Value offs = op.getOffs();
+    int64_t groups = op.getOffs().getType().getDimSize(0);
+    int64_t rank = resultType.getRank();
+    Value acc, ends;
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+    auto c0 = getAffineConstantExpr(0, ctx);
+    bool transposeRhs = op.getTransposeRhs();
+    if (op.isTwoDTwoD()) {
+      bool tl = op.getTransposeLhs(), tr = op.getTransposeRhs();
+      Value lhs = buildFloat8ToF32(rewriter, loc, op.getLhs(), tl);
+      Value rhs = buildFloat8ToF32(rewriter, loc, op.getRhs(), tr);
+      int64_t tokens = cast<RankedTensorType>(lhs.getType()).getDimSize(1);
+      acc = buildGroupedMm2D2D(rewriter, loc, lhs, rhs, offs, accType);
+      ends = buildClampedEnds(rewriter, loc, offs, tokens);
+      // (g, n, k): lhs scales (E, N), rhs scales (E, K).
+      inputs = {acc, op.getLhsScales(), op.getRhsScales()};
+      maps = {AffineMap::getMultiDimIdentityMap(3, ctx),
+              AffineMap::get(3, 0, {d(0), d(1)}, ctx),
+              AffineMap::get(3, 0, {d(0), d(2)}, ctx)};
+    } else {
+      Value lhs = buildFloat8ToF32(rewriter, loc, op.getLhs(), false);
+      Value weights = op.getRhs();
+      acc = buildGroupedMm2D3D(rewriter, loc, lhs, offs, accType,
+                               [&](OpBuilder &b, Location l, Value g) {
+                                 return buildFloat8ToF32(
+                                     b, l, sliceExpert(b, l, weights, g),
+                                     transposeRhs);
+                               });
+      ends = buildClampedEnds(rewriter, loc, offs, resultType.getDimSize(0));
+      // (m, n): lhs scales (M, 1); the rhs scale is read per row's group.
+      inputs = {acc, op.getLhsScales()};
+      maps = {AffineMap::getMultiDimIdentityMap(2, ctx),
+              AffineMap::get(2, 0, {d(0), c0}, ctx)};
+    }
+    maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
+    Value rhsScales = op.getRhsScales();
+    bool twoDTwoD = op.isTwoDTwoD();
+    Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                         outElemType);
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, resultType, inputs, ValueRange{init}, maps,
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Bits bb(nb, nloc);
+              Value inside, sb;
+              if (twoDTwoD) {
+                // Group g = index 0 is non-empty when end[g-1] < end[g].
+                Value g = linalg::IndexOp::create(bb.b, 0);
+                Value end =
+                    tensor::ExtractOp::create(bb.b, ends, ValueRange{g});
+                Value prevIdx = arith::MaxSIOp::create(
+                    bb.b, arith::SubIOp::create(bb.b, g, bb.cIdx(1)),
+                    bb.cIdx(0));
+                Value prev =
+                    tensor::ExtractOp::create(bb.b, ends, ValueRange{prevIdx});
+                prev = bb.select(arith::CmpIOp::create(bb.b,
+                                                       arith::CmpIPredicate::eq,
+                                                       g, bb.cIdx(0)),
+                                 bb.c(0), prev);
+                inside = bb.cmp(arith::CmpIPredicate::slt, prev, end);
+                sb = args[2];
+              } else {
+                // The group of row m: the number of ends <= m.
+                Value m = arith::IndexCastOp::create(
+                    bb.b, bb.b.getI32Type(), linalg::IndexOp::create(bb.b, 0));
+                Value n = linalg::IndexOp::create(bb.b, 1);
+                Value group = bb.c(0);
+                for (int64_t g = 0; g < groups; ++g) {
+                  Value end = tensor::ExtractOp::create(bb.b, ends,
+                                                        ValueRange{bb.cIdx(g)});
+                  group = bb.add(
+                      group,
+                      bb.zext(bb.cmp(arith::CmpIPredicate::sle, end, m)));
+                }
+                inside = bb.cmp(arith::CmpIPredicate::slt, group, bb.c(groups));
+                Value gIdx = arith::IndexCastOp::create(
+                    bb.b, bb.b.getIndexType(),
+                    bb.mins(group, bb.c(std::max<int64_t>(groups - 1, 0))));
+                SmallVector<Value> idx = {gIdx};
+                if (transposeRhs)
+                  idx.append({n, bb.cIdx(0)});
+                else
+                  idx.append({bb.cIdx(0), n});
+                sb = groups == 0 ? bb.cf(1.0f)
+                                 : Value(tensor::ExtractOp::create(
+                                       bb.b, rhsScales, idx));
+              }
+              Value ia = lowering::computeFloat8InverseScale(bb, args[1]);
+              Value ib = lowering::computeFloat8InverseScale(bb, sb);
+              Value v = arith::MulFOp::create(
+                  bb.b, Value(arith::MulFOp::create(bb.b, args[0], ia)), ib);
+              v = bb.select(inside, v, bb.cf(0.0f));
+              linalg::YieldOp::create(bb.b, bb.fromF32(outElemType, v));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
 } // namespace
 
 void linalg_lowering::populateGroupedToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<GroupedMmOpLowering, ScaledGroupedMmOpLowering>(
-      patterns.getContext());
+  patterns.add<GroupedMmOpLowering, ScaledGroupedMmOpLowering,
+               Float8ScaledGroupedMmOpLowering>(patterns.getContext());
 }

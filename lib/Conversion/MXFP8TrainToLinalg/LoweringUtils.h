@@ -110,6 +110,14 @@ void populateLayoutToLinalgPatterns(RewritePatternSet &patterns);
 /// grouped_mm and scaled_grouped_mm (GroupedToLinalg.cpp).
 void populateGroupedToLinalgPatterns(RewritePatternSet &patterns);
 
+/// The exact f32 values of fp8 `data`, with its last two dimensions swapped
+/// when `transposed` (Float8ToLinalg.cpp).
+Value buildFloat8ToF32(OpBuilder &b, Location loc, Value data, bool transposed);
+
+/// The Float8 forms of quantize, dequantize and scaled_mm
+/// (Float8ToLinalg.cpp).
+void populateFloat8ToLinalgPatterns(RewritePatternSet &patterns);
+
 /// quantize_dual as its two quantizes (QuantizeDualToLinalg.cpp).
 void populateQuantizeDualToLinalgPatterns(RewritePatternSet &patterns);
 

@@ -253,6 +253,8 @@ struct QuantizeOpLowering final : OpRewritePattern<QuantizeOp> {
 
   LogicalResult matchAndRewrite(QuantizeOp op,
                                 PatternRewriter &rewriter) const override {
+    if (op.isFloat8())
+      return rewriter.notifyMatchFailure(op, "a Float8 quantize");
     if (!hasStaticShapes(op))
       return rewriter.notifyMatchFailure(op, "dynamic shapes");
     Location loc = op.getLoc();
@@ -348,6 +350,8 @@ struct DequantizeOpLowering final : OpRewritePattern<DequantizeOp> {
 
   LogicalResult matchAndRewrite(DequantizeOp op,
                                 PatternRewriter &rewriter) const override {
+    if (op.isFloat8())
+      return rewriter.notifyMatchFailure(op, "a Float8 dequantize");
     if (!hasStaticShapes(op))
       return rewriter.notifyMatchFailure(op, "dynamic shapes");
     Location loc = op.getLoc();
@@ -375,6 +379,8 @@ struct ScaledMmOpLowering final : OpRewritePattern<ScaledMmOp> {
 
   LogicalResult matchAndRewrite(ScaledMmOp op,
                                 PatternRewriter &rewriter) const override {
+    if (op.isFloat8())
+      return rewriter.notifyMatchFailure(op, "a Float8 scaled_mm");
     if (!hasStaticShapes(op))
       return rewriter.notifyMatchFailure(op, "dynamic shapes");
     Location loc = op.getLoc();
@@ -468,6 +474,7 @@ void mlir::mxfp8train::populateMXFP8TrainToLinalgConversionPatterns(
   populateLayoutToLinalgPatterns(patterns);
   populateGroupedToLinalgPatterns(patterns);
   populateQuantizeDualToLinalgPatterns(patterns);
+  populateFloat8ToLinalgPatterns(patterns);
 }
 
 //===----------------------------------------------------------------------===//

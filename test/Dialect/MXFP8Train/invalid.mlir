@@ -65,7 +65,7 @@ func.func @quantize_rejects_int_data(%x: tensor<64x128xbf16>) {
 // -----
 
 func.func @quantize_rejects_non_e8m0_scales(%x: tensor<64x128xbf16>) {
-  // expected-error @+1 {{result #1 must be ranked tensor of f8E8M0FNU type values}}
+  // expected-error @+1 {{result #1 must be ranked tensor of f8E8M0FNU type or 32-bit float values}}
   %q, %s = mxfp8train.quantize %x axis = 1 mode = rceil : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<64x4xi8>
   return
 }

@@ -19,6 +19,8 @@ using namespace mlir::mxfp8train;
 
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainEnums.cpp.inc"
 
+#include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainRecipeInterface.cpp.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainAttrs.cpp.inc"
 

@@ -58,8 +58,8 @@ struct FoldToBlockedIntoQuantize final : OpRewritePattern<ToBlockedOp> {
       rewriter.setInsertionPoint(quantize);
       auto fused = QuantizeOp::create(
           rewriter, quantize.getLoc(), quantize.getData().getType(),
-          blockedType, quantize.getInput(), quantize.getAxisAttr(),
-          quantize.getScaleModeAttr(), blocked);
+          blockedType, quantize.getInput(), quantize.getAxis(),
+          quantize.getScaleMode(), blocked.getValue());
       rewriter.replaceAllUsesWith(quantize.getData(), fused.getData());
       rewriter.replaceOp(op, fused.getScales());
       rewriter.eraseOp(quantize);

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
+#include "Float8Verifiers.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -14,9 +15,11 @@
 
 using namespace mlir;
 using namespace mlir::mxfp8train;
+using mlir::mxfp8train::detail::formatShape;
+using mlir::mxfp8train::detail::shapesCompatible;
 
 /// Prints a shape as `AxBxC` (`?` for dynamic sizes).
-static std::string formatShape(ArrayRef<int64_t> shape) {
+std::string mlir::mxfp8train::detail::formatShape(ArrayRef<int64_t> shape) {
   std::string s;
   llvm::raw_string_ostream os(s);
   llvm::interleave(
@@ -32,7 +35,8 @@ static std::string formatShape(ArrayRef<int64_t> shape) {
 }
 
 /// True when two shapes agree wherever both sizes are static.
-static bool shapesCompatible(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+bool mlir::mxfp8train::detail::shapesCompatible(ArrayRef<int64_t> a,
+                                                ArrayRef<int64_t> b) {
   if (a.size() != b.size())
     return false;
   for (auto [x, y] : llvm::zip(a, b))
@@ -129,6 +133,113 @@ static LogicalResult verifyScaleShape(Operation *op, StringRef what,
 }
 
 //===----------------------------------------------------------------------===//
+// Custom syntax of the scaling attributes
+//===----------------------------------------------------------------------===//
+
+/// Parses the optional `granularity = tensorwise|axiswise`.
+static ParseResult parseGranularity(OpAsmParser &parser,
+                                    Float8GranularityAttr &granularity) {
+  if (failed(parser.parseOptionalKeyword("granularity")))
+    return success();
+  return failure(parser.parseEqual() ||
+                 parser.parseCustomAttributeWithFallback(granularity, Type{}));
+}
+
+/// Parses `[axis = N] [mode = M] [granularity = G] [pow2]` (quantize): MX
+/// needs `axis` and `mode`; Float8 rejects `mode`, and `axis` is required by
+/// `axiswise` and rejected by `tensorwise`.
+static ParseResult parseQuantizeScaling(OpAsmParser &parser, IntegerAttr &axis,
+                                        ScaleModeAttr &mode,
+                                        Float8GranularityAttr &granularity,
+                                        UnitAttr &pow2) {
+  SMLoc loc = parser.getCurrentLocation();
+  if (succeeded(parser.parseOptionalKeyword("axis"))) {
+    int64_t value;
+    if (parser.parseEqual() || parser.parseInteger(value))
+      return failure();
+    axis = parser.getBuilder().getI64IntegerAttr(value);
+  }
+  SMLoc modeLoc = parser.getCurrentLocation();
+  if (succeeded(parser.parseOptionalKeyword("mode")) &&
+      (parser.parseEqual() ||
+       parser.parseCustomAttributeWithFallback(mode, Type{})))
+    return failure();
+  if (failed(parseGranularity(parser, granularity)))
+    return failure();
+  if (succeeded(parser.parseOptionalKeyword("pow2")))
+    pow2 = parser.getBuilder().getUnitAttr();
+  if (!granularity) {
+    if (!axis || !mode)
+      return parser.emitError(loc, "expected 'axis = N mode = M' (MX) or a "
+                                   "Float8 'granularity'");
+    return success();
+  }
+  if (mode)
+    return parser.emitError(modeLoc,
+                            "'mode' is an MX attribute, not allowed with a "
+                            "Float8 granularity");
+  if ((granularity.getValue() == Float8Granularity::Axiswise) != bool(axis))
+    return parser.emitError(loc, granularity.getValue() ==
+                                         Float8Granularity::Axiswise
+                                     ? "expected 'axis = N' with axiswise"
+                                     : "'axis' is not allowed with tensorwise");
+  return success();
+}
+
+static void printQuantizeScaling(OpAsmPrinter &printer, QuantizeOp op,
+                                 IntegerAttr axis, ScaleModeAttr mode,
+                                 Float8GranularityAttr granularity,
+                                 UnitAttr pow2) {
+  if (!granularity || granularity.getValue() == Float8Granularity::Axiswise)
+    printer << "axis = " << op.getAxis();
+  if (!granularity) {
+    printer << " mode = " << stringifyScaleMode(op.getScaleMode());
+    return;
+  }
+  if (granularity.getValue() == Float8Granularity::Axiswise)
+    printer << " ";
+  printer << "granularity = "
+          << stringifyFloat8Granularity(granularity.getValue());
+  if (pow2)
+    printer << " pow2";
+}
+
+/// Parses `[axis = N] [granularity = G]` (dequantize).
+static ParseResult parseDequantizeScaling(OpAsmParser &parser,
+                                          IntegerAttr &axis,
+                                          Float8GranularityAttr &granularity) {
+  SMLoc loc = parser.getCurrentLocation();
+  if (succeeded(parser.parseOptionalKeyword("axis"))) {
+    int64_t value;
+    if (parser.parseEqual() || parser.parseInteger(value))
+      return failure();
+    axis = parser.getBuilder().getI64IntegerAttr(value);
+  }
+  if (failed(parseGranularity(parser, granularity)))
+    return failure();
+  bool needsAxis =
+      !granularity || granularity.getValue() == Float8Granularity::Axiswise;
+  if (needsAxis != bool(axis))
+    return parser.emitError(loc, needsAxis
+                                     ? "expected 'axis = N'"
+                                     : "'axis' is not allowed with tensorwise");
+  return success();
+}
+
+static void printDequantizeScaling(OpAsmPrinter &printer, DequantizeOp op,
+                                   IntegerAttr axis,
+                                   Float8GranularityAttr granularity) {
+  if (!granularity) {
+    printer << "axis = " << op.getAxis();
+    return;
+  }
+  if (granularity.getValue() == Float8Granularity::Axiswise)
+    printer << "axis = " << op.getAxis() << " ";
+  printer << "granularity = "
+          << stringifyFloat8Granularity(granularity.getValue());
+}
+
+//===----------------------------------------------------------------------===//
 // QuantizeOp
 //===----------------------------------------------------------------------===//
 
@@ -154,7 +265,28 @@ static LogicalResult verifyQuantized(Operation *op, RankedTensorType hpType,
                           layout);
 }
 
+/// The rules that tell the MX and Float8 forms of quantize / dequantize
+/// apart: f32 scales with a granularity, e8m0 scales without one.
+static LogicalResult verifyScaleKind(Operation *op, RankedTensorType scalesType,
+                                     bool isFloat8) {
+  bool f32 = scalesType.getElementType().isF32();
+  if (f32 && !isFloat8)
+    return op->emitOpError() << "expects f8E8M0FNU scales without a Float8 "
+                                "granularity, found f32 (add granularity = "
+                                "tensorwise or axiswise)";
+  return success();
+}
+
 LogicalResult QuantizeOp::verify() {
+  if (failed(verifyScaleKind(*this, getScales().getType(), isFloat8())))
+    return failure();
+  if (isFloat8())
+    return mxfp8train::detail::verifyFloat8Quantized(
+        *this, getInput().getType(), getData().getType(), getScales().getType(),
+        getAxis(), *getGranularity(), getScaleLayout());
+  if (getPow2())
+    return emitOpError() << "expects pow2 only with a Float8 granularity (MX "
+                            "scales are powers of two already)";
   return verifyQuantized(*this, getInput().getType(), getData().getType(),
                          getScales().getType(), getAxis(), getScaleLayout());
 }
@@ -188,6 +320,12 @@ LogicalResult QuantizeDualOp::verify() {
 }
 
 LogicalResult DequantizeOp::verify() {
+  if (failed(verifyScaleKind(*this, getScales().getType(), isFloat8())))
+    return failure();
+  if (isFloat8())
+    return mxfp8train::detail::verifyFloat8Quantized(
+        *this, getResult().getType(), getData().getType(),
+        getScales().getType(), getAxis(), *getGranularity(), getScaleLayout());
   return verifyQuantized(*this, getResult().getType(), getData().getType(),
                          getScales().getType(), getAxis(), getScaleLayout());
 }
@@ -195,6 +333,19 @@ LogicalResult DequantizeOp::verify() {
 //===----------------------------------------------------------------------===//
 // ScaledMmOp
 //===----------------------------------------------------------------------===//
+
+/// Both operands of a GEMM are MX (e8m0 scales) or both Float8 (f32).
+static LogicalResult verifyMatchingScaleKinds(Operation *op,
+                                              RankedTensorType lhsScales,
+                                              RankedTensorType rhsScales) {
+  if (lhsScales.getElementType() == rhsScales.getElementType())
+    return success();
+  return op->emitOpError()
+         << "expects both operands MX (f8E8M0FNU scales) or both Float8 (f32 "
+            "scales), found lhs scales of "
+         << lhsScales.getElementType() << " and rhs scales of "
+         << rhsScales.getElementType();
+}
 
 LogicalResult ScaledMmOp::verify() {
   RankedTensorType lhsType = getLhs().getType(), rhsType = getRhs().getType();
@@ -222,18 +373,28 @@ LogicalResult ScaledMmOp::verify() {
     return emitOpError() << "expects the contraction sizes of lhs (" << ls[lhsK]
                          << ", dimension " << lhsK << ") and rhs (" << rs[rhsK]
                          << ", dimension " << rhsK << ") to be equal";
-  if (failed(verifyBlockedDim(*this, "lhs", ls, lhsK)) ||
-      failed(verifyBlockedDim(*this, "rhs", rs, rhsK)))
+  if (failed(verifyMatchingScaleKinds(*this, getLhsScales().getType(),
+                                      getRhsScales().getType())))
     return failure();
-  if (rank == 3 && (getLhsScaleLayout() == ScaleLayout::Blocked ||
-                    getRhsScaleLayout() == ScaleLayout::Blocked))
-    return emitOpError() << "expects the blocked scale layout only for rank-2 "
-                            "operands";
-  if (failed(verifyScaleShape(*this, "the lhs scales", ls, lhsK,
-                              getLhsScales().getType(), getLhsScaleLayout())) ||
-      failed(verifyScaleShape(*this, "the rhs scales", rs, rhsK,
-                              getRhsScales().getType(), getRhsScaleLayout())))
-    return failure();
+  if (isFloat8()) {
+    if (failed(mxfp8train::detail::verifyFloat8ScaledMm(*this, ls, rs, lhsK,
+                                                        rhsK, rhsN)))
+      return failure();
+  } else {
+    if (failed(verifyBlockedDim(*this, "lhs", ls, lhsK)) ||
+        failed(verifyBlockedDim(*this, "rhs", rs, rhsK)))
+      return failure();
+    if (rank == 3 && (getLhsScaleLayout() == ScaleLayout::Blocked ||
+                      getRhsScaleLayout() == ScaleLayout::Blocked))
+      return emitOpError() << "expects the blocked scale layout only for "
+                              "rank-2 operands";
+    if (failed(verifyScaleShape(*this, "the lhs scales", ls, lhsK,
+                                getLhsScales().getType(),
+                                getLhsScaleLayout())) ||
+        failed(verifyScaleShape(*this, "the rhs scales", rs, rhsK,
+                                getRhsScales().getType(), getRhsScaleLayout())))
+      return failure();
+  }
   SmallVector<int64_t> expected;
   if (rank == 3)
     expected.push_back(ls[0]);
@@ -423,6 +584,16 @@ LogicalResult ScaledGroupedMmOp::verify() {
       getResult().getType(), getTransposeLhs(), getTransposeRhs());
   if (failed(g))
     return failure();
+  if (failed(verifyMatchingScaleKinds(*this, getLhsScales().getType(),
+                                      getRhsScales().getType())))
+    return failure();
+  if (isFloat8()) {
+    if (failed(mxfp8train::detail::verifyFloat8ScaledGroupedMm(
+            *this, g->lhsK, g->rhsK, g->lhsRows, g->rhsRows, g->groups,
+            g->tokens)))
+      return failure();
+    return verifyConstantOffs(*this, getOffs(), g->tokens, /*multiple=*/1);
+  }
   ArrayRef<int64_t> ls = getLhs().getType().getShape();
   ArrayRef<int64_t> rs = getRhs().getType().getShape();
   if (failed(verifyBlockedDim(*this, "lhs", ls, g->lhsK)) ||

@@ -22,6 +22,8 @@ namespace mlir::mxfp8train {
 FailureOr<bool> parseBoolParameter(AsmParser &parser);
 } // namespace mlir::mxfp8train
 
+#include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainRecipeInterface.h.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainAttrs.h.inc"
 

@@ -1,8 +1,9 @@
 //===- MXFP8TrainAttrs.td - mxfp8train enums and attributes -*- tablegen -*-===//
 //
-// Scale calculation modes, kernel preference, scale layouts, the training
-// recipe attribute (torchao `MXFP8TrainingOpConfig`, SPEC §5.1) and the GPU
-// GEMM kernel configuration.
+// Scale calculation modes, Float8 granularities, kernel preference, scale
+// layouts, the training recipe attributes (torchao `MXFP8TrainingOpConfig`,
+// SPEC §5.1; `Float8TrainingOpConfig`, SPEC-float8 §4) and the GPU GEMM kernel
+// configuration.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +11,7 @@
 #define MXFP8TRAIN_DIALECT_MXFP8TRAIN_IR_MXFP8TRAINATTRS_TD
 
 include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainBase.td"
+include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainRecipeInterface.td"
 include "mlir/IR/EnumAttr.td"
 
 //===----------------------------------------------------------------------===//
@@ -36,6 +38,29 @@ def MXFP8Train_ScaleModeAttr
     `ceil`: `ceil(log2 amax) - 8` (SPEC §2.4). `even`: amax rounded half-up to
     3 mantissa bits, then floor (SPEC §2.5). Any NaN or Inf in a block gives
     byte 255 in every mode.
+  }];
+}
+
+def MXFP8Train_Float8GranularityEnum : I32EnumAttr<"Float8Granularity",
+    "Float8 scaling granularity (torchao ScalingGranularity, SPEC-float8 §3)", [
+      I32EnumAttrCase<"Tensorwise", 0, "tensorwise">,
+      I32EnumAttrCase<"Axiswise", 1, "axiswise">]> {
+  let cppNamespace = "::mlir::mxfp8train";
+  let genSpecializedAttr = 0;
+}
+
+def MXFP8Train_Float8GranularityAttr
+    : EnumAttr<MXFP8Train_Dialect, MXFP8Train_Float8GranularityEnum,
+               "float8_granularity"> {
+  let summary = "Float8 scaling granularity: tensorwise or axiswise";
+  let description = [{
+    Marks a `quantize` / `dequantize` as Float8 (one `f32` scale per scaling
+    group, the multiplier `s` with `fp8 = x * s`, SPEC-float8 §2). Without it
+    the op is MX (e8m0 scales per 32 elements).
+
+    `tensorwise`: one scale for the whole tensor, a rank-0 `tensor<f32>`.
+    `axiswise`: one scale per slice along `axis` (amax over `axis`); the
+    scale tensor is the data shape with dimension `axis` set to 1.
   }];
 }
 
@@ -114,7 +139,8 @@ def MXFP8Train_ScaleLayoutAttr
 // Recipe
 //===----------------------------------------------------------------------===//
 
-def MXFP8Train_RecipeAttr : MXFP8Train_Attr<"Recipe", "recipe"> {
+def MXFP8Train_RecipeAttr : MXFP8Train_Attr<"Recipe", "recipe",
+    [MXFP8Train_RecipeAttrInterface]> {
   let summary = "MXFP8 training recipe (torchao MXFP8TrainingOpConfig, SPEC §5.1)";
   let description = [{
     How the matmuls of a training graph are converted to MXFP8. The fields
@@ -166,6 +192,87 @@ def MXFP8Train_RecipeAttr : MXFP8Train_Attr<"Recipe", "recipe"> {
                                ::llvm::StringRef name);
     /// The name of the torchao recipe equal to this one, or "".
     ::llvm::StringRef getRecipeName() const;
+
+    // RecipeAttrInterface.
+    bool isFloat8() const { return false; }
+    ::mlir::Type getForwardElemType() const { return getElemType(); }
+    ::mlir::Type getGroupedOutDtype() const { return getOutDtype(); }
+    bool hasHighPrecisionWgrad() const { return getWgradWithHp(); }
+    int64_t getTokenGroupPadding() const {
+      return getPadTokenGroups() ? getTokenGroupAlignment() : 0;
+    }
+  }];
+}
+
+def MXFP8Train_Float8LinearRecipeEnum : I32EnumAttr<"Float8LinearRecipe",
+    "torchao Float8LinearRecipeName (SPEC-float8 §4.2)", [
+      I32EnumAttrCase<"Tensorwise", 0, "float8_tensorwise">,
+      I32EnumAttrCase<"Rowwise", 1, "float8_rowwise">,
+      I32EnumAttrCase<"RowwiseWithGwHp", 2, "float8_rowwise_with_gw_hp">]> {
+  let cppNamespace = "::mlir::mxfp8train";
+  let genSpecializedAttr = 0;
+}
+
+def MXFP8Train_Float8RecipeAttr
+    : MXFP8Train_Attr<"Float8Recipe", "float8_recipe",
+                      [MXFP8Train_RecipeAttrInterface]> {
+  let summary = "Float8 training recipe (torchao Float8TrainingOpConfig, "
+                "SPEC-float8 §4)";
+  let description = [{
+    How the matmuls of a training graph are converted to Float8 (f32
+    tensorwise or rowwise scales). The first entry is the linear recipe, by
+    torchao's name; the grouped recipe `fp8_rowwise` (torchao
+    `Float8TrainingRecipe.FP8_ROWWISE`, the default `Float8TrainingOpConfig`)
+    is accepted as a synonym of `float8_rowwise` and printed that way. The
+    fields that change numerics follow, each optional:
+
+    | field | default | meaning |
+    |---|---|---|
+    | `float8_dtype` | `f8E4M3FN` | grouped GEMM operands (`f8E4M3FN`; `f8E5M2` is accepted but torch rejects it on CUDA, F10) |
+    | `out_dtype` | `bf16` | result type of grouped GEMMs (`bf16` or `f32`) |
+    | `pad_token_groups` | `false` | pad token groups to multiples of 16 rows (SPEC-float8 §6.3) |
+    | `round_scales_to_power_of_2` | `false` for `float8_tensorwise`, else `true` | torchao `round_scales_to_power_of_2` (SPEC-float8 §2.4) |
+
+    The per-GEMM element types and granularities follow from the recipe
+    (SPEC-float8 §4.2): tensorwise uses `f8E5M2` for grad_output;
+    `float8_rowwise_with_gw_hp` keeps the weight gradient in high precision.
+
+    Errors: an unknown recipe name or field, a field given twice, the recipe
+    name missing or not first, `float8_dtype` other than `f8E4M3FN` /
+    `f8E5M2`, `out_dtype` other than `bf16` / `f32`.
+
+    ```mlir
+    #mxfp8train.float8_recipe<float8_rowwise>
+    #mxfp8train.float8_recipe<float8_tensorwise, round_scales_to_power_of_2 = true>
+    #mxfp8train.float8_recipe<fp8_rowwise, pad_token_groups = true>
+    ```
+  }];
+  let parameters = (ins
+    EnumParameter<MXFP8Train_Float8LinearRecipeEnum>:$linearRecipe,
+    "::mlir::Type":$float8Dtype,
+    "::mlir::Type":$outDtype,
+    "bool":$padTokenGroups,
+    "bool":$roundScalesToPowerOf2);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The recipe `linearRecipe` with every other field at torchao's default.
+    static Float8RecipeAttr getDefault(::mlir::MLIRContext *context,
+                                       Float8LinearRecipe linearRecipe);
+
+    // RecipeAttrInterface.
+    ::llvm::StringRef getRecipeName() const {
+      return stringifyFloat8LinearRecipe(getLinearRecipe());
+    }
+    bool isFloat8() const { return true; }
+    ::mlir::Type getForwardElemType() const { return getFloat8Dtype(); }
+    ::mlir::Type getGroupedOutDtype() const { return getOutDtype(); }
+    bool hasHighPrecisionWgrad() const {
+      return getLinearRecipe() == Float8LinearRecipe::RowwiseWithGwHp;
+    }
+    int64_t getTokenGroupPadding() const {
+      return getPadTokenGroups() ? 16 : 0;
+    }
   }];
 }
 

@@ -14,6 +14,8 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 def MXFP8Train_HighPrecisionTensor : RankedTensorOf<[BF16, F32]>;
 def MXFP8Train_ElementTensor : RankedTensorOf<[F8E4M3FN, F8E5M2]>;
 def MXFP8Train_ScaleTensor : RankedTensorOf<[F8E8M0FNU]>;
+/// e8m0 scales (MX) or f32 scales (Float8, SPEC-float8 §2.6).
+def MXFP8Train_AnyScaleTensor : RankedTensorOf<[F8E8M0FNU, F32]>;
 
 def MXFP8Train_DefaultScaleLayout
     : DefaultValuedAttr<MXFP8Train_ScaleLayoutAttr,
@@ -54,19 +56,59 @@ def MXFP8Train_QuantizeOp : MXFP8Train_Op<"quantize", [Pure]> {
     %q, %s = mxfp8train.quantize %x axis = 1 mode = rceil
         : tensor<64x4096xbf16> -> tensor<64x4096xf8E4M3FN>, tensor<64x128xf8E8M0FNU>
     ```
+
+    **Float8** (`granularity` given; torchao `hp_tensor_to_float8_dynamic`,
+    SPEC-float8 §2): `mode` is not allowed, the scales are `f32` and hold the
+    multiplier `s` (`fp8 = x * s`, torchao's `_scale`), layout `row_major`:
+
+    - `granularity = tensorwise` (no `axis`): one scale, `tensor<f32>`;
+    - `axis = a granularity = axiswise`: one scale per slice along `a`
+      (amax over dimension `a`), scales of the input shape with dimension
+      `a` set to 1;
+    - `amax` NaN-propagating from +0.0, `s = RN_f32(max / max(amax, 1e-12))`,
+      with `pow2` torchao's `round_scales_to_power_of_2`
+      (`2^floor(RN_f32(log2 s))`, which rounds up just below a power of two,
+      SPEC-float8 §2.4); `q = RNE(clamp(RN_f32(x * s), -max, max))`;
+      NaN in a group makes the scale NaN and every byte NaN, ±Inf makes the
+      scale 0 (SPEC-float8 §2.7).
+
+    ```mlir
+    %q, %s = mxfp8train.quantize %x axis = 1 granularity = axiswise pow2
+        : tensor<64x4096xbf16> -> tensor<64x4096xf8E4M3FN>, tensor<64x1xf32>
+    %t, %ts = mxfp8train.quantize %g granularity = tensorwise
+        : tensor<64x4096xbf16> -> tensor<64x4096xf8E5M2>, tensor<f32>
+    ```
   }];
   let arguments = (ins MXFP8Train_HighPrecisionTensor:$input,
-                       I64Attr:$axis,
-                       MXFP8Train_ScaleModeAttr:$scale_mode,
-                       MXFP8Train_DefaultScaleLayout:$scale_layout);
+                       DefaultValuedAttr<I64Attr, "0">:$axis,
+                       DefaultValuedAttr<MXFP8Train_ScaleModeAttr,
+                           "::mlir::mxfp8train::ScaleMode::Floor">:$scale_mode,
+                       MXFP8Train_DefaultScaleLayout:$scale_layout,
+                       OptionalAttr<MXFP8Train_Float8GranularityAttr>:$granularity,
+                       UnitAttr:$pow2);
   let results = (outs MXFP8Train_ElementTensor:$data,
-                      MXFP8Train_ScaleTensor:$scales);
+                      MXFP8Train_AnyScaleTensor:$scales);
   let assemblyFormat = [{
-    $input `axis` `=` $axis `mode` `=` $scale_mode
+    $input custom<QuantizeScaling>($axis, $scale_mode, $granularity, $pow2)
     (`layout` `=` $scale_layout^)? attr-dict
     `:` type($input) `->` type($data) `,` type($scales)
   }];
   let hasVerifier = 1;
+  let builders = [
+    // An MX quantize (no Float8 granularity).
+    OpBuilder<(ins "::mlir::Type":$data, "::mlir::Type":$scales,
+                   "::mlir::Value":$input, "int64_t":$axis,
+                   "::mlir::mxfp8train::ScaleMode":$mode,
+                   CArg<"::mlir::mxfp8train::ScaleLayout",
+                        "::mlir::mxfp8train::ScaleLayout::RowMajor">:$layout), [{
+      build($_builder, $_state, data, scales, input, axis, mode, layout,
+            /*granularity=*/nullptr, /*pow2=*/false);
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// True for a Float8 cast (`granularity` present, f32 scales).
+    bool isFloat8() { return getGranularity().has_value(); }
+  }];
 }
 
 //===----------------------------------------------------------------------===//
@@ -141,17 +183,42 @@ def MXFP8Train_DequantizeOp : MXFP8Train_Op<"dequantize", [Pure]> {
     %x = mxfp8train.dequantize %q [%s] axis = 1
         : tensor<64x4096xf8E4M3FN> [tensor<64x128xf8E8M0FNU>] -> tensor<64x4096xbf16>
     ```
+
+    **Float8** (`granularity` given, f32 scales as `quantize` produces them):
+    `result = RN(float(data) / s)` (torchao `to_original_precision`,
+    SPEC-float8 §2.6), the f32 quotient rounded once into the result type.
+
+    ```mlir
+    %x = mxfp8train.dequantize %q [%s] granularity = tensorwise
+        : tensor<64x4096xf8E4M3FN> [tensor<f32>] -> tensor<64x4096xbf16>
+    ```
   }];
   let arguments = (ins MXFP8Train_ElementTensor:$data,
-                       MXFP8Train_ScaleTensor:$scales,
-                       I64Attr:$axis,
-                       MXFP8Train_DefaultScaleLayout:$scale_layout);
+                       MXFP8Train_AnyScaleTensor:$scales,
+                       DefaultValuedAttr<I64Attr, "0">:$axis,
+                       MXFP8Train_DefaultScaleLayout:$scale_layout,
+                       OptionalAttr<MXFP8Train_Float8GranularityAttr>:$granularity);
   let results = (outs MXFP8Train_HighPrecisionTensor:$result);
   let assemblyFormat = [{
-    $data `[` $scales `]` `axis` `=` $axis (`layout` `=` $scale_layout^)?
+    $data `[` $scales `]` custom<DequantizeScaling>($axis, $granularity)
+    (`layout` `=` $scale_layout^)?
     attr-dict `:` type($data) `[` type($scales) `]` `->` type($result)
   }];
   let hasVerifier = 1;
+  let builders = [
+    // An MX dequantize (no Float8 granularity).
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$data,
+                   "::mlir::Value":$scales, "int64_t":$axis,
+                   CArg<"::mlir::mxfp8train::ScaleLayout",
+                        "::mlir::mxfp8train::ScaleLayout::RowMajor">:$layout), [{
+      build($_builder, $_state, result, data, scales, axis, layout,
+            /*granularity=*/nullptr);
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// True for Float8 data (`granularity` present, f32 scales).
+    bool isFloat8() { return getGranularity().has_value(); }
+  }];
 }
 
 //===----------------------------------------------------------------------===//
@@ -193,11 +260,30 @@ def MXFP8Train_ScaledMmOp : MXFP8Train_Op<"scaled_mm",
           tensor<14336x4096xf8E4M3FN> [tensor<14336x128xf8E8M0FNU>]
           -> tensor<64x14336xbf16>
     ```
+
+    **Float8** (both scale tensors `f32`, SPEC-float8 §5): each scale tensor
+    holds the quantization multipliers `s` of its operand, either one scalar
+    (`tensor<f32>`, tensorwise) or one per row of `lhs` / column of `rhs`
+    (rowwise): the stored data shape with the K dimension set to 1, e.g.
+    `(M, 1)` for `lhs (M, K)` and `(N, 1)` for `rhs` stored `(N, K)`. The two
+    operands may mix tensorwise and rowwise (SPEC-float8 §3.2), not MX and
+    Float8. `result = RN_out(RN_f32(RN_f32(acc * RN_f32(1/s_l[m])) *
+    RN_f32(1/s_r[n])) + bias[n])` with `acc` the f32 sum of the exact fp8
+    products; the bias is never scaled. K and N must be multiples of 16
+    (`torch._scaled_mm`); two `f8E5M2` operands are rejected; layouts are
+    `row_major`.
+
+    ```mlir
+    %y = mxfp8train.scaled_mm %xq [%xs], %wq [%ws] transpose_rhs
+        : tensor<64x4096xf8E4M3FN> [tensor<64x1xf32>],
+          tensor<14336x4096xf8E4M3FN> [tensor<14336x1xf32>]
+          -> tensor<64x14336xbf16>
+    ```
   }];
   let arguments = (ins MXFP8Train_ElementTensor:$lhs,
-                       MXFP8Train_ScaleTensor:$lhs_scales,
+                       MXFP8Train_AnyScaleTensor:$lhs_scales,
                        MXFP8Train_ElementTensor:$rhs,
-                       MXFP8Train_ScaleTensor:$rhs_scales,
+                       MXFP8Train_AnyScaleTensor:$rhs_scales,
                        Optional<RankedTensorOf<[BF16, F32], [HasAnyRankOfPred<[1]>]>>:$bias,
                        UnitAttr:$transpose_lhs,
                        UnitAttr:$transpose_rhs,
@@ -214,6 +300,12 @@ def MXFP8Train_ScaledMmOp : MXFP8Train_Op<"scaled_mm",
                   (`,` type($bias)^)? `->` type($result)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// True for Float8 operands (f32 scales), false for MX (e8m0 scales).
+    bool isFloat8() {
+      return getLhsScales().getType().getElementType().isF32();
+    }
+  }];
 }
 
 //===----------------------------------------------------------------------===//
@@ -262,11 +354,32 @@ def MXFP8Train_ScaledGroupedMmOp : MXFP8Train_Op<"scaled_grouped_mm", [Pure]> {
           tensor<8x2048x7168xf8E4M3FN> [tensor<8x2048x224xf8E8M0FNU>], tensor<8xi32>
           -> tensor<512x2048xbf16>
     ```
+
+    **Float8** (both scale tensors `f32`, torchao `_Float8GroupedMM`,
+    `torch._scaled_grouped_mm`, SPEC-float8 §3.3, §5.3): `f8E4M3FN` operands,
+    rowwise scales (multipliers `s`, the GEMM uses `RN_f32(1/s)` as
+    `scaled_mm` does), layouts `row_major`:
+
+    - 2d-3d: `lhs` scales `(M, 1)` (per token), `rhs` scales the stored
+      `rhs` shape with K set to 1: `(E, N, 1)` for `transpose_rhs`, else
+      `(E, 1, N)`;
+    - 2d-2d: per group and column over the group's tokens only, `lhs`
+      scales `(E, N)`, `rhs` scales `(E, K)` (torch's flat `[g][col]`).
+
+    Groups may have any size (no 32-token alignment). K and N must be
+    multiples of 16, and in 2d-2d the token count M too.
+
+    ```mlir
+    %out = mxfp8train.scaled_grouped_mm %aq [%as], %wq [%ws] offs(%offs) transpose_rhs
+        : tensor<512x7168xf8E4M3FN> [tensor<512x1xf32>],
+          tensor<8x2048x7168xf8E4M3FN> [tensor<8x2048x1xf32>], tensor<8xi32>
+          -> tensor<512x2048xbf16>
+    ```
   }];
   let arguments = (ins MXFP8Train_ElementTensor:$lhs,
-                       MXFP8Train_ScaleTensor:$lhs_scales,
+                       MXFP8Train_AnyScaleTensor:$lhs_scales,
                        MXFP8Train_ElementTensor:$rhs,
-                       MXFP8Train_ScaleTensor:$rhs_scales,
+                       MXFP8Train_AnyScaleTensor:$rhs_scales,
                        RankedTensorOf<[I32]>:$offs,
                        UnitAttr:$transpose_lhs,
                        UnitAttr:$transpose_rhs,
@@ -285,6 +398,10 @@ def MXFP8Train_ScaledGroupedMmOp : MXFP8Train_Op<"scaled_grouped_mm", [Pure]> {
   let extraClassDeclaration = [{
     /// True for the 2d-2d (weight-gradient) form, false for 2d-3d.
     bool isTwoDTwoD() { return getRhs().getType().getRank() == 2; }
+    /// True for Float8 operands (f32 scales), false for MX (e8m0 scales).
+    bool isFloat8() {
+      return getLhsScales().getType().getElementType().isF32();
+    }
   }];
 }
 

@@ -1,0 +1,305 @@
+//===- Float8ToLinalg.cpp - CPU lowering of the Float8 op forms -*- C++ -*-===//
+//
+// Lowers the Float8 forms (f32 tensorwise / axiswise scales) of quantize,
+// dequantize and scaled_mm to linalg on tensors, bit-exact with
+// SPEC-float8 §2 and §5; the scalar arithmetic is Conversion/Utils/
+// Float8Arith.h. The MX forms are lowered in MXFP8TrainToLinalg.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+#include "mxfp8train/Conversion/Utils/Float8Arith.h"
+#include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+using namespace mlir::mxfp8train::linalg_lowering;
+using lowering::castToFloat8;
+using lowering::computeFloat8InverseScale;
+using lowering::computeFloat8Scale;
+
+/// The map from a rank-`rank` iteration space over the data to its Float8
+/// scale tensor: no results for a tensorwise (rank-0) scale, else the
+/// identity with dimension `axis` replaced by 0 (the size-1 dimension).
+static AffineMap getScaleMap(MLIRContext *ctx, int64_t rank, bool tensorwise,
+                             int64_t axis) {
+  if (tensorwise)
+    return AffineMap::get(rank, 0, ArrayRef<AffineExpr>{}, ctx);
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0; i < rank; ++i)
+    exprs.push_back(i == axis ? getAffineConstantExpr(0, ctx)
+                              : getAffineDimExpr(i, ctx));
+  return AffineMap::get(rank, 0, exprs, ctx);
+}
+
+/// An all-parallel iterator list of `rank` loops.
+static SmallVector<utils::IteratorType> getParallel(int64_t rank) {
+  return SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel);
+}
+
+/// The exact f32 values of fp8 `data`, with its last two dimensions swapped
+/// when `transposed` (stored -> logical orientation).
+Value linalg_lowering::buildFloat8ToF32(OpBuilder &b, Location loc, Value data,
+                                        bool transposed) {
+  MLIRContext *ctx = b.getContext();
+  auto dataType = cast<RankedTensorType>(data.getType());
+  int64_t rank = dataType.getRank();
+  lowering::ElementFormat fmt =
+      lowering::getElementFormat(dataType.getElementType());
+  SmallVector<int64_t> shape(dataType.getShape());
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0; i < rank; ++i)
+    exprs.push_back(getAffineDimExpr(i, ctx));
+  if (transposed) {
+    std::swap(shape[rank - 2], shape[rank - 1]);
+    std::swap(exprs[rank - 2], exprs[rank - 1]);
+  }
+  Value init = tensor::EmptyOp::create(b, loc, shape, b.getF32Type());
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{data}, ValueRange{init},
+             ArrayRef<AffineMap>{AffineMap::get(rank, 0, exprs, ctx),
+                                 AffineMap::getMultiDimIdentityMap(rank, ctx)},
+             getParallel(rank),
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Bits bb(nb, nloc);
+               linalg::YieldOp::create(
+                   bb.b, lowering::decodeElement(bb, bb.byteOf(args[0]), fmt));
+             })
+      .getResult(0);
+}
+
+namespace {
+/// Float8 quantize -> amax reduction per scaling group, the scale generic,
+/// and the cast generic (SPEC-float8 §2.1).
+struct Float8QuantizeOpLowering final : OpRewritePattern<QuantizeOp> {
+  using Base::Base;
+
+  LogicalResult matchAndRewrite(QuantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.isFloat8())
+      return rewriter.notifyMatchFailure(op, "not a Float8 quantize");
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    RankedTensorType inputType = op.getInput().getType();
+    RankedTensorType scalesType = op.getScales().getType();
+    int64_t rank = inputType.getRank(), axis = op.getAxis();
+    bool tensorwise = *op.getGranularity() == Float8Granularity::Tensorwise;
+    Type dataElemType = op.getData().getType().getElementType();
+    lowering::ElementFormat fmt = lowering::getElementFormat(dataElemType);
+    bool pow2 = op.getPow2();
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    AffineMap scaleMap = getScaleMap(ctx, rank, tensorwise, axis);
+
+    // amax = max |x| over each group: NaN-propagating, started at +0.0.
+    Value zero = arith::ConstantOp::create(rewriter, loc,
+                                           rewriter.getF32FloatAttr(0.0f));
+    Value amaxInit =
+        linalg::FillOp::create(
+            rewriter, loc, zero,
+            Value(tensor::EmptyOp::create(rewriter, loc, scalesType.getShape(),
+                                          rewriter.getF32Type())))
+            .getResult(0);
+    SmallVector<utils::IteratorType> reduceIters = getParallel(rank);
+    for (int64_t i = 0; i < rank; ++i)
+      if (tensorwise || i == axis)
+        reduceIters[i] = utils::IteratorType::reduction;
+    Value amax =
+        linalg::GenericOp::create(
+            rewriter, loc, amaxInit.getType(), ValueRange{op.getInput()},
+            ValueRange{amaxInit}, ArrayRef<AffineMap>{identity, scaleMap},
+            reduceIters,
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Bits bb(nb, nloc);
+              Value v = math::AbsFOp::create(bb.b, bb.toF32(args[0]));
+              linalg::YieldOp::create(
+                  bb.b, Value(arith::MaximumFOp::create(bb.b, v, args[1])));
+            })
+            .getResult(0);
+
+    // s = SCALE(amax) per group (SPEC-float8 §2.3, §2.4).
+    int64_t scaleRank = scalesType.getRank();
+    AffineMap scaleIdentity = AffineMap::getMultiDimIdentityMap(scaleRank, ctx);
+    Value scaleInit = tensor::EmptyOp::create(
+        rewriter, loc, scalesType.getShape(), rewriter.getF32Type());
+    Value scales =
+        linalg::GenericOp::create(
+            rewriter, loc, scalesType, ValueRange{amax}, ValueRange{scaleInit},
+            ArrayRef<AffineMap>{scaleIdentity, scaleIdentity},
+            getParallel(scaleRank),
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Bits bb(nb, nloc);
+              linalg::YieldOp::create(
+                  bb.b, computeFloat8Scale(bb, args[0], fmt, pow2));
+            })
+            .getResult(0);
+
+    // q = RNE(clamp(RN_f32(x * s), -max, max)) (SPEC-float8 §2.5).
+    Value dataInit = tensor::EmptyOp::create(
+        rewriter, loc, inputType.getShape(), dataElemType);
+    Value data =
+        linalg::GenericOp::create(
+            rewriter, loc, dataInit.getType(),
+            ValueRange{op.getInput(), scales}, ValueRange{dataInit},
+            ArrayRef<AffineMap>{identity, scaleMap, identity},
+            getParallel(rank),
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Bits bb(nb, nloc);
+              Value code = castToFloat8(bb, bb.toF32(args[0]), args[1], fmt);
+              linalg::YieldOp::create(bb.b, bb.byteAs(dataElemType, code));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, {data, scales});
+    return success();
+  }
+};
+
+/// Float8 dequantize -> `RN_out(RN_f32(float(q) / s))` elementwise
+/// (SPEC-float8 §2.6).
+struct Float8DequantizeOpLowering final : OpRewritePattern<DequantizeOp> {
+  using Base::Base;
+
+  LogicalResult matchAndRewrite(DequantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.isFloat8())
+      return rewriter.notifyMatchFailure(op, "not a Float8 dequantize");
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    RankedTensorType dataType = op.getData().getType();
+    RankedTensorType resultType = op.getResult().getType();
+    Type outElemType = resultType.getElementType();
+    int64_t rank = dataType.getRank();
+    lowering::ElementFormat fmt =
+        lowering::getElementFormat(dataType.getElementType());
+    bool tensorwise = *op.getGranularity() == Float8Granularity::Tensorwise;
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                         outElemType);
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, resultType, ValueRange{op.getData(), op.getScales()},
+            ValueRange{init},
+            ArrayRef<AffineMap>{
+                identity, getScaleMap(ctx, rank, tensorwise, op.getAxis()),
+                identity},
+            getParallel(rank),
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Bits bb(nb, nloc);
+              Value x = lowering::decodeElement(bb, bb.byteOf(args[0]), fmt);
+              Value q = arith::DivFOp::create(bb.b, x, args[1]);
+              linalg::YieldOp::create(bb.b, bb.fromF32(outElemType, q));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Float8 scaled_mm -> the exact f32 values of both fp8 operands in (M, K) /
+/// (K, N) orientation, an f32 linalg.matmul / batch_matmul from zero, then
+/// `RN_out(RN_f32(RN_f32(acc * RN(1/s_l)) * RN(1/s_r)) + bias)` in one
+/// elementwise generic (SPEC-float8 §5.4).
+struct Float8ScaledMmOpLowering final : OpRewritePattern<ScaledMmOp> {
+  using Base::Base;
+
+  LogicalResult matchAndRewrite(ScaledMmOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.isFloat8())
+      return rewriter.notifyMatchFailure(op, "not a Float8 scaled_mm");
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Type f32 = rewriter.getF32Type();
+    RankedTensorType resultType = op.getResult().getType();
+    int64_t rank = resultType.getRank();
+    int64_t r0 = rank - 2, r1 = rank - 1;
+
+    Value lhs =
+        buildFloat8ToF32(rewriter, loc, op.getLhs(), op.getTransposeLhs());
+    Value rhs =
+        buildFloat8ToF32(rewriter, loc, op.getRhs(), op.getTransposeRhs());
+
+    Value zero = arith::ConstantOp::create(rewriter, loc,
+                                           rewriter.getF32FloatAttr(0.0f));
+    Value accInit =
+        linalg::FillOp::create(rewriter, loc, zero,
+                               Value(tensor::EmptyOp::create(
+                                   rewriter, loc, resultType.getShape(), f32)))
+            .getResult(0);
+    Value acc;
+    if (rank == 2)
+      acc = linalg::MatmulOp::create(rewriter, loc, accInit.getType(),
+                                     ValueRange{lhs, rhs}, ValueRange{accInit})
+                .getResult(0);
+    else
+      acc = linalg::BatchMatmulOp::create(rewriter, loc, accInit.getType(),
+                                          ValueRange{lhs, rhs},
+                                          ValueRange{accInit})
+                .getResult(0);
+
+    // Scale maps from the (B?, M, N) result space: a rank-0 scale is
+    // tensorwise; a rowwise scale is its stored operand shape with K = 1,
+    // indexed by the operand's M (lhs) or N (rhs) loop.
+    auto scaleMap = [&](Value scales, bool transposed, bool isLhs) {
+      if (cast<RankedTensorType>(scales.getType()).getRank() == 0)
+        return AffineMap::get(rank, 0, ArrayRef<AffineExpr>{}, ctx);
+      SmallVector<AffineExpr> exprs;
+      if (rank == 3)
+        exprs.push_back(getAffineDimExpr(0, ctx));
+      AffineExpr rowOrCol = getAffineDimExpr(isLhs ? r0 : r1, ctx);
+      AffineExpr zeroExpr = getAffineConstantExpr(0, ctx);
+      // Stored (M, K) / (K, N) unless transposed.
+      bool outerIsK = isLhs == transposed;
+      exprs.push_back(outerIsK ? zeroExpr : rowOrCol);
+      exprs.push_back(outerIsK ? rowOrCol : zeroExpr);
+      return AffineMap::get(rank, 0, exprs, ctx);
+    };
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    SmallVector<Value> inputs = {acc, op.getLhsScales(), op.getRhsScales()};
+    SmallVector<AffineMap> maps = {
+        identity,
+        scaleMap(op.getLhsScales(), op.getTransposeLhs(), /*isLhs=*/true),
+        scaleMap(op.getRhsScales(), op.getTransposeRhs(), /*isLhs=*/false)};
+    Value bias = op.getBias();
+    if (bias) {
+      inputs.push_back(bias);
+      maps.push_back(AffineMap::get(rank, 0, getAffineDimExpr(r1, ctx)));
+    }
+    maps.push_back(identity);
+    Type outElemType = resultType.getElementType();
+    Value outInit = tensor::EmptyOp::create(rewriter, loc,
+                                            resultType.getShape(), outElemType);
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, outInit.getType(), inputs, ValueRange{outInit}, maps,
+            getParallel(rank),
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Bits bb(nb, nloc);
+              Value ia = computeFloat8InverseScale(bb, args[1]);
+              Value ib = computeFloat8InverseScale(bb, args[2]);
+              Value v = arith::MulFOp::create(
+                  bb.b, Value(arith::MulFOp::create(bb.b, args[0], ia)), ib);
+              if (bias)
+                v = arith::AddFOp::create(bb.b, v, bb.toF32(args[3]));
+              linalg::YieldOp::create(bb.b, bb.fromF32(outElemType, v));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+} // namespace
+
+void linalg_lowering::populateFloat8ToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<Float8QuantizeOpLowering, Float8DequantizeOpLowering,
+               Float8ScaledMmOpLowering>(patterns.getContext());
+}
