@@ -15,6 +15,7 @@
 
 #include "mxfp8train/InitAll.h"
 #include "mxfp8train/Runner/AOTCompile.h"
+#include "mxfp8train/Tools/NameLocDiagnostics.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -196,5 +197,7 @@ int main(int argc, char **argv) {
 
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  // Diagnostics at names (no file position) print at the name.
+  mxfp8train::registerNameLocDiagnosticHandler(&context);
   return failed(compileAOT(context, sourceMgr, getCompileOptions())) ? 1 : 0;
 }
