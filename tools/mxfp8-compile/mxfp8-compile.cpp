@@ -40,133 +40,124 @@ namespace cl = llvm::cl;
 
 static cl::OptionCategory compileCategory("mxfp8-compile options");
 
-static cl::opt<std::string> inputFilename(cl::Positional,
-                                          cl::desc("<input .mlir file>"),
-                                          cl::init("-"),
-                                          cl::cat(compileCategory));
+/// What the options below fill (cl::location; their defaults are the
+/// struct's), handed to compileAOT().
+static AOTCompileOptions compileOptions;
 
-static cl::opt<std::string> outputFilename("o", cl::desc("Output file"),
-                                           cl::value_desc("path"),
-                                           cl::init("-"),
-                                           cl::cat(compileCategory));
+static cl::opt<std::string, /*ExternalStorage=*/true>
+    inputFilename(cl::Positional, cl::desc("<input .mlir file>"),
+                  cl::location(compileOptions.inputFilename),
+                  cl::cat(compileCategory));
 
-static cl::opt<AOTDevice> device(
+static cl::opt<std::string, /*ExternalStorage=*/true>
+    outputFilename("o", cl::desc("Output file"), cl::value_desc("path"),
+                   cl::location(compileOptions.outputFilename),
+                   cl::cat(compileCategory));
+
+static cl::opt<AOTDevice, /*ExternalStorage=*/true> device(
     "device", cl::desc("What the code runs on"),
     cl::values(clEnumValN(AOTDevice::CPU, "cpu",
                           "the host CPU (mxfp8train-lower-to-cpu)"),
                clEnumValN(AOTDevice::CUDA, "cuda",
                           "an NVIDIA GPU (mxfp8train-lower-to-gpu); host "
                           "code calls the mgpu* ABI of the runtime")),
-    cl::init(AOTDevice::CPU), cl::cat(compileCategory));
+    cl::location(compileOptions.device), cl::cat(compileCategory));
 
-static cl::opt<std::string> chip("chip",
-                                 cl::desc("GPU architecture for --device=cuda"),
-                                 cl::value_desc("sm_90a|sm_100a"),
-                                 cl::init("sm_90a"), cl::cat(compileCategory));
+static cl::opt<std::string, /*ExternalStorage=*/true>
+    chip("chip", cl::desc("GPU architecture for --device=cuda"),
+         cl::value_desc("sm_90a|sm_100a"), cl::location(compileOptions.chip),
+         cl::cat(compileCategory));
 
-static cl::opt<std::string>
+static cl::opt<std::string, /*ExternalStorage=*/true>
     prePipeline("pipeline",
                 cl::desc("Pass pipeline applied before the lowering, e.g. "
                          "'mxfp8train-rewrite-matmuls{recipe=mxfp8_rceil}' "
                          "(builtin.module(...) anchor optional)"),
-                cl::value_desc("text"), cl::cat(compileCategory));
+                cl::value_desc("text"),
+                cl::location(compileOptions.prePipeline),
+                cl::cat(compileCategory));
 
-static cl::opt<std::string> loweringOverride(
+static cl::opt<std::string, /*ExternalStorage=*/true> loweringOverride(
     "lowering",
     cl::desc("Replace the device's lowering pipeline by this one (must end "
              "in the LLVM dialect with llvm.emit_c_interface functions)"),
-    cl::value_desc("text"), cl::cat(compileCategory));
+    cl::value_desc("text"), cl::location(compileOptions.lowering),
+    cl::cat(compileCategory));
 
-static cl::opt<std::string> perMatmulRecipe(
+static cl::opt<std::string, /*ExternalStorage=*/true> perMatmulRecipe(
     "per-matmul",
     cl::desc("Compile the per-matmul probe of every function instead: it "
              "also returns, for each matmul this recipe converts, the "
              "matmul's result and that of a converted copy on the same "
              "inputs (results named after the matmul, roles matmul_hp and "
              "matmul_<role>; mxfp8-launch prints their SQNR table)"),
-    cl::value_desc("recipe"), cl::cat(compileCategory));
+    cl::value_desc("recipe"), cl::location(compileOptions.perMatmulRecipe),
+    cl::cat(compileCategory));
 
-static cl::opt<bool>
+static cl::opt<bool, /*ExternalStorage=*/true>
     vectorize("vectorize",
               cl::desc("CPU lowering: tile and vectorize (off: scalar loops)"),
-              cl::init(true), cl::cat(compileCategory));
+              cl::location(compileOptions.vectorize), cl::cat(compileCategory));
 
-static cl::list<std::string>
+static cl::list<std::string, std::vector<std::string>>
     entries("entry",
             cl::desc("Compile only this public function and what it calls "
                      "(repeatable; default: every public function)"),
-            cl::value_desc("name"), cl::cat(compileCategory));
+            cl::value_desc("name"), cl::location(compileOptions.entries),
+            cl::cat(compileCategory));
 
-static cl::opt<std::string>
-    manifestFilename("manifest",
-                     cl::desc("Write the manifest (signatures) to this file"),
-                     cl::value_desc("path"), cl::cat(compileCategory));
+static cl::opt<std::string, /*ExternalStorage=*/true> manifestFilename(
+    "manifest", cl::desc("Write the manifest (signatures) to this file"),
+    cl::value_desc("path"), cl::location(compileOptions.manifestFilename),
+    cl::cat(compileCategory));
 
-static cl::opt<AOTEmitKind> emitKind(
+static cl::opt<AOTEmitKind, /*ExternalStorage=*/true> emitKind(
     "emit", cl::desc("What to write to -o"),
     cl::values(clEnumValN(AOTEmitKind::Object, "obj", "an ELF object file"),
                clEnumValN(AOTEmitKind::LLVMIR, "llvm",
                           "optimized LLVM IR (text)"),
                clEnumValN(AOTEmitKind::MLIR, "mlir",
                           "the lowered module (LLVM dialect)")),
-    cl::init(AOTEmitKind::Object), cl::cat(compileCategory));
+    cl::location(compileOptions.emit), cl::cat(compileCategory));
 
-static cl::opt<std::string>
+static cl::opt<std::string, /*ExternalStorage=*/true>
     targetTriple("mtriple", cl::desc("Host target triple of the object"),
-                 cl::init("x86_64-unknown-linux-gnu"),
-                 cl::cat(compileCategory));
+                 cl::location(compileOptions.triple), cl::cat(compileCategory));
 
-static cl::opt<std::string> targetCpu(
+static cl::opt<std::string, /*ExternalStorage=*/true> targetCpu(
     "mcpu",
     cl::desc("Host CPU the object may use instructions of: x86-64-v3 "
              "(AVX2, FMA; every x86 server CPU since 2015), x86-64, "
              "x86-64-v4, a CPU name such as sapphirerapids, or native (this "
              "machine)"),
-    cl::init("x86-64-v3"), cl::cat(compileCategory));
+    cl::location(compileOptions.cpu), cl::cat(compileCategory));
 
-static cl::opt<std::string>
+static cl::opt<std::string, /*ExternalStorage=*/true>
     targetFeatures("mattr", cl::desc("Extra target features (+avx512f,...)"),
-                   cl::init(""), cl::cat(compileCategory));
+                   cl::location(compileOptions.features),
+                   cl::cat(compileCategory));
 
-static cl::opt<unsigned> optLevel("O",
-                                  cl::desc("LLVM optimization level (0-3)"),
-                                  cl::init(3), cl::Prefix,
-                                  cl::cat(compileCategory));
+static cl::opt<unsigned, /*ExternalStorage=*/true>
+    optLevel("O", cl::desc("LLVM optimization level (0-3)"), cl::Prefix,
+             cl::location(compileOptions.optLevel), cl::cat(compileCategory));
 
 //===----------------------------------------------------------------------===//
 // Driver
 //===----------------------------------------------------------------------===//
 
-/// The library's options from the command line, with the tool's prefixes on
+/// compileOptions with the tool's pass-manager options and the prefixes of
 /// its messages.
-static AOTCompileOptions getCompileOptions() {
-  AOTCompileOptions options;
-  options.inputFilename = inputFilename;
-  options.outputFilename = outputFilename;
-  options.manifestFilename = manifestFilename;
-  options.device = device;
-  options.chip = chip;
-  options.prePipeline = prePipeline;
-  options.lowering = loweringOverride;
-  options.perMatmulRecipe = perMatmulRecipe;
-  options.vectorize = vectorize;
-  options.entries.assign(entries.begin(), entries.end());
-  options.emit = emitKind;
-  options.triple = targetTriple;
-  options.cpu = targetCpu;
-  options.features = targetFeatures;
-  options.optLevel = optLevel;
-  options.configureLowering = [](PassManager &pm) {
+static void finishCompileOptions() {
+  compileOptions.configureLowering = [](PassManager &pm) {
     return applyPassManagerCLOptions(pm);
   };
-  options.onError = [](const std::string &message) {
+  compileOptions.onError = [](const std::string &message) {
     llvm::outs().flush();
     llvm::errs() << "mxfp8-compile: error: " << message << "\n";
   };
-  options.onWarning = [](const std::string &message) {
+  compileOptions.onWarning = [](const std::string &message) {
     llvm::errs() << "mxfp8-compile: warning: " << message << "\n";
   };
-  return options;
 }
 
 int main(int argc, char **argv) {
@@ -189,6 +180,8 @@ int main(int argc, char **argv) {
       "MLIR's pass manager, context and printer options (--mlir-timing, "
       "--mlir-print-ir-after-all, ...) are accepted too.\n");
 
+  finishCompileOptions();
+
   DialectRegistry registry;
   // With the LLVM IR translations, and for the GPU path
   // gpu-module-to-binary's NVVM target serialization.
@@ -199,5 +192,5 @@ int main(int argc, char **argv) {
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
   // Diagnostics at names (no file position) print at the name.
   mxfp8train::registerNameLocDiagnosticHandler(&context);
-  return failed(compileAOT(context, sourceMgr, getCompileOptions())) ? 1 : 0;
+  return failed(compileAOT(context, sourceMgr, compileOptions)) ? 1 : 0;
 }
