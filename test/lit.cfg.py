@@ -49,6 +49,7 @@ tools = [
     "mxfp8train-capi-run-test",
     "mxfp8train-execution-tests",
     "mxfp8train-gemm-tiling-tests",
+    "mxfp8train-launch-tests",
     "mxfp8train-runtime-tests",
     "mxfp8train-tma-test-module",
     "mlir-opt",

@@ -1,15 +1,14 @@
-//===- CPUCodegen.cpp - CPU code generation passes -----------------*- C++
-//-*-===//
+//===- CPUCodegen.cpp - CPU code generation passes ------------------------===//
 //
-// The passes of the CPU lowering pipeline: canonical f32 matmuls, tiling and
-// vectorization with upstream linalg transforms, and C-interface marking.
+// The CPU code generation passes of the CPU lowering pipeline: canonical f32
+// matmuls, tiling and vectorization with upstream linalg transforms, and the
+// lowering of n-D vector ops.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mxfp8train/Pipelines/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
@@ -22,9 +21,7 @@
 namespace mlir::mxfp8train {
 #define GEN_PASS_DEF_MXFP8TRAINCPUPREPAREMATMULSPASS
 #define GEN_PASS_DEF_MXFP8TRAINCPUTILEANDVECTORIZEPASS
-#define GEN_PASS_DEF_MXFP8TRAINCPUEMITCINTERFACEPASS
 #define GEN_PASS_DEF_MXFP8TRAINCPULOWERVECTORSPASS
-#define GEN_PASS_DEF_MXFP8TRAINCPUDISTINCTRESULTSPASS
 #include "mxfp8train/Pipelines/Passes.h.inc"
 } // namespace mlir::mxfp8train
 
@@ -345,55 +342,6 @@ struct CPUTileAndVectorizePass final
 };
 
 //===----------------------------------------------------------------------===//
-// mxfp8train-cpu-distinct-results
-//===----------------------------------------------------------------------===//
-
-struct CPUDistinctResultsPass final
-    : mxfp8train::impl::MXFP8TrainCPUDistinctResultsPassBase<
-          CPUDistinctResultsPass> {
-  using Base::Base;
-  void runOnOperation() override {
-    // Inputs belong to the caller: never bufferize in place into them.
-    getOperation().walk([](func::FuncOp func) {
-      if (!func.isPublic() || func.isExternal())
-        return;
-      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-        if (isa<TensorType>(func.getArgument(i).getType()))
-          func.setArgAttr(
-              i, bufferization::BufferizationDialect::kWritableAttrName,
-              BoolAttr::get(func.getContext(), false));
-    });
-    getOperation().walk([](func::ReturnOp ret) {
-      auto func = dyn_cast<func::FuncOp>(ret->getParentOp());
-      if (!func || !func.isPublic())
-        return;
-      OpBuilder b(ret);
-      llvm::SmallPtrSet<Value, 8> seen;
-      for (OpOperand &operand : ret->getOpOperands()) {
-        Value v = operand.get();
-        auto type = dyn_cast<RankedTensorType>(v.getType());
-        if (!type)
-          continue;
-        // A returned tensor.empty (the value of an op with nothing to
-        // compute) may also be the destination of ops whose results share
-        // its buffer: it gets a buffer of its own. Its contents are
-        // undefined, so nothing is copied.
-        if (auto empty = v.getDefiningOp<tensor::EmptyOp>()) {
-          operand.set(bufferization::AllocTensorOp::create(
-              b, ret.getLoc(), type, empty.getDynamicSizes()));
-          continue;
-        }
-        bool fresh = seen.insert(v).second && !isa<BlockArgument>(v);
-        if (fresh)
-          continue;
-        operand.set(bufferization::AllocTensorOp::create(b, ret.getLoc(), type,
-                                                         ValueRange{}, v));
-      }
-    });
-  }
-};
-
-//===----------------------------------------------------------------------===//
 // mxfp8train-cpu-lower-vectors
 //===----------------------------------------------------------------------===//
 
@@ -419,23 +367,6 @@ struct CPULowerVectorsPass final
     vector::populateVectorGatherLoweringPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
-  }
-};
-
-//===----------------------------------------------------------------------===//
-// mxfp8train-cpu-emit-c-interface
-//===----------------------------------------------------------------------===//
-
-struct CPUEmitCInterfacePass final
-    : mxfp8train::impl::MXFP8TrainCPUEmitCInterfacePassBase<
-          CPUEmitCInterfacePass> {
-  using Base::Base;
-  void runOnOperation() override {
-    UnitAttr unit = UnitAttr::get(&getContext());
-    getOperation().walk([&](func::FuncOp func) {
-      if (func.isPublic() && !func.isExternal())
-        func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), unit);
-    });
   }
 };
 

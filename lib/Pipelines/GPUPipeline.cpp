@@ -86,7 +86,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   // call runs on one stream that is synchronized before returning. A
   // result returned twice, or an argument returned, gets its own copy
   // first (buffer-results-to-out-params needs distinct results).
-  pm.addPass(createMXFP8TrainCPUDistinctResultsPass());
+  pm.addPass(createMXFP8TrainDistinctResultsPass());
   // allow-return-allocs-from-loops: a loop yielding a new tensor reaches
   // mxfp8train-gpu-device-buffers, which says what it does not support.
   addOneShotBufferizePass(pm);
@@ -112,7 +112,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   addCleanup(pm);
   pm.addPass(createMXFP8TrainGPUDeviceBuffersPass());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
-  pm.addPass(createMXFP8TrainCPUEmitCInterfacePass());
+  pm.addPass(createMXFP8TrainEmitCInterfacePass());
 
   // Device code.
   GpuNVVMAttachTargetOptions target;

@@ -46,7 +46,7 @@ void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
   addCleanup(pm);
   // Buffers: function results become caller-allocated out-parameters so that
   // the host side owns every buffer it sees.
-  pm.addPass(createMXFP8TrainCPUDistinctResultsPass());
+  pm.addPass(createMXFP8TrainDistinctResultsPass());
   // A loop may yield a tensor computed in its body (a new buffer per
   // iteration) rather than one equivalent to its iter_arg.
   addOneShotBufferizePass(pm);
@@ -56,7 +56,7 @@ void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   pm.addPass(createCanonicalizerPass());
   bufferization::buildBufferDeallocationPipeline(pm);
-  pm.addPass(createMXFP8TrainCPUEmitCInterfacePass());
+  pm.addPass(createMXFP8TrainEmitCInterfacePass());
   pm.addPass(createMXFP8TrainCPULowerVectorsPass());
 
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());

@@ -20,6 +20,7 @@
 #include "mxfp8train/Runner/Run.h"
 #include "mxfp8train/Support/Report.h"
 #include "mxfp8train/Tools/ModuleSource.h"
+#include "mxfp8train/Tools/NameLocDiagnostics.h"
 
 #include "mlir/AsmParser/AsmParserState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -591,6 +592,8 @@ int main(int argc, char **argv) {
 
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  // Diagnostics at names (no file position) print at the name.
+  mxfp8train::registerNameLocDiagnosticHandler(&context);
   AsmParserState asmState;
   OwningOpRef<ModuleOp> module = parseModule(sourceMgr, &context, asmState);
   if (!module)

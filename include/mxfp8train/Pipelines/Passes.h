@@ -1,7 +1,8 @@
-//===- Passes.h - CPU code generation passes -----------------------*- C++
-//-*-===//
+//===- Passes.h - passes of the lowering pipelines --------------*- C++ -*-===//
 //
-// Declares the passes used by the CPU lowering pipeline.
+// Declares the passes used by the CPU and GPU lowering pipelines (Passes.td):
+// CPU code generation, the host interface of public functions, input checks
+// and narrow-float arithmetic.
 //
 //===----------------------------------------------------------------------===//
 

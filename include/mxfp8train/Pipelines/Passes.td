@@ -1,6 +1,8 @@
-//===- Passes.td - CPU code generation passes --------------*- tablegen -*-===//
+//===- Passes.td - passes of the lowering pipelines --------*- tablegen -*-===//
 //
-// Passes used by the CPU lowering pipeline.
+// Passes used by the CPU and GPU lowering pipelines: CPU code generation
+// (mxfp8train-cpu-*), the host interface of public functions (distinct
+// result buffers, C interfaces), input checks and narrow-float arithmetic.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,21 +45,6 @@ def MXFP8TrainCPUTileAndVectorizePass
                            "::mlir::tensor::TensorDialect"];
 }
 
-def MXFP8TrainCPUDistinctResultsPass
-    : Pass<"mxfp8train-cpu-distinct-results", "::mlir::ModuleOp"> {
-  let summary = "Give every returned tensor of a public function its own buffer";
-  let description = [{
-    Public functions return their tensors through caller-allocated
-    out-parameters after bufferization. A result that is a function argument
-    or the same value as an earlier result would alias another buffer, so it
-    is returned as a copy (`bufferization.alloc_tensor() copy(%v)`), and
-    tensor arguments are marked `bufferization.writable = false` so that no
-    result is computed in place in an input. This keeps the function's
-    signature, which hosts rely on, intact.
-  }];
-  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
-}
-
 def MXFP8TrainCPULowerVectorsPass
     : Pass<"mxfp8train-cpu-lower-vectors", "::mlir::ModuleOp"> {
   let summary = "Lower n-D vector ops to 1-D ones before LLVM conversion (CPU)";
@@ -73,16 +60,41 @@ def MXFP8TrainCPULowerVectorsPass
                            "::mlir::scf::SCFDialect"];
 }
 
-def MXFP8TrainCPUEmitCInterfacePass
-    : Pass<"mxfp8train-cpu-emit-c-interface", "::mlir::ModuleOp"> {
+//===----------------------------------------------------------------------===//
+// The host interface of public functions (HostInterface.cpp)
+//===----------------------------------------------------------------------===//
+
+def MXFP8TrainDistinctResultsPass
+    : Pass<"mxfp8train-distinct-results", "::mlir::ModuleOp"> {
+  let summary = "Give every returned tensor of a public function its own buffer";
+  let description = [{
+    Public functions return their tensors through caller-allocated
+    out-parameters after bufferization. A result that is a function argument
+    or the same value as an earlier result would alias another buffer, so it
+    is returned as a copy (`bufferization.alloc_tensor() copy(%v)`), and
+    tensor arguments are marked `bufferization.writable = false` so that no
+    result is computed in place in an input. This keeps the function's
+    signature, which hosts rely on, intact.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
+def MXFP8TrainEmitCInterfacePass
+    : Pass<"mxfp8train-emit-c-interface", "::mlir::ModuleOp"> {
   let summary = "Mark every public function with llvm.emit_c_interface";
   let description = [{
     Adds the `llvm.emit_c_interface` unit attribute to every public
     `func.func` with a body, so that `convert-func-to-llvm` emits the
     `_mlir_ciface_<name>` wrapper taking memref descriptors by pointer, the
-    entry point that mlir::ExecutionEngine hosts call.
+    entry point that mlir::ExecutionEngine hosts, mxfp8-launch and the
+    launch library call. The CPU and GPU pipelines run it before the
+    conversion to LLVM.
   }];
 }
+
+//===----------------------------------------------------------------------===//
+// Input checks and arithmetic (VerifyLoweringInput.cpp, NarrowFloatArith.cpp)
+//===----------------------------------------------------------------------===//
 
 def MXFP8TrainVerifyLoweringInputPass
     : Pass<"mxfp8train-verify-lowering-input", "::mlir::ModuleOp"> {

@@ -1,5 +1,4 @@
-//===- ProfileReport.h - mxfp8-launch --profile ---------------- -*- C++
-//-*-===//
+//===- ProfileReport.h - the per-kernel profile of one call -----*- C++ -*-===//
 //
 // Reads the runtime's profile (Runtime.h "Profiling") after one profiled
 // call and turns it into the tables mxfp8-launch prints (per kernel family,
@@ -9,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MXFP8TRAIN_TOOLS_MXFP8_LAUNCH_PROFILEREPORT_H
-#define MXFP8TRAIN_TOOLS_MXFP8_LAUNCH_PROFILEREPORT_H
+#ifndef MXFP8TRAIN_LAUNCH_PROFILEREPORT_H
+#define MXFP8TRAIN_LAUNCH_PROFILEREPORT_H
 
 #include "mxfp8train/runtime/Runtime.h"
 
@@ -18,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace mxfp8launch {
+namespace mlir::mxfp8train::launch {
 
 /// One kernel (or fill or copy) row of the profile.
 struct ProfileRow {
@@ -79,6 +78,6 @@ std::string describeCounters(const ProfileReport &report);
 std::string toJson(const ProfileReport &report, const std::string &entry,
                    const std::string &library, double medianMs);
 
-} // namespace mxfp8launch
+} // namespace mlir::mxfp8train::launch
 
-#endif // MXFP8TRAIN_TOOLS_MXFP8_LAUNCH_PROFILEREPORT_H
+#endif // MXFP8TRAIN_LAUNCH_PROFILEREPORT_H

@@ -1,4 +1,4 @@
-// RUN: mxfp8-opt %s --mxfp8train-cpu-distinct-results | FileCheck %s --check-prefix=IR
+// RUN: mxfp8-opt %s --mxfp8train-distinct-results | FileCheck %s --check-prefix=IR
 // RUN: mxfp8-run %s --vectorize=false | FileCheck %s
 // RUN: mxfp8-run %s | FileCheck %s
 

@@ -1,10 +1,10 @@
-//===- ProfileReport.cpp - mxfp8-launch --profile ----------------------===//
+//===- ProfileReport.cpp - the per-kernel profile of one call -------------===//
 //
 // Implements ProfileReport.h.
 //
 //===----------------------------------------------------------------------===//
 
-#include "ProfileReport.h"
+#include "mxfp8train/Launch/ProfileReport.h"
 
 #include "mxfp8train/Support/KernelFamily.h"
 
@@ -13,7 +13,7 @@
 
 using namespace mlir::mxfp8train;
 
-namespace mxfp8launch {
+namespace mlir::mxfp8train::launch {
 
 namespace {
 
@@ -180,4 +180,4 @@ std::string toJson(const ProfileReport &report, const std::string &entry,
   return json;
 }
 
-} // namespace mxfp8launch
+} // namespace mlir::mxfp8train::launch
