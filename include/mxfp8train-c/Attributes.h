@@ -126,7 +126,10 @@ mxfp8trainRecipeAttrGetNamed(MlirContext ctx, MlirStringRef name);
 /// A recipe from the text of mxfp8train-rewrite-matmuls' `recipe` option: a
 /// torchao name, the body of `#mxfp8train.recipe<...>` (e.g.
 /// `scale_calculation_mode = floor, wgrad_with_hp = true`) or the whole
-/// attribute. Null, with the parser's error emitted, on bad text.
+/// attribute. Null, with the parser's error emitted, on bad text. A Float8
+/// name or body (`float8_rowwise`, `fp8_rowwise, pad_token_groups = true`)
+/// gives a `#mxfp8train.float8_recipe`, which the field accessors below do
+/// not take (mxfp8trainAttributeIsARecipeAttr is false for it).
 MLIR_CAPI_EXPORTED MlirAttribute mxfp8trainRecipeAttrParse(MlirContext ctx,
                                                            MlirStringRef text);
 

@@ -67,7 +67,8 @@ typedef struct MXFP8TrainMatmulReport {
 
 /// Options of mxfp8trainConvertModule (mxfp8train-rewrite-matmuls').
 typedef struct MXFP8TrainConvertOptions {
-  /// A #mxfp8train.recipe attribute; null means `mxfp8_rceil`.
+  /// A #mxfp8train.recipe or #mxfp8train.float8_recipe attribute; null means
+  /// `mxfp8_rceil`.
   MlirAttribute recipe;
   /// Matmuls with M, N or K below this are skipped.
   int64_t minSize;

@@ -183,7 +183,8 @@ MlirAttribute mxfp8trainRecipeAttrGetNamed(MlirContext ctx,
 MlirAttribute mxfp8trainRecipeAttrParse(MlirContext ctx, MlirStringRef text) {
   MLIRContext *context = loadDialect(ctx);
   std::string error;
-  RecipeAttr recipe = parseRecipeOption(context, unwrap(text), error);
+  RecipeAttrInterface recipe =
+      parseTrainingRecipeOption(context, unwrap(text), error);
   if (!recipe)
     emitContextError(context)
         << "invalid recipe '" << unwrap(text) << "': " << error;

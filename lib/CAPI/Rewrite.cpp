@@ -130,10 +130,11 @@ mxfp8trainConvertModule(MlirModule module,
       options ? *options : mxfp8trainConvertOptionsGetDefault();
   RewriteMatmulsOptions rewriteOptions;
   if (!mlirAttributeIsNull(given.recipe)) {
-    rewriteOptions.recipe = dyn_cast<RecipeAttr>(unwrap(given.recipe));
+    rewriteOptions.recipe = dyn_cast<RecipeAttrInterface>(unwrap(given.recipe));
     if (!rewriteOptions.recipe) {
       emitError(moduleOp.getLoc())
-          << "mxfp8train: expected a #mxfp8train.recipe attribute, found "
+          << "mxfp8train: expected a #mxfp8train.recipe or "
+             "#mxfp8train.float8_recipe attribute, found "
           << unwrap(given.recipe);
       report->failed = true;
       return wrapReport(report);
@@ -150,8 +151,8 @@ MXFP8TrainConversionReport
 mxfp8trainConvertModuleWithRecipe(MlirModule module, MlirStringRef recipe) {
   ModuleOp moduleOp = unwrap(module);
   std::string error;
-  RecipeAttr parsed =
-      parseRecipeOption(moduleOp.getContext(), unwrap(recipe), error);
+  RecipeAttrInterface parsed =
+      parseTrainingRecipeOption(moduleOp.getContext(), unwrap(recipe), error);
   if (!parsed) {
     emitError(moduleOp.getLoc())
         << "mxfp8train: invalid recipe '" << unwrap(recipe) << "': " << error;

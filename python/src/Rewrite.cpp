@@ -47,6 +47,17 @@ static MlirAttribute buildRecipe(MlirContext ctx, const std::string &base,
   MlirAttribute recipe = mxfp8trainRecipeAttrParse(ctx, toStringRef(base));
   if (mlirAttributeIsNull(recipe))
     return recipe;
+  // A Float8 recipe carries its own fields in its text; the overrides are
+  // the fields of the MX recipe.
+  if (!mxfp8trainAttributeIsARecipeAttr(recipe)) {
+    if (o.elemType || o.outDtype || o.scaleMode || o.wgradWithHp ||
+        o.padTokenGroups || o.tokenGroupAlignment || o.kernelPreference)
+      throw nb::value_error("the recipe fields given as arguments apply to "
+                            "MX recipes; give a Float8 recipe's fields in "
+                            "its text (e.g. 'fp8_rowwise, pad_token_groups "
+                            "= true')");
+    return recipe;
+  }
   MlirType elemType = mxfp8trainRecipeAttrGetElemType(recipe);
   MlirType outDtype = mxfp8trainRecipeAttrGetOutDtype(recipe);
   if (o.elemType) {

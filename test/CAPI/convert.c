@@ -196,9 +196,47 @@ static void testConvertWithRecipeText(MlirContext ctx) {
   MXFP8TrainConvertOptions options = mxfp8trainConvertOptionsGetDefault();
   options.recipe = mxfp8trainScaleModeAttrGet(ctx, MXFP8TrainScaleModeFloor);
   report = mxfp8trainConvertModule(module, &options);
-  // CHECK: diagnostic: mxfp8train: expected a #mxfp8train.recipe attribute, found #mxfp8train<scale_mode floor>
+  // CHECK: diagnostic: mxfp8train: expected a #mxfp8train.recipe or #mxfp8train.float8_recipe attribute, found #mxfp8train<scale_mode floor>
   printReport(report);
   // CHECK-NEXT: status failure, 0 entries
+  mxfp8trainConversionReportDestroy(report);
+  mlirModuleDestroy(module);
+}
+
+static void testConvertFloat8Recipe(MlirContext ctx) {
+  // CHECK-LABEL: @convert_float8_recipe
+  fprintf(stderr, "@convert_float8_recipe\n");
+  MlirModule module =
+      mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(kStep));
+  // A Float8 recipe by name, through the shared recipe parser: the same
+  // report, SPEC-float8 §4.2 casts, K = 48 now accepted (a multiple of 16).
+  MlirAttribute recipe = mxfp8trainRecipeAttrParse(
+      ctx, mlirStringRefCreateFromCString("float8_rowwise_with_gw_hp"));
+  fprintf(stderr, "is MX recipe: %d\n",
+          (int)mxfp8trainAttributeIsARecipeAttr(recipe));
+  // CHECK-NEXT: is MX recipe: 0
+  MXFP8TrainConvertOptions options = mxfp8trainConvertOptionsGetDefault();
+  options.recipe = recipe;
+  MXFP8TrainConversionReport report = mxfp8trainConvertModule(module, &options);
+  printReport(report);
+  // CHECK-NEXT: status success, 6 entries, 5 converted, 1 kept, 0 skipped
+  // CHECK-NEXT: [0] 'mlp.w1.fwd' linalg.matmul converted role=forward batch=0 m=64 n=256 k=128 | mxfp8train: converted (role forward, lhs quantized along axis 1 (f8E4M3FN, axiswise, pow2), rhs along axis 1 (f8E4M3FN, axiswise, pow2), recipe float8_rowwise_with_gw_hp) | loc("mlp.w1.fwd")
+  // CHECK-NEXT: [1] 'mlp.w1.dgrad' linalg.matmul converted role=dgrad batch=0 m=64 n=128 k=256 | mxfp8train: converted (role dgrad, lhs quantized along axis 1 (f8E4M3FN, axiswise, pow2), rhs along axis 0 (f8E4M3FN, tensorwise, pow2), recipe float8_rowwise_with_gw_hp) | loc("mlp.w1.dgrad")
+  // CHECK-NEXT: [2] 'mlp.w1.wgrad' linalg.matmul kept role=wgrad batch=0 m=0 n=0 k=0 | role wgrad, recipe float8_rowwise_with_gw_hp keeps grad_weight in high precision | loc("mlp.w1.wgrad")
+  // CHECK-NEXT: [3] 'head.proj' linalg.matmul converted role=forward batch=0 m=64 n=32 k=48 |
+  // CHECK-NEXT: [4] 'router.gate' linalg.matmul converted role=forward
+  // CHECK-NEXT: [5] 'moe.experts.fwd' mxfp8train.grouped_mm converted role=forward batch=4 m=100 n=64 k=256 | mxfp8train: converted (grouped 2d-3d, role forward, lhs quantized along axis 1 (f8E4M3FN, axiswise, pow2), rhs along axis 2 (f8E4M3FN, axiswise, pow2), recipe float8_rowwise_with_gw_hp) | loc("moe.experts.fwd")
+  mxfp8trainConversionReportDestroy(report);
+  mlirModuleDestroy(module);
+
+  // The body of a #mxfp8train.float8_recipe as recipe text.
+  module = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(kStep));
+  report = mxfp8trainConvertModuleWithRecipe(
+      module, mlirStringRefCreateFromCString(
+                  "float8_tensorwise, round_scales_to_power_of_2 = true"));
+  printReport(report);
+  // CHECK-NEXT: status success, 6 entries, 6 converted, 0 kept, 0 skipped
+  // CHECK-NEXT: [0] 'mlp.w1.fwd' {{.*}} (f8E4M3FN, tensorwise, pow2), {{.*}}recipe #mxfp8train.float8_recipe<float8_tensorwise, round_scales_to_power_of_2 = true>)
   mxfp8trainConversionReportDestroy(report);
   mlirModuleDestroy(module);
 }
@@ -239,6 +277,7 @@ int main(void) {
   mlirContextAttachDiagnosticHandler(ctx, onDiagnostic, NULL, NULL);
   testConvertWithOptions(ctx);
   testConvertWithRecipeText(ctx);
+  testConvertFloat8Recipe(ctx);
   testInvalidRoleAndRemarks(ctx);
   mlirContextDestroy(ctx);
   // CHECK: done

@@ -418,7 +418,7 @@ func.func @pad_token_groups_rejects_rows(%x: tensor<200x256xbf16>, %offs: tensor
 // -----
 
 func.func @pad_token_groups_rejects_alignment(%x: tensor<200x256xbf16>, %offs: tensor<8xi32>) {
-  // expected-error @+1 {{expects alignment 32 or 128, found 64}}
+  // expected-error @+1 {{expects alignment 16, 32 or 128, found 64}}
   %xp, %p = mxfp8train.pad_token_groups %x offs(%offs) alignment = 64 : tensor<200x256xbf16>, tensor<8xi32> -> tensor<768x256xbf16>, tensor<8xi32>
   return
 }

@@ -28,6 +28,46 @@ Float8RecipeAttr Float8RecipeAttr::getDefault(MLIRContext *context,
       /*padTokenGroups=*/false, getDefaultPow2(linearRecipe));
 }
 
+StringRef Float8RecipeAttr::getRecipeName() const {
+  if (*this != getDefault(getContext(), getLinearRecipe()))
+    return "";
+  return stringifyFloat8LinearRecipe(getLinearRecipe());
+}
+
+RecipeOperandCast Float8RecipeAttr::getOperandCast(MatmulRole role,
+                                                   bool grouped,
+                                                   unsigned operand) const {
+  MLIRContext *ctx = getContext();
+  RecipeOperandCast cast;
+  cast.elemType = Float8E4M3FNType::get(ctx);
+  cast.granularity = Float8Granularity::Axiswise;
+  cast.pow2 = getRoundScalesToPowerOf2();
+  // The grouped recipe: float8_dtype, rowwise, power-of-2 scales in all three
+  // GEMMs, whatever the linear recipe (SPEC-float8 §4.4).
+  if (grouped) {
+    cast.elemType = getFloat8Dtype();
+    cast.pow2 = true;
+    return cast;
+  }
+  // The lhs of both backward GEMMs is grad_output.
+  bool gradOutput = role != MatmulRole::Forward && operand == 0;
+  switch (getLinearRecipe()) {
+  case Float8LinearRecipe::Tensorwise:
+    cast.granularity = Float8Granularity::Tensorwise;
+    if (gradOutput)
+      cast.elemType = Float8E5M2Type::get(ctx);
+    break;
+  case Float8LinearRecipe::Rowwise:
+    break;
+  case Float8LinearRecipe::RowwiseWithGwHp:
+    // The weight of grad_input is cast tensorwise (SPEC-float8 §3.2).
+    if (role == MatmulRole::Dgrad && operand == 1)
+      cast.granularity = Float8Granularity::Tensorwise;
+    break;
+  }
+  return cast;
+}
+
 LogicalResult
 Float8RecipeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          Float8LinearRecipe linearRecipe, Type float8Dtype,

@@ -624,9 +624,10 @@ static LogicalResult verifyPadding(Operation *op, RankedTensorType unpadded,
                                    RankedTensorType padded,
                                    RankedTensorType offsType,
                                    int64_t alignment) {
-  if (alignment != 32 && alignment != 128)
+  // 16: the Float8 grouped GEMMs (SPEC-float8 §6.3).
+  if (alignment != 16 && alignment != 32 && alignment != 128)
     return op->emitOpError()
-           << "expects alignment 32 or 128, found " << alignment;
+           << "expects alignment 16, 32 or 128, found " << alignment;
   if (unpadded.getRank() != 2 || padded.getRank() != 2)
     return op->emitOpError() << "expects 2-D (tokens x features) tensors";
   if (offsType.getRank() != 1)

@@ -28,9 +28,12 @@ struct FuseQuantizePair final : OpRewritePattern<QuantizeOp> {
     int64_t rank = rowOp.getInput().getType().getRank();
     if (rank < 2 || rowOp.getAxis() != uint64_t(rank - 1))
       return rewriter.notifyMatchFailure(rowOp, "not a last-axis quantize");
+    // quantize_dual is MX only; Float8 casts have f32 scales.
+    if (rowOp.isFloat8())
+      return rewriter.notifyMatchFailure(rowOp, "a Float8 quantize");
     for (Operation *user : input.getUsers()) {
       auto colOp = dyn_cast<QuantizeOp>(user);
-      if (!colOp || colOp.getAxis() != uint64_t(rank - 2) ||
+      if (!colOp || colOp.isFloat8() || colOp.getAxis() != uint64_t(rank - 2) ||
           colOp.getScaleMode() != rowOp.getScaleMode() ||
           colOp->getBlock() != rowOp->getBlock())
         continue;

@@ -139,12 +139,18 @@ mxfp8train::detail::analyzeGroupedMm(GroupedMmOp op,
   plan.role = roleOverride.value_or(
       inferGroupedMmRole(g.twoDTwoD, plan.rhs.transposed));
   plan.roleFromAttribute = roleOverride.has_value();
-  RecipeAttr recipe = getRecipeOrDefault(op->getContext(), options.recipe);
-  if (plan.role == MatmulRole::Wgrad && recipe.getWgradWithHp()) {
+  RecipeAttrInterface recipe =
+      getRecipeOrDefault(op->getContext(), options.recipe);
+  if (recipe.isHighPrecisionGemm(plan.role, /*grouped=*/true)) {
     result.decision = MatmulDecision::KeepHighPrecision;
-    result.reason = "role wgrad, recipe wgrad_with_hp = true";
+    result.reason = describeHighPrecisionGemm(plan.role, recipe);
     return result;
   }
+  // torchao's Float8 wgrad scales are per group and column over the group's
+  // tokens (SPEC-float8 §3.3): no quantize form computes them yet.
+  if (recipe.isFloat8() && g.twoDTwoD)
+    return skip("Float8 2d-2d grouped GEMM: its per-group scales (one per "
+                "group and column) have no quantize form yet");
 
   auto lhsType = cast<RankedTensorType>(plan.lhs.stored.getType());
   auto rhsType = cast<RankedTensorType>(plan.rhs.stored.getType());
@@ -165,10 +171,11 @@ mxfp8train::detail::analyzeGroupedMm(GroupedMmOp op,
     plan.m = tokens = lhsType.getDimSize(0);
     plan.k = lhsType.getDimSize(1);
     plan.n = resultType.getDimSize(1);
-    // The contraction is quantized per token, so only K needs whole blocks.
-    if (plan.k % kBlockSize != 0)
-      return skip("K = " + Twine(plan.k) + " is not a multiple of " +
-                  Twine(kBlockSize));
+    // The contraction is quantized per token, so only K needs whole MX
+    // blocks; Float8 needs K and N multiples of 16.
+    if (std::optional<std::string> why =
+            checkGemmAlignment(recipe, plan.k, plan.n, "K", "N"))
+      return skip(*why);
     sizes = {{"M", plan.m}, {"N", plan.n}, {"K", plan.k}};
   }
   for (auto [what, size] : sizes)
@@ -180,15 +187,20 @@ mxfp8train::detail::analyzeGroupedMm(GroupedMmOp op,
   // blocks of the whole token dimension: they must not straddle two groups,
   // so a 2d-2d GEMM is padded unless its offs are known to be multiples of
   // 32 (and its token count too, since M must hold whole blocks).
-  g.alignment = recipe.getTokenGroupAlignment();
-  if (recipe.getPadTokenGroups() || g.twoDTwoD) {
-    int64_t needed = recipe.getPadTokenGroups() ? g.alignment : kBlockSize;
+  // Float8 (SPEC-float8 §6.3) pads only when the recipe asks, to 16.
+  int64_t recipePadding = recipe.getTokenGroupPadding();
+  if (recipePadding > 0)
+    g.alignment = recipePadding;
+  else if (auto mx = dyn_cast<RecipeAttr>(recipe))
+    g.alignment = mx.getTokenGroupAlignment();
+  if (recipePadding > 0 || g.twoDTwoD) {
+    int64_t needed = recipePadding > 0 ? g.alignment : kBlockSize;
     std::optional<std::string> why = getKnownOffsAlignment(op, g.offs, needed);
     if (why && (!g.twoDTwoD || tokens % kBlockSize == 0))
       g.alignedBecause = *why;
     else
-      g.padding = recipe.getPadTokenGroups() ? TokenPadding::Recipe
-                                             : TokenPadding::Wgrad;
+      g.padding =
+          recipePadding > 0 ? TokenPadding::Recipe : TokenPadding::Wgrad;
   }
 
   if (g.padding != TokenPadding::None &&
@@ -201,7 +213,8 @@ mxfp8train::detail::analyzeGroupedMm(GroupedMmOp op,
   // nothing, since rounding the f32 accumulator to f32 and then to bf16 is
   // rounding it once to bf16.
   Type resultElem = resultType.getElementType();
-  g.productElemType = resultElem.isBF16() ? resultElem : recipe.getOutDtype();
+  g.productElemType =
+      resultElem.isBF16() ? resultElem : recipe.getGroupedOutDtype();
 
   result.decision = MatmulDecision::Convert;
   return result;
@@ -303,7 +316,7 @@ static GroupedOperands getGroupedOperands(const MatmulPlan &plan) {
 
 Operation *mxfp8train::detail::rewriteGroupedMm(RewriterBase &rewriter,
                                                 const MatmulPlan &plan,
-                                                RecipeAttr recipe) {
+                                                RecipeAttrInterface recipe) {
   auto op = cast<GroupedMmOp>(plan.op);
   const GroupedMmPlan &g = plan.grouped;
   Location loc = op.getLoc();
@@ -329,12 +342,12 @@ Operation *mxfp8train::detail::rewriteGroupedMm(RewriterBase &rewriter,
                 .first;
   }
 
-  auto [lhsData, lhsScales] =
-      getOrCreateQuantize(rewriter, loc, lhs, ops.lhs.axis,
-                          recipe.getElemType(), recipe.getScaleMode());
-  auto [rhsData, rhsScales] =
-      getOrCreateQuantize(rewriter, loc, rhs, ops.rhs.axis,
-                          recipe.getElemType(), recipe.getScaleMode());
+  auto [lhsData, lhsScales] = getOrCreateQuantize(
+      rewriter, loc, lhs, ops.lhs.axis,
+      recipe.getOperandCast(plan.role, /*grouped=*/true, 0));
+  auto [rhsData, rhsScales] = getOrCreateQuantize(
+      rewriter, loc, rhs, ops.rhs.axis,
+      recipe.getOperandCast(plan.role, /*grouped=*/true, 1));
 
   RankedTensorType resultType = op.getResult().getType();
   SmallVector<int64_t> gemmShape(resultType.getShape());
@@ -342,7 +355,7 @@ Operation *mxfp8train::detail::rewriteGroupedMm(RewriterBase &rewriter,
     gemmShape[0] = cast<RankedTensorType>(lhs.getType()).getDimSize(0);
   auto gemmType = RankedTensorType::get(gemmShape, g.productElemType);
   Operation *gemm;
-  if (recipe.getKernelPreference() == KernelPreference::Emulated) {
+  if (recipe.isEmulated()) {
     // torchao EMULATED: a high-precision grouped GEMM on exactly dequantized
     // MX operands.
     Value lhsDq = getOrCreateDequantize(rewriter, loc, lhsData, lhsScales,
@@ -373,11 +386,11 @@ Operation *mxfp8train::detail::rewriteGroupedMm(RewriterBase &rewriter,
 
 std::string
 mxfp8train::detail::describeGroupedConversion(const MatmulPlan &plan,
-                                              RecipeAttr recipe) {
+                                              RecipeAttrInterface recipe) {
   recipe = getRecipeOrDefault(plan.op->getContext(), recipe);
   const GroupedMmPlan &g = plan.grouped;
   GroupedOperands ops = getGroupedOperands(plan);
-  bool emulated = recipe.getKernelPreference() == KernelPreference::Emulated;
+  bool emulated = recipe.isEmulated();
   std::string s;
   llvm::raw_string_ostream os(s);
   os << "mxfp8train: converted" << (emulated ? " to emulated MX" : "")
@@ -394,9 +407,11 @@ mxfp8train::detail::describeGroupedConversion(const MatmulPlan &plan,
       os << " made token-major";
   };
   describeOperand("lhs", plan.lhs, ops.lhsMadeTokenMajor);
-  os << " quantized along axis " << ops.lhs.axis;
+  os << " quantized along axis " << ops.lhs.axis
+     << describeCast(recipe, plan.role, /*grouped=*/true, 0);
   describeOperand("rhs", plan.rhs, ops.rhsMadeTokenMajor);
-  os << " along axis " << ops.rhs.axis;
+  os << " along axis " << ops.rhs.axis
+     << describeCast(recipe, plan.role, /*grouped=*/true, 1);
   switch (g.padding) {
   case TokenPadding::Recipe:
     os << ", token groups padded to " << g.alignment << " (pad_token_groups)";

@@ -22,11 +22,11 @@ MatmulAnalysis analyzeGroupedMm(GroupedMmOp op,
 
 /// rewriteMatmul for a grouped plan (`plan.grouped.isGrouped`).
 Operation *rewriteGroupedMm(RewriterBase &rewriter, const MatmulPlan &plan,
-                            RecipeAttr recipe);
+                            RecipeAttrInterface recipe);
 
 /// describeConversion for a grouped plan.
 std::string describeGroupedConversion(const MatmulPlan &plan,
-                                      RecipeAttr recipe);
+                                      RecipeAttrInterface recipe);
 
 } // namespace mlir::mxfp8train::detail
 

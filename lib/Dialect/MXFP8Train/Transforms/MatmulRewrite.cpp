@@ -203,10 +203,11 @@ analyzeLinalgMatmul(linalg::LinalgOp op, const RewriteMatmulsOptions &options) {
   plan.role = roleOverride.value_or(
       inferMatmulRole(plan.lhs.transposed, plan.rhs.transposed));
   plan.roleFromAttribute = roleOverride.has_value();
-  RecipeAttr recipe = getRecipeOrDefault(op->getContext(), options.recipe);
-  if (plan.role == MatmulRole::Wgrad && recipe.getWgradWithHp()) {
+  RecipeAttrInterface recipe =
+      getRecipeOrDefault(op->getContext(), options.recipe);
+  if (recipe.isHighPrecisionGemm(plan.role, /*grouped=*/false)) {
     result.decision = MatmulDecision::KeepHighPrecision;
-    result.reason = "role wgrad, recipe wgrad_with_hp = true";
+    result.reason = describeHighPrecisionGemm(plan.role, recipe);
     return result;
   }
 
@@ -234,9 +235,9 @@ analyzeLinalgMatmul(linalg::LinalgOp op, const RewriteMatmulsOptions &options) {
   plan.m = resultType.getDimSize(numBatch);
   plan.n = resultType.getDimSize(numBatch + 1);
   plan.k = lhsType.getDimSize(lhsK);
-  if (plan.k % kBlockSize != 0)
-    return skip("K = " + Twine(plan.k) + " is not a multiple of " +
-                Twine(kBlockSize));
+  if (std::optional<std::string> why =
+          checkGemmAlignment(recipe, plan.k, plan.n, "K", "N"))
+    return skip(*why);
   for (auto [what, size] : {std::pair<StringRef, int64_t>("M", plan.m),
                             {"N", plan.n},
                             {"K", plan.k}})
@@ -300,7 +301,7 @@ static Value addInitInHighPrecision(RewriterBase &rewriter, Location loc,
 
 Operation *mxfp8train::rewriteMatmul(RewriterBase &rewriter,
                                      const MatmulPlan &plan,
-                                     RecipeAttr recipe) {
+                                     RecipeAttrInterface recipe) {
   if (plan.grouped.isGrouped)
     return rewriteGroupedMm(rewriter, plan, recipe);
   Operation *op = plan.op;
@@ -309,16 +310,16 @@ Operation *mxfp8train::rewriteMatmul(RewriterBase &rewriter,
   recipe = getRecipeOrDefault(op->getContext(), recipe);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
-  auto [lhsData, lhsScales] =
-      getOrCreateQuantize(rewriter, loc, plan.lhs.stored, plan.lhs.axis,
-                          recipe.getElemType(), recipe.getScaleMode());
-  auto [rhsData, rhsScales] =
-      getOrCreateQuantize(rewriter, loc, plan.rhs.stored, plan.rhs.axis,
-                          recipe.getElemType(), recipe.getScaleMode());
+  auto [lhsData, lhsScales] = getOrCreateQuantize(
+      rewriter, loc, plan.lhs.stored, plan.lhs.axis,
+      recipe.getOperandCast(plan.role, /*grouped=*/false, 0));
+  auto [rhsData, rhsScales] = getOrCreateQuantize(
+      rewriter, loc, plan.rhs.stored, plan.rhs.axis,
+      recipe.getOperandCast(plan.role, /*grouped=*/false, 1));
   StringAttr role = rewriter.getStringAttr(stringifyMatmulRole(plan.role));
   SmallVector<Operation *> maybeDead = {plan.lhs.transpose, plan.rhs.transpose};
 
-  if (recipe.getKernelPreference() == KernelPreference::Emulated) {
+  if (recipe.isEmulated()) {
     // torchao EMULATED: the matmul runs in the operands' own precision on
     // exactly dequantized MX values.
     Value lhs = getOrCreateDequantize(rewriter, loc, lhsData, lhsScales,
@@ -359,11 +360,11 @@ Operation *mxfp8train::rewriteMatmul(RewriterBase &rewriter,
 }
 
 std::string mxfp8train::describeConversion(const MatmulPlan &plan,
-                                           RecipeAttr recipe) {
+                                           RecipeAttrInterface recipe) {
   if (plan.grouped.isGrouped)
     return describeGroupedConversion(plan, recipe);
   recipe = getRecipeOrDefault(plan.op->getContext(), recipe);
-  bool emulated = recipe.getKernelPreference() == KernelPreference::Emulated;
+  bool emulated = recipe.isEmulated();
   std::string s;
   llvm::raw_string_ostream os(s);
   os << "mxfp8train: converted" << (emulated ? " to emulated MX" : "")
@@ -371,9 +372,10 @@ std::string mxfp8train::describeConversion(const MatmulPlan &plan,
   if (plan.roleFromAttribute)
     os << " from " << kMatmulRoleAttrName;
   os << ", lhs" << (plan.lhs.transpose ? " via linalg.transpose" : "")
-     << " quantized along axis " << plan.lhs.axis << ", rhs"
+     << " quantized along axis " << plan.lhs.axis
+     << describeCast(recipe, plan.role, /*grouped=*/false, 0) << ", rhs"
      << (plan.rhs.transpose ? " via linalg.transpose" : "") << " along axis "
-     << plan.rhs.axis;
+     << plan.rhs.axis << describeCast(recipe, plan.role, /*grouped=*/false, 1);
   if (!emulated && plan.initKind == MatmulInitKind::Bias)
     os << ", init as bias";
   if (!emulated && plan.initKind == MatmulInitKind::Add)

@@ -25,7 +25,8 @@ struct RewriteMatmulsPass final
   void runOnOperation() override {
     ModuleOp module = getOperation();
     std::string error;
-    RecipeAttr parsed = parseRecipeOption(&getContext(), recipe, error);
+    RecipeAttrInterface parsed =
+        parseTrainingRecipeOption(&getContext(), recipe, error);
     if (!parsed) {
       // Not op->emitError: the option, not the module, is wrong.
       emitError(module.getLoc())

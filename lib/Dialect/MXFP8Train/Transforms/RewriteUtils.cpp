@@ -63,15 +63,27 @@ MatmulRole mxfp8train::inferMatmulRole(bool lhsTransposed, bool rhsTransposed) {
 // Options
 //===----------------------------------------------------------------------===//
 
-RecipeAttr mxfp8train::parseRecipeOption(MLIRContext *context, StringRef text,
-                                         std::string &error) {
+/// True when the recipe body `text` names a Float8 recipe first (its first
+/// entry, before any comma, starts with `float8_` or `fp8_`).
+static bool isFloat8RecipeBody(StringRef text) {
+  StringRef first = text.split(',').first.trim();
+  return first.starts_with("float8_") || first.starts_with("fp8_");
+}
+
+RecipeAttrInterface mxfp8train::parseTrainingRecipeOption(MLIRContext *context,
+                                                          StringRef text,
+                                                          std::string &error) {
   context->getOrLoadDialect<MXFP8TrainDialect>();
   StringRef trimmed = text.trim();
   if (RecipeAttr named = RecipeAttr::getNamed(context, trimmed))
     return named;
-  std::string source = trimmed.starts_with("#")
-                           ? trimmed.str()
-                           : ("#mxfp8train.recipe<" + trimmed + ">").str();
+  std::string source;
+  if (trimmed.starts_with("#"))
+    source = trimmed.str();
+  else if (isFloat8RecipeBody(trimmed))
+    source = ("#mxfp8train.float8_recipe<" + trimmed + ">").str();
+  else
+    source = ("#mxfp8train.recipe<" + trimmed + ">").str();
   // Collect the parser's messages instead of letting them escape with a
   // location inside the option string.
   std::string messages;
@@ -85,11 +97,22 @@ RecipeAttr mxfp8train::parseRecipeOption(MLIRContext *context, StringRef text,
     });
     attr = parseAttribute(source, context);
   }
-  auto recipe = dyn_cast_or_null<RecipeAttr>(attr);
+  auto recipe = dyn_cast_or_null<RecipeAttrInterface>(attr);
   if (!recipe)
-    error =
-        messages.empty() ? "expected a #mxfp8train.recipe attribute" : messages;
+    error = messages.empty() ? "expected a #mxfp8train.recipe or "
+                               "#mxfp8train.float8_recipe attribute"
+                             : messages;
   return recipe;
+}
+
+RecipeAttr mxfp8train::parseRecipeOption(MLIRContext *context, StringRef text,
+                                         std::string &error) {
+  RecipeAttrInterface recipe = parseTrainingRecipeOption(context, text, error);
+  auto mx = dyn_cast_or_null<RecipeAttr>(recipe);
+  if (recipe && !mx)
+    error = "expected an MX recipe (#mxfp8train.recipe), found " +
+            printToString(Attribute(recipe));
+  return mx;
 }
 
 std::optional<std::string>
@@ -119,14 +142,61 @@ mxfp8train::findExcludedName(Location loc, ArrayRef<std::string> patterns,
 // Recipes and role overrides
 //===----------------------------------------------------------------------===//
 
-RecipeAttr mxfp8train::detail::getRecipeOrDefault(MLIRContext *context,
-                                                  RecipeAttr recipe) {
-  return recipe ? recipe : RecipeAttr::getDefault(context);
+RecipeAttrInterface
+mxfp8train::detail::getRecipeOrDefault(MLIRContext *context,
+                                       RecipeAttrInterface recipe) {
+  if (recipe)
+    return recipe;
+  return cast<RecipeAttrInterface>(Attribute(RecipeAttr::getDefault(context)));
 }
 
-std::string mxfp8train::detail::describeRecipe(RecipeAttr recipe) {
+std::string mxfp8train::detail::describeRecipe(RecipeAttrInterface recipe) {
   StringRef name = recipe.getRecipeName();
   return name.empty() ? printToString(Attribute(recipe)) : name.str();
+}
+
+std::string
+mxfp8train::detail::describeHighPrecisionGemm(MatmulRole role,
+                                              RecipeAttrInterface recipe) {
+  if (!recipe.isFloat8())
+    return "role " + stringifyMatmulRole(role).str() +
+           ", recipe wgrad_with_hp = true";
+  return "role " + stringifyMatmulRole(role).str() + ", recipe " +
+         describeRecipe(recipe) + " keeps grad_weight in high precision";
+}
+
+std::string mxfp8train::detail::describeCast(RecipeAttrInterface recipe,
+                                             MatmulRole role, bool grouped,
+                                             unsigned operand) {
+  RecipeOperandCast spec = recipe.getOperandCast(role, grouped, operand);
+  if (!spec.granularity)
+    return "";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << " (" << spec.elemType << ", "
+     << stringifyFloat8Granularity(*spec.granularity)
+     << (spec.pow2 ? ", pow2" : "") << ")";
+  return s;
+}
+
+std::optional<std::string>
+mxfp8train::detail::checkGemmAlignment(RecipeAttrInterface recipe, int64_t k,
+                                       int64_t n, StringRef kName,
+                                       StringRef nName) {
+  if (!recipe.isFloat8()) {
+    if (k % kBlockSize == 0)
+      return std::nullopt;
+    return (kName + " = " + Twine(k) + " is not a multiple of " +
+            Twine(kBlockSize))
+        .str();
+  }
+  constexpr int64_t kFloat8Alignment = 16;
+  for (auto [name, size] : {std::pair(kName, k), std::pair(nName, n)})
+    if (size % kFloat8Alignment != 0)
+      return (name + " = " + Twine(size) + " is not a multiple of " +
+              Twine(kFloat8Alignment) + " (torch._scaled_mm)")
+          .str();
+  return std::nullopt;
 }
 
 LogicalResult mxfp8train::detail::getRoleOverride(
@@ -178,29 +248,63 @@ bool mxfp8train::detail::reuseAtInsertionPoint(RewriterBase &rewriter,
 
 std::pair<Value, Value>
 mxfp8train::getOrCreateQuantize(RewriterBase &rewriter, Location loc,
-                                Value input, int64_t axis, Type elemType,
-                                ScaleMode mode) {
+                                Value input, int64_t axis,
+                                const RecipeOperandCast &spec) {
+  std::optional<Float8Granularity> granularity = spec.granularity;
+  bool tensorwise = granularity == Float8Granularity::Tensorwise;
+  if (tensorwise)
+    axis = 0;
   Block *block = rewriter.getInsertionBlock();
   Block::iterator ip = rewriter.getInsertionPoint();
   for (Operation *user : input.getUsers()) {
     auto quantize = dyn_cast<QuantizeOp>(user);
-    if (quantize && quantize.getInput() == input &&
-        static_cast<int64_t>(quantize.getAxis()) == axis &&
-        quantize.getScaleMode() == mode &&
-        quantize.getScaleLayout() == ScaleLayout::RowMajor &&
-        quantize.getData().getType().getElementType() == elemType &&
-        reuseAtInsertionPoint(rewriter, quantize, block, ip))
+    if (!quantize || quantize.getInput() != input ||
+        quantize.getGranularity() != granularity ||
+        quantize.getScaleLayout() != ScaleLayout::RowMajor ||
+        quantize.getData().getType().getElementType() != spec.elemType)
+      continue;
+    if (granularity ? quantize.getPow2() != spec.pow2
+                    : quantize.getScaleMode() != spec.mode)
+      continue;
+    if (!tensorwise && static_cast<int64_t>(quantize.getAxis()) != axis)
+      continue;
+    if (reuseAtInsertionPoint(rewriter, quantize, block, ip))
       return {quantize.getData(), quantize.getScales()};
   }
+  MLIRContext *context = rewriter.getContext();
   auto inputType = cast<RankedTensorType>(input.getType());
-  SmallVector<int64_t> scaleShape(inputType.getShape());
-  scaleShape[axis] /= kBlockSize;
-  auto dataType = inputType.clone(elemType);
-  auto scalesType = RankedTensorType::get(
-      scaleShape, Float8E8M0FNUType::get(rewriter.getContext()));
-  auto quantize = QuantizeOp::create(rewriter, loc, dataType, scalesType, input,
-                                     axis, mode);
+  auto dataType = inputType.clone(spec.elemType);
+  if (!granularity) {
+    SmallVector<int64_t> scaleShape(inputType.getShape());
+    scaleShape[axis] /= kBlockSize;
+    auto scalesType =
+        RankedTensorType::get(scaleShape, Float8E8M0FNUType::get(context));
+    auto quantize = QuantizeOp::create(rewriter, loc, dataType, scalesType,
+                                       input, axis, spec.mode);
+    return {quantize.getData(), quantize.getScales()};
+  }
+  SmallVector<int64_t> scaleShape;
+  if (!tensorwise) {
+    scaleShape.assign(inputType.getShape().begin(), inputType.getShape().end());
+    scaleShape[axis] = 1;
+  }
+  auto scalesType =
+      RankedTensorType::get(scaleShape, Float32Type::get(context));
+  auto quantize = QuantizeOp::create(
+      rewriter, loc, dataType, scalesType, input, axis, ScaleMode::Floor,
+      ScaleLayout::RowMajor, Float8GranularityAttr::get(context, *granularity),
+      spec.pow2);
   return {quantize.getData(), quantize.getScales()};
+}
+
+std::pair<Value, Value>
+mxfp8train::getOrCreateQuantize(RewriterBase &rewriter, Location loc,
+                                Value input, int64_t axis, Type elemType,
+                                ScaleMode mode) {
+  RecipeOperandCast spec;
+  spec.elemType = elemType;
+  spec.mode = mode;
+  return getOrCreateQuantize(rewriter, loc, input, axis, spec);
 }
 
 Value mxfp8train::detail::getOrCreateDequantize(RewriterBase &rewriter,

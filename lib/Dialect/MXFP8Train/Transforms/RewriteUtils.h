@@ -19,10 +19,30 @@
 namespace mlir::mxfp8train::detail {
 
 /// `recipe`, or the default recipe (`mxfp8_rceil`) when it is null.
-RecipeAttr getRecipeOrDefault(MLIRContext *context, RecipeAttr recipe);
+RecipeAttrInterface getRecipeOrDefault(MLIRContext *context,
+                                       RecipeAttrInterface recipe);
 
 /// The recipe as the remarks show it: its torchao name, or the attribute.
-std::string describeRecipe(RecipeAttr recipe);
+std::string describeRecipe(RecipeAttrInterface recipe);
+
+/// The reason for keeping the GEMM of `role` in high precision under
+/// `recipe` (RecipeAttrInterface::isHighPrecisionGemm).
+std::string describeHighPrecisionGemm(MatmulRole role,
+                                      RecipeAttrInterface recipe);
+
+/// How operand `operand` of the GEMM of `role` is cast, as the remarks
+/// show it: "" for MX (the recipe says it), else ` (f8E4M3FN, axiswise,
+/// pow2)` and the like.
+std::string describeCast(RecipeAttrInterface recipe, MatmulRole role,
+                         bool grouped, unsigned operand);
+
+/// Why a GEMM contracting `k` elements into `n` columns cannot be cast under
+/// `recipe` (`kName` / `nName` name the sizes in the message), or
+/// std::nullopt: MX needs whole blocks of 32 along K; Float8 needs K and N
+/// multiples of 16 (`torch._scaled_mm`, SPEC-float8 §6).
+std::optional<std::string> checkGemmAlignment(RecipeAttrInterface recipe,
+                                              int64_t k, int64_t n,
+                                              StringRef kName, StringRef nName);
 
 /// Prints an attribute or type for a diagnostic.
 template <typename T> std::string printToString(T value) {

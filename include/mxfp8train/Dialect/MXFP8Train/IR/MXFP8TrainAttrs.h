@@ -20,6 +20,36 @@
 namespace mlir::mxfp8train {
 /// Parses the keyword `true` or `false` (a boolean attribute parameter).
 FailureOr<bool> parseBoolParameter(AsmParser &parser);
+
+/// The role of a matmul in training: dense linear layers (SPEC §6,
+/// SPEC-float8 §3.1) and MoE experts (SPEC §7.2, SPEC-float8 §3.3). The
+/// operands of every role are `(lhs, rhs)`: forward `(input, weight)`, dgrad
+/// `(grad_output, weight)`, wgrad `(grad_output, input)`.
+enum class MatmulRole {
+  /// `out = x @ Wᵀ`; grouped: `out[m] = A[m] @ W[g(m)]ᵀ`. torchao `output`.
+  Forward,
+  /// `dX = dO @ W`; grouped: `dA[m] = dO[m] @ W[g(m)]`. torchao
+  /// `grad_input`.
+  Dgrad,
+  /// `dW = dOᵀ @ x`; grouped: `dW[g] = dO[group g]ᵀ @ A[group g]`. torchao
+  /// `grad_weight`.
+  Wgrad,
+};
+
+/// How a recipe casts one operand of one training GEMM
+/// (RecipeAttrInterface::getOperandCast).
+struct RecipeOperandCast {
+  /// f8E4M3FN or f8E5M2.
+  Type elemType;
+  /// The Float8 scaling granularity; std::nullopt for MX (e8m0 scales per
+  /// 32 elements along the contraction).
+  std::optional<Float8Granularity> granularity;
+  /// MX only: how the e8m0 scales are computed.
+  ScaleMode mode = ScaleMode::Rceil;
+  /// Float8 only: scales rounded to powers of two
+  /// (`round_scales_to_power_of_2`, SPEC-float8 §2.4).
+  bool pow2 = false;
+};
 } // namespace mlir::mxfp8train
 
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainRecipeInterface.h.inc"

@@ -201,6 +201,16 @@ def MXFP8Train_RecipeAttr : MXFP8Train_Attr<"Recipe", "recipe",
     int64_t getTokenGroupPadding() const {
       return getPadTokenGroups() ? getTokenGroupAlignment() : 0;
     }
+    bool isHighPrecisionGemm(MatmulRole role, bool grouped) const {
+      return role == MatmulRole::Wgrad && getWgradWithHp();
+    }
+    RecipeOperandCast getOperandCast(MatmulRole role, bool grouped,
+                                     unsigned operand) const {
+      return {getElemType(), std::nullopt, getScaleMode(), /*pow2=*/false};
+    }
+    bool isEmulated() const {
+      return getKernelPreference() == KernelPreference::Emulated;
+    }
   }];
 }
 
@@ -261,9 +271,9 @@ def MXFP8Train_Float8RecipeAttr
                                        Float8LinearRecipe linearRecipe);
 
     // RecipeAttrInterface.
-    ::llvm::StringRef getRecipeName() const {
-      return stringifyFloat8LinearRecipe(getLinearRecipe());
-    }
+    /// The linear recipe's name when every other field is at its default,
+    /// else "".
+    ::llvm::StringRef getRecipeName() const;
     bool isFloat8() const { return true; }
     ::mlir::Type getForwardElemType() const { return getFloat8Dtype(); }
     ::mlir::Type getGroupedOutDtype() const { return getOutDtype(); }
@@ -273,6 +283,16 @@ def MXFP8Train_Float8RecipeAttr
     int64_t getTokenGroupPadding() const {
       return getPadTokenGroups() ? 16 : 0;
     }
+    /// rowwise_with_gw_hp's dense weight gradient (SPEC-float8 §4.2); the
+    /// grouped recipe has no high-precision option (§4.4).
+    bool isHighPrecisionGemm(MatmulRole role, bool grouped) const {
+      return !grouped && role == MatmulRole::Wgrad &&
+             getLinearRecipe() == Float8LinearRecipe::RowwiseWithGwHp;
+    }
+    /// SPEC-float8 §4.2 (dense) and §4.4 (grouped).
+    RecipeOperandCast getOperandCast(MatmulRole role, bool grouped,
+                                     unsigned operand) const;
+    bool isEmulated() const { return false; }
   }];
 }
 

@@ -480,9 +480,10 @@ def MXFP8Train_PadTokenGroupsOp : MXFP8Train_Op<"pad_token_groups", [Pure]> {
 
     Shapes: `input (M, K)` → `result (R, K)` with the static upper bound
     `R = ceil((M + alignment * G) / alignment) * alignment`, `padded_offs (G)`.
-    `alignment` is 32 (default) or 128. Offsets past M are clamped to M.
+    `alignment` is 32 (default) or 128, or 16 for the Float8 grouped GEMMs
+    (SPEC-float8 §6.3). Offsets past M are clamped to M.
 
-    Errors: `alignment` other than 32 or 128, `input` or `result` not 2-D,
+    Errors: `alignment` other than 16, 32 or 128, `input` or `result` not 2-D,
     different column counts or element types, `offs` not 1-D, a dynamic
     token or group count, `R` not the bound above, `padded_offs` not of the
     type of `offs`, constant `offs` negative, decreasing or past M.

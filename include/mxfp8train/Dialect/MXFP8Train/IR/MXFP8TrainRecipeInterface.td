@@ -35,6 +35,22 @@ def MXFP8Train_RecipeAttrInterface : AttrInterface<"RecipeAttrInterface"> {
     InterfaceMethod<"The token-group alignment that grouped GEMMs need, or 0 "
                     "when the recipe does not pad token groups",
       "int64_t", "getTokenGroupPadding">,
+    InterfaceMethod<"True when the GEMM of `role` (dense, or grouped when "
+                    "`grouped`) stays in high precision: neither operand is "
+                    "cast",
+      "bool", "isHighPrecisionGemm",
+      (ins "::mlir::mxfp8train::MatmulRole":$role, "bool":$grouped)>,
+    InterfaceMethod<"How operand `operand` (0: lhs, 1: rhs) of the GEMM of "
+                    "`role` (dense, or grouped when `grouped`) is cast: "
+                    "element type, MX or Float8 granularity, scale mode or "
+                    "pow2 (SPEC §5.1, SPEC-float8 §4.2, §4.4). Only "
+                    "meaningful when isHighPrecisionGemm is false",
+      "::mlir::mxfp8train::RecipeOperandCast", "getOperandCast",
+      (ins "::mlir::mxfp8train::MatmulRole":$role, "bool":$grouped,
+           "unsigned":$operand)>,
+    InterfaceMethod<"True when the GEMMs run in high precision on exactly "
+                    "dequantized operands (torchao KernelPreference.EMULATED)",
+      "bool", "isEmulated">,
   ];
 }
 

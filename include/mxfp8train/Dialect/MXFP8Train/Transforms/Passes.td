@@ -55,6 +55,16 @@ def MXFP8TrainRewriteMatmulsPass
     a `pad_token_groups` result, or `mxfp8train.offs_alignment` on the op):
     32-token blocks must not straddle two experts. A tensor is padded once.
 
+    A Float8 recipe (`#mxfp8train.float8_recipe`, torchao
+    `Float8TrainingOpConfig`, SPEC-float8 §4) converts the same matmuls into
+    Float8 `quantize` (f32 tensorwise or axiswise scales) + `scaled_mm` /
+    `scaled_grouped_mm`, each operand cast as SPEC-float8 §4.2 says for its
+    role (e5m2 grad_output for tensorwise; the tensorwise weight of
+    rowwise_with_gw_hp's dgrad, whose wgrad stays in high precision;
+    grouped GEMMs e4m3 rowwise power-of-2, token groups padded to 16 with
+    `pad_token_groups = true`). K and N must be multiples of 16. The 2d-2d
+    grouped wgrad is skipped (its per-group scales have no quantize form).
+
     Skipped (with the reason in a remark): other element types, broadcast
     operands, transposed results, dynamic shapes, K not a multiple of 32,
     M, N or K below `min-size`, and locations holding a NameLoc whose name
@@ -88,8 +98,10 @@ def MXFP8TrainRewriteMatmulsPass
   let options = [
     Option<"recipe", "recipe", "std::string", "\"mxfp8_rceil\"",
            "Recipe: a torchao recipe name (mxfp8_rceil, "
-           "mxfp8_rceil_wgrad_with_hp, mxfp8_emulated_rceil) or the body of "
-           "a #mxfp8train.recipe<...> attribute">,
+           "mxfp8_rceil_wgrad_with_hp, mxfp8_emulated_rceil, "
+           "float8_tensorwise, float8_rowwise, float8_rowwise_with_gw_hp, "
+           "fp8_rowwise) or the body of a #mxfp8train.recipe<...> or "
+           "#mxfp8train.float8_recipe<...> attribute">,
     Option<"minSize", "min-size", "int64_t", "0",
            "Skip matmuls with M, N or K smaller than this">,
     ListOption<"exclude", "exclude", "std::string",

@@ -29,16 +29,7 @@ namespace mlir::mxfp8train {
 // Training roles
 //===----------------------------------------------------------------------===//
 
-/// The role of a matmul in training: dense linear layers (SPEC §6) and MoE
-/// experts (SPEC §7.2).
-enum class MatmulRole {
-  /// `out = x @ Wᵀ`; grouped: `out[m] = A[m] @ W[g(m)]ᵀ`.
-  Forward,
-  /// `dX = dO @ W`; grouped: `dA[m] = dO[m] @ W[g(m)]`.
-  Dgrad,
-  /// `dW = dOᵀ @ x`; grouped: `dW[g] = dO[group g]ᵀ @ A[group g]`.
-  Wgrad,
-};
+// MatmulRole is declared with the recipe interface (MXFP8TrainAttrs.h).
 
 /// Name of the discardable string attribute that gives (on a linalg matmul)
 /// or records (on the `mxfp8train.scaled_mm` created for it) a matmul's role.
@@ -88,9 +79,18 @@ std::optional<std::string> getKnownOffsAlignment(Operation *op, Value offs,
 //===----------------------------------------------------------------------===//
 
 /// Parses the `recipe` option text: a torchao recipe name
-/// (`mxfp8_rceil`, `mxfp8_rceil_wgrad_with_hp`, `mxfp8_emulated_rceil`), the
-/// body of a `#mxfp8train.recipe<...>` attribute, or the whole attribute.
-/// Returns null and sets `error` to the parser's message on bad text.
+/// (`mxfp8_rceil`, `mxfp8_rceil_wgrad_with_hp`, `mxfp8_emulated_rceil`;
+/// `float8_tensorwise`, `float8_rowwise`, `float8_rowwise_with_gw_hp`,
+/// `fp8_rowwise`), the body of a `#mxfp8train.recipe<...>` or
+/// `#mxfp8train.float8_recipe<...>` attribute (a body whose first entry is a
+/// Float8 recipe name is a Float8 one), or the whole attribute. Returns null
+/// and sets `error` to the parser's message on bad text.
+RecipeAttrInterface parseTrainingRecipeOption(MLIRContext *context,
+                                              llvm::StringRef text,
+                                              std::string &error);
+
+/// parseTrainingRecipeOption for an MX recipe only (`#mxfp8train.recipe`):
+/// a Float8 recipe is an error.
 RecipeAttr parseRecipeOption(MLIRContext *context, llvm::StringRef text,
                              std::string &error);
 
@@ -103,9 +103,9 @@ findExcludedName(Location loc, llvm::ArrayRef<std::string> patterns,
 
 /// What `mxfp8train-rewrite-matmuls` converts and how.
 struct RewriteMatmulsOptions {
-  /// The recipe (element type, scale mode, wgrad_with_hp, kernel
-  /// preference); null means `mxfp8_rceil`.
-  RecipeAttr recipe;
+  /// The recipe, MX or Float8 (per-GEMM casts, high-precision GEMMs, token
+  /// padding, kernel preference); null means `mxfp8_rceil`.
+  RecipeAttrInterface recipe;
   /// Matmuls with M, N or K below this are skipped.
   int64_t minSize = 0;
   /// Matmuls whose location holds a NameLoc containing one of these strings
@@ -249,6 +249,15 @@ std::pair<Value, Value> getOrCreateQuantize(RewriterBase &rewriter,
                                             int64_t axis, Type elemType,
                                             ScaleMode mode);
 
+/// getOrCreateQuantize for a cast that may be Float8: with
+/// `spec.granularity`, a Float8 quantize (f32 scales: rank 0 for
+/// tensorwise, where `axis` is ignored; the input shape with `axis` set to 1
+/// for axiswise; `pow2` as `spec.pow2`), else the MX quantize of `spec`.
+std::pair<Value, Value> getOrCreateQuantize(RewriterBase &rewriter,
+                                            Location loc, Value input,
+                                            int64_t axis,
+                                            const RecipeOperandCast &spec);
+
 /// Returns `input` (tokens x features) with its token groups padded to
 /// `alignment` rows and the padded offs (`mxfp8train.pad_token_groups`, SPEC
 /// §7.3), reusing an identical pad of `input` that dominates the insertion
@@ -274,12 +283,13 @@ std::pair<Value, Value> getOrCreatePadTokenGroups(RewriterBase &rewriter,
 /// on the padded offs, `unpad_token_groups` of a padded 2d-3d result, and
 /// an extension to the result type when `out_dtype` is narrower.
 Operation *rewriteMatmul(RewriterBase &rewriter, const MatmulPlan &plan,
-                         RecipeAttr recipe);
+                         RecipeAttrInterface recipe);
 
 /// Text of the remark for a converted matmul, e.g. `mxfp8train: converted
 /// (role wgrad, lhs quantized along axis 0, rhs along axis 0, recipe
 /// mxfp8_rceil)`.
-std::string describeConversion(const MatmulPlan &plan, RecipeAttr recipe);
+std::string describeConversion(const MatmulPlan &plan,
+                               RecipeAttrInterface recipe);
 
 /// Counts of a rewriteMatmuls run.
 struct RewriteMatmulsStats {
