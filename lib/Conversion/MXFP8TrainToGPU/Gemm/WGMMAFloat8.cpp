@@ -1,0 +1,188 @@
+//===- WGMMAFloat8.cpp - the sm_90a Float8 (f32-scaled) GEMM -----*- C++
+//-*-===//
+//
+// Float8 `scaled_mm` (f32 scales, SPEC-float8 §5) on sm_90a, natively in
+// fp8: the kernel is the v8 GEMM body (emitDequantBF16Gemm, WGMMA.cpp) on a
+// GemmSpec of variant WgmmaFloat8, whose stages hold fp8 instead of bf16:
+//
+//   - the TMA producer copies the operands as they are stored, without a
+//     pre-pass: A (M, K) and B stored (N, K), K-major, boxes of tile.m
+//     (tile.n) rows x 128 fp8 (128 bytes, the 128B swizzle span; TMA fills
+//     rows past M / N and K past its end with zeros), 48 KiB per stage of a
+//     128 x 256 tile, four stages;
+//   - the two MMA warpgroups issue four `wgmma.mma_async` m64n256k32 per
+//     stage with e4m3 / e5m2 inputs (each operand its own type: e5m2
+//     grad_output x e4m3 weight of the tensorwise recipe), f32 accumulators,
+//     the same smem descriptors as bf16 (32 bytes per K step);
+//   - the epilogue (WgmmaConsumer::emitEpilogue with Float8EpilogueScales)
+//     multiplies each accumulator by RN_f32(1/sa[m]) then by
+//     RN_f32(1/sb[n]) (or the tensorwise reciprocals), then GemmMainloop's
+//     storeOutput adds the bias in f32 and rounds once to bf16 (or keeps
+//     f32), masking rows past M and columns past N.
+//
+// fp8 wgmma reads K-major operands from shared memory only: other operand
+// layouts are not taken (whyNotWgmmaFloat8; the pass reports the op).
+//
+//===----------------------------------------------------------------------===//
+
+#include "WGMMAFloat8.h"
+#include "../TMA.h"
+#include "WGMMA.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+using namespace mlir::mxfp8train::gpu_lowering;
+
+//===----------------------------------------------------------------------===//
+// Epilogue scales
+//===----------------------------------------------------------------------===//
+
+Float8EpilogueScales::Float8EpilogueScales(GemmMainloop &mainloop, Value batch)
+    : GemmIndexArith(mainloop.getBuilder()), spec(mainloop.getSpec()),
+      args(mainloop.getArgs()), batch(batch) {
+  if (spec.aScalarScale)
+    aScalar = reciprocal(args.aScales, Value());
+  if (spec.bScalarScale)
+    bScalar = reciprocal(args.bScales, Value());
+}
+
+Value Float8EpilogueScales::reciprocal(Value scales, Value index) {
+  // A tensorwise scale is the 0-d buffer of the op's tensor<f32>.
+  SmallVector<Value, 1> indices;
+  if (index)
+    indices.push_back(index);
+  Value s = memref::LoadOp::create(kb, scales, indices);
+  Value one = arith::ConstantOp::create(kb, kb.getF32FloatAttr(1.0f));
+  // No fast-math flags: an IEEE division (div.rn.f32).
+  return arith::DivFOp::create(kb, one, s);
+}
+
+Value Float8EpilogueScales::getRowFactor(Value row) {
+  if (aScalar)
+    return aScalar;
+  Value r = arith::MinUIOp::create(kb, row, c(spec.m - 1));
+  Value base = spec.aBatched ? mul(batch, c(spec.m)) : c(0);
+  return reciprocal(args.aScales, add(base, r));
+}
+
+Value Float8EpilogueScales::getColumnFactor(Value col) {
+  if (bScalar)
+    return bScalar;
+  Value n = arith::MinUIOp::create(kb, col, c(spec.n - 1));
+  Value base = spec.bBatched ? mul(batch, c(spec.n)) : c(0);
+  return reciprocal(args.bScales, add(base, n));
+}
+
+Value Float8EpilogueScales::apply(Value acc, Value rowFactor,
+                                  Value columnFactor) {
+  Value v = arith::MulFOp::create(kb, acc, rowFactor);
+  return arith::MulFOp::create(kb, v, columnFactor);
+}
+
+//===----------------------------------------------------------------------===//
+// Configuration
+//===----------------------------------------------------------------------===//
+
+void gpu_lowering::configureWgmmaFloat8Gemm(GemmSpec &spec, int64_t tileN,
+                                            int64_t stages) {
+  configureDequantBF16Gemm(spec, tileN, stages);
+  spec.variant = GemmVariant::WgmmaFloat8;
+  spec.tile.k = 128;
+}
+
+std::string gpu_lowering::whyNotWgmmaFloat8(ScaledMmOp op) {
+  if (op.getTransposeLhs())
+    return "the sm_90a Float8 GEMM needs lhs stored (M, K) (fp8 wgmma reads "
+           "K-major operands only; transpose_lhs is not supported)";
+  if (!op.getTransposeRhs())
+    return "the sm_90a Float8 GEMM needs rhs stored (N, K) with "
+           "transpose_rhs (fp8 wgmma reads K-major operands only)";
+  return "";
+}
+
+//===----------------------------------------------------------------------===//
+// Host side
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Float8 scaled_mm (rank 2 or 3, K-major operands) -> one persistent
+/// Float8 kernel on sm_90a.
+struct Float8ScaledMmToWgmma final : KernelPattern<ScaledMmOp> {
+  using KernelPattern::KernelPattern;
+
+  LogicalResult rewriteStatic(ScaledMmOp op,
+                              PatternRewriter &rewriter) const override {
+    if (!op.isFloat8())
+      return rewriter.notifyMatchFailure(op, "not a Float8 scaled_mm");
+    if (cache.getTarget().chip != GPUChip::SM90a)
+      return rewriter.notifyMatchFailure(
+          op, "the Float8 GEMM is lowered on sm_90a only");
+    if (std::string why = whyNotWgmmaFloat8(op); !why.empty())
+      return rewriter.notifyMatchFailure(op, why);
+    GemmSpec spec = getScaledMmSpec(op);
+    spec.aScalarScale = op.getLhsScales().getType().getRank() == 0;
+    spec.bScalarScale = op.getRhsScales().getType().getRank() == 0;
+    // The v8 defaults (128 x 256 tiles, four 48 KiB stages) unless the op's
+    // gemm_config says otherwise.
+    int64_t tileN = 256, stages = 4;
+    if (auto config =
+            op->getAttrOfType<GemmConfigAttr>(GemmConfigAttr::getAttrName())) {
+      tileN = config.getTileN().value_or(tileN);
+      stages = config.getStages().value_or(stages);
+    }
+    configureWgmmaFloat8Gemm(spec, tileN, stages);
+
+    // The operands in place: K-major boxes of a tile's rows x 128 fp8, one
+    // batch per box for rank 3 (a 3-D map, GemmSpec::aSlicedMap).
+    Location loc = op->getLoc();
+    auto mapSpec = [&](int64_t rows, bool batched) {
+      tma::TensorMapSpec s;
+      if (batched)
+        s.box.push_back(1);
+      s.box.append({rows, spec.tile.k});
+      s.swizzle = tma::Swizzle::B128;
+      return s;
+    };
+    Value aBuf = toBuffer(rewriter, loc, op.getLhs());
+    Value bBuf = toBuffer(rewriter, loc, op.getRhs());
+    tma::TensorMapSpec aSpec = mapSpec(spec.tile.m, spec.aBatched);
+    tma::TensorMapSpec bSpec = mapSpec(spec.tile.n, spec.bBatched);
+    std::string why;
+    if (!tma::canCreateTensorMap(cast<MemRefType>(aBuf.getType()), aSpec,
+                                 &why) ||
+        !tma::canCreateTensorMap(cast<MemRefType>(bBuf.getType()), bSpec, &why))
+      return rewriter.notifyMatchFailure(op, why);
+    spec.aSlicedMap = spec.aBatched;
+    spec.bSlicedMap = spec.bBatched;
+    Value aMap = tma::createTensorMap(rewriter, loc, aBuf, aSpec);
+    Value bMap = tma::createTensorMap(rewriter, loc, bBuf, bSpec);
+    tma::freeTensorMapAtBlockEnd(rewriter, loc, aMap);
+    tma::freeTensorMapAtBlockEnd(rewriter, loc, bMap);
+
+    // GemmArgs order: A map, A scales, B map, B scales, [bias], out. A
+    // tensorwise scale stays the 0-d buffer.
+    auto scales = [&](Value tensor) -> Value {
+      if (cast<RankedTensorType>(tensor.getType()).getRank() == 0)
+        return toBuffer(rewriter, loc, tensor);
+      return flatBuffer(rewriter, loc, tensor);
+    };
+    SmallVector<Value> args = {aMap, scales(op.getLhsScales()), bMap,
+                               scales(op.getRhsScales())};
+    Value outBuf = appendGemmTailArgs(rewriter, loc, args, Value(),
+                                      op.getBias(), op.getResult().getType());
+    launchGemmKernel(rewriter, loc, cache, spec, args,
+                     [&](KernelBuilder &kb, ValueRange kargs) {
+                       emitDequantBF16Gemm(kb, spec, kargs);
+                     });
+    rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
+    return success();
+  }
+};
+} // namespace
+
+void gpu_lowering::populateFloat8GemmPatterns(RewritePatternSet &patterns,
+                                              KernelCache &cache) {
+  patterns.add<Float8ScaledMmToWgmma>(patterns.getContext(), cache);
+}
