@@ -9,6 +9,7 @@
 
 #include "mxfp8train/Conversion/MXFP8TrainToGPU/MXFP8TrainToGPU.h"
 #include "FusedProducer.h"
+#include "Gemm/WGMMAFloat8.h"
 #include "KernelBuilder.h"
 #include "mxfp8train/Conversion/Passes.h"
 #include "mxfp8train/Conversion/Utils/EmptyShapes.h"
@@ -46,6 +47,15 @@ void mlir::mxfp8train::populateMXFP8TrainToGPUConversionPatterns(
   populateLayoutKernelPatterns(patterns, cache);
   populateGemmKernelPatterns(patterns, cache);
   populateSimpleGemmKernelPatterns(patterns, cache);
+}
+
+/// Whether `op` is a Float8 (f32-scaled) scaled_mm / scaled_grouped_mm.
+static bool isFloat8Gemm(Operation *op) {
+  if (auto mm = dyn_cast<ScaledMmOp>(op))
+    return mm.isFloat8();
+  if (auto gmm = dyn_cast<ScaledGroupedMmOp>(op))
+    return gmm.isFloat8();
+  return false;
 }
 
 /// Returns the kernel module of `module`, creating it (and marking `module`
@@ -145,6 +155,8 @@ struct ConvertMXFP8TrainToGPUPass final
                                                 << "' has no GPU lowering";
       if (!hasStaticShapes(op))
         diag << ": it has a dynamic shape";
+      else if (isFloat8Gemm(op))
+        diag << ": " << gpu_lowering::whyNoFloat8GemmLowering(op, target.chip);
       else if (isa<ScaledMmOp, ScaledGroupedMmOp>(op))
         diag << " for this form (scaled_grouped_mm needs row_major scales; "
                 "scaled_mm blocked scales need rank 2 on sm_90a, and rank 2 "

@@ -102,6 +102,16 @@ std::string gpu_lowering::whyNotWgmmaFloat8(ScaledMmOp op) {
   return "";
 }
 
+std::string gpu_lowering::whyNoFloat8GemmLowering(Operation *op, GPUChip chip) {
+  if (isa<ScaledGroupedMmOp>(op))
+    return "the Float8 scaled_grouped_mm is not lowered to the GPU yet";
+  if (chip != GPUChip::SM90a)
+    return "the Float8 scaled_mm is lowered on sm_90a only";
+  if (auto mm = dyn_cast<ScaledMmOp>(op))
+    return whyNotWgmmaFloat8(mm);
+  return "";
+}
+
 //===----------------------------------------------------------------------===//
 // Host side
 //===----------------------------------------------------------------------===//

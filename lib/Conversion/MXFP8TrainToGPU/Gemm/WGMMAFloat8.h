@@ -63,6 +63,10 @@ void configureWgmmaFloat8Gemm(GemmSpec &spec, int64_t tileN, int64_t stages);
 /// writes.
 std::string whyNotWgmmaFloat8(ScaledMmOp op);
 
+/// Why a Float8 `scaled_mm` or `scaled_grouped_mm` (`op`) has no GPU
+/// lowering on `chip` (the pass's diagnostic; empty when it should have).
+std::string whyNoFloat8GemmLowering(Operation *op, GPUChip chip);
+
 /// Adds the lowering of Float8 `scaled_mm` to the Float8 kernel on sm_90a.
 void populateFloat8GemmPatterns(RewritePatternSet &patterns,
                                 KernelCache &cache);
