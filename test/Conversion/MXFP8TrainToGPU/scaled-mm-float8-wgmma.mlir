@@ -112,3 +112,27 @@ func.func @tensorwise(%g: tensor<200x96xf8E5M2>, %t: tensor<f32>, %w: tensor<304
       : tensor<200x96xf8E5M2> [tensor<f32>], tensor<304x96xf8E4M3FN> [tensor<f32>] -> tensor<200x304xf32>
   return %y : tensor<200x304xf32>
 }
+
+// -----
+
+// Rank 3: 3-D tensor maps over the operands as stored (one batch per box,
+// tag `ks`), 3 x 2 x 1 tiles; the row scale of batch b, row r is read at
+// b * M + min(r, M - 1).
+// CHECK-LABEL: func.func @batched(
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_ks_ks_e4m3_e4m3_bf16_200x144x256_b3_p1c1_v9w1s4_n256_f8rr blocks in (%c6, %c1, %c1) threads in (%c384, %c1, %c1)
+// CHECK-LABEL: gpu.func @scaled_mm_ks_ks_e4m3_e4m3_bf16_200x144x256_b3_p1c1_v9w1s4_n256_f8rr(
+// CHECK-SAME:      %{{.*}}: !llvm.ptr {{{.*}}}, %[[SA:.*]]: memref<600xf32> {{{.*}}}, %{{.*}}: !llvm.ptr {{{.*}}}, %{{.*}}: memref<432xf32>
+// CHECK:           %[[R:.*]] = arith.minui %{{.*}}, %c199 : index
+// CHECK-NEXT:      %[[B:.*]] = arith.muli %[[BATCH:.*]], %c200 : index
+// CHECK-NEXT:      %[[I:.*]] = arith.addi %[[B]], %[[R]] : index
+// CHECK-NEXT:      memref.load %[[SA]][%[[I]]] : memref<600xf32>
+// CHECK:           nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}]
+// CHECK-NEXT:      arith.addi
+// CHECK-NEXT:      arith.index_castui
+// CHECK-NEXT:      llvm.inttoptr
+// CHECK-NEXT:      nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}]
+func.func @batched(%x: tensor<3x200x256xf8E4M3FN>, %xs: tensor<3x200x1xf32>, %w: tensor<3x144x256xf8E4M3FN>, %ws: tensor<3x144x1xf32>) -> tensor<3x200x144xbf16> {
+  %y = mxfp8train.scaled_mm %x [%xs], %w [%ws] transpose_rhs
+      : tensor<3x200x256xf8E4M3FN> [tensor<3x200x1xf32>], tensor<3x144x256xf8E4M3FN> [tensor<3x144x1xf32>] -> tensor<3x200x144xbf16>
+  return %y : tensor<3x200x144xbf16>
+}
