@@ -22,6 +22,10 @@
 //
 // fp8 wgmma reads K-major operands from shared memory only: other operand
 // layouts are not taken (whyNotWgmmaFloat8; the pass reports the op).
+// Float8 `scaled_grouped_mm` 2d-3d (the MoE forward / grad_input: tokens
+// (M, K) in groups, experts stored (E, N, K), rowwise scales (M, 1) and
+// (E, N, 1)) runs the same kernel on the mainloop's 2d-3d walk; 2d-2d is
+// not lowered yet.
 //
 //===----------------------------------------------------------------------===//
 
@@ -102,19 +106,99 @@ std::string gpu_lowering::whyNotWgmmaFloat8(ScaledMmOp op) {
   return "";
 }
 
+std::string gpu_lowering::whyNotWgmmaFloat8Grouped(ScaledGroupedMmOp op) {
+  if (op.isTwoDTwoD())
+    return "the Float8 scaled_grouped_mm 2d-2d (grad_weight) is not lowered "
+           "to the GPU yet";
+  if (op.getTransposeLhs() || !op.getTransposeRhs())
+    return "the sm_90a Float8 grouped GEMM needs lhs stored (M, K) and rhs "
+           "(E, N, K) with transpose_rhs (fp8 wgmma reads K-major operands "
+           "only)";
+  return "";
+}
+
 std::string gpu_lowering::whyNoFloat8GemmLowering(Operation *op, GPUChip chip) {
-  if (isa<ScaledGroupedMmOp>(op))
-    return "the Float8 scaled_grouped_mm is not lowered to the GPU yet";
   if (chip != GPUChip::SM90a)
-    return "the Float8 scaled_mm is lowered on sm_90a only";
+    return "the Float8 " + op->getName().stripDialect().str() +
+           " is lowered on sm_90a only";
   if (auto mm = dyn_cast<ScaledMmOp>(op))
     return whyNotWgmmaFloat8(mm);
+  if (auto gmm = dyn_cast<ScaledGroupedMmOp>(op))
+    return whyNotWgmmaFloat8Grouped(gmm);
   return "";
 }
 
 //===----------------------------------------------------------------------===//
 // Host side
 //===----------------------------------------------------------------------===//
+
+/// The gemm_config of `op` read by the Float8 kernel (tile_n, stages; the
+/// v8 defaults 256 and 4 otherwise), applied to `spec`.
+static void configureFromOp(Operation *op, GemmSpec &spec) {
+  int64_t tileN = 256, stages = 4;
+  if (auto config =
+          op->getAttrOfType<GemmConfigAttr>(GemmConfigAttr::getAttrName())) {
+    tileN = config.getTileN().value_or(tileN);
+    stages = config.getStages().value_or(stages);
+  }
+  configureWgmmaFloat8Gemm(spec, tileN, stages);
+}
+
+/// The host side of a Float8 GEMM: the tensor maps of the operands in
+/// place (K-major boxes of a tile's rows x 128 fp8, one batch / expert per
+/// box for a batched operand: a 3-D map, GemmSpec::aSlicedMap), the scale
+/// buffers (a tensorwise scale stays the 0-d buffer), [offs], [bias], the
+/// result, the launch, and `op` replaced.
+static LogicalResult lowerFloat8Gemm(PatternRewriter &rewriter,
+                                     const KernelCache &cache, Operation *op,
+                                     GemmSpec spec, Value lhs, Value lhsScales,
+                                     Value rhs, Value rhsScales, Value offs,
+                                     Value bias, RankedTensorType resultType) {
+  spec.aScalarScale =
+      cast<RankedTensorType>(lhsScales.getType()).getRank() == 0;
+  spec.bScalarScale =
+      cast<RankedTensorType>(rhsScales.getType()).getRank() == 0;
+  configureFromOp(op, spec);
+  Location loc = op->getLoc();
+  auto mapSpec = [&](int64_t rows, bool batched) {
+    tma::TensorMapSpec s;
+    if (batched)
+      s.box.push_back(1);
+    s.box.append({rows, spec.tile.k});
+    s.swizzle = tma::Swizzle::B128;
+    return s;
+  };
+  Value aBuf = toBuffer(rewriter, loc, lhs);
+  Value bBuf = toBuffer(rewriter, loc, rhs);
+  tma::TensorMapSpec aSpec = mapSpec(spec.tile.m, spec.aBatched);
+  tma::TensorMapSpec bSpec = mapSpec(spec.tile.n, spec.bBatched);
+  std::string why;
+  if (!tma::canCreateTensorMap(cast<MemRefType>(aBuf.getType()), aSpec, &why) ||
+      !tma::canCreateTensorMap(cast<MemRefType>(bBuf.getType()), bSpec, &why))
+    return rewriter.notifyMatchFailure(op, why);
+  spec.aSlicedMap = spec.aBatched;
+  spec.bSlicedMap = spec.bBatched;
+  Value aMap = tma::createTensorMap(rewriter, loc, aBuf, aSpec);
+  Value bMap = tma::createTensorMap(rewriter, loc, bBuf, bSpec);
+  tma::freeTensorMapAtBlockEnd(rewriter, loc, aMap);
+  tma::freeTensorMapAtBlockEnd(rewriter, loc, bMap);
+
+  // GemmArgs order: A map, A scales, B map, B scales, [offs], [bias], out.
+  auto scales = [&](Value tensor) -> Value {
+    if (cast<RankedTensorType>(tensor.getType()).getRank() == 0)
+      return toBuffer(rewriter, loc, tensor);
+    return flatBuffer(rewriter, loc, tensor);
+  };
+  SmallVector<Value> args = {aMap, scales(lhsScales), bMap, scales(rhsScales)};
+  Value outBuf =
+      appendGemmTailArgs(rewriter, loc, args, offs, bias, resultType);
+  launchGemmKernel(rewriter, loc, cache, spec, args,
+                   [&](KernelBuilder &kb, ValueRange kargs) {
+                     emitDequantBF16Gemm(kb, spec, kargs);
+                   });
+  rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
+  return success();
+}
 
 namespace {
 /// Float8 scaled_mm (rank 2 or 3, K-major operands) -> one persistent
@@ -131,68 +215,39 @@ struct Float8ScaledMmToWgmma final : KernelPattern<ScaledMmOp> {
           op, "the Float8 GEMM is lowered on sm_90a only");
     if (std::string why = whyNotWgmmaFloat8(op); !why.empty())
       return rewriter.notifyMatchFailure(op, why);
-    GemmSpec spec = getScaledMmSpec(op);
-    spec.aScalarScale = op.getLhsScales().getType().getRank() == 0;
-    spec.bScalarScale = op.getRhsScales().getType().getRank() == 0;
-    // The v8 defaults (128 x 256 tiles, four 48 KiB stages) unless the op's
-    // gemm_config says otherwise.
-    int64_t tileN = 256, stages = 4;
-    if (auto config =
-            op->getAttrOfType<GemmConfigAttr>(GemmConfigAttr::getAttrName())) {
-      tileN = config.getTileN().value_or(tileN);
-      stages = config.getStages().value_or(stages);
-    }
-    configureWgmmaFloat8Gemm(spec, tileN, stages);
+    return lowerFloat8Gemm(rewriter, cache, op, getScaledMmSpec(op),
+                           op.getLhs(), op.getLhsScales(), op.getRhs(),
+                           op.getRhsScales(), Value(), op.getBias(),
+                           op.getResult().getType());
+  }
+};
 
-    // The operands in place: K-major boxes of a tile's rows x 128 fp8, one
-    // batch per box for rank 3 (a 3-D map, GemmSpec::aSlicedMap).
-    Location loc = op->getLoc();
-    auto mapSpec = [&](int64_t rows, bool batched) {
-      tma::TensorMapSpec s;
-      if (batched)
-        s.box.push_back(1);
-      s.box.append({rows, spec.tile.k});
-      s.swizzle = tma::Swizzle::B128;
-      return s;
-    };
-    Value aBuf = toBuffer(rewriter, loc, op.getLhs());
-    Value bBuf = toBuffer(rewriter, loc, op.getRhs());
-    tma::TensorMapSpec aSpec = mapSpec(spec.tile.m, spec.aBatched);
-    tma::TensorMapSpec bSpec = mapSpec(spec.tile.n, spec.bBatched);
-    std::string why;
-    if (!tma::canCreateTensorMap(cast<MemRefType>(aBuf.getType()), aSpec,
-                                 &why) ||
-        !tma::canCreateTensorMap(cast<MemRefType>(bBuf.getType()), bSpec, &why))
+/// Float8 scaled_grouped_mm 2d-3d (tokens (M, K), experts stored (E, N, K),
+/// rowwise scales) -> one persistent Float8 kernel on sm_90a walking the
+/// token groups (GemmMainloop::walkTiles), the rows of each tile past its
+/// group masked, the rows past the last group zeroed.
+struct Float8ScaledGroupedMmToWgmma final : KernelPattern<ScaledGroupedMmOp> {
+  using KernelPattern::KernelPattern;
+
+  LogicalResult rewriteStatic(ScaledGroupedMmOp op,
+                              PatternRewriter &rewriter) const override {
+    if (!op.isFloat8())
+      return rewriter.notifyMatchFailure(op, "not a Float8 scaled_grouped_mm");
+    if (cache.getTarget().chip != GPUChip::SM90a)
+      return rewriter.notifyMatchFailure(
+          op, "the Float8 GEMM is lowered on sm_90a only");
+    if (std::string why = whyNotWgmmaFloat8Grouped(op); !why.empty())
       return rewriter.notifyMatchFailure(op, why);
-    spec.aSlicedMap = spec.aBatched;
-    spec.bSlicedMap = spec.bBatched;
-    Value aMap = tma::createTensorMap(rewriter, loc, aBuf, aSpec);
-    Value bMap = tma::createTensorMap(rewriter, loc, bBuf, bSpec);
-    tma::freeTensorMapAtBlockEnd(rewriter, loc, aMap);
-    tma::freeTensorMapAtBlockEnd(rewriter, loc, bMap);
-
-    // GemmArgs order: A map, A scales, B map, B scales, [bias], out. A
-    // tensorwise scale stays the 0-d buffer.
-    auto scales = [&](Value tensor) -> Value {
-      if (cast<RankedTensorType>(tensor.getType()).getRank() == 0)
-        return toBuffer(rewriter, loc, tensor);
-      return flatBuffer(rewriter, loc, tensor);
-    };
-    SmallVector<Value> args = {aMap, scales(op.getLhsScales()), bMap,
-                               scales(op.getRhsScales())};
-    Value outBuf = appendGemmTailArgs(rewriter, loc, args, Value(),
-                                      op.getBias(), op.getResult().getType());
-    launchGemmKernel(rewriter, loc, cache, spec, args,
-                     [&](KernelBuilder &kb, ValueRange kargs) {
-                       emitDequantBF16Gemm(kb, spec, kargs);
-                     });
-    rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
-    return success();
+    return lowerFloat8Gemm(rewriter, cache, op, getScaledGroupedMmSpec(op),
+                           op.getLhs(), op.getLhsScales(), op.getRhs(),
+                           op.getRhsScales(), op.getOffs(), Value(),
+                           op.getResult().getType());
   }
 };
 } // namespace
 
 void gpu_lowering::populateFloat8GemmPatterns(RewritePatternSet &patterns,
                                               KernelCache &cache) {
-  patterns.add<Float8ScaledMmToWgmma>(patterns.getContext(), cache);
+  patterns.add<Float8ScaledMmToWgmma, Float8ScaledGroupedMmToWgmma>(
+      patterns.getContext(), cache);
 }

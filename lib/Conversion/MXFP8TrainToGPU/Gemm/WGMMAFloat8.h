@@ -63,11 +63,16 @@ void configureWgmmaFloat8Gemm(GemmSpec &spec, int64_t tileN, int64_t stages);
 /// writes.
 std::string whyNotWgmmaFloat8(ScaledMmOp op);
 
+/// The same for a Float8 `scaled_grouped_mm`: 2d-3d only, lhs (M, K) and
+/// rhs (E, N, K) (`transpose_rhs`).
+std::string whyNotWgmmaFloat8Grouped(ScaledGroupedMmOp op);
+
 /// Why a Float8 `scaled_mm` or `scaled_grouped_mm` (`op`) has no GPU
 /// lowering on `chip` (the pass's diagnostic; empty when it should have).
 std::string whyNoFloat8GemmLowering(Operation *op, GPUChip chip);
 
-/// Adds the lowering of Float8 `scaled_mm` to the Float8 kernel on sm_90a.
+/// Adds the lowering of Float8 `scaled_mm` and `scaled_grouped_mm` 2d-3d to
+/// the Float8 kernel on sm_90a.
 void populateFloat8GemmPatterns(RewritePatternSet &patterns,
                                 KernelCache &cache);
 
