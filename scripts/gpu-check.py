@@ -390,11 +390,25 @@ def float8_gemm_cases():
         case("f8_mixed_row_tensor", 384, 256, 4096, gb="tensor"),
         case("f8_tensorwise_f32_bias", 136, 528, 512, ga="tensor",
              gb="tensor", out="f32", bias="f32"),
+        # scaled_grouped_mm 2d-3d: uneven and empty token groups, rows
+        # past the last group (zero).
+        dict(case("f8_grouped_2d3d", 600, 272, 1024), kind="f8mm",
+             offs=[100, 100, 357, 590]),
     ]
 
 
 def float8_gemm_module(case):
     m, n, k = case["m"], case["n"], case["k"]
+    if "offs" in case:
+        e = len(case["offs"])
+        ins = [([m, k], case["a"]), ([m, 1], "f32"), ([e, n, k], case["b"]),
+               ([e, n, 1], "f32"), ([e], "i32")]
+        outs = [([m, n], case["out"])]
+        types = [tensor_type(*t) for t in ins]
+        body = ["%%r0 = mxfp8train.scaled_grouped_mm %%arg0 [%%arg1], %%arg2 "
+                "[%%arg3] offs(%%arg4) transpose_rhs : %s [%s], %s [%s], %s -> %s" % (
+                    *types, tensor_type(*outs[0]))]
+        return ins, outs, body
     sa = [] if case["ga"] == "tensor" else [m, 1]
     sb = [] if case["gb"] == "tensor" else [n, 1]
     ins = [([m, k], case["a"]), (sa, "f32"), ([n, k], case["b"]), (sb, "f32")]
@@ -446,6 +460,21 @@ def float8_gemm_inputs(case, rng):
     """The inputs of a Float8 GEMM case and its float64 reference
     (dequantized operands q / s, the bias added unscaled)."""
     m, n, k = case["m"], case["n"], case["k"]
+    if "offs" in case:
+        # 2d-3d: group g is rows [offs[g-1], offs[g]) times expert g; rows
+        # past the last group are zero.
+        e = len(case["offs"])
+        qa, sa = quantize_float8(rng.standard_normal((m, k)), case["a"], True)
+        qb, sb = quantize_float8(rng.standard_normal((e * n, k)), case["b"], True)
+        da = fp8_table(case["a"])[qa] / sa.astype(np.float64)
+        db = (fp8_table(case["b"])[qb] / sb.astype(np.float64)).reshape(e, n, k)
+        ref = np.zeros((m, n))
+        start = 0
+        for g, end in enumerate(case["offs"]):
+            ref[start:end] = da[start:end] @ db[g].T
+            start = end
+        return [qa, sa, qb.reshape(e, n, k), sb.reshape(e, n, 1),
+                np.array(case["offs"], dtype=np.int32)], ref
     qa, sa = quantize_float8(rng.standard_normal((m, k)), case["a"],
                              case["ga"] == "row")
     qb, sb = quantize_float8(rng.standard_normal((n, k)), case["b"],
