@@ -73,13 +73,12 @@ Value WgmmaConsumer::issue(Value acc, Value stage) {
   // bf16 operands (the pre-dequantized MX operands, bf16 high-precision
   // ones), f16 high-precision operands, or the Float8 kernel's e4m3 / e5m2.
   auto wgmmaType = [&](Type type) {
-    if (type.isF16())
-      return NVVM::WGMMATypes::f16;
-    if (isa<Float8E4M3FNType>(type))
-      return NVVM::WGMMATypes::e4m3;
-    if (isa<Float8E5M2Type>(type))
-      return NVVM::WGMMATypes::e5m2;
-    return NVVM::WGMMATypes::bf16;
+    // The fused-upcast kernels stage bf16 from fp8 operands: only the
+    // Float8 kernel's stages hold fp8.
+    if (spec.isWgmmaFloat8())
+      return isa<Float8E5M2Type>(type) ? NVVM::WGMMATypes::e5m2
+                                       : NVVM::WGMMATypes::e4m3;
+    return type.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16;
   };
   auto aType = NVVM::WGMMATypesAttr::get(ctx, wgmmaType(spec.aType));
   auto bType = NVVM::WGMMATypesAttr::get(ctx, wgmmaType(spec.bType));
