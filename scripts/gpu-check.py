@@ -27,7 +27,19 @@
 #   another build's timing kernels to DIR as KERNEL.NAME (no cases), so that
 #   two versions of a kernel are timed in the same run.
 #
-# Exit status of `run`: 0 when every case is bit-exact, 1 otherwise. On a
+#   The Float8 GEMM cases (`f8_*`, Float8 scaled_mm: sm_90a's native fp8
+#   wgmma kernel) have no CPU path yet: prepare computes their float64
+#   reference from the dequantized operands (q / s) and run accepts them
+#   within SPEC-float8 §5.4's tolerance (|gpu - ref| <= atol + rtol |ref|,
+#   atol = rtol = 7e-2 for bf16 outputs, 3e-3 for f32), every output
+#   written. The GEMM timing (`f8_gemm_timing`: the Llama-3-8B W1 GEMM,
+#   16384 x 4096 -> 14336, rowwise e4m3, bf16 out) calls the whole case
+#   (launch and tensor-map set-up) on device-generated operands and prints
+#   ms and TFLOP/s, next to torch._scaled_mm of the same shape and recipe
+#   when torch is importable there.
+#
+# Exit status of `run`: 0 when every case is bit-exact (Float8 GEMMs: within
+# tolerance), 1 otherwise. On a
 # GPU of another architecture than the prepared chip (an sm_100a folder on
 # an H200) it prints `skip (needs sm_100, found sm_90)`, runs nothing and
 # exits 0.
@@ -294,6 +306,8 @@ def case_module(case, for_cpu):
             "%%r0 = mxfp8train.dequantize %%q [%%s] axis = %d : %s [%s] -> %s" % (
                 axis, tensor_type(shape, "f8E4M3FN"), tensor_type(st, "f8E8M0FNU"),
                 tensor_type(shape, elem)))
+    elif k == "f8mm":
+        ins, outs, body = float8_gemm_module(case)
     elif k == "to_blocked":
         shape = case["shape"]
         ins = [(shape, "f8E8M0FNU")]
@@ -349,6 +363,145 @@ def make_inputs(case, ins, rng):
         if "offs" in case:
             arrays.append(np.array(case["offs"], dtype=np.int32))
     return arrays
+
+
+# ---------------------------------------------------------------------------
+# Float8 GEMM cases (tolerance against float64, SPEC-float8 §5.4)
+# ---------------------------------------------------------------------------
+
+# SPEC-float8 §5.4: atol = rtol, by output type.
+FLOAT8_GEMM_TOLERANCE = {"bf16": 7e-2, "f32": 3e-3}
+
+
+def float8_gemm_cases():
+    """Float8 scaled_mm on the sm_90a fp8 wgmma kernel: lhs (M, K), rhs
+    stored (N, K) (transpose_rhs), rowwise ("row") or tensorwise ("tensor")
+    f32 scales, e4m3 / e5m2 operands; edges in M, N (not a tile multiple)
+    and K (not a multiple of the 128 of a stage)."""
+    def case(name, m, n, k, a="f8E4M3FN", b="f8E4M3FN", ga="row", gb="row",
+             out="bf16", bias=None):
+        return dict(name=name, kind="f8mm", m=m, n=n, k=k, a=a, b=b, ga=ga,
+                    gb=gb, out=out, bias=bias)
+    return [
+        case("f8_rowwise_bf16_bias", 512, 768, 2048, bias="bf16"),
+        case("f8_rowwise_edges", 200, 304, 1040),
+        case("f8_tensorwise_e5m2_f32", 200, 304, 96, a="f8E5M2", ga="tensor",
+             gb="tensor", out="f32"),
+        case("f8_mixed_row_tensor", 384, 256, 4096, gb="tensor"),
+        case("f8_tensorwise_f32_bias", 136, 528, 512, ga="tensor",
+             gb="tensor", out="f32", bias="f32"),
+        # scaled_grouped_mm 2d-3d: uneven and empty token groups, rows
+        # past the last group (zero).
+        dict(case("f8_grouped_2d3d", 600, 272, 1024), kind="f8mm",
+             offs=[100, 100, 357, 590]),
+    ]
+
+
+def float8_gemm_module(case):
+    m, n, k = case["m"], case["n"], case["k"]
+    if "offs" in case:
+        e = len(case["offs"])
+        ins = [([m, k], case["a"]), ([m, 1], "f32"), ([e, n, k], case["b"]),
+               ([e, n, 1], "f32"), ([e], "i32")]
+        outs = [([m, n], case["out"])]
+        types = [tensor_type(*t) for t in ins]
+        body = ["%%r0 = mxfp8train.scaled_grouped_mm %%arg0 [%%arg1], %%arg2 "
+                "[%%arg3] offs(%%arg4) transpose_rhs : %s [%s], %s [%s], %s -> %s" % (
+                    *types, tensor_type(*outs[0]))]
+        return ins, outs, body
+    sa = [] if case["ga"] == "tensor" else [m, 1]
+    sb = [] if case["gb"] == "tensor" else [n, 1]
+    ins = [([m, k], case["a"]), (sa, "f32"), ([n, k], case["b"]), (sb, "f32")]
+    if case["bias"]:
+        ins.append(([n], case["bias"]))
+    outs = [([m, n], case["out"])]
+    types = [tensor_type(*t) for t in ins]
+    body = ["%%r0 = mxfp8train.scaled_mm %%arg0 [%%arg1], %%arg2 [%%arg3]%s "
+            "transpose_rhs : %s [%s], %s [%s]%s -> %s" % (
+                " bias(%arg4)" if case["bias"] else "", types[0], types[1],
+                types[2], types[3], ", " + types[4] if case["bias"] else "",
+                tensor_type(*outs[0]))]
+    return ins, outs, body
+
+
+def fp8_table(elem):
+    """The value of every byte of `elem` (NaN for NaN / Inf bytes)."""
+    b = np.arange(256)
+    sign = np.where(b & 0x80, -1.0, 1.0)
+    if elem == "f8E4M3FN":
+        e, mant, bias, mbits = (b >> 3) & 0xF, b & 7, 7, 3
+        bad = (b & 0x7F) == 0x7F
+    else:
+        e, mant, bias, mbits = (b >> 2) & 0x1F, b & 3, 15, 2
+        bad = e == 31
+    normal = (1 + mant / 2.0 ** mbits) * 2.0 ** (e - bias)
+    sub = mant / 2.0 ** mbits * 2.0 ** (1 - bias)
+    v = sign * np.where(e == 0, sub, normal)
+    return np.where(bad, np.nan, v)
+
+
+def quantize_float8(x, elem, rowwise):
+    """torchao's cast of float64 `x` (rows x K): s = fmax / amax (per row
+    or for the tensor, f32), q = the finite fp8 byte nearest x * s."""
+    table = fp8_table(elem)
+    fmax = np.nanmax(table)
+    amax = np.abs(x).max(axis=1, keepdims=True) if rowwise else np.abs(x).max()
+    s = (fmax / np.maximum(amax, 1e-12)).astype(np.float32)
+    finite = np.flatnonzero(~np.isnan(table))
+    order = finite[np.argsort(table[finite])]
+    vals = table[order]
+    y = np.clip(x * s.astype(np.float64), vals[0], vals[-1])
+    i = np.clip(np.searchsorted(vals, y), 1, len(vals) - 1)
+    i -= (y - vals[i - 1]) < (vals[i] - y)
+    return order[i].astype(np.uint8), s
+
+
+def float8_gemm_inputs(case, rng):
+    """The inputs of a Float8 GEMM case and its float64 reference
+    (dequantized operands q / s, the bias added unscaled)."""
+    m, n, k = case["m"], case["n"], case["k"]
+    if "offs" in case:
+        # 2d-3d: group g is rows [offs[g-1], offs[g]) times expert g; rows
+        # past the last group are zero.
+        e = len(case["offs"])
+        qa, sa = quantize_float8(rng.standard_normal((m, k)), case["a"], True)
+        qb, sb = quantize_float8(rng.standard_normal((e * n, k)), case["b"], True)
+        da = fp8_table(case["a"])[qa] / sa.astype(np.float64)
+        db = (fp8_table(case["b"])[qb] / sb.astype(np.float64)).reshape(e, n, k)
+        ref = np.zeros((m, n))
+        start = 0
+        for g, end in enumerate(case["offs"]):
+            ref[start:end] = da[start:end] @ db[g].T
+            start = end
+        return [qa, sa, qb.reshape(e, n, k), sb.reshape(e, n, 1),
+                np.array(case["offs"], dtype=np.int32)], ref
+    qa, sa = quantize_float8(rng.standard_normal((m, k)), case["a"],
+                             case["ga"] == "row")
+    qb, sb = quantize_float8(rng.standard_normal((n, k)), case["b"],
+                             case["gb"] == "row")
+    da = fp8_table(case["a"])[qa] / sa.astype(np.float64)
+    db = fp8_table(case["b"])[qb] / sb.astype(np.float64)
+    ref = da @ db.T
+    arrays = [qa, sa.reshape(np.shape(sa) if case["ga"] == "row" else ()),
+              qb, sb.reshape(np.shape(sb) if case["gb"] == "row" else ())]
+    if case["bias"]:
+        bias = rng.standard_normal(n).astype(np.float32)
+        if case["bias"] == "bf16":
+            bias = f32_bits_to_bf16(bias.view(np.uint32))
+            ref = ref + bf16_to_f64(bias)
+        else:
+            ref = ref + bias.astype(np.float64)
+        arrays.append(bias)
+    return arrays, ref
+
+
+def bf16_to_f64(bits):
+    return (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+
+
+# The Float8 GEMM timed on the H200: (name, M, K, N), rowwise e4m3, bf16 out.
+def float8_gemm_timing():
+    return [("f8_gemm_timing_llama_w1", 16384, 4096, 14336)]
 
 
 # Kernels timed alone: (name, kind, shape, elem, axis, mode). Shapes fill
@@ -446,6 +599,31 @@ def prepare_timing(args, opt, out, manifest, suffix):
                                        launches=kernel_launches(converted)))
 
 
+def prepare_gemm_timing(args, out, env, manifest):
+    """The Float8 GEMM timing cases: a case library each (no inputs: run
+    generates them on the device)."""
+    manifest["gemm_timing"] = []
+    if args.chip != "sm_90a":
+        return
+    for name, m, k, n in float8_gemm_timing():
+        case = dict(kind="f8mm", m=m, n=n, k=k, a="f8E4M3FN", b="f8E4M3FN",
+                    ga="row", gb="row", out="bf16", bias=None)
+        cdir = os.path.join(out, name)
+        os.makedirs(cdir, exist_ok=True)
+        text, ins, outs = case_module(case, for_cpu=False)
+        with open(os.path.join(cdir, "gpu.mlir"), "w") as f:
+            f.write(text)
+        obj = os.path.join(cdir, "case.o")
+        run(["bash", os.path.join(ROOT, "scripts", "aot-compile.sh"),
+             os.path.join(cdir, "gpu.mlir"), obj, args.chip], env=env)
+        run(["c++", "-shared", "-o", os.path.join(cdir, "libcase.so"), obj])
+        os.remove(obj)
+        manifest["gemm_timing"].append(dict(
+            name=name, m=m, n=n, k=k,
+            inputs=[dict(shape=s, elem=e) for s, e in ins],
+            outputs=[dict(shape=s, elem=e) for s, e in outs]))
+
+
 def prepare(args):
     build = os.path.abspath(args.build)
     out = os.path.abspath(args.out)
@@ -464,25 +642,33 @@ def prepare(args):
     shutil.copy(os.path.join(build, "lib", "libmxfp8train_runtime.so"), out)
     rng = np.random.default_rng(args.seed)
     manifest = dict(chip=args.chip, cases=[], timing=[])
-    for case in quantize_cases():
+    for case in quantize_cases() + float8_gemm_cases():
         name = case["name"]
         cdir = os.path.join(out, name)
         os.makedirs(cdir, exist_ok=True)
         gpu_text, ins, outs = case_module(case, for_cpu=False)
-        cpu_text, _, _ = case_module(case, for_cpu=True)
         with open(os.path.join(cdir, "gpu.mlir"), "w") as f:
             f.write(gpu_text)
-        with open(os.path.join(cdir, "cpu.mlir"), "w") as f:
-            f.write(cpu_text)
-        inputs = make_inputs(case, ins, rng)
+        float8 = case["kind"] == "f8mm"
+        if float8:
+            inputs, ref = float8_gemm_inputs(case, rng)
+        else:
+            cpu_text, _, _ = case_module(case, for_cpu=True)
+            with open(os.path.join(cdir, "cpu.mlir"), "w") as f:
+                f.write(cpu_text)
+            inputs = make_inputs(case, ins, rng)
         paths = []
         for i, a in enumerate(inputs):
             p = os.path.join(cdir, "in%d.npy" % i)
             np.save(p, a)
             paths.append(p)
-        run([mrun, os.path.join(cdir, "cpu.mlir"), "--entry=case",
-             "--output-dir=" + os.path.join(cdir, "ref")] +
-            ["--input=" + p for p in paths], stdout=subprocess.DEVNULL)
+        if float8:
+            os.makedirs(os.path.join(cdir, "ref"), exist_ok=True)
+            np.save(os.path.join(cdir, "ref", "r0.npy"), ref)
+        else:
+            run([mrun, os.path.join(cdir, "cpu.mlir"), "--entry=case",
+                 "--output-dir=" + os.path.join(cdir, "ref")] +
+                ["--input=" + p for p in paths], stdout=subprocess.DEVNULL)
         obj = os.path.join(cdir, "case.o")
         run(["bash", os.path.join(ROOT, "scripts", "aot-compile.sh"),
              os.path.join(cdir, "gpu.mlir"), obj, args.chip], env=env)
@@ -491,6 +677,9 @@ def prepare(args):
         manifest["cases"].append(dict(
             name=name, inputs=[dict(shape=s, elem=e) for s, e in ins],
             outputs=[dict(shape=s, elem=e) for s, e in outs]))
+        if float8:
+            manifest["cases"][-1]["tolerance"] = FLOAT8_GEMM_TOLERANCE[case["out"]]
+    prepare_gemm_timing(args, out, env, manifest)
     prepare_timing(args, opt, out, manifest, "")
     with open(manifest_path, "w") as f:
         json.dump(manifest, f, indent=1)
@@ -523,6 +712,68 @@ def make_descriptor(ptr, shape):
     return desc
 
 
+def compare_with_tolerance(case, cdir, dev_out, cp):
+    """A Float8 GEMM case against its float64 reference: every element
+    within atol + rtol |ref| (atol = rtol = case["tolerance"])."""
+    tol = case["tolerance"]
+    got = cp.asnumpy(dev_out[0])
+    if case["outputs"][0]["elem"] == "bf16":
+        got = bf16_to_f64(got)
+    got = got.astype(np.float64)
+    ref = np.load(os.path.join(cdir, "ref", "r0.npy"))
+    err = np.abs(got - ref)
+    bad = ~(err <= tol + tol * np.abs(ref))  # NaN (unwritten) fails too
+    worst = float(np.nanmax(err)) if err.size else 0.0
+    print("%-32s max |gpu - ref| %.3g, max |ref| %.3g" % (
+        case["name"], worst, float(np.abs(ref).max())))
+    if not bad.any():
+        return []
+    first = int(np.argmax(bad.reshape(-1)))
+    return ["r0: %d of %d elements outside %g (first at %d: gpu %r ref %r)" % (
+        int(bad.sum()), bad.size, tol, first, float(got.reshape(-1)[first]),
+        float(ref.reshape(-1)[first]))]
+
+
+def run_gemm_timing(args, cp):
+    """Times each Float8 GEMM case (the whole case: tensor maps and launch)
+    on random finite e4m3 operands with unit scales, and torch._scaled_mm
+    rowwise on the same shape when torch is importable."""
+    manifest = json.load(open(os.path.join(args.dir, "manifest.json")))
+    for t in manifest.get("gemm_timing", []):
+        lib = ctypes.CDLL(os.path.join(args.dir, t["name"], "libcase.so"))
+        m, n, k = t["m"], t["n"], t["k"]
+        # Finite e4m3 bytes of magnitude <= 1 (exponent field <= 7), both signs.
+        def operand(rows):
+            r = cp.random.randint(0, 64, size=(rows, k), dtype=cp.int32)
+            sign = cp.random.randint(0, 2, size=(rows, k), dtype=cp.int32) << 7
+            return (r | sign).astype(cp.uint8)
+        qa, qb = operand(m), operand(n)
+        sa = cp.ones((m, 1), dtype=cp.float32)
+        sb = cp.ones((n, 1), dtype=cp.float32)
+        out = cp.empty((m, n), dtype=cp.uint16)
+        descs = [make_descriptor(a.data.ptr, list(a.shape))
+                 for a in (qa, sa, qb, sb, out)]
+        fn = lib._mlir_ciface_case
+        fn.restype = None
+        ms = median_ms(cp, lambda: fn(*[ctypes.byref(d) for d in descs]), args.reps)
+        tflops = 2.0 * m * n * k / ms / 1e9
+        print("%-42s %dx%dx%d (MxKxN) %9.3f ms %7.0f TFLOP/s" % (
+            t["name"], m, k, n, ms, tflops))
+        try:
+            import torch
+        except ImportError:
+            continue
+        a = torch.as_tensor(qa, device="cuda").view(torch.float8_e4m3fn)
+        b = torch.as_tensor(qb, device="cuda").view(torch.float8_e4m3fn)
+        ia = torch.ones((m, 1), device="cuda", dtype=torch.float32)
+        ib = torch.ones((1, n), device="cuda", dtype=torch.float32)
+        peer = lambda: torch._scaled_mm(a, b.t(), ia, ib, out_dtype=torch.bfloat16)
+        tms = median_ms(cp, peer, args.reps)
+        print("%-42s %dx%dx%d (MxKxN) %9.3f ms %7.0f TFLOP/s (ours / torch: %.2fx)" % (
+            "torch._scaled_mm rowwise", m, k, n, tms, 2.0 * m * n * k / tms / 1e9,
+            tms / ms))
+
+
 def run_cases(args, cp):
     manifest = json.load(open(os.path.join(args.dir, "manifest.json")))
     ctypes.CDLL(os.path.join(args.dir, "libmxfp8train_runtime.so"), mode=ctypes.RTLD_GLOBAL)
@@ -544,6 +795,9 @@ def run_cases(args, cp):
         fn(*[ctypes.byref(d) for d in descs])
         cp.cuda.runtime.deviceSynchronize()
         bad = []
+        if "tolerance" in case:
+            bad = compare_with_tolerance(case, cdir, dev_out, cp)
+            dev_out = []
         for j, a in enumerate(dev_out):
             got = cp.asnumpy(a).view(np.uint8).reshape(-1)
             ref = np.load(os.path.join(cdir, "ref", "r%d.npy" % j)).view(np.uint8).reshape(-1)
@@ -667,6 +921,7 @@ def main():
         return 0
     failures = 0 if args.no_cases else run_cases(args, cp)
     if not args.no_timing:
+        run_gemm_timing(args, cp)
         run_timing(args, cp)
     # CuPy's pools keep freed blocks until asked: hand them back so that
     # compute-sanitizer's leak check sees every allocation freed.

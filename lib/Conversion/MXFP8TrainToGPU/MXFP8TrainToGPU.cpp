@@ -11,6 +11,7 @@
 #include "mxfp8train/Conversion/MXFP8TrainToGPU/MXFP8TrainToGPU.h"
 #include "FusedProducer.h"
 #include "Gemm/DequantFusion.h"
+#include "Gemm/WGMMAFloat8.h"
 #include "KernelBuilder.h"
 #include "mxfp8train/Conversion/Passes.h"
 #include "mxfp8train/Conversion/Utils/EmptyShapes.h"
@@ -55,6 +56,24 @@ void mlir::mxfp8train::populateMXFP8TrainToGPUConversionPatterns(
     const GPUTargetInfo &target, bool fuseProducers, bool elementwiseKernels) {
   KernelCache cache(kernels, target);
   populateKernelPatterns(patterns, cache, fuseProducers, elementwiseKernels);
+}
+
+/// Whether `op` is a Float8 (f32-scaled) scaled_mm / scaled_grouped_mm.
+static bool isFloat8Gemm(Operation *op) {
+  if (auto mm = dyn_cast<ScaledMmOp>(op))
+    return mm.isFloat8();
+  if (auto gmm = dyn_cast<ScaledGroupedMmOp>(op))
+    return gmm.isFloat8();
+  return false;
+}
+
+/// Whether `op` is a Float8 (f32-scaled) quantize / dequantize.
+static bool isFloat8Cast(Operation *op) {
+  if (auto q = dyn_cast<QuantizeOp>(op))
+    return q.isFloat8();
+  if (auto dq = dyn_cast<DequantizeOp>(op))
+    return dq.isFloat8();
+  return false;
 }
 
 /// Returns the kernel module of `module`, creating it (and marking `module`
@@ -157,6 +176,11 @@ struct ConvertMXFP8TrainToGPUPass final
                                                 << "' has no GPU lowering";
       if (!hasStaticShapes(op))
         diag << ": it has a dynamic shape";
+      else if (isFloat8Cast(op))
+        diag << ": Float8 casts (f32 scales) have no GPU kernel yet; they "
+                "run on the CPU path (SPEC-float8 section 2)";
+      else if (isFloat8Gemm(op))
+        diag << ": " << gpu_lowering::whyNoFloat8GemmLowering(op, target.chip);
       else if (isa<ScaledMmOp, ScaledGroupedMmOp>(op))
         diag << " for this form (scaled_grouped_mm needs row_major scales; "
                 "scaled_mm blocked scales need rank 2 on sm_90a, and rank 2 "

@@ -912,6 +912,8 @@ struct QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
 
   LogicalResult rewriteStatic(QuantizeOp op,
                               PatternRewriter &rewriter) const override {
+    if (op.isFloat8())
+      return rewriter.notifyMatchFailure(op, "Float8 cast: no GPU kernel yet");
     Location loc = op.getLoc();
     RankedTensorType inputType = op.getInput().getType();
     QuantizeSpec spec{BlockView::get(inputType.getShape(), op.getAxis()),
@@ -1059,6 +1061,8 @@ struct DequantizeOpToGPU final : KernelPattern<DequantizeOp> {
 
   LogicalResult rewriteStatic(DequantizeOp op,
                               PatternRewriter &rewriter) const override {
+    if (op.isFloat8())
+      return rewriter.notifyMatchFailure(op, "Float8 cast: no GPU kernel yet");
     Location loc = op.getLoc();
     RankedTensorType dataType = op.getData().getType();
     DequantizeSpec spec{BlockView::get(dataType.getShape(), op.getAxis()),

@@ -47,6 +47,8 @@ static std::optional<QuantizeSource> getQuantizeSource(Value data,
   if (!hasStaticShapes(op))
     return std::nullopt;
   if (auto q = dyn_cast<QuantizeOp>(op)) {
+    if (q.isFloat8())
+      return std::nullopt;
     int64_t rank = q.getInput().getType().getRank();
     if (q.getAxis() == rank - 1)
       return QuantizeSource{op, index, true};
@@ -98,8 +100,11 @@ static std::pair<Value, Value> getOperandValues(Operation *op, unsigned i) {
 std::shared_ptr<DequantFusion> DequantFusion::plan(ModuleOp module) {
   auto fusion = std::make_shared<DequantFusion>();
   SmallVector<Operation *> gemms;
+  // Float8 GEMMs read fp8 in place (WGMMAFloat8): nothing to dequantize.
   module.walk([&](Operation *op) {
-    if (isa<ScaledMmOp, ScaledGroupedMmOp>(op))
+    if (auto mm = dyn_cast<ScaledMmOp>(op); mm && !mm.isFloat8())
+      gemms.push_back(op);
+    if (auto gmm = dyn_cast<ScaledGroupedMmOp>(op); gmm && !gmm.isFloat8())
       gemms.push_back(op);
   });
   IRRewriter rewriter(module.getContext());

@@ -23,7 +23,7 @@ using gemm::TileShape;
 
 GemmArgs::GemmArgs(const GemmSpec &spec, ValueRange args) {
   unsigned i = 0;
-  bool tma = spec.preDequantized();
+  bool tma = spec.loadsOperandsByTma();
   (tma ? aMap : aData) = args[i++];
   if (!spec.preDequantized())
     aScales = args[i++];
@@ -476,7 +476,8 @@ void GemmMainloop::emitTmaProducer(ArrayRef<Value> tensorMaps,
 
 SmallVector<StageCopy> GemmMainloop::getPaddedOperandCopies(const GemmTile &t,
                                                             Value kt) {
-  assert(spec.tile.k * 2 == 128 && "one box of bf16 spans the 128B swizzle");
+  assert(spec.tile.k * spec.stageElementBytes() == 128 &&
+         "one box row spans the 128B swizzle");
   auto i32 = [&](Value v) -> Value {
     return arith::IndexCastUIOp::create(kb, kb.getI32Type(), v);
   };

@@ -142,7 +142,9 @@ protected:
 /// the data, and they have no scales; offs only for the grouped kinds, init
 /// only with `GemmSpec::initType` (the output's initial value, flat, laid
 /// out as `out`), flag only for guarded kernels, flag2 (B's flag word, A's
-/// being `flag`) only with `GemmSpec::flagPerOperand`.
+/// being `flag`) only with `GemmSpec::flagPerOperand`. The Float8 kernel
+/// (GemmVariant::WgmmaFloat8) takes the tensor maps of its fp8 operands as
+/// stored and their f32 scales.
 struct GemmArgs {
   GemmArgs(const GemmSpec &spec, ValueRange args);
 
@@ -335,9 +337,10 @@ public:
   /// The ring's full[s] must expect 1 arrival.
   void emitTmaProducer(ArrayRef<Value> tensorMaps, StageCopies copies);
   /// The stage of pre-dequantized operands (padded K-major bf16, 64 K per
-  /// contraction tile): the tile.m rows of A from row rowBase (of the
-  /// tile's batch) and the tile.n rows of B from row colBase, each one box
-  /// of 64 K (128 bytes, the 128-byte swizzle span) at K kt * 64 from
+  /// contraction tile; the Float8 kernel's K-major fp8 operands as stored,
+  /// 128 K): the tile.m rows of A from row rowBase (of the tile's batch)
+  /// and the tile.n rows of B from row colBase, each one box of tile.k
+  /// (128 bytes, the 128-byte swizzle span) at K kt * tile.k from
   /// GemmArgs::aMap / bMap, at the stage's A and B offsets. The swizzle
   /// puts 16-byte chunk c of box row r at c ^ (r % 8), the layout of the
   /// wgmma descriptors. A sliced map (GemmSpec::aSlicedMap) is addressed

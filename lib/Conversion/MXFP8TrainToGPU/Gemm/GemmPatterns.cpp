@@ -17,6 +17,7 @@
 #include "GemmMainloop.h"
 #include "TCGen05.h"
 #include "WGMMA.h"
+#include "WGMMAFloat8.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -305,6 +306,9 @@ struct ScaledMmOpToGPU final : KernelPattern<ScaledMmOp> {
 
   LogicalResult rewriteStatic(ScaledMmOp op,
                               PatternRewriter &rewriter) const override {
+    // Float8 (f32 scales): WGMMAFloat8.cpp.
+    if (op.isFloat8())
+      return rewriter.notifyMatchFailure(op, "a Float8 scaled_mm");
     if (failed(checkGemmTarget(rewriter, cache, op)))
       return failure();
     GemmSpec spec = getScaledMmSpec(op);
@@ -321,6 +325,8 @@ struct ScaledGroupedMmOpToGPU final : KernelPattern<ScaledGroupedMmOp> {
 
   LogicalResult rewriteStatic(ScaledGroupedMmOp op,
                               PatternRewriter &rewriter) const override {
+    if (op.isFloat8())
+      return rewriter.notifyMatchFailure(op, "a Float8 scaled_grouped_mm");
     if (failed(checkGemmTarget(rewriter, cache, op)))
       return failure();
     GemmSpec spec = getScaledGroupedMmSpec(op);
@@ -337,4 +343,5 @@ void gpu_lowering::populateGemmKernelPatterns(RewritePatternSet &patterns,
   patterns.add<ScaledMmOpToGPU, ScaledGroupedMmOpToGPU>(patterns.getContext(),
                                                         cache);
   populateHighPrecisionGemmPatterns(patterns, cache);
+  populateFloat8GemmPatterns(patterns, cache);
 }

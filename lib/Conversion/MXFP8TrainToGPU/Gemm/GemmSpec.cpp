@@ -28,6 +28,8 @@ static int64_t getVersionNumber(GemmVariant variant) {
     return 8;
   case GemmVariant::Tcgen05:
     return 10;
+  case GemmVariant::WgmmaFloat8:
+    return 9;
   }
   llvm_unreachable("unknown GEMM variant");
 }
@@ -134,6 +136,10 @@ std::string GemmSpec::getName() const {
                     .str()
               : "") +
          (tile.n != 128 ? llvm::formatv("_n{0}", tile.n).str() : "") +
+         // Float8: `t` tensorwise or `r` rowwise scale of A, then of B.
+         (isWgmmaFloat8() ? std::string("_f8") + (aScalarScale ? "t" : "r") +
+                                (bScalarScale ? "t" : "r")
+                          : "") +
          (guarded ? (runWhenUnsafe ? "_gu" : "_gs") : "") +
          (guarded && flagPerOperand ? "2" : "");
 }

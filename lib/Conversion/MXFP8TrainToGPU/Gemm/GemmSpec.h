@@ -50,6 +50,11 @@ enum class GemmVariant {
   /// sm_100a: block-scaled tcgen05 MMAs on fp8 stages filled by TMA, the
   /// accumulator in Tensor Memory (TCGen05.cpp).
   Tcgen05,
+  /// sm_90a Float8 (f32-scaled) GEMM: the v8 ring (TMA producer, two wgmma
+  /// warpgroups) on the fp8 operands as stored (K-major), `wgmma` k32 on
+  /// e4m3 / e5m2 stages, the scale reciprocals applied in the epilogue
+  /// (WGMMAFloat8.cpp).
+  WgmmaFloat8,
 };
 
 /// Threads of the two MMA warpgroups of the Hopper kernels (of the whole
@@ -109,6 +114,9 @@ struct GemmSpec {
   /// rows [128 r, 128 r + 128) of the A tile and of the B tile, and its
   /// rows of the output in its Tensor Memory.
   int64_t ctaGroup = 1;
+  /// WgmmaFloat8: the operand's f32 scale is one tensorwise scalar (else one
+  /// per row of `a` / per column of the output for `b`).
+  bool aScalarScale = false, bScalarScale = false;
 
   /// The operands were dequantized by the pre-pass into zero-padded K-major
   /// bf16 buffers (`a`, `b` describe the padded buffers), which one thread
@@ -116,6 +124,13 @@ struct GemmSpec {
   bool preDequantized() const { return variant == GemmVariant::DequantBF16; }
   /// The Blackwell kernel: fp8 stages, scale chunks, TMEM accumulator.
   bool isTcgen05() const { return variant == GemmVariant::Tcgen05; }
+  /// The Hopper Float8 kernel: fp8 stages filled by TMA from the operands
+  /// as stored, f32 scale reciprocals in the epilogue.
+  bool isWgmmaFloat8() const { return variant == GemmVariant::WgmmaFloat8; }
+  /// The operands are loaded by TMA (kernel arguments are tensor maps).
+  bool loadsOperandsByTma() const {
+    return preDequantized() || isWgmmaFloat8();
+  }
   /// Warp roles synchronised by the mbarrier stage ring (GemmMainloop).
   bool usesStageRing() const { return variant != GemmVariant::FusedUpcast; }
   /// The shorter converter of v7 (`prmt` byte placement, one multiply per
@@ -146,8 +161,11 @@ struct GemmSpec {
       return (tilesM() + batches) * tilesN();
     return batches * tilesM() * tilesN();
   }
-  /// Bytes per element of the staged operands (fp8 for tcgen05, else bf16).
-  int64_t stageElementBytes() const { return isTcgen05() ? 1 : 2; }
+  /// Bytes per element of the staged operands (fp8 for tcgen05 and the
+  /// Float8 wgmma kernel, else bf16).
+  int64_t stageElementBytes() const {
+    return isTcgen05() || isWgmmaFloat8() ? 1 : 2;
+  }
   /// Bytes of one stage of one CTA: its rows of the A and B tiles (all of
   /// them, or its 1 / ctaGroup share).
   int64_t stageBytesA() const {
@@ -168,7 +186,7 @@ struct GemmSpec {
   int64_t extraBytes() const {
     if (isTcgen05())
       return tcgen05ExtraBytes();
-    if (preDequantized())
+    if (loadsOperandsByTma())
       return 0;
     return usesStageRing() ? 2 * (converterThreads() / 32) * 16 : 64;
   }

@@ -673,6 +673,9 @@ struct ScaledFallbackToGPU final : OpRewritePattern<OpTy> {
                                 PatternRewriter &rewriter) const override {
     if (!hasStaticShapes(op))
       return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    // The simple kernels read e8m0 block scales (MX) only.
+    if (op.isFloat8())
+      return rewriter.notifyMatchFailure(op, "Float8 (f32 scales)");
     if (op.getLhsScaleLayout() != ScaleLayout::RowMajor ||
         op.getRhsScaleLayout() != ScaleLayout::RowMajor)
       return rewriter.notifyMatchFailure(op, "scales not row_major");

@@ -186,6 +186,8 @@ struct ScaledMmScalesToBlocked final : OpRewritePattern<ScaledMmOp> {
       return rewriter.notifyMatchFailure(
           op, "rank-2 scaled_mm with static shapes only (the lowering "
               "re-lays rank-3 scales itself)");
+    if (op.isFloat8())
+      return rewriter.notifyMatchFailure(op, "Float8 (f32 scales)");
     if (std::string why = whyNotTcgen05(getScaledMmSpec(op)); !why.empty())
       return rewriter.notifyMatchFailure(op, why);
     auto needsRelayout = [](ScaleLayout layout, bool mnMajor) {

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "WGMMA.h"
+#include "WGMMAFloat8.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
@@ -45,6 +46,9 @@ Value WgmmaConsumer::issue(Value acc, Value stage) {
   uint64_t descBits = gemm::getWgmmaDescriptorBits(
       /*leadingByteOffset=*/16, /*strideByteOffset=*/1024, gemm::Swizzle::B128);
   Value wg = divu(mainloop.getThreadId(), 128);
+  // One wgmma reads 32 bytes of each K-major row: k16 of bf16 / f16, k32
+  // of fp8 (the Float8 kernel).
+  int64_t kStep = 32 / spec.stageElementBytes();
   Value stageElems = mul(stage, c(spec.stageBytes() / 2));
   // Descriptors: the stage's byte address, warpgroup wg's 64 A rows.
   auto toI64 = [&](Value idx) {
@@ -65,20 +69,28 @@ Value WgmmaConsumer::issue(Value acc, Value stage) {
   };
   Value descA = desc(aAddr), descB = desc(bAddr);
   NVVM::WgmmaFenceAlignedOp::create(kb);
-  auto shape = NVVM::MMAShapeAttr::get(ctx, 64, t.n, 16);
+  auto shape = NVVM::MMAShapeAttr::get(ctx, 64, t.n, kStep);
   // bf16 operands (the pre-dequantized MX operands, bf16 high-precision
-  // ones) or f16 high-precision operands.
-  auto inType = NVVM::WGMMATypesAttr::get(
-      ctx, spec.aType.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16);
+  // ones), f16 high-precision operands, or the Float8 kernel's e4m3 / e5m2.
+  auto wgmmaType = [&](Type type) {
+    // The fused-upcast kernels stage bf16 from fp8 operands: only the
+    // Float8 kernel's stages hold fp8.
+    if (spec.isWgmmaFloat8())
+      return isa<Float8E5M2Type>(type) ? NVVM::WGMMATypes::e5m2
+                                       : NVVM::WGMMATypes::e4m3;
+    return type.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16;
+  };
+  auto aType = NVVM::WGMMATypesAttr::get(ctx, wgmmaType(spec.aType));
+  auto bType = NVVM::WGMMATypesAttr::get(ctx, wgmmaType(spec.bType));
   auto f32t = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32);
   auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
-  for (int64_t kk = 0; kk < t.k / 16; ++kk) {
-    // k16 step kk: 32 bytes further along each K-major row (the swizzle
-    // is applied by the hardware to the address bits).
+  for (int64_t kk = 0; kk < t.k / kStep; ++kk) {
+    // Step kk: 32 bytes further along each K-major row (the swizzle is
+    // applied by the hardware to the address bits).
     Value step = arith::ConstantIntOp::create(kb, 2 * kk, 64);
     acc = NVVM::WgmmaMmaAsyncOp::create(
         kb, acc.getType(), acc, arith::AddIOp::create(kb, descA, step),
-        arith::AddIOp::create(kb, descB, step), shape, inType, inType, f32t,
+        arith::AddIOp::create(kb, descB, step), shape, aType, bType, f32t,
         NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one), one, one,
         NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
         NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col),
@@ -125,15 +137,30 @@ void WgmmaConsumer::emitEpilogue(Value acc, Value batch, Value rowBase,
       add(add(rowBase, mul(wg, c(64))), add(mul(warp, c(16)), divu(lane, 4)));
   Value colT = add(colBase, mul(remu(lane, 4), c(2)));
   Value outBase = mainloop.getOutputBase(batch);
+  // Float8: the scale reciprocals of the thread's two rows, and of each
+  // column pair when its first register comes.
+  std::optional<Float8EpilogueScales> scales;
+  SmallVector<Value, 2> rowFactors, colFactors;
+  if (spec.isWgmmaFloat8()) {
+    scales.emplace(mainloop, batch);
+    rowFactors = {scales->getRowFactor(rowT),
+                  scales->getRowFactor(add(rowT, c(8)))};
+  }
   // Registers (i, i + 1) hold columns (col, col + 1) of one row: i % 4 / 2
   // picks the row half (+8), i / 4 the 8-column group.
   for (int64_t i = 0; i < getAccumulatorCount(); i += 2) {
     Value row = add(rowT, c(8 * ((i / 2) % 2)));
     Value col = add(colT, c(8 * (i / 4)));
-    mainloop.storeOutput(outBase, row, col, rowEnd, /*width=*/2,
-                         [&](int64_t j) -> Value {
-                           return LLVM::ExtractValueOp::create(kb, acc, i + j);
-                         });
+    if (scales && i % 4 == 0)
+      colFactors = {scales->getColumnFactor(col),
+                    scales->getColumnFactor(add(col, c(1)))};
+    mainloop.storeOutput(
+        outBase, row, col, rowEnd, /*width=*/2, [&](int64_t j) -> Value {
+          Value v = LLVM::ExtractValueOp::create(kb, acc, i + j);
+          if (scales)
+            v = scales->apply(v, rowFactors[(i / 2) % 2], colFactors[j]);
+          return v;
+        });
   }
 }
 

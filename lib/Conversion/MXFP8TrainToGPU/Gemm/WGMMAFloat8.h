@@ -1,0 +1,83 @@
+//===- WGMMAFloat8.h - the sm_90a Float8 (f32-scaled) GEMM -------*- C++
+//-*-===//
+//
+// The native fp8 GEMM of a Float8 `scaled_mm` on sm_90a
+// (GemmVariant::WgmmaFloat8): the v8 kernel's ring (TMA producer, two wgmma
+// warpgroups, WGMMA.cpp) on the fp8 operands as stored, `wgmma` m64nNk32
+// with e4m3 / e5m2 inputs and f32 accumulators, and an epilogue that
+// applies the reciprocals of the f32 scales (SPEC-float8 §5.4):
+//
+//   out = RN_out(RN_f32(RN_f32(acc * RN_f32(1/sa[m])) * RN_f32(1/sb[n]))
+//                + bias[n])
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_GEMM_WGMMAFLOAT8_H
+#define MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_GEMM_WGMMAFLOAT8_H
+
+#include "GemmMainloop.h"
+
+#include <string>
+
+namespace mlir {
+namespace mxfp8train {
+namespace gpu_lowering {
+
+/// The scale side of the Float8 kernel's epilogue for one output tile of
+/// `batch`: the reciprocals RN_f32(1 / s) of A's row scales and B's column
+/// scales (f32 division, round to nearest), or of a tensorwise scalar,
+/// read from the kernel's scale arguments (GemmArgs::aScales / bScales).
+class Float8EpilogueScales : public GemmIndexArith {
+public:
+  Float8EpilogueScales(GemmMainloop &mainloop, Value batch);
+
+  /// RN_f32(1 / sa[row]) (the row clamped into the batch: rows past the
+  /// end are not stored), or A's tensorwise reciprocal.
+  Value getRowFactor(Value row);
+  /// RN_f32(1 / sb[col]) (clamped likewise), or B's tensorwise one.
+  Value getColumnFactor(Value col);
+  /// RN_f32(RN_f32(acc * rowFactor) * columnFactor): two f32 multiplies in
+  /// this order (SPEC-float8 §5.4).
+  Value apply(Value acc, Value rowFactor, Value columnFactor);
+
+private:
+  /// RN_f32(1 / scales[index]).
+  Value reciprocal(Value scales, Value index);
+
+  const GemmSpec &spec;
+  const GemmArgs &args;
+  Value batch;
+  /// The tensorwise reciprocals, computed once (null for rowwise scales).
+  Value aScalar, bScalar;
+};
+
+/// Configures `spec` (a Float8 `scaled_mm` problem) for the Float8 kernel:
+/// the v8 configuration (configureDequantBF16Gemm: 384 threads, 128 x
+/// `tileN` tiles, `stages` stages) with 128 fp8 of K per stage (128-byte
+/// rows, the 128B swizzle span).
+void configureWgmmaFloat8Gemm(GemmSpec &spec, int64_t tileN, int64_t stages);
+
+/// Why the sm_90a Float8 kernel does not take the Float8 `op` (empty when
+/// it does): fp8 wgmma reads K-major operands only, so `lhs` must be stored
+/// (M, K) and `rhs` (N, K) (`transpose_rhs`), the forms a K-major quantize
+/// writes.
+std::string whyNotWgmmaFloat8(ScaledMmOp op);
+
+/// The same for a Float8 `scaled_grouped_mm`: 2d-3d only, lhs (M, K) and
+/// rhs (E, N, K) (`transpose_rhs`).
+std::string whyNotWgmmaFloat8Grouped(ScaledGroupedMmOp op);
+
+/// Why a Float8 `scaled_mm` or `scaled_grouped_mm` (`op`) has no GPU
+/// lowering on `chip` (the pass's diagnostic; empty when it should have).
+std::string whyNoFloat8GemmLowering(Operation *op, GPUChip chip);
+
+/// Adds the lowering of Float8 `scaled_mm` and `scaled_grouped_mm` 2d-3d to
+/// the Float8 kernel on sm_90a.
+void populateFloat8GemmPatterns(RewritePatternSet &patterns,
+                                KernelCache &cache);
+
+} // namespace gpu_lowering
+} // namespace mxfp8train
+} // namespace mlir
+
+#endif // MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_GEMM_WGMMAFLOAT8_H
