@@ -17,6 +17,7 @@
 #include "mxfp8train/InitAll.h"
 #include "mxfp8train/Runner/Compare.h"
 #include "mxfp8train/Runner/Outputs.h"
+#include "mxfp8train/Runner/Report.h"
 #include "mxfp8train/Runner/Run.h"
 #include "mxfp8train/Support/Report.h"
 #include "mxfp8train/Tools/ModuleSource.h"
@@ -265,14 +266,7 @@ static FailureOr<std::vector<HostTensor>> prepareInputs(const Signature &sig,
   llvm::Expected<PreparedInputs> inputs = prepareInputs(sig, options);
   if (!inputs)
     return fail(inputs.takeError());
-  for (auto [i, description] : llvm::enumerate(inputs->descriptions))
-    os << "  #" << i << " " << sig.argNames[i] << " : "
-       << formatTensorType(sig.argTypes[i]) << "  " << description << "\n";
-  if (inputFiles.empty())
-    os << "  (generated with seed " << seed << " in "
-       << llvm::format("%.2f", inputs->seconds) << " s)\n";
-  else
-    os << "  (read in " << llvm::format("%.2f", inputs->seconds) << " s)\n";
+  printInputs(os, sig, *inputs, options);
   return std::move(inputs->tensors);
 }
 
@@ -349,30 +343,15 @@ static LogicalResult runPlain(ModuleOp module, const Signature &sig) {
     return fail(std::move(err));
 
   std::vector<std::string> stems = getResultStems(sig);
-  std::vector<std::vector<std::string>> rows;
-  rows.push_back({"#", "name", "role", "type", "L2 norm", "max abs", "file"});
+  std::vector<std::string> files(stems.size(), "-");
   for (auto [i, out] : llvm::enumerate(*result.outputs)) {
-    double sq = 0.0, maxAbs = 0.0;
-    for (int64_t k = 0, n = out.getNumElements(); k < n; ++k) {
-      double v = out.getAsDouble(k);
-      sq += v * v;
-      maxAbs = std::isnan(v) || std::isnan(maxAbs)
-                   ? std::numeric_limits<double>::quiet_NaN()
-                   : std::fmax(maxAbs, std::fabs(v));
-    }
-    std::string file = "-";
-    if (!outputDir.empty()) {
-      file = getOutputPath(outputDir, stems[i], "");
-      if (failed(writeTensor(file, out)))
-        return failure();
-    }
-    rows.push_back({std::to_string(i), sig.resultNames[i],
-                    sig.resultRoles[i].empty() ? "-" : sig.resultRoles[i],
-                    formatTensorType(sig.resultTypes[i]),
-                    formatDouble("%.6g", std::sqrt(sq)),
-                    formatDouble("%.6g", maxAbs), file});
+    if (outputDir.empty())
+      continue;
+    files[i] = getOutputPath(outputDir, stems[i], "");
+    if (failed(writeTensor(files[i], out)))
+      return failure();
   }
-  os << "outputs:\n" << formatTable(rows);
+  printOutputs(os, sig, *result.outputs, files);
   os << llvm::format("time: compile %.2f s, run %.2f s", compileSeconds,
                      result.seconds);
   if (selectedDevice == Device::CUDA)
@@ -384,90 +363,6 @@ static LogicalResult runPlain(ModuleOp module, const Signature &sig) {
 //===----------------------------------------------------------------------===//
 // Compare mode
 //===----------------------------------------------------------------------===//
-
-/// Prints what the conversion did.
-static void printConversion(llvm::raw_ostream &os,
-                            const ConversionSummary &summary) {
-  os << "conversion: " << summary.pipeline << "\n";
-  auto printRoles = [&](const std::map<std::string, int64_t> &byRole) {
-    if (byRole.empty())
-      return;
-    os << " (";
-    for (auto [k, entry] : llvm::enumerate(byRole))
-      os << (k ? ", " : "") << entry.first << " " << entry.second;
-    os << ")";
-  };
-  os << "  matmuls: " << summary.matmulsBefore << " before, "
-     << summary.scaledMms << " scaled_mm after";
-  printRoles(summary.scaledByRole);
-  if (summary.emulated) {
-    os << ", " << summary.emulated << " emulated (on dequantized operands)";
-    printRoles(summary.emulatedByRole);
-  }
-  os << ", " << summary.keptHighPrecision << " kept in high precision\n";
-  if (showRemarks)
-    for (const std::string &remark : summary.remarks)
-      os << "  remark: " << remark << "\n";
-}
-
-/// Prints the result and per-matmul tables, the times and the bar count.
-static void printCompareReport(llvm::raw_ostream &os,
-                               const CompareReport &report) {
-  std::vector<std::vector<std::string>> rows;
-  rows.push_back({"#", "name", "role", "type", "GEMMs", "SQNR dB",
-                  "max abs err", "bar dB", "result"});
-  for (auto [i, row] : llvm::enumerate(report.results)) {
-    std::string verdict = "-", barText = "-";
-    if (row.bar && row.barIsReference) {
-      barText = "(" + formatDb(*row.bar) + ")";
-      verdict = row.sqnrDb >= *row.bar ? "(above)" : "(below)";
-    } else if (row.bar) {
-      verdict = row.passed ? "PASS" : "FAIL";
-      barText = ">= " + formatDb(*row.bar);
-    }
-    rows.push_back({std::to_string(i), row.name,
-                    row.role.empty() ? "-" : row.role, row.type,
-                    std::to_string(row.numGemms), formatDb(row.sqnrDb),
-                    formatDouble("%.3e", row.maxAbsError), barText, verdict});
-  }
-  os << "results (converted vs original):\n" << formatTable(rows);
-  if (report.numReference)
-    os << "  note: a result behind several quantized GEMMs accumulates their "
-          "errors; torchao's per-linear bar of its role is shown in "
-          "parentheses and not checked ("
-       << (report.perMatmul ? "the per-matmul table below checks each GEMM"
-                            : "--per-matmul checks each GEMM")
-       << ")\n";
-
-  if (report.perMatmul) {
-    std::vector<std::vector<std::string>> matmulRows;
-    matmulRows.push_back({"matmul", "role", "type", "SQNR dB", "max abs err",
-                          "bar dB", "result"});
-    for (const MatmulComparison &row : report.matmuls) {
-      if (!row.compared) {
-        matmulRows.push_back(
-            {row.name, "-", row.type, "-", "-", "-", row.decision});
-        continue;
-      }
-      matmulRows.push_back({row.name, row.role, row.type, formatDb(row.sqnrDb),
-                            formatDouble("%.3e", row.maxAbsError),
-                            ">= " + formatDb(row.bar),
-                            row.passed ? "PASS" : "FAIL"});
-    }
-    os << "matmuls (each converted alone on the original's inputs):\n"
-       << formatTable(matmulRows);
-  }
-  os << llvm::format("time: compile original %.2f s, converted %.2f s",
-                     report.compileOriginalSeconds,
-                     report.compileConvertedSeconds);
-  if (report.concurrently)
-    os << llvm::format(" (concurrently: %.2f s)", report.compileWallSeconds);
-  os << llvm::format("; run original%s %.2f s, converted %.2f s",
-                     report.perMatmul ? " + per-matmul" : "",
-                     report.runOriginalSeconds, report.runConvertedSeconds);
-  if (report.concurrently)
-    os << llvm::format(" (concurrently: %.2f s)", report.runWallSeconds);
-}
 
 /// Compare mode. Returns 0, 1 (error) or 2 (a bar failed).
 static int runCompare(ModuleOp module, const Signature &sig) {
@@ -486,7 +381,7 @@ static int runCompare(ModuleOp module, const Signature &sig) {
     return (void)fail(converted.takeError()), 1;
   if (failed(dumpModule(**converted)))
     return 1;
-  printConversion(os, summary);
+  printConversionSummary(os, summary, showRemarks);
 
   FailureOr<std::vector<HostTensor>> inputs = prepareInputs(sig, os);
   if (failed(inputs) || failed(prepareOutputs(sig, *inputs)))
