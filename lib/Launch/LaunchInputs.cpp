@@ -47,9 +47,9 @@ LaunchError mlir::mxfp8train::launch::prepareLaunchInputs(
        << description << "\n";
   }
   std::string seconds = formatDouble(
-      "%.2f", std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                            start)
-                  .count());
+      "%.2f",
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count());
   if (options.inputs.empty())
     os << "  (generated with seed " << options.seed << " in " << seconds
        << " s)\n";

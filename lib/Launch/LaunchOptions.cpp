@@ -108,8 +108,8 @@ LaunchError parseLaunchOptions(int argc, const char *const *argv,
     } else if (key == "--bf16-as") {
       f = needValue();
       if (!f && value != "uint16" && value != "float32")
-        f = makeUsageError("--bf16-as must be uint16 or float32, not '" + value +
-                       "'");
+        f = makeUsageError("--bf16-as must be uint16 or float32, not '" +
+                           value + "'");
       options.bf16AsFloat32 = value == "float32";
     } else if (key == "--repeat") {
       f = asCount(options.repeat, 1);
@@ -120,7 +120,8 @@ LaunchError parseLaunchOptions(int argc, const char *const *argv,
     } else if (key == "--fill-results") {
       f = asCount(options.fillResults, 0);
       if (!f && options.fillResults > 255)
-        f = makeUsageError("bad --fill-results '" + value + "' (a byte, 0 to 255)");
+        f = makeUsageError("bad --fill-results '" + value +
+                           "' (a byte, 0 to 255)");
     } else if (key == "--compare-with") {
       f = needValue();
       options.compareWith = value;
@@ -147,8 +148,8 @@ LaunchError parseLaunchOptions(int argc, const char *const *argv,
   }
   if (positional.size() != 2)
     return makeUsageError("expected LIB.so and MANIFEST, got " +
-                      std::to_string(positional.size()) +
-                      " positional arguments\n" + kUsage);
+                          std::to_string(positional.size()) +
+                          " positional arguments\n" + kUsage);
   options.library = positional[0];
   options.manifest = positional[1];
   if (options.expectExact && options.compareWith.empty())

@@ -54,8 +54,8 @@ void mlir::mxfp8train::printOutputs(llvm::raw_ostream &os, const Signature &sig,
 }
 
 void mlir::mxfp8train::printConversionSummary(llvm::raw_ostream &os,
-                                             const ConversionSummary &summary,
-                                             bool showRemarks) {
+                                              const ConversionSummary &summary,
+                                              bool showRemarks) {
   os << "conversion: " << summary.pipeline << "\n";
   auto printRoles = [&](const std::map<std::string, int64_t> &byRole) {
     if (byRole.empty())
@@ -79,7 +79,7 @@ void mlir::mxfp8train::printConversionSummary(llvm::raw_ostream &os,
 }
 
 void mlir::mxfp8train::printCompareReport(llvm::raw_ostream &os,
-                                         const CompareReport &report) {
+                                          const CompareReport &report) {
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"#", "name", "role", "type", "GEMMs", "SQNR dB",
                   "max abs err", "bar dB", "result"});
@@ -135,4 +135,3 @@ void mlir::mxfp8train::printCompareReport(llvm::raw_ostream &os,
   if (report.concurrently)
     os << llvm::format(" (concurrently: %.2f s)", report.runWallSeconds);
 }
-

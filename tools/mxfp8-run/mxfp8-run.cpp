@@ -16,6 +16,7 @@
 #include "mxfp8train/ExecutionEngine/CUDARunner.h"
 #include "mxfp8train/InitAll.h"
 #include "mxfp8train/Runner/Compare.h"
+#include "mxfp8train/Runner/Device.h"
 #include "mxfp8train/Runner/Outputs.h"
 #include "mxfp8train/Runner/Report.h"
 #include "mxfp8train/Runner/Run.h"
@@ -58,7 +59,6 @@ namespace cl = llvm::cl;
 
 namespace {
 enum class BF16Format { UInt16, Float32 };
-enum class Device { Auto, CPU, CUDA };
 } // namespace
 
 static cl::OptionCategory runCategory("mxfp8-run options");
@@ -160,17 +160,17 @@ static cl::opt<std::string>
                     "converted module in compare mode) to this file"),
            cl::value_desc("path"), cl::cat(runCategory));
 
-static cl::opt<Device> device(
+static cl::opt<DeviceRequest> device(
     "device",
     cl::desc("Where to run (default: cuda when the runtime finds a CUDA "
              "driver and a GPU, else cpu)"),
-    cl::values(clEnumValN(Device::Auto, "auto",
+    cl::values(clEnumValN(DeviceRequest::Auto, "auto",
                           "cuda if a GPU is usable, else cpu (the default)"),
-               clEnumValN(Device::CPU, "cpu", "the host CPU (JIT)"),
-               clEnumValN(Device::CUDA, "cuda",
+               clEnumValN(DeviceRequest::CPU, "cpu", "the host CPU (JIT)"),
+               clEnumValN(DeviceRequest::CUDA, "cuda",
                           "GPU --gpu (mxfp8train-lower-to-gpu, JIT host "
                           "code, libmxfp8train_runtime.so)")),
-    cl::init(Device::Auto), cl::cat(runCategory));
+    cl::init(DeviceRequest::Auto), cl::cat(runCategory));
 
 static cl::opt<int> gpuIndex("gpu", cl::desc("CUDA device (--device=cuda)"),
                              cl::init(0), cl::cat(runCategory));
@@ -201,8 +201,8 @@ static cl::opt<bool> printDevice(
              "exit; no input file is read"),
     cl::init(false), cl::cat(runCategory));
 
-/// The device chosen in main(), never Auto.
-static Device selectedDevice = Device::CPU;
+/// The device chosen in main().
+static ExecutionDevice selectedDevice = ExecutionDevice::CPU;
 /// The chip used for --device=cuda.
 static std::string selectedChip;
 
@@ -237,8 +237,7 @@ static OwningOpRef<ModuleOp> parseModule(llvm::SourceMgr &sourceMgr,
 /// How the selected device compiles.
 static ExecutableOptions getExecutableOptions() {
   ExecutableOptions options;
-  options.device = selectedDevice == Device::CUDA ? ExecutionDevice::CUDA
-                                                  : ExecutionDevice::CPU;
+  options.device = selectedDevice;
   options.vectorize = vectorize;
   options.gpu = gpuIndex;
   options.chip = selectedChip;
@@ -354,7 +353,7 @@ static LogicalResult runPlain(ModuleOp module, const Signature &sig) {
   printOutputs(os, sig, *result.outputs, files);
   os << llvm::format("time: compile %.2f s, run %.2f s", compileSeconds,
                      result.seconds);
-  if (selectedDevice == Device::CUDA)
+  if (selectedDevice == ExecutionDevice::CUDA)
     os << llvm::format(" (GPU call %.3f ms)", result.deviceSeconds * 1e3);
   os << "\n";
   return success();
@@ -409,7 +408,7 @@ static int runCompare(ModuleOp module, const Signature &sig) {
       "; total %.2f s\n",
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count());
-  if (selectedDevice == Device::CUDA)
+  if (selectedDevice == ExecutionDevice::CUDA)
     os << llvm::format("gpu time (CUDA events, one call each): original%s "
                        "%.3f ms, converted %.3f ms\n",
                        perMatmul ? " + per-matmul" : "",
@@ -429,39 +428,13 @@ static int runCompare(ModuleOp module, const Signature &sig) {
 /// Decides the device and prints the first line, `device: cuda (NAME,
 /// sm_XY)` or `device: cpu (why)`. --device=cuda without a usable GPU fails.
 static LogicalResult selectDevice() {
-  llvm::raw_ostream &os = llvm::outs();
-  if (!chip.empty() && !parseGPUChip(chip))
-    return fail("--chip=" + llvm::Twine(chip) +
-                " is not a GPU target (expected " + kSupportedGPUChips + ")");
-  if (device == Device::CPU) {
-    selectedDevice = Device::CPU;
-    os << "device: cpu (--device=cpu)\n";
-    return success();
-  }
-  CUDADeviceInfo info = queryCUDADevice(gpuIndex);
-  if (!info.available) {
-    if (device == Device::CUDA)
-      return fail("--device=cuda: no usable GPU: " + info.reason);
-    selectedDevice = Device::CPU;
-    os << "device: cpu (" << info.reason << ")\n";
-    return success();
-  }
-  selectedChip = chip.empty() ? info.chip : std::string(chip);
-  std::string capability =
-      "sm_" + std::to_string(info.major) + std::to_string(info.minor);
-  if (selectedChip.empty()) {
-    if (device == Device::CUDA)
-      return fail("--device=cuda: the GPU lowering has no target for " +
-                  info.name + " (" + capability +
-                  "); it supports sm_90a and sm_100a (--chip)");
-    selectedDevice = Device::CPU;
-    os << "device: cpu (GPU " << info.name << " is " << capability
-       << ", which the GPU lowering does not target)\n";
-    return success();
-  }
-  selectedDevice = Device::CUDA;
-  os << "device: cuda (" << info.name << ", " << capability << ", code for "
-     << selectedChip << ")\n";
+  llvm::Expected<DeviceSelection> selection =
+      mxfp8train::selectDevice(device, gpuIndex, chip);
+  if (!selection)
+    return fail(selection.takeError());
+  selectedDevice = selection->device;
+  selectedChip = selection->chip;
+  llvm::outs() << selection->line << "\n";
   return success();
 }
 

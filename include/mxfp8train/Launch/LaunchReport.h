@@ -28,8 +28,7 @@ void printFunctions(const Manifest &manifest, std::ostream &os);
 /// --per-matmul, getMatmulProbes()) and its bar count; prints nothing for a
 /// function without probes. Returns how many matmuls miss their bar.
 int printMatmulProbes(const FunctionSpec &spec,
-                      const std::vector<HostBuffer> &results,
-                      std::ostream &os);
+                      const std::vector<HostBuffer> &results, std::ostream &os);
 
 /// Prints the table of `comparison` (each result of `spec` against the
 /// reference: bit-exact, differing bytes and elements, SQNR, max abs

@@ -37,8 +37,7 @@ void printOutputs(llvm::raw_ostream &os, const Signature &sig,
 /// Prints what the conversion did: its pipeline, the matmuls before and
 /// after by role, and (with `showRemarks`) the rewrite's remarks.
 void printConversionSummary(llvm::raw_ostream &os,
-                            const ConversionSummary &summary,
-                            bool showRemarks);
+                            const ConversionSummary &summary, bool showRemarks);
 
 /// Prints the compare mode's result table (with its note on reference
 /// bars), the per-matmul table (per-matmul mode) and the compile and run
