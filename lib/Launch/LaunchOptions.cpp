@@ -44,8 +44,9 @@ static bool parseUnsigned(const std::string &text, uint64_t &value) {
   return true;
 }
 
-LaunchError parseLaunchOptions(int argc, const char *const *argv,
-                               LaunchOptions &options) {
+LaunchError
+mlir::mxfp8train::launch::parseLaunchOptions(int argc, const char *const *argv,
+                                             LaunchOptions &options) {
   std::vector<std::string> positional;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];

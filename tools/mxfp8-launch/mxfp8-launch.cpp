@@ -28,7 +28,6 @@
 #include "mxfp8train/Support/Report.h"
 
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -85,12 +84,6 @@ int getExitCode(const Failure &failure) {
 //===----------------------------------------------------------------------===//
 // Printing
 //===----------------------------------------------------------------------===//
-
-using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 /// Prints rows as aligned columns, indented by two spaces.
 void printTable(const std::vector<std::vector<std::string>> &rows) {
