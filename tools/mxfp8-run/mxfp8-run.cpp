@@ -16,7 +16,9 @@
 #include "mxfp8train/ExecutionEngine/CUDARunner.h"
 #include "mxfp8train/InitAll.h"
 #include "mxfp8train/Runner/Compare.h"
+#include "mxfp8train/Runner/Device.h"
 #include "mxfp8train/Runner/Outputs.h"
+#include "mxfp8train/Runner/Report.h"
 #include "mxfp8train/Runner/Run.h"
 #include "mxfp8train/Support/Report.h"
 #include "mxfp8train/Tools/ModuleSource.h"
@@ -57,7 +59,6 @@ namespace cl = llvm::cl;
 
 namespace {
 enum class BF16Format { UInt16, Float32 };
-enum class Device { Auto, CPU, CUDA };
 } // namespace
 
 static cl::OptionCategory runCategory("mxfp8-run options");
@@ -159,17 +160,17 @@ static cl::opt<std::string>
                     "converted module in compare mode) to this file"),
            cl::value_desc("path"), cl::cat(runCategory));
 
-static cl::opt<Device> device(
+static cl::opt<DeviceRequest> device(
     "device",
     cl::desc("Where to run (default: cuda when the runtime finds a CUDA "
              "driver and a GPU, else cpu)"),
-    cl::values(clEnumValN(Device::Auto, "auto",
+    cl::values(clEnumValN(DeviceRequest::Auto, "auto",
                           "cuda if a GPU is usable, else cpu (the default)"),
-               clEnumValN(Device::CPU, "cpu", "the host CPU (JIT)"),
-               clEnumValN(Device::CUDA, "cuda",
+               clEnumValN(DeviceRequest::CPU, "cpu", "the host CPU (JIT)"),
+               clEnumValN(DeviceRequest::CUDA, "cuda",
                           "GPU --gpu (mxfp8train-lower-to-gpu, JIT host "
                           "code, libmxfp8train_runtime.so)")),
-    cl::init(Device::Auto), cl::cat(runCategory));
+    cl::init(DeviceRequest::Auto), cl::cat(runCategory));
 
 static cl::opt<int> gpuIndex("gpu", cl::desc("CUDA device (--device=cuda)"),
                              cl::init(0), cl::cat(runCategory));
@@ -200,8 +201,8 @@ static cl::opt<bool> printDevice(
              "exit; no input file is read"),
     cl::init(false), cl::cat(runCategory));
 
-/// The device chosen in main(), never Auto.
-static Device selectedDevice = Device::CPU;
+/// The device chosen in main().
+static ExecutionDevice selectedDevice = ExecutionDevice::CPU;
 /// The chip used for --device=cuda.
 static std::string selectedChip;
 
@@ -236,8 +237,7 @@ static OwningOpRef<ModuleOp> parseModule(llvm::SourceMgr &sourceMgr,
 /// How the selected device compiles.
 static ExecutableOptions getExecutableOptions() {
   ExecutableOptions options;
-  options.device = selectedDevice == Device::CUDA ? ExecutionDevice::CUDA
-                                                  : ExecutionDevice::CPU;
+  options.device = selectedDevice;
   options.vectorize = vectorize;
   options.gpu = gpuIndex;
   options.chip = selectedChip;
@@ -265,14 +265,7 @@ static FailureOr<std::vector<HostTensor>> prepareInputs(const Signature &sig,
   llvm::Expected<PreparedInputs> inputs = prepareInputs(sig, options);
   if (!inputs)
     return fail(inputs.takeError());
-  for (auto [i, description] : llvm::enumerate(inputs->descriptions))
-    os << "  #" << i << " " << sig.argNames[i] << " : "
-       << formatTensorType(sig.argTypes[i]) << "  " << description << "\n";
-  if (inputFiles.empty())
-    os << "  (generated with seed " << seed << " in "
-       << llvm::format("%.2f", inputs->seconds) << " s)\n";
-  else
-    os << "  (read in " << llvm::format("%.2f", inputs->seconds) << " s)\n";
+  printInputs(os, sig, *inputs, options);
   return std::move(inputs->tensors);
 }
 
@@ -349,33 +342,18 @@ static LogicalResult runPlain(ModuleOp module, const Signature &sig) {
     return fail(std::move(err));
 
   std::vector<std::string> stems = getResultStems(sig);
-  std::vector<std::vector<std::string>> rows;
-  rows.push_back({"#", "name", "role", "type", "L2 norm", "max abs", "file"});
+  std::vector<std::string> files(stems.size(), "-");
   for (auto [i, out] : llvm::enumerate(*result.outputs)) {
-    double sq = 0.0, maxAbs = 0.0;
-    for (int64_t k = 0, n = out.getNumElements(); k < n; ++k) {
-      double v = out.getAsDouble(k);
-      sq += v * v;
-      maxAbs = std::isnan(v) || std::isnan(maxAbs)
-                   ? std::numeric_limits<double>::quiet_NaN()
-                   : std::fmax(maxAbs, std::fabs(v));
-    }
-    std::string file = "-";
-    if (!outputDir.empty()) {
-      file = getOutputPath(outputDir, stems[i], "");
-      if (failed(writeTensor(file, out)))
-        return failure();
-    }
-    rows.push_back({std::to_string(i), sig.resultNames[i],
-                    sig.resultRoles[i].empty() ? "-" : sig.resultRoles[i],
-                    formatTensorType(sig.resultTypes[i]),
-                    formatDouble("%.6g", std::sqrt(sq)),
-                    formatDouble("%.6g", maxAbs), file});
+    if (outputDir.empty())
+      continue;
+    files[i] = getOutputPath(outputDir, stems[i], "");
+    if (failed(writeTensor(files[i], out)))
+      return failure();
   }
-  os << "outputs:\n" << formatTable(rows);
+  printOutputs(os, sig, *result.outputs, files);
   os << llvm::format("time: compile %.2f s, run %.2f s", compileSeconds,
                      result.seconds);
-  if (selectedDevice == Device::CUDA)
+  if (selectedDevice == ExecutionDevice::CUDA)
     os << llvm::format(" (GPU call %.3f ms)", result.deviceSeconds * 1e3);
   os << "\n";
   return success();
@@ -384,90 +362,6 @@ static LogicalResult runPlain(ModuleOp module, const Signature &sig) {
 //===----------------------------------------------------------------------===//
 // Compare mode
 //===----------------------------------------------------------------------===//
-
-/// Prints what the conversion did.
-static void printConversion(llvm::raw_ostream &os,
-                            const ConversionSummary &summary) {
-  os << "conversion: " << summary.pipeline << "\n";
-  auto printRoles = [&](const std::map<std::string, int64_t> &byRole) {
-    if (byRole.empty())
-      return;
-    os << " (";
-    for (auto [k, entry] : llvm::enumerate(byRole))
-      os << (k ? ", " : "") << entry.first << " " << entry.second;
-    os << ")";
-  };
-  os << "  matmuls: " << summary.matmulsBefore << " before, "
-     << summary.scaledMms << " scaled_mm after";
-  printRoles(summary.scaledByRole);
-  if (summary.emulated) {
-    os << ", " << summary.emulated << " emulated (on dequantized operands)";
-    printRoles(summary.emulatedByRole);
-  }
-  os << ", " << summary.keptHighPrecision << " kept in high precision\n";
-  if (showRemarks)
-    for (const std::string &remark : summary.remarks)
-      os << "  remark: " << remark << "\n";
-}
-
-/// Prints the result and per-matmul tables, the times and the bar count.
-static void printCompareReport(llvm::raw_ostream &os,
-                               const CompareReport &report) {
-  std::vector<std::vector<std::string>> rows;
-  rows.push_back({"#", "name", "role", "type", "GEMMs", "SQNR dB",
-                  "max abs err", "bar dB", "result"});
-  for (auto [i, row] : llvm::enumerate(report.results)) {
-    std::string verdict = "-", barText = "-";
-    if (row.bar && row.barIsReference) {
-      barText = "(" + formatDb(*row.bar) + ")";
-      verdict = row.sqnrDb >= *row.bar ? "(above)" : "(below)";
-    } else if (row.bar) {
-      verdict = row.passed ? "PASS" : "FAIL";
-      barText = ">= " + formatDb(*row.bar);
-    }
-    rows.push_back({std::to_string(i), row.name,
-                    row.role.empty() ? "-" : row.role, row.type,
-                    std::to_string(row.numGemms), formatDb(row.sqnrDb),
-                    formatDouble("%.3e", row.maxAbsError), barText, verdict});
-  }
-  os << "results (converted vs original):\n" << formatTable(rows);
-  if (report.numReference)
-    os << "  note: a result behind several quantized GEMMs accumulates their "
-          "errors; torchao's per-linear bar of its role is shown in "
-          "parentheses and not checked ("
-       << (report.perMatmul ? "the per-matmul table below checks each GEMM"
-                            : "--per-matmul checks each GEMM")
-       << ")\n";
-
-  if (report.perMatmul) {
-    std::vector<std::vector<std::string>> matmulRows;
-    matmulRows.push_back({"matmul", "role", "type", "SQNR dB", "max abs err",
-                          "bar dB", "result"});
-    for (const MatmulComparison &row : report.matmuls) {
-      if (!row.compared) {
-        matmulRows.push_back(
-            {row.name, "-", row.type, "-", "-", "-", row.decision});
-        continue;
-      }
-      matmulRows.push_back({row.name, row.role, row.type, formatDb(row.sqnrDb),
-                            formatDouble("%.3e", row.maxAbsError),
-                            ">= " + formatDb(row.bar),
-                            row.passed ? "PASS" : "FAIL"});
-    }
-    os << "matmuls (each converted alone on the original's inputs):\n"
-       << formatTable(matmulRows);
-  }
-  os << llvm::format("time: compile original %.2f s, converted %.2f s",
-                     report.compileOriginalSeconds,
-                     report.compileConvertedSeconds);
-  if (report.concurrently)
-    os << llvm::format(" (concurrently: %.2f s)", report.compileWallSeconds);
-  os << llvm::format("; run original%s %.2f s, converted %.2f s",
-                     report.perMatmul ? " + per-matmul" : "",
-                     report.runOriginalSeconds, report.runConvertedSeconds);
-  if (report.concurrently)
-    os << llvm::format(" (concurrently: %.2f s)", report.runWallSeconds);
-}
 
 /// Compare mode. Returns 0, 1 (error) or 2 (a bar failed).
 static int runCompare(ModuleOp module, const Signature &sig) {
@@ -486,7 +380,7 @@ static int runCompare(ModuleOp module, const Signature &sig) {
     return (void)fail(converted.takeError()), 1;
   if (failed(dumpModule(**converted)))
     return 1;
-  printConversion(os, summary);
+  printConversionSummary(os, summary, showRemarks);
 
   FailureOr<std::vector<HostTensor>> inputs = prepareInputs(sig, os);
   if (failed(inputs) || failed(prepareOutputs(sig, *inputs)))
@@ -514,7 +408,7 @@ static int runCompare(ModuleOp module, const Signature &sig) {
       "; total %.2f s\n",
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count());
-  if (selectedDevice == Device::CUDA)
+  if (selectedDevice == ExecutionDevice::CUDA)
     os << llvm::format("gpu time (CUDA events, one call each): original%s "
                        "%.3f ms, converted %.3f ms\n",
                        perMatmul ? " + per-matmul" : "",
@@ -534,39 +428,13 @@ static int runCompare(ModuleOp module, const Signature &sig) {
 /// Decides the device and prints the first line, `device: cuda (NAME,
 /// sm_XY)` or `device: cpu (why)`. --device=cuda without a usable GPU fails.
 static LogicalResult selectDevice() {
-  llvm::raw_ostream &os = llvm::outs();
-  if (!chip.empty() && !parseGPUChip(chip))
-    return fail("--chip=" + llvm::Twine(chip) +
-                " is not a GPU target (expected " + kSupportedGPUChips + ")");
-  if (device == Device::CPU) {
-    selectedDevice = Device::CPU;
-    os << "device: cpu (--device=cpu)\n";
-    return success();
-  }
-  CUDADeviceInfo info = queryCUDADevice(gpuIndex);
-  if (!info.available) {
-    if (device == Device::CUDA)
-      return fail("--device=cuda: no usable GPU: " + info.reason);
-    selectedDevice = Device::CPU;
-    os << "device: cpu (" << info.reason << ")\n";
-    return success();
-  }
-  selectedChip = chip.empty() ? info.chip : std::string(chip);
-  std::string capability =
-      "sm_" + std::to_string(info.major) + std::to_string(info.minor);
-  if (selectedChip.empty()) {
-    if (device == Device::CUDA)
-      return fail("--device=cuda: the GPU lowering has no target for " +
-                  info.name + " (" + capability +
-                  "); it supports sm_90a and sm_100a (--chip)");
-    selectedDevice = Device::CPU;
-    os << "device: cpu (GPU " << info.name << " is " << capability
-       << ", which the GPU lowering does not target)\n";
-    return success();
-  }
-  selectedDevice = Device::CUDA;
-  os << "device: cuda (" << info.name << ", " << capability << ", code for "
-     << selectedChip << ")\n";
+  llvm::Expected<DeviceSelection> selection =
+      mxfp8train::selectDevice(device, gpuIndex, chip);
+  if (!selection)
+    return fail(selection.takeError());
+  selectedDevice = selection->device;
+  selectedChip = selection->chip;
+  llvm::outs() << selection->line << "\n";
   return success();
 }
 
