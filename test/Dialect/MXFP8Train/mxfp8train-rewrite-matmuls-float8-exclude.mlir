@@ -2,7 +2,7 @@
 // RUN: mxfp8-opt %s --mxfp8train-rewrite-matmuls="recipe=float8_rowwise exclude=lm_head" | mxfp8-opt | FileCheck %s --check-prefix=IR
 
 // The exclude filter applies to Float8 recipes as to MX.
-// CHECK: remark: loc("model.lm_head"): mxfp8train: skipped (location name 'model.lm_head' matches exclude 'lm_head')
+// CHECK: model.lm_head: remark: mxfp8train: skipped (location name 'model.lm_head' matches exclude 'lm_head')
 // CHECK: remark: mxfp8train: converted (role forward, lhs quantized along axis 1 (f8E4M3FN, axiswise, pow2), rhs along axis 1 (f8E4M3FN, axiswise, pow2), recipe float8_rowwise)
 // IR-LABEL: func.func @excluded(
 // IR:         linalg.matmul {{.*}} ins(%{{.*}}, %{{.*}} : tensor<16x48xbf16>, tensor<16x48xbf16>)
