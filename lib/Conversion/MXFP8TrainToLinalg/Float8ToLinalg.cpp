@@ -217,7 +217,6 @@ struct Float8ScaledMmOpLowering final : OpRewritePattern<ScaledMmOp> {
       return rewriter.notifyMatchFailure(op, "dynamic shapes");
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
-    Type f32 = rewriter.getF32Type();
     RankedTensorType resultType = op.getResult().getType();
     int64_t rank = resultType.getRank();
     int64_t r0 = rank - 2, r1 = rank - 1;
@@ -227,23 +226,7 @@ struct Float8ScaledMmOpLowering final : OpRewritePattern<ScaledMmOp> {
     Value rhs =
         buildFloat8ToF32(rewriter, loc, op.getRhs(), op.getTransposeRhs());
 
-    Value zero = arith::ConstantOp::create(rewriter, loc,
-                                           rewriter.getF32FloatAttr(0.0f));
-    Value accInit =
-        linalg::FillOp::create(rewriter, loc, zero,
-                               Value(tensor::EmptyOp::create(
-                                   rewriter, loc, resultType.getShape(), f32)))
-            .getResult(0);
-    Value acc;
-    if (rank == 2)
-      acc = linalg::MatmulOp::create(rewriter, loc, accInit.getType(),
-                                     ValueRange{lhs, rhs}, ValueRange{accInit})
-                .getResult(0);
-    else
-      acc = linalg::BatchMatmulOp::create(rewriter, loc, accInit.getType(),
-                                          ValueRange{lhs, rhs},
-                                          ValueRange{accInit})
-                .getResult(0);
+    Value acc = buildF32Matmul(rewriter, loc, lhs, rhs, resultType.getShape());
 
     // Scale maps from the (B?, M, N) result space: a rank-0 scale is
     // tensorwise; a rowwise scale is its stored operand shape with K = 1,

@@ -114,6 +114,12 @@ void populateGroupedToLinalgPatterns(RewritePatternSet &patterns);
 /// when `transposed` (Float8ToLinalg.cpp).
 Value buildFloat8ToF32(OpBuilder &b, Location loc, Value data, bool transposed);
 
+/// `lhs x rhs` accumulated in f32 from zero into a tensor of `resultShape`:
+/// linalg.matmul for rank 2, linalg.batch_matmul for rank 3 (both operands
+/// f32, already in (B?, M, K) x (B?, K, N) order; MXFP8TrainToLinalg.cpp).
+Value buildF32Matmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                     ArrayRef<int64_t> resultShape);
+
 /// The Float8 forms of quantize, dequantize and scaled_mm
 /// (Float8ToLinalg.cpp).
 void populateFloat8ToLinalgPatterns(RewritePatternSet &patterns);

@@ -246,6 +246,24 @@ Value linalg_lowering::buildDequantize(OpBuilder &b, Location loc, Value data,
 // Patterns
 //===----------------------------------------------------------------------===//
 
+Value linalg_lowering::buildF32Matmul(OpBuilder &b, Location loc, Value lhs,
+                                      Value rhs,
+                                      ArrayRef<int64_t> resultShape) {
+  Type f32 = b.getF32Type();
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  Value init = linalg::FillOp::create(
+                   b, loc, zero,
+                   Value(tensor::EmptyOp::create(b, loc, resultShape, f32)))
+                   .getResult(0);
+  if (resultShape.size() == 2)
+    return linalg::MatmulOp::create(b, loc, init.getType(),
+                                    ValueRange{lhs, rhs}, ValueRange{init})
+        .getResult(0);
+  return linalg::BatchMatmulOp::create(b, loc, init.getType(),
+                                       ValueRange{lhs, rhs}, ValueRange{init})
+      .getResult(0);
+}
+
 namespace {
 /// quantize -> amax reduction, scale-byte generic, data generic (SPEC §2).
 struct QuantizeOpLowering final : OpRewritePattern<QuantizeOp> {
@@ -412,23 +430,7 @@ struct ScaledMmOpLowering final : OpRewritePattern<ScaledMmOp> {
                             op.getRhsScaleLayout(), op.getTransposeRhs(),
                             /*isLhs=*/false);
 
-    Value zero = arith::ConstantOp::create(rewriter, loc,
-                                           rewriter.getF32FloatAttr(0.0f));
-    Value accInit =
-        linalg::FillOp::create(rewriter, loc, zero,
-                               Value(tensor::EmptyOp::create(
-                                   rewriter, loc, resultType.getShape(), f32)))
-            .getResult(0);
-    Value acc;
-    if (rank == 2)
-      acc = linalg::MatmulOp::create(rewriter, loc, accInit.getType(),
-                                     ValueRange{lhs, rhs}, ValueRange{accInit})
-                .getResult(0);
-    else
-      acc = linalg::BatchMatmulOp::create(rewriter, loc, accInit.getType(),
-                                          ValueRange{lhs, rhs},
-                                          ValueRange{accInit})
-                .getResult(0);
+    Value acc = buildF32Matmul(rewriter, loc, lhs, rhs, resultType.getShape());
 
     Value bias = op.getBias();
     Type outElemType = resultType.getElementType();
