@@ -145,6 +145,17 @@ static ParseResult parseGranularity(OpAsmParser &parser,
                  parser.parseCustomAttributeWithFallback(granularity, Type{}));
 }
 
+/// Parses an optional `axis = N` into `axis` (left null when absent).
+static ParseResult parseOptionalAxis(OpAsmParser &parser, IntegerAttr &axis) {
+  if (failed(parser.parseOptionalKeyword("axis")))
+    return success();
+  int64_t value;
+  if (parser.parseEqual() || parser.parseInteger(value))
+    return failure();
+  axis = parser.getBuilder().getI64IntegerAttr(value);
+  return success();
+}
+
 /// Parses `[axis = N] [mode = M] [granularity = G] [pow2]` (quantize): MX
 /// needs `axis` and `mode`; Float8 rejects `mode`, and `axis` is required by
 /// `axiswise` and rejected by `tensorwise`.
@@ -153,12 +164,8 @@ static ParseResult parseQuantizeScaling(OpAsmParser &parser, IntegerAttr &axis,
                                         Float8GranularityAttr &granularity,
                                         UnitAttr &pow2) {
   SMLoc loc = parser.getCurrentLocation();
-  if (succeeded(parser.parseOptionalKeyword("axis"))) {
-    int64_t value;
-    if (parser.parseEqual() || parser.parseInteger(value))
-      return failure();
-    axis = parser.getBuilder().getI64IntegerAttr(value);
-  }
+  if (failed(parseOptionalAxis(parser, axis)))
+    return failure();
   SMLoc modeLoc = parser.getCurrentLocation();
   if (succeeded(parser.parseOptionalKeyword("mode")) &&
       (parser.parseEqual() ||
@@ -209,12 +216,8 @@ static ParseResult parseDequantizeScaling(OpAsmParser &parser,
                                           IntegerAttr &axis,
                                           Float8GranularityAttr &granularity) {
   SMLoc loc = parser.getCurrentLocation();
-  if (succeeded(parser.parseOptionalKeyword("axis"))) {
-    int64_t value;
-    if (parser.parseEqual() || parser.parseInteger(value))
-      return failure();
-    axis = parser.getBuilder().getI64IntegerAttr(value);
-  }
+  if (failed(parseOptionalAxis(parser, axis)))
+    return failure();
   if (failed(parseGranularity(parser, granularity)))
     return failure();
   bool needsAxis =
