@@ -14,6 +14,13 @@
 # lowered with mxfp8train-lower-to-gpu{chip=CHIP OPTIONS}, e.g.
 # LOWERING_VARIANTS="nofuse=fuse-producers=false" (step-bench.sh checks
 # that every such variant computes the same bits as NAME.mx).
+# EXTRA_RECIPES: other recipes as TAG=RECIPE pairs (space separated), e.g.
+# EXTRA_RECIPES="f8row=float8_rowwise f8tw=float8_tensorwise": each
+# NAME.TAG.cuda.* is the step converted with that recipe (listed in
+# OUT_DIR/recipes.txt as `TAG RECIPE`; step-bench.sh times it against
+# hp and torchao's step of the same recipe). A recipe the GPU pipeline
+# cannot compile yet is reported with the compiler's first error and left
+# out.
 #
 #===------------------------------------------------------------------------===#
 set -euo pipefail
@@ -24,6 +31,10 @@ chip="${CHIP:-sm_90a}"
 recipe="${RECIPE:-mxfp8_rceil}"
 compile="${BUILD_DIR:-$root/build}/bin/mxfp8-compile"
 mkdir -p "$out/src"
+: > "$out/recipes.txt"
+for pair in ${EXTRA_RECIPES:-}; do
+  echo "${pair%%=*} ${pair#*=}" >> "$out/recipes.txt"
+done
 for step in llama3_8b_mlp:mlp_train_step:llama3_8b_mlp_train_step \
             deepseek_v3_moe:moe_train_step:deepseek_v3_moe_train_step; do
   IFS=: read -r base entry example <<< "$step"
@@ -42,6 +53,18 @@ for step in llama3_8b_mlp:mlp_train_step:llama3_8b_mlp_train_step \
       --lowering="mxfp8train-lower-to-gpu{chip=$chip ${variant#*=}}" \
       -o "$out/$name.mx-$tag.cuda.o" --manifest="$out/$name.mx-$tag.cuda.manifest" 2> /dev/null
     echo "make-step-artifacts: $name.mx-$tag (${variant#*=})"
+  done
+  for pair in ${EXTRA_RECIPES:-}; do
+    tag="${pair%%=*}"
+    if "$compile" "$out/src/$name.mlir" --entry="$entry" --device=cuda --chip="$chip" \
+         --pipeline="mxfp8train-rewrite-matmuls{recipe=${pair#*=}},canonicalize,cse" \
+         -o "$out/$name.$tag.cuda.o" --manifest="$out/$name.$tag.cuda.manifest" \
+         2> "$out/$name.$tag.err"; then
+      echo "make-step-artifacts: $name.$tag (${pair#*=})"
+      rm -f "$out/$name.$tag.err"
+    else
+      echo "make-step-artifacts: $name.$tag (${pair#*=}) not compiled: $(grep -m1 error "$out/$name.$tag.err")"
+    fi
   done
   echo "make-step-artifacts: $name.hp, $name.mx ($chip, $tokens tokens) -> $out"
 done

@@ -26,6 +26,12 @@
 #      kernels the milliseconds and their share of the step
 #      (bench/device/profile_table.py); the tables go to
 #      $OUT/step-profile.txt, the JSON reports to $OUT/NAME.profile.json.
+# Other recipes (STEPS_DIR/recipes.txt, `TAG RECIPE` lines from
+# make-step-artifacts.sh EXTRA_RECIPES): NAME.TAG is timed with the pool
+# allocator, its results compared with NAME.hp's (SQNR per result,
+# mxfp8-launch --compare-with), and for the Llama step against torchao's
+# step of the same recipe under torch.compile (torchao_float8_RECIPE_compile
+# for the Float8 recipes; "vs ao" of those rows).
 # Lowering variants NAME.mx-TAG in STEPS_DIR are first compared bit for bit
 # with NAME.mx (exit status 1 when one differs); VARIANTS_ONLY=1 stops there.
 # Environment: REPEAT (default 10), WARMUP (default 3), GPU (default 0),
@@ -58,7 +64,7 @@ for object in "$dir"/*.o; do
 done
 
 rows=()
-declare -A eager torchao
+declare -A eager torchao torchao_tag
 # The torchao wheel (torch_step_peer.py's header says how to fetch it), when
 # carried: installed for the torchao MXFP8 emulated rows.
 peer_modes=eager,compile
@@ -73,6 +79,18 @@ if ls "$root"/.whl/torchao-*.whl > /dev/null 2>&1; then
 else
   echo "== torchao rows skipped: no .whl/torchao-*.whl (pip download torchao==0.18.0 --no-deps -d .whl; see torch_step_peer.py)"
 fi
+
+# step_modes STEP: the torch peer modes of STEP; the Llama step adds
+# torchao's Float8 step of every Float8 recipe in recipes.txt.
+step_modes() {
+  local modes="$peer_modes" tag recipe
+  if [ "$1" = llama ] && [[ "$peer_modes" == *torchao* ]]; then
+    while read -r tag recipe; do
+      [[ "$recipe" == float8_* ]] && modes="$modes,torchao_float8_${recipe#float8_}_compile"
+    done < <(cat "$dir/recipes.txt" 2>/dev/null)
+  fi
+  echo "$modes"
+}
 
 profiles=()
 # time_ours NAME ENTRY VARIANT ALLOCATOR: one row; the MX step with the
@@ -90,7 +108,7 @@ time_ours() {
   ms="$(sed -n 's/^summary: .*time_ms=\([^ ]*\).*/\1/p' "$log" | tail -n1)"
   host="$(grep -o 'host median [0-9.e+-]* ms' "$log" | tail -n1 | awk '{print $3}')"
   [ $rc -ne 0 ] && { echo "== $name.$variant ($alloc) failed:"; tail -n 8 "$log"; ms=-; }
-  rows+=("$name|ours ${variant}|$alloc|$ms|${host:--}")
+  rows+=("$name|ours ${variant}|$alloc|$ms|${host:--}|$variant")
   if [ ${#profile[@]} -gt 0 ] && [ -s "$work/$name.profile.json" ]; then
     profiles+=("$work/$name.profile.json")
   fi
@@ -126,13 +144,21 @@ for manifest in "$dir"/*.mx.cuda.manifest; do
     time_ours "$name" "$entry" mx "$alloc"
     time_ours "$name" "$entry" hp "$alloc"
   done
+  while read -r tag recipe; do
+    [ -e "$dir/$name.$tag.cuda.manifest" ] || continue
+    time_ours "$name" "$entry" "$tag" pool
+    echo "== $name.$tag ($recipe) against $name.hp:"
+    "$launch" "$work/$name.$tag.cuda.so" "$dir/$name.$tag.cuda.manifest" --entry="$entry" \
+      --gpu="$gpu" --compare-with="$work/$name.hp.cuda.so:$entry" \
+      --compare-manifest="$dir/$name.hp.cuda.manifest" 2>&1 | tail -n 12
+  done < <(cat "$dir/recipes.txt" 2>/dev/null)
   tokens="${name##*_}"
   step=llama
   [[ "$name" == deepseek* ]] && step=moe
   echo "== torch peer: $step at $tokens tokens"
   python3 "$root/bench/device/torch_step_peer.py" --step "$step" --tokens "$tokens" \
     --source "$dir/src/$name.mlir" --repeat "$repeat" --warmup "$warmup" \
-    --modes "$peer_modes" > "$work/$name.torch.jsonl" 2> "$work/$name.torch.err"
+    --modes "$(step_modes "$step")" > "$work/$name.torch.jsonl" 2> "$work/$name.torch.err"
   cat "$work/$name.torch.jsonl"
   [ -s "$work/$name.torch.err" ] && tail -n 5 "$work/$name.torch.err"
   while read -r line; do
@@ -141,9 +167,17 @@ for manifest in "$dir"/*.mx.cuda.manifest; do
     case "$mode" in
       torchao_mx_emulated) what="torchao mx emu eager" ;;
       torchao_mx_emulated_compile) what="torchao mx emu comp" ;;
+      torchao_float8_*) what="torchao ${mode#torchao_}" ;;
       *) what="torch bf16 $mode" ;;
     esac
     rows+=("$name|$what|-|$ms|-")
+    # The Float8 rows' torchao peer: the same recipe, compiled.
+    if [[ "$mode" == torchao_float8_*_compile ]]; then
+      recipe="${mode#torchao_float8_}"; recipe="${recipe%_compile}"
+      while read -r tag r; do
+        [ "${r#float8_}" = "$recipe" ] && torchao_tag[$name.$tag]="$ms"
+      done < <(cat "$dir/recipes.txt" 2>/dev/null)
+    fi
     [ "$mode" = eager ] && eager[$name]="$ms"
     # The torchao peer of the goal: compiled where it runs, else eager.
     if [[ "$mode" == torchao_mx_emulated* ]] && [ "$ms" != - ] &&
@@ -154,7 +188,7 @@ for manifest in "$dir"/*.mx.cuda.manifest; do
 done
 
 echo
-echo "== steps: medians of $repeat calls after $warmup (CUDA events around the call; host clock), ratio = torch bf16 eager / this, vs ao = torchao MXFP8 emulated (compiled where it runs) / this (> 1: this is faster)"
+echo "== steps: medians of $repeat calls after $warmup (CUDA events around the call; host clock), ratio = torch bf16 eager / this, vs ao = torchao MXFP8 emulated (compiled where it runs) / this, for the Float8 rows torchao Float8 of the same recipe compiled / this (> 1: this is faster)"
 printf "%-24s %-20s %-7s %10s %10s %8s %8s\n" step what alloc "gpu ms" "host ms" "ratio" "vs ao"
 # ratio BASE MS: BASE / MS with two decimals, or -.
 ratio() {
@@ -165,9 +199,12 @@ ratio() {
   fi
 }
 for r in "${rows[@]}"; do
-  IFS='|' read -r name what alloc ms host <<< "$r"
+  IFS='|' read -r name what alloc ms host variant <<< "$r"
+  ao="${torchao[$name]:-}"
+  [ -n "$variant" ] && [ "$variant" != mx ] && [ "$variant" != hp ] &&
+    ao="${torchao_tag[$name.$variant]:-}"
   printf "%-24s %-20s %-7s %10s %10s %8s %8s\n" "$name" "$what" "$alloc" "$ms" "$host" \
-    "$(ratio "${eager[$name]:-}" "$ms")" "$(ratio "${torchao[$name]:-}" "$ms")"
+    "$(ratio "${eager[$name]:-}" "$ms")" "$(ratio "$ao" "$ms")"
 done
 
 # Where the time of each MX step goes, by kernel family and kernel.
