@@ -3,7 +3,7 @@
 
 // The Float8 GEMMs the GPU lowering does not take (Gemm/WGMMAFloat8.cpp):
 // fp8 wgmma reads K-major shared memory only, so lhs must be stored (M, K)
-// and rhs (N, K); the grouped 2d-2d form and sm_100a are not lowered yet.
+// and rhs (N, K); the grouped 2d-2d form is not lowered yet.
 // Each is reported at the op with the reason and fails the pass.
 
 // sm_100a (tcgen05 kind::f8f6f4, Gemm/TCGen05.cpp) takes every scaled_mm
@@ -31,7 +31,7 @@ func.func @rhs_mn_major(%g: tensor<16x32xf8E5M2>, %t: tensor<f32>, %w: tensor<32
 
 // -----
 
-// K-major operands: lowered on sm_90a (no diagnostic), reported on sm_100a.
+// K-major operands: lowered on sm_90a and sm_100a (no diagnostic).
 func.func @k_major(%x: tensor<16x64xf8E4M3FN>, %xs: tensor<16x1xf32>, %w: tensor<32x64xf8E4M3FN>, %ws: tensor<32x1xf32>) -> tensor<16x32xbf16> {
   %y = mxfp8train.scaled_mm %x [%xs], %w [%ws] transpose_rhs
       : tensor<16x64xf8E4M3FN> [tensor<16x1xf32>], tensor<32x64xf8E4M3FN> [tensor<32x1xf32>] -> tensor<16x32xbf16>

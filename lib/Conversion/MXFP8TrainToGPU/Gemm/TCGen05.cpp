@@ -66,6 +66,18 @@
 // allocation is the pair's and cluster barriers replace the CTA barriers
 // around it.
 //
+// Float8 (f32 scales, SPEC-float8 §5; GemmSpec::tcgen05Float8) is this
+// kernel with `tcgen05.mma.cta_group::{1,2}.kind::f8f6f4` (no scale
+// factors; instruction descriptor tcgen05::getF8F6F4InstrDesc): the stages
+// hold only the A and B rows (48 KiB: four stages; the pair 32 KiB: six),
+// the producer expects only their bytes, the issuer copies nothing to
+// Tensor Memory (256 columns: the accumulator), and the epilogue multiplies
+// each loaded value by RN_f32(1/sa[m]) then RN_f32(1/sb[n]) (or the
+// tensorwise reciprocals; Float8EpilogueScales, shared with the sm_90a
+// Float8 kernel) before storeOutput's bias and rounding. f8f6f4 reads
+// MN-major e4m3 / e5m2, so every operand layout of the Float8 recipes
+// (dgrad's rhs (K, N), wgrad's lhs (K, M)) runs without a transpose.
+//
 // The host side (TCGen05Launch.cpp): row-major scales are re-laid into the
 // blocked layout of the form by the to_blocked kernels (emitToBlocked;
 // transposed for MN-major operands) before the launch; those of K-major
