@@ -42,6 +42,30 @@ uint32_t tcgen05::getBlockScaledInstrDesc(const BlockScaledMma &mma) {
   return d;
 }
 
+bool tcgen05::isValidF8F6F4Mma(const F8F6F4Mma &mma, int64_t ctaGroup) {
+  auto is8Bit = [](ElementFormat f) {
+    return f == ElementFormat::E4M3 || f == ElementFormat::E5M2;
+  };
+  if ((mma.aMajor == Major::MN && !is8Bit(mma.a)) ||
+      (mma.bMajor == Major::MN && !is8Bit(mma.b)))
+    return false;
+  return isValidBlockScaledShape(mma.m, mma.n, ctaGroup);
+}
+
+uint32_t tcgen05::getF8F6F4InstrDesc(const F8F6F4Mma &mma) {
+  // D format 1: f32 accumulators.
+  uint32_t d = 1u << 4;
+  d |= static_cast<uint32_t>(mma.a) << 7;
+  d |= static_cast<uint32_t>(mma.b) << 10;
+  d |= uint32_t(mma.negateA) << 13;
+  d |= uint32_t(mma.negateB) << 14;
+  d |= static_cast<uint32_t>(mma.aMajor) << 15;
+  d |= static_cast<uint32_t>(mma.bMajor) << 16;
+  d |= (static_cast<uint32_t>(mma.n >> 3) & 0x3Fu) << 17;
+  d |= (static_cast<uint32_t>(mma.m >> 4) & 0x1Fu) << 24;
+  return d;
+}
+
 std::optional<ElementFormat> tcgen05::getElementFormat(Type type) {
   if (isa<Float8E4M3FNType>(type))
     return ElementFormat::E4M3;

@@ -8,7 +8,9 @@
 // fields, not taken from the encoder. The first three instruction
 // descriptors are also the values KERNELS.md §6.6 measured from CUTLASS's
 // make_instr_desc_block_scaled (whose M field, M >> 4 at bit 24, has the
-// same bits as the ISA's M >> 7 at bit 27 for M = 128 and 256).
+// same bits as the ISA's M >> 7 at bit 27 for M = 128 and 256). The
+// kind::f8f6f4 descriptor (no block scaling) is checked likewise against
+// the ISA's table for kind::f16 / tf32 / f8f6f4 / i8.
 //
 //===----------------------------------------------------------------------===//
 
@@ -103,6 +105,74 @@ TEST(Tcgen05InstrDesc, ValidShapes) {
   EXPECT_FALSE(isValidBlockScaledShape(256, 24, 2));
   EXPECT_FALSE(isValidBlockScaledShape(128, 256, 2));
   EXPECT_FALSE(isValidBlockScaledShape(128, 256, 4));
+}
+
+F8F6F4Mma f8Mma(int64_t m, int64_t n) {
+  F8F6F4Mma d;
+  d.m = m;
+  d.n = n;
+  return d;
+}
+
+// kind::f8f6f4 (no block scaling; the Float8 GEMM): D format F32 = 1 at
+// bits 4-5, N >> 3 at bit 17, M >> 4 at bit 24 (not M >> 7 at bit 27),
+// nothing at bit 23 (no scale type) nor at 29-30 (no SFA ID).
+TEST(Tcgen05F8F6F4InstrDesc, Shapes) {
+  // e4m3 x e4m3, K-major, 128 x 256: 1 << 4 | 32 << 17 | 8 << 24.
+  EXPECT_EQ(getF8F6F4InstrDesc(f8Mma(128, 256)),
+            (1u << 4) | (32u << 17) | (8u << 24));
+  EXPECT_EQ(getF8F6F4InstrDesc(f8Mma(128, 256)), 0x08400010u);
+  EXPECT_EQ(getF8F6F4InstrDesc(f8Mma(128, 256)), 138412048u);
+  // The pair (cta_group::2): M = 256, M >> 4 = 16.
+  EXPECT_EQ(getF8F6F4InstrDesc(f8Mma(256, 256)), 0x10400010u);
+  EXPECT_EQ(getF8F6F4InstrDesc(f8Mma(128, 128)), 0x08200010u);
+  EXPECT_EQ(getF8F6F4InstrDesc(f8Mma(128, 8)), 0x08020010u);
+  EXPECT_EQ(getF8F6F4InstrDesc(f8Mma(256, 16)), 0x10040010u);
+}
+
+TEST(Tcgen05F8F6F4InstrDesc, FormatsMajorsNegation) {
+  F8F6F4Mma d = f8Mma(128, 256);
+  // The tensorwise recipe's grad_input: e5m2 grad_output (A, code 1 at
+  // bits 7-9) x e4m3 weight.
+  d.a = ElementFormat::E5M2;
+  EXPECT_EQ(getF8F6F4InstrDesc(d), 0x08400090u);
+  d.b = ElementFormat::E5M2; // code 1 at bits 10-12
+  EXPECT_EQ(getF8F6F4InstrDesc(d), 0x08400490u);
+  d = f8Mma(128, 256);
+  d.aMajor = Major::MN; // bit 15: A stored (K, M), the wgrad lhs
+  EXPECT_EQ(getF8F6F4InstrDesc(d), 0x08408010u);
+  d.bMajor = Major::MN; // bit 16: B stored (K, N), the dgrad rhs
+  EXPECT_EQ(getF8F6F4InstrDesc(d), 0x08418010u);
+  d = f8Mma(128, 256);
+  d.negateA = d.negateB = true; // bits 13, 14
+  EXPECT_EQ(getF8F6F4InstrDesc(d), 0x08406010u);
+  // The same fields as the block-scaled descriptor, the scale bits aside.
+  BlockScaledMma s = mma(128, 256);
+  s.a = ElementFormat::E5M2;
+  s.aMajor = s.bMajor = Major::MN;
+  d = f8Mma(128, 256);
+  d.a = ElementFormat::E5M2;
+  d.aMajor = d.bMajor = Major::MN;
+  EXPECT_EQ(getF8F6F4InstrDesc(d) & 0x007FFFC0u,
+            getBlockScaledInstrDesc(s) & 0x007FFFC0u);
+}
+
+TEST(Tcgen05F8F6F4InstrDesc, Validity) {
+  F8F6F4Mma d = f8Mma(128, 256);
+  EXPECT_TRUE(isValidF8F6F4Mma(d, 1));
+  EXPECT_FALSE(isValidF8F6F4Mma(d, 2));
+  d.aMajor = d.bMajor = Major::MN;
+  d.a = ElementFormat::E5M2;
+  EXPECT_TRUE(isValidF8F6F4Mma(d, 1));
+  // MN-major is for the 8-bit formats only.
+  d.a = ElementFormat::E2M1;
+  EXPECT_FALSE(isValidF8F6F4Mma(d, 1));
+  d.aMajor = Major::K;
+  EXPECT_TRUE(isValidF8F6F4Mma(d, 1));
+  d.b = ElementFormat::E3M2;
+  EXPECT_FALSE(isValidF8F6F4Mma(d, 1));
+  EXPECT_FALSE(isValidF8F6F4Mma(f8Mma(128, 12), 1));
+  EXPECT_TRUE(isValidF8F6F4Mma(f8Mma(256, 256), 2));
 }
 
 TEST(Tcgen05InstrDesc, ElementFormatsOfTypes) {

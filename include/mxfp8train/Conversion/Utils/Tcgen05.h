@@ -81,6 +81,41 @@ bool isValidBlockScaledShape(int64_t m, int64_t n, int64_t ctaGroup);
 /// type, 27-28 M >> 7, 29-30 SFA ID. `mma` must have a valid shape.
 uint32_t getBlockScaledInstrDesc(const BlockScaledMma &mma);
 
+//===----------------------------------------------------------------------===//
+// Instruction descriptor (kind::f8f6f4, no block scaling)
+//===----------------------------------------------------------------------===//
+
+/// One MMA of `kind::f8f6f4` without scale factors (the Float8 GEMM, whose
+/// f32 scales the epilogue applies): `D (M x N, f32) += A (M x K) x B
+/// (K x N)` with K = 32 for 8-bit operands.
+struct F8F6F4Mma {
+  ElementFormat a = ElementFormat::E4M3;
+  ElementFormat b = ElementFormat::E4M3;
+  Major aMajor = Major::K;
+  Major bMajor = Major::K;
+  bool negateA = false;
+  bool negateB = false;
+  /// Rows of A and D: 128 (cta_group::1) or 256 (cta_group::2).
+  int64_t m = 128;
+  /// Columns of B and D.
+  int64_t n = 256;
+};
+
+/// Whether `mma` is a dense `kind::f8f6f4` MMA this project issues: the
+/// shapes of isValidBlockScaledShape (M = 64 is legal too but unused), and
+/// MN-major operands only for the 8-bit formats (E4M3, E5M2; the 6- and
+/// 4-bit ones are K-major only).
+bool isValidF8F6F4Mma(const F8F6F4Mma &mma, int64_t ctaGroup);
+
+/// The 32-bit instruction descriptor of `kind::f8f6f4` (the PTX ISA table
+/// shared with kind::f16 / tf32 / i8): bits 0-1 sparsity selector, 2
+/// sparsity (0), 3 saturate (0), 4-5 D format (1: F32), 7-9 A format,
+/// 10-12 B format (ElementFormat codes), 13/14 negate A/B, 15/16 A/B
+/// MN-major ("transpose"), 17-22 N >> 3, 24-28 M >> 4, 30-31 max shift
+/// (`.ws` only, 0). Unlike getBlockScaledInstrDesc: no scale IDs, no scale
+/// type, and M is counted in units of 16. `mma` must be valid.
+uint32_t getF8F6F4InstrDesc(const F8F6F4Mma &mma);
+
 /// The element format of the MLIR type `type` (f8E4M3FN, f8E5M2,
 /// f6E2M3FN, f6E3M2FN, f4E2M1FN), or std::nullopt.
 std::optional<ElementFormat> getElementFormat(Type type);

@@ -344,4 +344,5 @@ void gpu_lowering::populateGemmKernelPatterns(RewritePatternSet &patterns,
                                                         cache);
   populateHighPrecisionGemmPatterns(patterns, cache);
   populateFloat8GemmPatterns(patterns, cache);
+  populateTcgen05Float8GemmPatterns(patterns, cache);
 }

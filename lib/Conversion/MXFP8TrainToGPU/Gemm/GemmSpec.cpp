@@ -111,14 +111,18 @@ std::string GemmSpec::getName() const {
   std::string form = (scaled ? "scaled_" : "hp_") + std::string(kindTag);
   if (isTcgen05()) {
     // e.g. scaled_mm_tc05_kb_kb_e4m3_e4m3_bf16_256x512x256_s4 (`_bB` for
-    // B > 1 batches or groups, `_cg2` for the 2-CTA kernel).
+    // B > 1 batches or groups, `_cg2` for the 2-CTA kernel; Float8 `_f8rt`
+    // etc. before the stages, as below).
     return llvm::formatv(
-               "{0}_tc05_{1}_{2}_{3}_{4}_{5}{6}_{7}x{8}x{9}{10}_s{11}{12}",
+               "{0}_tc05_{1}_{2}_{3}_{4}_{5}{6}_{7}x{8}x{9}{10}{13}_s{11}{12}",
                form, operandTag(a, false), operandTag(b, false),
                getTypeTag(aType), getTypeTag(bType), getTypeTag(outType),
                biasType ? "_bias" + getTypeTag(biasType) : "", m, n, k,
                batches > 1 ? llvm::formatv("_b{0}", batches).str() : "", stages,
-               ctaGroup > 1 ? llvm::formatv("_cg{0}", ctaGroup).str() : "")
+               ctaGroup > 1 ? llvm::formatv("_cg{0}", ctaGroup).str() : "",
+               tcgen05Float8 ? std::string("_f8") + (aScalarScale ? "t" : "r") +
+                                   (bScalarScale ? "t" : "r")
+                             : "")
         .str();
   }
   return llvm::formatv(

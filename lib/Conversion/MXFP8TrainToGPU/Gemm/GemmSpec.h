@@ -117,6 +117,11 @@ struct GemmSpec {
   /// WgmmaFloat8: the operand's f32 scale is one tensorwise scalar (else one
   /// per row of `a` / per column of the output for `b`).
   bool aScalarScale = false, bScalarScale = false;
+  /// Tcgen05: a Float8 problem (f32 scales, SPEC-float8 §5): `kind::f8f6f4`
+  /// MMAs without scale factors, no scale chunks in the ring or Tensor
+  /// Memory, and the epilogue multiplies by the scale reciprocals
+  /// (Float8EpilogueScales; `aScalarScale` / `bScalarScale` as above).
+  bool tcgen05Float8 = false;
 
   /// The operands were dequantized by the pre-pass into zero-padded K-major
   /// bf16 buffers (`a`, `b` describe the padded buffers), which one thread
@@ -213,14 +218,17 @@ struct GemmSpec {
   /// and acc_empty (8 bytes each) and the 16-byte slot the TMEM allocation
   /// writes its address to.
   int64_t tcgen05ExtraBytes() const {
-    return tcgen05ScalePad() + stages * 512 * (1 + tile.n / 128) + 16 + 16;
+    int64_t chunks = tcgen05Float8 ? 0 : stages * 512 * (1 + tile.n / 128);
+    return tcgen05ScalePad() + chunks + 16 + 16;
   }
   /// Tcgen05 with a CTA pair: the scale chunks are TMA tensor boxes, whose
   /// shared destination must be 128-byte aligned; the bytes from the end of
-  /// the mbarriers (the stages are 1024-aligned) to the next 128.
+  /// the mbarriers (the stages are 1024-aligned) to the next 128 (none for
+  /// Float8: no chunks).
   int64_t tcgen05ScalePad() const {
-    return ctaGroup > 1 ? llvm::alignTo(barrierBytes(), 128) - barrierBytes()
-                        : 0;
+    return ctaGroup > 1 && !tcgen05Float8
+               ? llvm::alignTo(barrierBytes(), 128) - barrierBytes()
+               : 0;
   }
 
   /// The kernel name: every field above that changes the kernel.

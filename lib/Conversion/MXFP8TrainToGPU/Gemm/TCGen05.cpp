@@ -66,6 +66,18 @@
 // allocation is the pair's and cluster barriers replace the CTA barriers
 // around it.
 //
+// Float8 (f32 scales, SPEC-float8 §5; GemmSpec::tcgen05Float8) is this
+// kernel with `tcgen05.mma.cta_group::{1,2}.kind::f8f6f4` (no scale
+// factors; instruction descriptor tcgen05::getF8F6F4InstrDesc): the stages
+// hold only the A and B rows (48 KiB: four stages; the pair 32 KiB: six),
+// the producer expects only their bytes, the issuer copies nothing to
+// Tensor Memory (256 columns: the accumulator), and the epilogue multiplies
+// each loaded value by RN_f32(1/sa[m]) then RN_f32(1/sb[n]) (or the
+// tensorwise reciprocals; Float8EpilogueScales, shared with the sm_90a
+// Float8 kernel) before storeOutput's bias and rounding. f8f6f4 reads
+// MN-major e4m3 / e5m2, so every operand layout of the Float8 recipes
+// (dgrad's rhs (K, N), wgrad's lhs (K, M)) runs without a transpose.
+//
 // The host side (TCGen05Launch.cpp): row-major scales are re-laid into the
 // blocked layout of the form by the to_blocked kernels (emitToBlocked;
 // transposed for MN-major operands) before the launch; those of K-major
@@ -78,6 +90,7 @@
 
 #include "TCGen05.h"
 #include "../TMA.h"
+#include "WGMMAFloat8.h"
 #include "mxfp8train/Conversion/Utils/GemmTiling.h"
 #include "mxfp8train/Conversion/Utils/QuantizeArith.h"
 #include "mxfp8train/Conversion/Utils/Tcgen05.h"
@@ -157,6 +170,17 @@ private:
   }
   /// The 2-CTA kernel: a cluster of two CTAs per 256 x 256 tile.
   bool pair() const { return spec.ctaGroup == 2; }
+  /// The Float8 kernel: kind::f8f6f4 MMAs, no scale chunks, the f32 scale
+  /// reciprocals applied in the epilogue.
+  bool float8() const { return spec.tcgen05Float8; }
+  /// Tensor Memory columns to allocate: the accumulator and, for MX, the
+  /// scale columns of every stage.
+  int64_t getTmemAllocColumns() const {
+    if (float8())
+      return tcgen05::getTmemAllocColumns(spec.tile.n);
+    return tcgen05::getTmemLayout(spec.tile.n, /*accStages=*/1, spec.stages)
+        .getAllocColumns();
+  }
   /// Rows of the A and B tiles this CTA holds (all, or its half).
   int64_t rowsA() const { return spec.tile.m / spec.ctaGroup; }
   int64_t rowsB() const { return spec.tile.n / spec.ctaGroup; }
@@ -318,16 +342,17 @@ Value Tcgen05Kernel::getScaleChunkOffset(bool isA, const GemmTile &t, Value row,
 
 void Tcgen05Kernel::fillStage(const GemmTile &t, Value kt,
                               const RingSlot &slot) {
-  // Odd 128-row blocks of B scales: the last N tile has one SFB chunk.
+  // Odd 128-row blocks of B scales: the last N tile has one SFB chunk (MX).
   int64_t rowBlocksB = llvm::divideCeil(spec.n, 128);
   Value nt = divu(t.colBase, spec.tile.n);
-  Value secondB = rowBlocksB % 2 == 1
+  Value secondB = !float8() && rowBlocksB % 2 == 1
                       ? ult(add(mul(nt, c(2)), c(1)), c(rowBlocksB))
                       : Value();
   // The bytes of one CTA's stage: its A and B rows, its SFA chunk and the
-  // SFB chunks of the whole tile.
-  int64_t fixedBytes = spec.stageBytes() + kChunkBytes;
-  Value txBytes = kb.i32(fixedBytes + sfbChunks() * kChunkBytes);
+  // SFB chunks of the whole tile (Float8: the rows only).
+  int64_t fixedBytes = spec.stageBytes() + (float8() ? 0 : kChunkBytes);
+  Value txBytes =
+      kb.i32(fixedBytes + (float8() ? 0 : sfbChunks()) * kChunkBytes);
   if (secondB)
     txBytes = select(secondB, txBytes, kb.i32(fixedBytes + kChunkBytes));
   Value full = ml.getFullBarrier(slot.stage);
@@ -352,6 +377,9 @@ void Tcgen05Kernel::fillStage(const GemmTile &t, Value kt,
                   spec.aBatched ? t.batch : Value(), full);
   loadOperandTile(bTile(slot.stage), args.bData, spec.b, rowsB(), rowB, k0,
                   spec.bBatched ? t.batch : Value(), full);
+  // Float8: the f32 scales are the epilogue's.
+  if (float8())
+    return;
   // Scale chunks at the quantizer's blocked offsets (Tcgen05.h) in the
   // layout of the form: 1-D bulk copies, or with the pair boxes of the
   // scales' 1-D tensor maps, which can complete on the leader's barrier.
@@ -388,6 +416,14 @@ void Tcgen05Kernel::emitMmaTile(const GemmTile &t, Value tileCounter) {
   mma.bMajor = spec.b.kMajor ? tcgen05::Major::K : tcgen05::Major::MN;
   mma.m = spec.tile.m;
   mma.n = spec.tile.n;
+  // Float8: the same operands without scale factors (kind::f8f6f4).
+  tcgen05::F8F6F4Mma f8Mma;
+  f8Mma.a = mma.a;
+  f8Mma.b = mma.b;
+  f8Mma.aMajor = mma.aMajor;
+  f8Mma.bMajor = mma.bMajor;
+  f8Mma.m = mma.m;
+  f8Mma.n = mma.n;
   tcgen05::TmemLayout tmem =
       tcgen05::getTmemLayout(spec.tile.n, /*accStages=*/1, spec.stages);
   uint64_t descBitsA = getTileDescriptor(spec.a);
@@ -414,14 +450,17 @@ void Tcgen05Kernel::emitMmaTile(const GemmTile &t, Value tileCounter) {
         Value s = slot.stage;
         tcgen05Fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
         // Stage s's scale columns: SFA (4), then SFB (4 per 128 columns).
-        Value sfaCol = add(c(tmem.getSfaColumn(0)),
-                           mul(s, c(tmem.sfaColumns + tmem.sfbColumns)));
-        Value sfaT = add(tmemBase, toI32(sfaCol));
-        Value sfbT = add(sfaT, kb.i32(tmem.sfaColumns));
-        copyChunk(sfaT, sfaChunk(s));
-        for (int64_t j = 0; j < sfbChunks(); ++j)
-          copyChunk(add(sfbT, kb.i32(4 * j)),
-                    add(sfbChunk(s), c(j * kChunkBytes)));
+        Value sfaT, sfbT;
+        if (!float8()) {
+          Value sfaCol = add(c(tmem.getSfaColumn(0)),
+                             mul(s, c(tmem.sfaColumns + tmem.sfbColumns)));
+          sfaT = add(tmemBase, toI32(sfaCol));
+          sfbT = add(sfaT, kb.i32(tmem.sfaColumns));
+          copyChunk(sfaT, sfaChunk(s));
+          for (int64_t j = 0; j < sfbChunks(); ++j)
+            copyChunk(add(sfbT, kb.i32(4 * j)),
+                      add(sfbChunk(s), c(j * kChunkBytes)));
+        }
         Value descA = tcgen05::emitSmemDescriptor(kb, aTile(s), descBitsA);
         Value descB = tcgen05::emitSmemDescriptor(kb, bTile(s), descBitsB);
         Value notFirst =
@@ -437,6 +476,22 @@ void Tcgen05Kernel::emitMmaTile(const GemmTile &t, Value tileCounter) {
                                                 getKStep(l) * kk);
           };
           auto issue = [&] {
+            Value a = arith::AddIOp::create(kb, descA, step(spec.a));
+            Value b = arith::AddIOp::create(kb, descB, step(spec.b));
+            Value enableInputD = kk == 0 ? notFirst : yes;
+            if (float8()) {
+              NVVM::Tcgen05MMAOp::create(
+                  kb,
+                  NVVM::Tcgen05MMAKindAttr::get(ctx,
+                                                NVVM::Tcgen05MMAKind::F8F6F4),
+                  ctaGroupAttr(),
+                  NVVM::Tcgen05MMACollectorOpAttr::get(
+                      ctx, NVVM::Tcgen05MMACollectorOp::DISCARD),
+                  UnitAttr(), accumulator, a, b,
+                  kb.i32(tcgen05::getF8F6F4InstrDesc(f8Mma)), enableInputD,
+                  /*scaleInputD=*/Value(), /*disableOutputLane=*/Value());
+              return;
+            }
             NVVM::Tcgen05MMABlockScaleOp::create(
                 kb,
                 NVVM::MMABlockScaleKindAttr::get(
@@ -446,10 +501,9 @@ void Tcgen05Kernel::emitMmaTile(const GemmTile &t, Value tileCounter) {
                     ctx, NVVM::Tcgen05MMABlockScale::BLOCK32),
                 NVVM::Tcgen05MMACollectorOpAttr::get(
                     ctx, NVVM::Tcgen05MMACollectorOp::DISCARD),
-                accumulator, arith::AddIOp::create(kb, descA, step(spec.a)),
-                arith::AddIOp::create(kb, descB, step(spec.b)),
-                kb.i32(tcgen05::getBlockScaledInstrDesc(mma)),
-                kk == 0 ? notFirst : yes, tmemPtr(sfaT), tmemPtr(sfbT));
+                accumulator, a, b,
+                kb.i32(tcgen05::getBlockScaledInstrDesc(mma)), enableInputD,
+                tmemPtr(sfaT), tmemPtr(sfbT));
           };
           // 2d-2d: a group ends at any multiple of 32 tokens; the K blocks
           // of the stage past it (the next group's tokens) are not
@@ -495,6 +549,13 @@ void Tcgen05Kernel::emitEpilogueTile(const GemmTile &t, Value tileCounter) {
         kb, cast<TypedAttr>(kb.getZeroAttr(
                 VectorType::get({kLoadColumns}, kb.getF32Type()))));
   }
+  // Float8: the reciprocal of this thread's row scale, once per tile.
+  std::optional<Float8EpilogueScales> scales;
+  Value rowFactor;
+  if (float8()) {
+    scales.emplace(ml, t.batch);
+    rowFactor = scales->getRowFactor(row);
+  }
   // 16 bytes of output per store.
   int64_t width = 16 / (spec.outType.getIntOrFloatBitWidth() / 8);
   int64_t chunks = spec.tile.n / kLoadColumns;
@@ -522,7 +583,13 @@ void Tcgen05Kernel::emitEpilogueTile(const GemmTile &t, Value tileCounter) {
     for (int64_t p = 0; p < kLoadColumns; p += width)
       ml.storeOutput(
           outBase, row, add(col0, c(p)), t.rowEnd, width, [&](int64_t i) {
-            return vector::ExtractOp::create(kb, acc, p + i).getResult();
+            Value v = vector::ExtractOp::create(kb, acc, p + i).getResult();
+            if (!scales)
+              return v;
+            // (acc * RN_f32(1/sa[m])) * RN_f32(1/sb[n]) (SPEC-float8 §5.4);
+            // storeOutput adds the bias and rounds once.
+            return scales->apply(v, rowFactor,
+                                 scales->getColumnFactor(add(col0, c(p + i))));
           });
   }
   memref::StoreOp::create(kb, add(tiles, c(1)), tileCounter, ValueRange{c(0)});
@@ -532,9 +599,11 @@ void Tcgen05Kernel::emit() {
   ml.emitKernel([&] {
     // The extra bytes: (the pair: the pad to 128 bytes) SFA chunks, SFB
     // chunks, acc_full, acc_empty, the TMEM address slot.
+    // (Float8: no chunks.)
+    int64_t chunkStages = float8() ? 0 : spec.stages;
     sfaBase = add(ml.getExtraAddress(), c(spec.tcgen05ScalePad()));
-    sfbBase = add(sfaBase, c(spec.stages * kChunkBytes));
-    accFull = add(sfbBase, c(spec.stages * sfbChunks() * kChunkBytes));
+    sfbBase = add(sfaBase, c(chunkStages * kChunkBytes));
+    accFull = add(sfbBase, c(chunkStages * sfbChunks() * kChunkBytes));
     accEmpty = add(accFull, c(8));
     tmemSlot = add(accFull, c(16));
     Value tid = ml.getThreadId();
@@ -558,9 +627,7 @@ void Tcgen05Kernel::emit() {
       tma::initBarrier(kb, sharedPtr(accEmpty),
                        kEpilogueThreads * spec.ctaGroup);
     });
-    tcgen05::TmemLayout tmem =
-        tcgen05::getTmemLayout(spec.tile.n, /*accStages=*/1, spec.stages);
-    Value allocColumns = kb.i32(tmem.getAllocColumns());
+    Value allocColumns = kb.i32(getTmemAllocColumns());
     // One warp allocates the Tensor Memory (its address lands in the slot);
     // with the pair, one warp of each CTA, together (cta_group::2).
     kb.ifThen(eq(warp, kAllocWarp), [&] {

@@ -7,7 +7,9 @@
 // The tile walk, the stage ring, the warp roles, the epilogue store and the
 // launch are GemmMainloop's; TCGen05.cpp supplies the TMA producer, the MMA
 // issuer and the TMEM epilogue, TCGen05Launch.cpp the host side (tensor
-// maps, scale re-layouts, the launch).
+// maps, scale re-layouts, the launch). Float8 GEMMs (f32 scales) run the
+// same kernel with `tcgen05.mma ... kind::f8f6f4` (no scale factors) and
+// the scale reciprocals applied in the epilogue (GemmSpec::tcgen05Float8).
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,6 +53,18 @@ LogicalResult lowerGemmToTcgen05(PatternRewriter &rewriter,
                                  Value lhsScales, Value rhs, Value rhsScales,
                                  Value offs, Value bias,
                                  RankedTensorType resultType);
+
+/// Why the Float8 `scaled_mm` or `scaled_grouped_mm` `op` (f32 scales)
+/// cannot take the tcgen05 kernel's kind::f8f6f4 form, or an empty string:
+/// 2d-2d is not lowered; otherwise whyNotTcgen05 (MN-major operands are
+/// taken: f8f6f4 reads MN-major e4m3 / e5m2 from shared memory).
+std::string whyNotTcgen05Float8(Operation *op);
+
+/// Adds the lowering of Float8 `scaled_mm` (rank 2 and 3) and
+/// `scaled_grouped_mm` 2d-3d to the tcgen05 kernel on sm_100a
+/// (`tcgen05.mma ... kind::f8f6f4`, the f32 scales in the epilogue).
+void populateTcgen05Float8GemmPatterns(RewritePatternSet &patterns,
+                                       KernelCache &cache);
 
 } // namespace gpu_lowering
 } // namespace mxfp8train

@@ -6,6 +6,10 @@
 // are row-major), the tensor maps of the operands (and of the scales for
 // the 2-CTA kernel), the launch, and the pattern that gives K-major rank-2
 // `scaled_mm` blocked scales through a `to_blocked` op before the lowering.
+// Float8 `scaled_mm` and `scaled_grouped_mm` 2d-3d (f32 scales) take the
+// same kernel in its kind::f8f6f4 form (GemmSpec::tcgen05Float8): their
+// scales go to the kernel as they are (flat f32 buffers, or the 0-d buffer
+// of a tensorwise scale) for the epilogue.
 //
 //===----------------------------------------------------------------------===//
 
@@ -153,6 +157,12 @@ LogicalResult gpu_lowering::lowerGemmToTcgen05(
   // also in place of the scales (getScaleTensorMap).
   SmallVector<Value> maps = {mapA, mapB};
   auto scales = [&](bool isA, Value opScales) {
+    // Float8: the f32 scales as the epilogue reads them (Float8EpilogueScales).
+    if (spec.tcgen05Float8) {
+      if (cast<RankedTensorType>(opScales.getType()).getRank() == 0)
+        return toBuffer(rewriter, loc, opScales);
+      return flatBuffer(rewriter, loc, opScales);
+    }
     Value buf =
         getKernelScales(rewriter, loc, cache, spec, isA, opScales, offs);
     if (ctaGroup == 1)
@@ -174,7 +184,90 @@ LogicalResult gpu_lowering::lowerGemmToTcgen05(
   return success();
 }
 
+/// The tcgen05 problem of the Float8 `op` (scaled_mm or scaled_grouped_mm):
+/// kind::f8f6f4, each f32 scale rowwise or tensorwise (0-d).
+static GemmSpec getTcgen05Float8Spec(Operation *op) {
+  GemmSpec spec;
+  Value lhsScales, rhsScales;
+  if (auto mm = dyn_cast<ScaledMmOp>(op)) {
+    spec = getScaledMmSpec(mm);
+    lhsScales = mm.getLhsScales();
+    rhsScales = mm.getRhsScales();
+  } else {
+    auto gmm = cast<ScaledGroupedMmOp>(op);
+    spec = getScaledGroupedMmSpec(gmm);
+    lhsScales = gmm.getLhsScales();
+    rhsScales = gmm.getRhsScales();
+  }
+  spec.tcgen05Float8 = true;
+  spec.a.blockedScales = spec.b.blockedScales = false;
+  spec.aScalarScale =
+      cast<RankedTensorType>(lhsScales.getType()).getRank() == 0;
+  spec.bScalarScale =
+      cast<RankedTensorType>(rhsScales.getType()).getRank() == 0;
+  return spec;
+}
+
+std::string gpu_lowering::whyNotTcgen05Float8(Operation *op) {
+  if (auto gmm = dyn_cast<ScaledGroupedMmOp>(op); gmm && gmm.isTwoDTwoD())
+    return "the Float8 scaled_grouped_mm 2d-2d (grad_weight) is not lowered "
+           "to the GPU yet";
+  if (!hasStaticShapes(op))
+    return "it has a dynamic shape";
+  return whyNotTcgen05(getTcgen05Float8Spec(op));
+}
+
+/// The cta_group of `op`'s gemm_config (1 without one).
+static int64_t getCtaGroup(Operation *op) {
+  if (auto config =
+          op->getAttrOfType<GemmConfigAttr>(GemmConfigAttr::getAttrName()))
+    return config.getCtaGroup().value_or(1);
+  return 1;
+}
+
 namespace {
+/// Float8 scaled_mm (rank 2 or 3; lhs stored (M, K) or with transpose_lhs
+/// (K, M), rhs (N, K) with transpose_rhs or (K, N): kind::f8f6f4 reads
+/// MN-major 8-bit operands) -> the tcgen05 kernel on sm_100a.
+struct Float8ScaledMmToTcgen05 final : KernelPattern<ScaledMmOp> {
+  using KernelPattern::KernelPattern;
+
+  LogicalResult rewriteStatic(ScaledMmOp op,
+                              PatternRewriter &rewriter) const override {
+    if (!op.isFloat8())
+      return rewriter.notifyMatchFailure(op, "not a Float8 scaled_mm");
+    if (cache.getTarget().chip != GPUChip::SM100a)
+      return rewriter.notifyMatchFailure(op, "not sm_100a");
+    if (std::string why = whyNotTcgen05Float8(op); !why.empty())
+      return rewriter.notifyMatchFailure(op, why);
+    return lowerGemmToTcgen05(rewriter, cache, op, getTcgen05Float8Spec(op),
+                              getCtaGroup(op), op.getLhs(), op.getLhsScales(),
+                              op.getRhs(), op.getRhsScales(), Value(),
+                              op.getBias(), op.getResult().getType());
+  }
+};
+
+/// Float8 scaled_grouped_mm 2d-3d (tokens (M, K) in groups, experts stored
+/// (E, N, K) or (E, K, N), rowwise scales) -> the tcgen05 kernel on sm_100a
+/// on the mainloop's 2d-3d walk.
+struct Float8ScaledGroupedMmToTcgen05 final : KernelPattern<ScaledGroupedMmOp> {
+  using KernelPattern::KernelPattern;
+
+  LogicalResult rewriteStatic(ScaledGroupedMmOp op,
+                              PatternRewriter &rewriter) const override {
+    if (!op.isFloat8())
+      return rewriter.notifyMatchFailure(op, "not a Float8 scaled_grouped_mm");
+    if (cache.getTarget().chip != GPUChip::SM100a)
+      return rewriter.notifyMatchFailure(op, "not sm_100a");
+    if (std::string why = whyNotTcgen05Float8(op); !why.empty())
+      return rewriter.notifyMatchFailure(op, why);
+    return lowerGemmToTcgen05(rewriter, cache, op, getTcgen05Float8Spec(op),
+                              getCtaGroup(op), op.getLhs(), op.getLhsScales(),
+                              op.getRhs(), op.getRhsScales(), op.getOffs(),
+                              Value(), op.getResult().getType());
+  }
+};
+
 /// scaled_mm that the tcgen05 kernel takes but with row-major scales ->
 /// `to_blocked` of those scales and the same scaled_mm on blocked ones.
 struct ScaledMmScalesToBlocked final : OpRewritePattern<ScaledMmOp> {
@@ -231,4 +324,10 @@ struct ScaledMmScalesToBlocked final : OpRewritePattern<ScaledMmOp> {
 void gpu_lowering::populateTcgen05ScaleLayoutPatterns(
     RewritePatternSet &patterns) {
   patterns.add<ScaledMmScalesToBlocked>(patterns.getContext());
+}
+
+void gpu_lowering::populateTcgen05Float8GemmPatterns(
+    RewritePatternSet &patterns, KernelCache &cache) {
+  patterns.add<Float8ScaledMmToTcgen05, Float8ScaledGroupedMmToTcgen05>(
+      patterns.getContext(), cache);
 }

@@ -31,6 +31,7 @@
 
 #include "WGMMAFloat8.h"
 #include "../TMA.h"
+#include "TCGen05.h"
 #include "WGMMA.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -118,6 +119,8 @@ std::string gpu_lowering::whyNotWgmmaFloat8Grouped(ScaledGroupedMmOp op) {
 }
 
 std::string gpu_lowering::whyNoFloat8GemmLowering(Operation *op, GPUChip chip) {
+  if (chip == GPUChip::SM100a)
+    return whyNotTcgen05Float8(op);
   if (chip != GPUChip::SM90a)
     return "the Float8 " + op->getName().stripDialect().str() +
            " is lowered on sm_90a only";

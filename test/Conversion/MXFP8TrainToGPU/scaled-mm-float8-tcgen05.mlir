@@ -1,0 +1,155 @@
+// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="chip=sm_100a" --canonicalize --split-input-file | FileCheck %s
+
+// Float8 scaled_mm / scaled_grouped_mm on sm_100a (Gemm/TCGen05.cpp with
+// GemmSpec::tcgen05Float8): the MX tcgen05 kernel (TMA producer, stage
+// ring, MMA issuer, TMEM accumulator, epilogue warps) with
+// `tcgen05.mma ... kind::f8f6f4` and no scale factors: no scale chunks in
+// the stages (48 KiB of A + B rows per stage: 4 stages, 197728 bytes), no
+// tcgen05.cp, 256 TMEM columns (the accumulator only), and an epilogue
+// that multiplies each tcgen05.ld value by RN_f32(1/sa[m]) then by
+// RN_f32(1/sb[n]) (SPEC-float8 §5.4) before storeOutput's bias and
+// rounding. The f32 scales reach the kernel as they are (flat, or 0-d).
+
+// Instruction descriptor of kind::f8f6f4 (f32 D at bits 4-5, A / B format
+// at 7-9 / 10-12, A / B MN-major at 15 / 16, N >> 3 at 17, M >> 4 at 24):
+//   138412048 = 0x08400010: D f32, e4m3 x e4m3, K-major x K-major, N 256, M 128
+
+// CHECK-LABEL: func.func @rowwise(
+// CHECK-NOT:     mxfp8train.to_blocked
+// CHECK:         %[[AMAP:.*]] = llvm.call @mgpuTensorMapEncodeTiledMemref(
+// CHECK:         %[[BMAP:.*]] = llvm.call @mgpuTensorMapEncodeTiledMemref(
+// CHECK:         %[[SA:.*]] = memref.collapse_shape %{{.*}} {{\[\[}}0, 1]] : memref<256x1xf32> into memref<256xf32>
+// CHECK:         %[[SB:.*]] = memref.collapse_shape %{{.*}} {{\[\[}}0, 1]] : memref<384x1xf32> into memref<384xf32>
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_tc05_k_k_e4m3_e4m3_bf16_biasbf16_256x384x512_f8rr_s4 blocks in (%c4, %c1, %c1) threads in (%c256, %c1, %c1) dynamic_shared_memory_size %c197728_i32 args(%[[AMAP]] : !llvm.ptr, %[[SA]] : memref<256xf32>, %[[BMAP]] : !llvm.ptr, %[[SB]] : memref<384xf32>, %{{.*}} : memref<384xbf16>, %{{.*}} : memref<98304xbf16>)
+
+// CHECK-LABEL: gpu.func @scaled_mm_tc05_k_k_e4m3_e4m3_bf16_biasbf16_256x384x512_f8rr_s4(
+// CHECK-SAME:      %{{.*}}: !llvm.ptr {{{.*}}}, %[[KSA:.*]]: memref<256xf32> {{{.*}}}, %{{.*}}: !llvm.ptr {{{.*}}}, %[[KSB:.*]]: memref<384xf32> {{{.*}}}
+// CHECK-NOT:       nvvm.tcgen05.cp
+// CHECK:           nvvm.tcgen05.alloc %{{.*}}, %c256_i32
+// The producer: the two boxes only (A 16 KiB, B 32 KiB), no scale copies.
+// CHECK:           nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c49152_i32
+// CHECK-NEXT:      arith.muli
+// CHECK:           nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK:           nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK-NOT:       nvvm.cp.async.bulk.shared.cluster.global
+// The MMA issuer: four K = 32 MMAs per stage, descriptors 32 bytes (+2)
+// apart along the K-major rows, the first of a tile without input D.
+// CHECK:           %[[DA:.*]] = arith.ori %{{.*}}, %c4611756662049538048_i64 : i64
+// CHECK:           %[[DB:.*]] = arith.ori %{{.*}}, %c4611756662049538048_i64 : i64
+// CHECK-NEXT:      %[[FIRST:.*]] = arith.cmpi ne, %{{.*}}, %c0 : index
+// CHECK-NEXT:      nvvm.tcgen05.mma %[[ACC:.*]], %[[DA]], %[[DB]], %c138412048_i32, %[[FIRST]] {ctaGroup = #nvvm.cta_group<cta_1>, kind = #nvvm.tcgen05_mma_kind<f8f6f4>}
+// CHECK-NEXT:      %[[A1:.*]] = arith.addi %[[DA]], %c2_i64 : i64
+// CHECK-NEXT:      %[[B1:.*]] = arith.addi %[[DB]], %c2_i64 : i64
+// CHECK-NEXT:      nvvm.tcgen05.mma %[[ACC]], %[[A1]], %[[B1]], %c138412048_i32, %true {{.*}}kind = #nvvm.tcgen05_mma_kind<f8f6f4>
+// CHECK:           nvvm.tcgen05.mma %[[ACC]], %{{.*}}, %{{.*}}, %c138412048_i32, %true
+// CHECK:           nvvm.tcgen05.mma %[[ACC]], %{{.*}}, %{{.*}}, %c138412048_i32, %true
+// CHECK-NOT:       nvvm.tcgen05.mma
+// CHECK:           nvvm.tcgen05.commit
+// The epilogue: the row's reciprocal once per tile, then per value the
+// column's reciprocal and (acc * ia) * ib.
+// CHECK:           %[[RA:.*]] = memref.load %[[KSA]][%{{.*}}] : memref<256xf32>
+// CHECK-NEXT:      %[[IA:.*]] = arith.divf %[[ONE:.*]], %[[RA]] : f32
+// CHECK:           nvvm.tcgen05.ld
+// CHECK-NEXT:      nvvm.tcgen05.wait <load>
+// CHECK-NEXT:      %[[F:.*]] = arith.bitcast %{{.*}} : vector<32xi32> to vector<32xf32>
+// CHECK-NEXT:      %[[V0:.*]] = vector.extract %[[F]][0] : f32 from vector<32xf32>
+// CHECK:           %[[RB:.*]] = memref.load %[[KSB]][%{{.*}}] : memref<384xf32>
+// CHECK-NEXT:      %[[IB:.*]] = arith.divf %[[ONE]], %[[RB]] : f32
+// CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[V0]], %[[IA]] : f32
+// CHECK-NEXT:      %{{.*}} = arith.mulf %[[P]], %[[IB]] : f32
+func.func @rowwise(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x1xf32>,
+                   %w: tensor<384x512xf8E4M3FN>, %ws: tensor<384x1xf32>,
+                   %bias: tensor<384xbf16>) -> tensor<256x384xbf16> {
+  %y = mxfp8train.scaled_mm %a [%as], %w [%ws] bias(%bias) transpose_rhs
+      : tensor<256x512xf8E4M3FN> [tensor<256x1xf32>],
+        tensor<384x512xf8E4M3FN> [tensor<384x1xf32>], tensor<384xbf16> -> tensor<256x384xbf16>
+  return %y : tensor<256x384xbf16>
+}
+
+// -----
+
+// The tensorwise recipe's grad_input: e5m2 grad_output x e4m3 weight stored
+// (K, N) (no transpose_rhs: B MN-major, which kind::f8f6f4 reads for 8-bit
+// formats), tensorwise scales (0-d buffers, one reciprocal each per tile),
+// f32 out. B's MN-major boxes: one per 128 columns, the K = 32 steps 32
+// rows (4096 bytes, +256) apart.
+//   138477712 = 0x08410090: D f32, A e5m2 (1 << 7), B MN-major (1 << 16), N 256, M 128
+// CHECK-LABEL: func.func @tensorwise_dgrad(
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_tc05_k_mn_e5m2_e4m3_f32_200x304x96_f8tt_s4 {{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : memref<f32>, %{{.*}} : !llvm.ptr, %{{.*}} : memref<f32>, %{{.*}} : memref<60800xf32>)
+// CHECK-LABEL: gpu.func @scaled_mm_tc05_k_mn_e5m2_e4m3_f32_200x304x96_f8tt_s4(
+// CHECK-SAME:      %{{.*}}: !llvm.ptr {{{.*}}}, %[[KSA:.*]]: memref<f32> {{{.*}}}, %{{.*}}: !llvm.ptr {{{.*}}}, %[[KSB:.*]]: memref<f32> {{{.*}}}
+// CHECK-NOT:       nvvm.tcgen05.cp
+// CHECK:           nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c49152_i32
+// CHECK-COUNT-3:   nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK:           nvvm.tcgen05.mma %{{.*}}, %{{.*}}, %{{.*}}, %c138477712_i32, %{{.*}} {{.*}}kind = #nvvm.tcgen05_mma_kind<f8f6f4>
+// CHECK:           arith.addi %{{.*}}, %c256_i64 : i64
+// CHECK:           nvvm.tcgen05.mma %{{.*}}, %{{.*}}, %{{.*}}, %c138477712_i32, %true
+// CHECK:           %[[TA:.*]] = memref.load %[[KSA]][] : memref<f32>
+// CHECK-NEXT:      %[[IA:.*]] = arith.divf %[[ONE:.*]], %[[TA]] : f32
+// CHECK-NEXT:      %[[TB:.*]] = memref.load %[[KSB]][] : memref<f32>
+// CHECK-NEXT:      %[[IB:.*]] = arith.divf %[[ONE]], %[[TB]] : f32
+// CHECK:           nvvm.tcgen05.ld
+// CHECK:           %[[P:.*]] = arith.mulf %{{.*}}, %[[IA]] : f32
+// CHECK-NEXT:      arith.mulf %[[P]], %[[IB]] : f32
+// CHECK-NOT:       memref.load %[[KSB]]
+// CHECK:           gpu.return
+func.func @tensorwise_dgrad(%g: tensor<200x96xf8E5M2>, %t: tensor<f32>, %w: tensor<96x304xf8E4M3FN>, %tw: tensor<f32>) -> tensor<200x304xf32> {
+  %y = mxfp8train.scaled_mm %g [%t], %w [%tw]
+      : tensor<200x96xf8E5M2> [tensor<f32>], tensor<96x304xf8E4M3FN> [tensor<f32>] -> tensor<200x304xf32>
+  return %y : tensor<200x304xf32>
+}
+
+// -----
+
+// The wgrad form: lhs stored (K, M) with transpose_lhs (A MN-major).
+//   138444816 = 0x08408010: D f32, e4m3 x e4m3, A MN-major (1 << 15), N 256, M 128
+// CHECK-LABEL: gpu.func @scaled_mm_tc05_mn_k_e4m3_e4m3_bf16_128x32x64_f8rr_s4(
+// CHECK:           nvvm.tcgen05.mma %{{.*}}, %{{.*}}, %{{.*}}, %c138444816_i32, %{{.*}} {{.*}}kind = #nvvm.tcgen05_mma_kind<f8f6f4>
+func.func @wgrad(%x: tensor<64x128xf8E4M3FN>, %xs: tensor<1x128xf32>, %w: tensor<32x64xf8E4M3FN>, %ws: tensor<32x1xf32>) -> tensor<128x32xbf16> {
+  %y = mxfp8train.scaled_mm %x [%xs], %w [%ws] transpose_lhs transpose_rhs
+      : tensor<64x128xf8E4M3FN> [tensor<1x128xf32>], tensor<32x64xf8E4M3FN> [tensor<32x1xf32>] -> tensor<128x32xbf16>
+  return %y : tensor<128x32xbf16>
+}
+
+// -----
+
+// The 2-CTA kernel (gemm_config cta_group = 2): M = 256 per MMA, the
+// leader's cta_group::2 MMAs; each CTA's stage is its 128 rows of A and B
+// (32 KiB; the leader expects both CTAs' 65536 bytes), six stages.
+//   272629776 = 0x10400010: D f32, e4m3 x e4m3, K-major, N 256, M 256
+// CHECK-LABEL: func.func @pair(
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_tc05_k_k_e4m3_e4m3_bf16_512x512x256_f8rt_s6_cg2 clusters in
+// CHECK-LABEL: gpu.func @scaled_mm_tc05_k_k_e4m3_e4m3_bf16_512x512x256_f8rt_s6_cg2(
+// CHECK-NOT:       nvvm.tcgen05.cp
+// CHECK:           nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c65536_i32
+// CHECK:           nvvm.tcgen05.mma %{{.*}}, %{{.*}}, %{{.*}}, %c272629776_i32, %{{.*}} {ctaGroup = #nvvm.cta_group<cta_2>, kind = #nvvm.tcgen05_mma_kind<f8f6f4>}
+func.func @pair(%a: tensor<512x256xf8E4M3FN>, %as: tensor<512x1xf32>,
+                %w: tensor<512x256xf8E4M3FN>, %ws: tensor<f32>) -> tensor<512x512xbf16> {
+  %y = mxfp8train.scaled_mm %a [%as], %w [%ws] transpose_rhs
+      {mxfp8train.gemm_config = #mxfp8train.gemm_config<cta_group = 2>}
+      : tensor<512x256xf8E4M3FN> [tensor<512x1xf32>],
+        tensor<512x256xf8E4M3FN> [tensor<f32>] -> tensor<512x512xbf16>
+  return %y : tensor<512x512xbf16>
+}
+
+// -----
+
+// Grouped 2d-3d (the MoE forward): tokens (M, K) in groups, experts stored
+// (E, N, K) through a 3-D map, rowwise scales (M, 1) and (E, N, 1) flat:
+// expert e's column scales from e * N.
+// CHECK-LABEL: func.func @grouped_2d3d(
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d3d_tc05_k_k_e4m3_e4m3_bf16_40x32x64_b4_f8rr_s4 {{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : memref<40xf32>, %{{.*}} : !llvm.ptr, %{{.*}} : memref<128xf32>, %{{.*}} : memref<4xi32>, %{{.*}} : memref<1280xbf16>)
+// CHECK-LABEL: gpu.func @scaled_gmm_2d3d_tc05_k_k_e4m3_e4m3_bf16_40x32x64_b4_f8rr_s4(
+// CHECK-SAME:      %[[KSB:[^:]*]]: memref<128xf32>
+// CHECK:           nvvm.tcgen05.mma %{{.*}}, %{{.*}}, %{{.*}}, %c138412048_i32, %{{.*}} {{.*}}kind = #nvvm.tcgen05_mma_kind<f8f6f4>
+// CHECK:           nvvm.tcgen05.ld
+// CHECK:           %[[BASE:.*]] = arith.muli %[[E:.*]], %c32 : index
+// CHECK-NEXT:      memref.load %[[KSB]][%[[BASE]]] : memref<128xf32>
+// CHECK:           %[[BASE1:.*]] = arith.muli %[[E]], %c32 : index
+// CHECK-NEXT:      %[[COL1:.*]] = arith.addi %[[BASE1]], %c1 : index
+// CHECK-NEXT:      memref.load %[[KSB]][%[[COL1]]] : memref<128xf32>
+func.func @grouped_2d3d(%a: tensor<40x64xf8E4M3FN>, %as: tensor<40x1xf32>, %w: tensor<4x32x64xf8E4M3FN>, %ws: tensor<4x32x1xf32>, %offs: tensor<4xi32>) -> tensor<40x32xbf16> {
+  %out = mxfp8train.scaled_grouped_mm %a [%as], %w [%ws] offs(%offs) transpose_rhs
+      : tensor<40x64xf8E4M3FN> [tensor<40x1xf32>], tensor<4x32x64xf8E4M3FN> [tensor<4x32x1xf32>], tensor<4xi32> -> tensor<40x32xbf16>
+  return %out : tensor<40x32xbf16>
+}
