@@ -776,6 +776,25 @@ struct MXFP8TrainShardingModel : public shard::ShardingInterface::ExternalModel<
     return buildModel(op).maps;
   }
 
+  /// Upstream's option, with the grid taken from any sharding when only
+  /// tensors that follow no loop are annotated (upstream leaves it null).
+  FailureOr<shard::ShardingOption>
+  getShardingOption(Operation *op, ArrayRef<Sharding> operandShardings,
+                    ArrayRef<Sharding> resultShardings) const {
+    FailureOr<shard::ShardingOption> option =
+        shard::detail::defaultGetShardingOption(op, operandShardings,
+                                                resultShardings);
+    if (failed(option) || option->empty || option->grid)
+      return option;
+    for (ArrayRef<Sharding> list : {operandShardings, resultShardings})
+      for (const Sharding &sharding : list)
+        if (sharding && !option->grid)
+          option->grid = sharding.getGridAttr();
+    if (!option->grid)
+      option->empty = true;
+    return option;
+  }
+
   FailureOr<std::vector<Sharding>>
   getShardingAnnotations(Operation *op,
                          const shard::ShardingOption &option) const {
@@ -812,9 +831,15 @@ struct MXFP8TrainShardingModel : public shard::ShardingInterface::ExternalModel<
       builder.clone(*op, partitionMap);
       return success();
     }
+    // Unannotated results are replicated.
+    std::vector<Sharding> results(resultShardings.begin(),
+                                  resultShardings.end());
+    for (Sharding &sharding : results)
+      if (!sharding)
+        sharding = Sharding(FlatSymbolRefAttr::get(grid.getSymNameAttr()));
     shard::partitionTriviallyShardableOperation(
-        *op, partitionedOperands, operandShardings, resultShardings,
-        partitionMap, symbolTable, builder);
+        *op, partitionedOperands, operandShardings, results, partitionMap,
+        symbolTable, builder);
     return success();
   }
 };
