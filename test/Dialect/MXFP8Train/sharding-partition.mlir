@@ -162,3 +162,55 @@ func.func @replicated_padding(%x: tensor<256x64xbf16>, %offs: tensor<4xi32>) -> 
       : tensor<256x64xbf16>, tensor<4xi32> -> tensor<384x64xbf16>, tensor<4xi32>
   return %p : tensor<384x64xbf16>
 }
+
+// -----
+
+// The 32x1 (axis 0) cast with blocked scales: the blocked rows are the N
+// columns of the data, so an N split of 128 per shard keeps whole tiles
+// (128 rows x 4 scale columns = 512 of the 1024 bytes); quantize_dual split
+// along M quantizes 128 rows per shard, 4 of the 8 colwise scale rows.
+// CHECK-LABEL: func.func @colwise_blocked(
+// CHECK-SAME:    %[[X:arg[0-9]+]]: tensor<64x128xbf16>) -> (tensor<64x128xf8E4M3FN>, tensor<512xf8E8M0FNU>)
+// CHECK-NEXT:  mxfp8train.quantize %[[X]] axis = 0 {{.*}} : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<512xf8E8M0FNU>
+// CHECK-LABEL: func.func @dual_rows(
+// CHECK-SAME:    %[[X:arg[0-9]+]]: tensor<128x64xbf16>)
+// CHECK-NEXT:  mxfp8train.quantize_dual %[[X]] {{.*}} -> tensor<128x64xf8E4M3FN>, tensor<128x2xf8E8M0FNU>, tensor<128x64xf8E4M3FN>, tensor<4x64xf8E8M0FNU>
+shard.grid @grid(shape = 2)
+func.func @colwise_blocked(%x: tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<1024xf8E8M0FNU>) {
+  %s = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
+  %x1 = shard.shard %x to %s : tensor<64x256xbf16>
+  %q, %qs = mxfp8train.quantize %x1 axis = 0 mode = rceil layout = blocked
+      : tensor<64x256xbf16> -> tensor<64x256xf8E4M3FN>, tensor<1024xf8E8M0FNU>
+  return %q, %qs : tensor<64x256xf8E4M3FN>, tensor<1024xf8E8M0FNU>
+}
+func.func @dual_rows(%x: tensor<256x64xbf16>) -> (tensor<256x64xf8E4M3FN>, tensor<256x2xf8E8M0FNU>,
+                                                 tensor<256x64xf8E4M3FN>, tensor<8x64xf8E8M0FNU>) {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %x1 = shard.shard %x to %s : tensor<256x64xbf16>
+  %rq, %rs, %cq, %cs = mxfp8train.quantize_dual %x1 mode = rceil
+      : tensor<256x64xbf16> -> tensor<256x64xf8E4M3FN>, tensor<256x2xf8E8M0FNU>,
+                               tensor<256x64xf8E4M3FN>, tensor<8x64xf8E8M0FNU>
+  return %rq, %rs, %cq, %cs : tensor<256x64xf8E4M3FN>, tensor<256x2xf8E8M0FNU>,
+                              tensor<256x64xf8E4M3FN>, tensor<8x64xf8E8M0FNU>
+}
+
+// -----
+
+// Float8: an axiswise quantize along K split along M (its (M, 1) scales
+// split with it), then a rowwise scaled_mm with a tensorwise rhs scale that
+// stays a replicated scalar.
+// CHECK-LABEL: func.func @float8_rowwise(
+// CHECK-SAME:    %[[X:arg[0-9]+]]: tensor<32x64xbf16>, %[[W:arg[0-9]+]]: tensor<64x64xf8E4M3FN>, %[[WS:arg[0-9]+]]: tensor<f32>) -> tensor<32x64xbf16>
+// CHECK-NEXT:  %[[Q:.*]], %[[QS:.*]] = mxfp8train.quantize %[[X]] axis = 1 granularity = axiswise : tensor<32x64xbf16> -> tensor<32x64xf8E4M3FN>, tensor<32x1xf32>
+// CHECK-NEXT:  mxfp8train.scaled_mm %[[Q]][%[[QS]]], %[[W]][%[[WS]]] transpose_rhs : tensor<32x64xf8E4M3FN>[tensor<32x1xf32>], tensor<64x64xf8E4M3FN>[tensor<f32>] -> tensor<32x64xbf16>
+shard.grid @grid(shape = 2)
+func.func @float8_rowwise(%x: tensor<64x64xbf16>, %w: tensor<64x64xf8E4M3FN>, %ws: tensor<f32>) -> tensor<64x64xbf16> {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %x1 = shard.shard %x to %s : tensor<64x64xbf16>
+  %q, %qs = mxfp8train.quantize %x1 axis = 1 granularity = axiswise
+      : tensor<64x64xbf16> -> tensor<64x64xf8E4M3FN>, tensor<64x1xf32>
+  %y = mxfp8train.scaled_mm %q [%qs], %w [%ws] transpose_rhs
+      : tensor<64x64xf8E4M3FN> [tensor<64x1xf32>],
+        tensor<64x64xf8E4M3FN> [tensor<f32>] -> tensor<64x64xbf16>
+  return %y : tensor<64x64xbf16>
+}
