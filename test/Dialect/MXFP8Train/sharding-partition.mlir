@@ -214,3 +214,18 @@ func.func @float8_rowwise(%x: tensor<64x64xbf16>, %w: tensor<64x64xf8E4M3FN>, %w
         tensor<64x64xf8E4M3FN> [tensor<f32>] -> tensor<64x64xbf16>
   return %y : tensor<64x64xbf16>
 }
+
+// -----
+
+// blocked_per_expert scales split along the experts: 2 of 4 per shard.
+// CHECK-LABEL: func.func @to_blocked_per_expert(
+// CHECK-SAME:    %[[S:arg[0-9]+]]: tensor<2x32x2xf8E8M0FNU>) -> tensor<2x512xf8E8M0FNU>
+// CHECK-NEXT:  mxfp8train.to_blocked %[[S]] layout = blocked_per_expert : tensor<2x32x2xf8E8M0FNU> -> tensor<2x512xf8E8M0FNU>
+shard.grid @grid(shape = 2)
+func.func @to_blocked_per_expert(%s0: tensor<4x32x2xf8E8M0FNU>) -> tensor<4x512xf8E8M0FNU> {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %x1 = shard.shard %s0 to %s : tensor<4x32x2xf8E8M0FNU>
+  %b = mxfp8train.to_blocked %x1 layout = blocked_per_expert
+      : tensor<4x32x2xf8E8M0FNU> -> tensor<4x512xf8E8M0FNU>
+  return %b : tensor<4x512xf8E8M0FNU>
+}
