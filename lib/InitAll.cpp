@@ -11,6 +11,7 @@
 #include "mxfp8train/Conversion/Passes.h"
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainDialect.h"
 #include "mxfp8train/Dialect/MXFP8Train/Transforms/Passes.h"
+#include "mxfp8train/Dialect/MXFP8Train/Transforms/ShardingInterfaceImpl.h"
 #include "mxfp8train/Pipelines/Passes.h"
 #include "mxfp8train/Pipelines/Pipelines.h"
 
@@ -23,7 +24,9 @@ void mlir::mxfp8train::registerAllDialects(DialectRegistry &registry) {
   registry.insert<MXFP8TrainDialect>();
 }
 
-void mlir::mxfp8train::registerAllExtensions(DialectRegistry &) {}
+void mlir::mxfp8train::registerAllExtensions(DialectRegistry &registry) {
+  registerShardingInterfaceExternalModels(registry);
+}
 
 void mlir::mxfp8train::registerAllWithUpstream(DialectRegistry &registry) {
   mlir::registerAllDialects(registry);

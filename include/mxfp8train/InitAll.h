@@ -16,8 +16,8 @@ namespace mxfp8train {
 /// Registers the mxfp8train dialect.
 void registerAllDialects(DialectRegistry &registry);
 
-/// Registers the dialect extensions of mxfp8train (none yet outside the
-/// dialect itself).
+/// Registers the dialect extensions of mxfp8train: the ShardingInterface
+/// models of its ops (Transforms/ShardingInterfaceImpl.h).
 void registerAllExtensions(DialectRegistry &registry);
 
 /// Registers what mxfp8-opt registers: every upstream dialect and extension,
