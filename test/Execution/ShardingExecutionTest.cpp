@@ -1,5 +1,4 @@
-//===- ShardingExecutionTest.cpp - partitioned graphs on the CPU -*- C++
-//-*-===//
+//===- ShardingExecutionTest.cpp - partitioned graphs on CPU ----*- C++ -*-===//
 //
 // CPU execution of graphs partitioned by upstream's sharding-propagation and
 // shard-partition with the mxfp8train ShardingInterface models: every shard

@@ -1,5 +1,4 @@
-//===- ShardingInterfaceImpl.h - shard dialect models of our ops -*- C++
-//-*-===//
+//===- ShardingInterfaceImpl.h - shard models of the ops --------*- C++ -*-===//
 //
 // External models of upstream's `shard::ShardingInterface` for the mxfp8train
 // ops, so that `sharding-propagation` and `shard-partition` split converted
