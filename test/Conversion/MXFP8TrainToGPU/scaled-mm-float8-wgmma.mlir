@@ -32,7 +32,7 @@
 // CHECK:         %[[SA:.*]] = memref.collapse_shape %{{.*}} {{\[\[}}0, 1]] : memref<256x1xf32> into memref<256xf32>
 // CHECK:         %[[SB:.*]] = memref.collapse_shape %{{.*}} {{\[\[}}0, 1]] : memref<384x1xf32> into memref<384xf32>
 // CHECK:         %[[BIAS:.*]] = bufferization.to_buffer %{{.*}} : tensor<384xbf16> to memref<384xbf16>
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e4m3_e4m3_bf16_biasbf16_256x384x512_b1_p1c1_v9w1s4_n256_f8rr blocks in (%c4, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c197696_i32 args(%[[AMAP]] : !llvm.ptr, %[[SA]] : memref<256xf32>, %[[BMAP]] : !llvm.ptr, %[[SB]] : memref<384xf32>, %[[BIAS]] : memref<384xbf16>, %{{.*}} : memref<98304xbf16>)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e4m3_e4m3_bf16_biasbf16_256x384x512_b1_p1c1_v9w1s4_n256_f8rr blocks in (%c4, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c216128_i32 args(%[[AMAP]] : !llvm.ptr, %[[SA]] : memref<256xf32>, %[[BMAP]] : !llvm.ptr, %[[SB]] : memref<384xf32>, %[[BIAS]] : memref<384xbf16>, %{{.*}} : memref<98304xbf16>)
 // CHECK:         llvm.call @mgpuMemFree(%[[AMAP]]
 // CHECK:         llvm.call @mgpuMemFree(%[[BMAP]]
 
@@ -144,7 +144,7 @@ func.func @batched(%x: tensor<3x200x256xf8E4M3FN>, %xs: tensor<3x200x1xf32>, %w:
 // groups) x 2 column tiles = 24 CTAs), the offsets after the scales, the
 // expert's column scales at e * N + min(n, N - 1).
 // CHECK-LABEL: func.func @grouped(
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d3d_k_ks_e4m3_e4m3_bf16_1000x384x512_b4_p1c1_v9w1s4_n256_f8rr blocks in (%c24, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c197696_i32 args(%{{.*}} : !llvm.ptr, %{{.*}} : memref<1000xf32>, %{{.*}} : !llvm.ptr, %{{.*}} : memref<1536xf32>, %{{.*}} : memref<4xi32>, %{{.*}} : memref<384000xbf16>)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d3d_k_ks_e4m3_e4m3_bf16_1000x384x512_b4_p1c1_v9w1s4_n256_f8rr blocks in (%c24, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c216128_i32 args(%{{.*}} : !llvm.ptr, %{{.*}} : memref<1000xf32>, %{{.*}} : !llvm.ptr, %{{.*}} : memref<1536xf32>, %{{.*}} : memref<4xi32>, %{{.*}} : memref<384000xbf16>)
 // CHECK-LABEL: gpu.func @scaled_gmm_2d3d_k_ks_e4m3_e4m3_bf16_1000x384x512_b4_p1c1_v9w1s4_n256_f8rr(
 // CHECK-SAME:      %{{.*}}: !llvm.ptr {{{.*}}}, %{{.*}}: memref<1000xf32> {{{.*}}}, %{{.*}}: !llvm.ptr {{{.*}}}, %[[SB:.*]]: memref<1536xf32> {{{.*}}}, %{{.*}}: memref<4xi32>
 // CHECK:           nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 32>, D[<f32>, <one>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]

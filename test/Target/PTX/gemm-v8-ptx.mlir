@@ -3,6 +3,7 @@
 // RUN: FileCheck %s --input-file=%t.ptx
 // RUN: FileCheck %s --input-file=%t.ptx --check-prefix=ORDER
 // RUN: FileCheck %s --input-file=%t.ptx --check-prefix=NOCP
+// RUN: FileCheck %s --input-file=%t.ptx --check-prefix=STAGED
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin > %t.log 2>&1
 // RUN: FileCheck %s --input-file=%t.log --check-prefix=PTXAS
 
@@ -16,8 +17,8 @@
 // on the same full barrier), wgmma m64n256k16 straight after the full wait
 // (no proxy fence: TMA and wgmma are both async-proxy accesses); no
 // cp.async left. ptxas: no spills in the dense, 2d-3d and 2d-2d GEMMs (168
-// registers at launch; 197696 bytes of dynamic shared memory, 1 byte
-// static).
+// registers at launch; 197696 bytes of dynamic shared memory for f32
+// results, 216128 with the staged epilogue of bf16 results; 1 byte static).
 
 // CHECK: .target sm_90a
 // CHECK-LABEL: .entry gemm_dequant_k_e4m3_1x256x512_pad256x512(
@@ -52,6 +53,21 @@
 // ORDER: mbarrier.arrive.expect_tx.shared.b64 {{.*}}, [[[FULL:%rd[0-9]+]]], {{%r[0-9]+}};
 // ORDER: cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes [{{%rd[0-9]+}}], [[[AMAP]], {[[K:%r[0-9]+]], {{%r[0-9]+}}}], [[[FULL]]];
 // ORDER-NEXT: cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes [{{%rd[0-9]+}}], [[[BMAP]], {[[K]], {{%r[0-9]+}}}], [[[FULL]]];
+
+// The staged epilogue of a bf16 result (GemmSpec::usesStagedEpilogue): per
+// 64 columns, four stmatrix .x4 of the warp's 16 rows into its slot, a warp
+// barrier, then 16-byte shared loads and 16-byte global stores of row
+// chunks; f32 results keep the direct stores.
+// STAGED-LABEL: .entry scaled_gmm_2d2d_k_k_bf16_bf16_f32_256x384x1024_b4_p1c1_v8w1s4_n256_gs(
+// STAGED-NOT: stmatrix
+// STAGED-LABEL: .entry scaled_gmm_2d3d_k_k_bf16_bf16_bf16_1024x384x512_b8_p1c1_v8w1s4_n256_gs(
+// STAGED-COUNT-4: stmatrix.sync.aligned.m8n8.x4.shared.b16 [{{%rd[0-9]+}}], {{{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}};
+// STAGED-NEXT: bar.warp.sync {{[[:space:]]*}}-1;
+// STAGED: ld.shared.v4.b32
+// STAGED: st.global.v4.b32
+// STAGED-LABEL: .entry scaled_gmm_2d3d_k_k_e4m3_e4m3_bf16_1024x384x512_b8_p2c1_v7w2s4_gu(
+// STAGED-LABEL: .entry scaled_mm_k_k_bf16_bf16_f32_biasbf16_256x384x512_b1_p1c1_v8w1s4_n256_gs(
+// STAGED-NOT: stmatrix
 
 // NOCP-NOT: cp.async.cg
 // NOCP-NOT: cp.async.mbarrier.arrive

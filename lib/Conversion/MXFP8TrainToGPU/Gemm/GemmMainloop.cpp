@@ -539,6 +539,30 @@ Value GemmMainloop::getOutputBase(Value batch) {
 void GemmMainloop::storeOutput(Value outBase, Value row, Value col,
                                Value rowEnd, int64_t width,
                                function_ref<Value(int64_t)> valueAt) {
+  SmallVector<Value> vals = finishOutput(outBase, row, col, width, valueAt);
+  Value rowOk = ult(row, rowEnd);
+  Value off = add(outBase, add(mul(row, c(spec.n)), col));
+  if (spec.n % width == 0) {
+    Value ok = andi(rowOk, ult(col, c(spec.n)));
+    kb.ifThen(ok, [&] {
+      Value v = vector::FromElementsOp::create(
+          kb, VectorType::get({width}, spec.outType), vals);
+      int64_t bytes = width * spec.outType.getIntOrFloatBitWidth() / 8;
+      kb.store(v, args.out, off, bytes);
+    });
+    return;
+  }
+  for (int64_t j = 0; j < width; ++j) {
+    Value ok = andi(rowOk, ult(add(col, c(j)), c(spec.n)));
+    kb.ifThen(ok, [&] {
+      memref::StoreOp::create(kb, vals[j], args.out, add(off, c(j)));
+    });
+  }
+}
+
+SmallVector<Value>
+GemmMainloop::finishOutput(Value outBase, Value row, Value col, int64_t width,
+                           function_ref<Value(int64_t)> valueAt) {
   Type f32 = kb.getF32Type();
   SmallVector<Value> vals;
   for (int64_t j = 0; j < width; ++j) {
@@ -565,24 +589,7 @@ void GemmMainloop::storeOutput(Value outBase, Value row, Value col,
       v = arith::TruncFOp::create(kb, spec.outType, v);
     vals.push_back(v);
   }
-  Value rowOk = ult(row, rowEnd);
-  Value off = add(outBase, add(mul(row, c(spec.n)), col));
-  if (spec.n % width == 0) {
-    Value ok = andi(rowOk, ult(col, c(spec.n)));
-    kb.ifThen(ok, [&] {
-      Value v = vector::FromElementsOp::create(
-          kb, VectorType::get({width}, spec.outType), vals);
-      int64_t bytes = width * spec.outType.getIntOrFloatBitWidth() / 8;
-      kb.store(v, args.out, off, bytes);
-    });
-    return;
-  }
-  for (int64_t j = 0; j < width; ++j) {
-    Value ok = andi(rowOk, ult(add(col, c(j)), c(spec.n)));
-    kb.ifThen(ok, [&] {
-      memref::StoreOp::create(kb, vals[j], args.out, add(off, c(j)));
-    });
-  }
+  return vals;
 }
 
 //===----------------------------------------------------------------------===//

@@ -369,6 +369,11 @@ public:
   /// one) the `width` elements go out in one vector store.
   void storeOutput(Value outBase, Value row, Value col, Value rowEnd,
                    int64_t width, function_ref<Value(int64_t)> valueAt);
+  /// The `width` output values storeOutput stores (initial output and bias
+  /// added, rounded to the output type), without the store.
+  SmallVector<Value> finishOutput(Value outBase, Value row, Value col,
+                                  int64_t width,
+                                  function_ref<Value(int64_t)> valueAt);
 
 private:
   /// The clamped end of group `g` given the previous end (CPU path rule).

@@ -185,15 +185,31 @@ struct GemmSpec {
   int64_t barrierBytes() const { return usesStageRing() ? 16 * stages : 0; }
   /// Bytes after the mbarriers: the rebalancing slots of the fused-upcast
   /// kernels (FusedUpcast [stages][4] i32 rounded to 64 bytes,
-  /// FusedUpcastWS [2][converter warps][4] i32); DequantBF16 has none;
+  /// FusedUpcastWS [2][converter warps][4] i32); the TMA-fed wgmma kernels
+  /// (DequantBF16, WgmmaFloat8) their staged epilogue's slots, if any;
   /// Tcgen05 its scale chunks, accumulator mbarriers and TMEM address slot
   /// (tcgen05ExtraBytes, TCGen05.h).
   int64_t extraBytes() const {
     if (isTcgen05())
       return tcgen05ExtraBytes();
     if (loadsOperandsByTma())
-      return 0;
+      return stagedEpilogueBytes();
     return usesStageRing() ? 2 * (converterThreads() / 32) * 16 : 64;
+  }
+  /// The wgmma kernels' staged epilogue (WgmmaConsumer::emitEpilogue): bf16
+  /// results without an initial output, n a multiple of 8. Each MMA warp
+  /// writes 16 rows x 64 columns of its accumulators with `stmatrix` into
+  /// its own slot, then stores them as 16-byte row chunks.
+  bool usesStagedEpilogue() const {
+    return loadsOperandsByTma() && !isTcgen05() && outType &&
+           outType.isBF16() && !initType && n % 8 == 0;
+  }
+  /// The staging slots: 8 MMA warps x 16 rows of 144 bytes (64 bf16 and 16
+  /// bytes of padding, so that the 8 rows of one `stmatrix` matrix fall
+  /// into distinct banks).
+  static constexpr int64_t kStagedRowBytes = 144;
+  int64_t stagedEpilogueBytes() const {
+    return usesStagedEpilogue() ? 8 * 16 * kStagedRowBytes : 0;
   }
   /// Dynamic shared memory: the stages, the mbarriers, the extra bytes and
   /// 1 KiB to align the stages to 1024.

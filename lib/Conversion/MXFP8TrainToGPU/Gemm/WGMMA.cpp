@@ -16,6 +16,8 @@
 #include "WGMMAFloat8.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::mxfp8train;
@@ -146,6 +148,29 @@ void WgmmaConsumer::emitEpilogue(Value acc, Value batch, Value rowBase,
     rowFactors = {scales->getRowFactor(rowT),
                   scales->getRowFactor(add(rowT, c(8)))};
   }
+  if (spec.usesStagedEpilogue()) {
+    // The accumulator registers of 8-column group g and row half h
+    // (i = 4g + 2h, i + 1), as the output's two bf16 values.
+    auto pairOf = [&](int64_t g, int64_t h) {
+      int64_t i = 4 * g + 2 * h;
+      Value row = add(rowT, c(8 * h));
+      Value col = add(colT, c(8 * g));
+      // (Called with h = 0 first for each g.)
+      if (scales && h == 0)
+        colFactors = {scales->getColumnFactor(col),
+                      scales->getColumnFactor(add(col, c(1)))};
+      return mainloop.finishOutput(outBase, row, col, 2, [&](int64_t j) {
+        Value v = LLVM::ExtractValueOp::create(kb, acc, i + j);
+        if (scales)
+          v = scales->apply(v, rowFactors[h], colFactors[j]);
+        return v;
+      });
+    };
+    emitStagedStores(pairOf, outBase, add(rowBase, add(mul(wg, c(64)),
+                                                       mul(warp, c(16)))),
+                     rowEnd, colBase);
+    return;
+  }
   // Registers (i, i + 1) hold columns (col, col + 1) of one row: i % 4 / 2
   // picks the row half (+8), i / 4 the 8-column group.
   for (int64_t i = 0; i < getAccumulatorCount(); i += 2) {
@@ -161,6 +186,68 @@ void WgmmaConsumer::emitEpilogue(Value acc, Value batch, Value rowBase,
             v = scales->apply(v, rowFactors[(i / 2) % 2], colFactors[j]);
           return v;
         });
+  }
+}
+
+void WgmmaConsumer::emitStagedStores(
+    function_ref<SmallVector<Value>(int64_t, int64_t)> pairOf, Value outBase,
+    Value warpRow, Value rowEnd, Value colBase) {
+  MLIRContext *ctx = kb.getContext();
+  constexpr int64_t rowBytes = GemmSpec::kStagedRowBytes;
+  Value tid = mainloop.getThreadId();
+  Value lane = remu(tid, 32);
+  // The warp's slot (MMA warp tid / 32 of 8).
+  Value slot =
+      add(mainloop.getExtraAddress(), mul(divu(tid, 32), c(16 * rowBytes)));
+  // stmatrix .x4: lanes 8m..8m+7 address the 8 rows of matrix m, which
+  // holds 8-column group g0 + m / 2 and row half m % 2.
+  Value m = divu(lane, 8);
+  Value stRow = add(mul(remu(m, 2), c(8)), remu(lane, 8));
+  Value stAddr = add(slot, add(mul(stRow, c(rowBytes)), mul(divu(m, 2), c(16))));
+  // The row-chunk copy: lane L moves 16 bytes of row it * 4 + L / 8, chunk
+  // L % 8, of the slot's 16 x 64 values.
+  Value ldRow = divu(lane, 8);
+  Value chunk = remu(lane, 8);
+  auto i32 = kb.getI32Type();
+  auto bf16x2 = VectorType::get({2}, kb.getBF16Type());
+  auto i32x4 = VectorType::get({4}, i32);
+  auto bf16x8 = VectorType::get({8}, kb.getBF16Type());
+  auto syncWarp = [&] {
+    NVVM::SyncWarpOp::create(kb, kb.i32(-1));
+  };
+  int64_t groups = spec.tile.n / 8;
+  for (int64_t g0 = 0; g0 < groups; g0 += 8) {
+    // 16 rows x 64 columns: 8 groups x 2 row halves, four per stmatrix.
+    for (int64_t pair = 0; pair < 4; ++pair) {
+      SmallVector<Value, 4> sources;
+      for (int64_t mi = 0; mi < 4; ++mi) {
+        SmallVector<Value> v = pairOf(g0 + 2 * pair + mi / 2, mi % 2);
+        Value packed = vector::FromElementsOp::create(kb, bf16x2, v);
+        Value word = vector::BitCastOp::create(
+            kb, VectorType::get({1}, i32), packed);
+        sources.push_back(vector::ExtractOp::create(kb, word, 0));
+      }
+      NVVM::StMatrixOp::create(
+          kb, mainloop.getSharedPointer(add(stAddr, c(pair * 32))), sources,
+          NVVM::MMALayout::row, NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
+          NVVM::LdStMatrixEltType::B16);
+    }
+    syncWarp();
+    Value col = add(colBase, add(c(g0 * 8), mul(chunk, c(8))));
+    for (int64_t it = 0; it < 4; ++it) {
+      Value row = add(ldRow, c(it * 4));
+      Value ptr = mainloop.getSharedPointer(
+          add(slot, add(mul(row, c(rowBytes)), mul(chunk, c(16)))));
+      Value v = LLVM::LoadOp::create(kb, i32x4, ptr, /*alignment=*/16);
+      Value outRow = add(warpRow, row);
+      Value ok = andi(ult(outRow, rowEnd), ult(col, c(spec.n)));
+      kb.ifThen(ok, [&] {
+        kb.store(vector::BitCastOp::create(kb, bf16x8, v),
+                 mainloop.getArgs().out,
+                 add(outBase, add(mul(outRow, c(spec.n)), col)), 16);
+      });
+    }
+    syncWarp();
   }
 }
 

@@ -42,6 +42,14 @@ public:
   /// 16 w + l / 4 (+ 8) and column pairs colBase + 2 (l % 4) + 8 j.
   void emitEpilogue(Value acc, Value batch, Value rowBase, Value rowEnd,
                     Value colBase);
+  /// The staged epilogue (GemmSpec::usesStagedEpilogue): per 64 columns,
+  /// four `stmatrix.x4` of the warp's 16 rows into its shared slot, then
+  /// 16-byte row chunks to the output (rows at or past `rowEnd` and
+  /// columns past n masked). `pairOf(g, h)` gives the two output values of
+  /// the thread's 8-column group g, row half h.
+  void emitStagedStores(
+      function_ref<SmallVector<Value>(int64_t, int64_t)> pairOf,
+      Value outBase, Value warpRow, Value rowEnd, Value colBase);
 
 private:
   GemmMainloop &mainloop;
