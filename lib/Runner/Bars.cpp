@@ -73,8 +73,8 @@ static std::optional<double> getBarOfRole(const RoleBars &bars,
 }
 
 std::optional<double> mxfp8train::getResultBar(RecipeAttrInterface recipe,
-                                                StringRef role, bool dense,
-                                                bool grouped) {
+                                               StringRef role, bool dense,
+                                               bool grouped) {
   std::optional<double> bar;
   if (dense || !grouped)
     bar = getBarOfRole(getLinearBars(recipe, /*grouped=*/false), role);

@@ -104,8 +104,7 @@ static SmallVector<ResultGemms> getQuantizedGemmsPerResult(func::FuncOp func) {
 /// carries the check.
 static std::optional<double> getBar(const Signature &sig, unsigned i,
                                     RecipeAttrInterface recipe,
-                                    const ResultGemms &gemms,
-                                    bool &reference) {
+                                    const ResultGemms &gemms, bool &reference) {
   reference = false;
   if (sig.resultMinSqnr[i])
     return sig.resultMinSqnr[i];
@@ -122,12 +121,10 @@ static llvm::Error cannotCompile(llvm::Error err, StringRef what,
       llvm::toString(std::move(err)));
 }
 
-llvm::Expected<CompareReport>
-mlir::mxfp8train::compareModules(ModuleOp module, ModuleOp converted,
-                                 const Signature &sig,
-                                 RecipeAttrInterface recipe,
-                                 ArrayRef<HostTensor> inputs,
-                                 const CompareOptions &options) {
+llvm::Expected<CompareReport> mlir::mxfp8train::compareModules(
+    ModuleOp module, ModuleOp converted, const Signature &sig,
+    RecipeAttrInterface recipe, ArrayRef<HostTensor> inputs,
+    const CompareOptions &options) {
   StringRef name = sig.func.getSymName();
   auto convertedFunc = converted.lookupSymbol<func::FuncOp>(name);
   if (!convertedFunc ||

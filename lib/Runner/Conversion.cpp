@@ -21,10 +21,11 @@ using namespace mlir::mxfp8train;
 llvm::Expected<RecipeAttrInterface>
 mlir::mxfp8train::parseRecipe(MLIRContext *context, StringRef text) {
   std::string message;
-  RecipeAttrInterface recipe = parseTrainingRecipeOption(context, text, message);
+  RecipeAttrInterface recipe =
+      parseTrainingRecipeOption(context, text, message);
   if (!recipe)
-    return llvm::createStringError("invalid --recipe '" + text + "': " +
-                                   message);
+    return llvm::createStringError("invalid --recipe '" + text +
+                                   "': " + message);
   return recipe;
 }
 

@@ -55,11 +55,9 @@ std::string describeLocation(Location loc);
 /// `probes`, with every candidate matmul and the recipe's decision). The
 /// extra results carry `mxfp8run.name` (the matmul's name) and the roles
 /// above. Fails with `error` set when the function has more than one block.
-FailureOr<OwningOpRef<ModuleOp>>
-buildProbeModule(ModuleOp module, llvm::StringRef entry,
-                 RecipeAttrInterface recipe,
-                 llvm::SmallVectorImpl<MatmulProbe> &probes,
-                 std::string &error);
+FailureOr<OwningOpRef<ModuleOp>> buildProbeModule(
+    ModuleOp module, llvm::StringRef entry, RecipeAttrInterface recipe,
+    llvm::SmallVectorImpl<MatmulProbe> &probes, std::string &error);
 
 } // namespace mlir::mxfp8train
 
