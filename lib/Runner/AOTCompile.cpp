@@ -121,8 +121,8 @@ LogicalResult AOTCompiler::keepEntries(ModuleOp module) {
 LogicalResult AOTCompiler::buildProbes(OwningOpRef<ModuleOp> &module,
                                        const AsmParserState &asmState) {
   std::string error;
-  RecipeAttr recipe =
-      parseRecipeOption(&context, options.perMatmulRecipe, error);
+  RecipeAttrInterface recipe =
+      parseTrainingRecipeOption(&context, options.perMatmulRecipe, error);
   if (!recipe)
     return fail("invalid --per-matmul recipe '" + options.perMatmulRecipe +
                 "': " + error);

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxfp8train/Runner/Compare.h"
+#include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
+#include "mxfp8train/Runner/Bars.h"
 #include "mxfp8train/Runner/Run.h"
 #include "mxfp8train/Tools/MatmulProbes.h"
 
@@ -54,46 +56,60 @@ ErrorStats mlir::mxfp8train::compareTensors(const HostTensor &ref,
   return total.get();
 }
 
-/// For each result of `func`, the number of quantized GEMMs it depends on.
-static SmallVector<int64_t> countQuantizedGemmsPerResult(func::FuncOp func) {
-  SmallVector<int64_t> counts;
+namespace {
+/// The quantized GEMMs that one result of the converted function depends on.
+struct ResultGemms {
+  int64_t count = 0;
+  /// Some of them are dense (scaled_mm or emulated) / grouped.
+  bool dense = false, grouped = false;
+};
+} // namespace
+
+/// True for a quantized grouped GEMM (scaled or emulated).
+static bool isGroupedGemm(Operation *op) {
+  return isa<ScaledGroupedMmOp, GroupedMmOp>(op);
+}
+
+/// For each result of `func`, the quantized GEMMs it depends on.
+static SmallVector<ResultGemms> getQuantizedGemmsPerResult(func::FuncOp func) {
+  SmallVector<ResultGemms> gemms;
   auto returnOp = dyn_cast<func::ReturnOp>(func.front().getTerminator());
   if (!returnOp)
-    return counts;
+    return gemms;
   for (Value value : returnOp.getOperands()) {
     SetVector<Operation *> slice;
     BackwardSliceOptions options;
     options.inclusive = true;
     options.omitUsesFromAbove = false;
-    int64_t count = 0;
+    ResultGemms row;
     if (value.getDefiningOp() &&
-        succeeded(getBackwardSlice(value, &slice, options)))
-      count = llvm::count_if(slice, isQuantizedGemm);
-    counts.push_back(count);
+        succeeded(getBackwardSlice(value, &slice, options))) {
+      for (Operation *op : slice) {
+        if (!isQuantizedGemm(op))
+          continue;
+        ++row.count;
+        (isGroupedGemm(op) ? row.grouped : row.dense) = true;
+      }
+    }
+    gemms.push_back(row);
   }
-  return counts;
+  return gemms;
 }
 
-/// The SQNR bar of result `i`, if any (SPEC §8): `mxfp8run.min_sqnr`, else
-/// torchao's per-linear bar of its role, which applies when the result
-/// depends on at most one quantized GEMM (`numGemms`); a result behind a
-/// chain of them accumulates their errors, and its role bar is only shown
-/// (`reference` is set) while the per-matmul comparison carries the check.
+/// The SQNR bar of result `i`, if any: `mxfp8run.min_sqnr`, else torchao's
+/// bar of its role for `recipe` and the GEMM kinds it depends on (Bars.h),
+/// which applies when the result depends on at most one quantized GEMM; a
+/// result behind a chain of them accumulates their errors, and its role bar
+/// is only shown (`reference` is set) while the per-matmul comparison
+/// carries the check.
 static std::optional<double> getBar(const Signature &sig, unsigned i,
-                                    RecipeAttr recipe, int64_t numGemms,
-                                    bool &reference) {
+                                    RecipeAttrInterface recipe,
+                                    const ResultGemms &gemms, bool &reference) {
   reference = false;
   if (sig.resultMinSqnr[i])
     return sig.resultMinSqnr[i];
-  reference = numGemms > 1;
-  StringRef role = sig.resultRoles[i];
-  if (role == "output")
-    return 27.0;
-  if (role == "input_grad")
-    return 25.0;
-  if (role == "weight_grad")
-    return recipe.getWgradWithHp() ? 34.0 : 24.0;
-  return std::nullopt;
+  reference = gemms.count > 1;
+  return getResultBar(recipe, sig.resultRoles[i], gemms.dense, gemms.grouped);
 }
 
 /// Prefixes the error of a failed compilation of the `what` module.
@@ -105,11 +121,10 @@ static llvm::Error cannotCompile(llvm::Error err, StringRef what,
       llvm::toString(std::move(err)));
 }
 
-llvm::Expected<CompareReport>
-mlir::mxfp8train::compareModules(ModuleOp module, ModuleOp converted,
-                                 const Signature &sig, RecipeAttr recipe,
-                                 ArrayRef<HostTensor> inputs,
-                                 const CompareOptions &options) {
+llvm::Expected<CompareReport> mlir::mxfp8train::compareModules(
+    ModuleOp module, ModuleOp converted, const Signature &sig,
+    RecipeAttrInterface recipe, ArrayRef<HostTensor> inputs,
+    const CompareOptions &options) {
   StringRef name = sig.func.getSymName();
   auto convertedFunc = converted.lookupSymbol<func::FuncOp>(name);
   if (!convertedFunc ||
@@ -195,17 +210,18 @@ mlir::mxfp8train::compareModules(ModuleOp module, ModuleOp converted,
   if (llvm::Error err = checkOutputs(sig, mx, "converted"))
     return std::move(err);
 
-  SmallVector<int64_t> gemmCounts = countQuantizedGemmsPerResult(convertedFunc);
+  SmallVector<ResultGemms> gemms = getQuantizedGemmsPerResult(convertedFunc);
   for (unsigned i = 0, e = sig.resultTypes.size(); i < e; ++i) {
     ResultComparison row;
     row.name = sig.resultNames[i];
     row.role = sig.resultRoles[i];
     row.type = formatTensorType(sig.resultTypes[i]);
-    row.numGemms = i < gemmCounts.size() ? gemmCounts[i] : 0;
+    ResultGemms resultGemms = i < gemms.size() ? gemms[i] : ResultGemms();
+    row.numGemms = resultGemms.count;
     ErrorStats stats = compareTensors((*original.outputs)[i], (*mx.outputs)[i]);
     row.sqnrDb = stats.sqnrDb;
     row.maxAbsError = stats.maxAbsError;
-    row.bar = getBar(sig, i, recipe, row.numGemms, row.barIsReference);
+    row.bar = getBar(sig, i, recipe, resultGemms, row.barIsReference);
     if (row.bar && row.barIsReference) {
       ++report.numReference;
     } else if (row.bar) {
@@ -229,7 +245,7 @@ mlir::mxfp8train::compareModules(ModuleOp module, ModuleOp converted,
       row.compared = true;
       row.sqnrDb = stats.sqnrDb;
       row.maxAbsError = stats.maxAbsError;
-      row.bar = getMatmulBar(probe.role, recipe.getWgradWithHp());
+      row.bar = getMatmulBar(recipe, probe.role, probe.grouped);
       row.passed = stats.sqnrDb >= row.bar;
       (row.passed ? report.numPassed : report.numFailed)++;
     }
@@ -251,7 +267,7 @@ llvm::Expected<CompareReport> mlir::mxfp8train::compareFunction(
       getSignature(module, function, /*asmState=*/nullptr, "<module>");
   if (!sig)
     return sig.takeError();
-  llvm::Expected<RecipeAttr> recipe =
+  llvm::Expected<RecipeAttrInterface> recipe =
       parseRecipe(module.getContext(), recipeText);
   if (!recipe)
     return recipe.takeError();

@@ -9,7 +9,6 @@
 #include "mxfp8train/Tools/MatmulProbes.h"
 #include "mxfp8train/Tools/ModuleSource.h"
 
-#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/Diagnostics.h"
@@ -19,26 +18,14 @@
 using namespace mlir;
 using namespace mlir::mxfp8train;
 
-llvm::Expected<RecipeAttr> mlir::mxfp8train::parseRecipe(MLIRContext *context,
-                                                         StringRef text) {
-  context->getOrLoadDialect<MXFP8TrainDialect>();
-  if (RecipeAttr named = RecipeAttr::getNamed(context, text))
-    return named;
+llvm::Expected<RecipeAttrInterface>
+mlir::mxfp8train::parseRecipe(MLIRContext *context, StringRef text) {
   std::string message;
-  Attribute attr;
-  {
-    ScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
-      if (message.empty())
-        message = diag.str();
-      return success();
-    });
-    attr = parseAttribute("#mxfp8train.recipe<" + text.str() + ">", context);
-  }
-  auto recipe = dyn_cast_or_null<RecipeAttr>(attr);
+  RecipeAttrInterface recipe =
+      parseTrainingRecipeOption(context, text, message);
   if (!recipe)
-    return llvm::createStringError(
-        "invalid --recipe '" + text + "': " +
-        (message.empty() ? llvm::Twine("not a recipe") : llvm::Twine(message)));
+    return llvm::createStringError("invalid --recipe '" + text +
+                                   "': " + message);
   return recipe;
 }
 

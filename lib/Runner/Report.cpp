@@ -100,8 +100,8 @@ void mlir::mxfp8train::printCompareReport(llvm::raw_ostream &os,
   os << "results (converted vs original):\n" << formatTable(rows);
   if (report.numReference)
     os << "  note: a result behind several quantized GEMMs accumulates their "
-          "errors; torchao's per-linear bar of its role is shown in "
-          "parentheses and not checked ("
+          "errors; torchao's bar of its role (Float8 grouped: the MoE layer's) "
+          "is shown in parentheses and not checked ("
        << (report.perMatmul ? "the per-matmul table below checks each GEMM"
                             : "--per-matmul checks each GEMM")
        << ")\n";

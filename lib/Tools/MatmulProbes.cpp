@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxfp8train/Tools/MatmulProbes.h"
+#include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
 #include "mxfp8train/Dialect/MXFP8Train/Transforms/Transforms.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -50,7 +51,7 @@ static MatmulAnalysis analyzeCandidate(OpT op,
 }
 
 FailureOr<OwningOpRef<ModuleOp>> mxfp8train::buildProbeModule(
-    ModuleOp module, StringRef entry, RecipeAttr recipe,
+    ModuleOp module, StringRef entry, RecipeAttrInterface recipe,
     SmallVectorImpl<MatmulProbe> &probes, std::string &error) {
   OwningOpRef<ModuleOp> probe(module.clone());
   auto func = probe->lookupSymbol<func::FuncOp>(entry);
@@ -89,6 +90,7 @@ FailureOr<OwningOpRef<ModuleOp>> mxfp8train::buildProbeModule(
     if (row.name.empty())
       row.name = "matmul#" + std::to_string(i);
     row.type = op->getResult(0).getType();
+    row.grouped = isa<GroupedMmOp>(op);
     MatmulAnalysis analysis = analyzeCandidate(op, options);
     if (analysis.decision != MatmulDecision::Convert) {
       row.decision = analysis.decision == MatmulDecision::KeepHighPrecision
@@ -126,12 +128,4 @@ FailureOr<OwningOpRef<ModuleOp>> mxfp8train::buildProbeModule(
     return failure();
   }
   return probe;
-}
-
-double mxfp8train::getMatmulBar(StringRef role, bool wgradWithHp) {
-  if (role == "forward")
-    return 27.0;
-  if (role == "dgrad")
-    return 25.0;
-  return wgradWithHp ? 34.0 : 24.0;
 }

@@ -175,29 +175,38 @@ def linear(tokens: int, in_features: int, out_features: int, *, bias: bool = Tru
                                     function=function), context)
 
 
+# silu(h1) of the f32 value %pf (with the constant %one): the sigmoid %sig and
+# %silu, shared by the SwiGLU gate and its derivative below.
+_SILU = """    %neg = arith.negf %pf : f32
+    %exp = math.exp %neg : f32
+    %den = arith.addf %exp, %one : f32
+    %sig = arith.divf %one, %den : f32
+    %silu = arith.mulf %pf, %sig : f32
+"""
+
 # The elementwise halves of SwiGLU shared by the dense MLP and the grouped
 # experts (MLIR text with format fields T, F): the gate a = silu(h1) * h3 in
 # f32, rounded to bf16, and its derivatives dh1 = dA * h3 * silu'(h1), dh3 =
 # dA * silu(h1).
-_SWIGLU_GATE = """  %a_e = tensor.empty() : tensor<{T}x{F}xbf16>
+_SWIGLU_GATE = (
+    """  %a_e = tensor.empty() : tensor<{T}x{F}xbf16>
   %a = linalg.generic {{indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}}
       ins(%h1, %h3 : tensor<{T}x{F}xbf16>, tensor<{T}x{F}xbf16>) outs(%a_e : tensor<{T}x{F}xbf16>) {{
   ^bb0(%p: bf16, %q: bf16, %o: bf16):
     %one = arith.constant 1.0 : f32
     %pf = arith.extf %p : bf16 to f32
     %qf = arith.extf %q : bf16 to f32
-    %neg = arith.negf %pf : f32
-    %exp = math.exp %neg : f32
-    %den = arith.addf %exp, %one : f32
-    %sig = arith.divf %one, %den : f32
-    %silu = arith.mulf %pf, %sig : f32
-    %r = arith.mulf %silu, %qf : f32
+"""
+    + _SILU
+    + """    %r = arith.mulf %silu, %qf : f32
     %t = arith.truncf %r : f32 to bf16
     linalg.yield %t : bf16
   }} -> tensor<{T}x{F}xbf16>
 """
+)
 
-_SWIGLU_GATE_GRAD = """  %dh_e = tensor.empty() : tensor<{T}x{F}xbf16>
+_SWIGLU_GATE_GRAD = (
+    """  %dh_e = tensor.empty() : tensor<{T}x{F}xbf16>
   %dh1, %dh3 = linalg.generic {{indexing_maps = [#id, #id, #id, #id, #id], iterator_types = ["parallel", "parallel"]}}
       ins(%dA, %h1, %h3 : tensor<{T}x{F}xbf16>, tensor<{T}x{F}xbf16>, tensor<{T}x{F}xbf16>)
       outs(%dh_e, %dh_e : tensor<{T}x{F}xbf16>, tensor<{T}x{F}xbf16>) {{
@@ -206,12 +215,9 @@ _SWIGLU_GATE_GRAD = """  %dh_e = tensor.empty() : tensor<{T}x{F}xbf16>
     %gf = arith.extf %g : bf16 to f32
     %pf = arith.extf %p : bf16 to f32
     %qf = arith.extf %q : bf16 to f32
-    %neg = arith.negf %pf : f32
-    %exp = math.exp %neg : f32
-    %den = arith.addf %exp, %one : f32
-    %sig = arith.divf %one, %den : f32
-    %silu = arith.mulf %pf, %sig : f32
-    %dh3f = arith.mulf %gf, %silu : f32
+"""
+    + _SILU
+    + """    %dh3f = arith.mulf %gf, %silu : f32
     %oms = arith.subf %one, %sig : f32
     %homs = arith.mulf %pf, %oms : f32
     %inner = arith.addf %homs, %one : f32
@@ -223,6 +229,7 @@ _SWIGLU_GATE_GRAD = """  %dh_e = tensor.empty() : tensor<{T}x{F}xbf16>
     linalg.yield %dh1t, %dh3t : bf16, bf16
   }} -> (tensor<{T}x{F}xbf16>, tensor<{T}x{F}xbf16>)
 """
+)
 
 
 _SWIGLU = ("""#id = affine_map<(d0, d1) -> (d0, d1)>

@@ -18,8 +18,18 @@ from .ir import MLIRError, Module
 
 __all__ = ["ConversionReport", "MatmulEntry", "convert", "RECIPES"]
 
-#: The torchao recipe names the rewrite knows.
-RECIPES = ("mxfp8_rceil", "mxfp8_rceil_wgrad_with_hp", "mxfp8_emulated_rceil")
+#: The torchao recipe names the rewrite (and compare()) knows: the MX ones
+#: of ``MXFP8TrainingOpConfig`` and the Float8 ones of
+#: ``Float8TrainingOpConfig`` (SPEC-float8 §4).
+RECIPES = (
+    "mxfp8_rceil",
+    "mxfp8_rceil_wgrad_with_hp",
+    "mxfp8_emulated_rceil",
+    "float8_tensorwise",
+    "float8_rowwise",
+    "float8_rowwise_with_gw_hp",
+    "fp8_rowwise",
+)
 
 _SCALE_MODES = {"floor": 0, "rceil": 1, "ceil": 2, "even": 3}
 _KERNEL_PREFERENCES = {"auto": 0, "emulated": 1}

@@ -13,9 +13,10 @@
 #ifndef MXFP8TRAIN_TEST_EXECUTION_FLOAT8REFERENCE_H
 #define MXFP8TRAIN_TEST_EXECUTION_FLOAT8REFERENCE_H
 
+#include "ReferenceBits.h"
+
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -29,31 +30,12 @@ struct Format {
   int maxCode() const { return e5m2 ? 0x7B : 0x7E; }
 };
 
-inline uint32_t bitsOf(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-inline float floatOf(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
+using refbits::bitsOf;
+using refbits::floatOf;
 
 /// The exact value of fp8 byte `b` (NaN for the NaN codes, ±Inf for e5m2).
 inline double decode(uint8_t b, Format fmt) {
-  int sign = (b & 0x80) ? -1 : 1;
-  int mBits = fmt.e5m2 ? 2 : 3, bias = fmt.e5m2 ? 15 : 7;
-  int e = (b & 0x7F) >> mBits, m = b & ((1 << mBits) - 1);
-  int eMax = fmt.e5m2 ? 31 : 15;
-  if (!fmt.e5m2 && (b & 0x7F) == 0x7F)
-    return std::numeric_limits<double>::quiet_NaN();
-  if (fmt.e5m2 && e == eMax)
-    return m ? std::numeric_limits<double>::quiet_NaN()
-             : sign * std::numeric_limits<double>::infinity();
-  double mag = e == 0 ? std::ldexp(m, 1 - bias - mBits)
-                      : std::ldexp(1.0 + m / double(1 << mBits), e - bias);
-  return sign * mag;
+  return refbits::decodeFp8(b, fmt.e5m2);
 }
 
 /// amax over `values`: NaN-propagating max |x| from +0.0 (SPEC-float8 §2.2).

@@ -11,10 +11,11 @@
 #ifndef MXFP8TRAIN_TEST_EXECUTION_REFERENCE_H
 #define MXFP8TRAIN_TEST_EXECUTION_REFERENCE_H
 
+#include "ReferenceBits.h"
+
 #include <cfenv>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -35,16 +36,8 @@ struct Format {
 inline constexpr Format kE4M3{3, 7, 448.0, 8, true};
 inline constexpr Format kE5M2{2, 15, 57344.0, 15, false};
 
-inline uint32_t bitsOf(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-inline float floatOf(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
+using refbits::bitsOf;
+using refbits::floatOf;
 inline float bf16ToFloat(uint16_t b) { return floatOf(uint32_t(b) << 16); }
 
 /// fl32(x): round a double to the nearest f32 (ties to even, subnormals kept).
@@ -141,19 +134,7 @@ inline uint8_t encode(double y, const Format &fmt) {
 
 /// Exact value of fp8 byte `b` of `fmt`.
 inline double decode(uint8_t b, const Format &fmt) {
-  int ebits = 7 - fmt.mantissaBits;
-  double sign = (b & 0x80) ? -1.0 : 1.0;
-  int e = (b >> fmt.mantissaBits) & ((1 << ebits) - 1);
-  int m = b & ((1 << fmt.mantissaBits) - 1);
-  if (fmt.e4m3fn && (b & 0x7F) == 0x7F)
-    return std::numeric_limits<double>::quiet_NaN();
-  if (!fmt.e4m3fn && e == (1 << ebits) - 1)
-    return m ? std::numeric_limits<double>::quiet_NaN()
-             : sign * std::numeric_limits<double>::infinity();
-  if (e == 0)
-    return sign * std::ldexp(double(m), 1 - fmt.bias - fmt.mantissaBits);
-  return sign * std::ldexp(double((1 << fmt.mantissaBits) + m),
-                           e - fmt.bias - fmt.mantissaBits);
+  return refbits::decodeFp8(b, !fmt.e4m3fn);
 }
 
 /// Value of e8m0 scale byte `b`: 2^(b-127), NaN for 255.

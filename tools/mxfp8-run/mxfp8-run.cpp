@@ -367,7 +367,7 @@ static LogicalResult runPlain(ModuleOp module, const Signature &sig) {
 static int runCompare(ModuleOp module, const Signature &sig) {
   llvm::raw_ostream &os = llvm::outs();
   auto start = std::chrono::steady_clock::now();
-  llvm::Expected<RecipeAttr> recipe =
+  llvm::Expected<RecipeAttrInterface> recipe =
       parseRecipe(module.getContext(), recipeText);
   if (!recipe)
     return (void)fail(recipe.takeError()), 1;

@@ -3,8 +3,9 @@
 // The compare mode of mxfp8-run as a library: run a function as written and
 // after its MXFP8 conversion on the same inputs and report, per result, the
 // SQNR against the high-precision run and the torchao bar that applies
-// (SPEC §8); optionally also each matmul converted alone on the
-// high-precision inputs it sees (torchao's per-linear tests).
+// (Bars.h: SPEC §8 for MX recipes, SPEC-float8 §7 for Float8); optionally also
+// each matmul converted alone on the high-precision inputs it sees (torchao's
+// per-linear tests).
 //
 //===----------------------------------------------------------------------===//
 
@@ -104,7 +105,7 @@ ErrorStats compareTensors(const HostTensor &ref, const HostTensor &out);
 /// is in the report.
 llvm::Expected<CompareReport>
 compareModules(ModuleOp module, ModuleOp converted, const Signature &sig,
-               RecipeAttr recipe, llvm::ArrayRef<HostTensor> inputs,
+               RecipeAttrInterface recipe, llvm::ArrayRef<HostTensor> inputs,
                const CompareOptions &options);
 
 /// The whole compare mode on function `function` of `module` (not

@@ -1,7 +1,7 @@
 //===- Conversion.h - the MXFP8 conversion of a module ----------*- C++ -*-===//
 //
 // What the compare mode converts and how it counts the result: the recipe
-// (a torchao name or the body of a `#mxfp8train.recipe<...>`), the
+// (MX or Float8: a torchao name, a recipe body or attribute), the
 // conversion pipeline (lower-narrow-float-arith, rewrite-matmuls,
 // canonicalize, cse, or a user pipeline) run on a clone, and a summary of
 // the matmuls before and after, with the rewrite's remarks.
@@ -24,10 +24,13 @@
 
 namespace mlir::mxfp8train {
 
-/// Parses a recipe: a torchao recipe name (`mxfp8_rceil`, ...) or the body
-/// of a `#mxfp8train.recipe<...>` attribute. Loads the dialect.
-llvm::Expected<RecipeAttr> parseRecipe(MLIRContext *context,
-                                       llvm::StringRef text);
+/// Parses a recipe, MX or Float8, as the rewrite's `recipe` option does
+/// (parseTrainingRecipeOption): a torchao recipe name (`mxfp8_rceil`,
+/// `float8_rowwise`, ...), the body of a `#mxfp8train.recipe<...>` or
+/// `#mxfp8train.float8_recipe<...>`, or the whole attribute. Loads the
+/// dialect.
+llvm::Expected<RecipeAttrInterface> parseRecipe(MLIRContext *context,
+                                                llvm::StringRef text);
 
 /// True for an op that performs a quantized GEMM in a converted module: a
 /// scaled (grouped) matmul, or (EMULATED recipes) a matmul reading a

@@ -1,7 +1,8 @@
 //===- MatmulProbes.h - per-matmul checks of a training step ----*- C++ -*-===//
 //
-// torchao judges each MXFP8 linear on its own: the converted GEMM against the
-// high-precision GEMM on the same high-precision inputs (SPEC §8). The probe
+// torchao judges each MXFP8 or Float8 linear on its own: the converted GEMM
+// against the high-precision GEMM on the same high-precision inputs (SPEC §8,
+// SPEC-float8 §7). The probe
 // module makes that measurable inside a whole training step: its entry
 // function also returns, for every matmul the recipe converts, the matmul's
 // own result and the result of a converted copy reading the same operands.
@@ -32,6 +33,8 @@ struct MatmulProbe {
   std::string decision;
   /// Shape and element type of the matmul result.
   Type type;
+  /// A grouped GEMM (`mxfp8train.grouped_mm`) rather than a dense one.
+  bool grouped = false;
   /// Index of the high-precision result among the extra results; the
   /// converted one follows it.
   int64_t extraIndex = -1;
@@ -52,14 +55,9 @@ std::string describeLocation(Location loc);
 /// `probes`, with every candidate matmul and the recipe's decision). The
 /// extra results carry `mxfp8run.name` (the matmul's name) and the roles
 /// above. Fails with `error` set when the function has more than one block.
-FailureOr<OwningOpRef<ModuleOp>>
-buildProbeModule(ModuleOp module, llvm::StringRef entry, RecipeAttr recipe,
-                 llvm::SmallVectorImpl<MatmulProbe> &probes,
-                 std::string &error);
-
-/// The bar of a converted matmul of `role` (forward, dgrad, wgrad; SPEC §8,
-/// torchao per-linear), `wgradWithHp` for the wgrad_with_hp recipes.
-double getMatmulBar(llvm::StringRef role, bool wgradWithHp);
+FailureOr<OwningOpRef<ModuleOp>> buildProbeModule(
+    ModuleOp module, llvm::StringRef entry, RecipeAttrInterface recipe,
+    llvm::SmallVectorImpl<MatmulProbe> &probes, std::string &error);
 
 } // namespace mlir::mxfp8train
 

@@ -9,6 +9,12 @@
 // RUN: FileCheck %s < %t.log
 // RUN: FileCheck %s --check-prefix=ERR < %t.err
 // RUN: %PYTHON %S/Inputs/expect_rc.py 0 mxfp8-run %s --compare --vectorize=false --check-bars=false --per-matmul=false | FileCheck %s --check-prefix=NOCHECK
+//
+// The same with a Float8 recipe: the min_sqnr bar fails the same way (exit
+// status 2) and the role bars are Float8's (SPEC-float8 §7: forward 25 dB).
+// RUN: %PYTHON %S/Inputs/expect_rc.py 2 mxfp8-run %s --compare --vectorize=false --recipe=float8_rowwise > %t.f8.log 2> %t.f8.err
+// RUN: FileCheck %s --check-prefix=F8 < %t.f8.log
+// RUN: FileCheck %s --check-prefix=ERR < %t.f8.err
 
 // CHECK: matmuls: 1 before, 1 scaled_mm after (forward 1), 0 kept in high precision
 // CHECK: #  name  role    type        GEMMs  SQNR dB  max abs err  bar dB     result
@@ -20,6 +26,13 @@
 // CHECK-NEXT: mm      forward  32x64xf32   {{[0-9]+\.[0-9]+}}    {{.*}}  >= 27.00  PASS
 // CHECK: bars: 2 passed, 1 failed
 // ERR: mxfp8-run: 1 row(s) below their SQNR bar
+
+// F8: recipe: #mxfp8train.float8_recipe<float8_rowwise>
+// F8: matmuls: 1 before, 1 scaled_mm after (forward 1), 0 kept in high precision
+// F8: 0  y     output  32x64xbf16  1      {{[0-9]+\.[0-9]+}}    {{.*}}    >= 200.00  FAIL
+// F8-NEXT: 1  e     output  32x32xf32   0      inf      0.000e+00    >= 25.00   PASS
+// F8: mm      forward  32x64xf32   {{[0-9]+\.[0-9]+}}    {{.*}}  >= 25.00  PASS
+// F8: bars: 2 passed, 1 failed
 
 // NOCHECK: 0  y     output  32x64xbf16  1      {{[0-9]+\.[0-9]+}}    {{.*}}    >= 200.00  FAIL
 // NOCHECK-NOT: matmuls (each

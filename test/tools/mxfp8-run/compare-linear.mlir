@@ -19,6 +19,17 @@
 // dequantized e4m3 values are exact in bf16 and the GEMM accumulates in f32,
 // so it matches the scaled_mm SQNRs above.
 // RUN: mxfp8-run %s --compare --recipe=mxfp8_emulated_rceil | FileCheck %s --check-prefix=EMU
+//
+// Float8 recipes (SPEC-float8 §4.2) through the same parser as the rewrite
+// pass: the per-linear bars of SPEC-float8 §7 (test_tensor.py
+// test_float8_training_tensor_ops_fwd_bwd: fwd >= 25, dX >= 24, dW >= 23 dB)
+// on the results and on each GEMM; tensorwise casts grad_output to e5m2 (its
+// gradients lose about 4 dB); rowwise_with_gw_hp, given as a whole attribute,
+// keeps dW in high precision (34 dB, as MX wgrad_with_hp) and casts the
+// weight of grad_input tensorwise.
+// RUN: mxfp8-run %s --compare --vectorize=false --recipe=float8_rowwise | FileCheck %s --check-prefix=F8ROW
+// RUN: mxfp8-run %s --compare --vectorize=false --recipe=float8_tensorwise | FileCheck %s --check-prefix=F8TW
+// RUN: mxfp8-run %s --compare --vectorize=false --recipe='#mxfp8train.float8_recipe<float8_rowwise_with_gw_hp>' | FileCheck %s --check-prefix=F8HP
 
 // CHECK: device: cpu
 // CHECK-NEXT: mxfp8-run: @linear_train_step from {{.*}}compare-linear.mlir
@@ -55,6 +66,35 @@
 // EMU: 0  out   output       64x256xbf16   1      [[S0:[0-9]+\.[0-9]+]]
 // EMU: linear.wgrad  wgrad    256x128xf32   {{.*}}    >= 24.00  PASS
 // EMU: bars: 6 passed, 0 failed
+
+// F8ROW: recipe: #mxfp8train.float8_recipe<float8_rowwise>
+// F8ROW-NEXT: conversion: mxfp8train-lower-narrow-float-arith,mxfp8train-rewrite-matmuls{recipe=float8_rowwise},canonicalize,cse
+// F8ROW-NEXT: matmuls: 3 before, 3 scaled_mm after (dgrad 1, forward 1, wgrad 1), 0 kept in high precision
+// F8ROW-NEXT: remark: linear.fwd: mxfp8train: converted (role forward, lhs quantized along axis 1 (f8E4M3FN, axiswise, pow2), rhs along axis 1 (f8E4M3FN, axiswise, pow2), recipe float8_rowwise)
+// F8ROW: 0  out   output       64x256xbf16   1      {{2[5-9]\.[0-9]+}}    {{.*}}    >= 25.00  PASS
+// F8ROW-NEXT: 1  dx    input_grad   64x128xbf16   1      {{2[5-9]\.[0-9]+}}    {{.*}}    >= 24.00  PASS
+// F8ROW-NEXT: 2  dw    weight_grad  256x128xbf16  1      {{2[5-9]\.[0-9]+}}    {{.*}}    >= 23.00  PASS
+// F8ROW: linear.fwd    forward  64x256xf32   {{2[5-9]\.[0-9]+}}    {{.*}}    >= 25.00  PASS
+// F8ROW-NEXT: linear.dgrad  dgrad    64x128xf32   {{2[5-9]\.[0-9]+}}    {{.*}}    >= 24.00  PASS
+// F8ROW-NEXT: linear.wgrad  wgrad    256x128xf32  {{2[5-9]\.[0-9]+}}    {{.*}}    >= 23.00  PASS
+// F8ROW: bars: 6 passed, 0 failed
+
+// F8TW: recipe: #mxfp8train.float8_recipe<float8_tensorwise>
+// F8TW: remark: linear.dgrad: mxfp8train: converted (role dgrad, lhs quantized along axis 1 (f8E5M2, tensorwise), rhs along axis 0 (f8E4M3FN, tensorwise), recipe float8_tensorwise)
+// F8TW: 0  out   output       64x256xbf16   1      {{2[5-9]\.[0-9]+}}    {{.*}}    >= 25.00  PASS
+// F8TW-NEXT: 1  dx    input_grad   64x128xbf16   1      {{2[4-6]\.[0-9]+}}    {{.*}}    >= 24.00  PASS
+// F8TW-NEXT: 2  dw    weight_grad  256x128xbf16  1      {{2[4-6]\.[0-9]+}}    {{.*}}    >= 23.00  PASS
+// F8TW: linear.wgrad  wgrad    256x128xf32  {{2[4-6]\.[0-9]+}}    {{.*}}    >= 23.00  PASS
+// F8TW: bars: 6 passed, 0 failed
+
+// F8HP: recipe: #mxfp8train.float8_recipe<float8_rowwise_with_gw_hp>
+// F8HP: matmuls: 3 before, 2 scaled_mm after (dgrad 1, forward 1), 1 kept in high precision
+// F8HP: remark: linear.dgrad: mxfp8train: converted (role dgrad, lhs quantized along axis 1 (f8E4M3FN, axiswise, pow2), rhs along axis 0 (f8E4M3FN, tensorwise, pow2), recipe float8_rowwise_with_gw_hp)
+// F8HP-NEXT: remark: linear.wgrad: mxfp8train: kept in high precision (role wgrad, recipe float8_rowwise_with_gw_hp keeps grad_weight in high precision)
+// F8HP: 2  dw    weight_grad  256x128xbf16  0      inf      0.000e+00    >= 34.00  PASS
+// F8HP: linear.dgrad  dgrad    64x128xf32   {{.*}}    >= 24.00  PASS
+// F8HP-NEXT: linear.wgrad  -        256x128xf32  -        -            -         kept in high precision
+// F8HP: bars: 5 passed, 0 failed
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #mm_a = affine_map<(m, n, k) -> (m, k)>

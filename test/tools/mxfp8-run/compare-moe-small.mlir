@@ -20,6 +20,12 @@
 // RUN: FileCheck %s < %t/log
 // RUN: mxfp8-run %mxfp8train_src_root/examples/moe_train_step_small.mlir --compare --recipe=mxfp8_rceil | FileCheck %s --check-prefix=PER
 // RUN: mxfp8-run %mxfp8train_src_root/examples/moe_train_step_small.mlir --compare --vectorize=false --per-matmul=false --recipe=mxfp8_rceil_wgrad_with_hp | FileCheck %s --check-prefix=HP
+//
+// fp8_rowwise (Float8TrainingOpConfig's grouped recipe): each grouped GEMM is
+// held to the per-linear Float8 bars (SPEC-float8 §7; a grouped GEMM equals
+// per-group _scaled_mm bit for bit), the block's results show the MoE layer
+// bars of test_moe_training (out 23, dX 29, param grads 21 dB) for reference.
+// RUN: mxfp8-run %mxfp8train_src_root/examples/moe_train_step_small.mlir --compare --vectorize=false --recipe=fp8_rowwise | FileCheck %s --check-prefix=F8
 
 // With wgrad_with_hp the three 2d-2d weight gradients stay high-precision
 // grouped_mm ops and are counted as such.
@@ -27,6 +33,19 @@
 // HP: remark: experts.w2.wgrad: mxfp8train: kept in high precision (role wgrad, recipe wgrad_with_hp = true)
 // HP: remark: experts.w1.wgrad: mxfp8train: kept in high precision (role wgrad, recipe wgrad_with_hp = true)
 // HP: remark: experts.w3.wgrad: mxfp8train: kept in high precision (role wgrad, recipe wgrad_with_hp = true)
+
+// F8: recipe: #mxfp8train.float8_recipe<float8_rowwise>
+// F8: remark: experts.w1.fwd: mxfp8train: converted (grouped 2d-3d, role forward, lhs quantized along axis 1 (f8E4M3FN, axiswise, pow2), rhs along axis 2 (f8E4M3FN, axiswise, pow2), recipe float8_rowwise)
+// F8: 0  out   output       100x256xbf16    3      {{2[0-9]\.[0-9]+}}    {{.*}}    (23.00)
+// F8-NEXT: 1  dx    input_grad   100x256xbf16    5      {{2[0-9]\.[0-9]+}}    {{.*}}    (29.00)
+// F8-NEXT: 2  dw1   weight_grad  4x512x256xbf16  {{[0-9]}}      {{2[0-9]\.[0-9]+}}    {{.*}}    (21.00)
+// F8: experts.w1.fwd    forward  100x512xbf16    {{2[5-9]\.[0-9]+}}    {{.*}}    >= 25.00  PASS
+// F8-NEXT: experts.w3.fwd    forward  100x512xbf16    {{2[5-9]\.[0-9]+}}    {{.*}}    >= 25.00  PASS
+// F8-NEXT: experts.w2.fwd    forward  100x256xbf16    {{2[5-9]\.[0-9]+}}    {{.*}}    >= 25.00  PASS
+// F8-NEXT: experts.w2.dgrad  dgrad    100x512xbf16    {{2[4-9]\.[0-9]+}}    {{.*}}    >= 24.00  PASS
+// F8: experts.w1.dgrad  dgrad    100x256xbf16    {{2[4-9]\.[0-9]+}}    {{.*}}    >= 24.00  PASS
+// F8-NEXT: experts.w3.dgrad  dgrad    100x256xbf16    {{2[4-9]\.[0-9]+}}    {{.*}}    >= 24.00  PASS
+// F8: bars: {{[0-9]+}} passed, 0 failed
 
 // CHECK: device: cpu
 // CHECK-NEXT: mxfp8-run: @moe_train_step from {{.*}}moe_train_step_small.mlir

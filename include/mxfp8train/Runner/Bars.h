@@ -1,0 +1,42 @@
+//===- Bars.h - the SQNR bars of the compare mode ---------------*- C++ -*-===//
+//
+// The SQNR bars that torchao's own tests hold its training recipes to, by
+// recipe family, GEMM kind (dense linear or grouped) and role: MX from SPEC
+// §8, Float8 from SPEC-float8 §7. mxfp8-run --compare checks each matmul
+// converted alone against its bar and each result of a training step against
+// the bar of its `mxfp8train.role`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP8TRAIN_RUNNER_BARS_H
+#define MXFP8TRAIN_RUNNER_BARS_H
+
+#include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainAttrs.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+
+namespace mlir::mxfp8train {
+
+/// The bar (dB) of one matmul of `role` (`forward`, `dgrad`, `wgrad`)
+/// converted alone under `recipe`; `grouped` for a grouped GEMM. The
+/// per-linear bars: MX 27 / 25 / 24 dB (SPEC §8), Float8 25 / 24 / 23 dB
+/// (SPEC-float8 §7), dense and grouped alike; 34 dB for a weight gradient
+/// the recipe keeps in high precision.
+double getMatmulBar(RecipeAttrInterface recipe, llvm::StringRef role,
+                    bool grouped);
+
+/// The bar (dB) of a result of a training step whose `mxfp8train.role` is
+/// `output`, `input_grad` or `weight_grad`, or std::nullopt for another
+/// role. `dense` / `grouped`: the result depends on a quantized dense /
+/// grouped GEMM (neither: the dense bars). Dense: the per-linear bars;
+/// grouped: MX's per-linear bars, Float8's MoE layer bars (23 / 29 / 21 dB,
+/// SPEC-float8 §7 test_moe_training). Where both apply, the lower bar.
+std::optional<double> getResultBar(RecipeAttrInterface recipe,
+                                   llvm::StringRef role, bool dense,
+                                   bool grouped);
+
+} // namespace mlir::mxfp8train
+
+#endif // MXFP8TRAIN_RUNNER_BARS_H
