@@ -1,4 +1,5 @@
-//===- Float8CastKernels.cpp - Float8 quantize/dequantize kernels -*- C++ -*-===//
+//===- Float8CastKernels.cpp - Float8 quantize/dequantize kernels -*- C++
+//-*-===//
 //
 // The Float8 casts (f32 scales, SPEC-float8 §2) of convert-mxfp8train-to-gpu.
 // Every cast is viewed as `outer x red x inner`, reduced along `red`:
@@ -198,8 +199,7 @@ static Value ctaMax(KernelBuilder &kb, Value a, Value wg, int64_t groupWarps) {
   Value m = memref::LoadOp::create(kb, wg, ValueRange{first});
   for (int64_t j = 1; j < groupWarps; ++j) {
     Value at = arith::AddIOp::create(kb, first, kb.idx(j));
-    m = arith::MaximumFOp::create(kb, m,
-                                  memref::LoadOp::create(kb, wg, at));
+    m = arith::MaximumFOp::create(kb, m, memref::LoadOp::create(kb, wg, at));
   }
   gpu::BarrierOp::create(kb);
   return m;
@@ -207,9 +207,8 @@ static Value ctaMax(KernelBuilder &kb, Value a, Value wg, int64_t groupWarps) {
 
 /// `scf.for iv = start; iv < count; iv += step` carrying the running
 /// NaN-propagating maximum of `body(iv)` (same type as `init`); returns it.
-static Value forLoopMax(KernelBuilder &kb, Value start, Value count,
-                        Value step, Value init,
-                        function_ref<Value(Value)> body) {
+static Value forLoopMax(KernelBuilder &kb, Value start, Value count, Value step,
+                        Value init, function_ref<Value(Value)> body) {
   auto loop = scf::ForOp::create(kb, start, count, step, ValueRange{init});
   {
     OpBuilder::InsertionGuard guard(kb);
@@ -253,8 +252,8 @@ struct RowPlan {
     RowPlan p;
     p.lanes = getLaneCount(v.red, inType);
     p.chunks = v.red / p.lanes;
-    p.threadsPerRow = std::clamp<int64_t>(llvm::PowerOf2Ceil(p.chunks), 32,
-                                          kThreadsPerCTA);
+    p.threadsPerRow =
+        std::clamp<int64_t>(llvm::PowerOf2Ceil(p.chunks), 32, kThreadsPerCTA);
     p.chunksPerThread = llvm::divideCeil(p.chunks, p.threadsPerRow);
     p.twoPass = p.chunksPerThread > kMaxRowChunksPerThread;
     return p;
@@ -312,10 +311,9 @@ static void buildRowQuantize(KernelBuilder &kb, const Float8CastSpec &spec,
       amax = reduceAmaxF32(kb, m);
     } else {
       Bits bb = kb.bits();
-      amax = forLoopMax(kb, sub, kb.idx(p.chunks), kb.idx(t), bb.cf(0.0f),
-                        [&](Value j) {
-                          return reduceAmaxF32(kb, kb.absBits(loadChunk(j)));
-                        });
+      amax = forLoopMax(
+          kb, sub, kb.idx(p.chunks), kb.idx(t), bb.cf(0.0f),
+          [&](Value j) { return reduceAmaxF32(kb, kb.absBits(loadChunk(j))); });
     }
     amax = t == 32 ? warpMax(kb, amax, 32) : ctaMax(kb, amax, wg, t / 32);
     Bits bb = kb.bits();
@@ -324,8 +322,8 @@ static void buildRowQuantize(KernelBuilder &kb, const Float8CastSpec &spec,
         arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, sub, kb.idx(0)),
         [&] { memref::StoreOp::create(kb, s, scales, ValueRange{r}); });
     auto castChunk = [&](Value x, Value j) {
-      kb.store(castLanes(kb, toF32(kb, x), s, spec.f8Type), data,
-               {r, colOf(j)}, p.lanes);
+      kb.store(castLanes(kb, toF32(kb, x), s, spec.f8Type), data, {r, colOf(j)},
+               p.lanes);
     };
     if (p.twoPass) {
       kb.forLoop(sub, kb.idx(p.chunks), kb.idx(t),
@@ -362,10 +360,9 @@ static constexpr int64_t kTensorAmaxMaxCTAs = 2048;
 
 /// A column work item `i` over (outer, row chunk, column group), the column
 /// group fastest (a warp's row loads are contiguous): {o, r0, rowChunk, c0}.
-static std::array<Value, 4> decomposeColumnItem(KernelBuilder &kb, Value i,
-                                                int64_t groupsPerRow,
-                                                int64_t rowChunks,
-                                                int64_t rowsPer, int64_t lanes) {
+static std::array<Value, 4>
+decomposeColumnItem(KernelBuilder &kb, Value i, int64_t groupsPerRow,
+                    int64_t rowChunks, int64_t rowsPer, int64_t lanes) {
   Value cg = arith::RemUIOp::create(kb, i, kb.idx(groupsPerRow));
   Value rest = arith::DivUIOp::create(kb, i, kb.idx(groupsPerRow));
   Value rc = arith::RemUIOp::create(kb, rest, kb.idx(rowChunks));
@@ -394,26 +391,26 @@ static void buildColumnAmax(KernelBuilder &kb, const Float8CastSpec &spec,
   int64_t inAlign = getAccessBytes(lanes, spec.inType);
   kb.gridStrideLoop(
       kb.idx(getColumnWork(v, spec.inType, rowsPer)), [&](Value i) {
-        auto [o, r0, rc, c0] =
-            decomposeColumnItem(kb, i, v.inner / lanes,
-                                llvm::divideCeil(v.red, rowsPer), rowsPer, lanes);
+        auto [o, r0, rc, c0] = decomposeColumnItem(
+            kb, i, v.inner / lanes, llvm::divideCeil(v.red, rowsPer), rowsPer,
+            lanes);
         (void)rc;
-        Value acc = forLoopMax(
-            kb, kb.idx(0), kb.idx(rowsPer), kb.idx(kRowBatch),
-            kb.splatBits(inVec, 0), [&](Value k) {
-              SmallVector<Value> xs;
-              for (int64_t b = 0; b < kRowBatch; ++b) {
-                Value r = arith::AddIOp::create(
-                    kb, r0, arith::AddIOp::create(kb, k, kb.idx(b)));
-                xs.push_back(input.load(kb, inVec, in,
-                                        {o, clampIdx(kb, r, v.red - 1), c0},
-                                        inAlign));
-              }
-              Value m = kb.absBits(xs[0]);
-              for (Value x : ArrayRef(xs).drop_front())
-                m = arith::MaximumFOp::create(kb, m, kb.absBits(x));
-              return m;
-            });
+        Value acc =
+            forLoopMax(kb, kb.idx(0), kb.idx(rowsPer), kb.idx(kRowBatch),
+                       kb.splatBits(inVec, 0), [&](Value k) {
+                         SmallVector<Value> xs;
+                         for (int64_t b = 0; b < kRowBatch; ++b) {
+                           Value r = arith::AddIOp::create(
+                               kb, r0, arith::AddIOp::create(kb, k, kb.idx(b)));
+                           xs.push_back(input.load(
+                               kb, inVec, in,
+                               {o, clampIdx(kb, r, v.red - 1), c0}, inAlign));
+                         }
+                         Value m = kb.absBits(xs[0]);
+                         for (Value x : ArrayRef(xs).drop_front())
+                           m = arith::MaximumFOp::create(kb, m, kb.absBits(x));
+                         return m;
+                       });
         Value bits = kb.bitcastTo(VectorType::get({lanes}, kb.getI32Type()),
                                   toF32(kb, acc));
         for (int64_t j = 0; j < lanes; ++j) {
@@ -441,12 +438,11 @@ static void buildColumnCast(KernelBuilder &kb, const Float8CastSpec &spec,
   auto f32Vec = VectorType::get({lanes}, kb.getF32Type());
   kb.gridStrideLoop(
       kb.idx(getColumnWork(v, spec.inType, rowsPer)), [&](Value i) {
-        auto [o, r0, rc, c0] =
-            decomposeColumnItem(kb, i, v.inner / lanes,
-                                llvm::divideCeil(v.red, rowsPer), rowsPer, lanes);
-        Value amaxBits =
-            kb.load(VectorType::get({lanes}, kb.getI32Type()), words, {o, c0},
-                    lanes * 4);
+        auto [o, r0, rc, c0] = decomposeColumnItem(
+            kb, i, v.inner / lanes, llvm::divideCeil(v.red, rowsPer), rowsPer,
+            lanes);
+        Value amaxBits = kb.load(VectorType::get({lanes}, kb.getI32Type()),
+                                 words, {o, c0}, lanes * 4);
         SmallVector<Value> perColumn;
         for (int64_t j = 0; j < lanes; ++j) {
           Bits bb = kb.bits();
@@ -463,8 +459,8 @@ static void buildColumnCast(KernelBuilder &kb, const Float8CastSpec &spec,
           for (int64_t k = k0; k < std::min(k0 + kRowBatch, rowsPer); ++k) {
             rows.push_back(clampIdx(
                 kb, arith::AddIOp::create(kb, r0, kb.idx(k)), v.red - 1));
-            xs.push_back(input.load(kb, inVec, in, {o, rows.back(), c0},
-                                    inAlign));
+            xs.push_back(
+                input.load(kb, inVec, in, {o, rows.back(), c0}, inAlign));
           }
           for (auto [r, x] : llvm::zip(rows, xs))
             kb.store(castLanes(kb, toF32(kb, x), s, spec.f8Type), data,
@@ -477,16 +473,15 @@ static void buildColumnCast(KernelBuilder &kb, const Float8CastSpec &spec,
 /// kTensorAmaxUnroll loads in flight per thread, then the CTA's maximum
 /// (ctaMax) and one `atomicMax` per CTA.
 static void buildTensorAmax(KernelBuilder &kb, const Float8CastSpec &spec,
-                            const KernelInput &input, ValueRange in,
-                            Value word, Value wg) {
+                            const KernelInput &input, ValueRange in, Value word,
+                            Value wg) {
   const Float8View &v = spec.view;
   int64_t lanes = getLaneCount(v.red, spec.inType);
   int64_t chunks = v.red / lanes;
   auto inVec = VectorType::get({lanes}, spec.inType);
   int64_t inAlign = getAccessBytes(lanes, spec.inType);
   Value threads = kb.gridThreads();
-  Value stride =
-      arith::MulIOp::create(kb, threads, kb.idx(kTensorAmaxUnroll));
+  Value stride = arith::MulIOp::create(kb, threads, kb.idx(kTensorAmaxUnroll));
   Value acc = forLoopMax(
       kb, kb.globalThreadId(), kb.idx(chunks), stride, kb.splatBits(inVec, 0),
       [&](Value i) {
@@ -497,9 +492,9 @@ static void buildTensorAmax(KernelBuilder &kb, const Float8CastSpec &spec,
               arith::AddIOp::create(
                   kb, i, arith::MulIOp::create(kb, threads, kb.idx(u))),
               chunks - 1);
-          xs.push_back(input.load(
-              kb, inVec, in, {arith::MulIOp::create(kb, j, kb.idx(lanes))},
-              inAlign));
+          xs.push_back(input.load(kb, inVec, in,
+                                  {arith::MulIOp::create(kb, j, kb.idx(lanes))},
+                                  inAlign));
         }
         Value m = kb.absBits(xs[0]);
         for (Value x : ArrayRef(xs).drop_front())
@@ -508,30 +503,29 @@ static void buildTensorAmax(KernelBuilder &kb, const Float8CastSpec &spec,
       });
   Value amax = ctaMax(kb, reduceAmaxF32(kb, acc), wg, kThreadsPerCTA / 32);
   Value tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
-  kb.ifThen(
-      arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, tid, kb.idx(0)),
-      [&] {
-        Bits bb = kb.bits();
-        memref::AtomicRMWOp::create(kb, arith::AtomicRMWKind::maxu,
-                                    bb.f32Bits(amax), word,
-                                    ValueRange{kb.idx(0)});
-      });
+  kb.ifThen(arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, tid, kb.idx(0)),
+            [&] {
+              Bits bb = kb.bits();
+              memref::AtomicRMWOp::create(kb, arith::AtomicRMWKind::maxu,
+                                          bb.f32Bits(amax), word,
+                                          ValueRange{kb.idx(0)});
+            });
 }
 
 /// Tensor cast: (in (n), word (1), data (n), scale ()) — every thread
 /// computes the scale from the word once; thread 0 writes it; one 16-byte
 /// chunk per work item.
 static void buildTensorCast(KernelBuilder &kb, const Float8CastSpec &spec,
-                            const KernelInput &input, ValueRange in,
-                            Value word, Value data, Value scale) {
+                            const KernelInput &input, ValueRange in, Value word,
+                            Value data, Value scale) {
   const Float8View &v = spec.view;
   ElementFormat fmt = getElementFormat(spec.f8Type);
   int64_t lanes = getLaneCount(v.red, spec.inType);
   auto inVec = VectorType::get({lanes}, spec.inType);
   int64_t inAlign = getAccessBytes(lanes, spec.inType);
   Bits bb = kb.bits();
-  Value amax = bb.f32FromBits(
-      memref::LoadOp::create(kb, word, ValueRange{kb.idx(0)}));
+  Value amax =
+      bb.f32FromBits(memref::LoadOp::create(kb, word, ValueRange{kb.idx(0)}));
   Value s = computeFloat8Scale(bb, amax, fmt, spec.pow2);
   kb.ifThen(arith::CmpIOp::create(kb, arith::CmpIPredicate::eq,
                                   kb.globalThreadId(), kb.idx(0)),
@@ -555,8 +549,8 @@ static void buildFloat8Dequantize(KernelBuilder &kb, const Float8View &v,
   int64_t lanes = getLaneCount(v.contiguous(), outType);
   auto f32Vec = VectorType::get({lanes}, kb.getF32Type());
   int64_t perRow = v.contiguous() / lanes;
-  int64_t work = v.outer * (v.kind == Float8ViewKind::Column ? v.red : 1) *
-                 perRow;
+  int64_t work =
+      v.outer * (v.kind == Float8ViewKind::Column ? v.red : 1) * perRow;
   Value tensorScale;
   if (v.kind == Float8ViewKind::Tensor)
     tensorScale = memref::LoadOp::create(kb, scales, ValueRange{});
@@ -613,8 +607,7 @@ static SmallVector<Value> getFloat8InputViews(RewriterBase &rewriter,
 namespace {
 /// Float8 quantize -> the row kernel, or memset + amax + cast kernels.
 struct Float8QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
-  Float8QuantizeOpToGPU(MLIRContext *ctx, KernelCache cache,
-                        bool fuseProducers)
+  Float8QuantizeOpToGPU(MLIRContext *ctx, KernelCache cache, bool fuseProducers)
       : KernelPattern(ctx, std::move(cache)), fuseProducers(fuseProducers) {}
 
   LogicalResult rewriteStatic(QuantizeOp op,
@@ -637,10 +630,10 @@ struct Float8QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
     Value scales = v.kind == Float8ViewKind::Tensor
                        ? buffers[1]
                        : collapseTo(rewriter, loc, buffers[1], v.scaleShape());
-    std::string tag = llvm::formatv(
-        "{0}_{1}_{2}{3}_{4}", v.tag(), getTypeTag(spec.inType),
-        getTypeTag(spec.f8Type), spec.pow2 ? "_pow2" : "",
-        getShapeTag(v.dataShape()));
+    std::string tag =
+        llvm::formatv("{0}_{1}_{2}{3}_{4}", v.tag(), getTypeTag(spec.inType),
+                      getTypeTag(spec.f8Type), spec.pow2 ? "_pow2" : "",
+                      getShapeTag(v.dataShape()));
     tag += input.getNameTag();
     unsigned n = ins.size();
     SmallVector<Type> warpMaxType = {getWarpMaxType(rewriter.getContext())};
@@ -691,11 +684,12 @@ struct Float8QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
     amaxKernel.removeArgAttr(n, LLVM::LLVMDialect::getWriteOnlyAttrName());
     int64_t lanes = getLaneCount(v.contiguous(), spec.inType);
     int64_t amaxGrid =
-        column ? cache.getGridSize(getColumnWork(
-                     v, spec.inType, std::min(kColumnAmaxRows, v.red)))
-               : std::min(cache.getGridSize(llvm::divideCeil(
-                              v.red / lanes, kTensorAmaxUnroll)),
-                          kTensorAmaxMaxCTAs);
+        column
+            ? cache.getGridSize(getColumnWork(v, spec.inType,
+                                              std::min(kColumnAmaxRows, v.red)))
+            : std::min(cache.getGridSize(
+                           llvm::divideCeil(v.red / lanes, kTensorAmaxUnroll)),
+                       kTensorAmaxMaxCTAs);
     launch(rewriter, loc, amaxKernel, amaxGrid, amaxArgs);
 
     SmallVector<Value> castArgs = ins;
@@ -750,15 +744,14 @@ struct Float8DequantizeOpToGPU final : KernelPattern<DequantizeOp> {
         getTypeTag(outType), getShapeTag(v.dataShape()));
     SmallVector<Type> argTypes = {data.getType(), scales.getType(),
                                   out.getType()};
-    gpu::GPUFuncOp kernel = cache.getOrCreate(
-        rewriter, name, argTypes, /*numInputs=*/2, {},
-        [&](KernelBuilder &kb, ValueRange args, ValueRange) {
-          buildFloat8Dequantize(kb, v, f8Type, outType, args[0], args[1],
-                                args[2]);
-        });
+    gpu::GPUFuncOp kernel =
+        cache.getOrCreate(rewriter, name, argTypes, /*numInputs=*/2, {},
+                          [&](KernelBuilder &kb, ValueRange args, ValueRange) {
+                            buildFloat8Dequantize(kb, v, f8Type, outType,
+                                                  args[0], args[1], args[2]);
+                          });
     int64_t lanes = getLaneCount(v.contiguous(), outType);
-    int64_t work = v.outer *
-                   (v.kind == Float8ViewKind::Column ? v.red : 1) *
+    int64_t work = v.outer * (v.kind == Float8ViewKind::Column ? v.red : 1) *
                    (v.contiguous() / lanes);
     return launchAndReplace(rewriter, op, kernel, cache.getGridSize(work),
                             {data, scales, out}, buffers);

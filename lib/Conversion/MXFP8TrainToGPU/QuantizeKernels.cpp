@@ -887,7 +887,7 @@ struct QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
   LogicalResult rewriteStatic(QuantizeOp op,
                               PatternRewriter &rewriter) const override {
     if (op.isFloat8())
-      return rewriter.notifyMatchFailure(op, "Float8 cast: no GPU kernel yet");
+      return rewriter.notifyMatchFailure(op, "Float8 cast: Float8CastKernels.cpp");
     Location loc = op.getLoc();
     RankedTensorType inputType = op.getInput().getType();
     QuantizeSpec spec{BlockView::get(inputType.getShape(), op.getAxis()),
@@ -1036,7 +1036,7 @@ struct DequantizeOpToGPU final : KernelPattern<DequantizeOp> {
   LogicalResult rewriteStatic(DequantizeOp op,
                               PatternRewriter &rewriter) const override {
     if (op.isFloat8())
-      return rewriter.notifyMatchFailure(op, "Float8 cast: no GPU kernel yet");
+      return rewriter.notifyMatchFailure(op, "Float8 cast: Float8CastKernels.cpp");
     Location loc = op.getLoc();
     RankedTensorType dataType = op.getData().getType();
     DequantizeSpec spec{BlockView::get(dataType.getShape(), op.getAxis()),
