@@ -823,10 +823,10 @@ def run_cases(args, cp):
             ref = np.load(os.path.join(cdir, "ref", "r%d.npy" % j)).view(np.uint8).reshape(-1)
             if case.get("nan_equal"):
                 # Float8 casts: f32 / bf16 NaNs of any payload match.
-                same, n = gpu_check_float8.outputs_equal(
+                same, why = gpu_check_float8.outputs_equal(
                     case["outputs"][j]["elem"], got, ref)
                 if not same:
-                    bad.append("r%d: %d elements differ" % (j, n))
+                    bad.append("r%d: %s" % (j, why))
                 continue
             if got.shape != ref.shape or not np.array_equal(got, ref):
                 n = int(np.count_nonzero(got != ref)) if got.shape == ref.shape else -1

@@ -225,23 +225,25 @@ def make_inputs(case, ins, rng, to_bf16):
 
 
 def outputs_equal(elem, got, ref):
-    """Whether output bytes `got` equal `ref` (uint8 arrays) for an output of
+    """Compares output bytes `got` with `ref` (uint8 arrays) of an output of
     element type `elem`: bytes exactly, except that f32 / bf16 NaNs of any
-    payload and sign match each other."""
+    payload and sign match each other. Returns (equal, message)."""
     if got.shape != ref.shape:
-        return False, -1
+        return False, "%d bytes, expected %d" % (got.size, ref.size)
     if elem in ("f32", "bf16"):
-        it = np.uint32 if elem == "f32" else np.uint16
+        it, mag, inf = ((np.uint32, 0x7FFFFFFF, 0x7F800000) if elem == "f32"
+                        else (np.uint16, 0x7FFF, 0x7F80))
         g, r = got.view(it), ref.view(it)
-        nan = ((g & (0x7FFFFFFF if elem == "f32" else 0x7FFF)) >
-               (0x7F800000 if elem == "f32" else 0x7F80))
-        rnan = ((r & (0x7FFFFFFF if elem == "f32" else 0x7FFF)) >
-                (0x7F800000 if elem == "f32" else 0x7F80))
-        bad = (g != r) & ~(nan & rnan)
+        bad = (g != r) & ~(((g & mag) > inf) & ((r & mag) > inf))
     else:
+        g, r = got, ref
         bad = got != ref
     n = int(np.count_nonzero(bad))
-    return n == 0, n
+    if n == 0:
+        return True, ""
+    first = int(np.argmax(bad))
+    return False, "%d of %d elements differ (first at %d: gpu %s cpu %s)" % (
+        n, bad.size, first, hex(int(g[first])), hex(int(r[first])))
 
 
 # Timed alone on the H200 against a device copy: (name, kind, shape, elem,
