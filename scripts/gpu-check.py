@@ -38,6 +38,11 @@
 #   ms and TFLOP/s, next to torch._scaled_mm of the same shape and recipe
 #   when torch is importable there.
 #
+#   The Float8 cast cases (`f8q_*`, `f8dq_*`: Float8 quantize / dequantize,
+#   tensorwise and axiswise) and their timing rows come from
+#   scripts/gpu_check_float8.py; they are bit-exact like the MX cases, with
+#   any f32 / bf16 NaN matching any NaN.
+#
 # Exit status of `run`: 0 when every case is bit-exact (Float8 GEMMs: within
 # tolerance), 1 otherwise. On a
 # GPU of another architecture than the prepared chip (an sm_100a folder on
@@ -59,6 +64,8 @@ import sys
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import gpu_check_float8  # noqa: E402  (the Float8 cast cases)
 # Writes the cubin of a lowered module (`--bin OUT`); shared with the tests.
 EXTRACT_PTX = os.path.join(ROOT, "test", "Target", "PTX", "Inputs", "extract-ptx.py")
 
@@ -308,6 +315,8 @@ def case_module(case, for_cpu):
                 tensor_type(shape, elem)))
     elif k == "f8mm":
         ins, outs, body = float8_gemm_module(case)
+    elif k in gpu_check_float8.KINDS:
+        ins, outs, body = gpu_check_float8.case_body(case)
     elif k == "to_blocked":
         shape = case["shape"]
         ins = [(shape, "f8E8M0FNU")]
@@ -358,6 +367,8 @@ def make_inputs(case, ins, rng):
         x = rng.standard_normal(shape).astype(np.float32)
         arrays.append(f32_bits_to_bf16(x.view(np.uint32)) if elem == "bf16" else x)
         arrays.append(np.array(case["offs"], dtype=np.int32))
+    elif k in gpu_check_float8.KINDS:
+        arrays += gpu_check_float8.make_inputs(case, ins, rng, f32_bits_to_bf16)
     elif k == "to_blocked":
         arrays.append(rng.integers(0, 256, size=ins[0][0], dtype=np.uint8))
         if "offs" in case:
@@ -528,7 +539,7 @@ def timing_kernels():
         ("dequantize_32x1_bf16", "dequantize", [16384, 16384], "bf16", 0, None),
         ("pad_token_groups_bf16", "pad", [131072, 7168], "bf16", None, None),
     ]
-    return kernels
+    return kernels + gpu_check_float8.timing_kernels()
 
 
 def timing_module(kind, shape, elem, axis, mode):
@@ -542,6 +553,8 @@ def timing_module(kind, shape, elem, axis, mode):
     elif kind == "dequantize":
         case = dict(kind="dequantize", shape=shape, f8="f8E4M3FN", out=elem,
                     axis=axis, layout="row_major")
+    elif kind in gpu_check_float8.KINDS:
+        case = gpu_check_float8.timing_case(kind, shape, elem, axis, mode)
     else:
         case = dict(kind="pad", tokens=shape[0], cols=shape[1], groups=8,
                     elem=elem, alignment=32, offs=[])
@@ -642,8 +655,10 @@ def prepare(args):
     shutil.copy(os.path.join(build, "lib", "libmxfp8train_runtime.so"), out)
     rng = np.random.default_rng(args.seed)
     manifest = dict(chip=args.chip, cases=[], timing=[])
-    for case in quantize_cases() + float8_gemm_cases():
+    for case in quantize_cases() + float8_gemm_cases() + gpu_check_float8.cases():
         name = case["name"]
+        if args.cases and not re.search(args.cases, name):
+            continue
         cdir = os.path.join(out, name)
         os.makedirs(cdir, exist_ok=True)
         gpu_text, ins, outs = case_module(case, for_cpu=False)
@@ -668,7 +683,10 @@ def prepare(args):
         else:
             run([mrun, os.path.join(cdir, "cpu.mlir"), "--entry=case",
                  "--output-dir=" + os.path.join(cdir, "ref")] +
-                ["--input=" + p for p in paths], stdout=subprocess.DEVNULL)
+                ["--input=" + p for p in paths] +
+                (gpu_check_float8.CPU_RUN_FLAGS
+                 if case["kind"] in gpu_check_float8.KINDS else []),
+                stdout=subprocess.DEVNULL)
         obj = os.path.join(cdir, "case.o")
         run(["bash", os.path.join(ROOT, "scripts", "aot-compile.sh"),
              os.path.join(cdir, "gpu.mlir"), obj, args.chip], env=env)
@@ -679,6 +697,8 @@ def prepare(args):
             outputs=[dict(shape=s, elem=e) for s, e in outs]))
         if float8:
             manifest["cases"][-1]["tolerance"] = FLOAT8_GEMM_TOLERANCE[case["out"]]
+        if case["kind"] in gpu_check_float8.KINDS:
+            manifest["cases"][-1]["nan_equal"] = True
     prepare_gemm_timing(args, out, env, manifest)
     prepare_timing(args, opt, out, manifest, "")
     with open(manifest_path, "w") as f:
@@ -801,6 +821,13 @@ def run_cases(args, cp):
         for j, a in enumerate(dev_out):
             got = cp.asnumpy(a).view(np.uint8).reshape(-1)
             ref = np.load(os.path.join(cdir, "ref", "r%d.npy" % j)).view(np.uint8).reshape(-1)
+            if case.get("nan_equal"):
+                # Float8 casts: f32 / bf16 NaNs of any payload match.
+                same, why = gpu_check_float8.outputs_equal(
+                    case["outputs"][j]["elem"], got, ref)
+                if not same:
+                    bad.append("r%d: %s" % (j, why))
+                continue
             if got.shape != ref.shape or not np.array_equal(got, ref):
                 n = int(np.count_nonzero(got != ref)) if got.shape == ref.shape else -1
                 first = int(np.argmax(got != ref)) if n > 0 else -1
@@ -896,6 +923,8 @@ def main():
                    "DIR as NAME.SUFFIX (no cases)")
     p.add_argument("--only", action="append", default=[],
                    help="prepare only these timing kernels")
+    p.add_argument("--cases", metavar="REGEX",
+                   help="prepare only the cases whose name matches")
     r = sub.add_parser("run")
     r.add_argument("dir")
     r.add_argument("--no-timing", action="store_true")

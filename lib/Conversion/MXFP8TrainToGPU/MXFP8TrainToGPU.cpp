@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxfp8train/Conversion/MXFP8TrainToGPU/MXFP8TrainToGPU.h"
+#include "Float8CastKernels.h"
 #include "FusedProducer.h"
 #include "Gemm/DequantFusion.h"
 #include "Gemm/WGMMAFloat8.h"
@@ -44,6 +45,7 @@ static void populateKernelPatterns(RewritePatternSet &patterns,
                                    KernelCache &cache, bool fuseProducers,
                                    bool elementwiseKernels) {
   populateQuantizeKernelPatterns(patterns, cache, fuseProducers);
+  populateFloat8CastKernelPatterns(patterns, cache, fuseProducers);
   if (elementwiseKernels)
     populateElementwiseKernelPatterns(patterns, cache, fuseProducers);
   populateLayoutKernelPatterns(patterns, cache);
@@ -64,15 +66,6 @@ static bool isFloat8Gemm(Operation *op) {
     return mm.isFloat8();
   if (auto gmm = dyn_cast<ScaledGroupedMmOp>(op))
     return gmm.isFloat8();
-  return false;
-}
-
-/// Whether `op` is a Float8 (f32-scaled) quantize / dequantize.
-static bool isFloat8Cast(Operation *op) {
-  if (auto q = dyn_cast<QuantizeOp>(op))
-    return q.isFloat8();
-  if (auto dq = dyn_cast<DequantizeOp>(op))
-    return dq.isFloat8();
   return false;
 }
 
@@ -176,9 +169,6 @@ struct ConvertMXFP8TrainToGPUPass final
                                                 << "' has no GPU lowering";
       if (!hasStaticShapes(op))
         diag << ": it has a dynamic shape";
-      else if (isFloat8Cast(op))
-        diag << ": Float8 casts (f32 scales) have no GPU kernel yet; they "
-                "run on the CPU path (SPEC-float8 section 2)";
       else if (isFloat8Gemm(op))
         diag << ": " << gpu_lowering::whyNoFloat8GemmLowering(op, target.chip);
       else if (isa<ScaledMmOp, ScaledGroupedMmOp>(op))

@@ -35,6 +35,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CastLanes.h"
 #include "FusedProducer.h"
 #include "Gemm/DequantFusion.h"
 #include "KernelBuilder.h"
@@ -118,15 +119,6 @@ static StringRef getLayoutTag(ScaleLayout layout) {
 //===----------------------------------------------------------------------===//
 // Kernel-body pieces
 //===----------------------------------------------------------------------===//
-
-/// bf16/f32 lanes -> f32 lanes (arith.extf, exact).
-static Value toF32(KernelBuilder &kb, Value v) {
-  auto type = cast<VectorType>(v.getType());
-  if (type.getElementType().isF32())
-    return v;
-  return arith::ExtFOp::create(
-      kb, VectorType::get(type.getShape(), kb.getF32Type()), v);
-}
 
 /// The scalar amax of a vector in the input type as f32 (exact).
 static Value amaxF32(KernelBuilder &kb, Value absMax) {
@@ -729,24 +721,6 @@ static void buildQuantizeDual(KernelBuilder &kb, const QuantizeSpec &rowSpec,
 // Dequantize kernels
 //===----------------------------------------------------------------------===//
 
-/// `x` (f32 lanes) rounded into `outType` lanes; NaN lanes become the CPU
-/// path's quiet NaN (f32 0x7FC00000, bf16 0x7FC0): the hardware returns a
-/// canonical NaN of another bit pattern.
-static Value finishDequantized(KernelBuilder &kb, Value p, Type outType) {
-  auto type = cast<VectorType>(p.getType());
-  Value isNaN = arith::CmpFOp::create(kb, arith::CmpFPredicate::UNO, p, p);
-  auto outVec = VectorType::get(type.getShape(), outType);
-  Value rounded = p;
-  uint64_t nanBits = 0x7FC00000;
-  if (outType.isBF16()) {
-    // cvt.rn.bf16x2.f32: round to nearest even, subnormals kept.
-    rounded = arith::TruncFOp::create(kb, outVec, p);
-    nanBits = 0x7FC0;
-  }
-  return arith::SelectOp::create(kb, isNaN, kb.splatBits(outVec, nanBits),
-                                 rounded);
-}
-
 /// Decoded scale of byte `byte` (i32) as f32.
 static Value decodeScaleByte(KernelBuilder &kb, Value scaleValue) {
   Bits bb = kb.bits();
@@ -913,7 +887,7 @@ struct QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
   LogicalResult rewriteStatic(QuantizeOp op,
                               PatternRewriter &rewriter) const override {
     if (op.isFloat8())
-      return rewriter.notifyMatchFailure(op, "Float8 cast: no GPU kernel yet");
+      return rewriter.notifyMatchFailure(op, "Float8 cast: Float8CastKernels.cpp");
     Location loc = op.getLoc();
     RankedTensorType inputType = op.getInput().getType();
     QuantizeSpec spec{BlockView::get(inputType.getShape(), op.getAxis()),
@@ -1062,7 +1036,7 @@ struct DequantizeOpToGPU final : KernelPattern<DequantizeOp> {
   LogicalResult rewriteStatic(DequantizeOp op,
                               PatternRewriter &rewriter) const override {
     if (op.isFloat8())
-      return rewriter.notifyMatchFailure(op, "Float8 cast: no GPU kernel yet");
+      return rewriter.notifyMatchFailure(op, "Float8 cast: Float8CastKernels.cpp");
     Location loc = op.getLoc();
     RankedTensorType dataType = op.getData().getType();
     DequantizeSpec spec{BlockView::get(dataType.getShape(), op.getAxis()),

@@ -1,31 +1,32 @@
 // RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu --split-input-file --verify-diagnostics
 // RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="chip=sm_100a" --split-input-file --verify-diagnostics
 
-// Float8 casts (f32 scales) have no GPU kernel yet: the MX quantize and
-// dequantize kernels must not take them (their scales are not e8m0 bytes),
-// so each is reported at the op and the pass fails.
+// Float8 casts (f32 scales) lower to the kernels of Float8CastKernels.cpp
+// for every static shape; a dynamic one is reported at the op and the pass
+// fails (the MX kernels never take a Float8 cast: its scales are not e8m0
+// bytes).
 
-func.func @quantize_rowwise(%x: tensor<64x128xbf16>) -> (tensor<64x128xf8E4M3FN>, tensor<64x1xf32>) {
-  // expected-error @+1 {{'mxfp8train.quantize' has no GPU lowering: Float8 casts (f32 scales) have no GPU kernel yet; they run on the CPU path (SPEC-float8 section 2)}}
+func.func @quantize_rowwise_dynamic(%x: tensor<?x128xbf16>) -> (tensor<?x128xf8E4M3FN>, tensor<?x1xf32>) {
+  // expected-error @+1 {{'mxfp8train.quantize' has no GPU lowering: it has a dynamic shape}}
   %q, %s = mxfp8train.quantize %x axis = 1 granularity = axiswise pow2
-      : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<64x1xf32>
-  return %q, %s : tensor<64x128xf8E4M3FN>, tensor<64x1xf32>
+      : tensor<?x128xbf16> -> tensor<?x128xf8E4M3FN>, tensor<?x1xf32>
+  return %q, %s : tensor<?x128xf8E4M3FN>, tensor<?x1xf32>
 }
 
 // -----
 
-func.func @quantize_tensorwise(%x: tensor<64x128xbf16>) -> (tensor<64x128xf8E5M2>, tensor<f32>) {
-  // expected-error @+1 {{'mxfp8train.quantize' has no GPU lowering: Float8 casts (f32 scales) have no GPU kernel yet}}
+func.func @quantize_tensorwise_dynamic(%x: tensor<64x?xbf16>) -> (tensor<64x?xf8E5M2>, tensor<f32>) {
+  // expected-error @+1 {{'mxfp8train.quantize' has no GPU lowering: it has a dynamic shape}}
   %q, %s = mxfp8train.quantize %x granularity = tensorwise
-      : tensor<64x128xbf16> -> tensor<64x128xf8E5M2>, tensor<f32>
-  return %q, %s : tensor<64x128xf8E5M2>, tensor<f32>
+      : tensor<64x?xbf16> -> tensor<64x?xf8E5M2>, tensor<f32>
+  return %q, %s : tensor<64x?xf8E5M2>, tensor<f32>
 }
 
 // -----
 
-func.func @dequantize_tensorwise(%q: tensor<64x128xf8E4M3FN>, %s: tensor<f32>) -> tensor<64x128xbf16> {
-  // expected-error @+1 {{'mxfp8train.dequantize' has no GPU lowering: Float8 casts (f32 scales) have no GPU kernel yet}}
-  %x = mxfp8train.dequantize %q [%s] granularity = tensorwise
-      : tensor<64x128xf8E4M3FN> [tensor<f32>] -> tensor<64x128xbf16>
-  return %x : tensor<64x128xbf16>
+func.func @dequantize_colwise_dynamic(%q: tensor<?x128xf8E4M3FN>, %s: tensor<1x128xf32>) -> tensor<?x128xbf16> {
+  // expected-error @+1 {{'mxfp8train.dequantize' has no GPU lowering: it has a dynamic shape}}
+  %x = mxfp8train.dequantize %q [%s] axis = 0 granularity = axiswise
+      : tensor<?x128xf8E4M3FN> [tensor<1x128xf32>] -> tensor<?x128xbf16>
+  return %x : tensor<?x128xbf16>
 }

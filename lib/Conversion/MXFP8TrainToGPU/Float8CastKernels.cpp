@@ -1,0 +1,768 @@
+//===- Float8CastKernels.cpp - Float8 quantize/dequantize kernels -*- C++
+//-*-===//
+//
+// The Float8 casts (f32 scales, SPEC-float8 §2) of convert-mxfp8train-to-gpu.
+// Every cast is viewed as `outer x red x inner`, reduced along `red`:
+//
+// - row (axiswise, nothing after the axis: the rowwise cast along the last
+//   dim): one kernel. `threadsPerRow` threads (32..256) of a CTA share a
+//   row; each loads its 16-byte chunks into registers (or, past
+//   kMaxRowChunksPerThread chunks, reads the row a second time), the amax
+//   is completed by `shfl.sync.bfly` and, across warps, a word of shared
+//   memory per warp; the scale comes from the shared computeFloat8Scale and
+//   the data from the registers.
+// - column (axiswise along any other dim, e.g. the colwise cast of an
+//   (M, K) tensor or the -2 axis of (E, K, N) weights) and tensor
+//   (tensorwise): the group amax needs every CTA, so it goes through device
+//   words without a host round-trip: the words are zeroed in-stream
+//   (`gpu.memset`), an amax kernel reads each element once (coalesced
+//   16-byte row loads) and `atomicMax`es the u32 bits of the f32 |x|
+//   (non-negative floats order like their bits and every NaN's bits
+//   exceed +Inf's, so a NaN makes the word a NaN and the scale NaN, as
+//   SPEC-float8 §2.7 wants; |.| clears the sign of -0.0), and a cast
+//   kernel turns each word into the scale with computeFloat8Scale, casts
+//   and writes the scales.
+// - dequantize: elementwise, 16 output bytes per thread, the hardware
+//   `cvt.rn.f16x2.{e4m3,e5m2}x2` (exact), the IEEE f32 division `q / s`
+//   (`div.rn.f32`) and one rounding to the result type.
+//
+// The data cast is `RN_f32(x * s)` then the hardware
+// `cvt.rn.satfinite.{e4m3,e5m2}x2.f32`, the RNE satfinite cast that
+// encodeElement (and so castToFloat8) computes; a NaN product (NaN scale,
+// or ±Inf times the scale 0) is forced to 0x7F as on the CPU path.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Float8CastKernels.h"
+#include "CastLanes.h"
+#include "FusedProducer.h"
+#include "mxfp8train/Conversion/Utils/Float8Arith.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+using namespace mlir::mxfp8train::gpu_lowering;
+using namespace mlir::mxfp8train::lowering;
+
+//===----------------------------------------------------------------------===//
+// Shapes
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// How a Float8 cast's scaling groups lie in memory.
+enum class Float8ViewKind { Tensor, Row, Column };
+
+/// The canonical view of a Float8 cast: `outer x red x inner`, one scale per
+/// (outer, inner) reduced along `red`. Tensor: (1, n, 1); Row: (rows, K, 1);
+/// Column: everything before, at and after the axis.
+struct Float8View {
+  Float8ViewKind kind;
+  int64_t outer, red, inner;
+
+  static Float8View get(ArrayRef<int64_t> shape, bool tensorwise,
+                        int64_t axis) {
+    int64_t rank = shape.size();
+    auto product = [&](int64_t from, int64_t to) {
+      int64_t p = 1;
+      for (int64_t d = from; d < to; ++d)
+        p *= shape[d];
+      return p;
+    };
+    if (tensorwise)
+      return {Float8ViewKind::Tensor, 1, product(0, rank), 1};
+    int64_t inner = product(axis + 1, rank);
+    return {inner == 1 ? Float8ViewKind::Row : Float8ViewKind::Column,
+            product(0, axis), shape[axis], inner};
+  }
+
+  /// The data view: (n), (rows, K) or (outer, red, inner).
+  SmallVector<int64_t> dataShape() const {
+    switch (kind) {
+    case Float8ViewKind::Tensor:
+      return {red};
+    case Float8ViewKind::Row:
+      return {outer, red};
+    case Float8ViewKind::Column:
+      return {outer, red, inner};
+    }
+    llvm_unreachable("unknown view kind");
+  }
+  /// The scale view: () for Tensor (the rank-0 buffer), (rows) or
+  /// (outer, inner).
+  SmallVector<int64_t> scaleShape() const {
+    if (kind == Float8ViewKind::Row)
+      return {outer};
+    if (kind == Float8ViewKind::Column)
+      return {outer, inner};
+    return {};
+  }
+  /// The contiguous extent that one vector access may not cross.
+  int64_t contiguous() const {
+    return kind == Float8ViewKind::Column ? inner : red;
+  }
+  StringRef tag() const {
+    switch (kind) {
+    case Float8ViewKind::Tensor:
+      return "tensor";
+    case Float8ViewKind::Row:
+      return "row";
+    case Float8ViewKind::Column:
+      return "col";
+    }
+    llvm_unreachable("unknown view kind");
+  }
+};
+
+/// Everything a Float8 quantize kernel is specialised on.
+struct Float8CastSpec {
+  Float8View view;
+  Type inType, f8Type;
+  bool pow2;
+};
+} // namespace
+
+/// Lanes of one 16-byte access of `elemType` that divide `contiguous`.
+static int64_t getLaneCount(int64_t contiguous, Type elemType) {
+  int64_t lanes = 16 / (elemType.getIntOrFloatBitWidth() / 8);
+  while (contiguous % lanes != 0)
+    lanes /= 2;
+  return lanes;
+}
+
+/// Byte size of an access of `lanes` elements of `type`.
+static int64_t getAccessBytes(int64_t lanes, Type type) {
+  return lanes * type.getIntOrFloatBitWidth() / 8;
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel-body pieces
+//===----------------------------------------------------------------------===//
+
+/// The fp8 lanes (vector<N x f8Type>) of `x` (f32 lanes) times `s` (an f32
+/// or f32 lanes): `RN_f32(x * s)`, then the hardware RNE satfinite cast;
+/// NaN products become 0x7F (SPEC-float8 §2.5, §2.7).
+static Value castLanes(KernelBuilder &kb, Value x, Value s, Type f8Type) {
+  auto type = cast<VectorType>(x.getType());
+  if (!isa<VectorType>(s.getType()))
+    s = vector::BroadcastOp::create(kb, type, s);
+  Value y = arith::MulFOp::create(kb, x, s);
+  Value q = kb.convertToF8(y, f8Type);
+  auto byteType = VectorType::get(type.getShape(), kb.getI8Type());
+  Value isNaN = arith::CmpFOp::create(kb, arith::CmpFPredicate::UNO, y, y);
+  q = arith::SelectOp::create(kb, isNaN, kb.splatBits(byteType, 0x7F), q);
+  return kb.bitcastTo(VectorType::get(type.getShape(), f8Type), q);
+}
+
+/// The exact f32 amax (NaN-propagating `max.NaN`) of the lanes `v` of |x|.
+static Value reduceAmaxF32(KernelBuilder &kb, Value absLanes) {
+  Value m = kb.reduceMax(absLanes);
+  if (m.getType().isF32())
+    return m;
+  return arith::ExtFOp::create(kb, kb.getF32Type(), m);
+}
+
+/// The NaN-propagating maximum of the f32 `a` over the `width` lanes of
+/// each aligned lane group of the warp, in every lane (`shfl.sync.bfly`).
+static Value warpMax(KernelBuilder &kb, Value a, int64_t width) {
+  auto oneF32 = VectorType::get({1}, kb.getF32Type());
+  Value v = vector::BroadcastOp::create(kb, oneF32, a);
+  for (int64_t m = 1; m < width; m *= 2)
+    v = arith::MaximumFOp::create(kb, v, kb.shuffleXor(v, m));
+  return vector::ExtractOp::create(kb, v, 0);
+}
+
+/// The maximum of the f32 `a` over the `groupWarps` consecutive warps of
+/// each thread's warp group, in every thread: warp shuffles, one word of
+/// `wg` (workgroup memory, one f32 per warp) per warp, and two barriers
+/// (the second lets the caller's next round reuse `wg`). Every thread of
+/// the CTA must call it.
+static Value ctaMax(KernelBuilder &kb, Value a, Value wg, int64_t groupWarps) {
+  Value tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
+  Value warp = arith::DivUIOp::create(kb, tid, kb.idx(32));
+  Value lane = arith::RemUIOp::create(kb, tid, kb.idx(32));
+  a = warpMax(kb, a, 32);
+  kb.ifThen(
+      arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, lane, kb.idx(0)),
+      [&] { memref::StoreOp::create(kb, a, wg, ValueRange{warp}); });
+  gpu::BarrierOp::create(kb);
+  Value first = arith::MulIOp::create(
+      kb, arith::DivUIOp::create(kb, warp, kb.idx(groupWarps)),
+      kb.idx(groupWarps));
+  Value m = memref::LoadOp::create(kb, wg, ValueRange{first});
+  for (int64_t j = 1; j < groupWarps; ++j) {
+    Value at = arith::AddIOp::create(kb, first, kb.idx(j));
+    m = arith::MaximumFOp::create(kb, m, memref::LoadOp::create(kb, wg, at));
+  }
+  gpu::BarrierOp::create(kb);
+  return m;
+}
+
+/// `scf.for iv = start; iv < count; iv += step` carrying the running
+/// NaN-propagating maximum of `body(iv)` (same type as `init`); returns it.
+static Value forLoopMax(KernelBuilder &kb, Value start, Value count, Value step,
+                        Value init, function_ref<Value(Value)> body) {
+  auto loop = scf::ForOp::create(kb, start, count, step, ValueRange{init});
+  {
+    OpBuilder::InsertionGuard guard(kb);
+    kb.setInsertionPointToEnd(loop.getBody());
+    Value m = arith::MaximumFOp::create(kb, loop.getRegionIterArgs()[0],
+                                        body(loop.getInductionVar()));
+    scf::YieldOp::create(kb, m);
+  }
+  return loop.getResult(0);
+}
+
+/// min(v, bound) of index values.
+static Value clampIdx(KernelBuilder &kb, Value v, int64_t bound) {
+  return arith::MinUIOp::create(kb, v, kb.idx(bound));
+}
+
+/// The workgroup memory of ctaMax: one f32 per warp of the CTA.
+static MemRefType getWarpMaxType(MLIRContext *ctx) {
+  return MemRefType::get(
+      {kThreadsPerCTA / 32}, Float32Type::get(ctx), MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+}
+
+//===----------------------------------------------------------------------===//
+// Row kernel (axiswise along the innermost extent)
+//===----------------------------------------------------------------------===//
+
+/// Chunks per thread above which the row kernel reads its row twice (amax,
+/// then cast) instead of keeping it in registers: 64 bf16 / 32 f32 values,
+/// rows of up to 16384 bf16 / 8192 f32 elements in one read.
+static constexpr int64_t kMaxRowChunksPerThread = 8;
+
+namespace {
+/// How the row kernel splits a row of `chunks` 16-byte chunks (`lanes`
+/// elements each) over `threadsPerRow` threads, `chunksPerThread` each.
+struct RowPlan {
+  int64_t lanes, chunks, threadsPerRow, chunksPerThread;
+  bool twoPass;
+
+  static RowPlan get(const Float8View &v, Type inType) {
+    RowPlan p;
+    p.lanes = getLaneCount(v.red, inType);
+    p.chunks = v.red / p.lanes;
+    p.threadsPerRow =
+        std::clamp<int64_t>(llvm::PowerOf2Ceil(p.chunks), 32, kThreadsPerCTA);
+    p.chunksPerThread = llvm::divideCeil(p.chunks, p.threadsPerRow);
+    p.twoPass = p.chunksPerThread > kMaxRowChunksPerThread;
+    return p;
+  }
+  int64_t rowsPerCTA() const { return kThreadsPerCTA / threadsPerRow; }
+  /// CTAs of one row group each.
+  int64_t groups(const Float8View &v) const {
+    return llvm::divideCeil(v.outer, rowsPerCTA());
+  }
+};
+} // namespace
+
+/// Row: (in (rows, K), data (rows, K), scales (rows), wg) — the CTAs walk
+/// row groups (grid-stride, uniform per CTA so that the barriers are);
+/// thread `sub` of a row takes chunks sub, sub + threadsPerRow, ...
+/// Threads of the last group past the last row redo it (same bytes).
+static void buildRowQuantize(KernelBuilder &kb, const Float8CastSpec &spec,
+                             const KernelInput &input, ValueRange in,
+                             Value data, Value scales, Value wg) {
+  const Float8View &v = spec.view;
+  RowPlan p = RowPlan::get(v, spec.inType);
+  ElementFormat fmt = getElementFormat(spec.f8Type);
+  auto inVec = VectorType::get({p.lanes}, spec.inType);
+  int64_t inAlign = getAccessBytes(p.lanes, spec.inType);
+  int64_t t = p.threadsPerRow;
+  Value tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
+  Value sub = arith::RemUIOp::create(kb, tid, kb.idx(t));
+  Value rowInCTA = arith::DivUIOp::create(kb, tid, kb.idx(t));
+  Value start = gpu::BlockIdOp::create(kb, gpu::Dimension::x);
+  Value step = gpu::GridDimOp::create(kb, gpu::Dimension::x);
+  kb.forLoop(start, kb.idx(p.groups(v)), step, [&](Value g) {
+    Value r = clampIdx(
+        kb,
+        arith::AddIOp::create(
+            kb, arith::MulIOp::create(kb, g, kb.idx(p.rowsPerCTA())), rowInCTA),
+        v.outer - 1);
+    auto chunkAt = [&](int64_t u) {
+      return arith::AddIOp::create(kb, sub, kb.idx(u * t)).getResult();
+    };
+    auto colOf = [&](Value j) {
+      return arith::MulIOp::create(kb, j, kb.idx(p.lanes)).getResult();
+    };
+    auto loadChunk = [&](Value j) {
+      return input.load(kb, inVec, in, {r, colOf(j)}, inAlign);
+    };
+    // amax of the thread's chunks: all loads issued before the reduction.
+    SmallVector<Value> xs;
+    Value amax;
+    if (!p.twoPass) {
+      for (int64_t u = 0; u < p.chunksPerThread; ++u)
+        xs.push_back(loadChunk(clampIdx(kb, chunkAt(u), p.chunks - 1)));
+      Value m = kb.absBits(xs[0]);
+      for (Value x : ArrayRef(xs).drop_front())
+        m = arith::MaximumFOp::create(kb, m, kb.absBits(x));
+      amax = reduceAmaxF32(kb, m);
+    } else {
+      Bits bb = kb.bits();
+      amax = forLoopMax(
+          kb, sub, kb.idx(p.chunks), kb.idx(t), bb.cf(0.0f),
+          [&](Value j) { return reduceAmaxF32(kb, kb.absBits(loadChunk(j))); });
+    }
+    amax = t == 32 ? warpMax(kb, amax, 32) : ctaMax(kb, amax, wg, t / 32);
+    Bits bb = kb.bits();
+    Value s = computeFloat8Scale(bb, amax, fmt, spec.pow2);
+    kb.ifThen(
+        arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, sub, kb.idx(0)),
+        [&] { memref::StoreOp::create(kb, s, scales, ValueRange{r}); });
+    auto castChunk = [&](Value x, Value j) {
+      kb.store(castLanes(kb, toF32(kb, x), s, spec.f8Type), data, {r, colOf(j)},
+               p.lanes);
+    };
+    if (p.twoPass) {
+      kb.forLoop(sub, kb.idx(p.chunks), kb.idx(t),
+                 [&](Value j) { castChunk(loadChunk(j), j); });
+      return;
+    }
+    for (int64_t u = 0; u < p.chunksPerThread; ++u) {
+      Value j = chunkAt(u);
+      if ((u + 1) * t <= p.chunks) {
+        castChunk(xs[u], j);
+        continue;
+      }
+      kb.ifThen(arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, j,
+                                      kb.idx(p.chunks)),
+                [&] { castChunk(xs[u], j); });
+    }
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Amax kernels (column and tensor) and the casts that read their words
+//===----------------------------------------------------------------------===//
+
+/// Rows per thread of the column amax kernel (fewer when `red` is smaller)
+/// and the rows loaded before their first use.
+static constexpr int64_t kColumnAmaxRows = 64;
+static constexpr int64_t kRowBatch = 8;
+/// Rows per thread of the column cast kernel.
+static constexpr int64_t kColumnCastRows = 16;
+/// Chunks in flight per thread of the tensor amax kernel, and its grid cap
+/// (one atomic per CTA on one word).
+static constexpr int64_t kTensorAmaxUnroll = 4;
+static constexpr int64_t kTensorAmaxMaxCTAs = 2048;
+
+/// A column work item `i` over (outer, row chunk, column group), the column
+/// group fastest (a warp's row loads are contiguous): {o, r0, rowChunk, c0}.
+static std::array<Value, 4>
+decomposeColumnItem(KernelBuilder &kb, Value i, int64_t groupsPerRow,
+                    int64_t rowChunks, int64_t rowsPer, int64_t lanes) {
+  Value cg = arith::RemUIOp::create(kb, i, kb.idx(groupsPerRow));
+  Value rest = arith::DivUIOp::create(kb, i, kb.idx(groupsPerRow));
+  Value rc = arith::RemUIOp::create(kb, rest, kb.idx(rowChunks));
+  Value o = arith::DivUIOp::create(kb, rest, kb.idx(rowChunks));
+  return {o, arith::MulIOp::create(kb, rc, kb.idx(rowsPer)), rc,
+          arith::MulIOp::create(kb, cg, kb.idx(lanes))};
+}
+
+/// Work items of the column kernels with `rowsPer` rows each.
+static int64_t getColumnWork(const Float8View &v, Type inType,
+                             int64_t rowsPer) {
+  return v.outer * llvm::divideCeil(v.red, rowsPer) *
+         (v.inner / getLaneCount(v.inner, inType));
+}
+
+/// Column amax: (in (outer, red, inner), words (outer, inner) i32) — one
+/// thread per `lanes` columns x min(kColumnAmaxRows, red) rows; rows past
+/// the end are clamped to the last one (max is idempotent).
+static void buildColumnAmax(KernelBuilder &kb, const Float8CastSpec &spec,
+                            const KernelInput &input, ValueRange in,
+                            Value words) {
+  const Float8View &v = spec.view;
+  int64_t lanes = getLaneCount(v.inner, spec.inType);
+  int64_t rowsPer = std::min(kColumnAmaxRows, v.red);
+  auto inVec = VectorType::get({lanes}, spec.inType);
+  int64_t inAlign = getAccessBytes(lanes, spec.inType);
+  kb.gridStrideLoop(
+      kb.idx(getColumnWork(v, spec.inType, rowsPer)), [&](Value i) {
+        auto [o, r0, rc, c0] = decomposeColumnItem(
+            kb, i, v.inner / lanes, llvm::divideCeil(v.red, rowsPer), rowsPer,
+            lanes);
+        (void)rc;
+        Value acc =
+            forLoopMax(kb, kb.idx(0), kb.idx(rowsPer), kb.idx(kRowBatch),
+                       kb.splatBits(inVec, 0), [&](Value k) {
+                         SmallVector<Value> xs;
+                         for (int64_t b = 0; b < kRowBatch; ++b) {
+                           Value r = arith::AddIOp::create(
+                               kb, r0, arith::AddIOp::create(kb, k, kb.idx(b)));
+                           xs.push_back(input.load(
+                               kb, inVec, in,
+                               {o, clampIdx(kb, r, v.red - 1), c0}, inAlign));
+                         }
+                         Value m = kb.absBits(xs[0]);
+                         for (Value x : ArrayRef(xs).drop_front())
+                           m = arith::MaximumFOp::create(kb, m, kb.absBits(x));
+                         return m;
+                       });
+        Value bits = kb.bitcastTo(VectorType::get({lanes}, kb.getI32Type()),
+                                  toF32(kb, acc));
+        for (int64_t j = 0; j < lanes; ++j) {
+          Value c = arith::AddIOp::create(kb, c0, kb.idx(j));
+          memref::AtomicRMWOp::create(kb, arith::AtomicRMWKind::maxu,
+                                      vector::ExtractOp::create(kb, bits, j),
+                                      words, ValueRange{o, c});
+        }
+      });
+}
+
+/// Column cast: (in, words (outer, inner), data, scales (outer, inner)) —
+/// one thread per `lanes` columns x min(kColumnCastRows, red) rows: the
+/// scales of its columns from their amax words, written by the threads of
+/// the first row chunk, then the rows cast in batches of kRowBatch loads.
+static void buildColumnCast(KernelBuilder &kb, const Float8CastSpec &spec,
+                            const KernelInput &input, ValueRange in,
+                            Value words, Value data, Value scales) {
+  const Float8View &v = spec.view;
+  ElementFormat fmt = getElementFormat(spec.f8Type);
+  int64_t lanes = getLaneCount(v.inner, spec.inType);
+  int64_t rowsPer = std::min(kColumnCastRows, v.red);
+  auto inVec = VectorType::get({lanes}, spec.inType);
+  int64_t inAlign = getAccessBytes(lanes, spec.inType);
+  auto f32Vec = VectorType::get({lanes}, kb.getF32Type());
+  kb.gridStrideLoop(
+      kb.idx(getColumnWork(v, spec.inType, rowsPer)), [&](Value i) {
+        auto [o, r0, rc, c0] = decomposeColumnItem(
+            kb, i, v.inner / lanes, llvm::divideCeil(v.red, rowsPer), rowsPer,
+            lanes);
+        Value amaxBits = kb.load(VectorType::get({lanes}, kb.getI32Type()),
+                                 words, {o, c0}, lanes * 4);
+        SmallVector<Value> perColumn;
+        for (int64_t j = 0; j < lanes; ++j) {
+          Bits bb = kb.bits();
+          Value amax =
+              bb.f32FromBits(vector::ExtractOp::create(kb, amaxBits, j));
+          perColumn.push_back(computeFloat8Scale(bb, amax, fmt, spec.pow2));
+        }
+        Value s = vector::FromElementsOp::create(kb, f32Vec, perColumn);
+        kb.ifThen(
+            arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, rc, kb.idx(0)),
+            [&] { kb.store(s, scales, {o, c0}, lanes * 4); });
+        for (int64_t k0 = 0; k0 < rowsPer; k0 += kRowBatch) {
+          SmallVector<Value> rows, xs;
+          for (int64_t k = k0; k < std::min(k0 + kRowBatch, rowsPer); ++k) {
+            rows.push_back(clampIdx(
+                kb, arith::AddIOp::create(kb, r0, kb.idx(k)), v.red - 1));
+            xs.push_back(
+                input.load(kb, inVec, in, {o, rows.back(), c0}, inAlign));
+          }
+          for (auto [r, x] : llvm::zip(rows, xs))
+            kb.store(castLanes(kb, toF32(kb, x), s, spec.f8Type), data,
+                     {o, r, c0}, lanes);
+        }
+      });
+}
+
+/// Tensor amax: (in (n), word (1) i32) — grid-stride over 16-byte chunks,
+/// kTensorAmaxUnroll loads in flight per thread, then the CTA's maximum
+/// (ctaMax) and one `atomicMax` per CTA.
+static void buildTensorAmax(KernelBuilder &kb, const Float8CastSpec &spec,
+                            const KernelInput &input, ValueRange in, Value word,
+                            Value wg) {
+  const Float8View &v = spec.view;
+  int64_t lanes = getLaneCount(v.red, spec.inType);
+  int64_t chunks = v.red / lanes;
+  auto inVec = VectorType::get({lanes}, spec.inType);
+  int64_t inAlign = getAccessBytes(lanes, spec.inType);
+  Value threads = kb.gridThreads();
+  Value stride = arith::MulIOp::create(kb, threads, kb.idx(kTensorAmaxUnroll));
+  Value acc = forLoopMax(
+      kb, kb.globalThreadId(), kb.idx(chunks), stride, kb.splatBits(inVec, 0),
+      [&](Value i) {
+        SmallVector<Value> xs;
+        for (int64_t u = 0; u < kTensorAmaxUnroll; ++u) {
+          Value j = clampIdx(
+              kb,
+              arith::AddIOp::create(
+                  kb, i, arith::MulIOp::create(kb, threads, kb.idx(u))),
+              chunks - 1);
+          xs.push_back(input.load(kb, inVec, in,
+                                  {arith::MulIOp::create(kb, j, kb.idx(lanes))},
+                                  inAlign));
+        }
+        Value m = kb.absBits(xs[0]);
+        for (Value x : ArrayRef(xs).drop_front())
+          m = arith::MaximumFOp::create(kb, m, kb.absBits(x));
+        return m;
+      });
+  Value amax = ctaMax(kb, reduceAmaxF32(kb, acc), wg, kThreadsPerCTA / 32);
+  Value tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
+  kb.ifThen(arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, tid, kb.idx(0)),
+            [&] {
+              Bits bb = kb.bits();
+              memref::AtomicRMWOp::create(kb, arith::AtomicRMWKind::maxu,
+                                          bb.f32Bits(amax), word,
+                                          ValueRange{kb.idx(0)});
+            });
+}
+
+/// Tensor cast: (in (n), word (1), data (n), scale ()) — every thread
+/// computes the scale from the word once; thread 0 writes it; one 16-byte
+/// chunk per work item.
+static void buildTensorCast(KernelBuilder &kb, const Float8CastSpec &spec,
+                            const KernelInput &input, ValueRange in, Value word,
+                            Value data, Value scale) {
+  const Float8View &v = spec.view;
+  ElementFormat fmt = getElementFormat(spec.f8Type);
+  int64_t lanes = getLaneCount(v.red, spec.inType);
+  auto inVec = VectorType::get({lanes}, spec.inType);
+  int64_t inAlign = getAccessBytes(lanes, spec.inType);
+  Bits bb = kb.bits();
+  Value amax =
+      bb.f32FromBits(memref::LoadOp::create(kb, word, ValueRange{kb.idx(0)}));
+  Value s = computeFloat8Scale(bb, amax, fmt, spec.pow2);
+  kb.ifThen(arith::CmpIOp::create(kb, arith::CmpIPredicate::eq,
+                                  kb.globalThreadId(), kb.idx(0)),
+            [&] { memref::StoreOp::create(kb, s, scale, ValueRange{}); });
+  kb.gridStrideLoop(kb.idx(v.red / lanes), [&](Value i) {
+    Value col = arith::MulIOp::create(kb, i, kb.idx(lanes));
+    Value x = input.load(kb, inVec, in, {col}, inAlign);
+    kb.store(castLanes(kb, toF32(kb, x), s, spec.f8Type), data, {col}, lanes);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Dequantize kernel
+//===----------------------------------------------------------------------===//
+
+/// Dequantize: (data, scales, out) in the view of `v` — one 16-byte output
+/// chunk (8 bf16 / 4 f32) per work item: `RN_out(RN_f32(q / s))`.
+static void buildFloat8Dequantize(KernelBuilder &kb, const Float8View &v,
+                                  Type f8Type, Type outType, Value data,
+                                  Value scales, Value out) {
+  int64_t lanes = getLaneCount(v.contiguous(), outType);
+  auto f32Vec = VectorType::get({lanes}, kb.getF32Type());
+  int64_t perRow = v.contiguous() / lanes;
+  int64_t work =
+      v.outer * (v.kind == Float8ViewKind::Column ? v.red : 1) * perRow;
+  Value tensorScale;
+  if (v.kind == Float8ViewKind::Tensor)
+    tensorScale = memref::LoadOp::create(kb, scales, ValueRange{});
+  kb.gridStrideLoop(kb.idx(work), [&](Value i) {
+    Value col = arith::MulIOp::create(
+        kb, arith::RemUIOp::create(kb, i, kb.idx(perRow)), kb.idx(lanes));
+    Value rest = arith::DivUIOp::create(kb, i, kb.idx(perRow));
+    SmallVector<Value> index;
+    Value s;
+    switch (v.kind) {
+    case Float8ViewKind::Tensor:
+      index = {col};
+      s = vector::BroadcastOp::create(kb, f32Vec, tensorScale);
+      break;
+    case Float8ViewKind::Row:
+      index = {rest, col};
+      s = vector::BroadcastOp::create(
+          kb, f32Vec, memref::LoadOp::create(kb, scales, ValueRange{rest}));
+      break;
+    case Float8ViewKind::Column: {
+      Value r = arith::RemUIOp::create(kb, rest, kb.idx(v.red));
+      Value o = arith::DivUIOp::create(kb, rest, kb.idx(v.red));
+      index = {o, r, col};
+      s = kb.load(f32Vec, scales, {o, col}, lanes * 4);
+      break;
+    }
+    }
+    Value q = kb.load(VectorType::get({lanes}, f8Type), data, index, lanes);
+    Value x = kb.convertFromF8(
+        kb.bitcastTo(VectorType::get({lanes}, kb.getI8Type()), q), f8Type);
+    // No fast-math flags: an IEEE division (div.rn.f32).
+    Value p = arith::DivFOp::create(kb, x, s);
+    kb.store(finishDequantized(kb, p, outType), out, index,
+             getAccessBytes(lanes, outType));
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+/// The kernel input buffers of `input`, collapsed to the data view of `v`.
+static SmallVector<Value> getFloat8InputViews(RewriterBase &rewriter,
+                                              Location loc,
+                                              const KernelInput &input,
+                                              const Float8View &v) {
+  SmallVector<Value> views;
+  for (Value tensor : input.getTensors())
+    views.push_back(collapseTo(rewriter, loc, toBuffer(rewriter, loc, tensor),
+                               v.dataShape()));
+  return views;
+}
+
+namespace {
+/// Float8 quantize -> the row kernel, or memset + amax + cast kernels.
+struct Float8QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
+  Float8QuantizeOpToGPU(MLIRContext *ctx, KernelCache cache, bool fuseProducers)
+      : KernelPattern(ctx, std::move(cache)), fuseProducers(fuseProducers) {}
+
+  LogicalResult rewriteStatic(QuantizeOp op,
+                              PatternRewriter &rewriter) const override {
+    if (!op.isFloat8())
+      return rewriter.notifyMatchFailure(op, "not a Float8 cast");
+    Location loc = op.getLoc();
+    RankedTensorType inputType = op.getInput().getType();
+    bool tensorwise = *op.getGranularity() == Float8Granularity::Tensorwise;
+    Float8CastSpec spec{
+        Float8View::get(inputType.getShape(), tensorwise, op.getAxis()),
+        inputType.getElementType(), op.getData().getType().getElementType(),
+        op.getPow2()};
+    const Float8View &v = spec.view;
+
+    KernelInput input = KernelInput::get(op.getInput(), fuseProducers);
+    SmallVector<Value> ins = getFloat8InputViews(rewriter, loc, input, v);
+    SmallVector<Value> buffers = allocResults(rewriter, op);
+    Value data = collapseTo(rewriter, loc, buffers[0], v.dataShape());
+    Value scales = v.kind == Float8ViewKind::Tensor
+                       ? buffers[1]
+                       : collapseTo(rewriter, loc, buffers[1], v.scaleShape());
+    std::string tag =
+        llvm::formatv("{0}_{1}_{2}{3}_{4}", v.tag(), getTypeTag(spec.inType),
+                      getTypeTag(spec.f8Type), spec.pow2 ? "_pow2" : "",
+                      getShapeTag(v.dataShape()));
+    tag += input.getNameTag();
+    unsigned n = ins.size();
+    SmallVector<Type> warpMaxType = {getWarpMaxType(rewriter.getContext())};
+
+    if (v.kind == Float8ViewKind::Row) {
+      RowPlan p = RowPlan::get(v, spec.inType);
+      SmallVector<Value> args = ins;
+      args.append({data, scales});
+      gpu::GPUFuncOp kernel = cache.getOrCreate(
+          rewriter, "float8_quantize_" + tag, ValueRange(args).getTypes(), n,
+          p.threadsPerRow > 32 ? TypeRange(warpMaxType) : TypeRange(),
+          [&](KernelBuilder &kb, ValueRange kargs, ValueRange wg) {
+            buildRowQuantize(kb, spec, input, kargs.take_front(n), kargs[n],
+                             kargs[n + 1], wg.empty() ? Value() : wg[0]);
+          });
+      return launchAndReplace(rewriter, op, kernel,
+                              p.groups(v) /* one row group per CTA */, args,
+                              buffers);
+    }
+
+    // The amax words, zeroed in-stream: one per scale.
+    SmallVector<int64_t> wordShape = v.kind == Float8ViewKind::Tensor
+                                         ? SmallVector<int64_t>{1}
+                                         : v.scaleShape();
+    Value words = memref::AllocOp::create(
+        rewriter, loc, MemRefType::get(wordShape, rewriter.getI32Type()));
+    gpu::MemsetOp::create(
+        rewriter, loc, Type(), ValueRange{}, words,
+        arith::ConstantIntOp::create(rewriter, loc, 0, 32).getResult());
+
+    SmallVector<Value> amaxArgs = ins;
+    amaxArgs.push_back(words);
+    bool column = v.kind == Float8ViewKind::Column;
+    std::string amaxName = llvm::formatv(
+        "float8_amax_{0}_{1}_{2}{3}", v.tag(), getTypeTag(spec.inType),
+        getShapeTag(v.dataShape()), input.getNameTag());
+    gpu::GPUFuncOp amaxKernel = cache.getOrCreate(
+        rewriter, amaxName, ValueRange(amaxArgs).getTypes(), n,
+        column ? TypeRange() : TypeRange(warpMaxType),
+        [&](KernelBuilder &kb, ValueRange kargs, ValueRange wg) {
+          if (column)
+            buildColumnAmax(kb, spec, input, kargs.take_front(n), kargs[n]);
+          else
+            buildTensorAmax(kb, spec, input, kargs.take_front(n), kargs[n],
+                            wg[0]);
+        });
+    // The words are read and written by the atomics.
+    amaxKernel.removeArgAttr(n, LLVM::LLVMDialect::getWriteOnlyAttrName());
+    int64_t lanes = getLaneCount(v.contiguous(), spec.inType);
+    int64_t amaxGrid =
+        column
+            ? cache.getGridSize(getColumnWork(v, spec.inType,
+                                              std::min(kColumnAmaxRows, v.red)))
+            : std::min(cache.getGridSize(
+                           llvm::divideCeil(v.red / lanes, kTensorAmaxUnroll)),
+                       kTensorAmaxMaxCTAs);
+    launch(rewriter, loc, amaxKernel, amaxGrid, amaxArgs);
+
+    SmallVector<Value> castArgs = ins;
+    castArgs.append({words, data, scales});
+    gpu::GPUFuncOp castKernel = cache.getOrCreate(
+        rewriter, "float8_cast_" + tag, ValueRange(castArgs).getTypes(), n + 1,
+        {}, [&](KernelBuilder &kb, ValueRange kargs, ValueRange) {
+          if (column)
+            buildColumnCast(kb, spec, input, kargs.take_front(n), kargs[n],
+                            kargs[n + 1], kargs[n + 2]);
+          else
+            buildTensorCast(kb, spec, input, kargs.take_front(n), kargs[n],
+                            kargs[n + 1], kargs[n + 2]);
+        });
+    int64_t castGrid =
+        column ? cache.getGridSize(getColumnWork(
+                     v, spec.inType, std::min(kColumnCastRows, v.red)))
+               : cache.getGridSize(v.red / lanes);
+    return launchAndReplace(rewriter, op, castKernel, castGrid, castArgs,
+                            buffers);
+  }
+
+  bool fuseProducers;
+};
+
+/// Float8 dequantize -> one elementwise launch.
+struct Float8DequantizeOpToGPU final : KernelPattern<DequantizeOp> {
+  using KernelPattern::KernelPattern;
+
+  LogicalResult rewriteStatic(DequantizeOp op,
+                              PatternRewriter &rewriter) const override {
+    if (!op.isFloat8())
+      return rewriter.notifyMatchFailure(op, "not a Float8 cast");
+    Location loc = op.getLoc();
+    RankedTensorType dataType = op.getData().getType();
+    bool tensorwise = *op.getGranularity() == Float8Granularity::Tensorwise;
+    Float8View v =
+        Float8View::get(dataType.getShape(), tensorwise, op.getAxis());
+    Type f8Type = dataType.getElementType();
+    Type outType = op.getResult().getType().getElementType();
+
+    Value data = collapseTo(
+        rewriter, loc, toBuffer(rewriter, loc, op.getData()), v.dataShape());
+    Value scales = toBuffer(rewriter, loc, op.getScales());
+    if (v.kind != Float8ViewKind::Tensor)
+      scales = collapseTo(rewriter, loc, scales, v.scaleShape());
+    SmallVector<Value> buffers = allocResults(rewriter, op);
+    Value out = collapseTo(rewriter, loc, buffers[0], v.dataShape());
+
+    std::string name = llvm::formatv(
+        "float8_dequantize_{0}_{1}_{2}_{3}", v.tag(), getTypeTag(f8Type),
+        getTypeTag(outType), getShapeTag(v.dataShape()));
+    SmallVector<Type> argTypes = {data.getType(), scales.getType(),
+                                  out.getType()};
+    gpu::GPUFuncOp kernel =
+        cache.getOrCreate(rewriter, name, argTypes, /*numInputs=*/2, {},
+                          [&](KernelBuilder &kb, ValueRange args, ValueRange) {
+                            buildFloat8Dequantize(kb, v, f8Type, outType,
+                                                  args[0], args[1], args[2]);
+                          });
+    int64_t lanes = getLaneCount(v.contiguous(), outType);
+    int64_t work = v.outer * (v.kind == Float8ViewKind::Column ? v.red : 1) *
+                   (v.contiguous() / lanes);
+    return launchAndReplace(rewriter, op, kernel, cache.getGridSize(work),
+                            {data, scales, out}, buffers);
+  }
+};
+} // namespace
+
+void gpu_lowering::populateFloat8CastKernelPatterns(RewritePatternSet &patterns,
+                                                    KernelCache &cache,
+                                                    bool fuseProducers) {
+  patterns.add<Float8QuantizeOpToGPU>(patterns.getContext(), cache,
+                                      fuseProducers);
+  patterns.add<Float8DequantizeOpToGPU>(patterns.getContext(), cache);
+}

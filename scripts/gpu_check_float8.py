@@ -1,0 +1,268 @@
+# ===- gpu_check_float8.py - Float8 cast cases of gpu-check.py -------------=== #
+#
+# The Float8 (f32-scaled, SPEC-float8 §2) quantize and dequantize cases of
+# scripts/gpu-check.py, compared bit for bit with the CPU path like the MX
+# cases: every fp8 byte exactly; f32 / bf16 outputs (scales, dequantized
+# values) bit for bit except that any NaN equals any NaN (the CPU path keeps
+# the payload of the NaN it propagates, the GPU's div.rn.f32 returns the
+# canonical NaN; SPEC-float8 §2.7 fixes NaN-ness, not the payload).
+#
+# Cases: every granularity (tensorwise; axiswise along the last axis, the
+# first axis, the -2 axis of a 3-D weight, a middle axis of a rank-4
+# tensor), bf16 and f32 inputs, e4m3 and e5m2, pow2 off and on; odd shapes
+# (rows not a multiple of any tile, an odd innermost extent, one element,
+# rows long enough for the row kernel's second read, a 2M-element tensor);
+# scaling groups of special values (NaN, ±Inf, all +0 / -0, amax below
+# 1e-12 and at its f32 edge 0x2B8CBCCC / 0x2B8CBCCD, amax 1.75 * 2^e + j ulp
+# on the §2.4 R-table boundaries, f32 max, subnormals). Tensorwise cases
+# take one such fill for the whole tensor.
+#
+# Timing (gpu-check.py run, against a device copy): 16384 x 8192 bf16 e4m3,
+# rowwise, colwise and tensorwise (the latter two: amax + cast kernels).
+#
+# ===----------------------------------------------------------------------=== #
+
+import numpy as np
+
+# Case kinds this module owns.
+KINDS = ("f8quantize", "f8dequantize")
+
+# mxfp8-run flags of the CPU reference runs: the scalar CPU lowering (the
+# same Float8Arith.h numerics). With tiling and vectorization the CPU
+# pipeline's compile time explodes on long Float8 reductions (a 48 x 64
+# tensorwise cast: over 60 s, against 0.2 s scalar).
+CPU_RUN_FLAGS = ["--vectorize=false"]
+
+# Fills of a scaling group (one row of the group-major view).
+GROUP_FILLS = ["normal", "nan", "inf", "zero", "negzero", "tiny", "eps_edge",
+               "pow2_edge", "f32max", "big", "normal", "pow2_edge"]
+
+
+def _tensor_type(shape, elem):
+    return "tensor<%s>" % "x".join([str(d) for d in shape] + [elem])
+
+
+def _scale_shape(shape, granularity, axis):
+    if granularity == "tensorwise":
+        return []
+    s = list(shape)
+    s[axis] = 1
+    return s
+
+
+def cases():
+    """The Float8 cast cases (dicts in gpu-check.py's case format)."""
+    out = []
+
+    def q(name, shape, elem, f8, gran, axis=None, pow2=False, fill=None):
+        out.append(dict(name="f8q_" + name, kind="f8quantize", shape=shape,
+                        elem=elem, f8=f8, granularity=gran, axis=axis,
+                        pow2=pow2, fill=fill))
+
+    # Every granularity x dtype x format x pow2 combination at least once.
+    combos = [(e, f, p) for e in ("bf16", "f32") for f in ("f8E4M3FN", "f8E5M2")
+              for p in (False, True)]
+    for i, (elem, f8, pow2) in enumerate(combos):
+        tag = "%s_%s%s" % (elem, "e4m3" if f8 == "f8E4M3FN" else "e5m2",
+                           "_pow2" if pow2 else "")
+        # Rowwise (last axis): rows not a multiple of the CTA's row group.
+        q("row_" + tag, [37 + i, 256], elem, f8, "axiswise", 1, pow2)
+        # Colwise (first axis): rows not a multiple of the row chunks.
+        q("col_" + tag, [300 + i, 40], elem, f8, "axiswise", 0, pow2)
+        # The -2 axis of a 3-D weight (E, K, N).
+        q("w3d_" + tag, [3, 70, 24], elem, f8, "axiswise", 1, pow2)
+        # Tensorwise, one fill each (the fills cycle over the combos).
+        fill = GROUP_FILLS[i % len(GROUP_FILLS)]
+        q("tensor_%s_%s" % (fill, tag), [48, 130], elem, f8, "tensorwise",
+          None, pow2, fill)
+    # Every tensorwise fill, both input types.
+    for j, fill in enumerate(GROUP_FILLS[:10]):
+        elem = "f32" if j % 2 == 0 else "bf16"
+        q("tensor_fill_%s_%s" % (fill, elem), [33, 64], elem,
+          "f8E4M3FN" if j % 3 else "f8E5M2", "tensorwise", None, j % 4 < 2,
+          fill)
+    # Odd shapes.
+    q("row_odd_k", [5, 7], "bf16", "f8E4M3FN", "axiswise", 1, True)
+    q("row_one", [1, 1], "f32", "f8E4M3FN", "axiswise", 1, False)
+    q("row_rank1", [200], "f32", "f8E5M2", "axiswise", 0, True)
+    q("row_rank3", [3, 40, 128], "bf16", "f8E4M3FN", "axiswise", 2, True)
+    q("row_long_bf16", [24, 20000], "bf16", "f8E4M3FN", "axiswise", 1, True)
+    q("row_long_f32", [9, 12288], "f32", "f8E5M2", "axiswise", 1, False)
+    q("row_large", [4096, 1024], "bf16", "f8E4M3FN", "axiswise", 1, True)
+    q("col_odd_inner", [7, 3], "f32", "f8E4M3FN", "axiswise", 0, True)
+    q("col_one", [1, 1], "bf16", "f8E5M2", "axiswise", 0, False)
+    q("col_mid_rank4", [2, 64, 3, 16], "f32", "f8E4M3FN", "axiswise", 1, True)
+    q("col_large", [2048, 1024], "bf16", "f8E4M3FN", "axiswise", 0, True)
+    q("tensor_one", [1, 1], "f32", "f8E4M3FN", "tensorwise", None, True,
+      "normal")
+    q("tensor_odd", [37, 201], "bf16", "f8E5M2", "tensorwise", None, False,
+      "normal")
+    q("tensor_large", [2048, 1000], "bf16", "f8E4M3FN", "tensorwise", None,
+      True, "normal")
+    q("tensor_rank3", [3, 40, 128], "f32", "f8E4M3FN", "tensorwise", None,
+      False, "pow2_edge")
+
+    def dq(name, shape, f8, gran, axis, outelem):
+        out.append(dict(name="f8dq_" + name, kind="f8dequantize", shape=shape,
+                        f8=f8, granularity=gran, axis=axis, out=outelem))
+
+    dq("tensor_e4m3_bf16", [64, 256], "f8E4M3FN", "tensorwise", None, "bf16")
+    dq("tensor_e5m2_f32_odd", [37, 201], "f8E5M2", "tensorwise", None, "f32")
+    dq("row_e4m3_f32", [37, 200], "f8E4M3FN", "axiswise", 1, "f32")
+    dq("row_e5m2_bf16_odd", [5, 7], "f8E5M2", "axiswise", 1, "bf16")
+    dq("col_e4m3_bf16", [96, 80], "f8E4M3FN", "axiswise", 0, "bf16")
+    dq("col_e5m2_f32_odd", [7, 3], "f8E5M2", "axiswise", 0, "f32")
+    dq("w3d_e4m3_bf16", [3, 64, 40], "f8E4M3FN", "axiswise", 1, "bf16")
+    return out
+
+
+def case_body(case):
+    """(ins, outs, body lines) of a Float8 cast case for gpu-check.py's
+    case_module."""
+    shape, gran, axis = case["shape"], case["granularity"], case["axis"]
+    scaling = ("granularity = tensorwise" if gran == "tensorwise" else
+               "axis = %d granularity = axiswise" % axis)
+    sshape = _scale_shape(shape, gran, axis)
+    if case["kind"] == "f8quantize":
+        if case["pow2"]:
+            scaling += " pow2"
+        ins = [(shape, case["elem"])]
+        outs = [(shape, case["f8"]), (sshape, "f32")]
+        body = ["%%r0, %%r1 = mxfp8train.quantize %%arg0 %s : %s -> %s, %s" % (
+            scaling, _tensor_type(*ins[0]), _tensor_type(*outs[0]),
+            _tensor_type(*outs[1]))]
+        return ins, outs, body
+    ins = [(shape, case["f8"]), (sshape, "f32")]
+    outs = [(shape, case["out"])]
+    body = ["%%r0 = mxfp8train.dequantize %%arg0 [%%arg1] %s : %s [%s] -> %s" % (
+        scaling, _tensor_type(*ins[0]), _tensor_type(*ins[1]),
+        _tensor_type(*outs[0]))]
+    return ins, outs, body
+
+
+def _f32_bits(x):
+    return np.asarray(x, dtype=np.float32).view(np.uint32)
+
+
+def _fill_group(rng, fill, n, e):
+    """f32 bits of one scaling group of `n` values with fill `fill`,
+    magnitudes around 2^e."""
+    g = _f32_bits(rng.standard_normal(n) * 2.0 ** e).copy()
+    if fill == "normal" and n >= 4:
+        # -0, f32 subnormals of both signs.
+        g[rng.choice(n, size=3, replace=False)] = [0x80000000, 0x00000001,
+                                                   0x80000001]
+    elif fill == "nan":
+        g[rng.integers(n)] = rng.choice([0x7FC00000, 0xFFC00000])
+    elif fill == "inf":
+        g[rng.integers(n)] = rng.choice([0x7F800000, 0xFF800000])
+    elif fill == "zero":
+        g[:] = 0
+    elif fill == "negzero":
+        g[:] = 0x80000000
+    elif fill == "tiny":
+        # amax below 1e-12 (2^-45 * N(0, 1)).
+        g = _f32_bits(rng.standard_normal(n) * 2.0 ** -45).copy()
+    elif fill == "eps_edge":
+        # amax exactly the last f32 below 1e-12, or the first above.
+        g = _f32_bits(rng.uniform(-1, 1, n) * 1e-13).copy()
+        g[rng.integers(n)] = rng.choice([0x2B8CBCCC, 0x2B8CBCCD, 0xAB8CBCCC])
+    elif fill == "pow2_edge":
+        # amax 1.75 * 2^e + j ulp: s = max / amax just below a power of two
+        # (SPEC-float8 §2.4's R table decides whether it rounds up).
+        base = int(_f32_bits(1.75 * 2.0 ** e))
+        g = _f32_bits(rng.uniform(-1.5, 1.5, n) * 2.0 ** e).copy()
+        g[rng.integers(n)] = base + int(rng.integers(0, 48)) | (
+            int(rng.integers(0, 2)) << 31)
+    elif fill == "f32max":
+        g[rng.integers(n)] = rng.choice([0x7F7FFFFF, 0xFF7FFFFF])
+    elif fill == "big":
+        # Values around and above the fp8 max: amax 448 or 57344 exactly.
+        g = _f32_bits(rng.uniform(-448, 448, n)).copy()
+        g[rng.integers(n)] = rng.choice([0x43E00000, 0x47600000])
+    return g
+
+
+def _quantize_input(case, rng, to_bf16):
+    shape, gran, axis = case["shape"], case["granularity"], case["axis"]
+    n = int(np.prod(shape))
+    if gran == "tensorwise":
+        e = int(rng.integers(-20, 21))
+        bits = _fill_group(rng, case["fill"], n, e).reshape(shape)
+    else:
+        moved_shape = [s for d, s in enumerate(shape) if d != axis] + [shape[axis]]
+        groups = int(np.prod(moved_shape[:-1]))
+        red = shape[axis]
+        rows = []
+        for gi in range(groups):
+            fill = GROUP_FILLS[gi % len(GROUP_FILLS)]
+            rows.append(_fill_group(rng, fill, red, int(rng.integers(-40, 41))))
+        moved = np.stack(rows).reshape(moved_shape)
+        bits = np.moveaxis(moved, -1, axis).copy()
+    if case["elem"] == "bf16":
+        return to_bf16(bits)
+    return bits.view(np.float32)
+
+
+def make_inputs(case, ins, rng, to_bf16):
+    """The input arrays of a Float8 cast case; `to_bf16` rounds f32 bit
+    patterns to bf16 (gpu-check.py's f32_bits_to_bf16)."""
+    if case["kind"] == "f8quantize":
+        return [_quantize_input(case, rng, to_bf16)]
+    data = rng.integers(0, 256, size=ins[0][0], dtype=np.uint8)
+    sshape = ins[1][0]
+    count = int(np.prod(sshape)) if sshape else 1
+    # Scales as quantize makes them (2^-119 .. 2^56), and the specials.
+    s = (2.0 ** rng.uniform(-119, 56, count)).astype(np.float32)
+    bits = s.view(np.uint32).copy()
+    specials = [0x7FC00000, 0x00000000, 0x57CBBA10, 0x5B4BBA10, 0x3F800000,
+                0x7F800000, 0x43800000]
+    if count > 1:
+        for i, v in enumerate(specials[:count]):
+            bits[i] = v
+    scales = bits.view(np.float32).reshape(sshape)
+    return [data, scales]
+
+
+def outputs_equal(elem, got, ref):
+    """Compares output bytes `got` with `ref` (uint8 arrays) of an output of
+    element type `elem`: bytes exactly, except that f32 / bf16 NaNs of any
+    payload and sign match each other. Returns (equal, message)."""
+    if got.shape != ref.shape:
+        return False, "%d bytes, expected %d" % (got.size, ref.size)
+    if elem in ("f32", "bf16"):
+        it, mag, inf = ((np.uint32, 0x7FFFFFFF, 0x7F800000) if elem == "f32"
+                        else (np.uint16, 0x7FFF, 0x7F80))
+        g, r = got.view(it), ref.view(it)
+        bad = (g != r) & ~(((g & mag) > inf) & ((r & mag) > inf))
+    else:
+        g, r = got, ref
+        bad = got != ref
+    n = int(np.count_nonzero(bad))
+    if n == 0:
+        return True, ""
+    first = int(np.argmax(bad))
+    return False, "%d of %d elements differ (first at %d: gpu %s cpu %s)" % (
+        n, bad.size, first, hex(int(g[first])), hex(int(r[first])))
+
+
+# Timed alone on the H200 against a device copy: (name, kind, shape, elem,
+# axis, mode) rows of gpu-check.py's timing table; `mode` is the granularity.
+def timing_kernels():
+    shape = [16384, 8192]
+    return [
+        ("float8_quantize_rowwise_bf16_16384x8192", "f8quantize", shape,
+         "bf16", 1, "axiswise"),
+        ("float8_quantize_colwise_bf16_16384x8192", "f8quantize", shape,
+         "bf16", 0, "axiswise"),
+        ("float8_quantize_tensorwise_bf16_16384x8192", "f8quantize", shape,
+         "bf16", None, "tensorwise"),
+    ]
+
+
+def timing_case(kind, shape, elem, axis, granularity):
+    """The case of a timing row (e4m3, pow2 for the axiswise ones as the
+    rowwise recipes use)."""
+    return dict(kind=kind, shape=shape, elem=elem, f8="f8E4M3FN",
+                granularity=granularity, axis=axis,
+                pow2=granularity == "axiswise", fill="normal")
