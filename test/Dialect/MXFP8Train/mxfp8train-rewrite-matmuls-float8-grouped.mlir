@@ -47,10 +47,10 @@
 // PAD:         %[[DOP:.*]], %[[POFFS2:.*]] = mxfp8train.pad_token_groups %[[DO]] offs(%[[OFFS]]) alignment = 16
 // PAD:         %[[DAP:.*]] = mxfp8train.scaled_grouped_mm {{.*}} offs(%[[POFFS2]]) {mxfp8train.role = "dgrad"} {{.*}} -> tensor<176x128xbf16>
 // PAD:         %[[DA:.*]] = mxfp8train.unpad_token_groups %[[DAP]] offs(%[[OFFS]]) alignment = 16
-// The wgrad reuses both pads and casts each operand per token group (the
-// pads' padded offs are equal; the cleanup after the rewrite keeps one).
+// The wgrad reuses both pads; each operand is cast per token group with the
+// (equal) padded offs of its own pad, so that one cast serves every GEMM.
 // PAD:         %[[DOG:.*]], %[[DOGS:.*]] = mxfp8train.quantize %[[DOP]] offs(%[[POFFS2]]) axis = 0 granularity = axiswise pow2 : tensor<176x64xbf16>, tensor<4xi32> -> tensor<176x64xf8E4M3FN>, tensor<4x64xf32>
-// PAD:         %[[AG:.*]], %[[AGS:.*]] = mxfp8train.quantize %[[AP]] offs(%[[POFFS2]]) axis = 0 granularity = axiswise pow2 : tensor<176x128xbf16>, tensor<4xi32> -> tensor<176x128xf8E4M3FN>, tensor<4x128xf32>
+// PAD:         %[[AG:.*]], %[[AGS:.*]] = mxfp8train.quantize %[[AP]] offs(%[[POFFS]]) axis = 0 granularity = axiswise pow2 : tensor<176x128xbf16>, tensor<4xi32> -> tensor<176x128xf8E4M3FN>, tensor<4x128xf32>
 // PAD:         %[[DW:.*]] = mxfp8train.scaled_grouped_mm %[[DOG]][%[[DOGS]]], %[[AG]][%[[AGS]]] offs(%[[POFFS2]]) transpose_lhs {mxfp8train.role = "wgrad"} : tensor<176x64xf8E4M3FN>[tensor<4x64xf32>], tensor<176x128xf8E4M3FN>[tensor<4x128xf32>], tensor<4xi32> -> tensor<4x64x128xbf16>
 // PAD-NOT:     mxfp8train.grouped_mm
 // PAD:         return %[[OUT]], %[[DA]], %[[DW]]
