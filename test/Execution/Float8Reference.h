@@ -15,9 +15,11 @@
 
 #include "ReferenceBits.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 namespace f8ref {
@@ -108,6 +110,45 @@ inline uint16_t toBF16(float f) {
 /// Dequantization `RN_f32(float(q) / s)` (SPEC-float8 §2.6).
 inline float dequantize(uint8_t q, float s, Format fmt) {
   return float(decode(q, fmt)) / s;
+}
+
+/// The token groups of `offs` over `rows` rows as [first, last) pairs:
+/// group g starts where group g-1 ended (0 for g = 0) and ends at offs[g]
+/// pulled into [its start, rows] (the clamping of scaled_grouped_mm).
+inline std::vector<std::pair<int64_t, int64_t>>
+tokenGroups(const std::vector<int32_t> &offs, int64_t rows) {
+  std::vector<std::pair<int64_t, int64_t>> groups;
+  int64_t first = 0;
+  for (int32_t o : offs) {
+    int64_t last = std::min<int64_t>(std::max<int64_t>(o, first), rows);
+    groups.push_back({first, last});
+    first = last;
+  }
+  return groups;
+}
+
+/// Per-group (jagged) column scales of the row-major `(rows, cols)` tensor
+/// `x` (SPEC-float8 §3.3, torchao `triton_fp8_per_group_colwise_scales`
+/// with the dense NaN / Inf semantics of §2.7): `scales[g * cols + c]` from
+/// the amax of column c over the rows of group g only (an empty group has
+/// amax 0), every row cast with its group's scales, rows of no group 0x00.
+inline void perGroupColwise(const std::vector<float> &x, int64_t rows,
+                            int64_t cols, const std::vector<int32_t> &offs,
+                            Format fmt, bool pow2, std::vector<float> &scales,
+                            std::vector<uint8_t> &bytes) {
+  auto groups = tokenGroups(offs, rows);
+  scales.assign(groups.size() * cols, 0.0f);
+  bytes.assign(rows * cols, 0);
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (int64_t c = 0; c < cols; ++c) {
+      std::vector<float> column;
+      for (int64_t r = groups[g].first; r < groups[g].second; ++r)
+        column.push_back(x[r * cols + c]);
+      float s = scaleOf(amax(column), fmt, pow2);
+      scales[g * cols + c] = s;
+      for (int64_t r = groups[g].first; r < groups[g].second; ++r)
+        bytes[r * cols + c] = castByte(x[r * cols + c], s, fmt);
+    }
 }
 
 /// One output of the Float8 GEMM (SPEC-float8 §5.4) from the exact sum

@@ -1,7 +1,7 @@
 //===- Float8ToLinalg.cpp - CPU lowering of the Float8 op forms -*- C++ -*-===//
 //
-// Lowers the Float8 forms (f32 tensorwise / axiswise scales) of quantize,
-// dequantize and scaled_mm to linalg on tensors, bit-exact with
+// Lowers the Float8 forms (f32 tensorwise / axiswise / per-group scales) of
+// quantize, dequantize and scaled_mm to linalg on tensors, bit-exact with
 // SPEC-float8 §2 and §5; the scalar arithmetic is Conversion/Utils/
 // Float8Arith.h. The MX forms are lowered in MXFP8TrainToLinalg.cpp.
 //
@@ -82,6 +82,8 @@ struct Float8QuantizeOpLowering final : OpRewritePattern<QuantizeOp> {
                                 PatternRewriter &rewriter) const override {
     if (!op.isFloat8())
       return rewriter.notifyMatchFailure(op, "not a Float8 quantize");
+    if (op.isPerGroup())
+      return rewriter.notifyMatchFailure(op, "per-group scales");
     if (!hasStaticShapes(op))
       return rewriter.notifyMatchFailure(op, "dynamic shapes");
     Location loc = op.getLoc();
@@ -168,6 +170,8 @@ struct Float8DequantizeOpLowering final : OpRewritePattern<DequantizeOp> {
                                 PatternRewriter &rewriter) const override {
     if (!op.isFloat8())
       return rewriter.notifyMatchFailure(op, "not a Float8 dequantize");
+    if (op.isPerGroup())
+      return rewriter.notifyMatchFailure(op, "per-group scales");
     if (!hasStaticShapes(op))
       return rewriter.notifyMatchFailure(op, "dynamic shapes");
     Location loc = op.getLoc();
@@ -194,6 +198,192 @@ struct Float8DequantizeOpLowering final : OpRewritePattern<DequantizeOp> {
               Bits bb(nb, nloc);
               Value x = lowering::decodeElement(bb, bb.byteOf(args[0]), fmt);
               Value q = arith::DivFOp::create(bb.b, x, args[1]);
+              linalg::YieldOp::create(bb.b, bb.fromF32(outElemType, q));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// The group of every row of a `(T, X)` tensor split by `offs` (clamped as
+/// buildClampedEnds clamps them): an i32 `(T,)` tensor holding the number of
+/// group ends <= t, so E for rows past the last group end.
+static Value buildRowGroups(OpBuilder &b, Location loc, Value offs,
+                            int64_t tokens) {
+  int64_t groups = cast<RankedTensorType>(offs.getType()).getDimSize(0);
+  Value ends = buildClampedEnds(b, loc, offs, tokens);
+  MLIRContext *ctx = b.getContext();
+  Value init = tensor::EmptyOp::create(b, loc, {tokens}, b.getI32Type());
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{}, ValueRange{init},
+             ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(1, ctx)},
+             getParallel(1),
+             [&](OpBuilder &nb, Location nloc, ValueRange) {
+               Bits bb(nb, nloc);
+               Value t = arith::IndexCastOp::create(
+                   bb.b, bb.b.getI32Type(), linalg::IndexOp::create(bb.b, 0));
+               Value group = bb.c(0);
+               for (int64_t g = 0; g < groups; ++g) {
+                 Value end = tensor::ExtractOp::create(bb.b, ends,
+                                                       ValueRange{bb.cIdx(g)});
+                 group = bb.add(
+                     group, bb.zext(bb.cmp(arith::CmpIPredicate::sle, end, t)));
+               }
+               linalg::YieldOp::create(bb.b, group);
+             })
+      .getResult(0);
+}
+
+/// In the body of a generic over `(t, x)` whose argument `group` is the
+/// group of row t (buildRowGroups): whether the row is in a group, and the
+/// f32 scale `scales[group, x]` (1.0 outside every group).
+static std::pair<Value, Value> lookUpGroupScale(Bits &bb, Value scales,
+                                                Value group, int64_t groups) {
+  Value inside = bb.cmp(arith::CmpIPredicate::slt, group, bb.c(groups));
+  if (groups == 0)
+    return {inside, bb.cf(1.0f)};
+  Value g = arith::IndexCastOp::create(bb.b, bb.b.getIndexType(),
+                                       bb.mins(group, bb.c(groups - 1)));
+  Value x = linalg::IndexOp::create(bb.b, 1);
+  Value s = tensor::ExtractOp::create(bb.b, scales, ValueRange{g, x});
+  return {inside, bb.select(inside, s, bb.cf(1.0f))};
+}
+
+/// Per-group Float8 quantize (`offs`, SPEC-float8 §3.3) -> the group of
+/// every row, the amax of each (group, column) over the group's rows only
+/// (a generic over (g, t, x) that reduces t, reading |x| for the rows of
+/// group g and +0 elsewhere), the scale generic of the dense cast, and the
+/// cast of every row with its group's scales (rows past the last group: +0).
+struct Float8PerGroupQuantizeOpLowering final : OpRewritePattern<QuantizeOp> {
+  using Base::Base;
+
+  LogicalResult matchAndRewrite(QuantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.isFloat8() || !op.isPerGroup())
+      return rewriter.notifyMatchFailure(op, "not a per-group Float8 quantize");
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    RankedTensorType inputType = op.getInput().getType();
+    RankedTensorType scalesType = op.getScales().getType();
+    int64_t tokens = inputType.getDimSize(0);
+    int64_t groups = scalesType.getDimSize(0);
+    Type dataElemType = op.getData().getType().getElementType();
+    lowering::ElementFormat fmt = lowering::getElementFormat(dataElemType);
+    bool pow2 = op.getPow2();
+    Value rowGroups = buildRowGroups(rewriter, loc, op.getOffs(), tokens);
+    auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+
+    // amax[g, x] = max |input[t, x]| over the rows t of group g.
+    Value zero = arith::ConstantOp::create(rewriter, loc,
+                                           rewriter.getF32FloatAttr(0.0f));
+    Value amaxInit =
+        linalg::FillOp::create(
+            rewriter, loc, zero,
+            Value(tensor::EmptyOp::create(rewriter, loc, scalesType.getShape(),
+                                          rewriter.getF32Type())))
+            .getResult(0);
+    Value amax =
+        linalg::GenericOp::create(
+            rewriter, loc, amaxInit.getType(),
+            ValueRange{op.getInput(), rowGroups}, ValueRange{amaxInit},
+            ArrayRef<AffineMap>{AffineMap::get(3, 0, {d(1), d(2)}, ctx),
+                                AffineMap::get(3, 0, {d(1)}, ctx),
+                                AffineMap::get(3, 0, {d(0), d(2)}, ctx)},
+            ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
+                                          utils::IteratorType::reduction,
+                                          utils::IteratorType::parallel},
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Bits bb(nb, nloc);
+              Value g = arith::IndexCastOp::create(
+                  bb.b, bb.b.getI32Type(), linalg::IndexOp::create(bb.b, 0));
+              Value v = math::AbsFOp::create(bb.b, bb.toF32(args[0]));
+              v = bb.select(bb.eq(args[1], g), v, bb.cf(0.0f));
+              linalg::YieldOp::create(
+                  bb.b, Value(arith::MaximumFOp::create(bb.b, v, args[2])));
+            })
+            .getResult(0);
+
+    // s = SCALE(amax) per (group, column): an empty group has amax 0.
+    AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+    Value scaleInit = tensor::EmptyOp::create(
+        rewriter, loc, scalesType.getShape(), rewriter.getF32Type());
+    Value scales =
+        linalg::GenericOp::create(
+            rewriter, loc, scalesType, ValueRange{amax}, ValueRange{scaleInit},
+            ArrayRef<AffineMap>{id2, id2}, getParallel(2),
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Bits bb(nb, nloc);
+              linalg::YieldOp::create(
+                  bb.b, computeFloat8Scale(bb, args[0], fmt, pow2));
+            })
+            .getResult(0);
+
+    // q[t, x] = CAST(input[t, x], s[group(t), x]).
+    Value dataInit = tensor::EmptyOp::create(
+        rewriter, loc, inputType.getShape(), dataElemType);
+    Value data =
+        linalg::GenericOp::create(
+            rewriter, loc, dataInit.getType(),
+            ValueRange{op.getInput(), rowGroups}, ValueRange{dataInit},
+            ArrayRef<AffineMap>{id2, AffineMap::get(2, 0, {d(0)}, ctx), id2},
+            getParallel(2),
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Bits bb(nb, nloc);
+              auto [inside, s] = lookUpGroupScale(bb, scales, args[1], groups);
+              Value code = castToFloat8(bb, bb.toF32(args[0]), s, fmt);
+              code = bb.select(inside, code, bb.c(0));
+              linalg::YieldOp::create(bb.b, bb.byteAs(dataElemType, code));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, {data, scales});
+    return success();
+  }
+};
+
+/// Per-group Float8 dequantize -> `RN_out(RN_f32(float(q) / s[group(t), x]))`
+/// per element, +0 for rows past the last group end.
+struct Float8PerGroupDequantizeOpLowering final
+    : OpRewritePattern<DequantizeOp> {
+  using Base::Base;
+
+  LogicalResult matchAndRewrite(DequantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.isFloat8() || !op.isPerGroup())
+      return rewriter.notifyMatchFailure(op,
+                                         "not a per-group Float8 dequantize");
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    RankedTensorType dataType = op.getData().getType();
+    RankedTensorType resultType = op.getResult().getType();
+    Type outElemType = resultType.getElementType();
+    int64_t groups = op.getScales().getType().getDimSize(0);
+    lowering::ElementFormat fmt =
+        lowering::getElementFormat(dataType.getElementType());
+    Value rowGroups =
+        buildRowGroups(rewriter, loc, op.getOffs(), dataType.getDimSize(0));
+    Value scales = op.getScales();
+    AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+    Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                         outElemType);
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, resultType, ValueRange{op.getData(), rowGroups},
+            ValueRange{init},
+            ArrayRef<AffineMap>{
+                id2, AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx),
+                id2},
+            getParallel(2),
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Bits bb(nb, nloc);
+              auto [inside, s] = lookUpGroupScale(bb, scales, args[1], groups);
+              Value x = lowering::decodeElement(bb, bb.byteOf(args[0]), fmt);
+              Value q = arith::DivFOp::create(bb.b, x, s);
+              q = bb.select(inside, q, bb.cf(0.0f));
               linalg::YieldOp::create(bb.b, bb.fromF32(outElemType, q));
             })
             .getResult(0);
@@ -284,5 +474,7 @@ struct Float8ScaledMmOpLowering final : OpRewritePattern<ScaledMmOp> {
 void linalg_lowering::populateFloat8ToLinalgPatterns(
     RewritePatternSet &patterns) {
   patterns.add<Float8QuantizeOpLowering, Float8DequantizeOpLowering,
-               Float8ScaledMmOpLowering>(patterns.getContext());
+               Float8PerGroupQuantizeOpLowering,
+               Float8PerGroupDequantizeOpLowering, Float8ScaledMmOpLowering>(
+      patterns.getContext());
 }

@@ -425,12 +425,11 @@ struct ScaledGroupedMmOpLowering final : OpRewritePattern<ScaledGroupedMmOp> {
   }
 };
 
-/// The clamped cumulative group ends of `offs` (SPEC §7.1, as
-/// buildGroupLoop clamps them): `end[g] = min(max(offs[g], end[g-1]), total)`
-/// with `end[-1] = 0`, as an i32 tensor of the shape of `offs`. O(E^2)
-/// scalar work, E static.
-static Value buildClampedEnds(OpBuilder &b, Location loc, Value offs,
-                              int64_t total) {
+} // namespace
+
+// O(E^2) scalar work, E static (SPEC §7.1).
+Value linalg_lowering::buildClampedEnds(OpBuilder &b, Location loc, Value offs,
+                                        int64_t total) {
   auto offsType = cast<RankedTensorType>(offs.getType());
   int64_t groups = offsType.getDimSize(0);
   MLIRContext *ctx = b.getContext();
@@ -456,6 +455,7 @@ static Value buildClampedEnds(OpBuilder &b, Location loc, Value offs,
       .getResult(0);
 }
 
+namespace {
 /// Float8 scaled_grouped_mm -> the exact f32 values of the fp8 operands, the
 /// grouped f32 GEMMs of the MX path into an f32 accumulator, then
 /// `RN_out(RN_f32(acc * RN(1/s_lhs)) * RN(1/s_rhs))` per element with the

@@ -82,6 +82,11 @@ SmallVector<Value> buildGroupLoop(OpBuilder &b, Location loc, Value offs,
                                   int64_t total, ValueRange inits,
                                   GroupBodyFn body);
 
+/// The clamped cumulative group ends of `offs` (as buildGroupLoop clamps
+/// them): `end[g] = min(max(offs[g], end[g-1]), total)` with `end[-1] = 0`,
+/// an i32 tensor of the shape of `offs` (GroupedToLinalg.cpp).
+Value buildClampedEnds(OpBuilder &b, Location loc, Value offs, int64_t total);
+
 /// `ceil(v / m) * m` for index `v` and a positive constant `m`.
 Value roundUpIndex(OpBuilder &b, Location loc, Value v, int64_t m);
 

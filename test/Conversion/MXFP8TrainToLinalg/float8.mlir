@@ -114,3 +114,55 @@ func.func @scaled_grouped_mm_2d3d(%a: tensor<40x32xf8E4M3FN>, %as: tensor<40x1xf
   %y = mxfp8train.scaled_grouped_mm %a [%as], %w [%ws] offs(%offs) transpose_rhs : tensor<40x32xf8E4M3FN> [tensor<40x1xf32>], tensor<4x16x32xf8E4M3FN> [tensor<4x16x1xf32>], tensor<4xi32> -> tensor<40x16xbf16>
   return %y : tensor<40x16xbf16>
 }
+
+// -----
+
+// Per-group (jagged) scales (SPEC-float8 §3.3): the clamped group ends, the
+// group of every row (the number of ends <= t), the amax of each (group,
+// column) as a (g, t, x) generic reducing t that reads |x| only for the rows
+// of group g, the dense scale arithmetic on the (E, X) amax, and the cast of
+// every row with the scale of its group (rows past the last group: 0).
+// CHECK-DAG: #[[$GX:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[$GT:.*]] = affine_map<(d0, d1, d2) -> (d1)>
+// CHECK-DAG: #[[$GS:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$ROWG:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @quantize_per_group
+// CHECK-SAME:    (%[[X:.*]]: tensor<48x32xf32>, %[[OFFS:.*]]: tensor<3xi32>)
+// CHECK:      %[[ENDS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<3xi32>)
+// CHECK:      %[[GROUPS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<48xi32>)
+// CHECK-COUNT-3: tensor.extract %[[ENDS]]
+// CHECK:      %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<3x32xf32>)
+// CHECK:      %[[AMAX:.*]] = linalg.generic {indexing_maps = [#[[$GX]], #[[$GT]], #[[$GS]]], iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[X]], %[[GROUPS]] : tensor<48x32xf32>, tensor<48xi32>) outs(%[[INIT]] : tensor<3x32xf32>)
+// CHECK:        math.absf
+// CHECK:        arith.cmpi eq
+// CHECK:        arith.select
+// CHECK:        arith.maximumf
+// CHECK:      %[[S:.*]] = linalg.generic {{.*}} ins(%[[AMAX]] : tensor<3x32xf32>) outs(%{{.*}} : tensor<3x32xf32>)
+// CHECK:        arith.constant 730643660 : i32
+// CHECK:        arith.constant 44 : i32
+// CHECK:      %[[Q:.*]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$ROWG]], #[[$ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[GROUPS]] : tensor<48x32xf32>, tensor<48xi32>)
+// CHECK:        arith.cmpi slt
+// CHECK:        tensor.extract %[[S]]
+// CHECK:        arith.mulf
+// CHECK:        linalg.yield %{{.*}} : f8E4M3FN
+// CHECK:      return %[[Q]], %[[S]]
+func.func @quantize_per_group(%x: tensor<48x32xf32>, %offs: tensor<3xi32>) -> (tensor<48x32xf8E4M3FN>, tensor<3x32xf32>) {
+  %q, %s = mxfp8train.quantize %x offs(%offs) axis = 0 granularity = axiswise pow2 : tensor<48x32xf32>, tensor<3xi32> -> tensor<48x32xf8E4M3FN>, tensor<3x32xf32>
+  return %q, %s : tensor<48x32xf8E4M3FN>, tensor<3x32xf32>
+}
+
+// -----
+
+// CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$ROWG:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @dequantize_per_group
+// CHECK:      %[[GROUPS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<48xi32>)
+// CHECK:      linalg.generic {indexing_maps = [#[[$ID]], #[[$ROWG]], #[[$ID]]], iterator_types = ["parallel", "parallel"]} ins(%{{.*}}, %[[GROUPS]] : tensor<48x32xf8E4M3FN>, tensor<48xi32>)
+// CHECK:        tensor.extract
+// CHECK:        arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK:        linalg.yield %{{.*}} : bf16
+func.func @dequantize_per_group(%q: tensor<48x32xf8E4M3FN>, %s: tensor<3x32xf32>, %offs: tensor<3xi32>) -> tensor<48x32xbf16> {
+  %x = mxfp8train.dequantize %q [%s] offs(%offs) axis = 0 granularity = axiswise : tensor<48x32xf8E4M3FN> [tensor<3x32xf32>], tensor<3xi32> -> tensor<48x32xbf16>
+  return %x : tensor<48x32xbf16>
+}

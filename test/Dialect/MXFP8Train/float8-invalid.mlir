@@ -300,3 +300,128 @@ func.func @float8_recipe_rejects_out_dtype() attributes {r = #mxfp8train.float8_
 func.func @float8_recipe_rejects_bool() attributes {r = #mxfp8train.float8_recipe<float8_tensorwise, pad_token_groups = yes>} {
   return
 }
+
+// -----
+
+// Per-group (offs) scales: Float8 axiswise along the token axis 0 of a 2-D
+// tensor, (E, X) f32 scales (SPEC-float8 §3.3).
+
+func.func @per_group_rejects_mx(%x: tensor<64x128xbf16>, %offs: tensor<4xi32>) {
+  // expected-error @+1 {{'mxfp8train.quantize' op expects offs only with a Float8 granularity (per-group axiswise scales), found an MX cast}}
+  %q, %s = mxfp8train.quantize %x offs(%offs) axis = 0 mode = rceil : tensor<64x128xbf16>, tensor<4xi32> -> tensor<64x128xf8E4M3FN>, tensor<2x128xf8E8M0FNU>
+  return
+}
+
+// -----
+
+func.func @per_group_rejects_tensorwise(%x: tensor<64x128xbf16>, %offs: tensor<4xi32>) {
+  // expected-error @+1 {{'mxfp8train.quantize' op expects granularity = axiswise with offs (per-group scales along the token axis), found tensorwise}}
+  %q, %s = mxfp8train.quantize %x offs(%offs) granularity = tensorwise : tensor<64x128xbf16>, tensor<4xi32> -> tensor<64x128xf8E4M3FN>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @per_group_rejects_rank3(%x: tensor<2x64x128xbf16>, %offs: tensor<4xi32>) {
+  // expected-error @+1 {{'mxfp8train.quantize' op expects a 2-D (tokens x columns) tensor with offs, found rank 3}}
+  %q, %s = mxfp8train.quantize %x offs(%offs) axis = 0 granularity = axiswise : tensor<2x64x128xbf16>, tensor<4xi32> -> tensor<2x64x128xf8E4M3FN>, tensor<4x128xf32>
+  return
+}
+
+// -----
+
+func.func @per_group_rejects_axis1(%x: tensor<64x128xbf16>, %offs: tensor<4xi32>) {
+  // expected-error @+1 {{'mxfp8train.quantize' op expects axis = 0 (the token axis that offs splits) with offs, found axis = 1}}
+  %q, %s = mxfp8train.quantize %x offs(%offs) axis = 1 granularity = axiswise : tensor<64x128xbf16>, tensor<4xi32> -> tensor<64x128xf8E4M3FN>, tensor<4x64xf32>
+  return
+}
+
+// -----
+
+func.func @per_group_rejects_2d_offs(%x: tensor<64x128xbf16>, %offs: tensor<4x1xi32>) {
+  // expected-error @+1 {{'mxfp8train.quantize' op expects offs to be a 1-D i32 tensor, found rank 2}}
+  %q, %s = mxfp8train.quantize %x offs(%offs) axis = 0 granularity = axiswise : tensor<64x128xbf16>, tensor<4x1xi32> -> tensor<64x128xf8E4M3FN>, tensor<4x128xf32>
+  return
+}
+
+// -----
+
+func.func @per_group_rejects_i64_offs(%x: tensor<64x128xbf16>, %offs: tensor<4xi64>) {
+  // expected-error @+1 {{operand #1 must be ranked tensor of 32-bit signless integer values, but got 'tensor<4xi64>'}}
+  %q, %s = mxfp8train.quantize %x offs(%offs) axis = 0 granularity = axiswise : tensor<64x128xbf16>, tensor<4xi64> -> tensor<64x128xf8E4M3FN>, tensor<4x128xf32>
+  return
+}
+
+// -----
+
+func.func @per_group_rejects_dense_scale_shape(%x: tensor<64x128xbf16>, %offs: tensor<4xi32>) {
+  // expected-error @+1 {{'mxfp8train.quantize' op expects the scales of shape 4x128 (one scale per group and column: offs entries x columns, the (E, N) / (E, K) scales of a 2d-2d scaled_grouped_mm), found 1x128}}
+  %q, %s = mxfp8train.quantize %x offs(%offs) axis = 0 granularity = axiswise : tensor<64x128xbf16>, tensor<4xi32> -> tensor<64x128xf8E4M3FN>, tensor<1x128xf32>
+  return
+}
+
+// -----
+
+func.func @per_group_rejects_group_count(%x: tensor<64x128xbf16>, %offs: tensor<4xi32>) {
+  // expected-error @+1 {{'mxfp8train.quantize' op expects the scales of shape 4x128}}
+  %q, %s = mxfp8train.quantize %x offs(%offs) axis = 0 granularity = axiswise : tensor<64x128xbf16>, tensor<4xi32> -> tensor<64x128xf8E4M3FN>, tensor<3x128xf32>
+  return
+}
+
+// -----
+
+func.func @per_group_rejects_data_shape(%x: tensor<64x128xbf16>, %offs: tensor<4xi32>) {
+  // expected-error @+1 {{'mxfp8train.quantize' op expects the data shape to equal the high-precision shape 64x128, found 32x128}}
+  %q, %s = mxfp8train.quantize %x offs(%offs) axis = 0 granularity = axiswise : tensor<64x128xbf16>, tensor<4xi32> -> tensor<32x128xf8E4M3FN>, tensor<4x128xf32>
+  return
+}
+
+// -----
+
+func.func @per_group_rejects_blocked_layout(%x: tensor<64x128xbf16>, %offs: tensor<4xi32>) {
+  // expected-error @+1 {{'mxfp8train.quantize' op expects the scales in the row_major layout for Float8 data, found blocked}}
+  %q, %s = mxfp8train.quantize %x offs(%offs) axis = 0 granularity = axiswise layout = blocked : tensor<64x128xbf16>, tensor<4xi32> -> tensor<64x128xf8E4M3FN>, tensor<4x128xf32>
+  return
+}
+
+// -----
+
+func.func @per_group_rejects_decreasing_offs(%x: tensor<64x128xbf16>) {
+  %offs = arith.constant dense<[16, 8, 32, 64]> : tensor<4xi32>
+  // expected-error @+1 {{'mxfp8train.quantize' op expects non-decreasing offs, found offs[1] = 8 after 16}}
+  %q, %s = mxfp8train.quantize %x offs(%offs) axis = 0 granularity = axiswise : tensor<64x128xbf16>, tensor<4xi32> -> tensor<64x128xf8E4M3FN>, tensor<4x128xf32>
+  return
+}
+
+// -----
+
+func.func @per_group_rejects_offs_past_tokens(%x: tensor<64x128xbf16>) {
+  %offs = arith.constant dense<[16, 32, 48, 80]> : tensor<4xi32>
+  // expected-error @+1 {{'mxfp8train.quantize' op expects offs at most the token count 64, found offs[3] = 80}}
+  %q, %s = mxfp8train.quantize %x offs(%offs) axis = 0 granularity = axiswise : tensor<64x128xbf16>, tensor<4xi32> -> tensor<64x128xf8E4M3FN>, tensor<4x128xf32>
+  return
+}
+
+// -----
+
+func.func @per_group_dequantize_rejects_mx(%q: tensor<64x128xf8E4M3FN>, %s: tensor<2x128xf8E8M0FNU>, %offs: tensor<4xi32>) {
+  // expected-error @+1 {{'mxfp8train.dequantize' op expects offs only with a Float8 granularity (per-group axiswise scales), found an MX cast}}
+  %x = mxfp8train.dequantize %q [%s] offs(%offs) axis = 0 : tensor<64x128xf8E4M3FN> [tensor<2x128xf8E8M0FNU>], tensor<4xi32> -> tensor<64x128xbf16>
+  return
+}
+
+// -----
+
+func.func @per_group_dequantize_rejects_scale_shape(%q: tensor<64x128xf8E4M3FN>, %s: tensor<4x64xf32>, %offs: tensor<4xi32>) {
+  // expected-error @+1 {{'mxfp8train.dequantize' op expects the scales of shape 4x128}}
+  %x = mxfp8train.dequantize %q [%s] offs(%offs) axis = 0 granularity = axiswise : tensor<64x128xf8E4M3FN> [tensor<4x64xf32>], tensor<4xi32> -> tensor<64x128xbf16>
+  return
+}
+
+// -----
+
+func.func @per_group_dequantize_rejects_axis1(%q: tensor<64x128xf8E4M3FN>, %s: tensor<4x128xf32>, %offs: tensor<4xi32>) {
+  // expected-error @+1 {{'mxfp8train.dequantize' op expects axis = 0 (the token axis that offs splits) with offs, found axis = 1}}
+  %x = mxfp8train.dequantize %q [%s] offs(%offs) axis = 1 granularity = axiswise : tensor<64x128xf8E4M3FN> [tensor<4x128xf32>], tensor<4xi32> -> tensor<64x128xbf16>
+  return
+}

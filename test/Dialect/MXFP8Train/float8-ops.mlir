@@ -27,6 +27,18 @@ func.func @dequantize_float8(%q: tensor<64x128xf8E4M3FN>, %t: tensor<f32>, %r: t
   return %a, %b : tensor<64x128xbf16>, tensor<64x128xf32>
 }
 
+// Per-group (jagged) scales along the token axis (SPEC-float8 §3.3): the
+// operands of the grouped 2d-2d weight gradient, (E, X) scales.
+// CHECK-LABEL: func.func @per_group_float8
+func.func @per_group_float8(%x: tensor<96x64xbf16>, %offs: tensor<4xi32>) -> (tensor<96x64xf8E4M3FN>, tensor<4x64xf32>, tensor<96x64xf32>) {
+  // CHECK: %[[Q:.*]], %[[S:.*]] = mxfp8train.quantize %{{.*}} offs(%{{.*}}) axis = 0 granularity = axiswise pow2 : tensor<96x64xbf16>, tensor<4xi32> -> tensor<96x64xf8E4M3FN>, tensor<4x64xf32>
+  // GENERIC: "mxfp8train.quantize"(%{{.*}}, %{{.*}}) <{axis = 0 : i64, granularity = #mxfp8train<float8_granularity axiswise>, pow2, scale_layout = #mxfp8train<scale_layout row_major>, scale_mode = #mxfp8train<scale_mode floor>}> : (tensor<96x64xbf16>, tensor<4xi32>)
+  %q, %s = mxfp8train.quantize %x offs(%offs) axis = 0 granularity = axiswise pow2 : tensor<96x64xbf16>, tensor<4xi32> -> tensor<96x64xf8E4M3FN>, tensor<4x64xf32>
+  // CHECK: mxfp8train.dequantize %[[Q]][%[[S]]] offs(%{{.*}}) axis = 0 granularity = axiswise : tensor<96x64xf8E4M3FN>[tensor<4x64xf32>], tensor<4xi32> -> tensor<96x64xf32>
+  %d = mxfp8train.dequantize %q [%s] offs(%offs) axis = 0 granularity = axiswise : tensor<96x64xf8E4M3FN> [tensor<4x64xf32>], tensor<4xi32> -> tensor<96x64xf32>
+  return %q, %s, %d : tensor<96x64xf8E4M3FN>, tensor<4x64xf32>, tensor<96x64xf32>
+}
+
 // The three GEMMs of a rowwise linear (SPEC-float8 §3.1), a tensorwise
 // forward with e5m2, and the mixed grad_input of rowwise_with_gw_hp.
 // CHECK-LABEL: func.func @scaled_mm_float8

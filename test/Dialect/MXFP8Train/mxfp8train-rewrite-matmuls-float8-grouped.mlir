@@ -8,9 +8,12 @@
 // power-of-2 scales in every grouped GEMM, whatever the linear recipe (the
 // tensorwise run casts the grouped GEMMs the same way). Forward: A per token
 // (M, 1), W per (expert, out-feature) (E, N, 1); dgrad: dO per token, W per
-// (expert, in-feature) (E, 1, K). The 2d-2d weight gradient needs scales per
-// group and column, which no quantize form makes yet: it is skipped. The
-// output is verified by a second mxfp8-opt.
+// (expert, in-feature) (E, 1, K). The 2d-2d weight gradient casts dO and A
+// token-major with scales per group and column over the group's tokens
+// (quantize offs(...), (E, N) / (E, K) scales); it needs the token count to
+// be a multiple of 16, so with 100 tokens it is converted only when the
+// recipe pads the token groups. The output is verified by a second
+// mxfp8-opt.
 
 // CHECK-LABEL: func.func @moe_step(
 // CHECK-SAME:    %[[A:[^:]*]]: tensor<100x128xbf16>, %[[W:[^:]*]]: tensor<4x64x128xbf16>, %[[DO:[^:]*]]: tensor<100x64xbf16>, %[[OFFS:[^:]*]]: tensor<4xi32>
@@ -22,6 +25,7 @@
 // CHECK:         %[[DA:.*]] = mxfp8train.scaled_grouped_mm %[[DOQ]][%[[DOS]]], %[[WNQ]][%[[WNS]]] offs(%[[OFFS]]) {mxfp8train.role = "dgrad"} : tensor<100x64xf8E4M3FN>[tensor<100x1xf32>], tensor<4x64x128xf8E4M3FN>[tensor<4x1x128xf32>], tensor<4xi32> -> tensor<100x128xbf16>
 // CHECK:         %[[DW:.*]] = mxfp8train.grouped_mm %[[DO]], %[[A]] offs(%[[OFFS]]) transpose_lhs :
 // CHECK-NOT:     pad_token_groups
+// CHECK-NOT:     offs(%{{.*}}) axis = 0
 // CHECK:         return %[[OUT]], %[[DA]], %[[DW]]
 
 // TW-LABEL: func.func @moe_step(
@@ -32,7 +36,7 @@
 // each, the GEMM on the padded offs, the 2d-3d results unpadded.
 // PAD-REMARK: remark: mxfp8train: converted (grouped 2d-3d, role forward, lhs quantized along axis 1 (f8E4M3FN, axiswise, pow2), rhs along axis 2 (f8E4M3FN, axiswise, pow2), token groups padded to 16 (pad_token_groups), recipe #mxfp8train.float8_recipe<float8_rowwise, pad_token_groups = true>)
 // PAD-REMARK: remark: mxfp8train: converted (grouped 2d-3d, role dgrad, lhs quantized along axis 1 (f8E4M3FN, axiswise, pow2), rhs along axis 1 (f8E4M3FN, axiswise, pow2), token groups padded to 16 (pad_token_groups), recipe #mxfp8train.float8_recipe<float8_rowwise, pad_token_groups = true>)
-// PAD-REMARK: remark: mxfp8train: skipped (Float8 2d-2d grouped GEMM: its per-group scales (one per group and column) have no quantize form yet)
+// PAD-REMARK: remark: mxfp8train: converted (grouped 2d-2d, role wgrad, lhs quantized along axis 0 (f8E4M3FN, axiswise, pow2) per token group, rhs along axis 0 (f8E4M3FN, axiswise, pow2) per token group, token groups padded to 16 (pad_token_groups), recipe #mxfp8train.float8_recipe<float8_rowwise, pad_token_groups = true>)
 
 // PAD-LABEL: func.func @moe_step(
 // PAD-SAME:    %[[A:[^:]*]]: tensor<100x128xbf16>, %[[W:[^:]*]]: tensor<4x64x128xbf16>, %[[DO:[^:]*]]: tensor<100x64xbf16>, %[[OFFS:[^:]*]]: tensor<4xi32>
@@ -43,7 +47,12 @@
 // PAD:         %[[DOP:.*]], %[[POFFS2:.*]] = mxfp8train.pad_token_groups %[[DO]] offs(%[[OFFS]]) alignment = 16
 // PAD:         %[[DAP:.*]] = mxfp8train.scaled_grouped_mm {{.*}} offs(%[[POFFS2]]) {mxfp8train.role = "dgrad"} {{.*}} -> tensor<176x128xbf16>
 // PAD:         %[[DA:.*]] = mxfp8train.unpad_token_groups %[[DAP]] offs(%[[OFFS]]) alignment = 16
-// PAD:         %[[DW:.*]] = mxfp8train.grouped_mm %[[DO]], %[[A]] offs(%[[OFFS]]) transpose_lhs :
+// The wgrad reuses both pads; each operand is cast per token group with the
+// (equal) padded offs of its own pad, so that one cast serves every GEMM.
+// PAD:         %[[DOG:.*]], %[[DOGS:.*]] = mxfp8train.quantize %[[DOP]] offs(%[[POFFS2]]) axis = 0 granularity = axiswise pow2 : tensor<176x64xbf16>, tensor<4xi32> -> tensor<176x64xf8E4M3FN>, tensor<4x64xf32>
+// PAD:         %[[AG:.*]], %[[AGS:.*]] = mxfp8train.quantize %[[AP]] offs(%[[POFFS]]) axis = 0 granularity = axiswise pow2 : tensor<176x128xbf16>, tensor<4xi32> -> tensor<176x128xf8E4M3FN>, tensor<4x128xf32>
+// PAD:         %[[DW:.*]] = mxfp8train.scaled_grouped_mm %[[DOG]][%[[DOGS]]], %[[AG]][%[[AGS]]] offs(%[[POFFS2]]) transpose_lhs {mxfp8train.role = "wgrad"} : tensor<176x64xf8E4M3FN>[tensor<4x64xf32>], tensor<176x128xf8E4M3FN>[tensor<4x128xf32>], tensor<4xi32> -> tensor<4x64x128xbf16>
+// PAD-NOT:     mxfp8train.grouped_mm
 // PAD:         return %[[OUT]], %[[DA]], %[[DW]]
 func.func @moe_step(%a: tensor<100x128xbf16>, %w: tensor<4x64x128xbf16>, %do: tensor<100x64xbf16>, %offs: tensor<4xi32>)
     -> (tensor<100x64xbf16>, tensor<100x128xbf16>, tensor<4x64x128xbf16>) {
@@ -53,7 +62,7 @@ func.func @moe_step(%a: tensor<100x128xbf16>, %w: tensor<4x64x128xbf16>, %do: te
   // expected-remark @below {{mxfp8train: converted (grouped 2d-3d, role dgrad, lhs quantized along axis 1 (f8E4M3FN, axiswise, pow2), rhs along axis 1 (f8E4M3FN, axiswise, pow2), recipe float8_rowwise)}}
   %da = mxfp8train.grouped_mm %do, %w offs(%offs)
       : tensor<100x64xbf16>, tensor<4x64x128xbf16>, tensor<4xi32> -> tensor<100x128xbf16>
-  // expected-remark @below {{mxfp8train: skipped (Float8 2d-2d grouped GEMM: its per-group scales (one per group and column) have no quantize form yet)}}
+  // expected-remark @below {{mxfp8train: skipped (the token count M = 100 is not a multiple of 16 (torch._scaled_grouped_mm); pad_token_groups = true pads it)}}
   %dw = mxfp8train.grouped_mm %do, %a offs(%offs) transpose_lhs
       : tensor<100x64xbf16>, tensor<100x128xbf16>, tensor<4xi32> -> tensor<4x64x128xbf16>
   return %out, %da, %dw : tensor<100x64xbf16>, tensor<100x128xbf16>, tensor<4x64x128xbf16>
@@ -104,4 +113,37 @@ func.func @unaligned(%a: tensor<100x40xbf16>, %w: tensor<4x64x40xbf16>, %b: tens
   %1 = mxfp8train.grouped_mm %b, %v offs(%offs) transpose_rhs
       : tensor<100x128xbf16>, tensor<4x40x128xbf16>, tensor<4xi32> -> tensor<100x40xbf16>
   return %0, %1 : tensor<100x64xbf16>, tensor<100x40xbf16>
+}
+
+// -----
+
+// The 2d-2d weight gradient with 96 tokens needs no padding: dO stored
+// feature-major (N, M) is transposed to token-major first, x is token-major
+// already; both cast per token group with the GEMM's offs. Groups 0 and 2
+// are empty (SPEC-float8 decisions: an exactly zero gradient).
+// CHECK-LABEL: func.func @wgrad_per_group(
+// CHECK-SAME:    %[[DOT:[^:]*]]: tensor<64x96xbf16>, %[[X:[^:]*]]: tensor<96x128xbf16>
+// CHECK:         %[[OFFS:.*]] = arith.constant dense<[0, 32, 32, 96]> : tensor<4xi32>
+// CHECK:         %[[DO:.*]] = linalg.transpose ins(%[[DOT]] : tensor<64x96xbf16>) outs(%{{.*}} : tensor<96x64xbf16>) permutation = [1, 0]
+// CHECK:         %[[DOQ:.*]], %[[DOS:.*]] = mxfp8train.quantize %[[DO]] offs(%[[OFFS]]) axis = 0 granularity = axiswise pow2 : tensor<96x64xbf16>, tensor<4xi32> -> tensor<96x64xf8E4M3FN>, tensor<4x64xf32>
+// CHECK:         %[[XQ:.*]], %[[XS:.*]] = mxfp8train.quantize %[[X]] offs(%[[OFFS]]) axis = 0 granularity = axiswise pow2 : tensor<96x128xbf16>, tensor<4xi32> -> tensor<96x128xf8E4M3FN>, tensor<4x128xf32>
+// CHECK:         %[[DW:.*]] = mxfp8train.scaled_grouped_mm %[[DOQ]][%[[DOS]]], %[[XQ]][%[[XS]]] offs(%[[OFFS]]) transpose_lhs {mxfp8train.role = "wgrad"} : tensor<96x64xf8E4M3FN>[tensor<4x64xf32>], tensor<96x128xf8E4M3FN>[tensor<4x128xf32>], tensor<4xi32> -> tensor<4x64x128xbf16>
+// CHECK:         return %[[DW]]
+// PAD-REMARK: remark: mxfp8train: converted (grouped 2d-2d, role wgrad, lhs made token-major quantized along axis 0 (f8E4M3FN, axiswise, pow2) per token group, rhs along axis 0 (f8E4M3FN, axiswise, pow2) per token group, token groups already aligned (constant offs), recipe
+func.func @wgrad_per_group(%dot: tensor<64x96xbf16>, %x: tensor<96x128xbf16>) -> tensor<4x64x128xbf16> {
+  %offs = arith.constant dense<[0, 32, 32, 96]> : tensor<4xi32>
+  // expected-remark @below {{mxfp8train: converted (grouped 2d-2d, role wgrad, lhs made token-major quantized along axis 0 (f8E4M3FN, axiswise, pow2) per token group, rhs along axis 0 (f8E4M3FN, axiswise, pow2) per token group, recipe float8_rowwise)}}
+  %dw = mxfp8train.grouped_mm %dot, %x offs(%offs)
+      : tensor<64x96xbf16>, tensor<96x128xbf16>, tensor<4xi32> -> tensor<4x64x128xbf16>
+  return %dw : tensor<4x64x128xbf16>
+}
+
+// -----
+
+// 2d-2d shape rules (SPEC-float8 §6.2): N and K multiples of 16.
+func.func @wgrad_unaligned(%do: tensor<96x40xbf16>, %x: tensor<96x128xbf16>, %offs: tensor<4xi32>) -> tensor<4x40x128xbf16> {
+  // expected-remark @below {{mxfp8train: skipped (N = 40 is not a multiple of 16 (torch._scaled_mm))}}
+  %dw = mxfp8train.grouped_mm %do, %x offs(%offs) transpose_lhs
+      : tensor<96x40xbf16>, tensor<96x128xbf16>, tensor<4xi32> -> tensor<4x40x128xbf16>
+  return %dw : tensor<4x40x128xbf16>
 }

@@ -79,6 +79,41 @@ LogicalResult mlir::mxfp8train::detail::verifyFloat8Quantized(
       ("the data shape with dimension " + Twine(axis) + " set to 1").str());
 }
 
+LogicalResult mlir::mxfp8train::detail::verifyFloat8PerGroup(
+    Operation *op, RankedTensorType hpType, RankedTensorType dataType,
+    RankedTensorType scalesType, RankedTensorType offsType, int64_t axis,
+    Float8Granularity granularity, ScaleLayout layout) {
+  if (granularity != Float8Granularity::Axiswise)
+    return op->emitOpError()
+           << "expects granularity = axiswise with offs (per-group scales "
+              "along the token axis), found "
+           << stringifyFloat8Granularity(granularity);
+  if (hpType.getRank() != 2)
+    return op->emitOpError() << "expects a 2-D (tokens x columns) tensor with "
+                                "offs, found rank "
+                             << hpType.getRank();
+  if (axis != 0)
+    return op->emitOpError() << "expects axis = 0 (the token axis that offs "
+                                "splits) with offs, found axis = "
+                             << axis;
+  if (offsType.getRank() != 1)
+    return op->emitOpError()
+           << "expects offs to be a 1-D i32 tensor, found rank "
+           << offsType.getRank();
+  if (!shapesCompatible(dataType.getShape(), hpType.getShape()))
+    return op->emitOpError()
+           << "expects the data shape to equal the high-precision shape "
+           << formatShape(hpType.getShape()) << ", found "
+           << formatShape(dataType.getShape());
+  if (failed(verifyFloat8ScaleKind(op, "the scales", scalesType, layout)))
+    return failure();
+  return verifyScaleShapeIs(
+      op, "the scales", scalesType,
+      {offsType.getDimSize(0), hpType.getDimSize(1)},
+      "one scale per group and column: offs entries x columns, the "
+      "(E, N) / (E, K) scales of a 2d-2d scaled_grouped_mm");
+}
+
 LogicalResult mlir::mxfp8train::detail::verifyFloat8ScaledMm(
     ScaledMmOp op, ArrayRef<int64_t> ls, ArrayRef<int64_t> rs, int64_t lhsK,
     int64_t rhsK, int64_t rhsN) {

@@ -30,6 +30,17 @@ LogicalResult verifyFloat8Quantized(Operation *op, RankedTensorType hpType,
                                     Float8Granularity granularity,
                                     ScaleLayout layout);
 
+/// The rules of the per-group (jagged) Float8 form of quantize /
+/// dequantize (`offs` given, SPEC-float8 §3.3): a 2-D `(T, X)` tensor,
+/// `axiswise` along the token axis 0, `offs` 1-D with E entries, f32
+/// row-major scales `(E, X)`.
+LogicalResult verifyFloat8PerGroup(Operation *op, RankedTensorType hpType,
+                                   RankedTensorType dataType,
+                                   RankedTensorType scalesType,
+                                   RankedTensorType offsType, int64_t axis,
+                                   Float8Granularity granularity,
+                                   ScaleLayout layout);
+
 /// The Float8 rules of scaled_mm on stored shapes `ls` / `rs` whose
 /// contraction dimensions are `lhsK` / `rhsK` and whose N dimension is
 /// `rhsN`: row-major f32 scales, tensorwise (rank 0) or rowwise (the stored

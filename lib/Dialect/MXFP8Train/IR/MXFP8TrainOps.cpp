@@ -280,9 +280,33 @@ static LogicalResult verifyScaleKind(Operation *op, RankedTensorType scalesType,
   return success();
 }
 
+static LogicalResult verifyConstantOffs(Operation *op, Value offs,
+                                        int64_t tokens, int64_t multiple);
+
+/// The per-group (offs) form of quantize / dequantize: Float8 only.
+static LogicalResult verifyPerGroup(
+    Operation *op, RankedTensorType hpType, RankedTensorType dataType,
+    RankedTensorType scalesType, Value offs, int64_t axis,
+    std::optional<Float8Granularity> granularity, ScaleLayout layout) {
+  if (!granularity)
+    return op->emitOpError() << "expects offs only with a Float8 granularity "
+                                "(per-group axiswise scales), found an MX "
+                                "cast";
+  auto offsType = cast<RankedTensorType>(offs.getType());
+  if (failed(mxfp8train::detail::verifyFloat8PerGroup(
+          op, hpType, dataType, scalesType, offsType, axis, *granularity,
+          layout)))
+    return failure();
+  return verifyConstantOffs(op, offs, hpType.getDimSize(0), /*multiple=*/1);
+}
+
 LogicalResult QuantizeOp::verify() {
   if (failed(verifyScaleKind(*this, getScales().getType(), isFloat8())))
     return failure();
+  if (isPerGroup())
+    return verifyPerGroup(*this, getInput().getType(), getData().getType(),
+                          getScales().getType(), getOffs(), getAxis(),
+                          getGranularity(), getScaleLayout());
   if (isFloat8())
     return mxfp8train::detail::verifyFloat8Quantized(
         *this, getInput().getType(), getData().getType(), getScales().getType(),
@@ -325,6 +349,10 @@ LogicalResult QuantizeDualOp::verify() {
 LogicalResult DequantizeOp::verify() {
   if (failed(verifyScaleKind(*this, getScales().getType(), isFloat8())))
     return failure();
+  if (isPerGroup())
+    return verifyPerGroup(*this, getResult().getType(), getData().getType(),
+                          getScales().getType(), getOffs(), getAxis(),
+                          getGranularity(), getScaleLayout());
   if (isFloat8())
     return mxfp8train::detail::verifyFloat8Quantized(
         *this, getResult().getType(), getData().getType(),

@@ -147,10 +147,8 @@ mxfp8train::detail::analyzeGroupedMm(GroupedMmOp op,
     return result;
   }
   // torchao's Float8 wgrad scales are per group and column over the group's
-  // tokens (SPEC-float8 §3.3): no quantize form computes them yet.
-  if (recipe.isFloat8() && g.twoDTwoD)
-    return skip("Float8 2d-2d grouped GEMM: its per-group scales (one per "
-                "group and column) have no quantize form yet");
+  // tokens (SPEC-float8 §3.3): per-group quantizes of token-major operands.
+  g.perGroupScales = recipe.isFloat8() && g.twoDTwoD;
 
   auto lhsType = cast<RankedTensorType>(plan.lhs.stored.getType());
   auto rhsType = cast<RankedTensorType>(plan.rhs.stored.getType());
@@ -166,6 +164,12 @@ mxfp8train::detail::analyzeGroupedMm(GroupedMmOp op,
     plan.m = resultType.getDimSize(1);
     plan.n = resultType.getDimSize(2);
     plan.k = tokens = lhsType.getDimSize(plan.lhs.axis);
+    // Float8: N and K multiples of 16 (SPEC-float8 §6.2); MX blocks run
+    // along the tokens, which are padded below when needed.
+    if (recipe.isFloat8())
+      if (std::optional<std::string> why =
+              checkGemmAlignment(recipe, plan.m, plan.n, "N", "K"))
+        return skip(*why);
     sizes = {{"N", plan.m}, {"K", plan.n}, {"tokens", plan.k}};
   } else {
     plan.m = tokens = lhsType.getDimSize(0);
@@ -187,21 +191,29 @@ mxfp8train::detail::analyzeGroupedMm(GroupedMmOp op,
   // blocks of the whole token dimension: they must not straddle two groups,
   // so a 2d-2d GEMM is padded unless its offs are known to be multiples of
   // 32 (and its token count too, since M must hold whole blocks).
-  // Float8 (SPEC-float8 §6.3) pads only when the recipe asks, to 16.
+  // Float8 (SPEC-float8 §6.3) pads only when the recipe asks, to 16; its
+  // per-group wgrad scales need no whole blocks, only M % 16 (checked below).
   int64_t recipePadding = recipe.getTokenGroupPadding();
+  bool mxWgrad = g.twoDTwoD && !recipe.isFloat8();
+  int64_t tokenMultiple = recipe.isFloat8() ? 16 : kBlockSize;
   if (recipePadding > 0)
     g.alignment = recipePadding;
   else if (auto mx = dyn_cast<RecipeAttr>(recipe))
     g.alignment = mx.getTokenGroupAlignment();
-  if (recipePadding > 0 || g.twoDTwoD) {
+  if (recipePadding > 0 || mxWgrad) {
     int64_t needed = recipePadding > 0 ? g.alignment : kBlockSize;
     std::optional<std::string> why = getKnownOffsAlignment(op, g.offs, needed);
-    if (why && (!g.twoDTwoD || tokens % kBlockSize == 0))
+    if (why && (!g.twoDTwoD || tokens % tokenMultiple == 0))
       g.alignedBecause = *why;
     else
       g.padding =
           recipePadding > 0 ? TokenPadding::Recipe : TokenPadding::Wgrad;
   }
+  if (g.perGroupScales && g.padding == TokenPadding::None &&
+      tokens % tokenMultiple != 0)
+    return skip("the token count M = " + Twine(tokens) +
+                " is not a multiple of 16 (torch._scaled_grouped_mm); "
+                "pad_token_groups = true pads it");
 
   if (g.padding != TokenPadding::None &&
       !getPaddedTokenCount(tokens, plan.batch, g.alignment))
@@ -295,11 +307,13 @@ struct GroupedOperands {
 };
 } // namespace
 
-/// The final orientation of the operands of `plan`: with padding, a 2d-2d
-/// operand stored feature-major is read token-major (transposed first).
+/// The final orientation of the operands of `plan`: with padding or
+/// per-group scales, a 2d-2d operand stored feature-major is read token-major
+/// (transposed first).
 static GroupedOperands getGroupedOperands(const MatmulPlan &plan) {
   GroupedOperands ops{plan.lhs, plan.rhs};
-  if (!plan.grouped.twoDTwoD || plan.grouped.padding == TokenPadding::None)
+  if (!plan.grouped.twoDTwoD || (plan.grouped.padding == TokenPadding::None &&
+                                 !plan.grouped.perGroupScales))
     return ops;
   if (!ops.lhs.transposed) {
     ops.lhsMadeTokenMajor = true;
@@ -326,28 +340,34 @@ Operation *mxfp8train::detail::rewriteGroupedMm(RewriterBase &rewriter,
 
   GroupedOperands ops = getGroupedOperands(plan);
   Value lhs = plan.lhs.stored, rhs = plan.rhs.stored;
-  Value gemmOffs = g.offs;
+  Value gemmOffs = g.offs, rhsOffs = g.offs;
   bool padded = g.padding != TokenPadding::None;
+  if (ops.lhsMadeTokenMajor)
+    lhs = buildTranspose2D(rewriter, loc, lhs);
+  if (ops.rhsMadeTokenMajor)
+    rhs = buildTranspose2D(rewriter, loc, rhs);
   if (padded) {
-    if (ops.lhsMadeTokenMajor)
-      lhs = buildTranspose2D(rewriter, loc, lhs);
-    if (ops.rhsMadeTokenMajor)
-      rhs = buildTranspose2D(rewriter, loc, rhs);
     // Every token-major operand is padded with the original offs; the
     // padded offs of both pads are equal, the lhs's is used.
     std::tie(lhs, gemmOffs) =
         getOrCreatePadTokenGroups(rewriter, loc, lhs, g.offs, g.alignment);
+    rhsOffs = gemmOffs;
     if (g.twoDTwoD)
-      rhs = getOrCreatePadTokenGroups(rewriter, loc, rhs, g.offs, g.alignment)
-                .first;
+      std::tie(rhs, rhsOffs) =
+          getOrCreatePadTokenGroups(rewriter, loc, rhs, g.offs, g.alignment);
   }
 
-  auto [lhsData, lhsScales] = getOrCreateQuantize(
-      rewriter, loc, lhs, ops.lhs.axis,
-      recipe.getOperandCast(plan.role, /*grouped=*/true, 0));
-  auto [rhsData, rhsScales] = getOrCreateQuantize(
-      rewriter, loc, rhs, ops.rhs.axis,
-      recipe.getOperandCast(plan.role, /*grouped=*/true, 1));
+  // Float8 2d-2d: scales per group and column over the group's tokens. Each
+  // operand is cast with the (equal) padded offs of its own pad, so a tensor
+  // feeding several weight gradients is cast once.
+  auto [lhsData, lhsScales] =
+      getOrCreateQuantize(rewriter, loc, lhs, ops.lhs.axis,
+                          recipe.getOperandCast(plan.role, /*grouped=*/true, 0),
+                          g.perGroupScales ? gemmOffs : Value());
+  auto [rhsData, rhsScales] =
+      getOrCreateQuantize(rewriter, loc, rhs, ops.rhs.axis,
+                          recipe.getOperandCast(plan.role, /*grouped=*/true, 1),
+                          g.perGroupScales ? rhsOffs : Value());
 
   RankedTensorType resultType = op.getResult().getType();
   SmallVector<int64_t> gemmShape(resultType.getShape());
@@ -407,11 +427,12 @@ mxfp8train::detail::describeGroupedConversion(const MatmulPlan &plan,
       os << " made token-major";
   };
   describeOperand("lhs", plan.lhs, ops.lhsMadeTokenMajor);
+  StringRef perGroup = g.perGroupScales ? " per token group" : "";
   os << " quantized along axis " << ops.lhs.axis
-     << describeCast(recipe, plan.role, /*grouped=*/true, 0);
+     << describeCast(recipe, plan.role, /*grouped=*/true, 0) << perGroup;
   describeOperand("rhs", plan.rhs, ops.rhsMadeTokenMajor);
   os << " along axis " << ops.rhs.axis
-     << describeCast(recipe, plan.role, /*grouped=*/true, 1);
+     << describeCast(recipe, plan.role, /*grouped=*/true, 1) << perGroup;
   switch (g.padding) {
   case TokenPadding::Recipe:
     os << ", token groups padded to " << g.alignment << " (pad_token_groups)";

@@ -249,7 +249,7 @@ bool mxfp8train::detail::reuseAtInsertionPoint(RewriterBase &rewriter,
 std::pair<Value, Value>
 mxfp8train::getOrCreateQuantize(RewriterBase &rewriter, Location loc,
                                 Value input, int64_t axis,
-                                const RecipeOperandCast &spec) {
+                                const RecipeOperandCast &spec, Value offs) {
   std::optional<Float8Granularity> granularity = spec.granularity;
   bool tensorwise = granularity == Float8Granularity::Tensorwise;
   if (tensorwise)
@@ -259,6 +259,7 @@ mxfp8train::getOrCreateQuantize(RewriterBase &rewriter, Location loc,
   for (Operation *user : input.getUsers()) {
     auto quantize = dyn_cast<QuantizeOp>(user);
     if (!quantize || quantize.getInput() != input ||
+        quantize.getOffs() != offs ||
         quantize.getGranularity() != granularity ||
         quantize.getScaleLayout() != ScaleLayout::RowMajor ||
         quantize.getData().getType().getElementType() != spec.elemType)
@@ -284,14 +285,18 @@ mxfp8train::getOrCreateQuantize(RewriterBase &rewriter, Location loc,
     return {quantize.getData(), quantize.getScales()};
   }
   SmallVector<int64_t> scaleShape;
-  if (!tensorwise) {
+  if (offs) {
+    // One scale per group and column (SPEC-float8 §3.3).
+    scaleShape = {cast<RankedTensorType>(offs.getType()).getDimSize(0),
+                  inputType.getDimSize(1)};
+  } else if (!tensorwise) {
     scaleShape.assign(inputType.getShape().begin(), inputType.getShape().end());
     scaleShape[axis] = 1;
   }
   auto scalesType =
       RankedTensorType::get(scaleShape, Float32Type::get(context));
   auto quantize = QuantizeOp::create(
-      rewriter, loc, dataType, scalesType, input, axis, ScaleMode::Floor,
+      rewriter, loc, dataType, scalesType, input, offs, axis, ScaleMode::Floor,
       ScaleLayout::RowMajor, Float8GranularityAttr::get(context, *granularity),
       spec.pow2);
   return {quantize.getData(), quantize.getScales()};

@@ -78,8 +78,25 @@ def MXFP8Train_QuantizeOp : MXFP8Train_Op<"quantize", [Pure]> {
     %t, %ts = mxfp8train.quantize %g granularity = tensorwise
         : tensor<64x4096xbf16> -> tensor<64x4096xf8E5M2>, tensor<f32>
     ```
+
+    **Per-group (jagged) Float8 scales** (`offs` given; torchao
+    `triton_fp8_per_group_colwise_scales`, the operands of the grouped 2d-2d
+    weight gradient, SPEC-float8 §3.3): `input` is `(T, X)` tokens-major,
+    `offs` the `E` cumulative exclusive group ends along T (i32, as
+    `scaled_grouped_mm` takes them, clamped as there), `axis = 0
+    granularity = axiswise`. The scales are `tensor<E x X x f32>`, one per
+    group and column, with the amax over that group's rows only; the scale
+    and cast arithmetic is that of the dense cast (an empty group has amax 0,
+    so the EPS scale, and no data). Rows past the last group end are not
+    read and their bytes are +0.
+
+    ```mlir
+    %q, %s = mxfp8train.quantize %x offs(%offs) axis = 0 granularity = axiswise pow2
+        : tensor<4096x512xbf16>, tensor<8xi32> -> tensor<4096x512xf8E4M3FN>, tensor<8x512xf32>
+    ```
   }];
   let arguments = (ins MXFP8Train_HighPrecisionTensor:$input,
+                       Optional<RankedTensorOf<[I32]>>:$offs,
                        DefaultValuedAttr<I64Attr, "0">:$axis,
                        DefaultValuedAttr<MXFP8Train_ScaleModeAttr,
                            "::mlir::mxfp8train::ScaleMode::Floor">:$scale_mode,
@@ -89,9 +106,10 @@ def MXFP8Train_QuantizeOp : MXFP8Train_Op<"quantize", [Pure]> {
   let results = (outs MXFP8Train_ElementTensor:$data,
                       MXFP8Train_AnyScaleTensor:$scales);
   let assemblyFormat = [{
-    $input custom<QuantizeScaling>($axis, $scale_mode, $granularity, $pow2)
+    $input (`offs` `(` $offs^ `)`)?
+    custom<QuantizeScaling>($axis, $scale_mode, $granularity, $pow2)
     (`layout` `=` $scale_layout^)? attr-dict
-    `:` type($input) `->` type($data) `,` type($scales)
+    `:` type($input) (`,` type($offs)^)? `->` type($data) `,` type($scales)
   }];
   let hasVerifier = 1;
   let builders = [
@@ -101,13 +119,16 @@ def MXFP8Train_QuantizeOp : MXFP8Train_Op<"quantize", [Pure]> {
                    "::mlir::mxfp8train::ScaleMode":$mode,
                    CArg<"::mlir::mxfp8train::ScaleLayout",
                         "::mlir::mxfp8train::ScaleLayout::RowMajor">:$layout), [{
-      build($_builder, $_state, data, scales, input, axis, mode, layout,
-            /*granularity=*/nullptr, /*pow2=*/false);
+      build($_builder, $_state, data, scales, input, /*offs=*/nullptr, axis,
+            mode, layout, /*granularity=*/nullptr, /*pow2=*/false);
     }]>
   ];
   let extraClassDeclaration = [{
     /// True for a Float8 cast (`granularity` present, f32 scales).
     bool isFloat8() { return getGranularity().has_value(); }
+    /// True for per-group (jagged) Float8 scales along the token axis
+    /// (`offs` present).
+    bool isPerGroup() { return static_cast<bool>(getOffs()); }
   }];
 }
 
@@ -192,17 +213,29 @@ def MXFP8Train_DequantizeOp : MXFP8Train_Op<"dequantize", [Pure]> {
     %x = mxfp8train.dequantize %q [%s] granularity = tensorwise
         : tensor<64x4096xf8E4M3FN> [tensor<f32>] -> tensor<64x4096xbf16>
     ```
+
+    With `offs` (per-group scales `(E, X)` of a `(T, X)` tensor, as the
+    per-group `quantize` makes them): row t uses the scales of its group;
+    rows past the last group end are +0.
+
+    ```mlir
+    %x = mxfp8train.dequantize %q [%s] offs(%offs) axis = 0 granularity = axiswise
+        : tensor<4096x512xf8E4M3FN> [tensor<8x512xf32>], tensor<8xi32> -> tensor<4096x512xbf16>
+    ```
   }];
   let arguments = (ins MXFP8Train_ElementTensor:$data,
                        MXFP8Train_AnyScaleTensor:$scales,
+                       Optional<RankedTensorOf<[I32]>>:$offs,
                        DefaultValuedAttr<I64Attr, "0">:$axis,
                        MXFP8Train_DefaultScaleLayout:$scale_layout,
                        OptionalAttr<MXFP8Train_Float8GranularityAttr>:$granularity);
   let results = (outs MXFP8Train_HighPrecisionTensor:$result);
   let assemblyFormat = [{
-    $data `[` $scales `]` custom<DequantizeScaling>($axis, $granularity)
+    $data `[` $scales `]` (`offs` `(` $offs^ `)`)?
+    custom<DequantizeScaling>($axis, $granularity)
     (`layout` `=` $scale_layout^)?
-    attr-dict `:` type($data) `[` type($scales) `]` `->` type($result)
+    attr-dict `:` type($data) `[` type($scales) `]` (`,` type($offs)^)?
+    `->` type($result)
   }];
   let hasVerifier = 1;
   let builders = [
@@ -211,13 +244,15 @@ def MXFP8Train_DequantizeOp : MXFP8Train_Op<"dequantize", [Pure]> {
                    "::mlir::Value":$scales, "int64_t":$axis,
                    CArg<"::mlir::mxfp8train::ScaleLayout",
                         "::mlir::mxfp8train::ScaleLayout::RowMajor">:$layout), [{
-      build($_builder, $_state, result, data, scales, axis, layout,
-            /*granularity=*/nullptr);
+      build($_builder, $_state, result, data, scales, /*offs=*/nullptr, axis,
+            layout, /*granularity=*/nullptr);
     }]>
   ];
   let extraClassDeclaration = [{
     /// True for Float8 data (`granularity` present, f32 scales).
     bool isFloat8() { return getGranularity().has_value(); }
+    /// True for per-group (jagged) Float8 scales (`offs` present).
+    bool isPerGroup() { return static_cast<bool>(getOffs()); }
   }];
 }
 

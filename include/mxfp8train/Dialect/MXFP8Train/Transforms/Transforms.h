@@ -156,6 +156,9 @@ struct GroupedMmPlan {
   bool isGrouped = false;
   /// 2d-2d (wgrad) rather than 2d-3d.
   bool twoDTwoD = false;
+  /// Float8 2d-2d: both operands are cast token-major with per-group scales
+  /// (`quantize offs(...)`, SPEC-float8 §3.3).
+  bool perGroupScales = false;
   /// The token-group ends (i32, one per expert).
   Value offs;
   /// Whether and why token groups are padded, to `alignment` tokens.
@@ -253,10 +256,13 @@ std::pair<Value, Value> getOrCreateQuantize(RewriterBase &rewriter,
 /// `spec.granularity`, a Float8 quantize (f32 scales: rank 0 for
 /// tensorwise, where `axis` is ignored; the input shape with `axis` set to 1
 /// for axiswise; `pow2` as `spec.pow2`), else the MX quantize of `spec`.
+/// With `offs` (Float8 axiswise, 2-D token-major `input`, `axis` 0): the
+/// per-group form, scales `(E, X)` (SPEC-float8 §3.3).
 std::pair<Value, Value> getOrCreateQuantize(RewriterBase &rewriter,
                                             Location loc, Value input,
                                             int64_t axis,
-                                            const RecipeOperandCast &spec);
+                                            const RecipeOperandCast &spec,
+                                            Value offs = {});
 
 /// Returns `input` (tokens x features) with its token groups padded to
 /// `alignment` rows and the padded offs (`mxfp8train.pad_token_groups`, SPEC
