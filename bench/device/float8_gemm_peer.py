@@ -11,7 +11,13 @@
 #          (4096, T, 14336) and (14336, T, 4096) x2 -- each as cuBLAS bf16
 #          (torch.mm), torch._scaled_mm tensorwise (e4m3 x e4m3; a scalar f32
 #          scale per operand) and rowwise (e4m3, scale_a (M,1), scale_b
-#          (1,N), power-of-2 scales are just values here)
+#          (1,N), power-of-2 scales are just values here), rowwise with
+#          use_fast_accum=False (torchao's grad GEMMs), and for grad_input /
+#          grad_weight that again with the layout copies torchao's
+#          preprocess_addmm makes of the operands as the backward stores
+#          them (mxfp8train's sm_90a kernel transposes the same operands in
+#          its pre-pass: scripts/gpu-check.py's f8_gemm_timing_llama_dgrad_*
+#          / _wgrad_* time that whole sequence)
 #   moe    the DeepSeek-V3 experts' grouped GEMMs (8 experts, 7168 <-> 2048,
 #          TOKENS tokens in uneven groups whose sizes are multiples of 16, as
 #          torch._scaled_grouped_mm requires): 2d-3d forward (K 7168 -> N
@@ -90,6 +96,29 @@ def llama(args):
         report(dict(base, kind="scaled_mm_rowwise"),
                lambda: torch._scaled_mm(a8, b8, sa, sb, out_dtype=bf16,
                                         use_fast_accum=True), flops, args)
+        # torchao's grad GEMMs: use_fast_accum=False (promotion), and the
+        # operands as the backward has them, made row-major / column-major
+        # by preprocess_addmm's copies (SPEC-float8 §5.1): dgrad's weight
+        # stored (N, K) row-major is the (K, N) mat2 row-major (one copy);
+        # wgrad's grad_output (T, N) gives mat1 = gO^T column-major and the
+        # input (T, K) mat2 row-major (two copies).
+        report(dict(base, kind="scaled_mm_rowwise_slow_accum"),
+               lambda: torch._scaled_mm(a8, b8, sa, sb, out_dtype=bf16),
+               flops, args)
+        if name.startswith("dgrad"):
+            b8_rm = b8.contiguous()  # the weight as stored
+            report(dict(base, kind="scaled_mm_rowwise_slow_accum_torchao_layout"),
+                   lambda: torch._scaled_mm(a8, b8_rm.t().contiguous().t(), sa,
+                                            sb, out_dtype=bf16), flops, args)
+            del b8_rm
+        elif name.startswith("wgrad"):
+            a8_cm = a8.t().contiguous().t()  # gO^T of gO stored (T, N)
+            b8_rm = b8.contiguous()  # the input as stored (T, K)
+            report(dict(base, kind="scaled_mm_rowwise_slow_accum_torchao_layout"),
+                   lambda: torch._scaled_mm(a8_cm.contiguous(),
+                                            b8_rm.t().contiguous().t(), sa, sb,
+                                            out_dtype=bf16), flops, args)
+            del a8_cm, b8_rm
         del a, b, a8, b8
 
 

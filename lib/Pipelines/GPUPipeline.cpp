@@ -67,6 +67,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   convertOptions.fuseProducers = options.fuseProducers;
   convertOptions.elementwiseKernels = options.elementwiseKernels;
   convertOptions.simpleGemm = options.simpleGemm;
+  convertOptions.float8PromoteInterval = options.float8PromoteInterval;
   convertOptions.fuseDequant = options.fuseDequant;
   // canonicalize and cse run before the conversion, never between it and
   // bufferization: the kernels read tensors through

@@ -160,7 +160,14 @@ def ConvertMXFP8TrainToGPUPass
     Option<"simpleGemm", "simple-gemm", "bool", /*default=*/"false",
            "Lower every GEMM (scaled_mm / scaled_grouped_mm, linalg "
            "contractions, grouped_mm) with the simple tiled kernels even "
-           "where a specialised (wgmma) kernel exists">
+           "where a specialised (wgmma) kernel exists">,
+    Option<"float8PromoteInterval", "float8-promote-interval", "int64_t",
+           /*default=*/"128",
+           "sm_90a Float8 GEMMs of the gradient roles (and without a role): "
+           "add the fp8 wgmma accumulators into a separate f32 sum every "
+           "this many contraction elements (a multiple of 128), as "
+           "torch._scaled_mm(use_fast_accum=False); 0: fast accumulation. "
+           "Forward GEMMs always accumulate fast, as torchao's">
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect",

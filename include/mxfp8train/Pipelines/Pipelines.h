@@ -88,6 +88,13 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "linalg contractions, grouped_mm) with the simple tiled "
                      "kernels even where a wgmma kernel exists"),
       llvm::cl::init(false)};
+  PassOptions::Option<int64_t> float8PromoteInterval{
+      *this, "float8-promote-interval",
+      llvm::cl::desc("sm_90a Float8 gradient GEMMs: promote the fp8 wgmma "
+                     "accumulators into an f32 sum every this many "
+                     "contraction elements (a multiple of 128; 0: fast "
+                     "accumulation)"),
+      llvm::cl::init(128)};
 };
 
 /// Builds the GPU lowering pipeline: mxfp8train quantization and layout

@@ -103,6 +103,15 @@ struct ConvertMXFP8TrainToGPUPass final
       return signalPassFailure();
     }
     GPUTargetInfo target = getGPUTargetInfo(*chipKind);
+    int64_t promoteInterval = float8PromoteInterval;
+    if (promoteInterval < 0 || promoteInterval % 128) {
+      module.emitError()
+          << "convert-mxfp8train-to-gpu: float8-promote-interval "
+             "must be a non-negative multiple of 128 (got "
+          << promoteInterval << ")";
+      return signalPassFailure();
+    }
+    target.float8PromoteInterval = promoteInterval;
     MLIRContext *ctx = &getContext();
 
     {

@@ -1,29 +1,32 @@
 // RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu --split-input-file --verify-diagnostics
 // RUN: not mxfp8-opt %s --convert-mxfp8train-to-gpu="chip=sm_100a" --split-input-file 2>&1 | FileCheck %s --check-prefix=SM100
+// RUN: not mxfp8-opt %s --convert-mxfp8train-to-gpu="float8-promote-interval=100" --split-input-file 2>&1 | FileCheck %s --check-prefix=INTERVAL
 
 // The Float8 GEMMs the GPU lowering does not take (Gemm/WGMMAFloat8.cpp):
-// fp8 wgmma reads K-major shared memory only, so lhs must be stored (M, K)
-// and rhs (N, K); the grouped 2d-2d form is not lowered yet.
-// Each is reported at the op with the reason and fails the pass.
+// fp8 wgmma reads K-major shared memory only, so an MN-major operand goes
+// through the fp8 transpose pre-pass, which needs its rows and K multiples
+// of 16; the 2d-2d form needs both operands stored tokens first. Each is
+// reported at the op with the reason and fails the pass. A promotion interval that is not a multiple of the 128 K of a stage
+// is rejected.
 
-// sm_100a (tcgen05 kind::f8f6f4, Gemm/TCGen05.cpp) takes every scaled_mm
-// layout here (MN-major 8-bit operands included) and 2d-3d: only 2d-2d is
-// reported.
-// SM100-NOT: error: 'mxfp8train.scaled_mm' has no GPU lowering
-// SM100: error: 'mxfp8train.scaled_grouped_mm' has no GPU lowering: the Float8 scaled_grouped_mm 2d-2d (grad_weight) is not lowered to the GPU yet
-// SM100-NOT: error: 'mxfp8train.scaled
+// sm_100a (tcgen05 kind::f8f6f4, Gemm/TCGen05.cpp) reads MN-major 8-bit
+// operands in place and takes 2d-3d; what it reports here:
+// SM100-PLACEHOLDER
 
-func.func @lhs_mn_major(%x: tensor<64x128xf8E4M3FN>, %xs: tensor<1x128xf32>, %w: tensor<32x64xf8E4M3FN>, %ws: tensor<32x1xf32>) -> tensor<128x32xbf16> {
-  // expected-error @+1 {{'mxfp8train.scaled_mm' has no GPU lowering: the sm_90a Float8 GEMM needs lhs stored (M, K) (fp8 wgmma reads K-major operands only; transpose_lhs is not supported)}}
+// INTERVAL-COUNT-6: error: convert-mxfp8train-to-gpu: float8-promote-interval must be a non-negative multiple of 128 (got 100)
+
+func.func @lhs_mn_major_unaligned(%x: tensor<64x40xf8E4M3FN>, %xs: tensor<1x40xf32>, %w: tensor<32x64xf8E4M3FN>, %ws: tensor<32x1xf32>) -> tensor<40x32xbf16> {
+  // expected-error @+1 {{'mxfp8train.scaled_mm' has no GPU lowering: the fp8 transpose of an MN-major operand needs its rows (40) and K (64) multiples of 16}}
   %y = mxfp8train.scaled_mm %x [%xs], %w [%ws] transpose_lhs transpose_rhs
-      : tensor<64x128xf8E4M3FN> [tensor<1x128xf32>], tensor<32x64xf8E4M3FN> [tensor<32x1xf32>] -> tensor<128x32xbf16>
-  return %y : tensor<128x32xbf16>
+      : tensor<64x40xf8E4M3FN> [tensor<1x40xf32>], tensor<32x64xf8E4M3FN> [tensor<32x1xf32>] -> tensor<40x32xbf16>
+  return %y : tensor<40x32xbf16>
 }
 
 // -----
 
+// MN-major rhs (rows and K multiples of 16): lowered on sm_90a through the
+// transpose pre-pass (no diagnostic), reported on sm_100a.
 func.func @rhs_mn_major(%g: tensor<16x32xf8E5M2>, %t: tensor<f32>, %w: tensor<32x64xf8E4M3FN>) -> tensor<16x64xbf16> {
-  // expected-error @+1 {{'mxfp8train.scaled_mm' has no GPU lowering: the sm_90a Float8 GEMM needs rhs stored (N, K) with transpose_rhs (fp8 wgmma reads K-major operands only)}}
   %y = mxfp8train.scaled_mm %g [%t], %w [%t]
       : tensor<16x32xf8E5M2> [tensor<f32>], tensor<32x64xf8E4M3FN> [tensor<f32>] -> tensor<16x64xbf16>
   return %y : tensor<16x64xbf16>
@@ -48,9 +51,18 @@ func.func @grouped_2d3d(%a: tensor<40x64xf8E4M3FN>, %as: tensor<40x1xf32>, %w: t
 
 // -----
 
+// 2d-2d with both operands stored tokens first: lowered on sm_90a.
 func.func @grouped_2d2d(%go: tensor<48x32xf8E4M3FN>, %gos: tensor<4x32xf32>, %x: tensor<48x64xf8E4M3FN>, %xs: tensor<4x64xf32>, %offs: tensor<4xi32>) -> tensor<4x32x64xbf16> {
-  // expected-error @+1 {{'mxfp8train.scaled_grouped_mm' has no GPU lowering: the Float8 scaled_grouped_mm 2d-2d (grad_weight) is not lowered to the GPU yet}}
   %dw = mxfp8train.scaled_grouped_mm %go [%gos], %x [%xs] offs(%offs) transpose_lhs
       : tensor<48x32xf8E4M3FN> [tensor<4x32xf32>], tensor<48x64xf8E4M3FN> [tensor<4x64xf32>], tensor<4xi32> -> tensor<4x32x64xbf16>
+  return %dw : tensor<4x32x64xbf16>
+}
+
+// -----
+
+func.func @grouped_2d2d_k_major(%go: tensor<32x48xf8E4M3FN>, %gos: tensor<4x32xf32>, %x: tensor<48x64xf8E4M3FN>, %xs: tensor<4x64xf32>, %offs: tensor<4xi32>) -> tensor<4x32x64xbf16> {
+  // expected-error @+1 {{'mxfp8train.scaled_grouped_mm' has no GPU lowering: the sm_90a Float8 grouped GEMM 2d-2d needs both operands stored tokens first (lhs (T, M) with transpose_lhs, rhs (T, N)), found one stored K-major}}
+  %dw = mxfp8train.scaled_grouped_mm %go [%gos], %x [%xs] offs(%offs)
+      : tensor<32x48xf8E4M3FN> [tensor<4x32xf32>], tensor<48x64xf8E4M3FN> [tensor<4x64xf32>], tensor<4xi32> -> tensor<4x32x64xbf16>
   return %dw : tensor<4x32x64xbf16>
 }

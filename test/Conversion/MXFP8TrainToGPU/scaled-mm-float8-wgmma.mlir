@@ -8,7 +8,9 @@
 // (A) or 256 (B) rows x 128 fp8 (128 bytes). Four wgmma m64n256k32 per
 // stage; the epilogue multiplies each accumulator by RN_f32(1/sa[m]) and
 // then by RN_f32(1/sb[n]) (f32 divisions of 1.0), adds the bias in f32 and
-// rounds once to bf16 (SPEC-float8 §5.4).
+// rounds once to bf16 (SPEC-float8 §5.4). Every op here has the role
+// `forward`, whose GEMM accumulates fast (one wgmma accumulator over K, as
+// torchao's output GEMM); promotion: scaled-mm-float8-promote.mlir.
 
 // CHECK-LABEL: func.func @rowwise(
 // CHECK-DAG:     %[[RANK:.*]] = llvm.mlir.constant(2 : i64) : i64
@@ -82,7 +84,7 @@
 // CHECK-NEXT:      %{{.*}} = arith.addi %{{.*}}, %c16384
 // CHECK:           nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[KB]], %[[K0]], box[%[[KC]], %{{.*}}]
 func.func @rowwise(%x: tensor<256x512xf8E4M3FN>, %xs: tensor<256x1xf32>, %w: tensor<384x512xf8E4M3FN>, %ws: tensor<384x1xf32>, %b: tensor<384xbf16>) -> tensor<256x384xbf16> {
-  %y = mxfp8train.scaled_mm %x [%xs], %w [%ws] bias(%b) transpose_rhs
+  %y = mxfp8train.scaled_mm %x [%xs], %w [%ws] bias(%b) transpose_rhs {mxfp8train.role = "forward"}
       : tensor<256x512xf8E4M3FN> [tensor<256x1xf32>], tensor<384x512xf8E4M3FN> [tensor<384x1xf32>], tensor<384xbf16> -> tensor<256x384xbf16>
   return %y : tensor<256x384xbf16>
 }
@@ -108,7 +110,7 @@ func.func @rowwise(%x: tensor<256x512xf8E4M3FN>, %xs: tensor<256x1xf32>, %w: ten
 // CHECK-NOT:       arith.truncf
 // CHECK:           gpu.return
 func.func @tensorwise(%g: tensor<200x96xf8E5M2>, %t: tensor<f32>, %w: tensor<304x96xf8E4M3FN>, %u: tensor<f32>) -> tensor<200x304xf32> {
-  %y = mxfp8train.scaled_mm %g [%t], %w [%u] transpose_rhs {mxfp8train.gemm_config = #mxfp8train.gemm_config<tile_n = 128, stages = 6>}
+  %y = mxfp8train.scaled_mm %g [%t], %w [%u] transpose_rhs {mxfp8train.gemm_config = #mxfp8train.gemm_config<tile_n = 128, stages = 6>, mxfp8train.role = "forward"}
       : tensor<200x96xf8E5M2> [tensor<f32>], tensor<304x96xf8E4M3FN> [tensor<f32>] -> tensor<200x304xf32>
   return %y : tensor<200x304xf32>
 }
@@ -132,7 +134,7 @@ func.func @tensorwise(%g: tensor<200x96xf8E5M2>, %t: tensor<f32>, %w: tensor<304
 // CHECK-NEXT:      llvm.inttoptr
 // CHECK-NEXT:      nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}]
 func.func @batched(%x: tensor<3x200x256xf8E4M3FN>, %xs: tensor<3x200x1xf32>, %w: tensor<3x144x256xf8E4M3FN>, %ws: tensor<3x144x1xf32>) -> tensor<3x200x144xbf16> {
-  %y = mxfp8train.scaled_mm %x [%xs], %w [%ws] transpose_rhs
+  %y = mxfp8train.scaled_mm %x [%xs], %w [%ws] transpose_rhs {mxfp8train.role = "forward"}
       : tensor<3x200x256xf8E4M3FN> [tensor<3x200x1xf32>], tensor<3x144x256xf8E4M3FN> [tensor<3x144x1xf32>] -> tensor<3x200x144xbf16>
   return %y : tensor<3x200x144xbf16>
 }
@@ -153,7 +155,7 @@ func.func @batched(%x: tensor<3x200x256xf8E4M3FN>, %xs: tensor<3x200x1xf32>, %w:
 // CHECK-NEXT:      %[[I:.*]] = arith.addi %[[E]], %[[C]] : index
 // CHECK-NEXT:      memref.load %[[SB]][%[[I]]] : memref<1536xf32>
 func.func @grouped(%a: tensor<1000x512xf8E4M3FN>, %as: tensor<1000x1xf32>, %w: tensor<4x384x512xf8E4M3FN>, %ws: tensor<4x384x1xf32>, %offs: tensor<4xi32>) -> tensor<1000x384xbf16> {
-  %out = mxfp8train.scaled_grouped_mm %a [%as], %w [%ws] offs(%offs) transpose_rhs
+  %out = mxfp8train.scaled_grouped_mm %a [%as], %w [%ws] offs(%offs) transpose_rhs {mxfp8train.role = "forward"}
       : tensor<1000x512xf8E4M3FN> [tensor<1000x1xf32>], tensor<4x384x512xf8E4M3FN> [tensor<4x384x1xf32>], tensor<4xi32> -> tensor<1000x384xbf16>
   return %out : tensor<1000x384xbf16>
 }

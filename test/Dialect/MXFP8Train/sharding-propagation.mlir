@@ -110,3 +110,23 @@ func.func @float8_rowwise_dequantize(%q: tensor<64x128xf8E4M3FN>, %s: tensor<64x
       : tensor<64x128xf8E4M3FN> [tensor<f32>] -> tensor<64x128xbf16>
   return %x, %y : tensor<64x128xbf16>, tensor<64x128xbf16>
 }
+
+// -----
+
+// Float8 per-group (offs) casts follow the runtime token groups: the input,
+// the group ends, the data and the (E, X) scales are all replicated, so a
+// split input is gathered before the cast.
+// CHECK-LABEL: func.func @float8_per_group_replicated
+// CHECK:      shard.sharding @grid split_axes = []
+// CHECK:      mxfp8train.quantize {{.*}} offs(
+// CHECK-NEXT: shard.sharding @grid split_axes = []
+// CHECK-NEXT: shard.shard {{.*}} : tensor<64x32xf8E4M3FN>
+shard.grid @grid(shape = 2)
+func.func @float8_per_group_replicated(%x: tensor<64x32xbf16>, %offs: tensor<4xi32>)
+    -> (tensor<64x32xf8E4M3FN>, tensor<4x32xf32>) {
+  %sh = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %x1 = shard.shard %x to %sh : tensor<64x32xbf16>
+  %q, %s = mxfp8train.quantize %x1 offs(%offs) axis = 0 granularity = axiswise pow2
+      : tensor<64x32xbf16>, tensor<4xi32> -> tensor<64x32xf8E4M3FN>, tensor<4x32xf32>
+  return %q, %s : tensor<64x32xf8E4M3FN>, tensor<4x32xf32>
+}

@@ -37,13 +37,13 @@
 // PTXAS-NOT: Compiling entry function
 
 func.func @rowwise(%x: tensor<256x512xf8E4M3FN>, %xs: tensor<256x1xf32>, %w: tensor<384x512xf8E4M3FN>, %ws: tensor<384x1xf32>, %b: tensor<384xbf16>) -> tensor<256x384xbf16> {
-  %y = mxfp8train.scaled_mm %x [%xs], %w [%ws] bias(%b) transpose_rhs
+  %y = mxfp8train.scaled_mm %x [%xs], %w [%ws] bias(%b) transpose_rhs {mxfp8train.role = "forward"}
       : tensor<256x512xf8E4M3FN> [tensor<256x1xf32>], tensor<384x512xf8E4M3FN> [tensor<384x1xf32>], tensor<384xbf16> -> tensor<256x384xbf16>
   return %y : tensor<256x384xbf16>
 }
 
 func.func @tensorwise(%g: tensor<200x96xf8E5M2>, %t: tensor<f32>, %w: tensor<304x96xf8E4M3FN>, %u: tensor<f32>) -> tensor<200x304xf32> {
-  %y = mxfp8train.scaled_mm %g [%t], %w [%u] transpose_rhs
+  %y = mxfp8train.scaled_mm %g [%t], %w [%u] transpose_rhs {mxfp8train.role = "forward"}
       : tensor<200x96xf8E5M2> [tensor<f32>], tensor<304x96xf8E4M3FN> [tensor<f32>] -> tensor<200x304xf32>
   return %y : tensor<200x304xf32>
 }

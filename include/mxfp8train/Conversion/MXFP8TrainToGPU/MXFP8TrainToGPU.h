@@ -61,6 +61,9 @@ struct GPUTargetInfo {
   int64_t ctasPerSM;
   /// PTX ISA version feature the target is compiled with (`+ptx86`).
   std::string ptxFeatures;
+  /// sm_90a Float8 GEMMs: the accumulator promotion interval in contraction
+  /// elements (`float8-promote-interval`; 0: fast accumulation).
+  int64_t float8PromoteInterval = 0;
 
   /// The NVVM chip name (`sm_90a`).
   llvm::StringRef getChipName() const { return stringifyGPUChip(chip); }

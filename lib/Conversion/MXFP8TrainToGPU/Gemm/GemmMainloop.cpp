@@ -319,7 +319,7 @@ void GemmMainloop::walkTiles(function_ref<void(const GemmTile &)> body) {
         // The group's clamped token range: walk the ends up to `batch`,
         // and the group's start in the K padded per group. Pre-dequantized
         // operands: the group's range of that padded K instead (each group
-        // rounded up to 64, as the pre-pass lays it out).
+        // rounded up to getKGroupPadding(), as the pre-pass lays it out).
         int64_t pad = spec.getKGroupPadding();
         auto walk = scf::ForOp::create(kb, c(0), add(batch, c(1)), c(1),
                                        ValueRange{c(0), c(0), c(0), c(0)});
@@ -335,7 +335,7 @@ void GemmMainloop::walkTiles(function_ref<void(const GemmTile &)> body) {
                   mul(divu(add(sub(end, start), c(pad - 1)), pad), c(pad)));
           scf::YieldOp::create(kb, ValueRange{start, end, padStart, padEnd});
         }
-        bool padded = spec.preDequantized();
+        bool padded = spec.readsGroupPaddedK();
         kLo = walk.getResult(padded ? 2 : 0);
         kHi = walk.getResult(padded ? 3 : 1);
         kPadLo = walk.getResult(2);
@@ -643,7 +643,9 @@ gpu_lowering::createPaddedOperands(RewriterBase &rewriter, Location loc,
         MemRefType::get({shape.rows, shape.rowElems}, elementType(shape)),
         operand.buffer, ArrayRef<ReassociationIndices>{{0, 1}});
     tma::TensorMapSpec spec;
-    spec.box = {shape.boxRows, 64};
+    // 128 bytes per box row (the 128B swizzle span): 64 bf16 / f16, 128 fp8.
+    spec.box = {shape.boxRows,
+                128 / (elementType(shape).getIntOrFloatBitWidth() / 8)};
     spec.swizzle = tma::Swizzle::B128;
     operand.map = tma::createTensorMap(rewriter, loc, view, spec);
     tma::freeTensorMapAtBlockEnd(rewriter, loc, operand.map);

@@ -420,10 +420,12 @@ Value appendGemmTailArgs(RewriterBase &rewriter, Location loc,
 
 /// A pre-dequantized operand's padded bf16 buffer on the host: `rows` rows
 /// (batches stacked) of `rowElems` elements, loaded by the GEMM kernel in
-/// boxes of `boxRows` rows x 64 elements.
+/// boxes of `boxRows` rows x 128 bytes (64 elements; 128 for the fp8
+/// buffers of the Float8 transpose pre-pass, Float8Transpose.h).
 struct PaddedOperandShape {
   int64_t rows, rowElems, boxRows;
-  /// bf16 when null (f16 for f16 high-precision operands).
+  /// bf16 when null (f16 for f16 high-precision operands, fp8 for the
+  /// Float8 transposed operands).
   Type elementType = {};
 };
 
@@ -434,8 +436,8 @@ struct PaddedOperand {
 };
 
 /// Allocates the flat padded bf16 buffer of each of `shapes` and creates
-/// its tensor map: the buffer viewed 2-D, boxes of `boxRows` rows x 64
-/// elements (128 bytes) in the 128-byte swizzle, zero fill (the runtime's
+/// its tensor map: the buffer viewed 2-D, boxes of `boxRows` rows x 128
+/// bytes in the 128-byte swizzle, zero fill (the runtime's
 /// `mgpuTensorMapEncodeTiledMemref`), freed at the end of the block. The
 /// allocations go to the start of the insertion block and the maps, in
 /// order, after the block's leading allocations: gpu-async-region

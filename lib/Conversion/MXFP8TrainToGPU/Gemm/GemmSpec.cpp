@@ -141,9 +141,13 @@ std::string GemmSpec::getName() const {
               : "") +
          (tile.n != 128 ? llvm::formatv("_n{0}", tile.n).str() : "") +
          // Float8: `t` tensorwise or `r` rowwise scale of A, then of B.
-         (isWgmmaFloat8() ? std::string("_f8") + (aScalarScale ? "t" : "r") +
-                                (bScalarScale ? "t" : "r")
-                          : "") +
+         (isWgmmaFloat8()
+              ? std::string("_f8") + (aScalarScale ? "t" : "r") +
+                    (bScalarScale ? "t" : "r") +
+                    (promoteInterval
+                         ? llvm::formatv("_acc{0}", promoteInterval).str()
+                         : "")
+              : "") +
          (guarded ? (runWhenUnsafe ? "_gu" : "_gs") : "") +
          (guarded && flagPerOperand ? "2" : "");
 }

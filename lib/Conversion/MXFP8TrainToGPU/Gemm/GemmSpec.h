@@ -122,6 +122,11 @@ struct GemmSpec {
   /// Memory, and the epilogue multiplies by the scale reciprocals
   /// (Float8EpilogueScales; `aScalarScale` / `bScalarScale` as above).
   bool tcgen05Float8 = false;
+  /// WgmmaFloat8: contraction elements (a multiple of tile.k) after which
+  /// the MMA accumulators are added into a separate f32 sum and restarted
+  /// (the promotion of `torch._scaled_mm(use_fast_accum=False)`); 0 for
+  /// fast accumulation (one wgmma accumulator over the whole K).
+  int64_t promoteInterval = 0;
 
   /// The operands were dequantized by the pre-pass into zero-padded K-major
   /// bf16 buffers (`a`, `b` describe the padded buffers), which one thread
@@ -221,13 +226,21 @@ struct GemmSpec {
   bool masksElementsAlongK() const {
     return kind == GemmKind::Grouped2d2d && !preDequantized();
   }
+  /// 2d-2d: the kernel contracts over each group's range of a K padded per
+  /// group (getKGroupPadding) as a pre-pass laid the operands out: the
+  /// pre-dequantized bf16 operands, and the Float8 kernel's operands, which
+  /// the fp8 transpose pre-pass writes (Float8Transpose.h).
+  bool readsGroupPaddedK() const { return preDequantized() || isWgmmaFloat8(); }
 
   /// 2d-2d: each group's tokens are padded to a multiple of this in the
   /// contraction of the kernel: 64 for the pre-dequantized operands (one
   /// bf16 contraction tile, as the pre-pass lays them out), 128 for tcgen05
   /// (one column tile of the blocked_k_groups scales: four 32-token scale
-  /// columns, SPEC §4.2 b).
-  int64_t getKGroupPadding() const { return isTcgen05() ? 128 : 64; }
+  /// columns, SPEC §4.2 b) and for the Float8 kernel (one fp8 contraction
+  /// tile).
+  int64_t getKGroupPadding() const {
+    return isTcgen05() || isWgmmaFloat8() ? 128 : 64;
+  }
 
   /// Tcgen05: per stage one 512-byte SFA chunk and tile.n / 128 SFB chunks
   /// (each CTA of a pair holds the SFB of the whole tile), then acc_full

@@ -106,7 +106,6 @@ void WgmmaConsumer::emitRingTile(const GemmTile &t, bool fenceAfterFull) {
   // Waits full[s], issues the stage's wgmma, keeps one stage in flight
   // (wait_group 1) and releases the previous stage (empty[s - 1]); the last
   // stage of the tile is released after wait_group 0.
-  Value acc0 = zeroAccumulators();
   auto consume = [&](Value kt, const RingSlot &slot,
                      ValueRange iterArgs) -> SmallVector<Value> {
     Value acc = issue(iterArgs[0], slot.stage);
@@ -119,14 +118,54 @@ void WgmmaConsumer::emitRingTile(const GemmTile &t, bool fenceAfterFull) {
     });
     return {acc};
   };
-  scf::ForOp loop = mainloop.emitConsumerLoop(t, acc0, fenceAfterFull, consume);
+  Value result;
+  if (spec.isWgmmaFloat8() && spec.promoteInterval > 0) {
+    // Promotion (GemmSpec::promoteInterval): the consumer loop runs per
+    // interval of contraction tiles on fresh accumulators, which are then
+    // added into the f32 sum the outer loop carries. Straight-line code
+    // between the intervals: ptxas serializes the wgmma of a loop whose
+    // accumulators other instructions read inside it.
+    int64_t tiles = spec.promoteInterval / spec.tile.k;
+    auto outer = scf::ForOp::create(kb, t.ktBegin, t.ktEnd, c(tiles),
+                                    ValueRange{zeroAccumulators()});
+    {
+      OpBuilder::InsertionGuard g(kb);
+      kb.setInsertionPointToStart(outer.getBody());
+      GemmTile interval = t;
+      interval.ktBegin = outer.getInductionVar();
+      interval.ktEnd =
+          arith::MinUIOp::create(kb, add(interval.ktBegin, c(tiles)), t.ktEnd);
+      scf::ForOp loop = mainloop.emitConsumerLoop(interval, zeroAccumulators(),
+                                                  fenceAfterFull, consume);
+      Value sum =
+          promoteAccumulators(loop.getResult(0), outer.getRegionIterArgs()[0]);
+      scf::YieldOp::create(kb, sum);
+    }
+    result = outer.getResult(0);
+  } else {
+    scf::ForOp loop = mainloop.emitConsumerLoop(t, zeroAccumulators(),
+                                                fenceAfterFull, consume);
+    result = loop.getResult(0);
+  }
   NVVM::WgmmaWaitGroupSyncOp::create(kb, 0);
   kb.ifThen(ult(t.ktBegin, t.ktEnd), [&] {
     Value prev =
         remu(add(mainloop.loadRingCounter(), c(spec.stages - 1)), spec.stages);
     mainloop.arriveEmpty(prev);
   });
-  emitEpilogue(loop.getResult(0), t.batch, t.rowBase, t.rowEnd, t.colBase);
+  emitEpilogue(result, t.batch, t.rowBase, t.rowEnd, t.colBase);
+}
+
+Value WgmmaConsumer::promoteAccumulators(Value acc, Value sum) {
+  // The wgmma of the interval must have written the accumulators.
+  NVVM::WgmmaWaitGroupSyncOp::create(kb, 0);
+  for (int64_t i = 0; i < getAccumulatorCount(); ++i) {
+    Value a = LLVM::ExtractValueOp::create(kb, acc, i);
+    Value s = LLVM::ExtractValueOp::create(kb, sum, i);
+    sum = LLVM::InsertValueOp::create(kb, sum, arith::AddFOp::create(kb, s, a),
+                                      i);
+  }
+  return sum;
 }
 
 void WgmmaConsumer::emitEpilogue(Value acc, Value batch, Value rowBase,

@@ -35,8 +35,15 @@ public:
   /// The MMA role of a ring kernel for one tile: per full stage (fenced
   /// after the full wait where `fenceAfterFull`), the stage's wgmma, keep
   /// one stage in flight (`wait_group 1`) and release the previous one;
-  /// after the loop `wait_group 0`, release the last stage, epilogue.
+  /// after the loop `wait_group 0`, release the last stage, epilogue. The
+  /// Float8 kernel with GemmSpec::promoteInterval runs that loop per
+  /// interval of contraction tiles on fresh accumulators inside a loop
+  /// that carries an f32 sum, and promotes them into it after each.
   void emitRingTile(const GemmTile &t, bool fenceAfterFull);
+  /// Promotion: waits for every wgmma in flight (`wait_group 0`) and
+  /// returns `sum` + `acc` (one f32 add per register, full f32 precision:
+  /// the fp8 wgmma accumulates in reduced precision).
+  Value promoteAccumulators(Value acc, Value sum);
   /// Stores the accumulators of the tile at (rowBase, colBase) of `batch`:
   /// thread (warpgroup wg, warp w, lane l) holds rows rowBase + 64 wg +
   /// 16 w + l / 4 (+ 8) and column pairs colBase + 2 (l % 4) + 8 j.

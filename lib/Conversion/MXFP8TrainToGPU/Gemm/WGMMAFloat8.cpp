@@ -5,33 +5,43 @@
 // fp8: the kernel is the v8 GEMM body (emitDequantBF16Gemm, WGMMA.cpp) on a
 // GemmSpec of variant WgmmaFloat8, whose stages hold fp8 instead of bf16:
 //
-//   - the TMA producer copies the operands as they are stored, without a
-//     pre-pass: A (M, K) and B stored (N, K), K-major, boxes of tile.m
-//     (tile.n) rows x 128 fp8 (128 bytes, the 128B swizzle span; TMA fills
-//     rows past M / N and K past its end with zeros), 48 KiB per stage of a
-//     128 x 256 tile, four stages;
-//   - the two MMA warpgroups issue four `wgmma.mma_async` m64n256k32 per
+//   - the TMA producer copies K-major operands as they are stored: A
+//     (M, K) and B stored (N, K), boxes of tile.m (tile.n) rows x 128 fp8
+//     (128 bytes, the 128B swizzle span; TMA fills rows past M / N and K
+//     past its end with zeros), four stages. fp8 wgmma reads K-major
+//     shared memory only: an MN-major operand (dgrad's weight stored
+//     (K, N), wgrad's grad_output and input stored (tokens, rows)) is
+//     first copied K-major by the fp8 transpose pre-pass
+//     (Float8Transpose.h), whose buffer the tensor map reads instead;
+//   - the two MMA warpgroups issue four `wgmma.mma_async` m64nNk32 per
 //     stage with e4m3 / e5m2 inputs (each operand its own type: e5m2
 //     grad_output x e4m3 weight of the tensorwise recipe), f32 accumulators,
 //     the same smem descriptors as bf16 (32 bytes per K step);
+//   - accumulation: the forward GEMMs accumulate in the wgmma accumulators
+//     over the whole K (torchao's use_fast_accum=True); the others promote
+//     them into a separate f32 sum every `float8-promote-interval`
+//     contraction elements (use_fast_accum=False: the fp8 tensor core's
+//     accumulation keeps fewer mantissa bits), on 128 x 128 tiles, whose
+//     two accumulator sets fit the MMA warpgroups' registers;
 //   - the epilogue (WgmmaConsumer::emitEpilogue with Float8EpilogueScales)
 //     multiplies each accumulator by RN_f32(1/sa[m]) then by
 //     RN_f32(1/sb[n]) (or the tensorwise reciprocals), then GemmMainloop's
 //     storeOutput adds the bias in f32 and rounds once to bf16 (or keeps
 //     f32), masking rows past M and columns past N.
 //
-// fp8 wgmma reads K-major operands from shared memory only: other operand
-// layouts are not taken (whyNotWgmmaFloat8; the pass reports the op).
 // Float8 `scaled_grouped_mm` 2d-3d (the MoE forward / grad_input: tokens
 // (M, K) in groups, experts stored (E, N, K), rowwise scales (M, 1) and
-// (E, N, 1)) runs the same kernel on the mainloop's 2d-3d walk; 2d-2d is
-// not lowered yet.
+// (E, N, 1)) runs the same kernel on the mainloop's 2d-3d walk; 2d-2d (the
+// fp8_rowwise grad_weight: tokens (T, M) and (T, N), scales (E, M) and
+// (E, N)) transposes both operands with each token group padded to 128
+// and runs the mainloop's 2d-2d walk over each group's padded range.
 //
 //===----------------------------------------------------------------------===//
 
 #include "WGMMAFloat8.h"
 #include "../TMA.h"
 #include "TCGen05.h"
+#include "Float8Transpose.h"
 #include "WGMMA.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -68,7 +78,10 @@ Value Float8EpilogueScales::getRowFactor(Value row) {
   if (aScalar)
     return aScalar;
   Value r = arith::MinUIOp::create(kb, row, c(spec.m - 1));
-  Value base = spec.aBatched ? mul(batch, c(spec.m)) : c(0);
+  // Batched operands and 2d-2d (scales (E, M), SPEC-float8 §3.3): one row
+  // of scales per batch or group.
+  bool perBatch = spec.aBatched || spec.kind == GemmKind::Grouped2d2d;
+  Value base = perBatch ? mul(batch, c(spec.m)) : c(0);
   return reciprocal(args.aScales, add(base, r));
 }
 
@@ -76,7 +89,8 @@ Value Float8EpilogueScales::getColumnFactor(Value col) {
   if (bScalar)
     return bScalar;
   Value n = arith::MinUIOp::create(kb, col, c(spec.n - 1));
-  Value base = spec.bBatched ? mul(batch, c(spec.n)) : c(0);
+  bool perBatch = spec.bBatched || spec.kind == GemmKind::Grouped2d2d;
+  Value base = perBatch ? mul(batch, c(spec.n)) : c(0);
   return reciprocal(args.bScales, add(base, n));
 }
 
@@ -98,23 +112,33 @@ void gpu_lowering::configureWgmmaFloat8Gemm(GemmSpec &spec, int64_t tileN,
 }
 
 std::string gpu_lowering::whyNotWgmmaFloat8(ScaledMmOp op) {
-  if (op.getTransposeLhs())
-    return "the sm_90a Float8 GEMM needs lhs stored (M, K) (fp8 wgmma reads "
-           "K-major operands only; transpose_lhs is not supported)";
-  if (!op.getTransposeRhs())
-    return "the sm_90a Float8 GEMM needs rhs stored (N, K) with "
-           "transpose_rhs (fp8 wgmma reads K-major operands only)";
+  // K-major operands are read in place; MN-major ones go through the fp8
+  // transpose pre-pass, which needs rows and K multiples of 16.
+  GemmSpec spec = getScaledMmSpec(op);
+  for (const gemm::OperandLayout *l : {&spec.a, &spec.b})
+    if (!l->kMajor)
+      if (std::string why = whyNotFloat8Transpose(l->rows, l->k); !why.empty())
+        return why;
   return "";
 }
 
 std::string gpu_lowering::whyNotWgmmaFloat8Grouped(ScaledGroupedMmOp op) {
-  if (op.isTwoDTwoD())
-    return "the Float8 scaled_grouped_mm 2d-2d (grad_weight) is not lowered "
-           "to the GPU yet";
+  GemmSpec spec = getScaledGroupedMmSpec(op);
+  if (op.isTwoDTwoD()) {
+    // Both operands are transposed with their token groups padded to 128.
+    if (spec.a.kMajor || spec.b.kMajor)
+      return "the sm_90a Float8 grouped GEMM 2d-2d needs both operands "
+             "stored tokens first (lhs (T, M) with transpose_lhs, rhs (T, N)), "
+             "found one stored K-major";
+    for (const gemm::OperandLayout *l : {&spec.a, &spec.b})
+      if (std::string why = whyNotFloat8Transpose(l->rows, l->k); !why.empty())
+        return why;
+    return "";
+  }
   if (op.getTransposeLhs() || !op.getTransposeRhs())
-    return "the sm_90a Float8 grouped GEMM needs lhs stored (M, K) and rhs "
-           "(E, N, K) with transpose_rhs (fp8 wgmma reads K-major operands "
-           "only)";
+    return "the sm_90a Float8 grouped GEMM 2d-3d needs lhs stored (M, K) and "
+           "rhs (E, N, K) with transpose_rhs (fp8 wgmma reads K-major "
+           "operands only)";
   return "";
 }
 
@@ -135,23 +159,57 @@ std::string gpu_lowering::whyNoFloat8GemmLowering(Operation *op, GPUChip chip) {
 // Host side
 //===----------------------------------------------------------------------===//
 
+/// Whether `op` accumulates with promotion: every Float8 GEMM except the
+/// forward ones (torchao's Float8LinearConfig: `use_fast_accum` is True
+/// for the output GEMM only), when the target's interval is not 0.
+static int64_t getPromoteInterval(Operation *op, const GPUTargetInfo &target) {
+  auto role = op->getAttrOfType<StringAttr>("mxfp8train.role");
+  if (role && role.getValue() == "forward")
+    return 0;
+  return target.float8PromoteInterval;
+}
+
 /// The gemm_config of `op` read by the Float8 kernel (tile_n, stages; the
-/// v8 defaults 256 and 4 otherwise), applied to `spec`.
-static void configureFromOp(Operation *op, GemmSpec &spec) {
-  int64_t tileN = 256, stages = 4;
+/// v8 defaults 256 and 4 otherwise; 128 x 128 tiles by default with
+/// promotion, whose f32 sum doubles the accumulator registers), applied to
+/// `spec`.
+static void configureFromOp(Operation *op, const GPUTargetInfo &target,
+                            GemmSpec &spec) {
+  spec.promoteInterval = getPromoteInterval(op, target);
+  int64_t tileN = spec.promoteInterval ? 128 : 256, stages = 4;
   if (auto config =
           op->getAttrOfType<GemmConfigAttr>(GemmConfigAttr::getAttrName())) {
     tileN = config.getTileN().value_or(tileN);
     stages = config.getStages().value_or(stages);
   }
+  // Two accumulator sets of m64n256 do not fit the MMA warpgroups' 216
+  // registers.
+  if (spec.promoteInterval)
+    tileN = 128;
   configureWgmmaFloat8Gemm(spec, tileN, stages);
 }
 
-/// The host side of a Float8 GEMM: the tensor maps of the operands in
-/// place (K-major boxes of a tile's rows x 128 fp8, one batch / expert per
-/// box for a batched operand: a 3-D map, GemmSpec::aSlicedMap), the scale
-/// buffers (a tensorwise scale stays the 0-d buffer), [offs], [bias], the
-/// result, the launch, and `op` replaced.
+/// The transpose pre-pass of operand `l` (MN-major) of `spec`.
+static Float8TransposeSpec getTransposeSpec(const GemmSpec &spec,
+                                            const gemm::OperandLayout &l,
+                                            bool batched, Type dataType) {
+  Float8TransposeSpec d;
+  d.batches = batched ? spec.batches : 1;
+  d.rows = l.rows;
+  d.k = l.k;
+  d.groups = spec.kind == GemmKind::Grouped2d2d ? spec.batches : 0;
+  d.dataType = dataType;
+  return d;
+}
+
+/// The host side of a Float8 GEMM: the tensor maps of the operands (in
+/// place for a K-major operand: boxes of a tile's rows x 128 fp8, one
+/// batch / expert per box for a batched operand, a 3-D map,
+/// GemmSpec::aSlicedMap; an MN-major operand is first transposed by the
+/// fp8 transpose pre-pass into a K-major buffer allocated at the start of
+/// the block, whose 2-D map stacks the batches), the scale buffers (a
+/// tensorwise scale stays the 0-d buffer), [offs], [bias], the result, the
+/// launches, and `op` replaced.
 static LogicalResult lowerFloat8Gemm(PatternRewriter &rewriter,
                                      const KernelCache &cache, Operation *op,
                                      GemmSpec spec, Value lhs, Value lhsScales,
@@ -161,7 +219,7 @@ static LogicalResult lowerFloat8Gemm(PatternRewriter &rewriter,
       cast<RankedTensorType>(lhsScales.getType()).getRank() == 0;
   spec.bScalarScale =
       cast<RankedTensorType>(rhsScales.getType()).getRank() == 0;
-  configureFromOp(op, spec);
+  configureFromOp(op, cache.getTarget(), spec);
   Location loc = op->getLoc();
   auto mapSpec = [&](int64_t rows, bool batched) {
     tma::TensorMapSpec s;
@@ -171,20 +229,51 @@ static LogicalResult lowerFloat8Gemm(PatternRewriter &rewriter,
     s.swizzle = tma::Swizzle::B128;
     return s;
   };
-  Value aBuf = toBuffer(rewriter, loc, lhs);
-  Value bBuf = toBuffer(rewriter, loc, rhs);
-  tma::TensorMapSpec aSpec = mapSpec(spec.tile.m, spec.aBatched);
-  tma::TensorMapSpec bSpec = mapSpec(spec.tile.n, spec.bBatched);
-  std::string why;
-  if (!tma::canCreateTensorMap(cast<MemRefType>(aBuf.getType()), aSpec, &why) ||
-      !tma::canCreateTensorMap(cast<MemRefType>(bBuf.getType()), bSpec, &why))
-    return rewriter.notifyMatchFailure(op, why);
-  spec.aSlicedMap = spec.aBatched;
-  spec.bSlicedMap = spec.bBatched;
-  Value aMap = tma::createTensorMap(rewriter, loc, aBuf, aSpec);
-  Value bMap = tma::createTensorMap(rewriter, loc, bBuf, bSpec);
-  tma::freeTensorMapAtBlockEnd(rewriter, loc, aMap);
-  tma::freeTensorMapAtBlockEnd(rewriter, loc, bMap);
+  // The K-major operands' maps over the operands as stored.
+  std::array<Value, 2> operands = {lhs, rhs};
+  std::array<gemm::OperandLayout *, 2> layouts = {&spec.a, &spec.b};
+  std::array<bool, 2> batched = {spec.aBatched, spec.bBatched};
+  std::array<int64_t, 2> boxRows = {spec.tile.m, spec.tile.n};
+  std::array<Value, 2> maps;
+  for (unsigned i = 0; i < 2; ++i) {
+    if (!layouts[i]->kMajor)
+      continue;
+    Value buf = toBuffer(rewriter, loc, operands[i]);
+    tma::TensorMapSpec s = mapSpec(boxRows[i], batched[i]);
+    std::string why;
+    if (!tma::canCreateTensorMap(cast<MemRefType>(buf.getType()), s, &why))
+      return rewriter.notifyMatchFailure(op, why);
+    maps[i] = tma::createTensorMap(rewriter, loc, buf, s);
+    tma::freeTensorMapAtBlockEnd(rewriter, loc, maps[i]);
+  }
+  spec.aSlicedMap = spec.aBatched && spec.a.kMajor;
+  spec.bSlicedMap = spec.bBatched && spec.b.kMajor;
+  // The MN-major operands: their K-major buffers (and maps) at the start of
+  // the block, the transposes here.
+  SmallVector<Float8TransposeSpec> transposes;
+  SmallVector<PaddedOperandShape> shapes;
+  SmallVector<unsigned> transposed;
+  for (unsigned i = 0; i < 2; ++i) {
+    if (layouts[i]->kMajor)
+      continue;
+    Type type = cast<RankedTensorType>(operands[i].getType()).getElementType();
+    Float8TransposeSpec d =
+        getTransposeSpec(spec, *layouts[i], batched[i], type);
+    transposes.push_back(d);
+    shapes.push_back({d.batches * d.rows, d.getOutputK(), boxRows[i], type});
+    transposed.push_back(i);
+  }
+  SmallVector<PaddedOperand> buffers =
+      createPaddedOperands(rewriter, loc, shapes);
+  Value offsBuf = offs ? flatBuffer(rewriter, loc, offs) : Value();
+  for (auto [i, d, buffer] : llvm::zip_equal(transposed, transposes, buffers)) {
+    launchFloat8Transpose(rewriter, loc, cache, d,
+                          flatBuffer(rewriter, loc, operands[i]), offsBuf,
+                          buffer.buffer);
+    maps[i] = buffer.map;
+    // The GEMM reads the K-major buffer (a stacked 2-D map).
+    *layouts[i] = {d.rows, d.getOutputK(), true, false};
+  }
 
   // GemmArgs order: A map, A scales, B map, B scales, [offs], [bias], out.
   auto scales = [&](Value tensor) -> Value {
@@ -192,7 +281,8 @@ static LogicalResult lowerFloat8Gemm(PatternRewriter &rewriter,
       return toBuffer(rewriter, loc, tensor);
     return flatBuffer(rewriter, loc, tensor);
   };
-  SmallVector<Value> args = {aMap, scales(lhsScales), bMap, scales(rhsScales)};
+  SmallVector<Value> args = {maps[0], scales(lhsScales), maps[1],
+                             scales(rhsScales)};
   Value outBuf =
       appendGemmTailArgs(rewriter, loc, args, offs, bias, resultType);
   launchGemmKernel(rewriter, loc, cache, spec, args,
@@ -228,7 +318,10 @@ struct Float8ScaledMmToWgmma final : KernelPattern<ScaledMmOp> {
 /// Float8 scaled_grouped_mm 2d-3d (tokens (M, K), experts stored (E, N, K),
 /// rowwise scales) -> one persistent Float8 kernel on sm_90a walking the
 /// token groups (GemmMainloop::walkTiles), the rows of each tile past its
-/// group masked, the rows past the last group zeroed.
+/// group masked, the rows past the last group zeroed. 2d-2d (tokens (T, M)
+/// and (T, N), scales (E, M) and (E, N)) -> the two transposes (token
+/// groups padded to 128) and the kernel on each group's padded range (an
+/// empty group's output is zeros).
 struct Float8ScaledGroupedMmToWgmma final : KernelPattern<ScaledGroupedMmOp> {
   using KernelPattern::KernelPattern;
 

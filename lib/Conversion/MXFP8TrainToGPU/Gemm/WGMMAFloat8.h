@@ -5,7 +5,9 @@
 // (GemmVariant::WgmmaFloat8): the v8 kernel's ring (TMA producer, two wgmma
 // warpgroups, WGMMA.cpp) on the fp8 operands as stored, `wgmma` m64nNk32
 // with e4m3 / e5m2 inputs and f32 accumulators, and an epilogue that
-// applies the reciprocals of the f32 scales (SPEC-float8 §5.4):
+// applies the reciprocals of the f32 scales (SPEC-float8 §5.4); MN-major
+// operands go through the fp8 transpose pre-pass (Float8Transpose.h), and
+// the gradient GEMMs promote the accumulators into an f32 sum:
 //
 //   out = RN_out(RN_f32(RN_f32(acc * RN_f32(1/sa[m])) * RN_f32(1/sb[n]))
 //                + bias[n])
@@ -58,21 +60,23 @@ private:
 void configureWgmmaFloat8Gemm(GemmSpec &spec, int64_t tileN, int64_t stages);
 
 /// Why the sm_90a Float8 kernel does not take the Float8 `op` (empty when
-/// it does): fp8 wgmma reads K-major operands only, so `lhs` must be stored
-/// (M, K) and `rhs` (N, K) (`transpose_rhs`), the forms a K-major quantize
-/// writes.
+/// it does): K-major operands are read in place, MN-major ones (`lhs`
+/// stored (K, M) with `transpose_lhs`, `rhs` stored (K, N) without
+/// `transpose_rhs`) go through the fp8 transpose pre-pass, which needs
+/// their rows and K multiples of 16.
 std::string whyNotWgmmaFloat8(ScaledMmOp op);
 
-/// The same for a Float8 `scaled_grouped_mm`: 2d-3d only, lhs (M, K) and
-/// rhs (E, N, K) (`transpose_rhs`).
+/// The same for a Float8 `scaled_grouped_mm`: 2d-3d with lhs (M, K) and rhs
+/// (E, N, K) (`transpose_rhs`); 2d-2d with both operands stored tokens
+/// first (lhs (T, M) with `transpose_lhs`, rhs (T, N)), both transposed.
 std::string whyNotWgmmaFloat8Grouped(ScaledGroupedMmOp op);
 
 /// Why a Float8 `scaled_mm` or `scaled_grouped_mm` (`op`) has no GPU
 /// lowering on `chip` (the pass's diagnostic; empty when it should have).
 std::string whyNoFloat8GemmLowering(Operation *op, GPUChip chip);
 
-/// Adds the lowering of Float8 `scaled_mm` and `scaled_grouped_mm` 2d-3d to
-/// the Float8 kernel on sm_90a.
+/// Adds the lowering of Float8 `scaled_mm` and `scaled_grouped_mm` (2d-3d,
+/// 2d-2d) to the Float8 kernel on sm_90a.
 void populateFloat8GemmPatterns(RewritePatternSet &patterns,
                                 KernelCache &cache);
 

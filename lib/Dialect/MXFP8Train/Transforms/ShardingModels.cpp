@@ -126,7 +126,12 @@ SmallVector<unsigned> float8ScaleDims(int64_t rank, int64_t axis,
   return dims;
 }
 
+ShardingModel buildReplicatedModel(Operation *op);
+
 ShardingModel buildQuantizeModel(QuantizeOp op) {
+  // Per-group Float8 scales follow the runtime token groups (`offs`).
+  if (op.isPerGroup())
+    return buildReplicatedModel(op);
   int64_t rank = op.getInput().getType().getRank();
   int64_t axis = op.getAxis();
   if (!op.isFloat8()) {
@@ -169,6 +174,8 @@ ShardingModel buildQuantizeModel(QuantizeOp op) {
 }
 
 ShardingModel buildDequantizeModel(DequantizeOp op) {
+  if (op.isPerGroup())
+    return buildReplicatedModel(op);
   int64_t rank = op.getData().getType().getRank();
   int64_t axis = op.getAxis();
   if (!op.isFloat8()) {

@@ -1,0 +1,224 @@
+//===- Float8Transpose.cpp - MN-major fp8 operands made K-major -*- C++ -*-===//
+//
+// The fp8 transpose pre-pass of the sm_90a Float8 GEMM (Float8Transpose.h).
+// One CTA of 256 threads per 128 x 128 byte tile (a grid-stride loop over
+// the tiles):
+//
+//   load   thread t copies 16-byte chunk c = i % 8 of source row i / 8
+//          (i = t, t + 256, ...: eight threads read a 128-byte line), zero
+//          past the operand's rows, past K and past the tile's token group;
+//          the chunk goes to shared chunk c ^ (row / 16 % 8) of the row;
+//   store  item i = t, t + 256, ...: output row r = i / 8 of the tile, its
+//          K chunk q = i % 8 (16 source rows q * 16 ..): 16 byte loads from
+//          shared memory, one 16-byte store (eight threads write a 128-byte
+//          line of the K-major output).
+//
+// The swizzle spreads the eight K chunks a warp reads at one column over
+// eight bank groups (without it every one of them hits the same banks).
+// Bytes are copied unchanged, NaN codes included.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Float8Transpose.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+using namespace mlir::mxfp8train::gpu_lowering;
+
+constexpr int64_t kTile = kFloat8TransposeTile;
+
+int64_t Float8TransposeSpec::getOutputK() const {
+  if (!groups)
+    return k;
+  return llvm::alignTo(k, kTile) + kTile * groups;
+}
+
+int64_t Float8TransposeSpec::numTiles() const {
+  return batches * llvm::divideCeil(getOutputK(), kTile) *
+         llvm::divideCeil(rows, kTile);
+}
+
+std::string Float8TransposeSpec::getName() const {
+  return llvm::formatv("gemm_f8_transpose_{0}_b{1}_k{2}_r{3}{4}",
+                       getTypeTag(dataType), batches, k, rows,
+                       groups ? llvm::formatv("_g{0}", groups).str() : "")
+      .str();
+}
+
+std::string gpu_lowering::whyNotFloat8Transpose(int64_t rows, int64_t k) {
+  if (rows % 16 || k % 16)
+    return llvm::formatv("the fp8 transpose of an MN-major operand needs its "
+                         "rows ({0}) and K ({1}) multiples of 16",
+                         rows, k)
+        .str();
+  return "";
+}
+
+/// The kernel body: args are data, [offs], out; `tile` the shared buffer.
+static void emitTransposeKernel(KernelBuilder &kb, const Float8TransposeSpec &d,
+                                ValueRange args, Value tileBuf) {
+  Value data = args[0];
+  Value offs = d.groups ? args[1] : Value();
+  Value out = args.back();
+  auto c = [&](int64_t v) { return kb.idx(v); };
+  auto add = [&](Value x, Value y) -> Value {
+    return arith::AddIOp::create(kb, x, y);
+  };
+  auto sub = [&](Value x, Value y) -> Value {
+    return arith::SubIOp::create(kb, x, y);
+  };
+  auto mul = [&](Value x, int64_t y) -> Value {
+    return arith::MulIOp::create(kb, x, c(y));
+  };
+  auto divu = [&](Value x, int64_t y) -> Value {
+    return arith::DivUIOp::create(kb, x, c(y));
+  };
+  auto remu = [&](Value x, int64_t y) -> Value {
+    return arith::RemUIOp::create(kb, x, c(y));
+  };
+  auto ult = [&](Value x, Value y) -> Value {
+    return arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, x, y);
+  };
+  auto andi = [&](Value x, Value y) -> Value {
+    return arith::AndIOp::create(kb, x, y);
+  };
+  int64_t kOut = d.getOutputK();
+  int64_t rowTiles = llvm::divideCeil(d.rows, kTile);
+  int64_t kTiles = llvm::divideCeil(kOut, kTile);
+  auto b16 = VectorType::get({16}, kb.getI8Type());
+  auto f8x16 = VectorType::get({16}, d.dataType);
+  Value tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
+  Value bid = gpu::BlockIdOp::create(kb, gpu::Dimension::x);
+  Value gridDim = gpu::GridDimOp::create(kb, gpu::Dimension::x);
+  kb.forLoop(bid, c(d.numTiles()), gridDim, [&](Value tile) {
+    Value rt = remu(tile, rowTiles);
+    Value kt = remu(divu(tile, rowTiles), kTiles);
+    Value batch = divu(tile, rowTiles * kTiles);
+    Value outK0 = mul(kt, kTile);
+    // The tile's source rows: [src0, srcEnd) of K; `live` is false for a
+    // 2d-2d tile past the last group's padded end (nothing to write).
+    Value src0 = outK0, srcEnd = c(d.k);
+    Value live = arith::ConstantIntOp::create(kb, 1, 1);
+    if (d.groups) {
+      // Group g covers the output K [padStart, padStart + ceil(len / 128)
+      // x 128); its ends clamped as on the CPU path (max with the start,
+      // min with K).
+      Value f = arith::ConstantIntOp::create(kb, 0, 1);
+      auto scan = scf::ForOp::create(kb, c(0), c(d.groups), c(1),
+                                     ValueRange{c(0), c(0), f, c(0), c(0)});
+      {
+        OpBuilder::InsertionGuard g(kb);
+        kb.setInsertionPointToStart(scan.getBody());
+        ValueRange it = scan.getRegionIterArgs();
+        Value start = it[0], padStart = it[1];
+        Value raw = arith::IndexCastOp::create(
+            kb, kb.getIndexType(),
+            memref::LoadOp::create(kb, offs, scan.getInductionVar()));
+        Value end = arith::MinSIOp::create(
+            kb, arith::MaxSIOp::create(kb, raw, start), c(d.k));
+        Value padEnd =
+            add(padStart,
+                mul(divu(add(sub(end, start), c(kTile - 1)), kTile), kTile));
+        Value hit = andi(arith::CmpIOp::create(kb, arith::CmpIPredicate::ule,
+                                               padStart, outK0),
+                         ult(outK0, padEnd));
+        auto sel = [&](Value x, Value y) -> Value {
+          return arith::SelectOp::create(kb, hit, x, y);
+        };
+        scf::YieldOp::create(
+            kb, ValueRange{end, padEnd, arith::OrIOp::create(kb, it[2], hit),
+                           sel(add(start, sub(outK0, padStart)), it[3]),
+                           sel(end, it[4])});
+      }
+      live = scan.getResult(2);
+      src0 = scan.getResult(3);
+      srcEnd = scan.getResult(4);
+    }
+    kb.ifThen(live, [&] {
+      Value rowBase = mul(rt, kTile);
+      Value dataBase = mul(batch, d.rows * d.k);
+      // Load: 1024 chunks of 16 bytes, four per thread.
+      for (int64_t i = 0; i < kTile * 8 / 256; ++i) {
+        Value item = add(tid, c(256 * i));
+        Value kk = divu(item, 8), chunk = remu(item, 8);
+        Value srcK = add(src0, kk);
+        Value col = add(rowBase, mul(chunk, 16));
+        Value in = andi(ult(srcK, srcEnd), ult(col, c(d.rows)));
+        auto ld = scf::IfOp::create(kb, TypeRange{b16}, in, true);
+        {
+          OpBuilder::InsertionGuard g(kb);
+          kb.setInsertionPointToStart(ld.thenBlock());
+          Value off = add(dataBase, add(mul(srcK, d.rows), col));
+          scf::YieldOp::create(
+              kb, kb.bitcastTo(b16, kb.load(f8x16, data, off, 16)));
+          kb.setInsertionPointToStart(ld.elseBlock());
+          scf::YieldOp::create(kb, kb.splatBits(b16, 0));
+        }
+        Value slot = arith::XOrIOp::create(kb, chunk, remu(divu(kk, 16), 8));
+        kb.store(ld.getResult(0), tileBuf, add(mul(kk, kTile), mul(slot, 16)),
+                 16);
+      }
+      gpu::BarrierOp::create(kb);
+      // Store: output row r, K chunk q (source rows 16 q .. 16 q + 15),
+      // whose bytes at column r sit in shared chunk (r / 16) ^ q.
+      for (int64_t i = 0; i < kTile * 8 / 256; ++i) {
+        Value item = add(tid, c(256 * i));
+        Value r = divu(item, 8), q = remu(item, 8);
+        Value row = add(rowBase, r);
+        Value outK = add(outK0, mul(q, 16));
+        Value byte = add(mul(arith::XOrIOp::create(kb, divu(r, 16), q), 16),
+                         remu(r, 16));
+        SmallVector<Value, 16> bytes;
+        for (int64_t j = 0; j < 16; ++j)
+          bytes.push_back(memref::LoadOp::create(
+              kb, tileBuf, add(mul(add(mul(q, 16), c(j)), kTile), byte)));
+        Value v = vector::FromElementsOp::create(kb, b16, bytes);
+        kb.ifThen(andi(ult(row, c(d.rows)), ult(outK, c(kOut))), [&] {
+          Value off = add(mul(add(mul(batch, d.rows), row), kOut), outK);
+          kb.store(kb.bitcastTo(f8x16, v), out, off, 16);
+        });
+      }
+      // The tile is read before the next one overwrites it.
+      gpu::BarrierOp::create(kb);
+    });
+  });
+}
+
+void gpu_lowering::launchFloat8Transpose(RewriterBase &rewriter, Location loc,
+                                         const KernelCache &cache,
+                                         const Float8TransposeSpec &d,
+                                         Value data, Value offs, Value out) {
+  assert(cast<MemRefType>(out.getType()).getNumElements() ==
+             d.getBufferElements() &&
+         "the transposed buffer holds batches x rows x getOutputK() bytes");
+  SmallVector<Value> kargs = {data};
+  if (d.groups)
+    kargs.push_back(offs);
+  int64_t numInputs = kargs.size();
+  kargs.push_back(out);
+  SmallVector<Type> types =
+      llvm::map_to_vector(kargs, [](Value v) { return v.getType(); });
+  auto wgSpace = gpu::AddressSpaceAttr::get(rewriter.getContext(),
+                                            gpu::AddressSpace::Workgroup);
+  Type tileType = MemRefType::get({kTile * kTile}, rewriter.getI8Type(),
+                                  MemRefLayoutAttrInterface(), wgSpace);
+  gpu::GPUFuncOp kernel =
+      cache.getOrCreate(rewriter, d.getName(), types, numInputs, tileType,
+                        [&](KernelBuilder &kb, ValueRange args, ValueRange wg) {
+                          emitTransposeKernel(kb, d, args, wg[0]);
+                        });
+  // Up to the resident CTAs of the part (16 KiB of shared memory each);
+  // the grid-stride loop covers the rest.
+  const GPUTargetInfo &target = cache.getTarget();
+  int64_t grid =
+      std::clamp<int64_t>(d.numTiles(), 1, target.numSMs * target.ctasPerSM);
+  launch(rewriter, loc, kernel, grid, kargs);
+}

@@ -1,0 +1,76 @@
+//===- Float8Transpose.h - MN-major fp8 operands made K-major ---*- C++ -*-===//
+//
+// The pre-pass of the sm_90a Float8 GEMM (WGMMAFloat8.h) for an operand
+// stored MN-major, (K, rows) per batch: fp8 wgmma reads K-major shared
+// memory only, so a transpose kernel copies the bytes, unchanged, into a
+// K-major buffer (rows, kOut) per batch that the GEMM's tensor map reads.
+// For a 2d-2d operand the contraction is the token dimension and every
+// token group starts at a multiple of 128 of the output K (the GEMM's
+// contraction tile, GemmSpec::getKGroupPadding), zero-filled to the end
+// of its last tile.
+//
+// A later fusion (the Float8 cast kernel writing the transposed copy
+// itself, as DequantFusion does for the MX bf16 operands) supplies the
+// same buffer (Float8TransposeSpec::getBufferElements elements, this
+// layout) and the GEMM launches no pre-pass for that operand.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_GEMM_FLOAT8TRANSPOSE_H
+#define MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_GEMM_FLOAT8TRANSPOSE_H
+
+#include "../KernelBuilder.h"
+
+#include <string>
+
+namespace mlir {
+namespace mxfp8train {
+namespace gpu_lowering {
+
+/// Side of the square tile a CTA transposes through shared memory (bytes):
+/// 128 source rows (K) x 128 bytes (rows of the operand).
+inline constexpr int64_t kFloat8TransposeTile = 128;
+
+/// One MN-major fp8 operand transposed by the pre-pass.
+struct Float8TransposeSpec {
+  /// Batches (dense rank 3), else 1.
+  int64_t batches = 1;
+  /// The operand's logical rows (M or N: the contiguous dimension of the
+  /// stored data) and its stored contraction size K (source rows).
+  int64_t rows = 0, k = 0;
+  /// 2d-2d: the token groups of `offs` along K (0: K is not grouped).
+  int64_t groups = 0;
+  /// The fp8 element type (bytes are copied, never converted).
+  Type dataType;
+
+  /// The length of an output row: K (dense; the GEMM's tensor map
+  /// zero-fills past it), or for 2d-2d the K padded per group to 128, at
+  /// most alignTo(K, 128) + 128 x groups.
+  int64_t getOutputK() const;
+  /// Elements of the output buffer: batches x rows x getOutputK().
+  int64_t getBufferElements() const { return batches * rows * getOutputK(); }
+  /// CTA tiles: batches x output-K tiles x row tiles.
+  int64_t numTiles() const;
+  /// The kernel name (`gemm_f8_transpose_e4m3_b1_k512_r384`, `_g4` for
+  /// groups).
+  std::string getName() const;
+};
+
+/// Why an MN-major operand of `rows` x `k` cannot be transposed (empty when
+/// it can): the 16-byte vector loads and stores need rows and K multiples
+/// of 16 (SPEC-float8 §6 requires them of every Float8 GEMM).
+std::string whyNotFloat8Transpose(int64_t rows, int64_t k);
+
+/// Launches the transpose of `d` from `data` (the stored operand, flat fp8)
+/// into `out` (flat fp8, getBufferElements()), reading the group ends from
+/// `offs` (i32, 2d-2d only, else null).
+void launchFloat8Transpose(RewriterBase &rewriter, Location loc,
+                           const KernelCache &cache,
+                           const Float8TransposeSpec &d, Value data, Value offs,
+                           Value out);
+
+} // namespace gpu_lowering
+} // namespace mxfp8train
+} // namespace mlir
+
+#endif // MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_GEMM_FLOAT8TRANSPOSE_H
