@@ -218,6 +218,29 @@ static int64_t largestDivisorAtMost(int64_t n, int64_t bound) {
   return 1;
 }
 
+/// Reductions longer than this (product of the reduction loops' extents)
+/// are tiled when their combiner is a max (isLongMaxReduction).
+constexpr int64_t kMaxWholeReduction = 1024;
+
+/// Whether `op` reduces more than kMaxWholeReduction elements per output
+/// element and every result is combined by a max (arith.maximumf,
+/// arith.maxnumf or an integer max), whose value does not depend on the
+/// order of the elements.
+static bool isLongMaxReduction(linalg::LinalgOp op, ArrayRef<int64_t> ranges) {
+  int64_t extent = 1;
+  for (auto [iter, range] : llvm::zip(op.getIteratorTypesArray(), ranges))
+    if (iter == utils::IteratorType::reduction)
+      extent *= range;
+  if (extent <= kMaxWholeReduction || op->getNumRegions() != 1 ||
+      op->getRegion(0).empty())
+    return false;
+  Operation *yield = op->getRegion(0).front().getTerminator();
+  return llvm::all_of(yield->getOperands(), [](Value v) {
+    return isa_and_nonnull<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxUIOp,
+                           arith::MaxSIOp>(v.getDefiningOp());
+  });
+}
+
 struct CPUTileAndVectorizePass final
     : mxfp8train::impl::MXFP8TrainCPUTileAndVectorizePassBase<
           CPUTileAndVectorizePass> {
@@ -293,6 +316,21 @@ struct CPUTileAndVectorizePass final
           innermostParallel = d;
       }
       bool hasReduction = llvm::is_contained(tiles, 0);
+      if (hasReduction && isLongMaxReduction(op, ranges)) {
+        // A long max reduction (Float8 amax over a row, a column or the
+        // whole tensor) is tiled along its innermost reduction loop to a
+        // vector and to 1 along the others, the running max carried
+        // through the output: kept whole it would vectorize to one vector
+        // of the whole extent, which LLVM unrolls (minutes of compile time
+        // for a 48x64 tensorwise cast). max is exact in any order, so the
+        // bits do not change.
+        for (int64_t d = n - 1, inner = 1; d >= 0; --d) {
+          if (iters[d] != utils::IteratorType::reduction)
+            continue;
+          tiles[d] = inner ? std::min<int64_t>(ranges[d], kTileInner) : 1;
+          inner = 0;
+        }
+      }
       if (innermostParallel >= 0 && !hasReduction) {
         tiles[innermostParallel] =
             std::min<int64_t>(ranges[innermostParallel], kTileInner);

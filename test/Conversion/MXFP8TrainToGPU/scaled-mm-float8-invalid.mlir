@@ -10,8 +10,13 @@
 // is rejected.
 
 // sm_100a (tcgen05 kind::f8f6f4, Gemm/TCGen05.cpp) reads MN-major 8-bit
-// operands in place and takes 2d-3d; what it reports here:
-// SM100-PLACEHOLDER
+// operands in place (rows 16-byte aligned) and takes 2d-3d; it reports the
+// unaligned MN-major operand and the two 2d-2d ops, nothing else:
+// SM100-NOT: error: 'mxfp8train.
+// SM100: error: 'mxfp8train.scaled_mm' has no GPU lowering: the tcgen05 kernel takes MN-major operands with 16-byte aligned rows (M, N multiples of 16)
+// SM100-NOT: error: 'mxfp8train.
+// SM100-COUNT-2: error: 'mxfp8train.scaled_grouped_mm' has no GPU lowering: the Float8 scaled_grouped_mm 2d-2d (grad_weight) is not lowered to the GPU yet
+// SM100-NOT: error: 'mxfp8train.
 
 // INTERVAL-COUNT-6: error: convert-mxfp8train-to-gpu: float8-promote-interval must be a non-negative multiple of 128 (got 100)
 

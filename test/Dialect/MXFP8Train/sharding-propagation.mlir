@@ -117,10 +117,13 @@ func.func @float8_rowwise_dequantize(%q: tensor<64x128xf8E4M3FN>, %s: tensor<64x
 // the group ends, the data and the (E, X) scales are all replicated, so a
 // split input is gathered before the cast.
 // CHECK-LABEL: func.func @float8_per_group_replicated
-// CHECK:      shard.sharding @grid split_axes = []
+// CHECK:      shard.sharding @grid split_axes = {{\[\[}}]]
+// CHECK-NEXT: shard.shard %{{.*}} to %{{.*}} annotate_for_users : tensor<64x32xbf16>
 // CHECK:      mxfp8train.quantize {{.*}} offs(
-// CHECK-NEXT: shard.sharding @grid split_axes = []
-// CHECK-NEXT: shard.shard {{.*}} : tensor<64x32xf8E4M3FN>
+// CHECK-NEXT: shard.sharding @grid split_axes = {{\[\[}}]]
+// CHECK-NEXT: shard.shard %scales to {{.*}} : tensor<4x32xf32>
+// CHECK-NEXT: shard.sharding @grid split_axes = {{\[\[}}]]
+// CHECK-NEXT: shard.shard %data to {{.*}} : tensor<64x32xf8E4M3FN>
 shard.grid @grid(shape = 2)
 func.func @float8_per_group_replicated(%x: tensor<64x32xbf16>, %offs: tensor<4xi32>)
     -> (tensor<64x32xf8E4M3FN>, tensor<4x32xf32>) {

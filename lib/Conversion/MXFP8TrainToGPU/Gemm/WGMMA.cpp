@@ -205,8 +205,8 @@ void WgmmaConsumer::emitEpilogue(Value acc, Value batch, Value rowBase,
         return v;
       });
     };
-    emitStagedStores(pairOf, outBase, add(rowBase, add(mul(wg, c(64)),
-                                                       mul(warp, c(16)))),
+    emitStagedStores(pairOf, outBase,
+                     add(rowBase, add(mul(wg, c(64)), mul(warp, c(16)))),
                      rowEnd, colBase);
     return;
   }
@@ -242,7 +242,8 @@ void WgmmaConsumer::emitStagedStores(
   // holds 8-column group g0 + m / 2 and row half m % 2.
   Value m = divu(lane, 8);
   Value stRow = add(mul(remu(m, 2), c(8)), remu(lane, 8));
-  Value stAddr = add(slot, add(mul(stRow, c(rowBytes)), mul(divu(m, 2), c(16))));
+  Value stAddr =
+      add(slot, add(mul(stRow, c(rowBytes)), mul(divu(m, 2), c(16))));
   // The row-chunk copy: lane L moves 16 bytes of row it * 4 + L / 8, chunk
   // L % 8, of the slot's 16 x 64 values.
   Value ldRow = divu(lane, 8);
@@ -251,9 +252,7 @@ void WgmmaConsumer::emitStagedStores(
   auto bf16x2 = VectorType::get({2}, kb.getBF16Type());
   auto i32x4 = VectorType::get({4}, i32);
   auto bf16x8 = VectorType::get({8}, kb.getBF16Type());
-  auto syncWarp = [&] {
-    NVVM::SyncWarpOp::create(kb, kb.i32(-1));
-  };
+  auto syncWarp = [&] { NVVM::SyncWarpOp::create(kb, kb.i32(-1)); };
   int64_t groups = spec.tile.n / 8;
   for (int64_t g0 = 0; g0 < groups; g0 += 8) {
     // 16 rows x 64 columns: 8 groups x 2 row halves, four per stmatrix.
@@ -262,8 +261,8 @@ void WgmmaConsumer::emitStagedStores(
       for (int64_t mi = 0; mi < 4; ++mi) {
         SmallVector<Value> v = pairOf(g0 + 2 * pair + mi / 2, mi % 2);
         Value packed = vector::FromElementsOp::create(kb, bf16x2, v);
-        Value word = vector::BitCastOp::create(
-            kb, VectorType::get({1}, i32), packed);
+        Value word =
+            vector::BitCastOp::create(kb, VectorType::get({1}, i32), packed);
         sources.push_back(vector::ExtractOp::create(kb, word, 0));
       }
       NVVM::StMatrixOp::create(

@@ -40,8 +40,8 @@
 
 #include "WGMMAFloat8.h"
 #include "../TMA.h"
-#include "TCGen05.h"
 #include "Float8Transpose.h"
+#include "TCGen05.h"
 #include "WGMMA.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
