@@ -947,7 +947,9 @@ def run_cases(args, cp):
         dev_out = []
         for o in case["outputs"]:
             a = cp.empty(o["shape"], dtype=NP_OF[o["elem"]])
-            a.view(cp.uint8)[...] = 0xA5  # poison: unwritten bytes show
+            # Poison: unwritten bytes show (through a 1-D view: a rank-0
+            # array, the tensorwise scale, cannot change its dtype).
+            a.reshape(-1).view(cp.uint8)[...] = 0xA5
             dev_out.append(a)
         cp.cuda.runtime.deviceSynchronize()
         descs = [make_descriptor(a.data.ptr, list(a.shape)) for a in dev_in + dev_out]
@@ -960,8 +962,8 @@ def run_cases(args, cp):
             bad = compare_with_tolerance(case, cdir, dev_out, cp)
             dev_out = []
         for j, a in enumerate(dev_out):
-            got = cp.asnumpy(a).view(np.uint8).reshape(-1)
-            ref = np.load(os.path.join(cdir, "ref", "r%d.npy" % j)).view(np.uint8).reshape(-1)
+            got = cp.asnumpy(a).reshape(-1).view(np.uint8)
+            ref = np.load(os.path.join(cdir, "ref", "r%d.npy" % j)).reshape(-1).view(np.uint8)
             if case.get("nan_equal"):
                 # Float8 casts: f32 / bf16 NaNs of any payload match.
                 same, why = gpu_check_float8.outputs_equal(

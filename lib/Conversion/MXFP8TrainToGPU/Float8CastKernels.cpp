@@ -592,18 +592,6 @@ static void buildFloat8Dequantize(KernelBuilder &kb, const Float8View &v,
 // Patterns
 //===----------------------------------------------------------------------===//
 
-/// The kernel input buffers of `input`, collapsed to the data view of `v`.
-static SmallVector<Value> getFloat8InputViews(RewriterBase &rewriter,
-                                              Location loc,
-                                              const KernelInput &input,
-                                              const Float8View &v) {
-  SmallVector<Value> views;
-  for (Value tensor : input.getTensors())
-    views.push_back(collapseTo(rewriter, loc, toBuffer(rewriter, loc, tensor),
-                               v.dataShape()));
-  return views;
-}
-
 namespace {
 /// Float8 quantize -> the row kernel, or memset + amax + cast kernels.
 struct Float8QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
@@ -624,7 +612,7 @@ struct Float8QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
     const Float8View &v = spec.view;
 
     KernelInput input = KernelInput::get(op.getInput(), fuseProducers);
-    SmallVector<Value> ins = getFloat8InputViews(rewriter, loc, input, v);
+    SmallVector<Value> ins = input.getViews(rewriter, loc, v.dataShape());
     SmallVector<Value> buffers = allocResults(rewriter, op);
     Value data = collapseTo(rewriter, loc, buffers[0], v.dataShape());
     Value scales = v.kind == Float8ViewKind::Tensor

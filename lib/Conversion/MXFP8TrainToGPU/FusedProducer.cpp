@@ -221,3 +221,12 @@ Value KernelInput::load(KernelBuilder &kb, VectorType type, ValueRange args,
   }
   return evaluateElementwiseBody(kb, producer, inputs)[resultIndex];
 }
+
+SmallVector<Value> KernelInput::getViews(RewriterBase &rewriter, Location loc,
+                                         ArrayRef<int64_t> shape) const {
+  SmallVector<Value> views;
+  for (Value tensor : tensors)
+    views.push_back(
+        collapseTo(rewriter, loc, toBuffer(rewriter, loc, tensor), shape));
+  return views;
+}

@@ -44,6 +44,11 @@ public:
   /// byte alignment of the access in the input's element type.
   Value load(KernelBuilder &kb, VectorType type, ValueRange args,
              ValueRange indices, int64_t align) const;
+  /// The kernel's input buffers: each of getTensors() collapsed to the
+  /// kernel's data view `shape` (a fused producer's operands have the
+  /// quantize input's shape).
+  SmallVector<Value> getViews(RewriterBase &rewriter, Location loc,
+                              ArrayRef<int64_t> shape) const;
 
 private:
   mutable linalg::GenericOp producer;

@@ -864,19 +864,6 @@ static void buildDequantize32x1(KernelBuilder &kb, const DequantizeSpec &spec,
 // Patterns
 //===----------------------------------------------------------------------===//
 
-/// The kernel's input buffers: each tensor `input` reads, collapsed to the
-/// (outer?, rows, cols) view `v` (a fused producer's operands have the
-/// quantize input's shape).
-static SmallVector<Value> getInputViews(RewriterBase &rewriter, Location loc,
-                                        const KernelInput &input,
-                                        const BlockView &v) {
-  SmallVector<Value> views;
-  for (Value tensor : input.getTensors())
-    views.push_back(collapseTo(rewriter, loc, toBuffer(rewriter, loc, tensor),
-                               v.dataShape()));
-  return views;
-}
-
 namespace {
 /// quantize -> one launch of a 1x32 (last axis) or 32x1 (other axes)
 /// kernel.
@@ -887,7 +874,8 @@ struct QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
   LogicalResult rewriteStatic(QuantizeOp op,
                               PatternRewriter &rewriter) const override {
     if (op.isFloat8())
-      return rewriter.notifyMatchFailure(op, "Float8 cast: Float8CastKernels.cpp");
+      return rewriter.notifyMatchFailure(op,
+                                         "Float8 cast: Float8CastKernels.cpp");
     Location loc = op.getLoc();
     RankedTensorType inputType = op.getInput().getType();
     QuantizeSpec spec{BlockView::get(inputType.getShape(), op.getAxis()),
@@ -897,7 +885,7 @@ struct QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
     const BlockView &v = spec.view;
 
     KernelInput input = KernelInput::get(op.getInput(), fuseProducers);
-    SmallVector<Value> ins = getInputViews(rewriter, loc, input, v);
+    SmallVector<Value> ins = input.getViews(rewriter, loc, v.dataShape());
     SmallVector<Value> buffers = allocResults(rewriter, op);
     Value data = collapseTo(rewriter, loc, buffers[0], v.dataShape());
     Value scales = buffers[1];
@@ -968,7 +956,7 @@ struct QuantizeDualOpToGPU final : KernelPattern<QuantizeDualOp> {
             : SmallVector<int64_t>{v.outer, v.rows, v.cols / kBlockSize};
 
     KernelInput input = KernelInput::get(op.getInput(), fuseProducers);
-    SmallVector<Value> ins = getInputViews(rewriter, loc, input, v);
+    SmallVector<Value> ins = input.getViews(rewriter, loc, v.dataShape());
     SmallVector<Value> buffers = allocResults(rewriter, op), views;
     views.push_back(collapseTo(rewriter, loc, buffers[0], v.dataShape()));
     views.push_back(rowSpec.layout == ScaleLayout::RowMajor
@@ -1036,7 +1024,8 @@ struct DequantizeOpToGPU final : KernelPattern<DequantizeOp> {
   LogicalResult rewriteStatic(DequantizeOp op,
                               PatternRewriter &rewriter) const override {
     if (op.isFloat8())
-      return rewriter.notifyMatchFailure(op, "Float8 cast: Float8CastKernels.cpp");
+      return rewriter.notifyMatchFailure(op,
+                                         "Float8 cast: Float8CastKernels.cpp");
     Location loc = op.getLoc();
     RankedTensorType dataType = op.getData().getType();
     DequantizeSpec spec{BlockView::get(dataType.getShape(), op.getAxis()),

@@ -41,6 +41,26 @@ static SmallVector<utils::IteratorType> getParallel(int64_t rank) {
   return SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel);
 }
 
+/// The f32 scales of `amax` (same shape as `scalesType`), elementwise
+/// SCALE(amax) of SPEC-float8 §2.3 / §2.4 (Float8Arith).
+static Value buildFloat8Scales(OpBuilder &b, Location loc, Value amax,
+                               RankedTensorType scalesType,
+                               const lowering::ElementFormat &fmt, bool pow2) {
+  int64_t rank = scalesType.getRank();
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+  Value init =
+      tensor::EmptyOp::create(b, loc, scalesType.getShape(), b.getF32Type());
+  return linalg::GenericOp::create(
+             b, loc, scalesType, ValueRange{amax}, ValueRange{init},
+             ArrayRef<AffineMap>{id, id}, getParallel(rank),
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Bits bb(nb, nloc);
+               linalg::YieldOp::create(
+                   bb.b, computeFloat8Scale(bb, args[0], fmt, pow2));
+             })
+      .getResult(0);
+}
+
 /// The exact f32 values of fp8 `data`, with its last two dimensions swapped
 /// when `transposed` (stored -> logical orientation).
 Value linalg_lowering::buildFloat8ToF32(OpBuilder &b, Location loc, Value data,
@@ -125,21 +145,8 @@ struct Float8QuantizeOpLowering final : OpRewritePattern<QuantizeOp> {
             .getResult(0);
 
     // s = SCALE(amax) per group (SPEC-float8 §2.3, §2.4).
-    int64_t scaleRank = scalesType.getRank();
-    AffineMap scaleIdentity = AffineMap::getMultiDimIdentityMap(scaleRank, ctx);
-    Value scaleInit = tensor::EmptyOp::create(
-        rewriter, loc, scalesType.getShape(), rewriter.getF32Type());
     Value scales =
-        linalg::GenericOp::create(
-            rewriter, loc, scalesType, ValueRange{amax}, ValueRange{scaleInit},
-            ArrayRef<AffineMap>{scaleIdentity, scaleIdentity},
-            getParallel(scaleRank),
-            [&](OpBuilder &nb, Location nloc, ValueRange args) {
-              Bits bb(nb, nloc);
-              linalg::YieldOp::create(
-                  bb.b, computeFloat8Scale(bb, args[0], fmt, pow2));
-            })
-            .getResult(0);
+        buildFloat8Scales(rewriter, loc, amax, scalesType, fmt, pow2);
 
     // q = RNE(clamp(RN_f32(x * s), -max, max)) (SPEC-float8 §2.5).
     Value dataInit = tensor::EmptyOp::create(
@@ -308,18 +315,8 @@ struct Float8PerGroupQuantizeOpLowering final : OpRewritePattern<QuantizeOp> {
 
     // s = SCALE(amax) per (group, column): an empty group has amax 0.
     AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
-    Value scaleInit = tensor::EmptyOp::create(
-        rewriter, loc, scalesType.getShape(), rewriter.getF32Type());
     Value scales =
-        linalg::GenericOp::create(
-            rewriter, loc, scalesType, ValueRange{amax}, ValueRange{scaleInit},
-            ArrayRef<AffineMap>{id2, id2}, getParallel(2),
-            [&](OpBuilder &nb, Location nloc, ValueRange args) {
-              Bits bb(nb, nloc);
-              linalg::YieldOp::create(
-                  bb.b, computeFloat8Scale(bb, args[0], fmt, pow2));
-            })
-            .getResult(0);
+        buildFloat8Scales(rewriter, loc, amax, scalesType, fmt, pow2);
 
     // q[t, x] = CAST(input[t, x], s[group(t), x]).
     Value dataInit = tensor::EmptyOp::create(
