@@ -228,43 +228,30 @@ static int64_t getCtaGroup(Operation *op) {
 namespace {
 /// Float8 scaled_mm (rank 2 or 3; lhs stored (M, K) or with transpose_lhs
 /// (K, M), rhs (N, K) with transpose_rhs or (K, N): kind::f8f6f4 reads
-/// MN-major 8-bit operands) -> the tcgen05 kernel on sm_100a.
-struct Float8ScaledMmToTcgen05 final : KernelPattern<ScaledMmOp> {
-  using KernelPattern::KernelPattern;
+/// MN-major 8-bit operands) and scaled_grouped_mm 2d-3d (tokens (M, K) in
+/// groups, experts stored (E, N, K) or (E, K, N), rowwise scales; the
+/// mainloop's 2d-3d walk) -> the tcgen05 kernel on sm_100a.
+template <typename OpTy>
+struct Float8GemmToTcgen05 final : KernelPattern<OpTy> {
+  using KernelPattern<OpTy>::KernelPattern;
 
-  LogicalResult rewriteStatic(ScaledMmOp op,
+  LogicalResult rewriteStatic(OpTy op,
                               PatternRewriter &rewriter) const override {
     if (!op.isFloat8())
-      return rewriter.notifyMatchFailure(op, "not a Float8 scaled_mm");
-    if (cache.getTarget().chip != GPUChip::SM100a)
+      return rewriter.notifyMatchFailure(op, "not a Float8 GEMM");
+    if (this->cache.getTarget().chip != GPUChip::SM100a)
       return rewriter.notifyMatchFailure(op, "not sm_100a");
     if (std::string why = whyNotTcgen05Float8(op); !why.empty())
       return rewriter.notifyMatchFailure(op, why);
-    return lowerGemmToTcgen05(rewriter, cache, op, getTcgen05Float8Spec(op),
-                              getCtaGroup(op), op.getLhs(), op.getLhsScales(),
-                              op.getRhs(), op.getRhsScales(), Value(),
-                              op.getBias(), op.getResult().getType());
-  }
-};
-
-/// Float8 scaled_grouped_mm 2d-3d (tokens (M, K) in groups, experts stored
-/// (E, N, K) or (E, K, N), rowwise scales) -> the tcgen05 kernel on sm_100a
-/// on the mainloop's 2d-3d walk.
-struct Float8ScaledGroupedMmToTcgen05 final : KernelPattern<ScaledGroupedMmOp> {
-  using KernelPattern::KernelPattern;
-
-  LogicalResult rewriteStatic(ScaledGroupedMmOp op,
-                              PatternRewriter &rewriter) const override {
-    if (!op.isFloat8())
-      return rewriter.notifyMatchFailure(op, "not a Float8 scaled_grouped_mm");
-    if (cache.getTarget().chip != GPUChip::SM100a)
-      return rewriter.notifyMatchFailure(op, "not sm_100a");
-    if (std::string why = whyNotTcgen05Float8(op); !why.empty())
-      return rewriter.notifyMatchFailure(op, why);
-    return lowerGemmToTcgen05(rewriter, cache, op, getTcgen05Float8Spec(op),
-                              getCtaGroup(op), op.getLhs(), op.getLhsScales(),
-                              op.getRhs(), op.getRhsScales(), op.getOffs(),
-                              Value(), op.getResult().getType());
+    Value offs, bias;
+    if constexpr (std::is_same_v<OpTy, ScaledGroupedMmOp>)
+      offs = op.getOffs();
+    else
+      bias = op.getBias();
+    return lowerGemmToTcgen05(
+        rewriter, this->cache, op, getTcgen05Float8Spec(op), getCtaGroup(op),
+        op.getLhs(), op.getLhsScales(), op.getRhs(), op.getRhsScales(), offs,
+        bias, op.getResult().getType());
   }
 };
 
@@ -328,6 +315,7 @@ void gpu_lowering::populateTcgen05ScaleLayoutPatterns(
 
 void gpu_lowering::populateTcgen05Float8GemmPatterns(
     RewritePatternSet &patterns, KernelCache &cache) {
-  patterns.add<Float8ScaledMmToTcgen05, Float8ScaledGroupedMmToTcgen05>(
-      patterns.getContext(), cache);
+  patterns.add<Float8GemmToTcgen05<ScaledMmOp>,
+               Float8GemmToTcgen05<ScaledGroupedMmOp>>(patterns.getContext(),
+                                                       cache);
 }
