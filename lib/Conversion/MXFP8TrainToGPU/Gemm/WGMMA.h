@@ -54,9 +54,9 @@ public:
   /// 16-byte row chunks to the output (rows at or past `rowEnd` and
   /// columns past n masked). `pairOf(g, h)` gives the two output values of
   /// the thread's 8-column group g, row half h.
-  void emitStagedStores(
-      function_ref<SmallVector<Value>(int64_t, int64_t)> pairOf,
-      Value outBase, Value warpRow, Value rowEnd, Value colBase);
+  void
+  emitStagedStores(function_ref<SmallVector<Value>(int64_t, int64_t)> pairOf,
+                   Value outBase, Value warpRow, Value rowEnd, Value colBase);
 
 private:
   GemmMainloop &mainloop;
