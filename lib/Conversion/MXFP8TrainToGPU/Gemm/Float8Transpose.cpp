@@ -127,9 +127,12 @@ static void emitTransposeKernel(KernelBuilder &kb, const Float8TransposeSpec &d,
         Value padEnd =
             add(padStart,
                 mul(divu(add(sub(end, start), c(kTile - 1)), kTile), kTile));
-        Value hit = andi(arith::CmpIOp::create(kb, arith::CmpIPredicate::ule,
-                                               padStart, outK0),
-                         ult(outK0, padEnd));
+        // Operands are built one statement at a time: argument evaluation
+        // order differs between compilers and the IR order must not.
+        Value beforeEnd = ult(outK0, padEnd);
+        Value afterStart = arith::CmpIOp::create(kb, arith::CmpIPredicate::ule,
+                                                 padStart, outK0);
+        Value hit = andi(afterStart, beforeEnd);
         auto sel = [&](Value x, Value y) -> Value {
           return arith::SelectOp::create(kb, hit, x, y);
         };
@@ -151,7 +154,9 @@ static void emitTransposeKernel(KernelBuilder &kb, const Float8TransposeSpec &d,
         Value kk = divu(item, 8), chunk = remu(item, 8);
         Value srcK = add(src0, kk);
         Value col = add(rowBase, mul(chunk, 16));
-        Value in = andi(ult(srcK, srcEnd), ult(col, c(d.rows)));
+        Value inCol = ult(col, c(d.rows));
+        Value inK = ult(srcK, srcEnd);
+        Value in = andi(inK, inCol);
         auto ld = scf::IfOp::create(kb, TypeRange{b16}, in, true);
         {
           OpBuilder::InsertionGuard g(kb);
@@ -163,8 +168,9 @@ static void emitTransposeKernel(KernelBuilder &kb, const Float8TransposeSpec &d,
           scf::YieldOp::create(kb, kb.splatBits(b16, 0));
         }
         Value slot = arith::XOrIOp::create(kb, chunk, remu(divu(kk, 16), 8));
-        kb.store(ld.getResult(0), tileBuf, add(mul(kk, kTile), mul(slot, 16)),
-                 16);
+        Value slotOff = mul(slot, 16);
+        Value rowOff = mul(kk, kTile);
+        kb.store(ld.getResult(0), tileBuf, add(rowOff, slotOff), 16);
       }
       gpu::BarrierOp::create(kb);
       // Store: output row r, K chunk q (source rows 16 q .. 16 q + 15),
@@ -174,14 +180,17 @@ static void emitTransposeKernel(KernelBuilder &kb, const Float8TransposeSpec &d,
         Value r = divu(item, 8), q = remu(item, 8);
         Value row = add(rowBase, r);
         Value outK = add(outK0, mul(q, 16));
-        Value byte = add(mul(arith::XOrIOp::create(kb, divu(r, 16), q), 16),
-                         remu(r, 16));
+        Value byteInChunk = remu(r, 16);
+        Value chunkOff = mul(arith::XOrIOp::create(kb, divu(r, 16), q), 16);
+        Value byte = add(chunkOff, byteInChunk);
         SmallVector<Value, 16> bytes;
         for (int64_t j = 0; j < 16; ++j)
           bytes.push_back(memref::LoadOp::create(
               kb, tileBuf, add(mul(add(mul(q, 16), c(j)), kTile), byte)));
         Value v = vector::FromElementsOp::create(kb, b16, bytes);
-        kb.ifThen(andi(ult(row, c(d.rows)), ult(outK, c(kOut))), [&] {
+        Value inK = ult(outK, c(kOut));
+        Value inRow = ult(row, c(d.rows));
+        kb.ifThen(andi(inRow, inK), [&] {
           Value off = add(mul(add(mul(batch, d.rows), row), kOut), outK);
           kb.store(kb.bitcastTo(f8x16, v), out, off, 16);
         });
