@@ -333,7 +333,7 @@ static void buildQuantize1x32(KernelBuilder &kb, const QuantizeSpec &spec,
   if (spec.layout == ScaleLayout::Blocked)
     emitBlockedPadding(kb, scales, v.rows, blocksPerRow);
   if (bf16)
-    bf16.zeroPaddingRows(kb);
+    bf16.zeroPadding(kb);
 }
 
 /// The 32x1 thread tile: 32 rows of `cpt` columns, their per-column scale
@@ -444,7 +444,9 @@ static std::array<Value, 4> decomposeColumnItem(KernelBuilder &kb, Value i,
 
 /// The bf16 form of the fp8 rows `qs` (vector<cpt x f8> each, consecutive
 /// rows from r0 of columns [c0, c0 + cpt)) of a 32x1 tile: per column, its
-/// rows as one contiguous K run with the column's scale byte `bytes[j]`.
+/// rows as one contiguous K run with the column's scale byte `bytes[j]`, at
+/// the padded K of r0 (BF16OperandWriter::mapColumnK) where the form holds
+/// it.
 static void storeColumnsBF16(KernelBuilder &kb, const BF16OperandWriter &bf16,
                              ArrayRef<Value> qs, ArrayRef<Value> bytes, Value o,
                              Value c0, Value r0) {
@@ -453,15 +455,22 @@ static void storeColumnsBF16(KernelBuilder &kb, const BF16OperandWriter &bf16,
       cast<VectorType>(qs.front().getType()).getShape(), kb.getI8Type());
   SmallVector<Value> rows = llvm::map_to_vector(
       qs, [&](Value q) { return kb.bitcastTo(rowBytes, q); });
-  for (auto [j, byte] : llvm::enumerate(bytes)) {
-    SmallVector<Value> column = llvm::map_to_vector(rows, [&](Value row) {
-      return vector::ExtractOp::create(kb, row, int64_t(j)).getResult();
-    });
-    Value v = vector::FromElementsOp::create(
-        kb, VectorType::get({n}, kb.getI8Type()), column);
-    bf16.storeColumn(kb, v, byte, o, arith::AddIOp::create(kb, c0, kb.idx(j)),
-                     r0);
-  }
+  auto [pk, held] = bf16.mapColumnK(kb, r0);
+  auto store = [&] {
+    for (auto [j, byte] : llvm::enumerate(bytes)) {
+      SmallVector<Value> column = llvm::map_to_vector(rows, [&](Value row) {
+        return vector::ExtractOp::create(kb, row, int64_t(j)).getResult();
+      });
+      Value v = vector::FromElementsOp::create(
+          kb, VectorType::get({n}, kb.getI8Type()), column);
+      bf16.storeColumn(kb, v, byte, o, arith::AddIOp::create(kb, c0, kb.idx(j)),
+                       pk);
+    }
+  };
+  if (held)
+    kb.ifThen(held, store);
+  else
+    store();
 }
 
 /// 32x1: (in, data, scales) — one thread per 32 rows x cpt columns.
@@ -502,7 +511,7 @@ static void buildQuantize32x1(KernelBuilder &kb, const QuantizeSpec &spec,
   if (spec.layout == ScaleLayout::Blocked)
     emitBlockedPadding(kb, scales, v.cols, rowBlocks);
   if (bf16)
-    bf16.zeroPaddingRows(kb);
+    bf16.zeroPadding(kb);
 }
 
 /// Lanes that share one 32-row column tile of the dual kernel (each loads
@@ -712,9 +721,9 @@ static void buildQuantizeDual(KernelBuilder &kb, const QuantizeSpec &rowSpec,
   if (colSpec.layout == ScaleLayout::Blocked)
     emitBlockedPadding(kb, colScales, v.cols, rowBlocks);
   if (rowBF16)
-    rowBF16.zeroPaddingRows(kb);
+    rowBF16.zeroPadding(kb);
   if (colBF16)
-    colBF16.zeroPaddingRows(kb);
+    colBF16.zeroPadding(kb);
 }
 
 //===----------------------------------------------------------------------===//
@@ -906,13 +915,17 @@ struct QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
     args.append({data, scales});
     if (fused)
       args.append({fused->buffer, fused->flag});
+    // 2d-2d forms: the GEMM's token group offsets.
+    if (fused && fused->offs)
+      args.push_back(fused->offs);
     unsigned n = ins.size();
     gpu::GPUFuncOp kernel = cache.getOrCreate(
         rewriter, name, ValueRange(args).getTypes(), /*numInputs=*/n, {},
         [&](KernelBuilder &kb, ValueRange kargs, ValueRange) {
           BF16OperandWriter bf16 =
               fused
-                  ? BF16OperandWriter(fused->form.d, kargs[n + 2], kargs[n + 3])
+                  ? BF16OperandWriter(fused->form.d, kargs[n + 2], kargs[n + 3],
+                                      fused->offs ? kargs[n + 4] : Value())
                   : BF16OperandWriter();
           if (v.rowwise)
             buildQuantize1x32(kb, spec, input, kargs.take_front(n), kargs[n],

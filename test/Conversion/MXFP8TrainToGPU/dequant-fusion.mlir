@@ -175,3 +175,59 @@ func.func @not_v8(%x: tensor<256x512xbf16>, %w: tensor<384x512xbf16>) -> tensor<
   %0 = mxfp8train.scaled_mm %a[%as], %b[%bs] transpose_rhs {mxfp8train.gemm_config = #mxfp8train.gemm_config<kernel = fused_upcast_ws>} : tensor<256x512xf8E4M3FN>[tensor<256x16xf8E8M0FNU>], tensor<384x512xf8E4M3FN>[tensor<384x16xf8E8M0FNU>] -> tensor<256x384xbf16>
   return %0 : tensor<256x384xbf16>
 }
+
+// -----
+
+// 2d-2d (the grouped wgrad, K = tokens): a 32x1 quantize of (tokens, rows)
+// writes the operand with each token group from a multiple of 64 of the
+// padded K (384 tokens in 4 groups: padded K 640), taking the GEMM's
+// offsets as one more argument (`g4`). %x's form serves %0 and %1: their
+// offsets are the padded offsets of two pad_token_groups of the same
+// offsets, alignment and token count, although %d2o is defined after
+// %x's quantize. %2 reads other offsets: both its operands keep their
+// pre-passes.
+// CHECK-LABEL: func.func @grouped_wgrad(
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@pad_token_groups_bf16_a32_256x128_to_384x128_g4
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@pad_token_groups_bf16_a32_256x256_to_384x256_g4 {{.*}}, %[[D1O:[^ ]*]] : memref<4xi32>)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@quantize_32x1_bf16_e4m3_rceil_rowmajor_384x128_bf16b1r128g4 {{.*}} args({{.*}}, %[[XBF:[^ ]*]] : memref<81920xbf16>, %[[XFLAG:[^ ]*]] : memref<1xi32>, %[[D1O]] : memref<4xi32>)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@quantize_32x1_bf16_e4m3_rceil_rowmajor_384x256_bf16b1r256g4 {{.*}} args({{.*}} : memref<163840xbf16>, %[[D1FLAG:[^ ]*]] : memref<1xi32>, %[[D1O]] : memref<4xi32>)
+// CHECK-NOT:     gemm_dequant
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d2d_k_k_bf16_bf16_bf16_128x256x384_b4_p1c1_v8w1s4_n256_gs2 {{.*}}, %[[D1O]] : memref<4xi32>, %[[XFLAG]] : memref<1xi32>, %[[D1FLAG]] : memref<1xi32>,
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@pad_token_groups_bf16_a32_256x256_to_384x256_g4 {{.*}}, %[[D2O:[^ ]*]] : memref<4xi32>)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@quantize_32x1_bf16_e4m3_rceil_rowmajor_384x256_bf16b1r256g4 {{.*}}, %[[D2O]] : memref<4xi32>)
+// CHECK-NOT:     gemm_dequant
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d2d_k_k_bf16_bf16_bf16_128x256x384_b4_p1c1_v8w1s4_n256_gs2 {{.*}}, %[[D2O]] : memref<4xi32>, %[[XFLAG]] : memref<1xi32>,
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_mn_e4m3_1x128x384_pad128x640_g4
+// CHECK-NEXT:    gpu.launch_func @mxfp8train_kernels::@gemm_dequant_mn_e4m3_1x256x384_pad256x640_g4
+// CHECK-NEXT:    gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d2d_k_k_bf16_bf16_bf16_128x256x384_b4_p1c1_v8w1s4_n256_gs blocks
+
+// The grouped 32x1 kernel: per 32-block the walk over the 4 groups (each
+// group's end clamped to [start, K], a nonempty group off the 32-element
+// blocks raises the flag) finds the padded K of the block, and only a
+// block inside a group is stored; after the cast, per (row, group) the
+// group's tail up to the next multiple of 64 is zeroed 8 bf16 at a time.
+// CHECK-LABEL: gpu.func @quantize_32x1_bf16_e4m3_rceil_rowmajor_384x128_bf16b1r128g4(
+// CHECK-SAME:      %[[BF:[^:]*]]: memref<81920xbf16> {{.*}}, %[[FL:[^:]*]]: memref<1xi32> {{.*}}, %[[OFFS:[^:]*]]: memref<4xi32>
+// CHECK:           %[[WALK:.*]]:4 = scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args({{.*}}) -> (index, index, index, i1) {
+// CHECK:             memref.load %[[OFFS]]
+// CHECK:             memref.store %c1_i32, %[[FL]][%c0] : memref<1xi32>
+// CHECK:           scf.if %[[WALK]]#3 {
+// CHECK-COUNT-4:     vector.store %{{.*}}, %[[BF]][%{{.*}}] {alignment = 16 : i64} : memref<81920xbf16>, vector<32xbf16>
+// CHECK:           %[[TAIL:.*]]:3 = scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args({{.*}}) -> (index, index, index) {
+// CHECK:           scf.for %{{.*}} = %[[TAIL]]#2 to %[[TAIL]]#1 step %c8 {
+// CHECK:             vector.store %cst, %[[BF]][%{{.*}}] {alignment = 16 : i64} : memref<81920xbf16>, vector<8xbf16>
+
+// NOFUSE-LABEL: func.func @grouped_wgrad(
+// NOFUSE-COUNT-6: gpu.launch_func @mxfp8train_kernels::@gemm_dequant_mn_e4m3_1x{{.*}}_g4
+func.func @grouped_wgrad(%x: tensor<256x128xbf16>, %dy1: tensor<256x256xbf16>, %dy2: tensor<256x256xbf16>, %offs: tensor<4xi32>, %other: tensor<4xi32>) -> (tensor<4x128x256xbf16>, tensor<4x128x256xbf16>, tensor<4x128x256xbf16>) {
+  %xp, %xo = mxfp8train.pad_token_groups %x offs(%offs) alignment = 32 : tensor<256x128xbf16>, tensor<4xi32> -> tensor<384x128xbf16>, tensor<4xi32>
+  %d1p, %d1o = mxfp8train.pad_token_groups %dy1 offs(%offs) alignment = 32 : tensor<256x256xbf16>, tensor<4xi32> -> tensor<384x256xbf16>, tensor<4xi32>
+  %xq, %xs = mxfp8train.quantize %xp axis = 0 mode = rceil : tensor<384x128xbf16> -> tensor<384x128xf8E4M3FN>, tensor<12x128xf8E8M0FNU>
+  %d1q, %d1s = mxfp8train.quantize %d1p axis = 0 mode = rceil : tensor<384x256xbf16> -> tensor<384x256xf8E4M3FN>, tensor<12x256xf8E8M0FNU>
+  %0 = mxfp8train.scaled_grouped_mm %xq[%xs], %d1q[%d1s] offs(%d1o) transpose_lhs : tensor<384x128xf8E4M3FN>[tensor<12x128xf8E8M0FNU>], tensor<384x256xf8E4M3FN>[tensor<12x256xf8E8M0FNU>], tensor<4xi32> -> tensor<4x128x256xbf16>
+  %d2p, %d2o = mxfp8train.pad_token_groups %dy2 offs(%offs) alignment = 32 : tensor<256x256xbf16>, tensor<4xi32> -> tensor<384x256xbf16>, tensor<4xi32>
+  %d2q, %d2s = mxfp8train.quantize %d2p axis = 0 mode = rceil : tensor<384x256xbf16> -> tensor<384x256xf8E4M3FN>, tensor<12x256xf8E8M0FNU>
+  %1 = mxfp8train.scaled_grouped_mm %xq[%xs], %d2q[%d2s] offs(%d2o) transpose_lhs : tensor<384x128xf8E4M3FN>[tensor<12x128xf8E8M0FNU>], tensor<384x256xf8E4M3FN>[tensor<12x256xf8E8M0FNU>], tensor<4xi32> -> tensor<4x128x256xbf16>
+  %2 = mxfp8train.scaled_grouped_mm %xq[%xs], %d2q[%d2s] offs(%other) transpose_lhs : tensor<384x128xf8E4M3FN>[tensor<12x128xf8E8M0FNU>], tensor<384x256xf8E4M3FN>[tensor<12x256xf8E8M0FNU>], tensor<4xi32> -> tensor<4x128x256xbf16>
+  return %0, %1, %2 : tensor<4x128x256xbf16>, tensor<4x128x256xbf16>, tensor<4x128x256xbf16>
+}

@@ -12,7 +12,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -50,9 +52,10 @@ static std::optional<QuantizeSource> getQuantizeSource(Value data,
     if (q.isFloat8())
       return std::nullopt;
     int64_t rank = q.getInput().getType().getRank();
-    if (q.getAxis() == rank - 1)
+    auto axis = static_cast<int64_t>(q.getAxis());
+    if (axis == rank - 1)
       return QuantizeSource{op, index, true};
-    if (rank >= 2 && q.getAxis() == rank - 2)
+    if (rank >= 2 && axis == rank - 2)
       return QuantizeSource{op, index, false};
     return std::nullopt;
   }
@@ -64,12 +67,15 @@ static std::optional<QuantizeSource> getQuantizeSource(Value data,
 /// Whether the quantize cast `src` writes the data of operand form `form`:
 /// a K-major operand is a 1x32 cast of (batches x rows, K), an MN-major one
 /// a 32x1 cast of (batches, K, rows); the padded K is K (nothing along K
-/// to zero) and K is not grouped.
+/// to zero), or, 2d-2d, K holds token groups and the cast is one
+/// quantize of (K, rows).
 static bool castMatchesForm(const QuantizeSource &src,
                             const PreDequantOperand &form) {
   const DequantSpec &d = form.d;
-  if (!d.scaled() || d.groups || d.kPad != d.l.k || d.rowsPad < d.l.rows ||
-      src.rowwise != d.l.kMajor)
+  if (!d.scaled() || d.rowsPad < d.l.rows || src.rowwise != d.l.kMajor)
+    return false;
+  if (d.groups ? src.rowwise || d.batches != 1 || !isa<QuantizeOp>(src.op)
+               : d.kPad != d.l.k)
     return false;
   auto type = cast<RankedTensorType>(src.op->getOperand(0).getType());
   ArrayRef<int64_t> shape = type.getShape();
@@ -85,6 +91,22 @@ static bool castMatchesForm(const QuantizeSource &src,
     outer *= dim;
   return outer == d.batches && shape[rank - 2] == d.l.k &&
          shape[rank - 1] == d.l.rows;
+}
+
+/// Whether the token group offsets `a` and `b` hold the same values: one
+/// SSA value, or the padded offsets of two pad_token_groups with the same
+/// offsets, alignment and token count.
+static bool haveSameOffsets(Value a, Value b) {
+  if (a == b)
+    return true;
+  auto padA = a.getDefiningOp<PadTokenGroupsOp>();
+  auto padB = b.getDefiningOp<PadTokenGroupsOp>();
+  return padA && padB && a == padA.getPaddedOffs() &&
+         b == padB.getPaddedOffs() &&
+         padA.getAlignment() == padB.getAlignment() &&
+         padA.getInput().getType().getDimSize(0) ==
+             padB.getInput().getType().getDimSize(0) &&
+         haveSameOffsets(padA.getOffs(), padB.getOffs());
 }
 
 /// The data and scales of operand `i` (0: A, 1: B) of a GEMM op.
@@ -108,6 +130,7 @@ std::shared_ptr<DequantFusion> DequantFusion::plan(ModuleOp module) {
       gemms.push_back(op);
   });
   IRRewriter rewriter(module.getContext());
+  DominanceInfo dominance(module);
   for (Operation *gemm : gemms) {
     // A GEMM without users is erased, not lowered.
     if (gemm->use_empty())
@@ -125,15 +148,23 @@ std::shared_ptr<DequantFusion> DequantFusion::plan(ModuleOp module) {
       if (!src || src->op->getBlock() != gemm->getBlock() ||
           !castMatchesForm(*src, form))
         continue;
+      // 2d-2d: the quantize lays the groups out from the GEMM's offsets.
+      Value offs;
+      if (form.d.groups)
+        offs = cast<ScaledGroupedMmOp>(gemm).getOffs();
       auto key = std::make_pair(src->op, src->dataResult);
       if (FusedDequantOperand *existing = fusion->byQuantize.lookup(key)) {
         // One form per quantize result; the GEMMs that read exactly that
-        // form share it.
+        // form (and, 2d-2d, the same token groups) share it.
         if (existing->form.d.getName() == form.d.getName() &&
-            existing->form.boxRows == form.boxRows)
+            existing->form.boxRows == form.boxRows &&
+            (!offs || haveSameOffsets(existing->offsValue, offs)))
           fusion->byGemm[{gemm, i}] = existing;
         continue;
       }
+      // The offsets the quantize takes must exist before it.
+      if (offs && !dominance.properlyDominates(offs, src->op))
+        continue;
       auto fused = std::make_unique<FusedDequantOperand>();
       fused->form = form;
       Location loc = src->op->getLoc();
@@ -149,6 +180,11 @@ std::shared_ptr<DequantFusion> DequantFusion::plan(ModuleOp module) {
       gpu::MemsetOp::create(
           rewriter, loc, Type(), ValueRange{}, fused->flag,
           arith::ConstantIntOp::create(rewriter, loc, 0, 32).getResult());
+      if (offs) {
+        rewriter.setInsertionPoint(src->op);
+        fused->offs = toBuffer(rewriter, loc, offs);
+        fused->offsValue = offs;
+      }
       fusion->byQuantize[key] = fused.get();
       fusion->byGemm[{gemm, i}] = fused.get();
       fusion->operands.push_back(std::move(fused));
@@ -192,24 +228,92 @@ void BF16OperandWriter::storeRow(KernelBuilder &kb, Value q, Value s, Value row,
   kb.store(bf, buffer, off, std::min<int64_t>(16, 2 * type.getNumElements()));
 }
 
+std::pair<Value, Value> BF16OperandWriter::mapColumnK(KernelBuilder &kb,
+                                                      Value k0) const {
+  if (!d->groups)
+    return {k0, Value()};
+  auto c = [&](int64_t v) { return kb.idx(v); };
+  Value no = arith::ConstantIntOp::create(kb, 0, 1);
+  auto walk = scf::ForOp::create(kb, c(0), c(d->groups), c(1),
+                                 ValueRange{c(0), c(0), k0, no});
+  {
+    OpBuilder::InsertionGuard g(kb);
+    kb.setInsertionPointToStart(walk.getBody());
+    ValueRange it = walk.getRegionIterArgs();
+    Value start = it[0], padStart = it[1];
+    TokenGroup group = emitTokenGroup(kb, offs, walk.getInductionVar(), start,
+                                      padStart, d->l.k, flag);
+    Value fromStart =
+        arith::CmpIOp::create(kb, arith::CmpIPredicate::ule, start, k0);
+    Value beforeEnd =
+        arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, k0, group.end);
+    Value aligned =
+        arith::CmpIOp::create(kb, arith::CmpIPredicate::eq,
+                              arith::RemUIOp::create(kb, start, c(32)), c(0));
+    Value hit = arith::AndIOp::create(
+        kb, arith::AndIOp::create(kb, fromStart, beforeEnd), aligned);
+    Value shifted = arith::AddIOp::create(kb, padStart,
+                                          arith::SubIOp::create(kb, k0, start));
+    Value pk = arith::SelectOp::create(kb, hit, shifted, it[2]);
+    Value held = arith::OrIOp::create(kb, it[3], hit);
+    scf::YieldOp::create(kb, ValueRange{group.end, group.nextPad, pk, held});
+  }
+  return {walk.getResult(2), walk.getResult(3)};
+}
+
 void BF16OperandWriter::storeColumn(KernelBuilder &kb, Value bytes, Value s,
-                                    Value o, Value c, Value k0) const {
+                                    Value o, Value c, Value pk) const {
   int64_t n = cast<VectorType>(bytes.getType()).getNumElements();
   Value bf = emitExactBF16(kb, d->dataType, bytes, s, flag);
   Value r = arith::AddIOp::create(
       kb, arith::MulIOp::create(kb, o, kb.idx(d->rowsPad)), c);
   Value off = arith::AddIOp::create(
-      kb, arith::MulIOp::create(kb, r, kb.idx(d->kPad)), k0);
+      kb, arith::MulIOp::create(kb, r, kb.idx(d->kPad)), pk);
   kb.store(bf, buffer, off, std::min<int64_t>(16, 2 * n));
 }
 
-void BF16OperandWriter::zeroPaddingRows(KernelBuilder &kb) const {
+void BF16OperandWriter::zeroPadding(KernelBuilder &kb) const {
+  auto zeros = VectorType::get({8}, kb.getBF16Type());
+  if (d->groups) {
+    // Item (row, group g): zeros at padded K [P_g + len_g, P_{g+1}), 8 at a
+    // time (len_g a multiple of 8; a group off the 32-element blocks has
+    // raised the flag and the GEMM does not read this form).
+    auto c = [&](int64_t v) { return kb.idx(v); };
+    kb.gridStrideLoop(c(d->batches * d->rowsPad * d->groups), [&](Value i) {
+      Value row = arith::DivUIOp::create(kb, i, c(d->groups));
+      Value g = arith::RemUIOp::create(kb, i, c(d->groups));
+      // The walk up to group g: its start, padded start and length.
+      Value gEnd = arith::AddIOp::create(kb, g, c(1));
+      auto walk = scf::ForOp::create(kb, c(0), gEnd, c(1),
+                                     ValueRange{c(0), c(0), c(0)});
+      {
+        OpBuilder::InsertionGuard guard(kb);
+        kb.setInsertionPointToStart(walk.getBody());
+        ValueRange it = walk.getRegionIterArgs();
+        TokenGroup group = emitTokenGroup(kb, offs, walk.getInductionVar(),
+                                          it[0], it[1], d->l.k, Value());
+        Value tailStart = arith::AddIOp::create(kb, it[1], group.len);
+        scf::YieldOp::create(kb,
+                             ValueRange{group.end, group.nextPad, tailStart});
+      }
+      Value tailEnd = walk.getResult(1), tailStart = walk.getResult(2);
+      Value whole = arith::CmpIOp::create(
+          kb, arith::CmpIPredicate::eq,
+          arith::RemUIOp::create(kb, tailStart, c(8)), c(0));
+      Value rowBase = arith::MulIOp::create(kb, row, c(d->kPad));
+      kb.ifThen(whole, [&] {
+        kb.forLoop(tailStart, tailEnd, c(8), [&](Value pk) {
+          Value off = arith::AddIOp::create(kb, rowBase, pk);
+          kb.store(kb.splatBits(zeros, 0), buffer, off, 16);
+        });
+      });
+    });
+  }
   int64_t padRows = d->rowsPad - d->l.rows;
   if (padRows == 0)
     return;
   // 8 bf16 (16 bytes) per item; kPad is a multiple of 64.
   int64_t perBatch = padRows * d->kPad / 8;
-  auto zeros = VectorType::get({8}, kb.getBF16Type());
   kb.gridStrideLoop(kb.idx(d->batches * perBatch), [&](Value i) {
     Value b = arith::DivUIOp::create(kb, i, kb.idx(perBatch));
     Value rest = arith::RemUIOp::create(kb, i, kb.idx(perBatch));
@@ -229,7 +333,8 @@ std::string BF16OperandWriter::getNameTag(const FusedDequantOperand *form,
                                           StringRef prefix) {
   if (!form)
     return "";
-  return llvm::formatv("_{0}b{1}r{2}", prefix, form->form.d.batches,
-                       form->form.d.rowsPad)
+  const DequantSpec &d = form->form.d;
+  std::string groups = d.groups ? llvm::formatv("g{0}", d.groups).str() : "";
+  return llvm::formatv("_{0}b{1}r{2}{3}", prefix, d.batches, d.rowsPad, groups)
       .str();
 }

@@ -15,6 +15,14 @@
 // quantize result feeds at most one padded form; the GEMM operands that
 // need exactly that form share it, others keep their pre-pass.
 //
+// 2d-2d (the grouped wgrad, K = tokens): a 32x1 quantize of (tokens, rows)
+// writes the form with each token group laid out from a multiple of 64 of
+// the padded K, as the pre-pass does (emitTokenGroup), from the GEMM's
+// `offs`, which it takes as one more argument; it zeros each group's tail
+// up to that multiple. Two GEMMs share such a form only when their `offs`
+// are the same values (one SSA value, or the padded offsets of two
+// pad_token_groups of the same offsets, alignment and token count).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_GEMM_DEQUANTFUSION_H
@@ -55,6 +63,10 @@ struct FusedDequantOperand {
   /// memref<1xi32>, zeroed before the quantize; 1 when the fallback must
   /// run.
   Value flag;
+  /// 2d-2d: the GEMM's token group offsets (memref<G x i32>, created
+  /// before the quantize), and the tensor they are (compared while
+  /// planning); null otherwise.
+  Value offs, offsValue;
 };
 
 /// The quantize results that write a GEMM operand's bf16 form, and the
@@ -91,8 +103,11 @@ private:
 class BF16OperandWriter {
 public:
   BF16OperandWriter() = default;
-  BF16OperandWriter(const DequantSpec &d, Value buffer, Value flag)
-      : d(&d), buffer(buffer), flag(flag) {}
+  /// `offs`: the token group offsets of a 2d-2d form (kernel argument,
+  /// memref<G x i32>), null otherwise.
+  BF16OperandWriter(const DequantSpec &d, Value buffer, Value flag,
+                    Value offs = Value())
+      : d(&d), buffer(buffer), flag(flag), offs(offs) {}
   explicit operator bool() const { return d != nullptr; }
 
   /// K-major form (a 1x32 cast): the fp8 values `q` (a vector of n
@@ -100,23 +115,33 @@ public:
   /// the batches x rows of the cast's view) and columns [col, col + n).
   void storeRow(KernelBuilder &kb, Value q, Value s, Value row,
                 Value col) const;
+  /// MN-major form (a 32x1 cast): where the 32-block of source K `k0`
+  /// (a multiple of 32) lies in the padded K, and whether the form holds
+  /// it (null: always). Ungrouped: k0 itself. 2d-2d: P_g + k0 - start_g
+  /// for the token group g that holds k0, held when g starts at a multiple
+  /// of 32 (otherwise the walk raises the flag and the fallback runs);
+  /// tokens past the last group are not held.
+  std::pair<Value, Value> mapColumnK(KernelBuilder &kb, Value k0) const;
   /// MN-major form (a 32x1 cast): the fp8 bytes `bytes` (vector<n x i8>,
   /// one block, scale byte `s`) of batch `o`, operand row `c` (a column of
-  /// the cast's view) and K [k0, k0 + n), stored contiguously.
+  /// the cast's view) at padded K [pk, pk + n) (mapColumnK), stored
+  /// contiguously.
   void storeColumn(KernelBuilder &kb, Value bytes, Value s, Value o, Value c,
-                   Value k0) const;
-  /// Zeros the padding rows of every batch (grid-stride, after the cast's
-  /// loop), where the form has any.
-  void zeroPaddingRows(KernelBuilder &kb) const;
+                   Value pk) const;
+  /// Zeros what the form holds besides the cast's values (grid-stride,
+  /// after the cast's loop): the padding rows of every batch, and 2d-2d
+  /// the tail of every token group up to its next multiple of 64.
+  void zeroPadding(KernelBuilder &kb) const;
 
   /// The kernel-name suffix of a cast writing `form` (`_{prefix}b1r4096`:
-  /// batches and padded rows; K is not padded), empty for null.
+  /// batches and padded rows, `g8` for a 2d-2d form of 8 token groups),
+  /// empty for null.
   static std::string getNameTag(const FusedDequantOperand *form,
                                 StringRef prefix);
 
 private:
   const DequantSpec *d = nullptr;
-  Value buffer, flag;
+  Value buffer, flag, offs;
 };
 
 } // namespace gpu_lowering

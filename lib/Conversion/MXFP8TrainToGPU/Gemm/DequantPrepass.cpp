@@ -146,6 +146,32 @@ Value gpu_lowering::emitExactBF16(KernelBuilder &kb, Type f8Type, Value v,
   return bf;
 }
 
+TokenGroup gpu_lowering::emitTokenGroup(KernelBuilder &kb, Value offs, Value g,
+                                        Value start, Value padStart, int64_t k,
+                                        Value flag) {
+  auto c = [&](int64_t v) { return kb.idx(v); };
+  Value raw = arith::IndexCastOp::create(kb, kb.getIndexType(),
+                                         memref::LoadOp::create(kb, offs, g));
+  Value atLeastStart = arith::MaxSIOp::create(kb, raw, start);
+  Value end = arith::MinSIOp::create(kb, atLeastStart, c(k));
+  Value len = arith::SubIOp::create(kb, end, start);
+  if (flag) {
+    Value nonEmpty =
+        arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, c(0), len);
+    Value bounds = arith::OrIOp::create(kb, start, end);
+    Value offBlock =
+        arith::CmpIOp::create(kb, arith::CmpIPredicate::ne,
+                              arith::RemUIOp::create(kb, bounds, c(32)), c(0));
+    kb.ifThen(arith::AndIOp::create(kb, nonEmpty, offBlock),
+              [&] { memref::StoreOp::create(kb, kb.i32(1), flag, c(0)); });
+  }
+  Value tiles =
+      arith::DivUIOp::create(kb, arith::AddIOp::create(kb, len, c(63)), c(64));
+  Value nextPad = arith::AddIOp::create(
+      kb, padStart, arith::MulIOp::create(kb, tiles, c(64)));
+  return {end, len, nextPad};
+}
+
 /// Writes the dequantization kernel body: item i is `vec` elements of one
 /// row of the padded output (DequantSpec::vec), K fastest for K-major data
 /// and rows fastest for MN-major data. Elements inside the operand become
@@ -188,7 +214,6 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
     return arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, x, y);
   };
   Type i32 = kb.getI32Type();
-  auto setFlag = [&] { memref::StoreOp::create(kb, kb.i32(1), flag, c(0)); };
 
   // 2d-2d: the group table (padded end E_g, start_g, len_g) in shared
   // memory, written by thread 0.
@@ -214,24 +239,16 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
           kb.setInsertionPointToStart(loop.getBody());
           Value gi = loop.getInductionVar();
           Value start = loop.getRegionIterArgs()[0];
-          Value padEnd = loop.getRegionIterArgs()[1];
-          Value raw = arith::IndexCastOp::create(
-              kb, kb.getIndexType(), memref::LoadOp::create(kb, offs, gi));
-          Value end = arith::MinSIOp::create(
-              kb, arith::MaxSIOp::create(kb, raw, start), c(l.k));
-          Value len = sub(end, start);
-          Value misaligned = arith::AndIOp::create(
-              kb, ult(c(0), len),
-              arith::CmpIOp::create(
-                  kb, arith::CmpIPredicate::ne,
-                  remu(arith::OrIOp::create(kb, start, end), 32), c(0)));
-          if (d.scaled())
-            kb.ifThen(misaligned, setFlag);
-          Value nextPad = add(padEnd, mul(divu(add(len, c(63)), 64), 64));
-          memref::StoreOp::create(kb, nextPad, table, mul(gi, 3));
-          memref::StoreOp::create(kb, start, table, add(mul(gi, 3), c(1)));
-          memref::StoreOp::create(kb, len, table, add(mul(gi, 3), c(2)));
-          scf::YieldOp::create(kb, ValueRange{end, nextPad});
+          TokenGroup group =
+              emitTokenGroup(kb, offs, gi, start, loop.getRegionIterArgs()[1],
+                             l.k, d.scaled() ? flag : Value());
+          Value slot = mul(gi, 3);
+          memref::StoreOp::create(kb, group.nextPad, table, slot);
+          Value startSlot = add(slot, c(1));
+          memref::StoreOp::create(kb, start, table, startSlot);
+          Value lenSlot = add(slot, c(2));
+          memref::StoreOp::create(kb, group.len, table, lenSlot);
+          scf::YieldOp::create(kb, ValueRange{group.end, group.nextPad});
         });
     gpu::BarrierOp::create(kb);
   }

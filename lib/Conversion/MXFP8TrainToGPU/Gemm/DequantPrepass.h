@@ -83,6 +83,20 @@ struct DequantSpec {
 Value emitExactBF16(KernelBuilder &kb, Type f8Type, Value v, Value s,
                     Value flag);
 
+/// One group of the 2d-2d token-group walk over `offs` (memref<G x i32>):
+/// group g holds tokens [start, end) with end = clamp(offs[g], start, k),
+/// and starts at padded K `padStart`; the next group starts at padded K
+/// `nextPad` = padStart + len rounded up to 64 (the GEMM's K tile). Where
+/// `flag` is given, a nonempty group whose start or end is not a multiple
+/// of 32 (a scale block shared by two groups) stores 1 to it. The pre-pass
+/// and the quantize kernels that write a 2d-2d operand's bf16 form
+/// (DequantFusion.h) share it, so both lay the groups out alike.
+struct TokenGroup {
+  Value end, len, nextPad;
+};
+TokenGroup emitTokenGroup(KernelBuilder &kb, Value offs, Value g, Value start,
+                          Value padStart, int64_t k, Value flag);
+
 /// Launches the pre-pass of `d` on the operand's `data` and `scales` (and,
 /// 2d-2d, `offs`) into `padded` (flat bf16, batches x rowsPad x kPad
 /// elements), raising `flag` (one i32, zeroed before) where the operand
