@@ -1007,7 +1007,7 @@ def run_timing(args, cp):
                 elem = parts[-1].split(",")[0].strip()
                 shape = [int(p) for p in parts[:-1]]
                 dtype = NP_OF.get(elem, np.uint8)
-                if elem == "i32":
+                if elem == "i32" and len(shape) == 1:
                     # Group ends spread evenly over the tokens (first arg),
                     # multiples of 32, so that every row is copied.
                     tokens = int(launch["args"][0].split("x")[0])
