@@ -210,11 +210,12 @@ static void buildGroupCast(KernelBuilder &kb, const GroupCastSpec &spec,
   kb.gridStrideLoop(kb.idx(chunks * spec.strips()), [&](Value i) {
     StripItem item = decomposeStripItem(kb, spec, i, kColumnCastRows);
     // The scales of the groups rc, rc + chunks, ... of the strip.
-    kb.forLoop(item.rc, kb.idx(spec.groups), kb.idx(chunks), [&](Value g) {
-      Value s = loadScalesFromAmaxWords(kb, words, {g, item.c0}, lanes,
-                                        spec.f8Type, spec.pow2);
-      kb.store(s, scales, {g, item.c0}, lanes * 4);
-    });
+    if (spec.groups > 0)
+      kb.forLoop(item.rc, kb.idx(spec.groups), kb.idx(chunks), [&](Value g) {
+        Value s = loadScalesFromAmaxWords(kb, words, {g, item.c0}, lanes,
+                                          spec.f8Type, spec.pow2);
+        kb.store(s, scales, {g, item.c0}, lanes * 4);
+      });
     if (spec.tokens == 0)
       return;
     Value tail = item.r0;
@@ -328,9 +329,12 @@ struct Float8GroupQuantizeOpToGPU final : KernelPattern<QuantizeOp> {
     Value words = memref::AllocOp::create(
         rewriter, loc,
         MemRefType::get({spec.groups, spec.cols}, rewriter.getI32Type()));
-    if (spec.groups > 0 && spec.tokens > 0) {
+    if (spec.groups > 0) {
       Value zero = arith::ConstantIntOp::create(rewriter, loc, 0, 32);
       gpu::MemsetOp::create(rewriter, loc, Type(), ValueRange{}, words, zero);
+    }
+    // Without rows every word stays 0 (the scales of amax 0).
+    if (spec.groups > 0 && spec.tokens > 0) {
       SmallVector<Value> amaxArgs = ins;
       amaxArgs.append({offs, words});
       gpu::GPUFuncOp amaxKernel = cache.getOrCreate(
