@@ -43,9 +43,9 @@
 #   there.
 #
 #   The Float8 cast cases (`f8q_*`, `f8dq_*`: Float8 quantize / dequantize,
-#   tensorwise and axiswise) and their timing rows come from
-#   scripts/gpu_check_float8.py; they are bit-exact like the MX cases, with
-#   any f32 / bf16 NaN matching any NaN.
+#   tensorwise and axiswise; `f8grp_*`: the per-group (offs) casts) and
+#   their timing rows come from scripts/gpu_check_float8.py; they are
+#   bit-exact like the MX cases, with any f32 / bf16 NaN matching any NaN.
 #
 # Exit status of `run`: 0 when every case is bit-exact (Float8 GEMMs: within
 # tolerance), 1 otherwise. On a
