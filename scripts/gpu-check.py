@@ -43,9 +43,9 @@
 #   there.
 #
 #   The Float8 cast cases (`f8q_*`, `f8dq_*`: Float8 quantize / dequantize,
-#   tensorwise and axiswise) and their timing rows come from
-#   scripts/gpu_check_float8.py; they are bit-exact like the MX cases, with
-#   any f32 / bf16 NaN matching any NaN.
+#   tensorwise and axiswise; `f8grp_*`: the per-group (offs) casts) and
+#   their timing rows come from scripts/gpu_check_float8.py; they are
+#   bit-exact like the MX cases, with any f32 / bf16 NaN matching any NaN.
 #
 # Exit status of `run`: 0 when every case is bit-exact (Float8 GEMMs: within
 # tolerance), 1 otherwise. On a
@@ -443,6 +443,10 @@ def float8_gemm_cases():
         # past the last group (zero).
         dict(case("f8_grouped_2d3d", 600, 272, 1024), kind="f8mm",
              offs=[100, 100, 357, 590]),
+        # The MoE dgrad: experts stored (E, K, N) (no transpose_rhs), scales
+        # (E, 1, N): the rhs transposed per expert by the pre-pass.
+        dict(case("f8_grouped_2d3d_mn_rhs", 600, 272, 1024, tr=False,
+                  role="dgrad"), offs=[100, 100, 357, 590]),
         # scaled_grouped_mm 2d-2d (the fp8_rowwise wgrad): tokens (T, M)
         # and (T, N), scales per group and column (E, M) / (E, N); an empty
         # group (exact zeros), groups not multiples of the 128-token tile,
@@ -467,13 +471,17 @@ def float8_gemm_module(case):
         return ins, outs, body
     if "offs" in case:
         e = len(case["offs"])
-        ins = [([m, k], case["a"]), ([m, 1], "f32"), ([e, n, k], case["b"]),
-               ([e, n, 1], "f32"), ([e], "i32")]
+        # Experts stored (E, N, K) with transpose_rhs, or (E, K, N).
+        tr = case.get("tr", True)
+        rhs, rs = ([e, n, k], [e, n, 1]) if tr else ([e, k, n], [e, 1, n])
+        ins = [([m, k], case["a"]), ([m, 1], "f32"), (rhs, case["b"]),
+               (rs, "f32"), ([e], "i32")]
         outs = [([m, n], case["out"])]
         types = [tensor_type(*t) for t in ins]
         body = ["%%r0 = mxfp8train.scaled_grouped_mm %%arg0 [%%arg1], %%arg2 "
-                "[%%arg3] offs(%%arg4) transpose_rhs%s : %s [%s], %s [%s], %s -> %s" % (
-                    role, *types, tensor_type(*outs[0]))]
+                "[%%arg3] offs(%%arg4)%s%s : %s [%s], %s [%s], %s -> %s" % (
+                    " transpose_rhs" if tr else "", role, *types,
+                    tensor_type(*outs[0]))]
         return ins, outs, body
     tl, tr = case.get("tl", False), case.get("tr", True)
     # Rowwise scales: the stored shape with K set to 1.
@@ -570,8 +578,11 @@ def float8_gemm_inputs(case, rng):
             ref[start:end] = da[start:end] @ db[g].T
             mag[start:end] = np.abs(da[start:end]) @ np.abs(db[g]).T
             start = end
-        return [qa, sa, qb.reshape(e, n, k), sb.reshape(e, n, 1),
-                np.array(case["offs"], dtype=np.int32)], ref, mag
+        qb = qb.reshape(e, n, k)
+        if not case.get("tr", True):
+            qb = np.ascontiguousarray(qb.transpose(0, 2, 1))
+        sb = sb.reshape(e, n, 1) if case.get("tr", True) else sb.reshape(e, 1, n)
+        return [qa, sa, qb, sb, np.array(case["offs"], dtype=np.int32)], ref, mag
     qa, sa = quantize_float8(rng.standard_normal((m, k)), case["a"],
                              case["ga"] == "row")
     qb, sb = quantize_float8(rng.standard_normal((n, k)), case["b"],
@@ -1007,7 +1018,7 @@ def run_timing(args, cp):
                 elem = parts[-1].split(",")[0].strip()
                 shape = [int(p) for p in parts[:-1]]
                 dtype = NP_OF.get(elem, np.uint8)
-                if elem == "i32":
+                if elem == "i32" and len(shape) == 1:
                     # Group ends spread evenly over the tokens (first arg),
                     # multiples of 32, so that every row is copied.
                     tokens = int(launch["args"][0].split("x")[0])

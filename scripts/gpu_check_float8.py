@@ -17,8 +17,19 @@
 # on the §2.4 R-table boundaries, f32 max, subnormals). Tensorwise cases
 # take one such fill for the whole tensor.
 #
+# Per-group (`offs`, SPEC-float8 §3.3) cases, all named `f8grp_*` (select
+# them with --cases '^f8grp_'): uneven groups, empty groups (first, middle,
+# every group), a one-row group, rows past the last group end, malformed
+# offsets (decreasing, past the row count, negative: clamped as on the CPU
+# path), an odd column count, every (group, column) scaling group one of the
+# special fills above (rows outside every group get specials too: they must
+# still be +0), and the DeepSeek-V3 wgrad columns (7168 and 2048 bf16 at
+# 1024 and 2048 tokens, 8 uneven groups with an empty one); dequantize with
+# uneven, empty and clamped groups.
+#
 # Timing (gpu-check.py run, against a device copy): 16384 x 8192 bf16 e4m3,
-# rowwise, colwise and tensorwise (the latter two: amax + cast kernels).
+# rowwise, colwise and tensorwise (the latter two: amax + cast kernels), and
+# the per-group cast of 16384 x 7168 bf16 in 8 groups (amax + cast kernels).
 #
 # ===----------------------------------------------------------------------=== #
 
@@ -42,7 +53,9 @@ def _tensor_type(shape, elem):
     return "tensor<%s>" % "x".join([str(d) for d in shape] + [elem])
 
 
-def _scale_shape(shape, granularity, axis):
+def _scale_shape(shape, granularity, axis, offs=None):
+    if offs is not None:
+        return [len(offs), shape[1]]
     if granularity == "tensorwise":
         return []
     s = list(shape)
@@ -113,29 +126,99 @@ def cases():
     dq("col_e4m3_bf16", [96, 80], "f8E4M3FN", "axiswise", 0, "bf16")
     dq("col_e5m2_f32_odd", [7, 3], "f8E5M2", "axiswise", 0, "f32")
     dq("w3d_e4m3_bf16", [3, 64, 40], "f8E4M3FN", "axiswise", 1, "bf16")
+    return out + group_cases()
+
+
+# The DeepSeek-V3 token groups: 8 uneven groups of 16384 tokens, one empty.
+DEEPSEEK_OFFS = [1808, 4352, 4352, 6400, 9456, 11488, 13904, 16384]
+
+
+def group_cases():
+    """The per-group (offs) Float8 cast cases, all named f8grp_*."""
+    out = []
+
+    def q(name, shape, elem, f8, offs, pow2=False):
+        out.append(dict(name="f8grp_q_" + name, kind="f8quantize",
+                        shape=shape, elem=elem, f8=f8,
+                        granularity="axiswise", axis=0, pow2=pow2,
+                        fill=None, offs=offs))
+
+    def dq(name, shape, f8, offs, outelem):
+        out.append(dict(name="f8grp_dq_" + name, kind="f8dequantize",
+                        shape=shape, f8=f8, granularity="axiswise", axis=0,
+                        out=outelem, offs=offs))
+
+    # Uneven groups, an empty one, rows past the last end.
+    q("uneven_bf16_e4m3_pow2", [300, 40], "bf16", "f8E4M3FN",
+      [37, 37, 150, 299], True)
+    # First group empty, a one-row group, rows chunks cut by group ends.
+    q("uneven_f32_e5m2", [200, 24], "f32", "f8E5M2", [0, 64, 65, 190])
+    q("uneven_bf16_e5m2_pow2", [129, 64], "bf16", "f8E5M2",
+      [16, 17, 100, 129], True)
+    q("uneven_f32_e4m3_pow2", [96, 8], "f32", "f8E4M3FN", [40, 96], True)
+    # Malformed offsets: decreasing, past the rows, negative (clamped).
+    q("clamped_bf16_e4m3", [130, 64], "bf16", "f8E4M3FN", [50, 20, 400, -5])
+    # Every group empty: amax 0 scales, every byte +0.
+    q("all_empty_f32_e4m3", [64, 16], "f32", "f8E4M3FN", [0, 0, 0])
+    # One group of every row, an odd column count (1-element accesses).
+    q("one_group_odd_cols", [70, 3], "f32", "f8E4M3FN", [70], True)
+    # Many small groups (a row chunk meets several groups).
+    q("many_groups_bf16", [512, 128], "bf16", "f8E4M3FN",
+      [i * 13 for i in range(1, 33)], True)
+    # The DeepSeek-V3 MoE wgrad operands gO (T, N = 7168) and A (T, K =
+    # 2048) in 8 uneven groups with an empty one, at 1024 / 2048 tokens
+    # (DEEPSEEK_OFFS / 16): at 16384 tokens the inputs and references (439
+    # MB) do not fit the device machine's 64 MiB carry (these two: 34 MB);
+    # the 16384-token kernels differ only in their loop bounds (the timing
+    # row runs one).
+    q("deepseek_7168", [1024, 7168], "bf16", "f8E4M3FN",
+      [o // 16 for o in DEEPSEEK_OFFS], True)
+    q("deepseek_2048", [2048, 2048], "bf16", "f8E4M3FN",
+      [125, 375, 376, 750, 1024, 1250, 1750, 2000], True)
+    dq("uneven_e4m3_bf16", [300, 40], "f8E4M3FN", [37, 37, 150, 299], "bf16")
+    dq("clamped_e5m2_f32", [130, 24], "f8E5M2", [50, 20, 400, -5], "f32")
+    dq("odd_cols_e4m3_f32", [33, 3], "f8E4M3FN", [0, 10, 20], "f32")
     return out
+
+
+def _clamped_ends(offs, tokens):
+    """The group ends as the CPU lowering clamps them."""
+    ends, end = [], 0
+    for o in offs:
+        end = min(max(o, end), tokens)
+        ends.append(end)
+    return ends
 
 
 def case_body(case):
     """(ins, outs, body lines) of a Float8 cast case for gpu-check.py's
     case_module."""
     shape, gran, axis = case["shape"], case["granularity"], case["axis"]
+    offs = case.get("offs")
     scaling = ("granularity = tensorwise" if gran == "tensorwise" else
                "axis = %d granularity = axiswise" % axis)
-    sshape = _scale_shape(shape, gran, axis)
+    sshape = _scale_shape(shape, gran, axis, offs)
+    # Per-group casts: `offs(%argN)` and its type after the data types.
+    offs_type = "" if offs is None else ", " + _tensor_type([len(offs)], "i32")
     if case["kind"] == "f8quantize":
         if case["pow2"]:
             scaling += " pow2"
         ins = [(shape, case["elem"])]
+        if offs is not None:
+            ins.append(([len(offs)], "i32"))
+            scaling = "offs(%arg1) " + scaling
         outs = [(shape, case["f8"]), (sshape, "f32")]
-        body = ["%%r0, %%r1 = mxfp8train.quantize %%arg0 %s : %s -> %s, %s" % (
-            scaling, _tensor_type(*ins[0]), _tensor_type(*outs[0]),
+        body = ["%%r0, %%r1 = mxfp8train.quantize %%arg0 %s : %s%s -> %s, %s" % (
+            scaling, _tensor_type(*ins[0]), offs_type, _tensor_type(*outs[0]),
             _tensor_type(*outs[1]))]
         return ins, outs, body
     ins = [(shape, case["f8"]), (sshape, "f32")]
+    if offs is not None:
+        ins.append(([len(offs)], "i32"))
+        scaling = "offs(%arg2) " + scaling
     outs = [(shape, case["out"])]
-    body = ["%%r0 = mxfp8train.dequantize %%arg0 [%%arg1] %s : %s [%s] -> %s" % (
-        scaling, _tensor_type(*ins[0]), _tensor_type(*ins[1]),
+    body = ["%%r0 = mxfp8train.dequantize %%arg0 [%%arg1] %s : %s [%s]%s -> %s" % (
+        scaling, _tensor_type(*ins[0]), _tensor_type(*ins[1]), offs_type,
         _tensor_type(*outs[0]))]
     return ins, outs, body
 
@@ -183,8 +266,49 @@ def _fill_group(rng, fill, n, e):
     return g
 
 
+def _group_quantize_bits(case, rng):
+    """f32 bits of a per-group case's (T, X) input: every (group, column)
+    scaling group one of GROUP_FILLS at its own magnitude (vectorized
+    normal values with a few specials for the large cases), and the rows
+    past the last group end random with NaN / Inf among them."""
+    (tokens, cols), offs = case["shape"], case["offs"]
+    ends = _clamped_ends(offs, tokens)
+    starts = [0] + ends[:-1]
+    if tokens * cols > (1 << 20):
+        row_group = np.searchsorted(np.array(ends), np.arange(tokens),
+                                    side="right")
+        exps = rng.integers(-30, 31, size=(len(offs) + 1, cols))
+        x = rng.standard_normal((tokens, cols), dtype=np.float32)
+        x *= np.exp2(exps).astype(np.float32)[row_group]
+        bits = x.view(np.uint32)
+        specials = [0x7FC00000, 0x7F800000, 0xFF800000, 0x80000000,
+                    0x00000001, 0x7F7FFFFF, 0x43E00000]
+        for v in specials:
+            idx = rng.integers(0, tokens * cols, size=4)
+            bits.reshape(-1)[idx] = v
+        return bits
+    bits = _f32_bits(rng.standard_normal((tokens, cols))).copy()
+    for g, (lo, hi) in enumerate(zip(starts, ends)):
+        for c in range(cols):
+            if hi > lo:
+                fill = GROUP_FILLS[(g * cols + c) % len(GROUP_FILLS)]
+                bits[lo:hi, c] = _fill_group(rng, fill, hi - lo,
+                                             int(rng.integers(-40, 41)))
+    if ends[-1:] and ends[-1] < tokens:
+        bits[ends[-1]:, 0] = 0x7FC00000
+        bits[ends[-1]:, -1] = 0xFF800000
+    elif not ends:
+        bits[:, 0] = 0x7F800000
+    return bits
+
+
 def _quantize_input(case, rng, to_bf16):
     shape, gran, axis = case["shape"], case["granularity"], case["axis"]
+    if case.get("offs") is not None:
+        bits = _group_quantize_bits(case, rng)
+        if case["elem"] == "bf16":
+            return to_bf16(bits)
+        return bits.view(np.float32)
     n = int(np.prod(shape))
     if gran == "tensorwise":
         e = int(rng.integers(-20, 21))
@@ -207,8 +331,10 @@ def _quantize_input(case, rng, to_bf16):
 def make_inputs(case, ins, rng, to_bf16):
     """The input arrays of a Float8 cast case; `to_bf16` rounds f32 bit
     patterns to bf16 (gpu-check.py's f32_bits_to_bf16)."""
+    offs = case.get("offs")
+    extra = [] if offs is None else [np.array(offs, dtype=np.int32)]
     if case["kind"] == "f8quantize":
-        return [_quantize_input(case, rng, to_bf16)]
+        return [_quantize_input(case, rng, to_bf16)] + extra
     data = rng.integers(0, 256, size=ins[0][0], dtype=np.uint8)
     sshape = ins[1][0]
     count = int(np.prod(sshape)) if sshape else 1
@@ -221,7 +347,7 @@ def make_inputs(case, ins, rng, to_bf16):
         for i, v in enumerate(specials[:count]):
             bits[i] = v
     scales = bits.view(np.float32).reshape(sshape)
-    return [data, scales]
+    return [data, scales] + extra
 
 
 def outputs_equal(elem, got, ref):
@@ -257,12 +383,18 @@ def timing_kernels():
          "bf16", 0, "axiswise"),
         ("float8_quantize_tensorwise_bf16_16384x8192", "f8quantize", shape,
          "bf16", None, "tensorwise"),
+        ("float8_group_quantize_bf16_16384x7168_g8", "f8quantize",
+         [16384, 7168], "bf16", 0, "pergroup"),
     ]
 
 
 def timing_case(kind, shape, elem, axis, granularity):
     """The case of a timing row (e4m3, pow2 for the axiswise ones as the
-    rowwise recipes use)."""
-    return dict(kind=kind, shape=shape, elem=elem, f8="f8E4M3FN",
+    rowwise recipes use; `pergroup`: axiswise with 8 token groups, whose
+    ends gpu-check.py's timing fills in evenly)."""
+    case = dict(kind=kind, shape=shape, elem=elem, f8="f8E4M3FN",
                 granularity=granularity, axis=axis,
-                pow2=granularity == "axiswise", fill="normal")
+                pow2=granularity != "tensorwise", fill="normal")
+    if granularity == "pergroup":
+        case.update(granularity="axiswise", offs=DEEPSEEK_OFFS)
+    return case

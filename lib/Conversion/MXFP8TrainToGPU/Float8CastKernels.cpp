@@ -129,16 +129,14 @@ struct Float8CastSpec {
 };
 } // namespace
 
-/// Lanes of one 16-byte access of `elemType` that divide `contiguous`.
-static int64_t getLaneCount(int64_t contiguous, Type elemType) {
+int64_t gpu_lowering::getLaneCount(int64_t contiguous, Type elemType) {
   int64_t lanes = 16 / (elemType.getIntOrFloatBitWidth() / 8);
   while (contiguous % lanes != 0)
     lanes /= 2;
   return lanes;
 }
 
-/// Byte size of an access of `lanes` elements of `type`.
-static int64_t getAccessBytes(int64_t lanes, Type type) {
+int64_t gpu_lowering::getAccessBytes(int64_t lanes, Type type) {
   return lanes * type.getIntOrFloatBitWidth() / 8;
 }
 
@@ -146,10 +144,8 @@ static int64_t getAccessBytes(int64_t lanes, Type type) {
 // Kernel-body pieces
 //===----------------------------------------------------------------------===//
 
-/// The fp8 lanes (vector<N x f8Type>) of `x` (f32 lanes) times `s` (an f32
-/// or f32 lanes): `RN_f32(x * s)`, then the hardware RNE satfinite cast;
-/// NaN products become 0x7F (SPEC-float8 §2.5, §2.7).
-static Value castLanes(KernelBuilder &kb, Value x, Value s, Type f8Type) {
+Value gpu_lowering::castLanes(KernelBuilder &kb, Value x, Value s,
+                              Type f8Type) {
   auto type = cast<VectorType>(x.getType());
   if (!isa<VectorType>(s.getType()))
     s = vector::BroadcastOp::create(kb, type, s);
@@ -161,8 +157,7 @@ static Value castLanes(KernelBuilder &kb, Value x, Value s, Type f8Type) {
   return kb.bitcastTo(VectorType::get(type.getShape(), f8Type), q);
 }
 
-/// The exact f32 amax (NaN-propagating `max.NaN`) of the lanes `v` of |x|.
-static Value reduceAmaxF32(KernelBuilder &kb, Value absLanes) {
+Value gpu_lowering::reduceAmaxF32(KernelBuilder &kb, Value absLanes) {
   Value m = kb.reduceMax(absLanes);
   if (m.getType().isF32())
     return m;
@@ -205,10 +200,9 @@ static Value ctaMax(KernelBuilder &kb, Value a, Value wg, int64_t groupWarps) {
   return m;
 }
 
-/// `scf.for iv = start; iv < count; iv += step` carrying the running
-/// NaN-propagating maximum of `body(iv)` (same type as `init`); returns it.
-static Value forLoopMax(KernelBuilder &kb, Value start, Value count, Value step,
-                        Value init, function_ref<Value(Value)> body) {
+Value gpu_lowering::forLoopMax(KernelBuilder &kb, Value start, Value count,
+                               Value step, Value init,
+                               function_ref<Value(Value)> body) {
   auto loop = scf::ForOp::create(kb, start, count, step, ValueRange{init});
   {
     OpBuilder::InsertionGuard guard(kb);
@@ -347,12 +341,6 @@ static void buildRowQuantize(KernelBuilder &kb, const Float8CastSpec &spec,
 // Amax kernels (column and tensor) and the casts that read their words
 //===----------------------------------------------------------------------===//
 
-/// Rows per thread of the column amax kernel (fewer when `red` is smaller)
-/// and the rows loaded before their first use.
-static constexpr int64_t kColumnAmaxRows = 64;
-static constexpr int64_t kRowBatch = 8;
-/// Rows per thread of the column cast kernel.
-static constexpr int64_t kColumnCastRows = 16;
 /// Chunks in flight per thread of the tensor amax kernel, and its grid cap
 /// (one atomic per CTA on one word).
 static constexpr int64_t kTensorAmaxUnroll = 4;
@@ -369,6 +357,22 @@ decomposeColumnItem(KernelBuilder &kb, Value i, int64_t groupsPerRow,
   Value o = arith::DivUIOp::create(kb, rest, kb.idx(rowChunks));
   return {o, arith::MulIOp::create(kb, rc, kb.idx(rowsPer)), rc,
           arith::MulIOp::create(kb, cg, kb.idx(lanes))};
+}
+
+Value gpu_lowering::loadScalesFromAmaxWords(KernelBuilder &kb, Value words,
+                                            ValueRange index, int64_t lanes,
+                                            Type f8Type, bool pow2) {
+  ElementFormat fmt = getElementFormat(f8Type);
+  Value amaxBits = kb.load(VectorType::get({lanes}, kb.getI32Type()), words,
+                           index, lanes * 4);
+  SmallVector<Value> perColumn;
+  for (int64_t j = 0; j < lanes; ++j) {
+    Bits bb = kb.bits();
+    Value amax = bb.f32FromBits(vector::ExtractOp::create(kb, amaxBits, j));
+    perColumn.push_back(computeFloat8Scale(bb, amax, fmt, pow2));
+  }
+  return vector::FromElementsOp::create(
+      kb, VectorType::get({lanes}, kb.getF32Type()), perColumn);
 }
 
 /// Work items of the column kernels with `rowsPer` rows each.
@@ -430,27 +434,17 @@ static void buildColumnCast(KernelBuilder &kb, const Float8CastSpec &spec,
                             const KernelInput &input, ValueRange in,
                             Value words, Value data, Value scales) {
   const Float8View &v = spec.view;
-  ElementFormat fmt = getElementFormat(spec.f8Type);
   int64_t lanes = getLaneCount(v.inner, spec.inType);
   int64_t rowsPer = std::min(kColumnCastRows, v.red);
   auto inVec = VectorType::get({lanes}, spec.inType);
   int64_t inAlign = getAccessBytes(lanes, spec.inType);
-  auto f32Vec = VectorType::get({lanes}, kb.getF32Type());
   kb.gridStrideLoop(
       kb.idx(getColumnWork(v, spec.inType, rowsPer)), [&](Value i) {
         auto [o, r0, rc, c0] = decomposeColumnItem(
             kb, i, v.inner / lanes, llvm::divideCeil(v.red, rowsPer), rowsPer,
             lanes);
-        Value amaxBits = kb.load(VectorType::get({lanes}, kb.getI32Type()),
-                                 words, {o, c0}, lanes * 4);
-        SmallVector<Value> perColumn;
-        for (int64_t j = 0; j < lanes; ++j) {
-          Bits bb = kb.bits();
-          Value amax =
-              bb.f32FromBits(vector::ExtractOp::create(kb, amaxBits, j));
-          perColumn.push_back(computeFloat8Scale(bb, amax, fmt, spec.pow2));
-        }
-        Value s = vector::FromElementsOp::create(kb, f32Vec, perColumn);
+        Value s = loadScalesFromAmaxWords(kb, words, {o, c0}, lanes,
+                                          spec.f8Type, spec.pow2);
         kb.ifThen(
             arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, rc, kb.idx(0)),
             [&] { kb.store(s, scales, {o, c0}, lanes * 4); });
@@ -541,6 +535,15 @@ static void buildTensorCast(KernelBuilder &kb, const Float8CastSpec &spec,
 // Dequantize kernel
 //===----------------------------------------------------------------------===//
 
+Value gpu_lowering::dequantizeToF32(KernelBuilder &kb, Value q, Value s) {
+  auto type = cast<VectorType>(q.getType());
+  Value x = kb.convertFromF8(
+      kb.bitcastTo(VectorType::get(type.getShape(), kb.getI8Type()), q),
+      type.getElementType());
+  // No fast-math flags: an IEEE division (div.rn.f32).
+  return arith::DivFOp::create(kb, x, s);
+}
+
 /// Dequantize: (data, scales, out) in the view of `v` — one 16-byte output
 /// chunk (8 bf16 / 4 f32) per work item: `RN_out(RN_f32(q / s))`.
 static void buildFloat8Dequantize(KernelBuilder &kb, const Float8View &v,
@@ -579,10 +582,7 @@ static void buildFloat8Dequantize(KernelBuilder &kb, const Float8View &v,
     }
     }
     Value q = kb.load(VectorType::get({lanes}, f8Type), data, index, lanes);
-    Value x = kb.convertFromF8(
-        kb.bitcastTo(VectorType::get({lanes}, kb.getI8Type()), q), f8Type);
-    // No fast-math flags: an IEEE division (div.rn.f32).
-    Value p = arith::DivFOp::create(kb, x, s);
+    Value p = dequantizeToF32(kb, q, s);
     kb.store(finishDequantized(kb, p, outType), out, index,
              getAccessBytes(lanes, outType));
   });
@@ -600,8 +600,8 @@ struct Float8QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
 
   LogicalResult rewriteStatic(QuantizeOp op,
                               PatternRewriter &rewriter) const override {
-    if (!op.isFloat8())
-      return rewriter.notifyMatchFailure(op, "not a Float8 cast");
+    if (!op.isFloat8() || op.isPerGroup())
+      return rewriter.notifyMatchFailure(op, "not a dense Float8 cast");
     Location loc = op.getLoc();
     RankedTensorType inputType = op.getInput().getType();
     bool tensorwise = *op.getGranularity() == Float8Granularity::Tensorwise;
@@ -709,8 +709,8 @@ struct Float8DequantizeOpToGPU final : KernelPattern<DequantizeOp> {
 
   LogicalResult rewriteStatic(DequantizeOp op,
                               PatternRewriter &rewriter) const override {
-    if (!op.isFloat8())
-      return rewriter.notifyMatchFailure(op, "not a Float8 cast");
+    if (!op.isFloat8() || op.isPerGroup())
+      return rewriter.notifyMatchFailure(op, "not a dense Float8 cast");
     Location loc = op.getLoc();
     RankedTensorType dataType = op.getData().getType();
     bool tensorwise = *op.getGranularity() == Float8Granularity::Tensorwise;

@@ -1,7 +1,8 @@
 //===- Float8CastKernels.h - Float8 quantize/dequantize kernels -*- C++ -*-===//
 //
 // The Float8 (f32-scaled, SPEC-float8 §2) casts of convert-mxfp8train-to-gpu
-// (Float8CastKernels.cpp has the kernel designs).
+// (Float8CastKernels.cpp and Float8GroupCastKernels.cpp have the kernel
+// designs) and the pieces their kernels share.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,11 +15,60 @@ namespace mlir {
 namespace mxfp8train {
 namespace gpu_lowering {
 
-/// Adds the Float8 quantize (tensorwise, axiswise along any axis) and
+/// Adds the dense Float8 quantize (tensorwise, axiswise along any axis) and
 /// dequantize lowerings; with `fuseProducers`, a quantize reads a fusable
 /// elementwise producer's operands instead of its result (FusedProducer.h).
 void populateFloat8CastKernelPatterns(RewritePatternSet &patterns,
                                       KernelCache &cache, bool fuseProducers);
+
+/// Adds the per-group (`offs`) Float8 quantize and dequantize lowerings
+/// (Float8GroupCastKernels.cpp); `fuseProducers` as above.
+void populateFloat8GroupCastKernelPatterns(RewritePatternSet &patterns,
+                                           KernelCache &cache,
+                                           bool fuseProducers);
+
+//===----------------------------------------------------------------------===//
+// Pieces shared by the dense and the per-group Float8 kernels
+//===----------------------------------------------------------------------===//
+
+/// Rows per thread of the column amax kernels (fewer when there are fewer
+/// rows) and the rows loaded before their first use.
+constexpr int64_t kColumnAmaxRows = 64;
+constexpr int64_t kRowBatch = 8;
+/// Rows per thread of the column cast kernels.
+constexpr int64_t kColumnCastRows = 16;
+
+/// Lanes of one 16-byte access of `elemType` that divide `contiguous`.
+int64_t getLaneCount(int64_t contiguous, Type elemType);
+
+/// Byte size of an access of `lanes` elements of `type`.
+int64_t getAccessBytes(int64_t lanes, Type type);
+
+/// The fp8 lanes (vector<N x f8Type>) of `x` (f32 lanes) times `s` (an f32
+/// or f32 lanes): `RN_f32(x * s)`, then the hardware RNE satfinite cast;
+/// NaN products become 0x7F (SPEC-float8 §2.5, §2.7).
+Value castLanes(KernelBuilder &kb, Value x, Value s, Type f8Type);
+
+/// The exact f32 amax (NaN-propagating `max.NaN`) of the lanes `absLanes`
+/// of |x|.
+Value reduceAmaxF32(KernelBuilder &kb, Value absLanes);
+
+/// `scf.for iv = start; iv < count; iv += step` carrying the running
+/// NaN-propagating maximum of `body(iv)` (same type as `init`); returns it.
+Value forLoopMax(KernelBuilder &kb, Value start, Value count, Value step,
+                 Value init, function_ref<Value(Value)> body);
+
+/// The f32 scales (vector<lanes x f32>) of the `lanes` amax words (u32 bits
+/// of the f32 amax, as the amax kernels' `atomicMax` leaves them) of
+/// `words` at `index`: computeFloat8Scale of each (SPEC-float8 §2.3, §2.4).
+Value loadScalesFromAmaxWords(KernelBuilder &kb, Value words, ValueRange index,
+                              int64_t lanes, Type f8Type, bool pow2);
+
+/// `RN_f32(float(q) / s)` of the fp8 lanes `q` (vector<N x f8 type>) and
+/// the f32 lanes `s`: the exact hardware widening and the IEEE division
+/// (`div.rn.f32`); the caller rounds it into the result type
+/// (finishDequantized).
+Value dequantizeToF32(KernelBuilder &kb, Value q, Value s);
 
 } // namespace gpu_lowering
 } // namespace mxfp8train

@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GroupTable.h"
 #include "KernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -30,113 +31,6 @@ using namespace mlir;
 using namespace mlir::mxfp8train;
 using namespace mlir::mxfp8train::gpu_lowering;
 using namespace mlir::mxfp8train::lowering;
-
-//===----------------------------------------------------------------------===//
-// Group tables
-//===----------------------------------------------------------------------===//
-
-namespace {
-/// Rows of the group table in shared memory.
-enum GroupTableRow : int64_t { kStart = 0, kEnd, kPadStart, kPadEnd, kRows };
-
-/// How a group table is made from `offs` (buildGroupTable).
-struct GroupTableSpec {
-  int64_t groups;
-  /// Tokens that `offs` counts; offsets are clamped into [0, tokens].
-  int64_t tokens;
-  /// Tokens per table unit: 1 (rows), or 32 (the scale columns of
-  /// blocked_k_groups, one per 32-token block; offs / 32 as torchao).
-  int64_t unit;
-  /// Each group's units are padded to a multiple of this.
-  int64_t alignment;
-};
-} // namespace
-
-/// Thread 0 fills `table` (kRows x G, i32, shared memory) from `offs`:
-/// group g covers tokens [start, end) with end = min(max(offs[g], start),
-/// tokens) and start the previous end (the CPU lowering's clamping), stored
-/// in units of `spec.unit` tokens (start / unit, end / unit), and padded
-/// units [padStart, padEnd) with padEnd = padStart + roundUp(end / unit -
-/// start / unit, alignment). With `paddedOffs`, CTA 0 also writes the padded
-/// ends there. Ends with a CTA barrier.
-static void buildGroupTable(KernelBuilder &kb, const GroupTableSpec &spec,
-                            Value offs, Value table, Value paddedOffs) {
-  Value tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
-  Value bid = gpu::BlockIdOp::create(kb, gpu::Dimension::x);
-  Value isFirst =
-      arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, tid, kb.idx(0));
-  kb.ifThen(isFirst, [&] {
-    Value writeOffs =
-        arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, bid, kb.idx(0));
-    Value zero = kb.i32(0);
-    scf::ForOp::create(
-        kb, kb.idx(0), kb.idx(spec.groups), kb.idx(1), ValueRange{zero, zero},
-        [&](OpBuilder &nb, Location loc, Value g, ValueRange args) {
-          KernelBuilder b(loc, nb);
-          Value start = args[0], padStart = args[1];
-          Value raw = memref::LoadOp::create(b, offs, g);
-          Value end = arith::MinSIOp::create(
-              b, arith::MaxSIOp::create(b, raw, start), b.i32(spec.tokens));
-          // Both are in [0, tokens]: unsigned division is exact.
-          Value first = start, last = end;
-          if (spec.unit != 1) {
-            first = arith::DivUIOp::create(b, start, b.i32(spec.unit));
-            last = arith::DivUIOp::create(b, end, b.i32(spec.unit));
-          }
-          Value n = arith::SubIOp::create(b, last, first);
-          Value rounded = arith::MulIOp::create(
-              b,
-              arith::DivUIOp::create(
-                  b, arith::AddIOp::create(b, n, b.i32(spec.alignment - 1)),
-                  b.i32(spec.alignment)),
-              b.i32(spec.alignment));
-          Value padEnd = arith::AddIOp::create(b, padStart, rounded);
-          Value fields[kRows] = {first, last, padStart, padEnd};
-          for (int64_t f = 0; f < kRows; ++f)
-            memref::StoreOp::create(b, fields[f], table,
-                                    ValueRange{b.idx(f), g});
-          if (paddedOffs)
-            b.ifThen(writeOffs, [&] {
-              memref::StoreOp::create(b, padEnd, paddedOffs, g);
-            });
-          scf::YieldOp::create(b, ValueRange{end, padEnd});
-        });
-  });
-  gpu::BarrierOp::create(kb);
-}
-
-/// The workgroup-memory type of the group table of `groups` groups.
-static MemRefType getGroupTableType(MLIRContext *ctx, int64_t groups) {
-  return MemRefType::get(
-      {kRows, groups}, IntegerType::get(ctx, 32), AffineMap(),
-      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
-}
-
-/// The first group g with `key < table[field][g]` (the table row is
-/// non-decreasing), or G: a fixed number of branch-free bisection steps.
-static Value findGroup(KernelBuilder &kb, Value table, GroupTableRow field,
-                       Value key, int64_t groups) {
-  Value lo = kb.idx(0), hi = kb.idx(groups);
-  int64_t steps = llvm::Log2_64_Ceil(groups + 1);
-  Value fieldIdx = kb.idx(field);
-  for (int64_t s = 0; s < steps; ++s) {
-    Value active = arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, lo, hi);
-    Value mid = arith::DivUIOp::create(kb, arith::AddIOp::create(kb, lo, hi),
-                                       kb.idx(2));
-    Value midC = arith::MinUIOp::create(kb, mid, kb.idx(groups - 1));
-    Value bound = memref::LoadOp::create(kb, table, ValueRange{fieldIdx, midC});
-    Value below =
-        arith::CmpIOp::create(kb, arith::CmpIPredicate::slt, key, bound);
-    Value goLeft = arith::AndIOp::create(kb, active, below);
-    Value notBelow = arith::XOrIOp::create(
-        kb, below, arith::ConstantIntOp::create(kb, 1, 1));
-    Value goRight = arith::AndIOp::create(kb, active, notBelow);
-    hi = arith::SelectOp::create(kb, goLeft, mid, hi);
-    lo = arith::SelectOp::create(kb, goRight,
-                                 arith::AddIOp::create(kb, mid, kb.idx(1)), lo);
-  }
-  return lo;
-}
 
 //===----------------------------------------------------------------------===//
 // Token-group padding

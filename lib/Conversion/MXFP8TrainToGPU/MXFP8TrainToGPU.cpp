@@ -46,6 +46,7 @@ static void populateKernelPatterns(RewritePatternSet &patterns,
                                    bool elementwiseKernels) {
   populateQuantizeKernelPatterns(patterns, cache, fuseProducers);
   populateFloat8CastKernelPatterns(patterns, cache, fuseProducers);
+  populateFloat8GroupCastKernelPatterns(patterns, cache, fuseProducers);
   if (elementwiseKernels)
     populateElementwiseKernelPatterns(patterns, cache, fuseProducers);
   populateLayoutKernelPatterns(patterns, cache);
@@ -158,20 +159,6 @@ struct ConvertMXFP8TrainToGPUPass final
     // pre-dequantized GEMMs they feed, instead of the GEMMs' pre-passes.
     if (fuseDequant && *chipKind == GPUChip::SM90a && !simpleGemm)
       cache.setDequantFusion(DequantFusion::plan(module));
-    // Per-group (offs) Float8 casts have no kernel: reject them before any
-    // cast pattern could take them for the dense form.
-    WalkResult perGroup = module.walk([](Operation *op) {
-      auto q = dyn_cast<QuantizeOp>(op);
-      auto dq = dyn_cast<DequantizeOp>(op);
-      if (!(q && q.isPerGroup()) && !(dq && dq.isPerGroup()))
-        return WalkResult::advance();
-      op->emitError() << "'" << op->getName()
-                      << "' with per-group Float8 scales (offs) has no GPU "
-                         "lowering yet; it runs on the CPU path";
-      return WalkResult::interrupt();
-    });
-    if (perGroup.wasInterrupted())
-      return signalPassFailure();
     RewritePatternSet patterns(ctx);
     populateKernelPatterns(patterns, cache, fuseProducers, elementwiseKernels);
     if (simpleGemm) {

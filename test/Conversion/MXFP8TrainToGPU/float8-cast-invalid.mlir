@@ -33,11 +33,20 @@ func.func @dequantize_colwise_dynamic(%q: tensor<?x128xf8E4M3FN>, %s: tensor<1x1
 
 // -----
 
-// Per-group (offs) Float8 casts are rejected before any cast pattern runs,
-// so no dense cast kernel can take them.
-func.func @quantize_per_group(%x: tensor<64x128xbf16>, %offs: tensor<4xi32>) -> (tensor<64x128xf8E4M3FN>, tensor<4x128xf32>) {
-  // expected-error @+1 {{'mxfp8train.quantize' with per-group Float8 scales (offs) has no GPU lowering yet; it runs on the CPU path}}
+// Per-group (offs) Float8 casts lower to Float8GroupCastKernels.cpp for
+// static shapes; a dynamic token count is reported like the dense forms.
+func.func @quantize_per_group_dynamic(%x: tensor<?x128xbf16>, %offs: tensor<4xi32>) -> (tensor<?x128xf8E4M3FN>, tensor<4x128xf32>) {
+  // expected-error @+1 {{'mxfp8train.quantize' has no GPU lowering: it has a dynamic shape}}
   %q, %s = mxfp8train.quantize %x offs(%offs) axis = 0 granularity = axiswise pow2
-      : tensor<64x128xbf16>, tensor<4xi32> -> tensor<64x128xf8E4M3FN>, tensor<4x128xf32>
-  return %q, %s : tensor<64x128xf8E4M3FN>, tensor<4x128xf32>
+      : tensor<?x128xbf16>, tensor<4xi32> -> tensor<?x128xf8E4M3FN>, tensor<4x128xf32>
+  return %q, %s : tensor<?x128xf8E4M3FN>, tensor<4x128xf32>
+}
+
+// -----
+
+func.func @dequantize_per_group_dynamic(%q: tensor<?x128xf8E4M3FN>, %s: tensor<4x128xf32>, %offs: tensor<4xi32>) -> tensor<?x128xf32> {
+  // expected-error @+1 {{'mxfp8train.dequantize' has no GPU lowering: it has a dynamic shape}}
+  %x = mxfp8train.dequantize %q [%s] offs(%offs) axis = 0 granularity = axiswise
+      : tensor<?x128xf8E4M3FN> [tensor<4x128xf32>], tensor<4xi32> -> tensor<?x128xf32>
+  return %x : tensor<?x128xf32>
 }

@@ -172,3 +172,20 @@ func.func @grouped_2d2d(%a: tensor<512x256xf8E4M3FN>, %as: tensor<4x256xf32>, %b
       : tensor<512x256xf8E4M3FN> [tensor<4x256xf32>], tensor<512x128xf8E4M3FN> [tensor<4x128xf32>], tensor<4xi32> -> tensor<4x256x128xbf16>
   return %y : tensor<4x256x128xbf16>
 }
+
+// -----
+
+// The MoE dgrad: scaled_grouped_mm 2d-3d with the experts stored
+// (E = 4, K = 512, N = 128) (no transpose_rhs) and scales (E, 1, N): the
+// pre-pass transposes each expert into a stacked K-major (E x N, K)
+// buffer (4 batches of 128 rows), which the 2d-3d kernel reads through a
+// 2-D map (expert e's rows at e x 128), its scales flat (E x N).
+// CHECK-LABEL: func.func @grouped_2d3d_mn_rhs(
+// CHECK:         %[[T:.*]] = memref.alloc() : memref<262144xf8E4M3FN>
+// CHECK-NEXT:    memref.expand_shape %[[T]] {{\[\[}}0, 1]] output_shape [512, 512]
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_f8_transpose_e4m3_b4_k512_r128 blocks in (%c16, %c1, %c1) threads in (%c256, %c1, %c1) args(%{{.*}} : memref<262144xf8E4M3FN>, %[[T]] : memref<262144xf8E4M3FN>)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d3d_k_k_e4m3_e4m3_bf16_256x128x512_b4_p1c1_v9w1s4_f8rr_acc128 blocks in (%c6, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c150592_i32 args(%{{.*}} : !llvm.ptr, %{{.*}} : memref<256xf32>, %{{.*}} : !llvm.ptr, %{{.*}} : memref<512xf32>, %{{.*}} : memref<4xi32>, %{{.*}} : memref<32768xbf16>)
+func.func @grouped_2d3d_mn_rhs(%a: tensor<256x512xf8E4M3FN>, %sa: tensor<256x1xf32>, %b: tensor<4x512x128xf8E4M3FN>, %sb: tensor<4x1x128xf32>, %offs: tensor<4xi32>) -> tensor<256x128xbf16> {
+  %r = mxfp8train.scaled_grouped_mm %a [%sa], %b [%sb] offs(%offs) {mxfp8train.role = "dgrad"} : tensor<256x512xf8E4M3FN> [tensor<256x1xf32>], tensor<4x512x128xf8E4M3FN> [tensor<4x1x128xf32>], tensor<4xi32> -> tensor<256x128xbf16>
+  return %r : tensor<256x128xbf16>
+}

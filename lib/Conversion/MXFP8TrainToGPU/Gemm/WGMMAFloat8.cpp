@@ -30,8 +30,10 @@
 //     f32), masking rows past M and columns past N.
 //
 // Float8 `scaled_grouped_mm` 2d-3d (the MoE forward / grad_input: tokens
-// (M, K) in groups, experts stored (E, N, K), rowwise scales (M, 1) and
-// (E, N, 1)) runs the same kernel on the mainloop's 2d-3d walk; 2d-2d (the
+// (M, K) in groups, experts stored (E, N, K) with transpose_rhs, or
+// (E, K, N) as the dgrad's weight, transposed per expert by the pre-pass
+// into a stacked (E x N, K) buffer; rowwise scales (M, 1) and (E, N, 1) /
+// (E, 1, N)) runs the same kernel on the mainloop's 2d-3d walk; 2d-2d (the
 // fp8_rowwise grad_weight: tokens (T, M) and (T, N), scales (E, M) and
 // (E, N)) transposes both operands with each token group padded to 128
 // and runs the mainloop's 2d-2d walk over each group's padded range.
@@ -135,10 +137,14 @@ std::string gpu_lowering::whyNotWgmmaFloat8Grouped(ScaledGroupedMmOp op) {
         return why;
     return "";
   }
-  if (op.getTransposeLhs() || !op.getTransposeRhs())
-    return "the sm_90a Float8 grouped GEMM 2d-3d needs lhs stored (M, K) and "
-           "rhs (E, N, K) with transpose_rhs (fp8 wgmma reads K-major "
-           "operands only)";
+  if (op.getTransposeLhs())
+    return "the sm_90a Float8 grouped GEMM 2d-3d needs lhs stored (M, K) "
+           "(fp8 wgmma reads K-major operands only; the token groups run "
+           "along M)";
+  // Experts stored (E, K, N) (the dgrad's weight) are transposed per expert
+  // by the pre-pass.
+  if (!spec.b.kMajor)
+    return whyNotFloat8Transpose(spec.b.rows, spec.b.k);
   return "";
 }
 
@@ -316,7 +322,8 @@ struct Float8ScaledMmToWgmma final : KernelPattern<ScaledMmOp> {
 };
 
 /// Float8 scaled_grouped_mm 2d-3d (tokens (M, K), experts stored (E, N, K),
-/// rowwise scales) -> one persistent Float8 kernel on sm_90a walking the
+/// or (E, K, N) through the transpose pre-pass, rowwise scales) -> one
+/// persistent Float8 kernel on sm_90a walking the
 /// token groups (GemmMainloop::walkTiles), the rows of each tile past its
 /// group masked, the rows past the last group zeroed. 2d-2d (tokens (T, M)
 /// and (T, N), scales (E, M) and (E, N)) -> the two transposes (token
