@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "RunnerSupport.h"
+
+#include "mxfp8train/ExecutionEngine/BFloatBuiltins.h"
 #include "mxfp8train/InitAll.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -181,9 +183,15 @@ llvm::Error runner::lowerAndCompile(ModuleOp module, bool gpu, StringRef runner,
     (*lowered)->print(llvm::errs());
 
   ExecutionEngineOptions engineOptions;
-  auto transformer = makeOptimizingTransformer(/*optLevel=*/3,
-                                               /*sizeLevel=*/0, nullptr);
-  engineOptions.transformer = transformer;
+  auto optimize = makeOptimizingTransformer(/*optLevel=*/3,
+                                            /*sizeLevel=*/0, nullptr);
+  engineOptions.transformer = [optimize](llvm::Module *module) -> llvm::Error {
+    if (llvm::Error err = optimize(module))
+      return err;
+    // The bf16 libcall the x86 backend may need (BFloatBuiltins.h).
+    addBFloatBuiltins(*module);
+    return llvm::Error::success();
+  };
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   engineOptions.sharedLibPaths = sharedLibs;
   auto engine = ExecutionEngine::create(**lowered, engineOptions);
