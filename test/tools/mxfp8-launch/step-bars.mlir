@@ -12,19 +12,19 @@
 // REQUIRES: host-cxx
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: mxfp8-compile %s -o %t/hp.o --manifest=%t/hp.manifest
-// RUN: %host_cxx -shared -o %t/hp.so %t/hp.o
+// RUN: %host_cxx -shared -o %t/hp.so %t/hp.o -Wl,-Bsymbolic
 // RUN: FileCheck %s --check-prefix=HP-MANIFEST < %t/hp.manifest
 //
 // RUN: mxfp8-compile %s -o %t/mx.o --manifest=%t/mx.manifest \
 // RUN:   --pipeline='mxfp8train-rewrite-matmuls{recipe=mxfp8_rceil},canonicalize,cse'
-// RUN: %host_cxx -shared -o %t/mx.so %t/mx.o
+// RUN: %host_cxx -shared -o %t/mx.so %t/mx.o -Wl,-Bsymbolic
 // RUN: FileCheck %s --check-prefix=MX-MANIFEST < %t/mx.manifest
 // RUN: mxfp8-launch %t/mx.so %t/mx.manifest --compare-with=%t/hp.so:linear_step \
 // RUN:   --compare-manifest=%t/hp.manifest | FileCheck %s --check-prefix=MX
 //
 // RUN: mxfp8-compile %s -o %t/f8.o --manifest=%t/f8.manifest \
 // RUN:   --pipeline='mxfp8train-rewrite-matmuls{recipe=float8_rowwise},canonicalize,cse'
-// RUN: %host_cxx -shared -o %t/f8.so %t/f8.o
+// RUN: %host_cxx -shared -o %t/f8.so %t/f8.o -Wl,-Bsymbolic
 // RUN: FileCheck %s --check-prefix=F8-MANIFEST < %t/f8.manifest
 // RUN: mxfp8-launch %t/f8.so %t/f8.manifest --compare-with=%t/hp.so:linear_step \
 // RUN:   --compare-manifest=%t/hp.manifest | FileCheck %s --check-prefix=F8
