@@ -92,18 +92,6 @@ mlir::mxfp8train::launch::compareResults(const FunctionSpec &spec,
   return all;
 }
 
-double mlir::mxfp8train::launch::getPerLinearBarDb(const std::string &role) {
-  if (role == "forward" || role == "output")
-    return 27.0;
-  if (role == "dgrad" || role == "input_grad")
-    return 25.0;
-  return 24.0;
-}
-
-bool mlir::mxfp8train::launch::isStepRole(const std::string &role) {
-  return role == "output" || role == "input_grad" || role == "weight_grad";
-}
-
 std::vector<MatmulProbe> mlir::mxfp8train::launch::getMatmulProbes(
     const FunctionSpec &spec, const std::vector<HostBuffer> &results) {
   std::vector<MatmulProbe> probes;
@@ -119,8 +107,9 @@ std::vector<MatmulProbe> mlir::mxfp8train::launch::getMatmulProbes(
     probe.role = mx.role.substr(prefix.size());
     probe.comparison =
         compareTensorData(hp, results[i].data(), results[i + 1].data());
-    probe.barDb = getPerLinearBarDb(probe.role);
-    probe.passes = probe.comparison.stats.sqnrDb >= probe.barDb;
+    probe.hasBar = mx.hasBar;
+    probe.barDb = mx.bar;
+    probe.passes = !mx.hasBar || probe.comparison.stats.sqnrDb >= mx.bar;
     probes.push_back(std::move(probe));
     ++i;
   }

@@ -7,6 +7,7 @@
 #include "mxfp8train/Runner/AOTCompile.h"
 
 #include "mxfp8train/Conversion/MXFP8TrainToGPU/MXFP8TrainToGPU.h"
+#include "mxfp8train/Dialect/MXFP8Train/Transforms/ConvertedRecipe.h"
 #include "mxfp8train/Dialect/MXFP8Train/Transforms/Transforms.h"
 #include "mxfp8train/ExecutionEngine/BFloatBuiltins.h"
 #include "mxfp8train/Pipelines/Pipelines.h"
@@ -87,6 +88,9 @@ private:
 
   MLIRContext &context;
   const AOTCompileOptions &options;
+  /// --per-matmul: the recipe and each function's probes (for their bars).
+  RecipeAttrInterface probeRecipe;
+  llvm::StringMap<SmallVector<MatmulProbe>> probesByFunction;
 };
 
 } // namespace
@@ -94,6 +98,13 @@ private:
 //===----------------------------------------------------------------------===//
 // Parsing and signatures
 //===----------------------------------------------------------------------===//
+
+/// `recipe` as MLIR prints it (the manifest's `recipe`).
+static std::string printRecipe(RecipeAttrInterface recipe) {
+  std::string text;
+  llvm::raw_string_ostream(text) << recipe;
+  return text;
+}
 
 /// Parses the input file keeping the parser state (for SSA names).
 OwningOpRef<ModuleOp> AOTCompiler::parseModule(llvm::SourceMgr &sourceMgr,
@@ -147,7 +158,9 @@ LogicalResult AOTCompiler::buildProbes(OwningOpRef<ModuleOp> &module,
     if (failed(probe))
       return fail("--per-matmul: @" + name + ": " + error);
     module = std::move(*probe);
+    probesByFunction[name] = std::move(probes);
   }
+  probeRecipe = recipe;
   return success();
 }
 
@@ -371,6 +384,11 @@ LogicalResult AOTCompiler::compile(llvm::SourceMgr &sourceMgr) {
       manifest.functions.push_back(describeFunction(func, asmState));
   if (manifest.functions.empty())
     return fail("'" + inputFilename + "' has no public function with a body");
+  if (probeRecipe) {
+    manifest.recipe = printRecipe(probeRecipe);
+    for (FunctionSpec &spec : manifest.functions)
+      describeProbeBars(probesByFunction.lookup(spec.name), probeRecipe, spec);
+  }
 
   // The pre-pipeline must keep the signatures the manifest describes.
   if (!options.prePipeline.empty()) {
@@ -389,6 +407,18 @@ LogicalResult AOTCompiler::compile(llvm::SourceMgr &sourceMgr) {
         return fail("--pipeline changed the signature of @" + spec.name);
     }
   }
+
+  // A module the pre-pipeline converted records its recipe: the bars of the
+  // results' roles, as mxfp8-run --compare gives them (Bars.h).
+  RecipeAttrInterface recipe = getConvertedRecipe(*module);
+  if (recipe && !probeRecipe) {
+    manifest.recipe = printRecipe(recipe);
+    for (FunctionSpec &spec : manifest.functions)
+      if (spec.unsupported.empty())
+        describeResultBars(module->lookupSymbol<func::FuncOp>(spec.name),
+                           recipe, spec);
+  }
+  (*module)->removeAttr(kConvertedRecipeAttrName);
 
   // Tool attributes (mxfp8run.*, mxfp8train.role) must not reach the LLVM
   // signatures, as in mxfp8-run.

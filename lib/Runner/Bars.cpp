@@ -6,6 +6,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxfp8train/Runner/Bars.h"
+#include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
+#include "mxfp8train/Runner/Conversion.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
 
 #include <algorithm>
 
@@ -88,4 +92,45 @@ std::optional<double> mxfp8train::getResultBar(RecipeAttrInterface recipe,
       bar = bar ? std::min(*bar, *groupedBar) : groupedBar;
   }
   return bar;
+}
+
+/// True for a quantized grouped GEMM (scaled or emulated).
+static bool isGroupedGemm(Operation *op) {
+  return isa<ScaledGroupedMmOp, GroupedMmOp>(op);
+}
+
+SmallVector<ResultGemms>
+mxfp8train::getQuantizedGemmsPerResult(func::FuncOp func) {
+  SmallVector<ResultGemms> gemms;
+  auto returnOp = dyn_cast<func::ReturnOp>(func.front().getTerminator());
+  if (!returnOp)
+    return gemms;
+  for (Value value : returnOp.getOperands()) {
+    SetVector<Operation *> slice;
+    BackwardSliceOptions options;
+    options.inclusive = true;
+    options.omitUsesFromAbove = false;
+    ResultGemms row;
+    if (value.getDefiningOp() &&
+        succeeded(getBackwardSlice(value, &slice, options))) {
+      for (Operation *op : slice) {
+        if (!isQuantizedGemm(op))
+          continue;
+        ++row.count;
+        (isGroupedGemm(op) ? row.grouped : row.dense) = true;
+      }
+    }
+    gemms.push_back(row);
+  }
+  return gemms;
+}
+
+std::optional<RoleBar> mxfp8train::getRoleBar(RecipeAttrInterface recipe,
+                                              StringRef role,
+                                              const ResultGemms &gemms) {
+  std::optional<double> bar =
+      getResultBar(recipe, role, gemms.dense, gemms.grouped);
+  if (!bar)
+    return std::nullopt;
+  return RoleBar{*bar, /*reference=*/gemms.count > 1};
 }

@@ -7,12 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxfp8train/Runner/Compare.h"
-#include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
 #include "mxfp8train/Runner/Bars.h"
 #include "mxfp8train/Runner/Run.h"
 #include "mxfp8train/Tools/MatmulProbes.h"
-
-#include "mlir/Analysis/SliceAnalysis.h"
 
 #include <atomic>
 #include <chrono>
@@ -56,46 +53,6 @@ ErrorStats mlir::mxfp8train::compareTensors(const HostTensor &ref,
   return total.get();
 }
 
-namespace {
-/// The quantized GEMMs that one result of the converted function depends on.
-struct ResultGemms {
-  int64_t count = 0;
-  /// Some of them are dense (scaled_mm or emulated) / grouped.
-  bool dense = false, grouped = false;
-};
-} // namespace
-
-/// True for a quantized grouped GEMM (scaled or emulated).
-static bool isGroupedGemm(Operation *op) {
-  return isa<ScaledGroupedMmOp, GroupedMmOp>(op);
-}
-
-/// For each result of `func`, the quantized GEMMs it depends on.
-static SmallVector<ResultGemms> getQuantizedGemmsPerResult(func::FuncOp func) {
-  SmallVector<ResultGemms> gemms;
-  auto returnOp = dyn_cast<func::ReturnOp>(func.front().getTerminator());
-  if (!returnOp)
-    return gemms;
-  for (Value value : returnOp.getOperands()) {
-    SetVector<Operation *> slice;
-    BackwardSliceOptions options;
-    options.inclusive = true;
-    options.omitUsesFromAbove = false;
-    ResultGemms row;
-    if (value.getDefiningOp() &&
-        succeeded(getBackwardSlice(value, &slice, options))) {
-      for (Operation *op : slice) {
-        if (!isQuantizedGemm(op))
-          continue;
-        ++row.count;
-        (isGroupedGemm(op) ? row.grouped : row.dense) = true;
-      }
-    }
-    gemms.push_back(row);
-  }
-  return gemms;
-}
-
 /// The SQNR bar of result `i`, if any: `mxfp8run.min_sqnr`, else torchao's
 /// bar of its role for `recipe` and the GEMM kinds it depends on (Bars.h),
 /// which applies when the result depends on at most one quantized GEMM; a
@@ -108,8 +65,11 @@ static std::optional<double> getBar(const Signature &sig, unsigned i,
   reference = false;
   if (sig.resultMinSqnr[i])
     return sig.resultMinSqnr[i];
-  reference = gemms.count > 1;
-  return getResultBar(recipe, sig.resultRoles[i], gemms.dense, gemms.grouped);
+  std::optional<RoleBar> bar = getRoleBar(recipe, sig.resultRoles[i], gemms);
+  if (!bar)
+    return std::nullopt;
+  reference = bar->reference;
+  return bar->db;
 }
 
 /// Prefixes the error of a failed compilation of the `what` module.

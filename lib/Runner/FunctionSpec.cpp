@@ -1,7 +1,9 @@
 //===- FunctionSpec.cpp - manifest entries of MLIR functions --------------===//
 
 #include "mxfp8train/Runner/FunctionSpec.h"
+#include "mxfp8train/Runner/Bars.h"
 #include "mxfp8train/Runner/Signature.h"
+#include "mxfp8train/Tools/MatmulProbes.h"
 #include "mxfp8train/Tools/ModuleSource.h"
 
 #include "mlir/AsmParser/AsmParserState.h"
@@ -117,4 +119,38 @@ mlir::mxfp8train::describeFunction(func::FuncOp func,
     }
   }
   return spec;
+}
+
+void mlir::mxfp8train::describeResultBars(func::FuncOp func,
+                                          RecipeAttrInterface recipe,
+                                          FunctionSpec &spec) {
+  SmallVector<ResultGemms> gemms = getQuantizedGemmsPerResult(func);
+  for (auto [result, resultGemms] : llvm::zip(spec.results, gemms)) {
+    std::optional<RoleBar> bar = getRoleBar(recipe, result.role, resultGemms);
+    if (!bar)
+      continue;
+    result.hasBar = true;
+    result.bar = bar->db;
+    result.barIsReference = bar->reference;
+  }
+}
+
+void mlir::mxfp8train::describeProbeBars(ArrayRef<MatmulProbe> probes,
+                                         RecipeAttrInterface recipe,
+                                         FunctionSpec &spec) {
+  size_t numExtra = 0;
+  for (const MatmulProbe &probe : probes)
+    if (probe.extraIndex >= 0)
+      numExtra += 2;
+  if (numExtra > spec.results.size())
+    return;
+  size_t firstExtra = spec.results.size() - numExtra;
+  for (const MatmulProbe &probe : probes) {
+    if (probe.extraIndex < 0)
+      continue;
+    // The converted result follows the high-precision one.
+    TensorSpec &converted = spec.results[firstExtra + probe.extraIndex + 1];
+    converted.hasBar = true;
+    converted.bar = getMatmulBar(recipe, probe.role, probe.grouped);
+  }
 }

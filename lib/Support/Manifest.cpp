@@ -217,6 +217,7 @@ std::string mlir::mxfp8train::printManifest(const Manifest &manifest) {
   os << "cpu " << encode(manifest.cpu) << "\n";
   os << "features " << encode(manifest.features) << "\n";
   os << "pipeline " << encode(manifest.pipeline) << "\n";
+  os << "recipe " << encode(manifest.recipe) << "\n";
   os << "lowering " << encode(manifest.lowering) << "\n";
   for (const std::string &symbol : manifest.externs)
     os << "extern " << encode(symbol) << "\n";
@@ -246,6 +247,9 @@ std::string mlir::mxfp8train::printManifest(const Manifest &manifest) {
         os << " role=" << encode(result.role);
       if (result.hasMinSqnr)
         os << " min_sqnr=" << formatDouble(result.minSqnr);
+      if (result.hasBar)
+        os << (result.barIsReference ? " reference_bar=" : " bar=")
+           << formatDouble(result.bar);
       os << "\n";
     }
   }
@@ -496,6 +500,11 @@ bool mlir::mxfp8train::parseManifest(const std::string &text,
           if (!parseDouble(v, spec.minSqnr))
             return fail("bad min_sqnr '" + v + "'");
           spec.hasMinSqnr = true;
+        } else if (k == "bar" || k == "reference_bar") {
+          if (!parseDouble(v, spec.bar))
+            return fail("bad " + k + " '" + v + "'");
+          spec.hasBar = true;
+          spec.barIsReference = k == "reference_bar";
         }
       }
       list[size_t(index)] = std::move(spec);
@@ -521,6 +530,8 @@ bool mlir::mxfp8train::parseManifest(const std::string &text,
       result.features = value;
     else if (key == "pipeline")
       result.pipeline = value;
+    else if (key == "recipe")
+      result.recipe = value;
     else if (key == "lowering")
       result.lowering = value;
     else if (key == "extern")

@@ -7,8 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Float8Reference.h"
-#include "TestUtils.h"
+#include "Float8TestUtils.h"
 
 #include <random>
 #include <sstream>
@@ -25,26 +24,6 @@ using f8ref::Format;
 //===----------------------------------------------------------------------===//
 
 namespace {
-constexpr Format kE4M3{false}, kE5M2{true};
-
-const char *elemName(Format fmt) { return fmt.e5m2 ? "f8E5M2" : "f8E4M3FN"; }
-
-/// The value an f32 becomes as a bf16 input (round to nearest even).
-float roundToBF16(float v) { return floatOf(uint32_t(f8ref::toBF16(v)) << 16); }
-
-/// An f32 or bf16 input tensor; bf16 values are rounded first.
-HostTensor makeInput(llvm::ArrayRef<int64_t> shape, bool bf16,
-                     const std::vector<float> &values) {
-  HostTensor t(bf16 ? HostElementType::BF16 : HostElementType::F32, shape);
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (bf16)
-      t.data<uint16_t>()[i] = f8ref::toBF16(values[i]);
-    else
-      t.data<float>()[i] = values[i];
-  }
-  return t;
-}
-
 /// One Float8 quantize: the function source and its expected results.
 struct QuantizeCase {
   llvm::SmallVector<int64_t> shape;
@@ -114,29 +93,14 @@ std::vector<HostTensor> compareQuantize(const CPUExecutable &exe,
                                         const QuantizeCase &c,
                                         std::vector<float> values,
                                         const std::string &tag) {
-  if (c.bf16)
-    for (float &v : values)
-      v = roundToBF16(v);
-  auto out = runOrFail(exe, fn, {makeInput(c.shape, c.bf16, values)});
+  auto out = runOrFail(exe, fn, {makeFloat8Input(c.shape, c.bf16, values)});
   if (out.size() != 2)
     return {};
   std::vector<float> scales;
   std::vector<uint8_t> bytes;
   c.reference(values, scales, bytes);
-  int errors = 0;
-  for (size_t g = 0; g < scales.size(); ++g) {
-    float got = out[1].data<float>()[g];
-    bool same = std::isnan(scales[g]) ? std::isnan(got)
-                                      : bitsOf(got) == bitsOf(scales[g]);
-    if (!same && ++errors <= 5)
-      ADD_FAILURE() << tag << ": scale " << g << " is 0x" << std::hex
-                    << bitsOf(got) << ", expected 0x" << bitsOf(scales[g]);
-  }
-  for (size_t i = 0; i < bytes.size(); ++i)
-    if (out[0].bytes[i] != bytes[i] && ++errors <= 10)
-      ADD_FAILURE() << tag << ": byte " << i << " of value " << values[i]
-                    << " is 0x" << std::hex << int(out[0].bytes[i])
-                    << ", expected 0x" << int(bytes[i]);
+  expectQuantizeMatches(out, scales, bytes, values, tag, /*scaleCols=*/0,
+                        /*dataCols=*/0);
   return out;
 }
 

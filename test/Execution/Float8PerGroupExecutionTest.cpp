@@ -10,8 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Float8Reference.h"
-#include "TestUtils.h"
+#include "Float8TestUtils.h"
 
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
 
@@ -31,10 +30,6 @@ using f8ref::floatOf;
 using f8ref::Format;
 
 namespace {
-constexpr Format kE4M3{false}, kE5M2{true};
-
-const char *elemName(Format fmt) { return fmt.e5m2 ? "f8E5M2" : "f8E4M3FN"; }
-
 HostTensor makeOffs(const std::vector<int32_t> &offs) {
   HostTensor t(HostElementType::I32, {int64_t(offs.size())});
   for (size_t i = 0; i < offs.size(); ++i)
@@ -66,21 +61,10 @@ struct PerGroupCase {
   }
 };
 
-/// The input tensor of `c` (bf16 values are rounded to nearest even first,
-/// in `values` too, so the reference sees what the kernel sees).
+/// The input tensor of `c` (makeFloat8Input: bf16 values rounded, in
+/// `values` too).
 HostTensor makeInput(const PerGroupCase &c, std::vector<float> &values) {
-  HostTensor t(c.bf16 ? HostElementType::BF16 : HostElementType::F32,
-               {c.rows, c.cols});
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (c.bf16) {
-      uint16_t b = f8ref::toBF16(values[i]);
-      t.data<uint16_t>()[i] = b;
-      values[i] = floatOf(uint32_t(b) << 16);
-    } else {
-      t.data<float>()[i] = values[i];
-    }
-  }
-  return t;
+  return makeFloat8Input({c.rows, c.cols}, c.bf16, values);
 }
 
 /// Runs `fn` of `exe` (the quantize `c`) and compares scales (bits; NaN as
@@ -98,21 +82,7 @@ std::vector<HostTensor> compare(const CPUExecutable &exe, const std::string &fn,
   std::vector<uint8_t> bytes;
   f8ref::perGroupColwise(values, c.rows, c.cols, offs, c.fmt, c.pow2, scales,
                          bytes);
-  int errors = 0;
-  for (size_t i = 0; i < scales.size(); ++i) {
-    float got = out[1].data<float>()[i];
-    bool same = std::isnan(scales[i]) ? std::isnan(got)
-                                      : bitsOf(got) == bitsOf(scales[i]);
-    if (!same && ++errors <= 5)
-      ADD_FAILURE() << tag << ": scale (" << i / c.cols << ", " << i % c.cols
-                    << ") is 0x" << std::hex << bitsOf(got) << ", expected 0x"
-                    << bitsOf(scales[i]);
-  }
-  for (size_t i = 0; i < bytes.size(); ++i)
-    if (out[0].bytes[i] != bytes[i] && ++errors <= 10)
-      ADD_FAILURE() << tag << ": byte (" << i / c.cols << ", " << i % c.cols
-                    << ") of " << values[i] << " is 0x" << std::hex
-                    << int(out[0].bytes[i]) << ", expected 0x" << int(bytes[i]);
+  expectQuantizeMatches(out, scales, bytes, values, tag, c.cols, c.cols);
   return out;
 }
 

@@ -144,10 +144,11 @@ HostTensor randomF32(llvm::ArrayRef<int64_t> shape, unsigned seed) {
   return t;
 }
 
-/// One partitioned graph: `@model` annotated for a 2-process grid, the split
-/// dimension of each argument (-1: replicated), how the result is gathered.
+/// One partitioned graph: `@model` annotated for the grid `@grid` of
+/// kShards processes (which the harness declares), the split dimension of
+/// each argument (-1: replicated), how the result is gathered.
 struct ShardedCase {
-  std::string source;
+  std::string model;
   std::vector<HostTensor> inputs;
   std::vector<int> inputSplits;
   /// Result split dimension, or -1 for an all-reduced result.
@@ -158,8 +159,10 @@ struct ShardedCase {
 
 void runShardedCase(const ShardedCase &c) {
   MLIRContext &ctx = getShardingContext();
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(c.source, &ctx);
-  ASSERT_TRUE(module) << c.source;
+  std::string source =
+      "shard.grid @grid(shape = " + std::to_string(kShards) + ")\n" + c.model;
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &ctx);
+  ASSERT_TRUE(module) << source;
 
   OwningOpRef<ModuleOp> reference = stripAnnotations(*module);
   auto refExe = CPUExecutable::compile(*reference, vectorizeTests());
@@ -216,9 +219,7 @@ void runShardedCase(const ShardedCase &c) {
 // tiles, the weights replicated; the shards' rows concatenate to the
 // unpartitioned result, bit for bit.
 TEST(ShardingExecution, DataParallelBlockedScales) {
-  ShardedCase c;
-  c.source = R"mlir(
-shard.grid @grid(shape = 2)
+  runShardedCase({R"mlir(
 func.func @model(%x: tensor<256x128xf32>, %w: tensor<64x128xf32>) -> tensor<256x64xf32> {
   %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
   %x1 = shard.shard %x to %s : tensor<256x128xf32>
@@ -231,22 +232,19 @@ func.func @model(%x: tensor<256x128xf32>, %w: tensor<64x128xf32>) -> tensor<256x
         tensor<64x128xf8E4M3FN> [tensor<512xf8E8M0FNU>] -> tensor<256x64xf32>
   return %y : tensor<256x64xf32>
 }
-)mlir";
-  c.inputs = {randomF32({256, 128}, 1), randomF32({64, 128}, 2)};
-  c.inputSplits = {0, -1};
-  c.resultSplit = 0;
-  c.expectedAllReduces = 0;
-  c.localResultShape = {128, 64};
-  runShardedCase(c);
+)mlir",
+                  {randomF32({256, 128}, 1), randomF32({64, 128}, 2)},
+                  /*inputSplits=*/{0, -1},
+                  /*resultSplit=*/0,
+                  /*expectedAllReduces=*/0,
+                  /*localResultShape=*/{128, 64}});
 }
 
 // Tensor parallelism: the weight split along N, the GEMM output requantized
 // along the split axis (64 columns = 2 blocks per shard) and dequantized; the
 // shards' columns concatenate to the unpartitioned result.
 TEST(ShardingExecution, TensorParallelRequantize) {
-  ShardedCase c;
-  c.source = R"mlir(
-shard.grid @grid(shape = 2)
+  runShardedCase({R"mlir(
 func.func @model(%x: tensor<32x128xf32>, %w: tensor<128x128xf32>) -> tensor<32x128xf32> {
   %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
   %w1 = shard.shard %w to %s : tensor<128x128xf32>
@@ -263,22 +261,22 @@ func.func @model(%x: tensor<32x128xf32>, %w: tensor<128x128xf32>) -> tensor<32x1
       : tensor<32x128xf8E4M3FN> [tensor<32x4xf8E8M0FNU>] -> tensor<32x128xf32>
   return %h : tensor<32x128xf32>
 }
-)mlir";
-  c.inputs = {randomF32({32, 128}, 3), randomF32({128, 128}, 4)};
-  c.inputSplits = {-1, 0};
-  c.resultSplit = 1;
-  c.expectedAllReduces = 0;
-  c.localResultShape = {32, 64};
-  runShardedCase(c);
+)mlir",
+                  {randomF32({32, 128}, 3), randomF32({128, 128}, 4)},
+                  /*inputSplits=*/{-1, 0},
+                  /*resultSplit=*/1,
+                  /*expectedAllReduces=*/0,
+                  /*localResultShape=*/{32, 64}});
 }
 
 // Expert parallelism of the 2d-3d grouped GEMM: 2 of 4 experts per shard,
 // an empty group, tokens past the last group; each shard's partial holds its
 // experts' rows (zeros elsewhere), and their sum is the unpartitioned result.
 TEST(ShardingExecution, ExpertParallelGroupedGemm) {
-  ShardedCase c;
-  c.source = R"mlir(
-shard.grid @grid(shape = 2)
+  HostTensor offs(HostElementType::I32, {4});
+  const int32_t ends[4] = {32, 32, 96, 128};
+  std::memcpy(offs.data<int32_t>(), ends, sizeof(ends));
+  runShardedCase({R"mlir(
 func.func @model(%a: tensor<160x64xf32>, %w: tensor<4x32x64xf32>, %offs: tensor<4xi32>) -> tensor<160x32xf32> {
   %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
   %w1 = shard.shard %w to %s : tensor<4x32x64xf32>
@@ -292,16 +290,12 @@ func.func @model(%a: tensor<160x64xf32>, %w: tensor<4x32x64xf32>, %offs: tensor<
         -> tensor<160x32xf32>
   return %y : tensor<160x32xf32>
 }
-)mlir";
-  HostTensor offs(HostElementType::I32, {4});
-  const int32_t ends[4] = {32, 32, 96, 128};
-  std::memcpy(offs.data<int32_t>(), ends, sizeof(ends));
-  c.inputs = {randomF32({160, 64}, 5), randomF32({4, 32, 64}, 6), offs};
-  c.inputSplits = {-1, 0, -1};
-  c.resultSplit = -1;
-  c.expectedAllReduces = 1;
-  c.localResultShape = {160, 32};
-  runShardedCase(c);
+)mlir",
+                  {randomF32({160, 64}, 5), randomF32({4, 32, 64}, 6), offs},
+                  /*inputSplits=*/{-1, 0, -1},
+                  /*resultSplit=*/-1,
+                  /*expectedAllReduces=*/1,
+                  /*localResultShape=*/{160, 32}});
 }
 
 } // namespace

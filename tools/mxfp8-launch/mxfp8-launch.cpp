@@ -258,7 +258,8 @@ int runMain(const LaunchOptions &options) {
     if (Failure f =
             printProfile(profile, options, spec->name, runner.getMedianMs()))
       return fail(f);
-  int matmulsFailed = printMatmulProbes(*spec, results, std::cout);
+  int matmulsFailed =
+      printMatmulProbes(*spec, manifest.recipe, results, std::cout);
 
   if (!compareSpec && matmulsFailed) {
     std::fflush(stdout);
@@ -318,8 +319,9 @@ int runMain(const LaunchOptions &options) {
               runner.getMedianMs(), compareCuda ? "cuda" : "cpu",
               reference.getMedianMs());
   // A converted training step against its high-precision step: the SQNR
-  // of each result next to its bar (SPEC §8).
-  int barsFailed = printBarsTable(*spec, comparison, std::cout);
+  // of each result next to its bar (the manifest's, of its recipe).
+  int barsFailed =
+      printBarsTable(*spec, manifest.recipe, comparison, std::cout);
   double referenceMs = reference.getMedianMs();
   std::printf("timing: @%s (%s) %.6g ms, reference @%s (%s) %.6g ms, "
               "ratio %.3f (medians of %d and %d calls)\n",

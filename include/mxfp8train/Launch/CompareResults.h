@@ -3,8 +3,9 @@
 // What a launch computes from the results of AOT functions (docs/aot.md):
 // the L2 norm and max |x| of a result, the comparison of a result with a
 // reference (differing bytes, SQNR, max abs error), the per-matmul probes
-// of mxfp8-compile --per-matmul against torchao's per-linear bars (SPEC
-// §8), and the .npy files of tensors. Standard C++ only.
+// of mxfp8-compile --per-matmul against the bars their manifest records
+// (torchao's per-linear bars of the recipe, Runner/Bars.h), and the .npy
+// files of tensors. Standard C++ only.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,15 +71,6 @@ ResultsComparison compareResults(const FunctionSpec &spec,
                                  const std::vector<HostBuffer> &ref,
                                  const std::vector<HostBuffer> &out);
 
-/// torchao's per-linear SQNR bar in dB (SPEC §8) of the GEMM behind a role:
-/// 27 for the forward output (`forward`, `output`), 25 for the input
-/// gradient (`dgrad`, `input_grad`), 24 for the weight gradient (others).
-double getPerLinearBarDb(const std::string &role);
-
-/// Whether `role` is a result of a training step (output, input_grad,
-/// weight_grad), which sits behind several quantized GEMMs.
-bool isStepRole(const std::string &role);
-
 /// One matmul of a probe function (mxfp8-compile --per-matmul): a result
 /// of role `matmul_hp` (the matmul of the step in high precision) followed
 /// by one of role `matmul_<role>` (the same matmul converted alone on the
@@ -90,7 +82,10 @@ struct MatmulProbe {
   std::string role;
   /// The converted result against the high-precision one.
   TensorComparison comparison;
-  /// getPerLinearBarDb(role), and whether the SQNR reaches it.
+  /// The bar the manifest gives the converted result (torchao's per-linear
+  /// bar of the role under the probe's recipe), and whether the SQNR
+  /// reaches it (true without a bar).
+  bool hasBar = false;
   double barDb = 0.0;
   bool passes = false;
 };

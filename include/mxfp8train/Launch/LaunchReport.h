@@ -26,8 +26,9 @@ void printFunctions(const Manifest &manifest, std::ostream &os);
 
 /// Prints the per-matmul table of a probe function (mxfp8-compile
 /// --per-matmul, getMatmulProbes()) and its bar count; prints nothing for a
-/// function without probes. Returns how many matmuls miss their bar.
-int printMatmulProbes(const FunctionSpec &spec,
+/// function without probes. `recipe`: the manifest's, which the bars are
+/// torchao's of. Returns how many matmuls miss their bar.
+int printMatmulProbes(const FunctionSpec &spec, const std::string &recipe,
                       const std::vector<HostBuffer> &results, std::ostream &os);
 
 /// Prints the table of `comparison` (each result of `spec` against the
@@ -38,11 +39,13 @@ void printComparisonTable(const FunctionSpec &spec,
                           std::ostream &os);
 
 /// Prints the bars table of a converted step against its high-precision
-/// step (SPEC §8): per result its SQNR next to `mxfp8run.min_sqnr`
-/// (checked) or its role's torchao per-linear bar (shown in parentheses,
-/// not checked). Prints nothing when no result has a bar. Returns how many
-/// checked bars are missed.
-int printBarsTable(const FunctionSpec &spec,
+/// step: per result its SQNR next to `mxfp8run.min_sqnr` (checked), else
+/// the bar the manifest records for its role under `recipe` (the
+/// manifest's; torchao's bars of the recipe, MX SPEC §8 or Float8
+/// SPEC-float8 §7, as mxfp8-run --compare gives them: checked, or shown in
+/// parentheses for a result behind several quantized GEMMs). Prints nothing
+/// when no result has a bar. Returns how many checked bars are missed.
+int printBarsTable(const FunctionSpec &spec, const std::string &recipe,
                    const ResultsComparison &comparison, std::ostream &os);
 
 } // namespace mlir::mxfp8train::launch

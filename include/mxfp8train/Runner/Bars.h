@@ -4,7 +4,9 @@
 // recipe family, GEMM kind (dense linear or grouped) and role: MX from SPEC
 // §8, Float8 from SPEC-float8 §7. mxfp8-run --compare checks each matmul
 // converted alone against its bar and each result of a training step against
-// the bar of its `mxfp8train.role`.
+// the bar of its `mxfp8train.role`; mxfp8-compile records the same bars
+// in the manifest of a converted module (the recipe in its
+// `mxfp8train.recipe`), which mxfp8-launch prints and checks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +15,9 @@
 
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainAttrs.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
@@ -36,6 +41,32 @@ double getMatmulBar(RecipeAttrInterface recipe, llvm::StringRef role,
 std::optional<double> getResultBar(RecipeAttrInterface recipe,
                                    llvm::StringRef role, bool dense,
                                    bool grouped);
+
+/// The quantized GEMMs that one result of a converted function depends on.
+struct ResultGemms {
+  int64_t count = 0;
+  /// Some of them are dense (scaled_mm or emulated) / grouped.
+  bool dense = false, grouped = false;
+};
+
+/// For each result of the converted function `func`, the quantized GEMMs
+/// (Conversion.h, isQuantizedGemm) in its backward slice.
+llvm::SmallVector<ResultGemms> getQuantizedGemmsPerResult(func::FuncOp func);
+
+/// The bar of a result with a training role, and how it applies.
+struct RoleBar {
+  double db = 0.0;
+  /// The result depends on more than one quantized GEMM: torchao's bar holds
+  /// for one, so it is only shown (the per-matmul comparison carries the
+  /// check).
+  bool reference = false;
+};
+
+/// The bar of a result of role `role` that depends on `gemms` under
+/// `recipe` (getResultBar), or std::nullopt for a role without one.
+std::optional<RoleBar> getRoleBar(RecipeAttrInterface recipe,
+                                  llvm::StringRef role,
+                                  const ResultGemms &gemms);
 
 } // namespace mlir::mxfp8train
 

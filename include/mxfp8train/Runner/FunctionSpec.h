@@ -2,13 +2,15 @@
 //
 // The MLIR side of the AOT manifest (Support/Manifest.h): the tensor-level
 // signature of a function as mxfp8-compile records it for mxfp8-launch,
-// with mxfp8-run's names and the input-generation and role attributes.
+// with mxfp8-run's names, the input-generation and role attributes, and
+// the SQNR bars of a converted module.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef MXFP8TRAIN_RUNNER_FUNCTIONSPEC_H
 #define MXFP8TRAIN_RUNNER_FUNCTIONSPEC_H
 
+#include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainAttrs.h"
 #include "mxfp8train/Support/Manifest.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -16,6 +18,7 @@
 namespace mlir {
 class AsmParserState;
 namespace mxfp8train {
+struct MatmulProbe;
 
 /// The manifest entry of `func`: mxfp8-run's names (SSA names from
 /// `asmState`, `mxfp8run.name`, `arg<i>` / `result<i>`), types, and the
@@ -24,6 +27,20 @@ namespace mxfp8train {
 /// the manifest gets the reason in `unsupported`.
 FunctionSpec describeFunction(func::FuncOp func,
                               const AsmParserState &asmState);
+
+/// Records in `spec` the bar of each result of `func`, a function converted
+/// under `recipe`, that has a training role (`output`, `input_grad`,
+/// `weight_grad`): the bar mxfp8-run --compare gives it (Bars.h,
+/// getRoleBar), shown only when the result depends on several quantized
+/// GEMMs.
+void describeResultBars(func::FuncOp func, RecipeAttrInterface recipe,
+                        FunctionSpec &spec);
+
+/// Records in `spec`, the entry of a probe function built under `recipe`
+/// with `probes` (Tools/MatmulProbes.h), the bar of each converted matmul
+/// result (Bars.h, getMatmulBar), as mxfp8-run --compare checks it.
+void describeProbeBars(ArrayRef<MatmulProbe> probes, RecipeAttrInterface recipe,
+                       FunctionSpec &spec);
 
 } // namespace mxfp8train
 } // namespace mlir

@@ -72,6 +72,13 @@ struct TensorSpec {
   /// `mxfp8run.min_sqnr` of a result.
   bool hasMinSqnr = false;
   double minSqnr = 0.0;
+  /// torchao's SQNR bar (dB) of a result under the module's recipe
+  /// (Runner/Bars.h): a training role of a converted step, or a converted
+  /// matmul of a per-matmul probe. `barIsReference`: the result depends on
+  /// several quantized GEMMs, so the bar is shown, not checked.
+  bool hasBar = false;
+  double bar = 0.0;
+  bool barIsReference = false;
 
   /// Product of the shape (1 for rank 0).
   int64_t getNumElements() const;
@@ -103,6 +110,10 @@ struct Manifest {
   std::string source, device, chip, triple, cpu, features;
   /// The pre-pipeline (`--pipeline`) and the lowering pipeline.
   std::string pipeline, lowering;
+  /// The training recipe the module was converted with (its
+  /// `mxfp8train.recipe` after the pre-pipeline, or the `--per-matmul`
+  /// recipe) as MLIR prints it, or "": the source of the results' bars.
+  std::string recipe;
   /// Undefined symbols the object needs at link time.
   std::vector<std::string> externs;
   std::vector<FunctionSpec> functions;

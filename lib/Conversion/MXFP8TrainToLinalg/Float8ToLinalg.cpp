@@ -92,6 +92,102 @@ Value linalg_lowering::buildFloat8ToF32(OpBuilder &b, Location loc, Value data,
       .getResult(0);
 }
 
+/// The scale of one element in the body of a Float8 cast generic, and
+/// whether the element lies in a scaling group (null: every element does).
+struct ElementScale {
+  Value inside;
+  Value scale;
+};
+using ElementScaleFn = function_ref<ElementScale(Bits &, ValueRange)>;
+
+/// amax = max |x| over each scaling group (SPEC-float8 §2.2): a generic from
+/// +0 into an f32 tensor of `scalesType`'s shape, over `inputs` (the data
+/// first) with `maps` (the last the scales') and `iterators`; NaN-propagating.
+/// `inGroup` (when given) tells whether the element is in the group of the
+/// accumulator; elements outside count as +0.
+static Value buildFloat8Amax(
+    OpBuilder &b, Location loc, ValueRange inputs, ArrayRef<AffineMap> maps,
+    ArrayRef<utils::IteratorType> iterators, RankedTensorType scalesType,
+    function_ref<Value(Bits &, ValueRange)> inGroup = nullptr) {
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  Value amaxInit = linalg::FillOp::create(
+                       b, loc, zero,
+                       Value(tensor::EmptyOp::create(
+                           b, loc, scalesType.getShape(), b.getF32Type())))
+                       .getResult(0);
+  return linalg::GenericOp::create(
+             b, loc, amaxInit.getType(), inputs, ValueRange{amaxInit}, maps,
+             iterators,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Bits bb(nb, nloc);
+               Value v = math::AbsFOp::create(bb.b, bb.toF32(args[0]));
+               if (inGroup)
+                 v = bb.select(inGroup(bb, args), v, bb.cf(0.0f));
+               linalg::YieldOp::create(bb.b, Value(arith::MaximumFOp::create(
+                                                 bb.b, v, args.back())));
+             })
+      .getResult(0);
+}
+
+/// The data of a Float8 quantize `op`: q = RNE(clamp(RN_f32(x * s), -max,
+/// max)) per element (SPEC-float8 §2.5), a parallel generic over `inputs`
+/// (the input first) with `maps` (the last the data's); `scaleOf` gives each
+/// element's scale, and an element outside every group is +0.
+static Value buildFloat8CastData(OpBuilder &b, Location loc, QuantizeOp op,
+                                 ValueRange inputs, ArrayRef<AffineMap> maps,
+                                 ElementScaleFn scaleOf) {
+  RankedTensorType inputType = op.getInput().getType();
+  Type dataElemType = op.getData().getType().getElementType();
+  lowering::ElementFormat fmt = lowering::getElementFormat(dataElemType);
+  Value dataInit =
+      tensor::EmptyOp::create(b, loc, inputType.getShape(), dataElemType);
+  return linalg::GenericOp::create(
+             b, loc, dataInit.getType(), inputs, ValueRange{dataInit}, maps,
+             getParallel(inputType.getRank()),
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Bits bb(nb, nloc);
+               ElementScale s = scaleOf(bb, args);
+               Value code = castToFloat8(bb, bb.toF32(args[0]), s.scale, fmt);
+               if (s.inside)
+                 code = bb.select(s.inside, code, bb.c(0));
+               linalg::YieldOp::create(bb.b, bb.byteAs(dataElemType, code));
+             })
+      .getResult(0);
+}
+
+/// The result of a Float8 dequantize `op`: RN_out(RN_f32(float(q) / s)) per
+/// element (SPEC-float8 §2.6), a parallel generic over `inputs` (the data
+/// first) with `maps` (the last the result's); `scaleOf` gives each
+/// element's scale, and an element outside every group is +0.
+static Value buildFloat8Dequantized(OpBuilder &b, Location loc, DequantizeOp op,
+                                    ValueRange inputs, ArrayRef<AffineMap> maps,
+                                    ElementScaleFn scaleOf) {
+  RankedTensorType resultType = op.getResult().getType();
+  Type outElemType = resultType.getElementType();
+  lowering::ElementFormat fmt =
+      lowering::getElementFormat(op.getData().getType().getElementType());
+  Value init =
+      tensor::EmptyOp::create(b, loc, resultType.getShape(), outElemType);
+  return linalg::GenericOp::create(
+             b, loc, resultType, inputs, ValueRange{init}, maps,
+             getParallel(resultType.getRank()),
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Bits bb(nb, nloc);
+               ElementScale s = scaleOf(bb, args);
+               Value x = lowering::decodeElement(bb, bb.byteOf(args[0]), fmt);
+               Value q = arith::DivFOp::create(bb.b, x, s.scale);
+               if (s.inside)
+                 q = bb.select(s.inside, q, bb.cf(0.0f));
+               linalg::YieldOp::create(bb.b, bb.fromF32(outElemType, q));
+             })
+      .getResult(0);
+}
+
+/// The scale of an element of a dense Float8 cast: argument 1 of the body.
+static ElementScale getDenseElementScale(Bits &, ValueRange args) {
+  return {Value(), args[1]};
+}
+
 namespace {
 /// Float8 quantize -> amax reduction per scaling group, the scale generic,
 /// and the cast generic (SPEC-float8 §2.1).
@@ -108,61 +204,26 @@ struct Float8QuantizeOpLowering final : OpRewritePattern<QuantizeOp> {
       return rewriter.notifyMatchFailure(op, "dynamic shapes");
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
-    RankedTensorType inputType = op.getInput().getType();
     RankedTensorType scalesType = op.getScales().getType();
-    int64_t rank = inputType.getRank(), axis = op.getAxis();
+    int64_t rank = op.getInput().getType().getRank(), axis = op.getAxis();
     bool tensorwise = *op.getGranularity() == Float8Granularity::Tensorwise;
-    Type dataElemType = op.getData().getType().getElementType();
-    lowering::ElementFormat fmt = lowering::getElementFormat(dataElemType);
-    bool pow2 = op.getPow2();
+    lowering::ElementFormat fmt =
+        lowering::getElementFormat(op.getData().getType().getElementType());
     AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
     AffineMap scaleMap = getScaleMap(ctx, rank, tensorwise, axis);
 
-    // amax = max |x| over each group: NaN-propagating, started at +0.0.
-    Value zero = arith::ConstantOp::create(rewriter, loc,
-                                           rewriter.getF32FloatAttr(0.0f));
-    Value amaxInit =
-        linalg::FillOp::create(
-            rewriter, loc, zero,
-            Value(tensor::EmptyOp::create(rewriter, loc, scalesType.getShape(),
-                                          rewriter.getF32Type())))
-            .getResult(0);
     SmallVector<utils::IteratorType> reduceIters = getParallel(rank);
     for (int64_t i = 0; i < rank; ++i)
       if (tensorwise || i == axis)
         reduceIters[i] = utils::IteratorType::reduction;
-    Value amax =
-        linalg::GenericOp::create(
-            rewriter, loc, amaxInit.getType(), ValueRange{op.getInput()},
-            ValueRange{amaxInit}, ArrayRef<AffineMap>{identity, scaleMap},
-            reduceIters,
-            [&](OpBuilder &nb, Location nloc, ValueRange args) {
-              Bits bb(nb, nloc);
-              Value v = math::AbsFOp::create(bb.b, bb.toF32(args[0]));
-              linalg::YieldOp::create(
-                  bb.b, Value(arith::MaximumFOp::create(bb.b, v, args[1])));
-            })
-            .getResult(0);
-
+    Value amax = buildFloat8Amax(rewriter, loc, op.getInput(),
+                                 {identity, scaleMap}, reduceIters, scalesType);
     // s = SCALE(amax) per group (SPEC-float8 §2.3, §2.4).
     Value scales =
-        buildFloat8Scales(rewriter, loc, amax, scalesType, fmt, pow2);
-
-    // q = RNE(clamp(RN_f32(x * s), -max, max)) (SPEC-float8 §2.5).
-    Value dataInit = tensor::EmptyOp::create(
-        rewriter, loc, inputType.getShape(), dataElemType);
-    Value data =
-        linalg::GenericOp::create(
-            rewriter, loc, dataInit.getType(),
-            ValueRange{op.getInput(), scales}, ValueRange{dataInit},
-            ArrayRef<AffineMap>{identity, scaleMap, identity},
-            getParallel(rank),
-            [&](OpBuilder &nb, Location nloc, ValueRange args) {
-              Bits bb(nb, nloc);
-              Value code = castToFloat8(bb, bb.toF32(args[0]), args[1], fmt);
-              linalg::YieldOp::create(bb.b, bb.byteAs(dataElemType, code));
-            })
-            .getResult(0);
+        buildFloat8Scales(rewriter, loc, amax, scalesType, fmt, op.getPow2());
+    Value data = buildFloat8CastData(
+        rewriter, loc, op, ValueRange{op.getInput(), scales},
+        {identity, scaleMap, identity}, getDenseElementScale);
     rewriter.replaceOp(op, {data, scales});
     return success();
   }
@@ -181,33 +242,14 @@ struct Float8DequantizeOpLowering final : OpRewritePattern<DequantizeOp> {
       return rewriter.notifyMatchFailure(op, "per-group scales");
     if (!hasStaticShapes(op))
       return rewriter.notifyMatchFailure(op, "dynamic shapes");
-    Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
-    RankedTensorType dataType = op.getData().getType();
-    RankedTensorType resultType = op.getResult().getType();
-    Type outElemType = resultType.getElementType();
-    int64_t rank = dataType.getRank();
-    lowering::ElementFormat fmt =
-        lowering::getElementFormat(dataType.getElementType());
+    int64_t rank = op.getData().getType().getRank();
     bool tensorwise = *op.getGranularity() == Float8Granularity::Tensorwise;
     AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
-    Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
-                                         outElemType);
-    Value result =
-        linalg::GenericOp::create(
-            rewriter, loc, resultType, ValueRange{op.getData(), op.getScales()},
-            ValueRange{init},
-            ArrayRef<AffineMap>{
-                identity, getScaleMap(ctx, rank, tensorwise, op.getAxis()),
-                identity},
-            getParallel(rank),
-            [&](OpBuilder &nb, Location nloc, ValueRange args) {
-              Bits bb(nb, nloc);
-              Value x = lowering::decodeElement(bb, bb.byteOf(args[0]), fmt);
-              Value q = arith::DivFOp::create(bb.b, x, args[1]);
-              linalg::YieldOp::create(bb.b, bb.fromF32(outElemType, q));
-            })
-            .getResult(0);
+    Value result = buildFloat8Dequantized(
+        rewriter, op.getLoc(), op, ValueRange{op.getData(), op.getScales()},
+        {identity, getScaleMap(ctx, rank, tensorwise, op.getAxis()), identity},
+        getDenseElementScale);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -245,8 +287,8 @@ static Value buildRowGroups(OpBuilder &b, Location loc, Value offs,
 /// In the body of a generic over `(t, x)` whose argument `group` is the
 /// group of row t (buildRowGroups): whether the row is in a group, and the
 /// f32 scale `scales[group, x]` (1.0 outside every group).
-static std::pair<Value, Value> lookUpGroupScale(Bits &bb, Value scales,
-                                                Value group, int64_t groups) {
+static ElementScale lookUpGroupScale(Bits &bb, Value scales, Value group,
+                                     int64_t groups) {
   Value inside = bb.cmp(arith::CmpIPredicate::slt, group, bb.c(groups));
   if (groups == 0)
     return {inside, bb.cf(1.0f)};
@@ -255,6 +297,13 @@ static std::pair<Value, Value> lookUpGroupScale(Bits &bb, Value scales,
   Value x = linalg::IndexOp::create(bb.b, 1);
   Value s = tensor::ExtractOp::create(bb.b, scales, ValueRange{g, x});
   return {inside, bb.select(inside, s, bb.cf(1.0f))};
+}
+
+/// The maps of an elementwise generic over a `(T, X)` tensor and the group
+/// of each row (buildRowGroups) into a `(T, X)` result.
+static SmallVector<AffineMap> getPerGroupMaps(MLIRContext *ctx) {
+  AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+  return {id2, AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx), id2};
 }
 
 /// Per-group Float8 quantize (`offs`, SPEC-float8 §3.3) -> the group of
@@ -273,68 +322,38 @@ struct Float8PerGroupQuantizeOpLowering final : OpRewritePattern<QuantizeOp> {
       return rewriter.notifyMatchFailure(op, "dynamic shapes");
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
-    RankedTensorType inputType = op.getInput().getType();
     RankedTensorType scalesType = op.getScales().getType();
-    int64_t tokens = inputType.getDimSize(0);
     int64_t groups = scalesType.getDimSize(0);
-    Type dataElemType = op.getData().getType().getElementType();
-    lowering::ElementFormat fmt = lowering::getElementFormat(dataElemType);
-    bool pow2 = op.getPow2();
-    Value rowGroups = buildRowGroups(rewriter, loc, op.getOffs(), tokens);
+    lowering::ElementFormat fmt =
+        lowering::getElementFormat(op.getData().getType().getElementType());
+    Value rowGroups = buildRowGroups(rewriter, loc, op.getOffs(),
+                                     op.getInput().getType().getDimSize(0));
     auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
 
     // amax[g, x] = max |input[t, x]| over the rows t of group g.
-    Value zero = arith::ConstantOp::create(rewriter, loc,
-                                           rewriter.getF32FloatAttr(0.0f));
-    Value amaxInit =
-        linalg::FillOp::create(
-            rewriter, loc, zero,
-            Value(tensor::EmptyOp::create(rewriter, loc, scalesType.getShape(),
-                                          rewriter.getF32Type())))
-            .getResult(0);
-    Value amax =
-        linalg::GenericOp::create(
-            rewriter, loc, amaxInit.getType(),
-            ValueRange{op.getInput(), rowGroups}, ValueRange{amaxInit},
-            ArrayRef<AffineMap>{AffineMap::get(3, 0, {d(1), d(2)}, ctx),
-                                AffineMap::get(3, 0, {d(1)}, ctx),
-                                AffineMap::get(3, 0, {d(0), d(2)}, ctx)},
-            ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
-                                          utils::IteratorType::reduction,
-                                          utils::IteratorType::parallel},
-            [&](OpBuilder &nb, Location nloc, ValueRange args) {
-              Bits bb(nb, nloc);
-              Value g = arith::IndexCastOp::create(
-                  bb.b, bb.b.getI32Type(), linalg::IndexOp::create(bb.b, 0));
-              Value v = math::AbsFOp::create(bb.b, bb.toF32(args[0]));
-              v = bb.select(bb.eq(args[1], g), v, bb.cf(0.0f));
-              linalg::YieldOp::create(
-                  bb.b, Value(arith::MaximumFOp::create(bb.b, v, args[2])));
-            })
-            .getResult(0);
+    Value amax = buildFloat8Amax(
+        rewriter, loc, ValueRange{op.getInput(), rowGroups},
+        {AffineMap::get(3, 0, {d(1), d(2)}, ctx),
+         AffineMap::get(3, 0, {d(1)}, ctx),
+         AffineMap::get(3, 0, {d(0), d(2)}, ctx)},
+        {utils::IteratorType::parallel, utils::IteratorType::reduction,
+         utils::IteratorType::parallel},
+        scalesType, [](Bits &bb, ValueRange args) {
+          Value g = arith::IndexCastOp::create(
+              bb.b, bb.b.getI32Type(), linalg::IndexOp::create(bb.b, 0));
+          return bb.eq(args[1], g);
+        });
 
     // s = SCALE(amax) per (group, column): an empty group has amax 0.
-    AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
     Value scales =
-        buildFloat8Scales(rewriter, loc, amax, scalesType, fmt, pow2);
+        buildFloat8Scales(rewriter, loc, amax, scalesType, fmt, op.getPow2());
 
     // q[t, x] = CAST(input[t, x], s[group(t), x]).
-    Value dataInit = tensor::EmptyOp::create(
-        rewriter, loc, inputType.getShape(), dataElemType);
-    Value data =
-        linalg::GenericOp::create(
-            rewriter, loc, dataInit.getType(),
-            ValueRange{op.getInput(), rowGroups}, ValueRange{dataInit},
-            ArrayRef<AffineMap>{id2, AffineMap::get(2, 0, {d(0)}, ctx), id2},
-            getParallel(2),
-            [&](OpBuilder &nb, Location nloc, ValueRange args) {
-              Bits bb(nb, nloc);
-              auto [inside, s] = lookUpGroupScale(bb, scales, args[1], groups);
-              Value code = castToFloat8(bb, bb.toF32(args[0]), s, fmt);
-              code = bb.select(inside, code, bb.c(0));
-              linalg::YieldOp::create(bb.b, bb.byteAs(dataElemType, code));
-            })
-            .getResult(0);
+    Value data = buildFloat8CastData(
+        rewriter, loc, op, ValueRange{op.getInput(), rowGroups},
+        getPerGroupMaps(ctx), [&](Bits &bb, ValueRange args) {
+          return lookUpGroupScale(bb, scales, args[1], groups);
+        });
     rewriter.replaceOp(op, {data, scales});
     return success();
   }
@@ -354,36 +373,15 @@ struct Float8PerGroupDequantizeOpLowering final
     if (!hasStaticShapes(op))
       return rewriter.notifyMatchFailure(op, "dynamic shapes");
     Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
-    RankedTensorType dataType = op.getData().getType();
-    RankedTensorType resultType = op.getResult().getType();
-    Type outElemType = resultType.getElementType();
     int64_t groups = op.getScales().getType().getDimSize(0);
-    lowering::ElementFormat fmt =
-        lowering::getElementFormat(dataType.getElementType());
-    Value rowGroups =
-        buildRowGroups(rewriter, loc, op.getOffs(), dataType.getDimSize(0));
+    Value rowGroups = buildRowGroups(rewriter, loc, op.getOffs(),
+                                     op.getData().getType().getDimSize(0));
     Value scales = op.getScales();
-    AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
-    Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
-                                         outElemType);
-    Value result =
-        linalg::GenericOp::create(
-            rewriter, loc, resultType, ValueRange{op.getData(), rowGroups},
-            ValueRange{init},
-            ArrayRef<AffineMap>{
-                id2, AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx),
-                id2},
-            getParallel(2),
-            [&](OpBuilder &nb, Location nloc, ValueRange args) {
-              Bits bb(nb, nloc);
-              auto [inside, s] = lookUpGroupScale(bb, scales, args[1], groups);
-              Value x = lowering::decodeElement(bb, bb.byteOf(args[0]), fmt);
-              Value q = arith::DivFOp::create(bb.b, x, s);
-              q = bb.select(inside, q, bb.cf(0.0f));
-              linalg::YieldOp::create(bb.b, bb.fromF32(outElemType, q));
-            })
-            .getResult(0);
+    Value result = buildFloat8Dequantized(
+        rewriter, loc, op, ValueRange{op.getData(), rowGroups},
+        getPerGroupMaps(rewriter.getContext()), [&](Bits &bb, ValueRange args) {
+          return lookUpGroupScale(bb, scales, args[1], groups);
+        });
     rewriter.replaceOp(op, result);
     return success();
   }

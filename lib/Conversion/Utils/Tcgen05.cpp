@@ -26,16 +26,23 @@ bool tcgen05::isValidBlockScaledShape(int64_t m, int64_t n, int64_t ctaGroup) {
   return false;
 }
 
-uint32_t tcgen05::getBlockScaledInstrDesc(const BlockScaledMma &mma) {
-  uint32_t d = 0;
-  d |= (mma.sfbId & 0x3u) << 4;
-  d |= static_cast<uint32_t>(mma.a) << 7;
+/// The descriptor bits that kind::mxf8f6f4 and kind::f8f6f4 share: 7-9 A
+/// format, 10-12 B format, 13/14 negate A/B, 15/16 A/B MN-major, 17-22
+/// N >> 3.
+static uint32_t getOperandBits(const MmaOperands &mma) {
+  uint32_t d = static_cast<uint32_t>(mma.a) << 7;
   d |= static_cast<uint32_t>(mma.b) << 10;
   d |= uint32_t(mma.negateA) << 13;
   d |= uint32_t(mma.negateB) << 14;
   d |= static_cast<uint32_t>(mma.aMajor) << 15;
   d |= static_cast<uint32_t>(mma.bMajor) << 16;
   d |= (static_cast<uint32_t>(mma.n >> 3) & 0x3Fu) << 17;
+  return d;
+}
+
+uint32_t tcgen05::getBlockScaledInstrDesc(const BlockScaledMma &mma) {
+  uint32_t d = getOperandBits(mma);
+  d |= (mma.sfbId & 0x3u) << 4;
   d |= static_cast<uint32_t>(mma.scale) << 23;
   d |= (static_cast<uint32_t>(mma.m >> 7) & 0x3u) << 27;
   d |= (mma.sfaId & 0x3u) << 29;
@@ -54,14 +61,7 @@ bool tcgen05::isValidF8F6F4Mma(const F8F6F4Mma &mma, int64_t ctaGroup) {
 
 uint32_t tcgen05::getF8F6F4InstrDesc(const F8F6F4Mma &mma) {
   // D format 1: f32 accumulators.
-  uint32_t d = 1u << 4;
-  d |= static_cast<uint32_t>(mma.a) << 7;
-  d |= static_cast<uint32_t>(mma.b) << 10;
-  d |= uint32_t(mma.negateA) << 13;
-  d |= uint32_t(mma.negateB) << 14;
-  d |= static_cast<uint32_t>(mma.aMajor) << 15;
-  d |= static_cast<uint32_t>(mma.bMajor) << 16;
-  d |= (static_cast<uint32_t>(mma.n >> 3) & 0x3Fu) << 17;
+  uint32_t d = getOperandBits(mma) | 1u << 4;
   d |= (static_cast<uint32_t>(mma.m >> 4) & 0x1Fu) << 24;
   return d;
 }

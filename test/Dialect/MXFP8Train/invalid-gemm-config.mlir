@@ -20,9 +20,23 @@ func.func @gemm_config_rejects_other_op() attributes {mxfp8train.gemm_config = #
 // -----
 
 func.func @rejects_unknown_discardable_attribute(%a: tensor<128x64xf8E4M3FN>, %as: tensor<128x2xf8E8M0FNU>) {
-  // expected-error @+1 {{'mxfp8train.scaled_mm' op has unknown discardable attribute 'mxfp8train.gemm_version' (expected mxfp8train.gemm_config, mxfp8train.role or mxfp8train.offs_alignment)}}
+  // expected-error @+1 {{'mxfp8train.scaled_mm' op has unknown discardable attribute 'mxfp8train.gemm_version' (expected mxfp8train.gemm_config, mxfp8train.role, mxfp8train.offs_alignment or mxfp8train.recipe)}}
   %0 = mxfp8train.scaled_mm %a [%as], %a [%as] transpose_rhs {mxfp8train.gemm_version = 8 : i64}
       : tensor<128x64xf8E4M3FN> [tensor<128x2xf8E8M0FNU>], tensor<128x64xf8E4M3FN> [tensor<128x2xf8E8M0FNU>] -> tensor<128x128xbf16>
+  return
+}
+
+// -----
+
+// The recipe a module was converted with (mxfp8train-rewrite-matmuls).
+// expected-error @+1 {{'builtin.module' op 'mxfp8train.recipe' must be a training recipe, found "mxfp8_rceil"}}
+module attributes {mxfp8train.recipe = "mxfp8_rceil"} {
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op 'mxfp8train.recipe' applies to builtin.module only}}
+func.func @recipe_rejects_other_op() attributes {mxfp8train.recipe = #mxfp8train.recipe<mxfp8_rceil>} {
   return
 }
 

@@ -40,6 +40,7 @@
 // CHECK-NEXT: cpu x86-64-v3
 // CHECK-NEXT: features -
 // CHECK-NEXT: pipeline -
+// CHECK-NEXT: recipe -
 // CHECK-NEXT: lowering mxfp8train-lower-to-cpu{vectorize=true}
 // CHECK-NEXT: extern free
 // CHECK-NEXT: extern malloc

@@ -50,9 +50,10 @@ enum class ScaleFormat : uint32_t { UE4M3 = 0, UE8M0 = 1 };
 /// (the descriptor's "no transpose") or M/N ("transpose").
 enum class Major : uint32_t { K = 0, MN = 1 };
 
-/// One block-scaled MMA: `D (M x N, f32) += (A * SFA) (M x K) x (B * SFB)
-/// (K x N)` with K = 32 for 8-bit operands.
-struct BlockScaledMma {
+/// The operands and shape of one dense tcgen05 MMA with 8/6/4-bit
+/// operands, which the instruction descriptors of kind::mxf8f6f4 and
+/// kind::f8f6f4 encode alike (bits 7-22).
+struct MmaOperands {
   ElementFormat a = ElementFormat::E4M3;
   ElementFormat b = ElementFormat::E4M3;
   Major aMajor = Major::K;
@@ -63,6 +64,11 @@ struct BlockScaledMma {
   int64_t m = 128;
   /// Columns of B and D.
   int64_t n = 256;
+};
+
+/// One block-scaled MMA: `D (M x N, f32) += (A * SFA) (M x K) x (B * SFB)
+/// (K x N)` with K = 32 for 8-bit operands.
+struct BlockScaledMma : MmaOperands {
   ScaleFormat scale = ScaleFormat::UE8M0;
   /// Which byte of each 32-bit Tensor Memory word holds this MMA's scale
   /// factors of A and B (0-3; one UE8M0 scale per 32 K elements).
@@ -88,18 +94,7 @@ uint32_t getBlockScaledInstrDesc(const BlockScaledMma &mma);
 /// One MMA of `kind::f8f6f4` without scale factors (the Float8 GEMM, whose
 /// f32 scales the epilogue applies): `D (M x N, f32) += A (M x K) x B
 /// (K x N)` with K = 32 for 8-bit operands.
-struct F8F6F4Mma {
-  ElementFormat a = ElementFormat::E4M3;
-  ElementFormat b = ElementFormat::E4M3;
-  Major aMajor = Major::K;
-  Major bMajor = Major::K;
-  bool negateA = false;
-  bool negateB = false;
-  /// Rows of A and D: 128 (cta_group::1) or 256 (cta_group::2).
-  int64_t m = 128;
-  /// Columns of B and D.
-  int64_t n = 256;
-};
+struct F8F6F4Mma : MmaOperands {};
 
 /// Whether `mma` is a dense `kind::f8f6f4` MMA this project issues: the
 /// shapes of isValidBlockScaledShape (M = 64 is legal too but unused), and

@@ -617,6 +617,13 @@ Value gpu_lowering::appendGemmTailArgs(RewriterBase &rewriter, Location loc,
   return outBuf;
 }
 
+Value gpu_lowering::getFloat8ScalesBuffer(RewriterBase &rewriter, Location loc,
+                                          Value scales) {
+  if (cast<RankedTensorType>(scales.getType()).getRank() == 0)
+    return toBuffer(rewriter, loc, scales);
+  return flatBuffer(rewriter, loc, scales);
+}
+
 SmallVector<PaddedOperand>
 gpu_lowering::createPaddedOperands(RewriterBase &rewriter, Location loc,
                                    ArrayRef<PaddedOperandShape> shapes) {
@@ -693,4 +700,16 @@ void gpu_lowering::launchGemmKernel(
                             gpu::KernelDim3{c(grid), one, one},
                             gpu::KernelDim3{c(spec.threads()), one, one},
                             shared, args, Type(), ValueRange(), cluster);
+}
+
+void gpu_lowering::launchGemmAndReplace(
+    RewriterBase &rewriter, Operation *op, const KernelCache &cache,
+    const GemmSpec &spec, SmallVectorImpl<Value> &args, Value offs, Value bias,
+    RankedTensorType resultType,
+    function_ref<void(KernelBuilder &, ValueRange)> emitBody) {
+  Location loc = op->getLoc();
+  Value outBuf =
+      appendGemmTailArgs(rewriter, loc, args, offs, bias, resultType);
+  launchGemmKernel(rewriter, loc, cache, spec, args, emitBody);
+  rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
 }

@@ -418,6 +418,11 @@ Value appendGemmTailArgs(RewriterBase &rewriter, Location loc,
                          SmallVectorImpl<Value> &args, Value offs, Value bias,
                          RankedTensorType resultType);
 
+/// The f32 scales of a Float8 GEMM operand as the epilogue reads them
+/// (Float8EpilogueScales): a tensorwise (0-d) scale's buffer, rowwise
+/// scales viewed as 1-D.
+Value getFloat8ScalesBuffer(RewriterBase &rewriter, Location loc, Value scales);
+
 /// A pre-dequantized operand's padded bf16 buffer on the host: `rows` rows
 /// (batches stacked) of `rowElems` elements, loaded by the GEMM kernel in
 /// boxes of `boxRows` rows x 128 bytes (64 elements; 128 for the fp8
@@ -459,6 +464,16 @@ createPaddedOperands(RewriterBase &rewriter, Location loc,
 void launchGemmKernel(
     RewriterBase &rewriter, Location loc, const KernelCache &cache,
     const GemmSpec &spec, ArrayRef<Value> args,
+    function_ref<void(KernelBuilder &, ValueRange kernelArgs)> emitBody);
+
+/// Completes `args` (the operands and scales, GemmArgs order) with the tail
+/// arguments (appendGemmTailArgs: `offs`, `bias`, the result buffer of
+/// `resultType`), launches the kernel of `spec` (launchGemmKernel, body
+/// `emitBody`) on them, and replaces `op` with the result.
+void launchGemmAndReplace(
+    RewriterBase &rewriter, Operation *op, const KernelCache &cache,
+    const GemmSpec &spec, SmallVectorImpl<Value> &args, Value offs, Value bias,
+    RankedTensorType resultType,
     function_ref<void(KernelBuilder &, ValueRange kernelArgs)> emitBody);
 
 } // namespace gpu_lowering

@@ -409,21 +409,17 @@ void Tcgen05Kernel::fillStage(const GemmTile &t, Value kt,
 }
 
 void Tcgen05Kernel::emitMmaTile(const GemmTile &t, Value tileCounter) {
-  tcgen05::BlockScaledMma mma;
-  mma.a = *tcgen05::getElementFormat(spec.aType);
-  mma.b = *tcgen05::getElementFormat(spec.bType);
-  mma.aMajor = spec.a.kMajor ? tcgen05::Major::K : tcgen05::Major::MN;
-  mma.bMajor = spec.b.kMajor ? tcgen05::Major::K : tcgen05::Major::MN;
-  mma.m = spec.tile.m;
-  mma.n = spec.tile.n;
-  // Float8: the same operands without scale factors (kind::f8f6f4).
-  tcgen05::F8F6F4Mma f8Mma;
-  f8Mma.a = mma.a;
-  f8Mma.b = mma.b;
-  f8Mma.aMajor = mma.aMajor;
-  f8Mma.bMajor = mma.bMajor;
-  f8Mma.m = mma.m;
-  f8Mma.n = mma.n;
+  tcgen05::MmaOperands operands;
+  operands.a = *tcgen05::getElementFormat(spec.aType);
+  operands.b = *tcgen05::getElementFormat(spec.bType);
+  operands.aMajor = spec.a.kMajor ? tcgen05::Major::K : tcgen05::Major::MN;
+  operands.bMajor = spec.b.kMajor ? tcgen05::Major::K : tcgen05::Major::MN;
+  operands.m = spec.tile.m;
+  operands.n = spec.tile.n;
+  // MX: kind::mxf8f6f4 with scale factors; Float8: the same operands
+  // without them (kind::f8f6f4).
+  tcgen05::BlockScaledMma mma{operands};
+  tcgen05::F8F6F4Mma f8Mma{operands};
   tcgen05::TmemLayout tmem =
       tcgen05::getTmemLayout(spec.tile.n, /*accStages=*/1, spec.stages);
   uint64_t descBitsA = getTileDescriptor(spec.a);

@@ -157,12 +157,8 @@ LogicalResult gpu_lowering::lowerGemmToTcgen05(
   // also in place of the scales (getScaleTensorMap).
   SmallVector<Value> maps = {mapA, mapB};
   auto scales = [&](bool isA, Value opScales) {
-    // Float8: the f32 scales as the epilogue reads them (Float8EpilogueScales).
-    if (spec.tcgen05Float8) {
-      if (cast<RankedTensorType>(opScales.getType()).getRank() == 0)
-        return toBuffer(rewriter, loc, opScales);
-      return flatBuffer(rewriter, loc, opScales);
-    }
+    if (spec.tcgen05Float8)
+      return getFloat8ScalesBuffer(rewriter, loc, opScales);
     Value buf =
         getKernelScales(rewriter, loc, cache, spec, isA, opScales, offs);
     if (ctaGroup == 1)
@@ -170,17 +166,15 @@ LogicalResult gpu_lowering::lowerGemmToTcgen05(
     maps.push_back(getScaleTensorMap(rewriter, loc, buf));
     return maps.back();
   };
-  SmallVector<Value> args = {mapA, scales(true, lhsScales), mapB,
-                             scales(false, rhsScales)};
-  Value outBuf =
-      appendGemmTailArgs(rewriter, loc, args, offs, bias, resultType);
-  launchGemmKernel(rewriter, loc, cache, spec, args,
-                   [&](KernelBuilder &kb, ValueRange kargs) {
-                     emitTcgen05Gemm(kb, spec, kargs);
-                   });
+  Value lhsScalesArg = scales(true, lhsScales);
+  Value rhsScalesArg = scales(false, rhsScales);
+  SmallVector<Value> args = {mapA, lhsScalesArg, mapB, rhsScalesArg};
   for (Value map : maps)
     tma::freeTensorMapAtBlockEnd(rewriter, loc, map);
-  rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
+  launchGemmAndReplace(rewriter, op, cache, spec, args, offs, bias, resultType,
+                       [&](KernelBuilder &kb, ValueRange kargs) {
+                         emitTcgen05Gemm(kb, spec, kargs);
+                       });
   return success();
 }
 

@@ -282,75 +282,58 @@ static LogicalResult lowerFloat8Gemm(PatternRewriter &rewriter,
   }
 
   // GemmArgs order: A map, A scales, B map, B scales, [offs], [bias], out.
-  auto scales = [&](Value tensor) -> Value {
-    if (cast<RankedTensorType>(tensor.getType()).getRank() == 0)
-      return toBuffer(rewriter, loc, tensor);
-    return flatBuffer(rewriter, loc, tensor);
-  };
-  SmallVector<Value> args = {maps[0], scales(lhsScales), maps[1],
-                             scales(rhsScales)};
-  Value outBuf =
-      appendGemmTailArgs(rewriter, loc, args, offs, bias, resultType);
-  launchGemmKernel(rewriter, loc, cache, spec, args,
-                   [&](KernelBuilder &kb, ValueRange kargs) {
-                     emitDequantBF16Gemm(kb, spec, kargs);
-                   });
-  rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
+  Value lhsScalesBuf = getFloat8ScalesBuffer(rewriter, loc, lhsScales);
+  Value rhsScalesBuf = getFloat8ScalesBuffer(rewriter, loc, rhsScales);
+  SmallVector<Value> args = {maps[0], lhsScalesBuf, maps[1], rhsScalesBuf};
+  launchGemmAndReplace(rewriter, op, cache, spec, args, offs, bias, resultType,
+                       [&](KernelBuilder &kb, ValueRange kargs) {
+                         emitDequantBF16Gemm(kb, spec, kargs);
+                       });
   return success();
 }
 
 namespace {
-/// Float8 scaled_mm (rank 2 or 3, K-major operands) -> one persistent
-/// Float8 kernel on sm_90a.
-struct Float8ScaledMmToWgmma final : KernelPattern<ScaledMmOp> {
-  using KernelPattern::KernelPattern;
+/// Float8 scaled_mm (rank 2 or 3, K-major operands) and scaled_grouped_mm
+/// -> one persistent Float8 kernel on sm_90a. 2d-3d (tokens (M, K), experts
+/// stored (E, N, K), or (E, K, N) through the transpose pre-pass, rowwise
+/// scales): the kernel walks the token groups
+/// (GemmMainloop::walkTiles), the rows of each tile past its group masked,
+/// the rows past the last group zeroed. 2d-2d (tokens (T, M) and (T, N),
+/// scales (E, M) and (E, N)): the two transposes (token groups padded to
+/// 128) and the kernel on each group's padded range (an empty group's
+/// output is zeros).
+template <typename OpTy> struct Float8GemmToWgmma final : KernelPattern<OpTy> {
+  using KernelPattern<OpTy>::KernelPattern;
 
-  LogicalResult rewriteStatic(ScaledMmOp op,
+  LogicalResult rewriteStatic(OpTy op,
                               PatternRewriter &rewriter) const override {
     if (!op.isFloat8())
-      return rewriter.notifyMatchFailure(op, "not a Float8 scaled_mm");
-    if (cache.getTarget().chip != GPUChip::SM90a)
+      return rewriter.notifyMatchFailure(op, "not a Float8 GEMM");
+    if (this->cache.getTarget().chip != GPUChip::SM90a)
       return rewriter.notifyMatchFailure(
           op, "the Float8 GEMM is lowered on sm_90a only");
-    if (std::string why = whyNotWgmmaFloat8(op); !why.empty())
+    if (std::string why = whyNoFloat8GemmLowering(op, GPUChip::SM90a);
+        !why.empty())
       return rewriter.notifyMatchFailure(op, why);
-    return lowerFloat8Gemm(rewriter, cache, op, getScaledMmSpec(op),
-                           op.getLhs(), op.getLhsScales(), op.getRhs(),
-                           op.getRhsScales(), Value(), op.getBias(),
-                           op.getResult().getType());
-  }
-};
-
-/// Float8 scaled_grouped_mm 2d-3d (tokens (M, K), experts stored (E, N, K),
-/// or (E, K, N) through the transpose pre-pass, rowwise scales) -> one
-/// persistent Float8 kernel on sm_90a walking the
-/// token groups (GemmMainloop::walkTiles), the rows of each tile past its
-/// group masked, the rows past the last group zeroed. 2d-2d (tokens (T, M)
-/// and (T, N), scales (E, M) and (E, N)) -> the two transposes (token
-/// groups padded to 128) and the kernel on each group's padded range (an
-/// empty group's output is zeros).
-struct Float8ScaledGroupedMmToWgmma final : KernelPattern<ScaledGroupedMmOp> {
-  using KernelPattern::KernelPattern;
-
-  LogicalResult rewriteStatic(ScaledGroupedMmOp op,
-                              PatternRewriter &rewriter) const override {
-    if (!op.isFloat8())
-      return rewriter.notifyMatchFailure(op, "not a Float8 scaled_grouped_mm");
-    if (cache.getTarget().chip != GPUChip::SM90a)
-      return rewriter.notifyMatchFailure(
-          op, "the Float8 GEMM is lowered on sm_90a only");
-    if (std::string why = whyNotWgmmaFloat8Grouped(op); !why.empty())
-      return rewriter.notifyMatchFailure(op, why);
-    return lowerFloat8Gemm(rewriter, cache, op, getScaledGroupedMmSpec(op),
-                           op.getLhs(), op.getLhsScales(), op.getRhs(),
-                           op.getRhsScales(), op.getOffs(), Value(),
-                           op.getResult().getType());
+    GemmSpec spec;
+    Value offs, bias;
+    if constexpr (std::is_same_v<OpTy, ScaledGroupedMmOp>) {
+      spec = getScaledGroupedMmSpec(op);
+      offs = op.getOffs();
+    } else {
+      spec = getScaledMmSpec(op);
+      bias = op.getBias();
+    }
+    return lowerFloat8Gemm(rewriter, this->cache, op, spec, op.getLhs(),
+                           op.getLhsScales(), op.getRhs(), op.getRhsScales(),
+                           offs, bias, op.getResult().getType());
   }
 };
 } // namespace
 
 void gpu_lowering::populateFloat8GemmPatterns(RewritePatternSet &patterns,
                                               KernelCache &cache) {
-  patterns.add<Float8ScaledMmToWgmma, Float8ScaledGroupedMmToWgmma>(
-      patterns.getContext(), cache);
+  patterns
+      .add<Float8GemmToWgmma<ScaledMmOp>, Float8GemmToWgmma<ScaledGroupedMmOp>>(
+          patterns.getContext(), cache);
 }

@@ -9,6 +9,8 @@
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainDialect.h"
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
 
+#include "mlir/IR/BuiltinOps.h"
+
 using namespace mlir;
 using namespace mlir::mxfp8train;
 
@@ -36,12 +38,24 @@ LogicalResult MXFP8TrainDialect::verifyOperationAttribute(Operation *op,
                                   "mxfp8train.scaled_grouped_mm only";
     return success();
   }
+  // Set by mxfp8train-rewrite-matmuls on the module it converted
+  // (Transforms/ConvertedRecipe.h), read by the tools for its SQNR bars.
+  if (name == "mxfp8train.recipe") {
+    if (!isa<RecipeAttrInterface>(attr.getValue()))
+      return op->emitOpError()
+             << "'" << name << "' must be a training recipe, found "
+             << attr.getValue();
+    if (!isa<ModuleOp>(op))
+      return op->emitOpError()
+             << "'" << name << "' applies to builtin.module only";
+    return success();
+  }
   // Read (and their values checked) by mxfp8train-rewrite-matmuls
   // (Transforms.h: kMatmulRoleAttrName, kOffsAlignmentAttrName).
   if (name == "mxfp8train.role" || name == "mxfp8train.offs_alignment")
     return success();
   return op->emitOpError()
          << "has unknown discardable attribute '" << name
-         << "' (expected mxfp8train.gemm_config, mxfp8train.role or "
-            "mxfp8train.offs_alignment)";
+         << "' (expected mxfp8train.gemm_config, mxfp8train.role, "
+            "mxfp8train.offs_alignment or mxfp8train.recipe)";
 }

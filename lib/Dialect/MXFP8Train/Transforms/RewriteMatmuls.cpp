@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mxfp8train/Dialect/MXFP8Train/Transforms/ConvertedRecipe.h"
 #include "mxfp8train/Dialect/MXFP8Train/Transforms/Passes.h"
 #include "mxfp8train/Dialect/MXFP8Train/Transforms/Transforms.h"
 
@@ -43,6 +44,9 @@ struct RewriteMatmulsPass final
       signalPassFailure();
     // bf16 results straight from the scaled_mm (FoldOutputTruncation.cpp).
     foldOutputTruncations(module);
+    // The recipe the module was converted with, for its SQNR bars.
+    if (stats.converted > 0)
+      module->setAttr(kConvertedRecipeAttrName, parsed);
     numConverted += stats.converted;
     numSkipped += stats.skipped;
     numKeptHighPrecision += stats.keptHighPrecision;

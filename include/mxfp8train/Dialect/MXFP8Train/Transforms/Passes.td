@@ -65,6 +65,10 @@ def MXFP8TrainRewriteMatmulsPass
     `pad_token_groups = true`). K and N must be multiples of 16. The 2d-2d
     grouped wgrad is skipped (its per-group scales have no quantize form).
 
+    The module records the recipe as `mxfp8train.recipe` (the recipe
+    attribute, ConvertedRecipe.h): `mxfp8-compile` takes the SQNR bars of
+    its manifest from it (Runner/Bars.h, MX SPEC §8, Float8 SPEC-float8 §7).
+
     Skipped (with the reason in a remark): other element types, broadcast
     operands, transposed results, dynamic shapes, K not a multiple of 32,
     M, N or K below `min-size`, and locations holding a NameLoc whose name
