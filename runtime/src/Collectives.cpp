@@ -138,6 +138,8 @@ mxfp8rtStatus mxfp8rtNcclGetVersion(int *version) {
   return MXFP8RT_SUCCESS;
 }
 
+const char *mxfp8rtNcclGetLibraryPath(void) { return nccl::getLoadedPath(); }
+
 mxfp8rtStatus mxfp8rtNcclGetUniqueId(mxfp8rtNcclUniqueId *id) {
   if (!id)
     return invalid("mxfp8rtNcclGetUniqueId", "id is null");

@@ -90,6 +90,9 @@ mxfp8rtStatus loadLibrary(const std::vector<std::string> &candidates,
 /// (mxfp8rtGetLastError) when none loads.
 const Library *getLibrary();
 
+/// The loaded library's path, or "" when none is loaded yet.
+const char *getLoadedPath();
+
 /// Records a failed NCCL call ("<call> failed: <ncclGetErrorString>
 /// (ncclResult_t <n>)") and returns MXFP8RT_CUDA_ERROR.
 mxfp8rtStatus recordNcclError(const Library &library, ncclResult_t result,

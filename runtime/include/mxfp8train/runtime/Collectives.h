@@ -98,15 +98,20 @@ mxfp8rtInProcessGroupDestroy(mxfp8rtInProcessGroup group);
 MXFP8RT_EXPORT mxfp8rtStatus mxfp8rtCommInitInProcess(
     mxfp8rtInProcessGroup group, int rank, mxfp8rtComm *comm);
 
-/// Loads libnccl (see mxfp8rtNcclGetVersion) and returns its version code,
-/// e.g. 22703 for 2.27.3. MXFP8RT_UNAVAILABLE when no library is found: the
-/// message lists every place looked at, in order: the file named by
-/// MXFP8RT_NCCL_LIBRARY when set (and nothing else then), else
-/// libnccl.so.2 through the loader's search path, else the PyPI wheel
-/// `nvidia-nccl-cu*` layout site-packages/nvidia/nccl/lib/libnccl.so.2 under
-/// $VIRTUAL_ENV, $CONDA_PREFIX, the entries of $PYTHONPATH, ~/.local and
-/// /usr/local (python3.*).
+/// Loads libnccl and returns its version code, e.g. 22703 for 2.27.3.
+/// MXFP8RT_UNAVAILABLE when no library is found: the message lists every
+/// place looked at, in order: the file named by MXFP8RT_NCCL_LIBRARY when
+/// set (and nothing else then), else libnccl.so.2 through the loader's
+/// search path, else the PyPI wheel (`nvidia-nccl-cu*`, which torch's pip
+/// install brings) as site-packages/nvidia/nccl/lib/libnccl.so.2 or
+/// site-packages/nvidia/cu1*/lib/libnccl.so.2 in the Python environments of
+/// $VIRTUAL_ENV, $CONDA_PREFIX, each `<prefix>/bin` on $PATH, ~/.local,
+/// /usr/local, $PYTHONPATH and /usr/lib/python3/dist-packages. The first
+/// library that loads stays loaded; a failure is retried on the next call.
 MXFP8RT_EXPORT mxfp8rtStatus mxfp8rtNcclGetVersion(int *version);
+
+/// The file libnccl was loaded from, or "" before a successful load.
+MXFP8RT_EXPORT const char *mxfp8rtNcclGetLibraryPath(void);
 
 /// A new NCCL unique id (ncclGetUniqueId); called by one rank.
 MXFP8RT_EXPORT mxfp8rtStatus mxfp8rtNcclGetUniqueId(mxfp8rtNcclUniqueId *id);
