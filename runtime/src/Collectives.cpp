@@ -311,6 +311,14 @@ static void *toPointer(intptr_t address) {
   return reinterpret_cast<void *>(address);
 }
 
+/// `call(comm)` on the bound communicator, or INVALID_ARGUMENT (recorded)
+/// when none of `groupSize` ranks is bound.
+template <typename Call>
+static int32_t onBound(const char *fn, intptr_t groupSize, Call call) {
+  mxfp8rtComm comm = getBound(fn, groupSize);
+  return comm ? call(comm) : MXFP8RT_INVALID_ARGUMENT;
+}
+
 extern "C" {
 
 intptr_t mxfp8rtShardProcessIndex(intptr_t groupSize) {
@@ -320,41 +328,37 @@ intptr_t mxfp8rtShardProcessIndex(intptr_t groupSize) {
 
 int32_t mxfp8rtShardAllReduce(intptr_t send, intptr_t recv, intptr_t count,
                               int32_t type, int32_t op, intptr_t groupSize) {
-  mxfp8rtComm comm = getBound("mxfp8rtShardAllReduce", groupSize);
-  if (!comm)
-    return MXFP8RT_INVALID_ARGUMENT;
-  return mxfp8rtAllReduce(comm, toPointer(send), toPointer(recv), count,
-                          static_cast<mxfp8rtDataType>(type),
-                          static_cast<mxfp8rtReduceOp>(op), boundStream);
+  return onBound("mxfp8rtShardAllReduce", groupSize, [&](mxfp8rtComm comm) {
+    return mxfp8rtAllReduce(comm, toPointer(send), toPointer(recv), count,
+                            static_cast<mxfp8rtDataType>(type),
+                            static_cast<mxfp8rtReduceOp>(op), boundStream);
+  });
 }
 
 int32_t mxfp8rtShardAllGather(intptr_t send, intptr_t recv, intptr_t sendCount,
                               int32_t type, intptr_t groupSize) {
-  mxfp8rtComm comm = getBound("mxfp8rtShardAllGather", groupSize);
-  if (!comm)
-    return MXFP8RT_INVALID_ARGUMENT;
-  return mxfp8rtAllGather(comm, toPointer(send), toPointer(recv), sendCount,
-                          static_cast<mxfp8rtDataType>(type), boundStream);
+  return onBound("mxfp8rtShardAllGather", groupSize, [&](mxfp8rtComm comm) {
+    return mxfp8rtAllGather(comm, toPointer(send), toPointer(recv), sendCount,
+                            static_cast<mxfp8rtDataType>(type), boundStream);
+  });
 }
 
 int32_t mxfp8rtShardReduceScatter(intptr_t send, intptr_t recv,
                                   intptr_t recvCount, int32_t type, int32_t op,
                                   intptr_t groupSize) {
-  mxfp8rtComm comm = getBound("mxfp8rtShardReduceScatter", groupSize);
-  if (!comm)
-    return MXFP8RT_INVALID_ARGUMENT;
-  return mxfp8rtReduceScatter(comm, toPointer(send), toPointer(recv), recvCount,
-                              static_cast<mxfp8rtDataType>(type),
-                              static_cast<mxfp8rtReduceOp>(op), boundStream);
+  return onBound("mxfp8rtShardReduceScatter", groupSize, [&](mxfp8rtComm comm) {
+    return mxfp8rtReduceScatter(comm, toPointer(send), toPointer(recv),
+                                recvCount, static_cast<mxfp8rtDataType>(type),
+                                static_cast<mxfp8rtReduceOp>(op), boundStream);
+  });
 }
 
 int32_t mxfp8rtShardAllToAll(intptr_t send, intptr_t recv, intptr_t count,
                              int32_t type, intptr_t groupSize) {
-  mxfp8rtComm comm = getBound("mxfp8rtShardAllToAll", groupSize);
-  if (!comm)
-    return MXFP8RT_INVALID_ARGUMENT;
-  return mxfp8rtAllToAll(comm, toPointer(send), toPointer(recv), count,
-                         static_cast<mxfp8rtDataType>(type), boundStream);
+  return onBound("mxfp8rtShardAllToAll", groupSize, [&](mxfp8rtComm comm) {
+    return mxfp8rtAllToAll(comm, toPointer(send), toPointer(recv), count,
+                           static_cast<mxfp8rtDataType>(type), boundStream);
+  });
 }
 
 } // extern "C"

@@ -327,6 +327,25 @@ struct CollectiveBuilder {
                              .str());
   }
 
+  /// The runtime call of a collective: `send` (copied) goes out, a fresh
+  /// `recvShape` buffer comes back as a tensor. `count` elements per part,
+  /// `reduce` for the reductions.
+  Value exchange(StringRef callee, Value send, ArrayRef<int64_t> recvShape,
+                 int64_t count, int32_t type, std::optional<int32_t> reduce,
+                 int64_t groupSize) {
+    Type element = cast<RankedTensorType>(send.getType()).getElementType();
+    Value sendAddress = getInputAddress(send);
+    Value out = allocate(recvShape, element);
+    Value recvAddress = getAddress(out);
+    SmallVector<Value> args = {sendAddress, recvAddress, index(count),
+                               i32(type)};
+    if (reduce)
+      args.push_back(i32(*reduce));
+    args.push_back(index(groupSize));
+    callChecked(callee, args);
+    return toTensor(out);
+  }
+
   /// `t` with dimension `from` moved to position `to` (linalg.transpose).
   Value moveDim(Value t, int64_t from, int64_t to) {
     if (from == to)
@@ -401,15 +420,11 @@ struct AllReduceLowering : CollectivePattern<shard::AllReduceOp> {
     auto [groupSize, type] = getGroupAndType(op, tables);
     CollectiveBuilder cb(rewriter, op);
     auto inputType = cast<RankedTensorType>(op.getInput().getType());
-    Value send = cb.getInputAddress(op.getInput());
-    Value out = cb.allocate(inputType.getShape(), inputType.getElementType());
-    Value recv = cb.getAddress(out);
-    Value count = cb.index(inputType.getNumElements());
-    Value typeValue = cb.i32(type);
-    Value reduce = cb.i32(*getRuntimeReduceOp(op.getReduction()));
-    Value group = cb.index(groupSize);
-    cb.callChecked(kAllReduceFn, {send, recv, count, typeValue, reduce, group});
-    rewriter.replaceOp(op, cb.toTensor(out));
+    Value result =
+        cb.exchange(kAllReduceFn, op.getInput(), inputType.getShape(),
+                    inputType.getNumElements(), type,
+                    *getRuntimeReduceOp(op.getReduction()), groupSize);
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -426,15 +441,10 @@ struct AllGatherLowering : CollectivePattern<shard::AllGatherOp> {
     int64_t axis = op.getGatherAxis().getSExtValue();
     SmallVector<int64_t> stacked = {groupSize};
     llvm::append_range(stacked, inputType.getShape());
-    Value send = cb.getInputAddress(op.getInput());
-    Value out = cb.allocate(stacked, inputType.getElementType());
-    Value recv = cb.getAddress(out);
-    Value count = cb.index(inputType.getNumElements());
-    Value typeValue = cb.i32(type);
-    Value group = cb.index(groupSize);
-    cb.callChecked(kAllGatherFn, {send, recv, count, typeValue, group});
-    Value parts = cb.moveDim(cb.toTensor(out), 0, axis);
-    rewriter.replaceOp(op, cb.mergeDims(parts, axis));
+    Value parts =
+        cb.exchange(kAllGatherFn, op.getInput(), stacked,
+                    inputType.getNumElements(), type, std::nullopt, groupSize);
+    rewriter.replaceOp(op, cb.mergeDims(cb.moveDim(parts, 0, axis), axis));
     return success();
   }
 };
@@ -451,16 +461,11 @@ struct ReduceScatterLowering : CollectivePattern<shard::ReduceScatterOp> {
     int64_t axis = op.getScatterAxis().getSExtValue();
     Value blocks =
         cb.moveDim(cb.splitDim(op.getInput(), axis, groupSize), axis, 0);
-    Value send = cb.getInputAddress(blocks);
-    Value out = cb.allocate(resultType.getShape(), resultType.getElementType());
-    Value recv = cb.getAddress(out);
-    Value count = cb.index(resultType.getNumElements());
-    Value typeValue = cb.i32(type);
-    Value reduce = cb.i32(*getRuntimeReduceOp(op.getReduction()));
-    Value group = cb.index(groupSize);
-    cb.callChecked(kReduceScatterFn,
-                   {send, recv, count, typeValue, reduce, group});
-    rewriter.replaceOp(op, cb.toTensor(out));
+    Value result =
+        cb.exchange(kReduceScatterFn, blocks, resultType.getShape(),
+                    resultType.getNumElements(), type,
+                    *getRuntimeReduceOp(op.getReduction()), groupSize);
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -479,15 +484,11 @@ struct AllToAllLowering : CollectivePattern<shard::AllToAllOp> {
     Value blocks = cb.moveDim(cb.splitDim(op.getInput(), splitAxis, groupSize),
                               splitAxis, 0);
     auto blocksType = cast<RankedTensorType>(blocks.getType());
-    Value send = cb.getInputAddress(blocks);
-    Value out = cb.allocate(blocksType.getShape(), blocksType.getElementType());
-    Value recv = cb.getAddress(out);
-    Value count = cb.index(blocksType.getNumElements() / groupSize);
-    Value typeValue = cb.i32(type);
-    Value group = cb.index(groupSize);
-    cb.callChecked(kAllToAllFn, {send, recv, count, typeValue, group});
-    Value parts = cb.moveDim(cb.toTensor(out), 0, concatAxis);
-    rewriter.replaceOp(op, cb.mergeDims(parts, concatAxis));
+    Value parts = cb.exchange(kAllToAllFn, blocks, blocksType.getShape(),
+                              blocksType.getNumElements() / groupSize, type,
+                              std::nullopt, groupSize);
+    rewriter.replaceOp(
+        op, cb.mergeDims(cb.moveDim(parts, 0, concatAxis), concatAxis));
     return success();
   }
 };
