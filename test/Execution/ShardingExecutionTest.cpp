@@ -1,13 +1,16 @@
 //===- ShardingExecutionTest.cpp - partitioned graphs on CPU ----*- C++ -*-===//
 //
 // CPU execution of graphs partitioned by upstream's sharding-propagation and
-// shard-partition with the mxfp8train ShardingInterface models: every shard
-// of a 2-process grid runs its partitioned function (process index fixed to
-// the shard, the all-reduce left to the test), the test gathers the shards
-// (concatenation of split results, the sum of all-reduced partials) and
-// compares the bytes with the unpartitioned graph run on the same inputs.
-// MLIR 22 lowers the shard dialect's collectives only to MPI, so this is the
-// single-process simulation of the collectives (docs/sharding.md).
+// shard-partition with the mxfp8train ShardingInterface models, two ways:
+//  - simulated: every shard of a 2-process grid runs its partitioned
+//    function (process index fixed to the shard, the all-reduce left to the
+//    test), the test gathers the shards (concatenation of split results, the
+//    sum of all-reduced partials);
+//  - with collectives: convert-shard-to-runtime-collectives lowers the
+//    collectives to the runtime's, and the one compiled module runs on 2
+//    threads, each bound to its rank of an in-process communicator.
+// Both compare the bytes with the unpartitioned graph run on the same inputs
+// (docs/sharding.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,13 +18,18 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Shard/Transforms/Passes.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
 
+#include "mxfp8train/Conversion/Passes.h"
+#include "mxfp8train/runtime/Collectives.h"
+
 #include <cstring>
 #include <random>
+#include <thread>
 
 using namespace mlir;
 using namespace mlir::mxfp8train;
@@ -144,25 +152,116 @@ HostTensor randomF32(llvm::ArrayRef<int64_t> shape, unsigned seed) {
   return t;
 }
 
-/// One partitioned graph: `@model` annotated for the grid `@grid` of
-/// kShards processes (which the harness declares), the split dimension of
-/// each argument (-1: replicated), how the result is gathered.
+/// `resultSplit` of a result every shard holds whole (all-gathered).
+constexpr int kReplicated = -2;
+
+/// One partitioned graph: `@model` annotated for a 2-process grid, the split
+/// dimension of each argument (-1: replicated), how the result is gathered.
 struct ShardedCase {
-  std::string model;
+  std::string source;
   std::vector<HostTensor> inputs;
   std::vector<int> inputSplits;
-  /// Result split dimension, or -1 for an all-reduced result.
+  /// Result split dimension, -1 for an all-reduced result (simulated: a
+  /// partial per shard), or kReplicated.
   int resultSplit;
   int expectedAllReduces;
   llvm::SmallVector<int64_t> localResultShape;
+  /// Whether the simulated run applies (only all-reduces to simulate).
+  bool simulate = true;
+  /// The collectives shard-partition emits, sorted by name.
+  std::vector<std::string> collectives;
 };
+
+/// The names of the shard collectives in `module`, sorted.
+std::vector<std::string> getCollectives(ModuleOp module) {
+  std::vector<std::string> names;
+  module->walk([&](Operation *op) {
+    if (isa<shard::AllReduceOp, shard::AllGatherOp, shard::AllToAllOp,
+            shard::ReduceScatterOp, shard::AllSliceOp>(op))
+      names.push_back(op->getName().getStringRef().str());
+  });
+  llvm::sort(names);
+  return names;
+}
+
+/// `got` has the shape and bytes of `expected`, and is not trivially zero.
+void expectSameBytes(const HostTensor &got, const HostTensor &expected,
+                     const std::string &what) {
+  ASSERT_EQ(got.shape, expected.shape) << what;
+  ASSERT_EQ(got.bytes.size(), expected.bytes.size()) << what;
+  int64_t mismatches = 0, first = -1;
+  for (int64_t i = 0; i < got.getNumElements(); ++i)
+    if (std::memcmp(got.data<float>() + i, expected.data<float>() + i,
+                    sizeof(float)) != 0 &&
+        mismatches++ == 0)
+      first = i;
+  EXPECT_EQ(mismatches, 0) << what << ": first at " << first << ": "
+                           << got.getAsDouble(first) << " vs "
+                           << expected.getAsDouble(first);
+  double norm = 0;
+  for (int64_t i = 0; i < got.getNumElements(); ++i)
+    norm += std::abs(got.getAsDouble(i));
+  EXPECT_GT(norm, 1.0) << what;
+}
+
+/// Runs `@model` of the partitioned `module` with its collectives lowered to
+/// the runtime: one thread per shard, each bound to its rank of an
+/// in-process communicator, on its slices of the inputs. Returns each
+/// shard's result.
+std::vector<HostTensor> runWithCollectives(ModuleOp partitioned,
+                                           const ShardedCase &c) {
+  OwningOpRef<ModuleOp> module = partitioned.clone();
+  PassManager pm(module->getContext());
+  pm.addPass(createConvertShardToRuntimeCollectivesPass());
+  if (failed(pm.run(*module))) {
+    ADD_FAILURE() << "convert-shard-to-runtime-collectives failed";
+    return {};
+  }
+  module->walk([](Operation *op) {
+    EXPECT_FALSE(isa<shard::ShardDialect>(op->getDialect()))
+        << "left after the lowering: " << op->getName().getStringRef().str();
+  });
+  auto exe = CPUExecutable::compile(*module, vectorizeTests());
+  if (!exe) {
+    ADD_FAILURE() << llvm::toString(exe.takeError());
+    return {};
+  }
+  mxfp8rtInProcessGroup group = nullptr;
+  EXPECT_EQ(mxfp8rtInProcessGroupCreate(kShards, &group), MXFP8RT_SUCCESS);
+  std::vector<mxfp8rtComm> comms(kShards);
+  for (int p = 0; p < kShards; ++p)
+    EXPECT_EQ(mxfp8rtCommInitInProcess(group, p, &comms[p]), MXFP8RT_SUCCESS);
+  mxfp8rtInProcessGroupDestroy(group);
+  std::vector<std::vector<HostTensor>> outputs(kShards);
+  std::vector<std::thread> threads;
+  for (int p = 0; p < kShards; ++p)
+    threads.emplace_back([&, p] {
+      EXPECT_EQ(mxfp8rtCommBind(comms[p], nullptr), MXFP8RT_SUCCESS);
+      std::vector<HostTensor> inputs;
+      for (auto [input, split] : llvm::zip_equal(c.inputs, c.inputSplits))
+        inputs.push_back(sliceOf(input, split, p));
+      outputs[p] = runOrFail(**exe, "model", inputs);
+      mxfp8rtCommBind(nullptr, nullptr);
+    });
+  for (std::thread &t : threads)
+    t.join();
+  std::vector<HostTensor> results;
+  for (int p = 0; p < kShards; ++p) {
+    mxfp8rtCommDestroy(comms[p]);
+    if (outputs[p].size() != 1) {
+      ADD_FAILURE() << "shard " << p << " returned " << outputs[p].size()
+                    << " results";
+      return {};
+    }
+    results.push_back(std::move(outputs[p][0]));
+  }
+  return results;
+}
 
 void runShardedCase(const ShardedCase &c) {
   MLIRContext &ctx = getShardingContext();
-  std::string source =
-      "shard.grid @grid(shape = " + std::to_string(kShards) + ")\n" + c.model;
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &ctx);
-  ASSERT_TRUE(module) << source;
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(c.source, &ctx);
+  ASSERT_TRUE(module) << c.source;
 
   OwningOpRef<ModuleOp> reference = stripAnnotations(*module);
   auto refExe = CPUExecutable::compile(*reference, vectorizeTests());
@@ -179,47 +278,53 @@ void runShardedCase(const ShardedCase &c) {
   pm.addNestedPass<func::FuncOp>(shard::createShardingPropagation(options));
   pm.addNestedPass<func::FuncOp>(shard::createPartition());
   ASSERT_TRUE(succeeded(pm.run(*module)));
+  EXPECT_EQ(getCollectives(*module), c.collectives);
 
-  std::vector<HostTensor> parts;
-  for (int p = 0; p < kShards; ++p) {
-    int allReduces = 0;
-    OwningOpRef<ModuleOp> shardModule =
-        specializeForShard(*module, p, allReduces);
-    EXPECT_EQ(allReduces, c.expectedAllReduces);
-    auto exe = CPUExecutable::compile(*shardModule, vectorizeTests());
-    ASSERT_TRUE(bool(exe)) << llvm::toString(exe.takeError());
-    std::vector<HostTensor> inputs;
-    for (auto [input, split] : llvm::zip_equal(c.inputs, c.inputSplits))
-      inputs.push_back(sliceOf(input, split, p));
-    std::vector<HostTensor> out = runOrFail(**exe, "model", inputs);
-    ASSERT_EQ(out.size(), 1u);
-    EXPECT_EQ(out[0].shape, c.localResultShape);
-    parts.push_back(std::move(out[0]));
+  if (c.simulate) {
+    std::vector<HostTensor> parts;
+    for (int p = 0; p < kShards; ++p) {
+      int allReduces = 0;
+      OwningOpRef<ModuleOp> shardModule =
+          specializeForShard(*module, p, allReduces);
+      EXPECT_EQ(allReduces, c.expectedAllReduces);
+      auto exe = CPUExecutable::compile(*shardModule, vectorizeTests());
+      ASSERT_TRUE(bool(exe)) << llvm::toString(exe.takeError());
+      std::vector<HostTensor> inputs;
+      for (auto [input, split] : llvm::zip_equal(c.inputs, c.inputSplits))
+        inputs.push_back(sliceOf(input, split, p));
+      std::vector<HostTensor> out = runOrFail(**exe, "model", inputs);
+      ASSERT_EQ(out.size(), 1u);
+      EXPECT_EQ(out[0].shape, c.localResultShape);
+      parts.push_back(std::move(out[0]));
+    }
+    expectSameBytes(c.resultSplit >= 0 ? concat(parts, c.resultSplit)
+                                       : sum(parts),
+                    expected[0], "simulated collectives");
   }
-  HostTensor gathered =
-      c.resultSplit >= 0 ? concat(parts, c.resultSplit) : sum(parts);
-  ASSERT_EQ(gathered.shape, expected[0].shape);
-  int64_t mismatches = 0, first = -1;
-  for (int64_t i = 0; i < gathered.getNumElements(); ++i)
-    if (std::memcmp(gathered.data<float>() + i, expected[0].data<float>() + i,
-                    sizeof(float)) != 0 &&
-        mismatches++ == 0)
-      first = i;
-  EXPECT_EQ(mismatches, 0) << "first at " << first << ": "
-                           << gathered.getAsDouble(first) << " vs "
-                           << expected[0].getAsDouble(first);
-  // The gathered result is not trivially zero.
-  double norm = 0;
-  for (int64_t i = 0; i < gathered.getNumElements(); ++i)
-    norm += std::abs(gathered.getAsDouble(i));
-  EXPECT_GT(norm, 1.0);
+
+  // The same partitioned module with real (in-process) collectives: an
+  // all-reduced or gathered result is whole on every shard.
+  std::vector<HostTensor> results = runWithCollectives(*module, c);
+  ASSERT_EQ(results.size(), static_cast<size_t>(kShards));
+  if (c.resultSplit >= 0) {
+    for (const HostTensor &r : results)
+      EXPECT_EQ(r.shape, c.localResultShape);
+    expectSameBytes(concat(results, c.resultSplit), expected[0],
+                    "runtime collectives");
+    return;
+  }
+  for (int p = 0; p < kShards; ++p)
+    expectSameBytes(results[p], expected[0],
+                    "runtime collectives, shard " + std::to_string(p));
 }
 
 // Data parallelism with blocked scales: the tokens split in whole 128-row
 // tiles, the weights replicated; the shards' rows concatenate to the
 // unpartitioned result, bit for bit.
 TEST(ShardingExecution, DataParallelBlockedScales) {
-  runShardedCase({R"mlir(
+  ShardedCase c;
+  c.source = R"mlir(
+shard.grid @grid(shape = 2)
 func.func @model(%x: tensor<256x128xf32>, %w: tensor<64x128xf32>) -> tensor<256x64xf32> {
   %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
   %x1 = shard.shard %x to %s : tensor<256x128xf32>
@@ -232,19 +337,22 @@ func.func @model(%x: tensor<256x128xf32>, %w: tensor<64x128xf32>) -> tensor<256x
         tensor<64x128xf8E4M3FN> [tensor<512xf8E8M0FNU>] -> tensor<256x64xf32>
   return %y : tensor<256x64xf32>
 }
-)mlir",
-                  {randomF32({256, 128}, 1), randomF32({64, 128}, 2)},
-                  /*inputSplits=*/{0, -1},
-                  /*resultSplit=*/0,
-                  /*expectedAllReduces=*/0,
-                  /*localResultShape=*/{128, 64}});
+)mlir";
+  c.inputs = {randomF32({256, 128}, 1), randomF32({64, 128}, 2)};
+  c.inputSplits = {0, -1};
+  c.resultSplit = 0;
+  c.expectedAllReduces = 0;
+  c.localResultShape = {128, 64};
+  runShardedCase(c);
 }
 
 // Tensor parallelism: the weight split along N, the GEMM output requantized
 // along the split axis (64 columns = 2 blocks per shard) and dequantized; the
 // shards' columns concatenate to the unpartitioned result.
 TEST(ShardingExecution, TensorParallelRequantize) {
-  runShardedCase({R"mlir(
+  ShardedCase c;
+  c.source = R"mlir(
+shard.grid @grid(shape = 2)
 func.func @model(%x: tensor<32x128xf32>, %w: tensor<128x128xf32>) -> tensor<32x128xf32> {
   %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
   %w1 = shard.shard %w to %s : tensor<128x128xf32>
@@ -261,22 +369,22 @@ func.func @model(%x: tensor<32x128xf32>, %w: tensor<128x128xf32>) -> tensor<32x1
       : tensor<32x128xf8E4M3FN> [tensor<32x4xf8E8M0FNU>] -> tensor<32x128xf32>
   return %h : tensor<32x128xf32>
 }
-)mlir",
-                  {randomF32({32, 128}, 3), randomF32({128, 128}, 4)},
-                  /*inputSplits=*/{-1, 0},
-                  /*resultSplit=*/1,
-                  /*expectedAllReduces=*/0,
-                  /*localResultShape=*/{32, 64}});
+)mlir";
+  c.inputs = {randomF32({32, 128}, 3), randomF32({128, 128}, 4)};
+  c.inputSplits = {-1, 0};
+  c.resultSplit = 1;
+  c.expectedAllReduces = 0;
+  c.localResultShape = {32, 64};
+  runShardedCase(c);
 }
 
 // Expert parallelism of the 2d-3d grouped GEMM: 2 of 4 experts per shard,
 // an empty group, tokens past the last group; each shard's partial holds its
 // experts' rows (zeros elsewhere), and their sum is the unpartitioned result.
 TEST(ShardingExecution, ExpertParallelGroupedGemm) {
-  HostTensor offs(HostElementType::I32, {4});
-  const int32_t ends[4] = {32, 32, 96, 128};
-  std::memcpy(offs.data<int32_t>(), ends, sizeof(ends));
-  runShardedCase({R"mlir(
+  ShardedCase c;
+  c.source = R"mlir(
+shard.grid @grid(shape = 2)
 func.func @model(%a: tensor<160x64xf32>, %w: tensor<4x32x64xf32>, %offs: tensor<4xi32>) -> tensor<160x32xf32> {
   %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
   %w1 = shard.shard %w to %s : tensor<4x32x64xf32>
@@ -290,12 +398,113 @@ func.func @model(%a: tensor<160x64xf32>, %w: tensor<4x32x64xf32>, %offs: tensor<
         -> tensor<160x32xf32>
   return %y : tensor<160x32xf32>
 }
+)mlir";
+  HostTensor offs(HostElementType::I32, {4});
+  const int32_t ends[4] = {32, 32, 96, 128};
+  std::memcpy(offs.data<int32_t>(), ends, sizeof(ends));
+  c.inputs = {randomF32({160, 64}, 5), randomF32({4, 32, 64}, 6), offs};
+  c.inputSplits = {-1, 0, -1};
+  c.resultSplit = -1;
+  c.expectedAllReduces = 1;
+  c.collectives = {"shard.all_reduce"};
+  c.localResultShape = {160, 32};
+  runShardedCase(c);
+}
+
+// FSDP-style weight gather: the fp8 data and e8m0 scales of a quantize
+// split along the quantized axis (one 32-element block per shard) are
+// all-gathered along that axis (the runtime's byte all-gather, moved
+// outermost and back), then dequantized whole on every shard.
+TEST(ShardingExecution, AllGatherFp8DataAndScales) {
+  ShardedCase c;
+  c.source = R"mlir(
+shard.grid @grid(shape = 2)
+func.func @model(%w: tensor<16x64xf32>) -> tensor<16x64xf32> {
+  %s = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
+  %w1 = shard.shard %w to %s : tensor<16x64xf32>
+  %q, %qs = mxfp8train.quantize %w1 axis = 1 mode = rceil
+      : tensor<16x64xf32> -> tensor<16x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>
+  %r = shard.sharding @grid split_axes = [[]] : !shard.sharding
+  %q1 = shard.shard %q to %r annotate_for_users : tensor<16x64xf8E4M3FN>
+  %qs1 = shard.shard %qs to %r annotate_for_users : tensor<16x2xf8E8M0FNU>
+  %d = mxfp8train.dequantize %q1 [%qs1] axis = 1
+      : tensor<16x64xf8E4M3FN> [tensor<16x2xf8E8M0FNU>] -> tensor<16x64xf32>
+  return %d : tensor<16x64xf32>
+}
+)mlir";
+  c.inputs = {randomF32({16, 64}, 7)};
+  c.inputSplits = {1};
+  c.resultSplit = kReplicated;
+  c.expectedAllReduces = 0;
+  c.collectives = {"shard.all_gather", "shard.all_gather"};
+  c.localResultShape = {16, 64};
+  c.simulate = false;
+  runShardedCase(c);
+}
+
+// Token rows split over the shards are quantized where they are (the
+// quantize's results annotated with the row split), and the fp8 data and
+// e8m0 scales move to a split along the quantized axis (all-to-all, split
+// axis 1, concat axis 0) before the dequantize.
+TEST(ShardingExecution, AllToAllFp8DataAndScales) {
+  ShardedCase c;
+  c.source = R"mlir(
+shard.grid @grid(shape = 2)
+func.func @model(%x: tensor<16x64xf32>) -> tensor<16x64xf32> {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %x1 = shard.shard %x to %s : tensor<16x64xf32>
+  %q, %qs = mxfp8train.quantize %x1 axis = 1 mode = rceil
+      : tensor<16x64xf32> -> tensor<16x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>
+  %q0 = shard.shard %q to %s : tensor<16x64xf8E4M3FN>
+  %qs0 = shard.shard %qs to %s : tensor<16x2xf8E8M0FNU>
+  %c = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
+  %q1 = shard.shard %q0 to %c annotate_for_users : tensor<16x64xf8E4M3FN>
+  %qs1 = shard.shard %qs0 to %c annotate_for_users : tensor<16x2xf8E8M0FNU>
+  %d = mxfp8train.dequantize %q1 [%qs1] axis = 1
+      : tensor<16x64xf8E4M3FN> [tensor<16x2xf8E8M0FNU>] -> tensor<16x64xf32>
+  %d1 = shard.shard %d to %c : tensor<16x64xf32>
+  return %d1 : tensor<16x64xf32>
+}
+)mlir";
+  c.inputs = {randomF32({16, 64}, 8)};
+  c.inputSplits = {0};
+  c.resultSplit = 1;
+  c.expectedAllReduces = 0;
+  c.collectives = {"shard.all_to_all", "shard.all_to_all"};
+  c.localResultShape = {16, 32};
+  c.simulate = false;
+  runShardedCase(c);
+}
+
+// shard.reduce_scatter (which shard-partition does not emit for these
+// graphs) written by hand along the columns: the lowering splits the axis,
+// moves the blocks outermost and back; shard p gets columns [4p, 4p + 4)
+// of the f32 sum of the shards' inputs (shard 0's plus shard 1's, the
+// in-process order).
+TEST(ShardingExecution, LoweredReduceScatterAlongColumns) {
+  MLIRContext &ctx = getShardingContext();
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+shard.grid @grid(shape = 2)
+func.func @model(%x: tensor<4x8xf32>) -> tensor<4x4xf32> {
+  %r = shard.reduce_scatter %x on @grid grid_axes = [0] reduction = sum
+      scatter_axis = 1 : tensor<4x8xf32> -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}
 )mlir",
-                  {randomF32({160, 64}, 5), randomF32({4, 32, 64}, 6), offs},
-                  /*inputSplits=*/{-1, 0, -1},
-                  /*resultSplit=*/-1,
-                  /*expectedAllReduces=*/1,
-                  /*localResultShape=*/{160, 32}});
+                                                             &ctx);
+  ASSERT_TRUE(module);
+  ShardedCase c;
+  // Rows [4p, 4p + 4) are shard p's input.
+  c.inputs = {randomF32({8, 8}, 9)};
+  c.inputSplits = {0};
+  std::vector<HostTensor> results = runWithCollectives(*module, c);
+  ASSERT_EQ(results.size(), static_cast<size_t>(kShards));
+  const float *x = c.inputs[0].data<float>();
+  HostTensor expected(HostElementType::F32, {4, 8});
+  for (int64_t i = 0; i < 4; ++i)
+    for (int64_t j = 0; j < 8; ++j)
+      expected.data<float>()[i * 8 + j] = x[i * 8 + j] + x[(4 + i) * 8 + j];
+  expectSameBytes(concat(results, 1), expected, "reduce-scatter");
 }
 
 } // namespace

@@ -18,6 +18,7 @@
 #include "mlir/Pass/Pass.h"
 
 #include "mxfp8train/Conversion/MXFP8TrainToLinalg/MXFP8TrainToLinalg.h"
+#include "mxfp8train/Conversion/ShardToRuntime/ShardToRuntime.h"
 
 namespace mlir::mxfp8train {
 

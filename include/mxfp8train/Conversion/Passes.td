@@ -233,4 +233,58 @@ def MXFP8TrainGPUTileParallelLoopsPass
                            "::mlir::arith::ArithDialect"];
 }
 
+def ConvertShardToRuntimeCollectivesPass
+    : Pass<"convert-shard-to-runtime-collectives", "::mlir::ModuleOp"> {
+  let summary = "Lower the shard dialect's collectives to calls of the runtime's collectives (NCCL or in-process)";
+  let description = [{
+    Lowers a module partitioned by `shard-partition` so that every process
+    runs it against the communicator bound to its thread
+    (`mxfp8rtCommBind`, runtime/include/mxfp8train/runtime/Collectives.h):
+
+    - `shard.all_reduce` (sum, max), `shard.all_gather`,
+      `shard.reduce_scatter` (sum, max) and `shard.all_to_all` become a copy
+      of the input into a fresh buffer, a call of
+      `mxfp8rtShardAllReduce` / `AllGather` / `ReduceScatter` / `AllToAll`
+      with the buffers' addresses, the element count, the runtime element
+      type and the grid's process count, a `cf.assert` of the returned
+      status, and `bufferization.to_tensor` of the result buffer. Axes other
+      than 0 are moved outermost and back with `linalg.transpose` and
+      `tensor.expand_shape` / `collapse_shape`.
+    - `shard.process_linear_index` becomes `mxfp8rtShardProcessIndex`
+      (the bound communicator's rank, checked against the grid size),
+      `shard.process_multi_index` and `shard.all_slice` go through
+      upstream's lowerings onto it, and `shard.grid_shape` becomes
+      constants. Grids nothing refers to any more are erased.
+
+    Supported: collectives over the whole grid in rank order (every grid
+    axis of size > 1, ascending), static grids and shapes, element types
+    bf16, f32, i32, i64 and the 8-bit types (f8E4M3FN, f8E5M2, f8E8M0FNU,
+    i8; moved, never reduced), result element type equal to the input's.
+    Anything else, and the shard ops without a lowering (broadcast, gather,
+    scatter, send, recv, shift, reduce, update_halo), is an error at the op
+    and the pass fails without changing the module.
+
+    ```mlir
+    %r = shard.all_reduce %x on @grid reduction = sum
+        : tensor<4x8xf32> -> tensor<4x8xf32>
+    // becomes
+    %c = bufferization.alloc_tensor() copy(%x) : tensor<4x8xf32>
+    %in = bufferization.to_buffer %c read_only : tensor<4x8xf32> to memref<4x8xf32>
+    %send = memref.extract_aligned_pointer_as_index %in
+    %out = memref.alloc() : memref<4x8xf32>
+    %recv = memref.extract_aligned_pointer_as_index %out
+    %status = call @mxfp8rtShardAllReduce(%send, %recv, %c32, %c2_i32, %c0_i32, %c2)
+        : (index, index, index, i32, i32, index) -> i32
+    cf.assert ...
+    %r = bufferization.to_tensor %out restrict writable
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::cf::ControlFlowDialect", "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::tensor::TensorDialect"];
+}
+
 #endif // MXFP8TRAIN_CONVERSION_PASSES_TD
