@@ -119,7 +119,7 @@ func.func @wgrad(%g: tensor<512x256xf8E5M2>, %t: tensor<f32>, %x: tensor<512x128
 // CHECK:         memref.expand_shape %[[TB]] {{\[\[}}0, 1]] output_shape [128, 1024]
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_f8_transpose_e4m3_b1_k512_r256_g4 blocks in (%c16, %c1, %c1) threads in (%c256, %c1, %c1) args(%{{.*}} : memref<131072xf8E4M3FN>, %[[OFFS:.*]] : memref<4xi32>, %[[TA]] : memref<262144xf8E4M3FN>)
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_f8_transpose_e4m3_b1_k512_r128_g4 blocks in (%c8, %c1, %c1) threads in (%c256, %c1, %c1) args(%{{.*}} : memref<65536xf8E4M3FN>, %[[OFFS]] : memref<4xi32>, %[[TB]] : memref<131072xf8E4M3FN>)
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d2d_k_k_e4m3_e4m3_bf16_256x128x512_b4_p1c1_v9w1s4_c2_f8rr_acc128 clusters in (%c2, %c1, %c1) blocks in (%c8, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c150592_i32 args(%{{.*}} : !llvm.ptr, %{{.*}} : memref<1024xf32>, %{{.*}} : !llvm.ptr, %{{.*}} : memref<512xf32>, %{{.*}} : memref<4xi32>, %{{.*}} : memref<131072xbf16>)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d2d_k_k_e4m3_e4m3_bf16_256x128x512_b4_p1c1_v9w1s4_f8rr_acc128 blocks in (%c8, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c150592_i32 args(%{{.*}} : !llvm.ptr, %{{.*}} : memref<1024xf32>, %{{.*}} : !llvm.ptr, %{{.*}} : memref<512xf32>, %{{.*}} : memref<4xi32>, %{{.*}} : memref<131072xbf16>)
 
 // CHECK-LABEL: gpu.func @gemm_f8_transpose_e4m3_b1_k512_r256_g4(
 // CHECK-SAME:      %[[TSRC:.*]]: memref<131072xf8E4M3FN> {{{.*}}}, %[[TOFFS:.*]]: memref<4xi32> {{{.*}}}, %{{.*}}: memref<262144xf8E4M3FN>
@@ -142,7 +142,7 @@ func.func @wgrad(%g: tensor<512x256xf8E5M2>, %t: tensor<f32>, %x: tensor<512x128
 // CHECK:             arith.cmpi ult, %[[SROW]], %[[S]]#4 : index
 // CHECK:             vector.load %[[TSRC]]
 
-// CHECK-LABEL: gpu.func @scaled_gmm_2d2d_k_k_e4m3_e4m3_bf16_256x128x512_b4_p1c1_v9w1s4_c2_f8rr_acc128(
+// CHECK-LABEL: gpu.func @scaled_gmm_2d2d_k_k_e4m3_e4m3_bf16_256x128x512_b4_p1c1_v9w1s4_f8rr_acc128(
 // CHECK-SAME:      %{{.*}}: !llvm.ptr {{{.*}}}, %[[SA:.*]]: memref<1024xf32> {{{.*}}}, %{{.*}}: !llvm.ptr {{{.*}}}, %[[SB:.*]]: memref<512xf32> {{{.*}}}, %[[KOFFS:.*]]: memref<4xi32>
 // CHECK:           %[[W:.*]]:3 = scf.for %{{.*}} iter_args(%{{.*}} = %c0, %{{.*}} = %c0, %[[PE:.*]] = %c0) -> (index, index, index) {
 // CHECK-NEXT:        memref.load %[[KOFFS]]
