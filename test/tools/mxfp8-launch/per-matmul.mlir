@@ -26,7 +26,7 @@
 // MANIFEST:        result 5 mlp.w1.fwd 32x512xf32 role=matmul_hp
 // MANIFEST-NEXT:   result 6 mlp.w1.fwd 32x512xf32 role=matmul_forward
 
-// CHECK:      matmuls (each converted alone on the step's high-precision inputs, torchao's per-linear bars):
+// CHECK:      matmuls (each converted alone on the step's high-precision inputs, torchao's per-linear bars of #mxfp8train.recipe<mxfp8_rceil>):
 // CHECK-NEXT:   matmul {{ *}}role {{ *}}type {{ *}}SQNR dB  max abs err  bar dB {{ *}}result
 // CHECK-COUNT-9: PASS
 // CHECK:      matmul bars: 9 passed, 0 failed
