@@ -40,7 +40,7 @@ func.func @linear_step_keeps_wgrad(%x: tensor<64x128xbf16>, %w: tensor<256x128xb
 // CHECK-LABEL: func.func @wgrad_through_transpose_op_kept(
 // CHECK:         %[[T:.*]] = linalg.transpose
 // CHECK:         linalg.matmul ins(%[[T]], %{{.*}} : tensor<256x64xbf16>, tensor<64x128xbf16>)
-// CHECK-NOT:     mxfp8train.
+// CHECK-NOT:     = mxfp8train.
 func.func @wgrad_through_transpose_op_kept(%go: tensor<64x256xbf16>, %x: tensor<64x128xbf16>, %acc: tensor<256x128xf32>) -> tensor<256x128xf32> {
   %e = tensor.empty() : tensor<256x64xbf16>
   %got = linalg.transpose ins(%go : tensor<64x256xbf16>) outs(%e : tensor<256x64xbf16>) permutation = [1, 0]
@@ -90,7 +90,7 @@ func.func @role_attribute_decides(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>
 // batch_matmul wgrad form is kept too.
 // CHECK-LABEL: func.func @batch_matmul_wgrad_kept(
 // CHECK:         linalg.batch_matmul
-// CHECK-NOT:     mxfp8train.
+// CHECK-NOT:     = mxfp8train.
 func.func @batch_matmul_wgrad_kept(%a: tensor<2x64x32xbf16>, %b: tensor<2x64x96xbf16>, %z: tensor<2x32x96xf32>) -> tensor<2x32x96xf32> {
   // expected-remark @below {{mxfp8train: kept in high precision (role wgrad, recipe wgrad_with_hp = true)}}
   %0 = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, k, m)>,

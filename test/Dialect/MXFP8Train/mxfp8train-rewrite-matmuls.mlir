@@ -509,7 +509,7 @@ func.func @quantize_reuse_respects_dominance(%x: tensor<64x128xbf16>, %w: tensor
 // Matmuls that are not converted stay as they are, each with its reason.
 // CHECK-LABEL: func.func @skipped_element_types(
 // CHECK-COUNT-4: linalg.matmul
-// CHECK-NOT:     mxfp8train.
+// CHECK-NOT:     = mxfp8train.
 func.func @skipped_element_types(%i: tensor<32x64xi8>, %j: tensor<64x32xi8>, %zi: tensor<32x32xi32>,
                                  %h: tensor<32x64xf16>, %g: tensor<64x32xf16>, %zh: tensor<32x32xf16>,
                                  %d: tensor<32x64xf64>, %e: tensor<64x32xf64>, %zd: tensor<32x32xf64>,
@@ -550,7 +550,7 @@ func.func @skipped_shapes(%a: tensor<32x48xbf16>, %b: tensor<48x32xbf16>, %z: te
 // Broadcast operands, transposed results and buffers are left alone.
 // CHECK-LABEL: func.func @skipped_forms(
 // CHECK-COUNT-3: linalg.matmul
-// CHECK-NOT:     mxfp8train.
+// CHECK-NOT:     = mxfp8train.
 func.func @skipped_forms(%v: tensor<64xbf16>, %b: tensor<64x32xbf16>, %z: tensor<32x32xf32>,
                          %a: tensor<32x64xbf16>, %zt: tensor<32x32xf32>,
                          %ma: memref<32x64xbf16>, %mb: memref<64x32xbf16>, %mz: memref<32x32xf32>) {
