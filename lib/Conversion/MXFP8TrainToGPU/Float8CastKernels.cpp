@@ -438,29 +438,28 @@ static void buildColumnCast(KernelBuilder &kb, const Float8CastSpec &spec,
   int64_t rowsPer = std::min(kColumnCastRows, v.red);
   auto inVec = VectorType::get({lanes}, spec.inType);
   int64_t inAlign = getAccessBytes(lanes, spec.inType);
-  kb.gridStrideLoop(
-      kb.idx(getColumnWork(v, spec.inType, rowsPer)), [&](Value i) {
-        auto [o, r0, rc, c0] = decomposeColumnItem(
-            kb, i, v.inner / lanes, llvm::divideCeil(v.red, rowsPer), rowsPer,
-            lanes);
-        Value s = loadScalesFromAmaxWords(kb, words, {o, c0}, lanes,
-                                          spec.f8Type, spec.pow2);
-        kb.ifThen(
-            arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, rc, kb.idx(0)),
-            [&] { kb.store(s, scales, {o, c0}, lanes * 4); });
-        for (int64_t k0 = 0; k0 < rowsPer; k0 += kRowBatch) {
-          SmallVector<Value> rows, xs;
-          for (int64_t k = k0; k < std::min(k0 + kRowBatch, rowsPer); ++k) {
-            rows.push_back(clampIdx(
-                kb, arith::AddIOp::create(kb, r0, kb.idx(k)), v.red - 1));
-            xs.push_back(
-                input.load(kb, inVec, in, {o, rows.back(), c0}, inAlign));
-          }
-          for (auto [r, x] : llvm::zip(rows, xs))
-            kb.store(castLanes(kb, toF32(kb, x), s, spec.f8Type), data,
-                     {o, r, c0}, lanes);
-        }
-      });
+  Value work = kb.idx(getColumnWork(v, spec.inType, rowsPer));
+  kb.gridStrideLoop(work, [&](Value i) {
+    auto [o, r0, rc, c0] =
+        decomposeColumnItem(kb, i, v.inner / lanes,
+                            llvm::divideCeil(v.red, rowsPer), rowsPer, lanes);
+    Value s = loadScalesFromAmaxWords(kb, words, {o, c0}, lanes, spec.f8Type,
+                                      spec.pow2);
+    Value firstChunk =
+        arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, rc, kb.idx(0));
+    kb.ifThen(firstChunk, [&] { kb.store(s, scales, {o, c0}, lanes * 4); });
+    for (int64_t k0 = 0; k0 < rowsPer; k0 += kRowBatch) {
+      SmallVector<Value> rows, xs;
+      for (int64_t k = k0; k < std::min(k0 + kRowBatch, rowsPer); ++k) {
+        rows.push_back(
+            clampIdx(kb, arith::AddIOp::create(kb, r0, kb.idx(k)), v.red - 1));
+        xs.push_back(input.load(kb, inVec, in, {o, rows.back(), c0}, inAlign));
+      }
+      for (auto [r, x] : llvm::zip(rows, xs))
+        kb.store(castLanes(kb, toF32(kb, x), s, spec.f8Type), data, {o, r, c0},
+                 lanes);
+    }
+  });
 }
 
 /// Tensor amax: (in (n), word (1) i32) — grid-stride over 16-byte chunks,

@@ -241,8 +241,8 @@ static void buildGroupCast(KernelBuilder &kb, const GroupCastSpec &spec,
     // Rows at or past the last group end: +0 (SPEC-float8 §3.3).
     Value zeroBytes = kb.splatBits(VectorType::get({lanes}, kb.getI8Type()), 0);
     Value zero = kb.bitcastTo(VectorType::get({lanes}, spec.f8Type), zeroBytes);
-    kb.forLoop(tail, item.rEnd, kb.idx(1),
-               [&](Value r) { kb.store(zero, data, {r, item.c0}, lanes); });
+    auto zeroRow = [&](Value r) { kb.store(zero, data, {r, item.c0}, lanes); };
+    kb.forLoop(tail, item.rEnd, kb.idx(1), zeroRow);
   });
 }
 

@@ -10,6 +10,7 @@
 #include "GemmMainloop.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -158,7 +159,11 @@ std::shared_ptr<DequantFusion> DequantFusion::plan(ModuleOp module) {
         // form (and, 2d-2d, the same token groups) share it.
         if (existing->form.d.getName() == form.d.getName() &&
             existing->form.boxRows == form.boxRows &&
-            (!offs || haveSameOffsets(existing->offsValue, offs)))
+            (!offs ||
+             haveSameOffsets(
+                 existing->offs.getDefiningOp<bufferization::ToBufferOp>()
+                     .getTensor(),
+                 offs)))
           fusion->byGemm[{gemm, i}] = existing;
         continue;
       }
@@ -183,7 +188,6 @@ std::shared_ptr<DequantFusion> DequantFusion::plan(ModuleOp module) {
       if (offs) {
         rewriter.setInsertionPoint(src->op);
         fused->offs = toBuffer(rewriter, loc, offs);
-        fused->offsValue = offs;
       }
       fusion->byQuantize[key] = fused.get();
       fusion->byGemm[{gemm, i}] = fused.get();

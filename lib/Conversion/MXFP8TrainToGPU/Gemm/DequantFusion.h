@@ -63,10 +63,9 @@ struct FusedDequantOperand {
   /// memref<1xi32>, zeroed before the quantize; 1 when the fallback must
   /// run.
   Value flag;
-  /// 2d-2d: the GEMM's token group offsets (memref<G x i32>, created
-  /// before the quantize), and the tensor they are (compared while
-  /// planning); null otherwise.
-  Value offs, offsValue;
+  /// 2d-2d: the GEMM's token group offsets (memref<G x i32>, a
+  /// bufferization.to_buffer created before the quantize); null otherwise.
+  Value offs;
 };
 
 /// The quantize results that write a GEMM operand's bf16 form, and the
