@@ -183,15 +183,18 @@ llvm::Error runner::lowerAndCompile(ModuleOp module, bool gpu, StringRef runner,
     (*lowered)->print(llvm::errs());
 
   ExecutionEngineOptions engineOptions;
+  // ExecutionEngineOptions::transformer is a function_ref: the callable it
+  // refers to must outlive ExecutionEngine::create, so it is a named local.
   auto optimize = makeOptimizingTransformer(/*optLevel=*/3,
                                             /*sizeLevel=*/0, nullptr);
-  engineOptions.transformer = [optimize](llvm::Module *module) -> llvm::Error {
+  auto transform = [&optimize](llvm::Module *module) -> llvm::Error {
     if (llvm::Error err = optimize(module))
       return err;
     // The bf16 libcall the x86 backend may need (BFloatBuiltins.h).
     addBFloatBuiltins(*module);
     return llvm::Error::success();
   };
+  engineOptions.transformer = transform;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   engineOptions.sharedLibPaths = sharedLibs;
   auto engine = ExecutionEngine::create(**lowered, engineOptions);

@@ -203,8 +203,13 @@ struct CPUPrepareMatmulsPass final
 //===----------------------------------------------------------------------===//
 
 /// Register tile of an f32 matmul (M x N x K) and the loop order N, K, M so
-/// that each B tile is reused by all M tiles while it sits in L1.
-constexpr int64_t kTileM = 8, kTileN = 32, kTileK = 64;
+/// that each B tile is reused by all M tiles while it sits in L1. Each tile
+/// becomes one straight-line block of M x K outer products; LLVM's
+/// instruction scheduling is superlinear in a block's size, so K stays
+/// short: K = 64 took 1.5 s of JIT time per GEMM (10.5 s for the 4-GEMM
+/// step of test/tools/mxfp8-launch/step-bars.mlir), K = 8 takes 0.2 s (1.7 s
+/// for that step) and runs a 2048^3 GEMM as fast.
+constexpr int64_t kTileM = 8, kTileN = 32, kTileK = 8;
 /// Innermost tile of elementwise and reduction generics.
 constexpr int64_t kTileInner = 64;
 /// Second-innermost tile of elementwise generics.

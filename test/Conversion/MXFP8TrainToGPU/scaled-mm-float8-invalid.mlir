@@ -10,12 +10,13 @@
 // is rejected.
 
 // sm_100a (tcgen05 kind::f8f6f4, Gemm/TCGen05.cpp) reads MN-major 8-bit
-// operands in place (rows 16-byte aligned) and takes 2d-3d; it reports the
-// unaligned MN-major operand and the two 2d-2d ops, nothing else:
+// operands in place (rows 16-byte aligned) and takes 2d-3d; its 2d-2d goes
+// through the same fp8 transposes as sm_90a's. It reports the unaligned
+// MN-major operand and the 2d-2d op with a K-major operand, nothing else:
 // SM100-NOT: error: 'mxfp8train.
 // SM100: error: 'mxfp8train.scaled_mm' has no GPU lowering: the tcgen05 kernel takes MN-major operands with 16-byte aligned rows (M, N multiples of 16)
 // SM100-NOT: error: 'mxfp8train.
-// SM100-COUNT-2: error: 'mxfp8train.scaled_grouped_mm' has no GPU lowering: the Float8 scaled_grouped_mm 2d-2d (grad_weight) is not lowered to the GPU yet
+// SM100: error: 'mxfp8train.scaled_grouped_mm' has no GPU lowering: the Float8 grouped GEMM 2d-2d needs both operands stored tokens first (lhs (T, M) with transpose_lhs, rhs (T, N)), found one stored K-major
 // SM100-NOT: error: 'mxfp8train.
 
 // INTERVAL-COUNT-6: error: convert-mxfp8train-to-gpu: float8-promote-interval must be a non-negative multiple of 128 (got 100)
@@ -66,7 +67,7 @@ func.func @grouped_2d2d(%go: tensor<48x32xf8E4M3FN>, %gos: tensor<4x32xf32>, %x:
 // -----
 
 func.func @grouped_2d2d_k_major(%go: tensor<32x48xf8E4M3FN>, %gos: tensor<4x32xf32>, %x: tensor<48x64xf8E4M3FN>, %xs: tensor<4x64xf32>, %offs: tensor<4xi32>) -> tensor<4x32x64xbf16> {
-  // expected-error @+1 {{'mxfp8train.scaled_grouped_mm' has no GPU lowering: the sm_90a Float8 grouped GEMM 2d-2d needs both operands stored tokens first (lhs (T, M) with transpose_lhs, rhs (T, N)), found one stored K-major}}
+  // expected-error @+1 {{'mxfp8train.scaled_grouped_mm' has no GPU lowering: the Float8 grouped GEMM 2d-2d needs both operands stored tokens first (lhs (T, M) with transpose_lhs, rhs (T, N)), found one stored K-major}}
   %dw = mxfp8train.scaled_grouped_mm %go [%gos], %x [%xs] offs(%offs)
       : tensor<32x48xf8E4M3FN> [tensor<4x32xf32>], tensor<48x64xf8E4M3FN> [tensor<4x64xf32>], tensor<4xi32> -> tensor<4x32x64xbf16>
   return %dw : tensor<4x32x64xbf16>

@@ -153,3 +153,45 @@ func.func @grouped_2d3d(%a: tensor<40x64xf8E4M3FN>, %as: tensor<40x1xf32>, %w: t
       : tensor<40x64xf8E4M3FN> [tensor<40x1xf32>], tensor<4x32x64xf8E4M3FN> [tensor<4x32x1xf32>], tensor<4xi32> -> tensor<40x32xbf16>
   return %out : tensor<40x32xbf16>
 }
+
+// -----
+
+// 2d-2d (the fp8_rowwise grad_weight: tokens stored (T, M) with
+// transpose_lhs and (T, N), scales (E, M) / (E, N)): both operands go
+// through the fp8 transpose pre-pass with each token group padded to 128
+// (output K = alignTo(48, 128) + 128 x 4 = 640), and the kernel reads the
+// K-major buffers (`k_k`) over each group's padded range; the epilogue's
+// row scale is group g's (g x 32 + m), an empty group stores zeros.
+// CHECK-LABEL: func.func @grouped_2d2d(
+// CHECK:         %[[TA:.*]] = memref.alloc() : memref<20480xf8E4M3FN>
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_f8_transpose_e4m3_b1_k48_r32_g4 {{.*}} args(%{{.*}} : memref<1536xf8E4M3FN>, %[[OFFS:.*]] : memref<4xi32>, %[[TA]] : memref<20480xf8E4M3FN>)
+// CHECK:         %[[VA:.*]] = memref.expand_shape %[[TA]] {{\[\[}}0, 1]] output_shape [32, 640]
+// CHECK:         %[[TB:.*]] = memref.alloc() : memref<40960xf8E4M3FN>
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_f8_transpose_e4m3_b1_k48_r64_g4 {{.*}} args(%{{.*}} : memref<3072xf8E4M3FN>, %{{.*}} : memref<4xi32>, %[[TB]] : memref<40960xf8E4M3FN>)
+// CHECK:         memref.expand_shape %[[TB]] {{\[\[}}0, 1]] output_shape [64, 640]
+// CHECK:         memref.extract_aligned_pointer_as_index %[[VA]] : memref<32x640xf8E4M3FN>
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d2d_tc05_k_k_e4m3_e4m3_bf16_32x64x48_b4_f8rr_s4 blocks in (%c4, %c1, %c1) {{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : memref<128xf32>, %{{.*}} : !llvm.ptr, %{{.*}} : memref<256xf32>, %{{.*}} : memref<4xi32>, %{{.*}} : memref<8192xbf16>)
+
+// CHECK-LABEL: gpu.func @scaled_gmm_2d2d_tc05_k_k_e4m3_e4m3_bf16_32x64x48_b4_f8rr_s4(
+// CHECK-SAME:      %{{.*}}: !llvm.ptr {{{.*}}}, %[[KSA:.*]]: memref<128xf32> {{{.*}}}, %{{.*}}: !llvm.ptr {{{.*}}}, %[[KSB:.*]]: memref<256xf32> {{{.*}}}
+// CHECK:           %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : vector<32xf32>
+// CHECK-NOT:       nvvm.tcgen05.cp
+// CHECK:           nvvm.tcgen05.mma %{{.*}}, %{{.*}}, %{{.*}}, %c138412048_i32, %{{.*}} {{.*}}kind = #nvvm.tcgen05_mma_kind<f8f6f4>
+// CHECK-COUNT-3:   nvvm.tcgen05.mma %{{.*}}, %{{.*}}, %{{.*}}, %c138412048_i32, %true
+// CHECK-NOT:       nvvm.tcgen05.mma
+// CHECK:           %[[EMPTY:.*]] = arith.cmpi uge, %{{.*}}#1, %{{.*}}#2 : index
+// CHECK-NEXT:      %[[R:.*]] = arith.minui %{{.*}}, %c31 : index
+// CHECK-NEXT:      %[[GA:.*]] = arith.muli %[[G:.*]], %c32 : index
+// CHECK-NEXT:      %[[IA:.*]] = arith.addi %[[GA]], %[[R]] : index
+// CHECK-NEXT:      memref.load %[[KSA]][%[[IA]]] : memref<128xf32>
+// CHECK:           nvvm.tcgen05.ld
+// CHECK:           arith.select %[[EMPTY]], %[[ZEROS]], %{{.*}} : vector<32xf32>
+// CHECK:           arith.muli %[[G]], %c64 : index
+// CHECK:           memref.load %[[KSB]]
+// CHECK-NOT:       nvvm.tcgen05.cp
+// CHECK:           gpu.return
+func.func @grouped_2d2d(%go: tensor<48x32xf8E4M3FN>, %gos: tensor<4x32xf32>, %x: tensor<48x64xf8E4M3FN>, %xs: tensor<4x64xf32>, %offs: tensor<4xi32>) -> tensor<4x32x64xbf16> {
+  %dw = mxfp8train.scaled_grouped_mm %go [%gos], %x [%xs] offs(%offs) transpose_lhs
+      : tensor<48x32xf8E4M3FN> [tensor<4x32xf32>], tensor<48x64xf8E4M3FN> [tensor<4x64xf32>], tensor<4xi32> -> tensor<4x32x64xbf16>
+  return %dw : tensor<4x32x64xbf16>
+}

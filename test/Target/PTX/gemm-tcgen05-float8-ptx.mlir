@@ -24,6 +24,17 @@
 // CHECK: .target sm_100a
 
 // The kernels in the order of the PTX (the reverse of the functions).
+// CHECK-LABEL: .entry gemm_f8_transpose_e4m3_b1_k48_r32_g4(
+// CHECK-LABEL: .entry gemm_f8_transpose_e4m3_b1_k48_r64_g4(
+// CHECK-LABEL: .entry scaled_gmm_2d2d_tc05_k_k_e4m3_e4m3_bf16_32x64x48_b4_f8rr_s4(
+// CHECK-NOT: tcgen05.cp
+// CHECK: cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes
+// CHECK-NEXT: cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes
+// CHECK-NOT: cp.async.bulk
+// CHECK: mov.b32 [[G:%r[0-9]+]], 138412048;
+// CHECK-NEXT: tcgen05.mma.cta_group::1.kind::f8f6f4.collector::a::discard [{{%r[0-9]+}}], {{%rd[0-9]+}}, {{%rd[0-9]+}}, [[G]], {{%p[0-9]+}};
+// CHECK-NOT: tcgen05.cp
+
 // CHECK-LABEL: .entry scaled_gmm_2d3d_tc05_k_k_e4m3_e4m3_bf16_40x32x64_b4_f8rr_s4(
 // CHECK: tcgen05.mma.cta_group::1.kind::f8f6f4.collector::a::discard
 // CHECK-NOT: tcgen05.cp
@@ -91,6 +102,15 @@
 // PTXAS: Compiling entry function 'scaled_gmm_2d3d_tc05_k_k_e4m3_e4m3_bf16_40x32x64_b4_f8rr_s4' for 'sm_100a'
 // PTXAS-NEXT: Function properties
 // PTXAS-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS: Compiling entry function 'scaled_gmm_2d2d_tc05_k_k_e4m3_e4m3_bf16_32x64x48_b4_f8rr_s4' for 'sm_100a'
+// PTXAS-NEXT: Function properties
+// PTXAS-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS: Compiling entry function 'gemm_f8_transpose_e4m3_b1_k48_r64_g4' for 'sm_100a'
+// PTXAS-NEXT: Function properties
+// PTXAS-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS: Compiling entry function 'gemm_f8_transpose_e4m3_b1_k48_r32_g4' for 'sm_100a'
+// PTXAS-NEXT: Function properties
+// PTXAS-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 
 // Rowwise e4m3, bf16 bias and output (the forward).
 func.func @fwd(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x1xf32>,
@@ -125,4 +145,12 @@ func.func @grouped(%a: tensor<40x64xf8E4M3FN>, %as: tensor<40x1xf32>, %w: tensor
   %out = mxfp8train.scaled_grouped_mm %a [%as], %w [%ws] offs(%offs) transpose_rhs
       : tensor<40x64xf8E4M3FN> [tensor<40x1xf32>], tensor<4x32x64xf8E4M3FN> [tensor<4x32x1xf32>], tensor<4xi32> -> tensor<40x32xbf16>
   return %out : tensor<40x32xbf16>
+}
+
+// 2d-2d (the grad_weight): the two fp8 transposes (token groups padded to
+// 128) and the kernel on their K-major buffers.
+func.func @grouped_2d2d(%go: tensor<48x32xf8E4M3FN>, %gos: tensor<4x32xf32>, %x: tensor<48x64xf8E4M3FN>, %xs: tensor<4x64xf32>, %offs: tensor<4xi32>) -> tensor<4x32x64xbf16> {
+  %dw = mxfp8train.scaled_grouped_mm %go [%gos], %x [%xs] offs(%offs) transpose_lhs
+      : tensor<48x32xf8E4M3FN> [tensor<4x32xf32>], tensor<48x64xf8E4M3FN> [tensor<4x64xf32>], tensor<4xi32> -> tensor<4x32x64xbf16>
+  return %dw : tensor<4x32x64xbf16>
 }

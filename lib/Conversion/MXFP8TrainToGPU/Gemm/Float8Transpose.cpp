@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Float8Transpose.h"
+#include "GemmSpec.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -59,6 +60,17 @@ std::string gpu_lowering::whyNotFloat8Transpose(int64_t rows, int64_t k) {
                          "rows ({0}) and K ({1}) multiples of 16",
                          rows, k)
         .str();
+  return "";
+}
+
+std::string gpu_lowering::whyNotFloat8GroupedTranspose(const GemmSpec &spec) {
+  if (spec.a.kMajor || spec.b.kMajor)
+    return "the Float8 grouped GEMM 2d-2d needs both operands stored tokens "
+           "first (lhs (T, M) with transpose_lhs, rhs (T, N)), found one "
+           "stored K-major";
+  for (const gemm::OperandLayout *l : {&spec.a, &spec.b})
+    if (std::string why = whyNotFloat8Transpose(l->rows, l->k); !why.empty())
+      return why;
   return "";
 }
 

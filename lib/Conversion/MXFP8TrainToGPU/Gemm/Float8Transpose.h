@@ -61,6 +61,14 @@ struct Float8TransposeSpec {
 /// of 16 (SPEC-float8 §6 requires them of every Float8 GEMM).
 std::string whyNotFloat8Transpose(int64_t rows, int64_t k);
 
+struct GemmSpec;
+
+/// Why the Float8 grouped GEMM 2d-2d of `spec` cannot go through the two
+/// transposes (token groups padded to 128) that both the sm_90a and the
+/// sm_100a Float8 kernels read (empty when it can): both operands must be
+/// stored tokens first, and each must satisfy whyNotFloat8Transpose.
+std::string whyNotFloat8GroupedTranspose(const GemmSpec &spec);
+
 /// Launches the transpose of `d` from `data` (the stored operand, flat fp8)
 /// into `out` (flat fp8, getBufferElements()), reading the group ends from
 /// `offs` (i32, 2d-2d only, else null).

@@ -228,9 +228,12 @@ struct GemmSpec {
   }
   /// 2d-2d: the kernel contracts over each group's range of a K padded per
   /// group (getKGroupPadding) as a pre-pass laid the operands out: the
-  /// pre-dequantized bf16 operands, and the Float8 kernel's operands, which
-  /// the fp8 transpose pre-pass writes (Float8Transpose.h).
-  bool readsGroupPaddedK() const { return preDequantized() || isWgmmaFloat8(); }
+  /// pre-dequantized bf16 operands, and the Float8 kernels' operands (sm_90a
+  /// and sm_100a), which the fp8 transpose pre-pass writes
+  /// (Float8Transpose.h).
+  bool readsGroupPaddedK() const {
+    return preDequantized() || isWgmmaFloat8() || tcgen05Float8;
+  }
 
   /// 2d-2d: each group's tokens are padded to a multiple of this in the
   /// contraction of the kernel: 64 for the pre-dequantized operands (one

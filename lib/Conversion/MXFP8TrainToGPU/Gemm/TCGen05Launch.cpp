@@ -6,14 +6,19 @@
 // are row-major), the tensor maps of the operands (and of the scales for
 // the 2-CTA kernel), the launch, and the pattern that gives K-major rank-2
 // `scaled_mm` blocked scales through a `to_blocked` op before the lowering.
-// Float8 `scaled_mm` and `scaled_grouped_mm` 2d-3d (f32 scales) take the
-// same kernel in its kind::f8f6f4 form (GemmSpec::tcgen05Float8): their
-// scales go to the kernel as they are (flat f32 buffers, or the 0-d buffer
-// of a tensorwise scale) for the epilogue.
+// Float8 `scaled_mm` and `scaled_grouped_mm` (f32 scales) take the same
+// kernel in its kind::f8f6f4 form (GemmSpec::tcgen05Float8): their scales
+// go to the kernel as they are (flat f32 buffers, or the 0-d buffer of a
+// tensorwise scale) for the epilogue. The Float8 2d-2d operands (tokens
+// first, token groups padded to 16 by the recipe) are first made K-major
+// with each group padded to 128 by the fp8 transpose pre-pass of the sm_90a
+// kernel (Float8Transpose.h): an MMA contracts 32 tokens, so a group
+// boundary inside a 32-token block could not be masked in place.
 //
 //===----------------------------------------------------------------------===//
 
 #include "../TMA.h"
+#include "Float8Transpose.h"
 #include "TCGen05.h"
 #include "mxfp8train/Conversion/Utils/Tcgen05.h"
 
@@ -100,6 +105,32 @@ static Value getScaleTensorMap(RewriterBase &rewriter, Location loc,
   return tma::createTensorMap(rewriter, loc, buf, spec);
 }
 
+/// The Float8 2d-2d operand `data` (stored tokens first: (T, rows), fp8)
+/// of `spec`, described by `l`, made K-major by the fp8 transpose pre-pass
+/// with each token group of `offs` starting at a multiple of 128 of the
+/// output K (zero-filled to the end of its last 128): the (rows, padded K)
+/// buffer the kernel's tensor map reads. `l` describes that buffer after.
+static Value transposeFloat8GroupedOperand(RewriterBase &rewriter, Location loc,
+                                           const KernelCache &cache,
+                                           const GemmSpec &spec,
+                                           gemm::OperandLayout &l, Value data,
+                                           Value offs) {
+  Float8TransposeSpec d;
+  d.rows = l.rows;
+  d.k = l.k;
+  d.groups = spec.batches;
+  d.dataType = cast<RankedTensorType>(data.getType()).getElementType();
+  auto flatType = MemRefType::get({d.getBufferElements()}, d.dataType);
+  Value out = memref::AllocOp::create(rewriter, loc, flatType);
+  Value source = flatBuffer(rewriter, loc, data);
+  Value offsets = flatBuffer(rewriter, loc, offs);
+  launchFloat8Transpose(rewriter, loc, cache, d, source, offsets, out);
+  l = {d.rows, d.getOutputK(), /*kMajor=*/true, false};
+  auto viewType = MemRefType::get({d.rows, d.getOutputK()}, d.dataType);
+  return memref::ExpandShapeOp::create(rewriter, loc, viewType, out,
+                                       ArrayRef<ReassociationIndices>{{0, 1}});
+}
+
 std::string gpu_lowering::whyNotTcgen05(const GemmSpec &spec) {
   // TMA needs 16-byte strides: rows of K bytes (K-major; K is a multiple
   // of 32) or of M / N bytes (MN-major).
@@ -131,8 +162,16 @@ LogicalResult gpu_lowering::lowerGemmToTcgen05(
   // rows per CTA of a pair), or MN-major boxes of 128 K rows x 128 M/N:
   // 128-byte rows in the 128-byte swizzle, as the MMA descriptors expect.
   // Batched operands (E, ., .) take one slice per box.
-  Value aBuf = toBuffer(rewriter, loc, lhs);
-  Value bBuf = toBuffer(rewriter, loc, rhs);
+  Value aBuf, bBuf;
+  if (spec.tcgen05Float8 && spec.kind == GemmKind::Grouped2d2d) {
+    aBuf = transposeFloat8GroupedOperand(rewriter, loc, cache, spec, spec.a,
+                                         lhs, offs);
+    bBuf = transposeFloat8GroupedOperand(rewriter, loc, cache, spec, spec.b,
+                                         rhs, offs);
+  } else {
+    aBuf = toBuffer(rewriter, loc, lhs);
+    bBuf = toBuffer(rewriter, loc, rhs);
+  }
   auto box = [&](const gemm::OperandLayout &l, int64_t rows,
                  bool batched) -> SmallVector<int64_t> {
     SmallVector<int64_t> extents;
@@ -203,12 +242,15 @@ static GemmSpec getTcgen05Float8Spec(Operation *op) {
 }
 
 std::string gpu_lowering::whyNotTcgen05Float8(Operation *op) {
-  if (auto gmm = dyn_cast<ScaledGroupedMmOp>(op); gmm && gmm.isTwoDTwoD())
-    return "the Float8 scaled_grouped_mm 2d-2d (grad_weight) is not lowered "
-           "to the GPU yet";
   if (!hasStaticShapes(op))
     return "it has a dynamic shape";
-  return whyNotTcgen05(getTcgen05Float8Spec(op));
+  GemmSpec spec = getTcgen05Float8Spec(op);
+  // 2d-2d: both operands go through the fp8 transpose pre-pass (token
+  // groups padded to 128).
+  if (spec.kind == GemmKind::Grouped2d2d)
+    if (std::string why = whyNotFloat8GroupedTranspose(spec); !why.empty())
+      return why;
+  return whyNotTcgen05(spec);
 }
 
 /// The cta_group of `op`'s gemm_config (1 without one).

@@ -126,17 +126,10 @@ std::string gpu_lowering::whyNotWgmmaFloat8(ScaledMmOp op) {
 
 std::string gpu_lowering::whyNotWgmmaFloat8Grouped(ScaledGroupedMmOp op) {
   GemmSpec spec = getScaledGroupedMmSpec(op);
-  if (op.isTwoDTwoD()) {
-    // Both operands are transposed with their token groups padded to 128.
-    if (spec.a.kMajor || spec.b.kMajor)
-      return "the sm_90a Float8 grouped GEMM 2d-2d needs both operands "
-             "stored tokens first (lhs (T, M) with transpose_lhs, rhs (T, N)), "
-             "found one stored K-major";
-    for (const gemm::OperandLayout *l : {&spec.a, &spec.b})
-      if (std::string why = whyNotFloat8Transpose(l->rows, l->k); !why.empty())
-        return why;
-    return "";
-  }
+  // 2d-2d: both operands are transposed with their token groups padded to
+  // 128.
+  if (op.isTwoDTwoD())
+    return whyNotFloat8GroupedTranspose(spec);
   if (op.getTransposeLhs())
     return "the sm_90a Float8 grouped GEMM 2d-3d needs lhs stored (M, K) "
            "(fp8 wgmma reads K-major operands only; the token groups run "
