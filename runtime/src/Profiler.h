@@ -1,8 +1,9 @@
 //===- Profiler.h - per-kernel timing and call counters ------- -*- C++ -*-===//
 //
 // The runtime's profiler (Runtime.h "Profiling"): the hooks that Runtime.cpp
-// calls on every launch, fill, copy, allocation, free and host wait. Each
-// hook returns at once while profiling is off (one relaxed atomic load).
+// and Memory.cpp call on every launch, fill, copy, allocation, free and host
+// wait. Each hook returns at once while profiling is off (one relaxed atomic
+// load).
 // Launch times come from event pairs recorded on the launch's stream; the
 // events stay pending until a report resolves them, then go back to a
 // per-device pool.

@@ -1,7 +1,9 @@
 //===- RuntimeInternal.h - shared by the runtime's sources ---- -*- C++ -*-===//
 //
-// What the mgpu* wrappers need from the mxfp8rt* implementation beyond the
-// public header.
+// What the runtime's sources share beyond the public header, all defined in
+// Runtime.cpp: what the mgpu* wrappers and the collectives need from the
+// mxfp8rt* implementation, then the helpers of the implementation itself
+// (Runtime.cpp and Memory.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +14,7 @@
 
 #include "CudaDriver.h"
 
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -35,6 +38,75 @@ const cuda::Driver &getDriver();
 mxfp8rtStatus runInContext(int device,
                            const std::function<mxfp8rtStatus()> &fn);
 
+//===----------------------------------------------------------------------===//
+// The mxfp8rt* implementation (Runtime.cpp, Memory.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Records `message` as the calling thread's last error and returns `status`.
+mxfp8rtStatus fail(mxfp8rtStatus status, std::string message);
+
+/// Records a failed driver call: "<call> failed<context>: <CUDA error>".
+/// Asynchronous kernel errors also name the most recent launch.
+mxfp8rtStatus failCuda(cuda::CUresult result, const char *call,
+                       const std::string &context,
+                       mxfp8rtStatus status = MXFP8RT_CUDA_ERROR);
+
+/// Initializes on first use; on failure records the initialization message.
+mxfp8rtStatus ensureDriver();
+
+/// The resolved driver table (getDriver()).
+const cuda::Driver &drv();
+
+/// "device 0 (NVIDIA H200, compute capability 9.0)", best effort.
+std::string describeDevice(int device);
+
+/// The driver's handle of device ordinal `device`; after ensureDriver(), for
+/// an ordinal that exists.
+cuda::CUdevice getDeviceHandle(int device);
+
+/// "1 byte", "16 bytes".
+std::string bytes(intptr_t size);
+
+/// The calling thread's device (mxfp8rtSetDevice); 0 until it sets one.
+extern thread_local int currentDevice;
+
+/// Makes the primary context of a device current for its lifetime.
+class ScopedContext {
+public:
+  /// Retains the primary context of `device` on first use and pushes it
+  /// unless it is already current; getStatus() tells whether that worked.
+  explicit ScopedContext(int device);
+  /// Pops the context if the constructor pushed it.
+  ~ScopedContext();
+  ScopedContext(const ScopedContext &) = delete;
+  ScopedContext &operator=(const ScopedContext &) = delete;
+
+  /// MXFP8RT_SUCCESS, or the recorded failure to make the context current.
+  mxfp8rtStatus getStatus() const { return status; }
+
+private:
+  mxfp8rtStatus status = MXFP8RT_SUCCESS;
+  bool pushed = false;
+};
+
 } // namespace mxfp8rt
+
+// The macros below are for the mxfp8rt* entry points, whose files have
+// `using namespace mxfp8rt`.
+
+/// ensureDriver plus the current device's context; used by most entry
+/// points as `ENTER_CONTEXT(device)`.
+#define ENTER_CONTEXT(device)                                                  \
+  if (mxfp8rtStatus status = ensureDriver())                                   \
+    return status;                                                             \
+  ScopedContext scopedContext(device);                                         \
+  if (mxfp8rtStatus status = scopedContext.getStatus())                        \
+    return status;
+
+/// Validates a non-null out-parameter.
+#define CHECK_NOT_NULL(api, pointer)                                           \
+  if (!(pointer))                                                              \
+    return fail(MXFP8RT_INVALID_ARGUMENT,                                      \
+                std::string(api) + ": " #pointer " is null");
 
 #endif // MXFP8TRAIN_RUNTIME_SRC_RUNTIMEINTERNAL_H
