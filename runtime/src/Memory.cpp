@@ -28,9 +28,9 @@ using namespace mxfp8rt::cuda;
 static mxfp8rtStatus checkSize(const char *api, const char *what,
                                intptr_t size) {
   if (size < 0)
-    return fail(MXFP8RT_INVALID_ARGUMENT, std::string(api) + ": " + what + " " +
-                                              std::to_string(size) +
-                                              " is negative");
+    return recordError(MXFP8RT_INVALID_ARGUMENT,
+                       std::string(api) + ": " + what + " " +
+                           std::to_string(size) + " is negative");
   return MXFP8RT_SUCCESS;
 }
 
@@ -72,7 +72,7 @@ mxfp8rtStatus mxfp8rtMemAlloc(intptr_t sizeBytes, void **devicePtr) {
   mxfp8rtStatus status =
       allocateOnDevice(api, "cuMemAlloc", sizeBytes, devicePtr,
                        [](CUdeviceptr *pointer, size_t size) {
-                         return drv().cuMemAlloc_v2(pointer, size);
+                         return getDriver().cuMemAlloc_v2(pointer, size);
                        });
   if (status == MXFP8RT_SUCCESS && *devicePtr)
     profile::countAllocation(sizeBytes, profile::PoolOutcome::NotPooled);
@@ -83,11 +83,12 @@ mxfp8rtStatus mxfp8rtMemAllocManaged(intptr_t sizeBytes, void **ptr) {
   static const char *api = "mxfp8rtMemAllocManaged";
   CHECK_NOT_NULL(api, ptr);
   *ptr = nullptr;
-  mxfp8rtStatus status = allocateOnDevice(
-      api, "cuMemAllocManaged", sizeBytes, ptr,
-      [](CUdeviceptr *pointer, size_t size) {
-        return drv().cuMemAllocManaged(pointer, size, CU_MEM_ATTACH_GLOBAL);
-      });
+  mxfp8rtStatus status =
+      allocateOnDevice(api, "cuMemAllocManaged", sizeBytes, ptr,
+                       [](CUdeviceptr *pointer, size_t size) {
+                         return getDriver().cuMemAllocManaged(
+                             pointer, size, CU_MEM_ATTACH_GLOBAL);
+                       });
   if (status == MXFP8RT_SUCCESS && *ptr)
     profile::countAllocation(sizeBytes, profile::PoolOutcome::NotPooled);
   return status;
@@ -103,7 +104,7 @@ mxfp8rtStatus mxfp8rtMemFree(void *devicePtr) {
   if (erasePooled(devicePtr))
     return freePooled(devicePtr, nullptr);
   ENTER_CONTEXT(currentDevice);
-  if (CUresult result = drv().cuMemFree_v2(toDevicePtr(devicePtr)))
+  if (CUresult result = getDriver().cuMemFree_v2(toDevicePtr(devicePtr)))
     return failCuda(result, "cuMemFree", "");
   profile::countFree(/*deviceFree=*/true);
   return MXFP8RT_SUCCESS;
@@ -139,7 +140,7 @@ static bool usePool(int device) {
     const char *env = std::getenv("MXFP8RT_ALLOCATOR");
     return env && std::string(env) == "device";
   }();
-  const cuda::Driver &d = drv();
+  const cuda::Driver &d = getDriver();
   if (disabled || !d.cuMemAllocAsync || !d.cuMemFreeAsync ||
       !d.cuDeviceGetDefaultMemPool || !d.cuMemPoolSetAttribute)
     return false;
@@ -171,7 +172,7 @@ namespace {
 class PoolReservation {
 public:
   explicit PoolReservation(int device) {
-    if (!profile::isEnabled() || !drv().cuMemPoolGetAttribute)
+    if (!profile::isEnabled() || !getDriver().cuMemPoolGetAttribute)
       return;
     PoolState &state = getPoolState();
     {
@@ -194,7 +195,7 @@ public:
 
 private:
   bool read(uint64_t &bytes) const {
-    return drv().cuMemPoolGetAttribute(
+    return getDriver().cuMemPoolGetAttribute(
                pool, cuda::CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &bytes) ==
            cuda::CUDA_SUCCESS;
   }
@@ -224,14 +225,14 @@ mxfp8rtStatus mxfp8rtMemAllocAsync(intptr_t sizeBytes, mxfp8rtStream stream,
       allocateOnDevice(api, "cuMemAllocAsync", sizeBytes, devicePtr,
                        [&](CUdeviceptr *pointer, size_t size) {
                          CUresult result =
-                             drv().cuMemAllocAsync(pointer, size, native);
+                             getDriver().cuMemAllocAsync(pointer, size, native);
                          // On the legacy stream the allocation is ordered after
                          // nothing our (non-blocking) streams see: make it
                          // complete before returning.
                          if (result || native)
                            return result;
                          profile::countHostSynchronization();
-                         return drv().cuStreamSynchronize(nullptr);
+                         return getDriver().cuStreamSynchronize(nullptr);
                        });
   if (status || !*devicePtr)
     return status;
@@ -266,10 +267,11 @@ static mxfp8rtStatus freePooled(void *devicePtr, mxfp8rtStream stream) {
   // all work of the context, whatever stream used the memory.
   if (!native) {
     profile::countHostSynchronization();
-    if (CUresult result = drv().cuCtxSynchronize())
+    if (CUresult result = getDriver().cuCtxSynchronize())
       return failCuda(result, "cuCtxSynchronize", "");
   }
-  if (CUresult result = drv().cuMemFreeAsync(toDevicePtr(devicePtr), native))
+  if (CUresult result =
+          getDriver().cuMemFreeAsync(toDevicePtr(devicePtr), native))
     return failCuda(result, "cuMemFreeAsync", "");
   profile::countFree(/*deviceFree=*/false);
   return MXFP8RT_SUCCESS;
@@ -284,8 +286,8 @@ mxfp8rtStatus mxfp8rtHostAlloc(intptr_t sizeBytes, void **hostPtr) {
   if (sizeBytes == 0)
     return MXFP8RT_SUCCESS;
   ENTER_CONTEXT(currentDevice);
-  if (CUresult result =
-          drv().cuMemAllocHost_v2(hostPtr, static_cast<size_t>(sizeBytes)))
+  if (CUresult result = getDriver().cuMemAllocHost_v2(
+          hostPtr, static_cast<size_t>(sizeBytes)))
     return failCuda(result, "cuMemAllocHost",
                     "allocating " + bytes(sizeBytes) +
                         " of pinned host memory");
@@ -296,7 +298,7 @@ mxfp8rtStatus mxfp8rtHostFree(void *hostPtr) {
   if (!hostPtr)
     return MXFP8RT_SUCCESS;
   ENTER_CONTEXT(currentDevice);
-  if (CUresult result = drv().cuMemFreeHost(hostPtr))
+  if (CUresult result = getDriver().cuMemFreeHost(hostPtr))
     return failCuda(result, "cuMemFreeHost", "");
   return MXFP8RT_SUCCESS;
 }
@@ -305,11 +307,11 @@ mxfp8rtStatus mxfp8rtHostRegister(void *hostPtr, intptr_t sizeBytes) {
   static const char *api = "mxfp8rtHostRegister";
   CHECK_NOT_NULL(api, hostPtr);
   if (sizeBytes <= 0)
-    return fail(MXFP8RT_INVALID_ARGUMENT, std::string(api) + ": size " +
-                                              std::to_string(sizeBytes) +
-                                              " must be positive");
+    return recordError(MXFP8RT_INVALID_ARGUMENT, std::string(api) + ": size " +
+                                                     std::to_string(sizeBytes) +
+                                                     " must be positive");
   ENTER_CONTEXT(currentDevice);
-  if (CUresult result = drv().cuMemHostRegister_v2(
+  if (CUresult result = getDriver().cuMemHostRegister_v2(
           hostPtr, static_cast<size_t>(sizeBytes), 0))
     return failCuda(result, "cuMemHostRegister",
                     "registering " + bytes(sizeBytes) + " of host memory");
@@ -319,7 +321,7 @@ mxfp8rtStatus mxfp8rtHostRegister(void *hostPtr, intptr_t sizeBytes) {
 mxfp8rtStatus mxfp8rtHostUnregister(void *hostPtr) {
   CHECK_NOT_NULL("mxfp8rtHostUnregister", hostPtr);
   ENTER_CONTEXT(currentDevice);
-  if (CUresult result = drv().cuMemHostUnregister(hostPtr))
+  if (CUresult result = getDriver().cuMemHostUnregister(hostPtr))
     return failCuda(result, "cuMemHostUnregister", "");
   return MXFP8RT_SUCCESS;
 }
@@ -338,9 +340,10 @@ static mxfp8rtStatus copyAsync(const char *api, const char *call,
   if (sizeBytes == 0)
     return MXFP8RT_SUCCESS;
   if (!dst || !src)
-    return fail(MXFP8RT_INVALID_ARGUMENT,
-                std::string(api) + ": " + (dst ? "source" : "destination") +
-                    " pointer is null (copying " + bytes(sizeBytes) + ")");
+    return recordError(
+        MXFP8RT_INVALID_ARGUMENT,
+        std::string(api) + ": " + (dst ? "source" : "destination") +
+            " pointer is null (copying " + bytes(sizeBytes) + ")");
   ENTER_CONTEXT(currentDevice);
   profile::LaunchToken token = profile::beginLaunch(
       currentDevice, call, reinterpret_cast<CUstream>(stream),
@@ -357,7 +360,7 @@ mxfp8rtStatus mxfp8rtMemcpyHtoD(void *dstDevice, const void *srcHost,
                                 intptr_t sizeBytes, mxfp8rtStream stream) {
   return copyAsync("mxfp8rtMemcpyHtoD", "cuMemcpyHtoDAsync", " to the device",
                    dstDevice, srcHost, sizeBytes, stream, [&](size_t size) {
-                     return drv().cuMemcpyHtoDAsync_v2(
+                     return getDriver().cuMemcpyHtoDAsync_v2(
                          toDevicePtr(dstDevice), srcHost, size,
                          reinterpret_cast<CUstream>(stream));
                    });
@@ -367,7 +370,7 @@ mxfp8rtStatus mxfp8rtMemcpyDtoH(void *dstHost, const void *srcDevice,
                                 intptr_t sizeBytes, mxfp8rtStream stream) {
   return copyAsync("mxfp8rtMemcpyDtoH", "cuMemcpyDtoHAsync", " to the host",
                    dstHost, srcDevice, sizeBytes, stream, [&](size_t size) {
-                     return drv().cuMemcpyDtoHAsync_v2(
+                     return getDriver().cuMemcpyDtoHAsync_v2(
                          dstHost, toDevicePtr(srcDevice), size,
                          reinterpret_cast<CUstream>(stream));
                    });
@@ -378,7 +381,7 @@ mxfp8rtStatus mxfp8rtMemcpyDtoD(void *dstDevice, const void *srcDevice,
   return copyAsync("mxfp8rtMemcpyDtoD", "cuMemcpyDtoDAsync",
                    " within the device", dstDevice, srcDevice, sizeBytes,
                    stream, [&](size_t size) {
-                     return drv().cuMemcpyDtoDAsync_v2(
+                     return getDriver().cuMemcpyDtoDAsync_v2(
                          toDevicePtr(dstDevice), toDevicePtr(srcDevice), size,
                          reinterpret_cast<CUstream>(stream));
                    });
@@ -388,7 +391,7 @@ mxfp8rtStatus mxfp8rtMemcpy(void *dst, const void *src, intptr_t sizeBytes,
                             mxfp8rtStream stream) {
   return copyAsync("mxfp8rtMemcpy", "cuMemcpyAsync", "", dst, src, sizeBytes,
                    stream, [&](size_t size) {
-                     return drv().cuMemcpyAsync(
+                     return getDriver().cuMemcpyAsync(
                          toDevicePtr(dst), toDevicePtr(src), size,
                          reinterpret_cast<CUstream>(stream));
                    });
@@ -409,15 +412,16 @@ static mxfp8rtStatus fillAsync(const char *api, const char *call,
   if (count == 0)
     return MXFP8RT_SUCCESS;
   if (!dst)
-    return fail(MXFP8RT_INVALID_ARGUMENT,
-                std::string(api) + ": destination pointer is null (filling " +
-                    std::to_string(count) + " elements)");
+    return recordError(MXFP8RT_INVALID_ARGUMENT,
+                       std::string(api) +
+                           ": destination pointer is null (filling " +
+                           std::to_string(count) + " elements)");
   ENTER_CONTEXT(currentDevice);
   auto native = reinterpret_cast<CUstream>(stream);
   profile::LaunchToken token = profile::beginLaunch(currentDevice, call, native,
                                                     profile::OpKind::Memset);
-  CUresult result = (drv().*fill)(toDevicePtr(dst), value,
-                                  static_cast<size_t>(count), native);
+  CUresult result = (getDriver().*fill)(toDevicePtr(dst), value,
+                                        static_cast<size_t>(count), native);
   profile::endLaunch(token, call, result == CUDA_SUCCESS);
   if (result != CUDA_SUCCESS)
     return failCuda(result, call,

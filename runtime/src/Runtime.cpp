@@ -89,17 +89,13 @@ struct LastErrorReclaimer {
 } // namespace
 static thread_local LastErrorReclaimer lastErrorReclaimer;
 
-mxfp8rtStatus mxfp8rt::fail(mxfp8rtStatus status, std::string message) {
+mxfp8rtStatus mxfp8rt::recordError(mxfp8rtStatus status, std::string message) {
   if (!lastError) {
     lastError = new std::string();
     lastErrorReclaimer.armed = true;
   }
   *lastError = std::move(message);
   return status;
-}
-
-mxfp8rtStatus mxfp8rt::recordError(mxfp8rtStatus status, std::string message) {
-  return fail(status, std::move(message));
 }
 
 static const char *getLibraryPath() {
@@ -159,11 +155,11 @@ mxfp8rtStatus mxfp8rt::ensureDriver() {
   State &state = getState();
   std::call_once(state.initOnce, [&] { initializeOnce(state); });
   if (state.initStatus != MXFP8RT_SUCCESS)
-    return fail(state.initStatus, state.initMessage);
+    return recordError(state.initStatus, state.initMessage);
   return MXFP8RT_SUCCESS;
 }
 
-const Driver &mxfp8rt::drv() { return getState().driver; }
+const Driver &mxfp8rt::getDriver() { return getState().driver; }
 
 std::string mxfp8rt::describeDevice(int device) {
   State &state = getState();
@@ -173,14 +169,15 @@ std::string mxfp8rt::describeDevice(int device) {
   char name[256] = {0};
   int major = 0, minor = 0;
   CUdevice handle = state.devices[device];
-  if (drv().cuDeviceGetName(name, sizeof(name) - 1, handle) != CUDA_SUCCESS)
+  if (getDriver().cuDeviceGetName(name, sizeof(name) - 1, handle) !=
+      CUDA_SUCCESS)
     name[0] = 0;
-  if (drv().cuDeviceGetAttribute(&major,
-                                 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-                                 handle) != CUDA_SUCCESS ||
-      drv().cuDeviceGetAttribute(&minor,
-                                 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-                                 handle) != CUDA_SUCCESS)
+  if (getDriver().cuDeviceGetAttribute(
+          &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, handle) !=
+          CUDA_SUCCESS ||
+      getDriver().cuDeviceGetAttribute(
+          &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, handle) !=
+          CUDA_SUCCESS)
     return name[0] ? text + " (" + name + ")" : text;
   return text + " (" + (name[0] ? std::string(name) + ", " : std::string()) +
          "compute capability " + std::to_string(major) + "." +
@@ -192,7 +189,7 @@ mxfp8rtStatus mxfp8rt::failCuda(CUresult result, const char *call,
                                 mxfp8rtStatus status) {
   std::string message = std::string(call) + " failed" +
                         (context.empty() ? "" : " " + context) + ": " +
-                        describeResult(drv(), result);
+                        describeResult(getDriver(), result);
   if (isAsynchronousKernelError(result)) {
     State &state = getState();
     std::lock_guard<std::mutex> lock(state.lastLaunchMutex);
@@ -202,7 +199,7 @@ mxfp8rtStatus mxfp8rt::failCuda(CUresult result, const char *call,
   }
   if (result == CUDA_ERROR_OUT_OF_MEMORY && status == MXFP8RT_CUDA_ERROR)
     status = MXFP8RT_OUT_OF_MEMORY;
-  return fail(status, std::move(message));
+  return recordError(status, std::move(message));
 }
 
 ScopedContext::ScopedContext(int device) {
@@ -213,7 +210,7 @@ ScopedContext::ScopedContext(int device) {
     context = state.contexts[device];
     if (!context) {
       CUresult result =
-          drv().cuDevicePrimaryCtxRetain(&context, state.devices[device]);
+          getDriver().cuDevicePrimaryCtxRetain(&context, state.devices[device]);
       if (result != CUDA_SUCCESS) {
         status = failCuda(result, "cuDevicePrimaryCtxRetain",
                           "for " + describeDevice(device));
@@ -223,14 +220,14 @@ ScopedContext::ScopedContext(int device) {
     }
   }
   CUcontext current = nullptr;
-  CUresult result = drv().cuCtxGetCurrent(&current);
+  CUresult result = getDriver().cuCtxGetCurrent(&current);
   if (result != CUDA_SUCCESS) {
     status = failCuda(result, "cuCtxGetCurrent", "");
     return;
   }
   if (current == context)
     return;
-  result = drv().cuCtxPushCurrent_v2(context);
+  result = getDriver().cuCtxPushCurrent_v2(context);
   if (result != CUDA_SUCCESS) {
     status =
         failCuda(result, "cuCtxPushCurrent", "for " + describeDevice(device));
@@ -242,11 +239,9 @@ ScopedContext::ScopedContext(int device) {
 ScopedContext::~ScopedContext() {
   if (pushed) {
     CUcontext popped = nullptr;
-    drv().cuCtxPopCurrent_v2(&popped);
+    getDriver().cuCtxPopCurrent_v2(&popped);
   }
 }
-
-const Driver &mxfp8rt::getDriver() { return drv(); }
 
 mxfp8rtStatus mxfp8rt::recordCudaError(CUresult result, const char *call,
                                        const std::string &context) {
@@ -269,10 +264,10 @@ CUdevice mxfp8rt::getDeviceHandle(int device) {
 static mxfp8rtStatus checkDevice(const char *api, int device) {
   int count = static_cast<int>(getState().devices.size());
   if (device < 0 || device >= count)
-    return fail(MXFP8RT_INVALID_ARGUMENT,
-                std::string(api) + ": device " + std::to_string(device) +
-                    " does not exist (this machine has " +
-                    std::to_string(count) + ")");
+    return recordError(MXFP8RT_INVALID_ARGUMENT,
+                       std::string(api) + ": device " + std::to_string(device) +
+                           " does not exist (this machine has " +
+                           std::to_string(count) + ")");
   return MXFP8RT_SUCCESS;
 }
 
@@ -331,7 +326,7 @@ mxfp8rtStatus mxfp8rtGetDriverVersion(int *version) {
   CHECK_NOT_NULL("mxfp8rtGetDriverVersion", version);
   if (mxfp8rtStatus status = ensureDriver())
     return status;
-  if (CUresult result = drv().cuDriverGetVersion(version))
+  if (CUresult result = getDriver().cuDriverGetVersion(version))
     return failCuda(result, "cuDriverGetVersion", "");
   return MXFP8RT_SUCCESS;
 }
@@ -365,9 +360,9 @@ mxfp8rtStatus mxfp8rtGetDevice(int *device) {
 mxfp8rtStatus mxfp8rtGetDeviceName(int device, char *name, intptr_t capacity) {
   CHECK_NOT_NULL("mxfp8rtGetDeviceName", name);
   if (capacity <= 0)
-    return fail(MXFP8RT_INVALID_ARGUMENT, "mxfp8rtGetDeviceName: capacity " +
-                                              std::to_string(capacity) +
-                                              " must be positive");
+    return recordError(MXFP8RT_INVALID_ARGUMENT,
+                       "mxfp8rtGetDeviceName: capacity " +
+                           std::to_string(capacity) + " must be positive");
   name[0] = 0;
   if (mxfp8rtStatus status = ensureDriver())
     return status;
@@ -377,7 +372,7 @@ mxfp8rtStatus mxfp8rtGetDeviceName(int device, char *name, intptr_t capacity) {
                    ? std::numeric_limits<int>::max()
                    : static_cast<int>(capacity);
   if (CUresult result =
-          drv().cuDeviceGetName(name, length, getState().devices[device]))
+          getDriver().cuDeviceGetName(name, length, getState().devices[device]))
     return failCuda(result, "cuDeviceGetName",
                     "for device " + std::to_string(device));
   name[capacity - 1] = 0;
@@ -390,8 +385,8 @@ mxfp8rtStatus mxfp8rtGetDeviceAttribute(int device, int attribute, int *value) {
     return status;
   if (mxfp8rtStatus status = checkDevice("mxfp8rtGetDeviceAttribute", device))
     return status;
-  if (CUresult result = drv().cuDeviceGetAttribute(value, attribute,
-                                                   getState().devices[device]))
+  if (CUresult result = getDriver().cuDeviceGetAttribute(
+          value, attribute, getState().devices[device]))
     return failCuda(result, "cuDeviceGetAttribute",
                     "for attribute " + std::to_string(attribute) +
                         " of device " + std::to_string(device));
@@ -428,7 +423,7 @@ mxfp8rtStatus mxfp8rtGetDeviceTotalMemory(int device, size_t *bytes) {
   if (mxfp8rtStatus status = checkDevice("mxfp8rtGetDeviceTotalMemory", device))
     return status;
   if (CUresult result =
-          drv().cuDeviceTotalMem_v2(bytes, getState().devices[device]))
+          getDriver().cuDeviceTotalMem_v2(bytes, getState().devices[device]))
     return failCuda(result, "cuDeviceTotalMem",
                     "for device " + std::to_string(device));
   return MXFP8RT_SUCCESS;
@@ -437,7 +432,7 @@ mxfp8rtStatus mxfp8rtGetDeviceTotalMemory(int device, size_t *bytes) {
 mxfp8rtStatus mxfp8rtDeviceSynchronize(void) {
   ENTER_CONTEXT(currentDevice);
   profile::countHostSynchronization();
-  if (CUresult result = drv().cuCtxSynchronize())
+  if (CUresult result = getDriver().cuCtxSynchronize())
     return failCuda(result, "cuCtxSynchronize",
                     "on " + describeDevice(currentDevice));
   return MXFP8RT_SUCCESS;
@@ -460,13 +455,14 @@ mxfp8rtStatus mxfp8rtModuleLoadDataJIT(const void *image, intptr_t sizeBytes,
   *module = nullptr;
   CHECK_NOT_NULL(api, image);
   if (sizeBytes <= 0)
-    return fail(MXFP8RT_INVALID_ARGUMENT, std::string(api) + ": image size " +
-                                              std::to_string(sizeBytes) +
-                                              " must be positive");
+    return recordError(MXFP8RT_INVALID_ARGUMENT,
+                       std::string(api) + ": image size " +
+                           std::to_string(sizeBytes) + " must be positive");
   if (optLevel < -1 || optLevel > 4)
-    return fail(MXFP8RT_INVALID_ARGUMENT,
-                std::string(api) + ": JIT optimization level " +
-                    std::to_string(optLevel) + " is not in [0, 4] or -1");
+    return recordError(MXFP8RT_INVALID_ARGUMENT,
+                       std::string(api) + ": JIT optimization level " +
+                           std::to_string(optLevel) +
+                           " is not in [0, 4] or -1");
   int device = currentDevice;
   ENTER_CONTEXT(device);
 
@@ -480,11 +476,12 @@ mxfp8rtStatus mxfp8rtModuleLoadDataJIT(const void *image, intptr_t sizeBytes,
                           static_cast<uintptr_t>(optLevel < 0 ? 0 : optLevel))};
     unsigned int numOptions = optLevel < 0 ? 2 : 3;
     CUmodule native = nullptr;
-    CUresult result = drv().cuModuleLoadDataEx(&native, entry.image.data(),
-                                               numOptions, options, values);
+    CUresult result = getDriver().cuModuleLoadDataEx(
+        &native, entry.image.data(), numOptions, options, values);
     if (result != CUDA_SUCCESS) {
       message = "cuModuleLoadDataEx failed for " + entry.describe() + " on " +
-                describeDevice(device) + ": " + describeResult(drv(), result);
+                describeDevice(device) + ": " +
+                describeResult(getDriver(), result);
       if (log[0])
         message += "; JIT log: " + std::string(log);
       return result == CUDA_ERROR_OUT_OF_MEMORY ? MXFP8RT_OUT_OF_MEMORY
@@ -499,9 +496,9 @@ mxfp8rtStatus mxfp8rtModuleLoadDataJIT(const void *image, intptr_t sizeBytes,
       device, optLevel, image, static_cast<size_t>(sizeBytes), name, load,
       entry, message);
   if (status != MXFP8RT_SUCCESS)
-    return fail(status, status == MXFP8RT_INVALID_ARGUMENT
-                            ? std::string(api) + ": " + message
-                            : message);
+    return recordError(status, status == MXFP8RT_INVALID_ARGUMENT
+                                   ? std::string(api) + ": " + message
+                                   : message);
   *module = entry;
   return MXFP8RT_SUCCESS;
 }
@@ -520,18 +517,19 @@ mxfp8rtStatus mxfp8rtModuleUnload(mxfp8rtModule module) {
     // possibly after the driver has shut down and released every module:
     // nothing is left to unload then.
     CUcontext current = nullptr;
-    if (drv().cuCtxGetCurrent(&current) == CUDA_ERROR_DEINITIALIZED)
+    if (getDriver().cuCtxGetCurrent(&current) == CUDA_ERROR_DEINITIALIZED)
       return;
     ScopedContext scopedContext(entry.device);
     contextStatus = scopedContext.getStatus();
     if (contextStatus == MXFP8RT_SUCCESS)
-      unloadResult = drv().cuModuleUnload(static_cast<CUmodule>(entry.native));
+      unloadResult =
+          getDriver().cuModuleUnload(static_cast<CUmodule>(entry.native));
   };
   std::string message;
   bool unloaded = false;
   if (mxfp8rtStatus status =
           getState().modules.release(module, unload, unloaded, message))
-    return fail(status, std::string(api) + ": " + message);
+    return recordError(status, std::string(api) + ": " + message);
   if (contextStatus != MXFP8RT_SUCCESS)
     return contextStatus;
   if (unloadResult != CUDA_SUCCESS)
@@ -549,11 +547,11 @@ mxfp8rtStatus mxfp8rtModuleGetFunction(mxfp8rtModule module, const char *name,
   if (mxfp8rtStatus status = ensureDriver())
     return status;
   if (!getState().modules.contains(module))
-    return fail(MXFP8RT_INVALID_ARGUMENT,
-                std::string(api) +
-                    ": unknown or already unloaded module "
-                    "handle (looking up kernel '" +
-                    name + "')");
+    return recordError(MXFP8RT_INVALID_ARGUMENT,
+                       std::string(api) +
+                           ": unknown or already unloaded module "
+                           "handle (looking up kernel '" +
+                           name + "')");
   std::lock_guard<std::mutex> lock(module->functionsMutex);
   auto it = module->functions.find(name);
   if (it != module->functions.end()) {
@@ -564,7 +562,7 @@ mxfp8rtStatus mxfp8rtModuleGetFunction(mxfp8rtModule module, const char *name,
   if (mxfp8rtStatus status = scopedContext.getStatus())
     return status;
   CUfunction native = nullptr;
-  if (CUresult result = drv().cuModuleGetFunction(
+  if (CUresult result = getDriver().cuModuleGetFunction(
           &native, static_cast<CUmodule>(module->native), name)) {
     std::string context = "looking up kernel '" + std::string(name) + "' in " +
                           module->describe();
@@ -605,10 +603,10 @@ static mxfp8rtStatus checkDims(const char *api, const char *what,
                                const intptr_t *values, unsigned int *out) {
   for (int i = 0; i < 3; ++i) {
     if (values[i] < 1 || values[i] > std::numeric_limits<unsigned int>::max())
-      return fail(MXFP8RT_INVALID_ARGUMENT,
-                  std::string(api) + ": " + what + " dimension " + "xyz"[i] +
-                      " is " + std::to_string(values[i]) +
-                      ", expected 1 to 4294967295");
+      return recordError(MXFP8RT_INVALID_ARGUMENT,
+                         std::string(api) + ": " + what + " dimension " +
+                             "xyz"[i] + " is " + std::to_string(values[i]) +
+                             ", expected 1 to 4294967295");
     out[i] = static_cast<unsigned int>(values[i]);
   }
   return MXFP8RT_SUCCESS;
@@ -634,28 +632,29 @@ static mxfp8rtStatus launch(const char *api, mxfp8rtFunction function,
   if (mxfp8rtStatus status = checkDims(api, "block", block, shape.block))
     return status;
   if (dynamicShared < 0 || dynamicShared > std::numeric_limits<int>::max())
-    return fail(MXFP8RT_INVALID_ARGUMENT,
-                std::string(api) + ": dynamic shared memory size " +
-                    std::to_string(dynamicShared) + " is out of range");
+    return recordError(MXFP8RT_INVALID_ARGUMENT,
+                       std::string(api) + ": dynamic shared memory size " +
+                           std::to_string(dynamicShared) + " is out of range");
   shape.dynamicShared = static_cast<unsigned int>(dynamicShared);
   if (cluster)
     for (int i = 0; i < 3; ++i)
       if (shape.grid[i] % shape.cluster[i] != 0)
-        return fail(MXFP8RT_INVALID_ARGUMENT,
-                    std::string(api) + ": grid dimension " + "xyz"[i] + " (" +
-                        std::to_string(shape.grid[i]) +
-                        ") is not a multiple of the cluster dimension (" +
-                        std::to_string(shape.cluster[i]) + ") for kernel '" +
-                        function->name + "'");
+        return recordError(
+            MXFP8RT_INVALID_ARGUMENT,
+            std::string(api) + ": grid dimension " + "xyz"[i] + " (" +
+                std::to_string(shape.grid[i]) +
+                ") is not a multiple of the cluster dimension (" +
+                std::to_string(shape.cluster[i]) + ") for kernel '" +
+                function->name + "'");
   mxfp8rtModule_st *module = function->module;
   ENTER_CONTEXT(module->device);
-  if (cluster && !drv().cuLaunchKernelEx)
-    return fail(MXFP8RT_NOT_SUPPORTED,
-                std::string(api) +
-                    ": the CUDA driver lacks cuLaunchKernelEx "
-                    "(needs CUDA 11.8 or newer) to launch "
-                    "kernel '" +
-                    function->name + "' with clusters");
+  if (cluster && !getDriver().cuLaunchKernelEx)
+    return recordError(MXFP8RT_NOT_SUPPORTED,
+                       std::string(api) +
+                           ": the CUDA driver lacks cuLaunchKernelEx "
+                           "(needs CUDA 11.8 or newer) to launch "
+                           "kernel '" +
+                           function->name + "' with clusters");
   auto where = [&] {
     return "for kernel '" + function->name + "' in " + module->describe() +
            " on " + describeDevice(module->device) + " with " +
@@ -665,14 +664,14 @@ static mxfp8rtStatus launch(const char *api, mxfp8rtFunction function,
   // Kernels may use at most 48 KiB of dynamic shared memory unless they opt
   // in to more, up to the device's limit.
   if (dynamicShared > function->dynamicSharedLimit.load()) {
-    CUresult result = drv().cuFuncSetAttribute(
+    CUresult result = getDriver().cuFuncSetAttribute(
         static_cast<CUfunction>(function->native),
         CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
         static_cast<int>(dynamicShared));
     if (result != CUDA_SUCCESS) {
       int optin = 0;
       std::string limit;
-      if (drv().cuDeviceGetAttribute(
+      if (getDriver().cuDeviceGetAttribute(
               &optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
               getState().devices[module->device]) == CUDA_SUCCESS)
         limit = " (the device allows at most " + bytes(optin) +
@@ -696,12 +695,11 @@ static mxfp8rtStatus launch(const char *api, mxfp8rtFunction function,
   profile::LaunchToken token =
       profile::beginLaunch(module->device, function->name, cuStream);
   CUresult result =
-      cluster
-          ? launchCluster(shape, native, cuStream, params)
-          : drv().cuLaunchKernel(native, shape.grid[0], shape.grid[1],
-                                 shape.grid[2], shape.block[0], shape.block[1],
-                                 shape.block[2], shape.dynamicShared, cuStream,
-                                 params, nullptr);
+      cluster ? launchCluster(shape, native, cuStream, params)
+              : getDriver().cuLaunchKernel(
+                    native, shape.grid[0], shape.grid[1], shape.grid[2],
+                    shape.block[0], shape.block[1], shape.block[2],
+                    shape.dynamicShared, cuStream, params, nullptr);
   profile::endLaunch(token, function->name, result == CUDA_SUCCESS);
   if (result != CUDA_SUCCESS)
     return failCuda(result, cluster ? "cuLaunchKernelEx" : "cuLaunchKernel",
@@ -733,7 +731,7 @@ static CUresult launchCluster(const LaunchShape &shape, CUfunction native,
   config.hStream = cuStream;
   config.attrs = attributes;
   config.numAttrs = 2;
-  return drv().cuLaunchKernelEx(&config, native, params, nullptr);
+  return getDriver().cuLaunchKernelEx(&config, native, params, nullptr);
 }
 
 mxfp8rtStatus mxfp8rtLaunchKernel(mxfp8rtFunction function, intptr_t gridX,
@@ -769,7 +767,8 @@ mxfp8rtStatus mxfp8rtStreamCreate(mxfp8rtStream *stream) {
   int device = currentDevice;
   ENTER_CONTEXT(device);
   CUstream native = nullptr;
-  if (CUresult result = drv().cuStreamCreate(&native, CU_STREAM_NON_BLOCKING))
+  if (CUresult result =
+          getDriver().cuStreamCreate(&native, CU_STREAM_NON_BLOCKING))
     return failCuda(result, "cuStreamCreate", "on " + describeDevice(device));
   *stream = reinterpret_cast<mxfp8rtStream>(native);
   return MXFP8RT_SUCCESS;
@@ -779,19 +778,20 @@ mxfp8rtStatus mxfp8rtStreamSynchronize(mxfp8rtStream stream) {
   ENTER_CONTEXT(currentDevice);
   profile::countHostSynchronization();
   if (CUresult result =
-          drv().cuStreamSynchronize(reinterpret_cast<CUstream>(stream)))
+          getDriver().cuStreamSynchronize(reinterpret_cast<CUstream>(stream)))
     return failCuda(result, "cuStreamSynchronize", "");
   return MXFP8RT_SUCCESS;
 }
 
 mxfp8rtStatus mxfp8rtStreamDestroy(mxfp8rtStream stream) {
   if (!stream)
-    return fail(MXFP8RT_INVALID_ARGUMENT,
-                "mxfp8rtStreamDestroy: stream is null (the default stream "
-                "cannot be destroyed)");
+    return recordError(
+        MXFP8RT_INVALID_ARGUMENT,
+        "mxfp8rtStreamDestroy: stream is null (the default stream "
+        "cannot be destroyed)");
   ENTER_CONTEXT(currentDevice);
   if (CUresult result =
-          drv().cuStreamDestroy_v2(reinterpret_cast<CUstream>(stream)))
+          getDriver().cuStreamDestroy_v2(reinterpret_cast<CUstream>(stream)))
     return failCuda(result, "cuStreamDestroy", "");
   return MXFP8RT_SUCCESS;
 }
@@ -800,8 +800,8 @@ mxfp8rtStatus mxfp8rtStreamWaitEvent(mxfp8rtStream stream, mxfp8rtEvent event) {
   CHECK_NOT_NULL("mxfp8rtStreamWaitEvent", event);
   ENTER_CONTEXT(currentDevice);
   if (CUresult result =
-          drv().cuStreamWaitEvent(reinterpret_cast<CUstream>(stream),
-                                  reinterpret_cast<CUevent>(event), 0))
+          getDriver().cuStreamWaitEvent(reinterpret_cast<CUstream>(stream),
+                                        reinterpret_cast<CUevent>(event), 0))
     return failCuda(result, "cuStreamWaitEvent", "");
   return MXFP8RT_SUCCESS;
 }
@@ -811,7 +811,7 @@ mxfp8rtStatus mxfp8rtEventCreate(mxfp8rtEvent *event, int enableTiming) {
   *event = nullptr;
   ENTER_CONTEXT(currentDevice);
   CUevent native = nullptr;
-  if (CUresult result = drv().cuEventCreate(
+  if (CUresult result = getDriver().cuEventCreate(
           &native, enableTiming ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING))
     return failCuda(result, "cuEventCreate", "");
   *event = reinterpret_cast<mxfp8rtEvent>(native);
@@ -821,8 +821,8 @@ mxfp8rtStatus mxfp8rtEventCreate(mxfp8rtEvent *event, int enableTiming) {
 mxfp8rtStatus mxfp8rtEventRecord(mxfp8rtEvent event, mxfp8rtStream stream) {
   CHECK_NOT_NULL("mxfp8rtEventRecord", event);
   ENTER_CONTEXT(currentDevice);
-  if (CUresult result = drv().cuEventRecord(reinterpret_cast<CUevent>(event),
-                                            reinterpret_cast<CUstream>(stream)))
+  if (CUresult result = getDriver().cuEventRecord(
+          reinterpret_cast<CUevent>(event), reinterpret_cast<CUstream>(stream)))
     return failCuda(result, "cuEventRecord", "");
   return MXFP8RT_SUCCESS;
 }
@@ -832,7 +832,7 @@ mxfp8rtStatus mxfp8rtEventSynchronize(mxfp8rtEvent event) {
   ENTER_CONTEXT(currentDevice);
   profile::countHostSynchronization();
   if (CUresult result =
-          drv().cuEventSynchronize(reinterpret_cast<CUevent>(event)))
+          getDriver().cuEventSynchronize(reinterpret_cast<CUevent>(event)))
     return failCuda(result, "cuEventSynchronize", "");
   return MXFP8RT_SUCCESS;
 }
@@ -845,12 +845,13 @@ mxfp8rtStatus mxfp8rtEventElapsedTime(float *milliseconds, mxfp8rtEvent start,
   CHECK_NOT_NULL(api, start);
   CHECK_NOT_NULL(api, end);
   ENTER_CONTEXT(currentDevice);
-  auto elapsed = drv().cuEventElapsedTime_v2 ? drv().cuEventElapsedTime_v2
-                                             : drv().cuEventElapsedTime;
+  auto elapsed = getDriver().cuEventElapsedTime_v2
+                     ? getDriver().cuEventElapsedTime_v2
+                     : getDriver().cuEventElapsedTime;
   if (!elapsed)
-    return fail(MXFP8RT_NOT_SUPPORTED, std::string(api) +
-                                           ": the CUDA driver has no "
-                                           "cuEventElapsedTime");
+    return recordError(MXFP8RT_NOT_SUPPORTED, std::string(api) +
+                                                  ": the CUDA driver has no "
+                                                  "cuEventElapsedTime");
   if (CUresult result = elapsed(milliseconds, reinterpret_cast<CUevent>(start),
                                 reinterpret_cast<CUevent>(end)))
     return failCuda(result, "cuEventElapsedTime", "");
@@ -861,7 +862,7 @@ mxfp8rtStatus mxfp8rtEventDestroy(mxfp8rtEvent event) {
   CHECK_NOT_NULL("mxfp8rtEventDestroy", event);
   ENTER_CONTEXT(currentDevice);
   if (CUresult result =
-          drv().cuEventDestroy_v2(reinterpret_cast<CUevent>(event)))
+          getDriver().cuEventDestroy_v2(reinterpret_cast<CUevent>(event)))
     return failCuda(result, "cuEventDestroy", "");
   return MXFP8RT_SUCCESS;
 }
@@ -882,22 +883,23 @@ mxfp8rtStatus mxfp8rtTensorMapEncodeTiled(
   CHECK_NOT_NULL(api, boxDim);
   CHECK_NOT_NULL(api, elementStrides);
   if (rank < 1 || rank > 5)
-    return fail(MXFP8RT_INVALID_ARGUMENT, std::string(api) + ": rank " +
-                                              std::to_string(rank) +
-                                              " is not in [1, 5]");
+    return recordError(MXFP8RT_INVALID_ARGUMENT, std::string(api) + ": rank " +
+                                                     std::to_string(rank) +
+                                                     " is not in [1, 5]");
   if (rank > 1 && !globalStrides)
-    return fail(MXFP8RT_INVALID_ARGUMENT,
-                std::string(api) + ": globalStrides is null");
+    return recordError(MXFP8RT_INVALID_ARGUMENT,
+                       std::string(api) + ": globalStrides is null");
   if (reinterpret_cast<uintptr_t>(tensorMap) % 64 != 0)
-    return fail(MXFP8RT_INVALID_ARGUMENT,
-                std::string(api) + ": tensorMap is not 64-byte aligned");
+    return recordError(MXFP8RT_INVALID_ARGUMENT,
+                       std::string(api) + ": tensorMap is not 64-byte aligned");
   ENTER_CONTEXT(currentDevice);
-  if (!drv().cuTensorMapEncodeTiled)
-    return fail(MXFP8RT_NOT_SUPPORTED,
-                std::string(api) + ": the CUDA driver lacks "
-                                   "cuTensorMapEncodeTiled (needs CUDA 12.0 "
-                                   "or newer)");
-  if (CUresult result = drv().cuTensorMapEncodeTiled(
+  if (!getDriver().cuTensorMapEncodeTiled)
+    return recordError(MXFP8RT_NOT_SUPPORTED,
+                       std::string(api) +
+                           ": the CUDA driver lacks "
+                           "cuTensorMapEncodeTiled (needs CUDA 12.0 "
+                           "or newer)");
+  if (CUresult result = getDriver().cuTensorMapEncodeTiled(
           static_cast<CUtensorMap *>(tensorMap), dataType, rank, globalAddress,
           globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle,
           l2Promotion, oobFill)) {

@@ -42,9 +42,6 @@ mxfp8rtStatus runInContext(int device,
 // The mxfp8rt* implementation (Runtime.cpp, Memory.cpp)
 //===----------------------------------------------------------------------===//
 
-/// Records `message` as the calling thread's last error and returns `status`.
-mxfp8rtStatus fail(mxfp8rtStatus status, std::string message);
-
 /// Records a failed driver call: "<call> failed<context>: <CUDA error>".
 /// Asynchronous kernel errors also name the most recent launch.
 mxfp8rtStatus failCuda(cuda::CUresult result, const char *call,
@@ -53,9 +50,6 @@ mxfp8rtStatus failCuda(cuda::CUresult result, const char *call,
 
 /// Initializes on first use; on failure records the initialization message.
 mxfp8rtStatus ensureDriver();
-
-/// The resolved driver table (getDriver()).
-const cuda::Driver &drv();
 
 /// "device 0 (NVIDIA H200, compute capability 9.0)", best effort.
 std::string describeDevice(int device);
@@ -106,7 +100,7 @@ private:
 /// Validates a non-null out-parameter.
 #define CHECK_NOT_NULL(api, pointer)                                           \
   if (!(pointer))                                                              \
-    return fail(MXFP8RT_INVALID_ARGUMENT,                                      \
-                std::string(api) + ": " #pointer " is null");
+    return recordError(MXFP8RT_INVALID_ARGUMENT,                               \
+                       std::string(api) + ": " #pointer " is null");
 
 #endif // MXFP8TRAIN_RUNTIME_SRC_RUNTIMEINTERNAL_H

@@ -45,8 +45,14 @@ typedef struct mxfp8rtComm_st *mxfp8rtComm;
 /// The shared state of the ranks (threads) of one in-process group.
 typedef struct mxfp8rtInProcessGroup_st *mxfp8rtInProcessGroup;
 
-/// Element type of a collective's buffers.
-typedef enum mxfp8rtDataType {
+// mxfp8rtDataType and mxfp8rtReduceOp are int32_t typedefs with named
+// constants, not C enum types: the calls check the value they are given
+// (an out-of-range one is MXFP8RT_INVALID_ARGUMENT), and a C enum would
+// make such a value undefined on the C++ side (UBSan's `enum` check).
+
+/// Element type of a collective's buffers: an MXFP8RT_DATA_*.
+typedef int32_t mxfp8rtDataType;
+enum {
   /// One byte: f8E4M3FN, f8E5M2, f8E8M0FNU, i8. Moved, never reduced.
   MXFP8RT_DATA_BYTE = 0,
   /// bfloat16 (2 bytes).
@@ -57,13 +63,15 @@ typedef enum mxfp8rtDataType {
   MXFP8RT_DATA_I32 = 3,
   /// Two's complement 64-bit.
   MXFP8RT_DATA_I64 = 4,
-} mxfp8rtDataType;
+};
 
-/// Element-wise reduction of all-reduce and reduce-scatter.
-typedef enum mxfp8rtReduceOp {
+/// Element-wise reduction of all-reduce and reduce-scatter: an
+/// MXFP8RT_REDUCE_*.
+typedef int32_t mxfp8rtReduceOp;
+enum {
   MXFP8RT_REDUCE_SUM = 0,
   MXFP8RT_REDUCE_MAX = 1,
-} mxfp8rtReduceOp;
+};
 
 /// Which backend a communicator uses.
 typedef enum mxfp8rtCommBackend {
