@@ -79,18 +79,20 @@ SendOrder getSendOrder(const int32_t *tokenExperts, intptr_t slots,
 
 /// The rows a rank `me` receives, from the gathered counts: where each
 /// source's chunk starts in arrival order, and where row i of source s for
-/// local expert e lands in the grouped layout (groupStart[e] +
-/// sourceStart[e * size + s] + i).
+/// local expert e lands in the grouped layout (sourceStart[e * size + s] +
+/// i). Each group starts at a multiple of `alignment` rows.
 struct ReceiveLayout {
   std::vector<intptr_t> rowsFrom;
   std::vector<intptr_t> firstRowFrom;
   std::vector<intptr_t> groupEnd;
   std::vector<intptr_t> sourceStart;
+  /// Rows received, and the end of the last group (padding included).
+  intptr_t received = 0;
   intptr_t total = 0;
 };
 
 ReceiveLayout getReceiveLayout(const int32_t *counts, int me, int size,
-                               intptr_t localExperts) {
+                               intptr_t localExperts, intptr_t alignment) {
   auto at = [&](int s, int r, intptr_t e) {
     return static_cast<intptr_t>(counts[(s * size + r) * localExperts + e]);
   };
@@ -105,7 +107,10 @@ ReceiveLayout getReceiveLayout(const int32_t *counts, int me, int size,
       layout.sourceStart[e * size + s] = running;
       running += at(s, me, e);
       layout.rowsFrom[s] += at(s, me, e);
+      layout.received += at(s, me, e);
     }
+    // torchao's permute pads each group to a multiple of the alignment.
+    running = (running + alignment - 1) / alignment * alignment;
     layout.groupEnd[e] = running;
   }
   layout.total = running;
@@ -120,7 +125,7 @@ ReceiveLayout getReceiveLayout(const int32_t *counts, int me, int size,
 std::vector<intptr_t> getGroupedRows(const ReceiveLayout &layout,
                                      const int32_t *counts, int me, int size,
                                      intptr_t localExperts) {
-  std::vector<intptr_t> grouped(layout.total);
+  std::vector<intptr_t> grouped(layout.received);
   intptr_t arrival = 0;
   for (int s = 0; s < size; ++s)
     for (intptr_t e = 0; e < localExperts; ++e) {
@@ -183,12 +188,11 @@ mxfp8rtStatus agree(const char *fn, mxfp8rtComm comm, int rank, int size,
 
 extern "C" {
 
-mxfp8rtStatus
-mxfp8rtMoeDispatchMx(mxfp8rtComm comm, const void *data, const void *scales,
-                     intptr_t numTokens, intptr_t k, intptr_t topK,
-                     const int32_t *tokenExperts, intptr_t numExperts,
-                     intptr_t capacity, void *recvData, void *recvScales,
-                     int32_t *recvOffs, int32_t *counts, mxfp8rtStream stream) {
+mxfp8rtStatus mxfp8rtMoeDispatchMx(
+    mxfp8rtComm comm, const void *data, const void *scales, intptr_t numTokens,
+    intptr_t k, intptr_t topK, const int32_t *tokenExperts, intptr_t numExperts,
+    intptr_t capacity, intptr_t alignment, void *recvData, void *recvScales,
+    int32_t *recvOffs, int32_t *counts, mxfp8rtStream stream) {
   const char *fn = "mxfp8rtMoeDispatchMx";
   int rank = 0, size = 0;
   if (mxfp8rtStatus status = getCommunicator(fn, comm, rank, size))
@@ -197,12 +201,14 @@ mxfp8rtMoeDispatchMx(mxfp8rtComm comm, const void *data, const void *scales,
   // Local checks; their failure is agreed on with the other ranks.
   std::string error;
   intptr_t slots = numTokens * topK;
-  if (numTokens < 0 || topK < 1 || k <= 0 || k % 32 != 0 || capacity < 0)
+  if (numTokens < 0 || topK < 1 || k <= 0 || k % 32 != 0 || capacity < 0 ||
+      alignment < 1)
     error = "numTokens " + std::to_string(numTokens) + ", topK " +
             std::to_string(topK) + ", k " + std::to_string(k) + ", capacity " +
-            std::to_string(capacity) +
+            std::to_string(capacity) + ", alignment " +
+            std::to_string(alignment) +
             ": expected numTokens >= 0, topK >= 1, k a positive multiple of "
-            "32, capacity >= 0";
+            "32, capacity >= 0, alignment >= 1";
   else if (numExperts <= 0 || numExperts % size != 0)
     error = std::to_string(numExperts) + " experts do not split evenly over " +
             std::to_string(size) + " ranks";
@@ -236,13 +242,19 @@ mxfp8rtMoeDispatchMx(mxfp8rtComm comm, const void *data, const void *scales,
   // Capacity, checked on the gathered counts: every rank sees the same
   // overflow and fails before the exchange.
   for (int r = 0; r < size; ++r) {
-    ReceiveLayout layout = getReceiveLayout(counts, r, size, localExperts);
-    if (layout.total > capacity)
-      return fail(fn, MXFP8RT_INVALID_ARGUMENT,
-                  "rank " + std::to_string(r) + " would receive " +
-                      std::to_string(layout.total) + " rows, capacity " +
-                      std::to_string(capacity) +
-                      " (tokens are never dropped: raise the capacity)");
+    ReceiveLayout layout =
+        getReceiveLayout(counts, r, size, localExperts, alignment);
+    if (layout.total <= capacity)
+      continue;
+    std::string padded = alignment > 1
+                             ? " (its groups padded to multiples of " +
+                                   std::to_string(alignment) + ")"
+                             : "";
+    return fail(fn, MXFP8RT_INVALID_ARGUMENT,
+                "rank " + std::to_string(r) + " would receive " +
+                    std::to_string(layout.total) + " rows" + padded +
+                    ", capacity " + std::to_string(capacity) +
+                    " (tokens are never dropped: raise the capacity)");
   }
 
   // Pack: each row is its k data bytes, then its k/32 scale bytes.
@@ -256,7 +268,8 @@ mxfp8rtMoeDispatchMx(mxfp8rtComm comm, const void *data, const void *scales,
                 static_cast<const uint8_t *>(scales) + token * scaleBytes,
                 scaleBytes);
   }
-  ReceiveLayout layout = getReceiveLayout(counts, rank, size, localExperts);
+  ReceiveLayout layout =
+      getReceiveLayout(counts, rank, size, localExperts, alignment);
   std::vector<intptr_t> sendCounts(size), sendOffsets(size), recvCounts(size),
       recvOffsets(size);
   for (int p = 0; p < size; ++p) {
@@ -265,27 +278,26 @@ mxfp8rtMoeDispatchMx(mxfp8rtComm comm, const void *data, const void *scales,
     recvCounts[p] = layout.rowsFrom[p] * rowBytes;
     recvOffsets[p] = layout.firstRowFrom[p] * rowBytes;
   }
-  std::vector<uint8_t> received(layout.total * rowBytes);
+  std::vector<uint8_t> received(layout.received * rowBytes);
   if (mxfp8rtStatus status = mxfp8rtAllToAllv(
           comm, send.data(), sendCounts.data(), sendOffsets.data(),
           received.data(), recvCounts.data(), recvOffsets.data(),
           MXFP8RT_DATA_BYTE, stream))
     return status;
 
-  // Group by local expert (then source): unpack data and scales.
+  // Group by local expert (then source): unpack data and scales. Padding
+  // rows (inside the aligned groups and past the last) are zero bytes.
+  if (capacity > 0) {
+    std::memset(recvData, 0, capacity * k);
+    std::memset(recvScales, 0, capacity * scaleBytes);
+  }
   std::vector<intptr_t> grouped =
       getGroupedRows(layout, counts, rank, size, localExperts);
-  for (intptr_t a = 0; a < layout.total; ++a) {
+  for (intptr_t a = 0; a < layout.received; ++a) {
     const uint8_t *row = received.data() + a * rowBytes;
     std::memcpy(static_cast<uint8_t *>(recvData) + grouped[a] * k, row, k);
     std::memcpy(static_cast<uint8_t *>(recvScales) + grouped[a] * scaleBytes,
                 row + k, scaleBytes);
-  }
-  if (capacity > layout.total) {
-    std::memset(static_cast<uint8_t *>(recvData) + layout.total * k, 0,
-                (capacity - layout.total) * k);
-    std::memset(static_cast<uint8_t *>(recvScales) + layout.total * scaleBytes,
-                0, (capacity - layout.total) * scaleBytes);
   }
   for (intptr_t e = 0; e < localExperts; ++e)
     recvOffs[e] = static_cast<int32_t>(layout.groupEnd[e]);
@@ -297,8 +309,8 @@ mxfp8rtStatus mxfp8rtMoeCombine(mxfp8rtComm comm, const void *expertOut,
                                 intptr_t numTokens, intptr_t topK,
                                 const int32_t *tokenExperts,
                                 intptr_t numExperts, const int32_t *counts,
-                                intptr_t capacity, void *out,
-                                mxfp8rtStream stream) {
+                                intptr_t capacity, intptr_t alignment,
+                                void *out, mxfp8rtStream stream) {
   const char *fn = "mxfp8rtMoeCombine";
   int rank = 0, size = 0;
   if (mxfp8rtStatus status = getCommunicator(fn, comm, rank, size))
@@ -309,11 +321,13 @@ mxfp8rtStatus mxfp8rtMoeCombine(mxfp8rtComm comm, const void *expertOut,
   if (type != MXFP8RT_DATA_BF16 && type != MXFP8RT_DATA_F32)
     error = "expert outputs of element type " + std::to_string(type) +
             ": expected bf16 or f32";
-  else if (numTokens < 0 || topK < 1 || n <= 0 || capacity < 0)
+  else if (numTokens < 0 || topK < 1 || n <= 0 || capacity < 0 || alignment < 1)
     error = "numTokens " + std::to_string(numTokens) + ", topK " +
             std::to_string(topK) + ", n " + std::to_string(n) + ", capacity " +
-            std::to_string(capacity) +
-            ": expected numTokens >= 0, topK >= 1, n >= 1, capacity >= 0";
+            std::to_string(capacity) + ", alignment " +
+            std::to_string(alignment) +
+            ": expected numTokens >= 0, topK >= 1, n >= 1, capacity >= 0, "
+            "alignment >= 1";
   else if (numExperts <= 0 || numExperts % size != 0)
     error = std::to_string(numExperts) + " experts do not split evenly over " +
             std::to_string(size) + " ranks";
@@ -330,7 +344,7 @@ mxfp8rtStatus mxfp8rtMoeCombine(mxfp8rtComm comm, const void *expertOut,
     if (!std::equal(order.counts.begin(), order.counts.end(),
                     counts + rank * size * localExperts))
       error = "tokenExperts do not match this rank's counts of the dispatch";
-    layout = getReceiveLayout(counts, rank, size, localExperts);
+    layout = getReceiveLayout(counts, rank, size, localExperts, alignment);
     if (error.empty() && layout.total > capacity)
       error = "the counts give " + std::to_string(layout.total) +
               " rows for this rank, capacity " + std::to_string(capacity);
@@ -344,8 +358,8 @@ mxfp8rtStatus mxfp8rtMoeCombine(mxfp8rtComm comm, const void *expertOut,
   size_t rowBytes = n * getDataTypeSize(type);
   std::vector<intptr_t> grouped =
       getGroupedRows(layout, counts, rank, size, localExperts);
-  std::vector<uint8_t> send(layout.total * rowBytes);
-  for (intptr_t a = 0; a < layout.total; ++a)
+  std::vector<uint8_t> send(layout.received * rowBytes);
+  for (intptr_t a = 0; a < layout.received; ++a)
     std::memcpy(send.data() + a * rowBytes,
                 static_cast<const uint8_t *>(expertOut) + grouped[a] * rowBytes,
                 rowBytes);
@@ -380,9 +394,10 @@ extern "C" {
 int32_t mxfp8rtShardMoeDispatchMx(intptr_t data, intptr_t scales,
                                   intptr_t numTokens, intptr_t k, intptr_t topK,
                                   intptr_t tokenExperts, intptr_t numExperts,
-                                  intptr_t capacity, intptr_t recvData,
-                                  intptr_t recvScales, intptr_t recvOffs,
-                                  intptr_t counts, intptr_t groupSize) {
+                                  intptr_t capacity, intptr_t alignment,
+                                  intptr_t recvData, intptr_t recvScales,
+                                  intptr_t recvOffs, intptr_t counts,
+                                  intptr_t groupSize) {
   mxfp8rtStream stream = nullptr;
   mxfp8rtComm comm =
       getBoundCommunicator("mxfp8rtShardMoeDispatchMx", groupSize, stream);
@@ -391,14 +406,16 @@ int32_t mxfp8rtShardMoeDispatchMx(intptr_t data, intptr_t scales,
   return mxfp8rtMoeDispatchMx(
       comm, toPointer<const void>(data), toPointer<const void>(scales),
       numTokens, k, topK, toPointer<const int32_t>(tokenExperts), numExperts,
-      capacity, toPointer<void>(recvData), toPointer<void>(recvScales),
-      toPointer<int32_t>(recvOffs), toPointer<int32_t>(counts), stream);
+      capacity, alignment, toPointer<void>(recvData),
+      toPointer<void>(recvScales), toPointer<int32_t>(recvOffs),
+      toPointer<int32_t>(counts), stream);
 }
 
 int32_t mxfp8rtShardMoeCombine(intptr_t expertOut, intptr_t n, int32_t type,
                                intptr_t numTokens, intptr_t topK,
                                intptr_t tokenExperts, intptr_t numExperts,
-                               intptr_t counts, intptr_t capacity, intptr_t out,
+                               intptr_t counts, intptr_t capacity,
+                               intptr_t alignment, intptr_t out,
                                intptr_t groupSize) {
   mxfp8rtStream stream = nullptr;
   mxfp8rtComm comm =
@@ -409,7 +426,7 @@ int32_t mxfp8rtShardMoeCombine(intptr_t expertOut, intptr_t n, int32_t type,
                            static_cast<mxfp8rtDataType>(type), numTokens, topK,
                            toPointer<const int32_t>(tokenExperts), numExperts,
                            toPointer<const int32_t>(counts), capacity,
-                           toPointer<void>(out), stream);
+                           alignment, toPointer<void>(out), stream);
 }
 
 } // extern "C"

@@ -16,8 +16,10 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -73,18 +75,23 @@ struct Row {
   int64_t slot;
 };
 
-/// The rows rank `me` receives, in the documented order (local expert,
-/// then source rank, then the source's (token, slot) order), by a loop
-/// over every slot of every rank.
-std::vector<Row> getExpectedRows(int me, int size, std::vector<int32_t> &offs) {
-  std::vector<Row> rows;
+/// The rows rank `me` receives, at their positions in the documented
+/// order (local expert, then source rank, then the source's (token, slot)
+/// order, each group starting at a multiple of `alignment`), by a loop
+/// over every slot of every rank; nullopt at padding rows.
+std::vector<std::optional<Row>> getExpectedRows(int me, int size,
+                                                int64_t alignment,
+                                                std::vector<int32_t> &offs) {
+  std::vector<std::optional<Row>> rows;
   offs.clear();
   for (int64_t e = 0; e < kExpertsPerRank; ++e) {
     for (int s = 0; s < size; ++s)
       for (int64_t t = 0; t < getNumTokens(s, size); ++t)
         for (int64_t j = 0; j < kTopK; ++j)
           if (getExpert(s, t, j, size) == me * kExpertsPerRank + e)
-            rows.push_back({s, t, j});
+            rows.push_back(Row{s, t, j});
+    while (rows.size() % alignment != 0)
+      rows.push_back(std::nullopt);
     offs.push_back(static_cast<int32_t>(rows.size()));
   }
   return rows;
@@ -97,17 +104,20 @@ float getOutput(const Row &row, int64_t column) {
          static_cast<float>(column) / 8.0f;
 }
 
-class MoeDispatch : public ::testing::TestWithParam<int> {};
+/// (ranks, group alignment).
+class MoeDispatch : public ::testing::TestWithParam<std::tuple<int, int64_t>> {
+};
 
 // Dispatch: every received row's 64 data bytes and 2 scale bytes are its
 // sender's, in the documented grouping, with the offs and counts; padding
-// rows are zero. Combine: every slot gets back the output computed for it.
+// rows (inside aligned groups and past the last) are zero. Combine: every
+// slot gets back the output computed for it.
 // Bytes sent: rows * (64 + 2) for the dispatch, rows * n * 4 for the
 // combine, plus the small count and flag gathers.
 TEST_P(MoeDispatch, GroupsRowsAndCombinesBack) {
-  int size = GetParam();
+  auto [size, alignment] = GetParam();
   const int64_t numExperts = kExpertsPerRank * size;
-  const int64_t capacity = 16, n = 8;
+  const int64_t capacity = 32, n = 8;
   runRanks(size, [&](int rank, mxfp8rtComm comm) {
     int64_t tokens = getNumTokens(rank, size);
     std::vector<uint8_t> data(tokens * kK), scales(tokens * kK / 32);
@@ -126,28 +136,31 @@ TEST_P(MoeDispatch, GroupsRowsAndCombinesBack) {
         counts(size * size * kExpertsPerRank, -1);
     ASSERT_EQ(mxfp8rtMoeDispatchMx(comm, data.data(), scales.data(), tokens, kK,
                                    kTopK, experts.data(), numExperts, capacity,
-                                   recvData.data(), recvScales.data(),
-                                   offs.data(), counts.data(), nullptr),
+                                   alignment, recvData.data(),
+                                   recvScales.data(), offs.data(),
+                                   counts.data(), nullptr),
               MXFP8RT_SUCCESS)
         << mxfp8rtGetLastError();
 
     std::vector<int32_t> expectedOffs;
-    std::vector<Row> rows = getExpectedRows(rank, size, expectedOffs);
+    std::vector<std::optional<Row>> rows =
+        getExpectedRows(rank, size, alignment, expectedOffs);
     EXPECT_EQ(offs, expectedOffs) << "rank " << rank;
-    for (size_t i = 0; i < rows.size(); ++i) {
+    ASSERT_LE(static_cast<int64_t>(rows.size()), capacity);
+    rows.resize(capacity);
+    int64_t received = 0;
+    for (int64_t i = 0; i < capacity; ++i) {
+      received += rows[i].has_value();
       for (int64_t j = 0; j < kK; ++j)
         ASSERT_EQ(recvData[i * kK + j],
-                  getDataByte(rows[i].source, rows[i].token, j))
+                  rows[i] ? getDataByte(rows[i]->source, rows[i]->token, j) : 0)
             << "rank " << rank << " row " << i << " byte " << j;
       for (int64_t j = 0; j < kK / 32; ++j)
         ASSERT_EQ(recvScales[i * kK / 32 + j],
-                  getScaleByte(rows[i].source, rows[i].token, j))
+                  rows[i] ? getScaleByte(rows[i]->source, rows[i]->token, j)
+                          : 0)
             << "rank " << rank << " row " << i << " scale " << j;
     }
-    for (size_t i = rows.size() * kK; i < recvData.size(); ++i)
-      ASSERT_EQ(recvData[i], 0) << "padding byte " << i << " on rank " << rank;
-    for (size_t i = rows.size() * kK / 32; i < recvScales.size(); ++i)
-      ASSERT_EQ(recvScales[i], 0) << "padding scale " << i;
     // counts[(s * size + r) * E_local + e], by a loop over the routing.
     for (int s = 0; s < size; ++s)
       for (int r = 0; r < size; ++r)
@@ -166,13 +179,14 @@ TEST_P(MoeDispatch, GroupsRowsAndCombinesBack) {
 
     // The experts' f32 outputs; the padding rows hold NaN, never read.
     std::vector<float> expertOut(capacity * n, std::nanf(""));
-    for (size_t i = 0; i < rows.size(); ++i)
-      for (int64_t c = 0; c < n; ++c)
-        expertOut[i * n + c] = getOutput(rows[i], c);
+    for (int64_t i = 0; i < capacity; ++i)
+      for (int64_t c = 0; c < n && rows[i]; ++c)
+        expertOut[i * n + c] = getOutput(*rows[i], c);
     std::vector<float> out(tokens * kTopK * n, -1.0f);
     ASSERT_EQ(mxfp8rtMoeCombine(comm, expertOut.data(), n, MXFP8RT_DATA_F32,
                                 tokens, kTopK, experts.data(), numExperts,
-                                counts.data(), capacity, out.data(), nullptr),
+                                counts.data(), capacity, alignment, out.data(),
+                                nullptr),
               MXFP8RT_SUCCESS)
         << mxfp8rtGetLastError();
     for (int64_t t = 0; t < tokens; ++t)
@@ -182,14 +196,17 @@ TEST_P(MoeDispatch, GroupsRowsAndCombinesBack) {
               << "rank " << rank << " token " << t << " slot " << j;
     int64_t afterCombine = 0;
     ASSERT_EQ(mxfp8rtCommGetBytesSent(comm, &afterCombine), MXFP8RT_SUCCESS);
-    EXPECT_EQ(afterCombine - afterDispatch,
-              4 + static_cast<int64_t>(rows.size()) * n * 4);
+    EXPECT_EQ(afterCombine - afterDispatch, 4 + received * n * 4);
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Ranks, MoeDispatch, ::testing::Values(2, 4),
+INSTANTIATE_TEST_SUITE_P(Ranks, MoeDispatch,
+                         ::testing::Combine(::testing::Values(2, 4),
+                                            ::testing::Values(1, 4)),
                          [](const auto &info) {
-                           return std::to_string(info.param) + "Ranks";
+                           return std::to_string(std::get<0>(info.param)) +
+                                  "RanksAlign" +
+                                  std::to_string(std::get<1>(info.param));
                          });
 
 /// Dispatches rank r's `tokens` tokens of top-1 routing to `expertOf(r, t)`
@@ -212,7 +229,7 @@ void dispatchAll(int size, int64_t numExperts, int64_t capacity,
     std::vector<int32_t> offs(myExperts), counts(size * myExperts * size);
     statuses[rank] = mxfp8rtMoeDispatchMx(
         comm, data.data(), scales.data(), tokens, 32, 1, experts.data(),
-        myExperts, capacity, recvData.data(), recvScales.data(), offs.data(),
+        myExperts, capacity, 1, recvData.data(), recvScales.data(), offs.data(),
         counts.data(), nullptr);
     messages[rank] = mxfp8rtGetLastError();
   });
@@ -269,16 +286,17 @@ TEST(MoeDispatchErrors, MismatchedExpertCountsFailEveryRank) {
 // The ABI of compiled code needs a bound communicator of the program's
 // size; mxfp8rtCommGetBytesSent needs a live one.
 TEST(MoeDispatchErrors, ShardAbiNeedsBoundCommunicator) {
-  EXPECT_EQ(mxfp8rtShardMoeDispatchMx(0, 0, 0, 32, 1, 0, 2, 0, 0, 0, 0, 0, 2),
-            MXFP8RT_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      mxfp8rtShardMoeDispatchMx(0, 0, 0, 32, 1, 0, 2, 0, 1, 0, 0, 0, 0, 2),
+      MXFP8RT_INVALID_ARGUMENT);
   EXPECT_STREQ(mxfp8rtGetLastError(),
                "mxfp8rtShardMoeDispatchMx: no communicator is bound to this "
                "thread (mxfp8rtCommBind)");
   runRanks(2, [&](int rank, mxfp8rtComm comm) {
     ASSERT_EQ(mxfp8rtCommBind(comm, nullptr), MXFP8RT_SUCCESS);
-    EXPECT_EQ(
-        mxfp8rtShardMoeCombine(0, 8, MXFP8RT_DATA_F32, 0, 1, 0, 2, 0, 0, 0, 4),
-        MXFP8RT_INVALID_ARGUMENT);
+    EXPECT_EQ(mxfp8rtShardMoeCombine(0, 8, MXFP8RT_DATA_F32, 0, 1, 0, 2, 0, 0,
+                                     1, 0, 4),
+              MXFP8RT_INVALID_ARGUMENT);
     EXPECT_STREQ(mxfp8rtGetLastError(),
                  "mxfp8rtShardMoeCombine: the program was partitioned for 4 "
                  "processes, the bound communicator has 2 ranks");

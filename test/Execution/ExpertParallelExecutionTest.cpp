@@ -35,8 +35,10 @@ namespace {
 
 constexpr int64_t kK = 64, kN = 32, kTopK = 2, kExpertsPerRank = 2;
 /// Rows of each rank's token buffer (its tokens, then zero rows) and of its
-/// dispatched buffer.
-constexpr int64_t kMaxTokens = 40, kCapacity = 128;
+/// dispatched buffer; expert groups start at multiples of kAlignment rows
+/// (torchao's default: 32-token blocks of the weight gradient stay inside
+/// one expert). With 4 ranks, rank 2's two padded groups fill the capacity.
+constexpr int64_t kMaxTokens = 40, kCapacity = 128, kAlignment = 32;
 
 int64_t getNumTokens(int rank, int size) {
   static const int64_t twoRanks[] = {37, 20};
@@ -82,9 +84,9 @@ HostTensor randomBF16(llvm::ArrayRef<int64_t> shape, unsigned seed) {
 std::string getStepSource(int size) {
   std::string text = R"mlir(
 func.func private @mxfp8rtShardMoeDispatchMx(index, index, index, index, index,
-    index, index, index, index, index, index, index, index) -> i32
+    index, index, index, index, index, index, index, index, index) -> i32
 func.func private @mxfp8rtShardMoeCombine(index, index, i32, index, index,
-    index, index, index, index, index, index) -> i32
+    index, index, index, index, index, index, index) -> i32
 func.func @step(%x: tensor<40x64xbf16>, %route: tensor<80xi32>,
     %ntok: tensor<1xi64>, %w: tensor<2x32x64xbf16>) -> tensor<80x32xbf16> {
   %c0 = arith.constant 0 : index
@@ -93,6 +95,7 @@ func.func @step(%x: tensor<40x64xbf16>, %route: tensor<80xi32>,
   %topk = arith.constant 2 : index
   %experts = arith.constant EXPERTS : index
   %cap = arith.constant 128 : index
+  %align = arith.constant ALIGN : index
   %n = arith.constant 32 : index
   %bf16 = arith.constant 1 : i32
   %procs = arith.constant PROCS : index
@@ -118,9 +121,9 @@ func.func @step(%x: tensor<40x64xbf16>, %route: tensor<80xi32>,
   %op = memref.extract_aligned_pointer_as_index %om : memref<2xi32> -> index
   %cp = memref.extract_aligned_pointer_as_index %cm : memref<COUNTSxi32> -> index
   %st = func.call @mxfp8rtShardMoeDispatchMx(%qp, %sp, %nt, %k, %topk, %rp,
-      %experts, %cap, %dp, %dsp, %op, %cp, %procs)
+      %experts, %cap, %align, %dp, %dsp, %op, %cp, %procs)
       : (index, index, index, index, index, index, index, index, index, index,
-         index, index, index) -> i32
+         index, index, index, index) -> i32
   %ok = arith.cmpi eq, %st, %ok0 : i32
   cf.assert %ok, "mxfp8rtShardMoeDispatchMx failed"
   %a = bufferization.to_tensor %dm restrict writable : memref<128x64xf8E4M3FN> to tensor<128x64xf8E4M3FN>
@@ -140,9 +143,9 @@ func.func @step(%x: tensor<40x64xbf16>, %route: tensor<80xi32>,
   %rp2 = memref.extract_aligned_pointer_as_index %rm : memref<80xi32> -> index
   %cp2 = memref.extract_aligned_pointer_as_index %cm : memref<COUNTSxi32> -> index
   %st2 = func.call @mxfp8rtShardMoeCombine(%yp, %n, %bf16, %nt, %topk, %rp2,
-      %experts, %cp2, %cap, %outp, %procs)
+      %experts, %cp2, %cap, %align, %outp, %procs)
       : (index, index, i32, index, index, index, index, index, index, index,
-         index) -> i32
+         index, index) -> i32
   %ok2 = arith.cmpi eq, %st2, %ok0 : i32
   cf.assert %ok2, "mxfp8rtShardMoeCombine failed"
   %out = bufferization.to_tensor %outm restrict writable : memref<80x32xbf16> to tensor<80x32xbf16>
@@ -156,6 +159,7 @@ func.func @step(%x: tensor<40x64xbf16>, %route: tensor<80xi32>,
   };
   replace("EXPERTS", std::to_string(kExpertsPerRank * size));
   replace("PROCS", std::to_string(size));
+  replace("ALIGN", std::to_string(kAlignment));
   replace("COUNTS", std::to_string(size * size * kExpertsPerRank));
   return text;
 }
@@ -340,12 +344,14 @@ TEST_P(ExpertParallelExecution, DispatchGroupedGemmCombineMatchesOneRank) {
     std::vector<int32_t> counts(size * size * kExpertsPerRank);
     ASSERT_EQ(mxfp8rtMoeDispatchMx(comm, q[0].bytes.data(), q[1].bytes.data(),
                                    numTokens, kK, kTopK, route.data(), experts,
-                                   kCapacity, data.bytes.data(),
+                                   kCapacity, kAlignment, data.bytes.data(),
                                    scales.bytes.data(), offs.data<int32_t>(),
                                    counts.data(), nullptr),
               MXFP8RT_SUCCESS)
         << mxfp8rtGetLastError();
     mxfp8rtCommGetBytesSent(comm, &dispatchBytes[r]);
+    for (int64_t e = 0; e < kExpertsPerRank; ++e)
+      EXPECT_EQ(offs.data<int32_t>()[e] % kAlignment, 0) << "rank " << r;
     HostTensor w = sliceRows(weights, r * kExpertsPerRank, kExpertsPerRank);
     std::vector<HostTensor> y =
         runOrFail(*exe, "experts", {data, scales, w, offs});
@@ -353,8 +359,8 @@ TEST_P(ExpertParallelExecution, DispatchGroupedGemmCombineMatchesOneRank) {
     HostTensor out(HostElementType::BF16, {numTokens * kTopK, kN});
     ASSERT_EQ(mxfp8rtMoeCombine(comm, y[0].bytes.data(), kN, MXFP8RT_DATA_BF16,
                                 numTokens, kTopK, route.data(), experts,
-                                counts.data(), kCapacity, out.bytes.data(),
-                                nullptr),
+                                counts.data(), kCapacity, kAlignment,
+                                out.bytes.data(), nullptr),
               MXFP8RT_SUCCESS)
         << mxfp8rtGetLastError();
     combined[r] = std::move(out);

@@ -22,10 +22,14 @@
 //
 // Layout of a rank's received rows (the "dispatched" buffers): grouped by
 // local expert; inside a group, by source rank; inside that, in the
-// source's (token, slot) order. recvOffs[e] is the cumulative end of local
-// expert e's group (int32, E_local entries, as scaled_grouped_mm's offs).
-// Rows [recvOffs[E_local - 1], capacity) are zero bytes (data +0, scale
-// byte 0): scaled_grouped_mm reads no row past the last group end.
+// source's (token, slot) order. Each group starts at a multiple of
+// `alignment` rows (torchao's permute pads every group to a multiple of 32:
+// the 32-token blocks of the grouped weight-gradient GEMM, quantized along
+// the tokens, must not straddle two experts; 1 packs the groups tightly).
+// recvOffs[e] is the end of local expert e's group, padding included
+// (int32, E_local entries, as scaled_grouped_mm's offs). Padding rows and
+// rows [recvOffs[E_local - 1], capacity) are zero bytes (data +0, scale
+// byte 0): their GEMM outputs are rows the combine does not read.
 //
 // Both calls are collective: every rank of the communicator makes them in
 // the same order with the same numExperts, topK, k (n), capacity and type.
@@ -57,7 +61,8 @@ extern "C" {
 /// `mxfp8train.quantize axis = 1` of the (numTokens, k) tokens; k a positive
 /// multiple of 32), `tokenExperts` numTokens * topK int32 expert ids.
 /// Out: `recvData` capacity x k bytes, `recvScales` capacity x k/32 bytes,
-/// `recvOffs` E_local int32 group ends (layout above), and `counts`
+/// `recvOffs` E_local int32 group ends (layout above; `alignment` >= 1),
+/// and `counts`
 /// size * size * E_local int32: counts[(s * size + r) * E_local + e] is the
 /// number of rows rank s sends to local expert e of rank r (the same on
 /// every rank; mxfp8rtMoeCombine takes it back).
@@ -70,23 +75,24 @@ extern "C" {
 MXFP8RT_EXPORT mxfp8rtStatus mxfp8rtMoeDispatchMx(
     mxfp8rtComm comm, const void *data, const void *scales, intptr_t numTokens,
     intptr_t k, intptr_t topK, const int32_t *tokenExperts, intptr_t numExperts,
-    intptr_t capacity, void *recvData, void *recvScales, int32_t *recvOffs,
-    int32_t *counts, mxfp8rtStream stream);
+    intptr_t capacity, intptr_t alignment, void *recvData, void *recvScales,
+    int32_t *recvOffs, int32_t *counts, mxfp8rtStream stream);
 
 /// Returns expert outputs to the ranks and slots their tokens came from.
 ///
 /// In: `expertOut` capacity x n elements of `type` (MXFP8RT_DATA_BF16 or
 /// MXFP8RT_DATA_F32), row i the output of dispatched row i of the last
-/// mxfp8rtMoeDispatchMx (rows past the last group are not read), and the
-/// `tokenExperts`, `numExperts` and `counts` of that dispatch. Out: `out`
+/// mxfp8rtMoeDispatchMx (padding rows are not read), and the
+/// `tokenExperts`, `numExperts`, `counts`, `capacity` and `alignment` of
+/// that dispatch. Out: `out`
 /// numTokens * topK x n elements, row t * topK + j the output of token t's
 /// slot j (the caller weights and sums the slots). One all-to-allv of
 /// `type`.
 MXFP8RT_EXPORT mxfp8rtStatus mxfp8rtMoeCombine(
     mxfp8rtComm comm, const void *expertOut, intptr_t n, mxfp8rtDataType type,
     intptr_t numTokens, intptr_t topK, const int32_t *tokenExperts,
-    intptr_t numExperts, const int32_t *counts, intptr_t capacity, void *out,
-    mxfp8rtStream stream);
+    intptr_t numExperts, const int32_t *counts, intptr_t capacity,
+    intptr_t alignment, void *out, mxfp8rtStream stream);
 
 /// mxfp8rtMoeDispatchMx and mxfp8rtMoeCombine on the calling thread's bound
 /// communicator (mxfp8rtCommBind), for compiled code: buffers are addresses
@@ -97,12 +103,13 @@ MXFP8RT_EXPORT mxfp8rtStatus mxfp8rtMoeCombine(
 MXFP8RT_EXPORT int32_t mxfp8rtShardMoeDispatchMx(
     intptr_t data, intptr_t scales, intptr_t numTokens, intptr_t k,
     intptr_t topK, intptr_t tokenExperts, intptr_t numExperts,
-    intptr_t capacity, intptr_t recvData, intptr_t recvScales,
-    intptr_t recvOffs, intptr_t counts, intptr_t groupSize);
+    intptr_t capacity, intptr_t alignment, intptr_t recvData,
+    intptr_t recvScales, intptr_t recvOffs, intptr_t counts,
+    intptr_t groupSize);
 MXFP8RT_EXPORT int32_t mxfp8rtShardMoeCombine(
     intptr_t expertOut, intptr_t n, int32_t type, intptr_t numTokens,
     intptr_t topK, intptr_t tokenExperts, intptr_t numExperts, intptr_t counts,
-    intptr_t capacity, intptr_t out, intptr_t groupSize);
+    intptr_t capacity, intptr_t alignment, intptr_t out, intptr_t groupSize);
 
 #ifdef __cplusplus
 } // extern "C"
