@@ -19,6 +19,8 @@ using namespace mxfp8rt;
 
 struct mxfp8rtComm_st {
   std::unique_ptr<Communicator> impl;
+  /// mxfp8rtCommGetBytesSent (only the rank's thread calls collectives).
+  int64_t bytesSent = 0;
 };
 
 struct mxfp8rtInProcessGroup_st {
@@ -90,6 +92,15 @@ static mxfp8rtStatus checkBuffer(const char *fn, const void *buffer,
   if (count > 0 && !buffer)
     return invalid(fn, std::string(name) + " is null");
   return MXFP8RT_SUCCESS;
+}
+
+/// Adds `count` elements of `type` to comm's bytes sent when `status` is a
+/// success, and returns `status`.
+static mxfp8rtStatus countBytes(mxfp8rtComm comm, intptr_t count,
+                                mxfp8rtDataType type, mxfp8rtStatus status) {
+  if (status == MXFP8RT_SUCCESS)
+    comm->bytesSent += static_cast<int64_t>(count) * getDataTypeSize(type);
+  return status;
 }
 
 #define RETURN_IF_FAILED(expr)                                                 \
@@ -208,6 +219,14 @@ mxfp8rtStatus mxfp8rtCommGetBackend(mxfp8rtComm comm,
   return MXFP8RT_SUCCESS;
 }
 
+mxfp8rtStatus mxfp8rtCommGetBytesSent(mxfp8rtComm comm, int64_t *bytes) {
+  if (!comm || !isLive(comm) || !bytes)
+    return invalid("mxfp8rtCommGetBytesSent",
+                   "unknown communicator or null bytes");
+  *bytes = comm->bytesSent;
+  return MXFP8RT_SUCCESS;
+}
+
 mxfp8rtStatus mxfp8rtAllGather(mxfp8rtComm comm, const void *send, void *recv,
                                intptr_t sendCount, mxfp8rtDataType type,
                                mxfp8rtStream stream) {
@@ -215,7 +234,8 @@ mxfp8rtStatus mxfp8rtAllGather(mxfp8rtComm comm, const void *send, void *recv,
   RETURN_IF_FAILED(checkCall(fn, comm, type, nullptr, {sendCount}));
   RETURN_IF_FAILED(checkBuffer(fn, send, sendCount, "send"));
   RETURN_IF_FAILED(checkBuffer(fn, recv, sendCount, "recv"));
-  return comm->impl->allGather(send, recv, sendCount, type, stream);
+  return countBytes(comm, sendCount, type,
+                    comm->impl->allGather(send, recv, sendCount, type, stream));
 }
 
 mxfp8rtStatus mxfp8rtAllReduce(mxfp8rtComm comm, const void *send, void *recv,
@@ -225,7 +245,8 @@ mxfp8rtStatus mxfp8rtAllReduce(mxfp8rtComm comm, const void *send, void *recv,
   RETURN_IF_FAILED(checkCall(fn, comm, type, &op, {count}));
   RETURN_IF_FAILED(checkBuffer(fn, send, count, "send"));
   RETURN_IF_FAILED(checkBuffer(fn, recv, count, "recv"));
-  return comm->impl->allReduce(send, recv, count, type, op, stream);
+  return countBytes(comm, count, type,
+                    comm->impl->allReduce(send, recv, count, type, op, stream));
 }
 
 mxfp8rtStatus mxfp8rtReduceScatter(mxfp8rtComm comm, const void *send,
@@ -236,7 +257,9 @@ mxfp8rtStatus mxfp8rtReduceScatter(mxfp8rtComm comm, const void *send,
   RETURN_IF_FAILED(checkCall(fn, comm, type, &op, {recvCount}));
   RETURN_IF_FAILED(checkBuffer(fn, send, recvCount, "send"));
   RETURN_IF_FAILED(checkBuffer(fn, recv, recvCount, "recv"));
-  return comm->impl->reduceScatter(send, recv, recvCount, type, op, stream);
+  mxfp8rtStatus status =
+      comm->impl->reduceScatter(send, recv, recvCount, type, op, stream);
+  return countBytes(comm, comm->impl->size * recvCount, type, status);
 }
 
 mxfp8rtStatus mxfp8rtAllToAll(mxfp8rtComm comm, const void *send, void *recv,
@@ -252,7 +275,8 @@ mxfp8rtStatus mxfp8rtAllToAll(mxfp8rtComm comm, const void *send, void *recv,
     offsets[p] = p * count;
   AllToAllvLayout layout{counts.data(), offsets.data(), counts.data(),
                          offsets.data()};
-  return comm->impl->allToAllv(send, recv, layout, type, stream);
+  return countBytes(comm, size * count, type,
+                    comm->impl->allToAllv(send, recv, layout, type, stream));
 }
 
 mxfp8rtStatus mxfp8rtAllToAllv(mxfp8rtComm comm, const void *send,
@@ -278,7 +302,8 @@ mxfp8rtStatus mxfp8rtAllToAllv(mxfp8rtComm comm, const void *send,
   RETURN_IF_FAILED(checkBuffer(fn, send, sendTotal, "send"));
   RETURN_IF_FAILED(checkBuffer(fn, recv, recvTotal, "recv"));
   AllToAllvLayout layout{sendCounts, sendOffsets, recvCounts, recvOffsets};
-  return comm->impl->allToAllv(send, recv, layout, type, stream);
+  return countBytes(comm, sendTotal, type,
+                    comm->impl->allToAllv(send, recv, layout, type, stream));
 }
 
 mxfp8rtStatus mxfp8rtCommBind(mxfp8rtComm comm, mxfp8rtStream stream) {
@@ -305,6 +330,13 @@ static mxfp8rtComm getBound(const char *fn, intptr_t groupSize) {
     return nullptr;
   }
   return boundComm;
+}
+
+mxfp8rtComm mxfp8rt::getBoundCommunicator(const char *fn, intptr_t groupSize,
+                                          mxfp8rtStream &stream) {
+  mxfp8rtComm comm = getBound(fn, groupSize);
+  stream = comm ? boundStream : nullptr;
+  return comm;
 }
 
 static void *toPointer(intptr_t address) {

@@ -78,6 +78,12 @@ mxfp8rtStatus createNcclCommunicator(int size, const mxfp8rtNcclUniqueId &id,
                                      int rank, int device,
                                      std::unique_ptr<Communicator> &comm);
 
+/// The calling thread's bound communicator and its stream when it is live
+/// and has `groupSize` ranks; otherwise null, with the error recorded for
+/// `fn` (the mxfp8rtShard* calls of lowered code).
+mxfp8rtComm getBoundCommunicator(const char *fn, intptr_t groupSize,
+                                 mxfp8rtStream &stream);
+
 } // namespace mxfp8rt
 
 #endif // MXFP8TRAIN_RUNTIME_SRC_COLLECTIVES_H

@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxfp8train/runtime/Runtime.h"
+/* The collectives and the MXFP8 expert-parallel calls are C as well. */
+#include "mxfp8train/runtime/ExpertParallel.h"
 
 #include <string.h>
 

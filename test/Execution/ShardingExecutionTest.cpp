@@ -25,6 +25,7 @@
 #include "mlir/Pass/PassManager.h"
 
 #include "mxfp8train/Conversion/Passes.h"
+#include "mxfp8train/Dialect/MXFP8Train/Transforms/Passes.h"
 #include "mxfp8train/runtime/Collectives.h"
 
 #include <cstring>
@@ -143,6 +144,20 @@ OwningOpRef<ModuleOp> specializeForShard(ModuleOp partitioned, int p,
   return clone;
 }
 
+/// Random bf16 (the top half of normal f32 samples).
+HostTensor randomBF16(llvm::ArrayRef<int64_t> shape, unsigned seed) {
+  HostTensor t(HostElementType::BF16, shape);
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  for (int64_t i = 0; i < t.getNumElements(); ++i) {
+    float value = dist(gen);
+    uint32_t bits;
+    std::memcpy(&bits, &value, sizeof(bits));
+    t.data<uint16_t>()[i] = static_cast<uint16_t>(bits >> 16);
+  }
+  return t;
+}
+
 HostTensor randomF32(llvm::ArrayRef<int64_t> shape, unsigned seed) {
   HostTensor t(HostElementType::F32, shape);
   std::mt19937 gen(seed);
@@ -170,6 +185,12 @@ struct ShardedCase {
   bool simulate = true;
   /// The collectives shard-partition emits, sorted by name.
   std::vector<std::string> collectives;
+  /// Bytes each rank sends in the run with collectives (-1: not checked).
+  int64_t bytesSent = -1;
+  /// Run again after mxfp8train-quantize-before-all-gather (FSDP fp8
+  /// all-gather), each rank then sending `bytesSentAfterRewrite` bytes.
+  bool quantizeBeforeAllGather = false;
+  int64_t bytesSentAfterRewrite = -1;
 };
 
 /// The names of the shard collectives in `module`, sorted.
@@ -209,9 +230,13 @@ void expectSameBytes(const HostTensor &got, const HostTensor &expected,
 /// in-process communicator, on its slices of the inputs. Returns each
 /// shard's result.
 std::vector<HostTensor> runWithCollectives(ModuleOp partitioned,
-                                           const ShardedCase &c) {
+                                           const ShardedCase &c,
+                                           bool quantizeBeforeAllGather = false,
+                                           int64_t expectedBytesSent = -1) {
   OwningOpRef<ModuleOp> module = partitioned.clone();
   PassManager pm(module->getContext());
+  if (quantizeBeforeAllGather)
+    pm.addPass(createMXFP8TrainQuantizeBeforeAllGatherPass());
   pm.addPass(createConvertShardToRuntimeCollectivesPass());
   if (failed(pm.run(*module))) {
     ADD_FAILURE() << "convert-shard-to-runtime-collectives failed";
@@ -247,6 +272,11 @@ std::vector<HostTensor> runWithCollectives(ModuleOp partitioned,
     t.join();
   std::vector<HostTensor> results;
   for (int p = 0; p < kShards; ++p) {
+    int64_t bytes = 0;
+    EXPECT_EQ(mxfp8rtCommGetBytesSent(comms[p], &bytes), MXFP8RT_SUCCESS);
+    if (expectedBytesSent >= 0) {
+      EXPECT_EQ(bytes, expectedBytesSent) << "bytes sent by rank " << p;
+    }
     mxfp8rtCommDestroy(comms[p]);
     if (outputs[p].size() != 1) {
       ADD_FAILURE() << "shard " << p << " returned " << outputs[p].size()
@@ -303,19 +333,26 @@ void runShardedCase(const ShardedCase &c) {
   }
 
   // The same partitioned module with real (in-process) collectives: an
-  // all-reduced or gathered result is whole on every shard.
-  std::vector<HostTensor> results = runWithCollectives(*module, c);
-  ASSERT_EQ(results.size(), static_cast<size_t>(kShards));
-  if (c.resultSplit >= 0) {
-    for (const HostTensor &r : results)
-      EXPECT_EQ(r.shape, c.localResultShape);
-    expectSameBytes(concat(results, c.resultSplit), expected[0],
-                    "runtime collectives");
-    return;
+  // all-reduced or gathered result is whole on every shard. With
+  // quantizeBeforeAllGather, once more after the rewrite.
+  for (bool rewrite : {false, true}) {
+    if (rewrite && !c.quantizeBeforeAllGather)
+      break;
+    std::string what =
+        rewrite ? "quantize before all-gather" : "runtime collectives";
+    std::vector<HostTensor> results = runWithCollectives(
+        *module, c, rewrite, rewrite ? c.bytesSentAfterRewrite : c.bytesSent);
+    ASSERT_EQ(results.size(), static_cast<size_t>(kShards));
+    if (c.resultSplit >= 0) {
+      for (const HostTensor &r : results)
+        EXPECT_EQ(r.shape, c.localResultShape);
+      expectSameBytes(concat(results, c.resultSplit), expected[0], what);
+      continue;
+    }
+    for (int p = 0; p < kShards; ++p)
+      expectSameBytes(results[p], expected[0],
+                      what + ", shard " + std::to_string(p));
   }
-  for (int p = 0; p < kShards; ++p)
-    expectSameBytes(results[p], expected[0],
-                    "runtime collectives, shard " + std::to_string(p));
 }
 
 // Data parallelism with blocked scales: the tokens split in whole 128-row
@@ -473,6 +510,92 @@ func.func @model(%x: tensor<16x64xf32>) -> tensor<16x64xf32> {
   c.collectives = {"shard.all_to_all", "shard.all_to_all"};
   c.localResultShape = {16, 32};
   c.simulate = false;
+  runShardedCase(c);
+}
+
+// FSDP: the bf16 weight split along its rows (64 of 128 per shard) is
+// gathered whole for the forward GEMM, then quantized along K. After
+// mxfp8train-quantize-before-all-gather each shard quantizes its rows and
+// the fp8 data and e8m0 scales are gathered instead: the same bytes out,
+// and each rank sends 64 x 128 fp8 bytes + 64 x 4 scale bytes (8448)
+// instead of 64 x 128 bf16 (16384): half, plus the scales.
+TEST(ShardingExecution, FsdpFp8AllGather) {
+  ShardedCase c;
+  c.source = R"mlir(
+shard.grid @grid(shape = 2)
+func.func @model(%x: tensor<32x128xbf16>, %w: tensor<128x128xbf16>) -> tensor<32x128xf32> {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %r = shard.sharding @grid split_axes = [[]] : !shard.sharding
+  %w1 = shard.shard %w to %s : tensor<128x128xbf16>
+  %w2 = shard.shard %w1 to %r annotate_for_users : tensor<128x128xbf16>
+  %q, %qs = mxfp8train.quantize %x axis = 1 mode = rceil
+      : tensor<32x128xbf16> -> tensor<32x128xf8E4M3FN>, tensor<32x4xf8E8M0FNU>
+  %wq, %ws = mxfp8train.quantize %w2 axis = 1 mode = rceil
+      : tensor<128x128xbf16> -> tensor<128x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
+  %y = mxfp8train.scaled_mm %q [%qs], %wq [%ws] transpose_rhs
+      : tensor<32x128xf8E4M3FN> [tensor<32x4xf8E8M0FNU>],
+        tensor<128x128xf8E4M3FN> [tensor<128x4xf8E8M0FNU>] -> tensor<32x128xf32>
+  return %y : tensor<32x128xf32>
+}
+)mlir";
+  c.inputs = {randomBF16({32, 128}, 10), randomBF16({128, 128}, 11)};
+  c.inputSplits = {-1, 0};
+  c.resultSplit = kReplicated;
+  c.expectedAllReduces = 0;
+  c.collectives = {"shard.all_gather"};
+  c.localResultShape = {32, 128};
+  c.simulate = false;
+  c.bytesSent = 64 * 128 * 2;
+  c.quantizeBeforeAllGather = true;
+  c.bytesSentAfterRewrite = 64 * 128 * 2 / 2 + 64 * 4;
+  runShardedCase(c);
+}
+
+// FSDP with both casts of the weight (quantize_dual): the forward GEMM
+// reads the 1x32 (along K) cast, the input-gradient GEMM dY @ W the 32x1
+// (along the split rows N) cast; 64 rows per shard are 2 whole 32-row
+// blocks, so both casts move before the gather: 2 x (8192 fp8 bytes) +
+// 64 x 4 + 2 x 128 scale bytes per rank instead of 16384 bf16 bytes once
+// (the fp8 copies are half a bf16 copy each).
+TEST(ShardingExecution, FsdpFp8AllGatherBothAxes) {
+  ShardedCase c;
+  c.source = R"mlir(
+shard.grid @grid(shape = 2)
+func.func @model(%x: tensor<32x128xbf16>, %dy: tensor<32x128xbf16>, %w: tensor<128x128xbf16>) -> tensor<32x128xf32> {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %r = shard.sharding @grid split_axes = [[]] : !shard.sharding
+  %w1 = shard.shard %w to %s : tensor<128x128xbf16>
+  %w2 = shard.shard %w1 to %r annotate_for_users : tensor<128x128xbf16>
+  %q, %qs = mxfp8train.quantize %x axis = 1 mode = rceil
+      : tensor<32x128xbf16> -> tensor<32x128xf8E4M3FN>, tensor<32x4xf8E8M0FNU>
+  %g, %gs = mxfp8train.quantize %dy axis = 1 mode = rceil
+      : tensor<32x128xbf16> -> tensor<32x128xf8E4M3FN>, tensor<32x4xf8E8M0FNU>
+  %rq, %rs, %cq, %cs = mxfp8train.quantize_dual %w2 mode = rceil
+      : tensor<128x128xbf16> -> tensor<128x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>,
+                                tensor<128x128xf8E4M3FN>, tensor<4x128xf8E8M0FNU>
+  %y = mxfp8train.scaled_mm %q [%qs], %rq [%rs] transpose_rhs
+      : tensor<32x128xf8E4M3FN> [tensor<32x4xf8E8M0FNU>],
+        tensor<128x128xf8E4M3FN> [tensor<128x4xf8E8M0FNU>] -> tensor<32x128xf32>
+  %dx = mxfp8train.scaled_mm %g [%gs], %cq [%cs]
+      : tensor<32x128xf8E4M3FN> [tensor<32x4xf8E8M0FNU>],
+        tensor<128x128xf8E4M3FN> [tensor<4x128xf8E8M0FNU>] -> tensor<32x128xf32>
+  %e = tensor.empty() : tensor<32x128xf32>
+  %sum = linalg.add ins(%y, %dx : tensor<32x128xf32>, tensor<32x128xf32>)
+      outs(%e : tensor<32x128xf32>) -> tensor<32x128xf32>
+  return %sum : tensor<32x128xf32>
+}
+)mlir";
+  c.inputs = {randomBF16({32, 128}, 12), randomBF16({32, 128}, 13),
+              randomBF16({128, 128}, 14)};
+  c.inputSplits = {-1, -1, 0};
+  c.resultSplit = kReplicated;
+  c.expectedAllReduces = 0;
+  c.collectives = {"shard.all_gather"};
+  c.localResultShape = {32, 128};
+  c.simulate = false;
+  c.bytesSent = 64 * 128 * 2;
+  c.quantizeBeforeAllGather = true;
+  c.bytesSentAfterRewrite = 2 * (64 * 128 * 2 / 2) + 64 * 4 + 2 * 128;
   runShardedCase(c);
 }
 

@@ -141,6 +141,14 @@ MXFP8RT_EXPORT mxfp8rtStatus mxfp8rtCommGetSize(mxfp8rtComm comm, int *size);
 MXFP8RT_EXPORT mxfp8rtStatus mxfp8rtCommGetBackend(mxfp8rtComm comm,
                                                    mxfp8rtCommBackend *backend);
 
+/// The payload bytes this rank has handed to successful collectives of
+/// `comm`: its send buffer of each call (sendCount elements of an
+/// all-gather, count of an all-reduce, size * recvCount of a reduce-scatter,
+/// the sum of the send counts of an all-to-all(v), its own part included).
+/// What an exchange costs, e.g. fp8 + scales against bf16.
+MXFP8RT_EXPORT mxfp8rtStatus mxfp8rtCommGetBytesSent(mxfp8rtComm comm,
+                                                     int64_t *bytes);
+
 //===----------------------------------------------------------------------===//
 // Collectives
 //===----------------------------------------------------------------------===//

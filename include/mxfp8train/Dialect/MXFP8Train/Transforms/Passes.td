@@ -133,4 +133,67 @@ def MXFP8TrainRewriteMatmulsPass
   ];
 }
 
+def MXFP8TrainQuantizeBeforeAllGatherPass
+    : Pass<"mxfp8train-quantize-before-all-gather"> {
+  let summary = "Quantize a gathered weight's shards before the all-gather "
+                "(FSDP fp8 all-gather: fp8 data and e8m0 scales travel)";
+  let description = [{
+    After `shard-partition`, a weight split along its rows (FSDP) that an op
+    needs whole is `shard.all_gather`ed in high precision and then quantized
+    on every process. This pass moves a `quantize` or `quantize_dual` of the
+    gathered tensor before the gather when that gives the same bytes: each
+    process quantizes its own shard, then the fp8 data and the scales of
+    every cast are all-gathered along the same axis (scales of a `blocked`
+    layout as their 1-D byte sequence). A bf16 weight then moves
+    1 + 1/32 bytes per element instead of 2 (per cast).
+
+    Exact, and moved, when every block or amax group of each cast lies
+    inside one shard (`g`: the gather axis, `L`: the shard's size along it):
+    - MX 1x32 / 32x1 blocks along `axis != g`: always;
+    - MX blocks along `axis == g`: when `L % 32 == 0`;
+    - MX `blocked` scales: `axis != g` and `L % 128 == 0` (whole 128-row
+      tiles are contiguous bytes, SPEC §4.1);
+    - Float8 axiswise (rowwise) with `axis != g`: the amax runs along a
+      dimension each shard holds whole.
+    Left in place, with the reason in a remark (`remarks=true`): a split
+    32-element block, partial 128-row tiles, `blocked` scales along the
+    gather axis, a Float8 tensorwise cast (one amax of the whole tensor) or
+    an axiswise one along the gather axis, per-group Float8 scales (`offs`),
+    dynamic shapes, and a gathered tensor that has users other than movable
+    quantizes (the high-precision gather would stay as well).
+
+    ```mlir
+    // Before (one process of a 2-process grid):
+    %w = shard.all_gather %ws on @grid grid_axes = [0] gather_axis = 0
+        : tensor<64x128xbf16> -> tensor<128x128xbf16>
+    %q, %s = mxfp8train.quantize %w axis = 1 mode = rceil
+        : tensor<128x128xbf16> -> tensor<128x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
+    // After:
+    %lq, %ls = mxfp8train.quantize %ws axis = 1 mode = rceil
+        : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>
+    %q = shard.all_gather %lq on @grid grid_axes = [0] gather_axis = 0
+        : tensor<64x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+    %s = shard.all_gather %ls on @grid grid_axes = [0] gather_axis = 0
+        : tensor<64x4xf8E8M0FNU> -> tensor<128x4xf8E8M0FNU>
+    ```
+
+    Run it after `shard-partition` and before
+    `convert-shard-to-runtime-collectives` (docs/sharding.md).
+  }];
+  let options = [
+    Option<"emitRemarks", "remarks", "bool", "false",
+           "Emit a remark at every quantize of a gathered tensor that is "
+           "left in place, with the reason">
+  ];
+  let statistics = [
+    Statistic<"numMoved", "num-moved",
+              "Number of quantize / quantize_dual ops moved before their "
+              "all-gather">
+  ];
+  let dependentDialects = [
+    "::mlir::mxfp8train::MXFP8TrainDialect",
+    "::mlir::shard::ShardDialect"
+  ];
+}
+
 #endif // MXFP8TRAIN_DIALECT_MXFP8TRAIN_TRANSFORMS_PASSES_TD

@@ -349,6 +349,24 @@ void foldOutputTruncations(Operation *root);
 /// (FuseQuantizeDual.cpp; `convert-mxfp8train-to-gpu` runs it first).
 void populateFuseQuantizeDualPatterns(RewritePatternSet &patterns);
 
+/// Why the `quantize` or `quantize_dual` `op`, whose input is the result of
+/// a `shard.all_gather`, cannot be moved before that gather without
+/// changing its bytes (or without leaving the high-precision gather in
+/// place): a sentence for a remark. std::nullopt when it can be moved, or
+/// when `op` is not such a quantize (QuantizeBeforeAllGather.cpp).
+std::optional<std::string> getQuantizeBeforeAllGatherBlocker(Operation *op);
+
+/// Whether `op` is a `quantize` or `quantize_dual` of a
+/// `shard.all_gather`'s result.
+bool isQuantizeOfAllGather(Operation *op);
+
+/// Adds the pattern that moves a `quantize` / `quantize_dual` of a
+/// gathered tensor before the `shard.all_gather` (quantize each shard, then
+/// gather the fp8 data and the scales of every cast) when
+/// getQuantizeBeforeAllGatherBlocker finds nothing against it
+/// (`mxfp8train-quantize-before-all-gather`, FSDP fp8 all-gather).
+void populateQuantizeBeforeAllGatherPatterns(RewritePatternSet &patterns);
+
 } // namespace mlir::mxfp8train
 
 #endif // MXFP8TRAIN_DIALECT_MXFP8TRAIN_TRANSFORMS_TRANSFORMS_H

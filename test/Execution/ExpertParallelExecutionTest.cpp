@@ -1,0 +1,405 @@
+//===- ExpertParallelExecutionTest.cpp - MXFP8 expert parallelism -*- C++ -*-//
+//
+// The expert-parallel MoE step that stays in MXFP8 (docs/sharding.md), run
+// on 2 and 4 in-process ranks (threads) on the CPU:
+//   tokens (bf16) --mxfp8train.quantize axis = 1--> fp8 data + e8m0 scales
+//   --mxfp8rtMoeDispatchMx--> the rank's rows grouped by local expert, offs
+//   --mxfp8train.scaled_grouped_mm (2d-3d, the rank's experts)--> bf16
+//   --mxfp8rtMoeCombine--> every (token, slot) output back on its rank.
+// No dequantize runs between the quantize and the GEMM. Each slot's output
+// is compared bit for bit with one single-rank grouped GEMM over every
+// rank's tokens and all experts (the same quantize). Top-2 routing with
+// uneven groups, an empty expert on each rank, a rank without tokens and
+// (with 4 ranks) a rank that receives nothing. The dispatch sends
+// K + K/32 bytes per row where the bf16 exchange sends 2K.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestUtils.h"
+
+#include "mxfp8train/runtime/ExpertParallel.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <random>
+#include <thread>
+#include <tuple>
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+using namespace mxtest;
+
+namespace {
+
+constexpr int64_t kK = 64, kN = 32, kTopK = 2, kExpertsPerRank = 2;
+/// Rows of each rank's token buffer (its tokens, then zero rows) and of its
+/// dispatched buffer; expert groups start at multiples of kAlignment rows
+/// (torchao's default: 32-token blocks of the weight gradient stay inside
+/// one expert). With 4 ranks, rank 2's two padded groups fill the capacity.
+constexpr int64_t kMaxTokens = 40, kCapacity = 128, kAlignment = 32;
+
+int64_t getNumTokens(int rank, int size) {
+  static const int64_t twoRanks[] = {37, 20};
+  static const int64_t fourRanks[] = {37, 0, 20, 29};
+  return size == 2 ? twoRanks[rank] : fourRanks[rank];
+}
+
+/// Token t's slot j on `rank`: spread by a hash, no token to expert 1
+/// (local expert 1 of rank 0 is empty), and with 4 ranks none to rank 3.
+int32_t getExpert(int rank, int64_t t, int64_t j, int size) {
+  int64_t experts = kExpertsPerRank * size;
+  int64_t e = (rank * 131 + t * 17 + j * 7 + (t * t) % 5) % experts;
+  if (e == 1)
+    e = 0;
+  if (size == 4 && e >= experts - kExpertsPerRank)
+    e -= kExpertsPerRank;
+  return static_cast<int32_t>(e);
+}
+
+HostTensor randomBF16(llvm::ArrayRef<int64_t> shape, unsigned seed) {
+  HostTensor t(HostElementType::BF16, shape);
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  for (int64_t i = 0; i < t.getNumElements(); ++i) {
+    float value = dist(gen);
+    uint32_t bits;
+    std::memcpy(&bits, &value, sizeof(bits));
+    t.data<uint16_t>()[i] = static_cast<uint16_t>(bits >> 16);
+  }
+  return t;
+}
+
+/// `@step`: the whole step of one rank as one compiled function, calling
+/// the runtime's dispatch and combine on the thread's bound communicator
+/// (the ABI a compiler lowering of the exchange would emit): quantize,
+/// mxfp8rtShardMoeDispatchMx, the grouped GEMM of the rank's experts on the
+/// dispatched fp8 rows, mxfp8rtShardMoeCombine. Inputs: the rank's tokens
+/// (kMaxTokens rows), their routing (kMaxTokens * kTopK ids, the first
+/// numTokens * kTopK used), numTokens, the rank's expert weights. Result:
+/// kMaxTokens * kTopK rows, the first numTokens * kTopK the slots' outputs.
+/// Buffers cross the calls as in convert-shard-to-runtime-collectives:
+/// fresh copies in, fresh allocations out.
+std::string getStepSource(int size) {
+  std::string text = R"mlir(
+func.func private @mxfp8rtShardMoeDispatchMx(index, index, index, index, index,
+    index, index, index, index, index, index, index, index, index) -> i32
+func.func private @mxfp8rtShardMoeCombine(index, index, i32, index, index,
+    index, index, index, index, index, index, index) -> i32
+func.func @step(%x: tensor<40x64xbf16>, %route: tensor<80xi32>,
+    %ntok: tensor<1xi64>, %w: tensor<2x32x64xbf16>) -> tensor<80x32xbf16> {
+  %c0 = arith.constant 0 : index
+  %ok0 = arith.constant 0 : i32
+  %k = arith.constant 64 : index
+  %topk = arith.constant 2 : index
+  %experts = arith.constant EXPERTS : index
+  %cap = arith.constant 128 : index
+  %align = arith.constant ALIGN : index
+  %n = arith.constant 32 : index
+  %bf16 = arith.constant 1 : i32
+  %procs = arith.constant PROCS : index
+  %nt64 = tensor.extract %ntok[%c0] : tensor<1xi64>
+  %nt = arith.index_cast %nt64 : i64 to index
+  %q, %s = mxfp8train.quantize %x axis = 1 mode = rceil
+      : tensor<40x64xbf16> -> tensor<40x64xf8E4M3FN>, tensor<40x2xf8E8M0FNU>
+  %qc = bufferization.alloc_tensor() copy(%q) : tensor<40x64xf8E4M3FN>
+  %qm = bufferization.to_buffer %qc : tensor<40x64xf8E4M3FN> to memref<40x64xf8E4M3FN>
+  %sc = bufferization.alloc_tensor() copy(%s) : tensor<40x2xf8E8M0FNU>
+  %sm = bufferization.to_buffer %sc : tensor<40x2xf8E8M0FNU> to memref<40x2xf8E8M0FNU>
+  %rc = bufferization.alloc_tensor() copy(%route) : tensor<80xi32>
+  %rm = bufferization.to_buffer %rc : tensor<80xi32> to memref<80xi32>
+  %dm = memref.alloc() : memref<128x64xf8E4M3FN>
+  %dsm = memref.alloc() : memref<128x2xf8E8M0FNU>
+  %om = memref.alloc() : memref<2xi32>
+  %cm = memref.alloc() : memref<COUNTSxi32>
+  %qp = memref.extract_aligned_pointer_as_index %qm : memref<40x64xf8E4M3FN> -> index
+  %sp = memref.extract_aligned_pointer_as_index %sm : memref<40x2xf8E8M0FNU> -> index
+  %rp = memref.extract_aligned_pointer_as_index %rm : memref<80xi32> -> index
+  %dp = memref.extract_aligned_pointer_as_index %dm : memref<128x64xf8E4M3FN> -> index
+  %dsp = memref.extract_aligned_pointer_as_index %dsm : memref<128x2xf8E8M0FNU> -> index
+  %op = memref.extract_aligned_pointer_as_index %om : memref<2xi32> -> index
+  %cp = memref.extract_aligned_pointer_as_index %cm : memref<COUNTSxi32> -> index
+  %st = func.call @mxfp8rtShardMoeDispatchMx(%qp, %sp, %nt, %k, %topk, %rp,
+      %experts, %cap, %align, %dp, %dsp, %op, %cp, %procs)
+      : (index, index, index, index, index, index, index, index, index, index,
+         index, index, index, index) -> i32
+  %ok = arith.cmpi eq, %st, %ok0 : i32
+  cf.assert %ok, "mxfp8rtShardMoeDispatchMx failed"
+  %a = bufferization.to_tensor %dm restrict writable : memref<128x64xf8E4M3FN> to tensor<128x64xf8E4M3FN>
+  %as = bufferization.to_tensor %dsm restrict writable : memref<128x2xf8E8M0FNU> to tensor<128x2xf8E8M0FNU>
+  %offs = bufferization.to_tensor %om restrict writable : memref<2xi32> to tensor<2xi32>
+  %wq, %ws = mxfp8train.quantize %w axis = 2 mode = rceil
+      : tensor<2x32x64xbf16> -> tensor<2x32x64xf8E4M3FN>, tensor<2x32x2xf8E8M0FNU>
+  %y = mxfp8train.scaled_grouped_mm %a [%as], %wq [%ws] offs(%offs) transpose_rhs
+      : tensor<128x64xf8E4M3FN> [tensor<128x2xf8E8M0FNU>],
+        tensor<2x32x64xf8E4M3FN> [tensor<2x32x2xf8E8M0FNU>], tensor<2xi32>
+        -> tensor<128x32xbf16>
+  %yc = bufferization.alloc_tensor() copy(%y) : tensor<128x32xbf16>
+  %ym = bufferization.to_buffer %yc : tensor<128x32xbf16> to memref<128x32xbf16>
+  %outm = memref.alloc() : memref<80x32xbf16>
+  %yp = memref.extract_aligned_pointer_as_index %ym : memref<128x32xbf16> -> index
+  %outp = memref.extract_aligned_pointer_as_index %outm : memref<80x32xbf16> -> index
+  %rp2 = memref.extract_aligned_pointer_as_index %rm : memref<80xi32> -> index
+  %cp2 = memref.extract_aligned_pointer_as_index %cm : memref<COUNTSxi32> -> index
+  %st2 = func.call @mxfp8rtShardMoeCombine(%yp, %n, %bf16, %nt, %topk, %rp2,
+      %experts, %cp2, %cap, %align, %outp, %procs)
+      : (index, index, i32, index, index, index, index, index, index, index,
+         index, index) -> i32
+  %ok2 = arith.cmpi eq, %st2, %ok0 : i32
+  cf.assert %ok2, "mxfp8rtShardMoeCombine failed"
+  %out = bufferization.to_tensor %outm restrict writable : memref<80x32xbf16> to tensor<80x32xbf16>
+  return %out : tensor<80x32xbf16>
+}
+)mlir";
+  auto replace = [&](const std::string &from, const std::string &to) {
+    for (size_t at = text.find(from); at != std::string::npos;
+         at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+  };
+  replace("EXPERTS", std::to_string(kExpertsPerRank * size));
+  replace("PROCS", std::to_string(size));
+  replace("ALIGN", std::to_string(kAlignment));
+  replace("COUNTS", std::to_string(size * size * kExpertsPerRank));
+  return text;
+}
+
+/// @quantize_tokens, @experts (the rank's kExpertsPerRank experts on
+/// kCapacity rows) and @experts_all (all experts on `allRows` rows).
+std::string getModuleSource(int size, int64_t allRows) {
+  int64_t experts = kExpertsPerRank * size;
+  auto grouped = [](const std::string &name, int64_t rows, int64_t e) {
+    std::string a = tensorType({rows, kK}, "f8E4M3FN");
+    std::string as = tensorType({rows, kK / 32}, "f8E8M0FNU");
+    std::string w = tensorType({e, kN, kK}, "bf16");
+    std::string wq = tensorType({e, kN, kK}, "f8E4M3FN");
+    std::string ws = tensorType({e, kN, kK / 32}, "f8E8M0FNU");
+    std::string offs = tensorType({e}, "i32");
+    std::string out = tensorType({rows, kN}, "bf16");
+    return "func.func @" + name + "(%a: " + a + ", %as: " + as + ", %w: " + w +
+           ", %offs: " + offs + ") -> " + out + " {\n" +
+           "  %wq, %ws = mxfp8train.quantize %w axis = 2 mode = rceil : " + w +
+           " -> " + wq + ", " + ws + "\n" +
+           "  %y = mxfp8train.scaled_grouped_mm %a [%as], %wq [%ws] "
+           "offs(%offs) transpose_rhs : " +
+           a + " [" + as + "], " + wq + " [" + ws + "], " + offs + " -> " +
+           out + "\n  return %y : " + out + "\n}\n";
+  };
+  std::string x = tensorType({kMaxTokens, kK}, "bf16");
+  std::string q = tensorType({kMaxTokens, kK}, "f8E4M3FN");
+  std::string s = tensorType({kMaxTokens, kK / 32}, "f8E8M0FNU");
+  return "func.func @quantize_tokens(%x: " + x + ") -> (" + q + ", " + s +
+         ") {\n  %q, %s = mxfp8train.quantize %x axis = 1 mode = rceil : " + x +
+         " -> " + q + ", " + s + "\n  return %q, %s : " + q + ", " + s +
+         "\n}\n" + grouped("experts", kCapacity, kExpertsPerRank) +
+         grouped("experts_all", allRows, experts) + getStepSource(size);
+}
+
+/// Rows [first, first + count) of `t` (dim 0) as a new tensor.
+HostTensor sliceRows(const HostTensor &t, int64_t first, int64_t count) {
+  HostTensor part(t.type, t.shape);
+  part.shape[0] = count;
+  int64_t row = t.bytes.size() / t.shape[0];
+  part.bytes.assign(t.bytes.begin() + first * row,
+                    t.bytes.begin() + (first + count) * row);
+  return part;
+}
+
+/// The module for GetParam() ranks, each rank's tokens (zero rows past its
+/// count), all experts' weights, and the single-rank reference: one rank
+/// quantizes every rank's tokens, sorts all slots by expert and runs one
+/// grouped GEMM with all experts.
+class ExpertParallelExecution : public ::testing::TestWithParam<int> {
+protected:
+  void SetUp() override {
+    size = GetParam();
+    experts = kExpertsPerRank * size;
+    for (int r = 0; r < size; ++r)
+      allRows += getNumTokens(r, size) * kTopK;
+    exe = compileOrFail(getModuleSource(size, allRows));
+    ASSERT_TRUE(exe);
+    for (int r = 0; r < size; ++r) {
+      HostTensor x = randomBF16({kMaxTokens, kK}, 100 + r);
+      std::fill(x.bytes.begin() + getNumTokens(r, size) * kK * 2, x.bytes.end(),
+                0);
+      tokens.push_back(std::move(x));
+    }
+    weights = randomBF16({experts, kN, kK}, 7);
+
+    struct Slot {
+      int rank;
+      int64_t token, slot;
+      int32_t expert;
+    };
+    std::vector<Slot> slots;
+    std::vector<std::vector<HostTensor>> quantized;
+    for (int r = 0; r < size; ++r) {
+      quantized.push_back(runOrFail(*exe, "quantize_tokens", {tokens[r]}));
+      ASSERT_EQ(quantized.back().size(), 2u);
+      for (int64_t t = 0; t < getNumTokens(r, size); ++t)
+        for (int64_t j = 0; j < kTopK; ++j)
+          slots.push_back({r, t, j, getExpert(r, t, j, size)});
+    }
+    auto byExpert = [](const Slot &a, const Slot &b) {
+      return a.expert < b.expert;
+    };
+    std::stable_sort(slots.begin(), slots.end(), byExpert);
+    HostTensor allData(HostElementType::F8E4M3FN, {allRows, kK});
+    HostTensor allScales(HostElementType::F8E8M0FNU, {allRows, kK / 32});
+    HostTensor allOffs(HostElementType::I32, {experts});
+    for (int64_t i = 0; i < allRows; ++i) {
+      const Slot &s = slots[i];
+      std::memcpy(allData.bytes.data() + i * kK,
+                  quantized[s.rank][0].bytes.data() + s.token * kK, kK);
+      std::memcpy(allScales.bytes.data() + i * kK / 32,
+                  quantized[s.rank][1].bytes.data() + s.token * kK / 32,
+                  kK / 32);
+      allOffs.data<int32_t>()[s.expert] = static_cast<int32_t>(i + 1);
+      referenceRow[{s.rank, s.token, s.slot}] = i;
+    }
+    for (int64_t e = 1; e < experts; ++e)
+      allOffs.data<int32_t>()[e] =
+          std::max(allOffs.data<int32_t>()[e], allOffs.data<int32_t>()[e - 1]);
+    EXPECT_EQ(allOffs.data<int32_t>()[1], allOffs.data<int32_t>()[0])
+        << "expert 1 is meant to be empty";
+    std::vector<HostTensor> out =
+        runOrFail(*exe, "experts_all", {allData, allScales, weights, allOffs});
+    ASSERT_EQ(out.size(), 1u);
+    reference = std::move(out[0]);
+  }
+
+  /// Runs `body(rank, comm)` on one thread per rank of an in-process group.
+  void runRanks(const std::function<void(int, mxfp8rtComm)> &body) {
+    mxfp8rtInProcessGroup group = nullptr;
+    ASSERT_EQ(mxfp8rtInProcessGroupCreate(size, &group), MXFP8RT_SUCCESS);
+    std::vector<mxfp8rtComm> comms(size);
+    for (int r = 0; r < size; ++r)
+      ASSERT_EQ(mxfp8rtCommInitInProcess(group, r, &comms[r]), MXFP8RT_SUCCESS);
+    mxfp8rtInProcessGroupDestroy(group);
+    std::vector<std::thread> threads;
+    for (int r = 0; r < size; ++r)
+      threads.emplace_back([&, r] { body(r, comms[r]); });
+    for (std::thread &t : threads)
+      t.join();
+    for (mxfp8rtComm comm : comms)
+      mxfp8rtCommDestroy(comm);
+  }
+
+  /// The routing of rank r's slots, `rows` entries (zeros past its slots).
+  std::vector<int32_t> getRoute(int r, int64_t rows) const {
+    std::vector<int32_t> route(rows, 0);
+    for (int64_t t = 0; t < getNumTokens(r, size); ++t)
+      for (int64_t j = 0; j < kTopK; ++j)
+        route[t * kTopK + j] = getExpert(r, t, j, size);
+    return route;
+  }
+
+  /// Row t * kTopK + j of combined[r] is, bit for bit, the reference row of
+  /// rank r's token t, slot j.
+  void expectMatchesReference(const std::vector<HostTensor> &combined) const {
+    int64_t nonZero = 0;
+    for (int r = 0; r < size; ++r) {
+      int64_t numTokens = getNumTokens(r, size);
+      ASSERT_GE(combined[r].shape[0], numTokens * kTopK);
+      ASSERT_EQ(combined[r].shape[1], kN);
+      for (int64_t t = 0; t < numTokens; ++t)
+        for (int64_t j = 0; j < kTopK; ++j) {
+          int64_t row = referenceRow.at({r, t, j});
+          const uint16_t *got =
+              combined[r].data<uint16_t>() + (t * kTopK + j) * kN;
+          const uint16_t *want = reference.data<uint16_t>() + row * kN;
+          for (int64_t c = 0; c < kN; ++c) {
+            ASSERT_EQ(got[c], want[c])
+                << "rank " << r << " token " << t << " slot " << j << " column "
+                << c << " (expert " << getExpert(r, t, j, size) << ")";
+            nonZero += (got[c] & 0x7FFF) != 0;
+          }
+        }
+    }
+    EXPECT_GT(nonZero, allRows * kN / 2) << "the outputs are mostly zero";
+  }
+
+  int size = 0;
+  int64_t experts = 0, allRows = 0;
+  std::unique_ptr<CPUExecutable> exe;
+  std::vector<HostTensor> tokens;
+  HostTensor weights, reference;
+  /// The reference row of (rank, token, slot).
+  std::map<std::tuple<int, int64_t, int64_t>, int64_t> referenceRow;
+};
+
+// The step driven from C++: compiled quantize, the runtime's dispatch, the
+// compiled grouped GEMM on the dispatched fp8 rows, the runtime's combine.
+TEST_P(ExpertParallelExecution, DispatchGroupedGemmCombineMatchesOneRank) {
+  std::vector<HostTensor> combined(size);
+  std::vector<int64_t> dispatchBytes(size, -1);
+  runRanks([&](int r, mxfp8rtComm comm) {
+    int64_t numTokens = getNumTokens(r, size);
+    std::vector<HostTensor> q = runOrFail(*exe, "quantize_tokens", {tokens[r]});
+    ASSERT_EQ(q.size(), 2u);
+    std::vector<int32_t> route = getRoute(r, numTokens * kTopK);
+    HostTensor data(HostElementType::F8E4M3FN, {kCapacity, kK});
+    HostTensor scales(HostElementType::F8E8M0FNU, {kCapacity, kK / 32});
+    HostTensor offs(HostElementType::I32, {kExpertsPerRank});
+    std::vector<int32_t> counts(size * size * kExpertsPerRank);
+    ASSERT_EQ(mxfp8rtMoeDispatchMx(comm, q[0].bytes.data(), q[1].bytes.data(),
+                                   numTokens, kK, kTopK, route.data(), experts,
+                                   kCapacity, kAlignment, data.bytes.data(),
+                                   scales.bytes.data(), offs.data<int32_t>(),
+                                   counts.data(), nullptr),
+              MXFP8RT_SUCCESS)
+        << mxfp8rtGetLastError();
+    mxfp8rtCommGetBytesSent(comm, &dispatchBytes[r]);
+    for (int64_t e = 0; e < kExpertsPerRank; ++e)
+      EXPECT_EQ(offs.data<int32_t>()[e] % kAlignment, 0) << "rank " << r;
+    HostTensor w = sliceRows(weights, r * kExpertsPerRank, kExpertsPerRank);
+    std::vector<HostTensor> y =
+        runOrFail(*exe, "experts", {data, scales, w, offs});
+    ASSERT_EQ(y.size(), 1u);
+    HostTensor out(HostElementType::BF16, {numTokens * kTopK, kN});
+    ASSERT_EQ(mxfp8rtMoeCombine(comm, y[0].bytes.data(), kN, MXFP8RT_DATA_BF16,
+                                numTokens, kTopK, route.data(), experts,
+                                counts.data(), kCapacity, kAlignment,
+                                out.bytes.data(), nullptr),
+              MXFP8RT_SUCCESS)
+        << mxfp8rtGetLastError();
+    combined[r] = std::move(out);
+  });
+  expectMatchesReference(combined);
+  // The counts gather (size * kExpertsPerRank + 1 i32) and one packed row
+  // of K fp8 + K/32 e8m0 bytes per slot: (K + K/32) / 2K of bf16 rows.
+  for (int r = 0; r < size; ++r)
+    EXPECT_EQ(dispatchBytes[r],
+              (size * kExpertsPerRank + 1) * 4 +
+                  getNumTokens(r, size) * kTopK * (kK + kK / 32))
+        << "rank " << r;
+}
+
+// The same step as one compiled function per rank (@step), its exchanges
+// calls of the runtime's ABI on the thread's bound communicator: the same
+// bytes.
+TEST_P(ExpertParallelExecution, CompiledStepOnBoundCommunicator) {
+  std::vector<HostTensor> combined(size);
+  runRanks([&](int r, mxfp8rtComm comm) {
+    ASSERT_EQ(mxfp8rtCommBind(comm, nullptr), MXFP8RT_SUCCESS);
+    HostTensor route(HostElementType::I32, {kMaxTokens * kTopK});
+    std::vector<int32_t> ids = getRoute(r, kMaxTokens * kTopK);
+    std::memcpy(route.bytes.data(), ids.data(), ids.size() * sizeof(int32_t));
+    HostTensor numTokens(HostElementType::I64, {1});
+    numTokens.data<int64_t>()[0] = getNumTokens(r, size);
+    HostTensor w = sliceRows(weights, r * kExpertsPerRank, kExpertsPerRank);
+    std::vector<HostTensor> out =
+        runOrFail(*exe, "step", {tokens[r], route, numTokens, w});
+    mxfp8rtCommBind(nullptr, nullptr);
+    ASSERT_EQ(out.size(), 1u);
+    combined[r] = std::move(out[0]);
+  });
+  expectMatchesReference(combined);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, ExpertParallelExecution,
+                         ::testing::Values(2, 4), [](const auto &info) {
+                           return std::to_string(info.param) + "Ranks";
+                         });
+
+} // namespace
