@@ -259,6 +259,20 @@ func.func @sibling_blocks_move(%w: tensor<48x64xbf16>)
   return %rq, %rs, %cq, %cs : tensor<96x64xf8E4M3FN>, tensor<96x2xf8E8M0FNU>, tensor<96x64xf8E4M3FN>, tensor<3x64xf8E8M0FNU>
 }
 
+// Dynamic rows: the shard's size along the gather axis is unknown.
+// CHECK-LABEL: func.func @dynamic_rows_stay(
+// CHECK:         %[[G:.*]] = shard.all_gather
+// CHECK:         mxfp8train.quantize %[[G]] axis = 1
+func.func @dynamic_rows_stay(%w: tensor<?x64xbf16>)
+    -> (tensor<?x64xf8E4M3FN>, tensor<?x2xf8E8M0FNU>) {
+  %g = shard.all_gather %w on @grid grid_axes = [0] gather_axis = 0
+      : tensor<?x64xbf16> -> tensor<?x64xbf16>
+  // expected-remark @below {{quantize left after its all-gather: the gather has dynamic shapes}}
+  %q, %s = mxfp8train.quantize %g axis = 1 mode = rceil
+      : tensor<?x64xbf16> -> tensor<?x64xf8E4M3FN>, tensor<?x2xf8E8M0FNU>
+  return %q, %s : tensor<?x64xf8E4M3FN>, tensor<?x2xf8E8M0FNU>
+}
+
 // Not a gathered input: nothing to do, no remark.
 // CHECK-LABEL: func.func @no_gather_untouched(
 // CHECK-NOT:     shard.all_gather
