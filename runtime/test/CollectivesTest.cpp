@@ -11,6 +11,8 @@
 
 #include "mxfp8train/runtime/Collectives.h"
 
+#include "InProcessRanks.h"
+
 #include "NcclLibrary.h"
 
 #include "gtest/gtest.h"
@@ -20,29 +22,9 @@
 #include <cstring>
 #include <functional>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace {
-
-/// Runs `body(rank, comm)` on `size` threads, one in-process rank each.
-void runRanks(int size, const std::function<void(int, mxfp8rtComm)> &body) {
-  mxfp8rtInProcessGroup group = nullptr;
-  ASSERT_EQ(mxfp8rtInProcessGroupCreate(size, &group), MXFP8RT_SUCCESS);
-  std::vector<mxfp8rtComm> comms(size);
-  for (int r = 0; r < size; ++r)
-    ASSERT_EQ(mxfp8rtCommInitInProcess(group, r, &comms[r]), MXFP8RT_SUCCESS)
-        << mxfp8rtGetLastError();
-  // The communicators keep the group alive.
-  EXPECT_EQ(mxfp8rtInProcessGroupDestroy(group), MXFP8RT_SUCCESS);
-  std::vector<std::thread> threads;
-  for (int r = 0; r < size; ++r)
-    threads.emplace_back([&, r] { body(r, comms[r]); });
-  for (std::thread &t : threads)
-    t.join();
-  for (mxfp8rtComm comm : comms)
-    EXPECT_EQ(mxfp8rtCommDestroy(comm), MXFP8RT_SUCCESS);
-}
 
 uint32_t bitsOf(float value) {
   uint32_t bits;
@@ -62,7 +44,7 @@ class Collectives : public ::testing::TestWithParam<int> {};
 // then its e8m0 scale bytes (0xFF is the e8m0 NaN): gathered in rank order.
 TEST_P(Collectives, AllGatherFp8AndE8m0Bytes) {
   int size = GetParam();
-  runRanks(size, [&](int rank, mxfp8rtComm comm) {
+  mxfp8rt::test::runInProcessRanks(size, [&](int rank, mxfp8rtComm comm) {
     std::vector<uint8_t> data = {uint8_t(0x10 * rank + 1), 0x7F, 0x80, 0xFF,
                                  uint8_t(0x38 + rank)};
     std::vector<uint8_t> gathered(data.size() * size, 0xAA);
@@ -98,7 +80,7 @@ TEST_P(Collectives, AllGatherFp8AndE8m0Bytes) {
 // f32 all-gather in place: each rank's part already sits in the result.
 TEST_P(Collectives, AllGatherF32InPlace) {
   int size = GetParam();
-  runRanks(size, [&](int rank, mxfp8rtComm comm) {
+  mxfp8rt::test::runInProcessRanks(size, [&](int rank, mxfp8rtComm comm) {
     std::vector<float> all(2 * size, -1.0f);
     all[2 * rank] = 0.5f * rank;
     all[2 * rank + 1] = -3.0f - rank;
@@ -116,7 +98,7 @@ TEST_P(Collectives, AllGatherF32InPlace) {
 // max with a NaN, in place.
 TEST_P(Collectives, AllReduceF32) {
   int size = GetParam();
-  runRanks(size, [&](int rank, mxfp8rtComm comm) {
+  mxfp8rt::test::runInProcessRanks(size, [&](int rank, mxfp8rtComm comm) {
     std::vector<float> x = {-0.0f, rank == 0 ? 1e8f : 1.0f, 0.25f * rank,
                             rank == 1 ? NAN : float(rank)};
     std::vector<float> sum(4), max(4);
@@ -151,7 +133,7 @@ TEST_P(Collectives, AllReduceF32) {
 // 1 + 2^-6 (0x3F82), where rounding after every add would stay at 1.0.
 TEST_P(Collectives, AllReduceBf16RoundsOnce) {
   int size = GetParam();
-  runRanks(size, [&](int rank, mxfp8rtComm comm) {
+  mxfp8rt::test::runInProcessRanks(size, [&](int rank, mxfp8rtComm comm) {
     std::vector<uint16_t> x = {uint16_t(rank == 0 ? 0x3F80 : 0x3B80),
                                uint16_t(0xC000 - rank)};
     std::vector<uint16_t> sum(2), max(2);
@@ -178,7 +160,7 @@ TEST_P(Collectives, AllReduceBf16RoundsOnce) {
 // Integer offsets: i32 sums wrap, i64 max.
 TEST_P(Collectives, AllReduceIntegers) {
   int size = GetParam();
-  runRanks(size, [&](int rank, mxfp8rtComm comm) {
+  mxfp8rt::test::runInProcessRanks(size, [&](int rank, mxfp8rtComm comm) {
     std::vector<int32_t> x = {INT32_MAX, rank, -7 * rank};
     std::vector<int32_t> sum(3);
     EXPECT_EQ(mxfp8rtAllReduce(comm, x.data(), sum.data(), 3, MXFP8RT_DATA_I32,
@@ -200,7 +182,7 @@ TEST_P(Collectives, AllReduceIntegers) {
 // Rank r keeps part r of the sum: recv[i] = sum_p send_p[r * 3 + i].
 TEST_P(Collectives, ReduceScatterF32AndBf16) {
   int size = GetParam();
-  runRanks(size, [&](int rank, mxfp8rtComm comm) {
+  mxfp8rt::test::runInProcessRanks(size, [&](int rank, mxfp8rtComm comm) {
     std::vector<float> x(3 * size);
     for (int i = 0; i < 3 * size; ++i)
       x[i] = float(i) + 0.125f * rank;
@@ -230,7 +212,7 @@ TEST_P(Collectives, ReduceScatterF32AndBf16) {
 // recv[p * 2 + i] on rank r = send_p[r * 2 + i]: byte (q, p, i) codes.
 TEST_P(Collectives, AllToAllBytes) {
   int size = GetParam();
-  runRanks(size, [&](int rank, mxfp8rtComm comm) {
+  mxfp8rt::test::runInProcessRanks(size, [&](int rank, mxfp8rtComm comm) {
     std::vector<uint8_t> send(2 * size), recv(2 * size, 0xAA);
     for (int p = 0; p < size; ++p)
       for (int i = 0; i < 2; ++i)
@@ -252,7 +234,7 @@ int64_t unevenCount(int q, int p) { return (q + 2 * p) % 3; }
 // element between parts; and an e8m0 scale byte per token.
 TEST_P(Collectives, AllToAllvUnevenWithEmptyParts) {
   int size = GetParam();
-  runRanks(size, [&](int rank, mxfp8rtComm comm) {
+  mxfp8rt::test::runInProcessRanks(size, [&](int rank, mxfp8rtComm comm) {
     std::vector<intptr_t> sendCounts(size), sendOffsets(size), recvCounts(size),
         recvOffsets(size);
     intptr_t sendTotal = 0, recvEnd = 0;
@@ -303,7 +285,7 @@ INSTANTIATE_TEST_SUITE_P(Ranks, Collectives, ::testing::Values(2, 4),
 // Calls that do not match across ranks fail on every rank, with the same
 // message, and the group stays usable.
 TEST(CollectivesErrors, MismatchedCallsFailOnEveryRank) {
-  runRanks(2, [&](int rank, mxfp8rtComm comm) {
+  mxfp8rt::test::runInProcessRanks(2, [&](int rank, mxfp8rtComm comm) {
     std::vector<float> x(4, 1.0f), y(8);
     EXPECT_EQ(mxfp8rtAllGather(comm, x.data(), y.data(), rank == 0 ? 4 : 3,
                                MXFP8RT_DATA_F32, nullptr),
@@ -398,7 +380,7 @@ TEST(CollectivesShardAbi, BoundCommunicator) {
   EXPECT_STREQ(mxfp8rtGetLastError(),
                "mxfp8rtShardProcessIndex: no communicator is bound to this "
                "thread (mxfp8rtCommBind)");
-  runRanks(2, [&](int rank, mxfp8rtComm comm) {
+  mxfp8rt::test::runInProcessRanks(2, [&](int rank, mxfp8rtComm comm) {
     EXPECT_EQ(mxfp8rtCommBind(comm, nullptr), MXFP8RT_SUCCESS);
     EXPECT_EQ(mxfp8rtShardProcessIndex(2), rank);
     EXPECT_EQ(mxfp8rtShardProcessIndex(4), -1);

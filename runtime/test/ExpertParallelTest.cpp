@@ -11,6 +11,8 @@
 
 #include "mxfp8train/runtime/ExpertParallel.h"
 
+#include "InProcessRanks.h"
+
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -18,28 +20,10 @@
 #include <functional>
 #include <optional>
 #include <string>
-#include <thread>
 #include <tuple>
 #include <vector>
 
 namespace {
-
-/// Runs `body(rank, comm)` on `size` threads, one in-process rank each.
-void runRanks(int size, const std::function<void(int, mxfp8rtComm)> &body) {
-  mxfp8rtInProcessGroup group = nullptr;
-  ASSERT_EQ(mxfp8rtInProcessGroupCreate(size, &group), MXFP8RT_SUCCESS);
-  std::vector<mxfp8rtComm> comms(size);
-  for (int r = 0; r < size; ++r)
-    ASSERT_EQ(mxfp8rtCommInitInProcess(group, r, &comms[r]), MXFP8RT_SUCCESS);
-  mxfp8rtInProcessGroupDestroy(group);
-  std::vector<std::thread> threads;
-  for (int r = 0; r < size; ++r)
-    threads.emplace_back([&, r] { body(r, comms[r]); });
-  for (std::thread &t : threads)
-    t.join();
-  for (mxfp8rtComm comm : comms)
-    EXPECT_EQ(mxfp8rtCommDestroy(comm), MXFP8RT_SUCCESS);
-}
 
 constexpr int64_t kK = 64;
 constexpr int64_t kTopK = 2;
@@ -118,7 +102,7 @@ TEST_P(MoeDispatch, GroupsRowsAndCombinesBack) {
   auto [size, alignment] = GetParam();
   const int64_t numExperts = kExpertsPerRank * size;
   const int64_t capacity = 32, n = 8;
-  runRanks(size, [&](int rank, mxfp8rtComm comm) {
+  mxfp8rt::test::runInProcessRanks(size, [&](int rank, mxfp8rtComm comm) {
     int64_t tokens = getNumTokens(rank, size);
     std::vector<uint8_t> data(tokens * kK), scales(tokens * kK / 32);
     std::vector<int32_t> experts(tokens * kTopK);
@@ -218,7 +202,7 @@ void dispatchAll(int size, int64_t numExperts, int64_t capacity,
                  const std::function<int64_t(int)> &expertsOf = nullptr) {
   statuses.assign(size, MXFP8RT_SUCCESS);
   messages.assign(size, "");
-  runRanks(size, [&](int rank, mxfp8rtComm comm) {
+  mxfp8rt::test::runInProcessRanks(size, [&](int rank, mxfp8rtComm comm) {
     int64_t tokens = 8;
     std::vector<uint8_t> data(tokens * 32, 1), scales(tokens, 127);
     std::vector<int32_t> experts(tokens);
@@ -292,7 +276,7 @@ TEST(MoeDispatchErrors, ShardAbiNeedsBoundCommunicator) {
   EXPECT_STREQ(mxfp8rtGetLastError(),
                "mxfp8rtShardMoeDispatchMx: no communicator is bound to this "
                "thread (mxfp8rtCommBind)");
-  runRanks(2, [&](int rank, mxfp8rtComm comm) {
+  mxfp8rt::test::runInProcessRanks(2, [&](int rank, mxfp8rtComm comm) {
     ASSERT_EQ(mxfp8rtCommBind(comm, nullptr), MXFP8RT_SUCCESS);
     EXPECT_EQ(mxfp8rtShardMoeCombine(0, 8, MXFP8RT_DATA_F32, 0, 1, 0, 2, 0, 0,
                                      1, 0, 4),

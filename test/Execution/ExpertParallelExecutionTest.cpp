@@ -19,12 +19,13 @@
 
 #include "mxfp8train/runtime/ExpertParallel.h"
 
+#include "InProcessRanks.h"
+
 #include <algorithm>
 #include <cstring>
 #include <functional>
 #include <map>
 #include <random>
-#include <thread>
 #include <tuple>
 
 using namespace mlir;
@@ -268,23 +269,6 @@ protected:
     reference = std::move(out[0]);
   }
 
-  /// Runs `body(rank, comm)` on one thread per rank of an in-process group.
-  void runRanks(const std::function<void(int, mxfp8rtComm)> &body) {
-    mxfp8rtInProcessGroup group = nullptr;
-    ASSERT_EQ(mxfp8rtInProcessGroupCreate(size, &group), MXFP8RT_SUCCESS);
-    std::vector<mxfp8rtComm> comms(size);
-    for (int r = 0; r < size; ++r)
-      ASSERT_EQ(mxfp8rtCommInitInProcess(group, r, &comms[r]), MXFP8RT_SUCCESS);
-    mxfp8rtInProcessGroupDestroy(group);
-    std::vector<std::thread> threads;
-    for (int r = 0; r < size; ++r)
-      threads.emplace_back([&, r] { body(r, comms[r]); });
-    for (std::thread &t : threads)
-      t.join();
-    for (mxfp8rtComm comm : comms)
-      mxfp8rtCommDestroy(comm);
-  }
-
   /// The routing of rank r's slots, `rows` entries (zeros past its slots).
   std::vector<int32_t> getRoute(int r, int64_t rows) const {
     std::vector<int32_t> route(rows, 0);
@@ -333,7 +317,7 @@ protected:
 TEST_P(ExpertParallelExecution, DispatchGroupedGemmCombineMatchesOneRank) {
   std::vector<HostTensor> combined(size);
   std::vector<int64_t> dispatchBytes(size, -1);
-  runRanks([&](int r, mxfp8rtComm comm) {
+  mxfp8rt::test::runInProcessRanks(size, [&](int r, mxfp8rtComm comm) {
     int64_t numTokens = getNumTokens(r, size);
     std::vector<HostTensor> q = runOrFail(*exe, "quantize_tokens", {tokens[r]});
     ASSERT_EQ(q.size(), 2u);
@@ -380,7 +364,7 @@ TEST_P(ExpertParallelExecution, DispatchGroupedGemmCombineMatchesOneRank) {
 // bytes.
 TEST_P(ExpertParallelExecution, CompiledStepOnBoundCommunicator) {
   std::vector<HostTensor> combined(size);
-  runRanks([&](int r, mxfp8rtComm comm) {
+  mxfp8rt::test::runInProcessRanks(size, [&](int r, mxfp8rtComm comm) {
     ASSERT_EQ(mxfp8rtCommBind(comm, nullptr), MXFP8RT_SUCCESS);
     HostTensor route(HostElementType::I32, {kMaxTokens * kTopK});
     std::vector<int32_t> ids = getRoute(r, kMaxTokens * kTopK);

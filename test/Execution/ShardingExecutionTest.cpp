@@ -28,9 +28,10 @@
 #include "mxfp8train/Dialect/MXFP8Train/Transforms/Passes.h"
 #include "mxfp8train/runtime/Collectives.h"
 
+#include "InProcessRanks.h"
+
 #include <cstring>
 #include <random>
-#include <thread>
 
 using namespace mlir;
 using namespace mlir::mxfp8train;
@@ -251,33 +252,28 @@ std::vector<HostTensor> runWithCollectives(ModuleOp partitioned,
     ADD_FAILURE() << llvm::toString(exe.takeError());
     return {};
   }
-  mxfp8rtInProcessGroup group = nullptr;
-  EXPECT_EQ(mxfp8rtInProcessGroupCreate(kShards, &group), MXFP8RT_SUCCESS);
-  std::vector<mxfp8rtComm> comms(kShards);
-  for (int p = 0; p < kShards; ++p)
-    EXPECT_EQ(mxfp8rtCommInitInProcess(group, p, &comms[p]), MXFP8RT_SUCCESS);
-  mxfp8rtInProcessGroupDestroy(group);
+  std::vector<mxfp8rtComm> comms = mxfp8rt::test::createInProcessComms(kShards);
+  if (comms.empty())
+    return {};
   std::vector<std::vector<HostTensor>> outputs(kShards);
-  std::vector<std::thread> threads;
-  for (int p = 0; p < kShards; ++p)
-    threads.emplace_back([&, p] {
-      EXPECT_EQ(mxfp8rtCommBind(comms[p], nullptr), MXFP8RT_SUCCESS);
-      std::vector<HostTensor> inputs;
-      for (auto [input, split] : llvm::zip_equal(c.inputs, c.inputSplits))
-        inputs.push_back(sliceOf(input, split, p));
-      outputs[p] = runOrFail(**exe, "model", inputs);
-      mxfp8rtCommBind(nullptr, nullptr);
-    });
-  for (std::thread &t : threads)
-    t.join();
-  std::vector<HostTensor> results;
+  mxfp8rt::test::runOnRanks(comms, [&](int p, mxfp8rtComm comm) {
+    EXPECT_EQ(mxfp8rtCommBind(comm, nullptr), MXFP8RT_SUCCESS);
+    std::vector<HostTensor> inputs;
+    for (auto [input, split] : llvm::zip_equal(c.inputs, c.inputSplits))
+      inputs.push_back(sliceOf(input, split, p));
+    outputs[p] = runOrFail(**exe, "model", inputs);
+    mxfp8rtCommBind(nullptr, nullptr);
+  });
   for (int p = 0; p < kShards; ++p) {
     int64_t bytes = 0;
     EXPECT_EQ(mxfp8rtCommGetBytesSent(comms[p], &bytes), MXFP8RT_SUCCESS);
     if (expectedBytesSent >= 0) {
       EXPECT_EQ(bytes, expectedBytesSent) << "bytes sent by rank " << p;
     }
-    mxfp8rtCommDestroy(comms[p]);
+  }
+  mxfp8rt::test::destroyComms(comms);
+  std::vector<HostTensor> results;
+  for (int p = 0; p < kShards; ++p) {
     if (outputs[p].size() != 1) {
       ADD_FAILURE() << "shard " << p << " returned " << outputs[p].size()
                     << " results";
