@@ -1,4 +1,4 @@
-//===- Passes.h - mxfp8train rewrite passes ------------------------*- C++ -*-===//
+//===- Passes.h - mxfp8train rewrite passes ---------------------*- C++ -*-===//
 //
 // Declares the passes that rewrite training graphs into mxfp8train ops.
 //
