@@ -59,19 +59,6 @@ int32_t getExpert(int rank, int64_t t, int64_t j, int size) {
   return static_cast<int32_t>(e);
 }
 
-HostTensor randomBF16(llvm::ArrayRef<int64_t> shape, unsigned seed) {
-  HostTensor t(HostElementType::BF16, shape);
-  std::mt19937 gen(seed);
-  std::normal_distribution<float> dist(0.0f, 1.0f);
-  for (int64_t i = 0; i < t.getNumElements(); ++i) {
-    float value = dist(gen);
-    uint32_t bits;
-    std::memcpy(&bits, &value, sizeof(bits));
-    t.data<uint16_t>()[i] = static_cast<uint16_t>(bits >> 16);
-  }
-  return t;
-}
-
 /// `@step`: the whole step of one rank as one compiled function, calling
 /// the runtime's dispatch and combine on the thread's bound communicator
 /// (the ABI a compiler lowering of the exchange would emit): quantize,

@@ -145,20 +145,6 @@ OwningOpRef<ModuleOp> specializeForShard(ModuleOp partitioned, int p,
   return clone;
 }
 
-/// Random bf16 (the top half of normal f32 samples).
-HostTensor randomBF16(llvm::ArrayRef<int64_t> shape, unsigned seed) {
-  HostTensor t(HostElementType::BF16, shape);
-  std::mt19937 gen(seed);
-  std::normal_distribution<float> dist(0.0f, 1.0f);
-  for (int64_t i = 0; i < t.getNumElements(); ++i) {
-    float value = dist(gen);
-    uint32_t bits;
-    std::memcpy(&bits, &value, sizeof(bits));
-    t.data<uint16_t>()[i] = static_cast<uint16_t>(bits >> 16);
-  }
-  return t;
-}
-
 HostTensor randomF32(llvm::ArrayRef<int64_t> shape, unsigned seed) {
   HostTensor t(HostElementType::F32, shape);
   std::mt19937 gen(seed);

@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,23 @@ runOrFail(const mlir::mxfp8train::CPUExecutable &exe, const std::string &name,
     return {};
   }
   return std::move(*results);
+}
+
+/// Random bf16 of `shape`, seeded: the top half (truncation) of normal
+/// N(0, 1) f32 samples.
+inline mlir::mxfp8train::HostTensor randomBF16(llvm::ArrayRef<int64_t> shape,
+                                               unsigned seed) {
+  mlir::mxfp8train::HostTensor t(mlir::mxfp8train::HostElementType::BF16,
+                                 shape);
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  for (int64_t i = 0; i < t.getNumElements(); ++i) {
+    float value = dist(gen);
+    uint32_t bits;
+    std::memcpy(&bits, &value, sizeof(bits));
+    t.data<uint16_t>()[i] = static_cast<uint16_t>(bits >> 16);
+  }
+  return t;
 }
 
 /// `tensor<AxBx...xelem>`.
