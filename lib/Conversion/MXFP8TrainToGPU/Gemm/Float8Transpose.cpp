@@ -63,6 +63,19 @@ std::string gpu_lowering::whyNotFloat8Transpose(int64_t rows, int64_t k) {
   return "";
 }
 
+Float8TransposeSpec
+gpu_lowering::getFloat8TransposeSpec(const GemmSpec &spec,
+                                     const gemm::OperandLayout &l, bool batched,
+                                     Type dataType) {
+  Float8TransposeSpec d;
+  d.batches = batched ? spec.batches : 1;
+  d.rows = l.rows;
+  d.k = l.k;
+  d.groups = spec.kind == GemmKind::Grouped2d2d ? spec.batches : 0;
+  d.dataType = dataType;
+  return d;
+}
+
 std::string gpu_lowering::whyNotFloat8GroupedTranspose(const GemmSpec &spec) {
   if (spec.a.kMajor || spec.b.kMajor)
     return "the Float8 grouped GEMM 2d-2d needs both operands stored tokens "

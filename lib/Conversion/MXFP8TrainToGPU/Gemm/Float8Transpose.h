@@ -20,6 +20,7 @@
 #define MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_GEMM_FLOAT8TRANSPOSE_H
 
 #include "../KernelBuilder.h"
+#include "mxfp8train/Conversion/Utils/GemmTiling.h"
 
 #include <string>
 
@@ -62,6 +63,13 @@ struct Float8TransposeSpec {
 std::string whyNotFloat8Transpose(int64_t rows, int64_t k);
 
 struct GemmSpec;
+
+/// The transpose pre-pass of operand `l` (MN-major, data of `dataType`) of
+/// the Float8 GEMM `spec`: per batch when `batched`, per token group of
+/// `offs` for 2d-2d. Shared by the sm_90a and sm_100a Float8 kernels.
+Float8TransposeSpec getFloat8TransposeSpec(const GemmSpec &spec,
+                                           const gemm::OperandLayout &l,
+                                           bool batched, Type dataType);
 
 /// Why the Float8 grouped GEMM 2d-2d of `spec` cannot go through the two
 /// transposes (token groups padded to 128) that both the sm_90a and the

@@ -115,11 +115,9 @@ static Value transposeFloat8GroupedOperand(RewriterBase &rewriter, Location loc,
                                            const GemmSpec &spec,
                                            gemm::OperandLayout &l, Value data,
                                            Value offs) {
-  Float8TransposeSpec d;
-  d.rows = l.rows;
-  d.k = l.k;
-  d.groups = spec.batches;
-  d.dataType = cast<RankedTensorType>(data.getType()).getElementType();
+  Type dataType = cast<RankedTensorType>(data.getType()).getElementType();
+  Float8TransposeSpec d =
+      getFloat8TransposeSpec(spec, l, /*batched=*/false, dataType);
   auto flatType = MemRefType::get({d.getBufferElements()}, d.dataType);
   Value out = memref::AllocOp::create(rewriter, loc, flatType);
   Value source = flatBuffer(rewriter, loc, data);

@@ -188,19 +188,6 @@ static void configureFromOp(Operation *op, const GPUTargetInfo &target,
   configureWgmmaFloat8Gemm(spec, tileN, stages);
 }
 
-/// The transpose pre-pass of operand `l` (MN-major) of `spec`.
-static Float8TransposeSpec getTransposeSpec(const GemmSpec &spec,
-                                            const gemm::OperandLayout &l,
-                                            bool batched, Type dataType) {
-  Float8TransposeSpec d;
-  d.batches = batched ? spec.batches : 1;
-  d.rows = l.rows;
-  d.k = l.k;
-  d.groups = spec.kind == GemmKind::Grouped2d2d ? spec.batches : 0;
-  d.dataType = dataType;
-  return d;
-}
-
 /// The host side of a Float8 GEMM: the tensor maps of the operands (in
 /// place for a K-major operand: boxes of a tile's rows x 128 fp8, one
 /// batch / expert per box for a batched operand, a 3-D map,
@@ -257,7 +244,7 @@ static LogicalResult lowerFloat8Gemm(PatternRewriter &rewriter,
       continue;
     Type type = cast<RankedTensorType>(operands[i].getType()).getElementType();
     Float8TransposeSpec d =
-        getTransposeSpec(spec, *layouts[i], batched[i], type);
+        getFloat8TransposeSpec(spec, *layouts[i], batched[i], type);
     transposes.push_back(d);
     shapes.push_back({d.batches * d.rows, d.getOutputK(), boxRows[i], type});
     transposed.push_back(i);
