@@ -20,12 +20,13 @@
 #      emulated recipe eager and compiled when the torchao wheel is carried
 #      in .whl/, see that script's header) in the same call;
 #   4. prints one table: every time and its ratio to torch bf16 eager;
-#   5. profiles each MX step (mxfp8-launch --profile-json: one more call
+#   5. profiles each converted step (mxfp8-launch --profile-json: one more call
 #      with CUDA events around every launch, fill and copy, docs/runtime.md
 #      "Profiling") and prints per kernel family and for the 10 largest
 #      kernels the milliseconds and their share of the step
 #      (bench/device/profile_table.py); the tables go to
-#      $OUT/step-profile.txt, the JSON reports to $OUT/NAME.profile.json.
+#      $OUT/step-profile.txt, the JSON reports to
+#      $OUT/NAME.VARIANT.profile.json (VARIANT mx or a recipe's TAG).
 # Other recipes (STEPS_DIR/recipes.txt, `TAG RECIPE` lines from
 # make-step-artifacts.sh EXTRA_RECIPES): NAME.TAG is timed with the pool
 # allocator, its results compared with NAME.hp's (SQNR per result,
@@ -93,13 +94,15 @@ step_modes() {
 }
 
 profiles=()
-# time_ours NAME ENTRY VARIANT ALLOCATOR: one row; the MX step with the
-# pool allocator (what a user runs) is also profiled.
+# time_ours NAME ENTRY VARIANT ALLOCATOR: one row; every converted step
+# (MX and the other recipes) with the pool allocator (what a user runs) is
+# also profiled, to NAME.VARIANT.profile.json.
 time_ours() {
   local name="$1" entry="$2" variant="$3" alloc="$4" log profile=()
+  local pjson="$work/$name.$variant.profile.json"
   log="$work/$name.$variant.$alloc.log"
-  if [ "$variant" = mx ] && [ "$alloc" = pool ]; then
-    profile=(--profile-json="$work/$name.profile.json")
+  if [ "$variant" != hp ] && [ "$alloc" = pool ]; then
+    profile=(--profile-json="$pjson")
   fi
   MXFP8RT_ALLOCATOR="$alloc" "$launch" "$work/$name.$variant.cuda.so" \
     "$dir/$name.$variant.cuda.manifest" --entry="$entry" --gpu="$gpu" \
@@ -109,8 +112,8 @@ time_ours() {
   host="$(grep -o 'host median [0-9.e+-]* ms' "$log" | tail -n1 | awk '{print $3}')"
   [ $rc -ne 0 ] && { echo "== $name.$variant ($alloc) failed:"; tail -n 8 "$log"; ms=-; }
   rows+=("$name|ours ${variant}|$alloc|$ms|${host:--}|$variant")
-  if [ ${#profile[@]} -gt 0 ] && [ -s "$work/$name.profile.json" ]; then
-    profiles+=("$work/$name.profile.json")
+  if [ ${#profile[@]} -gt 0 ] && [ -s "$pjson" ]; then
+    profiles+=("$pjson")
   fi
 }
 
@@ -210,7 +213,7 @@ done
 # Where the time of each MX step goes, by kernel family and kernel.
 if [ ${#profiles[@]} -gt 0 ]; then
   echo
-  echo "== MX steps kernel by kernel (mxfp8-launch --profile-json; share = of the profiled call)"
+  echo "== converted steps kernel by kernel (mxfp8-launch --profile-json; share = of the profiled call)"
   python3 "$root/bench/device/profile_table.py" --top 10 "${profiles[@]}" \
     | tee "${OUT:-$work}/step-profile.txt"
   [ -n "${OUT:-}" ] && cp "${profiles[@]}" "$OUT/" 2>/dev/null

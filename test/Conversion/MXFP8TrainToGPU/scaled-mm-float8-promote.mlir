@@ -3,42 +3,48 @@
 // RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="float8-promote-interval=0" --canonicalize --split-input-file | FileCheck %s --check-prefix=FAST
 
 // Accumulator promotion of the sm_90a Float8 GEMM (Gemm/WGMMA.cpp,
-// WgmmaConsumer::emitRingTile): torchao runs the gradient GEMMs with
-// use_fast_accum=False, so every Float8 GEMM whose role is not `forward`
-// runs its consumer loop per interval of `float8-promote-interval`
-// contraction elements (default 128: one stage) on fresh m64n128
-// accumulators and adds them into an f32 sum after `wait_group 0` (64 adds
-// per thread: 128 x 128 tiles, `_acc<interval>`); the forward GEMM and
-// interval 0 keep the fast accumulation (one accumulator over K, 128 x 256
-// tiles). K = 1024: eight contraction tiles.
+// WgmmaConsumer::emitRingTile): torchao runs the dense gradient GEMMs with
+// use_fast_accum=False, so every dense Float8 GEMM whose role is not
+// `forward` (or whose `mxfp8train.use_fast_accum` is false) adds its m64n128
+// wgmma accumulators into an f32 sum every `float8-promote-interval`
+// contraction elements (64 adds per thread: 128 x 128 tiles,
+// `_acc<interval>`); the forward GEMM and interval 0 keep the fast
+// accumulation (one accumulator over K, 128 x 256 tiles). K = 1024: eight
+// contraction tiles.
+//
+// The default interval, one tile (128), is pipelined
+// (emitPipelinedPromotion): two accumulator sets X and Y, a pair of stages
+// per iteration, each stage's first wgmma overwriting its set (scale-d
+// zero); after Y's wait_group 1 (which completes X) X is added into the
+// sum while Y runs, then Y after wait_group 0 (nothing in flight across the
+// back edge). An even tile count: the loop of the last odd tile folds away.
 
 // CHECK-LABEL: func.func @dgrad(
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1024_b1_p1c1_v9w1s4_f8rr_acc128 blocks in (%c6, %c1, %c1)
 // CHECK-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1024_b1_p1c1_v9w1s4_f8rr_acc128(
 // CHECK:           %[[Z:.*]] = llvm.mlir.zero : !llvm.struct<(f32,
-// CHECK:           %[[SUM:.*]] = scf.for %[[I:.*]] = %c0 to %c8 step %c1 iter_args(%[[S:.*]] = %[[Z]])
-// CHECK-NEXT:        %[[E0:.*]] = arith.addi %[[I]], %c1 : index
-// CHECK-NEXT:        %[[E:.*]] = arith.minui %[[E0]], %c8 : index
-// CHECK-NEXT:        %[[ACC:.*]] = scf.for %{{.*}} = %[[I]] to %[[E]] step %c1 iter_args(%[[A:.*]] = %[[Z]])
-// CHECK:             nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[A]], <m = 64, n = 128, k = 32>
-// CHECK-COUNT-3:     nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>
+// CHECK:           %[[R:.*]]:3 = scf.for %[[I:.*]] = %c0 to %c8 step %c2 iter_args(%[[S:.*]] = %[[Z]], %[[X:.*]] = %[[Z]], %[[Y:.*]] = %[[Z]])
+// CHECK:             nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[X]], <m = 64, n = 128, k = 32>, D[<f32>, <zero>]
+// CHECK-COUNT-2:     nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <one>]
+// CHECK:             %[[XN:.*]] = nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <one>]
 // CHECK:             nvvm.wgmma.wait.group.sync.aligned 1
-// CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK-NEXT:      %[[A0:.*]] = llvm.extractvalue %[[ACC]][0]
-// CHECK-NEXT:      %[[S0:.*]] = llvm.extractvalue %[[S]][0]
-// CHECK-NEXT:      %[[T0:.*]] = arith.addf %[[S0]], %[[A0]] : f32
-// CHECK-NEXT:      %[[N0:.*]] = llvm.insertvalue %[[T0]], %[[S]][0]
-// CHECK-NEXT:      %[[A1:.*]] = llvm.extractvalue %[[ACC]][1]
-// CHECK-NEXT:      %[[S1:.*]] = llvm.extractvalue %[[S]][1]
-// CHECK-NEXT:      %[[T1:.*]] = arith.addf %[[S1]], %[[A1]] : f32
-// CHECK-NEXT:      llvm.insertvalue %[[T1]], %[[N0]][1]
-// CHECK-COUNT-62:  arith.addf
-// CHECK-NEXT:      %[[LAST:.*]] = llvm.insertvalue %{{.*}}[63]
-// CHECK-NEXT:      scf.yield %[[LAST]]
-// CHECK-NEXT:    }
-// CHECK-NEXT:    nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT:         arith.addf
+// CHECK:             nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[Y]], <m = 64, n = 128, k = 32>, D[<f32>, <zero>]
+// CHECK-COUNT-3:     nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <one>]
+// CHECK-NEXT:        nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT:        nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK-NEXT:        %[[X0:.*]] = llvm.extractvalue %[[XN]][0]
+// CHECK-NEXT:        %[[S0:.*]] = llvm.extractvalue %[[S]][0]
+// CHECK-NEXT:        arith.addf %[[S0]], %[[X0]] : f32
+// CHECK-COUNT-63:    arith.addf
+// CHECK:             nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-COUNT-64:    arith.addf
+// CHECK:             %[[SUM:.*]] = llvm.insertvalue %{{.*}}[63]
+// CHECK-NEXT:        scf.yield %[[SUM]], %[[XN]], %{{.*}}
+// CHECK-NEXT:      }
+// CHECK-NEXT:      nvvm.wgmma.wait.group.sync.aligned 0
 // The epilogue reads the sum.
-// CHECK:         llvm.extractvalue %[[SUM]][0]
+// CHECK:         llvm.extractvalue %[[R]]#0[0]
 
 // I512-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1024_b1_p1c1_v9w1s4_f8rr_acc512(
 // I512:           %[[SUM:.*]] = scf.for %[[I:.*]] = %c0 to %c8 step %c4 iter_args(
@@ -84,5 +90,65 @@ func.func @forward(%x: tensor<256x1024xf8E4M3FN>, %xs: tensor<256x1xf32>, %w: te
 func.func @wgrad_config(%x: tensor<256x1024xf8E4M3FN>, %xs: tensor<256x1xf32>, %w: tensor<384x1024xf8E4M3FN>, %ws: tensor<384x1xf32>) -> tensor<256x384xbf16> {
   %y = mxfp8train.scaled_mm %x [%xs], %w [%ws] transpose_rhs {mxfp8train.role = "wgrad", mxfp8train.gemm_config = #mxfp8train.gemm_config<tile_n = 256, stages = 3>}
       : tensor<256x1024xf8E4M3FN> [tensor<256x1xf32>], tensor<384x1024xf8E4M3FN> [tensor<384x1xf32>] -> tensor<256x384xbf16>
+  return %y : tensor<256x384xbf16>
+}
+
+// -----
+
+// `mxfp8train.use_fast_accum` (set by the rewrite) decides over the role:
+// a dgrad with fast accumulation keeps one accumulator and 128 x 256 tiles.
+// CHECK-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1024_b1_p1c1_v9w1s4_n256_f8rr(
+// CHECK-NOT:       arith.addf
+// CHECK:           gpu.return
+func.func @dgrad_fast_accum(%x: tensor<256x1024xf8E4M3FN>, %xs: tensor<256x1xf32>, %w: tensor<384x1024xf8E4M3FN>, %ws: tensor<384x1xf32>) -> tensor<256x384xbf16> {
+  %y = mxfp8train.scaled_mm %x [%xs], %w [%ws] transpose_rhs {mxfp8train.role = "dgrad", mxfp8train.use_fast_accum = true}
+      : tensor<256x1024xf8E4M3FN> [tensor<256x1xf32>], tensor<384x1024xf8E4M3FN> [tensor<384x1xf32>] -> tensor<256x384xbf16>
+  return %y : tensor<256x384xbf16>
+}
+
+// -----
+
+// ... and a forward GEMM without it is promoted.
+// CHECK-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1024_b1_p1c1_v9w1s4_f8rr_acc128(
+// CHECK-COUNT-64:  arith.addf
+func.func @forward_promoted(%x: tensor<256x1024xf8E4M3FN>, %xs: tensor<256x1xf32>, %w: tensor<384x1024xf8E4M3FN>, %ws: tensor<384x1xf32>) -> tensor<256x384xbf16> {
+  %y = mxfp8train.scaled_mm %x [%xs], %w [%ws] transpose_rhs {mxfp8train.role = "forward", mxfp8train.use_fast_accum = false}
+      : tensor<256x1024xf8E4M3FN> [tensor<256x1xf32>], tensor<384x1024xf8E4M3FN> [tensor<384x1xf32>] -> tensor<256x384xbf16>
+  return %y : tensor<256x384xbf16>
+}
+
+// -----
+
+// Grouped GEMMs accumulate fast by default (torchao's fp8_grouped_mm passes
+// use_fast_accum=True in all three GEMMs, SPEC-float8 §4.4), whatever the
+// role.
+// CHECK-LABEL: gpu.func @scaled_gmm_2d3d_k_ks_e4m3_e4m3_bf16_1000x384x512_b4_p1c1_v9w1s4_n256_f8rr(
+// CHECK-NOT:       arith.addf
+// CHECK:           gpu.return
+func.func @grouped_dgrad(%a: tensor<1000x512xf8E4M3FN>, %as: tensor<1000x1xf32>, %w: tensor<4x384x512xf8E4M3FN>, %ws: tensor<4x384x1xf32>, %offs: tensor<4xi32>) -> tensor<1000x384xbf16> {
+  %out = mxfp8train.scaled_grouped_mm %a [%as], %w [%ws] offs(%offs) transpose_rhs {mxfp8train.role = "dgrad"}
+      : tensor<1000x512xf8E4M3FN> [tensor<1000x1xf32>], tensor<4x384x512xf8E4M3FN> [tensor<4x384x1xf32>], tensor<4xi32> -> tensor<1000x384xbf16>
+  return %out : tensor<1000x384xbf16>
+}
+
+// -----
+
+// An odd tile count (K = 640, five tiles): two pairs, then the last tile
+// on its own (a loop of one iteration, folded), added after its
+// wait_group 0 into the loop's sum.
+// CHECK-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x640_b1_p1c1_v9w1s4_f8rr_acc128(
+// CHECK:           %[[R:.*]]:3 = scf.for %{{.*}} = %c0 to %c4 step %c2 iter_args(
+// CHECK:             scf.yield
+// CHECK-NEXT:      }
+// CHECK:           nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <zero>]
+// CHECK-COUNT-3:   nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <one>]
+// CHECK:           nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT:      llvm.extractvalue
+// CHECK-NEXT:      llvm.extractvalue %[[R]]#0[0]
+// CHECK-COUNT-64:  arith.addf
+func.func @wgrad_odd(%x: tensor<256x640xf8E4M3FN>, %xs: tensor<256x1xf32>, %w: tensor<384x640xf8E4M3FN>, %ws: tensor<384x1xf32>) -> tensor<256x384xbf16> {
+  %y = mxfp8train.scaled_mm %x [%xs], %w [%ws] transpose_rhs {mxfp8train.role = "wgrad"}
+      : tensor<256x640xf8E4M3FN> [tensor<256x1xf32>], tensor<384x640xf8E4M3FN> [tensor<384x1xf32>] -> tensor<256x384xbf16>
   return %y : tensor<256x384xbf16>
 }

@@ -111,7 +111,8 @@ func.func @wgrad(%g: tensor<512x256xf8E5M2>, %t: tensor<f32>, %x: tensor<512x128
 // the groups' clamped ends (max with the start, min with T) to find its
 // tile's source rows; a tile past the last group writes nothing. The GEMM
 // walks each group's padded range (ceil(len / 128) contraction tiles) and
-// reads the scales of group g at g x M + m and g x N + n.
+// reads the scales of group g at g x M + m and g x N + n. Promoted here
+// (`use_fast_accum = false`; torchao's grouped GEMMs accumulate fast).
 // CHECK-LABEL: func.func @grouped_2d2d(
 // CHECK:         %[[TA:.*]] = memref.alloc() : memref<262144xf8E4M3FN>
 // CHECK-NEXT:    %[[TB:.*]] = memref.alloc() : memref<131072xf8E4M3FN>
@@ -158,7 +159,12 @@ func.func @wgrad(%g: tensor<512x256xf8E5M2>, %t: tensor<f32>, %x: tensor<512x128
 // CHECK-NEXT:      %[[KE0:.*]] = arith.addi %[[W]]#2, %c127 : index
 // CHECK-NEXT:      %[[KE1:.*]] = arith.divui %[[KE0]], %c128 : index
 // CHECK-NEXT:      %[[KE:.*]] = arith.maxui %[[KE1]], %[[KB]] : index
-// CHECK-NEXT:      scf.for %{{.*}} = %[[KB]] to %[[KE]] step %c1
+// CHECK-NEXT:      %[[KN:.*]] = arith.subi %[[KE]], %[[KB]] : index
+// CHECK-NEXT:      %[[KP0:.*]] = arith.divui %[[KN]], %c2 : index
+// CHECK-NEXT:      %[[KP1:.*]] = arith.muli %[[KP0]], %c2 : index
+// CHECK-NEXT:      %[[KP:.*]] = arith.addi %[[KB]], %[[KP1]] : index
+// CHECK-NEXT:      scf.for %{{.*}} = %[[KB]] to %[[KP]] step %c2
+// CHECK:           scf.for %{{.*}} = %[[KP]] to %[[KE]] step %c1
 // CHECK:           %[[R:.*]] = arith.minui %{{.*}}, %c255 : index
 // CHECK-NEXT:      %[[GB:.*]] = arith.muli %[[G:.*]], %c256 : index
 // CHECK-NEXT:      %[[I:.*]] = arith.addi %[[GB]], %[[R]] : index
@@ -168,7 +174,7 @@ func.func @wgrad(%g: tensor<512x256xf8E5M2>, %t: tensor<f32>, %x: tensor<512x128
 // CHECK-NEXT:      %[[J:.*]] = arith.addi %[[GN]], %[[C]] : index
 // CHECK-NEXT:      memref.load %[[SB]][%[[J]]] : memref<512xf32>
 func.func @grouped_2d2d(%a: tensor<512x256xf8E4M3FN>, %as: tensor<4x256xf32>, %b: tensor<512x128xf8E4M3FN>, %bs: tensor<4x128xf32>, %offs: tensor<4xi32>) -> tensor<4x256x128xbf16> {
-  %y = mxfp8train.scaled_grouped_mm %a [%as], %b [%bs] offs(%offs) transpose_lhs
+  %y = mxfp8train.scaled_grouped_mm %a [%as], %b [%bs] offs(%offs) transpose_lhs {mxfp8train.use_fast_accum = false}
       : tensor<512x256xf8E4M3FN> [tensor<4x256xf32>], tensor<512x128xf8E4M3FN> [tensor<4x128xf32>], tensor<4xi32> -> tensor<4x256x128xbf16>
   return %y : tensor<4x256x128xbf16>
 }
@@ -186,6 +192,6 @@ func.func @grouped_2d2d(%a: tensor<512x256xf8E4M3FN>, %as: tensor<4x256xf32>, %b
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_f8_transpose_e4m3_b4_k512_r128 blocks in (%c16, %c1, %c1) threads in (%c256, %c1, %c1) args(%{{.*}} : memref<262144xf8E4M3FN>, %[[T]] : memref<262144xf8E4M3FN>)
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d3d_k_k_e4m3_e4m3_bf16_256x128x512_b4_p1c1_v9w1s4_f8rr_acc128 blocks in (%c6, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c150592_i32 args(%{{.*}} : !llvm.ptr, %{{.*}} : memref<256xf32>, %{{.*}} : !llvm.ptr, %{{.*}} : memref<512xf32>, %{{.*}} : memref<4xi32>, %{{.*}} : memref<32768xbf16>)
 func.func @grouped_2d3d_mn_rhs(%a: tensor<256x512xf8E4M3FN>, %sa: tensor<256x1xf32>, %b: tensor<4x512x128xf8E4M3FN>, %sb: tensor<4x1x128xf32>, %offs: tensor<4xi32>) -> tensor<256x128xbf16> {
-  %r = mxfp8train.scaled_grouped_mm %a [%sa], %b [%sb] offs(%offs) {mxfp8train.role = "dgrad"} : tensor<256x512xf8E4M3FN> [tensor<256x1xf32>], tensor<4x512x128xf8E4M3FN> [tensor<4x1x128xf32>], tensor<4xi32> -> tensor<256x128xbf16>
+  %r = mxfp8train.scaled_grouped_mm %a [%sa], %b [%sb] offs(%offs) {mxfp8train.role = "dgrad", mxfp8train.use_fast_accum = false} : tensor<256x512xf8E4M3FN> [tensor<256x1xf32>], tensor<4x512x128xf8E4M3FN> [tensor<4x1x128xf32>], tensor<4xi32> -> tensor<256x128xbf16>
   return %r : tensor<256x128xbf16>
 }

@@ -20,8 +20,26 @@ func.func @gemm_config_rejects_other_op() attributes {mxfp8train.gemm_config = #
 // -----
 
 func.func @rejects_unknown_discardable_attribute(%a: tensor<128x64xf8E4M3FN>, %as: tensor<128x2xf8E8M0FNU>) {
-  // expected-error @+1 {{'mxfp8train.scaled_mm' op has unknown discardable attribute 'mxfp8train.gemm_version' (expected mxfp8train.gemm_config, mxfp8train.role, mxfp8train.offs_alignment or mxfp8train.recipe)}}
+  // expected-error @+1 {{'mxfp8train.scaled_mm' op has unknown discardable attribute 'mxfp8train.gemm_version' (expected mxfp8train.gemm_config, mxfp8train.role, mxfp8train.offs_alignment, mxfp8train.recipe or mxfp8train.use_fast_accum)}}
   %0 = mxfp8train.scaled_mm %a [%as], %a [%as] transpose_rhs {mxfp8train.gemm_version = 8 : i64}
+      : tensor<128x64xf8E4M3FN> [tensor<128x2xf8E8M0FNU>], tensor<128x64xf8E4M3FN> [tensor<128x2xf8E8M0FNU>] -> tensor<128x128xbf16>
+  return
+}
+
+// -----
+
+func.func @use_fast_accum_rejects_non_bool(%x: tensor<16x64xf8E4M3FN>, %xs: tensor<16x1xf32>, %w: tensor<32x64xf8E4M3FN>, %ws: tensor<32x1xf32>) {
+  // expected-error @+1 {{'mxfp8train.scaled_mm' op 'mxfp8train.use_fast_accum' must be a bool, found 1 : i64}}
+  %y = mxfp8train.scaled_mm %x [%xs], %w [%ws] transpose_rhs {mxfp8train.use_fast_accum = 1 : i64}
+      : tensor<16x64xf8E4M3FN> [tensor<16x1xf32>], tensor<32x64xf8E4M3FN> [tensor<32x1xf32>] -> tensor<16x32xbf16>
+  return
+}
+
+// -----
+
+func.func @use_fast_accum_rejects_mx_gemm(%a: tensor<128x64xf8E4M3FN>, %as: tensor<128x2xf8E8M0FNU>) {
+  // expected-error @+1 {{'mxfp8train.scaled_mm' op 'mxfp8train.use_fast_accum' applies to Float8 mxfp8train.scaled_mm and mxfp8train.scaled_grouped_mm only (MX GEMMs accumulate in f32)}}
+  %0 = mxfp8train.scaled_mm %a [%as], %a [%as] transpose_rhs {mxfp8train.use_fast_accum = true}
       : tensor<128x64xf8E4M3FN> [tensor<128x2xf8E8M0FNU>], tensor<128x64xf8E4M3FN> [tensor<128x2xf8E8M0FNU>] -> tensor<128x128xbf16>
   return
 }

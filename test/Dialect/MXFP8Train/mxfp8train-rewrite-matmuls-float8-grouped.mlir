@@ -19,10 +19,10 @@
 // CHECK-SAME:    %[[A:[^:]*]]: tensor<100x128xbf16>, %[[W:[^:]*]]: tensor<4x64x128xbf16>, %[[DO:[^:]*]]: tensor<100x64xbf16>, %[[OFFS:[^:]*]]: tensor<4xi32>
 // CHECK:         %[[AQ:.*]], %[[AS:.*]] = mxfp8train.quantize %[[A]] axis = 1 granularity = axiswise pow2 : tensor<100x128xbf16> -> tensor<100x128xf8E4M3FN>, tensor<100x1xf32>
 // CHECK:         %[[WQ:.*]], %[[WS:.*]] = mxfp8train.quantize %[[W]] axis = 2 granularity = axiswise pow2 : tensor<4x64x128xbf16> -> tensor<4x64x128xf8E4M3FN>, tensor<4x64x1xf32>
-// CHECK:         %[[OUT:.*]] = mxfp8train.scaled_grouped_mm %[[AQ]][%[[AS]]], %[[WQ]][%[[WS]]] offs(%[[OFFS]]) transpose_rhs {mxfp8train.role = "forward"} : tensor<100x128xf8E4M3FN>[tensor<100x1xf32>], tensor<4x64x128xf8E4M3FN>[tensor<4x64x1xf32>], tensor<4xi32> -> tensor<100x64xbf16>
+// CHECK:         %[[OUT:.*]] = mxfp8train.scaled_grouped_mm %[[AQ]][%[[AS]]], %[[WQ]][%[[WS]]] offs(%[[OFFS]]) transpose_rhs {mxfp8train.role = "forward", mxfp8train.use_fast_accum = true} : tensor<100x128xf8E4M3FN>[tensor<100x1xf32>], tensor<4x64x128xf8E4M3FN>[tensor<4x64x1xf32>], tensor<4xi32> -> tensor<100x64xbf16>
 // CHECK:         %[[DOQ:.*]], %[[DOS:.*]] = mxfp8train.quantize %[[DO]] axis = 1 granularity = axiswise pow2 : tensor<100x64xbf16> -> tensor<100x64xf8E4M3FN>, tensor<100x1xf32>
 // CHECK:         %[[WNQ:.*]], %[[WNS:.*]] = mxfp8train.quantize %[[W]] axis = 1 granularity = axiswise pow2 : tensor<4x64x128xbf16> -> tensor<4x64x128xf8E4M3FN>, tensor<4x1x128xf32>
-// CHECK:         %[[DA:.*]] = mxfp8train.scaled_grouped_mm %[[DOQ]][%[[DOS]]], %[[WNQ]][%[[WNS]]] offs(%[[OFFS]]) {mxfp8train.role = "dgrad"} : tensor<100x64xf8E4M3FN>[tensor<100x1xf32>], tensor<4x64x128xf8E4M3FN>[tensor<4x1x128xf32>], tensor<4xi32> -> tensor<100x128xbf16>
+// CHECK:         %[[DA:.*]] = mxfp8train.scaled_grouped_mm %[[DOQ]][%[[DOS]]], %[[WNQ]][%[[WNS]]] offs(%[[OFFS]]) {mxfp8train.role = "dgrad", mxfp8train.use_fast_accum = true} : tensor<100x64xf8E4M3FN>[tensor<100x1xf32>], tensor<4x64x128xf8E4M3FN>[tensor<4x1x128xf32>], tensor<4xi32> -> tensor<100x128xbf16>
 // CHECK:         %[[DW:.*]] = mxfp8train.grouped_mm %[[DO]], %[[A]] offs(%[[OFFS]]) transpose_lhs :
 // CHECK-NOT:     pad_token_groups
 // CHECK-NOT:     offs(%{{.*}}) axis = 0
@@ -42,16 +42,16 @@
 // PAD-SAME:    %[[A:[^:]*]]: tensor<100x128xbf16>, %[[W:[^:]*]]: tensor<4x64x128xbf16>, %[[DO:[^:]*]]: tensor<100x64xbf16>, %[[OFFS:[^:]*]]: tensor<4xi32>
 // PAD:         %[[AP:.*]], %[[POFFS:.*]] = mxfp8train.pad_token_groups %[[A]] offs(%[[OFFS]]) alignment = 16 : tensor<100x128xbf16>, tensor<4xi32> -> tensor<176x128xbf16>, tensor<4xi32>
 // PAD:         %[[APQ:.*]], %[[APS:.*]] = mxfp8train.quantize %[[AP]] axis = 1 granularity = axiswise pow2 : tensor<176x128xbf16> -> tensor<176x128xf8E4M3FN>, tensor<176x1xf32>
-// PAD:         %[[OUTP:.*]] = mxfp8train.scaled_grouped_mm %[[APQ]][%[[APS]]], %{{.*}}[%{{.*}}] offs(%[[POFFS]]) transpose_rhs {mxfp8train.role = "forward"} {{.*}} -> tensor<176x64xbf16>
+// PAD:         %[[OUTP:.*]] = mxfp8train.scaled_grouped_mm %[[APQ]][%[[APS]]], %{{.*}}[%{{.*}}] offs(%[[POFFS]]) transpose_rhs {mxfp8train.role = "forward", mxfp8train.use_fast_accum = true} {{.*}} -> tensor<176x64xbf16>
 // PAD:         %[[OUT:.*]] = mxfp8train.unpad_token_groups %[[OUTP]] offs(%[[OFFS]]) alignment = 16 : tensor<176x64xbf16>, tensor<4xi32> -> tensor<100x64xbf16>
 // PAD:         %[[DOP:.*]], %[[POFFS2:.*]] = mxfp8train.pad_token_groups %[[DO]] offs(%[[OFFS]]) alignment = 16
-// PAD:         %[[DAP:.*]] = mxfp8train.scaled_grouped_mm {{.*}} offs(%[[POFFS2]]) {mxfp8train.role = "dgrad"} {{.*}} -> tensor<176x128xbf16>
+// PAD:         %[[DAP:.*]] = mxfp8train.scaled_grouped_mm {{.*}} offs(%[[POFFS2]]) {mxfp8train.role = "dgrad", mxfp8train.use_fast_accum = true} {{.*}} -> tensor<176x128xbf16>
 // PAD:         %[[DA:.*]] = mxfp8train.unpad_token_groups %[[DAP]] offs(%[[OFFS]]) alignment = 16
 // The wgrad reuses both pads; each operand is cast per token group with the
 // (equal) padded offs of its own pad, so that one cast serves every GEMM.
 // PAD:         %[[DOG:.*]], %[[DOGS:.*]] = mxfp8train.quantize %[[DOP]] offs(%[[POFFS2]]) axis = 0 granularity = axiswise pow2 : tensor<176x64xbf16>, tensor<4xi32> -> tensor<176x64xf8E4M3FN>, tensor<4x64xf32>
 // PAD:         %[[AG:.*]], %[[AGS:.*]] = mxfp8train.quantize %[[AP]] offs(%[[POFFS]]) axis = 0 granularity = axiswise pow2 : tensor<176x128xbf16>, tensor<4xi32> -> tensor<176x128xf8E4M3FN>, tensor<4x128xf32>
-// PAD:         %[[DW:.*]] = mxfp8train.scaled_grouped_mm %[[DOG]][%[[DOGS]]], %[[AG]][%[[AGS]]] offs(%[[POFFS2]]) transpose_lhs {mxfp8train.role = "wgrad"} : tensor<176x64xf8E4M3FN>[tensor<4x64xf32>], tensor<176x128xf8E4M3FN>[tensor<4x128xf32>], tensor<4xi32> -> tensor<4x64x128xbf16>
+// PAD:         %[[DW:.*]] = mxfp8train.scaled_grouped_mm %[[DOG]][%[[DOGS]]], %[[AG]][%[[AGS]]] offs(%[[POFFS2]]) transpose_lhs {mxfp8train.role = "wgrad", mxfp8train.use_fast_accum = true} : tensor<176x64xf8E4M3FN>[tensor<4x64xf32>], tensor<176x128xf8E4M3FN>[tensor<4x128xf32>], tensor<4xi32> -> tensor<4x64x128xbf16>
 // PAD-NOT:     mxfp8train.grouped_mm
 // PAD:         return %[[OUT]], %[[DA]], %[[DW]]
 func.func @moe_step(%a: tensor<100x128xbf16>, %w: tensor<4x64x128xbf16>, %do: tensor<100x64xbf16>, %offs: tensor<4xi32>)
@@ -73,7 +73,7 @@ func.func @moe_step(%a: tensor<100x128xbf16>, %w: tensor<4x64x128xbf16>, %do: te
 // Empty token groups (offs 0, 32, 32, 100: groups 0 and 2 are empty) need
 // nothing special in 2d-3d; with padding, an empty group pads to 0 rows.
 // CHECK-LABEL: func.func @empty_groups(
-// CHECK:         mxfp8train.scaled_grouped_mm {{.*}} transpose_rhs {mxfp8train.role = "forward"}
+// CHECK:         mxfp8train.scaled_grouped_mm {{.*}} transpose_rhs {mxfp8train.role = "forward", mxfp8train.use_fast_accum = true}
 // PAD-LABEL: func.func @empty_groups(
 // PAD:         mxfp8train.pad_token_groups %{{.*}} offs(%{{.*}}) alignment = 16 : tensor<100x128xbf16>, tensor<4xi32> -> tensor<176x128xbf16>, tensor<4xi32>
 // PAD:         mxfp8train.scaled_grouped_mm
@@ -127,7 +127,7 @@ func.func @unaligned(%a: tensor<100x40xbf16>, %w: tensor<4x64x40xbf16>, %b: tens
 // CHECK:         %[[DO:.*]] = linalg.transpose ins(%[[DOT]] : tensor<64x96xbf16>) outs(%{{.*}} : tensor<96x64xbf16>) permutation = [1, 0]
 // CHECK:         %[[DOQ:.*]], %[[DOS:.*]] = mxfp8train.quantize %[[DO]] offs(%[[OFFS]]) axis = 0 granularity = axiswise pow2 : tensor<96x64xbf16>, tensor<4xi32> -> tensor<96x64xf8E4M3FN>, tensor<4x64xf32>
 // CHECK:         %[[XQ:.*]], %[[XS:.*]] = mxfp8train.quantize %[[X]] offs(%[[OFFS]]) axis = 0 granularity = axiswise pow2 : tensor<96x128xbf16>, tensor<4xi32> -> tensor<96x128xf8E4M3FN>, tensor<4x128xf32>
-// CHECK:         %[[DW:.*]] = mxfp8train.scaled_grouped_mm %[[DOQ]][%[[DOS]]], %[[XQ]][%[[XS]]] offs(%[[OFFS]]) transpose_lhs {mxfp8train.role = "wgrad"} : tensor<96x64xf8E4M3FN>[tensor<4x64xf32>], tensor<96x128xf8E4M3FN>[tensor<4x128xf32>], tensor<4xi32> -> tensor<4x64x128xbf16>
+// CHECK:         %[[DW:.*]] = mxfp8train.scaled_grouped_mm %[[DOQ]][%[[DOS]]], %[[XQ]][%[[XS]]] offs(%[[OFFS]]) transpose_lhs {mxfp8train.role = "wgrad", mxfp8train.use_fast_accum = true} : tensor<96x64xf8E4M3FN>[tensor<4x64xf32>], tensor<96x128xf8E4M3FN>[tensor<4x128xf32>], tensor<4xi32> -> tensor<4x64x128xbf16>
 // CHECK:         return %[[DW]]
 // PAD-REMARK: remark: mxfp8train: converted (grouped 2d-2d, role wgrad, lhs made token-major quantized along axis 0 (f8E4M3FN, axiswise, pow2) per token group, rhs along axis 0 (f8E4M3FN, axiswise, pow2) per token group, token groups already aligned (constant offs), recipe
 func.func @wgrad_per_group(%dot: tensor<64x96xbf16>, %x: tensor<96x128xbf16>) -> tensor<4x64x128xbf16> {

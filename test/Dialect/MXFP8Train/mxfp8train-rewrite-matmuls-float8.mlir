@@ -29,27 +29,27 @@
 // ROW-SAME:    %[[X:[^:]*]]: tensor<64x128xbf16>, %[[W:[^:]*]]: tensor<256x128xbf16>, %[[B:[^:]*]]: tensor<256xbf16>, %[[GO:[^:]*]]: tensor<64x256xbf16>
 // ROW:         %[[XQ:.*]], %[[XS:.*]] = mxfp8train.quantize %[[X]] axis = 1 granularity = axiswise pow2 : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<64x1xf32>
 // ROW:         %[[WQ:.*]], %[[WS:.*]] = mxfp8train.quantize %[[W]] axis = 1 granularity = axiswise pow2 : tensor<256x128xbf16> -> tensor<256x128xf8E4M3FN>, tensor<256x1xf32>
-// ROW:         %[[Y:.*]] = mxfp8train.scaled_mm %[[XQ]][%[[XS]]], %[[WQ]][%[[WS]]] bias(%[[B]]) transpose_rhs {mxfp8train.role = "forward"} : tensor<64x128xf8E4M3FN>[tensor<64x1xf32>], tensor<256x128xf8E4M3FN>[tensor<256x1xf32>], tensor<256xbf16> -> tensor<64x256xbf16>
+// ROW:         %[[Y:.*]] = mxfp8train.scaled_mm %[[XQ]][%[[XS]]], %[[WQ]][%[[WS]]] bias(%[[B]]) transpose_rhs {mxfp8train.role = "forward", mxfp8train.use_fast_accum = true} : tensor<64x128xf8E4M3FN>[tensor<64x1xf32>], tensor<256x128xf8E4M3FN>[tensor<256x1xf32>], tensor<256xbf16> -> tensor<64x256xbf16>
 // ROW:         %[[GQ:.*]], %[[GS:.*]] = mxfp8train.quantize %[[GO]] axis = 1 granularity = axiswise pow2 : tensor<64x256xbf16> -> tensor<64x256xf8E4M3FN>, tensor<64x1xf32>
 // ROW:         %[[WQ0:.*]], %[[WS0:.*]] = mxfp8train.quantize %[[W]] axis = 0 granularity = axiswise pow2 : tensor<256x128xbf16> -> tensor<256x128xf8E4M3FN>, tensor<1x128xf32>
-// ROW:         %[[DX:.*]] = mxfp8train.scaled_mm %[[GQ]][%[[GS]]], %[[WQ0]][%[[WS0]]] {mxfp8train.role = "dgrad"} : tensor<64x256xf8E4M3FN>[tensor<64x1xf32>], tensor<256x128xf8E4M3FN>[tensor<1x128xf32>] -> tensor<64x128xbf16>
+// ROW:         %[[DX:.*]] = mxfp8train.scaled_mm %[[GQ]][%[[GS]]], %[[WQ0]][%[[WS0]]] {mxfp8train.role = "dgrad", mxfp8train.use_fast_accum = false} : tensor<64x256xf8E4M3FN>[tensor<64x1xf32>], tensor<256x128xf8E4M3FN>[tensor<1x128xf32>] -> tensor<64x128xbf16>
 // ROW:         %[[GQ0:.*]], %[[GS0:.*]] = mxfp8train.quantize %[[GO]] axis = 0 granularity = axiswise pow2 : tensor<64x256xbf16> -> tensor<64x256xf8E4M3FN>, tensor<1x256xf32>
 // ROW:         %[[XQ0:.*]], %[[XS0:.*]] = mxfp8train.quantize %[[X]] axis = 0 granularity = axiswise pow2 : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<1x128xf32>
-// ROW:         %[[DW:.*]] = mxfp8train.scaled_mm %[[GQ0]][%[[GS0]]], %[[XQ0]][%[[XS0]]] transpose_lhs {mxfp8train.role = "wgrad"} : tensor<64x256xf8E4M3FN>[tensor<1x256xf32>], tensor<64x128xf8E4M3FN>[tensor<1x128xf32>] -> tensor<256x128xf32>
+// ROW:         %[[DW:.*]] = mxfp8train.scaled_mm %[[GQ0]][%[[GS0]]], %[[XQ0]][%[[XS0]]] transpose_lhs {mxfp8train.role = "wgrad", mxfp8train.use_fast_accum = false} : tensor<64x256xf8E4M3FN>[tensor<1x256xf32>], tensor<64x128xf8E4M3FN>[tensor<1x128xf32>] -> tensor<256x128xf32>
 // ROW:         return %[[Y]], %[[DX]], %[[DW]]
 
 // TW-LABEL: func.func @linear_step(
 // TW-SAME:    %[[X:[^:]*]]: tensor<64x128xbf16>, %[[W:[^:]*]]: tensor<256x128xbf16>, %[[B:[^:]*]]: tensor<256xbf16>, %[[GO:[^:]*]]: tensor<64x256xbf16>
 // TW:         %[[XQ:.*]], %[[XS:.*]] = mxfp8train.quantize %[[X]] granularity = tensorwise : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<f32>
 // TW:         %[[WQ:.*]], %[[WS:.*]] = mxfp8train.quantize %[[W]] granularity = tensorwise : tensor<256x128xbf16> -> tensor<256x128xf8E4M3FN>, tensor<f32>
-// TW:         %[[Y:.*]] = mxfp8train.scaled_mm %[[XQ]][%[[XS]]], %[[WQ]][%[[WS]]] bias(%[[B]]) transpose_rhs {mxfp8train.role = "forward"} : tensor<64x128xf8E4M3FN>[tensor<f32>], tensor<256x128xf8E4M3FN>[tensor<f32>], tensor<256xbf16> -> tensor<64x256xbf16>
+// TW:         %[[Y:.*]] = mxfp8train.scaled_mm %[[XQ]][%[[XS]]], %[[WQ]][%[[WS]]] bias(%[[B]]) transpose_rhs {mxfp8train.role = "forward", mxfp8train.use_fast_accum = true} : tensor<64x128xf8E4M3FN>[tensor<f32>], tensor<256x128xf8E4M3FN>[tensor<f32>], tensor<256xbf16> -> tensor<64x256xbf16>
 // TW:         %[[GQ:.*]], %[[GS:.*]] = mxfp8train.quantize %[[GO]] granularity = tensorwise : tensor<64x256xbf16> -> tensor<64x256xf8E5M2>, tensor<f32>
 // The tensorwise casts of W, x and gO are each made once and shared by the
 // GEMMs that read them (SPEC-float8 §3.1: the recomputed casts are equal).
 // TW-NOT:     mxfp8train.quantize
-// TW:         %[[DX:.*]] = mxfp8train.scaled_mm %[[GQ]][%[[GS]]], %[[WQ]][%[[WS]]] {mxfp8train.role = "dgrad"} : tensor<64x256xf8E5M2>[tensor<f32>], tensor<256x128xf8E4M3FN>[tensor<f32>] -> tensor<64x128xbf16>
+// TW:         %[[DX:.*]] = mxfp8train.scaled_mm %[[GQ]][%[[GS]]], %[[WQ]][%[[WS]]] {mxfp8train.role = "dgrad", mxfp8train.use_fast_accum = false} : tensor<64x256xf8E5M2>[tensor<f32>], tensor<256x128xf8E4M3FN>[tensor<f32>] -> tensor<64x128xbf16>
 // TW-NOT:     mxfp8train.quantize
-// TW:         %[[DW:.*]] = mxfp8train.scaled_mm %[[GQ]][%[[GS]]], %[[XQ]][%[[XS]]] transpose_lhs {mxfp8train.role = "wgrad"} : tensor<64x256xf8E5M2>[tensor<f32>], tensor<64x128xf8E4M3FN>[tensor<f32>] -> tensor<256x128xf32>
+// TW:         %[[DW:.*]] = mxfp8train.scaled_mm %[[GQ]][%[[GS]]], %[[XQ]][%[[XS]]] transpose_lhs {mxfp8train.role = "wgrad", mxfp8train.use_fast_accum = false} : tensor<64x256xf8E5M2>[tensor<f32>], tensor<64x128xf8E4M3FN>[tensor<f32>] -> tensor<256x128xf32>
 // TW:         return %[[Y]], %[[DX]], %[[DW]]
 
 // TWPOW2-LABEL: func.func @linear_step(
@@ -60,10 +60,10 @@
 // GWHP-SAME:    %[[X:[^:]*]]: tensor<64x128xbf16>, %[[W:[^:]*]]: tensor<256x128xbf16>, %[[B:[^:]*]]: tensor<256xbf16>, %[[GO:[^:]*]]: tensor<64x256xbf16>
 // GWHP:         mxfp8train.quantize %[[X]] axis = 1 granularity = axiswise pow2 : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<64x1xf32>
 // GWHP:         mxfp8train.quantize %[[W]] axis = 1 granularity = axiswise pow2 : tensor<256x128xbf16> -> tensor<256x128xf8E4M3FN>, tensor<256x1xf32>
-// GWHP:         mxfp8train.scaled_mm {{.*}} {mxfp8train.role = "forward"}
+// GWHP:         mxfp8train.scaled_mm {{.*}} {mxfp8train.role = "forward", mxfp8train.use_fast_accum = true}
 // GWHP:         %[[GQ:.*]], %[[GS:.*]] = mxfp8train.quantize %[[GO]] axis = 1 granularity = axiswise pow2 : tensor<64x256xbf16> -> tensor<64x256xf8E4M3FN>, tensor<64x1xf32>
 // GWHP:         %[[WQ:.*]], %[[WS:.*]] = mxfp8train.quantize %[[W]] granularity = tensorwise pow2 : tensor<256x128xbf16> -> tensor<256x128xf8E4M3FN>, tensor<f32>
-// GWHP:         %[[DX:.*]] = mxfp8train.scaled_mm %[[GQ]][%[[GS]]], %[[WQ]][%[[WS]]] {mxfp8train.role = "dgrad"} : tensor<64x256xf8E4M3FN>[tensor<64x1xf32>], tensor<256x128xf8E4M3FN>[tensor<f32>] -> tensor<64x128xbf16>
+// GWHP:         %[[DX:.*]] = mxfp8train.scaled_mm %[[GQ]][%[[GS]]], %[[WQ]][%[[WS]]] {mxfp8train.role = "dgrad", mxfp8train.use_fast_accum = false} : tensor<64x256xf8E4M3FN>[tensor<64x1xf32>], tensor<256x128xf8E4M3FN>[tensor<f32>] -> tensor<64x128xbf16>
 // GWHP-NOT:     mxfp8train.quantize
 // GWHP:         %[[DW:.*]] = linalg.matmul {{.*}} ins(%[[GO]], %[[X]] : tensor<64x256xbf16>, tensor<64x128xbf16>)
 // GWHP:         return %{{.*}}, %[[DX]], %[[DW]]

@@ -53,7 +53,7 @@ func.func @wgrad(%g: tensor<512x256xf8E5M2>, %t: tensor<f32>, %x: tensor<512x128
 }
 
 func.func @grouped_2d2d(%a: tensor<512x256xf8E4M3FN>, %as: tensor<4x256xf32>, %b: tensor<512x128xf8E4M3FN>, %bs: tensor<4x128xf32>, %offs: tensor<4xi32>) -> tensor<4x256x128xbf16> {
-  %y = mxfp8train.scaled_grouped_mm %a [%as], %b [%bs] offs(%offs) transpose_lhs
+  %y = mxfp8train.scaled_grouped_mm %a [%as], %b [%bs] offs(%offs) transpose_lhs {mxfp8train.use_fast_accum = false}
       : tensor<512x256xf8E4M3FN> [tensor<4x256xf32>], tensor<512x128xf8E4M3FN> [tensor<4x128xf32>], tensor<4xi32> -> tensor<4x256x128xbf16>
   return %y : tensor<4x256x128xbf16>
 }

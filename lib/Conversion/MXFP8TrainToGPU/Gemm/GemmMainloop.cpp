@@ -508,7 +508,18 @@ scf::ForOp GemmMainloop::emitConsumerLoop(const GemmTile &t, ValueRange init,
   auto loop = scf::ForOp::create(kb, t.ktBegin, t.ktEnd, c(1), init);
   OpBuilder::InsertionGuard g(kb);
   kb.setInsertionPointToStart(loop.getBody());
-  Value kt = loop.getInductionVar();
+  SmallVector<Value> next =
+      emitConsumerStep(loop.getInductionVar(), loop.getRegionIterArgs(),
+                       fenceAfterFull, consume);
+  // A loop without carried values already has its terminator.
+  if (!init.empty())
+    scf::YieldOp::create(kb, next);
+  return loop;
+}
+
+SmallVector<Value> GemmMainloop::emitConsumerStep(Value kt, ValueRange carried,
+                                                  bool fenceAfterFull,
+                                                  StageConsume consume) {
   RingSlot slot = loadRingSlot();
   waitFull(slot);
   if (fenceAfterFull) {
@@ -519,12 +530,9 @@ scf::ForOp GemmMainloop::emitConsumerLoop(const GemmTile &t, ValueRange init,
         kb, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
         NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
   }
-  SmallVector<Value> next = consume(kt, slot, loop.getRegionIterArgs());
+  SmallVector<Value> next = consume(kt, slot, carried);
   advanceRing(slot);
-  // A loop without carried values already has its terminator.
-  if (!init.empty())
-    scf::YieldOp::create(kb, next);
-  return loop;
+  return next;
 }
 
 //===----------------------------------------------------------------------===//

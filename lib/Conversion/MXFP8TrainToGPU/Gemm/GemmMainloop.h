@@ -353,6 +353,12 @@ public:
   /// values.
   scf::ForOp emitConsumerLoop(const GemmTile &t, ValueRange init,
                               bool fenceAfterFull, StageConsume consume);
+  /// One step of that loop, for contraction tile `kt` with the carried
+  /// values `carried`, emitted in place (straight-line code for a consumer
+  /// that unrolls its loop); returns what `consume` returns.
+  SmallVector<Value> emitConsumerStep(Value kt, ValueRange carried,
+                                      bool fenceAfterFull,
+                                      StageConsume consume);
 
   //===--------------------------------------------------------------------===//
   // Epilogue

@@ -42,7 +42,7 @@ Value WgmmaConsumer::zeroAccumulators() {
   return LLVM::ZeroOp::create(kb, accType);
 }
 
-Value WgmmaConsumer::issue(Value acc, Value stage) {
+Value WgmmaConsumer::issue(Value acc, Value stage, bool overwrite) {
   MLIRContext *ctx = kb.getContext();
   const TileShape &t = spec.tile;
   uint64_t descBits = gemm::getWgmmaDescriptorBits(
@@ -93,8 +93,10 @@ Value WgmmaConsumer::issue(Value acc, Value stage) {
     acc = NVVM::WgmmaMmaAsyncOp::create(
         kb, acc.getType(), acc, arith::AddIOp::create(kb, descA, step),
         arith::AddIOp::create(kb, descB, step), shape, aType, bType, f32t,
-        NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one), one, one,
-        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+        NVVM::WGMMAScaleOutAttr::get(ctx, overwrite && kk == 0
+                                              ? NVVM::WGMMAScaleOut::zero
+                                              : NVVM::WGMMAScaleOut::one),
+        one, one, NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
         NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col),
         NVVM::MMAIntOverflowAttr());
   }
@@ -106,26 +108,47 @@ void WgmmaConsumer::emitRingTile(const GemmTile &t, bool fenceAfterFull) {
   // Waits full[s], issues the stage's wgmma, keeps one stage in flight
   // (wait_group 1) and releases the previous stage (empty[s - 1]); the last
   // stage of the tile is released after wait_group 0.
-  auto consume = [&](Value kt, const RingSlot &slot,
-                     ValueRange iterArgs) -> SmallVector<Value> {
-    Value acc = issue(iterArgs[0], slot.stage);
+  // `overwrite`: the stage's first wgmma ignores the accumulators it is
+  // given (scale-d 0), which start a fresh partial sum in their registers.
+  // Carried (acc, sum, done) (emitPipelinedPromotion): `done`, the set that
+  // the wait_group 1 completes, is added into `sum` right after it, in the
+  // same basic block (ptxas serializes every wgmma of the kernel when it
+  // cannot see that a read accumulator is complete), and (acc, sum) is
+  // returned.
+  auto consumeInto = [&](bool overwrite, Value kt, const RingSlot &slot,
+                         ValueRange iterArgs) -> SmallVector<Value> {
+    Value acc = issue(iterArgs[0], slot.stage, overwrite);
     NVVM::WgmmaWaitGroupSyncOp::create(kb, 1);
+    SmallVector<Value> results = {acc};
+    if (iterArgs.size() == 3)
+      results.push_back(addAccumulators(iterArgs[1], iterArgs[2]));
     Value notFirst =
         arith::CmpIOp::create(kb, arith::CmpIPredicate::ugt, kt, t.ktBegin);
     kb.ifThen(notFirst, [&] {
       Value prev = remu(add(slot.counter, c(spec.stages - 1)), spec.stages);
       mainloop.arriveEmpty(prev);
     });
-    return {acc};
+    return results;
+  };
+  auto consume = [&](Value kt, const RingSlot &slot, ValueRange iterArgs) {
+    return consumeInto(false, kt, slot, iterArgs);
+  };
+  auto consumeFresh = [&](Value kt, const RingSlot &slot, ValueRange iterArgs) {
+    return consumeInto(true, kt, slot, iterArgs);
   };
   Value result;
-  if (spec.isWgmmaFloat8() && spec.promoteInterval > 0) {
-    // Promotion (GemmSpec::promoteInterval): the consumer loop runs per
-    // interval of contraction tiles on fresh accumulators, which are then
-    // added into the f32 sum the outer loop carries. Straight-line code
-    // between the intervals: ptxas serializes the wgmma of a loop whose
-    // accumulators other instructions read inside it.
-    int64_t tiles = spec.promoteInterval / spec.tile.k;
+  int64_t tiles = spec.isWgmmaFloat8() && spec.promoteInterval > 0
+                      ? spec.promoteInterval / spec.tile.k
+                      : 0;
+  if (tiles == 1) {
+    result = emitPipelinedPromotion(t, fenceAfterFull, consumeFresh);
+  } else if (tiles > 1) {
+    // Promotion (GemmSpec::promoteInterval) over intervals of several
+    // contraction tiles: the consumer loop runs per interval on fresh
+    // accumulators, which are then added into the f32 sum the outer loop
+    // carries. Straight-line code between the intervals: ptxas serializes
+    // the wgmma of a loop whose accumulators other instructions read inside
+    // it.
     auto outer = scf::ForOp::create(kb, t.ktBegin, t.ktEnd, c(tiles),
                                     ValueRange{zeroAccumulators()});
     {
@@ -137,8 +160,9 @@ void WgmmaConsumer::emitRingTile(const GemmTile &t, bool fenceAfterFull) {
           arith::MinUIOp::create(kb, add(interval.ktBegin, c(tiles)), t.ktEnd);
       scf::ForOp loop = mainloop.emitConsumerLoop(interval, zeroAccumulators(),
                                                   fenceAfterFull, consume);
+      NVVM::WgmmaWaitGroupSyncOp::create(kb, 0);
       Value sum =
-          promoteAccumulators(loop.getResult(0), outer.getRegionIterArgs()[0]);
+          addAccumulators(outer.getRegionIterArgs()[0], loop.getResult(0));
       scf::YieldOp::create(kb, sum);
     }
     result = outer.getResult(0);
@@ -156,9 +180,69 @@ void WgmmaConsumer::emitRingTile(const GemmTile &t, bool fenceAfterFull) {
   emitEpilogue(result, t.batch, t.rowBase, t.rowEnd, t.colBase);
 }
 
-Value WgmmaConsumer::promoteAccumulators(Value acc, Value sum) {
-  // The wgmma of the interval must have written the accumulators.
-  NVVM::WgmmaWaitGroupSyncOp::create(kb, 0);
+Value WgmmaConsumer::emitPipelinedPromotion(const GemmTile &t,
+                                            bool fenceAfterFull,
+                                            StageConsume consume) {
+  // Two accumulator sets, X and Y, alternate over the contraction tiles,
+  // kPromoteUnroll tiles per iteration in straight-line code, so that each
+  // set keeps its registers. The wait_group 1 of one set's stage completes
+  // the other set (the previous stage), which is added into the sum while
+  // the first runs. The iteration's last set is added after wait_group 0:
+  // no wgmma is in flight across the loop's back edge, where ptxas could
+  // not tell the completed set from the running one and would serialize
+  // every wgmma of the kernel. The tiles past the last whole group run one
+  // per iteration, each added after wait_group 0. The sum sees the tiles
+  // in order, as with one set.
+  constexpr int64_t kPromoteUnroll = 2;
+  Value zero = zeroAccumulators();
+  Value count = sub(t.ktEnd, t.ktBegin);
+  Value groupsEnd =
+      add(t.ktBegin, mul(divu(count, kPromoteUnroll), c(kPromoteUnroll)));
+  auto groups = scf::ForOp::create(kb, t.ktBegin, groupsEnd, c(kPromoteUnroll),
+                                   ValueRange{zero, zero, zero});
+  {
+    OpBuilder::InsertionGuard g(kb);
+    kb.setInsertionPointToStart(groups.getBody());
+    Value kt = groups.getInductionVar();
+    Value sum = groups.getRegionIterArgs()[0];
+    SmallVector<Value, 2> sets(groups.getRegionIterArgs().drop_front());
+    for (int64_t i = 0; i < kPromoteUnroll; ++i) {
+      Value &set = sets[i % 2];
+      Value &done = sets[(i + 1) % 2];
+      Value kti = add(kt, c(i));
+      if (i == 0) {
+        set = mainloop.emitConsumerStep(kti, set, fenceAfterFull, consume)
+                  .front();
+        continue;
+      }
+      SmallVector<Value> r = mainloop.emitConsumerStep(kti, {set, sum, done},
+                                                       fenceAfterFull, consume);
+      set = r[0];
+      sum = r[1];
+    }
+    NVVM::WgmmaWaitGroupSyncOp::create(kb, 0);
+    sum = addAccumulators(sum, sets[(kPromoteUnroll - 1) % 2]);
+    scf::YieldOp::create(kb, ValueRange{sum, sets[0], sets[1]});
+  }
+  auto rest =
+      scf::ForOp::create(kb, groupsEnd, t.ktEnd, c(1),
+                         ValueRange{groups.getResult(0), groups.getResult(1)});
+  {
+    OpBuilder::InsertionGuard g(kb);
+    kb.setInsertionPointToStart(rest.getBody());
+    Value set = mainloop
+                    .emitConsumerStep(rest.getInductionVar(),
+                                      rest.getRegionIterArgs()[1],
+                                      fenceAfterFull, consume)
+                    .front();
+    NVVM::WgmmaWaitGroupSyncOp::create(kb, 0);
+    Value sum = addAccumulators(rest.getRegionIterArgs()[0], set);
+    scf::YieldOp::create(kb, ValueRange{sum, set});
+  }
+  return rest.getResult(0);
+}
+
+Value WgmmaConsumer::addAccumulators(Value sum, Value acc) {
   for (int64_t i = 0; i < getAccumulatorCount(); ++i) {
     Value a = LLVM::ExtractValueOp::create(kb, acc, i);
     Value s = LLVM::ExtractValueOp::create(kb, sum, i);

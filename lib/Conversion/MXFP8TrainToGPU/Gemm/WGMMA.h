@@ -29,21 +29,32 @@ public:
   int64_t getAccumulatorCount() const { return spec.tile.n / 2; }
   /// The m64nN f32 accumulators, zero.
   Value zeroAccumulators();
-  /// Issues the tile.k / 16 wgmma of stage `stage` on `acc` (fence, mma,
-  /// commit) and returns the new accumulators.
-  Value issue(Value acc, Value stage);
+  /// Issues the wgmma of stage `stage` on `acc` (fence, mma, commit) and
+  /// returns the new accumulators; with `overwrite` the first one ignores
+  /// `acc` (scale-d 0): the stage's products alone, in `acc`'s registers.
+  Value issue(Value acc, Value stage, bool overwrite = false);
   /// The MMA role of a ring kernel for one tile: per full stage (fenced
   /// after the full wait where `fenceAfterFull`), the stage's wgmma, keep
   /// one stage in flight (`wait_group 1`) and release the previous one;
   /// after the loop `wait_group 0`, release the last stage, epilogue. The
-  /// Float8 kernel with GemmSpec::promoteInterval runs that loop per
-  /// interval of contraction tiles on fresh accumulators inside a loop
-  /// that carries an f32 sum, and promotes them into it after each.
+  /// Float8 kernel with GemmSpec::promoteInterval adds its accumulators
+  /// into an f32 sum after every interval: emitPipelinedPromotion for an
+  /// interval of one contraction tile, else the consumer loop per interval
+  /// on fresh accumulators inside a loop that carries the sum, promoted
+  /// after `wait_group 0`.
   void emitRingTile(const GemmTile &t, bool fenceAfterFull);
-  /// Promotion: waits for every wgmma in flight (`wait_group 0`) and
-  /// returns `sum` + `acc` (one f32 add per register, full f32 precision:
-  /// the fp8 wgmma accumulates in reduced precision).
-  Value promoteAccumulators(Value acc, Value sum);
+  /// Promotion every contraction tile without waiting for the tensor
+  /// cores: two accumulator sets alternate (an unrolled pair of stages per
+  /// iteration); the wait_group 1 of one set's stage completes the other
+  /// set, which is added into the sum while the first runs. Returns the
+  /// sum after `wait_group 0`, equal bit for bit to promoting after each
+  /// tile with one set. With the sum, 3 x tile.n / 2 registers per thread.
+  Value emitPipelinedPromotion(const GemmTile &t, bool fenceAfterFull,
+                               StageConsume consume);
+  /// `sum` + `acc`, one f32 add per register (full f32 precision: the fp8
+  /// wgmma accumulates in reduced precision). The wgmma writing `acc` must
+  /// have completed.
+  Value addAccumulators(Value sum, Value acc);
   /// Stores the accumulators of the tile at (rowBase, colBase) of `batch`:
   /// thread (warpgroup wg, warp w, lane l) holds rows rowBase + 64 wg +
   /// 16 w + l / 4 (+ 8) and column pairs colBase + 2 (l % 4) + 8 j.

@@ -46,6 +46,8 @@
 #include "TCGen05.h"
 #include "WGMMA.h"
 
+#include "mxfp8train/Dialect/MXFP8Train/Transforms/Transforms.h"
+
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 using namespace mlir;
@@ -158,14 +160,22 @@ std::string gpu_lowering::whyNoFloat8GemmLowering(Operation *op, GPUChip chip) {
 // Host side
 //===----------------------------------------------------------------------===//
 
-/// Whether `op` accumulates with promotion: every Float8 GEMM except the
-/// forward ones (torchao's Float8LinearConfig: `use_fast_accum` is True
-/// for the output GEMM only), when the target's interval is not 0.
+/// The promotion interval of `op` (GemmSpec::promoteInterval): 0 with
+/// fast accumulation, which the op's `mxfp8train.use_fast_accum` gives
+/// (set by the rewrite from torchao's Float8LinearConfig and grouped
+/// recipe, RecipeAttrInterface::usesFastAccum) and, without it, torchao's
+/// rule: every grouped GEMM and the forward dense GEMM (`mxfp8train.role`);
+/// else the target's interval.
 static int64_t getPromoteInterval(Operation *op, const GPUTargetInfo &target) {
-  auto role = op->getAttrOfType<StringAttr>("mxfp8train.role");
-  if (role && role.getValue() == "forward")
-    return 0;
-  return target.float8PromoteInterval;
+  bool fastAccum;
+  if (auto attr = op->getAttrOfType<BoolAttr>(kUseFastAccumAttrName)) {
+    fastAccum = attr.getValue();
+  } else {
+    auto role = op->getAttrOfType<StringAttr>(kMatmulRoleAttrName);
+    fastAccum =
+        isa<ScaledGroupedMmOp>(op) || (role && role.getValue() == "forward");
+  }
+  return fastAccum ? 0 : target.float8PromoteInterval;
 }
 
 /// The gemm_config of `op` read by the Float8 kernel (tile_n, stages; the

@@ -50,6 +50,26 @@ LogicalResult MXFP8TrainDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' applies to builtin.module only";
     return success();
   }
+  // torchao's use_fast_accum of a Float8 GEMM (Transforms.h:
+  // kUseFastAccumAttrName), set by mxfp8train-rewrite-matmuls and read by
+  // the sm_90a Float8 kernel.
+  if (name == "mxfp8train.use_fast_accum") {
+    if (!isa<BoolAttr>(attr.getValue()))
+      return op->emitOpError()
+             << "'" << name << "' must be a bool, found " << attr.getValue();
+    bool float8 = false;
+    if (auto mm = dyn_cast<ScaledMmOp>(op))
+      float8 = mm.isFloat8();
+    else if (auto gmm = dyn_cast<ScaledGroupedMmOp>(op))
+      float8 = gmm.isFloat8();
+    if (!float8)
+      return op->emitOpError()
+             << "'" << name
+             << "' applies to Float8 mxfp8train.scaled_mm and "
+                "mxfp8train.scaled_grouped_mm only (MX GEMMs accumulate "
+                "in f32)";
+    return success();
+  }
   // Read (and their values checked) by mxfp8train-rewrite-matmuls
   // (Transforms.h: kMatmulRoleAttrName, kOffsAlignmentAttrName).
   if (name == "mxfp8train.role" || name == "mxfp8train.offs_alignment")
@@ -57,5 +77,6 @@ LogicalResult MXFP8TrainDialect::verifyOperationAttribute(Operation *op,
   return op->emitOpError()
          << "has unknown discardable attribute '" << name
          << "' (expected mxfp8train.gemm_config, mxfp8train.role, "
-            "mxfp8train.offs_alignment or mxfp8train.recipe)";
+            "mxfp8train.offs_alignment, mxfp8train.recipe or "
+            "mxfp8train.use_fast_accum)";
 }

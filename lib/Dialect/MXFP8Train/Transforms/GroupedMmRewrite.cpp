@@ -389,8 +389,7 @@ Operation *mxfp8train::detail::rewriteGroupedMm(RewriterBase &rewriter,
                                      lhsScales, rhsData, rhsScales, gemmOffs,
                                      ops.lhs.transposed, ops.rhs.transposed);
   }
-  gemm->setAttr(kMatmulRoleAttrName,
-                rewriter.getStringAttr(stringifyMatmulRole(plan.role)));
+  setGemmAttributes(gemm, recipe, plan.role, /*grouped=*/true);
 
   Value result = gemm->getResult(0);
   if (padded && !g.twoDTwoD)

@@ -348,7 +348,7 @@ Operation *mxfp8train::rewriteMatmul(RewriterBase &rewriter,
   auto scaledMm = ScaledMmOp::create(rewriter, loc, productType, lhsData,
                                      lhsScales, rhsData, rhsScales, plan.bias,
                                      plan.lhs.transposed, plan.rhs.transposed);
-  scaledMm->setAttr(kMatmulRoleAttrName, role);
+  setGemmAttributes(scaledMm, recipe, plan.role, /*grouped=*/false);
   Value result = scaledMm.getResult();
   if (addInit)
     result = addInitInHighPrecision(rewriter, loc, result, init);

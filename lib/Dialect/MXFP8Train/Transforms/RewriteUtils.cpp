@@ -150,6 +150,17 @@ mxfp8train::detail::getRecipeOrDefault(MLIRContext *context,
   return cast<RecipeAttrInterface>(Attribute(RecipeAttr::getDefault(context)));
 }
 
+void mxfp8train::detail::setGemmAttributes(Operation *gemm,
+                                           RecipeAttrInterface recipe,
+                                           MatmulRole role, bool grouped) {
+  Builder b(gemm->getContext());
+  gemm->setAttr(kMatmulRoleAttrName,
+                b.getStringAttr(stringifyMatmulRole(role)));
+  if (recipe.isFloat8())
+    gemm->setAttr(kUseFastAccumAttrName,
+                  b.getBoolAttr(recipe.usesFastAccum(role, grouped)));
+}
+
 std::string mxfp8train::detail::describeRecipe(RecipeAttrInterface recipe) {
   StringRef name = recipe.getRecipeName();
   return name.empty() ? printToString(Attribute(recipe)) : name.str();

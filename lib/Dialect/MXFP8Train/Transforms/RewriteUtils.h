@@ -57,6 +57,12 @@ template <typename T> std::string printToString(T value) {
 LogicalResult getRoleOverride(Operation *op, std::optional<MatmulRole> &role,
                               std::string &reason);
 
+/// Records on the GEMM `gemm` created for a matmul of `role` its role
+/// (kMatmulRoleAttrName) and, under a Float8 recipe, torchao's
+/// `use_fast_accum` for it (kUseFastAccumAttrName).
+void setGemmAttributes(Operation *gemm, RecipeAttrInterface recipe,
+                       MatmulRole role, bool grouped);
+
 /// True when the pure op `existing`, whose operands dominate the insertion
 /// point (`block`, `ip`), can stand for a new identical op there: it
 /// dominates the point, or it is later in the same block and is moved up.

@@ -208,6 +208,7 @@ def MXFP8Train_RecipeAttr : MXFP8Train_Attr<"Recipe", "recipe",
                                      unsigned operand) const {
       return {getElemType(), std::nullopt, getScaleMode(), /*pow2=*/false};
     }
+    bool usesFastAccum(MatmulRole role, bool grouped) const { return false; }
     bool isEmulated() const {
       return getKernelPreference() == KernelPreference::Emulated;
     }
@@ -292,6 +293,12 @@ def MXFP8Train_Float8RecipeAttr
     /// SPEC-float8 §4.2 (dense) and §4.4 (grouped).
     RecipeOperandCast getOperandCast(MatmulRole role, bool grouped,
                                      unsigned operand) const;
+    /// torchao's `use_fast_accum`: the dense output GEMM only
+    /// (Float8LinearConfig `gemm_config_output`, SPEC-float8 §4.1); every
+    /// grouped GEMM (`fp8_grouped_mm.py`, SPEC-float8 §4.4).
+    bool usesFastAccum(MatmulRole role, bool grouped) const {
+      return grouped || role == MatmulRole::Forward;
+    }
     bool isEmulated() const { return false; }
   }];
 }

@@ -48,6 +48,13 @@ def MXFP8Train_RecipeAttrInterface : AttrInterface<"RecipeAttrInterface"> {
       "::mlir::mxfp8train::RecipeOperandCast", "getOperandCast",
       (ins "::mlir::mxfp8train::MatmulRole":$role, "bool":$grouped,
            "unsigned":$operand)>,
+    InterfaceMethod<"torchao's `use_fast_accum` for the GEMM of `role` (dense, "
+                    "or grouped when `grouped`): a performance attribute "
+                    "that lets an fp8 GEMM accumulate without periodic f32 "
+                    "promotion. False for MX, whose GEMMs have no such "
+                    "option",
+      "bool", "usesFastAccum",
+      (ins "::mlir::mxfp8train::MatmulRole":$role, "bool":$grouped)>,
     InterfaceMethod<"True when the GEMMs run in high precision on exactly "
                     "dequantized operands (torchao KernelPreference.EMULATED)",
       "bool", "isEmulated">,

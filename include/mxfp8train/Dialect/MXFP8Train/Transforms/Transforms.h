@@ -35,6 +35,15 @@ namespace mlir::mxfp8train {
 /// or records (on the `mxfp8train.scaled_mm` created for it) a matmul's role.
 inline constexpr llvm::StringLiteral kMatmulRoleAttrName = "mxfp8train.role";
 
+/// Name of the discardable bool attribute that the rewrite sets on the
+/// Float8 `scaled_mm` / `scaled_grouped_mm` it creates: torchao's
+/// `use_fast_accum` for that GEMM (RecipeAttrInterface::usesFastAccum). A
+/// performance attribute, never a semantic one (SPEC-float8 decisions):
+/// without it the sm_90a Float8 kernel promotes its fp8 wgmma partial sums
+/// into f32 registers every GPUTargetInfo::float8PromoteInterval elements.
+inline constexpr llvm::StringLiteral kUseFastAccumAttrName =
+    "mxfp8train.use_fast_accum";
+
 /// `"forward"`, `"dgrad"` or `"wgrad"`.
 llvm::StringRef stringifyMatmulRole(MatmulRole role);
 
