@@ -25,6 +25,7 @@
 #include "RuntimeCalls.h"
 
 #include "mxfp8train/Conversion/Passes.h"
+#include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
 #include "mxfp8train/runtime/Collectives.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -418,6 +419,20 @@ struct ConvertShardToRuntimeCollectivesPass final
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // A module without shard ops or MoE exchange ops is left exactly as it
+    // is (the CPU pipeline runs this pass on every module, and the greedy
+    // driver below would fold and erase ops elsewhere).
+    bool hasWork =
+        module
+            ->walk([](Operation *op) {
+              if (isa<MoeDispatchOp, MoeCombineOp>(op) ||
+                  isa_and_nonnull<shard::ShardDialect>(op->getDialect()))
+                return WalkResult::interrupt();
+              return WalkResult::advance();
+            })
+            .wasInterrupted();
+    if (!hasWork)
+      return;
     SymbolTableCollection symbolTables;
     if (failed(prepareShardToRuntimeCollectives(module, symbolTables)))
       return signalPassFailure();

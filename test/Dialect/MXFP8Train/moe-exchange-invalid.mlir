@@ -14,6 +14,16 @@ func.func @dispatch_rejects_zero_experts(%q: tensor<40x64xf8E4M3FN>, %s: tensor<
 // -----
 
 shard.grid @ep(shape = 4)
+func.func @dispatch_rejects_negative_experts(%q: tensor<40x64xf8E4M3FN>, %s: tensor<40x2xf8E8M0FNU>, %route: tensor<40x2xi32>) {
+  // expected-error @+1 {{expects num_experts >= 1, found -8}}
+  %rows, %rs, %offs, %counts = mxfp8train.moe_dispatch %q [%s], %route on @ep grid_axes = [0] num_experts = -8 capacity = 128
+      : tensor<40x64xf8E4M3FN> [tensor<40x2xf8E8M0FNU>], tensor<40x2xi32> -> tensor<128x64xf8E4M3FN>, tensor<128x2xf8E8M0FNU>, tensor<2xi32>, tensor<32xi32>
+  return
+}
+
+// -----
+
+shard.grid @ep(shape = 4)
 func.func @dispatch_rejects_zero_capacity(%q: tensor<40x64xf8E4M3FN>, %s: tensor<40x2xf8E8M0FNU>, %route: tensor<40x2xi32>) {
   // expected-error @+1 {{expects capacity >= 1 (the rows each rank can receive), found 0}}
   %rows, %rs, %offs, %counts = mxfp8train.moe_dispatch %q [%s], %route on @ep grid_axes = [0] num_experts = 8 capacity = 0
@@ -205,7 +215,7 @@ func.func @dispatch_rejects_uneven_expert_split(%q: tensor<40x64xf8E4M3FN>, %s: 
 
 shard.grid @ep(shape = 4)
 func.func @dispatch_rejects_counts_shape(%q: tensor<40x64xf8E4M3FN>, %s: tensor<40x2xf8E8M0FNU>, %route: tensor<40x2xi32>) {
-  // expected-error @+1 {{expects counts of shape 32 (processes * num_experts: every rank's rows per destination rank and local expert), found 16}}
+  // expected-error @+1 {{expects counts of shape 4 * 8 (processes * num_experts: every rank's rows per destination rank and local expert), found 16}}
   %rows, %rs, %offs, %counts = mxfp8train.moe_dispatch %q [%s], %route on @ep grid_axes = [0] num_experts = 8 capacity = 128
       : tensor<40x64xf8E4M3FN> [tensor<40x2xf8E8M0FNU>], tensor<40x2xi32> -> tensor<128x64xf8E4M3FN>, tensor<128x2xf8E8M0FNU>, tensor<2xi32>, tensor<16xi32>
   return
@@ -365,7 +375,7 @@ func.func @combine_rejects_uneven_expert_split(%y: tensor<128x32xbf16>, %route: 
 
 shard.grid @ep(shape = 4)
 func.func @combine_rejects_counts_shape(%y: tensor<128x32xbf16>, %route: tensor<40x2xi32>, %counts: tensor<8xi32>) {
-  // expected-error @+1 {{expects counts of shape 32 (processes * num_experts: every rank's rows per destination rank and local expert), found 8}}
+  // expected-error @+1 {{expects counts of shape 4 * 8 (processes * num_experts: every rank's rows per destination rank and local expert), found 8}}
   %out = mxfp8train.moe_combine %y, %route counts(%counts) on @ep grid_axes = [0] num_experts = 8 capacity = 128
       : tensor<128x32xbf16>, tensor<40x2xi32>, tensor<8xi32> -> tensor<80x32xbf16>
   return
@@ -385,7 +395,7 @@ func.func @combine_rejects_missing_grid(%y: tensor<128x32xbf16>, %route: tensor<
 
 shard.grid @ep(shape = 4)
 func.func @combine_rejects_fp8_expert_out(%y: tensor<128x32xf8E4M3FN>, %route: tensor<40x2xi32>, %counts: tensor<32xi32>) {
-  // expected-error @+1 {{operand #0 must be ranked tensor of bf16 type or 32-bit float values, but got 'tensor<128x32xf8E4M3FN>'}}
+  // expected-error @+1 {{operand #0 must be ranked tensor of bfloat16 type or 32-bit float values, but got 'tensor<128x32xf8E4M3FN>'}}
   %out = mxfp8train.moe_combine %y, %route counts(%counts) on @ep grid_axes = [0] num_experts = 8 capacity = 128
       : tensor<128x32xf8E4M3FN>, tensor<40x2xi32>, tensor<32xi32> -> tensor<80x32xbf16>
   return

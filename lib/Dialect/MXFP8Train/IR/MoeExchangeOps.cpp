@@ -45,20 +45,28 @@ static LogicalResult verifyStaticShapes(Operation *op) {
   return success();
 }
 
+/// The signed values of num_experts, capacity and alignment (I64Attr
+/// getters return them unsigned, which would hide negative values).
+template <typename OpTy> static int64_t getSignedNumExperts(OpTy op) {
+  return static_cast<int64_t>(op.getNumExperts());
+}
+
 /// Checks num_experts, capacity and alignment.
 template <typename OpTy> static LogicalResult verifyExchangeAttrs(OpTy op) {
-  if (op.getNumExperts() < 1)
-    return op.emitOpError()
-           << "expects num_experts >= 1, found " << op.getNumExperts();
-  if (op.getCapacity() < 1)
+  int64_t experts = getSignedNumExperts(op);
+  int64_t capacity = static_cast<int64_t>(op.getCapacity());
+  int64_t alignment = static_cast<int64_t>(op.getAlignment());
+  if (experts < 1)
+    return op.emitOpError() << "expects num_experts >= 1, found " << experts;
+  if (capacity < 1)
     return op.emitOpError()
            << "expects capacity >= 1 (the rows each rank can receive), found "
-           << op.getCapacity();
-  if (op.getAlignment() < 1)
+           << capacity;
+  if (alignment < 1)
     return op.emitOpError()
            << "expects alignment >= 1 (the row multiple of each expert "
               "group), found "
-           << op.getAlignment();
+           << alignment;
   return success();
 }
 
@@ -132,16 +140,17 @@ verifyGrid(OpTy op, SymbolTableCollection &symbolTables) {
 template <typename OpTy>
 static LogicalResult verifyExpertSplit(OpTy op, int64_t processes,
                                        RankedTensorType counts) {
-  if (op.getNumExperts() % processes != 0)
+  int64_t experts = getSignedNumExperts(op);
+  if (experts % processes != 0)
     return op.emitOpError()
-           << "expects num_experts (" << op.getNumExperts()
-           << ") to be a multiple of the " << processes << " processes of @"
-           << op.getGrid()
+           << "expects num_experts (" << experts << ") to be a multiple of the "
+           << processes << " processes of @" << op.getGrid()
            << " along its grid_axes (the experts split evenly over the ranks)";
-  int64_t expected = processes * op.getNumExperts();
-  if (counts.getRank() != 1 || counts.getDimSize(0) != expected)
+  // processes * experts without overflow: compare with the static size.
+  int64_t size = counts.getRank() == 1 ? counts.getDimSize(0) : -1;
+  if (size < 0 || size % processes != 0 || size / processes != experts)
     return op.emitOpError()
-           << "expects counts of shape " << expected
+           << "expects counts of shape " << processes << " * " << experts
            << " (processes * num_experts: every rank's rows per destination "
               "rank and local expert), found "
            << formatShape(counts.getShape());
@@ -176,7 +185,7 @@ LogicalResult MoeDispatchOp::verify() {
   if (failed(verifyRouting(*this, getTokenExperts().getType(), tokens)))
     return failure();
 
-  int64_t capacity = getCapacity();
+  int64_t capacity = static_cast<int64_t>(getCapacity());
   RankedTensorType rowsType = getRows().getType();
   if (rowsType.getShape() != ArrayRef<int64_t>{capacity, k})
     return emitOpError() << "expects rows of shape " << capacity << "x" << k
@@ -211,7 +220,7 @@ MoeDispatchOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
     return success();
   if (failed(verifyExpertSplit(*this, **processes, getCounts().getType())))
     return failure();
-  int64_t local = getNumExperts() / **processes;
+  int64_t local = getSignedNumExperts(*this) / **processes;
   if (getOffs().getType().getDimSize(0) != local)
     return emitOpError() << "expects offs of shape " << local
                          << " (num_experts / processes: one group end per "
@@ -242,10 +251,10 @@ LogicalResult MoeCombineOp::verify() {
                          << outType.getRank();
   if (failed(verifyStaticShapes(*this)))
     return failure();
-  if (outType.getDimSize(0) != getCapacity())
-    return emitOpError() << "expects expert_out with capacity ("
-                         << getCapacity() << ") rows, found "
-                         << formatShape(outType.getShape());
+  int64_t capacity = static_cast<int64_t>(getCapacity());
+  if (outType.getDimSize(0) != capacity)
+    return emitOpError() << "expects expert_out with capacity (" << capacity
+                         << ") rows, found " << formatShape(outType.getShape());
   int64_t n = outType.getDimSize(1);
   if (n < 1)
     return emitOpError() << "expects expert_out with N >= 1 columns, found "
