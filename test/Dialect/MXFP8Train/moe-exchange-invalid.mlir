@@ -203,6 +203,16 @@ func.func @dispatch_rejects_repeated_grid_axis(%q: tensor<40x64xf8E4M3FN>, %s: t
 
 // -----
 
+shard.grid @ep(shape = 0)
+func.func @dispatch_rejects_empty_grid_axis(%q: tensor<40x64xf8E4M3FN>, %s: tensor<40x2xf8E8M0FNU>, %route: tensor<40x2xi32>) {
+  // expected-error @+1 {{expects grid axis 0 of @ep to hold at least one process, found size 0}}
+  %rows, %rs, %offs, %counts = mxfp8train.moe_dispatch %q [%s], %route on @ep grid_axes = [0] num_experts = 8 capacity = 128
+      : tensor<40x64xf8E4M3FN> [tensor<40x2xf8E8M0FNU>], tensor<40x2xi32> -> tensor<128x64xf8E4M3FN>, tensor<128x2xf8E8M0FNU>, tensor<2xi32>, tensor<32xi32>
+  return
+}
+
+// -----
+
 shard.grid @ep(shape = 4)
 func.func @dispatch_rejects_uneven_expert_split(%q: tensor<40x64xf8E4M3FN>, %s: tensor<40x2xf8E8M0FNU>, %route: tensor<40x2xi32>) {
   // expected-error @+1 {{expects num_experts (6) to be a multiple of the 4 processes of @ep along its grid_axes (the experts split evenly over the ranks)}}

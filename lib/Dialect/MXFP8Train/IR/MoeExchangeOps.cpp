@@ -129,6 +129,10 @@ verifyGrid(OpTy op, SymbolTableCollection &symbolTables) {
              << "]";
     if (ShapedType::isDynamic(shape[axis]))
       processes = std::nullopt;
+    else if (shape[axis] < 1)
+      return op.emitOpError()
+             << "expects grid axis " << axis << " of @" << op.getGrid()
+             << " to hold at least one process, found size " << shape[axis];
     else if (processes)
       *processes *= shape[axis];
   }

@@ -67,8 +67,8 @@ def MXFP8Train_MoeDispatchOp : MXFP8Train_Op<"moe_dispatch",
     topK >= 1, results not `(C, K)` of the data's type, `(C, K/32)`,
     `(E_local)` and `(P * num_experts)`, a dynamic shape, `num_experts`,
     `capacity` or `alignment` < 1, `grid` not a `shard.grid`, `grid_axes`
-    out of range or repeated, `num_experts` not a multiple of `P` (static
-    grids).
+    out of range, repeated or naming a grid axis of size 0, `num_experts`
+    not a multiple of `P` (static grids).
 
     ```mlir
     shard.grid @ep(shape = 4)
