@@ -75,7 +75,11 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   // between (two launches reading %a share the first to_buffer). One-shot
   // bufferization then sees %a's last read too early and may write a later
   // result into %a's buffer in place, before the second launch reads it.
-  pm.addPass(createMXFP8TrainVerifyLoweringInputPass());
+  // The MoE exchange runs on the in-process (host) backend only: its
+  // device kernels and NCCL lowering are not written.
+  MXFP8TrainVerifyLoweringInputPassOptions verifyOptions;
+  verifyOptions.rejectMoeExchange = true;
+  pm.addPass(createMXFP8TrainVerifyLoweringInputPass(verifyOptions));
   // First, before any folding: fp8/e8m0 arith in user IR (see the pass).
   pm.addPass(createMXFP8TrainLowerNarrowFloatArithPass());
   addCleanup(pm);

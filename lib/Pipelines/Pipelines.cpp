@@ -1,6 +1,7 @@
 //===- Pipelines.cpp - mxfp8train named pass pipelines ----------*- C++ -*-===//
 //
-// The CPU lowering pipeline: mxfp8train -> linalg on tensors -> tiled and
+// The CPU lowering pipeline: collectives and MoE exchange ops -> runtime
+// calls; mxfp8train -> linalg on tensors -> tiled and
 // vectorized linalg -> buffers with out-parameters -> LLVM dialect. Built
 // from typed pass constructors and option structs, so a wrong option is a
 // compile error rather than a pipeline-string parse failure at run time.
@@ -37,6 +38,10 @@ void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
   pm.addPass(createMXFP8TrainVerifyLoweringInputPass());
   // First, before any folding: fp8/e8m0 arith in user IR (see the pass).
   pm.addPass(createMXFP8TrainLowerNarrowFloatArithPass());
+  // Collectives and the MoE exchange ops (moe_dispatch, moe_combine) become
+  // runtime calls on the thread's bound communicator, on tensors, before
+  // anything else lowers them; a module without them is left as it is.
+  pm.addPass(createConvertShardToRuntimeCollectivesPass());
   pm.addPass(createConvertMXFP8TrainToLinalgPass());
   addCleanup(pm);
   pm.addPass(createMXFP8TrainCPUPrepareMatmulsPass());

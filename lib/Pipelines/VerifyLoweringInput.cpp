@@ -43,6 +43,15 @@ struct VerifyLoweringInputPass final
         failedOps = true;
         return WalkResult::advance();
       }
+      if (rejectMoeExchange && isa<MoeDispatchOp, MoeCombineOp>(op)) {
+        op->emitError()
+            << "'" << op->getName()
+            << "' has no GPU lowering yet: the runtime's MoE exchange runs on "
+               "the in-process (host) backend only (its device kernels are "
+               "not written); lower it with the CPU pipeline";
+        failedOps = true;
+        return WalkResult::advance();
+      }
       if (op->isRegistered())
         return WalkResult::advance();
       op->emitError() << "'" << op->getName()

@@ -13,6 +13,11 @@
 // (with 4 ranks) a rank that receives nothing. The dispatch sends
 // K + K/32 bytes per row where the bf16 exchange sends 2K.
 //
+// The step runs three ways: driven from C++ (the runtime's C calls between
+// compiled ops), as hand-written calls of the runtime's shard ABI, and as
+// the dialect's mxfp8train.moe_dispatch / moe_combine compiled through the
+// CPU pipeline (which lowers them with convert-shard-to-runtime-collectives).
+//
 //===----------------------------------------------------------------------===//
 
 #include "TestUtils.h"
@@ -152,6 +157,50 @@ func.func @step(%x: tensor<40x64xbf16>, %route: tensor<80xi32>,
   return text;
 }
 
+/// `@moe_step_T` for a rank with T tokens: the step with the dialect's
+/// exchange ops on the grid @ep of `size` processes (the default alignment,
+/// 32). Routing is (T, topK) for odd T and flat (T * topK) otherwise, so
+/// both forms run. Results: the (T * topK, N) slot outputs, the rank's offs
+/// and the counts.
+std::string getMoeStepSource(int size, int64_t tokens) {
+  int64_t experts = kExpertsPerRank * size;
+  std::string x = tensorType({tokens, kK}, "bf16");
+  std::string q = tensorType({tokens, kK}, "f8E4M3FN");
+  std::string s = tensorType({tokens, kK / 32}, "f8E8M0FNU");
+  std::string route = tokens % 2 ? tensorType({tokens, kTopK}, "i32")
+                                 : tensorType({tokens * kTopK}, "i32");
+  std::string rows = tensorType({kCapacity, kK}, "f8E4M3FN");
+  std::string rs = tensorType({kCapacity, kK / 32}, "f8E8M0FNU");
+  std::string offs = tensorType({kExpertsPerRank}, "i32");
+  std::string counts = tensorType({size * experts}, "i32");
+  std::string w = tensorType({kExpertsPerRank, kN, kK}, "bf16");
+  std::string wq = tensorType({kExpertsPerRank, kN, kK}, "f8E4M3FN");
+  std::string ws = tensorType({kExpertsPerRank, kN, kK / 32}, "f8E8M0FNU");
+  std::string y = tensorType({kCapacity, kN}, "bf16");
+  std::string out = tensorType({tokens * kTopK, kN}, "bf16");
+  std::string on =
+      " on @ep grid_axes = [0] num_experts = " + std::to_string(experts) +
+      " capacity = " + std::to_string(kCapacity);
+  return "func.func @moe_step_" + std::to_string(tokens) + "(%x: " + x +
+         ", %route: " + route + ", %w: " + w + ") -> (" + out + ", " + offs +
+         ", " + counts + ") {\n" +
+         "  %q, %s = mxfp8train.quantize %x axis = 1 mode = rceil : " + x +
+         " -> " + q + ", " + s + "\n" +
+         "  %rows, %rs, %offs, %counts = mxfp8train.moe_dispatch %q [%s], "
+         "%route" +
+         on + " : " + q + " [" + s + "], " + route + " -> " + rows + ", " + rs +
+         ", " + offs + ", " + counts + "\n" +
+         "  %wq, %ws = mxfp8train.quantize %w axis = 2 mode = rceil : " + w +
+         " -> " + wq + ", " + ws + "\n" +
+         "  %y = mxfp8train.scaled_grouped_mm %rows [%rs], %wq [%ws] "
+         "offs(%offs) transpose_rhs : " +
+         rows + " [" + rs + "], " + wq + " [" + ws + "], " + offs + " -> " + y +
+         "\n" + "  %out = mxfp8train.moe_combine %y, %route counts(%counts)" +
+         on + " : " + y + ", " + route + ", " + counts + " -> " + out + "\n" +
+         "  return %out, %offs, %counts : " + out + ", " + offs + ", " +
+         counts + "\n}\n";
+}
+
 /// @quantize_tokens, @experts (the rank's kExpertsPerRank experts on
 /// kCapacity rows) and @experts_all (all experts on `allRows` rows).
 std::string getModuleSource(int size, int64_t allRows) {
@@ -176,7 +225,17 @@ std::string getModuleSource(int size, int64_t allRows) {
   std::string x = tensorType({kMaxTokens, kK}, "bf16");
   std::string q = tensorType({kMaxTokens, kK}, "f8E4M3FN");
   std::string s = tensorType({kMaxTokens, kK / 32}, "f8E8M0FNU");
-  return "func.func @quantize_tokens(%x: " + x + ") -> (" + q + ", " + s +
+  // One @moe_step_T per distinct token count of the ranks.
+  std::string moeSteps =
+      "shard.grid @ep(shape = " + std::to_string(size) + ")\n";
+  std::vector<int64_t> counts;
+  for (int r = 0; r < size; ++r)
+    if (llvm::find(counts, getNumTokens(r, size)) == counts.end()) {
+      counts.push_back(getNumTokens(r, size));
+      moeSteps += getMoeStepSource(size, counts.back());
+    }
+  return moeSteps + "func.func @quantize_tokens(%x: " + x + ") -> (" + q +
+         ", " + s +
          ") {\n  %q, %s = mxfp8train.quantize %x axis = 1 mode = rceil : " + x +
          " -> " + q + ", " + s + "\n  return %q, %s : " + q + ", " + s +
          "\n}\n" + grouped("experts", kCapacity, kExpertsPerRank) +
@@ -366,6 +425,78 @@ TEST_P(ExpertParallelExecution, CompiledStepOnBoundCommunicator) {
     combined[r] = std::move(out[0]);
   });
   expectMatchesReference(combined);
+}
+
+// The step with the dialect's ops, compiled through the CPU pipeline
+// (quantize, moe_dispatch, scaled_grouped_mm 2d-3d, moe_combine; the
+// exchange lowered to the runtime's shard ABI): the same bytes as one rank
+// over all experts, the counts and offs of the routing on every rank, and
+// the bytes each rank sent.
+TEST_P(ExpertParallelExecution, DialectOpsMatchOneRank) {
+  std::vector<HostTensor> combined(size), offs(size), counts(size);
+  std::vector<int64_t> bytesSent(size, -1);
+  mxfp8rt::test::runInProcessRanks(size, [&](int r, mxfp8rtComm comm) {
+    ASSERT_EQ(mxfp8rtCommBind(comm, nullptr), MXFP8RT_SUCCESS);
+    int64_t numTokens = getNumTokens(r, size);
+    HostTensor x = sliceRows(tokens[r], 0, numTokens);
+    std::vector<int64_t> routeShape = {numTokens, kTopK};
+    if (numTokens % 2 == 0)
+      routeShape = {numTokens * kTopK};
+    HostTensor route(HostElementType::I32, routeShape);
+    std::vector<int32_t> ids = getRoute(r, numTokens * kTopK);
+    if (!ids.empty())
+      std::memcpy(route.bytes.data(), ids.data(), ids.size() * sizeof(int32_t));
+    HostTensor w = sliceRows(weights, r * kExpertsPerRank, kExpertsPerRank);
+    std::vector<HostTensor> out =
+        runOrFail(*exe, "moe_step_" + std::to_string(numTokens), {x, route, w});
+    mxfp8rtCommBind(nullptr, nullptr);
+    mxfp8rtCommGetBytesSent(comm, &bytesSent[r]);
+    ASSERT_EQ(out.size(), 3u);
+    combined[r] = std::move(out[0]);
+    offs[r] = std::move(out[1]);
+    counts[r] = std::move(out[2]);
+  });
+  expectMatchesReference(combined);
+
+  // counts[(s * size + r) * E_local + e]: rank s's slots for expert
+  // r * E_local + e, the same on every rank; offs: each rank's group ends,
+  // padded to multiples of 32.
+  std::vector<int32_t> expected(size * experts, 0);
+  std::vector<int64_t> received(size, 0);
+  for (int s = 0; s < size; ++s)
+    for (int32_t e : getRoute(s, getNumTokens(s, size) * kTopK)) {
+      ++expected[s * experts + e];
+      ++received[e / kExpertsPerRank];
+    }
+  for (int r = 0; r < size; ++r) {
+    ASSERT_EQ(counts[r].getNumElements(), size * experts);
+    for (int64_t i = 0; i < size * experts; ++i)
+      EXPECT_EQ(counts[r].data<int32_t>()[i], expected[i])
+          << "rank " << r << " counts[" << i << "]";
+    int64_t end = 0;
+    for (int64_t e = 0; e < kExpertsPerRank; ++e) {
+      int64_t rows = 0;
+      for (int s = 0; s < size; ++s)
+        rows += expected[s * experts + r * kExpertsPerRank + e];
+      end += (rows + kAlignment - 1) / kAlignment * kAlignment;
+      EXPECT_EQ(offs[r].data<int32_t>()[e], end)
+          << "rank " << r << " local expert " << e;
+    }
+  }
+  EXPECT_EQ(expected[1], 0) << "expert 1 is meant to be empty";
+  if (size == 4) {
+    EXPECT_EQ(received[3], 0) << "rank 3 is meant to receive nothing";
+    EXPECT_EQ(getNumTokens(1, size), 0) << "rank 1 is meant to send nothing";
+  }
+
+  // The dispatch: the counts gather (size * E_local + 1 i32) and K fp8 +
+  // K/32 e8m0 bytes per slot; the combine: its error flag (one i32) and
+  // one bf16 row per row the rank received.
+  for (int r = 0; r < size; ++r)
+    EXPECT_EQ(bytesSent[r], (size * kExpertsPerRank + 1) * 4 +
+                                getNumTokens(r, size) * kTopK * (kK + kK / 32) +
+                                4 + received[r] * kN * 2)
+        << "rank " << r;
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, ExpertParallelExecution,

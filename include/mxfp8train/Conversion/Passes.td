@@ -255,6 +255,14 @@ def ConvertShardToRuntimeCollectivesPass
       `shard.process_multi_index` and `shard.all_slice` go through
       upstream's lowerings onto it, and `shard.grid_shape` becomes
       constants. Grids nothing refers to any more are erased.
+    - `mxfp8train.moe_dispatch` and `mxfp8train.moe_combine` (the MXFP8
+      expert-parallel token exchange) become calls of
+      `mxfp8rtShardMoeDispatchMx` / `mxfp8rtShardMoeCombine`
+      (runtime/include/mxfp8train/runtime/ExpertParallel.h) on fresh copies
+      of their inputs and fresh result buffers, with the token count, K or
+      N, topK, the expert count, capacity, alignment and the grid's process
+      count, and a `cf.assert` of the status. The CPU pipeline runs this
+      pass; the GPU pipeline rejects these ops.
 
     Supported: collectives over the whole grid in rank order (every grid
     axis of size > 1, ascending), static grids and shapes, element types

@@ -6,7 +6,9 @@
 // Collectives.h). The grid is the communicator bound to the calling thread
 // (mxfp8rtCommBind): its rank is the process's linear index, and each call
 // passes the grid's process count, which the runtime checks against the
-// communicator's size.
+// communicator's size. The MoE exchange ops of the mxfp8train dialect
+// (moe_dispatch, moe_combine) become calls of the runtime's MoE exchange in
+// the same pass (MoeExchangeToRuntime.cpp), on the same communicator.
 //
 // Each collective reads a fresh copy of its input (bufferization.alloc_tensor
 // copy) and writes a fresh buffer (memref.alloc, then bufferization.to_tensor
@@ -20,8 +22,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxfp8train/Conversion/ShardToRuntime/ShardToRuntime.h"
+#include "RuntimeCalls.h"
 
 #include "mxfp8train/Conversion/Passes.h"
+#include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
 #include "mxfp8train/runtime/Collectives.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -36,7 +40,6 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #define DEBUG_TYPE "convert-shard-to-runtime-collectives"
@@ -48,6 +51,7 @@ namespace mlir::mxfp8train {
 
 using namespace mlir;
 using namespace mlir::mxfp8train;
+using namespace mlir::mxfp8train::shard_to_runtime;
 
 //===----------------------------------------------------------------------===//
 // What can be lowered
@@ -59,23 +63,6 @@ static constexpr StringLiteral kAllGatherFn = "mxfp8rtShardAllGather";
 static constexpr StringLiteral kReduceScatterFn = "mxfp8rtShardReduceScatter";
 static constexpr StringLiteral kAllToAllFn = "mxfp8rtShardAllToAll";
 
-/// The runtime's element type for `type`: 8-bit floats and integers travel
-/// as bytes.
-static std::optional<mxfp8rtDataType> getRuntimeDataType(Type type) {
-  if (type.isF32())
-    return MXFP8RT_DATA_F32;
-  if (type.isBF16())
-    return MXFP8RT_DATA_BF16;
-  if (type.isInteger(32))
-    return MXFP8RT_DATA_I32;
-  if (type.isInteger(64))
-    return MXFP8RT_DATA_I64;
-  if (type.isInteger(8) ||
-      isa<Float8E4M3FNType, Float8E5M2Type, Float8E8M0FNUType>(type))
-    return MXFP8RT_DATA_BYTE;
-  return std::nullopt;
-}
-
 static std::optional<mxfp8rtReduceOp>
 getRuntimeReduceOp(shard::ReductionKind kind) {
   switch (kind) {
@@ -86,45 +73,6 @@ getRuntimeReduceOp(shard::ReductionKind kind) {
   default:
     return std::nullopt;
   }
-}
-
-/// The number of processes of `grid` when it is static, else failure.
-static FailureOr<int64_t> getGridSize(shard::GridOp grid) {
-  int64_t size = 1;
-  for (int64_t d : grid.getShape()) {
-    if (ShapedType::isDynamic(d))
-      return failure();
-    size *= d;
-  }
-  return size;
-}
-
-/// Checks a collective of `op` over `axes` of its grid: the group must be
-/// the whole grid in rank order (every axis of size > 1, ascending), which
-/// is the bound communicator. Returns the group size.
-static FailureOr<int64_t> checkGroup(Operation *op, shard::GridOp grid,
-                                     ArrayRef<shard::GridAxis> axes) {
-  ArrayRef<int64_t> shape = grid.getShape();
-  if (failed(getGridSize(grid)))
-    return op->emitOpError("needs a static grid shape: @")
-           << grid.getSymName() << " has a dynamic size";
-  SmallVector<int64_t> wanted, given;
-  for (auto [axis, size] : llvm::enumerate(shape))
-    if (size > 1)
-      wanted.push_back(axis);
-  for (shard::GridAxis axis : axes)
-    if (shape[axis] > 1)
-      given.push_back(axis);
-  if (given != wanted)
-    return op->emitOpError("over grid axes [")
-           << llvm::make_range(axes.begin(), axes.end()) << "] of @"
-           << grid.getSymName() << " (shape "
-           << llvm::make_range(shape.begin(), shape.end())
-           << ") is not supported: the runtime collectives run over the "
-              "whole grid in rank order (grid_axes = ["
-           << llvm::make_range(wanted.begin(), wanted.end())
-           << "]), one communicator per program";
-  return *getGridSize(grid);
 }
 
 /// Checks the element types and shapes of a collective's input and result.
@@ -215,53 +163,36 @@ static LogicalResult checkShardOp(Operation *op,
 
 LogicalResult mlir::mxfp8train::prepareShardToRuntimeCollectives(
     ModuleOp module, SymbolTableCollection &symbolTables) {
-  bool ok = true;
-  llvm::SmallSetVector<StringRef, 5> needed;
-  module.walk([&](Operation *op) {
-    if (failed(checkShardOp(op, symbolTables)))
-      ok = false;
-    if (isa<shard::ProcessLinearIndexOp, shard::ProcessMultiIndexOp,
-            shard::AllSliceOp>(op))
-      needed.insert(kProcessIndexFn);
-    else if (isa<shard::AllReduceOp>(op))
-      needed.insert(kAllReduceFn);
-    else if (isa<shard::AllGatherOp>(op))
-      needed.insert(kAllGatherFn);
-    else if (isa<shard::ReduceScatterOp>(op))
-      needed.insert(kReduceScatterFn);
-    else if (isa<shard::AllToAllOp>(op))
-      needed.insert(kAllToAllFn);
-  });
-  if (!ok)
-    return failure();
-
   // The declarations, as Collectives.h has them (index = intptr_t).
   MLIRContext *ctx = module.getContext();
   Type index = IndexType::get(ctx);
   Type i32 = IntegerType::get(ctx, 32);
-  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  SymbolTable &symbols = symbolTables.getSymbolTable(module);
-  for (StringRef name : needed) {
-    FunctionType type;
-    if (name == kProcessIndexFn)
-      type = FunctionType::get(ctx, {index}, {index});
-    else if (name == kAllReduceFn || name == kReduceScatterFn)
-      type =
-          FunctionType::get(ctx, {index, index, index, i32, i32, index}, {i32});
-    else
-      type = FunctionType::get(ctx, {index, index, index, i32, index}, {i32});
-    if (auto existing = symbols.lookup<func::FuncOp>(name)) {
-      if (existing.getFunctionType() != type)
-        return existing.emitOpError("declares the runtime function @")
-               << name << " with type " << existing.getFunctionType()
-               << ", expected " << type;
-      continue;
-    }
-    auto fn = func::FuncOp::create(b, module.getLoc(), name, type);
-    fn.setPrivate();
-    symbols.insert(fn);
-  }
-  return success();
+  auto exchange =
+      FunctionType::get(ctx, {index, index, index, i32, index}, {i32});
+  auto reduction =
+      FunctionType::get(ctx, {index, index, index, i32, i32, index}, {i32});
+  bool ok = true;
+  RuntimeFunctions needed;
+  module.walk([&](Operation *op) {
+    if (failed(checkShardOp(op, symbolTables)) ||
+        failed(checkMoeExchangeOp(op, symbolTables, needed)))
+      ok = false;
+    if (isa<shard::ProcessLinearIndexOp, shard::ProcessMultiIndexOp,
+            shard::AllSliceOp>(op))
+      needed.insert(
+          {kProcessIndexFn, FunctionType::get(ctx, {index}, {index})});
+    else if (isa<shard::AllReduceOp>(op))
+      needed.insert({kAllReduceFn, reduction});
+    else if (isa<shard::AllGatherOp>(op))
+      needed.insert({kAllGatherFn, exchange});
+    else if (isa<shard::ReduceScatterOp>(op))
+      needed.insert({kReduceScatterFn, reduction});
+    else if (isa<shard::AllToAllOp>(op))
+      needed.insert({kAllToAllFn, exchange});
+  });
+  if (!ok)
+    return failure();
+  return declareRuntimeFunctions(module, symbolTables, needed);
 }
 
 //===----------------------------------------------------------------------===//
@@ -270,62 +201,10 @@ LogicalResult mlir::mxfp8train::prepareShardToRuntimeCollectives(
 
 namespace {
 
-/// Lowering helpers around one op.
-struct CollectiveBuilder {
-  CollectiveBuilder(RewriterBase &rewriter, Operation *op)
-      : b(rewriter), loc(op->getLoc()), op(op) {}
-
-  Value index(int64_t value) {
-    return arith::ConstantIndexOp::create(b, loc, value);
-  }
-  Value i32(int64_t value) {
-    return arith::ConstantIntOp::create(b, loc, value, 32);
-  }
-
-  /// The address of a fresh identity-layout copy of `tensor`.
-  Value getInputAddress(Value tensor) {
-    auto type = cast<RankedTensorType>(tensor.getType());
-    Value copy = bufferization::AllocTensorOp::create(b, loc, type,
-                                                      ValueRange{}, tensor);
-    auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
-    Value buffer = bufferization::ToBufferOp::create(b, loc, memrefType, copy,
-                                                     /*read_only=*/true);
-    return memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
-  }
-
-  /// A fresh buffer of `shape` x `element`.
-  Value allocate(ArrayRef<int64_t> shape, Type element) {
-    return memref::AllocOp::create(b, loc, MemRefType::get(shape, element));
-  }
-
-  Value getAddress(Value buffer) {
-    return memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
-  }
-
-  /// The tensor of a buffer the runtime has written.
-  Value toTensor(Value buffer) {
-    auto type = cast<MemRefType>(buffer.getType());
-    auto tensorType =
-        RankedTensorType::get(type.getShape(), type.getElementType());
-    return bufferization::ToTensorOp::create(b, loc, tensorType, buffer,
-                                             /*restrict=*/true,
-                                             /*writable=*/true);
-  }
-
-  /// Calls `callee` and asserts that it returned MXFP8RT_SUCCESS.
-  void callChecked(StringRef callee, ValueRange args) {
-    Value status =
-        func::CallOp::create(b, loc, callee, TypeRange{b.getI32Type()}, args)
-            .getResult(0);
-    Value zero = i32(MXFP8RT_SUCCESS);
-    Value ok =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, status, zero);
-    cf::AssertOp::create(b, loc, ok,
-                         (op->getName().getStringRef() +
-                          ": the runtime collective failed (" + callee +
-                          ", mxfp8rtGetLastError() says why)")
-                             .str());
-  }
+/// The lowering helpers of the shard collectives: one exchange call, and
+/// the moves of a tensor dimension to and from the outermost one.
+struct CollectiveBuilder : RuntimeCallBuilder {
+  using RuntimeCallBuilder::RuntimeCallBuilder;
 
   /// The runtime call of a collective: `send` (copied) goes out, a fresh
   /// `recvShape` buffer comes back as a tensor. `count` elements per part,
@@ -389,10 +268,6 @@ struct CollectiveBuilder {
     }
     return tensor::CollapseShapeOp::create(b, loc, t, groups);
   }
-
-  RewriterBase &b;
-  Location loc;
-  Operation *op;
 };
 
 /// The group size and runtime element type of a checked collective.
@@ -544,6 +419,20 @@ struct ConvertShardToRuntimeCollectivesPass final
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // A module without shard ops or MoE exchange ops is left exactly as it
+    // is (the CPU pipeline runs this pass on every module, and the greedy
+    // driver below would fold and erase ops elsewhere).
+    bool hasWork =
+        module
+            ->walk([](Operation *op) {
+              if (isa<MoeDispatchOp, MoeCombineOp>(op) ||
+                  isa_and_nonnull<shard::ShardDialect>(op->getDialect()))
+                return WalkResult::interrupt();
+              return WalkResult::advance();
+            })
+            .wasInterrupted();
+    if (!hasWork)
+      return;
     SymbolTableCollection symbolTables;
     if (failed(prepareShardToRuntimeCollectives(module, symbolTables)))
       return signalPassFailure();
@@ -567,4 +456,5 @@ void mlir::mxfp8train::populateShardToRuntimeCollectivesPatterns(
   patterns.add<AllReduceLowering, AllGatherLowering, ReduceScatterLowering,
                AllToAllLowering, ProcessLinearIndexLowering, GridShapeLowering>(
       patterns.getContext(), symbolTables);
+  populateMoeExchangeToRuntimePatterns(patterns, symbolTables);
 }

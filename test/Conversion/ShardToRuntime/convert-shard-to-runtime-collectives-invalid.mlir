@@ -81,3 +81,24 @@ func.func @clashing_declaration(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %r : tensor<4xf32>
 }
 // expected-error @-6 {{'func.func' op declares the runtime function @mxfp8rtShardAllReduce with type '(index) -> i32', expected '(index, index, index, i32, i32, index) -> i32'}}
+
+// -----
+
+// The MoE exchange runs over the bound communicator too: the whole grid.
+shard.grid @grid(shape = 2x2)
+func.func @moe_dispatch_over_subset_of_grid(%q: tensor<8x32xf8E4M3FN>, %s: tensor<8x1xf8E8M0FNU>, %route: tensor<8xi32>) -> tensor<2xi32> {
+  // expected-error @+1 {{'mxfp8train.moe_dispatch' op over grid axes [1] of @grid (shape 2, 2) is not supported: the runtime collectives run over the whole grid in rank order (grid_axes = [0, 1]), one communicator per program}}
+  %rows, %rs, %offs, %counts = mxfp8train.moe_dispatch %q [%s], %route on @grid grid_axes = [1] num_experts = 4 capacity = 32
+      : tensor<8x32xf8E4M3FN> [tensor<8x1xf8E8M0FNU>], tensor<8xi32> -> tensor<32x32xf8E4M3FN>, tensor<32x1xf8E8M0FNU>, tensor<2xi32>, tensor<8xi32>
+  return %offs : tensor<2xi32>
+}
+
+// -----
+
+shard.grid @grid(shape = ?)
+func.func @moe_combine_on_dynamic_grid(%y: tensor<32x16xbf16>, %route: tensor<8xi32>, %counts: tensor<8xi32>) -> tensor<8x16xbf16> {
+  // expected-error @+1 {{'mxfp8train.moe_combine' op needs a static grid shape: @grid has a dynamic size}}
+  %out = mxfp8train.moe_combine %y, %route counts(%counts) on @grid grid_axes = [0] num_experts = 4 capacity = 32
+      : tensor<32x16xbf16>, tensor<8xi32>, tensor<8xi32> -> tensor<8x16xbf16>
+  return %out : tensor<8x16xbf16>
+}

@@ -1,7 +1,8 @@
 //===- MXFP8TrainOps.h - mxfp8train operations --------------------*- C++
 //-*-===//
 //
-// Declares quantize, dequantize, scaled_mm and scaled_grouped_mm.
+// Declares quantize, dequantize, scaled_mm, scaled_grouped_mm and the other
+// mxfp8train ops (MXFP8TrainOps.td, MoeExchangeOps.td).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,7 @@
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainDialect.h"

@@ -1,6 +1,7 @@
 //===- MXFP8TrainOps.td - mxfp8train operations ------------*- tablegen -*-===//
 //
-// quantize, dequantize, scaled_mm and scaled_grouped_mm.
+// quantize, dequantize, scaled_mm and scaled_grouped_mm; the expert-parallel
+// exchange ops (moe_dispatch, moe_combine) are in MoeExchangeOps.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -629,5 +630,7 @@ def MXFP8Train_ToBlockedOp : MXFP8Train_Op<"to_blocked", [Pure]> {
   let hasVerifier = 1;
   let hasCanonicalizer = 1;
 }
+
+include "mxfp8train/Dialect/MXFP8Train/IR/MoeExchangeOps.td"
 
 #endif // MXFP8TRAIN_DIALECT_MXFP8TRAIN_IR_MXFP8TRAINOPS_TD
