@@ -18,6 +18,13 @@ namespace mlir::mxfp8train::detail {
 /// Prints a shape as `AxBxC` (`?` for dynamic sizes).
 std::string formatShape(ArrayRef<int64_t> shape);
 
+/// Calls `check(type, "operand" | "result", index)` on every operand type
+/// and then every result type of `op`; the first failure stops the walk.
+/// (Shared by the verifiers of every op form, not only Float8.)
+LogicalResult verifyEachValueType(
+    Operation *op,
+    llvm::function_ref<LogicalResult(Type, StringRef, unsigned)> check);
+
 /// True when two shapes agree wherever both sizes are static.
 bool shapesCompatible(ArrayRef<int64_t> a, ArrayRef<int64_t> b);
 

@@ -61,6 +61,12 @@ LogicalResult mlir::mxfp8train::verifyTensorByteSizes(Operation *op) {
            << "expects " << kind << " #" << index << " (" << type
            << ") to fit in int64 bytes, found a byte size that overflows";
   };
+  return mlir::mxfp8train::detail::verifyEachValueType(op, check);
+}
+
+LogicalResult mlir::mxfp8train::detail::verifyEachValueType(
+    Operation *op,
+    llvm::function_ref<LogicalResult(Type, StringRef, unsigned)> check) {
   for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
     if (failed(check(type, "operand", i)))
       return failure();

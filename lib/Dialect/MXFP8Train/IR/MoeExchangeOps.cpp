@@ -27,7 +27,7 @@ using mlir::mxfp8train::detail::formatShape;
 /// Checks that every operand and result of `op` has a static shape: the
 /// runtime exchange sizes its buffers when the module is compiled.
 static LogicalResult verifyStaticShapes(Operation *op) {
-  auto check = [&](Type type, StringRef kind, unsigned index) {
+  auto check = [&](Type type, StringRef kind, unsigned index) -> LogicalResult {
     auto tensorType = cast<RankedTensorType>(type);
     if (tensorType.hasStaticShape())
       return success();
@@ -36,13 +36,7 @@ static LogicalResult verifyStaticShapes(Operation *op) {
                             "buffers at compile time), found "
                          << type << " for " << kind << " #" << index);
   };
-  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
-    if (failed(check(type, "operand", i)))
-      return failure();
-  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
-    if (failed(check(type, "result", i)))
-      return failure();
-  return success();
+  return mlir::mxfp8train::detail::verifyEachValueType(op, check);
 }
 
 /// The signed values of num_experts, capacity and alignment (I64Attr
