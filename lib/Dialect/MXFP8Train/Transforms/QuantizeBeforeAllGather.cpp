@@ -223,11 +223,14 @@ struct MoveQuantizeBeforeAllGather final : OpRewritePattern<OpTy> {
     Value input = op->getOperand(0);
     rewriter.replaceOp(op, gathered);
     while (input.use_empty()) {
+      // Read what the producer reads before it is erased.
       Operation *producer = input.getDefiningOp();
+      bool isGather = producer == gather.getOperation();
+      Value next = isGather ? Value() : producer->getOperand(0);
       rewriter.eraseOp(producer);
-      if (producer == gather.getOperation())
+      if (isGather)
         break;
-      input = producer->getOperand(0);
+      input = next;
     }
     return success();
   }
