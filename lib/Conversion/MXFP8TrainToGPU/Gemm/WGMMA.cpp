@@ -111,10 +111,8 @@ void WgmmaConsumer::emitRingTile(const GemmTile &t, bool fenceAfterFull) {
   // `overwrite`: the stage's first wgmma ignores the accumulators it is
   // given (scale-d 0), which start a fresh partial sum in their registers.
   // Carried (acc, sum, done) (emitPipelinedPromotion): `done`, the set that
-  // the wait_group 1 completes, is added into `sum` right after it, in the
-  // same basic block (ptxas serializes every wgmma of the kernel when it
-  // cannot see that a read accumulator is complete), and (acc, sum) is
-  // returned.
+  // the wait_group 1 completes, is added into `sum` right after it, and
+  // (acc, sum) is returned.
   auto consumeInto = [&](bool overwrite, Value kt, const RingSlot &slot,
                          ValueRange iterArgs) -> SmallVector<Value> {
     Value acc = issue(iterArgs[0], slot.stage, overwrite);
