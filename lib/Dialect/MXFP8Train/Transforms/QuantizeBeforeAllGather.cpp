@@ -44,8 +44,8 @@ struct CastInfo {
 /// empty list when `op` is neither.
 static SmallVector<CastInfo, 2> getCasts(Operation *op) {
   if (auto q = dyn_cast<QuantizeOp>(op))
-    return {CastInfo{q.getAxis(), q.getScaleLayout(), q.getGranularity(),
-                     q.isPerGroup()}};
+    return {CastInfo{static_cast<int64_t>(q.getAxis()), q.getScaleLayout(),
+                     q.getGranularity(), q.isPerGroup()}};
   if (auto dual = dyn_cast<QuantizeDualOp>(op)) {
     int64_t rank = dual.getInput().getType().getRank();
     return {CastInfo{rank - 1, dual.getRowwiseLayout(), std::nullopt},
