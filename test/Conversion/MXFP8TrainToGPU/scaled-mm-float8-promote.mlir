@@ -42,8 +42,11 @@
 // CHECK:             %[[SUM:.*]] = llvm.insertvalue %{{.*}}[63]
 // CHECK-NEXT:        scf.yield %[[SUM]], %[[XN]], %{{.*}}
 // CHECK-NEXT:      }
+// The tile's scale reciprocals are staged (scaled-mm-float8-wgmma.mlir),
+// then the epilogue reads the sum.
+// CHECK:           nvvm.barrier id
+// CHECK:           nvvm.barrier id
 // CHECK-NEXT:      nvvm.wgmma.wait.group.sync.aligned 0
-// The epilogue reads the sum.
 // CHECK:         llvm.extractvalue %[[R]]#0[0]
 
 // I512-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1024_b1_p1c1_v9w1s4_f8rr_acc512(

@@ -4,11 +4,13 @@
 // GemmSpec::tcgen05Float8): the MX tcgen05 kernel (TMA producer, stage
 // ring, MMA issuer, TMEM accumulator, epilogue warps) with
 // `tcgen05.mma ... kind::f8f6f4` and no scale factors: no scale chunks in
-// the stages (48 KiB of A + B rows per stage: 4 stages, 197728 bytes), no
+// the stages (48 KiB of A + B rows per stage: 4 stages, 197728 bytes, and
+// with a rowwise scale 1.5 KiB of the tile's scale reciprocals: 199264), no
 // tcgen05.cp, 256 TMEM columns (the accumulator only), and an epilogue
 // that multiplies each tcgen05.ld value by RN_f32(1/sa[m]) then by
 // RN_f32(1/sb[n]) (SPEC-float8 §5.4) before storeOutput's bias and
-// rounding. The f32 scales reach the kernel as they are (flat, or 0-d).
+// rounding. The epilogue warps compute the tile's reciprocals once, into
+// shared memory, while the tile's MMAs run. The f32 scales reach the kernel as they are (flat, or 0-d).
 
 // Instruction descriptor of kind::f8f6f4 (f32 D at bits 4-5, A / B format
 // at 7-9 / 10-12, A / B MN-major at 15 / 16, N >> 3 at 17, M >> 4 at 24):
@@ -20,7 +22,7 @@
 // CHECK:         %[[BMAP:.*]] = llvm.call @mgpuTensorMapEncodeTiledMemref(
 // CHECK:         %[[SA:.*]] = memref.collapse_shape %{{.*}} {{\[\[}}0, 1]] : memref<256x1xf32> into memref<256xf32>
 // CHECK:         %[[SB:.*]] = memref.collapse_shape %{{.*}} {{\[\[}}0, 1]] : memref<384x1xf32> into memref<384xf32>
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_tc05_k_k_e4m3_e4m3_bf16_biasbf16_256x384x512_f8rr_s4 blocks in (%c4, %c1, %c1) threads in (%c256, %c1, %c1) dynamic_shared_memory_size %c197728_i32 args(%[[AMAP]] : !llvm.ptr, %[[SA]] : memref<256xf32>, %[[BMAP]] : !llvm.ptr, %[[SB]] : memref<384xf32>, %{{.*}} : memref<384xbf16>, %{{.*}} : memref<98304xbf16>)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_tc05_k_k_e4m3_e4m3_bf16_biasbf16_256x384x512_f8rr_s4 blocks in (%c4, %c1, %c1) threads in (%c256, %c1, %c1) dynamic_shared_memory_size %c199264_i32 args(%[[AMAP]] : !llvm.ptr, %[[SA]] : memref<256xf32>, %[[BMAP]] : !llvm.ptr, %[[SB]] : memref<384xf32>, %{{.*}} : memref<384xbf16>, %{{.*}} : memref<98304xbf16>)
 
 // CHECK-LABEL: gpu.func @scaled_mm_tc05_k_k_e4m3_e4m3_bf16_biasbf16_256x384x512_f8rr_s4(
 // CHECK-SAME:      %{{.*}}: !llvm.ptr {{{.*}}}, %[[KSA:.*]]: memref<256xf32> {{{.*}}}, %{{.*}}: !llvm.ptr {{{.*}}}, %[[KSB:.*]]: memref<384xf32> {{{.*}}}
@@ -45,17 +47,32 @@
 // CHECK:           nvvm.tcgen05.mma %[[ACC]], %{{.*}}, %{{.*}}, %c138412048_i32, %true
 // CHECK-NOT:       nvvm.tcgen05.mma
 // CHECK:           nvvm.tcgen05.commit
-// The epilogue: the row's reciprocal once per tile, then per value the
-// column's reciprocal and (acc * ia) * ib.
-// CHECK:           %[[RA:.*]] = memref.load %[[KSA]][%{{.*}}] : memref<256xf32>
+// The epilogue warps (threads 128-255) stage the tile's reciprocals before
+// waiting for its accumulator, between two named barriers of their 128
+// threads: one row factor (rows clamped to m - 1 = 255) and two column
+// factors (clamped to n - 1 = 383) per thread, at 196704 + 512 after the
+// rows. Then per thread its row's factor once and per value the column's,
+// each a shared load, and (acc * ia) * ib.
+// CHECK:           nvvm.barrier id = %[[C1:.*]] number_of_threads = %[[C128:.*]]
+// CHECK-NEXT:      arith.addi %{{.*}}, %c197216 : index
+// CHECK:           arith.minui %{{.*}}, %c255 : index
+// CHECK-NEXT:      %[[RA:.*]] = memref.load %[[KSA]][%{{.*}}] : memref<256xf32>
 // CHECK-NEXT:      %[[IA:.*]] = arith.divf %[[ONE:.*]], %[[RA]] : f32
+// CHECK-NEXT:      llvm.store %[[IA]], %{{.*}} : f32, !llvm.ptr<3>
+// CHECK-COUNT-2:   memref.load %[[KSB]][%{{.*}}] : memref<384xf32>
+// CHECK:           nvvm.barrier id = %[[C1]] number_of_threads = %[[C128]]
+// CHECK-NEXT:      arith.remui
+// CHECK-NOT:       arith.divf
+// CHECK:           nvvm.mbarrier.try_wait.parity
+// CHECK-NOT:       arith.divf
+// CHECK:           %[[SIA:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
 // CHECK:           nvvm.tcgen05.ld
 // CHECK-NEXT:      nvvm.tcgen05.wait <load>
 // CHECK-NEXT:      %[[F:.*]] = arith.bitcast %{{.*}} : vector<32xi32> to vector<32xf32>
 // CHECK-NEXT:      %[[V0:.*]] = vector.extract %[[F]][0] : f32 from vector<32xf32>
-// CHECK:           %[[RB:.*]] = memref.load %[[KSB]][%{{.*}}] : memref<384xf32>
-// CHECK-NEXT:      %[[IB:.*]] = arith.divf %[[ONE]], %[[RB]] : f32
-// CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[V0]], %[[IA]] : f32
+// CHECK-NOT:       arith.divf
+// CHECK:           %[[IB:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[V0]], %[[SIA]] : f32
 // CHECK-NEXT:      %{{.*}} = arith.mulf %[[P]], %[[IB]] : f32
 func.func @rowwise(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x1xf32>,
                    %w: tensor<384x512xf8E4M3FN>, %ws: tensor<384x1xf32>,
@@ -142,12 +159,13 @@ func.func @pair(%a: tensor<512x256xf8E4M3FN>, %as: tensor<512x1xf32>,
 // CHECK-LABEL: gpu.func @scaled_gmm_2d3d_tc05_k_k_e4m3_e4m3_bf16_40x32x64_b4_f8rr_s4(
 // CHECK-SAME:      %[[KSB:[^:]*]]: memref<128xf32>
 // CHECK:           nvvm.tcgen05.mma %{{.*}}, %{{.*}}, %{{.*}}, %c138412048_i32, %{{.*}} {{.*}}kind = #nvvm.tcgen05_mma_kind<f8f6f4>
+// CHECK:           nvvm.barrier id
+// CHECK:           %[[COL:.*]] = arith.minui %{{.*}}, %c31 : index
+// CHECK-NEXT:      %[[BASE:.*]] = arith.muli %[[E:.*]], %c32 : index
+// CHECK-NEXT:      %[[IDX:.*]] = arith.addi %[[BASE]], %[[COL]] : index
+// CHECK-NEXT:      memref.load %[[KSB]][%[[IDX]]] : memref<128xf32>
+// CHECK:           nvvm.barrier id
 // CHECK:           nvvm.tcgen05.ld
-// CHECK:           %[[BASE:.*]] = arith.muli %[[E:.*]], %c32 : index
-// CHECK-NEXT:      memref.load %[[KSB]][%[[BASE]]] : memref<128xf32>
-// CHECK:           %[[BASE1:.*]] = arith.muli %[[E]], %c32 : index
-// CHECK-NEXT:      %[[COL1:.*]] = arith.addi %[[BASE1]], %c1 : index
-// CHECK-NEXT:      memref.load %[[KSB]][%[[COL1]]] : memref<128xf32>
 func.func @grouped_2d3d(%a: tensor<40x64xf8E4M3FN>, %as: tensor<40x1xf32>, %w: tensor<4x32x64xf8E4M3FN>, %ws: tensor<4x32x1xf32>, %offs: tensor<4xi32>) -> tensor<40x32xbf16> {
   %out = mxfp8train.scaled_grouped_mm %a [%as], %w [%ws] offs(%offs) transpose_rhs
       : tensor<40x64xf8E4M3FN> [tensor<40x1xf32>], tensor<4x32x64xf8E4M3FN> [tensor<4x32x1xf32>], tensor<4xi32> -> tensor<40x32xbf16>
@@ -179,15 +197,17 @@ func.func @grouped_2d3d(%a: tensor<40x64xf8E4M3FN>, %as: tensor<40x1xf32>, %w: t
 // CHECK:           nvvm.tcgen05.mma %{{.*}}, %{{.*}}, %{{.*}}, %c138412048_i32, %{{.*}} {{.*}}kind = #nvvm.tcgen05_mma_kind<f8f6f4>
 // CHECK-COUNT-3:   nvvm.tcgen05.mma %{{.*}}, %{{.*}}, %{{.*}}, %c138412048_i32, %true
 // CHECK-NOT:       nvvm.tcgen05.mma
-// CHECK:           %[[EMPTY:.*]] = arith.cmpi uge, %{{.*}}#1, %{{.*}}#2 : index
-// CHECK-NEXT:      %[[R:.*]] = arith.minui %{{.*}}, %c31 : index
+// CHECK:           nvvm.barrier id
+// CHECK:           %[[R:.*]] = arith.minui %{{.*}}, %c31 : index
 // CHECK-NEXT:      %[[GA:.*]] = arith.muli %[[G:.*]], %c32 : index
 // CHECK-NEXT:      %[[IA:.*]] = arith.addi %[[GA]], %[[R]] : index
 // CHECK-NEXT:      memref.load %[[KSA]][%[[IA]]] : memref<128xf32>
-// CHECK:           nvvm.tcgen05.ld
-// CHECK:           arith.select %[[EMPTY]], %[[ZEROS]], %{{.*}} : vector<32xf32>
 // CHECK:           arith.muli %[[G]], %c64 : index
 // CHECK:           memref.load %[[KSB]]
+// CHECK:           nvvm.barrier id
+// CHECK:           %[[EMPTY:.*]] = arith.cmpi uge, %{{.*}}#1, %{{.*}}#2 : index
+// CHECK:           nvvm.tcgen05.ld
+// CHECK:           arith.select %[[EMPTY]], %[[ZEROS]], %{{.*}} : vector<32xf32>
 // CHECK-NOT:       nvvm.tcgen05.cp
 // CHECK:           gpu.return
 func.func @grouped_2d2d(%go: tensor<48x32xf8E4M3FN>, %gos: tensor<4x32xf32>, %x: tensor<48x64xf8E4M3FN>, %xs: tensor<4x64xf32>, %offs: tensor<4xi32>) -> tensor<4x32x64xbf16> {

@@ -19,7 +19,7 @@
 // CHECK:         %[[WB:.*]] = bufferization.to_buffer %[[W]]
 // CHECK-NEXT:    %[[WF:.*]] = memref.collapse_shape %[[WB]] {{\[\[}}0, 1]] : memref<384x512xf8E4M3FN> into memref<196608xf8E4M3FN>
 // CHECK-NEXT:    gpu.launch_func @mxfp8train_kernels::@gemm_f8_transpose_e4m3_b1_k384_r512 blocks in (%c12, %c1, %c1) threads in (%c256, %c1, %c1) args(%[[WF]] : memref<196608xf8E4M3FN>, %[[T]] : memref<196608xf8E4M3FN>)
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e4m3_e4m3_bf16_256x512x384_b1_p1c1_v9w1s4_f8rr_acc128 blocks in (%c8, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c150592_i32 args(%[[AMAP]] : !llvm.ptr, %{{.*}} : memref<256xf32>, %[[BMAP]] : !llvm.ptr, %{{.*}} : memref<512xf32>, %{{.*}} : memref<131072xbf16>)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e4m3_e4m3_bf16_256x512x384_b1_p1c1_v9w1s4_f8rr_acc128 blocks in (%c8, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c151616_i32 args(%[[AMAP]] : !llvm.ptr, %{{.*}} : memref<256xf32>, %[[BMAP]] : !llvm.ptr, %{{.*}} : memref<512xf32>, %{{.*}} : memref<131072xbf16>)
 
 // The transpose kernel: thread t loads 16-byte chunk t % 8 of source row
 // t / 8 (+ 32 rows per round, four rounds), zero past K or the rows, and
@@ -120,7 +120,7 @@ func.func @wgrad(%g: tensor<512x256xf8E5M2>, %t: tensor<f32>, %x: tensor<512x128
 // CHECK:         memref.expand_shape %[[TB]] {{\[\[}}0, 1]] output_shape [128, 1024]
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_f8_transpose_e4m3_b1_k512_r256_g4 blocks in (%c16, %c1, %c1) threads in (%c256, %c1, %c1) args(%{{.*}} : memref<131072xf8E4M3FN>, %[[OFFS:.*]] : memref<4xi32>, %[[TA]] : memref<262144xf8E4M3FN>)
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_f8_transpose_e4m3_b1_k512_r128_g4 blocks in (%c8, %c1, %c1) threads in (%c256, %c1, %c1) args(%{{.*}} : memref<65536xf8E4M3FN>, %[[OFFS]] : memref<4xi32>, %[[TB]] : memref<131072xf8E4M3FN>)
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d2d_k_k_e4m3_e4m3_bf16_256x128x512_b4_p1c1_v9w1s4_f8rr_acc128 blocks in (%c8, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c150592_i32 args(%{{.*}} : !llvm.ptr, %{{.*}} : memref<1024xf32>, %{{.*}} : !llvm.ptr, %{{.*}} : memref<512xf32>, %{{.*}} : memref<4xi32>, %{{.*}} : memref<131072xbf16>)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d2d_k_k_e4m3_e4m3_bf16_256x128x512_b4_p1c1_v9w1s4_f8rr_acc128 blocks in (%c8, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c151616_i32 args(%{{.*}} : !llvm.ptr, %{{.*}} : memref<1024xf32>, %{{.*}} : !llvm.ptr, %{{.*}} : memref<512xf32>, %{{.*}} : memref<4xi32>, %{{.*}} : memref<131072xbf16>)
 
 // CHECK-LABEL: gpu.func @gemm_f8_transpose_e4m3_b1_k512_r256_g4(
 // CHECK-SAME:      %[[TSRC:.*]]: memref<131072xf8E4M3FN> {{{.*}}}, %[[TOFFS:.*]]: memref<4xi32> {{{.*}}}, %{{.*}}: memref<262144xf8E4M3FN>
@@ -190,7 +190,7 @@ func.func @grouped_2d2d(%a: tensor<512x256xf8E4M3FN>, %as: tensor<4x256xf32>, %b
 // CHECK:         %[[T:.*]] = memref.alloc() : memref<262144xf8E4M3FN>
 // CHECK-NEXT:    memref.expand_shape %[[T]] {{\[\[}}0, 1]] output_shape [512, 512]
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_f8_transpose_e4m3_b4_k512_r128 blocks in (%c16, %c1, %c1) threads in (%c256, %c1, %c1) args(%{{.*}} : memref<262144xf8E4M3FN>, %[[T]] : memref<262144xf8E4M3FN>)
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d3d_k_k_e4m3_e4m3_bf16_256x128x512_b4_p1c1_v9w1s4_f8rr_acc128 blocks in (%c6, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c150592_i32 args(%{{.*}} : !llvm.ptr, %{{.*}} : memref<256xf32>, %{{.*}} : !llvm.ptr, %{{.*}} : memref<512xf32>, %{{.*}} : memref<4xi32>, %{{.*}} : memref<32768xbf16>)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d3d_k_k_e4m3_e4m3_bf16_256x128x512_b4_p1c1_v9w1s4_f8rr_acc128 blocks in (%c6, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c151616_i32 args(%{{.*}} : !llvm.ptr, %{{.*}} : memref<256xf32>, %{{.*}} : !llvm.ptr, %{{.*}} : memref<512xf32>, %{{.*}} : memref<4xi32>, %{{.*}} : memref<32768xbf16>)
 func.func @grouped_2d3d_mn_rhs(%a: tensor<256x512xf8E4M3FN>, %sa: tensor<256x1xf32>, %b: tensor<4x512x128xf8E4M3FN>, %sb: tensor<4x1x128xf32>, %offs: tensor<4xi32>) -> tensor<256x128xbf16> {
   %r = mxfp8train.scaled_grouped_mm %a [%sa], %b [%sb] offs(%offs) {mxfp8train.role = "dgrad", mxfp8train.use_fast_accum = false} : tensor<256x512xf8E4M3FN> [tensor<256x1xf32>], tensor<4x512x128xf8E4M3FN> [tensor<4x1x128xf32>], tensor<4xi32> -> tensor<256x128xbf16>
   return %r : tensor<256x128xbf16>

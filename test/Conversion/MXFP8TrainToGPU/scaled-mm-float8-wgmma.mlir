@@ -2,12 +2,14 @@
 
 // Float8 scaled_mm on sm_90a (Gemm/WGMMAFloat8.cpp): the v8 ring (two wgmma
 // warpgroups + one TMA producer warpgroup = 384 threads, 128x256 tiles,
-// four 48 KiB stages: 197696 bytes of dynamic shared memory) on the fp8
+// four 48 KiB stages, their mbarriers, the staged epilogue's 18 KiB and the
+// tile's 384 scale reciprocals: 217664 bytes of dynamic shared memory) on the fp8
 // operands as stored, without pre-passes. The tensor maps are over the
 // operands themselves: rank 2, UINT8 (0), 128B swizzle (3), boxes of 128
 // (A) or 256 (B) rows x 128 fp8 (128 bytes). Four wgmma m64n256k32 per
 // stage; the epilogue multiplies each accumulator by RN_f32(1/sa[m]) and
-// then by RN_f32(1/sb[n]) (f32 divisions of 1.0), adds the bias in f32 and
+// then by RN_f32(1/sb[n]) (f32 divisions of 1.0, computed once per tile
+// into shared memory), adds the bias in f32 and
 // rounds once to bf16 (SPEC-float8 §5.4). Every op here has the role
 // `forward`, whose GEMM accumulates fast (one wgmma accumulator over K, as
 // torchao's output GEMM); promotion: scaled-mm-float8-promote.mlir.
@@ -34,7 +36,7 @@
 // CHECK:         %[[SA:.*]] = memref.collapse_shape %{{.*}} {{\[\[}}0, 1]] : memref<256x1xf32> into memref<256xf32>
 // CHECK:         %[[SB:.*]] = memref.collapse_shape %{{.*}} {{\[\[}}0, 1]] : memref<384x1xf32> into memref<384xf32>
 // CHECK:         %[[BIAS:.*]] = bufferization.to_buffer %{{.*}} : tensor<384xbf16> to memref<384xbf16>
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e4m3_e4m3_bf16_biasbf16_256x384x512_b1_p1c1_v9w1s4_n256_f8rr blocks in (%c4, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c216128_i32 args(%[[AMAP]] : !llvm.ptr, %[[SA]] : memref<256xf32>, %[[BMAP]] : !llvm.ptr, %[[SB]] : memref<384xf32>, %[[BIAS]] : memref<384xbf16>, %{{.*}} : memref<98304xbf16>)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e4m3_e4m3_bf16_biasbf16_256x384x512_b1_p1c1_v9w1s4_n256_f8rr blocks in (%c4, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c217664_i32 args(%[[AMAP]] : !llvm.ptr, %[[SA]] : memref<256xf32>, %[[BMAP]] : !llvm.ptr, %[[SB]] : memref<384xf32>, %[[BIAS]] : memref<384xbf16>, %{{.*}} : memref<98304xbf16>)
 // CHECK:         llvm.call @mgpuMemFree(%[[AMAP]]
 // CHECK:         llvm.call @mgpuMemFree(%[[BMAP]]
 
@@ -52,17 +54,39 @@
 // CHECK-NOT:       nvvm.wgmma.mma_async
 // CHECK:           nvvm.wgmma.commit.group.sync.aligned
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 1
-// The epilogue: the row factors, then per column pair its factors; each
-// value (acc * ia) * ib, + bias, one truncation.
-// CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK:           %[[SA0:.*]] = memref.load %[[KSA]][%{{.*}}] : memref<256xf32>
-// CHECK-NEXT:      %[[IA0:.*]] = arith.divf %[[ONE:.*]], %[[SA0]] : f32
-// CHECK:           %[[SA1:.*]] = memref.load %[[KSA]][%{{.*}}] : memref<256xf32>
-// CHECK-NEXT:      %[[IA1:.*]] = arith.divf %[[ONE]], %[[SA1]] : f32
-// CHECK:           %[[SB0:.*]] = memref.load %[[KSB]][%{{.*}}] : memref<384xf32>
-// CHECK-NEXT:      %[[IB0:.*]] = arith.divf %[[ONE]], %[[SB0]] : f32
-// CHECK:           %[[SB1:.*]] = memref.load %[[KSB]][%{{.*}}] : memref<384xf32>
-// CHECK-NEXT:      %[[IB1:.*]] = arith.divf %[[ONE]], %[[SB1]] : f32
+// The tile's scale reciprocals, staged in shared memory while the last
+// stage's wgmma run (Float8EpilogueScales::stageFactors): between two named
+// barriers of the 256 MMA threads, threads 0-127 compute the tile's 128 row
+// factors (rows clamped to m - 1 = 255) at 215104 (after the stages, the
+// mbarriers and the staging slots), every thread one of its 256 column
+// factors (clamped to n - 1 = 383) at 215616.
+// CHECK:           %[[FROWS:.*]] = arith.addi %{{.*}}, %c215104 : index
+// CHECK-NEXT:      nvvm.barrier id = %[[C1:.*]] number_of_threads = %[[C256:.*]]
+// CHECK-NEXT:      %[[FCOLS:.*]] = arith.addi %{{.*}}, %c215616 : index
+// CHECK-NEXT:      %[[LOW:.*]] = arith.cmpi ult, %thread_id_x, %c128 : index
+// CHECK-NEXT:      scf.if %[[LOW]] {
+// CHECK:             arith.minui %{{.*}}, %c255 : index
+// CHECK-NEXT:        %[[SA:.*]] = memref.load %[[KSA]][%{{.*}}] : memref<256xf32>
+// CHECK-NEXT:        %[[IA:.*]] = arith.divf %[[ONE:.*]], %[[SA]] : f32
+// CHECK-NEXT:        llvm.store %[[IA]], %{{.*}} : f32, !llvm.ptr<3>
+// CHECK-NEXT:      }
+// CHECK:           arith.minui %{{.*}}, %c383 : index
+// CHECK-NEXT:      %[[SB:.*]] = memref.load %[[KSB]][%{{.*}}] : memref<384xf32>
+// CHECK-NEXT:      %[[IB:.*]] = arith.divf %[[ONE]], %[[SB]] : f32
+// CHECK-NEXT:      llvm.store %[[IB]], %{{.*}} : f32, !llvm.ptr<3>
+// CHECK-NEXT:      nvvm.barrier id = %[[C1]] number_of_threads = %[[C256]]
+// CHECK-NEXT:      nvvm.wgmma.wait.group.sync.aligned 0
+// The epilogue: the thread's two row factors, then per column pair its
+// factors, each one shared load; each value (acc * ia) * ib, + bias, one
+// truncation. No division and no scale load past the staging.
+// CHECK-NOT:       arith.divf
+// CHECK:           %[[IA0:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK-NOT:       arith.divf
+// CHECK:           %[[IA1:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK-NOT:       arith.divf
+// CHECK:           %[[IB0:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK-NOT:       arith.divf
+// CHECK:           %[[IB1:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
 // CHECK-NEXT:      %[[ACC0:.*]] = llvm.extractvalue %{{.*}}[0]
 // CHECK-NEXT:      %[[P0:.*]] = arith.mulf %[[ACC0]], %[[IA0]] : f32
 // CHECK-NEXT:      %[[Q0:.*]] = arith.mulf %[[P0]], %[[IB0]] : f32
@@ -146,7 +170,7 @@ func.func @batched(%x: tensor<3x200x256xf8E4M3FN>, %xs: tensor<3x200x1xf32>, %w:
 // groups) x 2 column tiles = 24 CTAs), the offsets after the scales, the
 // expert's column scales at e * N + min(n, N - 1).
 // CHECK-LABEL: func.func @grouped(
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d3d_k_ks_e4m3_e4m3_bf16_1000x384x512_b4_p1c1_v9w1s4_n256_f8rr blocks in (%c24, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c216128_i32 args(%{{.*}} : !llvm.ptr, %{{.*}} : memref<1000xf32>, %{{.*}} : !llvm.ptr, %{{.*}} : memref<1536xf32>, %{{.*}} : memref<4xi32>, %{{.*}} : memref<384000xbf16>)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d3d_k_ks_e4m3_e4m3_bf16_1000x384x512_b4_p1c1_v9w1s4_n256_f8rr blocks in (%c24, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c217664_i32 args(%{{.*}} : !llvm.ptr, %{{.*}} : memref<1000xf32>, %{{.*}} : !llvm.ptr, %{{.*}} : memref<1536xf32>, %{{.*}} : memref<4xi32>, %{{.*}} : memref<384000xbf16>)
 // CHECK-LABEL: gpu.func @scaled_gmm_2d3d_k_ks_e4m3_e4m3_bf16_1000x384x512_b4_p1c1_v9w1s4_n256_f8rr(
 // CHECK-SAME:      %{{.*}}: !llvm.ptr {{{.*}}}, %{{.*}}: memref<1000xf32> {{{.*}}}, %{{.*}}: !llvm.ptr {{{.*}}}, %[[SB:.*]]: memref<1536xf32> {{{.*}}}, %{{.*}}: memref<4xi32>
 // CHECK:           nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 32>, D[<f32>, <one>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]

@@ -10,7 +10,9 @@
 // `tcgen05.mma ... kind::f8f6f4` without scale operands and no tcgen05.cp;
 // the producer's two (K-major) or three (B MN-major: one box per 128
 // columns) TMA boxes and no bulk copies of scales; the epilogue's
-// correctly rounded reciprocals (rcp.rn) and round-to-nearest multiplies
+// correctly rounded reciprocals (rcp.rn, staged once per tile in shared
+// memory between two `bar.sync 1, 128` before the accumulator wait) and
+// round-to-nearest multiplies
 // (LLVM pairs them into mul.rn.f32x2: still one rounding per value and
 // step) with no fma (SPEC-float8 §5.4).
 //
@@ -75,13 +77,20 @@
 // CHECK-NEXT: tcgen05.mma.cta_group::1.kind::f8f6f4.collector::a::discard [[[ACC]]], {{%rd[0-9]+}}, {{%rd[0-9]+}}, [[I]], {{%p[0-9]+}};
 // CHECK-NEXT: tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64
 // CHECK-NOT: fma.rn
-// CHECK: rcp.rn.f32
-// CHECK-NEXT: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// CHECK: bar.sync 1, 128;
+// CHECK-COUNT-3: rcp.rn.f32
+// CHECK-NOT: rcp.rn.f32
+// CHECK: bar.sync 1, 128;
+// CHECK-NOT: rcp.rn.f32
+// CHECK: mbarrier.try_wait
+// CHECK-NOT: rcp.rn.f32
+// CHECK: ld.shared.b32
+// CHECK-NOT: rcp.rn.f32
+// CHECK: tcgen05.ld.sync.aligned.32x32b.x32.b32
 // CHECK-NOT: fma.rn
 // CHECK: mul.rn.f32x2
 // CHECK-NOT: fma.rn
-// CHECK: rcp.rn.f32
-// CHECK-NOT: fma.rn
+// CHECK-NOT: rcp.rn.f32
 // CHECK: add.rn.f32x2
 // CHECK-NOT: fma.rn
 // CHECK: cvt.rn.bf16x2.f32

@@ -191,14 +191,15 @@ struct GemmSpec {
   /// Bytes after the mbarriers: the rebalancing slots of the fused-upcast
   /// kernels (FusedUpcast [stages][4] i32 rounded to 64 bytes,
   /// FusedUpcastWS [2][converter warps][4] i32); the TMA-fed wgmma kernels
-  /// (DequantBF16, WgmmaFloat8) their staged epilogue's slots, if any;
+  /// (DequantBF16, WgmmaFloat8) their staged epilogue's slots, if any,
+  /// then the Float8 scale reciprocals (float8FactorBytes);
   /// Tcgen05 its scale chunks, accumulator mbarriers and TMEM address slot
   /// (tcgen05ExtraBytes, TCGen05.h).
   int64_t extraBytes() const {
     if (isTcgen05())
       return tcgen05ExtraBytes();
     if (loadsOperandsByTma())
-      return stagedEpilogueBytes();
+      return stagedEpilogueBytes() + float8FactorBytes();
     return usesStageRing() ? 2 * (converterThreads() / 32) * 16 : 64;
   }
   /// The wgmma kernels' staged epilogue (WgmmaConsumer::emitEpilogue): bf16
@@ -215,6 +216,17 @@ struct GemmSpec {
   static constexpr int64_t kStagedRowBytes = 144;
   int64_t stagedEpilogueBytes() const {
     return usesStagedEpilogue() ? 8 * 16 * kStagedRowBytes : 0;
+  }
+  /// A Float8 kernel (WgmmaFloat8, Tcgen05 with tcgen05Float8) with a
+  /// rowwise scale: the tile's scale reciprocals, A's tile.m row factors
+  /// then B's tile.n column factors (f32; Float8EpilogueScales::
+  /// stageFactors), after the staging slots (WgmmaFloat8) or the TMEM
+  /// address slot (Tcgen05).
+  int64_t float8FactorBytes() const {
+    bool float8 = isWgmmaFloat8() || (isTcgen05() && tcgen05Float8);
+    if (!float8 || (aScalarScale && bScalarScale))
+      return 0;
+    return (tile.m + tile.n) * 4;
   }
   /// Dynamic shared memory: the stages, the mbarriers, the extra bytes and
   /// 1 KiB to align the stages to 1024.
@@ -251,7 +263,7 @@ struct GemmSpec {
   /// writes its address to.
   int64_t tcgen05ExtraBytes() const {
     int64_t chunks = tcgen05Float8 ? 0 : stages * 512 * (1 + tile.n / 128);
-    return tcgen05ScalePad() + chunks + 16 + 16;
+    return tcgen05ScalePad() + chunks + 16 + 16 + float8FactorBytes();
   }
   /// Tcgen05 with a CTA pair: the scale chunks are TMA tensor boxes, whose
   /// shared destination must be 128-byte aligned; the bytes from the end of

@@ -74,8 +74,9 @@
 // Tensor Memory (256 columns: the accumulator), and the epilogue multiplies
 // each loaded value by RN_f32(1/sa[m]) then RN_f32(1/sb[n]) (or the
 // tensorwise reciprocals; Float8EpilogueScales, shared with the sm_90a
-// Float8 kernel) before storeOutput's bias and rounding. f8f6f4 reads
-// MN-major e4m3 / e5m2, so every operand layout of the Float8 recipes
+// Float8 kernel: the epilogue warps stage the tile's reciprocals in shared
+// memory while its MMAs run) before storeOutput's bias and rounding. f8f6f4
+// reads MN-major e4m3 / e5m2, so every operand layout of the Float8 recipes
 // (dgrad's rhs (K, N), wgrad's lhs (K, M)) runs without a transpose.
 //
 // The host side (TCGen05Launch.cpp): row-major scales are re-laid into the
@@ -210,8 +211,21 @@ private:
   }
   /// A per-thread counter (memref<1xindex>) starting at 0.
   Value makeCounter() {
-    Value counter =
-        memref::AllocaOp::create(kb, MemRefType::get({1}, kb.getIndexType()));
+    // The alloca goes into the kernel's entry block, where LLVM promotes
+    // it to a register (a role's counter would otherwise stay in local
+    // memory once a barrier separates its store from the next load).
+    Value counter;
+    {
+      OpBuilder::InsertionGuard g(kb);
+      Block &entry = kb.getInsertionBlock()
+                         ->getParentOp()
+                         ->getParentOfType<gpu::GPUFuncOp>()
+                         .getBody()
+                         .front();
+      kb.setInsertionPointToStart(&entry);
+      counter =
+          memref::AllocaOp::create(kb, MemRefType::get({1}, kb.getIndexType()));
+    }
     memref::StoreOp::create(kb, c(0), counter, ValueRange{c(0)});
     return counter;
   }
@@ -264,6 +278,9 @@ private:
   /// Shared byte addresses of the SFA and SFB chunks, acc_full, acc_empty
   /// and the TMEM address slot; the TMEM base address (i32).
   Value sfaBase, sfbBase, accFull, accEmpty, tmemSlot, tmemBase;
+  /// Float8: the shared f32 scale reciprocals of the tile
+  /// (GemmSpec::float8FactorBytes), after the TMEM address slot.
+  Value factorBase;
   /// The CTA's rank in its pair (index; 0 for the 1-CTA kernel) and
   /// whether it is the pair's leader (rank 0, i1; null for 1-CTA).
   Value rank, isLeader;
@@ -530,6 +547,15 @@ void Tcgen05Kernel::emitEpilogueTile(const GemmTile &t, Value tileCounter) {
   auto shape = NVVM::Tcgen05LdStShapeAttr::get(
       ctx, NVVM::Tcgen05LdStShape::SHAPE_32X32B);
   Value tiles = memref::LoadOp::create(kb, tileCounter, ValueRange{c(0)});
+  // Float8: the tile's scale reciprocals, staged in shared memory by the
+  // epilogue warps while the tile's MMAs run.
+  std::optional<Float8EpilogueScales> scales;
+  if (float8()) {
+    scales.emplace(ml, t.batch);
+    if (spec.float8FactorBytes())
+      scales->stageFactors(factorBase, roleTid, kEpilogueThreads, t.rowBase,
+                           t.colBase);
+  }
   tma::waitBarrier(kb, sharedPtr(accFull), parity(tiles));
   tcgen05Fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
   // CTA r of a pair holds rows [128 r, 128 r + 128) of the tile.
@@ -546,12 +572,9 @@ void Tcgen05Kernel::emitEpilogueTile(const GemmTile &t, Value tileCounter) {
                 VectorType::get({kLoadColumns}, kb.getF32Type()))));
   }
   // Float8: the reciprocal of this thread's row scale, once per tile.
-  std::optional<Float8EpilogueScales> scales;
   Value rowFactor;
-  if (float8()) {
-    scales.emplace(ml, t.batch);
+  if (scales)
     rowFactor = scales->getRowFactor(row);
-  }
   // 16 bytes of output per store.
   int64_t width = 16 / (spec.outType.getIntOrFloatBitWidth() / 8);
   int64_t chunks = spec.tile.n / kLoadColumns;
@@ -602,6 +625,7 @@ void Tcgen05Kernel::emit() {
     accFull = add(sfbBase, c(chunkStages * sfbChunks() * kChunkBytes));
     accEmpty = add(accFull, c(8));
     tmemSlot = add(accFull, c(16));
+    factorBase = add(accFull, c(32));
     Value tid = ml.getThreadId();
     Value warp = divu(tid, 32);
     auto eq = [&](Value x, int64_t v) {

@@ -134,6 +134,18 @@ void WgmmaConsumer::emitRingTile(const GemmTile &t, bool fenceAfterFull) {
   auto consumeFresh = [&](Value kt, const RingSlot &slot, ValueRange iterArgs) {
     return consumeInto(true, kt, slot, iterArgs);
   };
+  // Float8: the tile's scale reciprocals, staged in shared memory while
+  // the last stage's wgmma run (after the loop, before wait_group 0).
+  std::optional<Float8EpilogueScales> scales;
+  auto stageScales = [&] {
+    if (!spec.isWgmmaFloat8())
+      return;
+    scales.emplace(mainloop, t.batch);
+    if (spec.float8FactorBytes())
+      scales->stageFactors(
+          add(mainloop.getExtraAddress(), c(spec.stagedEpilogueBytes())),
+          mainloop.getThreadId(), kMmaThreads, t.rowBase, t.colBase);
+  };
   Value result;
   int64_t tiles = spec.isWgmmaFloat8() && spec.promoteInterval > 0
                       ? spec.promoteInterval / spec.tile.k
@@ -169,13 +181,15 @@ void WgmmaConsumer::emitRingTile(const GemmTile &t, bool fenceAfterFull) {
                                                 fenceAfterFull, consume);
     result = loop.getResult(0);
   }
+  stageScales();
   NVVM::WgmmaWaitGroupSyncOp::create(kb, 0);
   kb.ifThen(ult(t.ktBegin, t.ktEnd), [&] {
     Value prev =
         remu(add(mainloop.loadRingCounter(), c(spec.stages - 1)), spec.stages);
     mainloop.arriveEmpty(prev);
   });
-  emitEpilogue(result, t.batch, t.rowBase, t.rowEnd, t.colBase);
+  emitEpilogue(result, t.batch, t.rowBase, t.rowEnd, t.colBase,
+               scales ? &*scales : nullptr);
 }
 
 Value WgmmaConsumer::emitPipelinedPromotion(const GemmTile &t,
@@ -251,7 +265,8 @@ Value WgmmaConsumer::addAccumulators(Value sum, Value acc) {
 }
 
 void WgmmaConsumer::emitEpilogue(Value acc, Value batch, Value rowBase,
-                                 Value rowEnd, Value colBase) {
+                                 Value rowEnd, Value colBase,
+                                 Float8EpilogueScales *float8Scales) {
   Value tid = mainloop.getThreadId();
   Value wg = divu(tid, 128);
   Value warp = divu(remu(tid, 128), 32);
@@ -262,10 +277,12 @@ void WgmmaConsumer::emitEpilogue(Value acc, Value batch, Value rowBase,
   Value outBase = mainloop.getOutputBase(batch);
   // Float8: the scale reciprocals of the thread's two rows, and of each
   // column pair when its first register comes.
-  std::optional<Float8EpilogueScales> scales;
+  std::optional<Float8EpilogueScales> ownScales;
+  Float8EpilogueScales *scales = float8Scales;
+  if (spec.isWgmmaFloat8() && !scales)
+    scales = &ownScales.emplace(mainloop, batch);
   SmallVector<Value, 2> rowFactors, colFactors;
-  if (spec.isWgmmaFloat8()) {
-    scales.emplace(mainloop, batch);
+  if (scales) {
     rowFactors = {scales->getRowFactor(rowT),
                   scales->getRowFactor(add(rowT, c(8)))};
   }

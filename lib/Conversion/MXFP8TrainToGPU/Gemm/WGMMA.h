@@ -18,6 +18,8 @@ namespace mlir {
 namespace mxfp8train {
 namespace gpu_lowering {
 
+class Float8EpilogueScales;
+
 /// The wgmma MMA warpgroups (threads 0-255) of a GEMM kernel.
 class WgmmaConsumer : public GemmIndexArith {
 public:
@@ -57,9 +59,12 @@ public:
   Value addAccumulators(Value sum, Value acc);
   /// Stores the accumulators of the tile at (rowBase, colBase) of `batch`:
   /// thread (warpgroup wg, warp w, lane l) holds rows rowBase + 64 wg +
-  /// 16 w + l / 4 (+ 8) and column pairs colBase + 2 (l % 4) + 8 j.
+  /// 16 w + l / 4 (+ 8) and column pairs colBase + 2 (l % 4) + 8 j. The
+  /// Float8 kernel multiplies by the scale reciprocals of `float8Scales`
+  /// (staged by emitRingTile), or of its own unstaged ones when null.
   void emitEpilogue(Value acc, Value batch, Value rowBase, Value rowEnd,
-                    Value colBase);
+                    Value colBase,
+                    Float8EpilogueScales *float8Scales = nullptr);
   /// The staged epilogue (GemmSpec::usesStagedEpilogue): per 64 columns,
   /// four `stmatrix.x4` of the warp's 16 rows into its shared slot, then
   /// 16-byte row chunks to the output (rows at or past `rowEnd` and

@@ -48,6 +48,7 @@
 
 #include "mxfp8train/Dialect/MXFP8Train/Transforms/Transforms.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 using namespace mlir;
@@ -59,8 +60,8 @@ using namespace mlir::mxfp8train::gpu_lowering;
 //===----------------------------------------------------------------------===//
 
 Float8EpilogueScales::Float8EpilogueScales(GemmMainloop &mainloop, Value batch)
-    : GemmIndexArith(mainloop.getBuilder()), spec(mainloop.getSpec()),
-      args(mainloop.getArgs()), batch(batch) {
+    : GemmIndexArith(mainloop.getBuilder()), mainloop(mainloop),
+      spec(mainloop.getSpec()), args(mainloop.getArgs()), batch(batch) {
   if (spec.aScalarScale)
     aScalar = reciprocal(args.aScales, Value());
   if (spec.bScalarScale)
@@ -78,9 +79,68 @@ Value Float8EpilogueScales::reciprocal(Value scales, Value index) {
   return arith::DivFOp::create(kb, one, s);
 }
 
+void Float8EpilogueScales::stageFactors(Value sharedAddr, Value thread,
+                                        int64_t threads, Value rowBase,
+                                        Value colBase) {
+  auto barrier = [&] {
+    NVVM::BarrierOp::create(kb, Type(), kb.i32(kFactorBarrier), kb.i32(threads),
+                            {}, Value());
+  };
+  barrier();
+  Value rows = sharedAddr;
+  Value cols = add(sharedAddr, c(spec.tile.m * 4));
+  // Factor i of an operand of `count` per tile: threads take i = thread,
+  // thread + threads, ... (coalesced scale loads).
+  auto stage = [&](Value dst, int64_t count, Value base,
+                   function_ref<Value(Value)> compute) {
+    for (int64_t i0 = 0; i0 < count; i0 += threads) {
+      Value i = add(thread, c(i0));
+      auto body = [&] {
+        LLVM::StoreOp::create(
+            kb, compute(add(base, i)),
+            mainloop.getSharedPointer(add(dst, mul(i, c(4)))));
+      };
+      if (i0 + threads <= count)
+        body();
+      else
+        kb.ifThen(ult(i, c(count)), body);
+    }
+  };
+  if (!aScalar)
+    stage(rows, spec.tile.m, rowBase,
+          [&](Value r) { return computeRowFactor(r); });
+  if (!bScalar)
+    stage(cols, spec.tile.n, colBase,
+          [&](Value n) { return computeColumnFactor(n); });
+  barrier();
+  this->rowBase = rowBase;
+  this->colBase = colBase;
+  rowFactors = rows;
+  columnFactors = cols;
+}
+
+Value Float8EpilogueScales::loadStaged(Value base, Value index) {
+  Value ptr = mainloop.getSharedPointer(add(base, mul(index, c(4))));
+  return LLVM::LoadOp::create(kb, kb.getF32Type(), ptr, /*alignment=*/4);
+}
+
 Value Float8EpilogueScales::getRowFactor(Value row) {
   if (aScalar)
     return aScalar;
+  if (rowFactors)
+    return loadStaged(rowFactors, sub(row, rowBase));
+  return computeRowFactor(row);
+}
+
+Value Float8EpilogueScales::getColumnFactor(Value col) {
+  if (bScalar)
+    return bScalar;
+  if (columnFactors)
+    return loadStaged(columnFactors, sub(col, colBase));
+  return computeColumnFactor(col);
+}
+
+Value Float8EpilogueScales::computeRowFactor(Value row) {
   Value r = arith::MinUIOp::create(kb, row, c(spec.m - 1));
   // Batched operands and 2d-2d (scales (E, M), SPEC-float8 §3.3): one row
   // of scales per batch or group.
@@ -89,9 +149,7 @@ Value Float8EpilogueScales::getRowFactor(Value row) {
   return reciprocal(args.aScales, add(base, r));
 }
 
-Value Float8EpilogueScales::getColumnFactor(Value col) {
-  if (bScalar)
-    return bScalar;
+Value Float8EpilogueScales::computeColumnFactor(Value col) {
   Value n = arith::MinUIOp::create(kb, col, c(spec.n - 1));
   bool perBatch = spec.bBatched || spec.kind == GemmKind::Grouped2d2d;
   Value base = perBatch ? mul(batch, c(spec.n)) : c(0);

@@ -33,6 +33,20 @@ class Float8EpilogueScales : public GemmIndexArith {
 public:
   Float8EpilogueScales(GemmMainloop &mainloop, Value batch);
 
+  /// Computes the rowwise reciprocals of the tile at (rowBase, colBase)
+  /// once, into shared memory at byte address `sharedAddr`
+  /// (GemmSpec::float8FactorBytes: tile.m row factors, then tile.n column
+  /// factors): thread `thread` of the `threads` threads that call it (all
+  /// of them, a multiple of 32) computes every threads-th factor, between
+  /// two `bar.sync kFactorBarrier, threads` (the first keeps the previous
+  /// tile's readers, the second this tile's). Afterwards getRowFactor and
+  /// getColumnFactor read the staged factors of rows [rowBase, rowBase +
+  /// tile.m) and columns [colBase, colBase + tile.n): one shared load
+  /// each, instead of a global load and a division per value.
+  void stageFactors(Value sharedAddr, Value thread, int64_t threads,
+                    Value rowBase, Value colBase);
+  /// The named barrier of stageFactors (barrier 0 is the CTA's).
+  static constexpr int32_t kFactorBarrier = 1;
   /// RN_f32(1 / sa[row]) (the row clamped into the batch: rows past the
   /// end are not stored), or A's tensorwise reciprocal.
   Value getRowFactor(Value row);
@@ -45,12 +59,21 @@ public:
 private:
   /// RN_f32(1 / scales[index]).
   Value reciprocal(Value scales, Value index);
+  /// The factors computed from the scale arguments (no staging).
+  Value computeRowFactor(Value row);
+  Value computeColumnFactor(Value col);
+  /// The staged factor at `index` of the shared f32 array at `base`.
+  Value loadStaged(Value base, Value index);
 
+  GemmMainloop &mainloop;
   const GemmSpec &spec;
   const GemmArgs &args;
   Value batch;
   /// The tensorwise reciprocals, computed once (null for rowwise scales).
   Value aScalar, bScalar;
+  /// After stageFactors: the tile's origin and the shared byte addresses
+  /// of its row and column factors (null before).
+  Value rowBase, colBase, rowFactors, columnFactors;
 };
 
 /// Configures `spec` (a Float8 `scaled_mm` problem) for the Float8 kernel:
