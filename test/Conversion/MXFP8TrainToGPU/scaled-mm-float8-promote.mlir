@@ -15,9 +15,12 @@
 // The default interval, one tile (128), is pipelined
 // (emitPipelinedPromotion): two accumulator sets X and Y, a pair of stages
 // per iteration, each stage's first wgmma overwriting its set (scale-d
-// zero); after Y's wait_group 1 (which completes X) X is added into the
-// sum while Y runs, then Y after wait_group 0 (nothing in flight across the
-// back edge). An even tile count: the loop of the last odd tile folds away.
+// zero). After X is issued, the previous iteration's Y (complete, carried
+// unadded across the back edge; zero at first) is added into the sum while
+// X runs; after Y's wait_group 1 (which completes X) X is added while Y
+// runs; the iteration ends with wait_group 0 (nothing in flight across the
+// back edge) and the last Y is added after the loop. An even tile count:
+// the loop of the last odd tile folds away.
 
 // CHECK-LABEL: func.func @dgrad(
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1024_b1_p1c1_v9w1s4_f8rr_acc128 blocks in (%c6, %c1, %c1)
@@ -28,26 +31,33 @@
 // CHECK-COUNT-2:     nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <one>]
 // CHECK:             %[[XN:.*]] = nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <one>]
 // CHECK:             nvvm.wgmma.wait.group.sync.aligned 1
-// CHECK-NOT:         arith.addf
+// CHECK-NEXT:        %[[Y0:.*]] = llvm.extractvalue %[[Y]][0]
+// CHECK-NEXT:        %[[S0:.*]] = llvm.extractvalue %[[S]][0]
+// CHECK-NEXT:        %[[A0:.*]] = arith.addf %[[S0]], %[[Y0]] : f32
+// CHECK-COUNT-63:    arith.addf
 // CHECK:             nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[Y]], <m = 64, n = 128, k = 32>, D[<f32>, <zero>]
-// CHECK-COUNT-3:     nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <one>]
+// CHECK-COUNT-2:     nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <one>]
+// CHECK:             %[[YN:.*]] = nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <one>]
 // CHECK-NEXT:        nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT:        nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK-NEXT:        %[[X0:.*]] = llvm.extractvalue %[[XN]][0]
-// CHECK-NEXT:        %[[S0:.*]] = llvm.extractvalue %[[S]][0]
-// CHECK-NEXT:        arith.addf %[[S0]], %[[X0]] : f32
+// CHECK-NEXT:        arith.addf %[[A0]], %[[X0]] : f32
 // CHECK-COUNT-63:    arith.addf
 // CHECK:             nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK-COUNT-64:    arith.addf
-// CHECK:             %[[SUM:.*]] = llvm.insertvalue %{{.*}}[63]
-// CHECK-NEXT:        scf.yield %[[SUM]], %[[XN]], %{{.*}}
+// CHECK-NOT:         arith.addf
+// CHECK:             scf.yield %{{.*}}, %[[XN]], %[[YN]]
 // CHECK-NEXT:      }
+// The last Y, after the loop.
+// CHECK-NEXT:      %[[LY0:.*]] = llvm.extractvalue %[[R]]#2[0]
+// CHECK-NEXT:      %[[LS0:.*]] = llvm.extractvalue %[[R]]#0[0]
+// CHECK-NEXT:      %[[F0:.*]] = arith.addf %[[LS0]], %[[LY0]] : f32
+// CHECK-COUNT-63:  arith.addf
 // The tile's scale reciprocals are staged (scaled-mm-float8-wgmma.mlir),
 // then the epilogue reads the sum.
 // CHECK:           nvvm.barrier id
 // CHECK:           nvvm.barrier id
 // CHECK-NEXT:      nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK:         llvm.extractvalue %[[R]]#0[0]
+// CHECK:           arith.mulf %[[F0]], %{{.*}} : f32
 
 // I512-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1024_b1_p1c1_v9w1s4_f8rr_acc512(
 // I512:           %[[SUM:.*]] = scf.for %[[I:.*]] = %c0 to %c8 step %c4 iter_args(
@@ -136,19 +146,20 @@ func.func @grouped_dgrad(%a: tensor<1000x512xf8E4M3FN>, %as: tensor<1000x1xf32>,
 
 // -----
 
-// An odd tile count (K = 640, five tiles): two pairs, then the last tile
-// on its own (a loop of one iteration, folded), added after its
-// wait_group 0 into the loop's sum.
+// An odd tile count (K = 640, five tiles): two pairs, the last pair's Y
+// added after the loop, then the last tile on its own (a loop of one
+// iteration, folded), added after its wait_group 0.
 // CHECK-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x640_b1_p1c1_v9w1s4_f8rr_acc128(
 // CHECK:           %[[R:.*]]:3 = scf.for %{{.*}} = %c0 to %c4 step %c2 iter_args(
 // CHECK:             scf.yield
 // CHECK-NEXT:      }
+// CHECK-NEXT:      llvm.extractvalue %[[R]]#2[0]
+// CHECK-NEXT:      llvm.extractvalue %[[R]]#0[0]
+// CHECK-COUNT-64:  arith.addf
 // CHECK:           nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <zero>]
 // CHECK-COUNT-3:   nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <one>]
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK-NEXT:      llvm.extractvalue
-// CHECK-NEXT:      llvm.extractvalue %[[R]]#0[0]
 // CHECK-COUNT-64:  arith.addf
 func.func @wgrad_odd(%x: tensor<256x640xf8E4M3FN>, %xs: tensor<256x1xf32>, %w: tensor<384x640xf8E4M3FN>, %ws: tensor<384x1xf32>) -> tensor<256x384xbf16> {
   %y = mxfp8train.scaled_mm %x [%xs], %w [%ws] transpose_rhs {mxfp8train.role = "wgrad"}

@@ -199,12 +199,14 @@ Value WgmmaConsumer::emitPipelinedPromotion(const GemmTile &t,
   // kPromoteUnroll tiles per iteration in straight-line code, so that each
   // set keeps its registers. The wait_group 1 of one set's stage completes
   // the other set (the previous stage), which is added into the sum while
-  // the first runs. The iteration's last set is added after wait_group 0:
-  // no wgmma is in flight across the loop's back edge, where ptxas could
-  // not tell the completed set from the running one and would serialize
-  // every wgmma of the kernel. The tiles past the last whole group run one
-  // per iteration, each added after wait_group 0. The sum sees the tiles
-  // in order, as with one set.
+  // the first runs. The iteration ends with wait_group 0: no wgmma is in
+  // flight across the loop's back edge, where ptxas could not tell the
+  // completed set from the running one and would serialize every wgmma of
+  // the kernel; its last set, complete, crosses the back edge unadded and
+  // is added while the next iteration's first set runs (or after the
+  // loop). The tiles past the last whole group run one per iteration, each
+  // added after wait_group 0. The sum sees the tiles in order, as with one
+  // set (plus one leading + 0, which changes no sum: it starts at +0).
   constexpr int64_t kPromoteUnroll = 2;
   Value zero = zeroAccumulators();
   Value count = sub(t.ktEnd, t.ktBegin);
@@ -218,27 +220,27 @@ Value WgmmaConsumer::emitPipelinedPromotion(const GemmTile &t,
     Value kt = groups.getInductionVar();
     Value sum = groups.getRegionIterArgs()[0];
     SmallVector<Value, 2> sets(groups.getRegionIterArgs().drop_front());
+    // Step i issues its set, then adds the other one, which its wait_group
+    // 1 completed: in step 0 the previous iteration's last set (complete,
+    // not yet added; zero before the first), so that the tensor cores
+    // restart right after the back edge instead of after that add.
     for (int64_t i = 0; i < kPromoteUnroll; ++i) {
       Value &set = sets[i % 2];
       Value &done = sets[(i + 1) % 2];
-      Value kti = add(kt, c(i));
-      if (i == 0) {
-        set = mainloop.emitConsumerStep(kti, set, fenceAfterFull, consume)
-                  .front();
-        continue;
-      }
-      SmallVector<Value> r = mainloop.emitConsumerStep(kti, {set, sum, done},
-                                                       fenceAfterFull, consume);
+      SmallVector<Value> r = mainloop.emitConsumerStep(
+          add(kt, c(i)), {set, sum, done}, fenceAfterFull, consume);
       set = r[0];
       sum = r[1];
     }
     NVVM::WgmmaWaitGroupSyncOp::create(kb, 0);
-    sum = addAccumulators(sum, sets[(kPromoteUnroll - 1) % 2]);
     scf::YieldOp::create(kb, ValueRange{sum, sets[0], sets[1]});
   }
-  auto rest =
-      scf::ForOp::create(kb, groupsEnd, t.ktEnd, c(1),
-                         ValueRange{groups.getResult(0), groups.getResult(1)});
+  // The last set of the last iteration (zero without one).
+  Value pending = groups.getResult(1 + (kPromoteUnroll - 1) % 2);
+  auto rest = scf::ForOp::create(
+      kb, groupsEnd, t.ktEnd, c(1),
+      ValueRange{addAccumulators(groups.getResult(0), pending),
+                 groups.getResult(1)});
   {
     OpBuilder::InsertionGuard g(kb);
     kb.setInsertionPointToStart(rest.getBody());
