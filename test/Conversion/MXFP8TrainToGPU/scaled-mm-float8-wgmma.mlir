@@ -68,12 +68,12 @@
 // CHECK:             arith.minui %{{.*}}, %c255 : index
 // CHECK-NEXT:        %[[SA:.*]] = memref.load %[[KSA]][%{{.*}}] : memref<256xf32>
 // CHECK-NEXT:        %[[IA:.*]] = arith.divf %[[ONE:.*]], %[[SA]] : f32
-// CHECK-NEXT:        llvm.store %[[IA]], %{{.*}} : f32, !llvm.ptr<3>
+// CHECK:             llvm.store %[[IA]], %{{.*}} : f32, !llvm.ptr<3>
 // CHECK-NEXT:      }
 // CHECK:           arith.minui %{{.*}}, %c383 : index
 // CHECK-NEXT:      %[[SB:.*]] = memref.load %[[KSB]][%{{.*}}] : memref<384xf32>
 // CHECK-NEXT:      %[[IB:.*]] = arith.divf %[[ONE]], %[[SB]] : f32
-// CHECK-NEXT:      llvm.store %[[IB]], %{{.*}} : f32, !llvm.ptr<3>
+// CHECK:           llvm.store %[[IB]], %{{.*}} : f32, !llvm.ptr<3>
 // CHECK-NEXT:      nvvm.barrier id = %[[C1]] number_of_threads = %[[C256]]
 // CHECK-NEXT:      nvvm.wgmma.wait.group.sync.aligned 0
 // The epilogue: the thread's two row factors, then per column pair its

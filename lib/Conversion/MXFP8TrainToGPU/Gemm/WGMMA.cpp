@@ -141,10 +141,12 @@ void WgmmaConsumer::emitRingTile(const GemmTile &t, bool fenceAfterFull) {
     if (!spec.isWgmmaFloat8())
       return;
     scales.emplace(mainloop, t.batch);
-    if (spec.float8FactorBytes())
-      scales->stageFactors(
-          add(mainloop.getExtraAddress(), c(spec.stagedEpilogueBytes())),
-          mainloop.getThreadId(), kMmaThreads, t.rowBase, t.colBase);
+    if (spec.float8FactorBytes()) {
+      Value factors =
+          add(mainloop.getExtraAddress(), c(spec.stagedEpilogueBytes()));
+      scales->stageFactors(factors, mainloop.getThreadId(), kMmaThreads,
+                           t.rowBase, t.colBase);
+    }
   };
   Value result;
   int64_t tiles = spec.isWgmmaFloat8() && spec.promoteInterval > 0

@@ -96,9 +96,11 @@ void Float8EpilogueScales::stageFactors(Value sharedAddr, Value thread,
     for (int64_t i0 = 0; i0 < count; i0 += threads) {
       Value i = add(thread, c(i0));
       auto body = [&] {
-        LLVM::StoreOp::create(
-            kb, compute(add(base, i)),
-            mainloop.getSharedPointer(add(dst, mul(i, c(4)))));
+        // Sequenced (argument evaluation order is unspecified): the
+        // factor's ops, then the address's.
+        Value factor = compute(add(base, i));
+        Value ptr = mainloop.getSharedPointer(add(dst, mul(i, c(4))));
+        LLVM::StoreOp::create(kb, factor, ptr);
       };
       if (i0 + threads <= count)
         body();
