@@ -23,8 +23,8 @@
 // the loop of the last odd tile folds away.
 
 // CHECK-LABEL: func.func @dgrad(
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1024_b1_p1c1_v9w1s4_f8rr_acc128 blocks in (%c6, %c1, %c1)
-// CHECK-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1024_b1_p1c1_v9w1s4_f8rr_acc128(
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1024_b1_p1c1_v9w1s6_f8rr_acc128 blocks in (%c6, %c1, %c1)
+// CHECK-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1024_b1_p1c1_v9w1s6_f8rr_acc128(
 // CHECK:           %[[Z:.*]] = llvm.mlir.zero : !llvm.struct<(f32,
 // CHECK:           %[[R:.*]]:3 = scf.for %[[I:.*]] = %c0 to %c8 step %c2 iter_args(%[[S:.*]] = %[[Z]], %[[X:.*]] = %[[Z]], %[[Y:.*]] = %[[Z]])
 // CHECK:             nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[X]], <m = 64, n = 128, k = 32>, D[<f32>, <zero>]
@@ -59,7 +59,7 @@
 // CHECK-NEXT:      nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:           arith.mulf %[[F0]], %{{.*}} : f32
 
-// I512-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1024_b1_p1c1_v9w1s4_f8rr_acc512(
+// I512-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1024_b1_p1c1_v9w1s6_f8rr_acc512(
 // I512:           %[[SUM:.*]] = scf.for %[[I:.*]] = %c0 to %c8 step %c4 iter_args(
 // I512-NEXT:        %[[E0:.*]] = arith.addi %[[I]], %c4 : index
 // I512-NEXT:        %[[E:.*]] = arith.minui %[[E0]], %c8 : index
@@ -122,7 +122,7 @@ func.func @dgrad_fast_accum(%x: tensor<256x1024xf8E4M3FN>, %xs: tensor<256x1xf32
 // -----
 
 // ... and a forward GEMM without it is promoted.
-// CHECK-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1024_b1_p1c1_v9w1s4_f8rr_acc128(
+// CHECK-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1024_b1_p1c1_v9w1s6_f8rr_acc128(
 // CHECK-COUNT-64:  arith.addf
 func.func @forward_promoted(%x: tensor<256x1024xf8E4M3FN>, %xs: tensor<256x1xf32>, %w: tensor<384x1024xf8E4M3FN>, %ws: tensor<384x1xf32>) -> tensor<256x384xbf16> {
   %y = mxfp8train.scaled_mm %x [%xs], %w [%ws] transpose_rhs {mxfp8train.role = "forward", mxfp8train.use_fast_accum = false}
@@ -149,7 +149,7 @@ func.func @grouped_dgrad(%a: tensor<1000x512xf8E4M3FN>, %as: tensor<1000x1xf32>,
 // An odd tile count (K = 640, five tiles): two pairs, the last pair's Y
 // added after the loop, then the last tile on its own (a loop of one
 // iteration, folded), added after its wait_group 0.
-// CHECK-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x640_b1_p1c1_v9w1s4_f8rr_acc128(
+// CHECK-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x640_b1_p1c1_v9w1s6_f8rr_acc128(
 // CHECK:           %[[R:.*]]:3 = scf.for %{{.*}} = %c0 to %c4 step %c2 iter_args(
 // CHECK:             scf.yield
 // CHECK-NEXT:      }

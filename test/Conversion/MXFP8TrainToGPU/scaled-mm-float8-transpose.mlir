@@ -19,7 +19,7 @@
 // CHECK:         %[[WB:.*]] = bufferization.to_buffer %[[W]]
 // CHECK-NEXT:    %[[WF:.*]] = memref.collapse_shape %[[WB]] {{\[\[}}0, 1]] : memref<384x512xf8E4M3FN> into memref<196608xf8E4M3FN>
 // CHECK-NEXT:    gpu.launch_func @mxfp8train_kernels::@gemm_f8_transpose_e4m3_b1_k384_r512 blocks in (%c12, %c1, %c1) threads in (%c256, %c1, %c1) args(%[[WF]] : memref<196608xf8E4M3FN>, %[[T]] : memref<196608xf8E4M3FN>)
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e4m3_e4m3_bf16_256x512x384_b1_p1c1_v9w1s4_f8rr_acc128 blocks in (%c8, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c151616_i32 args(%[[AMAP]] : !llvm.ptr, %{{.*}} : memref<256xf32>, %[[BMAP]] : !llvm.ptr, %{{.*}} : memref<512xf32>, %{{.*}} : memref<131072xbf16>)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e4m3_e4m3_bf16_256x512x384_b1_p1c1_v9w1s6_f8rr_acc128 blocks in (%c8, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c217184_i32 args(%[[AMAP]] : !llvm.ptr, %{{.*}} : memref<256xf32>, %[[BMAP]] : !llvm.ptr, %{{.*}} : memref<512xf32>, %{{.*}} : memref<131072xbf16>)
 
 // The transpose kernel: thread t loads 16-byte chunk t % 8 of source row
 // t / 8 (+ 32 rows per round, four rounds), zero past K or the rows, and
@@ -94,8 +94,8 @@ func.func @dgrad(%g: tensor<256x384xf8E4M3FN>, %gs: tensor<256x1xf32>, %w: tenso
 // CHECK:         %[[BMAP:.*]] = llvm.call @mgpuTensorMapEncodeTiledMemref
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_f8_transpose_e5m2_b1_k512_r256 blocks in (%c8, %c1, %c1) threads in (%c256, %c1, %c1) args(%{{.*}} : memref<131072xf8E5M2>, %[[TA]] : memref<131072xf8E5M2>)
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_f8_transpose_e4m3_b1_k512_r128 blocks in (%c4, %c1, %c1) threads in (%c256, %c1, %c1) args(%{{.*}} : memref<65536xf8E4M3FN>, %[[TB]] : memref<65536xf8E4M3FN>)
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e5m2_e4m3_f32_256x128x512_b1_p1c1_v9w1s4_f8tt_acc128 blocks in (%c2, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c132160_i32 args(%[[AMAP]] : !llvm.ptr, %{{.*}} : memref<f32>, %[[BMAP]] : !llvm.ptr, %{{.*}} : memref<f32>, %{{.*}} : memref<32768xf32>)
-// CHECK-LABEL: gpu.func @scaled_mm_k_k_e5m2_e4m3_f32_256x128x512_b1_p1c1_v9w1s4_f8tt_acc128(
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e5m2_e4m3_f32_256x128x512_b1_p1c1_v9w1s6_f8tt_acc128 blocks in (%c2, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c197728_i32 args(%[[AMAP]] : !llvm.ptr, %{{.*}} : memref<f32>, %[[BMAP]] : !llvm.ptr, %{{.*}} : memref<f32>, %{{.*}} : memref<32768xf32>)
+// CHECK-LABEL: gpu.func @scaled_mm_k_k_e5m2_e4m3_f32_256x128x512_b1_p1c1_v9w1s6_f8tt_acc128(
 // CHECK:           nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <one>], A[<e5m2>, <one>, <row>], B[<e4m3>, <one>, <col>]
 func.func @wgrad(%g: tensor<512x256xf8E5M2>, %t: tensor<f32>, %x: tensor<512x128xf8E4M3FN>, %u: tensor<f32>) -> tensor<256x128xf32> {
   %y = mxfp8train.scaled_mm %g [%t], %x [%u] transpose_lhs {mxfp8train.role = "wgrad"}

@@ -15,8 +15,8 @@
 // tiles; K = 1664: 13, the last in the loop of single tiles.
 
 // CHECK: .target sm_90a
-// CHECK-DAG: .entry scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1536_b1_p1c1_v9w1s4_f8rr_acc128(
-// CHECK-DAG: .entry scaled_mm_k_k_e4m3_e4m3_f32_256x384x1664_b1_p1c1_v9w1s4_f8rr_acc128(
+// CHECK-DAG: .entry scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1536_b1_p1c1_v9w1s6_f8rr_acc128(
+// CHECK-DAG: .entry scaled_mm_k_k_e4m3_e4m3_f32_256x384x1664_b1_p1c1_v9w1s6_f8rr_acc128(
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
 // CHECK-DAG: wgmma.wait_group.sync.aligned 1;
 // CHECK-DAG: add.rn.f32

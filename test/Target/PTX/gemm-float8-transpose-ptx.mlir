@@ -27,11 +27,11 @@
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
 // CHECK-DAG: add.rn.f32
 // CHECK-LABEL: .entry gemm_f8_transpose_e5m2_b1_k512_r256(
-// CHECK-LABEL: .entry scaled_mm_k_k_e5m2_e4m3_f32_256x128x512_b1_p1c1_v9w1s4_f8tt_acc128(
+// CHECK-LABEL: .entry scaled_mm_k_k_e5m2_e4m3_f32_256x128x512_b1_p1c1_v9w1s6_f8tt_acc128(
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n128k32.f32.e5m2.e4m3
 // CHECK-DAG: add.rn.f32
 // CHECK-LABEL: .entry gemm_f8_transpose_e4m3_b1_k384_r512(
-// CHECK-LABEL: .entry scaled_mm_k_k_e4m3_e4m3_bf16_256x512x384_b1_p1c1_v9w1s4_f8rr_acc128(
+// CHECK-LABEL: .entry scaled_mm_k_k_e4m3_e4m3_bf16_256x512x384_b1_p1c1_v9w1s6_f8rr_acc128(
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
 
 // PTXAS-NOT: error

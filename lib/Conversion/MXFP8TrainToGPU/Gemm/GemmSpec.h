@@ -228,6 +228,10 @@ struct GemmSpec {
       return 0;
     return (tile.m + tile.n) * 4;
   }
+  /// The opt-in dynamic shared memory of one CTA on sm_90a and sm_100a
+  /// (227 KiB): the ring kernels that size their stage count to fit
+  /// (Tcgen05, WgmmaFloat8) stay within it.
+  static constexpr int64_t kMaxSharedBytes = 232448;
   /// Dynamic shared memory: the stages, the mbarriers, the extra bytes and
   /// 1 KiB to align the stages to 1024.
   int64_t sharedBytes() const {

@@ -111,8 +111,6 @@ using namespace mlir::mxfp8train::gpu_lowering;
 
 namespace {
 
-/// Opt-in dynamic shared memory per CTA on sm_100a (227 KiB).
-constexpr int64_t kSharedLimit = 232448;
 /// The warp roles: one producer warp, one MMA warp, the TMEM allocating
 /// warp and one idle warp, four epilogue warps (one per 32 TMEM lanes).
 constexpr int64_t kAllocWarp = 2;
@@ -123,7 +121,8 @@ constexpr int64_t kLoadColumns = 32;
 /// 32-element scale blocks, one scale chunk column tile) per stage.
 constexpr int64_t kTileM = 128, kTileN = 256, kTileK = 128;
 constexpr int64_t kChunkBytes = tcgen05::kScaleChunkBytes;
-/// The most stages the ring gets (as many as fit in kSharedLimit).
+/// The most stages the ring gets (as many as fit in
+/// GemmSpec::kMaxSharedBytes).
 constexpr int64_t kMaxStages = 6;
 
 /// Emits the body of one tcgen05 GEMM kernel on a GemmMainloop.
@@ -724,6 +723,6 @@ void gpu_lowering::configureTcgen05Gemm(GemmSpec &spec, int64_t ctaGroup) {
   spec.prefetch = 1;
   // As many stages as fit: four of 49 KiB (1-CTA), six of 33 KiB (2-CTA).
   spec.stages = kMaxStages;
-  while (spec.stages > 2 && spec.sharedBytes() > kSharedLimit)
+  while (spec.stages > 2 && spec.sharedBytes() > GemmSpec::kMaxSharedBytes)
     --spec.stages;
 }

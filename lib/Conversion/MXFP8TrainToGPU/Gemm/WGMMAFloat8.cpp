@@ -8,7 +8,8 @@
 //   - the TMA producer copies K-major operands as they are stored: A
 //     (M, K) and B stored (N, K), boxes of tile.m (tile.n) rows x 128 fp8
 //     (128 bytes, the 128B swizzle span; TMA fills rows past M / N and K
-//     past its end with zeros), four stages. fp8 wgmma reads K-major
+//     past its end with zeros), as many stages as fit (at most six,
+//     four for grouped GEMMs: configureFromOp). fp8 wgmma reads K-major
 //     shared memory only: an MN-major operand (dgrad's weight stored
 //     (K, N), wgrad's grad_output and input stored (tokens, rows)) is
 //     first copied K-major by the fp8 transpose pre-pass
@@ -238,24 +239,41 @@ static int64_t getPromoteInterval(Operation *op, const GPUTargetInfo &target) {
   return fastAccum ? 0 : target.float8PromoteInterval;
 }
 
-/// The gemm_config of `op` read by the Float8 kernel (tile_n, stages; the
-/// v8 defaults 256 and 4 otherwise; 128 x 128 tiles by default with
-/// promotion, whose f32 sum doubles the accumulator registers), applied to
-/// `spec`.
+/// The most ring stages of the dense Float8 kernel by default, and of the
+/// grouped ones (whose group walks hold more registers: with six stages,
+/// whose ring index is a division rather than a mask, ptxas spilled the
+/// promoted 2d-2d kernel).
+constexpr int64_t kMaxFloat8Stages = 6, kMaxGroupedFloat8Stages = 4;
+
+/// The gemm_config of `op` read by the Float8 kernel (tile_n, stages; by
+/// default 128 x 256 tiles, 128 x 128 with promotion, whose f32 sum
+/// doubles the accumulator registers, and as many stages as fit in
+/// GemmSpec::kMaxSharedBytes, at most kMaxFloat8Stages, or
+/// kMaxGroupedFloat8Stages for grouped GEMMs: four of 48 KiB, six of 32
+/// KiB for dense 128 x 128 tiles), applied to `spec`.
 static void configureFromOp(Operation *op, const GPUTargetInfo &target,
                             GemmSpec &spec) {
   spec.promoteInterval = getPromoteInterval(op, target);
-  int64_t tileN = spec.promoteInterval ? 128 : 256, stages = 4;
+  int64_t tileN = spec.promoteInterval ? 128 : 256;
+  std::optional<int64_t> stages;
   if (auto config =
           op->getAttrOfType<GemmConfigAttr>(GemmConfigAttr::getAttrName())) {
     tileN = config.getTileN().value_or(tileN);
-    stages = config.getStages().value_or(stages);
+    stages = config.getStages();
   }
   // Two accumulator sets of m64n256 do not fit the MMA warpgroups' 216
   // registers.
   if (spec.promoteInterval)
     tileN = 128;
-  configureWgmmaFloat8Gemm(spec, tileN, stages);
+  int64_t maxStages =
+      spec.kind == GemmKind::Dense ? kMaxFloat8Stages : kMaxGroupedFloat8Stages;
+  configureWgmmaFloat8Gemm(spec, tileN, stages.value_or(maxStages));
+  if (stages)
+    return;
+  // (ncu on the H200: with four stages of 128 x 128 the MMA warps of the
+  // promoted kernel waited for full stages a fifth of the time.)
+  while (spec.stages > 2 && spec.sharedBytes() > GemmSpec::kMaxSharedBytes)
+    --spec.stages;
 }
 
 /// The host side of a Float8 GEMM: the tensor maps of the operands (in
