@@ -61,7 +61,6 @@
 // CHECK:           llvm.store %[[IA]], %{{.*}} : f32, !llvm.ptr<3>
 // CHECK-COUNT-2:   memref.load %[[KSB]][%{{.*}}] : memref<384xf32>
 // CHECK:           nvvm.barrier id = %[[C1]] number_of_threads = %[[C128]]
-// CHECK-NEXT:      arith.remui
 // CHECK-NOT:       arith.divf
 // CHECK:           nvvm.mbarrier.try_wait.parity
 // CHECK-NOT:       arith.divf
