@@ -175,8 +175,9 @@ struct ShardedCase {
   /// Bytes each rank sends in the run with collectives (-1: not checked).
   int64_t bytesSent = -1;
   /// Run again after mxfp8train-quantize-before-all-gather (FSDP fp8
-  /// all-gather), each rank then sending `bytesSentAfterRewrite` bytes.
-  bool quantizeBeforeAllGather = false;
+  /// all-gather) and mxfp8train-quantize-before-all-to-all (MXFP8 token
+  /// exchange), each rank then sending `bytesSentAfterRewrite` bytes.
+  bool quantizeBeforeCollectives = false;
   int64_t bytesSentAfterRewrite = -1;
 };
 
@@ -216,14 +217,16 @@ void expectSameBytes(const HostTensor &got, const HostTensor &expected,
 /// the runtime: one thread per shard, each bound to its rank of an
 /// in-process communicator, on its slices of the inputs. Returns each
 /// shard's result.
-std::vector<HostTensor> runWithCollectives(ModuleOp partitioned,
-                                           const ShardedCase &c,
-                                           bool quantizeBeforeAllGather = false,
-                                           int64_t expectedBytesSent = -1) {
+std::vector<HostTensor>
+runWithCollectives(ModuleOp partitioned, const ShardedCase &c,
+                   bool quantizeBeforeCollectives = false,
+                   int64_t expectedBytesSent = -1) {
   OwningOpRef<ModuleOp> module = partitioned.clone();
   PassManager pm(module->getContext());
-  if (quantizeBeforeAllGather)
+  if (quantizeBeforeCollectives) {
     pm.addPass(createMXFP8TrainQuantizeBeforeAllGatherPass());
+    pm.addPass(createMXFP8TrainQuantizeBeforeAllToAllPass());
+  }
   pm.addPass(createConvertShardToRuntimeCollectivesPass());
   if (failed(pm.run(*module))) {
     ADD_FAILURE() << "convert-shard-to-runtime-collectives failed";
@@ -316,12 +319,12 @@ void runShardedCase(const ShardedCase &c) {
 
   // The same partitioned module with real (in-process) collectives: an
   // all-reduced or gathered result is whole on every shard. With
-  // quantizeBeforeAllGather, once more after the rewrite.
+  // quantizeBeforeCollectives, once more after the rewrites.
   for (bool rewrite : {false, true}) {
-    if (rewrite && !c.quantizeBeforeAllGather)
+    if (rewrite && !c.quantizeBeforeCollectives)
       break;
     std::string what =
-        rewrite ? "quantize before all-gather" : "runtime collectives";
+        rewrite ? "quantize before the collectives" : "runtime collectives";
     std::vector<HostTensor> results = runWithCollectives(
         *module, c, rewrite, rewrite ? c.bytesSentAfterRewrite : c.bytesSent);
     ASSERT_EQ(results.size(), static_cast<size_t>(kShards));
@@ -495,6 +498,44 @@ func.func @model(%x: tensor<16x64xf32>) -> tensor<16x64xf32> {
   runShardedCase(c);
 }
 
+// The expert-parallel token exchange: tokens split along K on the two
+// processes move to a split along their rows (all-to-all, split axis 0,
+// concat axis 1) and are quantized along K there. After
+// mxfp8train-quantize-before-all-to-all each process quantizes its 32-column
+// half (one whole 1x32 block per row) and exchanges the fp8 data and e8m0
+// scales instead: the same bytes out, and each rank's exchanges carry
+// 16 x 32 fp8 bytes and 16 scale bytes (528) instead of 16 x 32 bf16
+// (1024; the counter includes the piece a rank keeps).
+TEST(ShardingExecution, TokenExchangeInMxfp8) {
+  ShardedCase c;
+  c.source = R"mlir(
+shard.grid @grid(shape = 2)
+func.func @model(%x: tensor<16x64xbf16>) -> tensor<16x64xf32> {
+  %k = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
+  %t = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %x1 = shard.shard %x to %k : tensor<16x64xbf16>
+  %x2 = shard.shard %x1 to %t annotate_for_users : tensor<16x64xbf16>
+  %q, %qs = mxfp8train.quantize %x2 axis = 1 mode = rceil
+      : tensor<16x64xbf16> -> tensor<16x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>
+  %d = mxfp8train.dequantize %q [%qs] axis = 1
+      : tensor<16x64xf8E4M3FN> [tensor<16x2xf8E8M0FNU>] -> tensor<16x64xf32>
+  %d1 = shard.shard %d to %t : tensor<16x64xf32>
+  return %d1 : tensor<16x64xf32>
+}
+)mlir";
+  c.inputs = {randomBF16({16, 64}, 12)};
+  c.inputSplits = {1};
+  c.resultSplit = 0;
+  c.expectedAllReduces = 0;
+  c.collectives = {"shard.all_to_all"};
+  c.localResultShape = {8, 64};
+  c.simulate = false;
+  c.bytesSent = 16 * 32 * 2;
+  c.quantizeBeforeCollectives = true;
+  c.bytesSentAfterRewrite = 16 * 32 + 16;
+  runShardedCase(c);
+}
+
 // FSDP: the bf16 weight split along its rows (64 of 128 per shard) is
 // gathered whole for the forward GEMM, then quantized along K. After
 // mxfp8train-quantize-before-all-gather each shard quantizes its rows and
@@ -528,7 +569,7 @@ func.func @model(%x: tensor<32x128xbf16>, %w: tensor<128x128xbf16>) -> tensor<32
   c.localResultShape = {32, 128};
   c.simulate = false;
   c.bytesSent = 64 * 128 * 2;
-  c.quantizeBeforeAllGather = true;
+  c.quantizeBeforeCollectives = true;
   c.bytesSentAfterRewrite = 64 * 128 * 2 / 2 + 64 * 4;
   runShardedCase(c);
 }
@@ -576,7 +617,7 @@ func.func @model(%x: tensor<32x128xbf16>, %dy: tensor<32x128xbf16>, %w: tensor<1
   c.localResultShape = {32, 128};
   c.simulate = false;
   c.bytesSent = 64 * 128 * 2;
-  c.quantizeBeforeAllGather = true;
+  c.quantizeBeforeCollectives = true;
   c.bytesSentAfterRewrite = 2 * (64 * 128 * 2 / 2) + 64 * 4 + 2 * 128;
   runShardedCase(c);
 }

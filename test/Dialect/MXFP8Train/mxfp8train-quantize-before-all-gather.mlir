@@ -29,7 +29,7 @@ func.func @rowwise_moves_before_gather(%w: tensor<64x128xbf16>)
   return %q, %s : tensor<128x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
 }
 
-// 32x1 blocks along the split rows: 64 rows per shard are 2 whole blocks.
+// 32x1 blocks along the split rows: 64 rows per piece are 2 whole blocks.
 // CHECK-LABEL: func.func @colwise_moves_with_whole_blocks(
 // CHECK-SAME:    %[[W:.*]]: tensor<64x64xf32>
 // CHECK:         %[[Q:.*]], %[[S:.*]] = mxfp8train.quantize %[[W]] axis = 0 mode = floor
@@ -140,7 +140,7 @@ func.func @colwise_split_block_stays(%w: tensor<48x64xbf16>)
     -> (tensor<96x64xf8E4M3FN>, tensor<3x64xf8E8M0FNU>) {
   %g = shard.all_gather %w on @grid grid_axes = [0] gather_axis = 0
       : tensor<48x64xbf16> -> tensor<96x64xbf16>
-  // expected-remark @below {{quantize left after its all-gather: each shard holds 48 elements of the quantized dimension 0, not a multiple of 32: a 32-element block would straddle two shards}}
+  // expected-remark @below {{quantize left after its all-gather: each piece holds 48 elements of the quantized dimension 0, not a multiple of 32: a 32-element block would straddle two pieces}}
   %q, %s = mxfp8train.quantize %g axis = 0 mode = rceil
       : tensor<96x64xbf16> -> tensor<96x64xf8E4M3FN>, tensor<3x64xf8E8M0FNU>
   return %q, %s : tensor<96x64xf8E4M3FN>, tensor<3x64xf8E8M0FNU>
@@ -153,7 +153,7 @@ func.func @dual_split_block_stays(%w: tensor<48x64xbf16>)
     -> (tensor<96x64xf8E4M3FN>, tensor<96x2xf8E8M0FNU>, tensor<96x64xf8E4M3FN>, tensor<3x64xf8E8M0FNU>) {
   %g = shard.all_gather %w on @grid grid_axes = [0] gather_axis = 0
       : tensor<48x64xbf16> -> tensor<96x64xbf16>
-  // expected-remark @below {{quantize left after its all-gather: each shard holds 48 elements of the quantized dimension 0, not a multiple of 32}}
+  // expected-remark @below {{quantize left after its all-gather: each piece holds 48 elements of the quantized dimension 0, not a multiple of 32}}
   %rq, %rs, %cq, %cs = mxfp8train.quantize_dual %g mode = rceil
       : tensor<96x64xbf16> -> tensor<96x64xf8E4M3FN>, tensor<96x2xf8E8M0FNU>,
                               tensor<96x64xf8E4M3FN>, tensor<3x64xf8E8M0FNU>
@@ -167,7 +167,7 @@ func.func @float8_tensorwise_stays(%w: tensor<32x64xbf16>)
     -> (tensor<64x64xf8E4M3FN>, tensor<f32>) {
   %g = shard.all_gather %w on @grid grid_axes = [0] gather_axis = 0
       : tensor<32x64xbf16> -> tensor<64x64xbf16>
-  // expected-remark @below {{quantize left after its all-gather: a tensorwise Float8 scale is the amax of the whole tensor: each shard would be scaled by its own amax}}
+  // expected-remark @below {{quantize left after its all-gather: a tensorwise Float8 scale is the amax of the whole tensor: each piece would be scaled by its own amax}}
   %q, %s = mxfp8train.quantize %g granularity = tensorwise
       : tensor<64x64xbf16> -> tensor<64x64xf8E4M3FN>, tensor<f32>
   return %q, %s : tensor<64x64xf8E4M3FN>, tensor<f32>
@@ -180,7 +180,7 @@ func.func @float8_axiswise_along_gather_stays(%w: tensor<32x64xbf16>)
     -> (tensor<64x64xf8E4M3FN>, tensor<1x64xf32>) {
   %g = shard.all_gather %w on @grid grid_axes = [0] gather_axis = 0
       : tensor<32x64xbf16> -> tensor<64x64xbf16>
-  // expected-remark @below {{quantize left after its all-gather: the axiswise Float8 amax along dimension 0 spans the shards of the gather}}
+  // expected-remark @below {{quantize left after its all-gather: the axiswise Float8 amax along dimension 0 spans the pieces the collective moves}}
   %q, %s = mxfp8train.quantize %g axis = 0 granularity = axiswise
       : tensor<64x64xbf16> -> tensor<64x64xf8E4M3FN>, tensor<1x64xf32>
   return %q, %s : tensor<64x64xf8E4M3FN>, tensor<1x64xf32>
@@ -193,7 +193,7 @@ func.func @blocked_partial_tile_stays(%w: tensor<64x128xbf16>)
     -> (tensor<128x128xf8E4M3FN>, tensor<512xf8E8M0FNU>) {
   %g = shard.all_gather %w on @grid grid_axes = [0] gather_axis = 0
       : tensor<64x128xbf16> -> tensor<128x128xbf16>
-  // expected-remark @below {{quantize left after its all-gather: blocked scales of 64 rows per shard: not whole 128-row tiles}}
+  // expected-remark @below {{quantize left after its all-gather: blocked scales of 64 rows per piece: not whole 128-row tiles}}
   %q, %s = mxfp8train.quantize %g axis = 1 mode = rceil layout = blocked
       : tensor<128x128xbf16> -> tensor<128x128xf8E4M3FN>, tensor<512xf8E8M0FNU>
   return %q, %s : tensor<128x128xf8E4M3FN>, tensor<512xf8E8M0FNU>
@@ -206,7 +206,7 @@ func.func @blocked_along_gather_stays(%w: tensor<128x128xbf16>)
     -> (tensor<256x128xf8E4M3FN>, tensor<1024xf8E8M0FNU>) {
   %g = shard.all_gather %w on @grid grid_axes = [0] gather_axis = 0
       : tensor<128x128xbf16> -> tensor<256x128xbf16>
-  // expected-remark @below {{quantize left after its all-gather: blocked scales along the gather axis: the layout interleaves the blocks of each 128-row tile, so the shards' scale bytes do not concatenate}}
+  // expected-remark @below {{quantize left after its all-gather: blocked scales along the cut axis: the layout interleaves the blocks of each 128-row tile, so the pieces' scale bytes do not concatenate}}
   %q, %s = mxfp8train.quantize %g axis = 0 mode = rceil layout = blocked
       : tensor<256x128xbf16> -> tensor<256x128xf8E4M3FN>, tensor<1024xf8E8M0FNU>
   return %q, %s : tensor<256x128xf8E4M3FN>, tensor<1024xf8E8M0FNU>
@@ -253,7 +253,7 @@ func.func @sibling_blocks_move(%w: tensor<48x64xbf16>)
   // expected-remark @below {{quantize left after its all-gather: another quantize of the gathered tensor cannot move: its high-precision gather would stay}}
   %rq, %rs = mxfp8train.quantize %g axis = 1 mode = rceil
       : tensor<96x64xbf16> -> tensor<96x64xf8E4M3FN>, tensor<96x2xf8E8M0FNU>
-  // expected-remark @below {{each shard holds 48 elements of the quantized dimension 0}}
+  // expected-remark @below {{each piece holds 48 elements of the quantized dimension 0}}
   %cq, %cs = mxfp8train.quantize %g axis = 0 mode = rceil
       : tensor<96x64xbf16> -> tensor<96x64xf8E4M3FN>, tensor<3x64xf8E8M0FNU>
   return %rq, %rs, %cq, %cs : tensor<96x64xf8E4M3FN>, tensor<96x2xf8E8M0FNU>, tensor<96x64xf8E4M3FN>, tensor<3x64xf8E8M0FNU>

@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CollectiveCasts.h"
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
 #include "mxfp8train/Dialect/MXFP8Train/Transforms/Passes.h"
 #include "mxfp8train/Dialect/MXFP8Train/Transforms/Transforms.h"
@@ -29,109 +30,12 @@
 using namespace mlir;
 using namespace mlir::mxfp8train;
 
-namespace {
-/// One cast of a quantize: its axis and scale layout, and for Float8 its
-/// granularity.
-struct CastInfo {
-  int64_t axis;
-  ScaleLayout layout;
-  std::optional<Float8Granularity> granularity;
-  bool perGroup = false;
-};
-} // namespace
-
-/// The casts `op` computes (one for quantize, two for quantize_dual), or an
-/// empty list when `op` is neither.
-static SmallVector<CastInfo, 2> getCasts(Operation *op) {
-  if (auto q = dyn_cast<QuantizeOp>(op))
-    return {CastInfo{static_cast<int64_t>(q.getAxis()), q.getScaleLayout(),
-                     q.getGranularity(), q.isPerGroup()}};
-  if (auto dual = dyn_cast<QuantizeDualOp>(op)) {
-    int64_t rank = dual.getInput().getType().getRank();
-    return {CastInfo{rank - 1, dual.getRowwiseLayout(), std::nullopt},
-            CastInfo{rank - 2, dual.getColwiseLayout(), std::nullopt}};
-  }
-  return {};
-}
-
-/// Why a cast of `c` over shards of `local` elements along the gather axis
-/// `g` is not the concatenation of the shards' casts, or std::nullopt.
-static std::optional<std::string> getCastBlocker(const CastInfo &c, int64_t g,
-                                                 int64_t local) {
-  std::string reason;
-  llvm::raw_string_ostream os(reason);
-  if (c.perGroup) {
-    os << "per-group Float8 scales follow the runtime token offsets";
-    return reason;
-  }
-  if (c.granularity == Float8Granularity::Tensorwise) {
-    os << "a tensorwise Float8 scale is the amax of the whole tensor: "
-          "each shard would be scaled by its own amax";
-    return reason;
-  }
-  if (c.granularity == Float8Granularity::Axiswise) {
-    if (c.axis == g) {
-      os << "the axiswise Float8 amax along dimension " << c.axis
-         << " spans the shards of the gather";
-      return reason;
-    }
-    return std::nullopt;
-  }
-  switch (c.layout) {
-  case ScaleLayout::RowMajor:
-    if (c.axis == g && local % 32 != 0) {
-      os << "each shard holds " << local << " elements of the quantized "
-         << "dimension " << c.axis << ", not a multiple of 32: a 32-element "
-         << "block would straddle two shards";
-      return reason;
-    }
-    return std::nullopt;
-  case ScaleLayout::Blocked:
-    if (c.axis == g) {
-      os << "blocked scales along the gather axis: the layout interleaves "
-            "the blocks of each 128-row tile, so the shards' scale bytes do "
-            "not concatenate";
-      return reason;
-    }
-    if (local % 128 != 0) {
-      os << "blocked scales of " << local << " rows per shard: not whole "
-         << "128-row tiles";
-      return reason;
-    }
-    return std::nullopt;
-  default:
-    os << "scale layout " << stringifyScaleLayout(c.layout);
-    return reason;
-  }
-}
+using namespace mlir::mxfp8train::collective;
 
 /// The all_gather whose result is `value`, looking through the identity
 /// `tensor.cast`s that shard-partition leaves after it, or null.
 static shard::AllGatherOp getGatherOf(Value value) {
-  while (auto cast = value.getDefiningOp<tensor::CastOp>()) {
-    if (cast.getSource().getType() != cast.getType())
-      return {};
-    value = cast.getSource();
-  }
-  return value.getDefiningOp<shard::AllGatherOp>();
-}
-
-/// The users of `gather`'s result, through identity `tensor.cast`s.
-static SmallVector<Operation *>
-getUsersThroughCasts(shard::AllGatherOp gather) {
-  SmallVector<Operation *> users;
-  SmallVector<Value> worklist = {gather.getResult()};
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    for (Operation *user : value.getUsers()) {
-      auto cast = dyn_cast<tensor::CastOp>(user);
-      if (cast && cast.getSource().getType() == cast.getType())
-        worklist.push_back(cast.getResult());
-      else
-        users.push_back(user);
-    }
-  }
-  return users;
+  return lookThroughIdentityCasts(value).getDefiningOp<shard::AllGatherOp>();
 }
 
 bool mlir::mxfp8train::isQuantizeOfAllGather(Operation *op) {
@@ -157,7 +61,7 @@ mlir::mxfp8train::getQuantizeBeforeAllGatherBlocker(Operation *op) {
   for (const CastInfo &c : getCasts(op))
     if (std::optional<std::string> reason = getCastBlocker(c, g, local))
       return reason;
-  for (Operation *user : getUsersThroughCasts(gather)) {
+  for (Operation *user : getUsersThroughIdentityCasts(gather.getResult())) {
     if (!isa<QuantizeOp, QuantizeDualOp>(user))
       return "the gathered tensor is also used by '" +
              user->getName().getStringRef().str() +
@@ -222,16 +126,7 @@ struct MoveQuantizeBeforeAllGather final : OpRewritePattern<OpTy> {
     // The high-precision gather and its casts go once nothing reads them.
     Value input = op->getOperand(0);
     rewriter.replaceOp(op, gathered);
-    while (input.use_empty()) {
-      // Read what the producer reads before it is erased.
-      Operation *producer = input.getDefiningOp();
-      bool isGather = producer == gather.getOperation();
-      Value next = isGather ? Value() : producer->getOperand(0);
-      rewriter.eraseOp(producer);
-      if (isGather)
-        break;
-      input = next;
-    }
+    eraseDeadCastChain(rewriter, input, gather);
     return success();
   }
 };

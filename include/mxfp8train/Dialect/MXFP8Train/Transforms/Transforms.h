@@ -376,6 +376,25 @@ bool isQuantizeOfAllGather(Operation *op);
 /// (`mxfp8train-quantize-before-all-gather`, FSDP fp8 all-gather).
 void populateQuantizeBeforeAllGatherPatterns(RewritePatternSet &patterns);
 
+/// Why the `quantize` or `quantize_dual` `op`, whose input is the result of
+/// a `shard.all_to_all`, cannot be moved before that exchange without
+/// changing its bytes (or without leaving the high-precision exchange in
+/// place): a sentence for a remark. std::nullopt when it can be moved, or
+/// when `op` is not such a quantize (QuantizeBeforeAllToAll.cpp).
+std::optional<std::string> getQuantizeBeforeAllToAllBlocker(Operation *op);
+
+/// Whether `op` is a `quantize` or `quantize_dual` of a
+/// `shard.all_to_all`'s result.
+bool isQuantizeOfAllToAll(Operation *op);
+
+/// Adds the pattern that moves a `quantize` / `quantize_dual` of an
+/// exchanged tensor before the `shard.all_to_all` (quantize each process's
+/// tensor, then exchange the fp8 data and the scales of every cast) when
+/// getQuantizeBeforeAllToAllBlocker finds nothing against it
+/// (`mxfp8train-quantize-before-all-to-all`, MXFP8 expert-parallel
+/// dispatch).
+void populateQuantizeBeforeAllToAllPatterns(RewritePatternSet &patterns);
+
 } // namespace mlir::mxfp8train
 
 #endif // MXFP8TRAIN_DIALECT_MXFP8TRAIN_TRANSFORMS_TRANSFORMS_H
