@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
 using namespace mlir::mxfp8train;
@@ -112,4 +113,59 @@ void collective::eraseDeadCastChain(RewriterBase &rewriter, Value input,
       break;
     input = next;
   }
+}
+
+std::optional<std::string> collective::getOtherUsersBlocker(
+    Value collected, Operation *op, StringRef what, StringRef collective,
+    function_ref<bool(const CastInfo &)> blocksCast) {
+  for (Operation *user : getUsersThroughIdentityCasts(collected)) {
+    if (!isa<QuantizeOp, QuantizeDualOp>(user))
+      return ("the " + what + " tensor is also used by '" +
+              user->getName().getStringRef() + "': its high-precision " +
+              collective + " would stay as well")
+          .str();
+    // The other quantizes of the tensor must move too, or the
+    // high-precision collective stays.
+    if (user == op)
+      continue;
+    for (const CastInfo &c : getCasts(user))
+      if (blocksCast(c))
+        return ("another quantize of the " + what +
+                " tensor cannot move: its high-precision " + collective +
+                " would stay")
+            .str();
+  }
+  return std::nullopt;
+}
+
+FailureOr<int64_t> collective::moveQuantizesBeforeCollective(
+    Operation *root, StringRef collective,
+    function_ref<bool(Operation *)> isCandidate,
+    function_ref<std::optional<std::string>(Operation *)> getBlocker,
+    function_ref<void(RewritePatternSet &)> populate, bool emitRemarks) {
+  int64_t candidates = 0, blocked = 0;
+  root->walk([&](Operation *op) {
+    if (!isCandidate(op))
+      return;
+    ++candidates;
+    std::optional<std::string> reason = getBlocker(op);
+    if (!reason)
+      return;
+    ++blocked;
+    if (emitRemarks)
+      op->emitRemark() << "quantize left after its " << collective << ": "
+                       << *reason;
+  });
+  if (candidates == blocked)
+    return int64_t(0);
+  RewritePatternSet patterns(root->getContext());
+  populate(patterns);
+  // Only the moves: no folding, no region simplification.
+  GreedyRewriteConfig config;
+  config.enableFolding(false)
+      .enableConstantCSE(false)
+      .setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+  if (failed(applyPatternsGreedily(root, std::move(patterns), config)))
+    return failure();
+  return candidates - blocked;
 }

@@ -14,6 +14,8 @@
 
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
 
+#include "mlir/IR/PatternMatch.h"
+
 #include <optional>
 #include <string>
 
@@ -51,6 +53,26 @@ SmallVector<Operation *> getUsersThroughIdentityCasts(Value value);
 /// collective `collective` at its start, once nothing reads them.
 void eraseDeadCastChain(RewriterBase &rewriter, Value input,
                         Operation *collective);
+
+/// Why the collective's result `collected` (called `what`, e.g. "gathered")
+/// keeps its high-precision collective although `op` could move: a user
+/// other than a quantize, or another quantize one of whose casts
+/// `blocksCast` rejects. std::nullopt when every user can move.
+std::optional<std::string>
+getOtherUsersBlocker(Value collected, Operation *op, StringRef what,
+                     StringRef collective,
+                     function_ref<bool(const CastInfo &)> blocksCast);
+
+/// The driver of a quantize-before-collective pass over `root`: a remark
+/// `"quantize left after its <collective>: <reason>"` at every candidate
+/// that `getBlocker` rejects (with `emitRemarks`), then the patterns of
+/// `populate`, greedily, without folding. Returns the number of quantizes
+/// moved, or failure when the driver fails.
+FailureOr<int64_t> moveQuantizesBeforeCollective(
+    Operation *root, StringRef collective,
+    function_ref<bool(Operation *)> isCandidate,
+    function_ref<std::optional<std::string>(Operation *)> getBlocker,
+    function_ref<void(RewritePatternSet &)> populate, bool emitRemarks);
 
 } // namespace collective
 } // namespace mxfp8train

@@ -23,7 +23,6 @@
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #define DEBUG_TYPE "mxfp8train-quantize-before-all-gather"
 
@@ -61,21 +60,9 @@ mlir::mxfp8train::getQuantizeBeforeAllGatherBlocker(Operation *op) {
   for (const CastInfo &c : getCasts(op))
     if (std::optional<std::string> reason = getCastBlocker(c, g, local))
       return reason;
-  for (Operation *user : getUsersThroughIdentityCasts(gather.getResult())) {
-    if (!isa<QuantizeOp, QuantizeDualOp>(user))
-      return "the gathered tensor is also used by '" +
-             user->getName().getStringRef().str() +
-             "': its high-precision gather would stay as well";
-    // The other quantizes of the tensor must move too, or the
-    // high-precision gather stays.
-    if (user == op)
-      continue;
-    for (const CastInfo &c : getCasts(user))
-      if (getCastBlocker(c, g, local))
-        return std::string("another quantize of the gathered tensor cannot "
-                           "move: its high-precision gather would stay");
-  }
-  return std::nullopt;
+  return getOtherUsersBlocker(
+      gather.getResult(), op, "gathered", "gather",
+      [&](const CastInfo &c) { return bool(getCastBlocker(c, g, local)); });
 }
 
 namespace {
@@ -150,31 +137,13 @@ struct QuantizeBeforeAllGatherPass final
   using Base::Base;
 
   void runOnOperation() override {
-    int64_t candidates = 0, blocked = 0;
-    getOperation()->walk([&](Operation *op) {
-      if (!isQuantizeOfAllGather(op))
-        return;
-      ++candidates;
-      std::optional<std::string> reason = getQuantizeBeforeAllGatherBlocker(op);
-      if (!reason)
-        return;
-      ++blocked;
-      if (emitRemarks)
-        op->emitRemark() << "quantize left after its all-gather: " << *reason;
-    });
-    if (candidates == blocked)
-      return;
-    RewritePatternSet patterns(&getContext());
-    populateQuantizeBeforeAllGatherPatterns(patterns);
-    // Only the moves: no folding, no region simplification.
-    GreedyRewriteConfig config;
-    config.enableFolding(false)
-        .enableConstantCSE(false)
-        .setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
-    if (failed(
-            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
+    FailureOr<int64_t> moved = moveQuantizesBeforeCollective(
+        getOperation(), "all-gather", isQuantizeOfAllGather,
+        getQuantizeBeforeAllGatherBlocker,
+        populateQuantizeBeforeAllGatherPatterns, emitRemarks);
+    if (failed(moved))
       return signalPassFailure();
-    numMoved += candidates - blocked;
+    numMoved += *moved;
   }
 };
 } // namespace

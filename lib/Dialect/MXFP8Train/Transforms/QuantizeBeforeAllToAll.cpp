@@ -23,7 +23,6 @@
 
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #define DEBUG_TYPE "mxfp8train-quantize-before-all-to-all"
 
@@ -91,21 +90,11 @@ mlir::mxfp8train::getQuantizeBeforeAllToAllBlocker(Operation *op) {
     if (std::optional<std::string> reason =
             getCastBlocker(c, exchange, *processes))
       return reason;
-  for (Operation *user : getUsersThroughIdentityCasts(exchange.getResult())) {
-    if (!isa<QuantizeOp, QuantizeDualOp>(user))
-      return "the exchanged tensor is also used by '" +
-             user->getName().getStringRef().str() +
-             "': its high-precision all-to-all would stay as well";
-    // The other quantizes of the tensor must move too, or the
-    // high-precision exchange stays.
-    if (user == op)
-      continue;
-    for (const CastInfo &c : getCasts(user))
-      if (getCastBlocker(c, exchange, *processes))
-        return std::string("another quantize of the exchanged tensor cannot "
-                           "move: its high-precision all-to-all would stay");
-  }
-  return std::nullopt;
+  return getOtherUsersBlocker(exchange.getResult(), op, "exchanged",
+                              "all-to-all", [&](const CastInfo &c) {
+                                return bool(
+                                    getCastBlocker(c, exchange, *processes));
+                              });
 }
 
 namespace {
@@ -177,31 +166,13 @@ struct QuantizeBeforeAllToAllPass final
   using Base::Base;
 
   void runOnOperation() override {
-    int64_t candidates = 0, blocked = 0;
-    getOperation()->walk([&](Operation *op) {
-      if (!isQuantizeOfAllToAll(op))
-        return;
-      ++candidates;
-      std::optional<std::string> reason = getQuantizeBeforeAllToAllBlocker(op);
-      if (!reason)
-        return;
-      ++blocked;
-      if (emitRemarks)
-        op->emitRemark() << "quantize left after its all-to-all: " << *reason;
-    });
-    if (candidates == blocked)
-      return;
-    RewritePatternSet patterns(&getContext());
-    populateQuantizeBeforeAllToAllPatterns(patterns);
-    // Only the moves: no folding, no region simplification.
-    GreedyRewriteConfig config;
-    config.enableFolding(false)
-        .enableConstantCSE(false)
-        .setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
-    if (failed(
-            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
+    FailureOr<int64_t> moved = moveQuantizesBeforeCollective(
+        getOperation(), "all-to-all", isQuantizeOfAllToAll,
+        getQuantizeBeforeAllToAllBlocker,
+        populateQuantizeBeforeAllToAllPatterns, emitRemarks);
+    if (failed(moved))
       return signalPassFailure();
-    numMoved += candidates - blocked;
+    numMoved += *moved;
   }
 };
 } // namespace
