@@ -232,6 +232,12 @@ struct GemmSpec {
   /// (227 KiB): the ring kernels that size their stage count to fit
   /// (Tcgen05, WgmmaFloat8) stay within it.
   static constexpr int64_t kMaxSharedBytes = 232448;
+  /// Lowers `stages` (down to 2) until sharedBytes() fits in
+  /// kMaxSharedBytes: as many stages as fit, from the count asked for.
+  void fitStagesToSharedMemory() {
+    while (stages > 2 && sharedBytes() > kMaxSharedBytes)
+      --stages;
+  }
   /// Dynamic shared memory: the stages, the mbarriers, the extra bytes and
   /// 1 KiB to align the stages to 1024.
   int64_t sharedBytes() const {

@@ -723,6 +723,5 @@ void gpu_lowering::configureTcgen05Gemm(GemmSpec &spec, int64_t ctaGroup) {
   spec.prefetch = 1;
   // As many stages as fit: four of 49 KiB (1-CTA), six of 33 KiB (2-CTA).
   spec.stages = kMaxStages;
-  while (spec.stages > 2 && spec.sharedBytes() > GemmSpec::kMaxSharedBytes)
-    --spec.stages;
+  spec.fitStagesToSharedMemory();
 }

@@ -272,8 +272,7 @@ static void configureFromOp(Operation *op, const GPUTargetInfo &target,
     return;
   // (ncu on the H200: with four stages of 128 x 128 the MMA warps of the
   // promoted kernel waited for full stages a fifth of the time.)
-  while (spec.stages > 2 && spec.sharedBytes() > GemmSpec::kMaxSharedBytes)
-    --spec.stages;
+  spec.fitStagesToSharedMemory();
 }
 
 /// The host side of a Float8 GEMM: the tensor maps of the operands (in
