@@ -13,7 +13,8 @@
 # builds as TAG=OPTIONS pairs (space separated), each NAME.mx-TAG.cuda.*
 # lowered with mxfp8train-lower-to-gpu{chip=CHIP OPTIONS}, e.g.
 # LOWERING_VARIANTS="nofuse=fuse-producers=false" (step-bench.sh checks
-# that every such variant computes the same bits as NAME.mx).
+# that every such variant computes the same bits as NAME.mx); each recipe
+# of EXTRA_RECIPES gets them too, as NAME.TAG-VARIANT.
 # EXTRA_RECIPES: other recipes as TAG=RECIPE pairs (space separated), e.g.
 # EXTRA_RECIPES="f8row=float8_rowwise f8tw=float8_tensorwise": each
 # NAME.TAG.cuda.* is the step converted with that recipe (listed in
@@ -62,6 +63,14 @@ for step in llama3_8b_mlp:mlp_train_step:llama3_8b_mlp_train_step \
          2> "$out/$name.$tag.err"; then
       echo "make-step-artifacts: $name.$tag (${pair#*=})"
       rm -f "$out/$name.$tag.err"
+      for variant in ${LOWERING_VARIANTS:-}; do
+        "$compile" "$out/src/$name.mlir" --entry="$entry" --device=cuda --chip="$chip" \
+          --pipeline="mxfp8train-rewrite-matmuls{recipe=${pair#*=}},canonicalize,cse" \
+          --lowering="mxfp8train-lower-to-gpu{chip=$chip ${variant#*=}}" \
+          -o "$out/$name.$tag-${variant%%=*}.cuda.o" \
+          --manifest="$out/$name.$tag-${variant%%=*}.cuda.manifest" 2> /dev/null
+        echo "make-step-artifacts: $name.$tag-${variant%%=*} (${variant#*=})"
+      done
     else
       echo "make-step-artifacts: $name.$tag (${pair#*=}) not compiled: $(grep -m1 error "$out/$name.$tag.err")"
     fi

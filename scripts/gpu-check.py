@@ -70,6 +70,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import gpu_check_float8  # noqa: E402  (the Float8 cast cases)
+import gpu_check_fusions  # noqa: E402  (fused against unfused lowerings)
 # Writes the cubin of a lowered module (`--bin OUT`); shared with the tests.
 EXTRACT_PTX = os.path.join(ROOT, "test", "Target", "PTX", "Inputs", "extract-ptx.py")
 
@@ -321,6 +322,8 @@ def case_module(case, for_cpu):
         ins, outs, body = float8_gemm_module(case)
     elif k in gpu_check_float8.KINDS:
         ins, outs, body = gpu_check_float8.case_body(case)
+    elif k in gpu_check_fusions.KINDS:
+        ins, outs, body = gpu_check_fusions.case_body(case)
     elif k == "to_blocked":
         shape = case["shape"]
         ins = [(shape, "f8E8M0FNU")]
@@ -373,6 +376,8 @@ def make_inputs(case, ins, rng):
         arrays.append(np.array(case["offs"], dtype=np.int32))
     elif k in gpu_check_float8.KINDS:
         arrays += gpu_check_float8.make_inputs(case, ins, rng, f32_bits_to_bf16)
+    elif k in gpu_check_fusions.KINDS:
+        arrays += gpu_check_fusions.make_inputs(case, ins, rng, f32_bits_to_bf16)
     elif k == "to_blocked":
         arrays.append(rng.integers(0, 256, size=ins[0][0], dtype=np.uint8))
         if "offs" in case:
@@ -774,7 +779,8 @@ def prepare(args):
     shutil.copy(os.path.join(build, "lib", "libmxfp8train_runtime.so"), out)
     rng = np.random.default_rng(args.seed)
     manifest = dict(chip=args.chip, cases=[], timing=[])
-    for case in quantize_cases() + float8_gemm_cases() + gpu_check_float8.cases():
+    for case in (quantize_cases() + float8_gemm_cases() +
+                 gpu_check_float8.cases() + gpu_check_fusions.cases()):
         name = case["name"]
         if args.cases and not re.search(args.cases, name):
             continue
@@ -784,8 +790,12 @@ def prepare(args):
         with open(os.path.join(cdir, "gpu.mlir"), "w") as f:
             f.write(gpu_text)
         float8 = case["kind"] == "f8mm"
+        # Fusion cases: the reference is the unfused lowering on the GPU.
+        fusion = case["kind"] in gpu_check_fusions.KINDS
         if float8:
             inputs, ref, mag = float8_gemm_inputs(case, rng)
+        elif fusion:
+            inputs = make_inputs(case, ins, rng)
         else:
             cpu_text, _, _ = case_module(case, for_cpu=True)
             with open(os.path.join(cdir, "cpu.mlir"), "w") as f:
@@ -800,6 +810,13 @@ def prepare(args):
             os.makedirs(os.path.join(cdir, "ref"), exist_ok=True)
             np.save(os.path.join(cdir, "ref", "r0.npy"), ref)
             np.save(os.path.join(cdir, "ref", "mag0.npy"), mag)
+        elif fusion:
+            obj = os.path.join(cdir, "ref.o")
+            run(["bash", os.path.join(ROOT, "scripts", "aot-compile.sh"),
+                 os.path.join(cdir, "gpu.mlir"), obj, args.chip,
+                 gpu_check_fusions.REFERENCE_OPTIONS[case["fusion"]]], env=env)
+            run(["c++", "-shared", "-o", os.path.join(cdir, "libref.so"), obj])
+            os.remove(obj)
         else:
             run([mrun, os.path.join(cdir, "cpu.mlir"), "--entry=case",
                  "--output-dir=" + os.path.join(cdir, "ref")] +
@@ -817,8 +834,10 @@ def prepare(args):
             outputs=[dict(shape=s, elem=e) for s, e in outs]))
         if float8:
             manifest["cases"][-1]["tolerance"] = FLOAT8_GEMM_TOLERANCE[case["out"]]
-        if case["kind"] in gpu_check_float8.KINDS:
+        if case["kind"] in gpu_check_float8.KINDS or fusion:
             manifest["cases"][-1]["nan_equal"] = True
+        if fusion:
+            manifest["cases"][-1]["gpu_reference"] = True
     prepare_gemm_timing(args, out, env, manifest)
     prepare_timing(args, opt, out, manifest, "")
     with open(manifest_path, "w") as f:
@@ -948,6 +967,15 @@ def run_gemm_timing(args, cp):
                       fast))
 
 
+def call_case(lib, dev_in, dev_out, cp):
+    """Calls the case's _mlir_ciface_case on device buffers and waits."""
+    descs = [make_descriptor(a.data.ptr, list(a.shape)) for a in dev_in + dev_out]
+    fn = lib._mlir_ciface_case
+    fn.restype = None
+    fn(*[ctypes.byref(d) for d in descs])
+    cp.cuda.runtime.deviceSynchronize()
+
+
 def run_cases(args, cp):
     manifest = json.load(open(os.path.join(args.dir, "manifest.json")))
     failures = 0
@@ -964,18 +992,22 @@ def run_cases(args, cp):
             a.reshape(-1).view(cp.uint8)[...] = 0xA5
             dev_out.append(a)
         cp.cuda.runtime.deviceSynchronize()
-        descs = [make_descriptor(a.data.ptr, list(a.shape)) for a in dev_in + dev_out]
-        fn = lib._mlir_ciface_case
-        fn.restype = None
-        fn(*[ctypes.byref(d) for d in descs])
-        cp.cuda.runtime.deviceSynchronize()
+        call_case(lib, dev_in, dev_out, cp)
+        refs = None
+        if case.get("gpu_reference"):
+            # The unfused lowering of the same module, on the same inputs.
+            ref_out = [cp.zeros_like(a) for a in dev_out]
+            call_case(ctypes.CDLL(os.path.join(cdir, "libref.so")), dev_in,
+                      ref_out, cp)
+            refs = [cp.asnumpy(a).reshape(-1).view(np.uint8) for a in ref_out]
         bad = []
         if "tolerance" in case:
             bad = compare_with_tolerance(case, cdir, dev_out, cp)
             dev_out = []
         for j, a in enumerate(dev_out):
             got = cp.asnumpy(a).reshape(-1).view(np.uint8)
-            ref = np.load(os.path.join(cdir, "ref", "r%d.npy" % j)).reshape(-1).view(np.uint8)
+            ref = (refs[j] if refs is not None else
+                   np.load(os.path.join(cdir, "ref", "r%d.npy" % j)).reshape(-1).view(np.uint8))
             if case.get("nan_equal"):
                 # Float8 casts: f32 / bf16 NaNs of any payload match.
                 same, why = gpu_check_float8.outputs_equal(

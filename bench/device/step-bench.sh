@@ -117,22 +117,23 @@ time_ours() {
   fi
 }
 
-# check_variants NAME ENTRY: every lowering variant NAME.mx-TAG (bench/
-# make-step-artifacts.sh LOWERING_VARIANTS) must compute the same bits as
-# NAME.mx on the same inputs (mxfp8-launch --compare-with --expect-exact).
+# check_variants NAME ENTRY BASE: every lowering variant NAME.BASE-TAG
+# (bench/make-step-artifacts.sh LOWERING_VARIANTS; BASE is mx or a recipe
+# tag) must compute the same bits as NAME.BASE on the same inputs
+# (mxfp8-launch --compare-with --expect-exact).
 variant_failures=0
 check_variants() {
-  local name="$1" entry="$2" manifest tag log
-  for manifest in "$dir/$name".mx-*.cuda.manifest; do
+  local name="$1" entry="$2" base="$3" manifest tag log
+  for manifest in "$dir/$name.$base"-*.cuda.manifest; do
     [ -e "$manifest" ] || continue
     tag="$(basename "${manifest%.cuda.manifest}")"; tag="${tag#"$name".}"
     log="$work/$name.$tag.compare.log"
-    if "$launch" "$work/$name.mx.cuda.so" "$dir/$name.mx.cuda.manifest" --entry="$entry" \
+    if "$launch" "$work/$name.$base.cuda.so" "$dir/$name.$base.cuda.manifest" --entry="$entry" \
          --gpu="$gpu" --compare-with="$work/$name.$tag.cuda.so:$entry" \
          --compare-manifest="$manifest" --expect-exact > "$log" 2>&1; then
-      echo "== $name: $tag computes the same bits as mx"
+      echo "== $name: $tag computes the same bits as $base"
     else
-      echo "== $name: $tag DIFFERS from mx (or failed):"; tail -n 12 "$log"
+      echo "== $name: $tag DIFFERS from $base (or failed):"; tail -n 12 "$log"
       variant_failures=$((variant_failures + 1))
     fi
   done
@@ -141,7 +142,10 @@ check_variants() {
 for manifest in "$dir"/*.mx.cuda.manifest; do
   name="$(basename "${manifest%.mx.cuda.manifest}")"
   entry="$(awk '$1 == "func" { print $2; exit }' "$manifest")"
-  check_variants "$name" "$entry"
+  check_variants "$name" "$entry" mx
+  while read -r tag recipe; do
+    [ -e "$dir/$name.$tag.cuda.manifest" ] && check_variants "$name" "$entry" "$tag"
+  done < <(cat "$dir/recipes.txt" 2>/dev/null)
   [ -n "${VARIANTS_ONLY:-}" ] && continue
   for alloc in device pool; do
     time_ours "$name" "$entry" mx "$alloc"
@@ -150,6 +154,12 @@ for manifest in "$dir"/*.mx.cuda.manifest; do
   while read -r tag recipe; do
     [ -e "$dir/$name.$tag.cuda.manifest" ] || continue
     time_ours "$name" "$entry" "$tag" pool
+    # The recipe's lowering variants, timed beside it.
+    for manifest in "$dir/$name.$tag"-*.cuda.manifest; do
+      [ -e "$manifest" ] || continue
+      variant="$(basename "${manifest%.cuda.manifest}")"
+      time_ours "$name" "$entry" "${variant#"$name".}" pool
+    done
     echo "== $name.$tag ($recipe) against $name.hp:"
     "$launch" "$work/$name.$tag.cuda.so" "$dir/$name.$tag.cuda.manifest" --entry="$entry" \
       --gpu="$gpu" --compare-with="$work/$name.hp.cuda.so:$entry" \

@@ -69,6 +69,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   convertOptions.simpleGemm = options.simpleGemm;
   convertOptions.float8PromoteInterval = options.float8PromoteInterval;
   convertOptions.fuseDequant = options.fuseDequant;
+  convertOptions.fuseTransposes = options.fuseTransposes;
   // canonicalize and cse run before the conversion, never between it and
   // bufferization: the kernels read tensors through
   // `bufferization.to_buffer`, which cse would merge across the ops in

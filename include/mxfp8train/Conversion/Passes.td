@@ -128,6 +128,13 @@ def ConvertMXFP8TrainToGPUPass
     padding) and its own guard flag: the GEMM launches no dequantization
     pre-pass for it (Gemm/DequantFusion.h). The results are bit-identical.
 
+    With `fuse-transposes` (default; sm_90a), a Float8 `quantize` whose
+    data a Float8 GEMM in the same block reads MN-major (a column cast along
+    K, a per-group cast with the GEMM's `offs`, or a tensorwise cast) also
+    writes the K-major copy that the GEMM's fp8 wgmma reads, and the GEMM
+    launches no transpose pre-pass for it (Gemm/Float8TransposeFusion.h).
+    The results are bit-identical.
+
     Linalg contractions (`linalg.matmul` in any operand orientation,
     `linalg.batch_matmul`) and `grouped_mm` with bf16 / f16 operands become
     the bf16 wgmma GEMM of the MX path on sm_90a (Gemm/HighPrecisionGemm.cpp;
@@ -157,6 +164,10 @@ def ConvertMXFP8TrainToGPUPass
            "sm_90a: a quantize whose data and scales feed a pre-dequantized "
            "GEMM operand in the same block also writes that operand's bf16 "
            "form, and the GEMM launches no dequantization pre-pass for it">,
+    Option<"fuseTransposes", "fuse-transposes", "bool", /*default=*/"true",
+           "sm_90a: a Float8 quantize whose data a Float8 GEMM in the same "
+           "block reads MN-major also writes the K-major copy that GEMM "
+           "reads, and the GEMM launches no fp8 transpose pre-pass for it">,
     Option<"simpleGemm", "simple-gemm", "bool", /*default=*/"false",
            "Lower every GEMM (scaled_mm / scaled_grouped_mm, linalg "
            "contractions, grouped_mm) with the simple tiled kernels even "

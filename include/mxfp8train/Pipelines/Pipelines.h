@@ -82,6 +82,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("sm_90a: quantize kernels write the bf16 operands of "
                      "the GEMMs they feed (no dequantization pre-pass)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> fuseTransposes{
+      *this, "fuse-transposes",
+      llvm::cl::desc("sm_90a: Float8 quantize kernels write the K-major "
+                     "copies the Float8 GEMMs they feed read (no fp8 "
+                     "transpose pre-pass)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> simpleGemm{
       *this, "simple-gemm",
       llvm::cl::desc("Lower every GEMM (scaled_mm / scaled_grouped_mm, "

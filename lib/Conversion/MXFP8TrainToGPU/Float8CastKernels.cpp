@@ -36,6 +36,7 @@
 #include "Float8CastKernels.h"
 #include "CastLanes.h"
 #include "FusedProducer.h"
+#include "Gemm/Float8TransposeFusion.h"
 #include "mxfp8train/Conversion/Utils/Float8Arith.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -626,6 +627,8 @@ struct Float8QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
     SmallVector<Type> warpMaxType = {getWarpMaxType(rewriter.getContext())};
 
     if (v.kind == Float8ViewKind::Row) {
+      assert(!getKMajorOutput(op) &&
+             "a row cast is never a GEMM's MN-major operand");
       RowPlan p = RowPlan::get(v, spec.inType);
       SmallVector<Value> args = ins;
       args.append({data, scales});
@@ -679,6 +682,32 @@ struct Float8QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
                        kTensorAmaxMaxCTAs);
     launch(rewriter, loc, amaxKernel, amaxGrid, amaxArgs);
 
+    // The GEMMs that read the data MN-major read the K-major copy this
+    // cast writes instead (Gemm/Float8TransposeFusion.h).
+    if (const FusedTransposedOperand *fused = getKMajorOutput(op)) {
+      const Float8TransposeSpec &d = fused->form.d;
+      SmallVector<int64_t> view = {d.batches * d.k, d.rows};
+      SmallVector<Value> kIns = input.getViews(rewriter, loc, view);
+      Value kData = fused->writeData
+                        ? collapseTo(rewriter, loc, buffers[0], view)
+                        : Value();
+      Value kWords = words, kScales = buffers[1];
+      if (column) {
+        int64_t numScales = v.outer * v.inner;
+        kWords = collapseTo(rewriter, loc, words, {numScales});
+        kScales = collapseTo(rewriter, loc, buffers[1], {numScales});
+      }
+      launchFloat8KMajorCast(
+          rewriter, loc, cache, *fused,
+          column ? Float8ScaleLayout::Column : Float8ScaleLayout::Tensor, input,
+          kIns, kWords, kData, kScales, spec.inType, spec.pow2);
+      SmallVector<Value> tensors;
+      for (Value buffer : buffers)
+        tensors.push_back(toTensor(rewriter, loc, buffer));
+      rewriter.replaceOp(op, tensors);
+      return success();
+    }
+
     SmallVector<Value> castArgs = ins;
     castArgs.append({words, data, scales});
     gpu::GPUFuncOp castKernel = cache.getOrCreate(
@@ -697,6 +726,12 @@ struct Float8QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
                : cache.getGridSize(v.red / lanes);
     return launchAndReplace(rewriter, op, castKernel, castGrid, castArgs,
                             buffers);
+  }
+
+  /// The K-major copy this cast writes for Float8 GEMMs, or null.
+  const FusedTransposedOperand *getKMajorOutput(QuantizeOp op) const {
+    const Float8TransposeFusion *fusion = cache.getFloat8TransposeFusion();
+    return fusion ? fusion->getQuantizeOutput(op) : nullptr;
   }
 
   bool fuseProducers;

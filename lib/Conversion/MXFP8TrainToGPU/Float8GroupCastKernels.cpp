@@ -43,6 +43,7 @@
 #include "CastLanes.h"
 #include "Float8CastKernels.h"
 #include "FusedProducer.h"
+#include "Gemm/Float8TransposeFusion.h"
 #include "GroupTable.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -353,6 +354,28 @@ struct Float8GroupQuantizeOpToGPU final : KernelPattern<QuantizeOp> {
       launch(rewriter, loc, amaxKernel,
              cache.getGridSize(spec.rowChunks(kColumnAmaxRows) * spec.strips()),
              amaxArgs);
+    }
+
+    // The GEMMs that read the data MN-major read the K-major copy this
+    // cast writes instead (Gemm/Float8TransposeFusion.h); nothing else
+    // reads the data.
+    const Float8TransposeFusion *fusion = cache.getFloat8TransposeFusion();
+    if (const FusedTransposedOperand *fused =
+            fusion ? fusion->getQuantizeOutput(op) : nullptr) {
+      assert(!fused->writeData && fused->form.d.k == spec.tokens &&
+             fused->form.d.rows == spec.cols &&
+             "the plan fuses per-group casts read only K-major");
+      int64_t numScales = spec.groups * spec.cols;
+      launchFloat8KMajorCast(
+          rewriter, loc, cache, *fused, Float8ScaleLayout::Group, input, ins,
+          collapseTo(rewriter, loc, words, {numScales}), Value(),
+          collapseTo(rewriter, loc, buffers[1], {numScales}), spec.hpType,
+          spec.pow2);
+      SmallVector<Value> tensors;
+      for (Value buffer : buffers)
+        tensors.push_back(toTensor(rewriter, loc, buffer));
+      rewriter.replaceOp(op, tensors);
+      return success();
     }
 
     SmallVector<Value> castArgs = ins;

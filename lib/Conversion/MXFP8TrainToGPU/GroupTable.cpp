@@ -92,3 +92,16 @@ Value gpu_lowering::findGroup(KernelBuilder &kb, Value table,
   }
   return lo;
 }
+
+bool gpu_lowering::haveSameOffsets(Value a, Value b) {
+  if (a == b)
+    return true;
+  auto padA = a.getDefiningOp<PadTokenGroupsOp>();
+  auto padB = b.getDefiningOp<PadTokenGroupsOp>();
+  return padA && padB && a == padA.getPaddedOffs() &&
+         b == padB.getPaddedOffs() &&
+         padA.getAlignment() == padB.getAlignment() &&
+         padA.getInput().getType().getDimSize(0) ==
+             padB.getInput().getType().getDimSize(0) &&
+         haveSameOffsets(padA.getOffs(), padB.getOffs());
+}

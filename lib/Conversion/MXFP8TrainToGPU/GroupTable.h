@@ -51,6 +51,12 @@ MemRefType getGroupTableType(MLIRContext *ctx, int64_t groups);
 Value findGroup(KernelBuilder &kb, Value table, GroupTableRow field, Value key,
                 int64_t groups);
 
+/// Whether the token group offsets `a` and `b` (tensors) hold the same
+/// values: one SSA value, or the padded offsets of two pad_token_groups with
+/// the same offsets, alignment and token count. Fusions that let one kernel
+/// lay out groups for another op's `offs` ask it.
+bool haveSameOffsets(Value a, Value b);
+
 } // namespace gpu_lowering
 } // namespace mxfp8train
 } // namespace mlir

@@ -104,6 +104,7 @@ public:
 };
 
 class DequantFusion;
+class Float8TransposeFusion;
 
 /// The kernel module, the target, and the kernels created so far.
 class KernelCache {
@@ -138,10 +139,22 @@ public:
     fusion = std::move(plan);
   }
 
+  /// The Float8 casts that write a Float8 GEMM's K-major operands
+  /// (Gemm/Float8TransposeFusion.h); null: none (every MN-major operand has
+  /// its transpose pre-pass).
+  const Float8TransposeFusion *getFloat8TransposeFusion() const {
+    return transposeFusion.get();
+  }
+  void
+  setFloat8TransposeFusion(std::shared_ptr<const Float8TransposeFusion> plan) {
+    transposeFusion = std::move(plan);
+  }
+
 private:
   gpu::GPUModuleOp module;
   GPUTargetInfo target;
   std::shared_ptr<const DequantFusion> fusion;
+  std::shared_ptr<const Float8TransposeFusion> transposeFusion;
 };
 
 //===----------------------------------------------------------------------===//

@@ -12,6 +12,7 @@
 #include "Float8CastKernels.h"
 #include "FusedProducer.h"
 #include "Gemm/DequantFusion.h"
+#include "Gemm/Float8TransposeFusion.h"
 #include "Gemm/WGMMAFloat8.h"
 #include "KernelBuilder.h"
 #include "mxfp8train/Conversion/Passes.h"
@@ -159,6 +160,11 @@ struct ConvertMXFP8TrainToGPUPass final
     // pre-dequantized GEMMs they feed, instead of the GEMMs' pre-passes.
     if (fuseDequant && *chipKind == GPUChip::SM90a && !simpleGemm)
       cache.setDequantFusion(DequantFusion::plan(module));
+    // sm_90a: Float8 casts that write the K-major copies the Float8 GEMMs
+    // read, instead of the GEMMs' transpose pre-passes.
+    if (fuseTransposes && *chipKind == GPUChip::SM90a && !simpleGemm)
+      cache.setFloat8TransposeFusion(
+          Float8TransposeFusion::plan(module, target));
     RewritePatternSet patterns(ctx);
     populateKernelPatterns(patterns, cache, fuseProducers, elementwiseKernels);
     if (simpleGemm) {

@@ -22,8 +22,9 @@
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e4m3_e4m3_bf16_256x512x384_b1_p1c1_v9w1s6_f8rr_acc128 blocks in (%c8, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c217184_i32 args(%[[AMAP]] : !llvm.ptr, %{{.*}} : memref<256xf32>, %[[BMAP]] : !llvm.ptr, %{{.*}} : memref<512xf32>, %{{.*}} : memref<131072xbf16>)
 
 // The transpose kernel: thread t loads 16-byte chunk t % 8 of source row
-// t / 8 (+ 32 rows per round, four rounds), zero past K or the rows, and
-// stores it at chunk (t % 8) ^ (row / 16 % 8) of the row in shared memory;
+// t / 8 (+ 32 rows per round, four rounds, all four loads first), zero past
+// K or the rows, and stores each at chunk (t % 8) ^ (row / 16 % 8) of the
+// row in shared memory;
 // after a barrier each thread gathers output row r = t / 8, K chunk
 // q = t % 8 (16 byte loads at rows 16 q + j, column chunk (r / 16) ^ q)
 // and stores them as 16 contiguous bytes of the K-major output.
@@ -38,16 +39,18 @@
 // CHECK-NEXT:      %[[IN2:.*]] = arith.cmpi ult, %[[SK]], %c384 : index
 // CHECK-NEXT:      %[[IN:.*]] = arith.andi %[[IN2]], %[[IN1]] : i1
 // CHECK-NEXT:      %[[V:.*]] = scf.if %[[IN]] -> (vector<16xi8>) {
+// CHECK-NEXT:        %[[BB:.*]] = arith.muli %{{.*}}, %c196608 : index
 // CHECK-NEXT:        %[[R:.*]] = arith.muli %[[SK]], %c512 : index
 // CHECK-NEXT:        %[[O:.*]] = arith.addi %[[R]], %[[COL]] : index
-// CHECK-NEXT:        %[[OB:.*]] = arith.addi %{{.*}}, %[[O]] : index
+// CHECK-NEXT:        %[[OB:.*]] = arith.addi %[[BB]], %[[O]] : index
 // CHECK-NEXT:        %[[L:.*]] = vector.load %[[SRC]][%[[OB]]] {alignment = 16 : i64} : memref<196608xf8E4M3FN>, vector<16xf8E4M3FN>
 // CHECK-NEXT:        %[[LB:.*]] = arith.bitcast %[[L]] : vector<16xf8E4M3FN> to vector<16xi8>
 // CHECK-NEXT:        scf.yield %[[LB]] : vector<16xi8>
 // CHECK-NEXT:      } else {
 // CHECK-NEXT:        scf.yield %cst : vector<16xi8>
 // CHECK-NEXT:      }
-// CHECK-NEXT:      %[[RB:.*]] = arith.divui %[[KK]], %c16 : index
+// CHECK-COUNT-3:   vector.load %[[SRC]]
+// CHECK:           %[[RB:.*]] = arith.divui %[[KK]], %c16 : index
 // CHECK-NEXT:      %[[RB8:.*]] = arith.remui %[[RB]], %c8 : index
 // CHECK-NEXT:      %[[SL:.*]] = arith.xori %[[CH]], %[[RB8]] : index
 // CHECK-NEXT:      %[[SLB:.*]] = arith.muli %[[SL]], %c16 : index
@@ -125,7 +128,7 @@ func.func @wgrad(%g: tensor<512x256xf8E5M2>, %t: tensor<f32>, %x: tensor<512x128
 // CHECK-LABEL: gpu.func @gemm_f8_transpose_e4m3_b1_k512_r256_g4(
 // CHECK-SAME:      %[[TSRC:.*]]: memref<131072xf8E4M3FN> {{{.*}}}, %[[TOFFS:.*]]: memref<4xi32> {{{.*}}}, %{{.*}}: memref<262144xf8E4M3FN>
 // CHECK:           %[[OK:.*]] = arith.muli %{{.*}}, %c128 : index
-// CHECK-NEXT:      %[[S:.*]]:5 = scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%[[ST:.*]] = %c0, %[[PS:.*]] = %c0, %{{.*}} = %false, %{{.*}} = %c0, %{{.*}} = %c0) -> (index, index, i1, index, index) {
+// CHECK-NEXT:      %[[S:.*]]:6 = scf.for %[[G:.*]] = %c0 to %c4 step %c1 iter_args(%[[ST:.*]] = %c0, %[[PS:.*]] = %c0, %{{.*}} = %false, %{{.*}} = %c0, %{{.*}} = %c0, %{{.*}} = %c0) -> (index, index, i1, index, index, index) {
 // CHECK-NEXT:        memref.load %[[TOFFS]]
 // CHECK-NEXT:        arith.index_cast
 // CHECK-NEXT:        %[[E0:.*]] = arith.maxsi %{{.*}}, %[[ST]] : index
@@ -138,6 +141,7 @@ func.func @wgrad(%g: tensor<512x256xf8E5M2>, %t: tensor<f32>, %x: tensor<512x128
 // CHECK-NEXT:        %[[SRC0:.*]] = arith.addi %[[ST]], %[[OFF]] : index
 // CHECK-NEXT:        arith.select %[[HIT]], %[[SRC0]], %{{.*}} : index
 // CHECK-NEXT:        arith.select %[[HIT]], %[[E]], %{{.*}} : index
+// CHECK-NEXT:        arith.select %[[HIT]], %[[G]], %{{.*}} : index
 // CHECK:           scf.if %[[S]]#2 {
 // CHECK:             %[[SROW:.*]] = arith.addi %[[S]]#3, %{{.*}} : index
 // CHECK:             arith.cmpi ult, %[[SROW]], %[[S]]#4 : index

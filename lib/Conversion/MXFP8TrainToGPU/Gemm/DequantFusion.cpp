@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DequantFusion.h"
+#include "../GroupTable.h"
 #include "GemmMainloop.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -92,22 +93,6 @@ static bool castMatchesForm(const QuantizeSource &src,
     outer *= dim;
   return outer == d.batches && shape[rank - 2] == d.l.k &&
          shape[rank - 1] == d.l.rows;
-}
-
-/// Whether the token group offsets `a` and `b` hold the same values: one
-/// SSA value, or the padded offsets of two pad_token_groups with the same
-/// offsets, alignment and token count.
-static bool haveSameOffsets(Value a, Value b) {
-  if (a == b)
-    return true;
-  auto padA = a.getDefiningOp<PadTokenGroupsOp>();
-  auto padB = b.getDefiningOp<PadTokenGroupsOp>();
-  return padA && padB && a == padA.getPaddedOffs() &&
-         b == padB.getPaddedOffs() &&
-         padA.getAlignment() == padB.getAlignment() &&
-         padA.getInput().getType().getDimSize(0) ==
-             padB.getInput().getType().getDimSize(0) &&
-         haveSameOffsets(padA.getOffs(), padB.getOffs());
 }
 
 /// The data and scales of operand `i` (0: A, 1: B) of a GEMM op.

@@ -87,12 +87,11 @@ std::string gpu_lowering::whyNotFloat8GroupedTranspose(const GemmSpec &spec) {
   return "";
 }
 
-/// The kernel body: args are data, [offs], out; `tile` the shared buffer.
-static void emitTransposeKernel(KernelBuilder &kb, const Float8TransposeSpec &d,
-                                ValueRange args, Value tileBuf) {
-  Value data = args[0];
-  Value offs = d.groups ? args[1] : Value();
-  Value out = args.back();
+void gpu_lowering::emitFloat8TransposeTiles(KernelBuilder &kb,
+                                            const Float8TransposeSpec &d,
+                                            Value offs, Value out,
+                                            Value tileBuf,
+                                            const Float8TileSource &source) {
   auto c = [&](int64_t v) { return kb.idx(v); };
   auto add = [&](Value x, Value y) -> Value {
     return arith::AddIOp::create(kb, x, y);
@@ -130,15 +129,16 @@ static void emitTransposeKernel(KernelBuilder &kb, const Float8TransposeSpec &d,
     Value outK0 = mul(kt, kTile);
     // The tile's source rows: [src0, srcEnd) of K; `live` is false for a
     // 2d-2d tile past the last group's padded end (nothing to write).
-    Value src0 = outK0, srcEnd = c(d.k);
+    Value src0 = outK0, srcEnd = c(d.k), group;
     Value live = arith::ConstantIntOp::create(kb, 1, 1);
     if (d.groups) {
       // Group g covers the output K [padStart, padStart + ceil(len / 128)
       // x 128); its ends clamped as on the CPU path (max with the start,
       // min with K).
       Value f = arith::ConstantIntOp::create(kb, 0, 1);
-      auto scan = scf::ForOp::create(kb, c(0), c(d.groups), c(1),
-                                     ValueRange{c(0), c(0), f, c(0), c(0)});
+      auto scan =
+          scf::ForOp::create(kb, c(0), c(d.groups), c(1),
+                             ValueRange{c(0), c(0), f, c(0), c(0), c(0)});
       {
         OpBuilder::InsertionGuard g(kb);
         kb.setInsertionPointToStart(scan.getBody());
@@ -161,41 +161,50 @@ static void emitTransposeKernel(KernelBuilder &kb, const Float8TransposeSpec &d,
         auto sel = [&](Value x, Value y) -> Value {
           return arith::SelectOp::create(kb, hit, x, y);
         };
+        Value anyHit = arith::OrIOp::create(kb, it[2], hit);
+        Value hitSrc0 = sel(add(start, sub(outK0, padStart)), it[3]);
+        Value hitEnd = sel(end, it[4]);
+        Value hitGroup = sel(scan.getInductionVar(), it[5]);
         scf::YieldOp::create(
-            kb, ValueRange{end, padEnd, arith::OrIOp::create(kb, it[2], hit),
-                           sel(add(start, sub(outK0, padStart)), it[3]),
-                           sel(end, it[4])});
+            kb, ValueRange{end, padEnd, anyHit, hitSrc0, hitEnd, hitGroup});
       }
       live = scan.getResult(2);
       src0 = scan.getResult(3);
       srcEnd = scan.getResult(4);
+      group = scan.getResult(5);
     }
     kb.ifThen(live, [&] {
       Value rowBase = mul(rt, kTile);
-      Value dataBase = mul(batch, d.rows * d.k);
-      // Load: 1024 chunks of 16 bytes, four per thread.
+      if (source.beginTile)
+        source.beginTile(batch, rowBase, group);
+      // Load: 1024 chunks of 16 bytes, four per thread, all four loads
+      // issued before the first is used.
+      struct Item {
+        Value kk, chunk, srcK, col, in, raw;
+      };
+      SmallVector<Item, 4> items;
       for (int64_t i = 0; i < kTile * 8 / 256; ++i) {
+        Item it;
         Value item = add(tid, c(256 * i));
-        Value kk = divu(item, 8), chunk = remu(item, 8);
-        Value srcK = add(src0, kk);
-        Value col = add(rowBase, mul(chunk, 16));
-        Value inCol = ult(col, c(d.rows));
-        Value inK = ult(srcK, srcEnd);
-        Value in = andi(inK, inCol);
-        auto ld = scf::IfOp::create(kb, TypeRange{b16}, in, true);
-        {
-          OpBuilder::InsertionGuard g(kb);
-          kb.setInsertionPointToStart(ld.thenBlock());
-          Value off = add(dataBase, add(mul(srcK, d.rows), col));
-          scf::YieldOp::create(
-              kb, kb.bitcastTo(b16, kb.load(f8x16, data, off, 16)));
-          kb.setInsertionPointToStart(ld.elseBlock());
-          scf::YieldOp::create(kb, kb.splatBits(b16, 0));
-        }
-        Value slot = arith::XOrIOp::create(kb, chunk, remu(divu(kk, 16), 8));
+        it.kk = divu(item, 8);
+        it.chunk = remu(item, 8);
+        it.srcK = add(src0, it.kk);
+        it.col = add(rowBase, mul(it.chunk, 16));
+        Value inCol = ult(it.col, c(d.rows));
+        Value inK = ult(it.srcK, srcEnd);
+        it.in = andi(inK, inCol);
+        it.raw = source.load(batch, it.srcK, it.col, it.in);
+        items.push_back(it);
+      }
+      for (const Item &it : items) {
+        Value bytes = source.convert ? source.convert(it.raw, batch, it.srcK,
+                                                      it.col, it.chunk, it.in)
+                                     : it.raw;
+        Value slot =
+            arith::XOrIOp::create(kb, it.chunk, remu(divu(it.kk, 16), 8));
         Value slotOff = mul(slot, 16);
-        Value rowOff = mul(kk, kTile);
-        kb.store(ld.getResult(0), tileBuf, add(rowOff, slotOff), 16);
+        Value rowOff = mul(it.kk, kTile);
+        kb.store(bytes, tileBuf, add(rowOff, slotOff), 16);
       }
       gpu::BarrierOp::create(kb);
       // Store: output row r, K chunk q (source rows 16 q .. 16 q + 15),
@@ -224,6 +233,31 @@ static void emitTransposeKernel(KernelBuilder &kb, const Float8TransposeSpec &d,
       gpu::BarrierOp::create(kb);
     });
   });
+}
+
+/// The transpose kernel's body: args are data, [offs], out; `tileBuf` the
+/// shared buffer. Its chunks are the stored bytes.
+static void emitTransposeKernel(KernelBuilder &kb, const Float8TransposeSpec &d,
+                                ValueRange args, Value tileBuf) {
+  Value data = args[0];
+  Value offs = d.groups ? args[1] : Value();
+  auto b16 = VectorType::get({16}, kb.getI8Type());
+  auto f8x16 = VectorType::get({16}, d.dataType);
+  Float8TileSource source;
+  source.load = [&](Value batch, Value srcK, Value col, Value in) -> Value {
+    auto ld = scf::IfOp::create(kb, TypeRange{b16}, in, true);
+    OpBuilder::InsertionGuard g(kb);
+    kb.setInsertionPointToStart(ld.thenBlock());
+    Value dataBase = arith::MulIOp::create(kb, batch, kb.idx(d.rows * d.k));
+    Value rowOff = arith::MulIOp::create(kb, srcK, kb.idx(d.rows));
+    Value off = arith::AddIOp::create(kb, dataBase,
+                                      arith::AddIOp::create(kb, rowOff, col));
+    scf::YieldOp::create(kb, kb.bitcastTo(b16, kb.load(f8x16, data, off, 16)));
+    kb.setInsertionPointToStart(ld.elseBlock());
+    scf::YieldOp::create(kb, kb.splatBits(b16, 0));
+    return ld.getResult(0);
+  };
+  emitFloat8TransposeTiles(kb, d, offs, args.back(), tileBuf, source);
 }
 
 void gpu_lowering::launchFloat8Transpose(RewriterBase &rewriter, Location loc,

@@ -9,10 +9,10 @@
 // contraction tile, GemmSpec::getKGroupPadding), zero-filled to the end
 // of its last tile.
 //
-// A later fusion (the Float8 cast kernel writing the transposed copy
-// itself, as DequantFusion does for the MX bf16 operands) supplies the
-// same buffer (Float8TransposeSpec::getBufferElements elements, this
-// layout) and the GEMM launches no pre-pass for that operand.
+// Where the operand comes straight from a Float8 cast, the cast kernel
+// writes this buffer itself (Float8TransposeFusion.h: the same tile walk,
+// emitFloat8TransposeTiles, over the cast's input instead of its bytes)
+// and the GEMM launches no pre-pass for that operand.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +22,7 @@
 #include "../KernelBuilder.h"
 #include "mxfp8train/Conversion/Utils/GemmTiling.h"
 
+#include <functional>
 #include <string>
 
 namespace mlir {
@@ -76,6 +77,36 @@ Float8TransposeSpec getFloat8TransposeSpec(const GemmSpec &spec,
 /// sm_100a Float8 kernels read (empty when it can): both operands must be
 /// stored tokens first, and each must satisfy whyNotFloat8Transpose.
 std::string whyNotFloat8GroupedTranspose(const GemmSpec &spec);
+
+/// Where the tile walk of emitFloat8TransposeTiles gets its source bytes.
+struct Float8TileSource {
+  /// Called by every thread at the start of each tile it writes (uniform
+  /// across the CTA; may hold a barrier): the batch, the first operand row
+  /// of the tile, and for 2d-2d the tile's token group (index; else null).
+  std::function<void(Value batch, Value rowBase, Value group)> beginTile;
+  /// What the chunk of source row `srcK` (of `batch`) at operand rows
+  /// [col, col + 16) loads when `in` (i1) is true (else anything, without
+  /// touching memory past the operand): the walk issues the loads of a
+  /// thread's four chunks before it converts the first.
+  std::function<Value(Value batch, Value srcK, Value col, Value in)> load;
+  /// The chunk's 16 fp8 bytes (vector<16 x i8>) from what `load` returned
+  /// (`chunk`, 0..7, is its 16-byte chunk of the tile's 128 rows); zero
+  /// bytes when `in` is false (past the rows, past K, past the tile's token
+  /// group). Null: `load` returns those bytes.
+  std::function<Value(Value raw, Value batch, Value srcK, Value col,
+                      Value chunk, Value in)>
+      convert;
+};
+
+/// Inside a kernel of 256 threads: the grid-stride walk over the 128 x 128
+/// byte tiles of `d` (Float8Transpose.cpp has the scheme) that writes the
+/// K-major buffer `out` (flat fp8) from the chunks of `source`, through
+/// `tileBuf` (kFloat8TransposeTile^2 bytes of shared memory); `offs` (i32,
+/// 2d-2d only) places the token groups. Shared by the transpose pre-pass
+/// and the Float8 casts that write the K-major copy themselves.
+void emitFloat8TransposeTiles(KernelBuilder &kb, const Float8TransposeSpec &d,
+                              Value offs, Value out, Value tileBuf,
+                              const Float8TileSource &source);
 
 /// Launches the transpose of `d` from `data` (the stored operand, flat fp8)
 /// into `out` (flat fp8, getBufferElements()), reading the group ends from

@@ -44,6 +44,7 @@
 #include "WGMMAFloat8.h"
 #include "../TMA.h"
 #include "Float8Transpose.h"
+#include "Float8TransposeFusion.h"
 #include "TCGen05.h"
 #include "WGMMA.h"
 
@@ -275,6 +276,41 @@ static void configureFromOp(Operation *op, const GPUTargetInfo &target,
   spec.fitStagesToSharedMemory();
 }
 
+std::array<std::optional<Float8TransposedForm>, 2>
+gpu_lowering::getFloat8TransposedForms(Operation *op,
+                                       const GPUTargetInfo &target) {
+  std::array<std::optional<Float8TransposedForm>, 2> forms;
+  auto mm = dyn_cast<ScaledMmOp>(op);
+  auto gmm = dyn_cast<ScaledGroupedMmOp>(op);
+  if (!(mm && mm.isFloat8()) && !(gmm && gmm.isFloat8()))
+    return forms;
+  if (!hasStaticShapes(op) ||
+      !whyNoFloat8GemmLowering(op, GPUChip::SM90a).empty())
+    return forms;
+  GemmSpec spec;
+  std::array<Value, 2> operands;
+  if (mm) {
+    spec = getScaledMmSpec(mm);
+    operands = {mm.getLhs(), mm.getRhs()};
+  } else {
+    spec = getScaledGroupedMmSpec(gmm);
+    operands = {gmm.getLhs(), gmm.getRhs()};
+  }
+  configureFromOp(op, target, spec);
+  std::array<const gemm::OperandLayout *, 2> layouts = {&spec.a, &spec.b};
+  std::array<bool, 2> batched = {spec.aBatched, spec.bBatched};
+  std::array<int64_t, 2> boxRows = {spec.tile.m, spec.tile.n};
+  for (unsigned i = 0; i < 2; ++i) {
+    if (layouts[i]->kMajor)
+      continue;
+    Type type = cast<RankedTensorType>(operands[i].getType()).getElementType();
+    forms[i] = Float8TransposedForm{
+        getFloat8TransposeSpec(spec, *layouts[i], batched[i], type),
+        boxRows[i]};
+  }
+  return forms;
+}
+
 /// The host side of a Float8 GEMM: the tensor maps of the operands (in
 /// place for a K-major operand: boxes of a tile's rows x 128 fp8, one
 /// batch / expert per box for a batched operand, a 3-D map,
@@ -326,12 +362,23 @@ static LogicalResult lowerFloat8Gemm(PatternRewriter &rewriter,
   SmallVector<Float8TransposeSpec> transposes;
   SmallVector<PaddedOperandShape> shapes;
   SmallVector<unsigned> transposed;
+  const Float8TransposeFusion *fusion = cache.getFloat8TransposeFusion();
   for (unsigned i = 0; i < 2; ++i) {
     if (layouts[i]->kMajor)
       continue;
     Type type = cast<RankedTensorType>(operands[i].getType()).getElementType();
     Float8TransposeSpec d =
         getFloat8TransposeSpec(spec, *layouts[i], batched[i], type);
+    // A Float8 cast already wrote this K-major buffer (and its map).
+    if (const FusedTransposedOperand *fused =
+            fusion ? fusion->getGemmOperand(op, i) : nullptr) {
+      assert(fused->form.d.getName() == d.getName() &&
+             fused->form.boxRows == boxRows[i] &&
+             "the plan's form is the one this GEMM reads");
+      maps[i] = fused->map;
+      *layouts[i] = {d.rows, d.getOutputK(), true, false};
+      continue;
+    }
     transposes.push_back(d);
     shapes.push_back({d.batches * d.rows, d.getOutputK(), boxRows[i], type});
     transposed.push_back(i);

@@ -17,7 +17,11 @@
 #ifndef MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_GEMM_WGMMAFLOAT8_H
 #define MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_GEMM_WGMMAFLOAT8_H
 
+#include "Float8Transpose.h"
 #include "GemmMainloop.h"
+
+#include <array>
+#include <optional>
 
 #include <string>
 
@@ -97,6 +101,21 @@ std::string whyNotWgmmaFloat8Grouped(ScaledGroupedMmOp op);
 /// Why a Float8 `scaled_mm` or `scaled_grouped_mm` (`op`) has no GPU
 /// lowering on `chip` (the pass's diagnostic; empty when it should have).
 std::string whyNoFloat8GemmLowering(Operation *op, GPUChip chip);
+
+/// An MN-major operand of a Float8 GEMM as the sm_90a kernel reads it: the
+/// fp8 transpose pre-pass's K-major buffer and the rows of a box of its
+/// tensor map (the tile's M for A, N for B).
+struct Float8TransposedForm {
+  Float8TransposeSpec d;
+  int64_t boxRows = 0;
+};
+
+/// The operands (A, B) of the Float8 `scaled_mm` / `scaled_grouped_mm`
+/// `op` that the sm_90a kernel reads through the transpose pre-pass
+/// (std::nullopt for one read in place); both std::nullopt when that
+/// kernel does not take `op` (whyNoFloat8GemmLowering).
+std::array<std::optional<Float8TransposedForm>, 2>
+getFloat8TransposedForms(Operation *op, const GPUTargetInfo &target);
 
 /// Adds the lowering of Float8 `scaled_mm` and `scaled_grouped_mm` (2d-3d,
 /// 2d-2d) to the Float8 kernel on sm_90a.

@@ -1,0 +1,176 @@
+# ===- gpu_check_fusions.py - fused against unfused lowerings on the GPU ---=== #
+#
+# Cases of scripts/gpu-check.py (kind "fusion", named `fuse_*`) whose
+# reference is the same module lowered without a fusion, run on the GPU in
+# the same call: every output must be bit-identical (f32 / bf16 NaNs of any
+# payload match). The unfused lowering's kernels are themselves checked
+# against the CPU path (casts) and float64 (GEMMs) by the other cases, so
+# this pins the fused kernels to them.
+#
+# `fuse-transposes` (Gemm/Float8TransposeFusion.h): Float8 casts whose data
+# a Float8 GEMM reads MN-major write the GEMM's K-major copy themselves
+# instead of the fp8 transpose pre-pass. The cases cover each scale layout
+# the fused cast takes: a column cast along K of a 2-D operand (the wgrad's
+# tokens) read through a fused elementwise producer, of a dgrad weight, of
+# 3-D expert weights (the MoE dgrad, 2d-3d); a tensorwise e5m2 cast read
+# both ways (the row-major data still written for the K-major reader); the
+# per-group casts of the 2d-2d wgrad (uneven, empty and trailing token
+# groups); shapes with rows and K not multiples of the 128 x 128 tile.
+#
+# ===----------------------------------------------------------------------=== #
+
+import numpy as np
+
+KINDS = ("fusion",)
+
+# The reference lowering: mxfp8train-lower-to-gpu options (aot-compile.sh).
+REFERENCE_OPTIONS = {"fuse-transposes": "fuse-transposes=false"}
+
+_MAP = "affine_map<(d0, d1) -> (d0, d1)>"
+
+
+def _t(shape, elem):
+    return "tensor<%s>" % "x".join([str(d) for d in shape] + [elem])
+
+
+def _quantize(res, arg, shape, f8, scale_shape, scaling, offs=None):
+    offs_part = "" if offs is None else "offs(%s) " % offs[0]
+    offs_type = "" if offs is None else ", " + offs[1]
+    return "%s = mxfp8train.quantize %s %s%s : %s%s -> %s, %s" % (
+        res, arg, offs_part, scaling, _t(shape, "bf16"), offs_type,
+        _t(shape, f8), _t(scale_shape, "f32"))
+
+
+def cases():
+    out = []
+
+    def case(name, ins, outs, body, offs=None):
+        out.append(dict(name="fuse_" + name, kind="fusion",
+                        fusion="fuse-transposes", ins=ins, outs=outs,
+                        body=body, offs=offs))
+
+    # wgrad (T = 272 tokens, N = 208, M = 400): both operands column casts
+    # along the tokens, grad_output through a fused elementwise producer.
+    t, n, m = 272, 208, 400
+    case("wgrad_col_producer",
+         [([t, n], "bf16"), ([t, n], "bf16"), ([t, m], "bf16")],
+         [([n, m], "f32"), ([1, n], "f32"), ([1, m], "f32")],
+         ["%%e = tensor.empty() : %s" % _t([t, n], "bf16"),
+          "%%g = linalg.generic {indexing_maps = [%s, %s, %s], iterator_types "
+          "= [\"parallel\", \"parallel\"]} ins(%%arg0, %%arg1 : %s, %s) "
+          "outs(%%e : %s) {" % (_MAP, _MAP, _MAP, _t([t, n], "bf16"),
+                                _t([t, n], "bf16"), _t([t, n], "bf16")),
+          "^bb0(%x: bf16, %y: bf16, %o: bf16):",
+          "  %xf = arith.extf %x : bf16 to f32",
+          "  %yf = arith.extf %y : bf16 to f32",
+          "  %p = arith.mulf %xf, %yf : f32",
+          "  %pt = arith.truncf %p : f32 to bf16",
+          "  linalg.yield %pt : bf16",
+          "} -> %s" % _t([t, n], "bf16"),
+          _quantize("%q0, %r1", "%g", [t, n], "f8E4M3FN", [1, n],
+                    "axis = 0 granularity = axiswise pow2"),
+          _quantize("%q1, %r2", "%arg2", [t, m], "f8E4M3FN", [1, m],
+                    "axis = 0 granularity = axiswise"),
+          "%%r0 = mxfp8train.scaled_mm %%q0 [%%r1], %%q1 [%%r2] transpose_lhs "
+          "{mxfp8train.role = \"wgrad\"} : %s [%s], %s [%s] -> %s" % (
+              _t([t, n], "f8E4M3FN"), _t([1, n], "f32"),
+              _t([t, m], "f8E4M3FN"), _t([1, m], "f32"), _t([n, m], "f32"))])
+
+    # dgrad: grad_output (200, 384) rowwise x weight stored (N = 384,
+    # K = 336), its column cast along N.
+    mm, nn, kk = 200, 384, 336
+    case("dgrad_weight_col",
+         [([mm, nn], "bf16"), ([nn, kk], "bf16")],
+         [([mm, kk], "bf16"), ([1, kk], "f32")],
+         [_quantize("%q0, %s0", "%arg0", [mm, nn], "f8E4M3FN", [mm, 1],
+                    "axis = 1 granularity = axiswise"),
+          _quantize("%q1, %r1", "%arg1", [nn, kk], "f8E4M3FN", [1, kk],
+                    "axis = 0 granularity = axiswise"),
+          "%%r0 = mxfp8train.scaled_mm %%q0 [%%s0], %%q1 [%%r1] "
+          "{mxfp8train.role = \"dgrad\"} : %s [%s], %s [%s] -> %s" % (
+              _t([mm, nn], "f8E4M3FN"), _t([mm, 1], "f32"),
+              _t([nn, kk], "f8E4M3FN"), _t([1, kk], "f32"),
+              _t([mm, kk], "bf16"))])
+
+    # Tensorwise (float8_tensorwise): grad_output (T = 256, N = 384) in
+    # e5m2 is read K-major by the dgrad and MN-major by the wgrad (the fused
+    # cast writes both); the weight (N, K = 320) and input (T, K) MN-major.
+    t, n, k = 256, 384, 320
+    case("tensorwise_both_ways",
+         [([t, n], "bf16"), ([n, k], "bf16"), ([t, k], "bf16")],
+         [([t, k], "bf16"), ([n, k], "f32"), ([], "f32"), ([], "f32"),
+          ([], "f32")],
+         [_quantize("%q0, %r2", "%arg0", [t, n], "f8E5M2", [],
+                    "granularity = tensorwise"),
+          _quantize("%q1, %r3", "%arg1", [n, k], "f8E4M3FN", [],
+                    "granularity = tensorwise"),
+          _quantize("%q2, %r4", "%arg2", [t, k], "f8E4M3FN", [],
+                    "granularity = tensorwise"),
+          "%%r0 = mxfp8train.scaled_mm %%q0 [%%r2], %%q1 [%%r3] "
+          "{mxfp8train.role = \"dgrad\"} : %s [%s], %s [%s] -> %s" % (
+              _t([t, n], "f8E5M2"), _t([], "f32"), _t([n, k], "f8E4M3FN"),
+              _t([], "f32"), _t([t, k], "bf16")),
+          "%%r1 = mxfp8train.scaled_mm %%q0 [%%r2], %%q2 [%%r4] transpose_lhs "
+          "{mxfp8train.role = \"wgrad\"} : %s [%s], %s [%s] -> %s" % (
+              _t([t, n], "f8E5M2"), _t([], "f32"), _t([t, k], "f8E4M3FN"),
+              _t([], "f32"), _t([n, k], "f32"))])
+
+    # The MoE dgrad (2d-3d): tokens (600, K = 272) rowwise x experts stored
+    # (E = 4, K, N = 528), read MN-major: the weight's column cast along its
+    # -2 axis, scales (E, 1, N); uneven and empty groups, rows past the last.
+    m, kk, n, e = 600, 272, 528, 4
+    offs = [100, 100, 357, 590]
+    case("moe_dgrad_weight_col",
+         [([m, kk], "bf16"), ([e, kk, n], "bf16"), ([e], "i32")],
+         [([m, n], "bf16"), ([e, 1, n], "f32")],
+         [_quantize("%q0, %s0", "%arg0", [m, kk], "f8E4M3FN", [m, 1],
+                    "axis = 1 granularity = axiswise pow2"),
+          _quantize("%q1, %r1", "%arg1", [e, kk, n], "f8E4M3FN", [e, 1, n],
+                    "axis = 1 granularity = axiswise pow2"),
+          "%%r0 = mxfp8train.scaled_grouped_mm %%q0 [%%s0], %%q1 [%%r1] "
+          "offs(%%arg2) {mxfp8train.role = \"dgrad\"} : %s [%s], %s [%s], %s "
+          "-> %s" % (_t([m, kk], "f8E4M3FN"), _t([m, 1], "f32"),
+                     _t([e, kk, n], "f8E4M3FN"), _t([e, 1, n], "f32"),
+                     _t([e], "i32"), _t([m, n], "bf16"))],
+         offs=offs)
+
+    # The fp8_rowwise wgrad (2d-2d): tokens (T = 1008, M = 144) and (T,
+    # N = 272) cast per group and column; groups uneven (not multiples of
+    # 128), one empty, tokens past the last group.
+    t, m, n = 1008, 144, 272
+    offs = [96, 96, 496, 992]
+    e = len(offs)
+    ot = ("%arg2", _t([e], "i32"))
+    case("wgrad_2d2d_groups",
+         [([t, m], "bf16"), ([t, n], "bf16"), ([e], "i32")],
+         [([e, m, n], "bf16"), ([e, m], "f32"), ([e, n], "f32")],
+         [_quantize("%q0, %r1", "%arg0", [t, m], "f8E4M3FN", [e, m],
+                    "axis = 0 granularity = axiswise pow2", ot),
+          _quantize("%q1, %r2", "%arg1", [t, n], "f8E4M3FN", [e, n],
+                    "axis = 0 granularity = axiswise pow2", ot),
+          "%%r0 = mxfp8train.scaled_grouped_mm %%q0 [%%r1], %%q1 [%%r2] "
+          "offs(%%arg2) transpose_lhs {mxfp8train.role = \"wgrad\"} : %s [%s], "
+          "%s [%s], %s -> %s" % (_t([t, m], "f8E4M3FN"), _t([e, m], "f32"),
+                                 _t([t, n], "f8E4M3FN"), _t([e, n], "f32"),
+                                 _t([e], "i32"), _t([e, m, n], "bf16"))],
+         offs=offs)
+    return out
+
+
+def case_body(case):
+    """(ins, outs, body lines) for gpu-check.py's case_module."""
+    return case["ins"], case["outs"], case["body"]
+
+
+def make_inputs(case, ins, rng, to_bf16):
+    """Normal bf16 values (a few columns scaled up by 2^10, so the scales
+    differ), the offsets as given."""
+    arrays = []
+    for shape, elem in ins:
+        if elem == "i32":
+            arrays.append(np.array(case["offs"], dtype=np.int32))
+            continue
+        x = rng.standard_normal(shape).astype(np.float32)
+        x.reshape(-1, shape[-1])[:, ::7] *= 1024.0
+        arrays.append(to_bf16(x.view(np.uint32)))
+    return arrays
