@@ -16,7 +16,9 @@
 //   (tensorwise): the group amax needs every CTA, so it goes through device
 //   words without a host round-trip: the words are zeroed in-stream
 //   (`gpu.memset`), an amax kernel reads each element once (coalesced
-//   16-byte row loads) and `atomicMax`es the u32 bits of the f32 |x|
+//   16-byte row loads; a column amax in CTA tiles of 128 rows x 32 strips,
+//   reduced over the CTA's warps in shared memory first) and `atomicMax`es
+//   the u32 bits of the f32 |x|
 //   (non-negative floats order like their bits and every NaN's bits
 //   exceed +Inf's, so a NaN makes the word a NaN and the scale NaN, as
 //   SPEC-float8 §2.7 wants; |.| clears the sign of -0.0), and a cast
@@ -383,48 +385,102 @@ static int64_t getColumnWork(const Float8View &v, Type inType,
          (v.inner / getLaneCount(v.inner, inType));
 }
 
-/// Column amax: (in (outer, red, inner), words (outer, inner) i32) — one
-/// thread per `lanes` columns x min(kColumnAmaxRows, red) rows; rows past
-/// the end are clamped to the last one (max is idempotent).
+MemRefType gpu_lowering::getColumnAmaxReduceType(MLIRContext *ctx) {
+  return MemRefType::get(
+      {kThreadsPerCTA * 8}, Float32Type::get(ctx), MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+}
+
+void gpu_lowering::reduceColumnAmaxInCTA(
+    KernelBuilder &kb, Value acc, Value buf, Value c0, int64_t lanes,
+    function_ref<void(Value column, Value bits)> atomicMax) {
+  Bits bb = kb.bits();
+  Value tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
+  Value warp = bb.divu(tid, bb.cIdx(32));
+  Value lane = bb.remu(tid, bb.cIdx(32));
+  // Slot (w, l) holds the lanes of warp w's lane l.
+  kb.store(acc, buf, {bb.mul(tid, bb.cIdx(8))}, lanes * 4);
+  gpu::BarrierOp::create(kb);
+  Value owner = bb.ult(warp, bb.cIdx(lanes));
+  kb.ifThen(owner, [&] {
+    Bits b2 = kb.bits();
+    // Operands are built one statement at a time: argument evaluation
+    // order differs between compilers and the IR order must not.
+    Value laneSlot = b2.mul(lane, b2.cIdx(8));
+    Value own = b2.add(laneSlot, warp);
+    Value m;
+    for (int64_t w = 0; w < kThreadsPerCTA / 32; ++w) {
+      Value at = b2.add(own, b2.cIdx(w * 32 * 8));
+      Value v = memref::LoadOp::create(kb, buf, ValueRange{at});
+      m = m ? arith::MaximumFOp::create(kb, m, v).getResult() : v;
+    }
+    Value column = b2.add(c0, warp);
+    Value bits = b2.f32Bits(m);
+    atomicMax(column, bits);
+  });
+  // The buffer is read before the next tile overwrites it.
+  gpu::BarrierOp::create(kb);
+}
+
+/// Column amax: (in (outer, red, inner), words (outer, inner) i32; `buf`
+/// the reduction buffer) — CTA tiles of kAmaxTileRows rows x
+/// kAmaxTileStrips strips of `lanes` columns, one tile per CTA
+/// (grid-stride): each thread loads its strip's kAmaxWarpRows rows at once
+/// (rows past the end clamped to the last: max is idempotent; strips past
+/// the last likewise), then reduceColumnAmaxInCTA: one atomicMax per
+/// column per tile.
 static void buildColumnAmax(KernelBuilder &kb, const Float8CastSpec &spec,
                             const KernelInput &input, ValueRange in,
-                            Value words) {
+                            Value words, Value buf) {
   const Float8View &v = spec.view;
   int64_t lanes = getLaneCount(v.inner, spec.inType);
-  int64_t rowsPer = std::min(kColumnAmaxRows, v.red);
+  int64_t strips = v.inner / lanes;
+  int64_t stripBlocks = llvm::divideCeil(strips, kAmaxTileStrips);
+  int64_t rowBlocks = llvm::divideCeil(v.red, kAmaxTileRows);
   auto inVec = VectorType::get({lanes}, spec.inType);
   int64_t inAlign = getAccessBytes(lanes, spec.inType);
-  kb.gridStrideLoop(
-      kb.idx(getColumnWork(v, spec.inType, rowsPer)), [&](Value i) {
-        auto [o, r0, rc, c0] = decomposeColumnItem(
-            kb, i, v.inner / lanes, llvm::divideCeil(v.red, rowsPer), rowsPer,
-            lanes);
-        (void)rc;
-        Value acc =
-            forLoopMax(kb, kb.idx(0), kb.idx(rowsPer), kb.idx(kRowBatch),
-                       kb.splatBits(inVec, 0), [&](Value k) {
-                         SmallVector<Value> xs;
-                         for (int64_t b = 0; b < kRowBatch; ++b) {
-                           Value r = arith::AddIOp::create(
-                               kb, r0, arith::AddIOp::create(kb, k, kb.idx(b)));
-                           xs.push_back(input.load(
-                               kb, inVec, in,
-                               {o, clampIdx(kb, r, v.red - 1), c0}, inAlign));
-                         }
-                         Value m = kb.absBits(xs[0]);
-                         for (Value x : ArrayRef(xs).drop_front())
-                           m = arith::MaximumFOp::create(kb, m, kb.absBits(x));
-                         return m;
-                       });
-        Value bits = kb.bitcastTo(VectorType::get({lanes}, kb.getI32Type()),
-                                  toF32(kb, acc));
-        for (int64_t j = 0; j < lanes; ++j) {
-          Value c = arith::AddIOp::create(kb, c0, kb.idx(j));
-          memref::AtomicRMWOp::create(kb, arith::AtomicRMWKind::maxu,
-                                      vector::ExtractOp::create(kb, bits, j),
-                                      words, ValueRange{o, c});
-        }
-      });
+  Value tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
+  Value start = gpu::BlockIdOp::create(kb, gpu::Dimension::x);
+  Value step = gpu::GridDimOp::create(kb, gpu::Dimension::x);
+  int64_t tiles = v.outer * rowBlocks * stripBlocks;
+  kb.forLoop(start, kb.idx(tiles), step, [&](Value tile) {
+    Bits bb = kb.bits();
+    Value sb = bb.remu(tile, bb.cIdx(stripBlocks));
+    Value rest = bb.divu(tile, bb.cIdx(stripBlocks));
+    Value rb = bb.remu(rest, bb.cIdx(rowBlocks));
+    Value o = bb.divu(rest, bb.cIdx(rowBlocks));
+    Value lane = bb.remu(tid, bb.cIdx(32));
+    Value warp = bb.divu(tid, bb.cIdx(32));
+    Value firstStrip = bb.mul(sb, bb.cIdx(kAmaxTileStrips));
+    Value laneStrip = bb.add(firstStrip, lane);
+    Value strip = bb.minu(laneStrip, bb.cIdx(strips - 1));
+    Value c0 = bb.mul(strip, bb.cIdx(lanes));
+    Value tileRow = bb.mul(rb, bb.cIdx(kAmaxTileRows));
+    Value warpRow = bb.mul(warp, bb.cIdx(kAmaxWarpRows));
+    Value r0 = bb.add(tileRow, warpRow);
+    SmallVector<Value> xs;
+    for (int64_t j = 0; j < kAmaxWarpRows; ++j) {
+      Value r = clampIdx(kb, arith::AddIOp::create(kb, r0, kb.idx(j)),
+                         v.red - 1);
+      xs.push_back(input.load(kb, inVec, in, {o, r, c0}, inAlign));
+    }
+    Value m = kb.absBits(xs[0]);
+    for (Value x : ArrayRef(xs).drop_front())
+      m = arith::MaximumFOp::create(kb, m, kb.absBits(x));
+    reduceColumnAmaxInCTA(kb, toF32(kb, m), buf, c0, lanes,
+                          [&](Value column, Value bits) {
+                            memref::AtomicRMWOp::create(
+                                kb, arith::AtomicRMWKind::maxu, bits, words,
+                                ValueRange{o, column});
+                          });
+  });
+}
+
+/// CTAs of the column amax kernel of view `v`: one per tile.
+static int64_t getColumnAmaxTiles(const Float8View &v, Type inType) {
+  int64_t strips = v.inner / getLaneCount(v.inner, inType);
+  return v.outer * llvm::divideCeil(v.red, kAmaxTileRows) *
+         llvm::divideCeil(strips, kAmaxTileStrips);
 }
 
 /// Column cast: (in, words (outer, inner), data, scales (outer, inner)) —
@@ -660,12 +716,15 @@ struct Float8QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
     std::string amaxName = llvm::formatv(
         "float8_amax_{0}_{1}_{2}{3}", v.tag(), getTypeTag(spec.inType),
         getShapeTag(v.dataShape()), input.getNameTag());
+    SmallVector<Type> reduceType = {
+        getColumnAmaxReduceType(rewriter.getContext())};
     gpu::GPUFuncOp amaxKernel = cache.getOrCreate(
         rewriter, amaxName, ValueRange(amaxArgs).getTypes(), n,
-        column ? TypeRange() : TypeRange(warpMaxType),
+        column ? TypeRange(reduceType) : TypeRange(warpMaxType),
         [&](KernelBuilder &kb, ValueRange kargs, ValueRange wg) {
           if (column)
-            buildColumnAmax(kb, spec, input, kargs.take_front(n), kargs[n]);
+            buildColumnAmax(kb, spec, input, kargs.take_front(n), kargs[n],
+                            wg[0]);
           else
             buildTensorAmax(kb, spec, input, kargs.take_front(n), kargs[n],
                             wg[0]);
@@ -675,8 +734,7 @@ struct Float8QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
     int64_t lanes = getLaneCount(v.contiguous(), spec.inType);
     int64_t amaxGrid =
         column
-            ? cache.getGridSize(getColumnWork(v, spec.inType,
-                                              std::min(kColumnAmaxRows, v.red)))
+            ? std::max<int64_t>(1, getColumnAmaxTiles(v, spec.inType))
             : std::min(cache.getGridSize(
                            llvm::divideCeil(v.red / lanes, kTensorAmaxUnroll)),
                        kTensorAmaxMaxCTAs);

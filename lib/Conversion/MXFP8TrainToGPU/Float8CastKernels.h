@@ -31,10 +31,13 @@ void populateFloat8GroupCastKernelPatterns(RewritePatternSet &patterns,
 // Pieces shared by the dense and the per-group Float8 kernels
 //===----------------------------------------------------------------------===//
 
-/// Rows per thread of the column amax kernels (fewer when there are fewer
-/// rows) and the rows loaded before their first use.
-constexpr int64_t kColumnAmaxRows = 64;
+/// Rows loaded before their first use by the column cast kernels.
 constexpr int64_t kRowBatch = 8;
+/// The CTA tile of the column amax kernels: 32 strips of `lanes` columns
+/// (one per lane) x 8 warps of kAmaxWarpRows rows each.
+constexpr int64_t kAmaxTileStrips = 32;
+constexpr int64_t kAmaxWarpRows = 16;
+constexpr int64_t kAmaxTileRows = kAmaxWarpRows * (kThreadsPerCTA / 32);
 /// Rows per thread of the column cast kernels.
 constexpr int64_t kColumnCastRows = 16;
 
@@ -57,6 +60,21 @@ Value reduceAmaxF32(KernelBuilder &kb, Value absLanes);
 /// NaN-propagating maximum of `body(iv)` (same type as `init`); returns it.
 Value forLoopMax(KernelBuilder &kb, Value start, Value count, Value step,
                  Value init, function_ref<Value(Value)> body);
+
+/// The workgroup memory of reduceColumnAmaxInCTA: 8 warps x 32 lanes x 8
+/// f32.
+MemRefType getColumnAmaxReduceType(MLIRContext *ctx);
+
+/// The column amax of a CTA tile: thread (warp w, lane l) holds `acc`, the
+/// maxima (vector<lanes x f32>, NaN-propagating) of |x| over its rows of
+/// the strip at column `c0`; the maxima over the 8 warps go, one column per
+/// thread (w < lanes: column c0 + w of lane l's strip), to
+/// `atomicMax(column, bits)` (the u32 bits of the f32 amax). Every thread
+/// of the CTA must call it; two barriers around the shared buffer `buf`.
+void reduceColumnAmaxInCTA(KernelBuilder &kb, Value acc, Value buf, Value c0,
+                           int64_t lanes,
+                           function_ref<void(Value column, Value bits)>
+                               atomicMax);
 
 /// The f32 scales (vector<lanes x f32>) of the `lanes` amax words (u32 bits
 /// of the f32 amax, as the amax kernels' `atomicMax` leaves them) of

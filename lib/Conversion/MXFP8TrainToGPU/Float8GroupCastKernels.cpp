@@ -18,11 +18,13 @@
 // [first, stop) found by bisection of the table (findGroup), and the item
 // walks each group's rows inside it:
 //
-// - amax kernel: chunks of kColumnAmaxRows rows, rows loaded kRowBatch at
-//   a time (the last ones clamped to the segment's last row: max is
-//   idempotent), then one `atomicMax` per (group, column) segment on the
-//   u32 bits of the f32 |x| into the (E, X) words, zeroed in-stream by a
-//   `gpu.memset` (the dense column kernels' scheme, Float8CastKernels.cpp).
+// - amax kernel: CTA tiles of kAmaxTileRows rows x kAmaxTileStrips strips
+//   (the dense column amax's tiles, Float8CastKernels.h); each thread loads
+//   its strip's kAmaxWarpRows rows at once, and for each group meeting the
+//   tile's rows the CTA reduces the maxima of that group's rows over its
+//   warps (reduceColumnAmaxInCTA) and `atomicMax`es them, on the u32 bits
+//   of the f32 |x|, into the (E, X) words, zeroed in-stream by a
+//   `gpu.memset` (the dense column kernels' scheme).
 // - cast kernel: chunks of kColumnCastRows rows; per segment the group's
 //   scales come from its words (loadScalesFromAmaxWords, the shared
 //   computeFloat8Scale) and its rows are cast with the dense kernels'
@@ -157,45 +159,81 @@ static void loadRowBatch(KernelBuilder &kb, const GroupCastSpec &spec,
 // Quantize kernels
 //===----------------------------------------------------------------------===//
 
-/// Amax: (in (T, X), offs (E), words (E, X) i32) — one thread per strip x
-/// kColumnAmaxRows rows, one atomicMax per (group, column) it meets.
+/// CTAs of the amax kernel: tiles of kAmaxTileRows rows x kAmaxTileStrips
+/// strips.
+static int64_t getAmaxTiles(const GroupCastSpec &spec) {
+  return llvm::divideCeil(spec.tokens, kAmaxTileRows) *
+         llvm::divideCeil(spec.strips(), kAmaxTileStrips);
+}
+
+/// Amax: (in (T, X), offs (E), words (E, X) i32; the group table and the
+/// reduction buffer) — one CTA tile per CTA (grid-stride): each thread
+/// loads its strip's kAmaxWarpRows rows at once (clamped to the last row),
+/// then for every group that meets the tile's rows (the same groups for the
+/// whole CTA) the maxima over its rows in that group (the others count as
+/// 0) go through reduceColumnAmaxInCTA: one atomicMax per (group, column)
+/// per tile.
 static void buildGroupAmax(KernelBuilder &kb, const GroupCastSpec &spec,
                            const KernelInput &input, ValueRange in, Value offs,
-                           Value words, Value table) {
+                           Value words, Value table, Value buf) {
   buildGroupTable(kb, spec.tableSpec(), offs, table, Value());
   int64_t lanes = spec.lanes();
+  int64_t stripBlocks = llvm::divideCeil(spec.strips(), kAmaxTileStrips);
   auto inVec = VectorType::get({lanes}, spec.hpType);
-  int64_t work = spec.rowChunks(kColumnAmaxRows) * spec.strips();
-  kb.gridStrideLoop(kb.idx(work), [&](Value i) {
-    StripItem item = decomposeStripItem(kb, spec, i, kColumnAmaxRows);
-    forEachGroupSegment(
-        kb, table, spec.groups, item.r0, item.rEnd,
-        [&](Value g, Value lo, Value hi) {
-          // Only read inside the loop, where hi > lo >= 0.
-          Value last = arith::SubIOp::create(kb, hi, kb.idx(1));
-          Value acc = forLoopMax(
-              kb, lo, hi, kb.idx(kRowBatch), kb.splatBits(inVec, 0),
-              [&](Value k) {
-                SmallVector<Value> rows, xs;
-                loadRowBatch(kb, spec, input, in, k, last, item.c0, rows, xs);
-                Value m = kb.absBits(xs[0]);
-                for (Value x : ArrayRef(xs).drop_front())
-                  m = arith::MaximumFOp::create(kb, m, kb.absBits(x));
-                return m;
-              });
-          Value nonEmpty =
-              arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, lo, hi);
-          kb.ifThen(nonEmpty, [&] {
-            Value bits = kb.bitcastTo(VectorType::get({lanes}, kb.getI32Type()),
-                                      toF32(kb, acc));
-            for (int64_t j = 0; j < lanes; ++j) {
-              Value c = arith::AddIOp::create(kb, item.c0, kb.idx(j));
-              Value word = vector::ExtractOp::create(kb, bits, j);
-              memref::AtomicRMWOp::create(kb, arith::AtomicRMWKind::maxu, word,
-                                          words, ValueRange{g, c});
-            }
-          });
-        });
+  int64_t inAlign = getAccessBytes(lanes, spec.hpType);
+  Type i32 = kb.getI32Type();
+  Value tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
+  Value start = gpu::BlockIdOp::create(kb, gpu::Dimension::x);
+  Value step = gpu::GridDimOp::create(kb, gpu::Dimension::x);
+  kb.forLoop(start, kb.idx(getAmaxTiles(spec)), step, [&](Value tile) {
+    Bits bb = kb.bits();
+    Value sb = bb.remu(tile, bb.cIdx(stripBlocks));
+    Value rb = bb.divu(tile, bb.cIdx(stripBlocks));
+    Value lane = bb.remu(tid, bb.cIdx(32));
+    Value warp = bb.divu(tid, bb.cIdx(32));
+    Value firstStrip = bb.mul(sb, bb.cIdx(kAmaxTileStrips));
+    Value laneStrip = bb.add(firstStrip, lane);
+    Value strip = bb.minu(laneStrip, bb.cIdx(spec.strips() - 1));
+    Value c0 = bb.mul(strip, bb.cIdx(lanes));
+    Value tileRow = bb.mul(rb, bb.cIdx(kAmaxTileRows));
+    Value warpRow = bb.mul(warp, bb.cIdx(kAmaxWarpRows));
+    Value r0 = bb.add(tileRow, warpRow);
+    SmallVector<Value> rows, absXs;
+    for (int64_t j = 0; j < kAmaxWarpRows; ++j) {
+      rows.push_back(arith::AddIOp::create(kb, r0, kb.idx(j)));
+      Value r = arith::MinUIOp::create(kb, rows.back(),
+                                       kb.idx(spec.tokens - 1));
+      absXs.push_back(kb.absBits(input.load(kb, inVec, in, {r, c0}, inAlign)));
+    }
+    // The groups meeting the tile's rows [tileRow, tileEnd).
+    Value tileRowEnd = bb.add(tileRow, bb.cIdx(kAmaxTileRows));
+    Value tileEnd = bb.minu(tileRowEnd, bb.cIdx(spec.tokens));
+    Value firstKey = arith::IndexCastOp::create(kb, i32, tileRow);
+    Value lastRow = bb.sub(tileEnd, bb.cIdx(1));
+    Value lastKey = arith::IndexCastOp::create(kb, i32, lastRow);
+    Value first = findGroup(kb, table, kEnd, firstKey, spec.groups);
+    Value stop = findGroup(kb, table, kStart, lastKey, spec.groups);
+    kb.forLoop(first, stop, kb.idx(1), [&](Value g) {
+      Value lo = loadGroupBound(kb, table, kStart, g);
+      Value hi = loadGroupBound(kb, table, kEnd, g);
+      Value zero = kb.splatBits(inVec, 0);
+      Value m = zero;
+      for (auto [r, ax] : llvm::zip(rows, absXs)) {
+        Value afterLo = arith::CmpIOp::create(kb, arith::CmpIPredicate::ule,
+                                              lo, r);
+        Value beforeHi =
+            arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, r, hi);
+        Value inGroup = arith::AndIOp::create(kb, afterLo, beforeHi);
+        Value v = arith::SelectOp::create(kb, inGroup, ax, zero);
+        m = arith::MaximumFOp::create(kb, m, v);
+      }
+      reduceColumnAmaxInCTA(kb, toF32(kb, m), buf, c0, lanes,
+                            [&](Value column, Value bits) {
+                              memref::AtomicRMWOp::create(
+                                  kb, arith::AtomicRMWKind::maxu, bits, words,
+                                  ValueRange{g, column});
+                            });
+    });
   });
 }
 
@@ -338,22 +376,27 @@ struct Float8GroupQuantizeOpToGPU final : KernelPattern<QuantizeOp> {
     if (spec.groups > 0 && spec.tokens > 0) {
       SmallVector<Value> amaxArgs = ins;
       amaxArgs.append({offs, words});
+      SmallVector<Type> amaxWorkgroup = table;
+      amaxWorkgroup.push_back(getColumnAmaxReduceType(rewriter.getContext()));
       gpu::GPUFuncOp amaxKernel = cache.getOrCreate(
           rewriter,
           llvm::formatv("float8_group_amax_{0}_{1}", getTypeTag(spec.hpType),
                         shapeTag)
               .str(),
-          ValueRange(amaxArgs).getTypes(), n + 1, table,
+          ValueRange(amaxArgs).getTypes(), n + 1, amaxWorkgroup,
           [&](KernelBuilder &kb, ValueRange kargs, ValueRange wg) {
             buildGroupAmax(kb, spec, input, kargs.take_front(n), kargs[n],
-                           kargs[n + 1], wg[0]);
+                           kargs[n + 1], wg[0], wg[1]);
           });
       // The words are read and written by the atomics.
       amaxKernel.removeArgAttr(n + 1,
                                LLVM::LLVMDialect::getWriteOnlyAttrName());
-      launch(rewriter, loc, amaxKernel,
-             cache.getGridSize(spec.rowChunks(kColumnAmaxRows) * spec.strips()),
-             amaxArgs);
+      // Two CTAs per SM at least (a fused producer's rows otherwise took
+      // 190 registers: one CTA, whose barriers idle the SM).
+      amaxKernel->setAttr("nvvm.maxntid", rewriter.getDenseI32ArrayAttr(
+                                              {kThreadsPerCTA, 1, 1}));
+      amaxKernel->setAttr("nvvm.minctasm", rewriter.getI32IntegerAttr(2));
+      launch(rewriter, loc, amaxKernel, getAmaxTiles(spec), amaxArgs);
     }
 
     // The GEMMs that read the data MN-major read the K-major copy this

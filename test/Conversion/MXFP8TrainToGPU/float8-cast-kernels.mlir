@@ -83,8 +83,10 @@ func.func @rowwise_long(%x: tensor<4x20000xf32>)
 // -----
 
 // Colwise along the -2 axis of 3-D weights: amax words (one per scale)
-// zeroed in-stream, an amax kernel that atomicMaxes the u32 bits of each
-// column's f32 |x| (the words argument is read and written: no
+// zeroed in-stream, an amax kernel over CTA tiles of 128 rows x 32 strips
+// (one per batch here: 3 CTAs) whose threads load their 16 rows at once,
+// reduce over the CTA's warps in shared memory and atomicMax the u32 bits
+// of each column's f32 |x| (the words argument is read and written: no
 // llvm.writeonly), and a cast kernel that reads the words (read-only),
 // computes the 4 column scales (e5m2: 57344 / amax, EPS scale 0x5B4BBA10 =
 // 1531689488), stores them from the first row chunk, and casts.
@@ -97,12 +99,16 @@ func.func @rowwise_long(%x: tensor<4x20000xf32>)
 // CHECK-SAME:      args(%[[IN]] : memref<3x64x40xf32>, %[[W]] : memref<3x40xi32>)
 // CHECK:         gpu.launch_func  @mxfp8train_kernels::@float8_cast_col_f32_e5m2_3x64x40
 // CHECK-SAME:      args(%[[IN]] : memref<3x64x40xf32>, %[[W]] : memref<3x40xi32>, %{{.*}} : memref<3x64x40xf8E5M2>, %[[SV]] : memref<3x40xf32>)
-// CHECK:       gpu.func @float8_amax_col_f32_3x64x40(%{{.*}}: memref<3x64x40xf32> {llvm.noalias, llvm.readonly}, %{{.*}}: memref<3x40xi32> {llvm.noalias})
-// CHECK:           scf.for {{.*}} iter_args
-// CHECK-COUNT-8:     vector.load %{{.*}} : memref<3x64x40xf32>, vector<4xf32>
+// CHECK:       gpu.func @float8_amax_col_f32_3x64x40(%{{.*}}: memref<3x64x40xf32> {llvm.noalias, llvm.readonly}, %{{.*}}: memref<3x40xi32> {llvm.noalias}) workgroup(%[[RED:.*]] : memref<2048xf32, #gpu.address_space<workgroup>>)
+// CHECK:           scf.for %{{.*}} = %block_id_x to %c3 step %grid_dim_x {
+// CHECK-COUNT-16:    vector.load %{{.*}} : memref<3x64x40xf32>, vector<4xf32>
 // CHECK:             arith.maximumf %{{.*}}, %{{.*}} : vector<4xf32>
-// CHECK:           arith.bitcast %{{.*}} : vector<4xf32> to vector<4xi32>
-// CHECK-COUNT-4:   memref.atomic_rmw maxu %{{.*}}, %{{.*}} : (i32, memref<3x40xi32>) -> i32
+// CHECK:             vector.store %{{.*}}, %[[RED]]
+// CHECK-NEXT:        gpu.barrier
+// CHECK:             scf.if
+// CHECK-COUNT-8:       memref.load %[[RED]]
+// CHECK:               memref.atomic_rmw maxu %{{.*}}, %{{.*}} : (i32, memref<3x40xi32>) -> i32
+// CHECK:             gpu.barrier
 // CHECK:       gpu.func @float8_cast_col_f32_e5m2_3x64x40(%{{.*}}: memref<3x64x40xf32> {llvm.noalias, llvm.readonly}, %{{.*}}: memref<3x40xi32> {llvm.noalias, llvm.readonly}, %{{.*}}: memref<3x64x40xf8E5M2> {llvm.noalias, llvm.writeonly}, %{{.*}}: memref<3x40xf32> {llvm.noalias, llvm.writeonly})
 // CHECK-DAG:       %[[MAX:.*]] = arith.constant 5.734400e+04 : f32
 // CHECK-DAG:       %c1531689488_i32 = arith.constant 1531689488 : i32

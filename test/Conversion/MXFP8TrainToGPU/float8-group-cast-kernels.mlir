@@ -5,15 +5,17 @@
 // SPEC-float8 §3.3), target-neutral.
 
 // Quantize (64, 128) bf16 in 4 groups: the (4, 128) amax words zeroed by a
-// memset, the amax kernel (64 rows x 8 columns per thread: 16 items, one
-// CTA) and the cast kernel (16 rows x 8 columns: 64 items). Both build the
-// group table (thread 0 clamps offs[g] into [previous end, 64]; rows start,
-// end, padded start, padded end) in workgroup memory behind a barrier. A
-// row chunk's groups come from two bisections (first group ending after
-// its first row: table row 1, ends; first group starting after its last
-// row: table row 0, starts). The amax walks each group's rows 8 at a time
-// (rows past the segment clamped to its last row), max.NaN over |x| (sign
-// bits cleared), and a non-empty segment does one atomicMax per column.
+// memset, the amax kernel (one CTA tile of 128 rows x 32 strips of 8
+// columns: one CTA) and the cast kernel (16 rows x 8 columns: 64 items).
+// Both build the group table (thread 0 clamps offs[g] into [previous end,
+// 64]; rows start, end, padded start, padded end) in workgroup memory
+// behind a barrier. A tile's (a row chunk's) groups come from two
+// bisections (first group ending after its first row: table row 1, ends;
+// first group starting after its last row: table row 0, starts). An amax
+// thread loads its 16 rows at once (clamped to the last row); per group,
+// max.NaN over |x| (sign bits cleared) of its rows inside the group (0
+// outside), reduced over the CTA's warps in shared memory, one atomicMax
+// per column.
 // CHECK-LABEL: func.func @quantize_per_group(
 // CHECK:         %[[IN:.*]] = bufferization.to_buffer %arg0
 // CHECK:         %[[OFFS:.*]] = bufferization.to_buffer %arg1
@@ -25,31 +27,31 @@
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@float8_group_quantize_bf16_e4m3_pow2_64x128_g4 blocks in (%c1, %c1, %c1) threads in (%c256, %c1, %c1) args(%[[IN]] : memref<64x128xbf16>, %[[OFFS]] : memref<4xi32>, %[[W]] : memref<4x128xi32>, %[[Q]] : memref<64x128xf8E4M3FN>, %[[S]] : memref<4x128xf32>)
 
 // CHECK-LABEL: gpu.func @float8_group_amax_bf16_64x128_g4(
-// CHECK-SAME:      %[[AW:[a-z0-9]+]]: memref<4x128xi32> {llvm.noalias}) workgroup(%[[T:.*]] : memref<4x4xi32, #gpu.address_space<workgroup>>)
+// CHECK-SAME:      %[[AW:[a-z0-9]+]]: memref<4x128xi32> {llvm.noalias}) workgroup(%[[T:.*]] : memref<4x4xi32, #gpu.address_space<workgroup>>, %[[RED:.*]] : memref<2048xf32, #gpu.address_space<workgroup>>)
 // CHECK:           scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args
 // CHECK:             %[[O:.*]] = memref.load %arg1
 // CHECK:             %[[MX:.*]] = arith.maxsi %[[O]], %{{.*}} : i32
 // CHECK:             arith.minsi %[[MX]], %c64_i32 : i32
 // CHECK-COUNT-4:     memref.store %{{.*}}, %[[T]]
 // CHECK:         gpu.barrier
-// CHECK:         scf.for %{{.*}} to %c16 step
+// CHECK:         scf.for %{{.*}} = %block_id_x to %c1 step %grid_dim_x {
+// CHECK-COUNT-16:  vector.load %arg0{{.*}} {alignment = 16 : i64} : memref<64x128xbf16>, vector<8xbf16>
 // CHECK-COUNT-3:   memref.load %[[T]][%c1,
 // CHECK-COUNT-3:   memref.load %[[T]][%c0,
 // CHECK:           scf.for %[[G:.*]] = %{{.*}} to %{{.*}} step %c1 {
-// CHECK:             memref.load %[[T]][%c0, %[[G]]]
-// CHECK:             memref.load %[[T]][%c1, %[[G]]]
-// CHECK:             %[[LO:.*]] = arith.maxui
-// CHECK:             %[[HI:.*]] = arith.minui
-// CHECK:             %[[LAST:.*]] = arith.subi %[[HI]], %c1 : index
-// CHECK:             %[[ACC:.*]] = scf.for %{{.*}} = %[[LO]] to %[[HI]] step %c8 iter_args(%{{.*}} = %cst_0) -> (vector<8xbf16>) {
-// CHECK-COUNT-8:       arith.minui %{{.*}}, %[[LAST]] : index
-// CHECK:               vector.load %arg0{{.*}} {alignment = 16 : i64} : memref<64x128xbf16>, vector<8xbf16>
-// CHECK:               arith.andi %{{.*}}, %cst : vector<8xi16>
-// CHECK:               arith.maximumf %{{.*}} : vector<8xbf16>
-// CHECK:             %[[NE:.*]] = arith.cmpi ult, %[[LO]], %[[HI]] : index
-// CHECK:             scf.if %[[NE]] {
-// CHECK:               arith.extf %[[ACC]] : vector<8xbf16> to vector<8xf32>
-// CHECK-COUNT-8:       memref.atomic_rmw maxu %{{.*}}, %[[AW]][%[[G]], %{{.*}}] : (i32, memref<4x128xi32>) -> i32
+// CHECK:             %[[LO:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK:             %[[HI:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK:             %[[GE:.*]] = arith.cmpi ule, %[[LO]], %{{.*}} : index
+// CHECK-NEXT:        %[[LT:.*]] = arith.cmpi ult, %{{.*}}, %[[HI]] : index
+// CHECK-NEXT:        %[[IN:.*]] = arith.andi %[[GE]], %[[LT]] : i1
+// CHECK-NEXT:        arith.select %[[IN]], %{{.*}}, %cst{{.*}} : vector<8xbf16>
+// CHECK:             arith.extf %{{.*}} : vector<8xbf16> to vector<8xf32>
+// CHECK:             vector.store %{{.*}}, %[[RED]]
+// CHECK-NEXT:        gpu.barrier
+// CHECK:             scf.if
+// CHECK-COUNT-8:       memref.load %[[RED]]
+// CHECK:               memref.atomic_rmw maxu %{{.*}}, %[[AW]][%[[G]], %{{.*}}] : (i32, memref<4x128xi32>) -> i32
+// CHECK:             gpu.barrier
 
 // The cast: the item of row chunk rc writes the scales of groups rc,
 // rc + 4, ... (every (group, column) once) from their words

@@ -50,12 +50,19 @@
 // CHECK:         st.global.b32
 // CHECK:         ret;
 
-// Colwise amax (bf16, 8 columns per thread): eight row loads in flight,
-// eight atomicMax per thread (one per column).
+// Colwise amax (bf16, 8 columns per thread): the thread's sixteen row
+// loads in flight, max.NaN, its maxima through shared memory to the
+// thread that owns a column (eight loads, one per warp, between two
+// barriers), one atomicMax per thread.
 // CHECK-LABEL: .entry float8_amax_col_bf16_1x1024x4096(
-// CHECK-COUNT-8: ld.global.nc.v4.b32
+// CHECK-COUNT-16: ld.global.nc.v4.b32
 // CHECK:         max.NaN.bf16x2
-// CHECK-COUNT-8: atom.global.max.u32
+// CHECK:         st.shared.v4.b32
+// CHECK:         bar.sync 0;
+// CHECK-COUNT-8: ld.shared.b32
+// CHECK:         atom.global.max.u32
+// CHECK-NOT:     atom.global
+// CHECK:         bar.sync 0;
 // CHECK:         ret;
 
 // Rowwise bf16 (4096 per row: 256 threads x 2 chunks of 8): the row's two

@@ -26,13 +26,18 @@
 // CHECK:         st.global.v4.b32
 // CHECK:         ret;
 
-// Amax: the group table, 16-byte loads, max.NaN on bf16 lanes, one
-// atomicMax per column.
+// Amax: the group table, the thread's sixteen 16-byte row loads, per
+// group max.NaN on bf16 lanes, the CTA reduction through shared memory,
+// one atomicMax per thread.
 // CHECK-LABEL: .entry float8_group_amax_bf16_16384x2048_g8(
 // CHECK:         bar.sync 0;
-// CHECK:         ld.global.nc.v4.b32
+// CHECK-COUNT-16: ld.global.nc.v4.b32
 // CHECK:         max.NaN.bf16x2
-// CHECK-COUNT-8: atom.global.max.u32
+// CHECK:         st.shared.v4.b32
+// CHECK:         bar.sync 0;
+// CHECK-COUNT-8: ld.shared.b32
+// CHECK:         atom.global.max.u32
+// CHECK-NOT:     atom.global
 // CHECK:         ret;
 
 // Cast: the group table, the scales from the words (IEEE division)

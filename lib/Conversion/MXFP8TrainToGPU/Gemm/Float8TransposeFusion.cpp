@@ -1,4 +1,4 @@
-//===- Float8TransposeFusion.cpp - casts write K-major copies -*- C++ -*-===//
+//===- Float8TransposeFusion.cpp - casts write K-major copies ---*- C++ -*-===//
 //
 // The plan of Float8TransposeFusion.h (which Float8 quantize writes which
 // GEMM operand's K-major buffer) and the cast kernel that writes it:
@@ -256,8 +256,9 @@ static void emitKMajorCast(KernelBuilder &kb, const KMajorCastSpec &spec,
         kb.store(q, data, {row, col}, 16);
       });
     // Padding is zero whatever the scale (a NaN scale casts 0 to 0x7F).
-    return arith::SelectOp::create(kb, in, kb.bitcastTo(b16, q),
-                                   kb.splatBits(b16, 0));
+    Value bytes = kb.bitcastTo(b16, q);
+    Value zero = kb.splatBits(b16, 0);
+    return arith::SelectOp::create(kb, in, bytes, zero);
   };
   emitFloat8TransposeTiles(kb, d, offs, out, tileBuf, source);
 }
