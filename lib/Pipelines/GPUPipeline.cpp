@@ -68,6 +68,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   convertOptions.elementwiseKernels = options.elementwiseKernels;
   convertOptions.simpleGemm = options.simpleGemm;
   convertOptions.float8PromoteInterval = options.float8PromoteInterval;
+  convertOptions.float8PromoteUnroll = options.float8PromoteUnroll;
   convertOptions.fuseDequant = options.fuseDequant;
   convertOptions.fuseTransposes = options.fuseTransposes;
   // canonicalize and cse run before the conversion, never between it and

@@ -178,7 +178,13 @@ def ConvertMXFP8TrainToGPUPass
            "add the fp8 wgmma accumulators into a separate f32 sum every "
            "this many contraction elements (a multiple of 128), as "
            "torch._scaled_mm(use_fast_accum=False); 0: fast accumulation. "
-           "Forward GEMMs always accumulate fast, as torchao's">
+           "Forward GEMMs always accumulate fast, as torchao's">,
+    Option<"float8PromoteUnroll", "float8-promote-unroll", "int64_t",
+           /*default=*/"2",
+           "sm_90a Float8 GEMMs promoted every contraction tile: tiles per "
+           "iteration of the pipelined promotion loop, which ends with a "
+           "wgmma drain (an even number, 2 to 6; a tuning knob, the "
+           "results are the same bits)">
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect",

@@ -101,6 +101,11 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "contraction elements (a multiple of 128; 0: fast "
                      "accumulation)"),
       llvm::cl::init(128)};
+  PassOptions::Option<int64_t> float8PromoteUnroll{
+      *this, "float8-promote-unroll",
+      llvm::cl::desc("sm_90a Float8 GEMMs promoted every contraction tile: "
+                     "tiles per pipelined iteration (2, 4 or 6; same bits)"),
+      llvm::cl::init(2)};
 };
 
 /// Builds the GPU lowering pipeline: mxfp8train quantization and layout

@@ -114,6 +114,15 @@ struct ConvertMXFP8TrainToGPUPass final
       return signalPassFailure();
     }
     target.float8PromoteInterval = promoteInterval;
+    int64_t promoteUnroll = float8PromoteUnroll;
+    if (promoteUnroll < 2 || promoteUnroll > 6 || promoteUnroll % 2) {
+      module.emitError()
+          << "convert-mxfp8train-to-gpu: float8-promote-unroll must be 2, 4 "
+             "or 6 (got "
+          << promoteUnroll << ")";
+      return signalPassFailure();
+    }
+    target.float8PromoteUnroll = promoteUnroll;
     MLIRContext *ctx = &getContext();
 
     {

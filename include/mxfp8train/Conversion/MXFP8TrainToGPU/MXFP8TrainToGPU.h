@@ -64,6 +64,10 @@ struct GPUTargetInfo {
   /// sm_90a Float8 GEMMs: the accumulator promotion interval in contraction
   /// elements (`float8-promote-interval`; 0: fast accumulation).
   int64_t float8PromoteInterval = 0;
+  /// sm_90a promoted Float8 GEMMs with a promotion per contraction tile:
+  /// tiles per iteration of the two-set pipelined loop, which ends in a
+  /// wgmma drain (`float8-promote-unroll`: 2, 4 or 6).
+  int64_t float8PromoteUnroll = 2;
 
   /// The NVVM chip name (`sm_90a`).
   llvm::StringRef getChipName() const { return stringifyGPUChip(chip); }

@@ -146,6 +146,9 @@ std::string GemmSpec::getName() const {
                     (bScalarScale ? "t" : "r") +
                     (promoteInterval
                          ? llvm::formatv("_acc{0}", promoteInterval).str()
+                         : "") +
+                    (promoteInterval && promoteUnroll != 2
+                         ? llvm::formatv("u{0}", promoteUnroll).str()
                          : "")
               : "") +
          (guarded ? (runWhenUnsafe ? "_gu" : "_gs") : "") +

@@ -127,6 +127,11 @@ struct GemmSpec {
   /// (the promotion of `torch._scaled_mm(use_fast_accum=False)`); 0 for
   /// fast accumulation (one wgmma accumulator over the whole K).
   int64_t promoteInterval = 0;
+  /// WgmmaFloat8 with promoteInterval == tile.k: contraction tiles per
+  /// iteration of the two-set pipelined promotion (even; each iteration
+  /// ends with wait_group 0; GPUTargetInfo::float8PromoteUnroll; the
+  /// kernel name says `u<N>` when it is not 2).
+  int64_t promoteUnroll = 2;
 
   /// The operands were dequantized by the pre-pass into zero-padded K-major
   /// bf16 buffers (`a`, `b` describe the padded buffers), which one thread

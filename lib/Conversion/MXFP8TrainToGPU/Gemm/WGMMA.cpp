@@ -198,7 +198,7 @@ Value WgmmaConsumer::emitPipelinedPromotion(const GemmTile &t,
                                             bool fenceAfterFull,
                                             StageConsume consume) {
   // Two accumulator sets, X and Y, alternate over the contraction tiles,
-  // kPromoteUnroll tiles per iteration in straight-line code, so that each
+  // promoteUnroll tiles per iteration in straight-line code, so that each
   // set keeps its registers. The wait_group 1 of one set's stage completes
   // the other set (the previous stage), which is added into the sum while
   // the first runs. The iteration ends with wait_group 0: no wgmma is in
@@ -209,12 +209,19 @@ Value WgmmaConsumer::emitPipelinedPromotion(const GemmTile &t,
   // loop). The tiles past the last whole group run one per iteration, each
   // added after wait_group 0. The sum sees the tiles in order, as with one
   // set (plus one leading + 0, which changes no sum: it starts at +0).
-  constexpr int64_t kPromoteUnroll = 2;
+  // (GemmSpec::promoteUnroll, `float8-promote-unroll`: 2 by default; 4
+  // halves the drains, on which ncu found 18 % of the MMA warps' stalls,
+  // and ptxas keeps the dense rowwise kernels' sets in registers, but
+  // spilled the grouped and the tensorwise f32-output forms; with 8 every
+  // form spilled.)
+  const int64_t promoteUnroll = spec.promoteUnroll;
+  assert(promoteUnroll >= 2 && promoteUnroll % 2 == 0 &&
+         "the two sets alternate within an iteration");
   Value zero = zeroAccumulators();
   Value count = sub(t.ktEnd, t.ktBegin);
   Value groupsEnd =
-      add(t.ktBegin, mul(divu(count, kPromoteUnroll), c(kPromoteUnroll)));
-  auto groups = scf::ForOp::create(kb, t.ktBegin, groupsEnd, c(kPromoteUnroll),
+      add(t.ktBegin, mul(divu(count, promoteUnroll), c(promoteUnroll)));
+  auto groups = scf::ForOp::create(kb, t.ktBegin, groupsEnd, c(promoteUnroll),
                                    ValueRange{zero, zero, zero});
   {
     OpBuilder::InsertionGuard g(kb);
@@ -226,7 +233,7 @@ Value WgmmaConsumer::emitPipelinedPromotion(const GemmTile &t,
     // 1 completed: in step 0 the previous iteration's last set (complete,
     // not yet added; zero before the first), so that the tensor cores
     // restart right after the back edge instead of after that add.
-    for (int64_t i = 0; i < kPromoteUnroll; ++i) {
+    for (int64_t i = 0; i < promoteUnroll; ++i) {
       Value &set = sets[i % 2];
       Value &done = sets[(i + 1) % 2];
       SmallVector<Value> r = mainloop.emitConsumerStep(
@@ -238,7 +245,7 @@ Value WgmmaConsumer::emitPipelinedPromotion(const GemmTile &t,
     scf::YieldOp::create(kb, ValueRange{sum, sets[0], sets[1]});
   }
   // The last set of the last iteration (zero without one).
-  Value pending = groups.getResult(1 + (kPromoteUnroll - 1) % 2);
+  Value pending = groups.getResult(1 + (promoteUnroll - 1) % 2);
   auto rest = scf::ForOp::create(
       kb, groupsEnd, t.ktEnd, c(1),
       ValueRange{addAccumulators(groups.getResult(0), pending),
