@@ -180,11 +180,11 @@ def ConvertMXFP8TrainToGPUPass
            "torch._scaled_mm(use_fast_accum=False); 0: fast accumulation. "
            "Forward GEMMs always accumulate fast, as torchao's">,
     Option<"float8PromoteUnroll", "float8-promote-unroll", "int64_t",
-           /*default=*/"2",
+           /*default=*/"0",
            "sm_90a Float8 GEMMs promoted every contraction tile: tiles per "
            "iteration of the pipelined promotion loop, which ends with a "
-           "wgmma drain (an even number, 2 to 6; a tuning knob, the "
-           "results are the same bits)">
+           "wgmma drain (2, 4 or 6; 0: 4 for dense GEMMs with bf16 results, "
+           "else 2; a tuning knob, the results are the same bits)">
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect",

@@ -104,8 +104,9 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   PassOptions::Option<int64_t> float8PromoteUnroll{
       *this, "float8-promote-unroll",
       llvm::cl::desc("sm_90a Float8 GEMMs promoted every contraction tile: "
-                     "tiles per pipelined iteration (2, 4 or 6; same bits)"),
-      llvm::cl::init(2)};
+                     "tiles per pipelined iteration (2, 4 or 6; 0: per form; "
+                     "same bits)"),
+      llvm::cl::init(0)};
 };
 
 /// Builds the GPU lowering pipeline: mxfp8train quantization and layout

@@ -115,10 +115,11 @@ struct ConvertMXFP8TrainToGPUPass final
     }
     target.float8PromoteInterval = promoteInterval;
     int64_t promoteUnroll = float8PromoteUnroll;
-    if (promoteUnroll < 2 || promoteUnroll > 6 || promoteUnroll % 2) {
+    if (promoteUnroll != 0 &&
+        (promoteUnroll < 2 || promoteUnroll > 6 || promoteUnroll % 2)) {
       module.emitError()
-          << "convert-mxfp8train-to-gpu: float8-promote-unroll must be 2, 4 "
-             "or 6 (got "
+          << "convert-mxfp8train-to-gpu: float8-promote-unroll must be 0, 2, "
+             "4 or 6 (got "
           << promoteUnroll << ")";
       return signalPassFailure();
     }

@@ -22,7 +22,7 @@
 // SM100-NOT: error: 'mxfp8train.
 
 // INTERVAL-COUNT-6: error: convert-mxfp8train-to-gpu: float8-promote-interval must be a non-negative multiple of 128 (got 100)
-// UNROLL-COUNT-6: error: convert-mxfp8train-to-gpu: float8-promote-unroll must be 2, 4 or 6 (got 3)
+// UNROLL-COUNT-6: error: convert-mxfp8train-to-gpu: float8-promote-unroll must be 0, 2, 4 or 6 (got 3)
 
 func.func @lhs_mn_major_unaligned(%x: tensor<64x40xf8E4M3FN>, %xs: tensor<1x40xf32>, %w: tensor<32x64xf8E4M3FN>, %ws: tensor<32x1xf32>) -> tensor<40x32xbf16> {
   // expected-error @+1 {{'mxfp8train.scaled_mm' has no GPU lowering: the fp8 transpose of an MN-major operand needs its rows (40) and K (64) multiples of 16}}

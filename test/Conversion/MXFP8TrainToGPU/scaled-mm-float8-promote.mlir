@@ -1,4 +1,5 @@
-// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu --canonicalize --split-input-file | FileCheck %s
+// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="float8-promote-unroll=2" --canonicalize --split-input-file | FileCheck %s
+// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu --canonicalize --split-input-file | FileCheck %s --check-prefix=U4
 // RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="float8-promote-interval=512" --canonicalize --split-input-file | FileCheck %s --check-prefix=I512
 // RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="float8-promote-interval=0" --canonicalize --split-input-file | FileCheck %s --check-prefix=FAST
 
@@ -20,11 +21,34 @@
 // X runs; after Y's wait_group 1 (which completes X) X is added while Y
 // runs; the iteration ends with wait_group 0 (nothing in flight across the
 // back edge) and the last Y is added after the loop. An even tile count:
-// the loop of the last odd tile folds away.
+// the loop of the last odd tile folds away. (These checks pin
+// `float8-promote-unroll=2`, kernel names `_acc128u2`.)
+//
+// By default a dense GEMM with a bf16 result runs four tiles per iteration
+// (X, Y, X, Y: half the drains), the same sum in the same order.
+// U4-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1024_b1_p1c1_v9w1s6_f8rr_acc128(
+// U4:           %[[R:.*]]:3 = scf.for %{{.*}} = %c0 to %c8 step %c4 iter_args(%{{.*}} = %{{.*}}, %[[X:.*]] = %{{.*}}, %[[Y:.*]] = %{{.*}})
+// U4:             nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[X]], <m = 64, n = 128, k = 32>, D[<f32>, <zero>]
+// U4:             nvvm.wgmma.wait.group.sync.aligned 1
+// U4-COUNT-64:    arith.addf
+// U4:             nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[Y]], <m = 64, n = 128, k = 32>, D[<f32>, <zero>]
+// U4:             nvvm.wgmma.wait.group.sync.aligned 1
+// U4-COUNT-64:    arith.addf
+// U4:             nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <zero>]
+// U4:             nvvm.wgmma.wait.group.sync.aligned 1
+// U4-COUNT-64:    arith.addf
+// U4:             nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <zero>]
+// U4:             nvvm.wgmma.wait.group.sync.aligned 1
+// U4-COUNT-64:    arith.addf
+// U4-NOT:         nvvm.wgmma.mma_async
+// U4:             nvvm.wgmma.wait.group.sync.aligned 0
+// U4-NEXT:        scf.yield
+// U4-NEXT:      }
+// U4-NEXT:      llvm.extractvalue %[[R]]#2[0]
 
 // CHECK-LABEL: func.func @dgrad(
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1024_b1_p1c1_v9w1s6_f8rr_acc128 blocks in (%c6, %c1, %c1)
-// CHECK-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1024_b1_p1c1_v9w1s6_f8rr_acc128(
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1024_b1_p1c1_v9w1s6_f8rr_acc128u2 blocks in (%c6, %c1, %c1)
+// CHECK-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1024_b1_p1c1_v9w1s6_f8rr_acc128u2(
 // CHECK:           %[[Z:.*]] = llvm.mlir.zero : !llvm.struct<(f32,
 // CHECK:           %[[R:.*]]:3 = scf.for %[[I:.*]] = %c0 to %c8 step %c2 iter_args(%[[S:.*]] = %[[Z]], %[[X:.*]] = %[[Z]], %[[Y:.*]] = %[[Z]])
 // CHECK:             nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[X]], <m = 64, n = 128, k = 32>, D[<f32>, <zero>]
@@ -98,7 +122,7 @@ func.func @forward(%x: tensor<256x1024xf8E4M3FN>, %xs: tensor<256x1xf32>, %w: te
 // Promotion needs 128 x 128 tiles (two m64n256 accumulator sets do not fit
 // 216 registers): a gemm_config's tile_n = 256 is overridden; its stages
 // are kept.
-// CHECK-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1024_b1_p1c1_v9w1s3_f8rr_acc128(
+// CHECK-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1024_b1_p1c1_v9w1s3_f8rr_acc128u2(
 // FAST-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1024_b1_p1c1_v9w1s3_n256_f8rr(
 func.func @wgrad_config(%x: tensor<256x1024xf8E4M3FN>, %xs: tensor<256x1xf32>, %w: tensor<384x1024xf8E4M3FN>, %ws: tensor<384x1xf32>) -> tensor<256x384xbf16> {
   %y = mxfp8train.scaled_mm %x [%xs], %w [%ws] transpose_rhs {mxfp8train.role = "wgrad", mxfp8train.gemm_config = #mxfp8train.gemm_config<tile_n = 256, stages = 3>}
@@ -122,7 +146,7 @@ func.func @dgrad_fast_accum(%x: tensor<256x1024xf8E4M3FN>, %xs: tensor<256x1xf32
 // -----
 
 // ... and a forward GEMM without it is promoted.
-// CHECK-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1024_b1_p1c1_v9w1s6_f8rr_acc128(
+// CHECK-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1024_b1_p1c1_v9w1s6_f8rr_acc128u2(
 // CHECK-COUNT-64:  arith.addf
 func.func @forward_promoted(%x: tensor<256x1024xf8E4M3FN>, %xs: tensor<256x1xf32>, %w: tensor<384x1024xf8E4M3FN>, %ws: tensor<384x1xf32>) -> tensor<256x384xbf16> {
   %y = mxfp8train.scaled_mm %x [%xs], %w [%ws] transpose_rhs {mxfp8train.role = "forward", mxfp8train.use_fast_accum = false}
@@ -149,7 +173,7 @@ func.func @grouped_dgrad(%a: tensor<1000x512xf8E4M3FN>, %as: tensor<1000x1xf32>,
 // An odd tile count (K = 640, five tiles): two pairs, the last pair's Y
 // added after the loop, then the last tile on its own (a loop of one
 // iteration, folded), added after its wait_group 0.
-// CHECK-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x640_b1_p1c1_v9w1s6_f8rr_acc128(
+// CHECK-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x640_b1_p1c1_v9w1s6_f8rr_acc128u2(
 // CHECK:           %[[R:.*]]:3 = scf.for %{{.*}} = %c0 to %c4 step %c2 iter_args(
 // CHECK:             scf.yield
 // CHECK-NEXT:      }

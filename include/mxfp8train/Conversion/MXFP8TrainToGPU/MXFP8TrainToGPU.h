@@ -66,8 +66,9 @@ struct GPUTargetInfo {
   int64_t float8PromoteInterval = 0;
   /// sm_90a promoted Float8 GEMMs with a promotion per contraction tile:
   /// tiles per iteration of the two-set pipelined loop, which ends in a
-  /// wgmma drain (`float8-promote-unroll`: 2, 4 or 6).
-  int64_t float8PromoteUnroll = 2;
+  /// wgmma drain (`float8-promote-unroll`: 2, 4 or 6; 0: the form's
+  /// default, GemmSpec::getDefaultPromoteUnroll).
+  int64_t float8PromoteUnroll = 0;
 
   /// The NVVM chip name (`sm_90a`).
   llvm::StringRef getChipName() const { return stringifyGPUChip(chip); }

@@ -147,7 +147,7 @@ std::string GemmSpec::getName() const {
                     (promoteInterval
                          ? llvm::formatv("_acc{0}", promoteInterval).str()
                          : "") +
-                    (promoteInterval && promoteUnroll != 2
+                    (promoteInterval && promoteUnroll != getDefaultPromoteUnroll()
                          ? llvm::formatv("u{0}", promoteUnroll).str()
                          : "")
               : "") +

@@ -129,9 +129,16 @@ struct GemmSpec {
   int64_t promoteInterval = 0;
   /// WgmmaFloat8 with promoteInterval == tile.k: contraction tiles per
   /// iteration of the two-set pipelined promotion (even; each iteration
-  /// ends with wait_group 0; GPUTargetInfo::float8PromoteUnroll; the
-  /// kernel name says `u<N>` when it is not 2).
+  /// ends with wait_group 0; GPUTargetInfo::float8PromoteUnroll, else
+  /// getDefaultPromoteUnroll; the kernel name says `u<N>` when it is not
+  /// the default).
   int64_t promoteUnroll = 2;
+  /// 4 for dense GEMMs with bf16 results (half the drains of 2: 5-6 % off
+  /// the promoted Llama GEMMs on the H200, both sets still in registers),
+  /// else 2 (with 4, ptxas spilled the grouped and the f32-output forms).
+  int64_t getDefaultPromoteUnroll() const {
+    return kind == GemmKind::Dense && outType && outType.isBF16() ? 4 : 2;
+  }
 
   /// The operands were dequantized by the pre-pass into zero-padded K-major
   /// bf16 buffers (`a`, `b` describe the padded buffers), which one thread

@@ -209,11 +209,10 @@ Value WgmmaConsumer::emitPipelinedPromotion(const GemmTile &t,
   // loop). The tiles past the last whole group run one per iteration, each
   // added after wait_group 0. The sum sees the tiles in order, as with one
   // set (plus one leading + 0, which changes no sum: it starts at +0).
-  // (GemmSpec::promoteUnroll, `float8-promote-unroll`: 2 by default; 4
-  // halves the drains, on which ncu found 18 % of the MMA warps' stalls,
-  // and ptxas keeps the dense rowwise kernels' sets in registers, but
-  // spilled the grouped and the tensorwise f32-output forms; with 8 every
-  // form spilled.)
+  // (GemmSpec::promoteUnroll: 4 for dense bf16-output GEMMs, whose sets
+  // ptxas still keeps in registers, halves the drains, on which ncu found
+  // 18 % of the MMA warps' stalls; ptxas spilled the grouped and the
+  // f32-output forms with 4 (they keep 2), and every form with 8.)
   const int64_t promoteUnroll = spec.promoteUnroll;
   assert(promoteUnroll >= 2 && promoteUnroll % 2 == 0 &&
          "the two sets alternate within an iteration");

@@ -255,7 +255,9 @@ constexpr int64_t kMaxFloat8Stages = 6, kMaxGroupedFloat8Stages = 4;
 static void configureFromOp(Operation *op, const GPUTargetInfo &target,
                             GemmSpec &spec) {
   spec.promoteInterval = getPromoteInterval(op, target);
-  spec.promoteUnroll = target.float8PromoteUnroll;
+  spec.promoteUnroll = target.float8PromoteUnroll
+                           ? target.float8PromoteUnroll
+                           : spec.getDefaultPromoteUnroll();
   int64_t tileN = spec.promoteInterval ? 128 : 256;
   std::optional<int64_t> stages;
   if (auto config =
