@@ -423,9 +423,9 @@ void gpu_lowering::reduceColumnAmaxInCTA(
 }
 
 /// Column amax: (in (outer, red, inner), words (outer, inner) i32; `buf`
-/// the reduction buffer) — CTA tiles of kAmaxTileRows rows x
+/// the reduction buffer) — CTA tiles of getAmaxTileRows rows x
 /// kAmaxTileStrips strips of `lanes` columns, one tile per CTA
-/// (grid-stride): each thread loads its strip's kAmaxWarpRows rows at once
+/// (grid-stride): each thread loads its strip's getAmaxWarpRows rows at once
 /// (rows past the end clamped to the last: max is idempotent; strips past
 /// the last likewise), then reduceColumnAmaxInCTA: one atomicMax per
 /// column per tile.
@@ -436,7 +436,9 @@ static void buildColumnAmax(KernelBuilder &kb, const Float8CastSpec &spec,
   int64_t lanes = getLaneCount(v.inner, spec.inType);
   int64_t strips = v.inner / lanes;
   int64_t stripBlocks = llvm::divideCeil(strips, kAmaxTileStrips);
-  int64_t rowBlocks = llvm::divideCeil(v.red, kAmaxTileRows);
+  int64_t warpRows = getAmaxWarpRows(input.isFused());
+  int64_t tileRows = getAmaxTileRows(input.isFused());
+  int64_t rowBlocks = llvm::divideCeil(v.red, tileRows);
   auto inVec = VectorType::get({lanes}, spec.inType);
   int64_t inAlign = getAccessBytes(lanes, spec.inType);
   Value tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
@@ -455,31 +457,31 @@ static void buildColumnAmax(KernelBuilder &kb, const Float8CastSpec &spec,
     Value laneStrip = bb.add(firstStrip, lane);
     Value strip = bb.minu(laneStrip, bb.cIdx(strips - 1));
     Value c0 = bb.mul(strip, bb.cIdx(lanes));
-    Value tileRow = bb.mul(rb, bb.cIdx(kAmaxTileRows));
-    Value warpRow = bb.mul(warp, bb.cIdx(kAmaxWarpRows));
+    Value tileRow = bb.mul(rb, bb.cIdx(tileRows));
+    Value warpRow = bb.mul(warp, bb.cIdx(warpRows));
     Value r0 = bb.add(tileRow, warpRow);
     SmallVector<Value> xs;
-    for (int64_t j = 0; j < kAmaxWarpRows; ++j) {
-      Value r = clampIdx(kb, arith::AddIOp::create(kb, r0, kb.idx(j)),
-                         v.red - 1);
+    for (int64_t j = 0; j < warpRows; ++j) {
+      Value r =
+          clampIdx(kb, arith::AddIOp::create(kb, r0, kb.idx(j)), v.red - 1);
       xs.push_back(input.load(kb, inVec, in, {o, r, c0}, inAlign));
     }
     Value m = kb.absBits(xs[0]);
     for (Value x : ArrayRef(xs).drop_front())
       m = arith::MaximumFOp::create(kb, m, kb.absBits(x));
-    reduceColumnAmaxInCTA(kb, toF32(kb, m), buf, c0, lanes,
-                          [&](Value column, Value bits) {
-                            memref::AtomicRMWOp::create(
-                                kb, arith::AtomicRMWKind::maxu, bits, words,
-                                ValueRange{o, column});
-                          });
+    reduceColumnAmaxInCTA(
+        kb, toF32(kb, m), buf, c0, lanes, [&](Value column, Value bits) {
+          memref::AtomicRMWOp::create(kb, arith::AtomicRMWKind::maxu, bits,
+                                      words, ValueRange{o, column});
+        });
   });
 }
 
 /// CTAs of the column amax kernel of view `v`: one per tile.
-static int64_t getColumnAmaxTiles(const Float8View &v, Type inType) {
+static int64_t getColumnAmaxTiles(const Float8View &v, Type inType,
+                                  bool fusedInput) {
   int64_t strips = v.inner / getLaneCount(v.inner, inType);
-  return v.outer * llvm::divideCeil(v.red, kAmaxTileRows) *
+  return v.outer * llvm::divideCeil(v.red, getAmaxTileRows(fusedInput)) *
          llvm::divideCeil(strips, kAmaxTileStrips);
 }
 
@@ -733,11 +735,11 @@ struct Float8QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
     amaxKernel.removeArgAttr(n, LLVM::LLVMDialect::getWriteOnlyAttrName());
     int64_t lanes = getLaneCount(v.contiguous(), spec.inType);
     int64_t amaxGrid =
-        column
-            ? std::max<int64_t>(1, getColumnAmaxTiles(v, spec.inType))
-            : std::min(cache.getGridSize(
-                           llvm::divideCeil(v.red / lanes, kTensorAmaxUnroll)),
-                       kTensorAmaxMaxCTAs);
+        column ? std::max<int64_t>(
+                     1, getColumnAmaxTiles(v, spec.inType, input.isFused()))
+               : std::min(cache.getGridSize(llvm::divideCeil(
+                              v.red / lanes, kTensorAmaxUnroll)),
+                          kTensorAmaxMaxCTAs);
     launch(rewriter, loc, amaxKernel, amaxGrid, amaxArgs);
 
     // The GEMMs that read the data MN-major read the K-major copy this

@@ -34,10 +34,15 @@ void populateFloat8GroupCastKernelPatterns(RewritePatternSet &patterns,
 /// Rows loaded before their first use by the column cast kernels.
 constexpr int64_t kRowBatch = 8;
 /// The CTA tile of the column amax kernels: 32 strips of `lanes` columns
-/// (one per lane) x 8 warps of kAmaxWarpRows rows each.
+/// (one per lane) x 8 warps of getAmaxWarpRows rows each.
 constexpr int64_t kAmaxTileStrips = 32;
-constexpr int64_t kAmaxWarpRows = 16;
-constexpr int64_t kAmaxTileRows = kAmaxWarpRows * (kThreadsPerCTA / 32);
+/// Rows per thread of the column amax kernels, all loaded at once: 16, or
+/// 8 when a fused elementwise producer is read (its operands' loads and
+/// its body took 190 registers at 16: one CTA per SM).
+inline int64_t getAmaxWarpRows(bool fusedInput) { return fusedInput ? 8 : 16; }
+inline int64_t getAmaxTileRows(bool fusedInput) {
+  return getAmaxWarpRows(fusedInput) * (kThreadsPerCTA / 32);
+}
 /// Rows per thread of the column cast kernels.
 constexpr int64_t kColumnCastRows = 16;
 
@@ -71,10 +76,9 @@ MemRefType getColumnAmaxReduceType(MLIRContext *ctx);
 /// thread (w < lanes: column c0 + w of lane l's strip), to
 /// `atomicMax(column, bits)` (the u32 bits of the f32 amax). Every thread
 /// of the CTA must call it; two barriers around the shared buffer `buf`.
-void reduceColumnAmaxInCTA(KernelBuilder &kb, Value acc, Value buf, Value c0,
-                           int64_t lanes,
-                           function_ref<void(Value column, Value bits)>
-                               atomicMax);
+void reduceColumnAmaxInCTA(
+    KernelBuilder &kb, Value acc, Value buf, Value c0, int64_t lanes,
+    function_ref<void(Value column, Value bits)> atomicMax);
 
 /// The f32 scales (vector<lanes x f32>) of the `lanes` amax words (u32 bits
 /// of the f32 amax, as the amax kernels' `atomicMax` leaves them) of

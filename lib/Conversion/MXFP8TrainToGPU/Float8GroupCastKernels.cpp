@@ -18,12 +18,12 @@
 // [first, stop) found by bisection of the table (findGroup), and the item
 // walks each group's rows inside it:
 //
-// - amax kernel: CTA tiles of kAmaxTileRows rows x kAmaxTileStrips strips
-//   (the dense column amax's tiles, Float8CastKernels.h); each thread loads
-//   its strip's kAmaxWarpRows rows at once, and for each group meeting the
-//   tile's rows the CTA reduces the maxima of that group's rows over its
-//   warps (reduceColumnAmaxInCTA) and `atomicMax`es them, on the u32 bits
-//   of the f32 |x|, into the (E, X) words, zeroed in-stream by a
+// - amax kernel: CTA tiles of getAmaxTileRows rows x kAmaxTileStrips
+//   strips (the dense column amax's tiles, Float8CastKernels.h); each
+//   thread loads its strip's getAmaxWarpRows rows at once, and for each group
+//   meeting the tile's rows the CTA reduces the maxima of that group's rows
+//   over its warps (reduceColumnAmaxInCTA) and `atomicMax`es them, on the u32
+//   bits of the f32 |x|, into the (E, X) words, zeroed in-stream by a
 //   `gpu.memset` (the dense column kernels' scheme).
 // - cast kernel: chunks of kColumnCastRows rows; per segment the group's
 //   scales come from its words (loadScalesFromAmaxWords, the shared
@@ -159,16 +159,16 @@ static void loadRowBatch(KernelBuilder &kb, const GroupCastSpec &spec,
 // Quantize kernels
 //===----------------------------------------------------------------------===//
 
-/// CTAs of the amax kernel: tiles of kAmaxTileRows rows x kAmaxTileStrips
-/// strips.
-static int64_t getAmaxTiles(const GroupCastSpec &spec) {
-  return llvm::divideCeil(spec.tokens, kAmaxTileRows) *
+/// CTAs of the amax kernel: tiles of getAmaxTileRows rows x
+/// kAmaxTileStrips strips.
+static int64_t getAmaxTiles(const GroupCastSpec &spec, bool fusedInput) {
+  return llvm::divideCeil(spec.tokens, getAmaxTileRows(fusedInput)) *
          llvm::divideCeil(spec.strips(), kAmaxTileStrips);
 }
 
 /// Amax: (in (T, X), offs (E), words (E, X) i32; the group table and the
 /// reduction buffer) — one CTA tile per CTA (grid-stride): each thread
-/// loads its strip's kAmaxWarpRows rows at once (clamped to the last row),
+/// loads its strip's getAmaxWarpRows rows at once (clamped to the last row),
 /// then for every group that meets the tile's rows (the same groups for the
 /// whole CTA) the maxima over its rows in that group (the others count as
 /// 0) go through reduceColumnAmaxInCTA: one atomicMax per (group, column)
@@ -185,56 +185,60 @@ static void buildGroupAmax(KernelBuilder &kb, const GroupCastSpec &spec,
   Value tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
   Value start = gpu::BlockIdOp::create(kb, gpu::Dimension::x);
   Value step = gpu::GridDimOp::create(kb, gpu::Dimension::x);
-  kb.forLoop(start, kb.idx(getAmaxTiles(spec)), step, [&](Value tile) {
-    Bits bb = kb.bits();
-    Value sb = bb.remu(tile, bb.cIdx(stripBlocks));
-    Value rb = bb.divu(tile, bb.cIdx(stripBlocks));
-    Value lane = bb.remu(tid, bb.cIdx(32));
-    Value warp = bb.divu(tid, bb.cIdx(32));
-    Value firstStrip = bb.mul(sb, bb.cIdx(kAmaxTileStrips));
-    Value laneStrip = bb.add(firstStrip, lane);
-    Value strip = bb.minu(laneStrip, bb.cIdx(spec.strips() - 1));
-    Value c0 = bb.mul(strip, bb.cIdx(lanes));
-    Value tileRow = bb.mul(rb, bb.cIdx(kAmaxTileRows));
-    Value warpRow = bb.mul(warp, bb.cIdx(kAmaxWarpRows));
-    Value r0 = bb.add(tileRow, warpRow);
-    SmallVector<Value> rows, absXs;
-    for (int64_t j = 0; j < kAmaxWarpRows; ++j) {
-      rows.push_back(arith::AddIOp::create(kb, r0, kb.idx(j)));
-      Value r = arith::MinUIOp::create(kb, rows.back(),
-                                       kb.idx(spec.tokens - 1));
-      absXs.push_back(kb.absBits(input.load(kb, inVec, in, {r, c0}, inAlign)));
-    }
-    // The groups meeting the tile's rows [tileRow, tileEnd).
-    Value tileRowEnd = bb.add(tileRow, bb.cIdx(kAmaxTileRows));
-    Value tileEnd = bb.minu(tileRowEnd, bb.cIdx(spec.tokens));
-    Value firstKey = arith::IndexCastOp::create(kb, i32, tileRow);
-    Value lastRow = bb.sub(tileEnd, bb.cIdx(1));
-    Value lastKey = arith::IndexCastOp::create(kb, i32, lastRow);
-    Value first = findGroup(kb, table, kEnd, firstKey, spec.groups);
-    Value stop = findGroup(kb, table, kStart, lastKey, spec.groups);
-    kb.forLoop(first, stop, kb.idx(1), [&](Value g) {
-      Value lo = loadGroupBound(kb, table, kStart, g);
-      Value hi = loadGroupBound(kb, table, kEnd, g);
-      Value zero = kb.splatBits(inVec, 0);
-      Value m = zero;
-      for (auto [r, ax] : llvm::zip(rows, absXs)) {
-        Value afterLo = arith::CmpIOp::create(kb, arith::CmpIPredicate::ule,
-                                              lo, r);
-        Value beforeHi =
-            arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, r, hi);
-        Value inGroup = arith::AndIOp::create(kb, afterLo, beforeHi);
-        Value v = arith::SelectOp::create(kb, inGroup, ax, zero);
-        m = arith::MaximumFOp::create(kb, m, v);
-      }
-      reduceColumnAmaxInCTA(kb, toF32(kb, m), buf, c0, lanes,
-                            [&](Value column, Value bits) {
-                              memref::AtomicRMWOp::create(
-                                  kb, arith::AtomicRMWKind::maxu, bits, words,
-                                  ValueRange{g, column});
-                            });
-    });
-  });
+  int64_t warpRows = getAmaxWarpRows(input.isFused());
+  int64_t tileRows = getAmaxTileRows(input.isFused());
+  kb.forLoop(
+      start, kb.idx(getAmaxTiles(spec, input.isFused())), step,
+      [&](Value tile) {
+        Bits bb = kb.bits();
+        Value sb = bb.remu(tile, bb.cIdx(stripBlocks));
+        Value rb = bb.divu(tile, bb.cIdx(stripBlocks));
+        Value lane = bb.remu(tid, bb.cIdx(32));
+        Value warp = bb.divu(tid, bb.cIdx(32));
+        Value firstStrip = bb.mul(sb, bb.cIdx(kAmaxTileStrips));
+        Value laneStrip = bb.add(firstStrip, lane);
+        Value strip = bb.minu(laneStrip, bb.cIdx(spec.strips() - 1));
+        Value c0 = bb.mul(strip, bb.cIdx(lanes));
+        Value tileRow = bb.mul(rb, bb.cIdx(tileRows));
+        Value warpRow = bb.mul(warp, bb.cIdx(warpRows));
+        Value r0 = bb.add(tileRow, warpRow);
+        SmallVector<Value> rows, absXs;
+        for (int64_t j = 0; j < warpRows; ++j) {
+          rows.push_back(arith::AddIOp::create(kb, r0, kb.idx(j)));
+          Value r =
+              arith::MinUIOp::create(kb, rows.back(), kb.idx(spec.tokens - 1));
+          absXs.push_back(
+              kb.absBits(input.load(kb, inVec, in, {r, c0}, inAlign)));
+        }
+        // The groups meeting the tile's rows [tileRow, tileEnd).
+        Value tileRowEnd = bb.add(tileRow, bb.cIdx(tileRows));
+        Value tileEnd = bb.minu(tileRowEnd, bb.cIdx(spec.tokens));
+        Value firstKey = arith::IndexCastOp::create(kb, i32, tileRow);
+        Value lastRow = bb.sub(tileEnd, bb.cIdx(1));
+        Value lastKey = arith::IndexCastOp::create(kb, i32, lastRow);
+        Value first = findGroup(kb, table, kEnd, firstKey, spec.groups);
+        Value stop = findGroup(kb, table, kStart, lastKey, spec.groups);
+        kb.forLoop(first, stop, kb.idx(1), [&](Value g) {
+          Value lo = loadGroupBound(kb, table, kStart, g);
+          Value hi = loadGroupBound(kb, table, kEnd, g);
+          Value zero = kb.splatBits(inVec, 0);
+          Value m = zero;
+          for (auto [r, ax] : llvm::zip(rows, absXs)) {
+            Value afterLo =
+                arith::CmpIOp::create(kb, arith::CmpIPredicate::ule, lo, r);
+            Value beforeHi =
+                arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, r, hi);
+            Value inGroup = arith::AndIOp::create(kb, afterLo, beforeHi);
+            Value v = arith::SelectOp::create(kb, inGroup, ax, zero);
+            m = arith::MaximumFOp::create(kb, m, v);
+          }
+          reduceColumnAmaxInCTA(
+              kb, toF32(kb, m), buf, c0, lanes, [&](Value column, Value bits) {
+                memref::AtomicRMWOp::create(kb, arith::AtomicRMWKind::maxu,
+                                            bits, words, ValueRange{g, column});
+              });
+        });
+      });
 }
 
 /// Cast: (in (T, X), offs (E), words (E, X), data (T, X), scales (E, X)) —
@@ -391,12 +395,8 @@ struct Float8GroupQuantizeOpToGPU final : KernelPattern<QuantizeOp> {
       // The words are read and written by the atomics.
       amaxKernel.removeArgAttr(n + 1,
                                LLVM::LLVMDialect::getWriteOnlyAttrName());
-      // Two CTAs per SM at least (a fused producer's rows otherwise took
-      // 190 registers: one CTA, whose barriers idle the SM).
-      amaxKernel->setAttr("nvvm.maxntid", rewriter.getDenseI32ArrayAttr(
-                                              {kThreadsPerCTA, 1, 1}));
-      amaxKernel->setAttr("nvvm.minctasm", rewriter.getI32IntegerAttr(2));
-      launch(rewriter, loc, amaxKernel, getAmaxTiles(spec), amaxArgs);
+      launch(rewriter, loc, amaxKernel, getAmaxTiles(spec, input.isFused()),
+             amaxArgs);
     }
 
     // The GEMMs that read the data MN-major read the K-major copy this
