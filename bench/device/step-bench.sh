@@ -33,8 +33,10 @@
 # mxfp8-launch --compare-with), and for the Llama step against torchao's
 # step of the same recipe under torch.compile (torchao_float8_RECIPE_compile
 # for the Float8 recipes; "vs ao" of those rows).
-# Lowering variants NAME.mx-TAG in STEPS_DIR are first compared bit for bit
-# with NAME.mx (exit status 1 when one differs); VARIANTS_ONLY=1 stops there.
+# Lowering variants NAME.mx-TAG and NAME.RECIPE_TAG-TAG in STEPS_DIR are
+# first compared bit for bit with NAME.mx / NAME.RECIPE_TAG (exit status 1
+# when one differs); VARIANTS_ONLY=1 stops there. A recipe's variants are
+# also timed (pool allocator; TIME_VARIANTS="TAG ...": only those).
 # Environment: REPEAT (default 10), WARMUP (default 3), GPU (default 0),
 # LAUNCH_BUILD_DIR (default /tmp/mxfp8-launch-build), OUT (the device tool's
 # output folder: the log goes there too).
@@ -154,11 +156,16 @@ for manifest in "$dir"/*.mx.cuda.manifest; do
   while read -r tag recipe; do
     [ -e "$dir/$name.$tag.cuda.manifest" ] || continue
     time_ours "$name" "$entry" "$tag" pool
-    # The recipe's lowering variants, timed beside it.
+    # The recipe's lowering variants, timed beside it (TIME_VARIANTS: only
+    # these variant tags, space separated; default all).
     for manifest in "$dir/$name.$tag"-*.cuda.manifest; do
       [ -e "$manifest" ] || continue
       variant="$(basename "${manifest%.cuda.manifest}")"
-      time_ours "$name" "$entry" "${variant#"$name".}" pool
+      variant="${variant#"$name".}"
+      if [ -n "${TIME_VARIANTS:-}" ] && [[ " $TIME_VARIANTS " != *" ${variant#"$tag"-} "* ]]; then
+        continue
+      fi
+      time_ours "$name" "$entry" "$variant" pool
     done
     echo "== $name.$tag ($recipe) against $name.hp:"
     "$launch" "$work/$name.$tag.cuda.so" "$dir/$name.$tag.cuda.manifest" --entry="$entry" \
