@@ -385,6 +385,24 @@ static int64_t getColumnWork(const Float8View &v, Type inType,
          (v.inner / getLaneCount(v.inner, inType));
 }
 
+AmaxTileThread gpu_lowering::getAmaxTileThread(KernelBuilder &kb, Value sb,
+                                               Value rb, int64_t strips,
+                                               int64_t lanes, bool fusedInput) {
+  Bits bb = kb.bits();
+  Value tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
+  Value lane = bb.remu(tid, bb.cIdx(32));
+  Value warp = bb.divu(tid, bb.cIdx(32));
+  Value firstStrip = bb.mul(sb, bb.cIdx(kAmaxTileStrips));
+  Value laneStrip = bb.add(firstStrip, lane);
+  Value strip = bb.minu(laneStrip, bb.cIdx(strips - 1));
+  AmaxTileThread t;
+  t.c0 = bb.mul(strip, bb.cIdx(lanes));
+  t.tileRow = bb.mul(rb, bb.cIdx(getAmaxTileRows(fusedInput)));
+  Value warpRow = bb.mul(warp, bb.cIdx(getAmaxWarpRows(fusedInput)));
+  t.r0 = bb.add(t.tileRow, warpRow);
+  return t;
+}
+
 MemRefType gpu_lowering::getColumnAmaxReduceType(MLIRContext *ctx) {
   return MemRefType::get(
       {kThreadsPerCTA * 8}, Float32Type::get(ctx), MemRefLayoutAttrInterface(),
@@ -441,7 +459,6 @@ static void buildColumnAmax(KernelBuilder &kb, const Float8CastSpec &spec,
   int64_t rowBlocks = llvm::divideCeil(v.red, tileRows);
   auto inVec = VectorType::get({lanes}, spec.inType);
   int64_t inAlign = getAccessBytes(lanes, spec.inType);
-  Value tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
   Value start = gpu::BlockIdOp::create(kb, gpu::Dimension::x);
   Value step = gpu::GridDimOp::create(kb, gpu::Dimension::x);
   int64_t tiles = v.outer * rowBlocks * stripBlocks;
@@ -451,15 +468,9 @@ static void buildColumnAmax(KernelBuilder &kb, const Float8CastSpec &spec,
     Value rest = bb.divu(tile, bb.cIdx(stripBlocks));
     Value rb = bb.remu(rest, bb.cIdx(rowBlocks));
     Value o = bb.divu(rest, bb.cIdx(rowBlocks));
-    Value lane = bb.remu(tid, bb.cIdx(32));
-    Value warp = bb.divu(tid, bb.cIdx(32));
-    Value firstStrip = bb.mul(sb, bb.cIdx(kAmaxTileStrips));
-    Value laneStrip = bb.add(firstStrip, lane);
-    Value strip = bb.minu(laneStrip, bb.cIdx(strips - 1));
-    Value c0 = bb.mul(strip, bb.cIdx(lanes));
-    Value tileRow = bb.mul(rb, bb.cIdx(tileRows));
-    Value warpRow = bb.mul(warp, bb.cIdx(warpRows));
-    Value r0 = bb.add(tileRow, warpRow);
+    auto [c0, tileRow, r0] =
+        getAmaxTileThread(kb, sb, rb, strips, lanes, input.isFused());
+    (void)tileRow;
     SmallVector<Value> xs;
     for (int64_t j = 0; j < warpRows; ++j) {
       Value r =

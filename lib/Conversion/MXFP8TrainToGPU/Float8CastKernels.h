@@ -66,6 +66,17 @@ Value reduceAmaxF32(KernelBuilder &kb, Value absLanes);
 Value forLoopMax(KernelBuilder &kb, Value start, Value count, Value step,
                  Value init, function_ref<Value(Value)> body);
 
+/// A thread's place in the column amax tile of strip block `sb` and row
+/// block `rb`: the first column `c0` of its strip (lane l's strip, clamped
+/// to the last of `strips` strips of `lanes` columns), the tile's first row
+/// and the thread's first row (warp w's getAmaxWarpRows rows).
+struct AmaxTileThread {
+  Value c0, tileRow, r0;
+};
+AmaxTileThread getAmaxTileThread(KernelBuilder &kb, Value sb, Value rb,
+                                 int64_t strips, int64_t lanes,
+                                 bool fusedInput);
+
 /// The workgroup memory of reduceColumnAmaxInCTA: 8 warps x 32 lanes x 8
 /// f32.
 MemRefType getColumnAmaxReduceType(MLIRContext *ctx);

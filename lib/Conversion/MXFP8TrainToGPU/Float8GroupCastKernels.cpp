@@ -182,7 +182,6 @@ static void buildGroupAmax(KernelBuilder &kb, const GroupCastSpec &spec,
   auto inVec = VectorType::get({lanes}, spec.hpType);
   int64_t inAlign = getAccessBytes(lanes, spec.hpType);
   Type i32 = kb.getI32Type();
-  Value tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
   Value start = gpu::BlockIdOp::create(kb, gpu::Dimension::x);
   Value step = gpu::GridDimOp::create(kb, gpu::Dimension::x);
   int64_t warpRows = getAmaxWarpRows(input.isFused());
@@ -193,15 +192,8 @@ static void buildGroupAmax(KernelBuilder &kb, const GroupCastSpec &spec,
         Bits bb = kb.bits();
         Value sb = bb.remu(tile, bb.cIdx(stripBlocks));
         Value rb = bb.divu(tile, bb.cIdx(stripBlocks));
-        Value lane = bb.remu(tid, bb.cIdx(32));
-        Value warp = bb.divu(tid, bb.cIdx(32));
-        Value firstStrip = bb.mul(sb, bb.cIdx(kAmaxTileStrips));
-        Value laneStrip = bb.add(firstStrip, lane);
-        Value strip = bb.minu(laneStrip, bb.cIdx(spec.strips() - 1));
-        Value c0 = bb.mul(strip, bb.cIdx(lanes));
-        Value tileRow = bb.mul(rb, bb.cIdx(tileRows));
-        Value warpRow = bb.mul(warp, bb.cIdx(warpRows));
-        Value r0 = bb.add(tileRow, warpRow);
+        auto [c0, tileRow, r0] = getAmaxTileThread(kb, sb, rb, spec.strips(),
+                                                   lanes, input.isFused());
         SmallVector<Value> rows, absXs;
         for (int64_t j = 0; j < warpRows; ++j) {
           rows.push_back(arith::AddIOp::create(kb, r0, kb.idx(j)));
