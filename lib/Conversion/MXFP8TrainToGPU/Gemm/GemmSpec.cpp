@@ -147,7 +147,8 @@ std::string GemmSpec::getName() const {
                     (promoteInterval
                          ? llvm::formatv("_acc{0}", promoteInterval).str()
                          : "") +
-                    (promoteInterval && promoteUnroll != getDefaultPromoteUnroll()
+                    (promoteInterval &&
+                             promoteUnroll != getDefaultPromoteUnroll()
                          ? llvm::formatv("u{0}", promoteUnroll).str()
                          : "")
               : "") +
