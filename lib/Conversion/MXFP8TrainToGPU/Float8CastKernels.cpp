@@ -203,9 +203,10 @@ static Value ctaMax(KernelBuilder &kb, Value a, Value wg, int64_t groupWarps) {
   return m;
 }
 
-Value gpu_lowering::forLoopMax(KernelBuilder &kb, Value start, Value count,
-                               Value step, Value init,
-                               function_ref<Value(Value)> body) {
+/// `scf.for iv = start; iv < count; iv += step` carrying the running
+/// NaN-propagating maximum of `body(iv)` (same type as `init`); returns it.
+static Value forLoopMax(KernelBuilder &kb, Value start, Value count, Value step,
+                        Value init, function_ref<Value(Value)> body) {
   auto loop = scf::ForOp::create(kb, start, count, step, ValueRange{init});
   {
     OpBuilder::InsertionGuard guard(kb);
@@ -772,11 +773,7 @@ struct Float8QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
           rewriter, loc, cache, *fused,
           column ? Float8ScaleLayout::Column : Float8ScaleLayout::Tensor, input,
           kIns, kWords, kData, kScales, spec.inType, spec.pow2);
-      SmallVector<Value> tensors;
-      for (Value buffer : buffers)
-        tensors.push_back(toTensor(rewriter, loc, buffer));
-      rewriter.replaceOp(op, tensors);
-      return success();
+      return replaceWithBuffers(rewriter, op, buffers);
     }
 
     SmallVector<Value> castArgs = ins;

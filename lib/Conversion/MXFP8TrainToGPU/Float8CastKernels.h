@@ -61,11 +61,6 @@ Value castLanes(KernelBuilder &kb, Value x, Value s, Type f8Type);
 /// of |x|.
 Value reduceAmaxF32(KernelBuilder &kb, Value absLanes);
 
-/// `scf.for iv = start; iv < count; iv += step` carrying the running
-/// NaN-propagating maximum of `body(iv)` (same type as `init`); returns it.
-Value forLoopMax(KernelBuilder &kb, Value start, Value count, Value step,
-                 Value init, function_ref<Value(Value)> body);
-
 /// A thread's place in the column amax tile of strip block `sb` and row
 /// block `rb`: the first column `c0` of its strip (lane l's strip, clamped
 /// to the last of `strips` strips of `lanes` columns), the tile's first row

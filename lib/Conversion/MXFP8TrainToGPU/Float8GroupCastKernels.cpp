@@ -406,11 +406,7 @@ struct Float8GroupQuantizeOpToGPU final : KernelPattern<QuantizeOp> {
           collapseTo(rewriter, loc, words, {numScales}), Value(),
           collapseTo(rewriter, loc, buffers[1], {numScales}), spec.hpType,
           spec.pow2);
-      SmallVector<Value> tensors;
-      for (Value buffer : buffers)
-        tensors.push_back(toTensor(rewriter, loc, buffer));
-      rewriter.replaceOp(op, tensors);
-      return success();
+      return replaceWithBuffers(rewriter, op, buffers);
     }
 
     SmallVector<Value> castArgs = ins;

@@ -437,6 +437,12 @@ LogicalResult gpu_lowering::launchAndReplace(RewriterBase &rewriter,
                                              int64_t gridX, ValueRange args,
                                              ValueRange buffers) {
   launch(rewriter, op->getLoc(), kernel, gridX, args);
+  return replaceWithBuffers(rewriter, op, buffers);
+}
+
+LogicalResult gpu_lowering::replaceWithBuffers(RewriterBase &rewriter,
+                                               Operation *op,
+                                               ValueRange buffers) {
   SmallVector<Value> tensors;
   for (Value buffer : buffers)
     tensors.push_back(toTensor(rewriter, op->getLoc(), buffer));

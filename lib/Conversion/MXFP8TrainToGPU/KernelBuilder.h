@@ -197,6 +197,11 @@ Value collapseTo(RewriterBase &rewriter, Location loc, Value memref,
 void launch(RewriterBase &rewriter, Location loc, gpu::GPUFuncOp kernel,
             int64_t gridX, ValueRange args);
 
+/// `op` replaced by toTensor of each of `buffers` (the buffers of its
+/// results, in order, written by launches already created).
+LogicalResult replaceWithBuffers(RewriterBase &rewriter, Operation *op,
+                                 ValueRange buffers);
+
 /// launch of `kernel` at `op`, then `op` replaced by toTensor of each of
 /// `buffers` (the buffers of its results, in order).
 LogicalResult launchAndReplace(RewriterBase &rewriter, Operation *op,
