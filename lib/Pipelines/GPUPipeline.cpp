@@ -119,6 +119,8 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   addCleanup(pm);
   pm.addPass(createMXFP8TrainGPUDeviceBuffersPass());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  if (options.joinStreams)
+    pm.addNestedPass<func::FuncOp>(createMXFP8TrainGPUJoinStreamsPass());
   pm.addPass(createMXFP8TrainEmitCInterfacePass());
 
   // Device code.

@@ -217,6 +217,37 @@ def MXFP8TrainGPUDeviceBuffersPass
                            "::mlir::memref::MemRefDialect"];
 }
 
+def MXFP8TrainGPUJoinStreamsPass
+    : Pass<"mxfp8train-gpu-join-streams", "::mlir::func::FuncOp"> {
+  let summary = "Run the async regions of a host function on one stream, without host waits between them";
+  let description = [{
+    Runs after `gpu-async-region`, which ends a region (a host
+    `gpu.wait [%token]`: stream synchronization) before every host op with
+    side effects and starts the next one on a new stream
+    (`gpu.wait async`). Between two regions of a block this pass removes
+    that wait and continues the next region on the previous region's
+    stream when the host code in between touches no memory the device may
+    access: memory-effect-free ops, stack arrays (`llvm.alloca` and
+    `llvm.store` into them) and the runtime's tensor-map encoding
+    (`llvm.call @mgpuTensorMapEncodeTiledMemref`, which reads such arrays
+    only). A tensor map's `mgpuMemFree` in between moves after the block's
+    final wait (before its terminator). Any other op (a call, a loop, a
+    load) keeps the wait. So the launches of a converted training step go
+    out back to back on one stream and the host synchronizes once, at the
+    end of the call.
+
+    Example (a join):
+    ```mlir
+    gpu.wait [%t0]                  // removed
+    %map = llvm.call @mgpuTensorMapEncodeTiledMemref(...)
+    %t1 = gpu.wait async            // removed; its users take %t0
+    %t2 = gpu.launch_func async [%t1] ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 def MXFP8TrainGPUStridedCopiesPass
     : Pass<"mxfp8train-gpu-strided-copies", "::mlir::func::FuncOp"> {
   let summary = "Turn memref.copy of non-contiguous views into linalg.copy (GPU)";

@@ -88,6 +88,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "copies the Float8 GEMMs they feed read (no fp8 "
                      "transpose pre-pass)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> joinStreams{
+      *this, "join-streams",
+      llvm::cl::desc("Run a call's kernels on one stream, without host "
+                     "waits where only host-local code (tensor-map "
+                     "encoding) separates them"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> simpleGemm{
       *this, "simple-gemm",
       llvm::cl::desc("Lower every GEMM (scaled_mm / scaled_grouped_mm, "
