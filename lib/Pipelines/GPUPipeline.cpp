@@ -71,6 +71,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   convertOptions.float8PromoteUnroll = options.float8PromoteUnroll;
   convertOptions.fuseDequant = options.fuseDequant;
   convertOptions.fuseTransposes = options.fuseTransposes;
+  convertOptions.fuseGemmSums = options.fuseGemmSums;
   // canonicalize and cse run before the conversion, never between it and
   // bufferization: the kernels read tensors through
   // `bufferization.to_buffer`, which cse would merge across the ops in

@@ -88,6 +88,11 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "copies the Float8 GEMMs they feed read (no fp8 "
                      "transpose pre-pass)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> fuseGemmSums{
+      *this, "fuse-gemm-sums",
+      llvm::cl::desc("sm_90a: a scaled GEMM's epilogue writes the bf16 sum "
+                     "its result feeds (no elementwise kernel for it)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> joinStreams{
       *this, "join-streams",
       llvm::cl::desc("Run a call's kernels on one stream, without host "

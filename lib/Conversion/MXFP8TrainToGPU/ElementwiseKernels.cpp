@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FusedProducer.h"
+#include "Gemm/GemmSumFusion.h"
 #include "KernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -45,6 +46,10 @@ struct ElementwiseGenericToGPU final : KernelPattern<linalg::GenericOp> {
     // A producer the quantize kernels evaluate is left to them.
     if (fuseProducers && isFusableProducer(op))
       return rewriter.notifyMatchFailure(op, "fused into its quantizes");
+    // A sum that a GEMM's epilogue writes is left to it.
+    if (const GemmSumFusion *sums = cache.getGemmSumFusion();
+        sums && sums->isLeftToGemm(op))
+      return rewriter.notifyMatchFailure(op, "written by its GEMM");
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
     int64_t count = type.getNumElements();
     if (count == 0 || count % kElementwiseVector != 0)

@@ -105,6 +105,7 @@ public:
 
 class DequantFusion;
 class Float8TransposeFusion;
+class GemmSumFusion;
 
 /// The kernel module, the target, and the kernels created so far.
 class KernelCache {
@@ -150,11 +151,19 @@ public:
     transposeFusion = std::move(plan);
   }
 
+  /// The GEMMs whose epilogue writes the bf16 sum their result feeds
+  /// (Gemm/GemmSumFusion.h); null: none.
+  const GemmSumFusion *getGemmSumFusion() const { return sumFusion.get(); }
+  void setGemmSumFusion(std::shared_ptr<const GemmSumFusion> plan) {
+    sumFusion = std::move(plan);
+  }
+
 private:
   gpu::GPUModuleOp module;
   GPUTargetInfo target;
   std::shared_ptr<const DequantFusion> fusion;
   std::shared_ptr<const Float8TransposeFusion> transposeFusion;
+  std::shared_ptr<const GemmSumFusion> sumFusion;
 };
 
 //===----------------------------------------------------------------------===//

@@ -13,6 +13,7 @@
 #include "FusedProducer.h"
 #include "Gemm/DequantFusion.h"
 #include "Gemm/Float8TransposeFusion.h"
+#include "Gemm/GemmSumFusion.h"
 #include "Gemm/WGMMAFloat8.h"
 #include "KernelBuilder.h"
 #include "mxfp8train/Conversion/Passes.h"
@@ -175,6 +176,9 @@ struct ConvertMXFP8TrainToGPUPass final
     if (fuseTransposes && *chipKind == GPUChip::SM90a && !simpleGemm)
       cache.setFloat8TransposeFusion(
           Float8TransposeFusion::plan(module, target));
+    // sm_90a: GEMM epilogues that write the bf16 sum their result feeds.
+    if (fuseGemmSums && *chipKind == GPUChip::SM90a && !simpleGemm)
+      cache.setGemmSumFusion(GemmSumFusion::plan(module));
     RewritePatternSet patterns(ctx);
     populateKernelPatterns(patterns, cache, fuseProducers, elementwiseKernels);
     if (simpleGemm) {

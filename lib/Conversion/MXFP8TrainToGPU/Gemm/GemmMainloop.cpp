@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GemmMainloop.h"
+#include "GemmSumFusion.h"
 #include "../TMA.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -36,6 +37,8 @@ GemmArgs::GemmArgs(const GemmSpec &spec, ValueRange args) {
     bias = args[i++];
   if (spec.initType)
     init = args[i++];
+  if (spec.addendType)
+    addend = args[i++];
   if (spec.guarded)
     flag = args[i++];
   if (spec.guarded && spec.flagPerOperand)
@@ -124,7 +127,8 @@ Value GemmMainloop::getSharedPointer(Value byteAddress) {
 }
 
 void GemmMainloop::zeroRowsPastGroups() {
-  // Rows at or past the last group's end are zero.
+  // Rows at or past the last group's end are zero (plus the sum's other
+  // term with an addend).
   Value bid = gpu::BlockIdOp::create(kb, gpu::Dimension::x);
   Value grid = gpu::GridDimOp::create(kb, gpu::Dimension::x);
   auto walk =
@@ -145,7 +149,20 @@ void GemmMainloop::zeroRowsPastGroups() {
                 .getResult()
           : arith::ConstantOp::create(kb, kb.getF32FloatAttr(0.0f)).getResult();
   kb.forLoop(add(first, gtid), c(spec.m * spec.n), mul(grid, c(spec.threads())),
-             [&](Value i) { memref::StoreOp::create(kb, zero, args.out, i); });
+             [&](Value i) {
+               Value v = zero;
+               if (args.addend) {
+                 // The sum's other term plus the zero result, rounded.
+                 Type f32 = kb.getF32Type();
+                 Value term = memref::LoadOp::create(kb, args.addend, i);
+                 v = arith::TruncFOp::create(
+                     kb, spec.outType,
+                     arith::AddFOp::create(
+                         kb, arith::ExtFOp::create(kb, f32, zero),
+                         arith::ExtFOp::create(kb, f32, term)));
+               }
+               memref::StoreOp::create(kb, v, args.out, i);
+             });
 }
 
 //===----------------------------------------------------------------------===//
@@ -595,6 +612,19 @@ GemmMainloop::finishOutput(Value outBase, Value row, Value col, int64_t width,
     }
     if (spec.outType.isBF16())
       v = arith::TruncFOp::create(kb, spec.outType, v);
+    if (args.addend) {
+      // The sum the result feeds (GemmSumFusion.h): the other term's
+      // element, clamped like the initial output, added to the rounded
+      // result in f32 and rounded again.
+      Value rj = arith::MinUIOp::create(kb, row, c(spec.m - 1));
+      Value cj = arith::MinUIOp::create(kb, add(col, c(j)), c(spec.n - 1));
+      Value term = memref::LoadOp::create(
+          kb, args.addend, add(outBase, add(mul(rj, c(spec.n)), cj)));
+      v = arith::TruncFOp::create(
+          kb, spec.outType,
+          arith::AddFOp::create(kb, arith::ExtFOp::create(kb, f32, v),
+                                arith::ExtFOp::create(kb, f32, term)));
+    }
     vals.push_back(v);
   }
   return vals;
@@ -613,12 +643,14 @@ Value gpu_lowering::flatBuffer(RewriterBase &rewriter, Location loc,
 
 Value gpu_lowering::appendGemmTailArgs(RewriterBase &rewriter, Location loc,
                                        SmallVectorImpl<Value> &args, Value offs,
-                                       Value bias,
-                                       RankedTensorType resultType) {
+                                       Value bias, RankedTensorType resultType,
+                                       Value addend) {
   if (offs)
     args.push_back(toBuffer(rewriter, loc, offs));
   if (bias)
     args.push_back(toBuffer(rewriter, loc, bias));
+  if (addend)
+    args.push_back(flatBuffer(rewriter, loc, addend));
   Value outBuf = allocResult(rewriter, loc, resultType);
   args.push_back(
       collapseTo(rewriter, loc, outBuf, {resultType.getNumElements()}));
@@ -714,10 +746,11 @@ void gpu_lowering::launchGemmAndReplace(
     RewriterBase &rewriter, Operation *op, const KernelCache &cache,
     const GemmSpec &spec, SmallVectorImpl<Value> &args, Value offs, Value bias,
     RankedTensorType resultType,
-    function_ref<void(KernelBuilder &, ValueRange)> emitBody) {
+    function_ref<void(KernelBuilder &, ValueRange)> emitBody, Value addend) {
   Location loc = op->getLoc();
   Value outBuf =
-      appendGemmTailArgs(rewriter, loc, args, offs, bias, resultType);
+      appendGemmTailArgs(rewriter, loc, args, offs, bias, resultType, addend);
   launchGemmKernel(rewriter, loc, cache, spec, args, emitBody);
-  rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
+  replaceGemmResult(rewriter, op, toTensor(rewriter, loc, outBuf),
+                    cache.getGemmSumFusion(), bool(addend));
 }

@@ -148,7 +148,8 @@ protected:
 struct GemmArgs {
   GemmArgs(const GemmSpec &spec, ValueRange args);
 
-  Value aData, aScales, bData, bScales, offs, bias, init, flag, flag2, out;
+  Value aData, aScales, bData, bScales, offs, bias, init, addend, flag, flag2,
+      out;
   /// The tensor maps of TMA-loaded operands (null otherwise).
   Value aMap, bMap;
 };
@@ -418,11 +419,12 @@ private:
 Value flatBuffer(RewriterBase &rewriter, Location loc, Value tensor);
 
 /// Appends the trailing GEMM kernel arguments (GemmArgs order) to `args`:
-/// the buffers of `offs` and `bias` where present, then the result buffer
+/// the buffers of `offs`, `bias` and `addend` (GemmSpec::addendType, viewed
+/// as 1-D) where present, then the result buffer
 /// of `resultType` viewed as 1-D. Returns the result buffer (its shape).
 Value appendGemmTailArgs(RewriterBase &rewriter, Location loc,
                          SmallVectorImpl<Value> &args, Value offs, Value bias,
-                         RankedTensorType resultType);
+                         RankedTensorType resultType, Value addend = Value());
 
 /// The f32 scales of a Float8 GEMM operand as the epilogue reads them
 /// (Float8EpilogueScales): a tensorwise (0-d) scale's buffer, rowwise
@@ -473,14 +475,16 @@ void launchGemmKernel(
     function_ref<void(KernelBuilder &, ValueRange kernelArgs)> emitBody);
 
 /// Completes `args` (the operands and scales, GemmArgs order) with the tail
-/// arguments (appendGemmTailArgs: `offs`, `bias`, the result buffer of
-/// `resultType`), launches the kernel of `spec` (launchGemmKernel, body
-/// `emitBody`) on them, and replaces `op` with the result.
+/// arguments (appendGemmTailArgs: `offs`, `bias`, `addend`, the result
+/// buffer of `resultType`), launches the kernel of `spec` (launchGemmKernel,
+/// body `emitBody`) on them, and replaces `op` with the result, or, with
+/// an `addend` (GemmSumFusion::getAddend), the sum it wrote.
 void launchGemmAndReplace(
     RewriterBase &rewriter, Operation *op, const KernelCache &cache,
     const GemmSpec &spec, SmallVectorImpl<Value> &args, Value offs, Value bias,
     RankedTensorType resultType,
-    function_ref<void(KernelBuilder &, ValueRange kernelArgs)> emitBody);
+    function_ref<void(KernelBuilder &, ValueRange kernelArgs)> emitBody,
+    Value addend = Value());
 
 } // namespace gpu_lowering
 } // namespace mxfp8train

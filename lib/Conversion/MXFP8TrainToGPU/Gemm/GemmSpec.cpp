@@ -130,7 +130,9 @@ std::string GemmSpec::getName() const {
              form, operandTag(a, aSlicedMap), operandTag(b, bSlicedMap),
              getTypeTag(aType), getTypeTag(bType), getTypeTag(outType),
              biasType ? "_bias" + getTypeTag(biasType) : "",
-             initType ? "_init" + getTypeTag(initType) : "", m, n, k, batches,
+             (initType ? "_init" + getTypeTag(initType) : "") +
+                 (addendType ? "_sum" : ""),
+             m, n, k, batches,
              prefetch, ctasPerSM)
              .str() +
          (rebalance ? "" : "_norebal") +

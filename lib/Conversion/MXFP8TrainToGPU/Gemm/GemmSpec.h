@@ -84,6 +84,10 @@ struct GemmSpec {
   /// The output's initial value, added in fp32 before the rounding of the
   /// result (linalg semantics, C += A B); null for a zero-filled output.
   Type initType;
+  /// A bf16 tensor of the output's shape added after the rounding (the
+  /// elementwise sum the result feeds, GemmSumFusion.h): out = bf16(f32(
+  /// addend) + f32(bf16(result))); null without.
+  Type addendType;
   /// DequantBF16, batched operands: the tensor map is 3-D (batch, rows, K)
   /// over the operand as it is stored, one batch per box, instead of the
   /// batches' padded rows stacked in a 2-D map.

@@ -389,9 +389,20 @@ void WgmmaConsumer::emitStagedStores(
       Value outRow = add(warpRow, row);
       Value ok = andi(ult(outRow, rowEnd), ult(col, c(spec.n)));
       kb.ifThen(ok, [&] {
-        kb.store(vector::BitCastOp::create(kb, bf16x8, v),
-                 mainloop.getArgs().out,
-                 add(outBase, add(mul(outRow, c(spec.n)), col)), 16);
+        Value offset = add(outBase, add(mul(outRow, c(spec.n)), col));
+        Value values = vector::BitCastOp::create(kb, bf16x8, v);
+        if (Value addend = mainloop.getArgs().addend) {
+          // The sum the result feeds (GemmSumFusion.h): the other term's
+          // 8 values added to the rounded ones in f32, rounded again.
+          auto f32x8 = VectorType::get({8}, kb.getF32Type());
+          Value term = kb.load(bf16x8, addend, {offset}, 16);
+          values = arith::TruncFOp::create(
+              kb, bf16x8,
+              arith::AddFOp::create(
+                  kb, arith::ExtFOp::create(kb, f32x8, values),
+                  arith::ExtFOp::create(kb, f32x8, term)));
+        }
+        kb.store(values, mainloop.getArgs().out, offset, 16);
       });
     }
     syncWarp();

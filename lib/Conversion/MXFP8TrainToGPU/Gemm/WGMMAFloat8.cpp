@@ -45,6 +45,7 @@
 #include "../TMA.h"
 #include "Float8Transpose.h"
 #include "Float8TransposeFusion.h"
+#include "GemmSumFusion.h"
 #include "TCGen05.h"
 #include "WGMMA.h"
 
@@ -398,14 +399,22 @@ static LogicalResult lowerFloat8Gemm(PatternRewriter &rewriter,
     *layouts[i] = {d.rows, d.getOutputK(), true, false};
   }
 
-  // GemmArgs order: A map, A scales, B map, B scales, [offs], [bias], out.
+  // GemmArgs order: A map, A scales, B map, B scales, [offs], [bias],
+  // [addend], out; the addend is the other term of the bf16 sum the
+  // result feeds (GemmSumFusion.h).
+  const GemmSumFusion *sums = cache.getGemmSumFusion();
+  Value addend = sums ? sums->getAddend(op) : Value();
+  if (addend)
+    spec.addendType = getElementTypeOrSelf(addend.getType());
   Value lhsScalesBuf = getFloat8ScalesBuffer(rewriter, loc, lhsScales);
   Value rhsScalesBuf = getFloat8ScalesBuffer(rewriter, loc, rhsScales);
   SmallVector<Value> args = {maps[0], lhsScalesBuf, maps[1], rhsScalesBuf};
-  launchGemmAndReplace(rewriter, op, cache, spec, args, offs, bias, resultType,
-                       [&](KernelBuilder &kb, ValueRange kargs) {
-                         emitDequantBF16Gemm(kb, spec, kargs);
-                       });
+  launchGemmAndReplace(
+      rewriter, op, cache, spec, args, offs, bias, resultType,
+      [&](KernelBuilder &kb, ValueRange kargs) {
+        emitDequantBF16Gemm(kb, spec, kargs);
+      },
+      addend);
   return success();
 }
 
