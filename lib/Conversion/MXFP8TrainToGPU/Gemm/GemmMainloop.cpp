@@ -587,7 +587,8 @@ void GemmMainloop::storeOutput(Value outBase, Value row, Value col,
 
 SmallVector<Value>
 GemmMainloop::finishOutput(Value outBase, Value row, Value col, int64_t width,
-                           function_ref<Value(int64_t)> valueAt) {
+                           function_ref<Value(int64_t)> valueAt,
+                           bool withAddend) {
   Type f32 = kb.getF32Type();
   SmallVector<Value> vals;
   for (int64_t j = 0; j < width; ++j) {
@@ -612,7 +613,7 @@ GemmMainloop::finishOutput(Value outBase, Value row, Value col, int64_t width,
     }
     if (spec.outType.isBF16())
       v = arith::TruncFOp::create(kb, spec.outType, v);
-    if (args.addend) {
+    if (args.addend && withAddend) {
       // The sum the result feeds (GemmSumFusion.h): the other term's
       // element, clamped like the initial output, added to the rounded
       // result in f32 and rounded again.

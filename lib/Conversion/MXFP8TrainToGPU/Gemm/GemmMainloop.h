@@ -377,10 +377,13 @@ public:
   void storeOutput(Value outBase, Value row, Value col, Value rowEnd,
                    int64_t width, function_ref<Value(int64_t)> valueAt);
   /// The `width` output values storeOutput stores (initial output and bias
-  /// added, rounded to the output type), without the store.
+  /// added, rounded to the output type, then the addend added and rounded
+  /// unless `withAddend` is false: the staged epilogue adds it per 16-byte
+  /// chunk), without the store.
   SmallVector<Value> finishOutput(Value outBase, Value row, Value col,
                                   int64_t width,
-                                  function_ref<Value(int64_t)> valueAt);
+                                  function_ref<Value(int64_t)> valueAt,
+                                  bool withAddend = true);
 
 private:
   /// The clamped end of group `g` given the previous end (CPU path rule).

@@ -307,12 +307,16 @@ void WgmmaConsumer::emitEpilogue(Value acc, Value batch, Value rowBase,
       if (scales && h == 0)
         colFactors = {scales->getColumnFactor(col),
                       scales->getColumnFactor(add(col, c(1)))};
-      return mainloop.finishOutput(outBase, row, col, 2, [&](int64_t j) {
-        Value v = LLVM::ExtractValueOp::create(kb, acc, i + j);
-        if (scales)
-          v = scales->apply(v, rowFactors[h], colFactors[j]);
-        return v;
-      });
+      // The addend (if any) is added by emitStagedStores.
+      return mainloop.finishOutput(
+          outBase, row, col, 2,
+          [&](int64_t j) {
+            Value v = LLVM::ExtractValueOp::create(kb, acc, i + j);
+            if (scales)
+              v = scales->apply(v, rowFactors[h], colFactors[j]);
+            return v;
+          },
+          /*withAddend=*/false);
     };
     emitStagedStores(pairOf, outBase,
                      add(rowBase, add(mul(wg, c(64)), mul(warp, c(16)))),
