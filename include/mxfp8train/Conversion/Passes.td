@@ -138,7 +138,7 @@ def ConvertMXFP8TrainToGPUPass
     With `fuse-gemm-sums` (default; sm_90a), an elementwise `linalg.generic`
     `truncf(extf(a) + extf(b))` over bf16 tensors (the input gradient of a
     SwiGLU MLP, dh1 W1 + dh3 W3), where one term is the bf16 result of a
-    `scaled_mm` / `scaled_grouped_mm` used only there and the other is
+    Float8 `scaled_grouped_mm` used only there and the other is
     defined before that GEMM, is written by the GEMM's epilogue: after its
     own rounding it adds the other term in f32 and rounds again, and no
     elementwise kernel runs (Gemm/GemmSumFusion.h). The results are
@@ -179,7 +179,7 @@ def ConvertMXFP8TrainToGPUPass
            "reads, and the GEMM launches no fp8 transpose pre-pass for it">,
     Option<"fuseGemmSums", "fuse-gemm-sums", "bool", /*default=*/"true",
            "sm_90a: an elementwise bf16 sum truncf(extf(a) + extf(b)) of a "
-           "scaled GEMM's result (its only use) and a tensor defined before "
+           "Float8 grouped GEMM's result (its only use) and a tensor defined before "
            "the GEMM is written by the GEMM's epilogue (the same bits)">,
     Option<"simpleGemm", "simple-gemm", "bool", /*default=*/"false",
            "Lower every GEMM (scaled_mm / scaled_grouped_mm, linalg "
