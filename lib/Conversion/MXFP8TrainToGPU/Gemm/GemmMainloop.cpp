@@ -9,8 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "GemmMainloop.h"
-#include "GemmSumFusion.h"
 #include "../TMA.h"
+#include "GemmSumFusion.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -148,21 +148,21 @@ void GemmMainloop::zeroRowsPastGroups() {
                                       kb.getFloatAttr(kb.getBF16Type(), 0.0))
                 .getResult()
           : arith::ConstantOp::create(kb, kb.getF32FloatAttr(0.0f)).getResult();
-  kb.forLoop(add(first, gtid), c(spec.m * spec.n), mul(grid, c(spec.threads())),
-             [&](Value i) {
-               Value v = zero;
-               if (args.addend) {
-                 // The sum's other term plus the zero result, rounded.
-                 Type f32 = kb.getF32Type();
-                 Value term = memref::LoadOp::create(kb, args.addend, i);
-                 v = arith::TruncFOp::create(
-                     kb, spec.outType,
-                     arith::AddFOp::create(
-                         kb, arith::ExtFOp::create(kb, f32, zero),
-                         arith::ExtFOp::create(kb, f32, term)));
-               }
-               memref::StoreOp::create(kb, v, args.out, i);
-             });
+  kb.forLoop(
+      add(first, gtid), c(spec.m * spec.n), mul(grid, c(spec.threads())),
+      [&](Value i) {
+        Value v = zero;
+        if (args.addend) {
+          // The sum's other term plus the zero result, rounded.
+          Type f32 = kb.getF32Type();
+          Value term = memref::LoadOp::create(kb, args.addend, i);
+          v = arith::TruncFOp::create(
+              kb, spec.outType,
+              arith::AddFOp::create(kb, arith::ExtFOp::create(kb, f32, zero),
+                                    arith::ExtFOp::create(kb, f32, term)));
+        }
+        memref::StoreOp::create(kb, v, args.out, i);
+      });
 }
 
 //===----------------------------------------------------------------------===//

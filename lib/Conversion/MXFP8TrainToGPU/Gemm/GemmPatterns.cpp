@@ -13,9 +13,9 @@
 
 #include "../KernelBuilder.h"
 #include "DequantFusion.h"
-#include "GemmSumFusion.h"
 #include "DequantPrepass.h"
 #include "GemmMainloop.h"
+#include "GemmSumFusion.h"
 #include "TCGen05.h"
 #include "WGMMA.h"
 #include "WGMMAFloat8.h"

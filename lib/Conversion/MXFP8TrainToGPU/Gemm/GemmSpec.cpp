@@ -132,8 +132,7 @@ std::string GemmSpec::getName() const {
              biasType ? "_bias" + getTypeTag(biasType) : "",
              (initType ? "_init" + getTypeTag(initType) : "") +
                  (addendType ? "_sum" : ""),
-             m, n, k, batches,
-             prefetch, ctasPerSM)
+             m, n, k, batches, prefetch, ctasPerSM)
              .str() +
          (rebalance ? "" : "_norebal") +
          (usesStageRing()

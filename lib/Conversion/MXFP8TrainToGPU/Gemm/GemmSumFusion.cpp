@@ -1,4 +1,5 @@
-//===- GemmSumFusion.cpp - a GEMM epilogue adds the sum's other term -*- C++ -*-//
+//===- GemmSumFusion.cpp - GEMM epilogues write bf16 sums -------*- C++ -*-===//
+//-*-//
 //
 // The plan of GemmSumFusion.h: which elementwise bf16 sums a scaled GEMM's
 // epilogue writes, and the replacement of the sum by the GEMM's output.
@@ -38,8 +39,8 @@ static bool isBF16Sum(linalg::GenericOp g) {
   if (!trunc || std::distance(body.begin(), body.end()) != 5)
     return false;
   auto sum = trunc.getIn().getDefiningOp<arith::AddFOp>();
-  if (!sum || !trunc.getType().isBF16() || sum.getFastmath() !=
-                                               arith::FastMathFlags::none)
+  if (!sum || !trunc.getType().isBF16() ||
+      sum.getFastmath() != arith::FastMathFlags::none)
     return false;
   // The two operands extend the two inputs, in either order.
   SmallVector<Value, 2> extended;

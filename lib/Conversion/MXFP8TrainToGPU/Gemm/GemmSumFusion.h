@@ -1,4 +1,4 @@
-//===- GemmSumFusion.h - a GEMM epilogue adds the sum's other term -*- C++ -*-//
+//===- GemmSumFusion.h - GEMM epilogues write bf16 sums ---------*- C++ -*-===//
 //
 // The backward of a SwiGLU MLP sums two GEMM results into the input
 // gradient (dx = dh1 W1 + dh3 W3, both bf16): an elementwise generic

@@ -402,9 +402,9 @@ void WgmmaConsumer::emitStagedStores(
           Value term = kb.load(bf16x8, addend, {offset}, 16);
           values = arith::TruncFOp::create(
               kb, bf16x8,
-              arith::AddFOp::create(
-                  kb, arith::ExtFOp::create(kb, f32x8, values),
-                  arith::ExtFOp::create(kb, f32x8, term)));
+              arith::AddFOp::create(kb,
+                                    arith::ExtFOp::create(kb, f32x8, values),
+                                    arith::ExtFOp::create(kb, f32x8, term)));
         }
         kb.store(values, mainloop.getArgs().out, offset, 16);
       });
