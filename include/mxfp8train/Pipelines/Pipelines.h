@@ -90,8 +90,9 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::init(true)};
   PassOptions::Option<bool> fuseGemmSums{
       *this, "fuse-gemm-sums",
-      llvm::cl::desc("sm_90a: a scaled GEMM's epilogue writes the bf16 sum "
-                     "its result feeds (no elementwise kernel for it)"),
+      llvm::cl::desc("sm_90a: a Float8 grouped GEMM's epilogue writes the "
+                     "bf16 sum its result feeds (no elementwise kernel for "
+                     "it)"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> joinStreams{
       *this, "join-streams",

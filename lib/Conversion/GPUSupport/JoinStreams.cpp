@@ -92,8 +92,8 @@ static gpu::WaitOp getRegionStart(Operation *op) {
   return wait;
 }
 
-/// Joins the regions of `block`; returns how many waits it removed.
-static int joinRegions(Block &block) {
+/// Joins the regions of `block`.
+static void joinRegions(Block &block) {
   Operation *terminator =
       block.mightHaveTerminator() ? block.getTerminator() : nullptr;
   // Frees may move before the terminator only when a final wait (the
@@ -101,7 +101,6 @@ static int joinRegions(Block &block) {
   Operation *last = terminator ? terminator->getPrevNode() : nullptr;
   bool canDeferFrees = last && getRegionEnd(last);
 
-  int joined = 0;
   gpu::WaitOp end;
   SmallVector<Operation *> frees;
   for (Operation &op : llvm::make_early_inc_range(block)) {
@@ -122,7 +121,6 @@ static int joinRegions(Block &block) {
         free->moveBefore(terminator);
       end = {};
       frees.clear();
-      ++joined;
       continue;
     }
     if (isHostLocal(&op))
@@ -134,7 +132,6 @@ static int joinRegions(Block &block) {
     end = {};
     frees.clear();
   }
-  return joined;
 }
 
 namespace {

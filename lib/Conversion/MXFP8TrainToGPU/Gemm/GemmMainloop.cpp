@@ -148,21 +148,14 @@ void GemmMainloop::zeroRowsPastGroups() {
                                       kb.getFloatAttr(kb.getBF16Type(), 0.0))
                 .getResult()
           : arith::ConstantOp::create(kb, kb.getF32FloatAttr(0.0f)).getResult();
-  kb.forLoop(
-      add(first, gtid), c(spec.m * spec.n), mul(grid, c(spec.threads())),
-      [&](Value i) {
-        Value v = zero;
-        if (args.addend) {
-          // The sum's other term plus the zero result, rounded.
-          Type f32 = kb.getF32Type();
-          Value term = memref::LoadOp::create(kb, args.addend, i);
-          v = arith::TruncFOp::create(
-              kb, spec.outType,
-              arith::AddFOp::create(kb, arith::ExtFOp::create(kb, f32, zero),
-                                    arith::ExtFOp::create(kb, f32, term)));
-        }
-        memref::StoreOp::create(kb, v, args.out, i);
-      });
+  kb.forLoop(add(first, gtid), c(spec.m * spec.n), mul(grid, c(spec.threads())),
+             [&](Value i) {
+               Value v = zero;
+               if (args.addend)
+                 v = addRoundedTerm(zero,
+                                    memref::LoadOp::create(kb, args.addend, i));
+               memref::StoreOp::create(kb, v, args.out, i);
+             });
 }
 
 //===----------------------------------------------------------------------===//
@@ -591,15 +584,20 @@ GemmMainloop::finishOutput(Value outBase, Value row, Value col, int64_t width,
                            bool withAddend) {
   Type f32 = kb.getF32Type();
   SmallVector<Value> vals;
+  bool addend = args.addend && withAddend;
   for (int64_t j = 0; j < width; ++j) {
     Value v = valueAt(j);
-    if (args.init) {
-      // The initial output, read at the element's position clamped into
-      // the batch (masked elements read a valid one and are not stored).
+    // The element's position clamped into the batch, where the initial
+    // output and the addend are read (masked elements read a valid one and
+    // are not stored).
+    Value at;
+    if (args.init || addend) {
       Value rj = arith::MinUIOp::create(kb, row, c(spec.m - 1));
       Value cj = arith::MinUIOp::create(kb, add(col, c(j)), c(spec.n - 1));
-      Value iv = memref::LoadOp::create(
-          kb, args.init, add(outBase, add(mul(rj, c(spec.n)), cj)));
+      at = add(outBase, add(mul(rj, c(spec.n)), cj));
+    }
+    if (args.init) {
+      Value iv = memref::LoadOp::create(kb, args.init, at);
       if (!spec.initType.isF32())
         iv = arith::ExtFOp::create(kb, f32, iv);
       v = arith::AddFOp::create(kb, iv, v);
@@ -613,22 +611,21 @@ GemmMainloop::finishOutput(Value outBase, Value row, Value col, int64_t width,
     }
     if (spec.outType.isBF16())
       v = arith::TruncFOp::create(kb, spec.outType, v);
-    if (args.addend && withAddend) {
-      // The sum the result feeds (GemmSumFusion.h): the other term's
-      // element, clamped like the initial output, added to the rounded
-      // result in f32 and rounded again.
-      Value rj = arith::MinUIOp::create(kb, row, c(spec.m - 1));
-      Value cj = arith::MinUIOp::create(kb, add(col, c(j)), c(spec.n - 1));
-      Value term = memref::LoadOp::create(
-          kb, args.addend, add(outBase, add(mul(rj, c(spec.n)), cj)));
-      v = arith::TruncFOp::create(
-          kb, spec.outType,
-          arith::AddFOp::create(kb, arith::ExtFOp::create(kb, f32, v),
-                                arith::ExtFOp::create(kb, f32, term)));
-    }
+    if (addend)
+      v = addRoundedTerm(v, memref::LoadOp::create(kb, args.addend, at));
     vals.push_back(v);
   }
   return vals;
+}
+
+Value GemmMainloop::addRoundedTerm(Value rounded, Value term) {
+  Type f32 = kb.getF32Type();
+  if (auto vector = dyn_cast<VectorType>(rounded.getType()))
+    f32 = vector.clone(f32);
+  return arith::TruncFOp::create(
+      kb, rounded.getType(),
+      arith::AddFOp::create(kb, arith::ExtFOp::create(kb, f32, rounded),
+                            arith::ExtFOp::create(kb, f32, term)));
 }
 
 //===----------------------------------------------------------------------===//

@@ -384,6 +384,10 @@ public:
                                   int64_t width,
                                   function_ref<Value(int64_t)> valueAt,
                                   bool withAddend = true);
+  /// The sum the result feeds (GemmSpec::addendType, GemmSumFusion.h):
+  /// `rounded` (the output type, scalar or vector) plus `term` (the same
+  /// type) in f32, rounded to the output type again.
+  Value addRoundedTerm(Value rounded, Value term);
 
 private:
   /// The clamped end of group `g` given the previous end (CPU path rule).

@@ -15,7 +15,6 @@
 #include "DequantFusion.h"
 #include "DequantPrepass.h"
 #include "GemmMainloop.h"
-#include "GemmSumFusion.h"
 #include "TCGen05.h"
 #include "WGMMA.h"
 #include "WGMMAFloat8.h"
@@ -254,21 +253,15 @@ static LogicalResult lowerGemmOp(PatternRewriter &rewriter,
     return rewriter.notifyMatchFailure(
         op, "grouped blocked scale layouts are not supported on sm_90a");
   Location loc = op->getLoc();
-  // The bf16 sum the result feeds, written by the epilogue.
-  const GemmSumFusion *sums = cache.getGemmSumFusion();
-  Value addend = sums ? sums->getAddend(op) : Value();
-  if (addend)
-    spec.addendType = getElementTypeOrSelf(addend.getType());
   SmallVector<Value> args = {
       flatBuffer(rewriter, loc, lhs), flatBuffer(rewriter, loc, lhsScales),
       flatBuffer(rewriter, loc, rhs), flatBuffer(rewriter, loc, rhsScales)};
   Value outBuf =
-      appendGemmTailArgs(rewriter, loc, args, offs, bias, resultType, addend);
+      appendGemmTailArgs(rewriter, loc, args, offs, bias, resultType);
   GemmConfigAttr config = getGemmConfig(op);
   chooseConfig(config, spec);
   launchGemmOp(rewriter, loc, cache, op, config, spec, args);
-  replaceGemmResult(rewriter, op, toTensor(rewriter, loc, outBuf), sums,
-                    bool(addend));
+  rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
   return success();
 }
 

@@ -12,8 +12,9 @@
 // later one takes the sum. Only Float8 grouped GEMMs are planned: on the
 // H200 the fused DeepSeek step saved 0.1 ms of kernel time, while the
 // dense promoted Float8 (Llama) and the MX kernels lost 0.07-0.14 ms (the
-// epilogue's reads are not hidden there); the kernels take an addend in
-// every form (the staged and per-element epilogues, the 2d-3d zero rows).
+// epilogue's reads are not hidden there). The Float8 kernel takes the
+// addend in every epilogue form (staged, per element, the 2d-3d zero
+// rows).
 //
 // The plan is made before the lowering patterns (sm_90a): the GEMM
 // patterns replace the sum by their result; the elementwise pattern leaves
@@ -43,7 +44,7 @@ public:
   /// Plans the fusion over `module`.
   static std::shared_ptr<GemmSumFusion> plan(ModuleOp module);
 
-  /// The sum `gemm` (a scaled_mm / scaled_grouped_mm, by address) writes,
+  /// The sum `gemm` (a Float8 scaled_grouped_mm, by address) writes,
   /// if it is planned and still its result's only user; null otherwise.
   linalg::GenericOp getSum(Operation *gemm) const;
   /// The other term of the sum `gemm` writes (getSum non-null).
@@ -51,9 +52,6 @@ public:
   /// Whether the elementwise pattern leaves `generic` to its GEMM: it is a
   /// planned sum whose GEMM still defines its term.
   bool isLeftToGemm(linalg::GenericOp generic) const;
-
-  /// Number of planned sums.
-  size_t size() const { return sums.size(); }
 
 private:
   struct Sum {

@@ -395,17 +395,11 @@ void WgmmaConsumer::emitStagedStores(
       kb.ifThen(ok, [&] {
         Value offset = add(outBase, add(mul(outRow, c(spec.n)), col));
         Value values = vector::BitCastOp::create(kb, bf16x8, v);
-        if (Value addend = mainloop.getArgs().addend) {
-          // The sum the result feeds (GemmSumFusion.h): the other term's
-          // 8 values added to the rounded ones in f32, rounded again.
-          auto f32x8 = VectorType::get({8}, kb.getF32Type());
-          Value term = kb.load(bf16x8, addend, {offset}, 16);
-          values = arith::TruncFOp::create(
-              kb, bf16x8,
-              arith::AddFOp::create(kb,
-                                    arith::ExtFOp::create(kb, f32x8, values),
-                                    arith::ExtFOp::create(kb, f32x8, term)));
-        }
+        // The sum the result feeds: the other term's 8 values at the
+        // same offset.
+        if (Value addend = mainloop.getArgs().addend)
+          values = mainloop.addRoundedTerm(
+              values, kb.load(bf16x8, addend, {offset}, 16));
         kb.store(values, mainloop.getArgs().out, offset, 16);
       });
     }
