@@ -17,6 +17,11 @@
 # per-group casts of the 2d-2d wgrad (uneven, empty and trailing token
 # groups); shapes with rows and K not multiples of the 128 x 128 tile.
 #
+# `fuse-gemm-sums` (Gemm/GemmSumFusion.h): the bf16 sum of two Float8
+# 2d-3d GEMM results (the MoE input gradient) written by the later GEMM's
+# epilogue; uneven and empty groups and rows past the last group (whose
+# output is the other term plus zero).
+#
 # ===----------------------------------------------------------------------=== #
 
 import numpy as np
@@ -24,7 +29,8 @@ import numpy as np
 KINDS = ("fusion",)
 
 # The reference lowering: mxfp8train-lower-to-gpu options (aot-compile.sh).
-REFERENCE_OPTIONS = {"fuse-transposes": "fuse-transposes=false"}
+REFERENCE_OPTIONS = {"fuse-transposes": "fuse-transposes=false",
+                     "fuse-gemm-sums": "fuse-gemm-sums=false"}
 
 _MAP = "affine_map<(d0, d1) -> (d0, d1)>"
 
@@ -44,9 +50,9 @@ def _quantize(res, arg, shape, f8, scale_shape, scaling, offs=None):
 def cases():
     out = []
 
-    def case(name, ins, outs, body, offs=None):
+    def case(name, ins, outs, body, offs=None, fusion="fuse-transposes"):
         out.append(dict(name="fuse_" + name, kind="fusion",
-                        fusion="fuse-transposes", ins=ins, outs=outs,
+                        fusion=fusion, ins=ins, outs=outs,
                         body=body, offs=offs))
 
     # wgrad (T = 272 tokens, N = 208, M = 400): both operands column casts
@@ -154,6 +160,43 @@ def cases():
                                  _t([t, n], "f8E4M3FN"), _t([e, n], "f32"),
                                  _t([e], "i32"), _t([e, m, n], "bf16"))],
          offs=offs)
+
+    # The MoE input gradient: two 2d-3d GEMMs (tokens (600, K = 272) x
+    # experts stored (E = 4, K, N = 528)) summed in bf16; uneven and empty
+    # groups, rows past the last group.
+    m, kk, n, e = 600, 272, 528, 4
+    offs = [100, 100, 357, 590]
+    gemm_types = (_t([m, kk], "f8E4M3FN"), _t([m, 1], "f32"),
+                  _t([e, kk, n], "f8E4M3FN"), _t([e, 1, n], "f32"),
+                  _t([e], "i32"), _t([m, n], "bf16"))
+    body = []
+    for g, (a, w) in enumerate([("%arg0", "%arg1"), ("%arg2", "%arg3")]):
+        body += [
+            _quantize("%%a%d, %%sa%d" % (g, g), a, [m, kk], "f8E4M3FN",
+                      [m, 1], "axis = 1 granularity = axiswise pow2"),
+            _quantize("%%w%d, %%sw%d" % (g, g), w, [e, kk, n], "f8E4M3FN",
+                      [e, 1, n], "axis = 1 granularity = axiswise pow2"),
+            "%%g%d = mxfp8train.scaled_grouped_mm %%a%d [%%sa%d], %%w%d "
+            "[%%sw%d] offs(%%arg4) {mxfp8train.role = \"dgrad\", "
+            "mxfp8train.use_fast_accum = true} : %s [%s], %s [%s], %s -> %s"
+            % ((g, g, g, g, g) + gemm_types)]
+    body += [
+        "%%e = tensor.empty() : %s" % _t([m, n], "bf16"),
+        "%%r0 = linalg.generic {indexing_maps = [%s, %s, %s], iterator_types "
+        "= [\"parallel\", \"parallel\"]} ins(%%g0, %%g1 : %s, %s) "
+        "outs(%%e : %s) {" % (_MAP, _MAP, _MAP, _t([m, n], "bf16"),
+                              _t([m, n], "bf16"), _t([m, n], "bf16")),
+        "^bb0(%x: bf16, %y: bf16, %o: bf16):",
+        "  %xf = arith.extf %x : bf16 to f32",
+        "  %yf = arith.extf %y : bf16 to f32",
+        "  %s = arith.addf %xf, %yf : f32",
+        "  %st = arith.truncf %s : f32 to bf16",
+        "  linalg.yield %st : bf16",
+        "} -> %s" % _t([m, n], "bf16")]
+    case("gemm_sum_moe_dgrad",
+         [([m, kk], "bf16"), ([e, kk, n], "bf16"), ([m, kk], "bf16"),
+          ([e, kk, n], "bf16"), ([e], "i32")],
+         [([m, n], "bf16")], body, offs=offs, fusion="fuse-gemm-sums")
     return out
 
 
