@@ -22,6 +22,17 @@
 # epilogue; uneven and empty groups and rows past the last group (whose
 # output is the other term plus zero).
 #
+# `defer-fp8` (Gemm/DequantFusion.h): MX quantize kernels that write a
+# pre-dequantized GEMM operand's bf16 form store the fp8 bytes only of the
+# blocks that form cannot hold; the fallback's restore kernel writes the
+# rest back. Every case has a few blocks of values near 2^-130 (scale byte
+# below 3) and a zero block, so the flag is raised and the fallback runs on
+# restored fp8 data: a forward GEMM (1x32 casts, one operand's flag only),
+# the wgrad and dgrad of a linear (a quantize_dual's colwise cast, 32x1
+# casts: MN-major forms), the 2d-2d wgrad with aligned and with unaligned
+# token groups (blocks not wholly inside a group stay with the cast), and
+# the 2d-3d forward (8-batch expert weights).
+#
 # ===----------------------------------------------------------------------=== #
 
 import numpy as np
@@ -30,7 +41,8 @@ KINDS = ("fusion",)
 
 # The reference lowering: mxfp8train-lower-to-gpu options (aot-compile.sh).
 REFERENCE_OPTIONS = {"fuse-transposes": "fuse-transposes=false",
-                     "fuse-gemm-sums": "fuse-gemm-sums=false"}
+                     "fuse-gemm-sums": "fuse-gemm-sums=false",
+                     "defer-fp8": "defer-fp8=false"}
 
 _MAP = "affine_map<(d0, d1) -> (d0, d1)>"
 
@@ -50,10 +62,11 @@ def _quantize(res, arg, shape, f8, scale_shape, scaling, offs=None):
 def cases():
     out = []
 
-    def case(name, ins, outs, body, offs=None, fusion="fuse-transposes"):
+    def case(name, ins, outs, body, offs=None, fusion="fuse-transposes",
+             tiny=False):
         out.append(dict(name="fuse_" + name, kind="fusion",
                         fusion=fusion, ins=ins, outs=outs,
-                        body=body, offs=offs))
+                        body=body, offs=offs, tiny=tiny))
 
     # wgrad (T = 272 tokens, N = 208, M = 400): both operands column casts
     # along the tokens, grad_output through a fused elementwise producer.
@@ -197,6 +210,74 @@ def cases():
          [([m, kk], "bf16"), ([e, kk, n], "bf16"), ([m, kk], "bf16"),
           ([e, kk, n], "bf16"), ([e], "i32")],
          [([m, n], "bf16")], body, offs=offs, fusion="fuse-gemm-sums")
+
+    # Deferred fp8 of MX operands (defer-fp8).
+    def mx_quantize(res, arg, shape, axis):
+        scale = list(shape)
+        scale[axis] //= 32
+        return ("%s = mxfp8train.quantize %s axis = %d mode = rceil : %s -> "
+                "%s, %s" % (res, arg, axis, _t(shape, "bf16"),
+                            _t(shape, "f8E4M3FN"), _t(scale, "f8E8M0FNU")))
+
+    def mx(shape, axis):
+        scale = list(shape)
+        scale[axis] //= 32
+        return "%s [%s]" % (_t(shape, "f8E4M3FN"), _t(scale, "f8E8M0FNU"))
+
+    m, n, k = 256, 384, 512
+    case("defer_fp8_fwd", [([m, k], "bf16"), ([n, k], "bf16")],
+         [([m, n], "bf16")],
+         [mx_quantize("%a, %as", "%arg0", [m, k], 1),
+          mx_quantize("%b, %bs", "%arg1", [n, k], 1),
+          "%%r0 = mxfp8train.scaled_mm %%a [%%as], %%b [%%bs] transpose_rhs : "
+          "%s, %s -> %s" % (mx([m, k], 1), mx([n, k], 1), _t([m, n], "bf16"))],
+         fusion="defer-fp8", tiny=[0])
+
+    t, n, k = 256, 384, 512
+    case("defer_fp8_grads",
+         [([t, k], "bf16"), ([t, n], "bf16"), ([n, k], "bf16")],
+         [([k, n], "bf16"), ([t, k], "bf16")],
+         [mx_quantize("%xc, %xcs", "%arg0", [t, k], 0),
+          "%%dr, %%drs, %%dc, %%dcs = mxfp8train.quantize_dual %%arg1 mode = "
+          "rceil : %s -> %s, %s, %s, %s" % (
+              _t([t, n], "bf16"), _t([t, n], "f8E4M3FN"),
+              _t([t, n // 32], "f8E8M0FNU"), _t([t, n], "f8E4M3FN"),
+              _t([t // 32, n], "f8E8M0FNU")),
+          "%%r0 = mxfp8train.scaled_mm %%xc [%%xcs], %%dc [%%dcs] "
+          "transpose_lhs : %s, %s -> %s" % (mx([t, k], 0), mx([t, n], 0),
+                                            _t([k, n], "bf16")),
+          mx_quantize("%wc, %wcs", "%arg2", [n, k], 0),
+          "%%r1 = mxfp8train.scaled_mm %%dr [%%drs], %%wc [%%wcs] : %s, %s -> "
+          "%s" % (mx([t, n], 1), mx([n, k], 0), _t([t, k], "bf16"))],
+         fusion="defer-fp8", tiny=[0, 1, 2])
+
+    t, m, n = 384, 128, 256
+    for tag, offs in (("aligned", [96, 96, 224, 352]),
+                      ("unaligned", [96, 96, 200, 352])):
+        e = len(offs)
+        case("defer_fp8_wgrad_2d2d_" + tag,
+             [([t, m], "bf16"), ([t, n], "bf16"), ([e], "i32")],
+             [([e, m, n], "bf16")],
+             [mx_quantize("%xq, %xs", "%arg0", [t, m], 0),
+              mx_quantize("%dq, %ds", "%arg1", [t, n], 0),
+              "%%r0 = mxfp8train.scaled_grouped_mm %%xq [%%xs], %%dq [%%ds] "
+              "offs(%%arg2) transpose_lhs : %s, %s, %s -> %s" % (
+                  mx([t, m], 0), mx([t, n], 0), _t([e], "i32"),
+                  _t([e, m, n], "bf16"))],
+             offs=offs, fusion="defer-fp8", tiny=[0, 1])
+
+    m, k, n, e = 600, 256, 384, 8
+    offs = [64, 64, 200, 330, 330, 480, 512, 590]
+    case("defer_fp8_moe_fwd",
+         [([m, k], "bf16"), ([e, n, k], "bf16"), ([e], "i32")],
+         [([m, n], "bf16")],
+         [mx_quantize("%a, %as", "%arg0", [m, k], 1),
+          mx_quantize("%w, %ws", "%arg1", [e, n, k], 2),
+          "%%r0 = mxfp8train.scaled_grouped_mm %%a [%%as], %%w [%%ws] "
+          "offs(%%arg2) transpose_rhs : %s, %s, %s -> %s" % (
+              mx([m, k], 1), mx([e, n, k], 2), _t([e], "i32"),
+              _t([m, n], "bf16"))],
+         offs=offs, fusion="defer-fp8", tiny=[1])
     return out
 
 
@@ -209,11 +290,20 @@ def make_inputs(case, ins, rng, to_bf16):
     """Normal bf16 values (a few columns scaled up by 2^10, so the scales
     differ), the offsets as given."""
     arrays = []
-    for shape, elem in ins:
+    for i, (shape, elem) in enumerate(ins):
         if elem == "i32":
             arrays.append(np.array(case["offs"], dtype=np.int32))
             continue
         x = rng.standard_normal(shape).astype(np.float32)
-        x.reshape(-1, shape[-1])[:, ::7] *= 1024.0
+        x2 = x.reshape(-1, shape[-1])
+        x2[:, ::7] *= 1024.0
+        if case.get("tiny") and i in case["tiny"]:
+            # Blocks of values near 2^-130 (bf16 subnormals; scale byte
+            # below 3, so the bf16 form is inexact and the flag is raised):
+            # a 32 x 1 block (rows 0-31 of column 3) and a 1 x 32 block (row
+            # 40, columns 64-95); and a zero block (row 41, columns 0-31).
+            x2[:32, 3] *= 2.0 ** -130
+            x2[40, 64:96] *= 2.0 ** -130
+            x2[41, :32] = 0.0
         arrays.append(to_bf16(x.view(np.uint32)))
     return arrays

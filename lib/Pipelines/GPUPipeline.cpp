@@ -70,6 +70,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   convertOptions.float8PromoteInterval = options.float8PromoteInterval;
   convertOptions.float8PromoteUnroll = options.float8PromoteUnroll;
   convertOptions.fuseDequant = options.fuseDequant;
+  convertOptions.deferFp8 = options.deferFp8;
   convertOptions.fuseTransposes = options.fuseTransposes;
   convertOptions.fuseGemmSums = options.fuseGemmSums;
   // canonicalize and cse run before the conversion, never between it and

@@ -127,6 +127,13 @@ def ConvertMXFP8TrainToGPUPass
     GEMM also writes that operand's padded bf16 form (when its K needs no
     padding) and its own guard flag: the GEMM launches no dequantization
     pre-pass for it (Gemm/DequantFusion.h). The results are bit-identical.
+    With `defer-fp8` (default), where nothing but those GEMMs reads the
+    quantize's fp8 data, the kernel stores only the fp8 bytes of the blocks
+    the bf16 form cannot hold exactly (scale bytes outside the exact range,
+    2d-2d blocks outside an aligned token group): the fp8 data is read only
+    by the guarded fallback kernel, and before that kernel's launch a
+    restore kernel (which also returns at once unless the flag is raised)
+    writes the other blocks back from the bf16 form, exactly.
 
     With `fuse-transposes` (default; sm_90a), a Float8 `quantize` whose
     data a Float8 GEMM in the same block reads MN-major (a column cast along
@@ -173,6 +180,11 @@ def ConvertMXFP8TrainToGPUPass
            "sm_90a: a quantize whose data and scales feed a pre-dequantized "
            "GEMM operand in the same block also writes that operand's bf16 "
            "form, and the GEMM launches no dequantization pre-pass for it">,
+    Option<"deferFp8", "defer-fp8", "bool", /*default=*/"true",
+           "sm_90a, with fuse-dequant: a quantize whose data only those "
+           "GEMMs read stores the fp8 bytes of the blocks its bf16 form "
+           "cannot hold; the rest is restored from the bf16 form before a "
+           "fallback kernel that runs">,
     Option<"fuseTransposes", "fuse-transposes", "bool", /*default=*/"true",
            "sm_90a: a Float8 quantize whose data a Float8 GEMM in the same "
            "block reads MN-major also writes the K-major copy that GEMM "

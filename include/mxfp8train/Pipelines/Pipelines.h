@@ -82,6 +82,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("sm_90a: quantize kernels write the bf16 operands of "
                      "the GEMMs they feed (no dequantization pre-pass)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> deferFp8{
+      *this, "defer-fp8",
+      llvm::cl::desc("sm_90a, with fuse-dequant: the quantize kernels store "
+                     "fp8 data only where the bf16 form cannot hold it; the "
+                     "guarded fallback restores the rest first"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> fuseTransposes{
       *this, "fuse-transposes",
       llvm::cl::desc("sm_90a: Float8 quantize kernels write the K-major "

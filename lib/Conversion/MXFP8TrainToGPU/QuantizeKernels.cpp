@@ -42,6 +42,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -248,6 +249,16 @@ storeScaleBytes(KernelBuilder &kb, ArrayRef<Value> bytes, Value scales,
   }
 }
 
+/// Runs `store` (the fp8 data stores of one block or tile) where `must`
+/// holds, always where it is null (BF16OperandWriter::mustStoreFp8).
+static void storeFp8Where(KernelBuilder &kb, Value must,
+                          function_ref<void()> store) {
+  if (must)
+    kb.ifThen(must, store);
+  else
+    store();
+}
+
 //===----------------------------------------------------------------------===//
 // Quantize kernels
 //===----------------------------------------------------------------------===//
@@ -319,7 +330,8 @@ static void buildQuantize1x32(KernelBuilder &kb, const QuantizeSpec &spec,
     Value rcp = computeReciprocal(bb, byte);
     Value isNaN = bb.eq(byte, bb.c(255));
     Value q = quantizeLanes(kb, toF32(kb, x), rcp, isNaN, spec.f8Type);
-    kb.store(q, data, {r, col}, 16);
+    Value must = bf16 ? bf16.mustStoreFp8(kb, {byte}) : Value();
+    storeFp8Where(kb, must, [&] { kb.store(q, data, {r, col}, 16); });
     if (bf16)
       bf16.storeRow(kb, q, byte, r, col);
     Value first =
@@ -445,17 +457,17 @@ static std::array<Value, 4> decomposeColumnItem(KernelBuilder &kb, Value i,
 /// The bf16 form of the fp8 rows `qs` (vector<cpt x f8> each, consecutive
 /// rows from r0 of columns [c0, c0 + cpt)) of a 32x1 tile: per column, its
 /// rows as one contiguous K run with the column's scale byte `bytes[j]`, at
-/// the padded K of r0 (BF16OperandWriter::mapColumnK) where the form holds
-/// it.
+/// the padded K `at` of r0 (BF16OperandWriter::mapColumnK) where the form
+/// holds it.
 static void storeColumnsBF16(KernelBuilder &kb, const BF16OperandWriter &bf16,
                              ArrayRef<Value> qs, ArrayRef<Value> bytes, Value o,
-                             Value c0, Value r0) {
+                             Value c0, const BF16OperandWriter::ColumnK &at) {
   auto n = static_cast<int64_t>(qs.size());
   auto rowBytes = VectorType::get(
       cast<VectorType>(qs.front().getType()).getShape(), kb.getI8Type());
   SmallVector<Value> rows = llvm::map_to_vector(
       qs, [&](Value q) { return kb.bitcastTo(rowBytes, q); });
-  auto [pk, held] = bf16.mapColumnK(kb, r0);
+  Value pk = at.pk, held = at.held;
   auto store = [&] {
     for (auto [j, byte] : llvm::enumerate(bytes)) {
       SmallVector<Value> column = llvm::map_to_vector(rows, [&](Value row) {
@@ -490,15 +502,21 @@ static void buildQuantize32x1(KernelBuilder &kb, const QuantizeSpec &spec,
       loadTileRow(kb, spec, tile, input, in, o, r0, c0, cpt, k);
     computeColumnScales(kb, spec, tile);
     SmallVector<Value> qs;
-    for (int64_t k = 0; k < kBlockSize; ++k) {
-      Value q = quantizeLanes(kb, toF32(kb, tile.rows[k]), tile.rcp, tile.isNaN,
-                              spec.f8Type);
-      Value r = arith::AddIOp::create(kb, r0, kb.idx(k));
-      kb.store(q, data, v.index(o, r, c0), cpt);
-      qs.push_back(q);
-    }
+    for (int64_t k = 0; k < kBlockSize; ++k)
+      qs.push_back(quantizeLanes(kb, toF32(kb, tile.rows[k]), tile.rcp,
+                                 tile.isNaN, spec.f8Type));
+    BF16OperandWriter::ColumnK at;
     if (bf16)
-      storeColumnsBF16(kb, bf16, qs, tile.bytes, o, c0, r0);
+      at = bf16.mapColumnK(kb, r0);
+    storeFp8Where(
+        kb, bf16 ? bf16.mustStoreFp8(kb, tile.bytes, at.whole) : Value(), [&] {
+          for (auto [k, q] : llvm::enumerate(qs)) {
+            Value r = arith::AddIOp::create(kb, r0, kb.idx(k));
+            kb.store(q, data, v.index(o, r, c0), cpt);
+          }
+        });
+    if (bf16)
+      storeColumnsBF16(kb, bf16, qs, tile.bytes, o, c0, at);
     // The blocked matrix of a 32x1 cast is (column, row block).
     storeScaleBytes(
         kb, tile.bytes, scales, spec.layout, v.index(o, rb, c0),
@@ -693,7 +711,13 @@ static void buildQuantizeDual(KernelBuilder &kb, const QuantizeSpec &rowSpec,
     }
     setColumnFactors(kb, tile, colByteList);
 
-    // Both casts of every row: one conversion to f32, two products.
+    // Both casts of every row: one conversion to f32, two products. The
+    // colwise fp8 stores where the column bytes need them (deferred fp8).
+    BF16OperandWriter::ColumnK colAt;
+    if (colBF16)
+      colAt = colBF16.mapColumnK(kb, r0);
+    Value colMust =
+        colBF16 ? colBF16.mustStoreFp8(kb, colByteList, colAt.whole) : Value();
     SmallVector<Value> colQs;
     for (int64_t k = 0; k < tileRows; ++k) {
       Value x = toF32ByShift(kb, tile.rows[k]);
@@ -703,8 +727,10 @@ static void buildQuantizeDual(KernelBuilder &kb, const QuantizeSpec &rowSpec,
                                  bb.eq(byte, bb.c(255)), rowSpec.f8Type);
       Value colQ = quantizeLanes(kb, x, tile.rcp, tile.isNaN, colSpec.f8Type);
       Value r = arith::AddIOp::create(kb, r0, kb.idx(k));
-      kb.store(rowQ, rowData, v.index(o, r, c0), cpt);
-      kb.store(colQ, colData, v.index(o, r, c0), cpt);
+      storeFp8Where(kb, rowBF16 ? rowBF16.mustStoreFp8(kb, {byte}) : Value(),
+                    [&] { kb.store(rowQ, rowData, v.index(o, r, c0), cpt); });
+      storeFp8Where(kb, colMust,
+                    [&] { kb.store(colQ, colData, v.index(o, r, c0), cpt); });
       colQs.push_back(colQ);
       if (rowBF16)
         rowBF16.storeRow(
@@ -714,7 +740,7 @@ static void buildQuantizeDual(KernelBuilder &kb, const QuantizeSpec &rowSpec,
             c0);
     }
     if (colBF16)
-      storeColumnsBF16(kb, colBF16, colQs, tile.bytes, o, c0, r0);
+      storeColumnsBF16(kb, colBF16, colQs, tile.bytes, o, c0, colAt);
   });
   if (rowSpec.layout == ScaleLayout::Blocked)
     emitBlockedPadding(kb, rowScales, v.rows, blocksPerRow);
@@ -922,11 +948,11 @@ struct QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
     gpu::GPUFuncOp kernel = cache.getOrCreate(
         rewriter, name, ValueRange(args).getTypes(), /*numInputs=*/n, {},
         [&](KernelBuilder &kb, ValueRange kargs, ValueRange) {
-          BF16OperandWriter bf16 =
-              fused
-                  ? BF16OperandWriter(fused->form.d, kargs[n + 2], kargs[n + 3],
-                                      fused->offs ? kargs[n + 4] : Value())
-                  : BF16OperandWriter();
+          BF16OperandWriter bf16;
+          if (fused)
+            bf16 = BF16OperandWriter(fused->form.d, kargs[n + 2], kargs[n + 3],
+                                     fused->offs ? kargs[n + 4] : Value())
+                       .deferFp8(fused->fp8Deferred);
           if (v.rowwise)
             buildQuantize1x32(kb, spec, input, kargs.take_front(n), kargs[n],
                               kargs[n + 1], bf16);
@@ -934,6 +960,12 @@ struct QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
             buildQuantize32x1(kb, spec, input, kargs.take_front(n), kargs[n],
                               kargs[n + 1], bf16);
         });
+    // The offsets follow the outputs but are read.
+    if (fused && fused->offs) {
+      kernel.removeArgAttr(n + 4, LLVM::LLVMDialect::getWriteOnlyAttrName());
+      kernel.setArgAttr(n + 4, LLVM::LLVMDialect::getReadonlyAttrName(),
+                        rewriter.getUnitAttr());
+    }
     int64_t work = v.rowwise ? getQuantize1x32Work(v)
                              : v.outer * (v.rows / kBlockSize) *
                                    (v.cols / getColsPerThread(v.cols));
@@ -1009,7 +1041,8 @@ struct QuantizeDualOpToGPU final : KernelPattern<QuantizeDualOp> {
               return BF16OperandWriter();
             next += 2;
             return BF16OperandWriter(fused->form.d, kargs[next - 2],
-                                     kargs[next - 1]);
+                                     kargs[next - 1])
+                .deferFp8(fused->fp8Deferred);
           };
           BF16OperandWriter rowBF16 = writer(rowFused);
           BF16OperandWriter colBF16 = writer(colFused);

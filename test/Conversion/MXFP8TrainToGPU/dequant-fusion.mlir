@@ -1,4 +1,5 @@
-// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu --canonicalize --split-input-file | FileCheck %s
+// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="defer-fp8=false" --canonicalize --split-input-file | FileCheck %s
+// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu --canonicalize --split-input-file | FileCheck %s --check-prefix=LAZY
 // RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="fuse-dequant=false" --canonicalize --split-input-file | FileCheck %s --check-prefix=NOFUSE
 // RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="chip=sm_100a" --canonicalize --split-input-file | FileCheck %s --check-prefix=B200
 
@@ -9,6 +10,14 @@
 // no pre-pass for it, and its v8 kernel and v7/v5 fallback read one flag
 // word per operand (`_gs2`, `_gu2`). sm_100a (tcgen05 reads fp8) and
 // `fuse-dequant=false` keep the pre-passes.
+//
+// Deferred fp8 (`defer-fp8`, default, LAZY): where only fused GEMM operands
+// read a quantize's fp8 data (`_f8lazy`), the kernel stores the fp8 bytes
+// of a block only where its bf16 form cannot hold it (scale byte outside
+// [3, 246]; 2d-2d, a block not wholly inside an aligned token group), and
+// before the fallback launch each such operand gets a restore kernel that
+// runs only when one of the GEMM's flags is raised. The CHECK lines below
+// lower with `defer-fp8=false`.
 
 // Forward: two 1x32 casts. A (256 x 512) needs no padding; B's 384 rows are
 // padded to 512 (two 256-row tiles): its quantize kernel zeros rows
@@ -52,6 +61,47 @@
 // CHECK:           memref.store %c1_i32, %[[FLAG]][%c0] : memref<1xi32>
 // CHECK:           vector.store %{{.*}}, %[[BUF]][%{{.*}}] {alignment = 16 : i64} : memref<131072xbf16>, vector<16xbf16>
 // CHECK:           gpu.return
+
+// The restore kernels run between the v8 GEMM and its fallback, on the
+// bf16 forms, the scales and both flags, into the fp8 data the fallback
+// reads.
+// LAZY-LABEL: func.func @fwd(
+// LAZY:         gpu.launch_func @mxfp8train_kernels::@quantize_1x32_bf16_e4m3_rceil_rowmajor_256x512_bf16b1r256_f8lazy {{.*}} args({{.*}}, %[[APAD:[^ ]*]] : memref<131072xbf16>, %[[AFLAG:[^ ]*]] : memref<1xi32>)
+// LAZY:         gpu.launch_func @mxfp8train_kernels::@quantize_1x32_bf16_e4m3_rceil_rowmajor_384x512_bf16b1r512_f8lazy {{.*}} args({{.*}}, %[[BPAD:[^ ]*]] : memref<262144xbf16>, %[[BFLAG:[^ ]*]] : memref<1xi32>)
+// LAZY:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_bf16_bf16_bf16_256x384x512_b1_p1c1_v8w1s4_n256_gs2
+// LAZY-NEXT:    gpu.launch_func @mxfp8train_kernels::@gemm_restore_k_e4m3_1x256x512_pad256x512_f2 {{.*}} args(%[[APAD]] : memref<131072xbf16>, %[[AS:[^ ]*]] : memref<4096xf8E8M0FNU>, %[[AFLAG]] : memref<1xi32>, %[[BFLAG]] : memref<1xi32>, %[[AD:[^ ]*]] : memref<131072xf8E4M3FN>)
+// LAZY-NEXT:    gpu.launch_func @mxfp8train_kernels::@gemm_restore_k_e4m3_1x384x512_pad512x512_f2 {{.*}} args(%[[BPAD]] : memref<262144xbf16>, %[[BS:[^ ]*]] : memref<6144xf8E8M0FNU>, %[[AFLAG]] : memref<1xi32>, %[[BFLAG]] : memref<1xi32>, %[[BD:[^ ]*]] : memref<196608xf8E4M3FN>)
+// LAZY-NEXT:    gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e4m3_e4m3_bf16_256x384x512_b1_p2c1_v7w2s4_gu2 {{.*}} args(%[[AD]] : memref<131072xf8E4M3FN>, %[[AS]] : memref<4096xf8E8M0FNU>, %[[BD]] : memref<196608xf8E4M3FN>, %[[BS]] : memref<6144xf8E8M0FNU>, %[[AFLAG]] : memref<1xi32>, %[[BFLAG]] : memref<1xi32>,
+
+// The restore of A: nothing unless a flag is raised; per item of 8 values
+// inside the operand with a scale byte in [3, 246], the bf16 values times
+// 2^(127 - s) (f32 bits (254 - s) << 23), converted to e4m3 (exact here).
+// LAZY-LABEL: gpu.func @gemm_restore_k_e4m3_1x256x512_pad256x512_f2(
+// LAZY-SAME:      %[[PAD:[^:]*]]: memref<131072xbf16> {llvm.noalias, llvm.readonly}, %[[S:[^:]*]]: memref<4096xf8E8M0FNU> {llvm.noalias, llvm.readonly}, %[[F1:[^:]*]]: memref<1xi32> {llvm.noalias, llvm.readonly}, %[[F2:[^:]*]]: memref<1xi32> {llvm.noalias, llvm.readonly}, %[[D:[^:]*]]: memref<131072xf8E4M3FN> {llvm.noalias, llvm.writeonly}
+// LAZY:           %[[W1:.*]] = memref.load %[[F1]][%c0] : memref<1xi32>
+// LAZY-NEXT:      %[[W2:.*]] = memref.load %[[F2]][%c0] : memref<1xi32>
+// LAZY-NEXT:      %[[OR:.*]] = arith.ori %[[W1]], %[[W2]] : i32
+// LAZY-NEXT:      %[[GO:.*]] = arith.cmpi ne, %[[OR]], %c0_i32 : i32
+// LAZY-NEXT:      scf.if %[[GO]] {
+// LAZY:             memref.load %[[S]][%{{.*}}] : memref<4096xf8E8M0FNU>
+// LAZY-DAG:         arith.cmpi sle, %{{.*}}, %c246_i32 : i32
+// LAZY-DAG:         arith.cmpi sge, %{{.*}}, %c3_i32 : i32
+// LAZY:             vector.load %[[PAD]][%{{.*}}] {alignment = 16 : i64} : memref<131072xbf16>, vector<8xbf16>
+// LAZY:             %[[E:.*]] = arith.subi %c254_i32, %{{.*}} : i32
+// LAZY-NEXT:        arith.shli %[[E]], %c23_i32 : i32
+// LAZY-COUNT-4:     nvvm.convert.f32x2.to.f8x2 {{.*}} {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>}
+// LAZY:             vector.store %{{.*}}, %[[D]][%{{.*}}] {alignment = 8 : i64} : memref<131072xf8E4M3FN>, vector<8xf8E4M3FN>
+
+// The 1x32 cast stores a lane's 16 fp8 bytes only where its block's scale
+// byte lies outside [3, 246]; the bf16 form always.
+// LAZY-LABEL: gpu.func @quantize_1x32_bf16_e4m3_rceil_rowmajor_256x512_bf16b1r256_f8lazy(
+// LAZY-DAG:       %[[HI:.*]] = arith.cmpi sgt, %[[BYTE:.*]], %c246_i32 : i32
+// LAZY-DAG:       %[[LO:.*]] = arith.cmpi slt, %[[BYTE]], %c3_i32 : i32
+// LAZY:           %[[OUT:.*]] = arith.ori %[[LO]], %[[HI]] : i1
+// LAZY-NEXT:      scf.if %[[OUT]] {
+// LAZY-NEXT:        vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<256x512xf8E4M3FN>, vector<16xf8E4M3FN>
+// LAZY-NEXT:      }
+// LAZY:           vector.store %{{.*}}, %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<131072xbf16>, vector<16xbf16>
 
 // NOFUSE-LABEL: func.func @fwd(
 // NOFUSE:         gpu.launch_func @mxfp8train_kernels::@quantize_1x32_bf16_e4m3_rceil_rowmajor_256x512 blocks
@@ -216,6 +266,34 @@ func.func @not_v8(%x: tensor<256x512xbf16>, %w: tensor<384x512xbf16>) -> tensor<
 // CHECK:           %[[TAIL:.*]]:3 = scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args({{.*}}) -> (index, index, index) {
 // CHECK:           scf.for %{{.*}} = %[[TAIL]]#2 to %[[TAIL]]#1 step %c8 {
 // CHECK:             vector.store %cst, %[[BF]][%{{.*}}] {alignment = 16 : i64} : memref<81920xbf16>, vector<8xbf16>
+
+// Deferred only for %d1q: the fp8 data of %xq and %d2q is also read by %2,
+// whose operands keep their pre-passes. %0's restore (2d-2d, with the
+// offsets) comes before its fallback; the 32x1 walk also finds whether the
+// whole block lies in the group (a fifth result), and the tile's fp8 rows
+// are stored under one condition.
+// LAZY-LABEL: func.func @grouped_wgrad(
+// LAZY:         gpu.launch_func @mxfp8train_kernels::@quantize_32x1_bf16_e4m3_rceil_rowmajor_384x128_bf16b1r128g4 blocks
+// LAZY:         gpu.launch_func @mxfp8train_kernels::@quantize_32x1_bf16_e4m3_rceil_rowmajor_384x256_bf16b1r256g4_f8lazy {{.*}} args({{.*}}, %[[D1BF:[^ ]*]] : memref<163840xbf16>, %[[D1FLAG:[^ ]*]] : memref<1xi32>, %[[D1O:[^ ]*]] : memref<4xi32>)
+// LAZY:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d2d_k_k_bf16_bf16_bf16_128x256x384_b4_p1c1_v8w1s4_n256_gs2
+// LAZY-NEXT:    gpu.launch_func @mxfp8train_kernels::@gemm_restore_mn_e4m3_1x256x384_pad256x640_g4_f2 {{.*}} dynamic_shared_memory_size %c96_i32 args(%[[D1BF]] : memref<163840xbf16>, %{{.*}} : memref<3072xf8E8M0FNU>, %[[D1O]] : memref<4xi32>, %{{.*}} : memref<1xi32>, %[[D1FLAG]] : memref<1xi32>, %{{.*}} : memref<98304xf8E4M3FN>)
+// LAZY-NEXT:    gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d2d_mn_mn_e4m3_e4m3_bf16_128x256x384_b4_p1c1_gu2
+// LAZY:         gpu.launch_func @mxfp8train_kernels::@quantize_32x1_bf16_e4m3_rceil_rowmajor_384x256_bf16b1r256g4 blocks
+// LAZY-NOT:     gemm_restore
+// LAZY:         return
+
+// LAZY-LABEL: gpu.func @gemm_restore_mn_e4m3_1x256x384_pad256x640_g4_f2(
+// LAZY:           arith.cmpi uge, %{{.*}}, %c32 : index
+// LAZY:           vector.load %{{.*}} {alignment = 16 : i64} : memref<163840xbf16>, vector<32xbf16>
+// LAZY-COUNT-32:  memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<98304xf8E4M3FN>
+
+// LAZY-LABEL: gpu.func @quantize_32x1_bf16_e4m3_rceil_rowmajor_384x256_bf16b1r256g4_f8lazy(
+// LAZY:           %[[WALK:.*]]:5 = scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args({{.*}}) -> (index, index, index, i1, i1) {
+// LAZY:           %[[PART:.*]] = arith.xori %[[WALK]]#4, %true : i1
+// LAZY-NEXT:      %[[MUST:.*]] = arith.ori %{{.*}}, %[[PART]] : i1
+// LAZY-NEXT:      scf.if %[[MUST]] {
+// LAZY-COUNT-32:    vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 4 : i64} : memref<384x256xf8E4M3FN>, vector<4xf8E4M3FN>
+// LAZY-NEXT:      }
 
 // NOFUSE-LABEL: func.func @grouped_wgrad(
 // NOFUSE-COUNT-6: gpu.launch_func @mxfp8train_kernels::@gemm_dequant_mn_e4m3_1x{{.*}}_g4

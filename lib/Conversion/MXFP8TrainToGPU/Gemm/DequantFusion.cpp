@@ -105,7 +105,34 @@ static std::pair<Value, Value> getOperandValues(Operation *op, unsigned i) {
                 : std::make_pair(gmm.getRhs(), gmm.getRhsScales());
 }
 
-std::shared_ptr<DequantFusion> DequantFusion::plan(ModuleOp module) {
+/// Whether every use of the fp8 data `fused` holds (`quantize`'s result
+/// `dataResult`) is a GEMM operand that reads `fused`: then only the
+/// GEMMs' fallback kernels read the fp8 bytes.
+static bool onlyFusedGemmsRead(const DequantFusion &fusion,
+                               const FusedDequantOperand *fused,
+                               Operation *quantize, unsigned dataResult) {
+  for (OpOperand &use : quantize->getResult(dataResult).getUses()) {
+    Operation *gemm = use.getOwner();
+    std::optional<unsigned> operand;
+    if (auto mm = dyn_cast<ScaledMmOp>(gemm)) {
+      if (&use == &mm.getLhsMutable())
+        operand = 0;
+      else if (&use == &mm.getRhsMutable())
+        operand = 1;
+    } else if (auto gmm = dyn_cast<ScaledGroupedMmOp>(gemm)) {
+      if (&use == &gmm.getLhsMutable())
+        operand = 0;
+      else if (&use == &gmm.getRhsMutable())
+        operand = 1;
+    }
+    if (!operand || fusion.getGemmOperand(gemm, *operand) != fused)
+      return false;
+  }
+  return true;
+}
+
+std::shared_ptr<DequantFusion> DequantFusion::plan(ModuleOp module,
+                                                   bool deferFp8) {
   auto fusion = std::make_shared<DequantFusion>();
   SmallVector<Operation *> gemms;
   // Float8 GEMMs read fp8 in place (WGMMAFloat8): nothing to dequantize.
@@ -179,6 +206,10 @@ std::shared_ptr<DequantFusion> DequantFusion::plan(ModuleOp module) {
       fusion->operands.push_back(std::move(fused));
     }
   }
+  if (deferFp8)
+    for (auto [key, fused] : fusion->byQuantize)
+      fused->fp8Deferred =
+          onlyFusedGemmsRead(*fusion, fused, key.first, key.second);
   return fusion;
 }
 
@@ -217,14 +248,37 @@ void BF16OperandWriter::storeRow(KernelBuilder &kb, Value q, Value s, Value row,
   kb.store(bf, buffer, off, std::min<int64_t>(16, 2 * type.getNumElements()));
 }
 
-std::pair<Value, Value> BF16OperandWriter::mapColumnK(KernelBuilder &kb,
-                                                      Value k0) const {
+Value BF16OperandWriter::mustStoreFp8(KernelBuilder &kb, ArrayRef<Value> bytes,
+                                      Value whole) const {
+  if (!fp8Deferred)
+    return Value();
+  auto [lo, hi] = getExactScaleRange(d->dataType);
+  Value must = arith::ConstantIntOp::create(kb, 0, 1);
+  for (Value s : bytes) {
+    Value outside = arith::OrIOp::create(
+        kb, arith::CmpIOp::create(kb, arith::CmpIPredicate::slt, s, kb.i32(lo)),
+        arith::CmpIOp::create(kb, arith::CmpIPredicate::sgt, s, kb.i32(hi)));
+    must = arith::OrIOp::create(kb, must, outside);
+  }
+  if (whole)
+    must = arith::OrIOp::create(
+        kb, must,
+        arith::XOrIOp::create(kb, whole,
+                              arith::ConstantIntOp::create(kb, 1, 1)));
+  return must;
+}
+
+BF16OperandWriter::ColumnK BF16OperandWriter::mapColumnK(KernelBuilder &kb,
+                                                         Value k0) const {
   if (!d->groups)
-    return {k0, Value()};
+    return {k0, Value(), Value()};
   auto c = [&](int64_t v) { return kb.idx(v); };
   Value no = arith::ConstantIntOp::create(kb, 0, 1);
-  auto walk = scf::ForOp::create(kb, c(0), c(d->groups), c(1),
-                                 ValueRange{c(0), c(0), k0, no});
+  // `whole` only where the fp8 stores need it.
+  SmallVector<Value> init = {c(0), c(0), k0, no};
+  if (fp8Deferred)
+    init.push_back(no);
+  auto walk = scf::ForOp::create(kb, c(0), c(d->groups), c(1), init);
   {
     OpBuilder::InsertionGuard g(kb);
     kb.setInsertionPointToStart(walk.getBody());
@@ -245,9 +299,18 @@ std::pair<Value, Value> BF16OperandWriter::mapColumnK(KernelBuilder &kb,
                                           arith::SubIOp::create(kb, k0, start));
     Value pk = arith::SelectOp::create(kb, hit, shifted, it[2]);
     Value held = arith::OrIOp::create(kb, it[3], hit);
-    scf::YieldOp::create(kb, ValueRange{group.end, group.nextPad, pk, held});
+    SmallVector<Value> next = {group.end, group.nextPad, pk, held};
+    if (fp8Deferred) {
+      Value endsInside = arith::CmpIOp::create(
+          kb, arith::CmpIPredicate::ule, arith::AddIOp::create(kb, k0, c(32)),
+          group.end);
+      next.push_back(arith::OrIOp::create(
+          kb, it[4], arith::AndIOp::create(kb, hit, endsInside)));
+    }
+    scf::YieldOp::create(kb, next);
   }
-  return {walk.getResult(2), walk.getResult(3)};
+  return {walk.getResult(2), walk.getResult(3),
+          fp8Deferred ? walk.getResult(4) : Value()};
 }
 
 void BF16OperandWriter::storeColumn(KernelBuilder &kb, Value bytes, Value s,
@@ -324,6 +387,7 @@ std::string BF16OperandWriter::getNameTag(const FusedDequantOperand *form,
     return "";
   const DequantSpec &d = form->form.d;
   std::string groups = d.groups ? llvm::formatv("g{0}", d.groups).str() : "";
-  return llvm::formatv("_{0}b{1}r{2}{3}", prefix, d.batches, d.rowsPad, groups)
+  return llvm::formatv("_{0}b{1}r{2}{3}{4}", prefix, d.batches, d.rowsPad,
+                       groups, form->fp8Deferred ? "_f8lazy" : "")
       .str();
 }

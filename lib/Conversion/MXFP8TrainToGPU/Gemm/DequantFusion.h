@@ -23,6 +23,16 @@
 // are the same values (one SSA value, or the padded offsets of two
 // pad_token_groups of the same offsets, alignment and token count).
 //
+// Deferred fp8 (`defer-fp8`): where only the GEMMs that read the form read
+// the quantize's fp8 data, that data is needed only by the guarded
+// fallback. The kernel then stores the fp8 bytes of the blocks the bf16
+// form cannot hold exactly (a scale byte outside the exact range; 2d-2d,
+// a block not wholly inside a token group that starts at a multiple of 32)
+// and skips the rest; each GEMM launches a restore kernel before its
+// fallback (DequantPrepass.h, launchFp8Restore), which returns at once
+// unless the GEMM's flags are raised and otherwise writes the skipped
+// blocks back from the bf16 form (e = bf16 * 2^(127 - s), exact).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_GEMM_DEQUANTFUSION_H
@@ -66,6 +76,9 @@ struct FusedDequantOperand {
   /// 2d-2d: the GEMM's token group offsets (memref<G x i32>, a
   /// bufferization.to_buffer created before the quantize); null otherwise.
   Value offs;
+  /// The quantize stores only the fp8 blocks the bf16 form cannot hold;
+  /// the GEMMs restore the others before their fallback launch.
+  bool fp8Deferred = false;
 };
 
 /// The quantize results that write a GEMM operand's bf16 form, and the
@@ -75,8 +88,10 @@ public:
   /// Plans the fusion over `module` (sm_90a, v8 GEMMs) and creates the
   /// buffers, maps and flag words of the fused operands. Only forms whose
   /// padded K equals K are fused (no K padding to zero; the padding rows
-  /// are zeroed by the quantize kernel).
-  static std::shared_ptr<DequantFusion> plan(ModuleOp module);
+  /// are zeroed by the quantize kernel). `deferFp8`: the fp8 data only the
+  /// fused GEMMs read is deferred (fp8Deferred).
+  static std::shared_ptr<DequantFusion> plan(ModuleOp module,
+                                             bool deferFp8 = false);
 
   /// The form `quantize` writes for its data result `dataResult` (0; 2 for
   /// the colwise data of quantize_dual), or null.
@@ -108,6 +123,19 @@ public:
                     Value offs = Value())
       : d(&d), buffer(buffer), flag(flag), offs(offs) {}
   explicit operator bool() const { return d != nullptr; }
+  /// Stores the fp8 data only where mustStoreFp8 says so.
+  BF16OperandWriter &deferFp8(bool deferred) {
+    fp8Deferred = deferred;
+    return *this;
+  }
+
+  /// Whether (i1) a quantize must store the fp8 bytes of blocks with the
+  /// scale bytes `bytes` (i32 each): the fp8 data is not deferred (null:
+  /// always), a byte lies outside the exact range of the bf16 form, or
+  /// (`whole`, i1, 2d-2d: ColumnK::whole) the form does not hold the block
+  /// wholly.
+  Value mustStoreFp8(KernelBuilder &kb, ArrayRef<Value> bytes,
+                     Value whole = Value()) const;
 
   /// K-major form (a 1x32 cast): the fp8 values `q` (a vector of n
   /// elements of one block, scale byte `s`, i32) at row `row` (index, of
@@ -115,12 +143,17 @@ public:
   void storeRow(KernelBuilder &kb, Value q, Value s, Value row,
                 Value col) const;
   /// MN-major form (a 32x1 cast): where the 32-block of source K `k0`
-  /// (a multiple of 32) lies in the padded K, and whether the form holds
-  /// it (null: always). Ungrouped: k0 itself. 2d-2d: P_g + k0 - start_g
-  /// for the token group g that holds k0, held when g starts at a multiple
-  /// of 32 (otherwise the walk raises the flag and the fallback runs);
-  /// tokens past the last group are not held.
-  std::pair<Value, Value> mapColumnK(KernelBuilder &kb, Value k0) const;
+  /// (a multiple of 32) lies in the padded K (`pk`), and whether the form
+  /// holds it (`held`, null: always). Ungrouped: k0 itself. 2d-2d:
+  /// P_g + k0 - start_g for the token group g that holds k0, held when g
+  /// starts at a multiple of 32 (otherwise the walk raises the flag and the
+  /// fallback runs); tokens past the last group are not held. `whole`
+  /// (2d-2d): held, and the block ends inside g, so that the form holds all
+  /// 32 of its values (null: always).
+  struct ColumnK {
+    Value pk, held, whole;
+  };
+  ColumnK mapColumnK(KernelBuilder &kb, Value k0) const;
   /// MN-major form (a 32x1 cast): the fp8 bytes `bytes` (vector<n x i8>,
   /// one block, scale byte `s`) of batch `o`, operand row `c` (a column of
   /// the cast's view) at padded K [pk, pk + n) (mapColumnK), stored
@@ -141,6 +174,7 @@ public:
 private:
   const DequantSpec *d = nullptr;
   Value buffer, flag, offs;
+  bool fp8Deferred = false;
 };
 
 } // namespace gpu_lowering

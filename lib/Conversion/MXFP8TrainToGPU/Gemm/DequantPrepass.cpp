@@ -42,11 +42,9 @@ std::string DequantSpec::getName() const {
       .str();
 }
 
-/// The scale bytes s for which every value e * 2^(s - 127) of an fp8
-/// element e is a bf16 value (normal or subnormal), so that the pre-pass
-/// keeps the operand exact: e4m3 values lie in [2^-9, 448], e5m2 in
-/// [2^-16, 57344]; bf16 reaches down to 2^-133 and up to 2^128 (1 - 2^-9).
-static std::pair<int64_t, int64_t> getExactScaleRange(Type dataType) {
+std::pair<int64_t, int64_t> gpu_lowering::getExactScaleRange(Type dataType) {
+  // e4m3 values lie in [2^-9, 448], e5m2 in [2^-16, 57344]; bf16 reaches
+  // down to 2^-133 and up to 2^128 (1 - 2^-9).
   if (isa<Float8E5M2Type>(dataType))
     return {10, 239};
   return {3, 246};
@@ -172,96 +170,44 @@ TokenGroup gpu_lowering::emitTokenGroup(KernelBuilder &kb, Value offs, Value g,
   return {end, len, nextPad};
 }
 
-/// Writes the dequantization kernel body: item i is `vec` elements of one
-/// row of the padded output (DequantSpec::vec), K fastest for K-major data
-/// and rows fastest for MN-major data. Elements inside the operand become
-/// bf16(e * 2^(s - 127)) (NaN for s = 255 and for the fp8 NaN codes),
-/// padding zeros. A nonzero block whose scale byte is outside
-/// getExactScaleRange sets the flag word (zeroed by a memset before the
-/// pre-passes): the GEMM then runs the fallback kernel on the fp8 operands
-/// instead. 2d-2d: group g's tokens [start_g, end_g) go to padded K
-/// [P_g, P_g + len_g), P_g the sum of the earlier groups' lengths rounded
-/// up to 64, zeros up to the next group; a nonempty group whose start or
-/// end is not a multiple of 32 (a scale block shared by two groups) sets
-/// the flag too.
-static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
-                              ValueRange args) {
-  unsigned ai = 0;
-  Value data = args[ai++];
-  Value scales = d.scaled() ? args[ai++] : Value();
-  Value offs = d.groups ? args[ai++] : Value();
-  Value out = args[ai++];
-  Value flag = d.scaled() ? args[ai++] : Value();
-  const OperandLayout &l = d.l;
-  const int64_t vec = d.vec();
-  auto c = [&](int64_t v) { return kb.idx(v); };
-  auto divu = [&](Value x, int64_t y) -> Value {
-    return arith::DivUIOp::create(kb, x, c(y));
-  };
-  auto remu = [&](Value x, int64_t y) -> Value {
-    return arith::RemUIOp::create(kb, x, c(y));
-  };
-  auto add = [&](Value x, Value y) -> Value {
-    return arith::AddIOp::create(kb, x, y);
-  };
-  auto sub = [&](Value x, Value y) -> Value {
-    return arith::SubIOp::create(kb, x, y);
-  };
-  auto mul = [&](Value x, int64_t y) -> Value {
-    return arith::MulIOp::create(kb, x, c(y));
-  };
-  auto ult = [&](Value x, Value y) -> Value {
-    return arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, x, y);
-  };
-  Type i32 = kb.getI32Type();
-
-  // 2d-2d: the group table (padded end E_g, start_g, len_g) in shared
-  // memory, written by thread 0.
-  Value table, raw;
-  MLIRContext *ctx = kb.getContext();
-  auto wgSpace = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  if (d.sharedBytes())
-    raw = gpu::DynamicSharedMemoryOp::create(
-        kb, MemRefType::get({ShapedType::kDynamic}, kb.getI8Type(),
-                            MemRefLayoutAttrInterface(), wgSpace));
-  if (d.groups) {
-    table = memref::ViewOp::create(
-        kb,
-        MemRefType::get({3 * d.groups}, kb.getIndexType(),
-                        MemRefLayoutAttrInterface(), wgSpace),
-        raw, c(0), ValueRange{});
-    Value tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
-    kb.ifThen(
-        arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, tid, c(0)), [&] {
-          auto loop = scf::ForOp::create(kb, c(0), c(d.groups), c(1),
-                                         ValueRange{c(0), c(0)});
-          OpBuilder::InsertionGuard g(kb);
-          kb.setInsertionPointToStart(loop.getBody());
-          Value gi = loop.getInductionVar();
-          Value start = loop.getRegionIterArgs()[0];
-          TokenGroup group =
-              emitTokenGroup(kb, offs, gi, start, loop.getRegionIterArgs()[1],
-                             l.k, d.scaled() ? flag : Value());
-          Value slot = mul(gi, 3);
-          memref::StoreOp::create(kb, group.nextPad, table, slot);
-          Value startSlot = add(slot, c(1));
-          memref::StoreOp::create(kb, start, table, startSlot);
-          Value lenSlot = add(slot, c(2));
-          memref::StoreOp::create(kb, group.len, table, lenSlot);
-          scf::YieldOp::create(kb, ValueRange{group.end, group.nextPad});
-        });
-    gpu::BarrierOp::create(kb);
-  }
-
-  int64_t blocks = l.k / 32;
-
-  // The source K of padded K `pk`, whether it holds operand data, and how
-  // many operand elements follow it along K in its group (meaningful only
-  // where it holds data).
+namespace {
+/// The addressing of an operand and its padded form that the pre-pass and
+/// the fp8 restore share: items, the 2d-2d group table (in dynamic shared
+/// memory, built by thread 0), the source K of a padded K, and the scale
+/// byte of an element.
+class PaddedFormWalk {
+public:
+  /// The source K of padded K `pk`, whether it holds operand data, and how
+  /// many operand elements follow it along K in its group (meaningful only
+  /// where it holds data).
   struct Source {
     Value k, inside, avail;
   };
-  auto lookup = [&](Value pk) -> Source {
+  /// Item i: (batch, row r, padded K pk) of its first element.
+  struct Item {
+    Value batch, r, pk;
+  };
+
+  /// Builds the group table of a 2d-2d form from `offs`, raising `flag`
+  /// (if given) for a group off the 32-element blocks.
+  PaddedFormWalk(KernelBuilder &kb, const DequantSpec &d, Value scales,
+                 Value offs, Value flag)
+      : kb(kb), d(d), l(d.l), scales(scales) {
+    MLIRContext *ctx = kb.getContext();
+    wgSpace = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    if (d.sharedBytes())
+      raw = gpu::DynamicSharedMemoryOp::create(
+          kb, MemRefType::get({ShapedType::kDynamic}, kb.getI8Type(),
+                              MemRefLayoutAttrInterface(), wgSpace));
+    if (d.groups)
+      buildGroupTable(offs, flag);
+  }
+
+  /// The dynamic shared memory (null without), its address space.
+  Value raw;
+  Attribute wgSpace;
+
+  Source lookup(Value pk) {
     if (!d.groups)
       return {pk, ult(pk, c(l.k)), sub(c(l.k), pk)};
     // Group g: the number of groups whose padded end is <= pk.
@@ -297,9 +243,11 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
           arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, remu(start, 32),
                                 c(0)));
     return {add(start, off), inside, sub(len, off)};
-  };
-  // The scale byte (i32) of row r at source K k0.
-  auto scaleByte = [&](Value batch, Value r, Value k0) -> Value {
+  }
+
+  /// The scale byte (i32) of row r at source K k0.
+  Value scaleByte(Value batch, Value r, Value k0) {
+    int64_t blocks = l.k / 32;
     Value kBlock = divu(k0, 32);
     Value sOff;
     if (l.blockedScales) {
@@ -311,9 +259,113 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
     }
     sOff = add(mul(batch, l.getScaleSize()), sOff);
     return arith::ExtUIOp::create(
-        kb, i32,
+        kb, kb.getI32Type(),
         kb.bitcastTo(kb.getI8Type(), memref::LoadOp::create(kb, scales, sOff)));
+  }
+
+  /// Item i of DequantSpec::vec elements: K fastest for K-major data, rows
+  /// fastest for MN-major data.
+  Item getItem(Value i) {
+    int64_t chunks = d.kPad / d.vec();
+    Value r, kc;
+    if (l.kMajor) {
+      kc = remu(i, chunks);
+      r = remu(divu(i, chunks), d.rowsPad);
+    } else {
+      r = remu(i, d.rowsPad);
+      kc = remu(divu(i, d.rowsPad), chunks);
+    }
+    return {divu(i, d.rowsPad * chunks), r, mul(kc, d.vec())};
+  }
+
+  /// Index arithmetic.
+  Value c(int64_t v) { return kb.idx(v); }
+  Value divu(Value x, int64_t y) { return arith::DivUIOp::create(kb, x, c(y)); }
+  Value remu(Value x, int64_t y) { return arith::RemUIOp::create(kb, x, c(y)); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(kb, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(kb, x, y); }
+  Value mul(Value x, int64_t y) { return arith::MulIOp::create(kb, x, c(y)); }
+  Value ult(Value x, Value y) {
+    return arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, x, y);
+  }
+
+private:
+  /// 2d-2d: the group table (padded end E_g, start_g, len_g) in shared
+  /// memory, written by thread 0.
+  void buildGroupTable(Value offs, Value flag) {
+    table = memref::ViewOp::create(
+        kb,
+        MemRefType::get({3 * d.groups}, kb.getIndexType(),
+                        MemRefLayoutAttrInterface(), wgSpace),
+        raw, c(0), ValueRange{});
+    Value tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
+    kb.ifThen(
+        arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, tid, c(0)), [&] {
+          auto loop = scf::ForOp::create(kb, c(0), c(d.groups), c(1),
+                                         ValueRange{c(0), c(0)});
+          OpBuilder::InsertionGuard g(kb);
+          kb.setInsertionPointToStart(loop.getBody());
+          Value gi = loop.getInductionVar();
+          Value start = loop.getRegionIterArgs()[0];
+          TokenGroup group = emitTokenGroup(
+              kb, offs, gi, start, loop.getRegionIterArgs()[1], l.k, flag);
+          Value slot = mul(gi, 3);
+          memref::StoreOp::create(kb, group.nextPad, table, slot);
+          Value startSlot = add(slot, c(1));
+          memref::StoreOp::create(kb, start, table, startSlot);
+          Value lenSlot = add(slot, c(2));
+          memref::StoreOp::create(kb, group.len, table, lenSlot);
+          scf::YieldOp::create(kb, ValueRange{group.end, group.nextPad});
+        });
+    gpu::BarrierOp::create(kb);
+  }
+
+  KernelBuilder &kb;
+  const DequantSpec &d;
+  const OperandLayout &l;
+  Value scales, table;
+};
+} // namespace
+
+/// Writes the dequantization kernel body: item i is `vec` elements of one
+/// row of the padded output (DequantSpec::vec), K fastest for K-major data
+/// and rows fastest for MN-major data. Elements inside the operand become
+/// bf16(e * 2^(s - 127)) (NaN for s = 255 and for the fp8 NaN codes),
+/// padding zeros. A nonzero block whose scale byte is outside
+/// getExactScaleRange sets the flag word (zeroed by a memset before the
+/// pre-passes): the GEMM then runs the fallback kernel on the fp8 operands
+/// instead. 2d-2d: group g's tokens [start_g, end_g) go to padded K
+/// [P_g, P_g + len_g), P_g the sum of the earlier groups' lengths rounded
+/// up to 64, zeros up to the next group; a nonempty group whose start or
+/// end is not a multiple of 32 (a scale block shared by two groups) sets
+/// the flag too.
+static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
+                              ValueRange args) {
+  unsigned ai = 0;
+  Value data = args[ai++];
+  Value scales = d.scaled() ? args[ai++] : Value();
+  Value offs = d.groups ? args[ai++] : Value();
+  Value out = args[ai++];
+  Value flag = d.scaled() ? args[ai++] : Value();
+  const OperandLayout &l = d.l;
+  const int64_t vec = d.vec();
+  PaddedFormWalk walk(kb, d, scales, offs, flag);
+  auto c = [&](int64_t v) { return walk.c(v); };
+  auto divu = [&](Value x, int64_t y) { return walk.divu(x, y); };
+  auto remu = [&](Value x, int64_t y) { return walk.remu(x, y); };
+  auto add = [&](Value x, Value y) { return walk.add(x, y); };
+  auto mul = [&](Value x, int64_t y) { return walk.mul(x, y); };
+  auto ult = [&](Value x, Value y) { return walk.ult(x, y); };
+  auto lookup = [&](Value pk) { return walk.lookup(pk); };
+  auto scaleByte = [&](Value batch, Value r, Value k0) {
+    return walk.scaleByte(batch, r, k0);
   };
+  auto getItem = [&](Value i) { return walk.getItem(i); };
+  using Item = PaddedFormWalk::Item;
+  using Source = PaddedFormWalk::Source;
+  Value raw = walk.raw;
+  Attribute wgSpace = walk.wgSpace;
+  Type i32 = kb.getI32Type();
   // bf16 of the fp8 bytes `v` (vector<n x i8>) with scale byte `s`; sets
   // the flag where bf16 cannot hold them exactly.
   auto convert = [&](Value v, Value s) -> Value {
@@ -396,23 +448,6 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
     });
     return;
   }
-
-  // Item i: (batch, row r, padded K pk) of its first element.
-  struct Item {
-    Value batch, r, pk;
-  };
-  auto getItem = [&](Value i) -> Item {
-    int64_t chunks = d.kPad / vec;
-    Value r, kc;
-    if (l.kMajor) {
-      kc = remu(i, chunks);
-      r = remu(divu(i, chunks), d.rowsPad);
-    } else {
-      r = remu(i, d.rowsPad);
-      kc = remu(divu(i, d.rowsPad), chunks);
-    }
-    return {divu(i, d.rowsPad * chunks), r, mul(kc, vec)};
-  };
 
   if (!d.scaled()) {
     // Packing: the `vec` elements of an item copied, zeros outside the
@@ -515,6 +550,123 @@ static void emitDequantKernel(KernelBuilder &kb, const DequantSpec &d,
     Value outOff = add(mul(add(mul(batch, d.rowsPad), r), d.kPad), pk);
     kb.store(bf, out, outOff, 16);
   });
+}
+
+/// Writes the fp8 restore kernel body (launchFp8Restore): returns unless one
+/// of the `numFlags` flag words is raised; otherwise, over the pre-pass's
+/// items (without its transpose tile), every element of a block the bf16
+/// form holds exactly (inside the operand, scale byte s in
+/// getExactScaleRange; 2d-2d, all 32 values inside a group that starts at a
+/// multiple of 32) becomes the fp8 value bf16 * 2^(127 - s): an exact
+/// product (f32 factor bits (254 - s) << 23) and an exact conversion.
+static void emitRestoreKernel(KernelBuilder &kb, const DequantSpec &d,
+                              ValueRange args, unsigned numFlags) {
+  assert(d.scaled() && (!d.groups || !d.l.kMajor) &&
+         "fp8 operands; 2d-2d forms MN-major (one block per item)");
+  unsigned ai = 0;
+  Value padded = args[ai++];
+  Value scales = args[ai++];
+  Value offs = d.groups ? args[ai++] : Value();
+  ValueRange flags = args.slice(ai, numFlags);
+  Value data = args[ai + numFlags];
+  const OperandLayout &l = d.l;
+  const int64_t vec = d.vec();
+  PaddedFormWalk walk(kb, d, scales, offs, Value());
+  auto c = [&](int64_t v) { return walk.c(v); };
+  auto add = [&](Value x, Value y) { return walk.add(x, y); };
+  auto mul = [&](Value x, int64_t y) { return walk.mul(x, y); };
+  Value raised = kb.i32(0);
+  for (Value flag : flags)
+    raised = arith::OrIOp::create(kb, raised,
+                                  memref::LoadOp::create(kb, flag, c(0)));
+  auto [lo, hi] = getExactScaleRange(d.dataType);
+  auto bf16V = VectorType::get({vec}, kb.getBF16Type());
+  auto f32V = VectorType::get({vec}, kb.getF32Type());
+  auto f8V = VectorType::get({vec}, d.dataType);
+  Value fallbackRuns =
+      arith::CmpIOp::create(kb, arith::CmpIPredicate::ne, raised, kb.i32(0));
+  kb.ifThen(fallbackRuns, [&] {
+    int64_t items = d.batches * d.rowsPad * (d.kPad / vec);
+    kb.gridStrideLoop(c(items), [&](Value i) {
+      auto [batch, r, pk] = walk.getItem(i);
+      auto [k0, kIn, kAvail] = walk.lookup(pk);
+      Value inside = arith::AndIOp::create(kb, walk.ult(r, c(l.rows)), kIn);
+      if (d.groups)
+        inside = arith::AndIOp::create(
+            kb, inside,
+            arith::CmpIOp::create(kb, arith::CmpIPredicate::uge, kAvail,
+                                  c(32)));
+      kb.ifThen(inside, [&] {
+        Value s = walk.scaleByte(batch, r, k0);
+        Value exact = arith::AndIOp::create(
+            kb,
+            arith::CmpIOp::create(kb, arith::CmpIPredicate::sge, s, kb.i32(lo)),
+            arith::CmpIOp::create(kb, arith::CmpIPredicate::sle, s,
+                                  kb.i32(hi)));
+        kb.ifThen(exact, [&] {
+          Value off = add(mul(add(mul(batch, d.rowsPad), r), d.kPad), pk);
+          Value x =
+              arith::ExtFOp::create(kb, f32V, kb.load(bf16V, padded, off, 16));
+          Value factorBits = arith::ShLIOp::create(
+              kb, arith::SubIOp::create(kb, kb.i32(254), s), kb.i32(23));
+          Value factor = kb.bitcastTo(kb.getF32Type(), factorBits);
+          Value y = arith::MulFOp::create(
+              kb, x, vector::BroadcastOp::create(kb, f32V, factor));
+          Value q = kb.bitcastTo(f8V, kb.convertToF8(y, d.dataType));
+          Value dataBase = mul(batch, l.getDataSize());
+          if (l.kMajor) {
+            kb.store(q, data, add(dataBase, add(mul(r, l.k), k0)), vec);
+            return;
+          }
+          for (int64_t j = 0; j < vec; ++j)
+            memref::StoreOp::create(
+                kb, vector::ExtractOp::create(kb, q, j), data,
+                add(dataBase, add(mul(add(k0, c(j)), l.rows), r)));
+        });
+      });
+    });
+  });
+}
+
+void gpu_lowering::launchFp8Restore(RewriterBase &rewriter, Location loc,
+                                    const KernelCache &cache,
+                                    const DequantSpec &d, int64_t maxCTAsPerSM,
+                                    Value padded, Value scales, Value offs,
+                                    ValueRange flags, Value data) {
+  int64_t items = d.batches * d.rowsPad * (d.kPad / d.vec());
+  int64_t grid = cache.getGridSize(items);
+  if (maxCTAsPerSM > 0)
+    grid = std::min<int64_t>(grid, maxCTAsPerSM * cache.getTarget().numSMs);
+  SmallVector<Value> kargs = {padded, scales};
+  if (d.groups)
+    kargs.push_back(offs);
+  llvm::append_range(kargs, flags);
+  int64_t numInputs = kargs.size();
+  kargs.push_back(data);
+  SmallVector<Type> types =
+      llvm::map_to_vector(kargs, [](Value v) { return v.getType(); });
+  // gemm_dequant_* -> gemm_restore_*, and the number of flag words.
+  std::string name = d.getName();
+  name.replace(0, StringRef("gemm_dequant").size(), "gemm_restore");
+  name += llvm::formatv("_f{0}", flags.size()).str();
+  auto numFlags = static_cast<unsigned>(flags.size());
+  gpu::GPUFuncOp kernel =
+      cache.getOrCreate(rewriter, name, types, numInputs, {},
+                        [&](KernelBuilder &kb, ValueRange kargs, ValueRange) {
+                          emitRestoreKernel(kb, d, kargs, numFlags);
+                        });
+  auto c = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
+  };
+  // 2d-2d: the group table (no transpose tile).
+  Value shared = d.groups
+                     ? arith::ConstantIntOp::create(
+                           rewriter, loc, llvm::alignTo(24 * d.groups, 16), 32)
+                           .getResult()
+                     : Value();
+  gpu::LaunchFuncOp::create(
+      rewriter, loc, kernel, gpu::KernelDim3{c(grid), c(1), c(1)},
+      gpu::KernelDim3{c(kThreadsPerCTA), c(1), c(1)}, shared, kargs);
 }
 
 void gpu_lowering::launchDequantPrepass(RewriterBase &rewriter, Location loc,

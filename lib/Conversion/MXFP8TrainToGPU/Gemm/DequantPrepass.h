@@ -72,6 +72,11 @@ struct DequantSpec {
   std::string getName() const;
 };
 
+/// The scale bytes [lo, hi] for which every value e * 2^(s - 127) of an
+/// element e of `dataType` (fp8) is a bf16 value (normal or subnormal), so
+/// that the bf16 form of the operand is exact.
+std::pair<int64_t, int64_t> getExactScaleRange(Type dataType);
+
 /// Inside a kernel: the bf16 values of the fp8 bytes `v` (vector<n x i8>
 /// of `f8Type`) of one block with scale byte `s` (i32), e * 2^(s - 127),
 /// exactly (NaN for s = 255 and for the fp8 NaN codes). Where a nonzero
@@ -108,6 +113,18 @@ void launchDequantPrepass(RewriterBase &rewriter, Location loc,
                           const KernelCache &cache, const DequantSpec &d,
                           int64_t maxCTAsPerSM, Value data, Value scales,
                           Value offs, Value flag, Value padded);
+
+/// Deferred fp8 data (DequantFusion.h): before the guarded fallback of a
+/// GEMM whose operand of form `d` a quantize wrote as bf16 (`padded`, flat,
+/// batches x rowsPad x kPad) without the fp8 bytes of the blocks that form
+/// holds exactly, launches the kernel that writes those bytes into `data`
+/// from `padded` and `scales` (and, 2d-2d, `offs`) when one of the GEMM's
+/// flag words `flags` (memref<1xi32> each) is raised, so that the fallback
+/// reads the quantize's whole fp8 data; it returns at once otherwise.
+void launchFp8Restore(RewriterBase &rewriter, Location loc,
+                      const KernelCache &cache, const DequantSpec &d,
+                      int64_t maxCTAsPerSM, Value padded, Value scales,
+                      Value offs, ValueRange flags, Value data);
 
 } // namespace gpu_lowering
 } // namespace mxfp8train
