@@ -141,6 +141,22 @@ check_variants() {
   done
 }
 
+# time_variants NAME ENTRY TAG: the lowering variants NAME.TAG-* of a recipe,
+# timed beside it (pool allocator; TIME_VARIANTS: only these variant tags,
+# space separated; default all).
+time_variants() {
+  local name="$1" entry="$2" tag="$3" manifest variant
+  for manifest in "$dir/$name.$tag"-*.cuda.manifest; do
+    [ -e "$manifest" ] || continue
+    variant="$(basename "${manifest%.cuda.manifest}")"
+    variant="${variant#"$name".}"
+    if [ -n "${TIME_VARIANTS:-}" ] && [[ " $TIME_VARIANTS " != *" ${variant#"$tag"-} "* ]]; then
+      continue
+    fi
+    time_ours "$name" "$entry" "$variant" pool
+  done
+}
+
 for manifest in "$dir"/*.mx.cuda.manifest; do
   name="$(basename "${manifest%.mx.cuda.manifest}")"
   entry="$(awk '$1 == "func" { print $2; exit }' "$manifest")"
@@ -153,20 +169,11 @@ for manifest in "$dir"/*.mx.cuda.manifest; do
     time_ours "$name" "$entry" mx "$alloc"
     time_ours "$name" "$entry" hp "$alloc"
   done
+  time_variants "$name" "$entry" mx
   while read -r tag recipe; do
     [ -e "$dir/$name.$tag.cuda.manifest" ] || continue
     time_ours "$name" "$entry" "$tag" pool
-    # The recipe's lowering variants, timed beside it (TIME_VARIANTS: only
-    # these variant tags, space separated; default all).
-    for manifest in "$dir/$name.$tag"-*.cuda.manifest; do
-      [ -e "$manifest" ] || continue
-      variant="$(basename "${manifest%.cuda.manifest}")"
-      variant="${variant#"$name".}"
-      if [ -n "${TIME_VARIANTS:-}" ] && [[ " $TIME_VARIANTS " != *" ${variant#"$tag"-} "* ]]; then
-        continue
-      fi
-      time_ours "$name" "$entry" "$variant" pool
-    done
+    time_variants "$name" "$entry" "$tag"
     echo "== $name.$tag ($recipe) against $name.hp:"
     "$launch" "$work/$name.$tag.cuda.so" "$dir/$name.$tag.cuda.manifest" --entry="$entry" \
       --gpu="$gpu" --compare-with="$work/$name.hp.cuda.so:$entry" \
