@@ -158,9 +158,15 @@ public:
     sumFusion = std::move(plan);
   }
 
+  /// Lanes per 32-row column tile of the dual cast kernel (1, 2, 4 or 8);
+  /// 0: the measured default (QuantizeKernels.cpp, getDualSplit).
+  int64_t getDualCastLanes() const { return dualCastLanes; }
+  void setDualCastLanes(int64_t lanes) { dualCastLanes = lanes; }
+
 private:
   gpu::GPUModuleOp module;
   GPUTargetInfo target;
+  int64_t dualCastLanes = 0;
   std::shared_ptr<const DequantFusion> fusion;
   std::shared_ptr<const Float8TransposeFusion> transposeFusion;
   std::shared_ptr<const GemmSumFusion> sumFusion;

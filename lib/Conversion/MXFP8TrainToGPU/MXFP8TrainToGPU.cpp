@@ -125,6 +125,12 @@ struct ConvertMXFP8TrainToGPUPass final
       return signalPassFailure();
     }
     target.float8PromoteUnroll = promoteUnroll;
+    if (!llvm::is_contained({0, 1, 2, 4, 8}, int64_t(dualCastLanes))) {
+      module.emitError() << "convert-mxfp8train-to-gpu: dual-cast-lanes must "
+                            "be 0, 1, 2, 4 or 8 (got "
+                         << int64_t(dualCastLanes) << ")";
+      return signalPassFailure();
+    }
     MLIRContext *ctx = &getContext();
 
     {
@@ -167,6 +173,7 @@ struct ConvertMXFP8TrainToGPUPass final
       return signalPassFailure();
     gpu::GPUModuleOp kernels = *kernelModule;
     KernelCache cache(kernels, target);
+    cache.setDualCastLanes(int64_t(dualCastLanes));
     // sm_90a: quantize kernels that also write the bf16 operands of the
     // pre-dequantized GEMMs they feed, instead of the GEMMs' pre-passes.
     if (fuseDequant && *chipKind == GPUChip::SM90a && !simpleGemm)

@@ -142,11 +142,15 @@ func.func @fwd(%x: tensor<256x512xbf16>, %w: tensor<384x512xbf16>) -> tensor<256
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_bf16_bf16_bf16_256x512x384_b1_p1c1_v8w1s4_n256_gs2
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_mn_e4m3_e4m3_bf16_256x512x384_b1_p1c1_gu2
 
-// The dual kernel: per row of its tile a 4-element (8-byte) rowwise store,
-// then per column a 32-element colwise store.
+// The dual kernel writing the colwise form: 4 lanes per 32-row tile (8 rows
+// each, so that the 4 lanes' 16-byte colwise stores fill whole sectors); per
+// row of the lane's part a 4-element (8-byte) rowwise store, then per column
+// an 8-element (16-byte) colwise store.
 // CHECK-LABEL: gpu.func @quantize_dual_bf16_e4m3_e4m3_rceil_rowmajor_rowmajor_256x384_rbf16b1r256_cbf16b1r512(
-// CHECK-COUNT-32:  vector.store %{{.*}}, %{{.*}}[%{{.*}}] {alignment = 8 : i64} : memref<98304xbf16>, vector<4xbf16>
-// CHECK-COUNT-4:   vector.store %{{.*}}, %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<131072xbf16>, vector<32xbf16>
+// CHECK-COUNT-8:   vector.store %{{.*}}, %{{.*}}[%{{.*}}] {alignment = 8 : i64} : memref<98304xbf16>, vector<4xbf16>
+// CHECK-COUNT-4:   vector.store %{{.*}}, %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<131072xbf16>, vector<8xbf16>
+// CHECK-NOT:       vector<32xbf16>
+// CHECK:           gpu.return
 
 // The 32x1 kernel: 32 rows x 4 columns per thread; per column one
 // vector<32xbf16> store (64 bytes, 16-byte aligned) at (column, r0) of the
