@@ -12,7 +12,8 @@
 # share of peak), memory workload, warp state statistics (stall reasons),
 # launch statistics and occupancy; at the GPU's own clock and with warm
 # caches, as the kernels run in the step. Where step-ncu.sh says how long
-# each kernel takes, this says why.
+# each kernel takes, this says why. NCU_SECTIONS="NAME ...": more sections
+# (e.g. MemoryWorkloadAnalysis_Tables SourceCounters).
 #
 #===------------------------------------------------------------------------===#
 set -uo pipefail
@@ -40,6 +41,7 @@ echo "== $step: ncu of the first $count launches matching /$regex/"
   --section SpeedOfLight --section MemoryWorkloadAnalysis \
   --section WarpStateStats --section LaunchStats --section Occupancy \
   --section SchedulerStats \
+  $(for x in ${NCU_SECTIONS:-}; do printf -- "--section %s " "$x"; done) \
   "$build/bin/mxfp8-launch" "$so" "$manifest" --entry="$entry" \
   --repeat=1 --warmup=0 2>&1 | grep -v "^==PROF==" |
   sed -e "s/^ *//" | grep -v "^-*$"

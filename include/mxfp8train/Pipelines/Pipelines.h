@@ -109,7 +109,7 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   PassOptions::Option<int64_t> dualCastLanes{
       *this, "dual-cast-lanes",
       llvm::cl::desc("Lanes per 32-row column tile of the quantize_dual "
-                     "kernel (1, 2, 4, 8; 0: the measured default)"),
+                     "kernel (1, 2, 4; 0: the measured default)"),
       llvm::cl::init(0)};
   PassOptions::Option<bool> simpleGemm{
       *this, "simple-gemm",

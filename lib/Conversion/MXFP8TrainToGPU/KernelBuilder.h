@@ -158,7 +158,7 @@ public:
     sumFusion = std::move(plan);
   }
 
-  /// Lanes per 32-row column tile of the dual cast kernel (1, 2, 4 or 8);
+  /// Lanes per 32-row column tile of the dual cast kernel (1, 2 or 4);
   /// 0: the measured default (QuantizeKernels.cpp, getDualSplit).
   int64_t getDualCastLanes() const { return dualCastLanes; }
   void setDualCastLanes(int64_t lanes) { dualCastLanes = lanes; }

@@ -125,9 +125,9 @@ struct ConvertMXFP8TrainToGPUPass final
       return signalPassFailure();
     }
     target.float8PromoteUnroll = promoteUnroll;
-    if (!llvm::is_contained({0, 1, 2, 4, 8}, int64_t(dualCastLanes))) {
+    if (!llvm::is_contained({0, 1, 2, 4}, int64_t(dualCastLanes))) {
       module.emitError() << "convert-mxfp8train-to-gpu: dual-cast-lanes must "
-                            "be 0, 1, 2, 4 or 8 (got "
+                            "be 0, 1, 2 or 4 (got "
                          << int64_t(dualCastLanes) << ")";
       return signalPassFailure();
     }

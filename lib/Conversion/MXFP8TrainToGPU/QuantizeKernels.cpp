@@ -555,11 +555,14 @@ static constexpr int64_t kFusedDualSplit = 4;
 
 /// The lanes per tile of a dual kernel on `input` that writes (`colForm`)
 /// or not the colwise bf16 form; `KernelCache::getDualCastLanes` overrides.
+/// At most the tile's columns per lane (`cpt`): the amax reductions halve
+/// a lane's vector of cpt column maxima once per doubling of the lanes.
 static int64_t getDualSplit(const KernelCache &cache, const KernelInput &input,
-                            bool colForm) {
-  if (int64_t lanes = cache.getDualCastLanes())
-    return lanes;
-  return input.isFused() || colForm ? kFusedDualSplit : kDualSplit;
+                            bool colForm, int64_t cpt) {
+  int64_t lanes = cache.getDualCastLanes();
+  if (!lanes)
+    lanes = input.isFused() || colForm ? kFusedDualSplit : kDualSplit;
+  return std::min(lanes, cpt);
 }
 /// Bytes of input per row of one lane of the dual kernel (see kDualSplit).
 static constexpr int64_t kDualRowBytes = 8;
@@ -625,9 +628,9 @@ static Value allGather(KernelBuilder &kb, Value v, Value lane,
 static void buildQuantizeDual(KernelBuilder &kb, const QuantizeSpec &rowSpec,
                               const QuantizeSpec &colSpec,
                               const KernelInput &input, int64_t split,
-                              ValueRange in,
-                              Value rowData, Value rowScales, Value colData,
-                              Value colScales, const BF16OperandWriter &rowBF16,
+                              ValueRange in, Value rowData, Value rowScales,
+                              Value colData, Value colScales,
+                              const BF16OperandWriter &rowBF16,
                               const BF16OperandWriter &colBF16) {
   const BlockView &v = colSpec.view;
   int64_t itemsPerWarp = 32 / split;
@@ -1038,7 +1041,8 @@ struct QuantizeDualOpToGPU final : KernelPattern<QuantizeDualOp> {
     name += BF16OperandWriter::getNameTag(rowFused, "rbf16");
     name += BF16OperandWriter::getNameTag(colFused, "cbf16");
     // getDualSplit lanes per 32 x cpt tile.
-    int64_t split = getDualSplit(cache, input, colFused != nullptr);
+    int64_t cpt = getDualColsPerThread(inType);
+    int64_t split = getDualSplit(cache, input, colFused != nullptr, cpt);
     SmallVector<Value> args = ins;
     llvm::append_range(args, views);
     for (const FusedDequantOperand *fused : {rowFused, colFused})
@@ -1060,11 +1064,9 @@ struct QuantizeDualOpToGPU final : KernelPattern<QuantizeDualOp> {
           BF16OperandWriter rowBF16 = writer(rowFused);
           BF16OperandWriter colBF16 = writer(colFused);
           buildQuantizeDual(kb, rowSpec, colSpec, input, split,
-                            kargs.take_front(n),
-                            kargs[n], kargs[n + 1], kargs[n + 2], kargs[n + 3],
-                            rowBF16, colBF16);
+                            kargs.take_front(n), kargs[n], kargs[n + 1],
+                            kargs[n + 2], kargs[n + 3], rowBF16, colBF16);
         });
-    int64_t cpt = getDualColsPerThread(inType);
     int64_t work =
         split * llvm::alignTo(v.outer * (v.rows / kBlockSize) * (v.cols / cpt),
                               32 / split);

@@ -10,7 +10,7 @@
 // CHIP90: convert-mxfp8train-to-gpu: unsupported chip 'sm_90' (expected sm_90a or sm_100a)
 // CHIP100: convert-mxfp8train-to-gpu: unsupported chip 'sm_100' (expected sm_90a or sm_100a)
 // The dual cast kernel's lanes per tile divide the 32 rows of a block.
-// LANES: convert-mxfp8train-to-gpu: dual-cast-lanes must be 0, 1, 2, 4 or 8 (got 3)
+// LANES: convert-mxfp8train-to-gpu: dual-cast-lanes must be 0, 1, 2 or 4 (got 3)
 
 func.func @dynamic(%x: tensor<?x64xbf16>) -> (tensor<?x64xf8E4M3FN>, tensor<?x2xf8E8M0FNU>) {
   // expected-error @+1 {{'mxfp8train.quantize' has no GPU lowering: it has a dynamic shape}}

@@ -153,3 +153,25 @@ func.func @not_fused(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>,
         tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>,
         tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>
 }
+
+// -----
+
+// An f32 producer of a quantize_dual: a lane's tile holds 2 columns (8
+// bytes of f32 per row), so it is shared by 2 lanes of 16 rows, not the 4
+// of a bf16 producer (the amax reductions halve the lane's 2 column maxima
+// once per doubling of the lanes): 8 x 192 tiles of 32 x 2, 2 lanes each,
+// 3072 threads in 12 CTAs.
+// CHECK-LABEL: func.func @f32_producer(
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@quantize_dual_f32_e4m3_e4m3_rceil_rowmajor_rowmajor_256x384_ew{{[0-9a-f]*}} blocks in (%c12, %c1, %c1) threads in (%c256, %c1, %c1)
+// CHECK-NOT:     linalg.generic
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @f32_producer(%a: tensor<256x384xf32>, %b: tensor<256x384xf32>) -> (tensor<256x384xf8E4M3FN>, tensor<256x12xf8E8M0FNU>, tensor<256x384xf8E4M3FN>, tensor<8x384xf8E8M0FNU>) {
+  %e = tensor.empty() : tensor<256x384xf32>
+  %g = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%a, %b : tensor<256x384xf32>, tensor<256x384xf32>) outs(%e : tensor<256x384xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    linalg.yield %p : f32
+  } -> tensor<256x384xf32>
+  %dr, %drs, %dc, %dcs = mxfp8train.quantize_dual %g mode = rceil : tensor<256x384xf32> -> tensor<256x384xf8E4M3FN>, tensor<256x12xf8E8M0FNU>, tensor<256x384xf8E4M3FN>, tensor<8x384xf8E8M0FNU>
+  return %dr, %drs, %dc, %dcs : tensor<256x384xf8E4M3FN>, tensor<256x12xf8E8M0FNU>, tensor<256x384xf8E4M3FN>, tensor<8x384xf8E8M0FNU>
+}
