@@ -120,11 +120,12 @@ void launchDequantPrepass(RewriterBase &rewriter, Location loc,
 /// holds exactly, launches the kernel that writes those bytes into `data`
 /// from `padded` and `scales` (and, 2d-2d, `offs`) when one of the GEMM's
 /// flag words `flags` (memref<1xi32> each) is raised, so that the fallback
-/// reads the quantize's whole fp8 data; it returns at once otherwise.
+/// reads the quantize's whole fp8 data; it returns at once otherwise. One
+/// CTA per SM (a grid-stride loop when it runs).
 void launchFp8Restore(RewriterBase &rewriter, Location loc,
                       const KernelCache &cache, const DequantSpec &d,
-                      int64_t maxCTAsPerSM, Value padded, Value scales,
-                      Value offs, ValueRange flags, Value data);
+                      Value padded, Value scales, Value offs, ValueRange flags,
+                      Value data);
 
 } // namespace gpu_lowering
 } // namespace mxfp8train

@@ -224,9 +224,9 @@ static void launchGemmOp(RewriterBase &rewriter, Location loc,
   // store, written back from the bf16 form where the fallback runs.
   for (unsigned i = 0; i < 2; ++i)
     if (fused[i] && fused[i]->fp8Deferred)
-      launchFp8Restore(rewriter, loc, cache, fused[i]->form.d, dequantCTAs,
-                       fused[i]->buffer, args[2 * i + 1],
-                       grouped2d2d ? args[4] : Value(), flagArgs, args[2 * i]);
+      launchFp8Restore(rewriter, loc, cache, fused[i]->form.d, fused[i]->buffer,
+                       args[2 * i + 1], grouped2d2d ? args[4] : Value(),
+                       flagArgs, args[2 * i]);
 
   GemmSpec slow = spec;
   chooseConfig(config, slow, /*allowPreDequant=*/false);
