@@ -727,6 +727,8 @@ static void buildQuantizeDual(KernelBuilder &kb, const QuantizeSpec &rowSpec,
 
     // Both casts of every row: one conversion to f32, two products. The
     // colwise fp8 stores where the column bytes need them (deferred fp8).
+    // A dual's colwise form is never 2d-2d (DequantFusion: those come from
+    // a quantize), so this lane's first row r0 is its padded K.
     BF16OperandWriter::ColumnK colAt;
     if (colBF16)
       colAt = colBF16.mapColumnK(kb, r0);

@@ -15,6 +15,9 @@
 // into the same padded K-major layout: the items of the scaled kernel
 // without its transpose tile, element loads where an item is cut by the
 // end of K or of a token group (any K, any group bounds), no flag.
+// `gemm_restore_*` walks the same form the other way (deferred fp8,
+// DequantFusion.h): fp8 bytes from the exact bf16 values, before a
+// fallback that runs.
 //
 //===----------------------------------------------------------------------===//
 
