@@ -1,9 +1,10 @@
 //===- CastLanes.h - lane helpers shared by the cast kernels ----*- C++ -*-===//
 //
 // Small vector helpers of the quantize / dequantize kernel bodies that both
-// the MX kernels (QuantizeKernels.cpp) and the Float8 kernels
-// (Float8CastKernels.cpp) use: the exact widening of the input lanes to f32
-// and the final rounding of dequantized f32 lanes into the result type.
+// the MX kernels (QuantizeKernels.cpp, DequantizeKernels.cpp) and the
+// Float8 kernels (Float8CastKernels.cpp) use: the exact widening of the
+// input lanes to f32 and the final rounding of dequantized f32 lanes into
+// the result type.
 //
 //===----------------------------------------------------------------------===//
 

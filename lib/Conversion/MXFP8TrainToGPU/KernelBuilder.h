@@ -253,14 +253,19 @@ protected:
 };
 
 //===----------------------------------------------------------------------===//
-// Kernel families (QuantizeKernels.cpp, LayoutKernels.cpp, Gemm/)
+// Kernel families (QuantizeKernels.cpp, DequantizeKernels.cpp,
+// LayoutKernels.cpp, Gemm/)
 //===----------------------------------------------------------------------===//
 
-/// Adds quantize, quantize_dual and dequantize lowerings; with
-/// `fuseProducers`, a quantize reads a fusable elementwise producer's
+/// Adds the MX quantize and quantize_dual lowerings (QuantizeKernels.cpp);
+/// with `fuseProducers`, a quantize reads a fusable elementwise producer's
 /// operands instead of its result (FusedProducer.h).
 void populateQuantizeKernelPatterns(RewritePatternSet &patterns,
                                     KernelCache &cache, bool fuseProducers);
+
+/// Adds the MX dequantize lowering (DequantizeKernels.cpp).
+void populateDequantizeKernelPatterns(RewritePatternSet &patterns,
+                                      KernelCache &cache);
 
 /// Adds the lowering of elementwise linalg.generic ops to vectorized
 /// kernels (ElementwiseKernels.cpp); with `fuseProducers`, those the

@@ -47,6 +47,7 @@ static void populateKernelPatterns(RewritePatternSet &patterns,
                                    KernelCache &cache, bool fuseProducers,
                                    bool elementwiseKernels) {
   populateQuantizeKernelPatterns(patterns, cache, fuseProducers);
+  populateDequantizeKernelPatterns(patterns, cache);
   populateFloat8CastKernelPatterns(patterns, cache, fuseProducers);
   populateFloat8GroupCastKernelPatterns(patterns, cache, fuseProducers);
   if (elementwiseKernels)

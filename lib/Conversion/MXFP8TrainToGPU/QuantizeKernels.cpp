@@ -1,4 +1,4 @@
-//===- QuantizeKernels.cpp - quantize/dequantize kernels --------*- C++ -*-===//
+//===- QuantizeKernels.cpp - quantize and quantize_dual kernels -*- C++ -*-===//
 //
 // The memory-bound MX quantization kernels of convert-mxfp8train-to-gpu
 // (docs/gpu.md has the design and the launch shapes):
@@ -20,9 +20,8 @@
 //   the tensor, or an elementwise producer's operands with its body
 //   evaluated on the loaded rows (the fused dual kernel: 4 lanes x 8 rows
 //   per tile).
-// - 1x32 / 32x1 dequantize: 16 contiguous output bytes per lane, the
-//   hardware `cvt.rn.f16x2.{e4m3,e5m2}x2` (exact), an exact f32 product with
-//   the shared decodeScale, NaN made the CPU path's quiet NaN, RNE to bf16.
+//
+// The dequantize kernels are in DequantizeKernels.cpp.
 //
 // On sm_90a a quantize cast whose results feed a pre-dequantized GEMM
 // operand also writes that operand's padded bf16 form and its guard flag
@@ -35,6 +34,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BlockView.h"
 #include "CastLanes.h"
 #include "FusedProducer.h"
 #include "Gemm/DequantFusion.h"
@@ -56,51 +56,6 @@ using namespace mlir::mxfp8train::lowering;
 // Shapes
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// The canonical view of data quantized along `axis`: `outer` independent
-/// slabs of a `rows x cols` matrix whose blocks run along the rows (32x1,
-/// `rowwise` false) or along the columns (1x32, `rowwise` true; then `outer`
-/// is 1 and `rows` is the product of the leading dims).
-struct BlockView {
-  bool rowwise;
-  int64_t outer, rows, cols;
-
-  static BlockView get(ArrayRef<int64_t> shape, int64_t axis) {
-    int64_t rank = shape.size();
-    auto product = [&](int64_t from, int64_t to) {
-      int64_t p = 1;
-      for (int64_t d = from; d < to; ++d)
-        p *= shape[d];
-      return p;
-    };
-    if (axis == rank - 1)
-      return {true, 1, product(0, rank - 1), shape[rank - 1]};
-    return {false, product(0, axis), shape[axis], product(axis + 1, rank)};
-  }
-
-  /// The data view: (rows, cols) or (outer, rows, cols) when outer > 1.
-  SmallVector<int64_t> dataShape() const {
-    if (outer == 1)
-      return {rows, cols};
-    return {outer, rows, cols};
-  }
-  /// The row-major scale view.
-  SmallVector<int64_t> scaleShape() const {
-    if (rowwise)
-      return {rows, cols / kBlockSize};
-    if (outer == 1)
-      return {rows / kBlockSize, cols};
-    return {outer, rows / kBlockSize, cols};
-  }
-  /// Indices (outer?, r, c) into a view of this rank.
-  SmallVector<Value> index(Value o, Value r, Value c) const {
-    if (outer == 1)
-      return {r, c};
-    return {o, r, c};
-  }
-};
-} // namespace
-
 /// Columns per thread of a 32x1 quantize tile: 4 (8 bytes of bf16, 16 of
 /// f32 per row; measured best on the H200, docs/gpu.md), fewer when `cols`
 /// needs it, so that every row access is one aligned vector access.
@@ -112,10 +67,6 @@ static int64_t getColsPerThread(int64_t cols) {
 }
 
 static StringRef getModeTag(ScaleMode mode) { return stringifyScaleMode(mode); }
-
-static StringRef getLayoutTag(ScaleLayout layout) {
-  return layout == ScaleLayout::Blocked ? "blocked" : "rowmajor";
-}
 
 //===----------------------------------------------------------------------===//
 // Kernel-body pieces
@@ -439,21 +390,6 @@ static void computeColumnScales(KernelBuilder &kb, const QuantizeSpec &spec,
   setColumnFactors(kb, tile, computeScaleBytes(kb, spec, tile.absMax));
 }
 
-/// Decomposes work item `i` of a 32x1 grid into (outer, row block, column
-/// group); returns {o, r0 = 32*rowBlock, rowBlock, c0 = cpt*group}.
-static std::array<Value, 4> decomposeColumnItem(KernelBuilder &kb, Value i,
-                                                const BlockView &v,
-                                                int64_t cpt) {
-  int64_t groups = v.cols / cpt, rowBlocks = v.rows / kBlockSize;
-  Value g = arith::RemUIOp::create(kb, i, kb.idx(groups));
-  Value t = arith::DivUIOp::create(kb, i, kb.idx(groups));
-  Value rb = arith::RemUIOp::create(kb, t, kb.idx(rowBlocks));
-  Value o = arith::DivUIOp::create(kb, t, kb.idx(rowBlocks));
-  Value r0 = arith::MulIOp::create(kb, rb, kb.idx(kBlockSize));
-  Value c0 = arith::MulIOp::create(kb, g, kb.idx(cpt));
-  return {o, r0, rb, c0};
-}
-
 /// The bf16 form of the fp8 rows `qs` (vector<cpt x f8> each, consecutive
 /// rows from r0 of columns [c0, c0 + cpt)) of a 32x1 tile: per column, its
 /// rows as one contiguous K run with the column's scale byte `bytes[j]`, at
@@ -769,149 +705,6 @@ static void buildQuantizeDual(KernelBuilder &kb, const QuantizeSpec &rowSpec,
 }
 
 //===----------------------------------------------------------------------===//
-// Dequantize kernels
-//===----------------------------------------------------------------------===//
-
-/// Decoded scale of byte `byte` (i32) as f32.
-static Value decodeScaleByte(KernelBuilder &kb, Value scaleValue) {
-  Bits bb = kb.bits();
-  return decodeScale(bb, bb.byteOf(scaleValue));
-}
-
-namespace {
-/// Everything a dequantize kernel is specialised on.
-struct DequantizeSpec {
-  BlockView view;
-  Type f8Type, outType;
-  ScaleLayout layout;
-};
-} // namespace
-
-/// Loads of the 1x32 dequantize that one thread keeps in flight.
-static constexpr int64_t kDequantizeUnroll = 4;
-
-/// Elements of one 16-byte output vector of the 1x32 dequantize.
-static int64_t getDequantizeChunk(Type outType) {
-  return 16 / (outType.getIntOrFloatBitWidth() / 8);
-}
-
-/// Threads of the 1x32 dequantize: each converts kDequantizeUnroll chunks.
-static int64_t getDequantize1x32Threads(const BlockView &v, Type outType) {
-  int64_t chunks = v.rows * v.cols / getDequantizeChunk(outType);
-  return llvm::divideCeil(chunks, kDequantizeUnroll);
-}
-
-/// 1x32: (data, scales, out) — lanes take consecutive 16-byte chunks of the
-/// output (8 bf16 or 4 f32 values, so 32 / chunk lanes per block and warp
-/// accesses that are contiguous), kDequantizeUnroll chunks per thread, all
-/// loads issued first. Threads past the end redo the last chunk (same bytes).
-static void buildDequantize1x32(KernelBuilder &kb, const DequantizeSpec &spec,
-                                Value data, Value scales, Value out) {
-  const BlockView &v = spec.view;
-  int64_t cpt = getDequantizeChunk(spec.outType);
-  int64_t chunksPerRow = v.cols / cpt;
-  int64_t chunks = v.rows * chunksPerRow;
-  int64_t blocksPerRow = v.cols / kBlockSize;
-  int64_t threads = getDequantize1x32Threads(v, spec.outType);
-  auto qType = VectorType::get({cpt}, spec.f8Type);
-  kb.gridStrideLoop(kb.idx(threads), [&](Value t) {
-    SmallVector<std::pair<Value, Value>> pos;
-    SmallVector<Value> qs, ss;
-    for (int64_t u = 0; u < kDequantizeUnroll; ++u) {
-      Value idx = arith::MinUIOp::create(
-          kb, arith::AddIOp::create(kb, t, kb.idx(u * threads)),
-          kb.idx(chunks - 1));
-      Value r = arith::DivUIOp::create(kb, idx, kb.idx(chunksPerRow));
-      Value col = arith::MulIOp::create(
-          kb, arith::RemUIOp::create(kb, idx, kb.idx(chunksPerRow)),
-          kb.idx(cpt));
-      Value blk = arith::DivUIOp::create(kb, col, kb.idx(kBlockSize));
-      pos.push_back({r, col});
-      qs.push_back(kb.load(qType, data, {r, col}, cpt));
-      if (spec.layout == ScaleLayout::Blocked) {
-        Bits bb = kb.bits();
-        Value off = getBlockedOffset(bb, r, blk, blocksPerRow);
-        ss.push_back(memref::LoadOp::create(kb, scales, off));
-      } else {
-        ss.push_back(memref::LoadOp::create(kb, scales, ValueRange{r, blk}));
-      }
-    }
-    for (int64_t u = 0; u < kDequantizeUnroll; ++u) {
-      Value scale = decodeScaleByte(kb, ss[u]);
-      Value bytes = kb.bitcastTo(VectorType::get({cpt}, kb.getI8Type()), qs[u]);
-      Value x = kb.convertFromF8(bytes, spec.f8Type);
-      Value p = arith::MulFOp::create(
-          kb, x, vector::BroadcastOp::create(kb, x.getType(), scale));
-      kb.store(finishDequantized(kb, p, spec.outType), out,
-               {pos[u].first, pos[u].second}, 16);
-    }
-  });
-}
-
-/// Columns per thread of the 32x1 dequantize: one 16-byte output vector
-/// per row (8 bf16 or 4 f32), so that a warp's stores are contiguous;
-/// fewer when `cols` needs it.
-static int64_t getDequantizeColsPerThread(int64_t cols, Type outType) {
-  int64_t cpt = 16 / (outType.getIntOrFloatBitWidth() / 8);
-  while (cols % cpt != 0)
-    cpt /= 2;
-  return cpt;
-}
-
-/// 32x1: (data, scales, out) — one thread per 32 rows x cpt columns (16
-/// bytes of fp8 per row when the width allows).
-static void buildDequantize32x1(KernelBuilder &kb, const DequantizeSpec &spec,
-                                Value data, Value scales, Value out) {
-  const BlockView &v = spec.view;
-  int64_t cpt = getDequantizeColsPerThread(v.cols, spec.outType);
-  int64_t outBytes = spec.outType.getIntOrFloatBitWidth() / 8;
-  int64_t rowBlocks = v.rows / kBlockSize;
-  int64_t work = v.outer * rowBlocks * (v.cols / cpt);
-  kb.gridStrideLoop(kb.idx(work), [&](Value i) {
-    auto [o, r0, rb, c0] = decomposeColumnItem(kb, i, v, cpt);
-    SmallVector<Value> scaleValues;
-    if (spec.layout == ScaleLayout::Blocked) {
-      for (int64_t j = 0; j < cpt; ++j) {
-        Bits bb = kb.bits();
-        Value c = bb.add(c0, bb.cIdx(j));
-        Value off = getBlockedOffset(bb, c, rb, rowBlocks);
-        scaleValues.push_back(
-            decodeScaleByte(kb, memref::LoadOp::create(kb, scales, off)));
-      }
-    } else {
-      Type scaleType = cast<MemRefType>(scales.getType()).getElementType();
-      Value row = kb.load(VectorType::get({cpt}, scaleType), scales,
-                          v.index(o, rb, c0), cpt);
-      for (int64_t j = 0; j < cpt; ++j)
-        scaleValues.push_back(
-            decodeScaleByte(kb, vector::ExtractOp::create(kb, row, j)));
-    }
-    Value scale = vector::FromElementsOp::create(
-        kb, VectorType::get({cpt}, kb.getF32Type()), scaleValues);
-    // Rows in batches of 8: eight loads in flight before their first use.
-    constexpr int64_t kBatch = 8;
-    for (int64_t k0 = 0; k0 < kBlockSize; k0 += kBatch) {
-      SmallVector<Value> rows, qs;
-      for (int64_t k = k0; k < k0 + kBatch; ++k) {
-        Value r = arith::AddIOp::create(kb, r0, kb.idx(k));
-        rows.push_back(r);
-        qs.push_back(kb.load(VectorType::get({cpt}, spec.f8Type), data,
-                             v.index(o, r, c0), cpt));
-      }
-      for (int64_t k = 0; k < kBatch; ++k) {
-        Value x = kb.convertFromF8(
-            kb.bitcastTo(VectorType::get({cpt}, kb.getI8Type()), qs[k]),
-            spec.f8Type);
-        Value p = arith::MulFOp::create(kb, x, scale);
-        kb.store(finishDequantized(kb, p, spec.outType), out,
-                 v.index(o, rows[k], c0),
-                 std::min<int64_t>(16, cpt * outBytes));
-      }
-    }
-  });
-}
-
-//===----------------------------------------------------------------------===//
 // Patterns
 //===----------------------------------------------------------------------===//
 
@@ -1079,54 +872,6 @@ struct QuantizeDualOpToGPU final : KernelPattern<QuantizeDualOp> {
   bool fuseProducers;
 };
 
-/// dequantize -> one launch of a 1x32 or 32x1 kernel.
-struct DequantizeOpToGPU final : KernelPattern<DequantizeOp> {
-  using KernelPattern::KernelPattern;
-
-  LogicalResult rewriteStatic(DequantizeOp op,
-                              PatternRewriter &rewriter) const override {
-    if (op.isFloat8())
-      return rewriter.notifyMatchFailure(op,
-                                         "Float8 cast: Float8CastKernels.cpp");
-    Location loc = op.getLoc();
-    RankedTensorType dataType = op.getData().getType();
-    DequantizeSpec spec{BlockView::get(dataType.getShape(), op.getAxis()),
-                        dataType.getElementType(),
-                        op.getResult().getType().getElementType(),
-                        op.getScaleLayout()};
-    const BlockView &v = spec.view;
-
-    Value data = collapseTo(
-        rewriter, loc, toBuffer(rewriter, loc, op.getData()), v.dataShape());
-    Value scales = toBuffer(rewriter, loc, op.getScales());
-    if (spec.layout == ScaleLayout::RowMajor)
-      scales = collapseTo(rewriter, loc, scales, v.scaleShape());
-    SmallVector<Value> buffers = allocResults(rewriter, op);
-    Value out = collapseTo(rewriter, loc, buffers[0], v.dataShape());
-
-    std::string name = llvm::formatv(
-        "dequantize_{0}_{1}_{2}_{3}_{4}", v.rowwise ? "1x32" : "32x1",
-        getTypeTag(spec.f8Type), getTypeTag(spec.outType),
-        getLayoutTag(spec.layout), getShapeTag(v.dataShape()));
-    SmallVector<Type> argTypes = {data.getType(), scales.getType(),
-                                  out.getType()};
-    gpu::GPUFuncOp kernel = cache.getOrCreate(
-        rewriter, name, argTypes, /*numInputs=*/2, {},
-        [&](KernelBuilder &kb, ValueRange args, ValueRange) {
-          if (v.rowwise)
-            buildDequantize1x32(kb, spec, args[0], args[1], args[2]);
-          else
-            buildDequantize32x1(kb, spec, args[0], args[1], args[2]);
-        });
-    int64_t work =
-        v.rowwise
-            ? getDequantize1x32Threads(v, spec.outType)
-            : v.outer * (v.rows / kBlockSize) *
-                  (v.cols / getDequantizeColsPerThread(v.cols, spec.outType));
-    return launchAndReplace(rewriter, op, kernel, cache.getGridSize(work),
-                            {data, scales, out}, buffers);
-  }
-};
 } // namespace
 
 void gpu_lowering::populateQuantizeKernelPatterns(RewritePatternSet &patterns,
@@ -1134,5 +879,4 @@ void gpu_lowering::populateQuantizeKernelPatterns(RewritePatternSet &patterns,
                                                   bool fuseProducers) {
   patterns.add<QuantizeOpToGPU, QuantizeDualOpToGPU>(patterns.getContext(),
                                                      cache, fuseProducers);
-  patterns.add<DequantizeOpToGPU>(patterns.getContext(), cache);
 }
