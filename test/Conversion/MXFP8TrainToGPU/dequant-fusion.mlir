@@ -313,3 +313,17 @@ func.func @grouped_wgrad(%x: tensor<256x128xbf16>, %dy1: tensor<256x256xbf16>, %
   %2 = mxfp8train.scaled_grouped_mm %xq[%xs], %d2q[%d2s] offs(%other) transpose_lhs : tensor<384x128xf8E4M3FN>[tensor<12x128xf8E8M0FNU>], tensor<384x256xf8E4M3FN>[tensor<12x256xf8E8M0FNU>], tensor<4xi32> -> tensor<4x128x256xbf16>
   return %0, %1, %2 : tensor<4x128x256xbf16>, tensor<4x128x256xbf16>, tensor<4x128x256xbf16>
 }
+
+// -----
+
+// The restore kernel launches one CTA per SM (132 on sm_90a) however large
+// the operand (A: 8192 x 512 fp8, 524288 items of 8), since it nearly
+// always returns at once; the pre-passes it replaces took up to 64 per SM.
+// LAZY-LABEL: func.func @restore_grid(
+// LAZY:         gpu.launch_func @mxfp8train_kernels::@gemm_restore_k_e4m3_1x8192x512_pad8192x512_f2 blocks in (%c132, %c1, %c1) threads in (%c256, %c1, %c1)
+func.func @restore_grid(%x: tensor<8192x512xbf16>, %w: tensor<256x512xbf16>) -> tensor<8192x256xbf16> {
+  %a, %as = mxfp8train.quantize %x axis = 1 mode = rceil : tensor<8192x512xbf16> -> tensor<8192x512xf8E4M3FN>, tensor<8192x16xf8E8M0FNU>
+  %b, %bs = mxfp8train.quantize %w axis = 1 mode = rceil : tensor<256x512xbf16> -> tensor<256x512xf8E4M3FN>, tensor<256x16xf8E8M0FNU>
+  %0 = mxfp8train.scaled_mm %a[%as], %b[%bs] transpose_rhs : tensor<8192x512xf8E4M3FN>[tensor<8192x16xf8E8M0FNU>], tensor<256x512xf8E4M3FN>[tensor<256x16xf8E8M0FNU>] -> tensor<8192x256xbf16>
+  return %0 : tensor<8192x256xbf16>
+}
