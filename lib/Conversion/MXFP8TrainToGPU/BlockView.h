@@ -11,6 +11,7 @@
 #include "KernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/ADT/STLExtras.h"
 
 #include <array>
 
@@ -28,15 +29,10 @@ struct BlockView {
 
   static BlockView get(ArrayRef<int64_t> shape, int64_t axis) {
     int64_t rank = shape.size();
-    auto product = [&](int64_t from, int64_t to) {
-      int64_t p = 1;
-      for (int64_t d = from; d < to; ++d)
-        p *= shape[d];
-      return p;
-    };
     if (axis == rank - 1)
-      return {true, 1, product(0, rank - 1), shape[rank - 1]};
-    return {false, product(0, axis), shape[axis], product(axis + 1, rank)};
+      return {true, 1, llvm::product_of(shape.drop_back()), shape.back()};
+    return {false, llvm::product_of(shape.take_front(axis)), shape[axis],
+            llvm::product_of(shape.drop_front(axis + 1))};
   }
 
   /// The data view: (rows, cols) or (outer, rows, cols) when outer > 1.

@@ -72,18 +72,11 @@ struct Float8View {
 
   static Float8View get(ArrayRef<int64_t> shape, bool tensorwise,
                         int64_t axis) {
-    int64_t rank = shape.size();
-    auto product = [&](int64_t from, int64_t to) {
-      int64_t p = 1;
-      for (int64_t d = from; d < to; ++d)
-        p *= shape[d];
-      return p;
-    };
     if (tensorwise)
-      return {Float8ViewKind::Tensor, 1, product(0, rank), 1};
-    int64_t inner = product(axis + 1, rank);
+      return {Float8ViewKind::Tensor, 1, llvm::product_of(shape), 1};
+    int64_t inner = llvm::product_of(shape.drop_front(axis + 1));
     return {inner == 1 ? Float8ViewKind::Row : Float8ViewKind::Column,
-            product(0, axis), shape[axis], inner};
+            llvm::product_of(shape.take_front(axis)), shape[axis], inner};
   }
 
   /// The data view: (n), (rows, K) or (outer, red, inner).

@@ -759,9 +759,8 @@ struct QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
         [&](KernelBuilder &kb, ValueRange kargs, ValueRange) {
           BF16OperandWriter bf16;
           if (fused)
-            bf16 = BF16OperandWriter(fused->form.d, kargs[n + 2], kargs[n + 3],
-                                     fused->offs ? kargs[n + 4] : Value())
-                       .deferFp8(fused->fp8Deferred);
+            bf16 = BF16OperandWriter(*fused, kargs[n + 2], kargs[n + 3],
+                                     fused->offs ? kargs[n + 4] : Value());
           if (v.rowwise)
             buildQuantize1x32(kb, spec, input, kargs.take_front(n), kargs[n],
                               kargs[n + 1], bf16);
@@ -852,9 +851,7 @@ struct QuantizeDualOpToGPU final : KernelPattern<QuantizeDualOp> {
             if (!fused)
               return BF16OperandWriter();
             next += 2;
-            return BF16OperandWriter(fused->form.d, kargs[next - 2],
-                                     kargs[next - 1])
-                .deferFp8(fused->fp8Deferred);
+            return BF16OperandWriter(*fused, kargs[next - 2], kargs[next - 1]);
           };
           BF16OperandWriter rowBF16 = writer(rowFused);
           BF16OperandWriter colBF16 = writer(colFused);

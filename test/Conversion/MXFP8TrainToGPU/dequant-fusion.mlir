@@ -84,8 +84,11 @@
 // LAZY-NEXT:      %[[GO:.*]] = arith.cmpi ne, %[[OR]], %c0_i32 : i32
 // LAZY-NEXT:      scf.if %[[GO]] {
 // LAZY:             memref.load %[[S]][%{{.*}}] : memref<4096xf8E8M0FNU>
-// LAZY-DAG:         arith.cmpi sle, %{{.*}}, %c246_i32 : i32
-// LAZY-DAG:         arith.cmpi sge, %{{.*}}, %c3_i32 : i32
+// LAZY-DAG:         %[[SHI:.*]] = arith.cmpi sgt, %{{.*}}, %c246_i32 : i32
+// LAZY-DAG:         %[[SLO:.*]] = arith.cmpi slt, %{{.*}}, %c3_i32 : i32
+// LAZY:             %[[SOUT:.*]] = arith.ori %[[SLO]], %[[SHI]] : i1
+// LAZY-NEXT:        %[[SIN:.*]] = arith.xori %[[SOUT]], %true : i1
+// LAZY-NEXT:        scf.if %[[SIN]] {
 // LAZY:             vector.load %[[PAD]][%{{.*}}] {alignment = 16 : i64} : memref<131072xbf16>, vector<8xbf16>
 // LAZY:             %[[E:.*]] = arith.subi %c254_i32, %{{.*}} : i32
 // LAZY-NEXT:        arith.shli %[[E]], %c23_i32 : i32

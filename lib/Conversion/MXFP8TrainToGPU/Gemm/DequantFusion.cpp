@@ -252,14 +252,10 @@ Value BF16OperandWriter::mustStoreFp8(KernelBuilder &kb, ArrayRef<Value> bytes,
                                       Value whole) const {
   if (!fp8Deferred)
     return Value();
-  auto [lo, hi] = getExactScaleRange(d->dataType);
   Value must = arith::ConstantIntOp::create(kb, 0, 1);
-  for (Value s : bytes) {
-    Value outside = arith::OrIOp::create(
-        kb, arith::CmpIOp::create(kb, arith::CmpIPredicate::slt, s, kb.i32(lo)),
-        arith::CmpIOp::create(kb, arith::CmpIPredicate::sgt, s, kb.i32(hi)));
-    must = arith::OrIOp::create(kb, must, outside);
-  }
+  for (Value s : bytes)
+    must = arith::OrIOp::create(kb, must,
+                                emitOutsideExactRange(kb, d->dataType, s));
   if (whole)
     must = arith::OrIOp::create(
         kb, must,

@@ -117,17 +117,14 @@ private:
 class BF16OperandWriter {
 public:
   BF16OperandWriter() = default;
-  /// `offs`: the token group offsets of a 2d-2d form (kernel argument,
-  /// memref<G x i32>), null otherwise.
-  BF16OperandWriter(const DequantSpec &d, Value buffer, Value flag,
+  /// The form of `fused` (and whether its fp8 data is deferred) through
+  /// the kernel arguments `buffer`, `flag` and, 2d-2d, `offs` (the token
+  /// group offsets, memref<G x i32>; null otherwise).
+  BF16OperandWriter(const FusedDequantOperand &fused, Value buffer, Value flag,
                     Value offs = Value())
-      : d(&d), buffer(buffer), flag(flag), offs(offs) {}
+      : d(&fused.form.d), buffer(buffer), flag(flag), offs(offs),
+        fp8Deferred(fused.fp8Deferred) {}
   explicit operator bool() const { return d != nullptr; }
-  /// Stores the fp8 data only where mustStoreFp8 says so.
-  BF16OperandWriter &deferFp8(bool deferred) {
-    fp8Deferred = deferred;
-    return *this;
-  }
 
   /// Whether (i1) a quantize must store the fp8 bytes of blocks with the
   /// scale bytes `bytes` (i32 each): the fp8 data is not deferred (null:

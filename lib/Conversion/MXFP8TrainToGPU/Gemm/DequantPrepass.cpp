@@ -53,6 +53,22 @@ std::pair<int64_t, int64_t> gpu_lowering::getExactScaleRange(Type dataType) {
   return {3, 246};
 }
 
+Value gpu_lowering::emitOutsideExactRange(KernelBuilder &kb, Type dataType,
+                                          Value s) {
+  auto [lo, hi] = getExactScaleRange(dataType);
+  return arith::OrIOp::create(
+      kb, arith::CmpIOp::create(kb, arith::CmpIPredicate::slt, s, kb.i32(lo)),
+      arith::CmpIOp::create(kb, arith::CmpIPredicate::sgt, s, kb.i32(hi)));
+}
+
+Value gpu_lowering::emitLoadFlags(KernelBuilder &kb, ValueRange flags) {
+  Value f = memref::LoadOp::create(kb, flags.front(), kb.idx(0));
+  for (Value flag : flags.drop_front())
+    f = arith::OrIOp::create(kb, f,
+                             memref::LoadOp::create(kb, flag, kb.idx(0)));
+  return f;
+}
+
 Value gpu_lowering::emitExactBF16(KernelBuilder &kb, Type f8Type, Value v,
                                   Value s, Value flag) {
   int64_t n = cast<VectorType>(v.getType()).getNumElements();
@@ -72,7 +88,6 @@ Value gpu_lowering::emitExactBF16(KernelBuilder &kb, Type f8Type, Value v,
       head.push_back(j);
     return vector::ShuffleOp::create(kb, bf, bf, head);
   }
-  auto [lo, hi] = getExactScaleRange(f8Type);
   Type i32 = kb.getI32Type();
   auto setFlag = [&] {
     memref::StoreOp::create(kb, kb.i32(1), flag, kb.idx(0));
@@ -137,9 +152,7 @@ Value gpu_lowering::emitExactBF16(KernelBuilder &kb, Type f8Type, Value v,
   Value any = vector::ReductionOp::create(kb, vector::CombiningKind::OR, mag);
   Value nonzero =
       arith::CmpIOp::create(kb, arith::CmpIPredicate::ne, any, kb.i32(0));
-  Value outside = arith::OrIOp::create(
-      kb, arith::CmpIOp::create(kb, arith::CmpIPredicate::slt, s, kb.i32(lo)),
-      arith::CmpIOp::create(kb, arith::CmpIPredicate::sgt, s, kb.i32(hi)));
+  Value outside = emitOutsideExactRange(kb, f8Type, s);
   Value unsafe = arith::AndIOp::create(
       kb, arith::AndIOp::create(kb, nonzero, outside),
       arith::XOrIOp::create(kb, isNaN, arith::ConstantIntOp::create(kb, 1, 1)));
@@ -578,16 +591,11 @@ static void emitRestoreKernel(KernelBuilder &kb, const DequantSpec &d,
   auto c = [&](int64_t v) { return walk.c(v); };
   auto add = [&](Value x, Value y) { return walk.add(x, y); };
   auto mul = [&](Value x, int64_t y) { return walk.mul(x, y); };
-  Value raised = kb.i32(0);
-  for (Value flag : flags)
-    raised = arith::OrIOp::create(kb, raised,
-                                  memref::LoadOp::create(kb, flag, c(0)));
-  auto [lo, hi] = getExactScaleRange(d.dataType);
   auto bf16V = VectorType::get({vec}, kb.getBF16Type());
   auto f32V = VectorType::get({vec}, kb.getF32Type());
   auto f8V = VectorType::get({vec}, d.dataType);
-  Value fallbackRuns =
-      arith::CmpIOp::create(kb, arith::CmpIPredicate::ne, raised, kb.i32(0));
+  Value fallbackRuns = arith::CmpIOp::create(
+      kb, arith::CmpIPredicate::ne, emitLoadFlags(kb, flags), kb.i32(0));
   kb.ifThen(fallbackRuns, [&] {
     int64_t items = d.batches * d.rowsPad * (d.kPad / vec);
     kb.gridStrideLoop(c(items), [&](Value i) {
@@ -601,11 +609,9 @@ static void emitRestoreKernel(KernelBuilder &kb, const DequantSpec &d,
                                   c(32)));
       kb.ifThen(inside, [&] {
         Value s = walk.scaleByte(batch, r, k0);
-        Value exact = arith::AndIOp::create(
-            kb,
-            arith::CmpIOp::create(kb, arith::CmpIPredicate::sge, s, kb.i32(lo)),
-            arith::CmpIOp::create(kb, arith::CmpIPredicate::sle, s,
-                                  kb.i32(hi)));
+        Value exact =
+            arith::XOrIOp::create(kb, emitOutsideExactRange(kb, d.dataType, s),
+                                  arith::ConstantIntOp::create(kb, 1, 1));
         kb.ifThen(exact, [&] {
           Value off = add(mul(add(mul(batch, d.rowsPad), r), d.kPad), pk);
           Value x =

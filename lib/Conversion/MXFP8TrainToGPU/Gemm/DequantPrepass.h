@@ -77,6 +77,16 @@ struct DequantSpec {
 /// that the bf16 form of the operand is exact.
 std::pair<int64_t, int64_t> getExactScaleRange(Type dataType);
 
+/// Inside a kernel: whether (i1) the scale byte `s` (i32) lies outside
+/// getExactScaleRange of `dataType`. The pre-pass's flag, the deferred fp8
+/// stores and the fp8 restore decide on it alike.
+Value emitOutsideExactRange(KernelBuilder &kb, Type dataType, Value s);
+
+/// Inside a kernel: the OR (i32) of the flag words `flags` (memref<1xi32>
+/// each) of one GEMM; nonzero: its fallback runs. The GEMM kernels' guard
+/// and the fp8 restore read them alike.
+Value emitLoadFlags(KernelBuilder &kb, ValueRange flags);
+
 /// Inside a kernel: the bf16 values of the fp8 bytes `v` (vector<n x i8>
 /// of `f8Type`) of one block with scale byte `s` (i32), e * 2^(s - 127),
 /// exactly (NaN for s = 255 and for the fp8 NaN codes). Where a nonzero

@@ -10,6 +10,7 @@
 
 #include "GemmMainloop.h"
 #include "../TMA.h"
+#include "DequantPrepass.h"
 #include "GemmSumFusion.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -73,10 +74,10 @@ void GemmMainloop::emitKernel(function_ref<void()> body) {
 Value GemmMainloop::guardCondition() {
   // One uniform load of the flag word (the pre-passes finished before this
   // launch on the same stream).
-  Value f = memref::LoadOp::create(kb, args.flag, c(0));
+  SmallVector<Value> flags = {args.flag};
   if (args.flag2)
-    f = arith::OrIOp::create(kb, f,
-                             memref::LoadOp::create(kb, args.flag2, c(0)));
+    flags.push_back(args.flag2);
+  Value f = emitLoadFlags(kb, flags);
   return arith::CmpIOp::create(kb,
                                spec.runWhenUnsafe ? arith::CmpIPredicate::ne
                                                   : arith::CmpIPredicate::eq,
