@@ -59,6 +59,23 @@ def _quantize(res, arg, shape, f8, scale_shape, scaling, offs=None):
         _t(shape, f8), _t(scale_shape, "f32"))
 
 
+def _bf16_binary(res, a, b, shape, op):
+    """MLIR lines of `res` = truncf(op(extf(a), extf(b))), an elementwise
+    linalg.generic over bf16 tensors of `shape`."""
+    t = _t(shape, "bf16")
+    return ["%%e = tensor.empty() : %s" % t,
+            "%s = linalg.generic {indexing_maps = [%s, %s, %s], "
+            "iterator_types = [\"parallel\", \"parallel\"]} ins(%s, %s : "
+            "%s, %s) outs(%%e : %s) {" % (res, _MAP, _MAP, _MAP, a, b, t, t, t),
+            "^bb0(%x: bf16, %y: bf16, %o: bf16):",
+            "  %xf = arith.extf %x : bf16 to f32",
+            "  %yf = arith.extf %y : bf16 to f32",
+            "  %%p = arith.%s %%xf, %%yf : f32" % op,
+            "  %pt = arith.truncf %p : f32 to bf16",
+            "  linalg.yield %pt : bf16",
+            "} -> %s" % t]
+
+
 def cases():
     out = []
 
@@ -74,19 +91,8 @@ def cases():
     case("wgrad_col_producer",
          [([t, n], "bf16"), ([t, n], "bf16"), ([t, m], "bf16")],
          [([n, m], "f32"), ([1, n], "f32"), ([1, m], "f32")],
-         ["%%e = tensor.empty() : %s" % _t([t, n], "bf16"),
-          "%%g = linalg.generic {indexing_maps = [%s, %s, %s], iterator_types "
-          "= [\"parallel\", \"parallel\"]} ins(%%arg0, %%arg1 : %s, %s) "
-          "outs(%%e : %s) {" % (_MAP, _MAP, _MAP, _t([t, n], "bf16"),
-                                _t([t, n], "bf16"), _t([t, n], "bf16")),
-          "^bb0(%x: bf16, %y: bf16, %o: bf16):",
-          "  %xf = arith.extf %x : bf16 to f32",
-          "  %yf = arith.extf %y : bf16 to f32",
-          "  %p = arith.mulf %xf, %yf : f32",
-          "  %pt = arith.truncf %p : f32 to bf16",
-          "  linalg.yield %pt : bf16",
-          "} -> %s" % _t([t, n], "bf16"),
-          _quantize("%q0, %r1", "%g", [t, n], "f8E4M3FN", [1, n],
+         _bf16_binary("%g", "%arg0", "%arg1", [t, n], "mulf") +
+         [_quantize("%q0, %r1", "%g", [t, n], "f8E4M3FN", [1, n],
                     "axis = 0 granularity = axiswise pow2"),
           _quantize("%q1, %r2", "%arg2", [t, m], "f8E4M3FN", [1, m],
                     "axis = 0 granularity = axiswise"),
@@ -193,36 +199,26 @@ def cases():
             "[%%sw%d] offs(%%arg4) {mxfp8train.role = \"dgrad\", "
             "mxfp8train.use_fast_accum = true} : %s [%s], %s [%s], %s -> %s"
             % ((g, g, g, g, g) + gemm_types)]
-    body += [
-        "%%e = tensor.empty() : %s" % _t([m, n], "bf16"),
-        "%%r0 = linalg.generic {indexing_maps = [%s, %s, %s], iterator_types "
-        "= [\"parallel\", \"parallel\"]} ins(%%g0, %%g1 : %s, %s) "
-        "outs(%%e : %s) {" % (_MAP, _MAP, _MAP, _t([m, n], "bf16"),
-                              _t([m, n], "bf16"), _t([m, n], "bf16")),
-        "^bb0(%x: bf16, %y: bf16, %o: bf16):",
-        "  %xf = arith.extf %x : bf16 to f32",
-        "  %yf = arith.extf %y : bf16 to f32",
-        "  %s = arith.addf %xf, %yf : f32",
-        "  %st = arith.truncf %s : f32 to bf16",
-        "  linalg.yield %st : bf16",
-        "} -> %s" % _t([m, n], "bf16")]
+    body += _bf16_binary("%r0", "%g0", "%g1", [m, n], "addf")
     case("gemm_sum_moe_dgrad",
          [([m, kk], "bf16"), ([e, kk, n], "bf16"), ([m, kk], "bf16"),
           ([e, kk, n], "bf16"), ([e], "i32")],
          [([m, n], "bf16")], body, offs=offs, fusion="fuse-gemm-sums")
 
     # Deferred fp8 of MX operands (defer-fp8).
-    def mx_quantize(res, arg, shape, axis):
+    def mx_types(shape, axis):
+        """e4m3 data and e8m0 scales (blocks of 32 along `axis`) types."""
         scale = list(shape)
         scale[axis] //= 32
-        return ("%s = mxfp8train.quantize %s axis = %d mode = rceil : %s -> "
-                "%s, %s" % (res, arg, axis, _t(shape, "bf16"),
-                            _t(shape, "f8E4M3FN"), _t(scale, "f8E8M0FNU")))
+        return _t(shape, "f8E4M3FN"), _t(scale, "f8E8M0FNU")
 
     def mx(shape, axis):
-        scale = list(shape)
-        scale[axis] //= 32
-        return "%s [%s]" % (_t(shape, "f8E4M3FN"), _t(scale, "f8E8M0FNU"))
+        return "%s [%s]" % mx_types(shape, axis)
+
+    def mx_quantize(res, arg, shape, axis):
+        return ("%s = mxfp8train.quantize %s axis = %d mode = rceil : %s -> "
+                "%s, %s" % ((res, arg, axis, _t(shape, "bf16")) +
+                            mx_types(shape, axis)))
 
     m, n, k = 256, 384, 512
     case("defer_fp8_fwd", [([m, k], "bf16"), ([n, k], "bf16")],
