@@ -33,6 +33,10 @@
 # token groups (blocks not wholly inside a group stay with the cast), and
 # the 2d-3d forward (8-batch expert weights).
 #
+# `column-cast-lanes`: the 32x1 casts that split a 32-row column tile over
+# 4 (or 2) lanes, against one lane: through a fused elementwise producer,
+# and a tile of 2 columns.
+#
 # ===----------------------------------------------------------------------=== #
 
 import numpy as np
@@ -42,7 +46,8 @@ KINDS = ("fusion",)
 # The reference lowering: mxfp8train-lower-to-gpu options (aot-compile.sh).
 REFERENCE_OPTIONS = {"fuse-transposes": "fuse-transposes=false",
                      "fuse-gemm-sums": "fuse-gemm-sums=false",
-                     "defer-fp8": "defer-fp8=false"}
+                     "defer-fp8": "defer-fp8=false",
+                     "column-cast-lanes": "column-cast-lanes=1"}
 
 _MAP = "affine_map<(d0, d1) -> (d0, d1)>"
 
@@ -274,6 +279,17 @@ def cases():
               mx([m, k], 1), mx([e, n, k], 2), _t([e], "i32"),
               _t([m, n], "bf16"))],
          offs=offs, fusion="defer-fp8", tiny=[1])
+
+    # Lanes per column tile (column-cast-lanes) of MX 32x1 casts without a
+    # GEMM: 4 lanes through a fused elementwise producer, and 2 (a tile of
+    # 2 columns: 34 columns) with blocks near 2^-130 and a zero block.
+    for tag, (t, n) in (("producer", (256, 200)), ("two_cols", (96, 34))):
+        case("lanes_32x1_" + tag,
+             [([t, n], "bf16"), ([t, n], "bf16")],
+             [([t, n], "f8E4M3FN"), ([t // 32, n], "f8E8M0FNU")],
+             _bf16_binary("%g", "%arg0", "%arg1", [t, n], "mulf") +
+             [mx_quantize("%r0, %r1", "%g", [t, n], 0)],
+             fusion="column-cast-lanes", tiny=[0])
     return out
 
 

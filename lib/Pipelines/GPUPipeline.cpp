@@ -71,7 +71,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   convertOptions.float8PromoteUnroll = options.float8PromoteUnroll;
   convertOptions.fuseDequant = options.fuseDequant;
   convertOptions.deferFp8 = options.deferFp8;
-  convertOptions.dualCastLanes = options.dualCastLanes;
+  convertOptions.columnCastLanes = options.columnCastLanes;
   convertOptions.fuseTransposes = options.fuseTransposes;
   convertOptions.fuseGemmSums = options.fuseGemmSums;
   // canonicalize and cse run before the conversion, never between it and

@@ -193,11 +193,12 @@ def ConvertMXFP8TrainToGPUPass
            "sm_90a: an elementwise bf16 sum truncf(extf(a) + extf(b)) of a "
            "Float8 grouped GEMM's result (its only use) and a tensor defined before "
            "the GEMM is written by the GEMM's epilogue (the same bits)">,
-    Option<"dualCastLanes", "dual-cast-lanes", "int64_t", /*default=*/"0",
-           "Lanes that share a 32-row column tile of the quantize_dual "
-           "kernel (1, 2 or 4, at most the columns of a lane: 2 for f32 "
-           "input; 0: 4 with a fused producer or a written colwise bf16 "
-           "form, else 1; a tuning knob, the results are the same bits)">,
+    Option<"columnCastLanes", "column-cast-lanes", "int64_t", /*default=*/"0",
+           "Lanes that share a 32-row column tile of the 32x1 quantize and "
+           "quantize_dual kernels (1, 2 or 4, at most the columns of a "
+           "lane: 2 for an f32 dual; 0: 4 with a fused producer or a "
+           "written colwise bf16 form, else 1; a tuning knob, the results "
+           "are the same bits)">,
     Option<"simpleGemm", "simple-gemm", "bool", /*default=*/"false",
            "Lower every GEMM (scaled_mm / scaled_grouped_mm, linalg "
            "contractions, grouped_mm) with the simple tiled kernels even "

@@ -106,10 +106,11 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "waits where only host-local code (tensor-map "
                      "encoding) separates them"),
       llvm::cl::init(true)};
-  PassOptions::Option<int64_t> dualCastLanes{
-      *this, "dual-cast-lanes",
-      llvm::cl::desc("Lanes per 32-row column tile of the quantize_dual "
-                     "kernel (1, 2, 4; 0: the measured default)"),
+  PassOptions::Option<int64_t> columnCastLanes{
+      *this, "column-cast-lanes",
+      llvm::cl::desc("Lanes per 32-row column tile of the 32x1 quantize "
+                     "and quantize_dual kernels (1, 2, 4; 0: the measured "
+                     "default)"),
       llvm::cl::init(0)};
   PassOptions::Option<bool> simpleGemm{
       *this, "simple-gemm",

@@ -158,15 +158,15 @@ public:
     sumFusion = std::move(plan);
   }
 
-  /// Lanes per 32-row column tile of the dual cast kernel (1, 2 or 4);
-  /// 0: the measured default (QuantizeKernels.cpp, getDualSplit).
-  int64_t getDualCastLanes() const { return dualCastLanes; }
-  void setDualCastLanes(int64_t lanes) { dualCastLanes = lanes; }
+  /// Lanes per 32-row column tile of the 32x1 and dual cast kernels (1, 2
+  /// or 4); 0: the measured default (QuantizeKernels.cpp, getColumnSplit).
+  int64_t getColumnCastLanes() const { return columnCastLanes; }
+  void setColumnCastLanes(int64_t lanes) { columnCastLanes = lanes; }
 
 private:
   gpu::GPUModuleOp module;
   GPUTargetInfo target;
-  int64_t dualCastLanes = 0;
+  int64_t columnCastLanes = 0;
   std::shared_ptr<const DequantFusion> fusion;
   std::shared_ptr<const Float8TransposeFusion> transposeFusion;
   std::shared_ptr<const GemmSumFusion> sumFusion;

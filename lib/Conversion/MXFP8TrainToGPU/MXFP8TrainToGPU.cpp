@@ -126,10 +126,10 @@ struct ConvertMXFP8TrainToGPUPass final
       return signalPassFailure();
     }
     target.float8PromoteUnroll = promoteUnroll;
-    if (!llvm::is_contained({0, 1, 2, 4}, int64_t(dualCastLanes))) {
-      module.emitError() << "convert-mxfp8train-to-gpu: dual-cast-lanes must "
+    if (!llvm::is_contained({0, 1, 2, 4}, int64_t(columnCastLanes))) {
+      module.emitError() << "convert-mxfp8train-to-gpu: column-cast-lanes must "
                             "be 0, 1, 2 or 4 (got "
-                         << int64_t(dualCastLanes) << ")";
+                         << int64_t(columnCastLanes) << ")";
       return signalPassFailure();
     }
     MLIRContext *ctx = &getContext();
@@ -174,7 +174,7 @@ struct ConvertMXFP8TrainToGPUPass final
       return signalPassFailure();
     gpu::GPUModuleOp kernels = *kernelModule;
     KernelCache cache(kernels, target);
-    cache.setDualCastLanes(int64_t(dualCastLanes));
+    cache.setColumnCastLanes(int64_t(columnCastLanes));
     // sm_90a: quantize kernels that also write the bf16 operands of the
     // pre-dequantized GEMMs they feed, instead of the GEMMs' pre-passes.
     if (fuseDequant && *chipKind == GPUChip::SM90a && !simpleGemm)

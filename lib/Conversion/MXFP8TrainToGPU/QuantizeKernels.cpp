@@ -10,16 +10,18 @@
 //   `cvt.rn.satfinite.{e4m3,e5m2}x2.f32`, one 16-byte store per lane.
 // - 32x1 quantize (blocks along any other dim): one thread per 4 columns x
 //   32 rows; each row load of a warp is contiguous (256 bytes for bf16) and
-//   all 32 are in flight before the first use.
+//   all 32 are in flight before the first use. With a fused producer or a
+//   written bf16 form, 4 lanes x 8 rows per tile, the column amaxes
+//   completed by recursive halving (`shfl.sync.bfly`).
 // - quantize_dual: one thread per 32 rows x 8 bytes (4 bf16 / 2 f32
-//   columns) as in 32x1, read once for both results; the 1x32 amaxes,
+//   columns) as in 32x1 (the same column-tile walk, 4 lanes per tile in
+//   the same cases), read once for both results; the 1x32 amaxes,
 //   spread over the lanes of a block, are completed by recursive halving
 //   (`shfl.sync.bfly`) so that each scale byte is computed by one lane,
 //   and the bytes are gathered back for the two casts.
 // - every quantize reads its input through a KernelInput (FusedProducer.h):
 //   the tensor, or an elementwise producer's operands with its body
-//   evaluated on the loaded rows (the fused dual kernel: 4 lanes x 8 rows
-//   per tile).
+//   evaluated on the loaded rows.
 //
 // The dequantize kernels are in DequantizeKernels.cpp.
 //
@@ -384,12 +386,6 @@ computeScaleBytes(KernelBuilder &kb, const QuantizeSpec &spec, Value absMax) {
   return bytes;
 }
 
-/// The scale bytes, reciprocals and NaN flags of the tile's columns.
-static void computeColumnScales(KernelBuilder &kb, const QuantizeSpec &spec,
-                                ColumnTile &tile) {
-  setColumnFactors(kb, tile, computeScaleBytes(kb, spec, tile.absMax));
-}
-
 /// The bf16 form of the fp8 rows `qs` (vector<cpt x f8> each, consecutive
 /// rows from r0 of columns [c0, c0 + cpt)) of a 32x1 tile: per column, its
 /// rows as one contiguous K run with the column's scale byte `bytes[j]`, at
@@ -421,62 +417,19 @@ static void storeColumnsBF16(KernelBuilder &kb, const BF16OperandWriter &bf16,
     store();
 }
 
-/// 32x1: (in, data, scales) — one thread per 32 rows x cpt columns.
-static void buildQuantize32x1(KernelBuilder &kb, const QuantizeSpec &spec,
-                              const KernelInput &input, ValueRange in,
-                              Value data, Value scales,
-                              const BF16OperandWriter &bf16) {
-  const BlockView &v = spec.view;
-  int64_t cpt = getColsPerThread(v.cols);
-  int64_t rowBlocks = v.rows / kBlockSize;
-  int64_t work = v.outer * rowBlocks * (v.cols / cpt);
-  kb.gridStrideLoop(kb.idx(work), [&](Value i) {
-    auto [o, r0, rb, c0] = decomposeColumnItem(kb, i, v, cpt);
-    // All 32 row loads are issued before the first use (the amax).
-    ColumnTile tile;
-    for (int64_t k = 0; k < kBlockSize; ++k)
-      loadTileRow(kb, spec, tile, input, in, o, r0, c0, cpt, k);
-    computeColumnScales(kb, spec, tile);
-    SmallVector<Value> qs;
-    for (int64_t k = 0; k < kBlockSize; ++k)
-      qs.push_back(quantizeLanes(kb, toF32(kb, tile.rows[k]), tile.rcp,
-                                 tile.isNaN, spec.f8Type));
-    BF16OperandWriter::ColumnK at;
-    if (bf16)
-      at = bf16.mapColumnK(kb, r0);
-    storeFp8Where(
-        kb, bf16 ? bf16.mustStoreFp8(kb, tile.bytes, at.whole) : Value(), [&] {
-          for (auto [k, q] : llvm::enumerate(qs)) {
-            Value r = arith::AddIOp::create(kb, r0, kb.idx(k));
-            kb.store(q, data, v.index(o, r, c0), cpt);
-          }
-        });
-    if (bf16)
-      storeColumnsBF16(kb, bf16, qs, tile.bytes, o, c0, at);
-    // The blocked matrix of a 32x1 cast is (column, row block).
-    storeScaleBytes(
-        kb, tile.bytes, scales, spec.layout, v.index(o, rb, c0),
-        [&](int64_t j) {
-          Value c = arith::AddIOp::create(kb, c0, kb.idx(j));
-          return std::make_pair(c, rb);
-        },
-        rowBlocks);
-  });
-  if (spec.layout == ScaleLayout::Blocked)
-    emitBlockedPadding(kb, scales, v.cols, rowBlocks);
-  if (bf16)
-    bf16.zeroPadding(kb);
-}
+//===----------------------------------------------------------------------===//
+// Column tiles (32x1 and dual)
+//===----------------------------------------------------------------------===//
 
-/// Lanes that share one 32-row column tile of the dual kernel (each loads
-/// 32 / kDualSplit rows) and the bytes of input per row of one lane: 1 lane
-/// with 8-byte rows (4 bf16 / 2 f32 columns x 32 rows, 256 bytes of loads
-/// in flight per lane, 128 registers, 2 CTAs per SM; a warp's row loads are
-/// 256 contiguous bytes), as in the 32x1 kernel. Measured on the H200
-/// (docs/gpu.md), 16384 x 16384 bf16: 89 % of copy bandwidth, against 88 %
-/// for 2 lanes x 16 rows of 16 bytes, 86 % for 2 lanes x 16 rows of 8 bytes
-/// or 4 lanes x 8 rows of 16 bytes (3 CTAs per SM; 85-86 % with 4 forced).
-static constexpr int64_t kDualSplit = 1;
+/// Lanes that share one 32-row column tile of the 32x1 and dual kernels
+/// (each loads 32 / split rows): 1 lane, as the dual's 8-byte rows (4 bf16
+/// / 2 f32 columns x 32 rows, 256 bytes of loads in flight per lane, 128
+/// registers, 2 CTAs per SM; a warp's row loads are 256 contiguous bytes).
+/// Measured on the H200 (docs/gpu.md), the dual on 16384 x 16384 bf16: 89 %
+/// of copy bandwidth, against 88 % for 2 lanes x 16 rows of 16 bytes, 86 %
+/// for 2 lanes x 16 rows of 8 bytes or 4 lanes x 8 rows of 16 bytes (3 CTAs
+/// per SM; 85-86 % with 4 forced).
+static constexpr int64_t kColumnSplit = 1;
 /// The same for a kernel that evaluates a fused producer (FusedProducer.h):
 /// the body's registers per row (several inputs, f32 temporaries) leave
 /// one CTA per SM at 32 rows per lane; 4 lanes of 8 rows keep more warps
@@ -485,27 +438,30 @@ static constexpr int64_t kDualSplit = 1;
 /// each lane stores 16 bytes (8 K) of each of its columns' K-major rows,
 /// the 4 lanes of a tile together 64 contiguous bytes, whole 32-byte
 /// sectors per store instruction (one lane of 32 rows stores 64 bytes per
-/// column as four 16-byte halves of sectors; ncu on the H200: L2 at 73 %
-/// of its peak with DRAM at 43 %).
-static constexpr int64_t kFusedDualSplit = 4;
+/// column as four 16-byte halves of sectors; ncu of the dual on the H200:
+/// L2 at 73 % of its peak with DRAM at 43 %).
+static constexpr int64_t kFusedColumnSplit = 4;
 
-/// The lanes per tile of a dual kernel on `input` that writes (`colForm`)
-/// or not the colwise bf16 form; `KernelCache::getDualCastLanes` overrides.
-/// At most the tile's columns per lane (`cpt`): the amax reductions halve
-/// a lane's vector of cpt column maxima once per doubling of the lanes.
-static int64_t getDualSplit(const KernelCache &cache, const KernelInput &input,
-                            bool colForm, int64_t cpt) {
-  int64_t lanes = cache.getDualCastLanes();
+/// The lanes per 32-row column tile of a 32x1 or dual kernel on `input`
+/// that writes (`colForm`) or not the colwise bf16 form;
+/// `KernelCache::getColumnCastLanes` overrides. At most the tile's columns
+/// (`cpt`): the amax reductions halve a lane's vector of cpt column maxima
+/// once per doubling of the lanes.
+static int64_t getColumnSplit(const KernelCache &cache,
+                              const KernelInput &input, bool colForm,
+                              int64_t cpt) {
+  int64_t lanes = cache.getColumnCastLanes();
   if (!lanes)
-    lanes = input.isFused() || colForm ? kFusedDualSplit : kDualSplit;
+    lanes = input.isFused() || colForm ? kFusedColumnSplit : kColumnSplit;
   return std::min(lanes, cpt);
 }
-/// Bytes of input per row of one lane of the dual kernel (see kDualSplit).
-static constexpr int64_t kDualRowBytes = 8;
 
-/// Columns of one lane of the dual kernel: kDualRowBytes of input per row.
-static int64_t getDualColsPerThread(Type inType) {
-  return kDualRowBytes / (inType.getIntOrFloatBitWidth() / 8);
+/// Column tiles of the walk over `v` (`work`) and the tiles its loop runs
+/// (`padded`): a multiple of a warp's tiles where the lanes shuffle.
+static std::pair<int64_t, int64_t>
+getColumnTiles(const BlockView &v, int64_t cpt, int64_t split, bool shuffles) {
+  int64_t work = v.outer * (v.rows / kBlockSize) * (v.cols / cpt);
+  return {work, shuffles ? int64_t(llvm::alignTo(work, 32 / split)) : work};
 }
 
 /// True (i1) where bit `mask` of `lane` (index) is set.
@@ -552,15 +508,176 @@ static Value allGather(KernelBuilder &kb, Value v, Value lane,
   return v;
 }
 
+namespace {
+/// One lane's part of a 32 x cpt column tile that `split` lanes of a warp
+/// share: rows [r0, r0 + 32 / split) of the tile's block rows [blockRow0,
+/// blockRow0 + 32) (block row `rb`), columns [c0, c0 + cpt) of batch `o`.
+struct ColumnTilePart {
+  Value lane; // the lane in its warp
+  Value o, blockRow0, rb, c0, r0;
+  int64_t split;
+  ColumnTile tile; // the part's rows, loaded
+};
+} // namespace
+
+/// Grid-stride loop over the 32 x cpt column tiles of `spec.view`, `split`
+/// lanes per tile, 32 / split apart in a warp (a warp's loads of one row
+/// stay contiguous); runs `body` on each lane's part once its row loads
+/// are issued. Where the lanes shuffle (`shuffles`) every lane of a warp
+/// runs the same iterations (the loop goes to a multiple of 32): items
+/// past the end redo the item `work - align + i % align` lane for lane
+/// (`align` divides the work: the dual's 1x32 blocks are lane-aligned) and
+/// store the same bytes again, so no store is guarded.
+static void forEachColumnTilePart(KernelBuilder &kb, const QuantizeSpec &spec,
+                                  const KernelInput &input, ValueRange in,
+                                  int64_t cpt, int64_t split, int64_t align,
+                                  bool shuffles,
+                                  function_ref<void(ColumnTilePart &)> body) {
+  const BlockView &v = spec.view;
+  int64_t itemsPerWarp = 32 / split, tileRows = kBlockSize / split;
+  auto [work, padded] = getColumnTiles(v, cpt, split, shuffles);
+  kb.gridStrideLoop(kb.idx(split * padded), [&](Value t) {
+    ColumnTilePart p;
+    p.split = split;
+    p.lane = arith::RemUIOp::create(kb, t, kb.idx(32));
+    // Lane l of warp w takes row part l / itemsPerWarp of item
+    // itemsPerWarp * w + l % itemsPerWarp.
+    Value i = t, part = kb.idx(0);
+    if (split > 1) {
+      part = arith::DivUIOp::create(kb, p.lane, kb.idx(itemsPerWarp));
+      i = arith::AddIOp::create(
+          kb,
+          arith::MulIOp::create(kb, arith::DivUIOp::create(kb, t, kb.idx(32)),
+                                kb.idx(itemsPerWarp)),
+          arith::RemUIOp::create(kb, p.lane, kb.idx(itemsPerWarp)));
+    }
+    if (padded != work) {
+      Value valid =
+          arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, i, kb.idx(work));
+      Value redo =
+          arith::AddIOp::create(kb, kb.idx(work - align),
+                                arith::RemUIOp::create(kb, i, kb.idx(align)));
+      i = arith::SelectOp::create(kb, valid, i, redo);
+    }
+    auto [o, blockRow0, rb, c0] = decomposeColumnItem(kb, i, v, cpt);
+    p.o = o;
+    p.blockRow0 = blockRow0;
+    p.rb = rb;
+    p.c0 = c0;
+    p.r0 = arith::AddIOp::create(
+        kb, p.blockRow0, arith::MulIOp::create(kb, part, kb.idx(tileRows)));
+    // All row loads are issued before the first use (the amax).
+    for (int64_t k = 0; k < tileRows; ++k)
+      loadTileRow(kb, spec, p.tile, input, in, p.o, p.r0, p.c0, cpt, k);
+    body(p);
+  });
+}
+
+/// The colwise (32x1) scales of a lane's tile part: its column amaxes
+/// completed over the tile's lanes (recursive halving), the bytes of the
+/// cpt / split columns this lane ends with computed and stored to
+/// `scales`, and all cpt bytes gathered back into the tile's factors.
+static void computeColumnScales(KernelBuilder &kb, const QuantizeSpec &spec,
+                                ColumnTilePart &p, Value scales) {
+  const BlockView &v = spec.view;
+  int64_t rowBlocks = v.rows / kBlockSize;
+  int64_t cpt = cast<VectorType>(p.tile.absMax.getType()).getNumElements();
+  SmallVector<int64_t> masks;
+  for (int64_t m = 32 / p.split; m < 32; m *= 2)
+    masks.push_back(m);
+  auto [mine, first] = reduceScatterMax(kb, p.tile.absMax, p.lane, masks);
+  SmallVector<Value> bytes = computeScaleBytes(kb, spec, mine);
+  Value c = arith::AddIOp::create(kb, p.c0, first);
+  // The blocked matrix of a 32x1 cast is (column, row block).
+  storeScaleBytes(
+      kb, bytes, scales, spec.layout, v.index(p.o, p.rb, c),
+      [&](int64_t j) {
+        return std::make_pair(
+            arith::AddIOp::create(kb, c, kb.idx(j)).getResult(), p.rb);
+      },
+      rowBlocks);
+  if (masks.empty())
+    return setColumnFactors(kb, p.tile, bytes);
+  Value all = allGather(kb, kb.packBytes(bytes, kb.getI8Type()), p.lane, masks);
+  SmallVector<Value> allBytes;
+  for (int64_t j = 0; j < cpt; ++j) {
+    Bits bb = kb.bits();
+    allBytes.push_back(bb.byteOf(vector::ExtractOp::create(kb, all, j)));
+  }
+  setColumnFactors(kb, p.tile, allBytes);
+}
+
+/// The colwise fp8 rows `qs` (vector<cpt x f8> each) of a lane's tile part:
+/// stored to `data` where the tile's bytes need them (deferred fp8), and
+/// into the bf16 form (`bf16`) as the part's stretch of each column's K
+/// run: the block's padded K (BF16OperandWriter::mapColumnK) plus the
+/// part's first row within the block.
+static void storeColumnCasts(KernelBuilder &kb, const BlockView &v,
+                             const ColumnTilePart &p, ArrayRef<Value> qs,
+                             Value data, const BF16OperandWriter &bf16) {
+  int64_t cpt = cast<VectorType>(qs.front().getType()).getNumElements();
+  BF16OperandWriter::ColumnK at;
+  if (bf16) {
+    at = bf16.mapColumnK(kb, p.blockRow0);
+    at.pk = arith::AddIOp::create(kb, at.pk,
+                                  arith::SubIOp::create(kb, p.r0, p.blockRow0));
+  }
+  storeFp8Where(
+      kb, bf16 ? bf16.mustStoreFp8(kb, p.tile.bytes, at.whole) : Value(), [&] {
+        for (auto [k, q] : llvm::enumerate(qs)) {
+          Value r = arith::AddIOp::create(kb, p.r0, kb.idx(k));
+          kb.store(q, data, v.index(p.o, r, p.c0), cpt);
+        }
+      });
+  if (bf16)
+    storeColumnsBF16(kb, bf16, qs, p.tile.bytes, p.o, p.c0, at);
+}
+
+/// 32x1: (in, data, scales) — `split` lanes per 32 rows x cpt columns.
+static void buildQuantize32x1(KernelBuilder &kb, const QuantizeSpec &spec,
+                              const KernelInput &input, int64_t split,
+                              ValueRange in, Value data, Value scales,
+                              const BF16OperandWriter &bf16) {
+  const BlockView &v = spec.view;
+  int64_t cpt = getColsPerThread(v.cols);
+  forEachColumnTilePart(kb, spec, input, in, cpt, split, /*align=*/1,
+                        /*shuffles=*/split > 1, [&](ColumnTilePart &p) {
+                          computeColumnScales(kb, spec, p, scales);
+                          SmallVector<Value> qs =
+                              llvm::map_to_vector(p.tile.rows, [&](Value row) {
+                                return quantizeLanes(kb, toF32(kb, row),
+                                                     p.tile.rcp, p.tile.isNaN,
+                                                     spec.f8Type);
+                              });
+                          storeColumnCasts(kb, v, p, qs, data, bf16);
+                        });
+  if (spec.layout == ScaleLayout::Blocked)
+    emitBlockedPadding(kb, scales, v.cols, v.rows / kBlockSize);
+  if (bf16)
+    bf16.zeroPadding(kb);
+}
+
+//===----------------------------------------------------------------------===//
+// quantize_dual
+//===----------------------------------------------------------------------===//
+
+/// Bytes of input per row of one lane of the dual kernel (kColumnSplit).
+static constexpr int64_t kDualRowBytes = 8;
+
+/// Columns of one lane of the dual kernel: kDualRowBytes of input per row.
+static int64_t getDualColsPerThread(Type inType) {
+  return kDualRowBytes / (inType.getIntOrFloatBitWidth() / 8);
+}
+
 /// quantize_dual: (in, rowData, rowScales, colData, colScales) over the
 /// (outer, rows, cols) view. A 32 x cpt tile (one 32x1 block per column) is
-/// shared by kDualSplit lanes of a warp, 32 / kDualSplit apart, each
-/// loading 32 / kDualSplit rows; the 32 / cpt lanes of a 1x32 block are
-/// consecutive. Every scale byte is computed once: the partial amaxes
-/// (per row of the lane's chunk, per column of the lane's rows) are
-/// completed by recursive halving over the lanes that share them, each lane
-/// computes and stores the bytes of the rows / columns it ends with, and
-/// the bytes (not the reciprocals) are gathered back for the casts.
+/// shared by `split` lanes (forEachColumnTilePart); the 32 / cpt lanes of a
+/// 1x32 block are consecutive. Every scale byte is computed once: the
+/// partial amaxes (per row of the lane's part, per column of the lane's
+/// rows) are completed by recursive halving over the lanes that share
+/// them, each lane computes and stores the bytes of the rows / columns it
+/// ends with, and the bytes (not the reciprocals) are gathered back for
+/// the casts.
 static void buildQuantizeDual(KernelBuilder &kb, const QuantizeSpec &rowSpec,
                               const QuantizeSpec &colSpec,
                               const KernelInput &input, int64_t split,
@@ -569,135 +686,69 @@ static void buildQuantizeDual(KernelBuilder &kb, const QuantizeSpec &rowSpec,
                               const BF16OperandWriter &rowBF16,
                               const BF16OperandWriter &colBF16) {
   const BlockView &v = colSpec.view;
-  int64_t itemsPerWarp = 32 / split;
-  int64_t tileRows = kBlockSize / split;
   int64_t cpt = getDualColsPerThread(colSpec.inType); // cols % 32 == 0
-  int64_t lanesPerBlock = kBlockSize / cpt;           // divides itemsPerWarp
-  int64_t rowBlocks = v.rows / kBlockSize;
+  int64_t lanesPerBlock = kBlockSize / cpt;           // divides 32 / split
   int64_t blocksPerRow = v.cols / kBlockSize;
-  int64_t work = v.outer * rowBlocks * (v.cols / cpt);
-  // Lanes that share a row's 1x32 block (bits below lanesPerBlock) and
-  // lanes that share a tile's columns (the row parts, bits from
-  // itemsPerWarp up).
-  SmallVector<int64_t> rowMasks, colMasks;
+  // Lanes that share a row's 1x32 block.
+  SmallVector<int64_t> rowMasks;
   for (int64_t m = 1; m < lanesPerBlock; m *= 2)
     rowMasks.push_back(m);
-  for (int64_t m = itemsPerWarp; m < 32; m *= 2)
-    colMasks.push_back(m);
-  // Lane l of warp w takes row part l / itemsPerWarp of item
-  // itemsPerWarp * w + l % itemsPerWarp. The shuffles need whole warps:
-  // every lane runs the same iterations (the loop goes to a multiple of
-  // 32). Items past the end redo the last block lane for lane (the work is
-  // a multiple of lanesPerBlock and blocks are lane-aligned) and store the
-  // same bytes again, so no store is guarded.
-  int64_t paddedWork = llvm::alignTo(work, itemsPerWarp);
-  kb.gridStrideLoop(kb.idx(split * paddedWork), [&](Value t) {
-    Value laneInWarp = arith::RemUIOp::create(kb, t, kb.idx(32));
-    Value itemLane =
-        arith::RemUIOp::create(kb, laneInWarp, kb.idx(itemsPerWarp));
-    Value part = arith::DivUIOp::create(kb, laneInWarp, kb.idx(itemsPerWarp));
-    Value i = arith::AddIOp::create(
-        kb,
-        arith::MulIOp::create(kb, arith::DivUIOp::create(kb, t, kb.idx(32)),
-                              kb.idx(itemsPerWarp)),
-        itemLane);
-    Value valid =
-        arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, i, kb.idx(work));
-    Value redo = arith::AddIOp::create(
-        kb, kb.idx(work - lanesPerBlock),
-        arith::RemUIOp::create(kb, i, kb.idx(lanesPerBlock)));
-    Value item = arith::SelectOp::create(kb, valid, i, redo);
-    auto [o, blockRow0, rb, c0] = decomposeColumnItem(kb, item, v, cpt);
-    Value r0 = arith::AddIOp::create(
-        kb, blockRow0, arith::MulIOp::create(kb, part, kb.idx(tileRows)));
-    Value blk = arith::DivUIOp::create(kb, c0, kb.idx(kBlockSize));
+  forEachColumnTilePart(
+      kb, colSpec, input, in, cpt, split, lanesPerBlock, /*shuffles=*/true,
+      [&](ColumnTilePart &p) {
+        ColumnTile &tile = p.tile;
+        Value blk = arith::DivUIOp::create(kb, p.c0, kb.idx(kBlockSize));
+        // Rowwise (1x32) scales: the amax of this lane's chunk of each row,
+        // completed over the lanes of the block; this lane computes and
+        // stores the bytes of tileRows / lanesPerBlock of the rows.
+        SmallVector<Value> partial;
+        for (Value row : tile.rows)
+          partial.push_back(kb.reduceMax(kb.absBits(row)));
+        Value rowAmax = vector::FromElementsOp::create(
+            kb, VectorType::get({int64_t(partial.size())}, colSpec.inType),
+            partial);
+        auto [rowMine, rowFirst] =
+            reduceScatterMax(kb, rowAmax, p.lane, rowMasks);
+        SmallVector<Value> rowBytes = computeScaleBytes(kb, rowSpec, rowMine);
+        for (auto [j, byte] : llvm::enumerate(rowBytes)) {
+          Value r = arith::AddIOp::create(
+              kb, p.r0, arith::AddIOp::create(kb, rowFirst, kb.idx(j)));
+          storeScaleBytes(
+              kb, {byte}, rowScales, rowSpec.layout, v.index(p.o, r, blk),
+              [&](int64_t) { return std::make_pair(r, blk); }, blocksPerRow);
+        }
+        Value allRowBytes = allGather(
+            kb, kb.packBytes(rowBytes, kb.getI8Type()), p.lane, rowMasks);
+        computeColumnScales(kb, colSpec, p, colScales);
 
-    // All row loads first.
-    ColumnTile tile;
-    for (int64_t k = 0; k < tileRows; ++k)
-      loadTileRow(kb, colSpec, tile, input, in, o, r0, c0, cpt, k);
-
-    // Rowwise (1x32) scales: the amax of this lane's chunk of each row,
-    // completed over the lanes of the block; this lane computes and stores
-    // the bytes of tileRows / lanesPerBlock of the rows.
-    SmallVector<Value> partial;
-    for (Value row : tile.rows)
-      partial.push_back(kb.reduceMax(kb.absBits(row)));
-    Value rowAmax = vector::FromElementsOp::create(
-        kb, VectorType::get({tileRows}, colSpec.inType), partial);
-    auto [rowMine, rowFirst] =
-        reduceScatterMax(kb, rowAmax, laneInWarp, rowMasks);
-    SmallVector<Value> rowBytes = computeScaleBytes(kb, rowSpec, rowMine);
-    for (auto [j, byte] : llvm::enumerate(rowBytes)) {
-      Value r = arith::AddIOp::create(
-          kb, r0, arith::AddIOp::create(kb, rowFirst, kb.idx(j)));
-      storeScaleBytes(
-          kb, {byte}, rowScales, rowSpec.layout, v.index(o, r, blk),
-          [&](int64_t) { return std::make_pair(r, blk); }, blocksPerRow);
-    }
-    Value allRowBytes = allGather(kb, kb.packBytes(rowBytes, kb.getI8Type()),
-                                  laneInWarp, rowMasks);
-
-    // Colwise (32x1) scales: the column amax of this lane's rows, completed
-    // over the row parts; this lane computes and stores cpt / split bytes.
-    auto [colMine, colFirst] =
-        reduceScatterMax(kb, tile.absMax, laneInWarp, colMasks);
-    SmallVector<Value> colBytes = computeScaleBytes(kb, colSpec, colMine);
-    Value c = arith::AddIOp::create(kb, c0, colFirst);
-    storeScaleBytes(
-        kb, colBytes, colScales, colSpec.layout, v.index(o, rb, c),
-        [&](int64_t j) {
-          return std::make_pair(
-              arith::AddIOp::create(kb, c, kb.idx(j)).getResult(), rb);
-        },
-        rowBlocks);
-    Value allColBytes = allGather(kb, kb.packBytes(colBytes, kb.getI8Type()),
-                                  laneInWarp, colMasks);
-    SmallVector<Value> colByteList;
-    for (int64_t j = 0; j < cpt; ++j) {
-      Bits bb = kb.bits();
-      colByteList.push_back(
-          bb.byteOf(vector::ExtractOp::create(kb, allColBytes, j)));
-    }
-    setColumnFactors(kb, tile, colByteList);
-
-    // Both casts of every row: one conversion to f32, two products. The
-    // colwise fp8 stores where the column bytes need them (deferred fp8).
-    // A dual's colwise form is never 2d-2d (DequantFusion: those come from
-    // a quantize), so this lane's first row r0 is its padded K.
-    BF16OperandWriter::ColumnK colAt;
-    if (colBF16)
-      colAt = colBF16.mapColumnK(kb, r0);
-    Value colMust =
-        colBF16 ? colBF16.mustStoreFp8(kb, colByteList, colAt.whole) : Value();
-    SmallVector<Value> colQs;
-    for (int64_t k = 0; k < tileRows; ++k) {
-      Value x = toF32ByShift(kb, tile.rows[k]);
-      Bits bb = kb.bits();
-      Value byte = bb.byteOf(vector::ExtractOp::create(kb, allRowBytes, k));
-      Value rowQ = quantizeLanes(kb, x, computeReciprocal(bb, byte),
-                                 bb.eq(byte, bb.c(255)), rowSpec.f8Type);
-      Value colQ = quantizeLanes(kb, x, tile.rcp, tile.isNaN, colSpec.f8Type);
-      Value r = arith::AddIOp::create(kb, r0, kb.idx(k));
-      storeFp8Where(kb, rowBF16 ? rowBF16.mustStoreFp8(kb, {byte}) : Value(),
-                    [&] { kb.store(rowQ, rowData, v.index(o, r, c0), cpt); });
-      storeFp8Where(kb, colMust,
-                    [&] { kb.store(colQ, colData, v.index(o, r, c0), cpt); });
-      colQs.push_back(colQ);
-      if (rowBF16)
-        rowBF16.storeRow(
-            kb, rowQ, byte,
-            arith::AddIOp::create(
-                kb, arith::MulIOp::create(kb, o, kb.idx(v.rows)), r),
-            c0);
-    }
-    if (colBF16)
-      storeColumnsBF16(kb, colBF16, colQs, tile.bytes, o, c0, colAt);
-  });
+        // Both casts of every row: one conversion to f32, two products.
+        SmallVector<Value> colQs;
+        for (auto [k, row] : llvm::enumerate(tile.rows)) {
+          Value x = toF32ByShift(kb, row);
+          Bits bb = kb.bits();
+          Value byte =
+              bb.byteOf(vector::ExtractOp::create(kb, allRowBytes, int64_t(k)));
+          Value rowQ = quantizeLanes(kb, x, computeReciprocal(bb, byte),
+                                     bb.eq(byte, bb.c(255)), rowSpec.f8Type);
+          colQs.push_back(
+              quantizeLanes(kb, x, tile.rcp, tile.isNaN, colSpec.f8Type));
+          Value r = arith::AddIOp::create(kb, p.r0, kb.idx(k));
+          storeFp8Where(
+              kb, rowBF16 ? rowBF16.mustStoreFp8(kb, {byte}) : Value(),
+              [&] { kb.store(rowQ, rowData, v.index(p.o, r, p.c0), cpt); });
+          if (rowBF16)
+            rowBF16.storeRow(
+                kb, rowQ, byte,
+                arith::AddIOp::create(
+                    kb, arith::MulIOp::create(kb, p.o, kb.idx(v.rows)), r),
+                p.c0);
+        }
+        storeColumnCasts(kb, v, p, colQs, colData, colBF16);
+      });
   if (rowSpec.layout == ScaleLayout::Blocked)
     emitBlockedPadding(kb, rowScales, v.rows, blocksPerRow);
   if (colSpec.layout == ScaleLayout::Blocked)
-    emitBlockedPadding(kb, colScales, v.cols, rowBlocks);
+    emitBlockedPadding(kb, colScales, v.cols, v.rows / kBlockSize);
   if (rowBF16)
     rowBF16.zeroPadding(kb);
   if (colBF16)
@@ -753,6 +804,10 @@ struct QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
     // 2d-2d forms: the GEMM's token group offsets.
     if (fused && fused->offs)
       args.push_back(fused->offs);
+    // The 32x1 kernel's lanes per column tile.
+    int64_t cpt = getColsPerThread(v.cols);
+    int64_t split =
+        v.rowwise ? 1 : getColumnSplit(cache, input, fused != nullptr, cpt);
     unsigned n = ins.size();
     gpu::GPUFuncOp kernel = cache.getOrCreate(
         rewriter, name, ValueRange(args).getTypes(), /*numInputs=*/n, {},
@@ -765,8 +820,8 @@ struct QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
             buildQuantize1x32(kb, spec, input, kargs.take_front(n), kargs[n],
                               kargs[n + 1], bf16);
           else
-            buildQuantize32x1(kb, spec, input, kargs.take_front(n), kargs[n],
-                              kargs[n + 1], bf16);
+            buildQuantize32x1(kb, spec, input, split, kargs.take_front(n),
+                              kargs[n], kargs[n + 1], bf16);
         });
     // The offsets follow the outputs but are read.
     if (fused && fused->offs) {
@@ -774,9 +829,9 @@ struct QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
       kernel.setArgAttr(n + 4, LLVM::LLVMDialect::getReadonlyAttrName(),
                         rewriter.getUnitAttr());
     }
-    int64_t work = v.rowwise ? getQuantize1x32Work(v)
-                             : v.outer * (v.rows / kBlockSize) *
-                                   (v.cols / getColsPerThread(v.cols));
+    int64_t work =
+        v.rowwise ? getQuantize1x32Work(v)
+                  : split * getColumnTiles(v, cpt, split, split > 1).second;
     return launchAndReplace(rewriter, op, kernel, cache.getGridSize(work), args,
                             buffers);
   }
@@ -834,9 +889,9 @@ struct QuantizeDualOpToGPU final : KernelPattern<QuantizeDualOp> {
         fusion ? fusion->getQuantizeOutput(op, 2) : nullptr;
     name += BF16OperandWriter::getNameTag(rowFused, "rbf16");
     name += BF16OperandWriter::getNameTag(colFused, "cbf16");
-    // getDualSplit lanes per 32 x cpt tile.
+    // getColumnSplit lanes per 32 x cpt tile.
     int64_t cpt = getDualColsPerThread(inType);
-    int64_t split = getDualSplit(cache, input, colFused != nullptr, cpt);
+    int64_t split = getColumnSplit(cache, input, colFused != nullptr, cpt);
     SmallVector<Value> args = ins;
     llvm::append_range(args, views);
     for (const FusedDequantOperand *fused : {rowFused, colFused})
@@ -859,9 +914,7 @@ struct QuantizeDualOpToGPU final : KernelPattern<QuantizeDualOp> {
                             kargs.take_front(n), kargs[n], kargs[n + 1],
                             kargs[n + 2], kargs[n + 3], rowBF16, colBF16);
         });
-    int64_t work =
-        split * llvm::alignTo(v.outer * (v.rows / kBlockSize) * (v.cols / cpt),
-                              32 / split);
+    int64_t work = split * getColumnTiles(v, cpt, split, true).second;
     return launchAndReplace(rewriter, op, kernel, cache.getGridSize(work), args,
                             buffers);
   }

@@ -2,7 +2,7 @@
 // RUN: not mxfp8-opt %s --convert-mxfp8train-to-gpu="chip=sm_80" --split-input-file 2>&1 | FileCheck %s --check-prefix=CHIP
 // RUN: not mxfp8-opt %s --convert-mxfp8train-to-gpu="chip=sm_90" --split-input-file 2>&1 | FileCheck %s --check-prefix=CHIP90
 // RUN: not mxfp8-opt %s --mxfp8train-lower-to-gpu="chip=sm_100" 2>&1 | FileCheck %s --check-prefix=CHIP100
-// RUN: not mxfp8-opt %s --mxfp8train-lower-to-gpu="dual-cast-lanes=3" 2>&1 | FileCheck %s --check-prefix=LANES
+// RUN: not mxfp8-opt %s --mxfp8train-lower-to-gpu="column-cast-lanes=3" 2>&1 | FileCheck %s --check-prefix=LANES
 
 // The chip is one of the names exactly (the generic sm_90 / sm_100 have no
 // wgmma / tcgen05), parsed once by the pass; anything else fails the pass.
@@ -10,7 +10,7 @@
 // CHIP90: convert-mxfp8train-to-gpu: unsupported chip 'sm_90' (expected sm_90a or sm_100a)
 // CHIP100: convert-mxfp8train-to-gpu: unsupported chip 'sm_100' (expected sm_90a or sm_100a)
 // The dual cast kernel's lanes per tile divide the 32 rows of a block.
-// LANES: convert-mxfp8train-to-gpu: dual-cast-lanes must be 0, 1, 2 or 4 (got 3)
+// LANES: convert-mxfp8train-to-gpu: column-cast-lanes must be 0, 1, 2 or 4 (got 3)
 
 func.func @dynamic(%x: tensor<?x64xbf16>) -> (tensor<?x64xf8E4M3FN>, tensor<?x2xf8E8M0FNU>) {
   // expected-error @+1 {{'mxfp8train.quantize' has no GPU lowering: it has a dynamic shape}}

@@ -91,8 +91,8 @@ func.func @kernel_reuse(%x: tensor<16384x16384xbf16>, %y: tensor<16384x16384xbf1
 // CHECK:       gpu.func @quantize_32x1_f32_e4m3_even_rowmajor_2x64x48(
 // CHECK-COUNT-32: vector.load %{{.*}} {alignment = 16 : i64} : memref<2x64x48xf32>, vector<4xf32>
 // CHECK:         arith.maximumf %{{.*}} : vector<4xf32>
-// CHECK-COUNT-32: vector.store %{{.*}} {alignment = 4 : i64} : memref<2x64x48xf8E4M3FN>, vector<4xf8E4M3FN>
 // CHECK:         vector.store %{{.*}} {alignment = 4 : i64} : memref<2x2x48xf8E8M0FNU>, vector<4xf8E8M0FNU>
+// CHECK-COUNT-32: vector.store %{{.*}} {alignment = 4 : i64} : memref<2x64x48xf8E4M3FN>, vector<4xf8E4M3FN>
 func.func @quantize_middle_axis(%x: tensor<2x64x3x16xf32>)
     -> (tensor<2x64x3x16xf8E4M3FN>, tensor<2x2x3x16xf8E8M0FNU>) {
   %q, %s = mxfp8train.quantize %x axis = 1 mode = even

@@ -155,11 +155,16 @@ func.func @fwd(%x: tensor<256x512xbf16>, %w: tensor<384x512xbf16>) -> tensor<256
 // CHECK-NOT:       vector<32xbf16>
 // CHECK:           gpu.return
 
-// The 32x1 kernel: 32 rows x 4 columns per thread; per column one
-// vector<32xbf16> store (64 bytes, 16-byte aligned) at (column, r0) of the
-// padded buffer.
+// The 32x1 kernel writing the form: 4 lanes per 32-row x 4-column tile, 8
+// rows each, the column amaxes completed over the 4 lanes (xor shuffles 8
+// and 16 lanes apart); per column one vector<8xbf16> store (16 bytes)
+// at (column, r0 of the lane's part) of the padded buffer.
 // CHECK-LABEL: gpu.func @quantize_32x1_bf16_e4m3_rceil_rowmajor_256x512_bf16b1r512(
-// CHECK-COUNT-4:   vector.store %{{.*}}, %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<131072xbf16>, vector<32xbf16>
+// CHECK-COUNT-8:   vector.load %{{.*}} : memref<256x512xbf16>, vector<4xbf16>
+// CHECK-NOT:       vector.load %{{.*}} : memref<256x512xbf16>
+// CHECK:           gpu.shuffle  xor %{{.*}}, %c8_i32,
+// CHECK:           gpu.shuffle  xor %{{.*}}, %c16_i32,
+// CHECK-COUNT-4:   vector.store %{{.*}}, %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<131072xbf16>, vector<8xbf16>
 // CHECK-NOT:       vector<32xbf16>
 // CHECK:           gpu.return
 
@@ -269,7 +274,7 @@ func.func @not_v8(%x: tensor<256x512xbf16>, %w: tensor<384x512xbf16>) -> tensor<
 // CHECK:             memref.load %[[OFFS]]
 // CHECK:             memref.store %c1_i32, %[[FL]][%c0] : memref<1xi32>
 // CHECK:           scf.if %[[WALK]]#3 {
-// CHECK-COUNT-4:     vector.store %{{.*}}, %[[BF]][%{{.*}}] {alignment = 16 : i64} : memref<81920xbf16>, vector<32xbf16>
+// CHECK-COUNT-4:     vector.store %{{.*}}, %[[BF]][%{{.*}}] {alignment = 16 : i64} : memref<81920xbf16>, vector<8xbf16>
 // CHECK:           %[[TAIL:.*]]:3 = scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args({{.*}}) -> (index, index, index) {
 // CHECK:           scf.for %{{.*}} = %[[TAIL]]#2 to %[[TAIL]]#1 step %c8 {
 // CHECK:             vector.store %cst, %[[BF]][%{{.*}}] {alignment = 16 : i64} : memref<81920xbf16>, vector<8xbf16>
@@ -278,7 +283,7 @@ func.func @not_v8(%x: tensor<256x512xbf16>, %w: tensor<384x512xbf16>) -> tensor<
 // whose operands keep their pre-passes. %0's restore (2d-2d, with the
 // offsets) comes before its fallback; the 32x1 walk also finds whether the
 // whole block lies in the group (a fifth result), and the tile's fp8 rows
-// are stored under one condition.
+// are stored under one condition (8 rows: the lane's part of the tile).
 // LAZY-LABEL: func.func @grouped_wgrad(
 // LAZY:         gpu.launch_func @mxfp8train_kernels::@quantize_32x1_bf16_e4m3_rceil_rowmajor_384x128_bf16b1r128g4 blocks
 // LAZY:         gpu.launch_func @mxfp8train_kernels::@quantize_32x1_bf16_e4m3_rceil_rowmajor_384x256_bf16b1r256g4_f8lazy {{.*}} args({{.*}}, %[[D1BF:[^ ]*]] : memref<163840xbf16>, %[[D1FLAG:[^ ]*]] : memref<1xi32>, %[[D1O:[^ ]*]] : memref<4xi32>)
@@ -299,7 +304,7 @@ func.func @not_v8(%x: tensor<256x512xbf16>, %w: tensor<384x512xbf16>) -> tensor<
 // LAZY:           %[[PART:.*]] = arith.xori %[[WALK]]#4, %true : i1
 // LAZY-NEXT:      %[[MUST:.*]] = arith.ori %{{.*}}, %[[PART]] : i1
 // LAZY-NEXT:      scf.if %[[MUST]] {
-// LAZY-COUNT-32:    vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 4 : i64} : memref<384x256xf8E4M3FN>, vector<4xf8E4M3FN>
+// LAZY-COUNT-8:     vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 4 : i64} : memref<384x256xf8E4M3FN>, vector<4xf8E4M3FN>
 // LAZY-NEXT:      }
 
 // NOFUSE-LABEL: func.func @grouped_wgrad(
