@@ -204,10 +204,12 @@ SmallVector<Value> gpu_lowering::evaluateElementwiseBody(
   return results;
 }
 
-Value KernelInput::load(KernelBuilder &kb, VectorType type, ValueRange args,
-                        ValueRange indices, int64_t align) const {
+SmallVector<Value> KernelInput::loadOperands(KernelBuilder &kb, VectorType type,
+                                             ValueRange args,
+                                             ValueRange indices,
+                                             int64_t align) const {
   if (!producer)
-    return kb.load(type, args[0], indices, align);
+    return {kb.load(type, args[0], indices, align)};
   int64_t inBits = type.getElementTypeBitWidth();
   SmallVector<Value> inputs;
   for (auto [i, operand] : llvm::enumerate(producer.getDpsInputs())) {
@@ -219,7 +221,18 @@ Value KernelInput::load(KernelBuilder &kb, VectorType type, ValueRange args,
     inputs.push_back(kb.load(VectorType::get(type.getShape(), element),
                              args[argOfInput[i]], indices, inputAlign));
   }
-  return evaluateElementwiseBody(kb, producer, inputs)[resultIndex];
+  return inputs;
+}
+
+Value KernelInput::evaluate(KernelBuilder &kb, ValueRange operands) const {
+  if (!producer)
+    return operands.front();
+  return evaluateElementwiseBody(kb, producer, operands)[resultIndex];
+}
+
+Value KernelInput::load(KernelBuilder &kb, VectorType type, ValueRange args,
+                        ValueRange indices, int64_t align) const {
+  return evaluate(kb, loadOperands(kb, type, args, indices, align));
 }
 
 SmallVector<Value> KernelInput::getViews(RewriterBase &rewriter, Location loc,

@@ -44,6 +44,13 @@ public:
   /// byte alignment of the access in the input's element type.
   Value load(KernelBuilder &kb, VectorType type, ValueRange args,
              ValueRange indices, int64_t align) const;
+  /// load() in two steps, so that a kernel can issue the loads of several
+  /// rows before the first evaluation: the vectors loaded (the tensor's,
+  /// or a fused producer's operands') and the input computed from them.
+  SmallVector<Value> loadOperands(KernelBuilder &kb, VectorType type,
+                                  ValueRange args, ValueRange indices,
+                                  int64_t align) const;
+  Value evaluate(KernelBuilder &kb, ValueRange operands) const;
   /// The kernel's input buffers: each of getTensors() collapsed to the
   /// kernel's data view `shape` (a fused producer's operands have the
   /// quantize input's shape).

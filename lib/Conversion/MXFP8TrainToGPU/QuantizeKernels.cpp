@@ -314,23 +314,30 @@ struct ColumnTile {
 };
 } // namespace
 
-/// Loads row `k` of the tile (rows r0 + k, columns [c0, c0 + cpt)) and
-/// folds its |.| into the column amax.
-static Value loadTileRow(KernelBuilder &kb, const QuantizeSpec &spec,
-                         ColumnTile &tile, const KernelInput &input,
-                         ValueRange in, Value o, Value r0, Value c0,
-                         int64_t cpt, int64_t k) {
+/// The loads of row `k` of the tile (rows r0 + k, columns [c0, c0 + cpt)):
+/// the input's vector, or a fused producer's operands (KernelInput).
+static SmallVector<Value> loadTileRow(KernelBuilder &kb,
+                                      const QuantizeSpec &spec,
+                                      const KernelInput &input, ValueRange in,
+                                      Value o, Value r0, Value c0, int64_t cpt,
+                                      int64_t k) {
   int64_t elemBytes = spec.inType.getIntOrFloatBitWidth() / 8;
   auto inVec = VectorType::get({cpt}, spec.inType);
   Value r = arith::AddIOp::create(kb, r0, kb.idx(k));
-  Value row =
-      input.load(kb, inVec, in, spec.view.index(o, r, c0), cpt * elemBytes);
+  return input.loadOperands(kb, inVec, in, spec.view.index(o, r, c0),
+                            cpt * elemBytes);
+}
+
+/// Appends the row computed from `operands` (loadTileRow) to the tile and
+/// folds its |.| into the column amax.
+static void addTileRow(KernelBuilder &kb, const KernelInput &input,
+                       ColumnTile &tile, ValueRange operands) {
+  Value row = input.evaluate(kb, operands);
   tile.rows.push_back(row);
   Value a = kb.absBits(row);
   tile.absMax = tile.absMax
                     ? arith::MaximumFOp::create(kb, tile.absMax, a).getResult()
                     : a;
-  return row;
 }
 
 /// The reciprocals and NaN flags of the tile's columns from their scale
@@ -566,9 +573,14 @@ static void forEachColumnTilePart(KernelBuilder &kb, const QuantizeSpec &spec,
     p.c0 = c0;
     p.r0 = arith::AddIOp::create(
         kb, p.blockRow0, arith::MulIOp::create(kb, part, kb.idx(tileRows)));
-    // All row loads are issued before the first use (the amax).
+    // All row loads (a fused producer's operands too) are issued before
+    // the first use (the producer's body, the amax).
+    SmallVector<SmallVector<Value>> loads;
     for (int64_t k = 0; k < tileRows; ++k)
-      loadTileRow(kb, spec, p.tile, input, in, p.o, p.r0, p.c0, cpt, k);
+      loads.push_back(
+          loadTileRow(kb, spec, input, in, p.o, p.r0, p.c0, cpt, k));
+    for (ValueRange operands : loads)
+      addTileRow(kb, input, p.tile, operands);
     body(p);
   });
 }
