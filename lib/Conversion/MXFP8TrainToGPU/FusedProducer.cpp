@@ -235,6 +235,17 @@ Value KernelInput::load(KernelBuilder &kb, VectorType type, ValueRange args,
   return evaluate(kb, loadOperands(kb, type, args, indices, align));
 }
 
+SmallVector<Value> KernelInput::loadAll(KernelBuilder &kb, VectorType type,
+                                        ValueRange args,
+                                        ArrayRef<SmallVector<Value>> indices,
+                                        int64_t align) const {
+  SmallVector<SmallVector<Value>> loaded;
+  for (ArrayRef<Value> at : indices)
+    loaded.push_back(loadOperands(kb, type, args, at, align));
+  return llvm::map_to_vector(
+      loaded, [&](ArrayRef<Value> operands) { return evaluate(kb, operands); });
+}
+
 SmallVector<Value> KernelInput::getViews(RewriterBase &rewriter, Location loc,
                                          ArrayRef<int64_t> shape) const {
   SmallVector<Value> views;

@@ -314,30 +314,25 @@ struct ColumnTile {
 };
 } // namespace
 
-/// The loads of row `k` of the tile (rows r0 + k, columns [c0, c0 + cpt)):
-/// the input's vector, or a fused producer's operands (KernelInput).
-static SmallVector<Value> loadTileRow(KernelBuilder &kb,
-                                      const QuantizeSpec &spec,
-                                      const KernelInput &input, ValueRange in,
-                                      Value o, Value r0, Value c0, int64_t cpt,
-                                      int64_t k) {
+/// Loads the tile's `n` rows from r0 (columns [c0, c0 + cpt)), every load
+/// issued before the first use (KernelInput::loadAll), and their column
+/// amax.
+static void loadTile(KernelBuilder &kb, const QuantizeSpec &spec,
+                     const KernelInput &input, ValueRange in, ColumnTile &tile,
+                     Value o, Value r0, Value c0, int64_t cpt, int64_t n) {
   int64_t elemBytes = spec.inType.getIntOrFloatBitWidth() / 8;
-  auto inVec = VectorType::get({cpt}, spec.inType);
-  Value r = arith::AddIOp::create(kb, r0, kb.idx(k));
-  return input.loadOperands(kb, inVec, in, spec.view.index(o, r, c0),
+  SmallVector<SmallVector<Value>> at;
+  for (int64_t k = 0; k < n; ++k)
+    at.push_back(
+        spec.view.index(o, arith::AddIOp::create(kb, r0, kb.idx(k)), c0));
+  tile.rows = input.loadAll(kb, VectorType::get({cpt}, spec.inType), in, at,
                             cpt * elemBytes);
-}
-
-/// Appends the row computed from `operands` (loadTileRow) to the tile and
-/// folds its |.| into the column amax.
-static void addTileRow(KernelBuilder &kb, const KernelInput &input,
-                       ColumnTile &tile, ValueRange operands) {
-  Value row = input.evaluate(kb, operands);
-  tile.rows.push_back(row);
-  Value a = kb.absBits(row);
-  tile.absMax = tile.absMax
-                    ? arith::MaximumFOp::create(kb, tile.absMax, a).getResult()
+  for (Value row : tile.rows) {
+    Value a = kb.absBits(row);
+    tile.absMax =
+        tile.absMax ? arith::MaximumFOp::create(kb, tile.absMax, a).getResult()
                     : a;
+  }
 }
 
 /// The reciprocals and NaN flags of the tile's columns from their scale
@@ -573,14 +568,7 @@ static void forEachColumnTilePart(KernelBuilder &kb, const QuantizeSpec &spec,
     p.c0 = c0;
     p.r0 = arith::AddIOp::create(
         kb, p.blockRow0, arith::MulIOp::create(kb, part, kb.idx(tileRows)));
-    // All row loads (a fused producer's operands too) are issued before
-    // the first use (the producer's body, the amax).
-    SmallVector<SmallVector<Value>> loads;
-    for (int64_t k = 0; k < tileRows; ++k)
-      loads.push_back(
-          loadTileRow(kb, spec, input, in, p.o, p.r0, p.c0, cpt, k));
-    for (ValueRange operands : loads)
-      addTileRow(kb, input, p.tile, operands);
+    loadTile(kb, spec, input, in, p.tile, p.o, p.r0, p.c0, cpt, tileRows);
     body(p);
   });
 }
