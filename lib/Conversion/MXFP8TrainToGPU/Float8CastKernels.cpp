@@ -294,10 +294,8 @@ static void buildRowQuantize(KernelBuilder &kb, const Float8CastSpec &spec,
     SmallVector<Value> xs;
     Value amax;
     if (!p.twoPass) {
-      SmallVector<SmallVector<Value>> at;
       for (int64_t u = 0; u < p.chunksPerThread; ++u)
-        at.push_back({r, colOf(clampIdx(kb, chunkAt(u), p.chunks - 1))});
-      xs = input.loadAll(kb, inVec, in, at, inAlign);
+        xs.push_back(loadChunk(clampIdx(kb, chunkAt(u), p.chunks - 1)));
       Value m = kb.absBits(xs[0]);
       for (Value x : ArrayRef(xs).drop_front())
         m = arith::MaximumFOp::create(kb, m, kb.absBits(x));
@@ -467,12 +465,12 @@ static void buildColumnAmax(KernelBuilder &kb, const Float8CastSpec &spec,
     auto [c0, tileRow, r0] =
         getAmaxTileThread(kb, sb, rb, strips, lanes, input.isFused());
     (void)tileRow;
-    SmallVector<SmallVector<Value>> at;
-    for (int64_t j = 0; j < warpRows; ++j)
-      at.push_back(
-          {o, clampIdx(kb, arith::AddIOp::create(kb, r0, kb.idx(j)), v.red - 1),
-           c0});
-    SmallVector<Value> xs = input.loadAll(kb, inVec, in, at, inAlign);
+    SmallVector<Value> xs;
+    for (int64_t j = 0; j < warpRows; ++j) {
+      Value r =
+          clampIdx(kb, arith::AddIOp::create(kb, r0, kb.idx(j)), v.red - 1);
+      xs.push_back(input.load(kb, inVec, in, {o, r, c0}, inAlign));
+    }
     Value m = kb.absBits(xs[0]);
     for (Value x : ArrayRef(xs).drop_front())
       m = arith::MaximumFOp::create(kb, m, kb.absBits(x));
@@ -515,14 +513,12 @@ static void buildColumnCast(KernelBuilder &kb, const Float8CastSpec &spec,
         arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, rc, kb.idx(0));
     kb.ifThen(firstChunk, [&] { kb.store(s, scales, {o, c0}, lanes * 4); });
     for (int64_t k0 = 0; k0 < rowsPer; k0 += kRowBatch) {
-      SmallVector<Value> rows;
-      SmallVector<SmallVector<Value>> at;
+      SmallVector<Value> rows, xs;
       for (int64_t k = k0; k < std::min(k0 + kRowBatch, rowsPer); ++k) {
         rows.push_back(
             clampIdx(kb, arith::AddIOp::create(kb, r0, kb.idx(k)), v.red - 1));
-        at.push_back({o, rows.back(), c0});
+        xs.push_back(input.load(kb, inVec, in, {o, rows.back(), c0}, inAlign));
       }
-      SmallVector<Value> xs = input.loadAll(kb, inVec, in, at, inAlign);
       for (auto [r, x] : llvm::zip(rows, xs))
         kb.store(castLanes(kb, toF32(kb, x), s, spec.f8Type), data, {o, r, c0},
                  lanes);
@@ -546,16 +542,17 @@ static void buildTensorAmax(KernelBuilder &kb, const Float8CastSpec &spec,
   Value acc = forLoopMax(
       kb, kb.globalThreadId(), kb.idx(chunks), stride, kb.splatBits(inVec, 0),
       [&](Value i) {
-        SmallVector<SmallVector<Value>> at;
+        SmallVector<Value> xs;
         for (int64_t u = 0; u < kTensorAmaxUnroll; ++u) {
           Value j = clampIdx(
               kb,
               arith::AddIOp::create(
                   kb, i, arith::MulIOp::create(kb, threads, kb.idx(u))),
               chunks - 1);
-          at.push_back({arith::MulIOp::create(kb, j, kb.idx(lanes))});
+          xs.push_back(input.load(kb, inVec, in,
+                                  {arith::MulIOp::create(kb, j, kb.idx(lanes))},
+                                  inAlign));
         }
-        SmallVector<Value> xs = input.loadAll(kb, inVec, in, at, inAlign);
         Value m = kb.absBits(xs[0]);
         for (Value x : ArrayRef(xs).drop_front())
           m = arith::MaximumFOp::create(kb, m, kb.absBits(x));

@@ -148,13 +148,11 @@ static void loadRowBatch(KernelBuilder &kb, const GroupCastSpec &spec,
   int64_t lanes = spec.lanes();
   auto inVec = VectorType::get({lanes}, spec.hpType);
   int64_t inAlign = getAccessBytes(lanes, spec.hpType);
-  SmallVector<SmallVector<Value>> at;
   for (int64_t b = 0; b < kRowBatch; ++b) {
     Value r = arith::AddIOp::create(kb, k, kb.idx(b));
     rows.push_back(arith::MinUIOp::create(kb, r, last));
-    at.push_back({rows.back(), c0});
+    xs.push_back(input.load(kb, inVec, in, {rows.back(), c0}, inAlign));
   }
-  llvm::append_range(xs, input.loadAll(kb, inVec, in, at, inAlign));
 }
 
 //===----------------------------------------------------------------------===//
@@ -197,15 +195,13 @@ static void buildGroupAmax(KernelBuilder &kb, const GroupCastSpec &spec,
         auto [c0, tileRow, r0] = getAmaxTileThread(kb, sb, rb, spec.strips(),
                                                    lanes, input.isFused());
         SmallVector<Value> rows, absXs;
-        SmallVector<SmallVector<Value>> at;
         for (int64_t j = 0; j < warpRows; ++j) {
           rows.push_back(arith::AddIOp::create(kb, r0, kb.idx(j)));
-          at.push_back(
-              {arith::MinUIOp::create(kb, rows.back(), kb.idx(spec.tokens - 1)),
-               c0});
+          Value r =
+              arith::MinUIOp::create(kb, rows.back(), kb.idx(spec.tokens - 1));
+          absXs.push_back(
+              kb.absBits(input.load(kb, inVec, in, {r, c0}, inAlign)));
         }
-        for (Value x : input.loadAll(kb, inVec, in, at, inAlign))
-          absXs.push_back(kb.absBits(x));
         // The groups meeting the tile's rows [tileRow, tileEnd).
         Value tileRowEnd = bb.add(tileRow, bb.cIdx(tileRows));
         Value tileEnd = bb.minu(tileRowEnd, bb.cIdx(spec.tokens));
