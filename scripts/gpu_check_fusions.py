@@ -37,6 +37,14 @@
 # 4 (or 2) lanes, against one lane: through a fused elementwise producer,
 # and a tile of 2 columns.
 #
+# `fuse-padding` (FusedProducer.h isFusablePad): 32x1 casts that read a
+# pad_token_groups' input through its offsets instead of the padded data:
+# uneven, empty and trailing groups (alignment 32); f32 with malformed
+# runtime offsets (decreasing, past the tokens; alignment 128, whole zero
+# blocks); the 2d-2d wgrad of two padded operands, one an elementwise
+# producer that a 1x32 cast also evaluates (with a block near 2^-130, so
+# that the GEMM's fallback runs on the deferred fp8 data).
+#
 # ===----------------------------------------------------------------------=== #
 
 import numpy as np
@@ -47,7 +55,8 @@ KINDS = ("fusion",)
 REFERENCE_OPTIONS = {"fuse-transposes": "fuse-transposes=false",
                      "fuse-gemm-sums": "fuse-gemm-sums=false",
                      "defer-fp8": "defer-fp8=false",
-                     "column-cast-lanes": "column-cast-lanes=1"}
+                     "column-cast-lanes": "column-cast-lanes=1",
+                     "fuse-padding": "fuse-padding=false"}
 
 _MAP = "affine_map<(d0, d1) -> (d0, d1)>"
 
@@ -290,6 +299,54 @@ def cases():
              _bf16_binary("%g", "%arg0", "%arg1", [t, n], "mulf") +
              [mx_quantize("%r0, %r1", "%g", [t, n], 0)],
              fusion="column-cast-lanes", tiny=[0])
+
+    # Token-group padding read by the column casts (fuse-padding).
+    def pad_token_groups(res, arg, shape, elem, offs_arg, e, align):
+        rows = -(-(shape[0] + align * e) // align) * align
+        return rows, (
+            "%s = mxfp8train.pad_token_groups %s offs(%s) alignment = %d : "
+            "%s, %s -> %s, %s" % (res, arg, offs_arg, align, _t(shape, elem),
+                                  _t([e], "i32"), _t([rows, shape[1]], elem),
+                                  _t([e], "i32")))
+
+    def cast_32x1(res, arg, shape, elem):
+        return ("%s = mxfp8train.quantize %s axis = 0 mode = rceil : %s -> "
+                "%s, %s" % ((res, arg, _t(shape, elem)) + mx_types(shape, 0)))
+
+    for tag, (t, c, elem, offs, align) in (
+            ("uneven", (200, 64, "bf16", [30, 30, 130, 190], 32)),
+            ("malformed_f32", (160, 32, "f32", [70, 40, 500], 128))):
+        e = len(offs)
+        rows, pad_line = pad_token_groups("%xp, %r2", "%arg0", [t, c], elem,
+                                          "%arg1", e, align)
+        case("pad_cast_" + tag, [([t, c], elem), ([e], "i32")],
+             [([rows, c], "f8E4M3FN"), ([rows // 32, c], "f8E8M0FNU"),
+              ([e], "i32")],
+             [pad_line, cast_32x1("%r0, %r1", "%xp", [rows, c], elem)],
+             offs=offs, fusion="fuse-padding")
+
+    # The 2d-2d wgrad of padded operands, one of them an elementwise
+    # producer that a 1x32 cast reads too (both casts evaluate it).
+    t, m, n, offs = 256, 128, 256, [96, 96, 200, 250]
+    e = len(offs)
+    rows, pad_x = pad_token_groups("%xp, %xo", "%arg0", [t, m], "bf16",
+                                   "%arg3", e, 32)
+    _, pad_g = pad_token_groups("%gp, %go", "%g", [t, n], "bf16", "%arg3",
+                                e, 32)
+    case("pad_producer_wgrad",
+         [([t, m], "bf16"), ([t, n], "bf16"), ([t, n], "bf16"), ([e], "i32")],
+         [([e, m, n], "bf16"), ([t, n], "f8E4M3FN"),
+          ([t, n // 32], "f8E8M0FNU")],
+         _bf16_binary("%g", "%arg1", "%arg2", [t, n], "mulf") +
+         [pad_x, pad_g,
+          cast_32x1("%xq, %xs", "%xp", [rows, m], "bf16"),
+          cast_32x1("%gq, %gs", "%gp", [rows, n], "bf16"),
+          "%%r0 = mxfp8train.scaled_grouped_mm %%xq [%%xs], %%gq [%%gs] "
+          "offs(%%xo) transpose_lhs : %s, %s, %s -> %s" % (
+              mx([rows, m], 0), mx([rows, n], 0), _t([e], "i32"),
+              _t([e, m, n], "bf16")),
+          mx_quantize("%r1, %r2", "%g", [t, n], 1)],
+         offs=offs, fusion="fuse-padding", tiny=[0])
     return out
 
 
@@ -307,6 +364,9 @@ def make_inputs(case, ins, rng, to_bf16):
             arrays.append(np.array(case["offs"], dtype=np.int32))
             continue
         x = rng.standard_normal(shape).astype(np.float32)
+        if elem == "f32":
+            arrays.append(x)
+            continue
         x2 = x.reshape(-1, shape[-1])
         x2[:, ::7] *= 1024.0
         if case.get("tiny") and i in case["tiny"]:

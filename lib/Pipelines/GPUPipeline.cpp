@@ -72,6 +72,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   convertOptions.fuseDequant = options.fuseDequant;
   convertOptions.deferFp8 = options.deferFp8;
   convertOptions.columnCastLanes = options.columnCastLanes;
+  convertOptions.fusePadding = options.fusePadding;
   convertOptions.fuseTransposes = options.fuseTransposes;
   convertOptions.fuseGemmSums = options.fuseGemmSums;
   // canonicalize and cse run before the conversion, never between it and

@@ -193,6 +193,11 @@ def ConvertMXFP8TrainToGPUPass
            "sm_90a: an elementwise bf16 sum truncf(extf(a) + extf(b)) of a "
            "Float8 grouped GEMM's result (its only use) and a tensor defined before "
            "the GEMM is written by the GEMM's epilogue (the same bits)">,
+    Option<"fusePadding", "fuse-padding", "bool", /*default=*/"true",
+           "A 32x1 MX quantize of a pad_token_groups result (alignment a "
+           "multiple of 32, only such quantizes reading it) reads the pad's "
+           "input through its offsets; the padded data is never written and "
+           "the pad launches only its padded offsets' kernel (the same bits)">,
     Option<"columnCastLanes", "column-cast-lanes", "int64_t", /*default=*/"0",
            "Lanes that share a 32-row column tile of the 32x1 quantize and "
            "quantize_dual kernels (1, 2 or 4, at most the columns of a "

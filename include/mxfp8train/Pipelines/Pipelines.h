@@ -106,6 +106,11 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "waits where only host-local code (tensor-map "
                      "encoding) separates them"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> fusePadding{
+      *this, "fuse-padding",
+      llvm::cl::desc("32x1 MX quantize kernels read a pad_token_groups' "
+                     "input through its offsets instead of the padded data"),
+      llvm::cl::init(true)};
   PassOptions::Option<int64_t> columnCastLanes{
       *this, "column-cast-lanes",
       llvm::cl::desc("Lanes per 32-row column tile of the 32x1 quantize "

@@ -674,7 +674,8 @@ struct Float8QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
         op.getPow2()};
     const Float8View &v = spec.view;
 
-    KernelInput input = KernelInput::get(op.getInput(), fuseProducers);
+    KernelInput input =
+        KernelInput::get(op.getInput(), fuseProducers, cache.getFusePadding());
     SmallVector<Value> ins = input.getViews(rewriter, loc, v.dataShape());
     SmallVector<Value> buffers = allocResults(rewriter, op);
     Value data = collapseTo(rewriter, loc, buffers[0], v.dataShape());

@@ -350,7 +350,8 @@ struct Float8GroupQuantizeOpToGPU final : KernelPattern<QuantizeOp> {
                        op.getData().getType().getElementType(),
                        op.getPow2()};
 
-    KernelInput input = KernelInput::get(op.getInput(), fuseProducers);
+    KernelInput input =
+        KernelInput::get(op.getInput(), fuseProducers, cache.getFusePadding());
     SmallVector<Value> ins = input.getViews(rewriter, loc, spec.shape());
     Value offs = toBuffer(rewriter, loc, op.getOffs());
     SmallVector<Value> buffers = allocResults(rewriter, op);

@@ -7,9 +7,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "FusedProducer.h"
+#include "GroupTable.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -72,7 +75,7 @@ bool gpu_lowering::isElementwiseGeneric(linalg::GenericOp generic) {
   return true;
 }
 
-bool gpu_lowering::isFusableProducer(linalg::GenericOp generic) {
+bool gpu_lowering::isFusableProducer(linalg::GenericOp generic, bool fusePad) {
   if (!isElementwiseGeneric(generic))
     return false;
   // Every user a quantize, and fusing must not read more than the separate
@@ -85,20 +88,53 @@ bool gpu_lowering::isFusableProducer(linalg::GenericOp generic) {
   for (Value result : generic->getResults()) {
     int64_t users = 0;
     for (Operation *user : result.getUsers()) {
+      // A fused pad's casts read the inputs too; unfused, the pad reads the
+      // result and writes the padded data that each of them reads.
+      if (auto pad = dyn_cast<PadTokenGroupsOp>(user);
+          fusePad && pad && isFusablePad(pad)) {
+        int64_t casts = llvm::range_size(pad.getResult().getUsers());
+        readers += casts;
+        unfusedBytes += getTensorBytes(pad.getResult()) * (1 + casts);
+        ++users;
+        continue;
+      }
       if (!isa<QuantizeOp, QuantizeDualOp>(user))
         return false;
       ++users;
+      ++readers;
     }
-    readers += users;
     unfusedBytes += getTensorBytes(result) * (1 + users);
   }
   return readers * inputBytes <= unfusedBytes;
 }
 
-KernelInput KernelInput::get(Value tensor, bool fuse) {
+bool gpu_lowering::isFusablePad(PadTokenGroupsOp pad) {
+  if (!pad || pad.getAlignment() % kBlockSize != 0)
+    return false;
+  RankedTensorType in = pad.getInput().getType();
+  RankedTensorType out = pad.getResult().getType();
+  if (!in.hasStaticShape() || !out.hasStaticShape() ||
+      !pad.getOffs().getType().hasStaticShape() || in.getRank() != 2 ||
+      in.getDimSize(0) == 0 || in.getDimSize(1) == 0 ||
+      pad.getOffs().getType().getDimSize(0) == 0 || pad.getResult().use_empty())
+    return false;
+  return llvm::all_of(pad.getResult().getUsers(), [](Operation *user) {
+    auto quantize = dyn_cast<QuantizeOp>(user);
+    return quantize && !quantize.isFloat8() && quantize.getAxis() == 0;
+  });
+}
+
+KernelInput KernelInput::get(Value tensor, bool fuse, bool fusePad) {
+  if (auto pad = tensor.getDefiningOp<PadTokenGroupsOp>();
+      fusePad && pad && tensor == pad.getResult() && isFusablePad(pad)) {
+    KernelInput input = get(pad.getInput(), fuse, fusePad);
+    input.pad = pad;
+    input.tensors.push_back(pad.getOffs());
+    return input;
+  }
   KernelInput input;
   auto generic = tensor.getDefiningOp<linalg::GenericOp>();
-  if (!fuse || !isFusableProducer(generic)) {
+  if (!fuse || !isFusableProducer(generic, fusePad)) {
     input.tensors.push_back(tensor);
     return input;
   }
@@ -160,10 +196,16 @@ std::string gpu_lowering::getElementwiseBodyHash(linalg::GenericOp generic,
 }
 
 std::string KernelInput::getNameTag() const {
-  if (!producer)
-    return "";
-  return "_ew" + getElementwiseBodyHash(
-                     producer, "result " + std::to_string(resultIndex));
+  std::string tag;
+  if (producer)
+    tag = "_ew" + getElementwiseBodyHash(
+                      producer, "result " + std::to_string(resultIndex));
+  if (pad)
+    tag +=
+        llvm::formatv("_pad{0}a{1}t{2}", pad.getOffs().getType().getDimSize(0),
+                      pad.getAlignment(), getSourceRows(0))
+            .str();
+  return tag;
 }
 
 SmallVector<Value> gpu_lowering::evaluateElementwiseBody(
@@ -248,9 +290,63 @@ SmallVector<Value> KernelInput::loadAll(KernelBuilder &kb, VectorType type,
 
 SmallVector<Value> KernelInput::getViews(RewriterBase &rewriter, Location loc,
                                          ArrayRef<int64_t> shape) const {
+  SmallVector<int64_t> source = llvm::to_vector(shape);
+  if (pad)
+    source[source.size() - 2] = getSourceRows(0);
   SmallVector<Value> views;
-  for (Value tensor : tensors)
-    views.push_back(
-        collapseTo(rewriter, loc, toBuffer(rewriter, loc, tensor), shape));
+  for (Value tensor : tensors) {
+    Value buffer = toBuffer(rewriter, loc, tensor);
+    views.push_back(pad && tensor == pad.getOffs()
+                        ? buffer
+                        : collapseTo(rewriter, loc, buffer, source));
+  }
   return views;
+}
+
+int64_t KernelInput::getSourceRows(int64_t rows) const {
+  return pad ? pad.getInput().getType().getDimSize(0) : rows;
+}
+
+KernelInput::PaddedBlock KernelInput::mapPaddedBlock(KernelBuilder &kb,
+                                                     ValueRange args,
+                                                     Value row0) const {
+  int64_t groups = pad.getOffs().getType().getDimSize(0);
+  GroupTableSpec spec{groups, getSourceRows(0), /*unit=*/1,
+                      int64_t(pad.getAlignment())};
+  Value offs = args.back();
+  Value key = arith::IndexCastOp::create(kb, kb.getI32Type(), row0);
+  // (start, padStart, src, count) over the groups: the block lies in group
+  // g's padded rows [padStart, padEnd) for at most one g.
+  Value zero = kb.i32(0);
+  auto walk = scf::ForOp::create(kb, kb.idx(0), kb.idx(groups), kb.idx(1),
+                                 ValueRange{zero, zero, zero, zero});
+  {
+    OpBuilder::InsertionGuard guard(kb);
+    kb.setInsertionPointToStart(walk.getBody());
+    ValueRange it = walk.getRegionIterArgs();
+    Value start = it[0], padStart = it[1];
+    Value raw = memref::LoadOp::create(kb, offs, walk.getInductionVar());
+    GroupBounds b = emitGroupBounds(kb, spec, raw, start, padStart);
+    Value hit = arith::AndIOp::create(
+        kb, arith::CmpIOp::create(kb, arith::CmpIPredicate::ule, padStart, key),
+        arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, key, b.padEnd));
+    // Tokens [src, end) of the group from the block's first row: none
+    // where the block lies in the group's padding (alignment 128: up to 3
+    // whole blocks of zeros).
+    Value src = arith::AddIOp::create(kb, start,
+                                      arith::SubIOp::create(kb, key, padStart));
+    Value count = arith::MinSIOp::create(
+        kb,
+        arith::MaxSIOp::create(kb, arith::SubIOp::create(kb, b.end, src), zero),
+        kb.i32(kBlockSize));
+    scf::YieldOp::create(
+        kb, ValueRange{b.end, b.padEnd,
+                       arith::SelectOp::create(kb, hit, src, it[2]),
+                       arith::SelectOp::create(kb, hit, count, it[3])});
+  }
+  // A block past every group keeps count 0.
+  auto toIndex = [&](Value v) {
+    return arith::IndexCastUIOp::create(kb, kb.getIndexType(), v).getResult();
+  };
+  return {toIndex(walk.getResult(2)), toIndex(walk.getResult(3))};
 }

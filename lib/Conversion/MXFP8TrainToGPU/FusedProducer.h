@@ -11,6 +11,15 @@
 // vectors, so the values are the bits the separate kernel would have
 // written (the NVVM lowering scalarises each vector op).
 //
+// A 32x1 MX quantize of a `pad_token_groups` result (alignment a multiple
+// of 32, every user of the padded data such a quantize) reads the pad's
+// input instead: each 32-row block of the padded rows lies in one group's
+// padded range, so the kernel maps the block to its source tokens once
+// (the pad's offsets, clamped as the pad kernel clamps them) and reads
+// zeros past the group's tokens. The padded tensor is never written; the
+// pad op launches only the kernel of its padded offsets (docs/gpu.md
+// "Token-group padding fused into the column casts").
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_FUSEDPRODUCER_H
@@ -29,14 +38,31 @@ class KernelInput {
 public:
   /// The input `tensor` of a quantize or quantize_dual. With `fuse`, a
   /// qualifying elementwise producer (isFusableProducer) is read in its
-  /// place.
-  static KernelInput get(Value tensor, bool fuse);
+  /// place; with `fusePad` (the lowering's `fuse-padding`), a qualifying
+  /// pad_token_groups (isFusablePad, read by 32x1 MX quantizes only): the
+  /// pad's input, itself possibly a fused producer, through its offsets.
+  static KernelInput get(Value tensor, bool fuse, bool fusePad = false);
 
   /// The tensors the kernel reads, in kernel-argument order.
   ArrayRef<Value> getTensors() const { return tensors; }
-  /// Kernel-name suffix: empty unfused, `_ew<hash of the body>` fused.
+  /// Kernel-name suffix: empty unfused, `_ew<hash of the body>` fused,
+  /// `_pad<groups>a<alignment>t<tokens>` for a fused pad.
   std::string getNameTag() const;
   bool isFused() const { return static_cast<bool>(producer); }
+  bool isPadded() const { return static_cast<bool>(pad); }
+
+  /// Inside the kernel, a fused pad: the 32 padded rows from `row0` (a
+  /// multiple of 32) are tokens [src, src + count) and `32 - count` zero
+  /// rows (index values), found by walking the pad's offsets (the last of
+  /// getTensors(), in `args`) with emitGroupBounds.
+  struct PaddedBlock {
+    Value src, count;
+  };
+  PaddedBlock mapPaddedBlock(KernelBuilder &kb, ValueRange args,
+                             Value row0) const;
+  /// The rows of the tensors read (a fused pad's input tokens; otherwise
+  /// the kernel's rows).
+  int64_t getSourceRows(int64_t rows) const;
 
   /// Inside the kernel: the input's `count` consecutive elements (a vector
   /// of the input tensor's element type) at `indices` of the collapsed
@@ -57,7 +83,8 @@ public:
                              int64_t align) const;
   /// The kernel's input buffers: each of getTensors() collapsed to the
   /// kernel's data view `shape` (a fused producer's operands have the
-  /// quantize input's shape).
+  /// quantize input's shape; a fused pad's input has getSourceRows rows in
+  /// place of the view's rows, its offsets stay 1-D).
   SmallVector<Value> getViews(RewriterBase &rewriter, Location loc,
                               ArrayRef<int64_t> shape) const;
 
@@ -70,12 +97,19 @@ private:
   Value evaluate(KernelBuilder &kb, ValueRange operands) const;
 
   mutable linalg::GenericOp producer;
+  mutable PadTokenGroupsOp pad;
   unsigned resultIndex = 0;
   /// Distinct tensors read; for a fused producer, argOfInput[i] is the
   /// position in `tensors` of the generic's input i.
   SmallVector<Value> tensors;
   SmallVector<unsigned> argOfInput;
 };
+
+/// Whether the quantize kernels can read `pad`'s input in place of its
+/// padded data: static 2-D shapes with tokens and columns, an alignment
+/// that is a multiple of 32, and every user of the padded data a 32x1 MX
+/// quantize (axis 0).
+bool isFusablePad(PadTokenGroupsOp pad);
 
 /// Whether `generic` is an elementwise map the kernels can evaluate: all
 /// loops parallel, identity indexing maps, static shapes of int/float
@@ -86,9 +120,10 @@ bool isElementwiseGeneric(linalg::GenericOp generic);
 
 /// Whether the elementwise `generic` can be evaluated inside the kernels of
 /// its users: every user of every result is a `quantize` or
-/// `quantize_dual`, and they read no more bytes than the separate kernel
-/// moves.
-bool isFusableProducer(linalg::GenericOp generic);
+/// `quantize_dual` (with `fusePad`, or a fusable pad_token_groups, whose
+/// casts then evaluate it), and they read no more bytes than the separate
+/// kernel moves.
+bool isFusableProducer(linalg::GenericOp generic, bool fusePad);
 
 /// Inside a kernel: the results of the elementwise `generic`'s body (one
 /// vector per result) applied lane by lane to `inputs`, the vectors loaded

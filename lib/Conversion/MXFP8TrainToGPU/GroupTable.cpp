@@ -16,6 +16,27 @@ using namespace mlir;
 using namespace mlir::mxfp8train;
 using namespace mlir::mxfp8train::gpu_lowering;
 
+GroupBounds gpu_lowering::emitGroupBounds(KernelBuilder &kb,
+                                          const GroupTableSpec &spec, Value raw,
+                                          Value start, Value padStart) {
+  Value end = arith::MinSIOp::create(kb, arith::MaxSIOp::create(kb, raw, start),
+                                     kb.i32(spec.tokens));
+  // Both are in [0, tokens]: unsigned division is exact.
+  Value first = start, last = end;
+  if (spec.unit != 1) {
+    first = arith::DivUIOp::create(kb, start, kb.i32(spec.unit));
+    last = arith::DivUIOp::create(kb, end, kb.i32(spec.unit));
+  }
+  Value n = arith::SubIOp::create(kb, last, first);
+  Value rounded = arith::MulIOp::create(
+      kb,
+      arith::DivUIOp::create(
+          kb, arith::AddIOp::create(kb, n, kb.i32(spec.alignment - 1)),
+          kb.i32(spec.alignment)),
+      kb.i32(spec.alignment));
+  return {end, first, last, arith::AddIOp::create(kb, padStart, rounded)};
+}
+
 void gpu_lowering::buildGroupTable(KernelBuilder &kb,
                                    const GroupTableSpec &spec, Value offs,
                                    Value table, Value paddedOffs) {
@@ -33,22 +54,8 @@ void gpu_lowering::buildGroupTable(KernelBuilder &kb,
           KernelBuilder b(loc, nb);
           Value start = args[0], padStart = args[1];
           Value raw = memref::LoadOp::create(b, offs, g);
-          Value end = arith::MinSIOp::create(
-              b, arith::MaxSIOp::create(b, raw, start), b.i32(spec.tokens));
-          // Both are in [0, tokens]: unsigned division is exact.
-          Value first = start, last = end;
-          if (spec.unit != 1) {
-            first = arith::DivUIOp::create(b, start, b.i32(spec.unit));
-            last = arith::DivUIOp::create(b, end, b.i32(spec.unit));
-          }
-          Value n = arith::SubIOp::create(b, last, first);
-          Value rounded = arith::MulIOp::create(
-              b,
-              arith::DivUIOp::create(
-                  b, arith::AddIOp::create(b, n, b.i32(spec.alignment - 1)),
-                  b.i32(spec.alignment)),
-              b.i32(spec.alignment));
-          Value padEnd = arith::AddIOp::create(b, padStart, rounded);
+          auto [end, first, last, padEnd] =
+              emitGroupBounds(b, spec, raw, start, padStart);
           Value fields[kRows] = {first, last, padStart, padEnd};
           for (int64_t f = 0; f < kRows; ++f)
             memref::StoreOp::create(b, fields[f], table,

@@ -33,6 +33,19 @@ struct GroupTableSpec {
   int64_t alignment;
 };
 
+/// One group's clamped bounds (i32), from its raw offset `raw` and the
+/// previous group's clamped end `start` and padded end `padStart`: tokens
+/// [start, end) with end = min(max(raw, start), tokens), in units
+/// [first, last) (start / unit, end / unit), padded units [padStart,
+/// padEnd) with padEnd = padStart + roundUp(last - first, alignment). The
+/// CPU lowering's clamping; buildGroupTable and the quantize kernels that
+/// read a pad_token_groups' input (FusedProducer.h) share it.
+struct GroupBounds {
+  Value end, first, last, padEnd;
+};
+GroupBounds emitGroupBounds(KernelBuilder &kb, const GroupTableSpec &spec,
+                            Value raw, Value start, Value padStart);
+
 /// Thread 0 fills `table` (kRows x G, i32, shared memory) from `offs`:
 /// group g covers tokens [start, end) with end = min(max(offs[g], start),
 /// tokens) and start the previous end (the CPU lowering's clamping), stored

@@ -163,10 +163,16 @@ public:
   int64_t getColumnCastLanes() const { return columnCastLanes; }
   void setColumnCastLanes(int64_t lanes) { columnCastLanes = lanes; }
 
+  /// Whether 32x1 MX quantize kernels read a pad_token_groups' input in
+  /// place of its padded data (FusedProducer.h, isFusablePad).
+  bool getFusePadding() const { return fusePadding; }
+  void setFusePadding(bool fuse) { fusePadding = fuse; }
+
 private:
   gpu::GPUModuleOp module;
   GPUTargetInfo target;
   int64_t columnCastLanes = 0;
+  bool fusePadding = true;
   std::shared_ptr<const DequantFusion> fusion;
   std::shared_ptr<const Float8TransposeFusion> transposeFusion;
   std::shared_ptr<const GemmSumFusion> sumFusion;

@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FusedProducer.h"
 #include "GroupTable.h"
 #include "KernelBuilder.h"
 
@@ -47,6 +48,9 @@ struct GroupCopySpec {
   int64_t outRows, cols;
   int64_t groups, alignment;
   Type elemType;
+  /// A pad whose padded data fused casts read (isFusablePad): only the
+  /// padded offsets are written.
+  bool offsOnly = false;
 
   GroupTableSpec getTableSpec() const {
     return {groups, tokens, /*unit=*/1, alignment};
@@ -82,6 +86,11 @@ static int64_t getRowGroups(const GroupCopySpec &spec) {
 /// row is a copy of one input row or zeros.
 static void buildGroupCopy(KernelBuilder &kb, const GroupCopySpec &spec,
                            ValueRange args, Value table) {
+  if (spec.offsOnly) {
+    // (offs, paddedOffs).
+    buildGroupTable(kb, spec.getTableSpec(), args[0], table, args[1]);
+    return;
+  }
   Value in = args[0], offs = args[1], out = args[2];
   Value paddedOffs = spec.pad ? args[3] : Value();
   buildGroupTable(kb, spec.getTableSpec(), offs, table, paddedOffs);
@@ -182,23 +191,47 @@ template <typename OpTy> struct GroupCopyOpToGPU final : KernelPattern<OpTy> {
                        inType.getElementType()};
     if (spec.groups == 0)
       return rewriter.notifyMatchFailure(op, "no groups");
+    // A pad whose padded data the 32x1 casts read through its offsets
+    // (FusedProducer.h): once they are lowered, only the padded offsets
+    // are left to compute.
+    if constexpr (pad) {
+      if (this->cache.getFusePadding() && isFusablePad(op))
+        return rewriter.notifyMatchFailure(op, "read by the fused casts");
+      spec.offsOnly = op.getResult().use_empty();
+    }
 
-    SmallVector<Value> args = {toBuffer(rewriter, loc, op.getInput()),
-                               toBuffer(rewriter, loc, op.getOffs())};
-    SmallVector<Value> results = allocResults(rewriter, op);
+    SmallVector<Value> args, results;
+    if (!spec.offsOnly)
+      args.push_back(toBuffer(rewriter, loc, op.getInput()));
+    args.push_back(toBuffer(rewriter, loc, op.getOffs()));
+    if (spec.offsOnly)
+      results.push_back(allocResult(
+          rewriter, loc, cast<RankedTensorType>(op->getResult(1).getType())));
+    else
+      results = allocResults(rewriter, op);
     llvm::append_range(args, results);
     std::string name =
         llvm::formatv("{0}_token_groups_{1}_a{2}_{3}_to_{4}_g{5}",
                       pad ? "pad" : "unpad", getTypeTag(spec.elemType),
                       spec.alignment, getShapeTag(inType.getShape()),
                       getShapeTag(outType.getShape()), spec.groups);
+    if (spec.offsOnly)
+      name += "_offs";
     MemRefType tableType =
         getGroupTableType(rewriter.getContext(), spec.groups);
     gpu::GPUFuncOp kernel = this->cache.getOrCreate(
-        rewriter, name, ValueRange(args).getTypes(), /*numInputs=*/2,
-        {tableType}, [&](KernelBuilder &kb, ValueRange kargs, ValueRange wg) {
+        rewriter, name, ValueRange(args).getTypes(),
+        /*numInputs=*/spec.offsOnly ? 1 : 2, {tableType},
+        [&](KernelBuilder &kb, ValueRange kargs, ValueRange wg) {
           buildGroupCopy(kb, spec, kargs, wg[0]);
         });
+    if (spec.offsOnly) {
+      launch(rewriter, loc, kernel, 1, args);
+      rewriter.replaceAllUsesWith(op->getResult(1),
+                                  toTensor(rewriter, loc, results[0]));
+      rewriter.eraseOp(op);
+      return success();
+    }
     const GPUTargetInfo &target = this->cache.getTarget();
     int64_t grid = std::max<int64_t>(
         1, std::min(getRowGroups(spec), target.numSMs * target.ctasPerSM));

@@ -175,6 +175,7 @@ struct ConvertMXFP8TrainToGPUPass final
     gpu::GPUModuleOp kernels = *kernelModule;
     KernelCache cache(kernels, target);
     cache.setColumnCastLanes(int64_t(columnCastLanes));
+    cache.setFusePadding(fusePadding);
     // sm_90a: quantize kernels that also write the bf16 operands of the
     // pre-dequantized GEMMs they feed, instead of the GEMMs' pre-passes.
     if (fuseDequant && *chipKind == GPUChip::SM90a && !simpleGemm)

@@ -316,19 +316,41 @@ struct ColumnTile {
 
 /// Loads the tile's `n` rows from r0 (columns [c0, c0 + cpt)), every load
 /// issued before the first use (KernelInput::loadAll), and their column
-/// amax.
+/// amax. A fused pad's rows (KernelInput::mapPaddedBlock of the tile's
+/// block row `blockRow0`) are its tokens, or zeros past the group's tokens
+/// (their loads clamped in bounds and selected away).
 static void loadTile(KernelBuilder &kb, const QuantizeSpec &spec,
                      const KernelInput &input, ValueRange in, ColumnTile &tile,
-                     Value o, Value r0, Value c0, int64_t cpt, int64_t n) {
+                     Value o, Value blockRow0, Value r0, Value c0, int64_t cpt,
+                     int64_t n) {
   int64_t elemBytes = spec.inType.getIntOrFloatBitWidth() / 8;
+  auto inVec = VectorType::get({cpt}, spec.inType);
+  KernelInput::PaddedBlock block;
+  Value local0;
+  if (input.isPadded()) {
+    block = input.mapPaddedBlock(kb, in, blockRow0);
+    local0 = arith::SubIOp::create(kb, r0, blockRow0);
+  }
   SmallVector<SmallVector<Value>> at;
-  for (int64_t k = 0; k < n; ++k)
-    at.push_back(
-        spec.view.index(o, arith::AddIOp::create(kb, r0, kb.idx(k)), c0));
-  tile.rows = input.loadAll(kb, VectorType::get({cpt}, spec.inType), in, at,
-                            cpt * elemBytes);
-  for (Value row : tile.rows) {
-    Value a = kb.absBits(row);
+  SmallVector<Value> valid;
+  for (int64_t k = 0; k < n; ++k) {
+    Value r = arith::AddIOp::create(kb, r0, kb.idx(k));
+    if (input.isPadded()) {
+      Value local = arith::AddIOp::create(kb, local0, kb.idx(k));
+      valid.push_back(arith::CmpIOp::create(kb, arith::CmpIPredicate::ult,
+                                            local, block.count));
+      r = arith::MinUIOp::create(
+          kb, arith::AddIOp::create(kb, block.src, local),
+          kb.idx(input.getSourceRows(spec.view.rows) - 1));
+    }
+    at.push_back(spec.view.index(o, r, c0));
+  }
+  tile.rows = input.loadAll(kb, inVec, in, at, cpt * elemBytes);
+  for (size_t k = 0; k < tile.rows.size(); ++k) {
+    if (input.isPadded())
+      tile.rows[k] = arith::SelectOp::create(kb, valid[k], tile.rows[k],
+                                             kb.splatBits(inVec, 0));
+    Value a = kb.absBits(tile.rows[k]);
     tile.absMax =
         tile.absMax ? arith::MaximumFOp::create(kb, tile.absMax, a).getResult()
                     : a;
@@ -568,7 +590,8 @@ static void forEachColumnTilePart(KernelBuilder &kb, const QuantizeSpec &spec,
     p.c0 = c0;
     p.r0 = arith::AddIOp::create(
         kb, p.blockRow0, arith::MulIOp::create(kb, part, kb.idx(tileRows)));
-    loadTile(kb, spec, input, in, p.tile, p.o, p.r0, p.c0, cpt, tileRows);
+    loadTile(kb, spec, input, in, p.tile, p.o, p.blockRow0, p.r0, p.c0, cpt,
+             tileRows);
     body(p);
   });
 }
@@ -779,7 +802,9 @@ struct QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
                       op.getScaleMode(), op.getScaleLayout()};
     const BlockView &v = spec.view;
 
-    KernelInput input = KernelInput::get(op.getInput(), fuseProducers);
+    // A 32x1 cast reads a fused pad_token_groups' input through its offsets.
+    KernelInput input =
+        KernelInput::get(op.getInput(), fuseProducers, cache.getFusePadding());
     SmallVector<Value> ins = input.getViews(rewriter, loc, v.dataShape());
     SmallVector<Value> buffers = allocResults(rewriter, op);
     Value data = collapseTo(rewriter, loc, buffers[0], v.dataShape());
@@ -863,7 +888,8 @@ struct QuantizeDualOpToGPU final : KernelPattern<QuantizeDualOp> {
             ? SmallVector<int64_t>{v.rows, v.cols / kBlockSize}
             : SmallVector<int64_t>{v.outer, v.rows, v.cols / kBlockSize};
 
-    KernelInput input = KernelInput::get(op.getInput(), fuseProducers);
+    KernelInput input =
+        KernelInput::get(op.getInput(), fuseProducers, cache.getFusePadding());
     SmallVector<Value> ins = input.getViews(rewriter, loc, v.dataShape());
     SmallVector<Value> buffers = allocResults(rewriter, op), views;
     views.push_back(collapseTo(rewriter, loc, buffers[0], v.dataShape()));

@@ -1,7 +1,9 @@
-// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="defer-fp8=false" --canonicalize --split-input-file | FileCheck %s
-// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu --canonicalize --split-input-file | FileCheck %s --check-prefix=LAZY
-// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="fuse-dequant=false" --canonicalize --split-input-file | FileCheck %s --check-prefix=NOFUSE
-// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="chip=sm_100a" --canonicalize --split-input-file | FileCheck %s --check-prefix=B200
+// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="defer-fp8=false fuse-padding=false" --canonicalize --split-input-file | FileCheck %s
+// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="fuse-padding=false" --canonicalize --split-input-file | FileCheck %s --check-prefix=LAZY
+// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="fuse-dequant=false fuse-padding=false" --canonicalize --split-input-file | FileCheck %s --check-prefix=NOFUSE
+// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="chip=sm_100a fuse-padding=false" --canonicalize --split-input-file | FileCheck %s --check-prefix=B200
+// (The padded operands' casts as separate kernels: fused-padding.mlir
+// tests them reading the pads' inputs.)
 
 // Dequant fusion (Gemm/DequantFusion.h): on sm_90a a quantize whose data
 // and scales are an operand of the pre-dequantized (v8) GEMM in the same
