@@ -42,8 +42,8 @@
 # uneven, empty and trailing groups (alignment 32); f32 with malformed
 # runtime offsets (decreasing, past the tokens; alignment 128, whole zero
 # blocks); the 2d-2d wgrad of two padded operands, one an elementwise
-# producer that a 1x32 cast also evaluates (with a block near 2^-130, so
-# that the GEMM's fallback runs on the deferred fp8 data).
+# producer's result that a 1x32 cast also reads (with a block near 2^-130,
+# so that the GEMM's fallback runs on the deferred fp8 data).
 #
 # ===----------------------------------------------------------------------=== #
 
@@ -325,8 +325,8 @@ def cases():
              [pad_line, cast_32x1("%r0, %r1", "%xp", [rows, c], elem)],
              offs=offs, fusion="fuse-padding")
 
-    # The 2d-2d wgrad of padded operands, one of them an elementwise
-    # producer that a 1x32 cast reads too (both casts evaluate it).
+    # The 2d-2d wgrad of padded operands, one of them the result of an
+    # elementwise producer that a 1x32 cast reads too.
     t, m, n, offs = 256, 128, 256, [96, 96, 200, 250]
     e = len(offs)
     rows, pad_x = pad_token_groups("%xp, %xo", "%arg0", [t, m], "bf16",

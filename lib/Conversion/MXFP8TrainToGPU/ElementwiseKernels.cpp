@@ -44,7 +44,7 @@ struct ElementwiseGenericToGPU final : KernelPattern<linalg::GenericOp> {
     if (!isElementwiseGeneric(op))
       return rewriter.notifyMatchFailure(op, "not an elementwise map");
     // A producer the quantize kernels evaluate is left to them.
-    if (fuseProducers && isFusableProducer(op, cache.getFusePadding()))
+    if (fuseProducers && isFusableProducer(op))
       return rewriter.notifyMatchFailure(op, "fused into its quantizes");
     // A sum that a GEMM's epilogue writes is left to it.
     if (const GemmSumFusion *sums = cache.getGemmSumFusion();

@@ -75,7 +75,7 @@ bool gpu_lowering::isElementwiseGeneric(linalg::GenericOp generic) {
   return true;
 }
 
-bool gpu_lowering::isFusableProducer(linalg::GenericOp generic, bool fusePad) {
+bool gpu_lowering::isFusableProducer(linalg::GenericOp generic) {
   if (!isElementwiseGeneric(generic))
     return false;
   // Every user a quantize, and fusing must not read more than the separate
@@ -88,21 +88,11 @@ bool gpu_lowering::isFusableProducer(linalg::GenericOp generic, bool fusePad) {
   for (Value result : generic->getResults()) {
     int64_t users = 0;
     for (Operation *user : result.getUsers()) {
-      // A fused pad's casts read the inputs too; unfused, the pad reads the
-      // result and writes the padded data that each of them reads.
-      if (auto pad = dyn_cast<PadTokenGroupsOp>(user);
-          fusePad && pad && isFusablePad(pad)) {
-        int64_t casts = llvm::range_size(pad.getResult().getUsers());
-        readers += casts;
-        unfusedBytes += getTensorBytes(pad.getResult()) * (1 + casts);
-        ++users;
-        continue;
-      }
       if (!isa<QuantizeOp, QuantizeDualOp>(user))
         return false;
       ++users;
-      ++readers;
     }
+    readers += users;
     unfusedBytes += getTensorBytes(result) * (1 + users);
   }
   return readers * inputBytes <= unfusedBytes;
@@ -127,14 +117,16 @@ bool gpu_lowering::isFusablePad(PadTokenGroupsOp pad) {
 KernelInput KernelInput::get(Value tensor, bool fuse, bool fusePad) {
   if (auto pad = tensor.getDefiningOp<PadTokenGroupsOp>();
       fusePad && pad && tensor == pad.getResult() && isFusablePad(pad)) {
-    KernelInput input = get(pad.getInput(), fuse, fusePad);
+    // A producer that also feeds a pad is not fusable (isFusableProducer),
+    // so the pad's input is a tensor.
+    KernelInput input = get(pad.getInput(), fuse);
     input.pad = pad;
     input.tensors.push_back(pad.getOffs());
     return input;
   }
   KernelInput input;
   auto generic = tensor.getDefiningOp<linalg::GenericOp>();
-  if (!fuse || !isFusableProducer(generic, fusePad)) {
+  if (!fuse || !isFusableProducer(generic)) {
     input.tensors.push_back(tensor);
     return input;
   }

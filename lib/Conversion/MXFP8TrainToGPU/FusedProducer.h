@@ -40,7 +40,7 @@ public:
   /// qualifying elementwise producer (isFusableProducer) is read in its
   /// place; with `fusePad` (the lowering's `fuse-padding`), a qualifying
   /// pad_token_groups (isFusablePad, read by 32x1 MX quantizes only): the
-  /// pad's input, itself possibly a fused producer, through its offsets.
+  /// pad's input through its offsets.
   static KernelInput get(Value tensor, bool fuse, bool fusePad = false);
 
   /// The tensors the kernel reads, in kernel-argument order.
@@ -120,10 +120,13 @@ bool isElementwiseGeneric(linalg::GenericOp generic);
 
 /// Whether the elementwise `generic` can be evaluated inside the kernels of
 /// its users: every user of every result is a `quantize` or
-/// `quantize_dual` (with `fusePad`, or a fusable pad_token_groups, whose
-/// casts then evaluate it), and they read no more bytes than the separate
-/// kernel moves.
-bool isFusableProducer(linalg::GenericOp generic, bool fusePad);
+/// `quantize_dual`, and they read no more bytes than the separate kernel
+/// moves. A result that feeds a pad_token_groups keeps the generic, fused
+/// pad or not: the casts behind a fused pad evaluating the body too
+/// measured slower on the H200 (the DeepSeek step's SwiGLU derivative
+/// evaluated by four casts of three inputs each: +0.25 ms of kernel time,
+/// docs/gpu.md).
+bool isFusableProducer(linalg::GenericOp generic);
 
 /// Inside a kernel: the results of the elementwise `generic`'s body (one
 /// vector per result) applied lane by lane to `inputs`, the vectors loaded

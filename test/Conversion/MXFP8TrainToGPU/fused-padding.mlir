@@ -51,17 +51,17 @@ func.func @pad_returned(%x: tensor<200x64xbf16>, %offs: tensor<4xi32>) -> (tenso
 
 // -----
 
-// An elementwise producer read by a 1x32 cast and, through a fused pad with
-// alignment 128 (whole blocks of zeros in a group's padding), by a 32x1
-// cast: both evaluate its body (`_ew`), no elementwise kernel. The padded
-// offsets are not used: no pad kernel at all.
+// An elementwise producer read by a 1x32 cast and by a fused pad with
+// alignment 128 (whole blocks of zeros in a group's padding): the producer
+// keeps its kernel (isFusableProducer: a result feeding a pad is not
+// fused), the 32x1 cast reads its result through the pad's offsets. The
+// padded offsets are not used: no pad kernel at all.
 // CHECK-LABEL: func.func @producer_pad(
-// CHECK-NOT:     elementwise_
 // CHECK-NOT:     pad_token_groups
-// CHECK:         gpu.launch_func  @mxfp8train_kernels::@quantize_1x32_bf16_e4m3_rceil_rowmajor_200x64_ew{{[0-9a-f]*}} {{.*}} args(%{{.*}} : memref<200x64xbf16>, %{{.*}} : memref<200x64xbf16>,
-// CHECK-NOT:     elementwise_
-// CHECK:         gpu.launch_func  @mxfp8train_kernels::@quantize_32x1_bf16_e4m3_rceil_rowmajor_768x64_ew{{[0-9a-f]*}}_pad4a128t200 {{.*}} args(%{{.*}} : memref<200x64xbf16>, %{{.*}} : memref<200x64xbf16>, %{{.*}} : memref<4xi32>,
-// CHECK-NOT:     elementwise_
+// CHECK:         gpu.launch_func  @mxfp8train_kernels::@elementwise_
+// CHECK:         gpu.launch_func  @mxfp8train_kernels::@quantize_1x32_bf16_e4m3_rceil_rowmajor_200x64 {{.*}} args(%{{.*}} : memref<200x64xbf16>, %{{.*}} : memref<200x64xf8E4M3FN>,
+// CHECK-NOT:     pad_token_groups
+// CHECK:         gpu.launch_func  @mxfp8train_kernels::@quantize_32x1_bf16_e4m3_rceil_rowmajor_768x64_pad4a128t200 {{.*}} args(%{{.*}} : memref<200x64xbf16>, %{{.*}} : memref<4xi32>, %{{.*}} : memref<768x64xf8E4M3FN>,
 // CHECK:         return
 
 // NOPAD-LABEL: func.func @producer_pad(
