@@ -1,7 +1,8 @@
 //===- BlockView.h - the (outer, rows, cols) view of an MX cast -*- C++ -*-===//
 //
 // The canonical view of data quantized or dequantized along one axis, shared
-// by the MX cast kernels (QuantizeKernels.cpp, DequantizeKernels.cpp).
+// by the MX cast kernels (QuantizeKernels.cpp, ColumnCastKernels.cpp,
+// DequantizeKernels.cpp).
 //
 //===----------------------------------------------------------------------===//
 

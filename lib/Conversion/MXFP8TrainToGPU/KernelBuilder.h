@@ -159,7 +159,7 @@ public:
   }
 
   /// Lanes per 32-row column tile of the 32x1 and dual cast kernels (1, 2
-  /// or 4); 0: the measured default (QuantizeKernels.cpp, getColumnSplit).
+  /// or 4); 0: the measured default (ColumnCastKernels.cpp, getColumnSplit).
   int64_t getColumnCastLanes() const { return columnCastLanes; }
   void setColumnCastLanes(int64_t lanes) { columnCastLanes = lanes; }
 

@@ -1,34 +1,25 @@
-//===- QuantizeKernels.cpp - quantize and quantize_dual kernels -*- C++ -*-===//
+//===- QuantizeKernels.cpp - MX quantize patterns, 1x32 kernel --*- C++ -*-===//
 //
 // The memory-bound MX quantization kernels of convert-mxfp8train-to-gpu
-// (docs/gpu.md has the design and the launch shapes):
+// (docs/gpu.md has the design and the launch shapes): the patterns of
+// `quantize` and `quantize_dual`, the 1x32 kernel, and the kernel-body
+// pieces every MX cast kernel shares (QuantizeKernels.h). The column-tile
+// kernels (32x1 and quantize_dual) are in ColumnCastKernels.cpp, the
+// dequantize kernels in DequantizeKernels.cpp.
 //
 // - 1x32 quantize (blocks along the last dim): two lanes per 32-element
 //   block; 16-byte loads (2 per lane for bf16, 4 for f32), amax with the
 //   NaN-propagating `max.NaN` completed by one `shfl.sync.bfly`, the scale
 //   byte from the shared computeScaleByte, the data through the hardware
 //   `cvt.rn.satfinite.{e4m3,e5m2}x2.f32`, one 16-byte store per lane.
-// - 32x1 quantize (blocks along any other dim): one thread per 4 columns x
-//   32 rows; each row load of a warp is contiguous (256 bytes for bf16) and
-//   all 32 are in flight before the first use. With a fused producer or a
-//   written bf16 form, 4 lanes x 8 rows per tile, the column amaxes
-//   completed by recursive halving (`shfl.sync.bfly`).
-// - quantize_dual: one thread per 32 rows x 8 bytes (4 bf16 / 2 f32
-//   columns) as in 32x1 (the same column-tile walk, 4 lanes per tile in
-//   the same cases), read once for both results; the 1x32 amaxes,
-//   spread over the lanes of a block, are completed by recursive halving
-//   (`shfl.sync.bfly`) so that each scale byte is computed by one lane,
-//   and the bytes are gathered back for the two casts.
 // - every quantize reads its input through a KernelInput (FusedProducer.h):
-//   the tensor, or an elementwise producer's operands with its body
-//   evaluated on the loaded rows.
-//
-// The dequantize kernels are in DequantizeKernels.cpp.
+//   the tensor, an elementwise producer's operands with its body evaluated
+//   on the loaded rows, or (32x1) a fused pad's input through its offsets.
 //
 // On sm_90a a quantize cast whose results feed a pre-dequantized GEMM
 // operand also writes that operand's padded bf16 form and its guard flag
 // (Gemm/DequantFusion.h): the 1x32 cast a K-major row per lane, the 32x1
-// cast each column's 32 K contiguously.
+// cast each column's K run.
 //
 // Blocked scales (SPEC §4.1) are written directly by the kernels through the
 // shared getBlockedOffset; padding bytes are written as 0x00 by the same
@@ -36,6 +27,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "QuantizeKernels.h"
 #include "BlockView.h"
 #include "CastLanes.h"
 #include "FusedProducer.h"
@@ -52,66 +44,34 @@
 using namespace mlir;
 using namespace mlir::mxfp8train;
 using namespace mlir::mxfp8train::gpu_lowering;
+using namespace mlir::mxfp8train::gpu_lowering::mx_cast;
 using namespace mlir::mxfp8train::lowering;
 
 //===----------------------------------------------------------------------===//
 // Shapes
 //===----------------------------------------------------------------------===//
 
-/// Columns per thread of a 32x1 quantize tile: 4 (8 bytes of bf16, 16 of
-/// f32 per row; measured best on the H200, docs/gpu.md), fewer when `cols`
-/// needs it, so that every row access is one aligned vector access.
-static int64_t getColsPerThread(int64_t cols) {
-  int64_t cpt = 4;
-  while (cols % cpt != 0)
-    cpt /= 2;
-  return cpt;
+StringRef mx_cast::getModeTag(ScaleMode mode) {
+  return stringifyScaleMode(mode);
 }
-
-static StringRef getModeTag(ScaleMode mode) { return stringifyScaleMode(mode); }
 
 //===----------------------------------------------------------------------===//
 // Kernel-body pieces
 //===----------------------------------------------------------------------===//
 
 /// The scalar amax of a vector in the input type as f32 (exact).
-static Value amaxF32(KernelBuilder &kb, Value absMax) {
+Value mx_cast::amaxF32(KernelBuilder &kb, Value absMax) {
   if (absMax.getType().isF32())
     return absMax;
   return arith::ExtFOp::create(kb, kb.getF32Type(), absMax);
-}
-
-/// bf16 lanes -> f32 lanes through integer ops on word pairs (exact): one
-/// `shl` or `and` per element instead of an unpack and a `cvt.f32.bf16`.
-static Value toF32ByShift(KernelBuilder &kb, Value v) {
-  auto type = cast<VectorType>(v.getType());
-  if (type.getElementType().isF32())
-    return v;
-  int64_t n = type.getNumElements();
-  if (n % 2 != 0)
-    return toF32(kb, v);
-  // Word w holds lanes (2k, 2k+1): f32 bits `w << 16` and `w & 0xFFFF0000`.
-  auto wordType = VectorType::get({n / 2}, kb.getI32Type());
-  Value words = kb.bitcastTo(wordType, v);
-  Value lo = arith::ShLIOp::create(kb, words, kb.splatBits(wordType, 16));
-  Value hi =
-      arith::AndIOp::create(kb, words, kb.splatBits(wordType, 0xFFFF0000));
-  SmallVector<Value> lanes;
-  for (int64_t k = 0; k < n / 2; ++k) {
-    lanes.push_back(vector::ExtractOp::create(kb, lo, k));
-    lanes.push_back(vector::ExtractOp::create(kb, hi, k));
-  }
-  Value bits = vector::FromElementsOp::create(
-      kb, VectorType::get({n}, kb.getI32Type()), lanes);
-  return kb.bitcastTo(VectorType::get({n}, kb.getF32Type()), bits);
 }
 
 /// fp8 bytes of `x * rcp` (f32 lanes), all 0x7F in a block whose scale
 /// byte is 255: `isNaNBlock` is an i1 (one block) or, per lane, the word
 /// mask of setColumnFactors (bytes 0xFF where the lane's block is NaN),
 /// applied with bitwise ops on whole words instead of byte-wise selects.
-static Value quantizeLanes(KernelBuilder &kb, Value x, Value rcp,
-                           Value isNaNBlock, Type f8Type) {
+Value mx_cast::quantizeLanes(KernelBuilder &kb, Value x, Value rcp,
+                             Value isNaNBlock, Type f8Type) {
   auto type = cast<VectorType>(x.getType());
   if (!isa<VectorType>(rcp.getType()))
     rcp = vector::BroadcastOp::create(kb, type, rcp);
@@ -139,8 +99,8 @@ static Value quantizeLanes(KernelBuilder &kb, Value x, Value rcp,
 /// `numRows x numCols` scale matrix (rows >= numRows or columns >=
 /// numCols of the padded `ceil(numRows/128)*128 x ceil(numCols/4)*4`
 /// matrix), grid-stride over the padding positions only.
-static void emitBlockedPadding(KernelBuilder &kb, Value scales, int64_t numRows,
-                               int64_t numCols) {
+void mx_cast::emitBlockedPadding(KernelBuilder &kb, Value scales,
+                                 int64_t numRows, int64_t numCols) {
   int64_t paddedRows = llvm::alignTo(numRows, 128);
   int64_t paddedCols = llvm::alignTo(numCols, 4);
   Type scaleType = cast<MemRefType>(scales.getType()).getElementType();
@@ -177,11 +137,11 @@ static void emitBlockedPadding(KernelBuilder &kb, Value scales, int64_t numRows,
 /// row-major view (`index` gives its indices), or byte stores at the shared
 /// blocked offsets (the blocked matrix is (other dim, block index), so `r`
 /// and `c` are given in that orientation by the caller).
-static void
-storeScaleBytes(KernelBuilder &kb, ArrayRef<Value> bytes, Value scales,
-                ScaleLayout layout, ArrayRef<Value> rowMajorIndex,
-                function_ref<std::pair<Value, Value>(int64_t)> blockedPosition,
-                int64_t blockedCols) {
+void mx_cast::storeScaleBytes(
+    KernelBuilder &kb, ArrayRef<Value> bytes, Value scales, ScaleLayout layout,
+    ArrayRef<Value> rowMajorIndex,
+    function_ref<std::pair<Value, Value>(int64_t)> blockedPosition,
+    int64_t blockedCols) {
   Type scaleType = cast<MemRefType>(scales.getType()).getElementType();
   if (layout == ScaleLayout::RowMajor) {
     if (bytes.size() == 1) {
@@ -204,27 +164,13 @@ storeScaleBytes(KernelBuilder &kb, ArrayRef<Value> bytes, Value scales,
 
 /// Runs `store` (the fp8 data stores of one block or tile) where `must`
 /// holds, always where it is null (BF16OperandWriter::mustStoreFp8).
-static void storeFp8Where(KernelBuilder &kb, Value must,
-                          function_ref<void()> store) {
+void mx_cast::storeFp8Where(KernelBuilder &kb, Value must,
+                            function_ref<void()> store) {
   if (must)
     kb.ifThen(must, store);
   else
     store();
 }
-
-//===----------------------------------------------------------------------===//
-// Quantize kernels
-//===----------------------------------------------------------------------===//
-
-namespace {
-/// Everything a quantize kernel is specialised on.
-struct QuantizeSpec {
-  BlockView view;
-  Type inType, f8Type;
-  ScaleMode mode;
-  ScaleLayout layout;
-};
-} // namespace
 
 /// Lanes that share one 32-element block in the 1x32 quantize. Two halve
 /// the bytes each thread keeps in flight and double the threads, so the
@@ -299,483 +245,6 @@ static void buildQuantize1x32(KernelBuilder &kb, const QuantizeSpec &spec,
     emitBlockedPadding(kb, scales, v.rows, blocksPerRow);
   if (bf16)
     bf16.zeroPadding(kb);
-}
-
-/// The 32x1 thread tile: 32 rows of `cpt` columns, their per-column scale
-/// bytes, reciprocals and NaN-block flags; shared by quantize 32x1 and the
-/// dual.
-namespace {
-struct ColumnTile {
-  SmallVector<Value> rows;  // 32 x vector<cpt x inType>
-  Value absMax;             // vector<cpt x inType>, running max |.|
-  SmallVector<Value> bytes; // cpt x i32 scale bytes
-  Value rcp;                // vector<cpt x f32>
-  Value isNaN;              // words whose bytes are 0xFF for NaN blocks
-};
-} // namespace
-
-/// Loads the tile's `n` rows from r0 (columns [c0, c0 + cpt)), every load
-/// issued before the first use (KernelInput::loadAll), and their column
-/// amax. A fused pad's rows (KernelInput::mapPaddedBlock of the tile's
-/// block row `blockRow0`) are its tokens, or zeros past the group's tokens
-/// (their loads clamped in bounds and selected away).
-static void loadTile(KernelBuilder &kb, const QuantizeSpec &spec,
-                     const KernelInput &input, ValueRange in, ColumnTile &tile,
-                     Value o, Value blockRow0, Value r0, Value c0, int64_t cpt,
-                     int64_t n) {
-  int64_t elemBytes = spec.inType.getIntOrFloatBitWidth() / 8;
-  auto inVec = VectorType::get({cpt}, spec.inType);
-  KernelInput::PaddedBlock block;
-  Value local0;
-  if (input.isPadded()) {
-    block = input.mapPaddedBlock(kb, in, blockRow0);
-    local0 = arith::SubIOp::create(kb, r0, blockRow0);
-  }
-  SmallVector<SmallVector<Value>> at;
-  SmallVector<Value> valid;
-  for (int64_t k = 0; k < n; ++k) {
-    Value r = arith::AddIOp::create(kb, r0, kb.idx(k));
-    if (input.isPadded()) {
-      Value local = arith::AddIOp::create(kb, local0, kb.idx(k));
-      valid.push_back(arith::CmpIOp::create(kb, arith::CmpIPredicate::ult,
-                                            local, block.count));
-      r = arith::MinUIOp::create(
-          kb, arith::AddIOp::create(kb, block.src, local),
-          kb.idx(input.getSourceRows(spec.view.rows) - 1));
-    }
-    at.push_back(spec.view.index(o, r, c0));
-  }
-  tile.rows = input.loadAll(kb, inVec, in, at, cpt * elemBytes);
-  for (size_t k = 0; k < tile.rows.size(); ++k) {
-    if (input.isPadded())
-      tile.rows[k] = arith::SelectOp::create(kb, valid[k], tile.rows[k],
-                                             kb.splatBits(inVec, 0));
-    Value a = kb.absBits(tile.rows[k]);
-    tile.absMax =
-        tile.absMax ? arith::MaximumFOp::create(kb, tile.absMax, a).getResult()
-                    : a;
-  }
-}
-
-/// The reciprocals and NaN flags of the tile's columns from their scale
-/// bytes `bytes` (i32 each), which become `tile.bytes`.
-static void setColumnFactors(KernelBuilder &kb, ColumnTile &tile,
-                             ArrayRef<Value> bytes) {
-  int64_t cpt = bytes.size();
-  tile.bytes.assign(bytes.begin(), bytes.end());
-  SmallVector<Value> rcps, nans;
-  for (Value byte : bytes) {
-    Bits bb = kb.bits();
-    rcps.push_back(computeReciprocal(bb, byte));
-    // 0xFF for byte 255, else 0, by arithmetic ((byte + 1) >> 8 is 1 only
-    // for 255): LLVM keeps the word-wide masking instead of turning it back
-    // into one select per byte.
-    Value one = bb.shr(bb.add(byte, bb.c(1)), bb.c(8));
-    nans.push_back(bb.mul(one, bb.c(0xFF)));
-  }
-  tile.rcp = vector::FromElementsOp::create(
-      kb, VectorType::get({cpt}, kb.getF32Type()), rcps);
-  // Pack the byte masks into words of up to 4 bytes.
-  int64_t bytesPerWord = std::min<int64_t>(cpt, 4);
-  SmallVector<Value> words;
-  for (int64_t w = 0; w < cpt / bytesPerWord; ++w) {
-    Bits bb = kb.bits();
-    Value word = bb.c(0);
-    for (int64_t j = 0; j < bytesPerWord; ++j)
-      word = bb.bor(word, bb.shl(nans[w * bytesPerWord + j], bb.c(8 * j)));
-    if (bytesPerWord < 4)
-      word = arith::TruncIOp::create(kb, kb.getIntegerType(8 * bytesPerWord),
-                                     word);
-    words.push_back(word);
-  }
-  tile.isNaN = vector::FromElementsOp::create(
-      kb,
-      VectorType::get({int64_t(words.size())},
-                      kb.getIntegerType(8 * bytesPerWord)),
-      words);
-}
-
-/// The scale bytes (i32) of the block amaxes `absMax` (a vector in the
-/// input type).
-static SmallVector<Value>
-computeScaleBytes(KernelBuilder &kb, const QuantizeSpec &spec, Value absMax) {
-  ElementFormat fmt = getElementFormat(spec.f8Type);
-  SmallVector<Value> bytes;
-  int64_t n = cast<VectorType>(absMax.getType()).getNumElements();
-  for (int64_t j = 0; j < n; ++j) {
-    Value a = amaxF32(kb, vector::ExtractOp::create(kb, absMax, j));
-    Bits bb = kb.bits();
-    bytes.push_back(computeScaleByte(bb, a, spec.mode, fmt));
-  }
-  return bytes;
-}
-
-/// The bf16 form of the fp8 rows `qs` (vector<cpt x f8> each, consecutive
-/// rows from r0 of columns [c0, c0 + cpt)) of a 32x1 tile: per column, its
-/// rows as one contiguous K run with the column's scale byte `bytes[j]`, at
-/// the padded K `at` of r0 (BF16OperandWriter::mapColumnK) where the form
-/// holds it.
-static void storeColumnsBF16(KernelBuilder &kb, const BF16OperandWriter &bf16,
-                             ArrayRef<Value> qs, ArrayRef<Value> bytes, Value o,
-                             Value c0, const BF16OperandWriter::ColumnK &at) {
-  auto n = static_cast<int64_t>(qs.size());
-  auto rowBytes = VectorType::get(
-      cast<VectorType>(qs.front().getType()).getShape(), kb.getI8Type());
-  SmallVector<Value> rows = llvm::map_to_vector(
-      qs, [&](Value q) { return kb.bitcastTo(rowBytes, q); });
-  Value pk = at.pk, held = at.held;
-  auto store = [&] {
-    for (auto [j, byte] : llvm::enumerate(bytes)) {
-      SmallVector<Value> column = llvm::map_to_vector(rows, [&](Value row) {
-        return vector::ExtractOp::create(kb, row, int64_t(j)).getResult();
-      });
-      Value v = vector::FromElementsOp::create(
-          kb, VectorType::get({n}, kb.getI8Type()), column);
-      bf16.storeColumn(kb, v, byte, o, arith::AddIOp::create(kb, c0, kb.idx(j)),
-                       pk);
-    }
-  };
-  if (held)
-    kb.ifThen(held, store);
-  else
-    store();
-}
-
-//===----------------------------------------------------------------------===//
-// Column tiles (32x1 and dual)
-//===----------------------------------------------------------------------===//
-
-/// Lanes that share one 32-row column tile of the 32x1 and dual kernels
-/// (each loads 32 / split rows): 1 lane, as the dual's 8-byte rows (4 bf16
-/// / 2 f32 columns x 32 rows, 256 bytes of loads in flight per lane, 128
-/// registers, 2 CTAs per SM; a warp's row loads are 256 contiguous bytes).
-/// Measured on the H200 (docs/gpu.md), the dual on 16384 x 16384 bf16: 89 %
-/// of copy bandwidth, against 88 % for 2 lanes x 16 rows of 16 bytes, 86 %
-/// for 2 lanes x 16 rows of 8 bytes or 4 lanes x 8 rows of 16 bytes (3 CTAs
-/// per SM; 85-86 % with 4 forced).
-static constexpr int64_t kColumnSplit = 1;
-/// The same for a kernel that evaluates a fused producer (FusedProducer.h):
-/// the body's registers per row (several inputs, f32 temporaries) leave
-/// one CTA per SM at 32 rows per lane; 4 lanes of 8 rows keep more warps
-/// in flight (measured on the H200, docs/gpu.md: better than 2 lanes). And
-/// for a kernel that writes the colwise cast's bf16 form (DequantFusion.h):
-/// each lane stores 16 bytes (8 K) of each of its columns' K-major rows,
-/// the 4 lanes of a tile together 64 contiguous bytes, whole 32-byte
-/// sectors per store instruction (one lane of 32 rows stores 64 bytes per
-/// column as four 16-byte halves of sectors; ncu of the dual on the H200:
-/// L2 at 73 % of its peak with DRAM at 43 %).
-static constexpr int64_t kFusedColumnSplit = 4;
-
-/// The lanes per 32-row column tile of a 32x1 or dual kernel on `input`
-/// that writes (`colForm`) or not the colwise bf16 form;
-/// `KernelCache::getColumnCastLanes` overrides. At most the tile's columns
-/// (`cpt`): the amax reductions halve a lane's vector of cpt column maxima
-/// once per doubling of the lanes.
-static int64_t getColumnSplit(const KernelCache &cache,
-                              const KernelInput &input, bool colForm,
-                              int64_t cpt) {
-  int64_t lanes = cache.getColumnCastLanes();
-  if (!lanes)
-    lanes = input.isFused() || colForm ? kFusedColumnSplit : kColumnSplit;
-  return std::min(lanes, cpt);
-}
-
-/// Column tiles of the walk over `v` (`work`) and the tiles its loop runs
-/// (`padded`): a multiple of a warp's tiles where the lanes shuffle.
-static std::pair<int64_t, int64_t>
-getColumnTiles(const BlockView &v, int64_t cpt, int64_t split, bool shuffles) {
-  int64_t work = v.outer * (v.rows / kBlockSize) * (v.cols / cpt);
-  return {work, shuffles ? int64_t(llvm::alignTo(work, 32 / split)) : work};
-}
-
-/// True (i1) where bit `mask` of `lane` (index) is set.
-static Value laneBitSet(KernelBuilder &kb, Value lane, int64_t mask) {
-  Value bit = arith::AndIOp::create(kb, lane, kb.idx(mask));
-  return arith::CmpIOp::create(kb, arith::CmpIPredicate::ne, bit, kb.idx(0));
-}
-
-/// Maximum of the vectors `v` of the lanes `lane ^ m` for the masks
-/// `masks`, scattered over those lanes (recursive halving): at each step a
-/// lane keeps one half of its vector (the upper half where `lane & m` is
-/// set), sends the other half to lane `lane ^ m` and takes the maximum with
-/// that lane's copy of the half it kept. Returns the full maxima of
-/// `size / 2^|masks|` consecutive entries and the position (index) of the
-/// first of them in `v`. max is exact, so the order does not matter.
-static std::pair<Value, Value> reduceScatterMax(KernelBuilder &kb, Value v,
-                                                Value lane,
-                                                ArrayRef<int64_t> masks) {
-  Value first = kb.idx(0);
-  for (int64_t m : masks) {
-    int64_t n = cast<VectorType>(v.getType()).getNumElements();
-    Value upper = laneBitSet(kb, lane, m);
-    Value lo = kb.half(v, false), hi = kb.half(v, true);
-    Value keep = arith::SelectOp::create(kb, upper, hi, lo);
-    Value send = arith::SelectOp::create(kb, upper, lo, hi);
-    v = arith::MaximumFOp::create(kb, keep, kb.shuffleXor(send, m));
-    first = arith::AddIOp::create(
-        kb, first,
-        arith::SelectOp::create(kb, upper, kb.idx(n / 2), kb.idx(0)));
-  }
-  return {v, first};
-}
-
-/// The inverse exchange of reduceScatterMax (recursive doubling): every
-/// lane ends with the whole vector, in the original order.
-static Value allGather(KernelBuilder &kb, Value v, Value lane,
-                       ArrayRef<int64_t> masks) {
-  for (int64_t m : llvm::reverse(masks)) {
-    Value upper = laneBitSet(kb, lane, m);
-    Value theirs = kb.shuffleXor(v, m);
-    v = arith::SelectOp::create(kb, upper, kb.concat(theirs, v),
-                                kb.concat(v, theirs));
-  }
-  return v;
-}
-
-namespace {
-/// One lane's part of a 32 x cpt column tile that `split` lanes of a warp
-/// share: rows [r0, r0 + 32 / split) of the tile's block rows [blockRow0,
-/// blockRow0 + 32) (block row `rb`), columns [c0, c0 + cpt) of batch `o`.
-struct ColumnTilePart {
-  Value lane; // the lane in its warp
-  Value o, blockRow0, rb, c0, r0;
-  int64_t split;
-  ColumnTile tile; // the part's rows, loaded
-};
-} // namespace
-
-/// Grid-stride loop over the 32 x cpt column tiles of `spec.view`, `split`
-/// lanes per tile, 32 / split apart in a warp (a warp's loads of one row
-/// stay contiguous); runs `body` on each lane's part once its row loads
-/// are issued. Where the lanes shuffle (`shuffles`) every lane of a warp
-/// runs the same iterations (the loop goes to a multiple of 32): items
-/// past the end redo the item `work - align + i % align` lane for lane
-/// (`align` divides the work: the dual's 1x32 blocks are lane-aligned) and
-/// store the same bytes again, so no store is guarded.
-static void forEachColumnTilePart(KernelBuilder &kb, const QuantizeSpec &spec,
-                                  const KernelInput &input, ValueRange in,
-                                  int64_t cpt, int64_t split, int64_t align,
-                                  bool shuffles,
-                                  function_ref<void(ColumnTilePart &)> body) {
-  const BlockView &v = spec.view;
-  int64_t itemsPerWarp = 32 / split, tileRows = kBlockSize / split;
-  auto [work, padded] = getColumnTiles(v, cpt, split, shuffles);
-  kb.gridStrideLoop(kb.idx(split * padded), [&](Value t) {
-    ColumnTilePart p;
-    p.split = split;
-    p.lane = arith::RemUIOp::create(kb, t, kb.idx(32));
-    // Lane l of warp w takes row part l / itemsPerWarp of item
-    // itemsPerWarp * w + l % itemsPerWarp.
-    Value i = t, part = kb.idx(0);
-    if (split > 1) {
-      part = arith::DivUIOp::create(kb, p.lane, kb.idx(itemsPerWarp));
-      i = arith::AddIOp::create(
-          kb,
-          arith::MulIOp::create(kb, arith::DivUIOp::create(kb, t, kb.idx(32)),
-                                kb.idx(itemsPerWarp)),
-          arith::RemUIOp::create(kb, p.lane, kb.idx(itemsPerWarp)));
-    }
-    if (padded != work) {
-      Value valid =
-          arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, i, kb.idx(work));
-      Value redo =
-          arith::AddIOp::create(kb, kb.idx(work - align),
-                                arith::RemUIOp::create(kb, i, kb.idx(align)));
-      i = arith::SelectOp::create(kb, valid, i, redo);
-    }
-    auto [o, blockRow0, rb, c0] = decomposeColumnItem(kb, i, v, cpt);
-    p.o = o;
-    p.blockRow0 = blockRow0;
-    p.rb = rb;
-    p.c0 = c0;
-    p.r0 = arith::AddIOp::create(
-        kb, p.blockRow0, arith::MulIOp::create(kb, part, kb.idx(tileRows)));
-    loadTile(kb, spec, input, in, p.tile, p.o, p.blockRow0, p.r0, p.c0, cpt,
-             tileRows);
-    body(p);
-  });
-}
-
-/// The colwise (32x1) scales of a lane's tile part: its column amaxes
-/// completed over the tile's lanes (recursive halving), the bytes of the
-/// cpt / split columns this lane ends with computed and stored to
-/// `scales`, and all cpt bytes gathered back into the tile's factors.
-static void computeColumnScales(KernelBuilder &kb, const QuantizeSpec &spec,
-                                ColumnTilePart &p, Value scales) {
-  const BlockView &v = spec.view;
-  int64_t rowBlocks = v.rows / kBlockSize;
-  int64_t cpt = cast<VectorType>(p.tile.absMax.getType()).getNumElements();
-  SmallVector<int64_t> masks;
-  for (int64_t m = 32 / p.split; m < 32; m *= 2)
-    masks.push_back(m);
-  auto [mine, first] = reduceScatterMax(kb, p.tile.absMax, p.lane, masks);
-  SmallVector<Value> bytes = computeScaleBytes(kb, spec, mine);
-  Value c = arith::AddIOp::create(kb, p.c0, first);
-  // The blocked matrix of a 32x1 cast is (column, row block).
-  storeScaleBytes(
-      kb, bytes, scales, spec.layout, v.index(p.o, p.rb, c),
-      [&](int64_t j) {
-        return std::make_pair(
-            arith::AddIOp::create(kb, c, kb.idx(j)).getResult(), p.rb);
-      },
-      rowBlocks);
-  if (masks.empty())
-    return setColumnFactors(kb, p.tile, bytes);
-  Value all = allGather(kb, kb.packBytes(bytes, kb.getI8Type()), p.lane, masks);
-  SmallVector<Value> allBytes;
-  for (int64_t j = 0; j < cpt; ++j) {
-    Bits bb = kb.bits();
-    allBytes.push_back(bb.byteOf(vector::ExtractOp::create(kb, all, j)));
-  }
-  setColumnFactors(kb, p.tile, allBytes);
-}
-
-/// The colwise fp8 rows `qs` (vector<cpt x f8> each) of a lane's tile part:
-/// stored to `data` where the tile's bytes need them (deferred fp8), and
-/// into the bf16 form (`bf16`) as the part's stretch of each column's K
-/// run: the block's padded K (BF16OperandWriter::mapColumnK) plus the
-/// part's first row within the block.
-static void storeColumnCasts(KernelBuilder &kb, const BlockView &v,
-                             const ColumnTilePart &p, ArrayRef<Value> qs,
-                             Value data, const BF16OperandWriter &bf16) {
-  int64_t cpt = cast<VectorType>(qs.front().getType()).getNumElements();
-  BF16OperandWriter::ColumnK at;
-  if (bf16) {
-    at = bf16.mapColumnK(kb, p.blockRow0);
-    at.pk = arith::AddIOp::create(kb, at.pk,
-                                  arith::SubIOp::create(kb, p.r0, p.blockRow0));
-  }
-  storeFp8Where(
-      kb, bf16 ? bf16.mustStoreFp8(kb, p.tile.bytes, at.whole) : Value(), [&] {
-        for (auto [k, q] : llvm::enumerate(qs)) {
-          Value r = arith::AddIOp::create(kb, p.r0, kb.idx(k));
-          kb.store(q, data, v.index(p.o, r, p.c0), cpt);
-        }
-      });
-  if (bf16)
-    storeColumnsBF16(kb, bf16, qs, p.tile.bytes, p.o, p.c0, at);
-}
-
-/// 32x1: (in, data, scales) — `split` lanes per 32 rows x cpt columns.
-static void buildQuantize32x1(KernelBuilder &kb, const QuantizeSpec &spec,
-                              const KernelInput &input, int64_t split,
-                              ValueRange in, Value data, Value scales,
-                              const BF16OperandWriter &bf16) {
-  const BlockView &v = spec.view;
-  int64_t cpt = getColsPerThread(v.cols);
-  forEachColumnTilePart(kb, spec, input, in, cpt, split, /*align=*/1,
-                        /*shuffles=*/split > 1, [&](ColumnTilePart &p) {
-                          computeColumnScales(kb, spec, p, scales);
-                          SmallVector<Value> qs =
-                              llvm::map_to_vector(p.tile.rows, [&](Value row) {
-                                return quantizeLanes(kb, toF32(kb, row),
-                                                     p.tile.rcp, p.tile.isNaN,
-                                                     spec.f8Type);
-                              });
-                          storeColumnCasts(kb, v, p, qs, data, bf16);
-                        });
-  if (spec.layout == ScaleLayout::Blocked)
-    emitBlockedPadding(kb, scales, v.cols, v.rows / kBlockSize);
-  if (bf16)
-    bf16.zeroPadding(kb);
-}
-
-//===----------------------------------------------------------------------===//
-// quantize_dual
-//===----------------------------------------------------------------------===//
-
-/// Bytes of input per row of one lane of the dual kernel (kColumnSplit).
-static constexpr int64_t kDualRowBytes = 8;
-
-/// Columns of one lane of the dual kernel: kDualRowBytes of input per row.
-static int64_t getDualColsPerThread(Type inType) {
-  return kDualRowBytes / (inType.getIntOrFloatBitWidth() / 8);
-}
-
-/// quantize_dual: (in, rowData, rowScales, colData, colScales) over the
-/// (outer, rows, cols) view. A 32 x cpt tile (one 32x1 block per column) is
-/// shared by `split` lanes (forEachColumnTilePart); the 32 / cpt lanes of a
-/// 1x32 block are consecutive. Every scale byte is computed once: the
-/// partial amaxes (per row of the lane's part, per column of the lane's
-/// rows) are completed by recursive halving over the lanes that share
-/// them, each lane computes and stores the bytes of the rows / columns it
-/// ends with, and the bytes (not the reciprocals) are gathered back for
-/// the casts.
-static void buildQuantizeDual(KernelBuilder &kb, const QuantizeSpec &rowSpec,
-                              const QuantizeSpec &colSpec,
-                              const KernelInput &input, int64_t split,
-                              ValueRange in, Value rowData, Value rowScales,
-                              Value colData, Value colScales,
-                              const BF16OperandWriter &rowBF16,
-                              const BF16OperandWriter &colBF16) {
-  const BlockView &v = colSpec.view;
-  int64_t cpt = getDualColsPerThread(colSpec.inType); // cols % 32 == 0
-  int64_t lanesPerBlock = kBlockSize / cpt;           // divides 32 / split
-  int64_t blocksPerRow = v.cols / kBlockSize;
-  // Lanes that share a row's 1x32 block.
-  SmallVector<int64_t> rowMasks;
-  for (int64_t m = 1; m < lanesPerBlock; m *= 2)
-    rowMasks.push_back(m);
-  forEachColumnTilePart(
-      kb, colSpec, input, in, cpt, split, lanesPerBlock, /*shuffles=*/true,
-      [&](ColumnTilePart &p) {
-        ColumnTile &tile = p.tile;
-        Value blk = arith::DivUIOp::create(kb, p.c0, kb.idx(kBlockSize));
-        // Rowwise (1x32) scales: the amax of this lane's chunk of each row,
-        // completed over the lanes of the block; this lane computes and
-        // stores the bytes of tileRows / lanesPerBlock of the rows.
-        SmallVector<Value> partial;
-        for (Value row : tile.rows)
-          partial.push_back(kb.reduceMax(kb.absBits(row)));
-        Value rowAmax = vector::FromElementsOp::create(
-            kb, VectorType::get({int64_t(partial.size())}, colSpec.inType),
-            partial);
-        auto [rowMine, rowFirst] =
-            reduceScatterMax(kb, rowAmax, p.lane, rowMasks);
-        SmallVector<Value> rowBytes = computeScaleBytes(kb, rowSpec, rowMine);
-        for (auto [j, byte] : llvm::enumerate(rowBytes)) {
-          Value r = arith::AddIOp::create(
-              kb, p.r0, arith::AddIOp::create(kb, rowFirst, kb.idx(j)));
-          storeScaleBytes(
-              kb, {byte}, rowScales, rowSpec.layout, v.index(p.o, r, blk),
-              [&](int64_t) { return std::make_pair(r, blk); }, blocksPerRow);
-        }
-        Value allRowBytes = allGather(
-            kb, kb.packBytes(rowBytes, kb.getI8Type()), p.lane, rowMasks);
-        computeColumnScales(kb, colSpec, p, colScales);
-
-        // Both casts of every row: one conversion to f32, two products.
-        SmallVector<Value> colQs;
-        for (auto [k, row] : llvm::enumerate(tile.rows)) {
-          Value x = toF32ByShift(kb, row);
-          Bits bb = kb.bits();
-          Value byte =
-              bb.byteOf(vector::ExtractOp::create(kb, allRowBytes, int64_t(k)));
-          Value rowQ = quantizeLanes(kb, x, computeReciprocal(bb, byte),
-                                     bb.eq(byte, bb.c(255)), rowSpec.f8Type);
-          colQs.push_back(
-              quantizeLanes(kb, x, tile.rcp, tile.isNaN, colSpec.f8Type));
-          Value r = arith::AddIOp::create(kb, p.r0, kb.idx(k));
-          storeFp8Where(
-              kb, rowBF16 ? rowBF16.mustStoreFp8(kb, {byte}) : Value(),
-              [&] { kb.store(rowQ, rowData, v.index(p.o, r, p.c0), cpt); });
-          if (rowBF16)
-            rowBF16.storeRow(
-                kb, rowQ, byte,
-                arith::AddIOp::create(
-                    kb, arith::MulIOp::create(kb, p.o, kb.idx(v.rows)), r),
-                p.c0);
-        }
-        storeColumnCasts(kb, v, p, colQs, colData, colBF16);
-      });
-  if (rowSpec.layout == ScaleLayout::Blocked)
-    emitBlockedPadding(kb, rowScales, v.rows, blocksPerRow);
-  if (colSpec.layout == ScaleLayout::Blocked)
-    emitBlockedPadding(kb, colScales, v.cols, v.rows / kBlockSize);
-  if (rowBF16)
-    rowBF16.zeroPadding(kb);
-  if (colBF16)
-    colBF16.zeroPadding(kb);
 }
 
 //===----------------------------------------------------------------------===//
