@@ -85,3 +85,32 @@ func.func @producer_pad(%a: tensor<200x64xbf16>, %b: tensor<200x64xbf16>, %offs:
   %c, %cs = mxfp8train.quantize %gp axis = 0 mode = rceil : tensor<768x64xbf16> -> tensor<768x64xf8E4M3FN>, tensor<24x64xf8E8M0FNU>
   return %r, %rs, %c, %cs : tensor<200x64xf8E4M3FN>, tensor<200x2xf8E8M0FNU>, tensor<768x64xf8E4M3FN>, tensor<24x64xf8E8M0FNU>
 }
+
+// -----
+
+// Two 32x1 casts (f32, two element types) of one padded tensor: both read
+// the pad's input; the padded offsets are unused, so no pad kernel.
+// CHECK-LABEL: func.func @two_casts(
+// CHECK-NOT:     pad_token_groups
+// CHECK:         gpu.launch_func  @mxfp8train_kernels::@quantize_32x1_f32_e4m3_floor_rowmajor_352x64_pad4a32t200 {{.*}} args(%{{.*}} : memref<200x64xf32>, %{{.*}} : memref<4xi32>,
+// CHECK-NOT:     pad_token_groups
+// CHECK:         gpu.launch_func  @mxfp8train_kernels::@quantize_32x1_f32_e5m2_rceil_rowmajor_352x64_pad4a32t200 {{.*}} args(%{{.*}} : memref<200x64xf32>, %{{.*}} : memref<4xi32>,
+func.func @two_casts(%x: tensor<200x64xf32>, %offs: tensor<4xi32>) -> (tensor<352x64xf8E4M3FN>, tensor<11x64xf8E8M0FNU>, tensor<352x64xf8E5M2>, tensor<11x64xf8E8M0FNU>) {
+  %xp, %po = mxfp8train.pad_token_groups %x offs(%offs) alignment = 32 : tensor<200x64xf32>, tensor<4xi32> -> tensor<352x64xf32>, tensor<4xi32>
+  %q, %s = mxfp8train.quantize %xp axis = 0 mode = floor : tensor<352x64xf32> -> tensor<352x64xf8E4M3FN>, tensor<11x64xf8E8M0FNU>
+  %q2, %s2 = mxfp8train.quantize %xp axis = 0 mode = rceil : tensor<352x64xf32> -> tensor<352x64xf8E5M2>, tensor<11x64xf8E8M0FNU>
+  return %q, %s, %q2, %s2 : tensor<352x64xf8E4M3FN>, tensor<11x64xf8E8M0FNU>, tensor<352x64xf8E5M2>, tensor<11x64xf8E8M0FNU>
+}
+
+// -----
+
+// No tokens: nothing to read through the offsets; the pad kernel writes the
+// zero rows (and the offsets) and the cast reads them.
+// CHECK-LABEL: func.func @zero_tokens(
+// CHECK:         gpu.launch_func  @mxfp8train_kernels::@pad_token_groups_bf16_a32_0x64_to_64x64_g2 {{.*}} args(%{{.*}} : memref<2xi32>, %{{.*}} : memref<64x64xbf16>, %{{.*}} : memref<2xi32>)
+// CHECK:         gpu.launch_func  @mxfp8train_kernels::@quantize_32x1_bf16_e4m3_rceil_rowmajor_64x64 {{.*}} args(%{{.*}} : memref<64x64xbf16>,
+func.func @zero_tokens(%x: tensor<0x64xbf16>, %offs: tensor<2xi32>) -> (tensor<64x64xf8E4M3FN>, tensor<2x64xf8E8M0FNU>, tensor<2xi32>) {
+  %xp, %po = mxfp8train.pad_token_groups %x offs(%offs) alignment = 32 : tensor<0x64xbf16>, tensor<2xi32> -> tensor<64x64xbf16>, tensor<2xi32>
+  %q, %s = mxfp8train.quantize %xp axis = 0 mode = rceil : tensor<64x64xbf16> -> tensor<64x64xf8E4M3FN>, tensor<2x64xf8E8M0FNU>
+  return %q, %s, %po : tensor<64x64xf8E4M3FN>, tensor<2x64xf8E8M0FNU>, tensor<2xi32>
+}
