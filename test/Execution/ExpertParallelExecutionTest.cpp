@@ -18,6 +18,14 @@
 // the dialect's mxfp8train.moe_dispatch / moe_combine compiled through the
 // CPU pipeline (which lowers them with convert-shard-to-runtime-collectives).
 //
+// The backward of the exchange is the same two ops with the roles swapped
+// (torchao: the combine's gradient is an MXFP8 dispatch, the dispatch's a
+// bf16 combine): each slot's output gradient dY (bf16, quantized 1x32
+// along N) is dispatched as a row of its own (flat routing, one slot per
+// row), the rank's experts compute dX = dY W_e (2d-3d, W quantized along
+// N), and moe_combine returns every slot's dX row; compared bit for bit
+// with one rank's grouped GEMM over all slots and experts.
+//
 //===----------------------------------------------------------------------===//
 
 #include "TestUtils.h"
@@ -201,6 +209,50 @@ std::string getMoeStepSource(int size, int64_t tokens) {
          counts + "\n}\n";
 }
 
+/// `@moe_grad_T` for a rank with T tokens: the exchange's backward with the
+/// dialect's ops on @ep. Inputs: the (T * topK, N) gradients of the slot
+/// outputs, the flat routing (T * topK) and the rank's expert weights.
+/// The gradients are quantized 1x32 along N and dispatched one slot per
+/// row (topK 1: the rows land where the forward's slot rows did), the
+/// rank's experts give dX = dY W_e (W quantized along N, no transpose), and
+/// moe_combine returns the (T * topK, K) dX of every slot.
+std::string getMoeGradSource(int size, int64_t tokens) {
+  int64_t experts = kExpertsPerRank * size, slots = tokens * kTopK;
+  std::string dy = tensorType({slots, kN}, "bf16");
+  std::string q = tensorType({slots, kN}, "f8E4M3FN");
+  std::string s = tensorType({slots, kN / 32}, "f8E8M0FNU");
+  std::string route = tensorType({slots}, "i32");
+  std::string rows = tensorType({kCapacity, kN}, "f8E4M3FN");
+  std::string rs = tensorType({kCapacity, kN / 32}, "f8E8M0FNU");
+  std::string offs = tensorType({kExpertsPerRank}, "i32");
+  std::string counts = tensorType({size * experts}, "i32");
+  std::string w = tensorType({kExpertsPerRank, kN, kK}, "bf16");
+  std::string wq = tensorType({kExpertsPerRank, kN, kK}, "f8E4M3FN");
+  std::string ws = tensorType({kExpertsPerRank, kN / 32, kK}, "f8E8M0FNU");
+  std::string dx = tensorType({kCapacity, kK}, "bf16");
+  std::string out = tensorType({slots, kK}, "bf16");
+  std::string on =
+      " on @ep grid_axes = [0] num_experts = " + std::to_string(experts) +
+      " capacity = " + std::to_string(kCapacity);
+  return "func.func @moe_grad_" + std::to_string(tokens) + "(%dy: " + dy +
+         ", %route: " + route + ", %w: " + w + ") -> " + out + " {\n" +
+         "  %q, %s = mxfp8train.quantize %dy axis = 1 mode = rceil : " + dy +
+         " -> " + q + ", " + s + "\n" +
+         "  %rows, %rs, %offs, %counts = mxfp8train.moe_dispatch %q [%s], "
+         "%route" +
+         on + " : " + q + " [" + s + "], " + route + " -> " + rows + ", " + rs +
+         ", " + offs + ", " + counts + "\n" +
+         "  %wq, %ws = mxfp8train.quantize %w axis = 1 mode = rceil : " + w +
+         " -> " + wq + ", " + ws + "\n" +
+         "  %dx = mxfp8train.scaled_grouped_mm %rows [%rs], %wq [%ws] "
+         "offs(%offs) : " +
+         rows + " [" + rs + "], " + wq + " [" + ws + "], " + offs + " -> " +
+         dx + "\n" +
+         "  %out = mxfp8train.moe_combine %dx, %route counts(%counts)" + on +
+         " : " + dx + ", " + route + ", " + counts + " -> " + out + "\n" +
+         "  return %out : " + out + "\n}\n";
+}
+
 /// @quantize_tokens, @experts (the rank's kExpertsPerRank experts on
 /// kCapacity rows) and @experts_all (all experts on `allRows` rows).
 std::string getModuleSource(int size, int64_t allRows) {
@@ -233,7 +285,29 @@ std::string getModuleSource(int size, int64_t allRows) {
     if (llvm::find(counts, getNumTokens(r, size)) == counts.end()) {
       counts.push_back(getNumTokens(r, size));
       moeSteps += getMoeStepSource(size, counts.back());
+      moeSteps += getMoeGradSource(size, counts.back());
     }
+  // The backward's reference: the slot gradients quantized along N, one
+  // grouped GEMM dX = dY W_e over all slots and experts.
+  std::string dy = tensorType({allRows, kN}, "bf16");
+  std::string dq = tensorType({allRows, kN}, "f8E4M3FN");
+  std::string ds = tensorType({allRows, kN / 32}, "f8E8M0FNU");
+  std::string wAll = tensorType({experts, kN, kK}, "bf16");
+  std::string wq = tensorType({experts, kN, kK}, "f8E4M3FN");
+  std::string ws = tensorType({experts, kN / 32, kK}, "f8E8M0FNU");
+  std::string offsAll = tensorType({experts}, "i32");
+  std::string dx = tensorType({allRows, kK}, "bf16");
+  moeSteps +=
+      "func.func @grads_all(%dy: " + dy + ", %w: " + wAll +
+      ", %offs: " + offsAll + ") -> " + dx + " {\n" +
+      "  %q, %s = mxfp8train.quantize %dy axis = 1 mode = rceil : " + dy +
+      " -> " + dq + ", " + ds + "\n" +
+      "  %wq, %ws = mxfp8train.quantize %w axis = 1 mode = rceil : " + wAll +
+      " -> " + wq + ", " + ws + "\n" +
+      "  %dx = mxfp8train.scaled_grouped_mm %q [%s], %wq [%ws] "
+      "offs(%offs) : " +
+      dq + " [" + ds + "], " + wq + " [" + ws + "], " + offsAll + " -> " + dx +
+      "\n  return %dx : " + dx + "\n}\n";
   return moeSteps + "func.func @quantize_tokens(%x: " + x + ") -> (" + q +
          ", " + s +
          ") {\n  %q, %s = mxfp8train.quantize %x axis = 1 mode = rceil : " + x +
@@ -307,6 +381,7 @@ protected:
     for (int64_t e = 1; e < experts; ++e)
       allOffs.data<int32_t>()[e] =
           std::max(allOffs.data<int32_t>()[e], allOffs.data<int32_t>()[e - 1]);
+    referenceOffs = allOffs;
     EXPECT_EQ(allOffs.data<int32_t>()[1], allOffs.data<int32_t>()[0])
         << "expert 1 is meant to be empty";
     std::vector<HostTensor> out =
@@ -353,7 +428,7 @@ protected:
   int64_t experts = 0, allRows = 0;
   std::unique_ptr<CPUExecutable> exe;
   std::vector<HostTensor> tokens;
-  HostTensor weights, reference;
+  HostTensor weights, reference, referenceOffs;
   /// The reference row of (rank, token, slot).
   std::map<std::tuple<int, int64_t, int64_t>, int64_t> referenceRow;
 };
@@ -497,6 +572,62 @@ TEST_P(ExpertParallelExecution, DialectOpsMatchOneRank) {
                                 getNumTokens(r, size) * kTopK * (kK + kK / 32) +
                                 4 + received[r] * kN * 2)
         << "rank " << r;
+}
+
+// The exchange's backward with the dialect's ops (@moe_grad_T): every
+// slot's dX row, bit for bit, is the row of one rank's grouped GEMM over
+// all slots (in expert order, as the forward's reference) and experts.
+TEST_P(ExpertParallelExecution, BackwardDialectOpsMatchOneRank) {
+  // Each rank's slot gradients, and all of them in the reference's order.
+  std::vector<HostTensor> grads;
+  HostTensor allGrads(HostElementType::BF16, {allRows, kN});
+  for (int r = 0; r < size; ++r) {
+    int64_t slots = getNumTokens(r, size) * kTopK;
+    grads.push_back(randomBF16({std::max<int64_t>(slots, 1), kN}, 300 + r));
+    grads.back().shape[0] = slots;
+    grads.back().bytes.resize(slots * kN * 2);
+    for (int64_t t = 0; t < getNumTokens(r, size); ++t)
+      for (int64_t j = 0; j < kTopK; ++j)
+        std::memcpy(allGrads.bytes.data() + referenceRow.at({r, t, j}) * kN * 2,
+                    grads[r].bytes.data() + (t * kTopK + j) * kN * 2, kN * 2);
+  }
+  std::vector<HostTensor> want =
+      runOrFail(*exe, "grads_all", {allGrads, weights, referenceOffs});
+  ASSERT_EQ(want.size(), 1u);
+
+  std::vector<HostTensor> got(size);
+  mxfp8rt::test::runInProcessRanks(size, [&](int r, mxfp8rtComm comm) {
+    ASSERT_EQ(mxfp8rtCommBind(comm, nullptr), MXFP8RT_SUCCESS);
+    int64_t numTokens = getNumTokens(r, size);
+    HostTensor route(HostElementType::I32, {numTokens * kTopK});
+    std::vector<int32_t> ids = getRoute(r, numTokens * kTopK);
+    if (!ids.empty())
+      std::memcpy(route.bytes.data(), ids.data(), ids.size() * sizeof(int32_t));
+    HostTensor w = sliceRows(weights, r * kExpertsPerRank, kExpertsPerRank);
+    std::vector<HostTensor> out = runOrFail(
+        *exe, "moe_grad_" + std::to_string(numTokens), {grads[r], route, w});
+    mxfp8rtCommBind(nullptr, nullptr);
+    ASSERT_EQ(out.size(), 1u);
+    got[r] = std::move(out[0]);
+  });
+
+  int64_t nonZero = 0;
+  for (int r = 0; r < size; ++r) {
+    ASSERT_EQ(got[r].shape[0], getNumTokens(r, size) * kTopK);
+    ASSERT_EQ(got[r].shape[1], kK);
+    for (int64_t t = 0; t < getNumTokens(r, size); ++t)
+      for (int64_t j = 0; j < kTopK; ++j) {
+        const uint16_t *g = got[r].data<uint16_t>() + (t * kTopK + j) * kK;
+        const uint16_t *w =
+            want[0].data<uint16_t>() + referenceRow.at({r, t, j}) * kK;
+        for (int64_t c = 0; c < kK; ++c) {
+          ASSERT_EQ(g[c], w[c]) << "rank " << r << " token " << t << " slot "
+                                << j << " column " << c;
+          nonZero += (g[c] & 0x7FFF) != 0;
+        }
+      }
+  }
+  EXPECT_GT(nonZero, allRows * kK / 2) << "the gradients are mostly zero";
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, ExpertParallelExecution,
