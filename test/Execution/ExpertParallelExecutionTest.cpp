@@ -24,7 +24,11 @@
 // along N) is dispatched as a row of its own (flat routing, one slot per
 // row), the rank's experts compute dX = dY W_e (2d-3d, W quantized along
 // N), and moe_combine returns every slot's dX row; compared bit for bit
-// with one rank's grouped GEMM over all slots and experts.
+// with one rank's grouped GEMM over all slots and experts. The experts'
+// weight gradient dW_e = dY_e^T X_e runs on their ranks from the two
+// dispatches (both operands dequantized and quantized along the received
+// rows, 2d-2d over the 32-row groups), compared with one rank's 2d-2d GEMM
+// over all slots padded to the same groups.
 //
 //===----------------------------------------------------------------------===//
 
@@ -253,6 +257,61 @@ std::string getMoeGradSource(int size, int64_t tokens) {
          "  return %out : " + out + "\n}\n";
 }
 
+/// `@moe_wgrad_T` for a rank with T tokens: the experts' weight gradient
+/// dW_e = dY_e^T X_e over the rows the rank received. The forward's
+/// dispatch of the tokens (1x32 along K; flat routing, topK slots per
+/// token) and the backward's dispatch of the slot gradients (1x32 along N,
+/// one slot per row) put both operands' rows in the same groups; each is
+/// dequantized (exact) and quantized 32x1 along the rows (the dispatch's
+/// 32-row groups keep every block inside one expert) for the 2d-2d GEMM.
+/// Result: (E_local, N, K).
+std::string getMoeWgradSource(int size, int64_t tokens) {
+  int64_t experts = kExpertsPerRank * size, slots = tokens * kTopK;
+  auto t = [](std::vector<int64_t> shape, const char *elem) {
+    return tensorType(shape, elem);
+  };
+  std::string x = t({tokens, kK}, "bf16");
+  std::string dy = t({slots, kN}, "bf16");
+  std::string route = t({slots}, "i32");
+  std::string offs = t({kExpertsPerRank}, "i32");
+  std::string counts = t({size * experts}, "i32");
+  std::string on =
+      " on @ep grid_axes = [0] num_experts = " + std::to_string(experts) +
+      " capacity = " + std::to_string(kCapacity);
+  // `in` (rows x cols bf16) quantized along the columns, dispatched with
+  // %route, dequantized and quantized along the received rows.
+  auto exchange = [&](const std::string &v, const std::string &in, int64_t rows,
+                      int64_t cols) {
+    std::string q = t({rows, cols}, "f8E4M3FN");
+    std::string s = t({rows, cols / 32}, "f8E8M0FNU");
+    std::string r = t({kCapacity, cols}, "f8E4M3FN");
+    std::string rs = t({kCapacity, cols / 32}, "f8E8M0FNU");
+    std::string hp = t({kCapacity, cols}, "bf16");
+    std::string cs = t({kCapacity / 32, cols}, "f8E8M0FNU");
+    return "  %" + v + "q, %" + v + "s = mxfp8train.quantize " + in +
+           " axis = 1 mode = rceil : " + t({rows, cols}, "bf16") + " -> " + q +
+           ", " + s + "\n  %" + v + "r, %" + v + "rs, %" + v + "o, %" + v +
+           "c = mxfp8train.moe_dispatch %" + v + "q [%" + v + "s], %route" +
+           on + " : " + q + " [" + s + "], " + route + " -> " + r + ", " + rs +
+           ", " + offs + ", " + counts + "\n  %" + v +
+           "h = mxfp8train.dequantize %" + v + "r [%" + v +
+           "rs] axis = 1 : " + r + " [" + rs + "] -> " + hp + "\n  %" + v +
+           "cq, %" + v + "cs = mxfp8train.quantize %" + v +
+           "h axis = 0 mode = rceil : " + hp + " -> " + r + ", " + cs + "\n";
+  };
+  std::string dw = t({kExpertsPerRank, kN, kK}, "bf16");
+  return "func.func @moe_wgrad_" + std::to_string(tokens) + "(%x: " + x +
+         ", %dy: " + dy + ", %route: " + route + ") -> " + dw + " {\n" +
+         exchange("x", "%x", tokens, kK) + exchange("g", "%dy", slots, kN) +
+         "  %dw = mxfp8train.scaled_grouped_mm %gcq [%gcs], %xcq [%xcs] "
+         "offs(%go) transpose_lhs : " +
+         t({kCapacity, kN}, "f8E4M3FN") + " [" +
+         t({kCapacity / 32, kN}, "f8E8M0FNU") + "], " +
+         t({kCapacity, kK}, "f8E4M3FN") + " [" +
+         t({kCapacity / 32, kK}, "f8E8M0FNU") + "], " + offs + " -> " + dw +
+         "\n  return %dw : " + dw + "\n}\n";
+}
+
 /// @quantize_tokens, @experts (the rank's kExpertsPerRank experts on
 /// kCapacity rows) and @experts_all (all experts on `allRows` rows).
 std::string getModuleSource(int size, int64_t allRows) {
@@ -286,6 +345,7 @@ std::string getModuleSource(int size, int64_t allRows) {
       counts.push_back(getNumTokens(r, size));
       moeSteps += getMoeStepSource(size, counts.back());
       moeSteps += getMoeGradSource(size, counts.back());
+      moeSteps += getMoeWgradSource(size, counts.back());
     }
   // The backward's reference: the slot gradients quantized along N, one
   // grouped GEMM dX = dY W_e over all slots and experts.
@@ -308,6 +368,45 @@ std::string getModuleSource(int size, int64_t allRows) {
       "offs(%offs) : " +
       dq + " [" + ds + "], " + wq + " [" + ws + "], " + offsAll + " -> " + dx +
       "\n  return %dx : " + dx + "\n}\n";
+  // The weight gradient's reference: the slots' token rows (fp8, in expert
+  // order) and their gradients, dequantized after the 1x32 casts as on the
+  // ranks, padded to 32-row groups (per expert the same rows in the same
+  // order as the dispatch's groups), quantized along the rows, one 2d-2d
+  // GEMM over all experts.
+  int64_t padded = (allRows + 32 * experts + 31) / 32 * 32;
+  auto padCast = [&](const std::string &v, const std::string &hp,
+                     int64_t cols) {
+    std::string in = tensorType({allRows, cols}, "bf16");
+    std::string out = tensorType({padded, cols}, "bf16");
+    return "  %" + v + "p, %" + v + "po = mxfp8train.pad_token_groups " + hp +
+           " offs(%offs) alignment = 32 : " + in + ", " + offsAll + " -> " +
+           out + ", " + offsAll + "\n  %" + v + "cq, %" + v +
+           "cs = mxfp8train.quantize %" + v +
+           "p axis = 0 mode = rceil : " + out + " -> " +
+           tensorType({padded, cols}, "f8E4M3FN") + ", " +
+           tensorType({padded / 32, cols}, "f8E8M0FNU") + "\n";
+  };
+  std::string xa = tensorType({allRows, kK}, "f8E4M3FN");
+  std::string xs = tensorType({allRows, kK / 32}, "f8E8M0FNU");
+  std::string xh = tensorType({allRows, kK}, "bf16");
+  std::string gh = tensorType({allRows, kN}, "bf16");
+  std::string dwAll = tensorType({experts, kN, kK}, "bf16");
+  moeSteps +=
+      "func.func @wgrad_all(%xq: " + xa + ", %xs: " + xs + ", %dy: " + dy +
+      ", %offs: " + offsAll + ") -> " + dwAll + " {\n" +
+      "  %xh = mxfp8train.dequantize %xq [%xs] axis = 1 : " + xa + " [" + xs +
+      "] -> " + xh + "\n" +
+      "  %gq, %gs = mxfp8train.quantize %dy axis = 1 mode = rceil : " + dy +
+      " -> " + dq + ", " + ds + "\n" +
+      "  %gh = mxfp8train.dequantize %gq [%gs] axis = 1 : " + dq + " [" + ds +
+      "] -> " + gh + "\n" + padCast("x", "%xh", kK) + padCast("g", "%gh", kN) +
+      "  %dw = mxfp8train.scaled_grouped_mm %gcq [%gcs], %xcq [%xcs] "
+      "offs(%xpo) transpose_lhs : " +
+      tensorType({padded, kN}, "f8E4M3FN") + " [" +
+      tensorType({padded / 32, kN}, "f8E8M0FNU") + "], " +
+      tensorType({padded, kK}, "f8E4M3FN") + " [" +
+      tensorType({padded / 32, kK}, "f8E8M0FNU") + "], " + offsAll + " -> " +
+      dwAll + "\n  return %dw : " + dwAll + "\n}\n";
   return moeSteps + "func.func @quantize_tokens(%x: " + x + ") -> (" + q +
          ", " + s +
          ") {\n  %q, %s = mxfp8train.quantize %x axis = 1 mode = rceil : " + x +
@@ -382,6 +481,8 @@ protected:
       allOffs.data<int32_t>()[e] =
           std::max(allOffs.data<int32_t>()[e], allOffs.data<int32_t>()[e - 1]);
     referenceOffs = allOffs;
+    referenceData = allData;
+    referenceScales = allScales;
     EXPECT_EQ(allOffs.data<int32_t>()[1], allOffs.data<int32_t>()[0])
         << "expert 1 is meant to be empty";
     std::vector<HostTensor> out =
@@ -397,6 +498,23 @@ protected:
       for (int64_t j = 0; j < kTopK; ++j)
         route[t * kTopK + j] = getExpert(r, t, j, size);
     return route;
+  }
+
+  /// Random gradients of every rank's slot outputs ((T * topK, N) bf16
+  /// each, in `grads`), and all of them in the reference's slot order.
+  HostTensor makeSlotGradients(std::vector<HostTensor> &grads) const {
+    HostTensor all(HostElementType::BF16, {allRows, kN});
+    for (int r = 0; r < size; ++r) {
+      int64_t slots = getNumTokens(r, size) * kTopK;
+      grads.push_back(randomBF16({std::max<int64_t>(slots, 1), kN}, 300 + r));
+      grads.back().shape[0] = slots;
+      grads.back().bytes.resize(slots * kN * 2);
+      for (int64_t t = 0; t < getNumTokens(r, size); ++t)
+        for (int64_t j = 0; j < kTopK; ++j)
+          std::memcpy(all.bytes.data() + referenceRow.at({r, t, j}) * kN * 2,
+                      grads[r].bytes.data() + (t * kTopK + j) * kN * 2, kN * 2);
+    }
+    return all;
   }
 
   /// Row t * kTopK + j of combined[r] is, bit for bit, the reference row of
@@ -428,7 +546,7 @@ protected:
   int64_t experts = 0, allRows = 0;
   std::unique_ptr<CPUExecutable> exe;
   std::vector<HostTensor> tokens;
-  HostTensor weights, reference, referenceOffs;
+  HostTensor weights, reference, referenceOffs, referenceData, referenceScales;
   /// The reference row of (rank, token, slot).
   std::map<std::tuple<int, int64_t, int64_t>, int64_t> referenceRow;
 };
@@ -578,19 +696,8 @@ TEST_P(ExpertParallelExecution, DialectOpsMatchOneRank) {
 // slot's dX row, bit for bit, is the row of one rank's grouped GEMM over
 // all slots (in expert order, as the forward's reference) and experts.
 TEST_P(ExpertParallelExecution, BackwardDialectOpsMatchOneRank) {
-  // Each rank's slot gradients, and all of them in the reference's order.
   std::vector<HostTensor> grads;
-  HostTensor allGrads(HostElementType::BF16, {allRows, kN});
-  for (int r = 0; r < size; ++r) {
-    int64_t slots = getNumTokens(r, size) * kTopK;
-    grads.push_back(randomBF16({std::max<int64_t>(slots, 1), kN}, 300 + r));
-    grads.back().shape[0] = slots;
-    grads.back().bytes.resize(slots * kN * 2);
-    for (int64_t t = 0; t < getNumTokens(r, size); ++t)
-      for (int64_t j = 0; j < kTopK; ++j)
-        std::memcpy(allGrads.bytes.data() + referenceRow.at({r, t, j}) * kN * 2,
-                    grads[r].bytes.data() + (t * kTopK + j) * kN * 2, kN * 2);
-  }
+  HostTensor allGrads = makeSlotGradients(grads);
   std::vector<HostTensor> want =
       runOrFail(*exe, "grads_all", {allGrads, weights, referenceOffs});
   ASSERT_EQ(want.size(), 1u);
@@ -628,6 +735,52 @@ TEST_P(ExpertParallelExecution, BackwardDialectOpsMatchOneRank) {
       }
   }
   EXPECT_GT(nonZero, allRows * kK / 2) << "the gradients are mostly zero";
+}
+
+// The experts' weight gradient on their ranks (@moe_wgrad_T: both
+// operands dispatched, dequantized and quantized along the received rows,
+// 2d-2d over the 32-row groups): every expert's dW bit-identical to one
+// rank's 2d-2d GEMM over all slots, padded to the same 32-row groups.
+TEST_P(ExpertParallelExecution, WeightGradientMatchesOneRank) {
+  std::vector<HostTensor> grads;
+  HostTensor allGrads = makeSlotGradients(grads);
+  std::vector<HostTensor> want =
+      runOrFail(*exe, "wgrad_all",
+                {referenceData, referenceScales, allGrads, referenceOffs});
+  ASSERT_EQ(want.size(), 1u);
+
+  std::vector<HostTensor> got(size);
+  mxfp8rt::test::runInProcessRanks(size, [&](int r, mxfp8rtComm comm) {
+    ASSERT_EQ(mxfp8rtCommBind(comm, nullptr), MXFP8RT_SUCCESS);
+    int64_t numTokens = getNumTokens(r, size);
+    HostTensor route(HostElementType::I32, {numTokens * kTopK});
+    std::vector<int32_t> ids = getRoute(r, numTokens * kTopK);
+    if (!ids.empty())
+      std::memcpy(route.bytes.data(), ids.data(), ids.size() * sizeof(int32_t));
+    std::vector<HostTensor> out =
+        runOrFail(*exe, "moe_wgrad_" + std::to_string(numTokens),
+                  {sliceRows(tokens[r], 0, numTokens), grads[r], route});
+    mxfp8rtCommBind(nullptr, nullptr);
+    ASSERT_EQ(out.size(), 1u);
+    got[r] = std::move(out[0]);
+  });
+
+  int64_t perExpert = kN * kK, nonZero = 0;
+  for (int r = 0; r < size; ++r) {
+    ASSERT_EQ(got[r].getNumElements(), kExpertsPerRank * perExpert);
+    for (int64_t e = 0; e < kExpertsPerRank; ++e)
+      for (int64_t i = 0; i < perExpert; ++i) {
+        uint16_t g = got[r].data<uint16_t>()[e * perExpert + i];
+        uint16_t w =
+            want[0].data<uint16_t>()[(r * kExpertsPerRank + e) * perExpert + i];
+        ASSERT_EQ(g, w) << "rank " << r << " local expert " << e << " element "
+                        << i;
+        nonZero += (g & 0x7FFF) != 0;
+      }
+  }
+  // Expert 1 (and, with 4 ranks, rank 3's two experts) receive nothing.
+  EXPECT_GT(nonZero, (experts - (size == 4 ? 3 : 1)) * perExpert / 2)
+      << "the weight gradients are mostly zero";
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, ExpertParallelExecution,
