@@ -169,92 +169,86 @@ func.func @step(%x: tensor<40x64xbf16>, %route: tensor<80xi32>,
   return text;
 }
 
-/// `@moe_step_T` for a rank with T tokens: the step with the dialect's
-/// exchange ops on the grid @ep of `size` processes (the default alignment,
-/// 32). Routing is (T, topK) for odd T and flat (T * topK) otherwise, so
-/// both forms run. Results: the (T * topK, N) slot outputs, the rank's offs
-/// and the counts.
-std::string getMoeStepSource(int size, int64_t tokens) {
+/// One exchange through a rank's experts with the dialect's ops on the
+/// grid @ep of `size` processes (the default alignment, 32): `in` (rows x
+/// inCols bf16) quantized 1x32, moe_dispatch with `route`, the rank's
+/// expert weights `w` (E_local, kN, kK) quantized along `weightAxis`, the
+/// 2d-3d grouped GEMM (`transpose_rhs` or not) to outCols columns, and
+/// moe_combine back to the (slots, outCols) rows. `withGroups`: the offs
+/// and counts are returned too.
+std::string getExchangeSource(const std::string &name, int size, int64_t rows,
+                              int64_t inCols, int64_t outCols,
+                              const std::string &route, int64_t slots,
+                              int64_t weightAxis, bool withGroups) {
   int64_t experts = kExpertsPerRank * size;
-  std::string x = tensorType({tokens, kK}, "bf16");
-  std::string q = tensorType({tokens, kK}, "f8E4M3FN");
-  std::string s = tensorType({tokens, kK / 32}, "f8E8M0FNU");
-  std::string route = tokens % 2 ? tensorType({tokens, kTopK}, "i32")
-                                 : tensorType({tokens * kTopK}, "i32");
-  std::string rows = tensorType({kCapacity, kK}, "f8E4M3FN");
-  std::string rs = tensorType({kCapacity, kK / 32}, "f8E8M0FNU");
+  std::vector<int64_t> scaleShape = {kExpertsPerRank, kN, kK};
+  scaleShape[weightAxis] /= 32;
+  std::string in = tensorType({rows, inCols}, "bf16");
+  std::string q = tensorType({rows, inCols}, "f8E4M3FN");
+  std::string s = tensorType({rows, inCols / 32}, "f8E8M0FNU");
+  std::string got = tensorType({kCapacity, inCols}, "f8E4M3FN");
+  std::string gs = tensorType({kCapacity, inCols / 32}, "f8E8M0FNU");
   std::string offs = tensorType({kExpertsPerRank}, "i32");
   std::string counts = tensorType({size * experts}, "i32");
   std::string w = tensorType({kExpertsPerRank, kN, kK}, "bf16");
   std::string wq = tensorType({kExpertsPerRank, kN, kK}, "f8E4M3FN");
-  std::string ws = tensorType({kExpertsPerRank, kN, kK / 32}, "f8E8M0FNU");
-  std::string y = tensorType({kCapacity, kN}, "bf16");
-  std::string out = tensorType({tokens * kTopK, kN}, "bf16");
+  std::string ws = tensorType(scaleShape, "f8E8M0FNU");
+  std::string y = tensorType({kCapacity, outCols}, "bf16");
+  std::string out = tensorType({slots, outCols}, "bf16");
   std::string on =
       " on @ep grid_axes = [0] num_experts = " + std::to_string(experts) +
       " capacity = " + std::to_string(kCapacity);
-  return "func.func @moe_step_" + std::to_string(tokens) + "(%x: " + x +
-         ", %route: " + route + ", %w: " + w + ") -> (" + out + ", " + offs +
-         ", " + counts + ") {\n" +
-         "  %q, %s = mxfp8train.quantize %x axis = 1 mode = rceil : " + x +
+  std::string results = out, returned = "%out";
+  if (withGroups) {
+    results = "(" + out + ", " + offs + ", " + counts + ")";
+    returned = "%out, %offs, %counts : " + out + ", " + offs + ", " + counts;
+  } else {
+    returned += " : " + out;
+  }
+  return "func.func @" + name + "(%in: " + in + ", %route: " + route +
+         ", %w: " + w + ") -> " + results + " {\n" +
+         "  %q, %s = mxfp8train.quantize %in axis = 1 mode = rceil : " + in +
          " -> " + q + ", " + s + "\n" +
          "  %rows, %rs, %offs, %counts = mxfp8train.moe_dispatch %q [%s], "
          "%route" +
-         on + " : " + q + " [" + s + "], " + route + " -> " + rows + ", " + rs +
+         on + " : " + q + " [" + s + "], " + route + " -> " + got + ", " + gs +
          ", " + offs + ", " + counts + "\n" +
-         "  %wq, %ws = mxfp8train.quantize %w axis = 2 mode = rceil : " + w +
-         " -> " + wq + ", " + ws + "\n" +
+         "  %wq, %ws = mxfp8train.quantize %w axis = " +
+         std::to_string(weightAxis) + " mode = rceil : " + w + " -> " + wq +
+         ", " + ws + "\n" +
          "  %y = mxfp8train.scaled_grouped_mm %rows [%rs], %wq [%ws] "
-         "offs(%offs) transpose_rhs : " +
-         rows + " [" + rs + "], " + wq + " [" + ws + "], " + offs + " -> " + y +
-         "\n" + "  %out = mxfp8train.moe_combine %y, %route counts(%counts)" +
-         on + " : " + y + ", " + route + ", " + counts + " -> " + out + "\n" +
-         "  return %out, %offs, %counts : " + out + ", " + offs + ", " +
-         counts + "\n}\n";
+         "offs(%offs)" +
+         (weightAxis == 2 ? " transpose_rhs" : "") + " : " + got + " [" + gs +
+         "], " + wq + " [" + ws + "], " + offs + " -> " + y + "\n" +
+         "  %out = mxfp8train.moe_combine %y, %route counts(%counts)" + on +
+         " : " + y + ", " + route + ", " + counts + " -> " + out + "\n" +
+         "  return " + returned + "\n}\n";
 }
 
-/// `@moe_grad_T` for a rank with T tokens: the exchange's backward with the
-/// dialect's ops on @ep. Inputs: the (T * topK, N) gradients of the slot
-/// outputs, the flat routing (T * topK) and the rank's expert weights.
-/// The gradients are quantized 1x32 along N and dispatched one slot per
-/// row (topK 1: the rows land where the forward's slot rows did), the
-/// rank's experts give dX = dY W_e (W quantized along N, no transpose), and
-/// moe_combine returns the (T * topK, K) dX of every slot.
+/// `@moe_step_T` for a rank with T tokens: the forward step (tokens (T, K)
+/// through experts (N, K) to the (T * topK, N) slot outputs), returning the
+/// rank's offs and the counts too. Routing is (T, topK) for odd T and flat
+/// (T * topK) otherwise, so both forms run.
+std::string getMoeStepSource(int size, int64_t tokens) {
+  std::string route = tokens % 2 ? tensorType({tokens, kTopK}, "i32")
+                                 : tensorType({tokens * kTopK}, "i32");
+  return getExchangeSource("moe_step_" + std::to_string(tokens), size, tokens,
+                           kK, kN, route, tokens * kTopK, /*weightAxis=*/2,
+                           /*withGroups=*/true);
+}
+
+/// `@moe_grad_T` for a rank with T tokens: the exchange's backward. Inputs:
+/// the (T * topK, N) gradients of the slot outputs, the flat routing
+/// (T * topK) and the rank's expert weights. The gradients are quantized
+/// 1x32 along N and dispatched one slot per row (topK 1: the rows land
+/// where the forward's slot rows did), the rank's experts give dX = dY W_e
+/// (W quantized along N, no transpose), and moe_combine returns the
+/// (T * topK, K) dX of every slot.
 std::string getMoeGradSource(int size, int64_t tokens) {
-  int64_t experts = kExpertsPerRank * size, slots = tokens * kTopK;
-  std::string dy = tensorType({slots, kN}, "bf16");
-  std::string q = tensorType({slots, kN}, "f8E4M3FN");
-  std::string s = tensorType({slots, kN / 32}, "f8E8M0FNU");
-  std::string route = tensorType({slots}, "i32");
-  std::string rows = tensorType({kCapacity, kN}, "f8E4M3FN");
-  std::string rs = tensorType({kCapacity, kN / 32}, "f8E8M0FNU");
-  std::string offs = tensorType({kExpertsPerRank}, "i32");
-  std::string counts = tensorType({size * experts}, "i32");
-  std::string w = tensorType({kExpertsPerRank, kN, kK}, "bf16");
-  std::string wq = tensorType({kExpertsPerRank, kN, kK}, "f8E4M3FN");
-  std::string ws = tensorType({kExpertsPerRank, kN / 32, kK}, "f8E8M0FNU");
-  std::string dx = tensorType({kCapacity, kK}, "bf16");
-  std::string out = tensorType({slots, kK}, "bf16");
-  std::string on =
-      " on @ep grid_axes = [0] num_experts = " + std::to_string(experts) +
-      " capacity = " + std::to_string(kCapacity);
-  return "func.func @moe_grad_" + std::to_string(tokens) + "(%dy: " + dy +
-         ", %route: " + route + ", %w: " + w + ") -> " + out + " {\n" +
-         "  %q, %s = mxfp8train.quantize %dy axis = 1 mode = rceil : " + dy +
-         " -> " + q + ", " + s + "\n" +
-         "  %rows, %rs, %offs, %counts = mxfp8train.moe_dispatch %q [%s], "
-         "%route" +
-         on + " : " + q + " [" + s + "], " + route + " -> " + rows + ", " + rs +
-         ", " + offs + ", " + counts + "\n" +
-         "  %wq, %ws = mxfp8train.quantize %w axis = 1 mode = rceil : " + w +
-         " -> " + wq + ", " + ws + "\n" +
-         "  %dx = mxfp8train.scaled_grouped_mm %rows [%rs], %wq [%ws] "
-         "offs(%offs) : " +
-         rows + " [" + rs + "], " + wq + " [" + ws + "], " + offs + " -> " +
-         dx + "\n" +
-         "  %out = mxfp8train.moe_combine %dx, %route counts(%counts)" + on +
-         " : " + dx + ", " + route + ", " + counts + " -> " + out + "\n" +
-         "  return %out : " + out + "\n}\n";
+  int64_t slots = tokens * kTopK;
+  return getExchangeSource("moe_grad_" + std::to_string(tokens), size, slots,
+                           kN, kK, tensorType({slots}, "i32"), slots,
+                           /*weightAxis=*/1, /*withGroups=*/false);
 }
 
 /// `@moe_wgrad_T` for a rank with T tokens: the experts' weight gradient
