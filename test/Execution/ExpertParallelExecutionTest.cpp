@@ -494,6 +494,16 @@ protected:
     return route;
   }
 
+  /// Rank r's routing as a flat (T * topK) i32 tensor.
+  HostTensor getFlatRoute(int r) const {
+    int64_t slots = getNumTokens(r, size) * kTopK;
+    HostTensor route(HostElementType::I32, {slots});
+    std::vector<int32_t> ids = getRoute(r, slots);
+    if (!ids.empty())
+      std::memcpy(route.bytes.data(), ids.data(), ids.size() * sizeof(int32_t));
+    return route;
+  }
+
   /// Random gradients of every rank's slot outputs ((T * topK, N) bf16
   /// each, in `grads`), and all of them in the reference's slot order.
   HostTensor makeSlotGradients(std::vector<HostTensor> &grads) const {
@@ -700,10 +710,7 @@ TEST_P(ExpertParallelExecution, BackwardDialectOpsMatchOneRank) {
   mxfp8rt::test::runInProcessRanks(size, [&](int r, mxfp8rtComm comm) {
     ASSERT_EQ(mxfp8rtCommBind(comm, nullptr), MXFP8RT_SUCCESS);
     int64_t numTokens = getNumTokens(r, size);
-    HostTensor route(HostElementType::I32, {numTokens * kTopK});
-    std::vector<int32_t> ids = getRoute(r, numTokens * kTopK);
-    if (!ids.empty())
-      std::memcpy(route.bytes.data(), ids.data(), ids.size() * sizeof(int32_t));
+    HostTensor route = getFlatRoute(r);
     HostTensor w = sliceRows(weights, r * kExpertsPerRank, kExpertsPerRank);
     std::vector<HostTensor> out = runOrFail(
         *exe, "moe_grad_" + std::to_string(numTokens), {grads[r], route, w});
@@ -747,10 +754,7 @@ TEST_P(ExpertParallelExecution, WeightGradientMatchesOneRank) {
   mxfp8rt::test::runInProcessRanks(size, [&](int r, mxfp8rtComm comm) {
     ASSERT_EQ(mxfp8rtCommBind(comm, nullptr), MXFP8RT_SUCCESS);
     int64_t numTokens = getNumTokens(r, size);
-    HostTensor route(HostElementType::I32, {numTokens * kTopK});
-    std::vector<int32_t> ids = getRoute(r, numTokens * kTopK);
-    if (!ids.empty())
-      std::memcpy(route.bytes.data(), ids.data(), ids.size() * sizeof(int32_t));
+    HostTensor route = getFlatRoute(r);
     std::vector<HostTensor> out =
         runOrFail(*exe, "moe_wgrad_" + std::to_string(numTokens),
                   {sliceRows(tokens[r], 0, numTokens), grads[r], route});

@@ -89,9 +89,9 @@ static void loadTile(KernelBuilder &kb, const QuantizeSpec &spec,
       Value local = arith::AddIOp::create(kb, local0, kb.idx(k));
       valid.push_back(arith::CmpIOp::create(kb, arith::CmpIPredicate::ult,
                                             local, block.count));
-      r = arith::MinUIOp::create(
-          kb, arith::AddIOp::create(kb, block.src, local),
-          kb.idx(input.getSourceRows(spec.view.rows) - 1));
+      r = arith::MinUIOp::create(kb,
+                                 arith::AddIOp::create(kb, block.src, local),
+                                 kb.idx(input.getPadTokens() - 1));
     }
     at.push_back(spec.view.index(o, r, c0));
   }

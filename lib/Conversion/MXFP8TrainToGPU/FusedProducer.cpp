@@ -195,7 +195,7 @@ std::string KernelInput::getNameTag() const {
   if (pad)
     tag +=
         llvm::formatv("_pad{0}a{1}t{2}", pad.getOffs().getType().getDimSize(0),
-                      pad.getAlignment(), getSourceRows(0))
+                      pad.getAlignment(), getPadTokens())
             .str();
   return tag;
 }
@@ -284,7 +284,7 @@ SmallVector<Value> KernelInput::getViews(RewriterBase &rewriter, Location loc,
                                          ArrayRef<int64_t> shape) const {
   SmallVector<int64_t> source = llvm::to_vector(shape);
   if (pad)
-    source[source.size() - 2] = getSourceRows(0);
+    source[source.size() - 2] = getPadTokens();
   SmallVector<Value> views;
   for (Value tensor : tensors) {
     Value buffer = toBuffer(rewriter, loc, tensor);
@@ -295,15 +295,15 @@ SmallVector<Value> KernelInput::getViews(RewriterBase &rewriter, Location loc,
   return views;
 }
 
-int64_t KernelInput::getSourceRows(int64_t rows) const {
-  return pad ? pad.getInput().getType().getDimSize(0) : rows;
+int64_t KernelInput::getPadTokens() const {
+  return pad.getInput().getType().getDimSize(0);
 }
 
 KernelInput::PaddedBlock KernelInput::mapPaddedBlock(KernelBuilder &kb,
                                                      ValueRange args,
                                                      Value row0) const {
   int64_t groups = pad.getOffs().getType().getDimSize(0);
-  GroupTableSpec spec{groups, getSourceRows(0), /*unit=*/1,
+  GroupTableSpec spec{groups, getPadTokens(), /*unit=*/1,
                       int64_t(pad.getAlignment())};
   Value offs = args.back();
   Value key = arith::IndexCastOp::create(kb, kb.getI32Type(), row0);

@@ -60,9 +60,8 @@ public:
   };
   PaddedBlock mapPaddedBlock(KernelBuilder &kb, ValueRange args,
                              Value row0) const;
-  /// The rows of the tensors read (a fused pad's input tokens; otherwise
-  /// the kernel's rows).
-  int64_t getSourceRows(int64_t rows) const;
+  /// A fused pad's token count (the rows of its input).
+  int64_t getPadTokens() const;
 
   /// Inside the kernel: the input's `count` consecutive elements (a vector
   /// of the input tensor's element type) at `indices` of the collapsed
@@ -83,7 +82,7 @@ public:
                              int64_t align) const;
   /// The kernel's input buffers: each of getTensors() collapsed to the
   /// kernel's data view `shape` (a fused producer's operands have the
-  /// quantize input's shape; a fused pad's input has getSourceRows rows in
+  /// quantize input's shape; a fused pad's input has getPadTokens rows in
   /// place of the view's rows, its offsets stay 1-D).
   SmallVector<Value> getViews(RewriterBase &rewriter, Location loc,
                               ArrayRef<int64_t> shape) const;
