@@ -278,6 +278,24 @@ def check_cases():
                           1024, 384, 256, 4, [96, 100, 544, 992], out="f32"))
     cases.append(gmm_case("gmm2d2d_v5_1024tok_n256_k384_e4", "2d2d", 1024, 384,
                           256, 4, offs4, out="f32", kernel="fused_upcast"))
+    # The 2-CTA cluster along M (v8's grouped kernels, `_c2`): pairs of
+    # row tiles share the B tile (TMA multicast). Experts with an odd number
+    # of row tiles (3, 5, 1, 5: the pair's second tile is empty), empty
+    # experts, a partial last N tile, rows past the last group; MN-major B
+    # (pre-pass) with f32 out; 128-column tiles (64-row B shares).
+    offs6 = [384, 384, 1024, 1152, 1152, 1696]
+    cases.append(gmm_case("gmm2d3d_c2_2048x256x384_e6_odd", "2d3d", 2048, 256,
+                          384, 6, offs6))
+    cases.append(gmm_case("gmm2d3d_c2_2048x256x384_e6_odd_Bkn", "2d3d", 2048,
+                          256, 384, 6, offs6, tr=False, out="f32"))
+    cases.append(gmm_case("gmm2d3d_c2_n128_2048x256x384_e6_odd", "2d3d", 2048,
+                          256, 384, 6, offs6, out="f32",
+                          extra=dict(kernel="dequant_bf16", tile_n=128)))
+    # 2d-2d with an odd number of row tiles (N = 384: 3) and an empty group.
+    cases.append(gmm_case("gmm2d2d_c2_1024tok_n384_k320_e4", "2d2d", 1024, 320,
+                          384, 4, offs4))
+    cases.append(gmm_case("gmm2d2d_c2_1024tok_n384_k320_e4_TN", "2d2d", 1024,
+                          320, 384, 4, offs4, tl=True, tr=False, out="f32"))
     return cases
 
 
@@ -467,7 +485,8 @@ def parse_launches(conv, consts):
     map_index = {name: i for i, name in enumerate(maps)}
     launches = []
     pattern = (r"gpu.memset\s+(%\w+), %c0_i32|"
-               r"gpu.launch_func\s+@mxfp8train_kernels::@(\w+) blocks in "
+               r"gpu.launch_func\s+@mxfp8train_kernels::@(\w+) "
+               r"(?:clusters in \([^)]*\)\s*)?blocks in "
                r"\((%c\w*), (%c\w*), (%c\w*)\)\s*threads in \((%c\w*), (%c\w*), (%c\w*)\)\s*"
                r"(?:dynamic_shared_memory_size (%c\w*))?\s*args\(([^)]*)\)")
     for m in re.finditer(pattern, conv):

@@ -247,9 +247,13 @@ Value tma::mapToClusterRank(ImplicitLocOpBuilder &b, Value ptr, Value rank) {
   return NVVM::MapaOp::create(b, type, ptr, rank);
 }
 
-void tma::loadTensorTileForPair(ImplicitLocOpBuilder &b, Value dst,
-                                Value tensorMap, Value mbar,
-                                ValueRange coords) {
+/// The shared::cluster form of cp.async.bulk.tensor (destination and
+/// barrier in the cluster window) with the optional `multicastMask` (i16)
+/// and CTA group.
+static void loadTensorTileToCluster(ImplicitLocOpBuilder &b, Value dst,
+                                    Value tensorMap, Value mbar,
+                                    ValueRange coords, Value multicastMask,
+                                    NVVM::CTAGroupKindAttr group) {
   MLIRContext *ctx = b.getContext();
   // The destination as a shared::cluster address of this CTA
   // (cvta.to.shared::cluster); the barrier operand is typed as a
@@ -264,10 +268,25 @@ void tma::loadTensorTileForPair(ImplicitLocOpBuilder &b, Value dst,
   Value address = LLVM::PtrToIntOp::create(b, b.getI64Type(), mbar);
   Value barrier = LLVM::IntToPtrOp::create(b, sharedType, address);
   NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-      b, clusterDst, tensorMap, coords, barrier, ValueRange(), Value(), Value(),
-      NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE),
-      b.getBoolAttr(false),
-      NVVM::CTAGroupKindAttr::get(ctx, NVVM::CTAGroupKind::CTA_2), Value());
+      b, clusterDst, tensorMap, coords, barrier, ValueRange(), multicastMask,
+      Value(), NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE),
+      b.getBoolAttr(false), group, Value());
+}
+
+void tma::loadTensorTileForPair(ImplicitLocOpBuilder &b, Value dst,
+                                Value tensorMap, Value mbar,
+                                ValueRange coords) {
+  loadTensorTileToCluster(
+      b, dst, tensorMap, mbar, coords, Value(),
+      NVVM::CTAGroupKindAttr::get(b.getContext(), NVVM::CTAGroupKind::CTA_2));
+}
+
+void tma::loadTensorTileMulticast(ImplicitLocOpBuilder &b, Value dst,
+                                  Value tensorMap, Value mbar,
+                                  ValueRange coords, uint16_t ctaMask) {
+  Value mask = arith::ConstantIntOp::create(b, b.getI16Type(), ctaMask);
+  loadTensorTileToCluster(b, dst, tensorMap, mbar, coords, mask,
+                          NVVM::CTAGroupKindAttr());
 }
 
 void tma::arriveClusterBarrier(ImplicitLocOpBuilder &b, Value mbar) {

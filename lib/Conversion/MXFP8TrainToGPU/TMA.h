@@ -136,6 +136,18 @@ Value mapToClusterRank(ImplicitLocOpBuilder &b, Value ptr, Value rank);
 void loadTensorTileForPair(ImplicitLocOpBuilder &b, Value dst, Value tensorMap,
                            Value mbar, ValueRange coords);
 
+/// The multicast form of loadTensorTile (`cp.async.bulk.tensor.<N>d
+/// .shared::cluster.global.tile.mbarrier::complete_tx::bytes
+/// .multicast::cluster`): the box lands at the CTA-relative offset of `dst`
+/// (`!llvm.ptr<3>`, this CTA's) in every CTA of the cluster whose rank bit
+/// is set in `ctaMask`, and each of them receives the box's bytes as
+/// complete_tx on its mbarrier at the offset of `mbar` (`!llvm.ptr<3>`).
+/// Each destination's barrier must be initialised (a cluster barrier after
+/// the initialisation) and its phase must expect those bytes.
+void loadTensorTileMulticast(ImplicitLocOpBuilder &b, Value dst,
+                             Value tensorMap, Value mbar, ValueRange coords,
+                             uint16_t ctaMask);
+
 /// One arrival on the mbarrier at the shared::cluster address `mbar`
 /// (`!llvm.ptr<7>`, possibly another CTA's): `mbarrier.arrive.release
 /// .cluster.shared::cluster`.

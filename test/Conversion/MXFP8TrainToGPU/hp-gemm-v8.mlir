@@ -243,7 +243,7 @@ func.func @mixed(%x: tensor<256x512xbf16>, %w: tensor<384x512xf32>) -> tensor<25
 // map; a tile may start at any group start, TMA zero-fills past the last
 // row), weights in place (3-D). (1000 / 128 + 4) x 2 tiles at most.
 // CHECK-LABEL: func.func @gmm_2d3d(
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@hp_gmm_2d3d_k_ks_bf16_bf16_bf16_1000x384x512_b4_p1c1_v8w1s4_n256 blocks in (%c24, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c216128_i32 args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : memref<4xi32>, %{{.*}} : memref<384000xbf16>)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@hp_gmm_2d3d_k_ks_bf16_bf16_bf16_1000x384x512_b4_p1c1_v8w1s4_n256_c2 clusters in (%c2, %c1, %c1) blocks in (%c32, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c216128_i32 args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : memref<4xi32>, %{{.*}} : memref<384000xbf16>)
 // SIMPLE-LABEL: func.func @gmm_2d3d(
 // SIMPLE:         gpu.launch_func @mxfp8train_kernels::@grouped_gemm_2d3d_
 func.func @gmm_2d3d(%x: tensor<1000x512xbf16>, %w: tensor<4x384x512xbf16>, %offs: tensor<4xi32>) -> tensor<1000x384xbf16> {
@@ -258,7 +258,7 @@ func.func @gmm_2d3d(%x: tensor<1000x512xbf16>, %w: tensor<4x384x512xbf16>, %offs
 // CHECK-LABEL: func.func @gmm_2d2d(
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_pack_mn_bf16_1x384x1000_pad384x1280_g4 blocks in (%c60, %c1, %c1) threads in (%c256, %c1, %c1) dynamic_shared_memory_size %c96_i32 args(%{{.*}} : memref<384000xbf16>, %[[OFFS:.*]] : memref<4xi32>, %{{.*}} : memref<491520xbf16>)
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_pack_mn_bf16_1x512x1000_pad512x1280_g4 blocks in (%c80, %c1, %c1) threads in (%c256, %c1, %c1) dynamic_shared_memory_size %c96_i32 args(%{{.*}} : memref<512000xbf16>, %[[OFFS]] : memref<4xi32>, %{{.*}} : memref<655360xbf16>)
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@hp_gmm_2d2d_k_k_bf16_bf16_f32_384x512x1000_b4_p1c1_v8w1s4_n256 blocks in (%c24, %c1, %c1) {{.*}}, %[[OFFS]] : memref<4xi32>, %{{.*}} : memref<786432xf32>)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@hp_gmm_2d2d_k_k_bf16_bf16_f32_384x512x1000_b4_p1c1_v8w1s4_n256_c2 clusters in (%c2, %c1, %c1) blocks in (%c32, %c1, %c1) {{.*}}, %[[OFFS]] : memref<4xi32>, %{{.*}} : memref<786432xf32>)
 func.func @gmm_2d2d(%dy: tensor<1000x384xbf16>, %x: tensor<1000x512xbf16>, %offs: tensor<4xi32>) -> tensor<4x384x512xf32> {
   %y = mxfp8train.grouped_mm %dy, %x offs(%offs) transpose_lhs
       : tensor<1000x384xbf16>, tensor<1000x512xbf16>, tensor<4xi32> -> tensor<4x384x512xf32>

@@ -225,12 +225,12 @@ func.func @mn_blocked_e5m2(%a: tensor<64x200xf8E5M2>, %as: tensor<1024xf8E8M0FNU
 // CHECK:         gpu.memset
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_k_e4m3_1x1024x512_pad1152x512
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_k_e4m3_8x384x512_pad512x512
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d3d_k_k_bf16_bf16_bf16_1024x384x512_b8_p1c1_v8w1s4_n256_
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d3d_k_k_bf16_bf16_bf16_1024x384x512_b8_p1c1_v8w1s4_n256_c2_
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d3d_k_k_e4m3_e4m3_bf16_1024x384x512_b8_p2c1_v7w2s4_
 // CHECK:         gpu.memset
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_k_e4m3_1x256x1024_pad256x1280_g4 blocks in (%c160, %c1, %c1) threads in (%c256, %c1, %c1) dynamic_shared_memory_size %c96_i32 args(%{{.*}} : memref<262144xf8E4M3FN>, %{{.*}} : memref<8192xf8E8M0FNU>, %{{.*}} : memref<4xi32>,
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_k_e4m3_1x384x1024_pad512x1280_g4
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d2d_k_k_bf16_bf16_f32_256x384x1024_b4_p1c1_v8w1s4_n256_gs blocks
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d2d_k_k_bf16_bf16_f32_256x384x1024_b4_p1c1_v8w1s4_n256_c2_gs clusters in (%c2, %c1, %c1) blocks
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d2d_k_k_e4m3_e4m3_f32_256x384x1024_b4_p1c2_gu blocks
 // The group table: thread 0 walks the clamped ends, flags a nonempty group
 // whose start or end is not a multiple of 32, stores the padded end, start
@@ -246,16 +246,18 @@ func.func @mn_blocked_e5m2(%a: tensor<64x200xf8E5M2>, %as: tensor<1024xf8E8M0FNU
 // CHECK:             arith.cmpi ule
 // The 2d-3d producer: A's box starts at the tile's row inside its group
 // (any row: TMA coordinates need no alignment), B's at expert x 512 plus
-// the tile's column in the stacked map.
-// CHECK:       gpu.func @scaled_gmm_2d3d_k_k_bf16_bf16_bf16_1024x384x512_b8_p1c1_v8w1s4_n256_gs(
+// the tile's column and 128 x the cluster rank (the CTA's half of the
+// B tile, multicast to the pair) in the stacked map.
+// CHECK:       gpu.func @scaled_gmm_2d3d_k_k_bf16_bf16_bf16_1024x384x512_b8_p1c1_v8w1s4_n256_c2_gs(
 // CHECK:         nvvm.prefetch tensormap
 // CHECK:         %[[WALK:.*]]:6 = scf.for
 // CHECK:         scf.if %[[WALK]]#2 {
 // CHECK-NEXT:      %[[COL:.*]] = arith.muli %{{.*}}, %c256 : index
 // CHECK:           scf.for
 // CHECK:             %[[ROWI:.*]] = arith.index_castui %[[WALK]]#4 : index to i32
+// CHECK:             %[[HALF:.*]] = arith.addi %[[COL]], %{{.*}} : index
 // CHECK-NEXT:        %[[EXP:.*]] = arith.muli %[[WALK]]#3, %c512 : index
-// CHECK-NEXT:        %[[BROW:.*]] = arith.addi %[[EXP]], %[[COL]] : index
+// CHECK-NEXT:        %[[BROW:.*]] = arith.addi %[[EXP]], %[[HALF]] : index
 // CHECK-NEXT:        %[[BROWI:.*]] = arith.index_castui %[[BROW]] : index to i32
 // CHECK:             nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg0, %{{.*}}, box[%{{.*}}, %[[ROWI]]]
 // CHECK:             nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg1, %{{.*}}, box[%{{.*}}, %[[BROWI]]]

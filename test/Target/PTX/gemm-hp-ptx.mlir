@@ -16,12 +16,13 @@
 // CHECK: .target sm_90a
 // CHECK-LABEL: .entry gemm_pack_mn_bf16_1x384x1000_pad384x1280_g4(
 // CHECK: st.global.v4.b32
-// CHECK-LABEL: .entry hp_gmm_2d2d_k_k_bf16_bf16_f32_384x512x1000_b4_p1c1_v8w1s4_n256(
+// CHECK-LABEL: .entry hp_gmm_2d2d_k_k_bf16_bf16_f32_384x512x1000_b4_p1c1_v8w1s4_n256_c2(
 // CHECK: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
 // CHECK: cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes
-// CHECK-LABEL: .entry hp_gmm_2d3d_k_ks_bf16_bf16_bf16_1000x384x512_b4_p1c1_v8w1s4_n256(
+// CHECK-LABEL: .entry hp_gmm_2d3d_k_ks_bf16_bf16_bf16_1000x384x512_b4_p1c1_v8w1s4_n256_c2(
 // CHECK: cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes [{{%rd[0-9]+}}], [[[A:%rd[0-9]+]], {[[K:%r[0-9]+]], {{%r[0-9]+}}}]
-// CHECK-NEXT: cp.async.bulk.tensor.3d.shared::cta.global.tile.mbarrier::complete_tx::bytes [{{%rd[0-9]+}}+16384], [{{%rd[0-9]+}}, {[[K]], {{%r[0-9]+}}, {{%r[0-9]+}}}]
+// The cluster along M: this CTA's half of the B tile, multicast to the pair.
+// CHECK: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [{{%rd[0-9]+}}], [{{%rd[0-9]+}}, {[[K]], {{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%rd[0-9]+.*}}], {{%rs[0-9]+}};
 // CHECK-LABEL: .entry hp_mm_k_k_f16_f16_f32_256x384x512_b1_p1c1_v8w1s4_n256(
 // CHECK: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
 // CHECK-LABEL: .entry hp_mm_ks_ks_bf16_bf16_f32_256x384x512_b3_p1c1_v8w1s4_n256(

@@ -4,6 +4,7 @@
 // RUN: FileCheck %s --input-file=%t.ptx --check-prefix=ORDER
 // RUN: FileCheck %s --input-file=%t.ptx --check-prefix=NOCP
 // RUN: FileCheck %s --input-file=%t.ptx --check-prefix=STAGED
+// RUN: FileCheck %s --input-file=%t.ptx --check-prefix=CLUSTER
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin > %t.log 2>&1
 // RUN: FileCheck %s --input-file=%t.log --check-prefix=PTXAS
 
@@ -58,9 +59,9 @@
 // 64 columns, four stmatrix .x4 of the warp's 16 rows into its slot, a warp
 // barrier, then 16-byte shared loads and 16-byte global stores of row
 // chunks; f32 results keep the direct stores.
-// STAGED-LABEL: .entry scaled_gmm_2d2d_k_k_bf16_bf16_f32_256x384x1024_b4_p1c1_v8w1s4_n256_gs(
+// STAGED-LABEL: .entry scaled_gmm_2d2d_k_k_bf16_bf16_f32_256x384x1024_b4_p1c1_v8w1s4_n256_c2_gs(
 // STAGED-NOT: stmatrix
-// STAGED-LABEL: .entry scaled_gmm_2d3d_k_k_bf16_bf16_bf16_1024x384x512_b8_p1c1_v8w1s4_n256_gs(
+// STAGED-LABEL: .entry scaled_gmm_2d3d_k_k_bf16_bf16_bf16_1024x384x512_b8_p1c1_v8w1s4_n256_c2_gs(
 // STAGED-COUNT-4: stmatrix.sync.aligned.m8n8.x4.shared.b16 [{{%rd[0-9]+}}], {{{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}};
 // STAGED-NEXT: bar.warp.sync {{[[:space:]]*}}-1;
 // STAGED: ld.shared.v4.b32
@@ -72,6 +73,27 @@
 // NOCP-NOT: cp.async.cg
 // NOCP-NOT: cp.async.mbarrier.arrive
 
+// The grouped kernels run the 2-CTA cluster along M (docs/gpu.md, "The
+// 2-CTA cluster along M"): a cluster barrier after the barrier
+// initialisation, the release of a stage on the peer's empty[s] through
+// mapa, this CTA's half of the B tile multicast to both CTAs, a cluster
+// barrier before the exit.
+// CLUSTER-LABEL: .entry scaled_gmm_2d2d_k_k_bf16_bf16_f32_256x384x1024_b4_p1c1_v8w1s4_n256_c2_gs(
+// CLUSTER: .reqnctapercluster 2, 1, 1
+// CLUSTER: fence.mbarrier_init.release.cluster;
+// CLUSTER: barrier.cluster.arrive;
+// CLUSTER-NEXT: barrier.cluster.wait;
+// CLUSTER: mapa.shared::cluster.u64 [[REMOTE:%rd[0-9]+]], {{%rd[0-9]+}}, {{%r[0-9]+}};
+// CLUSTER: mbarrier.arrive.release.cluster.shared::cluster.b64 _, [[[REMOTE]]]
+// CLUSTER: mbarrier.arrive.expect_tx.shared.b64 {{.*}}, {{%r[0-9]+}};
+// CLUSTER: cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes
+// CLUSTER: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [{{%rd[0-9]+}}], [{{%rd[0-9]+}}, {{{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%rd[0-9]+.*}}], {{%rs[0-9]+}};
+// CLUSTER: barrier.cluster.arrive;
+// CLUSTER-NEXT: barrier.cluster.wait;
+// CLUSTER-LABEL: .entry scaled_gmm_2d3d_k_k_bf16_bf16_bf16_1024x384x512_b8_p1c1_v8w1s4_n256_c2_gs(
+// CLUSTER: .reqnctapercluster 2, 1, 1
+// CLUSTER: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
+
 // PTXAS-NOT: error
 // PTXAS-NOT: warning
 // PTXAS: Compiling entry function 'scaled_mm_k_k_bf16_bf16_f32_biasbf16_256x384x512_b1_p1c1_v8w1s4_n256_gs' for 'sm_90a'
@@ -81,14 +103,14 @@
 // PTXAS: Compiling entry function 'gemm_dequant_k_e4m3_1x384x512_pad512x512' for 'sm_90a'
 // PTXAS-NEXT: Function properties
 // PTXAS-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-// PTXAS: Compiling entry function 'scaled_gmm_2d3d_k_k_bf16_bf16_bf16_1024x384x512_b8_p1c1_v8w1s4_n256_gs' for 'sm_90a'
+// PTXAS: Compiling entry function 'scaled_gmm_2d3d_k_k_bf16_bf16_bf16_1024x384x512_b8_p1c1_v8w1s4_n256_c2_gs' for 'sm_90a'
 // PTXAS-NEXT: Function properties
 // PTXAS-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-// PTXAS-NEXT: Used 168 registers, used 1 barriers, 1 bytes smem
-// PTXAS: Compiling entry function 'scaled_gmm_2d2d_k_k_bf16_bf16_f32_256x384x1024_b4_p1c1_v8w1s4_n256_gs' for 'sm_90a'
+// PTXAS-NEXT: Used 168 registers, used 0 barriers, 1 bytes smem
+// PTXAS: Compiling entry function 'scaled_gmm_2d2d_k_k_bf16_bf16_f32_256x384x1024_b4_p1c1_v8w1s4_n256_c2_gs' for 'sm_90a'
 // PTXAS-NEXT: Function properties
 // PTXAS-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-// PTXAS-NEXT: Used 168 registers, used 1 barriers, 1 bytes smem
+// PTXAS-NEXT: Used 168 registers, used 0 barriers, 1 bytes smem
 
 func.func @fwd(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0FNU>,
                %w: tensor<384x512xf8E4M3FN>, %ws: tensor<384x16xf8E8M0FNU>,

@@ -49,7 +49,12 @@ GemmArgs::GemmArgs(const GemmSpec &spec, ValueRange args) {
 
 GemmMainloop::GemmMainloop(KernelBuilder &kb, const GemmSpec &spec,
                            ValueRange args)
-    : GemmIndexArith(kb), spec(spec), args(spec, args) {}
+    : GemmIndexArith(kb), spec(spec), args(spec, args) {
+  assert(
+      (spec.clusterM == 1 || (spec.clusterM == 2 && spec.loadsOperandsByTma() &&
+                              !spec.isTcgen05() && spec.tile.n % 16 == 0)) &&
+      "the cluster along M is a pair of TMA-fed wgmma CTAs");
+}
 
 //===----------------------------------------------------------------------===//
 // Kernel skeleton
@@ -61,6 +66,11 @@ void GemmMainloop::emitKernel(function_ref<void()> body) {
   auto emitBody = [&] {
     carveSharedMemory();
     body();
+    // The cluster along M (GemmMainloop.h, "The cluster"): no CTA exits
+    // while its peer may still multicast into its stages or arrive on its
+    // empty barriers.
+    if (spec.clusterM > 1)
+      syncCluster();
     if (spec.kind == GemmKind::Grouped2d3d)
       zeroRowsPastGroups();
   };
@@ -103,6 +113,18 @@ void GemmMainloop::carveSharedMemory() {
   // of 1 KiB).
   if (spec.usesStageRing())
     barriersAddr = add(stagesAddr, c(spec.stages * spec.stageBytes()));
+}
+
+void GemmMainloop::syncCluster() {
+  // Not `.aligned`: the warp roles reach it on different paths.
+  NVVM::ClusterArriveOp::create(kb, UnitAttr());
+  NVVM::ClusterWaitOp::create(kb, UnitAttr());
+}
+
+Value GemmMainloop::getClusterRank() {
+  return arith::IndexCastUIOp::create(
+      kb, kb.getIndexType(),
+      NVVM::ClusterId::create(kb, kb.getI32Type()).getResult());
 }
 
 Value GemmMainloop::getStageAddress(Value stage) {
@@ -217,7 +239,14 @@ void GemmMainloop::initRing(int64_t fullArrivals, int64_t emptyArrivals,
     // initialised barriers.
     NVVM::FenceMbarrierInitOp::create(kb);
   });
-  gpu::BarrierOp::create(kb);
+  // With the cluster along M the peer's multicast copies and remote
+  // arrivals reach this CTA's barriers: both CTAs initialise theirs before
+  // either goes on (fence.mbarrier_init is release at cluster scope, the
+  // cluster wait acquires).
+  if (spec.clusterM > 1)
+    syncCluster();
+  else
+    gpu::BarrierOp::create(kb);
   ringCounter =
       memref::AllocaOp::create(kb, MemRefType::get({1}, kb.getIndexType()));
   storeRingCounter(c(0));
@@ -258,6 +287,38 @@ void GemmMainloop::arriveFull(Value stage) { arriveBarrier(stage); }
 
 void GemmMainloop::arriveEmpty(Value stage) {
   arriveBarrier(add(c(spec.stages), stage));
+}
+
+int64_t GemmMainloop::getReleaseArrivals() const {
+  // Without a cluster every MMA thread arrives; with it, one thread per MMA
+  // warpgroup of each CTA of the cluster.
+  return spec.clusterM > 1 ? spec.clusterM * (kMmaThreads / 128) : kMmaThreads;
+}
+
+void GemmMainloop::releaseStage(Value stage) {
+  if (spec.clusterM == 1) {
+    arriveEmpty(stage);
+    return;
+  }
+  // The warpgroup's wgmma reads of the stage are complete for every thread
+  // that passed its wait_group (the MMA is the warpgroup's), so one thread
+  // speaks for the warpgroup: thread 0 of the warpgroup on this CTA's
+  // empty[stage], thread 32 (another warp) on the peer's, through its
+  // shared::cluster address (mapa; release at cluster scope). empty[s] of
+  // either CTA thus completes after the clusterM x 2 warpgroups of the
+  // cluster released the slot (getReleaseArrivals).
+  assert(spec.clusterM == 2 && "the cluster along M is a pair");
+  Value lane = remu(tid, 128);
+  auto eq = [&](Value x, int64_t v) {
+    return arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, x, c(v));
+  };
+  kb.ifThen(eq(lane, 0), [&] { arriveEmpty(stage); });
+  kb.ifThen(eq(lane, 32), [&] {
+    Value rank = NVVM::ClusterId::create(kb, kb.getI32Type());
+    Value peer = arith::XOrIOp::create(kb, rank, kb.i32(1));
+    Value remote = tma::mapToClusterRank(kb, getEmptyBarrier(stage), peer);
+    tma::arriveClusterBarrier(kb, remote);
+  });
 }
 
 void GemmMainloop::arriveExpectTx(Value stage, int64_t bytes) {
@@ -310,21 +371,34 @@ void GemmMainloop::walkTiles(function_ref<void(const GemmTile &)> body) {
   };
   Value bid = gpu::BlockIdOp::create(kb, gpu::Dimension::x);
   Value grid = gpu::GridDimOp::create(kb, gpu::Dimension::x);
-  // Tile per cluster: the ctaGroup consecutive CTAs of a cluster (grid
-  // `clusters in (ctaGroup, 1, 1)`) walk the same tiles.
-  if (spec.ctaGroup > 1) {
-    bid = divu(bid, spec.ctaGroup);
-    grid = divu(grid, spec.ctaGroup);
+  // Unit per cluster: the consecutive CTAs of a cluster (grid `clusters in
+  // (clusterSize, 1, 1)`) walk the same units: the tcgen05 pair the same
+  // tile, the cluster along M the same pair of row tiles, CTA r (its rank)
+  // row tile 2 p + r of pair p.
+  int64_t cm = spec.clusterM;
+  if (spec.clusterSize() > 1) {
+    bid = divu(bid, spec.clusterSize());
+    grid = divu(grid, spec.clusterSize());
   }
+  Value rank = cm > 1 ? getClusterRank() : Value();
+  // Row tile `unit` x clusterM + rank of the unit (row tile) `unit`.
+  auto rowTileOf = [&](Value unit) {
+    return cm > 1 ? add(mul(unit, c(cm)), rank) : unit;
+  };
   const TileShape &t = spec.tile;
-  int64_t tilesM = spec.tilesM(), tilesN = spec.tilesN();
+  int64_t unitsM = spec.walkTilesM(), tilesN = spec.tilesN();
   kb.forLoop(bid, c(spec.numTiles()), grid, [&](Value tile) {
     switch (spec.kind) {
     case GemmKind::Dense:
     case GemmKind::Grouped2d2d: {
-      Value batch = divu(tile, tilesM * tilesN);
-      auto [mt, nt] = gemm::emitGroupedTile(kb, remu(tile, tilesM * tilesN),
-                                            tilesM, tilesN, t.groupM);
+      // The grouped-M raster over the units (groupM rows of tiles per
+      // band: groupM / clusterM units). With an odd tilesM the last pair's
+      // second tile starts at or past m: empty (see "The cluster").
+      Value batch = divu(tile, unitsM * tilesN);
+      auto [mu, nt] =
+          gemm::emitGroupedTile(kb, remu(tile, unitsM * tilesN), unitsM, tilesN,
+                                std::max<int64_t>(1, t.groupM / cm));
+      Value mt = rowTileOf(mu);
       Value kLo = c(0), kHi = c(spec.k), kPadLo;
       if (spec.kind == GemmKind::Grouped2d2d) {
         // The group's clamped token range: walk the ends up to `batch`,
@@ -359,7 +433,14 @@ void GemmMainloop::walkTiles(function_ref<void(const GemmTile &)> body) {
       // Tile rows of every group in turn: group g covers [start, end) in
       // ceil((end - start) / tile.m) tiles; its blocked_m_groups scales
       // (read by the tcgen05 kernel only: the others carry no row block)
-      // start at the earlier groups' ceil(rows / 128) row blocks.
+      // start at the earlier groups' ceil(rows / 128) row blocks. With the
+      // cluster along M, the units are pairs of a group's row tiles
+      // (ceil((end - start) / (2 tile.m)) per group: a pair never straddles
+      // two groups), CTA r taking tile 2 j + r of the group's pair j; the
+      // second tile of a group's last pair is empty when the group has an
+      // odd number of row tiles (its rows start at or past the group end).
+      // `cum` counts units, `rowTile` (the GemmTile's) is not used by the
+      // wgmma kernels.
       Value mt = divu(tile, tilesN);
       Value nt = remu(tile, tilesN);
       Value f = arith::ConstantIntOp::create(kb, 0, 1);
@@ -375,10 +456,10 @@ void GemmMainloop::walkTiles(function_ref<void(const GemmTile &)> body) {
         Value start = it[0], cum = it[1], found = it[2];
         Value g0 = walk.getInductionVar();
         Value end = groupEnd(g0, start, spec.m);
-        Value count = divu(add(sub(end, start), c(t.m - 1)), t.m);
+        Value count = divu(add(sub(end, start), c(cm * t.m - 1)), cm * t.m);
         Value next = add(cum, count);
         Value hit = andi(uge(mt, cum), ult(mt, next));
-        Value row = add(start, mul(sub(mt, cum), c(t.m)));
+        Value row = add(start, mul(rowTileOf(sub(mt, cum)), c(t.m)));
         SmallVector<Value> yields = {end,
                                      next,
                                      arith::OrIOp::create(kb, found, hit),
@@ -451,17 +532,26 @@ void GemmMainloop::emitProducerTile(const GemmTile &t, StageFill fill) {
 
 void GemmMainloop::fillStageTma(const RingSlot &slot,
                                 ArrayRef<StageCopy> copies) {
+  // The bytes that land in this CTA's stage: its own copies, and for each
+  // multicast copy the peer's counterpart too (the other share of the
+  // same tile, of the same size, GemmMainloop.h "The cluster").
   int64_t bytes = 0;
   for (const StageCopy &copy : copies)
-    bytes += copy.bytes;
+    bytes += copy.multicast ? spec.clusterM * copy.bytes : copy.bytes;
   // The arrival with the expected bytes comes first: full[s] cannot
-  // complete before the copies' bytes have landed.
+  // complete before the copies' bytes have landed. (The peer's multicast
+  // bytes may land before it: the transaction count goes negative, and the
+  // phase waits for this arrival all the same.)
   Value full = getFullBarrier(slot.stage);
   tma::arriveExpectTx(kb, full, kb.i32(bytes));
   Value stageAddr = getStageAddress(slot.stage);
   for (const StageCopy &copy : copies) {
-    Value dst = tma::getSharedPointer(kb, add(stageAddr, c(copy.stageOffset)));
-    tma::loadTensorTile(kb, dst, copy.tensorMap, full, copy.coords);
+    Value dst = tma::getSharedPointer(kb, add(stageAddr, copy.stageOffset));
+    if (copy.multicast)
+      tma::loadTensorTileMulticast(kb, dst, copy.tensorMap, full, copy.coords,
+                                   (1u << spec.clusterM) - 1);
+    else
+      tma::loadTensorTile(kb, dst, copy.tensorMap, full, copy.coords);
   }
 }
 
@@ -504,13 +594,26 @@ SmallVector<StageCopy> GemmMainloop::getPaddedOperandCopies(const GemmTile &t,
       return {k0, i32(base), i32(t.batch)};
     return {k0, i32(row(batched, rows, base))};
   };
-  return {
-      StageCopy{args.aMap,
-                coords(spec.aBatched, spec.aSlicedMap, spec.a.rows, t.rowBase),
-                0, spec.stageBytesA()},
-      StageCopy{args.bMap,
-                coords(spec.bBatched, spec.bSlicedMap, spec.b.rows, t.colBase),
-                spec.stageBytesA(), spec.stageBytesB()}};
+  StageCopy a{args.aMap,
+              coords(spec.aBatched, spec.aSlicedMap, spec.a.rows, t.rowBase),
+              c(0), spec.stageBytesA()};
+  if (spec.clusterM == 1)
+    return {a, StageCopy{args.bMap,
+                         coords(spec.bBatched, spec.bSlicedMap, spec.b.rows,
+                                t.colBase),
+                         c(spec.stageBytesA()), spec.stageBytesB()}};
+  // The cluster along M: CTA r loads rows [r h, r h + h) of the B tile (h =
+  // getBoxRowsB()) into both CTAs' stage at the same offset; the B tile's
+  // rows are K-major 128-byte swizzle rows, so the shares are contiguous
+  // and 1024-aligned (h a multiple of 8).
+  int64_t share = spec.stageBytesB() / spec.clusterM;
+  Value rank = getClusterRank();
+  Value rowBase = add(t.colBase, mul(rank, c(spec.getBoxRowsB())));
+  StageCopy b{args.bMap,
+              coords(spec.bBatched, spec.bSlicedMap, spec.b.rows, rowBase),
+              add(c(spec.stageBytesA()), mul(rank, c(share))), share};
+  b.multicast = true;
+  return {a, b};
 }
 
 scf::ForOp GemmMainloop::emitConsumerLoop(const GemmTile &t, ValueRange init,
@@ -718,7 +821,7 @@ void gpu_lowering::launchGemmKernel(
                                       {int32_t(spec.threads()), 1, 1}));
   kernel.setKnownBlockSizeAttr(
       rewriter.getDenseI32ArrayAttr({int32_t(spec.threads()), 1, 1}));
-  int64_t group = spec.ctaGroup;
+  int64_t group = spec.clusterSize();
   int64_t grid = group * std::min<int64_t>(spec.numTiles(),
                                            ctasPerSM * target.numSMs / group);
   auto c = [&](int64_t v) {

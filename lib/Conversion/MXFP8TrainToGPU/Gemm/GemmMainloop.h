@@ -49,6 +49,39 @@
 // after the full wait (TMA writes and the tensor cores' reads are both
 // async-proxy accesses).
 //
+// The cluster along M (GemmSpec::clusterM = 2; the TMA-fed wgmma kernels).
+// The two CTAs of a cluster (`clusters in (2, 1, 1)`, ranks r = 0, 1) walk
+// the same units: pairs of M-adjacent row tiles with one N tile and batch
+// or group (2d-3d: a group's row tiles 2 j and 2 j + 1; a pair never
+// straddles two groups), CTA r computing tile 2 j + r. They need the same B
+// tile, which they load once: CTA r loads its A tile alone and rows
+// [r h, r h + h) of the B tile (h = tile.n / 2) with
+// `.multicast::cluster` (mask 0b11) into the same offset of both CTAs'
+// stage. A CTA whose tile is empty (its group or the M extent has an odd
+// number of row tiles: its rows start at or past the end) still loads its
+// B share, consumes and releases every stage of the pair (its stores are
+// all masked): the pair's ring counters stay equal. The barrier protocol:
+//   - full[s] (1 arrival): the CTA's producer arrives with expect_tx of A
+//     plus the WHOLE B tile; the bytes come from its own A box, its own B
+//     share and the peer's B share. The peer's share may land before the
+//     arrival (the transaction count goes negative; the pending arrival
+//     keeps the phase open). It cannot land a use early: the peer writes
+//     use u + 1 of slot s only after its empty[s] saw this CTA's consumers
+//     release use u, i.e. after this CTA's full[s] completed use u.
+//   - empty[s] (4 arrivals, getReleaseArrivals): a slot may be refilled
+//     only when BOTH CTAs' consumers released it, since either producer
+//     writes into both CTAs. Each MMA warpgroup arrives once on its own
+//     CTA's empty[s] and once on the peer's (releaseStage: mapa +
+//     mbarrier.arrive.release.cluster), so each empty[s] counts 2 CTAs x 2
+//     warpgroups. No arrival of use u + 1 can precede the completion of use
+//     u: a consumer releases use u + 1 after full[s] of use u + 1, whose B
+//     shares both producers issued after their empty[s] completed use u.
+//   - a cluster barrier after the initialisation (initRing: no multicast
+//     or remote arrival reaches an uninitialised barrier), and one at the
+//     end of the kernel (emitKernel: no CTA exits while the peer may still
+//     write into its shared memory or arrive on its barriers; every such
+//     access precedes the peer's arrival on that barrier).
+//
 // Adding an MMA generation (e.g. Blackwell tcgen05):
 //   1. GemmSpec.h: a GemmVariant, and for it `threads()` (its warp roles),
 //      `stageBytesA/B()` (what a stage holds: e.g. fp8 tiles plus their
@@ -206,14 +239,18 @@ using StageFill =
 
 /// One TMA copy of a stage fill: the box of `tensorMap` (an `!llvm.ptr`
 /// kernel argument) at `coords` (i32, innermost dimension first) into the
-/// stage at byte `stageOffset` (a multiple of 1024 for the 128-byte
+/// stage at byte `stageOffset` (index; a multiple of 1024 for the 128-byte
 /// swizzle); `bytes` is the box's size (the barrier counts whole boxes,
-/// zero-filled parts included).
+/// zero-filled parts included). A `multicast` copy lands at that offset in
+/// the stage of every CTA of the cluster along M (GemmSpec::clusterM), and
+/// each peer issues the counterpart of the same size (the other share of
+/// the tile) into this CTA: the CTA's full[s] receives clusterM x `bytes`.
 struct StageCopy {
   Value tensorMap;
   SmallVector<Value, 2> coords;
-  int64_t stageOffset = 0;
+  Value stageOffset;
   int64_t bytes = 0;
+  bool multicast = false;
 };
 
 /// The TMA copies that fill a stage with contraction tile `kt` of tile `t`.
@@ -242,14 +279,20 @@ public:
   //===--------------------------------------------------------------------===//
 
   /// Emits the kernel: the thread index, then (guarded kernels: only when
-  /// the pre-passes' flag says so) the shared-memory carve-out, `body`, and
-  /// for 2d-3d the zeroing of the output rows past the last group.
+  /// the pre-passes' flag says so) the shared-memory carve-out, `body` (with
+  /// the cluster along M, then a cluster barrier), and for 2d-3d the
+  /// zeroing of the output rows past the last group.
   void emitKernel(function_ref<void()> body);
   /// threadIdx.x (index).
   Value getThreadId() const { return tid; }
   /// The thread's index in the current warp role (threadIdx.x outside
   /// `emitWarpRoles` and in its first role).
   Value getRoleThreadId() const { return roleTid; }
+  /// The CTA's rank in its cluster (index; %cluster_ctarank).
+  Value getClusterRank();
+  /// A barrier of every thread of the cluster (barrier.cluster.arrive,
+  /// release, then wait, acquire).
+  void syncCluster();
   /// The byte address (index, shared window) of stage 0, 1024-aligned.
   Value getStagesAddress() const { return stagesAddr; }
   /// The byte address of stage `stage` (index).
@@ -272,7 +315,8 @@ public:
   /// `emptyArrivals` expected arrivals (then `initMore`, e.g. the
   /// generation's other mbarriers), fences the initialisation for the async
   /// proxy (TMA's complete_tx and tcgen05.commit complete barriers), a CTA
-  /// barrier publishes them, and every thread's ring counter starts at 0.
+  /// barrier (a cluster barrier with the cluster along M) publishes them,
+  /// and every thread's ring counter starts at 0.
   void initRing(int64_t fullArrivals, int64_t emptyArrivals,
                 function_ref<void()> initMore = nullptr);
   /// The thread's current ring position.
@@ -292,6 +336,14 @@ public:
   /// One arrival on full[stage] / empty[stage].
   void arriveFull(Value stage);
   void arriveEmpty(Value stage);
+  /// The MMA warpgroups' (threads 0-255) release of slot `stage` after
+  /// their reads of it completed: every thread arrives on empty[stage], or
+  /// with the cluster along M one thread per warpgroup on this CTA's and
+  /// another on the peer's empty[stage] ("The cluster").
+  void releaseStage(Value stage);
+  /// empty[s]'s expected arrivals for releaseStage: 256, or 4 with the
+  /// cluster along M (2 CTAs x 2 MMA warpgroups).
+  int64_t getReleaseArrivals() const;
   /// One arrival on full[stage] that also expects `bytes` of asynchronous
   /// (TMA) transactions (`mbarrier.arrive.expect_tx`).
   void arriveExpectTx(Value stage, int64_t bytes);
@@ -308,14 +360,16 @@ public:
   //===--------------------------------------------------------------------===//
 
   /// Calls `body` for every output tile of this CTA in the persistent order
-  /// (tile t = blockIdx.x, + gridDim.x, ...; with `spec.ctaGroup` CTAs per
-  /// tile, clusters of that many consecutive CTAs, every CTA of a cluster
-  /// visits the cluster's tiles: t = blockIdx.x / ctaGroup, + gridDim.x /
-  /// ctaGroup, ...): dense and 2d-2d tiles in the
-  /// grouped-M raster of GemmTiling.h per batch / group (2d-2d contracting
-  /// over the group's clamped token range, or its range of the padded K
-  /// for pre-dequantized operands); 2d-3d tiles walk the groups, each
-  /// covering its rows in ceil(rows / tile.m) tiles.
+  /// (unit t = blockIdx.x, + gridDim.x, ...; with clusters of
+  /// `spec.clusterSize()` consecutive CTAs, every CTA of a cluster visits
+  /// the cluster's units: t = blockIdx.x / clusterSize, + gridDim.x /
+  /// clusterSize, ...; a unit is a tile, or with the cluster along M a pair
+  /// of row tiles of which CTA r takes the r-th): dense and 2d-2d tiles in
+  /// the grouped-M raster of GemmTiling.h per batch / group (2d-2d
+  /// contracting over the group's clamped token range, or its range of the
+  /// padded K for pre-dequantized operands); 2d-3d tiles walk the groups,
+  /// each covering its rows in ceil(rows / tile.m) tiles (in ceil(rows /
+  /// (2 tile.m)) pairs with the cluster along M).
   void walkTiles(function_ref<void(const GemmTile &)> body);
   /// Splits the CTA's threads into `roles` (in order: role 0 is threads
   /// [0, roles[0].threads), ...), each running its body.
@@ -472,10 +526,11 @@ createPaddedOperands(RewriterBase &rewriter, Location loc,
 /// from the kernel arguments, and launches it on `args` (GemmArgs order):
 /// `spec.threads()` threads, `.maxntid` and `.minnctapersm
 /// spec.ctasPerSM`, a persistent grid of min(tiles, ctasPerSM x SMs) CTAs
-/// and `spec.sharedBytes()` of dynamic shared memory. With `spec.ctaGroup`
-/// > 1 the grid is of clusters of that many CTAs (`clusters in`, the
-/// kernel's `nvvm.cluster_dim`), one cluster per tile: min(tiles, SMs /
-/// ctaGroup) clusters.
+/// and `spec.sharedBytes()` of dynamic shared memory. With
+/// `spec.clusterSize()` > 1 the grid is of clusters of that many CTAs
+/// (`clusters in`, the kernel's `nvvm.cluster_dim`), one cluster per unit
+/// of the walk (GemmSpec::numTiles): min(units, SMs / clusterSize)
+/// clusters.
 void launchGemmKernel(
     RewriterBase &rewriter, Location loc, const KernelCache &cache,
     const GemmSpec &spec, ArrayRef<Value> args,

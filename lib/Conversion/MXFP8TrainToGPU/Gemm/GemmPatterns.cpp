@@ -59,6 +59,7 @@ static void chooseConfig(GemmConfigAttr config, GemmSpec &spec,
   spec.prefetch = 1;
   spec.tile = TileShape();
   spec.stages = 3;
+  spec.clusterM = 1;
   spec.converterGroups = 2;
   spec.ctasPerSM = spec.a.kMajor && spec.b.kMajor && !spec.a.blockedScales &&
                            !spec.b.blockedScales
@@ -142,8 +143,9 @@ static std::array<PreDequantOperand, 2> getOperandForms(const GemmSpec &spec) {
   int64_t aRowsPad = llvm::alignTo(spec.m, spec.tile.m) +
                      (spec.kind == GemmKind::Grouped2d3d ? spec.tile.m : 0);
   int64_t bRowsPad = llvm::alignTo(spec.n, spec.tile.n);
-  return {form(spec.a, spec.aBatched, aRowsPad, spec.aType, spec.tile.m),
-          form(spec.b, spec.bBatched, bRowsPad, spec.bType, spec.tile.n)};
+  return {
+      form(spec.a, spec.aBatched, aRowsPad, spec.aType, spec.tile.m),
+      form(spec.b, spec.bBatched, bRowsPad, spec.bType, spec.getBoxRowsB())};
 }
 
 /// Launches the GEMM of `spec` on `args` (A data, A scales, B data,

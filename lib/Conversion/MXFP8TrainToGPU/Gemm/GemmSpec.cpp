@@ -141,6 +141,7 @@ std::string GemmSpec::getName() const {
                     .str()
               : "") +
          (tile.n != 128 ? llvm::formatv("_n{0}", tile.n).str() : "") +
+         (clusterM > 1 ? llvm::formatv("_c{0}", clusterM).str() : "") +
          // Float8: `t` tensorwise or `r` rowwise scale of A, then of B.
          (isWgmmaFloat8()
               ? std::string("_f8") + (aScalarScale ? "t" : "r") +

@@ -118,6 +118,13 @@ struct GemmSpec {
   /// rows [128 r, 128 r + 128) of the A tile and of the B tile, and its
   /// rows of the output in its Tensor Memory.
   int64_t ctaGroup = 1;
+  /// The TMA-fed wgmma kernels (DequantBF16, WgmmaFloat8): CTAs of a
+  /// cluster along M (1 or 2). With 2, the two CTAs of a cluster compute the
+  /// M-adjacent tiles 2p and 2p + 1 of one pair p of row tiles with the same
+  /// N tile (and batch or group); each loads its own A tile and half of the
+  /// shared B tile (`getBoxRowsB()` rows), which TMA multicasts into both
+  /// CTAs' stage (GemmMainloop.h, "The cluster").
+  int64_t clusterM = 1;
   /// WgmmaFloat8: the operand's f32 scale is one tensorwise scalar (else one
   /// per row of `a` / per column of the output for `b`).
   bool aScalarScale = false, bScalarScale = false;
@@ -180,13 +187,26 @@ struct GemmSpec {
 
   int64_t tilesM() const { return llvm::divideCeil(m, tile.m); }
   int64_t tilesN() const { return llvm::divideCeil(n, tile.n); }
-  /// Tiles the persistent loop walks (an upper bound for 2d-3d, whose real
-  /// count depends on `offs`).
+  /// CTAs of a cluster (`clusters in` at the launch): the tcgen05 pair
+  /// (ctaGroup) or the wgmma cluster along M (clusterM); 1 without one.
+  int64_t clusterSize() const { return ctaGroup * clusterM; }
+  /// Row-tile units of the walk: row tiles, or pairs of them with
+  /// clusterM = 2 (ceil(tilesM / clusterM)).
+  int64_t walkTilesM() const { return llvm::divideCeil(tilesM(), clusterM); }
+  /// Work units the persistent loop walks, one per cluster (a tile, or a
+  /// pair of M-adjacent tiles with clusterM = 2); an upper bound for 2d-3d,
+  /// whose real count depends on `offs`: group g has ceil(rows_g /
+  /// (clusterM tile.m)) units, at most rows_g / (clusterM tile.m) + 1, and
+  /// the rows sum to at most m.
   int64_t numTiles() const {
     if (kind == GemmKind::Grouped2d3d)
-      return (tilesM() + batches) * tilesN();
-    return batches * tilesM() * tilesN();
+      return (walkTilesM() + batches) * tilesN();
+    return batches * walkTilesM() * tilesN();
   }
+  /// Rows of the B box one CTA loads per stage (the TMA-fed wgmma kernels):
+  /// the whole tile.n, or its 1 / clusterM share, which the CTA multicasts
+  /// to the cluster.
+  int64_t getBoxRowsB() const { return tile.n / clusterM; }
   /// Bytes per element of the staged operands (fp8 for tcgen05 and the
   /// Float8 wgmma kernel, else bf16).
   int64_t stageElementBytes() const {

@@ -132,7 +132,8 @@ lowerHighPrecisionGemm(PatternRewriter &rewriter, const KernelCache &cache,
   int64_t aBatches = spec.aBatched ? spec.batches : 1;
   int64_t bBatches = spec.bBatched ? spec.batches : 1;
   Value aMap = mapInPlace(lhs, spec.aBatched, spec.tile.m, spec.a, spec.aType);
-  Value bMap = mapInPlace(rhs, spec.bBatched, spec.tile.n, spec.b, spec.bType);
+  Value bMap =
+      mapInPlace(rhs, spec.bBatched, spec.getBoxRowsB(), spec.b, spec.bType);
 
   // Packed: the padded buffers with their maps, then the pre-passes.
   SmallVector<PaddedOperandShape> shapes;
@@ -140,8 +141,8 @@ lowerHighPrecisionGemm(PatternRewriter &rewriter, const KernelCache &cache,
     shapes.push_back(
         {aBatches * aRowsPad, kPad, spec.tile.m, /*elementType=*/spec.aType});
   if (!bMap)
-    shapes.push_back(
-        {bBatches * bRowsPad, kPad, spec.tile.n, /*elementType=*/spec.bType});
+    shapes.push_back({bBatches * bRowsPad, kPad, spec.getBoxRowsB(),
+                      /*elementType=*/spec.bType});
   SmallVector<PaddedOperand> padded =
       createPaddedOperands(rewriter, loc, shapes);
   auto pack = [&](const OperandLayout &l, int64_t batches, int64_t rowsPad,

@@ -124,7 +124,7 @@ void WgmmaConsumer::emitRingTile(const GemmTile &t, bool fenceAfterFull) {
         arith::CmpIOp::create(kb, arith::CmpIPredicate::ugt, kt, t.ktBegin);
     kb.ifThen(notFirst, [&] {
       Value prev = remu(add(slot.counter, c(spec.stages - 1)), spec.stages);
-      mainloop.arriveEmpty(prev);
+      mainloop.releaseStage(prev);
     });
     return results;
   };
@@ -188,7 +188,7 @@ void WgmmaConsumer::emitRingTile(const GemmTile &t, bool fenceAfterFull) {
   kb.ifThen(ult(t.ktBegin, t.ktEnd), [&] {
     Value prev =
         remu(add(mainloop.loadRingCounter(), c(spec.stages - 1)), spec.stages);
-    mainloop.arriveEmpty(prev);
+    mainloop.releaseStage(prev);
   });
   emitEpilogue(result, t.batch, t.rowBase, t.rowEnd, t.colBase,
                scales ? &*scales : nullptr);
@@ -416,6 +416,12 @@ void gpu_lowering::configureDequantBF16Gemm(GemmSpec &spec, int64_t tileN,
   spec.ctasPerSM = 1;
   spec.converterGroups = 1;
   spec.prefetch = 1;
+  // The cluster along M (GemmMainloop.h, "The cluster"): the grouped forms
+  // by default. torch._grouped_mm's CUTLASS kernel runs this schedule with
+  // a 2x1 cluster and reads half the B tiles from L2 (bench/README.md, "Why
+  // the grouped GEMM trails"); scaled_mm keeps one CTA per cluster until a
+  // measurement shows the pair does not lose there.
+  spec.clusterM = spec.kind == GemmKind::Dense ? 1 : 2;
 }
 
 void gpu_lowering::emitDequantBF16Gemm(KernelBuilder &kb, const GemmSpec &spec,
@@ -438,8 +444,9 @@ void gpu_lowering::emitDequantBF16Gemm(KernelBuilder &kb, const GemmSpec &spec,
   };
   mainloop.emitKernel([&] {
     // full[s] expects the producer's one arrival (with the stage's bytes),
-    // empty[s] the 256 MMA threads.
-    mainloop.initRing(1, kMmaThreads);
+    // empty[s] the 256 MMA threads (with the cluster along M, the four MMA
+    // warpgroups of the pair: GemmMainloop.h, "The cluster").
+    mainloop.initRing(1, mainloop.getReleaseArrivals());
     // Registers move from the producer warpgroup to the MMA warpgroups (128
     // accumulators each): 2 x 128 x 216 + 128 x 72 = 384 x 168. ptxas
     // allocates each role within its limit; without setmaxnreg the 2d-3d

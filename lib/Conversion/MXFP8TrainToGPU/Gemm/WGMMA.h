@@ -79,10 +79,12 @@ private:
   const GemmSpec &spec;
 };
 
-/// Configures `spec` for the pre-dequantized GEMM (GemmVariant::DequantBF16):
-/// one CTA of 384 threads per SM (two MMA warpgroups and the TMA producer
-/// warpgroup), 128 x `tileN` tiles (m64nN per MMA warpgroup; 128 or 256) and
-/// a ring of `stages` stages.
+/// Configures `spec` (its problem set) for the pre-dequantized GEMM
+/// (GemmVariant::DequantBF16): one CTA of 384 threads per SM (two MMA
+/// warpgroups and the TMA producer warpgroup), 128 x `tileN` tiles (m64nN
+/// per MMA warpgroup; 128 or 256), a ring of `stages` stages, and the
+/// cluster along M (GemmSpec::clusterM) of the problem's form, decided here
+/// for every kernel of this ring (MX, high-precision and Float8).
 void configureDequantBF16Gemm(GemmSpec &spec, int64_t tileN, int64_t stages);
 
 /// The body of the pre-dequantized GEMM (GemmVariant::DequantBF16): two

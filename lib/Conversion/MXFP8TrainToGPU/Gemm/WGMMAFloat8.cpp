@@ -346,7 +346,7 @@ static LogicalResult lowerFloat8Gemm(PatternRewriter &rewriter,
   std::array<Value, 2> operands = {lhs, rhs};
   std::array<gemm::OperandLayout *, 2> layouts = {&spec.a, &spec.b};
   std::array<bool, 2> batched = {spec.aBatched, spec.bBatched};
-  std::array<int64_t, 2> boxRows = {spec.tile.m, spec.tile.n};
+  std::array<int64_t, 2> boxRows = {spec.tile.m, spec.getBoxRowsB()};
   std::array<Value, 2> maps;
   for (unsigned i = 0; i < 2; ++i) {
     if (!layouts[i]->kMajor)

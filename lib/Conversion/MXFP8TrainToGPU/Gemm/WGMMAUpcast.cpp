@@ -737,7 +737,7 @@ void FusedUpcastEmitter::emitBody() {
   // full[s] completes when every converter thread has arrived (after its
   // async-proxy fence), empty[s] when every MMA thread has (after
   // wait_group shows the stage read).
-  mainloop.initRing(convThreads, kMmaThreads);
+  mainloop.initRing(convThreads, mainloop.getReleaseArrivals());
   auto mmaRole = [&] {
     mainloop.walkTiles([&](const GemmTile &t) {
       mma.emitRingTile(t, /*fenceAfterFull=*/false);
