@@ -104,7 +104,8 @@ def blocked_size(rows, cols):
 EXTRA_CONFIG = {}
 # The fields of #mxfp8train.gemm_config, in its order (docs/gpu.md).
 CONFIG_FIELDS = ["kernel", "stages", "tile_n", "dequant_ctas", "prefetch",
-                 "ctas_per_sm", "rebalance", "converters"]
+                 "ctas_per_sm", "rebalance", "converters", "cta_group",
+                 "cluster_m"]
 
 
 def attr_dict(config):
@@ -325,6 +326,14 @@ def timing_cases(chip="sm_90a"):
     both("v8", dict(), dict())
     t.append(gmm_case("t_v8_gmm2d2d_16384_n2048_k7168", "2d2d",
                       16384, 7168, 2048, 8, offs, tl=False, tr=True))
+    # The cluster along M (gemm_config cluster_m) named explicitly: one
+    # CTA (c1) and pairs sharing the B tile (c2), every form, same call.
+    for cm in (1, 2):
+        cfg = dict(extra=dict(cluster_m=cm))
+        both("v8c%d" % cm, cfg, cfg)
+        t.append(gmm_case("t_v8c%d_gmm2d2d_16384_n2048_k7168" % cm, "2d2d",
+                          16384, 7168, 2048, 8, offs, tl=False, tr=True,
+                          **cfg))
     # The backward layouts of the Llama shapes (MN-major operands go
     # through the row-fastest pre-pass): dgrad dY (16384, 14336) x W
     # stored (14336, 4096); wgrad dY^T X with both stored token-major.

@@ -130,6 +130,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "contraction elements (a multiple of 128; 0: fast "
                      "accumulation)"),
       llvm::cl::init(128)};
+  PassOptions::Option<int64_t> gemmClusterM{
+      *this, "gemm-cluster-m",
+      llvm::cl::desc("sm_90a TMA-fed wgmma GEMMs: CTAs of the cluster along "
+                     "M sharing the B tile by TMA multicast (1 or 2; 0: per "
+                     "form; same bits)"),
+      llvm::cl::init(0)};
   PassOptions::Option<int64_t> float8PromoteUnroll{
       *this, "float8-promote-unroll",
       llvm::cl::desc("sm_90a Float8 GEMMs promoted every contraction tile: "

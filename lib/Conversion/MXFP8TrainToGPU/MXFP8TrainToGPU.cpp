@@ -126,6 +126,13 @@ struct ConvertMXFP8TrainToGPUPass final
       return signalPassFailure();
     }
     target.float8PromoteUnroll = promoteUnroll;
+    if (gemmClusterM < 0 || gemmClusterM > 2) {
+      module.emitError() << "convert-mxfp8train-to-gpu: gemm-cluster-m must "
+                            "be 0, 1 or 2 (got "
+                         << int64_t(gemmClusterM) << ")";
+      return signalPassFailure();
+    }
+    target.gemmClusterM = gemmClusterM;
     if (!llvm::is_contained({0, 1, 2, 4}, int64_t(columnCastLanes))) {
       module.emitError() << "convert-mxfp8train-to-gpu: column-cast-lanes must "
                             "be 0, 1, 2 or 4 (got "

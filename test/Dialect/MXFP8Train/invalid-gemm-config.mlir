@@ -164,3 +164,17 @@ func.func @gemm_config_rejects_kernel() attributes {test.c = #mxfp8train.gemm_co
 func.func @gemm_config_rejects_unknown_field() attributes {test.c = #mxfp8train.gemm_config<version = 8>} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{gemm_config cluster_m must be in [1, 2], found 4}}
+func.func @gemm_config_rejects_cluster_m() attributes {test.c = #mxfp8train.gemm_config<cluster_m = 4>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{gemm_config cluster_m applies to kernel = dequant_bf16 only, found kernel = fused_upcast_ws}}
+func.func @gemm_config_rejects_cluster_m_kernel() attributes {test.c = #mxfp8train.gemm_config<kernel = fused_upcast_ws, cluster_m = 2>} {
+  return
+}

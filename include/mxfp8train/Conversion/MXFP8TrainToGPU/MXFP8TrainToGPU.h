@@ -69,6 +69,10 @@ struct GPUTargetInfo {
   /// wgmma drain (`float8-promote-unroll`: 2, 4 or 6; 0: the form's
   /// default, GemmSpec::getDefaultPromoteUnroll).
   int64_t float8PromoteUnroll = 0;
+  /// sm_90a TMA-fed wgmma GEMMs: CTAs of the cluster along M
+  /// (`gemm-cluster-m`: 1 or 2; 0: the form's default); an op's gemm_config
+  /// cluster_m takes precedence.
+  int64_t gemmClusterM = 0;
 
   /// The NVVM chip name (`sm_90a`).
   llvm::StringRef getChipName() const { return stringifyGPUChip(chip); }

@@ -40,7 +40,7 @@ static GemmConfigAttr getGemmConfig(Operation *op) {
   return GemmConfigAttr::get(op->getContext(), GemmKernel::DequantBF16,
                              std::nullopt, std::nullopt, std::nullopt,
                              std::nullopt, std::nullopt, /*rebalance=*/true,
-                             std::nullopt, std::nullopt);
+                             std::nullopt, std::nullopt, std::nullopt);
 }
 
 /// Chooses the kernel variant and its configuration of `spec` from the
@@ -270,6 +270,8 @@ static LogicalResult lowerGemmOp(PatternRewriter &rewriter,
       appendGemmTailArgs(rewriter, loc, args, offs, bias, resultType);
   GemmConfigAttr config = getGemmConfig(op);
   chooseConfig(config, spec);
+  if (spec.variant == GemmVariant::DequantBF16)
+    chooseClusterM(spec, cache.getTarget(), op);
   launchGemmOp(rewriter, loc, cache, op, config, spec, args);
   rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
   return success();

@@ -98,6 +98,7 @@ lowerHighPrecisionGemm(PatternRewriter &rewriter, const KernelCache &cache,
     return rewriter.notifyMatchFailure(op, why);
   // The measured default of the MX GEMMs: 128 x 256 tiles, four stages.
   configureDequantBF16Gemm(spec, /*tileN=*/256, /*stages=*/4);
+  chooseClusterM(spec, cache.getTarget(), op);
   Location loc = op->getLoc();
   bool grouped2d2d = spec.kind == GemmKind::Grouped2d2d;
   // The padded layout of a packed operand (as launchGemmOp's MX operands):

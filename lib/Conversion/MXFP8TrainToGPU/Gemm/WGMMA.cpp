@@ -424,6 +424,15 @@ void gpu_lowering::configureDequantBF16Gemm(GemmSpec &spec, int64_t tileN,
   spec.clusterM = spec.kind == GemmKind::Dense ? 1 : 2;
 }
 
+void gpu_lowering::chooseClusterM(GemmSpec &spec, const GPUTargetInfo &target,
+                                  Operation *op) {
+  auto config = op->getAttrOfType<GemmConfigAttr>(GemmConfigAttr::getAttrName());
+  if (config && config.getClusterM())
+    spec.clusterM = *config.getClusterM();
+  else if (target.gemmClusterM)
+    spec.clusterM = target.gemmClusterM;
+}
+
 void gpu_lowering::emitDequantBF16Gemm(KernelBuilder &kb, const GemmSpec &spec,
                                        ValueRange args) {
   GemmMainloop mainloop(kb, spec, args);

@@ -87,6 +87,14 @@ private:
 /// for every kernel of this ring (MX, high-precision and Float8).
 void configureDequantBF16Gemm(GemmSpec &spec, int64_t tileN, int64_t stages);
 
+/// Chooses the cluster along M (GemmSpec::clusterM) of the TMA-fed wgmma
+/// `spec` of `op`, configured by configureDequantBF16Gemm: the op's
+/// gemm_config `cluster_m` if it has one, else the lowering's
+/// `gemm-cluster-m` (`target.gemmClusterM`) if not 0, else the form's
+/// default (configureDequantBF16Gemm's).
+void chooseClusterM(GemmSpec &spec, const GPUTargetInfo &target,
+                    Operation *op);
+
 /// The body of the pre-dequantized GEMM (GemmVariant::DequantBF16): two
 /// MMA warpgroups and a TMA producer warp on the stage ring; the operands
 /// are the tensor maps of the padded buffers.

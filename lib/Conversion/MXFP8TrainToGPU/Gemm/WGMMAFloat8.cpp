@@ -273,6 +273,7 @@ static void configureFromOp(Operation *op, const GPUTargetInfo &target,
   int64_t maxStages =
       spec.kind == GemmKind::Dense ? kMaxFloat8Stages : kMaxGroupedFloat8Stages;
   configureWgmmaFloat8Gemm(spec, tileN, stages.value_or(maxStages));
+  chooseClusterM(spec, target, op);
   if (stages)
     return;
   // (ncu on the H200: with four stages of 128 x 128 the MMA warps of the

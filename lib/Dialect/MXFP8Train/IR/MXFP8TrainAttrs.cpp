@@ -332,7 +332,8 @@ LogicalResult GemmConfigAttr::verify(
     std::optional<int64_t> stages, std::optional<int64_t> tileN,
     std::optional<int64_t> dequantCtas, std::optional<int64_t> prefetch,
     std::optional<int64_t> ctasPerSm, bool rebalance,
-    std::optional<int64_t> converters, std::optional<int64_t> ctaGroup) {
+    std::optional<int64_t> converters, std::optional<int64_t> ctaGroup,
+    std::optional<int64_t> clusterM) {
   bool dequant = kernel == GemmKernel::DequantBF16;
   auto onlyDequant = [&](StringRef field) {
     return emitError() << "gemm_config " << field
@@ -351,6 +352,8 @@ LogicalResult GemmConfigAttr::verify(
     return onlyDequant("tile_n");
   if (dequantCtas && !dequant)
     return onlyDequant("dequant_ctas");
+  if (clusterM && !dequant)
+    return onlyDequant("cluster_m");
   // The fused upcast without warp specialisation has three stages and no
   // converter warpgroups.
   if (kernel == GemmKernel::FusedUpcast && (stages || converters))
@@ -373,7 +376,8 @@ LogicalResult GemmConfigAttr::verify(
   if (failed(inRange("prefetch", prefetch, 1, 4)) ||
       failed(inRange("ctas_per_sm", ctasPerSm, 1, 2)) ||
       failed(inRange("converters", converters, 1, 2)) ||
-      failed(inRange("cta_group", ctaGroup, 1, 2)))
+      failed(inRange("cta_group", ctaGroup, 1, 2)) ||
+      failed(inRange("cluster_m", clusterM, 1, 2)))
     return failure();
   return success();
 }

@@ -345,13 +345,15 @@ def MXFP8Train_GemmConfigAttr : MXFP8Train_Attr<"GemmConfig", "gemm_config"> {
     | `rebalance` | `true`, `false` | `true` | fused upcast: the per-block scale rebalancing that keeps extreme scale pairs exact (`false` is inexact for them; for measurements) |
     | `converters` | 1, 2 | 2 | `fused_upcast_ws`: converter warpgroups |
     | `cta_group` | 1, 2 | 1 | sm_100a only: 1 for the 1-CTA tcgen05 kernel (128 x 256 tiles per CTA), 2 for the 2-CTA kernel (`cta_group::2`: a cluster of two CTAs per 256 x 256 tile) |
+    | `cluster_m` | 1, 2 | the `gemm-cluster-m` option of the lowering (default 1) | sm_90a `dequant_bf16` and Float8 kernels: 2 runs them as clusters of two CTAs on M-adjacent tiles that load their shared B tile once (TMA multicast) |
 
     The fused-upcast fields also configure `dequant_bf16`'s fallback.
 
     Errors: a value outside its range above; `tile_n` or `dequant_ctas`
     with a kernel other than `dequant_bf16`; `stages` or `converters` with
     `kernel = fused_upcast`; `stages` above 4 with `dequant_bf16` and
-    `tile_n = 256` (five 48 KiB stages do not fit in shared memory).
+    `tile_n = 256` (five 48 KiB stages do not fit in shared memory);
+    `cluster_m` with a kernel other than `dequant_bf16`.
 
     ```mlir
     %y = mxfp8train.scaled_mm %a [%as], %b [%bs] transpose_rhs
@@ -359,6 +361,7 @@ def MXFP8Train_GemmConfigAttr : MXFP8Train_Attr<"GemmConfig", "gemm_config"> {
         : ...
     #mxfp8train.gemm_config<kernel = fused_upcast_ws, prefetch = 1, rebalance = false>
     #mxfp8train.gemm_config<cta_group = 2>
+    #mxfp8train.gemm_config<cluster_m = 2>
     ```
   }];
   let parameters = (ins
@@ -378,7 +381,9 @@ def MXFP8Train_GemmConfigAttr : MXFP8Train_Attr<"GemmConfig", "gemm_config"> {
     OptionalParameter<"std::optional<int64_t>",
         "fused_upcast_ws: converter warpgroups (1, 2)">:$converters,
     OptionalParameter<"std::optional<int64_t>",
-        "sm_100a: CTAs per tcgen05 MMA (1, 2)">:$cta_group);
+        "sm_100a: CTAs per tcgen05 MMA (1, 2)">:$cta_group,
+    OptionalParameter<"std::optional<int64_t>",
+        "sm_90a: CTAs of the cluster along M (1, 2)">:$cluster_m);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
