@@ -186,7 +186,7 @@ struct ConvertMXFP8TrainToGPUPass final
     // sm_90a: quantize kernels that also write the bf16 operands of the
     // pre-dequantized GEMMs they feed, instead of the GEMMs' pre-passes.
     if (fuseDequant && *chipKind == GPUChip::SM90a && !simpleGemm)
-      cache.setDequantFusion(DequantFusion::plan(module, deferFp8));
+      cache.setDequantFusion(DequantFusion::plan(module, target, deferFp8));
     // sm_90a: Float8 casts that write the K-major copies the Float8 GEMMs
     // read, instead of the GEMMs' transpose pre-passes.
     if (fuseTransposes && *chipKind == GPUChip::SM90a && !simpleGemm)

@@ -289,9 +289,9 @@ void tma::loadTensorTileMulticast(ImplicitLocOpBuilder &b, Value dst,
                           NVVM::CTAGroupKindAttr());
 }
 
-void tma::arriveClusterBarrier(ImplicitLocOpBuilder &b, Value mbar) {
-  NVVM::MBarrierArriveOp::create(b, Type(), mbar, Value(),
-                                 NVVM::MemScopeKind::CLUSTER, false);
+void tma::arriveClusterBarrier(ImplicitLocOpBuilder &b, Value mbar,
+                               NVVM::MemScopeKind scope) {
+  NVVM::MBarrierArriveOp::create(b, Type(), mbar, Value(), scope, false);
 }
 
 void tma::loadBulk(ImplicitLocOpBuilder &b, Value dst, Value src, Value mbar,

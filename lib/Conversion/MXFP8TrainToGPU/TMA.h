@@ -15,6 +15,7 @@
 #ifndef MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_TMA_H
 #define MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_TMA_H
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -150,8 +151,14 @@ void loadTensorTileMulticast(ImplicitLocOpBuilder &b, Value dst,
 
 /// One arrival on the mbarrier at the shared::cluster address `mbar`
 /// (`!llvm.ptr<7>`, possibly another CTA's): `mbarrier.arrive.release
-/// .cluster.shared::cluster`.
-void arriveClusterBarrier(ImplicitLocOpBuilder &b, Value mbar);
+/// .SCOPE.shared::cluster`. The release at cluster scope orders this
+/// thread's earlier memory accesses for the whole cluster, a fence that
+/// stalls the warp (ncu `membar`); `.cta` orders them for its own CTA only,
+/// enough where the arrival publishes no generic-proxy writes (a stage the
+/// wgmma read, released after its wait_group).
+void arriveClusterBarrier(
+    ImplicitLocOpBuilder &b, Value mbar,
+    NVVM::MemScopeKind scope = NVVM::MemScopeKind::CLUSTER);
 
 /// `cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes` of
 /// `bytes` (a multiple of 16) from global `src` (`!llvm.ptr<1>`, 16-byte

@@ -131,8 +131,9 @@ static bool onlyFusedGemmsRead(const DequantFusion &fusion,
   return true;
 }
 
-std::shared_ptr<DequantFusion> DequantFusion::plan(ModuleOp module,
-                                                   bool deferFp8) {
+std::shared_ptr<DequantFusion>
+DequantFusion::plan(ModuleOp module, const GPUTargetInfo &target,
+                    bool deferFp8) {
   auto fusion = std::make_shared<DequantFusion>();
   SmallVector<Operation *> gemms;
   // Float8 GEMMs read fp8 in place (WGMMAFloat8): nothing to dequantize.
@@ -149,7 +150,7 @@ std::shared_ptr<DequantFusion> DequantFusion::plan(ModuleOp module,
     if (gemm->use_empty())
       continue;
     std::optional<std::array<PreDequantOperand, 2>> forms =
-        getPreDequantOperands(gemm);
+        getPreDequantOperands(gemm, target);
     if (!forms)
       continue;
     for (unsigned i = 0; i < 2; ++i) {

@@ -61,9 +61,10 @@ struct PreDequantOperand {
 /// The two operand forms (A, B) of `op` (scaled_mm, scaled_grouped_mm)
 /// where the sm_90a lowering runs the pre-dequantized GEMM on it (its
 /// configuration asks for dequant_bf16 and the form has that kernel);
-/// std::nullopt otherwise (GemmPatterns.cpp).
+/// std::nullopt otherwise (GemmPatterns.cpp). The forms' boxes depend on
+/// the cluster along M, which `target` (gemm-cluster-m) may choose.
 std::optional<std::array<PreDequantOperand, 2>>
-getPreDequantOperands(Operation *op);
+getPreDequantOperands(Operation *op, const GPUTargetInfo &target);
 
 /// A GEMM operand's padded bf16 form written by a quantize kernel.
 struct FusedDequantOperand {
@@ -89,9 +90,10 @@ public:
   /// buffers, maps and flag words of the fused operands. Only forms whose
   /// padded K equals K are fused (no K padding to zero; the padding rows
   /// are zeroed by the quantize kernel). `deferFp8`: the fp8 data only the
-  /// fused GEMMs read is deferred (fp8Deferred).
-  static std::shared_ptr<DequantFusion> plan(ModuleOp module,
-                                             bool deferFp8 = false);
+  /// fused GEMMs read is deferred (fp8Deferred). `target`: the lowering's
+  /// (the GEMMs' configuration, as they are lowered).
+  static std::shared_ptr<DequantFusion>
+  plan(ModuleOp module, const GPUTargetInfo &target, bool deferFp8 = false);
 
   /// The form `quantize` writes for its data result `dataResult` (0; 2 for
   /// the colwise data of quantize_dual), or null.

@@ -278,7 +278,8 @@ static LogicalResult lowerGemmOp(PatternRewriter &rewriter,
 }
 
 std::optional<std::array<PreDequantOperand, 2>>
-gpu_lowering::getPreDequantOperands(Operation *op) {
+gpu_lowering::getPreDequantOperands(Operation *op,
+                                    const GPUTargetInfo &target) {
   if (!isa<ScaledMmOp, ScaledGroupedMmOp>(op) || !hasStaticShapes(op))
     return std::nullopt;
   GemmSpec spec = isa<ScaledMmOp>(op)
@@ -291,6 +292,7 @@ gpu_lowering::getPreDequantOperands(Operation *op) {
   chooseConfig(getGemmConfig(op), spec);
   if (!spec.preDequantized())
     return std::nullopt;
+  chooseClusterM(spec, target, op);
   return getOperandForms(spec);
 }
 

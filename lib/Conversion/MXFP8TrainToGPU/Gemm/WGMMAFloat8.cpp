@@ -304,7 +304,9 @@ gpu_lowering::getFloat8TransposedForms(Operation *op,
   configureFromOp(op, target, spec);
   std::array<const gemm::OperandLayout *, 2> layouts = {&spec.a, &spec.b};
   std::array<bool, 2> batched = {spec.aBatched, spec.bBatched};
-  std::array<int64_t, 2> boxRows = {spec.tile.m, spec.tile.n};
+  // The boxes of the GEMM's tensor maps (B: its share with the cluster
+  // along M), as lowerFloat8Gemm creates them.
+  std::array<int64_t, 2> boxRows = {spec.tile.m, spec.getBoxRowsB()};
   for (unsigned i = 0; i < 2; ++i) {
     if (layouts[i]->kMajor)
       continue;
