@@ -176,6 +176,11 @@ void gpu_lowering::configureWgmmaFloat8Gemm(GemmSpec &spec, int64_t tileN,
   configureDequantBF16Gemm(spec, tileN, stages);
   spec.variant = GemmVariant::WgmmaFloat8;
   spec.tile.k = 128;
+  // The cluster along M for every form with 128 x 256 tiles and fast
+  // accumulation: measured on the H200 (bench/README.md, "Session 19"), the
+  // Llama forward GEMMs 3.10 -> 2.70 ms with the pair, while the promoted
+  // 128 x 128 kernels took twice as long with it (3.37 -> 6.71 ms).
+  spec.clusterM = tileN == 256 && !spec.promoteInterval ? 2 : 1;
 }
 
 std::string gpu_lowering::whyNotWgmmaFloat8(ScaledMmOp op) {
