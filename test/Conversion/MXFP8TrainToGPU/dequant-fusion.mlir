@@ -256,14 +256,14 @@ func.func @not_v8(%x: tensor<256x512xbf16>, %w: tensor<384x512xbf16>) -> tensor<
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@quantize_32x1_bf16_e4m3_rceil_rowmajor_384x128_bf16b1r128g4 {{.*}} args({{.*}}, %[[XBF:[^ ]*]] : memref<81920xbf16>, %[[XFLAG:[^ ]*]] : memref<1xi32>, %[[D1O]] : memref<4xi32>)
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@quantize_32x1_bf16_e4m3_rceil_rowmajor_384x256_bf16b1r256g4 {{.*}} args({{.*}} : memref<163840xbf16>, %[[D1FLAG:[^ ]*]] : memref<1xi32>, %[[D1O]] : memref<4xi32>)
 // CHECK-NOT:     gemm_dequant
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d2d_k_k_bf16_bf16_bf16_128x256x384_b4_p1c1_v8w1s4_n256_gs2 {{.*}}, %[[D1O]] : memref<4xi32>, %[[XFLAG]] : memref<1xi32>, %[[D1FLAG]] : memref<1xi32>,
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d2d_k_k_bf16_bf16_bf16_128x256x384_b4_p1c1_v8w1s4_n256_c2_gs2 {{.*}}, %[[D1O]] : memref<4xi32>, %[[XFLAG]] : memref<1xi32>, %[[D1FLAG]] : memref<1xi32>,
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@pad_token_groups_bf16_a32_256x256_to_384x256_g4 {{.*}}, %[[D2O:[^ ]*]] : memref<4xi32>)
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@quantize_32x1_bf16_e4m3_rceil_rowmajor_384x256_bf16b1r256g4 {{.*}}, %[[D2O]] : memref<4xi32>)
 // CHECK-NOT:     gemm_dequant
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d2d_k_k_bf16_bf16_bf16_128x256x384_b4_p1c1_v8w1s4_n256_gs2 {{.*}}, %[[D2O]] : memref<4xi32>, %[[XFLAG]] : memref<1xi32>,
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d2d_k_k_bf16_bf16_bf16_128x256x384_b4_p1c1_v8w1s4_n256_c2_gs2 {{.*}}, %[[D2O]] : memref<4xi32>, %[[XFLAG]] : memref<1xi32>,
 // CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_dequant_mn_e4m3_1x128x384_pad128x640_g4
 // CHECK-NEXT:    gpu.launch_func @mxfp8train_kernels::@gemm_dequant_mn_e4m3_1x256x384_pad256x640_g4
-// CHECK-NEXT:    gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d2d_k_k_bf16_bf16_bf16_128x256x384_b4_p1c1_v8w1s4_n256_gs blocks
+// CHECK-NEXT:    gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d2d_k_k_bf16_bf16_bf16_128x256x384_b4_p1c1_v8w1s4_n256_c2_gs clusters
 
 // The grouped 32x1 kernel: per 32-block the walk over the 4 groups (each
 // group's end clamped to [start, K], a nonempty group off the 32-element
@@ -289,7 +289,7 @@ func.func @not_v8(%x: tensor<256x512xbf16>, %w: tensor<384x512xbf16>) -> tensor<
 // LAZY-LABEL: func.func @grouped_wgrad(
 // LAZY:         gpu.launch_func @mxfp8train_kernels::@quantize_32x1_bf16_e4m3_rceil_rowmajor_384x128_bf16b1r128g4 blocks
 // LAZY:         gpu.launch_func @mxfp8train_kernels::@quantize_32x1_bf16_e4m3_rceil_rowmajor_384x256_bf16b1r256g4_f8lazy {{.*}} args({{.*}}, %[[D1BF:[^ ]*]] : memref<163840xbf16>, %[[D1FLAG:[^ ]*]] : memref<1xi32>, %[[D1O:[^ ]*]] : memref<4xi32>)
-// LAZY:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d2d_k_k_bf16_bf16_bf16_128x256x384_b4_p1c1_v8w1s4_n256_gs2
+// LAZY:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d2d_k_k_bf16_bf16_bf16_128x256x384_b4_p1c1_v8w1s4_n256_c2_gs2
 // LAZY-NEXT:    gpu.launch_func @mxfp8train_kernels::@gemm_restore_mn_e4m3_1x256x384_pad256x640_g4_f2 {{.*}} dynamic_shared_memory_size %c96_i32 args(%[[D1BF]] : memref<163840xbf16>, %{{.*}} : memref<3072xf8E8M0FNU>, %[[D1O]] : memref<4xi32>, %{{.*}} : memref<1xi32>, %[[D1FLAG]] : memref<1xi32>, %{{.*}} : memref<98304xf8E4M3FN>)
 // LAZY-NEXT:    gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d2d_mn_mn_e4m3_e4m3_bf16_128x256x384_b4_p1c1_gu2
 // LAZY:         gpu.launch_func @mxfp8train_kernels::@quantize_32x1_bf16_e4m3_rceil_rowmajor_384x256_bf16b1r256g4 blocks

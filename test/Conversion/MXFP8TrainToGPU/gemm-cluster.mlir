@@ -65,7 +65,8 @@ func.func @grouped_2d3d(%a: tensor<1024x512xf8E4M3FN>, %as: tensor<1024x16xf8E8M
 // CHECK-NEXT:      %[[R:.*]] = nvvm.read.ptx.sreg.cluster.ctarank : i32
 // CHECK-NEXT:      %[[PEER:.*]] = arith.xori %[[R]], %c1_i32 : i32
 // CHECK:           %[[REMOTE:.*]] = nvvm.mapa %{{.*}}, %[[PEER]] : !llvm.ptr<3> -> !llvm.ptr<7>
-// CHECK-NEXT:      nvvm.mbarrier.arrive %[[REMOTE]] {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
+// The release at CTA scope (no cluster-wide fence per stage).
+// CHECK-NEXT:      nvvm.mbarrier.arrive %[[REMOTE]] : !llvm.ptr<7>
 // The producer: expect_tx of A (16 KiB) and the whole B tile (32 KiB); A
 // into its own stage, B rows [128 r, 128 r + 128) of the tile (expert x 512
 // + column + 128 r of the stacked map) multicast to both CTAs (mask 0b11)

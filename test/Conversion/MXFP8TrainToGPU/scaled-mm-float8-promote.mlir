@@ -159,7 +159,7 @@ func.func @forward_promoted(%x: tensor<256x1024xf8E4M3FN>, %xs: tensor<256x1xf32
 // Grouped GEMMs accumulate fast by default (torchao's fp8_grouped_mm passes
 // use_fast_accum=True in all three GEMMs, SPEC-float8 §4.4), whatever the
 // role.
-// CHECK-LABEL: gpu.func @scaled_gmm_2d3d_k_ks_e4m3_e4m3_bf16_1000x384x512_b4_p1c1_v9w1s4_n256_f8rr(
+// CHECK-LABEL: gpu.func @scaled_gmm_2d3d_k_ks_e4m3_e4m3_bf16_1000x384x512_b4_p1c1_v9w1s4_n256_c2_f8rr(
 // CHECK-NOT:       arith.addf
 // CHECK:           gpu.return
 func.func @grouped_dgrad(%a: tensor<1000x512xf8E4M3FN>, %as: tensor<1000x1xf32>, %w: tensor<4x384x512xf8E4M3FN>, %ws: tensor<4x384x1xf32>, %offs: tensor<4xi32>) -> tensor<1000x384xbf16> {

@@ -166,12 +166,13 @@ func.func @batched(%x: tensor<3x200x256xf8E4M3FN>, %xs: tensor<3x200x1xf32>, %w:
 // -----
 
 // scaled_grouped_mm 2d-3d: A (tokens, K) through a 2-D map, the experts
-// (E, N, K) through a 3-D one; the walk of the groups ((8 row tiles + 4
-// groups) x 2 column tiles = 24 CTAs), the offsets after the scales, the
-// expert's column scales at e * N + min(n, N - 1).
+// (E, N, K) through a 3-D one; the walk of the groups in pairs of row
+// tiles (the cluster along M: (ceil(8 / 2) + 4 groups) x 2 column tiles =
+// 16 pairs, 32 CTAs), the offsets after the scales, the expert's column
+// scales at e * N + min(n, N - 1).
 // CHECK-LABEL: func.func @grouped(
-// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d3d_k_ks_e4m3_e4m3_bf16_1000x384x512_b4_p1c1_v9w1s4_n256_f8rr blocks in (%c24, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c217664_i32 args(%{{.*}} : !llvm.ptr, %{{.*}} : memref<1000xf32>, %{{.*}} : !llvm.ptr, %{{.*}} : memref<1536xf32>, %{{.*}} : memref<4xi32>, %{{.*}} : memref<384000xbf16>)
-// CHECK-LABEL: gpu.func @scaled_gmm_2d3d_k_ks_e4m3_e4m3_bf16_1000x384x512_b4_p1c1_v9w1s4_n256_f8rr(
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_gmm_2d3d_k_ks_e4m3_e4m3_bf16_1000x384x512_b4_p1c1_v9w1s4_n256_c2_f8rr clusters in (%c2, %c1, %c1) blocks in (%c32, %c1, %c1) threads in (%c384, %c1, %c1) dynamic_shared_memory_size %c217664_i32 args(%{{.*}} : !llvm.ptr, %{{.*}} : memref<1000xf32>, %{{.*}} : !llvm.ptr, %{{.*}} : memref<1536xf32>, %{{.*}} : memref<4xi32>, %{{.*}} : memref<384000xbf16>)
+// CHECK-LABEL: gpu.func @scaled_gmm_2d3d_k_ks_e4m3_e4m3_bf16_1000x384x512_b4_p1c1_v9w1s4_n256_c2_f8rr(
 // CHECK-SAME:      %{{.*}}: !llvm.ptr {{{.*}}}, %{{.*}}: memref<1000xf32> {{{.*}}}, %{{.*}}: !llvm.ptr {{{.*}}}, %[[SB:.*]]: memref<1536xf32> {{{.*}}}, %{{.*}}: memref<4xi32>
 // CHECK:           nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 32>, D[<f32>, <one>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
 // CHECK:           %[[C:.*]] = arith.minui %{{.*}}, %c383 : index

@@ -23,7 +23,7 @@
 // CHECK: bar.sync 0;
 // CHECK-COUNT-16: ld.shared.b8
 // CHECK: st.global.v4.b32
-// CHECK-LABEL: .entry scaled_gmm_2d2d_k_k_e4m3_e4m3_bf16_256x128x512_b4_p1c1_v9w1s4_c2_f8rr_acc128(
+// CHECK-LABEL: .entry scaled_gmm_2d2d_k_k_e4m3_e4m3_bf16_256x128x512_b4_p1c1_v9w1s4_f8rr_acc128(
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
 // CHECK-DAG: add.rn.f32
 // CHECK-LABEL: .entry gemm_f8_transpose_e5m2_b1_k512_r256(

@@ -420,10 +420,10 @@ void gpu_lowering::configureDequantBF16Gemm(GemmSpec &spec, int64_t tileN,
   // by default. torch._grouped_mm's CUTLASS kernel runs this schedule with
   // a 2x1 cluster and reads half the B tiles from L2 (bench/README.md, "Why
   // the grouped GEMM trails"). Measured on the H200 (bench/README.md,
-  // "Session 19"): the DeepSeek MX step's grouped GEMMs 5.88 -> 5.58 ms
-  // with the pair; the dense bf16 GEMMs the same with and without it, so
-  // scaled_mm keeps one CTA per cluster. (The Float8 kernel revises this:
-  // configureWgmmaFloat8Gemm.)
+  // "Session 19"): the grouped and the dense GEMMs within +-5 % of one CTA
+  // per cluster, the sign changing between calls, so the pair is kept
+  // where torch's kernel has one (the grouped forms) and scaled_mm keeps
+  // one CTA. (The Float8 kernel revises this: configureWgmmaFloat8Gemm.)
   spec.clusterM = spec.kind == GemmKind::Dense ? 1 : 2;
 }
 

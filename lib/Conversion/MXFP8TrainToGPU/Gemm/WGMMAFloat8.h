@@ -84,8 +84,8 @@ private:
 /// the v8 configuration (configureDequantBF16Gemm: 384 threads, 128 x
 /// `tileN` tiles, `stages` stages) with 128 fp8 of K per stage (128-byte
 /// rows, the 128B swizzle span), and the cluster along M where it was
-/// measured faster: 128 x 256 tiles without promotion (`spec`'s
-/// promoteInterval is set before).
+/// measured no slower: grouped forms with 128 x 256 tiles without
+/// promotion (`spec`'s promoteInterval is set before).
 void configureWgmmaFloat8Gemm(GemmSpec &spec, int64_t tileN, int64_t stages);
 
 /// Why the sm_90a Float8 kernel does not take the Float8 `op` (empty when
