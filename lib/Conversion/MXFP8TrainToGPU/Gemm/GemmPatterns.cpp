@@ -195,6 +195,11 @@ static void launchGemmOp(RewriterBase &rewriter, Location loc,
   std::array<Value, 2> maps, flags;
   for (unsigned i = 0, next = 0; i < 2; ++i) {
     if (fused[i]) {
+      // The plan (DequantFusion::plan) made the form with this GEMM's
+      // configuration: a map of another box would never fill a stage.
+      assert(fused[i]->form.boxRows == forms[i].boxRows &&
+             fused[i]->form.d.getName() == forms[i].d.getName() &&
+             "the fused form is the one this GEMM reads");
       maps[i] = fused[i]->map;
       flags[i] = fused[i]->flag;
       continue;
