@@ -1044,12 +1044,20 @@ def run_timing(args, torch, manifest):
                     fn, _ = mx_cublas(torch, m, k, n)
                     line["mx_cublas_ms"] = median_ms(torch, fn, args.reps)
 
+                # The stored operands' K axes: A (m, k) or, transposed,
+                # (k, m); B (n, k) with transpose_rhs, else (k, n).
+                a_k = 0 if t["tl"] else 1
+                b_k = 1 if t["tr"] else 0
+
+                def dq(q, s, kdim):
+                    return q.view(torch.float8_e4m3fn).to(torch.bfloat16) * torch.repeat_interleave(
+                        (s.to(torch.int32) << 23).view(torch.float32), 32, dim=kdim).to(torch.bfloat16)
+
                 def dq_mm():
-                    Ad = a.view(torch.float8_e4m3fn).to(torch.bfloat16) * torch.repeat_interleave(
-                        (a_s.to(torch.int32) << 23).view(torch.float32), 32, dim=1).to(torch.bfloat16)
-                    Bd = b.view(torch.float8_e4m3fn).to(torch.bfloat16) * torch.repeat_interleave(
-                        (b_s.to(torch.int32) << 23).view(torch.float32), 32, dim=1).to(torch.bfloat16)
-                    return torch.matmul(Ad, Bd.t())
+                    Ad = dq(a, a_s, a_k)
+                    Bd = dq(b, b_s, b_k)
+                    return torch.matmul(Ad.t() if a_k == 0 else Ad,
+                                        Bd.t() if b_k == 1 else Bd)
                 line["dq_cublas_ms"] = median_ms(torch, dq_mm, args.reps)
             elif t["kind"] == "2d3d":
                 e = t["e"]

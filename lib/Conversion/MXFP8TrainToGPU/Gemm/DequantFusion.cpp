@@ -131,9 +131,9 @@ static bool onlyFusedGemmsRead(const DequantFusion &fusion,
   return true;
 }
 
-std::shared_ptr<DequantFusion>
-DequantFusion::plan(ModuleOp module, const GPUTargetInfo &target,
-                    bool deferFp8) {
+std::shared_ptr<DequantFusion> DequantFusion::plan(ModuleOp module,
+                                                   const GPUTargetInfo &target,
+                                                   bool deferFp8) {
   auto fusion = std::make_shared<DequantFusion>();
   SmallVector<Operation *> gemms;
   // Float8 GEMMs read fp8 in place (WGMMAFloat8): nothing to dequantize.

@@ -304,7 +304,7 @@ void GemmMainloop::releaseStage(Value stage) {
   // that passed its wait_group (the MMA is the warpgroup's), so one thread
   // speaks for the warpgroup: thread 0 of the warpgroup on this CTA's
   // empty[stage], thread 32 (another warp) on the peer's, through its
-  // shared::cluster address (mapa; release at cluster scope). empty[s] of
+  // shared::cluster address (mapa; release at CTA scope). empty[s] of
   // either CTA thus completes after the clusterM x 2 warpgroups of the
   // cluster released the slot (getReleaseArrivals).
   assert(spec.clusterM == 2 && "the cluster along M is a pair");

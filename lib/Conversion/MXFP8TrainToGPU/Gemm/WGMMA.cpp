@@ -429,7 +429,8 @@ void gpu_lowering::configureDequantBF16Gemm(GemmSpec &spec, int64_t tileN,
 
 void gpu_lowering::chooseClusterM(GemmSpec &spec, const GPUTargetInfo &target,
                                   Operation *op) {
-  auto config = op->getAttrOfType<GemmConfigAttr>(GemmConfigAttr::getAttrName());
+  auto config =
+      op->getAttrOfType<GemmConfigAttr>(GemmConfigAttr::getAttrName());
   if (config && config.getClusterM())
     spec.clusterM = *config.getClusterM();
   else if (target.gemmClusterM)

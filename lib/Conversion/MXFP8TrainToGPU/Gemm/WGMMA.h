@@ -92,8 +92,7 @@ void configureDequantBF16Gemm(GemmSpec &spec, int64_t tileN, int64_t stages);
 /// gemm_config `cluster_m` if it has one, else the lowering's
 /// `gemm-cluster-m` (`target.gemmClusterM`) if not 0, else the form's
 /// default (configureDequantBF16Gemm's).
-void chooseClusterM(GemmSpec &spec, const GPUTargetInfo &target,
-                    Operation *op);
+void chooseClusterM(GemmSpec &spec, const GPUTargetInfo &target, Operation *op);
 
 /// The body of the pre-dequantized GEMM (GemmVariant::DequantBF16): two
 /// MMA warpgroups and a TMA producer warp on the stage ring; the operands

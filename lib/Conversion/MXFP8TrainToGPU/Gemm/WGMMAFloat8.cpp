@@ -183,9 +183,8 @@ void gpu_lowering::configureWgmmaFloat8Gemm(GemmSpec &spec, int64_t tileN,
   // and without it; the promoted 128 x 128 kernels twice as slow with it
   // (3.37 -> 6.71 ms).
   spec.clusterM =
-      spec.kind != GemmKind::Dense && tileN == 256 && !spec.promoteInterval
-          ? 2
-          : 1;
+      spec.kind != GemmKind::Dense && tileN == 256 && !spec.promoteInterval ? 2
+                                                                            : 1;
 }
 
 std::string gpu_lowering::whyNotWgmmaFloat8(ScaledMmOp op) {
