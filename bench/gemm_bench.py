@@ -493,6 +493,9 @@ def parse_launches(conv, consts):
     maps = parse_tensor_maps(conv, source)
     map_index = {name: i for i, name in enumerate(maps)}
     launches = []
+    # A cluster launch's `clusters in` is parsed and dropped: the kernels
+    # carry their cluster shape (`.reqnctapercluster`), so CuPy's plain
+    # launch of the grid runs them in clusters all the same.
     pattern = (r"gpu.memset\s+(%\w+), %c0_i32|"
                r"gpu.launch_func\s+@mxfp8train_kernels::@(\w+) "
                r"(?:clusters in \([^)]*\)\s*)?blocks in "

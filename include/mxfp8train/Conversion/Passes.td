@@ -216,11 +216,13 @@ def ConvertMXFP8TrainToGPUPass
            "torch._scaled_mm(use_fast_accum=False); 0: fast accumulation. "
            "Forward GEMMs always accumulate fast, as torchao's">,
     Option<"gemmClusterM", "gemm-cluster-m", "int64_t", /*default=*/"0",
-           "sm_90a TMA-fed wgmma GEMMs (dequant_bf16, Float8): CTAs of the "
-           "cluster along M, which load their shared B tile once by TMA "
-           "multicast (1 or 2; 0: the form's default, "
-           "GemmSpec::getDefaultClusterM); an op's gemm_config cluster_m "
-           "takes precedence; a tuning knob, the results are the same bits">,
+           "sm_90a TMA-fed wgmma GEMMs (MX dequant_bf16, high-precision, "
+           "Float8): CTAs of the cluster along M, which load their shared B "
+           "tile once by TMA multicast (1 or 2; 0: the form's default, 2 for "
+           "grouped GEMMs (Float8: 128 x 256 tiles, fast accumulation), "
+           "else 1; 2 also pairs the promoted Float8 kernels, which spill "
+           "and run twice as slow so); an op's gemm_config cluster_m takes "
+           "precedence; a tuning knob, the results are the same bits">,
     Option<"float8PromoteUnroll", "float8-promote-unroll", "int64_t",
            /*default=*/"0",
            "sm_90a Float8 GEMMs promoted every contraction tile: tiles per "

@@ -83,8 +83,9 @@ private:
 /// (GemmVariant::DequantBF16): one CTA of 384 threads per SM (two MMA
 /// warpgroups and the TMA producer warpgroup), 128 x `tileN` tiles (m64nN
 /// per MMA warpgroup; 128 or 256), a ring of `stages` stages, and the
-/// cluster along M (GemmSpec::clusterM) of the problem's form, decided here
-/// for every kernel of this ring (MX, high-precision and Float8).
+/// default cluster along M (GemmSpec::clusterM) of the problem's form for
+/// the MX and high-precision kernels (configureWgmmaFloat8Gemm revises it
+/// for Float8; chooseClusterM applies the op's and the lowering's choice).
 void configureDequantBF16Gemm(GemmSpec &spec, int64_t tileN, int64_t stages);
 
 /// Chooses the cluster along M (GemmSpec::clusterM) of the TMA-fed wgmma

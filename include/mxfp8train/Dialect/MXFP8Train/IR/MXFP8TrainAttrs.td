@@ -345,7 +345,7 @@ def MXFP8Train_GemmConfigAttr : MXFP8Train_Attr<"GemmConfig", "gemm_config"> {
     | `rebalance` | `true`, `false` | `true` | fused upcast: the per-block scale rebalancing that keeps extreme scale pairs exact (`false` is inexact for them; for measurements) |
     | `converters` | 1, 2 | 2 | `fused_upcast_ws`: converter warpgroups |
     | `cta_group` | 1, 2 | 1 | sm_100a only: 1 for the 1-CTA tcgen05 kernel (128 x 256 tiles per CTA), 2 for the 2-CTA kernel (`cta_group::2`: a cluster of two CTAs per 256 x 256 tile) |
-    | `cluster_m` | 1, 2 | the `gemm-cluster-m` option of the lowering (default 1) | sm_90a `dequant_bf16` and Float8 kernels: 2 runs them as clusters of two CTAs on M-adjacent tiles that load their shared B tile once (TMA multicast) |
+    | `cluster_m` | 1, 2 | the lowering's `gemm-cluster-m` if not 0, else per form: 2 for grouped GEMMs (Float8: with 128 x 256 tiles and fast accumulation), 1 for dense | sm_90a `dequant_bf16` and Float8 kernels: 2 runs them as clusters of two CTAs on M-adjacent tiles that load their shared B tile once (TMA multicast); the results are the same bits |
 
     The fused-upcast fields also configure `dequant_bf16`'s fallback.
 
