@@ -521,6 +521,33 @@ protected:
     return all;
   }
 
+  /// A call of one compiled function: its name and inputs.
+  using RankCall = std::pair<std::string, std::vector<HostTensor>>;
+
+  /// Runs on every in-process rank, with the rank's communicator bound to
+  /// its thread (the exchanges of the compiled code use it), the function
+  /// `call(r)` names on the inputs it gives (built on the rank's thread);
+  /// each rank's results, `numResults` of them, and in `bytesSent` (when
+  /// given) the bytes each rank's communicator sent.
+  std::vector<std::vector<HostTensor>>
+  runBoundOnRanks(const std::function<RankCall(int)> &call, size_t numResults,
+                  std::vector<int64_t> *bytesSent = nullptr) const {
+    std::vector<std::vector<HostTensor>> results(size);
+    if (bytesSent)
+      bytesSent->assign(size, -1);
+    mxfp8rt::test::runInProcessRanks(size, [&](int r, mxfp8rtComm comm) {
+      ASSERT_EQ(mxfp8rtCommBind(comm, nullptr), MXFP8RT_SUCCESS);
+      RankCall c = call(r);
+      std::vector<HostTensor> out = runOrFail(*exe, c.first, c.second);
+      mxfp8rtCommBind(nullptr, nullptr);
+      if (bytesSent)
+        mxfp8rtCommGetBytesSent(comm, &(*bytesSent)[r]);
+      ASSERT_EQ(out.size(), numResults) << "rank " << r << ": " << c.first;
+      results[r] = std::move(out);
+    });
+    return results;
+  }
+
   /// Row t * kTopK + j of combined[r] is, bit for bit, the reference row of
   /// rank r's token t, slot j.
   void expectMatchesReference(const std::vector<HostTensor> &combined) const {
@@ -606,21 +633,22 @@ TEST_P(ExpertParallelExecution, DispatchGroupedGemmCombineMatchesOneRank) {
 // calls of the runtime's ABI on the thread's bound communicator: the same
 // bytes.
 TEST_P(ExpertParallelExecution, CompiledStepOnBoundCommunicator) {
+  std::vector<std::vector<HostTensor>> out = runBoundOnRanks(
+      [&](int r) {
+        HostTensor route(HostElementType::I32, {kMaxTokens * kTopK});
+        std::vector<int32_t> ids = getRoute(r, kMaxTokens * kTopK);
+        std::memcpy(route.bytes.data(), ids.data(),
+                    ids.size() * sizeof(int32_t));
+        HostTensor numTokens(HostElementType::I64, {1});
+        numTokens.data<int64_t>()[0] = getNumTokens(r, size);
+        HostTensor w = sliceRows(weights, r * kExpertsPerRank, kExpertsPerRank);
+        return RankCall{"step", {tokens[r], route, numTokens, w}};
+      },
+      1);
+  ASSERT_FALSE(HasFatalFailure());
   std::vector<HostTensor> combined(size);
-  mxfp8rt::test::runInProcessRanks(size, [&](int r, mxfp8rtComm comm) {
-    ASSERT_EQ(mxfp8rtCommBind(comm, nullptr), MXFP8RT_SUCCESS);
-    HostTensor route(HostElementType::I32, {kMaxTokens * kTopK});
-    std::vector<int32_t> ids = getRoute(r, kMaxTokens * kTopK);
-    std::memcpy(route.bytes.data(), ids.data(), ids.size() * sizeof(int32_t));
-    HostTensor numTokens(HostElementType::I64, {1});
-    numTokens.data<int64_t>()[0] = getNumTokens(r, size);
-    HostTensor w = sliceRows(weights, r * kExpertsPerRank, kExpertsPerRank);
-    std::vector<HostTensor> out =
-        runOrFail(*exe, "step", {tokens[r], route, numTokens, w});
-    mxfp8rtCommBind(nullptr, nullptr);
-    ASSERT_EQ(out.size(), 1u);
-    combined[r] = std::move(out[0]);
-  });
+  for (int r = 0; r < size; ++r)
+    combined[r] = std::move(out[r][0]);
   expectMatchesReference(combined);
 }
 
@@ -630,29 +658,30 @@ TEST_P(ExpertParallelExecution, CompiledStepOnBoundCommunicator) {
 // over all experts, the counts and offs of the routing on every rank, and
 // the bytes each rank sent.
 TEST_P(ExpertParallelExecution, DialectOpsMatchOneRank) {
+  std::vector<int64_t> bytesSent;
+  std::vector<std::vector<HostTensor>> out = runBoundOnRanks(
+      [&](int r) {
+        int64_t numTokens = getNumTokens(r, size);
+        HostTensor x = sliceRows(tokens[r], 0, numTokens);
+        std::vector<int64_t> routeShape = {numTokens, kTopK};
+        if (numTokens % 2 == 0)
+          routeShape = {numTokens * kTopK};
+        HostTensor route(HostElementType::I32, routeShape);
+        std::vector<int32_t> ids = getRoute(r, numTokens * kTopK);
+        if (!ids.empty())
+          std::memcpy(route.bytes.data(), ids.data(),
+                      ids.size() * sizeof(int32_t));
+        HostTensor w = sliceRows(weights, r * kExpertsPerRank, kExpertsPerRank);
+        return RankCall{"moe_step_" + std::to_string(numTokens), {x, route, w}};
+      },
+      3, &bytesSent);
+  ASSERT_FALSE(HasFatalFailure());
   std::vector<HostTensor> combined(size), offs(size), counts(size);
-  std::vector<int64_t> bytesSent(size, -1);
-  mxfp8rt::test::runInProcessRanks(size, [&](int r, mxfp8rtComm comm) {
-    ASSERT_EQ(mxfp8rtCommBind(comm, nullptr), MXFP8RT_SUCCESS);
-    int64_t numTokens = getNumTokens(r, size);
-    HostTensor x = sliceRows(tokens[r], 0, numTokens);
-    std::vector<int64_t> routeShape = {numTokens, kTopK};
-    if (numTokens % 2 == 0)
-      routeShape = {numTokens * kTopK};
-    HostTensor route(HostElementType::I32, routeShape);
-    std::vector<int32_t> ids = getRoute(r, numTokens * kTopK);
-    if (!ids.empty())
-      std::memcpy(route.bytes.data(), ids.data(), ids.size() * sizeof(int32_t));
-    HostTensor w = sliceRows(weights, r * kExpertsPerRank, kExpertsPerRank);
-    std::vector<HostTensor> out =
-        runOrFail(*exe, "moe_step_" + std::to_string(numTokens), {x, route, w});
-    mxfp8rtCommBind(nullptr, nullptr);
-    mxfp8rtCommGetBytesSent(comm, &bytesSent[r]);
-    ASSERT_EQ(out.size(), 3u);
-    combined[r] = std::move(out[0]);
-    offs[r] = std::move(out[1]);
-    counts[r] = std::move(out[2]);
-  });
+  for (int r = 0; r < size; ++r) {
+    combined[r] = std::move(out[r][0]);
+    offs[r] = std::move(out[r][1]);
+    counts[r] = std::move(out[r][2]);
+  }
   expectMatchesReference(combined);
 
   // counts[(s * size + r) * E_local + e]: rank s's slots for expert
@@ -706,18 +735,17 @@ TEST_P(ExpertParallelExecution, BackwardDialectOpsMatchOneRank) {
       runOrFail(*exe, "grads_all", {allGrads, weights, referenceOffs});
   ASSERT_EQ(want.size(), 1u);
 
+  std::vector<std::vector<HostTensor>> out = runBoundOnRanks(
+      [&](int r) {
+        HostTensor w = sliceRows(weights, r * kExpertsPerRank, kExpertsPerRank);
+        return RankCall{"moe_grad_" + std::to_string(getNumTokens(r, size)),
+                        {grads[r], getFlatRoute(r), w}};
+      },
+      1);
+  ASSERT_FALSE(HasFatalFailure());
   std::vector<HostTensor> got(size);
-  mxfp8rt::test::runInProcessRanks(size, [&](int r, mxfp8rtComm comm) {
-    ASSERT_EQ(mxfp8rtCommBind(comm, nullptr), MXFP8RT_SUCCESS);
-    int64_t numTokens = getNumTokens(r, size);
-    HostTensor route = getFlatRoute(r);
-    HostTensor w = sliceRows(weights, r * kExpertsPerRank, kExpertsPerRank);
-    std::vector<HostTensor> out = runOrFail(
-        *exe, "moe_grad_" + std::to_string(numTokens), {grads[r], route, w});
-    mxfp8rtCommBind(nullptr, nullptr);
-    ASSERT_EQ(out.size(), 1u);
-    got[r] = std::move(out[0]);
-  });
+  for (int r = 0; r < size; ++r)
+    got[r] = std::move(out[r][0]);
 
   int64_t nonZero = 0;
   for (int r = 0; r < size; ++r) {
@@ -750,18 +778,18 @@ TEST_P(ExpertParallelExecution, WeightGradientMatchesOneRank) {
                 {referenceData, referenceScales, allGrads, referenceOffs});
   ASSERT_EQ(want.size(), 1u);
 
+  std::vector<std::vector<HostTensor>> out = runBoundOnRanks(
+      [&](int r) {
+        int64_t numTokens = getNumTokens(r, size);
+        return RankCall{
+            "moe_wgrad_" + std::to_string(numTokens),
+            {sliceRows(tokens[r], 0, numTokens), grads[r], getFlatRoute(r)}};
+      },
+      1);
+  ASSERT_FALSE(HasFatalFailure());
   std::vector<HostTensor> got(size);
-  mxfp8rt::test::runInProcessRanks(size, [&](int r, mxfp8rtComm comm) {
-    ASSERT_EQ(mxfp8rtCommBind(comm, nullptr), MXFP8RT_SUCCESS);
-    int64_t numTokens = getNumTokens(r, size);
-    HostTensor route = getFlatRoute(r);
-    std::vector<HostTensor> out =
-        runOrFail(*exe, "moe_wgrad_" + std::to_string(numTokens),
-                  {sliceRows(tokens[r], 0, numTokens), grads[r], route});
-    mxfp8rtCommBind(nullptr, nullptr);
-    ASSERT_EQ(out.size(), 1u);
-    got[r] = std::move(out[0]);
-  });
+  for (int r = 0; r < size; ++r)
+    got[r] = std::move(out[r][0]);
 
   int64_t perExpert = kN * kK, nonZero = 0;
   for (int r = 0; r < size; ++r) {
