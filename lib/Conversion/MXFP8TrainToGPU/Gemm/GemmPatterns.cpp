@@ -247,6 +247,17 @@ static void launchGemmOp(RewriterBase &rewriter, Location loc,
   launchHopperGemm(rewriter, loc, cache, slow, slowArgs);
 }
 
+/// The configuration of `op`'s GEMM `spec` as lowered on `target`:
+/// chooseConfig, then the cluster along M of a pre-dequantized GEMM. One
+/// function for the lowering and for the fusion plan
+/// (getPreDequantOperands), whose tensor maps carry the GEMM's boxes.
+static void configureGemmOp(Operation *op, const GPUTargetInfo &target,
+                            GemmSpec &spec) {
+  chooseConfig(getGemmConfig(op), spec);
+  if (spec.preDequantized())
+    chooseClusterM(spec, target, op);
+}
+
 /// The host side shared by both patterns: the operand buffers (data and
 /// scales of both operands, then `offs` and `bias` where present), the
 /// result buffer, the configuration of `spec` for `op`, the launches, and
@@ -273,10 +284,8 @@ static LogicalResult lowerGemmOp(PatternRewriter &rewriter,
       flatBuffer(rewriter, loc, rhs), flatBuffer(rewriter, loc, rhsScales)};
   Value outBuf =
       appendGemmTailArgs(rewriter, loc, args, offs, bias, resultType);
+  configureGemmOp(op, cache.getTarget(), spec);
   GemmConfigAttr config = getGemmConfig(op);
-  chooseConfig(config, spec);
-  if (spec.variant == GemmVariant::DequantBF16)
-    chooseClusterM(spec, cache.getTarget(), op);
   launchGemmOp(rewriter, loc, cache, op, config, spec, args);
   rewriter.replaceOp(op, toTensor(rewriter, loc, outBuf));
   return success();
@@ -294,10 +303,9 @@ gpu_lowering::getPreDequantOperands(Operation *op,
   if (spec.kind != GemmKind::Dense &&
       (spec.a.blockedScales || spec.b.blockedScales))
     return std::nullopt;
-  chooseConfig(getGemmConfig(op), spec);
+  configureGemmOp(op, target, spec);
   if (!spec.preDequantized())
     return std::nullopt;
-  chooseClusterM(spec, target, op);
   return getOperandForms(spec);
 }
 
