@@ -23,9 +23,11 @@
 #   (--json PATH: also as JSON lines, which bench/quantize_peer.py --ours
 #   reads; bench/device/quantize-bench.sh runs both in one call).
 #
-#   prepare --variant NAME --build OTHER_BUILD [--only KERNEL ...] adds
-#   another build's timing kernels to DIR as KERNEL.NAME (no cases), so that
-#   two versions of a kernel are timed in the same run.
+#   prepare --variant NAME --build OTHER_BUILD [--only KERNEL ...]
+#   [--lowering-options "OPT=VAL ..."] adds another build's timing kernels
+#   (or the same build's under other convert-mxfp8train-to-gpu options, e.g.
+#   column-cast-lanes=4) to DIR as KERNEL.NAME (no cases), so that two
+#   versions of a kernel are timed in the same run.
 #
 #   The Float8 GEMM cases (`f8_*`, Float8 scaled_mm / scaled_grouped_mm:
 #   sm_90a's native fp8 wgmma kernel, every operand layout of the recipes:
@@ -718,12 +720,13 @@ def prepare_timing(args, opt, out, manifest, suffix):
         src = os.path.join(tdir, name + suffix + ".mlir")
         with open(src, "w") as f:
             f.write(text)
+        extra = (" " + args.lowering_options) if args.lowering_options else ""
         converted = subprocess.run(
-            [opt, src, "--convert-mxfp8train-to-gpu=chip=" + args.chip,
+            [opt, src, "--convert-mxfp8train-to-gpu=chip=" + args.chip + extra,
              "--canonicalize"], check=True, capture_output=True,
             text=True).stdout
         lowered = subprocess.run(
-            [opt, src, "--mxfp8train-lower-to-gpu=chip=%s format=bin" % args.chip],
+            [opt, src, "--mxfp8train-lower-to-gpu=chip=%s format=bin%s" % (args.chip, extra)],
             check=True, capture_output=True, text=True).stdout
         subprocess.run([sys.executable, EXTRACT_PTX, "--bin",
                         os.path.join(tdir, name + suffix + ".cubin")],
@@ -1110,6 +1113,10 @@ def main():
                    "DIR as NAME.SUFFIX (no cases)")
     p.add_argument("--only", action="append", default=[],
                    help="prepare only these timing kernels")
+    p.add_argument("--lowering-options", default="", metavar="OPTS",
+                   help="more options of convert-mxfp8train-to-gpu and "
+                   "mxfp8train-lower-to-gpu for the timing kernels, e.g. "
+                   "\"column-cast-lanes=4\" (with --variant)")
     p.add_argument("--cases", metavar="REGEX",
                    help="prepare only the cases whose name matches")
     r = sub.add_parser("run")

@@ -82,8 +82,8 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   // between (two launches reading %a share the first to_buffer). One-shot
   // bufferization then sees %a's last read too early and may write a later
   // result into %a's buffer in place, before the second launch reads it.
-  // The MoE exchange runs on the in-process (host) backend only: its
-  // device kernels and NCCL lowering are not written.
+  // The MoE exchange: the runtime runs it on device buffers over NCCL,
+  // but calling it from the step's stream is not lowered yet.
   MXFP8TrainVerifyLoweringInputPassOptions verifyOptions;
   verifyOptions.rejectMoeExchange = true;
   pm.addPass(createMXFP8TrainVerifyLoweringInputPass(verifyOptions));

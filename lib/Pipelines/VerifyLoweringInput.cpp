@@ -46,9 +46,10 @@ struct VerifyLoweringInputPass final
       if (rejectMoeExchange && isa<MoeDispatchOp, MoeCombineOp>(op)) {
         op->emitError()
             << "'" << op->getName()
-            << "' has no GPU lowering yet: the runtime's MoE exchange runs on "
-               "the in-process (host) backend only (its device kernels are "
-               "not written); lower it with the CPU pipeline";
+            << "' has no GPU lowering yet: the runtime's MoE exchange runs "
+               "on device buffers over NCCL (mxfp8rtMoeDispatchMx), but the "
+               "GPU pipeline does not call it from a step's stream; lower it "
+               "with the CPU pipeline";
         failedOps = true;
         return WalkResult::advance();
       }

@@ -339,6 +339,10 @@ mxfp8rtComm mxfp8rt::getBoundCommunicator(const char *fn, intptr_t groupSize,
   return comm;
 }
 
+int mxfp8rt::getCommunicatorDevice(mxfp8rtComm comm) {
+  return isLive(comm) ? comm->impl->getDevice() : -1;
+}
+
 static void *toPointer(intptr_t address) {
   return reinterpret_cast<void *>(address);
 }

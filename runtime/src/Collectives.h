@@ -53,6 +53,9 @@ public:
                                   mxfp8rtDataType type,
                                   mxfp8rtStream stream) = 0;
 
+  /// The GPU whose memory the collectives take (-1: host memory).
+  virtual int getDevice() const { return -1; }
+
   const mxfp8rtCommBackend backend;
   const int rank;
   const int size;
@@ -77,6 +80,10 @@ createInProcessCommunicator(const std::shared_ptr<InProcessGroup> &group,
 mxfp8rtStatus createNcclCommunicator(int size, const mxfp8rtNcclUniqueId &id,
                                      int rank, int device,
                                      std::unique_ptr<Communicator> &comm);
+
+/// The GPU of `comm`'s buffers (-1: host memory, the in-process backend;
+/// also for an unknown handle).
+int getCommunicatorDevice(mxfp8rtComm comm);
 
 /// The calling thread's bound communicator and its stream when it is live
 /// and has `groupSize` ranks; otherwise null, with the error recorded for

@@ -4,20 +4,24 @@
 // the public collectives: an all-gather of the per-destination counts (and
 // of an error flag, so that every rank agrees on failing before any payload
 // moves: the in-process rendezvous and NCCL both wait forever for a rank
-// that skips a call), then one all-to-allv of packed rows. The pack, group
-// and ungroup steps are host copies, so the calls run on the in-process
-// backend; on NCCL they need device kernels and answer UNAVAILABLE.
+// that skips a call), then one all-to-allv of packed rows. The routing and
+// every row move are planned on the host (the routing is read back from the
+// GPU for NCCL: its all-to-allv needs the byte counts on the host, as
+// torch's all_to_all_single does) and run through an ExchangeMemory: host
+// copies for the in-process backend, a row-gather kernel on the
+// communicator's GPU for NCCL (ExchangeMemory.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "mxfp8train/runtime/ExpertParallel.h"
 
 #include "Collectives.h"
+#include "ExchangeMemory.h"
 #include "RuntimeInternal.h"
 
 #include <algorithm>
-
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -141,42 +145,75 @@ mxfp8rtStatus fail(const char *fn, mxfp8rtStatus status,
   return recordError(status, std::string(fn) + ": " + what);
 }
 
-/// The checks made before any collective: the communicator (a local
-/// failure, nothing can be exchanged without it) and its backend.
+/// The communicator's rank and size (a local failure: nothing can be
+/// exchanged without them).
 mxfp8rtStatus getCommunicator(const char *fn, mxfp8rtComm comm, int &rank,
                               int &size) {
-  mxfp8rtCommBackend backend;
-  if (mxfp8rtCommGetBackend(comm, &backend) != MXFP8RT_SUCCESS ||
-      mxfp8rtCommGetRank(comm, &rank) != MXFP8RT_SUCCESS ||
+  if (mxfp8rtCommGetRank(comm, &rank) != MXFP8RT_SUCCESS ||
       mxfp8rtCommGetSize(comm, &size) != MXFP8RT_SUCCESS)
     return fail(fn, MXFP8RT_INVALID_ARGUMENT, "unknown communicator");
-  if (backend != MXFP8RT_COMM_IN_PROCESS)
-    return fail(fn, MXFP8RT_UNAVAILABLE,
-                "only the in-process backend runs the MXFP8 dispatch and "
-                "combine: on NCCL its pack and group steps need device "
-                "kernels, which are not written yet");
   return MXFP8RT_SUCCESS;
+}
+
+/// Runs `body` with the memory of `comm`'s buffers: host memory for the
+/// in-process backend; for NCCL the communicator's GPU, in its context,
+/// with every copy and kernel on `stream`.
+mxfp8rtStatus
+withExchangeMemory(mxfp8rtComm comm, mxfp8rtStream stream,
+                   const std::function<mxfp8rtStatus(ExchangeMemory &)> &body) {
+  int device = getCommunicatorDevice(comm);
+  if (device < 0)
+    return body(*createHostExchangeMemory());
+  return runInContext(device, [&]() -> mxfp8rtStatus {
+    std::unique_ptr<ExchangeMemory> memory;
+    if (mxfp8rtStatus status =
+            createDeviceExchangeMemory(device, stream, memory))
+      return status;
+    return body(*memory);
+  });
+}
+
+/// Reads `count` ints of the caller's buffer into `out`; a failure becomes
+/// this rank's `error` (agreed on with the others, so none waits forever).
+void readCallerInts(ExchangeMemory &memory, const int32_t *src, intptr_t count,
+                    const char *what, std::vector<int32_t> &out,
+                    std::string &error) {
+  if (!error.empty())
+    return;
+  if (memory.readInts(src, count, out) != MXFP8RT_SUCCESS)
+    error = std::string("cannot read ") + what + ": " + mxfp8rtGetLastError();
 }
 
 /// All-gathers `flagAndCounts` (this rank's counts, then its error flag at
 /// index `flagIndex`) into `gathered`. Fails every rank, with the same
 /// status, when a rank's flag is set; the rank that set it keeps its own
 /// message.
-mxfp8rtStatus agree(const char *fn, mxfp8rtComm comm, int rank, int size,
-                    std::vector<int32_t> &flagAndCounts, size_t flagIndex,
-                    const std::string &localError,
+mxfp8rtStatus agree(const char *fn, mxfp8rtComm comm, ExchangeMemory &memory,
+                    int rank, int size, std::vector<int32_t> &flagAndCounts,
+                    size_t flagIndex, const std::string &localError,
                     std::vector<int32_t> &gathered, mxfp8rtStream stream) {
   flagAndCounts[flagIndex] = localError.empty() ? 0 : 1;
-  gathered.assign(flagAndCounts.size() * size, 0);
+  intptr_t count = flagAndCounts.size();
+  void *send = nullptr, *recv = nullptr;
+  if (mxfp8rtStatus status = memory.allocate(count * sizeof(int32_t), &send))
+    return status;
   if (mxfp8rtStatus status =
-          mxfp8rtAllGather(comm, flagAndCounts.data(), gathered.data(),
-                           flagAndCounts.size(), MXFP8RT_DATA_I32, stream))
+          memory.allocate(count * size * sizeof(int32_t), &recv))
+    return status;
+  if (mxfp8rtStatus status =
+          memory.writeInts(static_cast<int32_t *>(send), flagAndCounts))
+    return status;
+  if (mxfp8rtStatus status =
+          mxfp8rtAllGather(comm, send, recv, count, MXFP8RT_DATA_I32, stream))
+    return status;
+  if (mxfp8rtStatus status =
+          memory.readInts(static_cast<int32_t *>(recv), count * size, gathered))
     return status;
   if (!localError.empty())
     return fail(fn, MXFP8RT_INVALID_ARGUMENT,
                 "rank " + std::to_string(rank) + ": " + localError);
   for (int s = 0; s < size; ++s)
-    if (gathered[s * flagAndCounts.size() + flagIndex])
+    if (gathered[s * count + flagIndex])
       return fail(fn, MXFP8RT_INVALID_ARGUMENT,
                   "rank " + std::to_string(s) +
                       " reported invalid arguments or routing (its own "
@@ -184,20 +221,23 @@ mxfp8rtStatus agree(const char *fn, mxfp8rtComm comm, int rank, int size,
   return MXFP8RT_SUCCESS;
 }
 
-} // namespace
+std::vector<int64_t> toIndex(const std::vector<intptr_t> &rows) {
+  return std::vector<int64_t>(rows.begin(), rows.end());
+}
 
-extern "C" {
+/// `base + offset` for a buffer that may be null when it holds no rows.
+const void *offsetBytes(const void *base, intptr_t offset) {
+  return base ? static_cast<const uint8_t *>(base) + offset : nullptr;
+}
 
-mxfp8rtStatus mxfp8rtMoeDispatchMx(
-    mxfp8rtComm comm, const void *data, const void *scales, intptr_t numTokens,
-    intptr_t k, intptr_t topK, const int32_t *tokenExperts, intptr_t numExperts,
-    intptr_t capacity, intptr_t alignment, void *recvData, void *recvScales,
-    int32_t *recvOffs, int32_t *counts, mxfp8rtStream stream) {
+mxfp8rtStatus dispatch(ExchangeMemory &memory, mxfp8rtComm comm, int rank,
+                       int size, const void *data, const void *scales,
+                       intptr_t numTokens, intptr_t k, intptr_t topK,
+                       const int32_t *tokenExperts, intptr_t numExperts,
+                       intptr_t capacity, intptr_t alignment, void *recvData,
+                       void *recvScales, int32_t *recvOffs, int32_t *counts,
+                       mxfp8rtStream stream) {
   const char *fn = "mxfp8rtMoeDispatchMx";
-  int rank = 0, size = 0;
-  if (mxfp8rtStatus status = getCommunicator(fn, comm, rank, size))
-    return status;
-
   // Local checks; their failure is agreed on with the other ranks.
   std::string error;
   intptr_t slots = numTokens * topK;
@@ -221,9 +261,11 @@ mxfp8rtStatus mxfp8rtMoeDispatchMx(
   // The same count size on every rank that agrees on numExperts, also when
   // this rank fails its checks.
   intptr_t localExperts = numExperts > 0 ? numExperts / size : 0;
+  std::vector<int32_t> routing;
+  readCallerInts(memory, tokenExperts, slots, "tokenExperts", routing, error);
   SendOrder order;
   if (error.empty())
-    order = getSendOrder(tokenExperts, slots, topK, numExperts, size, error);
+    order = getSendOrder(routing.data(), slots, topK, numExperts, size, error);
   // Every rank sends size * localExperts counts and a flag: with
   // mismatched expert counts the gather's sizes differ, which the backend
   // reports on every rank.
@@ -231,19 +273,22 @@ mxfp8rtStatus mxfp8rtMoeDispatchMx(
   if (error.empty())
     std::copy(order.counts.begin(), order.counts.end(), mine.begin());
   std::vector<int32_t> gathered;
-  if (mxfp8rtStatus status = agree(fn, comm, rank, size, mine, mine.size() - 1,
-                                   error, gathered, stream))
+  if (mxfp8rtStatus status = agree(fn, comm, memory, rank, size, mine,
+                                   mine.size() - 1, error, gathered, stream))
     return status;
   size_t stride = mine.size();
+  std::vector<int32_t> allCounts(size * size * localExperts);
   for (int s = 0; s < size; ++s)
-    std::memcpy(counts + s * size * localExperts, gathered.data() + s * stride,
-                size * localExperts * sizeof(int32_t));
+    std::copy_n(gathered.begin() + s * stride, size * localExperts,
+                allCounts.begin() + s * size * localExperts);
+  if (mxfp8rtStatus status = memory.writeInts(counts, allCounts))
+    return status;
 
   // Capacity, checked on the gathered counts: every rank sees the same
   // overflow and fails before the exchange.
   for (int r = 0; r < size; ++r) {
     ReceiveLayout layout =
-        getReceiveLayout(counts, r, size, localExperts, alignment);
+        getReceiveLayout(allCounts.data(), r, size, localExperts, alignment);
     if (layout.total <= capacity)
       continue;
     std::string padded = alignment > 1
@@ -257,19 +302,24 @@ mxfp8rtStatus mxfp8rtMoeDispatchMx(
                     " (tokens are never dropped: raise the capacity)");
   }
 
-  // Pack: each row is its k data bytes, then its k/32 scale bytes.
+  // Pack: each row is its k data bytes, then its k/32 scale bytes, in the
+  // send order.
   intptr_t scaleBytes = k / 32, rowBytes = k + scaleBytes;
-  std::vector<uint8_t> send(slots * rowBytes);
-  for (intptr_t i = 0; i < slots; ++i) {
-    intptr_t token = i / topK;
-    uint8_t *row = send.data() + order.positionOfSlot[i] * rowBytes;
-    std::memcpy(row, static_cast<const uint8_t *>(data) + token * k, k);
-    std::memcpy(row + k,
-                static_cast<const uint8_t *>(scales) + token * scaleBytes,
-                scaleBytes);
-  }
+  std::vector<int64_t> tokenOfRow(slots);
+  for (intptr_t i = 0; i < slots; ++i)
+    tokenOfRow[order.positionOfSlot[i]] = i / topK;
+  void *send = nullptr;
+  if (mxfp8rtStatus status = memory.allocate(slots * rowBytes, &send))
+    return status;
+  if (mxfp8rtStatus status =
+          memory.gatherRows(send, rowBytes, data, k, tokenOfRow, k))
+    return status;
+  if (mxfp8rtStatus status =
+          memory.gatherRows(static_cast<uint8_t *>(send) + k, rowBytes, scales,
+                            scaleBytes, tokenOfRow, scaleBytes))
+    return status;
   ReceiveLayout layout =
-      getReceiveLayout(counts, rank, size, localExperts, alignment);
+      getReceiveLayout(allCounts.data(), rank, size, localExperts, alignment);
   std::vector<intptr_t> sendCounts(size), sendOffsets(size), recvCounts(size),
       recvOffsets(size);
   for (int p = 0; p < size; ++p) {
@@ -278,44 +328,42 @@ mxfp8rtStatus mxfp8rtMoeDispatchMx(
     recvCounts[p] = layout.rowsFrom[p] * rowBytes;
     recvOffsets[p] = layout.firstRowFrom[p] * rowBytes;
   }
-  std::vector<uint8_t> received(layout.received * rowBytes);
+  void *received = nullptr;
+  if (mxfp8rtStatus status =
+          memory.allocate(layout.received * rowBytes, &received))
+    return status;
   if (mxfp8rtStatus status = mxfp8rtAllToAllv(
-          comm, send.data(), sendCounts.data(), sendOffsets.data(),
-          received.data(), recvCounts.data(), recvOffsets.data(),
-          MXFP8RT_DATA_BYTE, stream))
+          comm, send, sendCounts.data(), sendOffsets.data(), received,
+          recvCounts.data(), recvOffsets.data(), MXFP8RT_DATA_BYTE, stream))
     return status;
 
   // Group by local expert (then source): unpack data and scales. Padding
   // rows (inside the aligned groups and past the last) are zero bytes.
-  if (capacity > 0) {
-    std::memset(recvData, 0, capacity * k);
-    std::memset(recvScales, 0, capacity * scaleBytes);
-  }
   std::vector<intptr_t> grouped =
-      getGroupedRows(layout, counts, rank, size, localExperts);
-  for (intptr_t a = 0; a < layout.received; ++a) {
-    const uint8_t *row = received.data() + a * rowBytes;
-    std::memcpy(static_cast<uint8_t *>(recvData) + grouped[a] * k, row, k);
-    std::memcpy(static_cast<uint8_t *>(recvScales) + grouped[a] * scaleBytes,
-                row + k, scaleBytes);
-  }
+      getGroupedRows(layout, allCounts.data(), rank, size, localExperts);
+  std::vector<int64_t> arrivalOfRow(capacity, -1);
+  for (intptr_t a = 0; a < layout.received; ++a)
+    arrivalOfRow[grouped[a]] = a;
+  if (mxfp8rtStatus status =
+          memory.gatherRows(recvData, k, received, rowBytes, arrivalOfRow, k))
+    return status;
+  if (mxfp8rtStatus status =
+          memory.gatherRows(recvScales, scaleBytes, offsetBytes(received, k),
+                            rowBytes, arrivalOfRow, scaleBytes))
+    return status;
+  std::vector<int32_t> offs(localExperts);
   for (intptr_t e = 0; e < localExperts; ++e)
-    recvOffs[e] = static_cast<int32_t>(layout.groupEnd[e]);
-  return MXFP8RT_SUCCESS;
+    offs[e] = static_cast<int32_t>(layout.groupEnd[e]);
+  return memory.writeInts(recvOffs, offs);
 }
 
-mxfp8rtStatus mxfp8rtMoeCombine(mxfp8rtComm comm, const void *expertOut,
-                                intptr_t n, mxfp8rtDataType type,
-                                intptr_t numTokens, intptr_t topK,
-                                const int32_t *tokenExperts,
-                                intptr_t numExperts, const int32_t *counts,
-                                intptr_t capacity, intptr_t alignment,
-                                void *out, mxfp8rtStream stream) {
+mxfp8rtStatus combine(ExchangeMemory &memory, mxfp8rtComm comm, int rank,
+                      int size, const void *expertOut, intptr_t n,
+                      mxfp8rtDataType type, intptr_t numTokens, intptr_t topK,
+                      const int32_t *tokenExperts, intptr_t numExperts,
+                      const int32_t *counts, intptr_t capacity,
+                      intptr_t alignment, void *out, mxfp8rtStream stream) {
   const char *fn = "mxfp8rtMoeCombine";
-  int rank = 0, size = 0;
-  if (mxfp8rtStatus status = getCommunicator(fn, comm, rank, size))
-    return status;
-
   std::string error;
   intptr_t slots = numTokens * topK;
   if (type != MXFP8RT_DATA_BF16 && type != MXFP8RT_DATA_F32)
@@ -335,34 +383,40 @@ mxfp8rtStatus mxfp8rtMoeCombine(mxfp8rtComm comm, const void *expertOut,
            (capacity > 0 && !expertOut))
     error = "expertOut, counts, tokenExperts or out is null";
   intptr_t localExperts = error.empty() ? numExperts / size : 0;
+  std::vector<int32_t> routing, allCounts;
+  readCallerInts(memory, tokenExperts, slots, "tokenExperts", routing, error);
+  readCallerInts(memory, counts, size * size * localExperts, "counts",
+                 allCounts, error);
   SendOrder order;
   if (error.empty())
-    order = getSendOrder(tokenExperts, slots, topK, numExperts, size, error);
+    order = getSendOrder(routing.data(), slots, topK, numExperts, size, error);
   ReceiveLayout layout;
   if (error.empty()) {
     // The routing must be the dispatch's: this rank's row of the counts.
     if (!std::equal(order.counts.begin(), order.counts.end(),
-                    counts + rank * size * localExperts))
+                    allCounts.begin() + rank * size * localExperts))
       error = "tokenExperts do not match this rank's counts of the dispatch";
-    layout = getReceiveLayout(counts, rank, size, localExperts, alignment);
+    layout =
+        getReceiveLayout(allCounts.data(), rank, size, localExperts, alignment);
     if (error.empty() && layout.total > capacity)
       error = "the counts give " + std::to_string(layout.total) +
               " rows for this rank, capacity " + std::to_string(capacity);
   }
   std::vector<int32_t> flag(1, 0), gathered;
   if (mxfp8rtStatus status =
-          agree(fn, comm, rank, size, flag, 0, error, gathered, stream))
+          agree(fn, comm, memory, rank, size, flag, 0, error, gathered, stream))
     return status;
 
   // Rows back to their sources in arrival order (the sources' send order).
-  size_t rowBytes = n * getDataTypeSize(type);
+  intptr_t rowBytes = n * getDataTypeSize(type);
   std::vector<intptr_t> grouped =
-      getGroupedRows(layout, counts, rank, size, localExperts);
-  std::vector<uint8_t> send(layout.received * rowBytes);
-  for (intptr_t a = 0; a < layout.received; ++a)
-    std::memcpy(send.data() + a * rowBytes,
-                static_cast<const uint8_t *>(expertOut) + grouped[a] * rowBytes,
-                rowBytes);
+      getGroupedRows(layout, allCounts.data(), rank, size, localExperts);
+  void *send = nullptr;
+  if (mxfp8rtStatus status = memory.allocate(layout.received * rowBytes, &send))
+    return status;
+  if (mxfp8rtStatus status = memory.gatherRows(
+          send, rowBytes, expertOut, rowBytes, toIndex(grouped), rowBytes))
+    return status;
   std::vector<intptr_t> sendCounts(size), sendOffsets(size), recvCounts(size),
       recvOffsets(size);
   for (int p = 0; p < size; ++p) {
@@ -371,15 +425,53 @@ mxfp8rtStatus mxfp8rtMoeCombine(mxfp8rtComm comm, const void *expertOut,
     recvCounts[p] = order.rowsTo[p] * n;
     recvOffsets[p] = order.firstRowTo[p] * n;
   }
-  std::vector<uint8_t> received(slots * rowBytes);
-  if (mxfp8rtStatus status = mxfp8rtAllToAllv(
-          comm, send.data(), sendCounts.data(), sendOffsets.data(),
-          received.data(), recvCounts.data(), recvOffsets.data(), type, stream))
+  void *received = nullptr;
+  if (mxfp8rtStatus status = memory.allocate(slots * rowBytes, &received))
     return status;
-  for (intptr_t i = 0; i < slots; ++i)
-    std::memcpy(static_cast<uint8_t *>(out) + i * rowBytes,
-                received.data() + order.positionOfSlot[i] * rowBytes, rowBytes);
-  return MXFP8RT_SUCCESS;
+  if (mxfp8rtStatus status = mxfp8rtAllToAllv(
+          comm, send, sendCounts.data(), sendOffsets.data(), received,
+          recvCounts.data(), recvOffsets.data(), type, stream))
+    return status;
+  return memory.gatherRows(out, rowBytes, received, rowBytes,
+                           toIndex(order.positionOfSlot), rowBytes);
+}
+
+} // namespace
+
+extern "C" {
+
+mxfp8rtStatus mxfp8rtMoeDispatchMx(
+    mxfp8rtComm comm, const void *data, const void *scales, intptr_t numTokens,
+    intptr_t k, intptr_t topK, const int32_t *tokenExperts, intptr_t numExperts,
+    intptr_t capacity, intptr_t alignment, void *recvData, void *recvScales,
+    int32_t *recvOffs, int32_t *counts, mxfp8rtStream stream) {
+  int rank = 0, size = 0;
+  if (mxfp8rtStatus status =
+          getCommunicator("mxfp8rtMoeDispatchMx", comm, rank, size))
+    return status;
+  return withExchangeMemory(comm, stream, [&](ExchangeMemory &memory) {
+    return dispatch(memory, comm, rank, size, data, scales, numTokens, k, topK,
+                    tokenExperts, numExperts, capacity, alignment, recvData,
+                    recvScales, recvOffs, counts, stream);
+  });
+}
+
+mxfp8rtStatus mxfp8rtMoeCombine(mxfp8rtComm comm, const void *expertOut,
+                                intptr_t n, mxfp8rtDataType type,
+                                intptr_t numTokens, intptr_t topK,
+                                const int32_t *tokenExperts,
+                                intptr_t numExperts, const int32_t *counts,
+                                intptr_t capacity, intptr_t alignment,
+                                void *out, mxfp8rtStream stream) {
+  int rank = 0, size = 0;
+  if (mxfp8rtStatus status =
+          getCommunicator("mxfp8rtMoeCombine", comm, rank, size))
+    return status;
+  return withExchangeMemory(comm, stream, [&](ExchangeMemory &memory) {
+    return combine(memory, comm, rank, size, expertOut, n, type, numTokens,
+                   topK, tokenExperts, numExperts, counts, capacity, alignment,
+                   out, stream);
+  });
 }
 
 } // extern "C"

@@ -47,6 +47,8 @@ public:
                    int rank, int size, int device)
       : Communicator(MXFP8RT_COMM_NCCL, rank, size), library(library),
         comm(comm), device(device) {}
+  int getDevice() const override { return device; }
+
   ~NcclCommunicator() override {
     (void)call("ncclCommDestroy",
                [&] { return library.ncclCommDestroy(comm); });

@@ -7,10 +7,14 @@
 // bytes included), f32 all-reduce (sum, in place) and bf16 all-reduce (max),
 // f32 reduce-scatter, all-to-all of e8m0 bytes, all-to-allv of i32 with
 // uneven and empty parts, and the ABI of lowered code (mxfp8rtShardAllGather
-// on the bound communicator). Every result is copied back and compared
-// byte for byte with the value computed on the host (sums of small exact
-// values, so NCCL's order does not matter). With one rank each collective is
-// a copy.
+// on the bound communicator), then the MXFP8 expert-parallel exchange on
+// device buffers (mxfp8rtMoeDispatchMx and mxfp8rtMoeCombine: the routing
+// read back, the row-gather kernels, rows of 66 bytes (K = 64, the byte
+// kernel) and 528 bytes (K = 512, the 16-byte kernel)). Every result is
+// copied back and compared byte for byte with the value computed on the host
+// (sums of small exact values, so NCCL's order does not matter; the
+// exchange's rows from an independent reference of its layout). With one
+// rank each collective is a copy and the exchange a grouping by expert.
 //
 // Exit status: 0 when every check passes, 1 on a failure, 77 (skipped) when
 // there is no GPU or no libnccl (the message says where it looked).
@@ -18,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxfp8train/runtime/Collectives.h"
+#include "mxfp8train/runtime/ExpertParallel.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -89,6 +94,146 @@ template <typename T> struct DeviceBuffer {
 
 /// Elements rank q sends rank p in the all-to-allv.
 intptr_t a2avCount(int q, int p) { return (q + 2 * p) % 3 + (p == q ? 4 : 0); }
+
+/// The expert-parallel exchange of the smoke test: every rank routes its
+/// tokens' slots by expertOf, and the reference places each (source,
+/// token, slot) row on its destination rank as ExpertParallel.h specifies
+/// (grouped by local expert, then source, then the source's order; groups
+/// aligned, padding zero).
+struct ExchangeReference {
+  int ranks;
+  intptr_t tokens = 40, topK = 2, alignment = 32, localExperts = 3;
+  intptr_t experts() const { return localExperts * ranks; }
+  int32_t expertOf(int rank, intptr_t t, intptr_t j) const {
+    return int32_t((t * 3 + j * 5 + rank * 7 + t / 5) % experts());
+  }
+  intptr_t capacity() const {
+    return ranks * tokens * topK + localExperts * alignment + 7;
+  }
+  uint8_t dataByte(int rank, intptr_t t, intptr_t b) const {
+    return uint8_t(rank * 41 + t * 13 + b * 7 + 1);
+  }
+  uint8_t scaleByte(int rank, intptr_t t, intptr_t b) const {
+    return uint8_t(110 + (rank * 5 + t * 3 + b) % 30);
+  }
+  /// row[(s * tokens + t) * topK + j] on rank `dest` (-1: elsewhere), the
+  /// group ends of `dest`.
+  void layout(int dest, std::vector<intptr_t> &row,
+              std::vector<int32_t> &offs) const {
+    row.assign(ranks * tokens * topK, -1);
+    offs.assign(localExperts, 0);
+    intptr_t running = 0;
+    for (intptr_t e = 0; e < localExperts; ++e) {
+      for (int s = 0; s < ranks; ++s)
+        for (intptr_t t = 0; t < tokens; ++t)
+          for (intptr_t j = 0; j < topK; ++j)
+            if (expertOf(s, t, j) == dest * localExperts + e)
+              row[(s * tokens + t) * topK + j] = running++;
+      running = (running + alignment - 1) / alignment * alignment;
+      offs[e] = int32_t(running);
+    }
+  }
+};
+
+void runExchange(int rank, int ranks, mxfp8rtComm comm, mxfp8rtStream stream,
+                 intptr_t k) {
+  ExchangeReference ref{ranks};
+  intptr_t t = ref.tokens, topK = ref.topK, cap = ref.capacity();
+  intptr_t sk = k / 32, el = ref.localExperts;
+  std::vector<uint8_t> data(t * k), scales(t * sk);
+  std::vector<int32_t> route(t * topK);
+  for (intptr_t i = 0; i < t; ++i) {
+    for (intptr_t b = 0; b < k; ++b)
+      data[i * k + b] = ref.dataByte(rank, i, b);
+    for (intptr_t b = 0; b < sk; ++b)
+      scales[i * sk + b] = ref.scaleByte(rank, i, b);
+    for (intptr_t j = 0; j < topK; ++j)
+      route[i * topK + j] = ref.expertOf(rank, i, j);
+  }
+  std::vector<intptr_t> row;
+  std::vector<int32_t> offs;
+  ref.layout(rank, row, offs);
+  std::vector<uint8_t> wantData(cap * k, 0), wantScales(cap * sk, 0);
+  for (int s = 0; s < ranks; ++s)
+    for (intptr_t i = 0; i < t; ++i)
+      for (intptr_t j = 0; j < topK; ++j) {
+        intptr_t r = row[(s * t + i) * topK + j];
+        if (r < 0)
+          continue;
+        for (intptr_t b = 0; b < k; ++b)
+          wantData[r * k + b] = ref.dataByte(s, i, b);
+        for (intptr_t b = 0; b < sk; ++b)
+          wantScales[r * sk + b] = ref.scaleByte(s, i, b);
+      }
+  std::vector<int32_t> wantCounts(ranks * ranks * el, 0);
+  for (int s = 0; s < ranks; ++s)
+    for (intptr_t i = 0; i < t; ++i)
+      for (intptr_t j = 0; j < topK; ++j)
+        ++wantCounts[s * ranks * el + ref.expertOf(s, i, j)];
+
+  std::string what = "K = " + std::to_string(k) + ": ";
+  DeviceBuffer<uint8_t> d(rank, t * k), sc(rank, t * sk), rd(rank, cap * k),
+      rs(rank, cap * sk);
+  DeviceBuffer<int32_t> rt(rank, t * topK), ro(rank, el),
+      counts(rank, ranks * ranks * el);
+  d.upload(data, stream);
+  sc.upload(scales, stream);
+  rt.upload(route, stream);
+  rd.fill(0xAB, stream);
+  rs.fill(0xCD, stream);
+  CHECK_OK(rank,
+           mxfp8rtMoeDispatchMx(comm, d.ptr, sc.ptr, t, k, topK,
+                                static_cast<const int32_t *>(rt.ptr),
+                                ref.experts(), cap, ref.alignment, rd.ptr,
+                                rs.ptr, static_cast<int32_t *>(ro.ptr),
+                                static_cast<int32_t *>(counts.ptr), stream));
+  rd.expect(wantData, stream, (what + "dispatched data").c_str());
+  rs.expect(wantScales, stream, (what + "dispatched scales").c_str());
+  ro.expect(offs, stream, (what + "dispatched offs").c_str());
+  counts.expect(wantCounts, stream, (what + "dispatch counts").c_str());
+
+  // Combine: expert output row r of rank p holds valueOf(p, r, column).
+  const intptr_t n = 24;
+  auto valueOf = [](int p, intptr_t r, intptr_t c) {
+    return uint16_t(0x3C00 + ((p * 7919 + r * 31 + c) & 0x3FF));
+  };
+  std::vector<uint16_t> expertOut(cap * n);
+  for (intptr_t r = 0; r < cap; ++r)
+    for (intptr_t c = 0; c < n; ++c)
+      expertOut[r * n + c] = valueOf(rank, r, c);
+  std::vector<uint16_t> wantOut(t * topK * n);
+  for (int p = 0; p < ranks; ++p) {
+    std::vector<intptr_t> rowOnP;
+    std::vector<int32_t> offsOnP;
+    ref.layout(p, rowOnP, offsOnP);
+    for (intptr_t i = 0; i < t * topK; ++i) {
+      intptr_t r = rowOnP[rank * t * topK + i];
+      if (r >= 0)
+        for (intptr_t c = 0; c < n; ++c)
+          wantOut[i * n + c] = valueOf(p, r, c);
+    }
+  }
+  DeviceBuffer<uint16_t> eo(rank, cap * n), out(rank, t * topK * n);
+  eo.upload(expertOut, stream);
+  out.fill(0xEE, stream);
+  CHECK_OK(rank, mxfp8rtMoeCombine(comm, eo.ptr, n, MXFP8RT_DATA_BF16, t, topK,
+                                   static_cast<const int32_t *>(rt.ptr),
+                                   ref.experts(),
+                                   static_cast<const int32_t *>(counts.ptr),
+                                   cap, ref.alignment, out.ptr, stream));
+  out.expect(wantOut, stream, (what + "combined rows").c_str());
+
+  // A routing error on this rank fails every rank, before any payload.
+  std::vector<int32_t> bad = route;
+  bad[3] = int32_t(ref.experts());
+  rt.upload(bad, stream);
+  if (mxfp8rtMoeDispatchMx(
+          comm, d.ptr, sc.ptr, t, k, topK, static_cast<const int32_t *>(rt.ptr),
+          ref.experts(), cap, ref.alignment, rd.ptr, rs.ptr,
+          static_cast<int32_t *>(ro.ptr), static_cast<int32_t *>(counts.ptr),
+          stream) != MXFP8RT_INVALID_ARGUMENT)
+    fail(rank, what + "an expert id out of range was not rejected");
+}
 
 void runRank(int rank, int ranks, const mxfp8rtNcclUniqueId &id) {
   CHECK_OK(rank, mxfp8rtSetDevice(rank));
@@ -229,6 +374,9 @@ void runRank(int rank, int ranks, const mxfp8rtNcclUniqueId &id) {
     recv.expect(all, stream, "mxfp8rtShardAllGather f32");
     CHECK_OK(rank, mxfp8rtCommBind(nullptr, nullptr));
   }
+  // The MXFP8 expert-parallel exchange.
+  runExchange(rank, ranks, comm, stream, 64);
+  runExchange(rank, ranks, comm, stream, 512);
   CHECK_OK(rank, mxfp8rtStreamSynchronize(stream));
   CHECK_OK(rank, mxfp8rtStreamDestroy(stream));
   CHECK_OK(rank, mxfp8rtCommDestroy(comm));
@@ -274,6 +422,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   std::printf("nccl smoke: OK (all-gather, all-reduce, reduce-scatter, "
-              "all-to-all, all-to-allv, shard ABI)\n");
+              "all-to-all, all-to-allv, shard ABI, MXFP8 dispatch and "
+              "combine)\n");
   return 0;
 }

@@ -113,9 +113,10 @@ def MXFP8TrainVerifyLoweringInputPass
 
     With `reject-moe-exchange` (the GPU pipeline), every
     `mxfp8train.moe_dispatch` and `moe_combine` is an error at its
-    location: their runtime calls run on the in-process (host) backend
-    only, and the device kernels of the exchange are not written yet. The
-    CPU pipeline lowers them with `convert-shard-to-runtime-collectives`.
+    location: the runtime runs the exchange on device buffers over NCCL
+    (`mxfp8rtMoeDispatchMx`, `mxfp8rtMoeCombine`), but the GPU pipeline
+    does not yet call it in order with the step's stream. The CPU pipeline
+    lowers them with `convert-shard-to-runtime-collectives`.
   }];
   let options = [
     Option<"rejectFloat8", "reject-float8", "bool", /*default=*/"false",

@@ -39,9 +39,13 @@
 // never dropped; the caller raises the capacity), is
 // MXFP8RT_INVALID_ARGUMENT on every rank.
 //
-// Backends: the in-process backend (host buffers). The NCCL backend needs
-// device kernels for the pack and group steps, which do not exist yet:
-// these calls return MXFP8RT_UNAVAILABLE on an NCCL communicator.
+// Backends: the in-process backend takes host buffers; NCCL takes device
+// buffers of the communicator's GPU (every pointer argument, `counts` and
+// `recvOffs` included), with the copies, the row-gather kernels and the
+// NCCL calls ordered on `stream`. On NCCL each call reads the routing
+// (and the combine its counts) back to the host and synchronizes `stream`
+// twice (the routing, the gathered counts): the all-to-allv's byte counts
+// are host values, as for torch's all_to_all_single.
 //
 //===----------------------------------------------------------------------===//
 
