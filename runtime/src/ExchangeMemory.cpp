@@ -3,10 +3,12 @@
 //
 // ExchangeMemory.h. The device implementation's row gather is one PTX module
 // with two kernels, `mxfp8rt_gather_rows_b8` (a byte per thread step) and
-// `mxfp8rt_gather_rows_b128` (16 bytes per step, when both row starts and
-// the row length are multiples of 16 bytes: the rows of MXFP8 tokens with
-// K a multiple of 512 and their scales), grid-stride over the rows (one CTA
-// per row at a time) and, inside a row, over the threads. The driver JIT-
+// `mxfp8rt_gather_rows_b128` (two 16-byte units per step, both loads
+// before the stores, when both row starts and the row length are multiples
+// of 16 bytes: the rows of MXFP8 tokens with K a multiple of 512 and their
+// scales), grid-stride over the rows (one CTA per row at a time) and,
+// inside a row, over the threads. Each distinct row index is uploaded once
+// per exchange call (RowIndex). The driver JIT-
 // compiles the PTX for the device it runs on (sm_75 and later).
 //
 //===----------------------------------------------------------------------===//
@@ -43,6 +45,8 @@ public:
     return MXFP8RT_SUCCESS;
   }
 
+  mxfp8rtStatus synchronize() override { return MXFP8RT_SUCCESS; }
+
   mxfp8rtStatus allocate(intptr_t bytes, void **ptr) override {
     scratch.emplace_back(static_cast<size_t>(bytes));
     *ptr = bytes > 0 ? scratch.back().data() : nullptr;
@@ -50,19 +54,18 @@ public:
   }
 
   mxfp8rtStatus gatherRows(void *dst, intptr_t dstStride, const void *src,
-                           intptr_t srcStride,
-                           const std::vector<int64_t> &index,
+                           intptr_t srcStride, RowIndex &index,
                            intptr_t bytes) override {
     if (bytes <= 0)
       return MXFP8RT_SUCCESS;
     auto *out = static_cast<uint8_t *>(dst);
     const auto *in = static_cast<const uint8_t *>(src);
-    for (size_t r = 0; r < index.size(); ++r) {
+    for (size_t r = 0; r < index.rows.size(); ++r) {
       uint8_t *row = out + r * dstStride;
-      if (index[r] < 0)
+      if (index.rows[r] < 0)
         std::memset(row, 0, bytes);
       else
-        std::memcpy(row, in + index[r] * srcStride, bytes);
+        std::memcpy(row, in + index.rows[r] * srcStride, bytes);
     }
     return MXFP8RT_SUCCESS;
   }
@@ -88,10 +91,10 @@ std::string getGatherPtx() {
     .param .u64 p_src_stride, .param .u64 p_index, .param .u64 p_rows,
     .param .u64 p_units)
 {
-  .reg .pred %p<3>;
+  .reg .pred %p<6>;
   .reg .b16 %h<1>;
-  .reg .b32 %r<8>;
-  .reg .b64 %d<20>;
+  .reg .b32 %r<12>;
+  .reg .b64 %d<23>;
   ld.param.u64 %d0, [p_dst];
   ld.param.u64 %d1, [p_dst_stride];
   ld.param.u64 %d2, [p_src];
@@ -126,16 +129,32 @@ UNIT:
   setp.ge.u64 %p2, %d15, %d6;
   @%p2 bra NEXT;
 )";
+    // The 16-byte kernel moves two units per thread step, both loads
+    // issued before the stores (units u and u + ntid).
     if (wide)
-      ptx += R"(  shl.b64 %d16, %d15, 4;
+      ptx += R"(  add.s64 %d19, %d15, %d10;
+  setp.lt.u64 %p3, %d19, %d6;
+  not.pred %p4, %p1;
+  and.pred %p5, %p3, %p4;
+  shl.b64 %d16, %d15, 4;
   add.s64 %d17, %d14, %d16;
   add.s64 %d18, %d13, %d16;
+  shl.b64 %d20, %d19, 4;
+  add.s64 %d21, %d14, %d20;
+  add.s64 %d22, %d13, %d20;
   mov.b32 %r4, 0;
   mov.b32 %r5, 0;
   mov.b32 %r6, 0;
   mov.b32 %r7, 0;
-  @!%p1 ld.global.v4.u32 {%r4, %r5, %r6, %r7}, [%d17];
+  mov.b32 %r8, 0;
+  mov.b32 %r9, 0;
+  mov.b32 %r10, 0;
+  mov.b32 %r11, 0;
+  @%p4 ld.global.v4.u32 {%r4, %r5, %r6, %r7}, [%d17];
+  @%p5 ld.global.v4.u32 {%r8, %r9, %r10, %r11}, [%d21];
   st.global.v4.u32 [%d18], {%r4, %r5, %r6, %r7};
+  @%p3 st.global.v4.u32 [%d22], {%r8, %r9, %r10, %r11};
+  add.s64 %d15, %d15, %d10;
 )";
     else
       ptx += R"(  add.s64 %d17, %d14, %d15;
@@ -217,6 +236,10 @@ public:
                              values.size() * sizeof(int32_t), stream);
   }
 
+  mxfp8rtStatus synchronize() override {
+    return mxfp8rtStreamSynchronize(stream);
+  }
+
   mxfp8rtStatus allocate(intptr_t bytes, void **ptr) override {
     *ptr = nullptr;
     if (bytes == 0)
@@ -228,18 +251,20 @@ public:
   }
 
   mxfp8rtStatus gatherRows(void *dst, intptr_t dstStride, const void *src,
-                           intptr_t srcStride,
-                           const std::vector<int64_t> &index,
+                           intptr_t srcStride, RowIndex &index,
                            intptr_t bytes) override {
-    uint64_t rows = index.size();
+    uint64_t rows = index.rows.size();
     if (rows == 0 || bytes <= 0)
       return MXFP8RT_SUCCESS;
-    void *deviceIndex = nullptr;
-    if (mxfp8rtStatus status = allocate(rows * sizeof(int64_t), &deviceIndex))
-      return status;
-    if (mxfp8rtStatus status = mxfp8rtMemcpyHtoD(
-            deviceIndex, index.data(), rows * sizeof(int64_t), stream))
-      return status;
+    if (!index.device) {
+      if (mxfp8rtStatus status =
+              allocate(rows * sizeof(int64_t), &index.device))
+        return status;
+      if (mxfp8rtStatus status = mxfp8rtMemcpyHtoD(
+              index.device, index.rows.data(), rows * sizeof(int64_t), stream))
+        return status;
+    }
+    void *deviceIndex = index.device;
     auto aligned = [](uint64_t x) { return x % 16 == 0; };
     bool wide = aligned(reinterpret_cast<uintptr_t>(dst)) &&
                 aligned(reinterpret_cast<uintptr_t>(src)) &&

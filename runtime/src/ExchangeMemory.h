@@ -22,6 +22,14 @@
 
 namespace mxfp8rt {
 
+/// The source row of each destination row of a gather (-1: a zero row).
+/// A device ExchangeMemory uploads it on its first use and keeps the copy
+/// (in its scratch) for the gathers after it.
+struct RowIndex {
+  std::vector<int64_t> rows;
+  void *device = nullptr;
+};
+
 /// The buffers of one exchange call and the row moves between them. Scratch
 /// buffers live until the object is destroyed (after the call's last use,
 /// ordered on its stream for device memory).
@@ -38,16 +46,18 @@ public:
   virtual mxfp8rtStatus writeInts(int32_t *dst,
                                   const std::vector<int32_t> &values) = 0;
 
+  /// Waits for the work queued so far (device: the stream; host: none).
+  virtual mxfp8rtStatus synchronize() = 0;
+
   /// A scratch buffer of `bytes` (>= 0; null for 0) of exchange memory.
   virtual mxfp8rtStatus allocate(intptr_t bytes, void **ptr) = 0;
 
-  /// For every destination row r < index.size(): the `bytes` bytes at
-  /// `src + index[r] * srcStride` go to `dst + r * dstStride`; index -1
-  /// writes `bytes` zero bytes. Rows must not overlap.
+  /// For every destination row r < index.rows.size(): the `bytes` bytes at
+  /// `src + index.rows[r] * srcStride` go to `dst + r * dstStride`; index
+  /// -1 writes `bytes` zero bytes. Rows must not overlap.
   virtual mxfp8rtStatus gatherRows(void *dst, intptr_t dstStride,
                                    const void *src, intptr_t srcStride,
-                                   const std::vector<int64_t> &index,
-                                   intptr_t bytes) = 0;
+                                   RowIndex &index, intptr_t bytes) = 0;
 };
 
 /// Host memory (the in-process backend).

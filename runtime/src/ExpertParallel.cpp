@@ -20,6 +20,9 @@
 #include "RuntimeInternal.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -221,8 +224,43 @@ mxfp8rtStatus agree(const char *fn, mxfp8rtComm comm, ExchangeMemory &memory,
   return MXFP8RT_SUCCESS;
 }
 
-std::vector<int64_t> toIndex(const std::vector<intptr_t> &rows) {
-  return std::vector<int64_t>(rows.begin(), rows.end());
+/// MXFP8RT_EXCHANGE_TRACE=1: each call synchronizes its stream at the end
+/// of every phase and prints the phases' host wall times to stderr (a
+/// diagnostic of where an exchange's time goes; off by default).
+class PhaseTrace {
+public:
+  PhaseTrace(const char *fn, int rank, ExchangeMemory &memory)
+      : fn(fn), rank(rank), memory(memory),
+        enabled(std::getenv("MXFP8RT_EXCHANGE_TRACE") != nullptr),
+        last(std::chrono::steady_clock::now()) {}
+  ~PhaseTrace() {
+    if (enabled && !line.empty())
+      std::fprintf(stderr, "%s rank %d:%s\n", fn, rank, line.c_str());
+  }
+  void mark(const char *phase) {
+    if (!enabled)
+      return;
+    (void)memory.synchronize();
+    auto now = std::chrono::steady_clock::now();
+    char buffer[96];
+    std::snprintf(
+        buffer, sizeof(buffer), " %s %.3f ms", phase,
+        std::chrono::duration<double, std::milli>(now - last).count());
+    line += buffer;
+    last = now;
+  }
+
+private:
+  const char *fn;
+  int rank;
+  ExchangeMemory &memory;
+  bool enabled;
+  std::chrono::steady_clock::time_point last;
+  std::string line;
+};
+
+RowIndex toIndex(const std::vector<intptr_t> &rows) {
+  return RowIndex{std::vector<int64_t>(rows.begin(), rows.end())};
 }
 
 /// `base + offset` for a buffer that may be null when it holds no rows.
@@ -238,6 +276,7 @@ mxfp8rtStatus dispatch(ExchangeMemory &memory, mxfp8rtComm comm, int rank,
                        void *recvScales, int32_t *recvOffs, int32_t *counts,
                        mxfp8rtStream stream) {
   const char *fn = "mxfp8rtMoeDispatchMx";
+  PhaseTrace trace(fn, rank, memory);
   // Local checks; their failure is agreed on with the other ranks.
   std::string error;
   intptr_t slots = numTokens * topK;
@@ -263,9 +302,11 @@ mxfp8rtStatus dispatch(ExchangeMemory &memory, mxfp8rtComm comm, int rank,
   intptr_t localExperts = numExperts > 0 ? numExperts / size : 0;
   std::vector<int32_t> routing;
   readCallerInts(memory, tokenExperts, slots, "tokenExperts", routing, error);
+  trace.mark("routing");
   SendOrder order;
   if (error.empty())
     order = getSendOrder(routing.data(), slots, topK, numExperts, size, error);
+  trace.mark("order");
   // Every rank sends size * localExperts counts and a flag: with
   // mismatched expert counts the gather's sizes differ, which the backend
   // reports on every rank.
@@ -283,6 +324,7 @@ mxfp8rtStatus dispatch(ExchangeMemory &memory, mxfp8rtComm comm, int rank,
                 allCounts.begin() + s * size * localExperts);
   if (mxfp8rtStatus status = memory.writeInts(counts, allCounts))
     return status;
+  trace.mark("agree");
 
   // Capacity, checked on the gathered counts: every rank sees the same
   // overflow and fails before the exchange.
@@ -305,9 +347,9 @@ mxfp8rtStatus dispatch(ExchangeMemory &memory, mxfp8rtComm comm, int rank,
   // Pack: each row is its k data bytes, then its k/32 scale bytes, in the
   // send order.
   intptr_t scaleBytes = k / 32, rowBytes = k + scaleBytes;
-  std::vector<int64_t> tokenOfRow(slots);
+  RowIndex tokenOfRow{std::vector<int64_t>(slots)};
   for (intptr_t i = 0; i < slots; ++i)
-    tokenOfRow[order.positionOfSlot[i]] = i / topK;
+    tokenOfRow.rows[order.positionOfSlot[i]] = i / topK;
   void *send = nullptr;
   if (mxfp8rtStatus status = memory.allocate(slots * rowBytes, &send))
     return status;
@@ -318,6 +360,7 @@ mxfp8rtStatus dispatch(ExchangeMemory &memory, mxfp8rtComm comm, int rank,
           memory.gatherRows(static_cast<uint8_t *>(send) + k, rowBytes, scales,
                             scaleBytes, tokenOfRow, scaleBytes))
     return status;
+  trace.mark("pack");
   ReceiveLayout layout =
       getReceiveLayout(allCounts.data(), rank, size, localExperts, alignment);
   std::vector<intptr_t> sendCounts(size), sendOffsets(size), recvCounts(size),
@@ -336,14 +379,15 @@ mxfp8rtStatus dispatch(ExchangeMemory &memory, mxfp8rtComm comm, int rank,
           comm, send, sendCounts.data(), sendOffsets.data(), received,
           recvCounts.data(), recvOffsets.data(), MXFP8RT_DATA_BYTE, stream))
     return status;
+  trace.mark("all-to-allv");
 
   // Group by local expert (then source): unpack data and scales. Padding
   // rows (inside the aligned groups and past the last) are zero bytes.
   std::vector<intptr_t> grouped =
       getGroupedRows(layout, allCounts.data(), rank, size, localExperts);
-  std::vector<int64_t> arrivalOfRow(capacity, -1);
+  RowIndex arrivalOfRow{std::vector<int64_t>(capacity, -1)};
   for (intptr_t a = 0; a < layout.received; ++a)
-    arrivalOfRow[grouped[a]] = a;
+    arrivalOfRow.rows[grouped[a]] = a;
   if (mxfp8rtStatus status =
           memory.gatherRows(recvData, k, received, rowBytes, arrivalOfRow, k))
     return status;
@@ -354,7 +398,9 @@ mxfp8rtStatus dispatch(ExchangeMemory &memory, mxfp8rtComm comm, int rank,
   std::vector<int32_t> offs(localExperts);
   for (intptr_t e = 0; e < localExperts; ++e)
     offs[e] = static_cast<int32_t>(layout.groupEnd[e]);
-  return memory.writeInts(recvOffs, offs);
+  mxfp8rtStatus status = memory.writeInts(recvOffs, offs);
+  trace.mark("group");
+  return status;
 }
 
 mxfp8rtStatus combine(ExchangeMemory &memory, mxfp8rtComm comm, int rank,
@@ -364,6 +410,7 @@ mxfp8rtStatus combine(ExchangeMemory &memory, mxfp8rtComm comm, int rank,
                       const int32_t *counts, intptr_t capacity,
                       intptr_t alignment, void *out, mxfp8rtStream stream) {
   const char *fn = "mxfp8rtMoeCombine";
+  PhaseTrace trace(fn, rank, memory);
   std::string error;
   intptr_t slots = numTokens * topK;
   if (type != MXFP8RT_DATA_BF16 && type != MXFP8RT_DATA_F32)
@@ -402,10 +449,12 @@ mxfp8rtStatus combine(ExchangeMemory &memory, mxfp8rtComm comm, int rank,
       error = "the counts give " + std::to_string(layout.total) +
               " rows for this rank, capacity " + std::to_string(capacity);
   }
+  trace.mark("routing+order");
   std::vector<int32_t> flag(1, 0), gathered;
   if (mxfp8rtStatus status =
           agree(fn, comm, memory, rank, size, flag, 0, error, gathered, stream))
     return status;
+  trace.mark("agree");
 
   // Rows back to their sources in arrival order (the sources' send order).
   intptr_t rowBytes = n * getDataTypeSize(type);
@@ -414,9 +463,11 @@ mxfp8rtStatus combine(ExchangeMemory &memory, mxfp8rtComm comm, int rank,
   void *send = nullptr;
   if (mxfp8rtStatus status = memory.allocate(layout.received * rowBytes, &send))
     return status;
-  if (mxfp8rtStatus status = memory.gatherRows(
-          send, rowBytes, expertOut, rowBytes, toIndex(grouped), rowBytes))
+  RowIndex groupedRows = toIndex(grouped);
+  if (mxfp8rtStatus status = memory.gatherRows(send, rowBytes, expertOut,
+                                               rowBytes, groupedRows, rowBytes))
     return status;
+  trace.mark("pack");
   std::vector<intptr_t> sendCounts(size), sendOffsets(size), recvCounts(size),
       recvOffsets(size);
   for (int p = 0; p < size; ++p) {
@@ -432,8 +483,12 @@ mxfp8rtStatus combine(ExchangeMemory &memory, mxfp8rtComm comm, int rank,
           comm, send, sendCounts.data(), sendOffsets.data(), received,
           recvCounts.data(), recvOffsets.data(), type, stream))
     return status;
-  return memory.gatherRows(out, rowBytes, received, rowBytes,
-                           toIndex(order.positionOfSlot), rowBytes);
+  trace.mark("all-to-allv");
+  RowIndex slotRows = toIndex(order.positionOfSlot);
+  mxfp8rtStatus status =
+      memory.gatherRows(out, rowBytes, received, rowBytes, slotRows, rowBytes);
+  trace.mark("unpack");
+  return status;
 }
 
 } // namespace
