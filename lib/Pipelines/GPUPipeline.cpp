@@ -82,13 +82,17 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   // between (two launches reading %a share the first to_buffer). One-shot
   // bufferization then sees %a's last read too early and may write a later
   // result into %a's buffer in place, before the second launch reads it.
-  // The MoE exchange: the runtime runs it on device buffers over NCCL,
-  // but calling it from the step's stream is not lowered yet.
-  MXFP8TrainVerifyLoweringInputPassOptions verifyOptions;
-  verifyOptions.rejectMoeExchange = true;
-  pm.addPass(createMXFP8TrainVerifyLoweringInputPass(verifyOptions));
+  pm.addPass(createMXFP8TrainVerifyLoweringInputPass());
   // First, before any folding: fp8/e8m0 arith in user IR (see the pass).
   pm.addPass(createMXFP8TrainLowerNarrowFloatArithPass());
+  // Collectives and the MoE exchange ops become calls of the runtime's
+  // shard ABI on the thread's bound communicator (NCCL: device buffers),
+  // as in the CPU pipeline. Their operands are copied into fresh buffers
+  // (gpu.memcpy after mxfp8train-gpu-device-buffers) and gpu-async-region
+  // waits for the stream before each call (a host op with side effects);
+  // on a device communicator the calls return once their work is done
+  // (runtime/include/mxfp8train/runtime/Collectives.h).
+  pm.addPass(createConvertShardToRuntimeCollectivesPass());
   addCleanup(pm);
   pm.addPass(createConvertMXFP8TrainToGPUPass(convertOptions));
 

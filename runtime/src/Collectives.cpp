@@ -349,10 +349,20 @@ static void *toPointer(intptr_t address) {
 
 /// `call(comm)` on the bound communicator, or INVALID_ARGUMENT (recorded)
 /// when none of `groupSize` ranks is bound.
+mxfp8rtStatus mxfp8rt::finishShardCall(mxfp8rtComm comm, mxfp8rtStream stream,
+                                       mxfp8rtStatus status) {
+  int device = getCommunicatorDevice(comm);
+  if (status != MXFP8RT_SUCCESS || device < 0)
+    return status;
+  return runInContext(device, [&] { return mxfp8rtStreamSynchronize(stream); });
+}
+
 template <typename Call>
 static int32_t onBound(const char *fn, intptr_t groupSize, Call call) {
   mxfp8rtComm comm = getBound(fn, groupSize);
-  return comm ? call(comm) : MXFP8RT_INVALID_ARGUMENT;
+  if (!comm)
+    return MXFP8RT_INVALID_ARGUMENT;
+  return finishShardCall(comm, boundStream, call(comm));
 }
 
 extern "C" {

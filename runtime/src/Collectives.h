@@ -85,6 +85,12 @@ mxfp8rtStatus createNcclCommunicator(int size, const mxfp8rtNcclUniqueId &id,
 /// also for an unknown handle).
 int getCommunicatorDevice(mxfp8rtComm comm);
 
+/// The end of an mxfp8rtShard* call on `comm`: a successful call on a
+/// device communicator (NCCL) waits for `stream`, so that the lowered code,
+/// whose kernels run on streams of its own, reads finished results.
+mxfp8rtStatus finishShardCall(mxfp8rtComm comm, mxfp8rtStream stream,
+                              mxfp8rtStatus status);
+
 /// The calling thread's bound communicator and its stream when it is live
 /// and has `groupSize` ranks; otherwise null, with the error recorded for
 /// `fn` (the mxfp8rtShard* calls of lowered code).

@@ -550,12 +550,14 @@ int32_t mxfp8rtShardMoeDispatchMx(intptr_t data, intptr_t scales,
       getBoundCommunicator("mxfp8rtShardMoeDispatchMx", groupSize, stream);
   if (!comm)
     return MXFP8RT_INVALID_ARGUMENT;
-  return mxfp8rtMoeDispatchMx(
-      comm, toPointer<const void>(data), toPointer<const void>(scales),
-      numTokens, k, topK, toPointer<const int32_t>(tokenExperts), numExperts,
-      capacity, alignment, toPointer<void>(recvData),
-      toPointer<void>(recvScales), toPointer<int32_t>(recvOffs),
-      toPointer<int32_t>(counts), stream);
+  return finishShardCall(
+      comm, stream,
+      mxfp8rtMoeDispatchMx(
+          comm, toPointer<const void>(data), toPointer<const void>(scales),
+          numTokens, k, topK, toPointer<const int32_t>(tokenExperts),
+          numExperts, capacity, alignment, toPointer<void>(recvData),
+          toPointer<void>(recvScales), toPointer<int32_t>(recvOffs),
+          toPointer<int32_t>(counts), stream));
 }
 
 int32_t mxfp8rtShardMoeCombine(intptr_t expertOut, intptr_t n, int32_t type,
@@ -569,11 +571,13 @@ int32_t mxfp8rtShardMoeCombine(intptr_t expertOut, intptr_t n, int32_t type,
       getBoundCommunicator("mxfp8rtShardMoeCombine", groupSize, stream);
   if (!comm)
     return MXFP8RT_INVALID_ARGUMENT;
-  return mxfp8rtMoeCombine(comm, toPointer<const void>(expertOut), n,
-                           static_cast<mxfp8rtDataType>(type), numTokens, topK,
-                           toPointer<const int32_t>(tokenExperts), numExperts,
-                           toPointer<const int32_t>(counts), capacity,
-                           alignment, toPointer<void>(out), stream);
+  return finishShardCall(
+      comm, stream,
+      mxfp8rtMoeCombine(comm, toPointer<const void>(expertOut), n,
+                        static_cast<mxfp8rtDataType>(type), numTokens, topK,
+                        toPointer<const int32_t>(tokenExperts), numExperts,
+                        toPointer<const int32_t>(counts), capacity, alignment,
+                        toPointer<void>(out), stream));
 }
 
 } // extern "C"

@@ -353,8 +353,9 @@ def ConvertShardToRuntimeCollectivesPass
       (runtime/include/mxfp8train/runtime/ExpertParallel.h) on fresh copies
       of their inputs and fresh result buffers, with the token count, K or
       N, topK, the expert count, capacity, alignment and the grid's process
-      count, and a `cf.assert` of the status. The CPU pipeline runs this
-      pass; the GPU pipeline rejects these ops.
+      count, and a `cf.assert` of the status. The CPU and GPU pipelines run
+      this pass (on the GPU the buffers are device memory and the calls
+      NCCL's).
 
     Supported: collectives over the whole grid in rank order (every grid
     axis of size > 1, ascending), static grids and shapes, element types

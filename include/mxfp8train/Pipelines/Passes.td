@@ -110,20 +110,10 @@ def MXFP8TrainVerifyLoweringInputPass
     kernels yet, i.e. the GPU one), every Float8 op (a `quantize` /
     `dequantize` with a granularity, a `scaled_mm` / `scaled_grouped_mm`
     with f32 scales) is an error at its location too.
-
-    With `reject-moe-exchange` (the GPU pipeline), every
-    `mxfp8train.moe_dispatch` and `moe_combine` is an error at its
-    location: the runtime runs the exchange on device buffers over NCCL
-    (`mxfp8rtMoeDispatchMx`, `mxfp8rtMoeCombine`), but the GPU pipeline
-    does not yet call it in order with the step's stream. The CPU pipeline
-    lowers them with `convert-shard-to-runtime-collectives`.
   }];
   let options = [
     Option<"rejectFloat8", "reject-float8", "bool", /*default=*/"false",
            "Reject Float8 ops (the GPU lowering has no Float8 kernels yet)">,
-    Option<"rejectMoeExchange", "reject-moe-exchange", "bool",
-           /*default=*/"false",
-           "Reject moe_dispatch and moe_combine (no device lowering yet)">,
   ];
 }
 

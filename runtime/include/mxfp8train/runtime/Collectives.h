@@ -205,6 +205,9 @@ MXFP8RT_EXPORT mxfp8rtStatus mxfp8rtAllToAllv(
 // (intptr_t); `groupSize` is the number of processes the program was
 // partitioned for, checked against the communicator's size. Each returns an
 // mxfp8rtStatus, which the generated code asserts to be MXFP8RT_SUCCESS.
+// On a device communicator (NCCL) each call returns once its work on the
+// bound stream is done: GPU-lowered code waits for its own stream before
+// the call and runs its later kernels on other streams.
 
 /// Makes `comm` the calling thread's communicator for lowered code, with its
 /// collectives ordered on `stream` (NCCL). Null unbinds.
