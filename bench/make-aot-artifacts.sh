@@ -102,15 +102,20 @@ skip_compile() {
   echo "  $2 compile failed (see $log)"
 }
 
-# hash_lines NAME ENTRY: runs NAME.cpu.o here (mxfp8-launch, generated
-# inputs) and prints the `inputs` and `outputs` hash lines of checks.txt;
-# fails when the object does not run.
+# hash_lines NAME ENTRY [launcher options]: runs NAME.cpu.o here
+# (mxfp8-launch, generated inputs; of the options only --comm) and prints the
+# `inputs` and `outputs` hash lines of checks.txt; fails when the object does
+# not run.
 hash_lines() {
-  local name="$1" entry="$2" tmp="$set_dir/.tmp-$1" status=0
+  local name="$1" entry="$2" tmp="$set_dir/.tmp-$1" status=0 option comm=()
+  shift 2
+  for option in "$@"; do
+    case "$option" in --comm=*) comm+=("$option") ;; esac
+  done
   mkdir -p "$tmp"
   if "${CXX:-g++}" -shared -o "$tmp/cpu.so" "$set_dir/$name.cpu.o" &&
      "$launch" "$tmp/cpu.so" "$set_dir/$name.cpu.manifest" --entry="$entry" \
-       --save-inputs --output-dir="$tmp/run" > "$tmp/run.log" 2>&1; then
+       "${comm[@]}" --save-inputs --output-dir="$tmp/run" > "$tmp/run.log" 2>&1; then
     echo "inputs $name $(cat "$tmp"/run/inputs/*.npy | sha256sum | cut -d' ' -f1)"
     echo "outputs $name $(cat "$tmp"/run/*.npy | sha256sum | cut -d' ' -f1)"
   else
@@ -157,7 +162,7 @@ artifact() {
       "$primary/checks.txt" >> "$checks"
   elif [ -n "$launch" ]; then
     local hashes
-    if hashes="$(hash_lines "$name" "$entry")"; then
+    if hashes="$(hash_lines "$name" "$entry" "$@")"; then
       echo "$hashes" >> "$checks"
     else
       echo "  $name: could not run the CPU object here (no input hashes)"
@@ -344,6 +349,12 @@ make_set() {
     artifact "gemm_$entry" "$entry" "$gemm" "$gemm" "sqnr>=100" - --repeat=3
   done
   artifact gemm_hp_mm_nt_bf16 hp_mm_nt_bf16 "$gemm" "$gemm" "sqnr>=40" - --repeat=3
+
+  # The MoE exchange and an all-reduce on a grid of one process, compiled as
+  # they are: on the GPU the runtime's NCCL path on device buffers, on the
+  # CPU the in-process backend (mxfp8-launch --comm=single binds both).
+  artifact moe_exchange ep_one_rank "$root/bench/aot/moe_exchange.mlir" \
+    "$root/bench/aot/moe_exchange.mlir" "sqnr>=100" - --comm=single --repeat=3
 
   # Whole training steps on the GPU against the CPU path (the small examples):
   # as written (bf16, GEMMs in f32 in another order, expf from libdevice)

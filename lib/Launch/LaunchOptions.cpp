@@ -21,9 +21,12 @@ const char *const kUsage =
     "         [--compare-with=[LIB2.so]:NAME2] [--compare-manifest=M2]\n"
     "         [--reference-repeat=N]\n"
     "         [--profile] [--profile-json=FILE] [--profile-top=N]\n"
-    "         [--expect-exact] [--list]\n"
+    "         [--expect-exact] [--list] [--comm=single]\n"
     "Runs _mlir_ciface_NAME of LIB.so (linked from mxfp8-compile objects)\n"
     "on inputs generated as mxfp8-run generates them; see docs/aot.md.\n"
+    "--comm=single binds a one-rank communicator (NCCL for CUDA code,\n"
+    "in-process for CPU code) for programs with shard collectives or the\n"
+    "MoE exchange on a grid of one process.\n"
     "--profile (or MXFP8RT_PROFILE=1) adds one call timed kernel by kernel\n"
     "(docs/runtime.md \"Profiling\"); --profile-json writes it as JSON.\n"
     "Exit status: 0 ok, 1 results differ (--expect-exact), 2 usage or\n"
@@ -131,6 +134,12 @@ mlir::mxfp8train::launch::parseLaunchOptions(int argc, const char *const *argv,
       options.compareManifest = value;
     } else if (key == "--expect-exact" && !hasValue) {
       options.expectExact = true;
+    } else if (key == "--comm") {
+      f = needValue();
+      if (!f && value != "single")
+        f = makeUsageError("bad --comm '" + value +
+                           "' (single: a one-rank communicator)");
+      options.singleRankComm = true;
     } else if (key == "--list" && !hasValue) {
       options.list = true;
     } else if (key == "--profile" && !hasValue) {

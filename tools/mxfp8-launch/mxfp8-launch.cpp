@@ -18,6 +18,7 @@
 #include "mxfp8train/Launch/AOTFunction.h"
 #include "mxfp8train/Launch/CompareResults.h"
 #include "mxfp8train/Launch/CudaDevice.h"
+#include "mxfp8train/Launch/LaunchComm.h"
 #include "mxfp8train/Launch/LaunchInputs.h"
 #include "mxfp8train/Launch/LaunchOptions.h"
 #include "mxfp8train/Launch/LaunchReport.h"
@@ -211,6 +212,10 @@ int runMain(const LaunchOptions &options) {
     return fail(f);
 
   // Load, run, fetch.
+  SingleRankComm comm;
+  if (options.singleRankComm)
+    if (Failure f = comm.bind(device == "cuda"))
+      return fail(f);
   AOTFunction runner(options.library, *spec, device == "cuda",
                      options.fillResults);
   if (Failure f = runner.load(nullptr))
@@ -276,6 +281,9 @@ int runMain(const LaunchOptions &options) {
 
   // The reference: the same inputs through the other function.
   bool compareCuda = compareManifest.device == "cuda";
+  if (options.singleRankComm)
+    if (Failure f = comm.bind(compareCuda))
+      return fail(f);
   AOTFunction reference(compareLibrary, *compareSpec, compareCuda,
                         options.fillResults);
   bool sameLibrary = compareLibrary == options.library;

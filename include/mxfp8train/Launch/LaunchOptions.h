@@ -29,6 +29,9 @@ struct LaunchOptions {
   bool saveInputs = false, bf16AsFloat32 = false, expectExact = false;
   bool list = false;
   int repeat = 1, warmup = 0, gpu = 0;
+  /// --comm=single: bind a one-rank communicator to the thread for each
+  /// function's calls (LaunchComm.h).
+  bool singleRankComm = false;
   /// Timed calls of the --compare-with function (no warmup).
   int referenceRepeat = 1;
   /// Byte the result buffers are filled with before the first call.
