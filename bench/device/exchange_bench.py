@@ -1,29 +1,33 @@
 #!/usr/bin/env python3
-# ===- bench/device/exchange_bench.py - the MXFP8 exchange on one GPU ------===#
+# ===- bench/device/exchange_bench.py - the MXFP8 exchange on the GPUs -----===#
 #
 # Usage (GPU machine, torch; the runtime built there, e.g. by
 # bench/device/launch-build.sh):
-#   python3 bench/device/exchange_bench.py --runtime-lib DIR
+#   python3 bench/device/exchange_bench.py --runtime-lib DIR [--ranks R]
 #       [--tokens 16384] [--k 7168] [--n 7168] [--topk 8] [--experts 256]
 #
 # Times the runtime's MXFP8 token dispatch and combine (mxfp8rtMoeDispatchMx,
-# mxfp8rtMoeCombine over an NCCL communicator of ONE rank, device buffers,
-# torch's current stream) against the bf16 exchange a torch user writes for
-# expert parallelism (torchtitan's shape of it: sort the slots by expert,
-# index_select the bf16 rows, all_to_all_single with host splits; back:
-# all_to_all_single and a scatter into (token, slot) order), same tokens,
-# same routing, torch.distributed NCCL with one rank, in the same process.
+# mxfp8rtMoeCombine over an NCCL communicator of R ranks, one process and
+# GPU per rank, device buffers, torch's current stream) against the bf16
+# exchange a torch user writes for expert parallelism (torchtitan's shape
+# of it: sort the slots by expert, exchange the per-expert counts,
+# index_select the bf16 rows, all_to_all_single with host splits, regroup
+# the received rows by local expert; back: the inverse permutations and
+# all_to_all_single), same tokens, same routing, torch.distributed NCCL in
+# the same processes. Each rank has its own tokens (`--tokens` per rank) and
+# routing; the experts are split evenly over the ranks.
 #
-# With one rank every all-to-all is a copy to itself: this measures what
+# With one rank every all-to-all is a copy to itself: that measures what
 # surrounds the wire (host planning, routing read back, the pack and group
 # kernels, the bytes copied), not the wire, where MXFP8 rows are 0.52 of
-# the bf16 bytes. The two-GPU measurement of issue 15 needs the
-# nvidia-h200-x2 kind.
+# the bf16 bytes. Two ranks need the nvidia-h200-x2 kind.
 #
-# Checks before timing: the dispatched rows of each local expert are the
-# torch peer's rows of that expert (fp8 data and scales of the same tokens,
-# in the same order), the padding rows zero, and the combine returns every
-# slot's row. Prints one JSON line per measurement and a summary.
+# Checks before timing, on every rank: the dispatched rows (fp8 data and
+# scales), offs and padding against rows rebuilt from every rank's inputs
+# (regenerated from their seeds), and the combined rows against the expert
+# outputs of the ranks the slots went to. Prints one JSON line per rank's
+# check and rank 0's timings (medians, every rank waiting at a barrier
+# before each timed call), and a summary.
 #
 # ===----------------------------------------------------------------------===#
 import argparse
@@ -37,38 +41,67 @@ import torch
 import torch.distributed as dist
 
 
-def median_ms(fn, reps, warmup=3):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        torch.cuda.synchronize()
-        times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
-
-
 class NcclId(ctypes.Structure):
     _fields_ = [("bytes", ctypes.c_char * 128)]
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--runtime-lib", required=True)
-    p.add_argument("--tokens", type=int, default=16384)
-    p.add_argument("--k", type=int, default=7168)
-    p.add_argument("--n", type=int, default=7168)
-    p.add_argument("--topk", type=int, default=8)
-    p.add_argument("--experts", type=int, default=256)
-    p.add_argument("--alignment", type=int, default=32)
-    p.add_argument("--reps", type=int, default=20)
-    args = p.parse_args()
+def inputs(rank, T, K, E, topk, device):
+    """Rank `rank`'s fp8 tokens, scales, bf16 tokens and routing (the same
+    values on every GPU: seeded per rank)."""
+    g = torch.Generator(device=device).manual_seed(1000 + rank)
+    data = torch.randint(0, 126, (T, K), dtype=torch.uint8, device=device, generator=g)
+    scales = torch.randint(110, 140, (T, K // 32), dtype=torch.uint8, device=device,
+                           generator=g)
+    x = torch.randn(T, K, device=device, generator=g).to(torch.bfloat16)
+    # top-k distinct experts per token, skewed like a router's.
+    logits = torch.randn(T, E, device=device, generator=g) + torch.linspace(
+        0, 2, E, device=device)
+    route = torch.topk(logits, topk, dim=1).indices.to(torch.int32).contiguous()
+    return data, scales, x, route
+
+
+def expert_outputs(rank, cap, N, device):
+    g = torch.Generator(device=device).manual_seed(2000 + rank)
+    return torch.randn(cap, N, device=device, generator=g).to(torch.bfloat16)
+
+
+def layout(routes, El, align, device):
+    """For every (source s, slot i): the destination rank and its row there
+    (ExpertParallel.h's layout), and each rank's group ends."""
+    R = len(routes)
+    E = El * R
+    flat = [r.view(-1).long() for r in routes]
+    counts = torch.stack([torch.bincount(f, minlength=E) for f in flat])  # [s, e]
+    padded = (counts.sum(0) + align - 1) // align * align                # [e]
+    per_rank = padded.view(R, El)
+    group_start = (torch.cumsum(per_rank, 1) - per_rank).view(-1)        # [e]
+    before = torch.cumsum(counts, 0) - counts                            # [s, e]
+    rows = []
+    for s, f in enumerate(flat):
+        order = torch.argsort(f, stable=True)
+        sorted_e = f[order]
+        first = torch.cumsum(torch.bincount(f, minlength=E), 0) - torch.bincount(f, minlength=E)
+        rank_in_e = torch.arange(len(f), device=device) - first[sorted_e]
+        row_sorted = group_start[sorted_e] + before[s, sorted_e] + rank_in_e
+        row = torch.empty_like(row_sorted)
+        row[order] = row_sorted
+        rows.append(row)
+    ends = torch.cumsum(per_rank, 1)
+    return rows, ends
+
+
+def run(rank, args):
+    R = args.ranks
     T, K, N, topk, E, align = (args.tokens, args.k, args.n, args.topk,
                                args.experts, args.alignment)
+    El = E // R
     slots = T * topk
-    cap = slots + E * align
+    cap = R * slots + El * align
+    device = "cuda:%d" % rank
+    torch.cuda.set_device(rank)
+    torch.zeros(1, device=device)  # the primary context, shared with the runtime
+    dist.init_process_group("nccl", init_method="tcp://127.0.0.1:%d" % args.port,
+                            rank=rank, world_size=R)
 
     rt = ctypes.CDLL(os.path.join(args.runtime_lib, "libmxfp8train_runtime.so"))
     vp, ip = ctypes.c_void_p, ctypes.c_ssize_t
@@ -82,35 +115,28 @@ def main():
         if status != 0:
             raise RuntimeError("%s: %s" % (what, rt.mxfp8rtGetLastError().decode()))
 
-    torch.cuda.set_device(0)
-    torch.zeros(1, device="cuda")  # the primary context, shared with the runtime
     check(rt.mxfp8rtInitialize(), "mxfp8rtInitialize")
-    check(rt.mxfp8rtSetDevice(0), "mxfp8rtSetDevice")
+    check(rt.mxfp8rtSetDevice(rank), "mxfp8rtSetDevice")
     nid = NcclId()
-    check(rt.mxfp8rtNcclGetUniqueId(ctypes.byref(nid)), "mxfp8rtNcclGetUniqueId")
+    idbuf = torch.zeros(128, dtype=torch.uint8, device=device)
+    if rank == 0:
+        check(rt.mxfp8rtNcclGetUniqueId(ctypes.byref(nid)), "mxfp8rtNcclGetUniqueId")
+        idbuf.copy_(torch.frombuffer(bytearray(nid.bytes.ljust(128, b"\0")[:128]),
+                                     dtype=torch.uint8))
+    dist.broadcast(idbuf, 0)
+    ctypes.memmove(ctypes.addressof(nid), bytes(idbuf.cpu().tolist()), 128)
     comm = vp()
-    check(rt.mxfp8rtCommInitNccl(1, ctypes.byref(nid), 0, ctypes.byref(comm)),
+    check(rt.mxfp8rtCommInitNccl(R, ctypes.byref(nid), rank, ctypes.byref(comm)),
           "mxfp8rtCommInitNccl")
-    dist.init_process_group("nccl", init_method="tcp://127.0.0.1:29517",
-                            rank=0, world_size=1)
     stream = torch.cuda.current_stream().cuda_stream
 
-    g = torch.Generator(device="cuda").manual_seed(0)
-    x = torch.randn(T, K, device="cuda", generator=g).to(torch.bfloat16)
-    data = torch.randint(0, 126, (T, K), dtype=torch.uint8, device="cuda", generator=g)
-    scales = torch.randint(110, 140, (T, K // 32), dtype=torch.uint8, device="cuda",
-                           generator=g)
-    # top-k distinct experts per token, skewed like a router's.
-    logits = torch.randn(T, E, device="cuda", generator=g) + torch.linspace(
-        0, 2, E, device="cuda")
-    route = torch.topk(logits, topk, dim=1).indices.to(torch.int32).contiguous()
-    expert_out = torch.randn(cap, N, device="cuda", generator=g).to(torch.bfloat16)
-
-    rdata = torch.empty(cap, K, dtype=torch.uint8, device="cuda")
-    rscales = torch.empty(cap, K // 32, dtype=torch.uint8, device="cuda")
-    roffs = torch.empty(E, dtype=torch.int32, device="cuda")
-    counts = torch.empty(E, dtype=torch.int32, device="cuda")
-    out = torch.empty(slots, N, dtype=torch.bfloat16, device="cuda")
+    data, scales, x, route = inputs(rank, T, K, E, topk, device)
+    expert_out = expert_outputs(rank, cap, N, device)
+    rdata = torch.empty(cap, K, dtype=torch.uint8, device=device)
+    rscales = torch.empty(cap, K // 32, dtype=torch.uint8, device=device)
+    roffs = torch.empty(El, dtype=torch.int32, device=device)
+    counts = torch.empty(R * R * El, dtype=torch.int32, device=device)
+    out = torch.empty(slots, N, dtype=torch.bfloat16, device=device)
 
     def ours_dispatch():
         check(rt.mxfp8rtMoeDispatchMx(comm, data.data_ptr(), scales.data_ptr(), T, K,
@@ -124,86 +150,156 @@ def main():
                                    route.data_ptr(), E, counts.data_ptr(), cap, align,
                                    out.data_ptr(), stream), "mxfp8rtMoeCombine")
 
-    # torch's bf16 exchange (one rank: every split goes to rank 0).
+    # torch's bf16 exchange.
     state = {}
 
     def torch_dispatch():
         flat = route.view(-1)
         order = torch.argsort(flat, stable=True)
-        per_expert = torch.bincount(flat, minlength=E)
-        splits = [int(per_expert.sum().item())]  # per destination rank (host)
+        per_expert = torch.bincount(flat, minlength=E).to(torch.int64)
+        recv_per_expert = torch.empty_like(per_expert)
+        dist.all_to_all_single(recv_per_expert, per_expert)      # [s, e_local]
+        in_splits = per_expert.view(R, El).sum(1).tolist()
+        c = recv_per_expert.view(R, El)
+        out_splits = c.sum(1).tolist()
         send = x.index_select(0, order // topk)
-        recv = torch.empty_like(send)
-        dist.all_to_all_single(recv, send, splits, splits)
-        state.update(order=order, recv=recv, splits=splits)
+        recv = x.new_empty(sum(out_splits), K)
+        dist.all_to_all_single(recv, send, out_splits, in_splits)
+        # Regroup by local expert (then source).
+        src_start = (torch.cumsum(c.view(-1), 0) - c.view(-1)).view(R, El)
+        seg_len = c.t().reshape(-1)
+        seg_src = src_start.t().reshape(-1)
+        seg_out = torch.cumsum(seg_len, 0) - seg_len
+        seg_id = torch.repeat_interleave(torch.arange(R * El, device=device), seg_len,
+                                         output_size=sum(out_splits))
+        pos = torch.arange(sum(out_splits), device=device) - seg_out[seg_id] + seg_src[seg_id]
+        state.update(order=order, pos=pos, grouped=recv.index_select(0, pos),
+                     in_splits=in_splits, out_splits=out_splits)
 
     def torch_combine():
-        eo = expert_out[:slots]
-        back = torch.empty_like(eo)
-        dist.all_to_all_single(back, eo, state["splits"], state["splits"])
+        pos = state["pos"]
+        eo = expert_out[:pos.numel()]
+        arrival = torch.empty_like(eo)
+        arrival.index_copy_(0, pos, eo)
+        back = eo.new_empty(slots, N)
+        dist.all_to_all_single(back, arrival, state["in_splits"], state["out_splits"])
         res = torch.empty_like(back)
         res.index_copy_(0, state["order"], back)
         state["out"] = res
 
-    # Checks: the dispatched rows of each expert are the sorted slots' rows.
+    # Checks against rows rebuilt from every rank's inputs.
     ours_dispatch()
     ours_combine()
     torch_dispatch()
+    torch_combine()
     torch.cuda.synchronize()
-    flat = route.view(-1).long()
-    order = torch.argsort(flat, stable=True)
-    per_expert = torch.bincount(flat, minlength=E)
-    ends = torch.cumsum(((per_expert + align - 1) // align) * align, 0)
-    starts = ends - ((per_expert + align - 1) // align) * align
-    rows = torch.cat([torch.arange(s, s + c, device="cuda")
-                      for s, c in zip(starts.tolist(), per_expert.tolist())])
-    tok = order // topk
-    ok = bool(torch.equal(rdata[rows], data[tok]) and
-              torch.equal(rscales[rows], scales[tok]) and
-              torch.equal(roffs.long(), ends))
-    pad = torch.ones(cap, dtype=torch.bool, device="cuda")
-    pad[rows] = False
-    ok = ok and bool((rdata[pad] == 0).all() and (rscales[pad] == 0).all())
-    # combine: slot i of token t gets expert_out[row of that slot].
-    row_of_slot = torch.empty(slots, dtype=torch.long, device="cuda")
-    row_of_slot[order] = rows
-    ok = ok and bool(torch.equal(out, expert_out[row_of_slot]))
-    print(json.dumps(dict(check="ours against the sorted slots", ok=ok)), flush=True)
+    all_inputs = [inputs(s, T, K, E, topk, device) for s in range(R)]
+    rows, ends = layout([a[3] for a in all_inputs], El, align, device)
+    want_data = torch.zeros(cap, K, dtype=torch.uint8, device=device)
+    want_scales = torch.zeros(cap, K // 32, dtype=torch.uint8, device=device)
+    want_x = torch.zeros(cap, K, dtype=torch.bfloat16, device=device)
+    used = torch.zeros(cap, dtype=torch.bool, device=device)
+    for s, (d, sc, xs, rt_s) in enumerate(all_inputs):
+        mine = (rt_s.view(-1).long() // El) == rank
+        tok = torch.arange(T * topk, device=device)[mine] // topk
+        want_data[rows[s][mine]] = d[tok]
+        want_scales[rows[s][mine]] = sc[tok]
+        want_x[rows[s][mine]] = xs[tok]
+        used[rows[s][mine]] = True
+    dest = route.view(-1).long() // El
+    want_out = torch.empty(slots, N, dtype=torch.bfloat16, device=device)
+    for p in range(R):
+        sel = dest == p
+        want_out[sel] = expert_outputs(p, cap, N, device)[rows[rank][sel]]
+    ok = {
+        "dispatched data": torch.equal(rdata, want_data),
+        "dispatched scales": torch.equal(rscales, want_scales),
+        "offs": torch.equal(roffs.long(), ends[rank]),
+        "combined rows": torch.equal(out, want_out),
+        # The peer groups the same bf16 rows in the same order (no padding).
+        "torch peer's grouped rows": torch.equal(state["grouped"], want_x[used]),
+    }
+    print(json.dumps(dict(rank=rank, check={k: bool(v) for k, v in ok.items()})),
+          flush=True)
 
-    res = dict(tokens=T, k=K, n=N, topk=topk, experts=E, alignment=align,
-               ranks=1,
-               ours_dispatch_ms=median_ms(ours_dispatch, args.reps),
-               ours_combine_ms=median_ms(ours_combine, args.reps),
-               torch_bf16_dispatch_ms=median_ms(torch_dispatch, args.reps),
-               torch_bf16_combine_ms=median_ms(torch_combine, args.reps),
+    def median_ms(fn):
+        for _ in range(3):
+            fn()
+        times = []
+        for _ in range(args.reps):
+            torch.cuda.synchronize()
+            dist.barrier()
+            t0 = time.perf_counter()
+            fn()
+            torch.cuda.synchronize()
+            times.append((time.perf_counter() - t0) * 1e3)
+        return statistics.median(times)
+
+    res = dict(ranks=R, tokens_per_rank=T, k=K, n=N, topk=topk, experts=E,
+               alignment=align,
+               ours_dispatch_ms=median_ms(ours_dispatch),
+               ours_combine_ms=median_ms(ours_combine),
+               torch_bf16_dispatch_ms=median_ms(torch_dispatch),
+               torch_bf16_combine_ms=median_ms(torch_combine),
                dispatch_bytes_ours=slots * (K + K // 32),
                dispatch_bytes_bf16=slots * 2 * K)
     # What the dispatch's data movement costs in torch's kernels, for the
     # breakdown: one gather of the packed MXFP8 rows (K + K/32 bytes) and
-    # the one-rank all_to_all_single of them (a self-copy).
-    packed = torch.randint(0, 255, (T, K + K // 32), dtype=torch.uint8, device="cuda")
+    # an all_to_all_single of them (even splits).
+    packed = torch.randint(0, 255, (T, K + K // 32), dtype=torch.uint8, device=device)
     sorted_tokens = torch.argsort(route.view(-1), stable=True) // topk
     rows_fp8 = packed.index_select(0, sorted_tokens)
     recv_fp8 = torch.empty_like(rows_fp8)
     res["torch_gather_mx_rows_ms"] = median_ms(
-        lambda: packed.index_select(0, sorted_tokens), args.reps)
+        lambda: packed.index_select(0, sorted_tokens))
     res["torch_a2a_mx_rows_ms"] = median_ms(
-        lambda: dist.all_to_all_single(recv_fp8, rows_fp8), args.reps)
+        lambda: dist.all_to_all_single(recv_fp8, rows_fp8))
     res["x_dispatch"] = res["torch_bf16_dispatch_ms"] / res["ours_dispatch_ms"]
     res["x_combine"] = res["torch_bf16_combine_ms"] / res["ours_combine_ms"]
-    print(json.dumps(res), flush=True)
-    print("one rank, %d tokens x top-%d over %d experts, K %d, N %d:" % (
-        T, topk, E, K, N))
-    print("  dispatch: ours (MXFP8 rows) %.3f ms, torch bf16 %.3f ms, x %.2f" % (
-        res["ours_dispatch_ms"], res["torch_bf16_dispatch_ms"], res["x_dispatch"]))
-    print("  combine:  ours (bf16 rows)  %.3f ms, torch bf16 %.3f ms, x %.2f" % (
-        res["ours_combine_ms"], res["torch_bf16_combine_ms"], res["x_combine"]))
-    print("  torch kernels on the MXFP8 rows: gather %.3f ms, all_to_all_single %.3f ms" % (
-        res["torch_gather_mx_rows_ms"], res["torch_a2a_mx_rows_ms"]))
-    dist.destroy_process_group()
+    all_ok = torch.tensor([int(all(ok.values()))], device=device)
+    dist.all_reduce(all_ok, op=dist.ReduceOp.MIN)
+    if rank == 0:
+        res["checks_ok_on_every_rank"] = bool(all_ok.item())
+        print(json.dumps(res), flush=True)
+        print("%d rank(s), %d tokens per rank x top-%d over %d experts, K %d, N %d:" % (
+            R, T, topk, E, K, N))
+        print("  dispatch: ours (MXFP8 rows) %.3f ms, torch bf16 %.3f ms, x %.2f" % (
+            res["ours_dispatch_ms"], res["torch_bf16_dispatch_ms"], res["x_dispatch"]))
+        print("  combine:  ours (bf16 rows)  %.3f ms, torch bf16 %.3f ms, x %.2f" % (
+            res["ours_combine_ms"], res["torch_bf16_combine_ms"], res["x_combine"]))
+        print("  torch kernels on the MXFP8 rows: gather %.3f ms, all_to_all_single %.3f ms" % (
+            res["torch_gather_mx_rows_ms"], res["torch_a2a_mx_rows_ms"]))
+        print("  checks: %s" % ("ok on every rank" if all_ok.item() else "FAILED"))
+    dist.barrier()
     check(rt.mxfp8rtCommDestroy(comm), "mxfp8rtCommDestroy")
-    return 0 if ok else 1
+    dist.destroy_process_group()
+    if not all_ok.item():
+        raise SystemExit(1)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--runtime-lib", required=True)
+    p.add_argument("--ranks", type=int, default=1)
+    p.add_argument("--tokens", type=int, default=16384)
+    p.add_argument("--k", type=int, default=7168)
+    p.add_argument("--n", type=int, default=7168)
+    p.add_argument("--topk", type=int, default=8)
+    p.add_argument("--experts", type=int, default=256)
+    p.add_argument("--alignment", type=int, default=32)
+    p.add_argument("--reps", type=int, default=20)
+    p.add_argument("--port", type=int, default=29517)
+    args = p.parse_args()
+    if args.experts % args.ranks:
+        raise SystemExit("--experts must split evenly over --ranks")
+    if args.ranks > torch.cuda.device_count():
+        raise SystemExit("%d ranks need %d GPUs, this machine has %d" % (
+            args.ranks, args.ranks, torch.cuda.device_count()))
+    if args.ranks == 1:
+        run(0, args)
+    else:
+        torch.multiprocessing.spawn(run, args=(args,), nprocs=args.ranks)
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    main()
