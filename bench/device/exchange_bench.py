@@ -121,8 +121,8 @@ def run(rank, args):
     idbuf = torch.zeros(128, dtype=torch.uint8, device=device)
     if rank == 0:
         check(rt.mxfp8rtNcclGetUniqueId(ctypes.byref(nid)), "mxfp8rtNcclGetUniqueId")
-        idbuf.copy_(torch.frombuffer(bytearray(nid.bytes.ljust(128, b"\0")[:128]),
-                                     dtype=torch.uint8))
+        raw = ctypes.string_at(ctypes.addressof(nid), 128)  # NUL bytes included
+        idbuf.copy_(torch.frombuffer(bytearray(raw), dtype=torch.uint8))
     dist.broadcast(idbuf, 0)
     ctypes.memmove(ctypes.addressof(nid), bytes(idbuf.cpu().tolist()), 128)
     comm = vp()
