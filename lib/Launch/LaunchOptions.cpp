@@ -21,12 +21,14 @@ const char *const kUsage =
     "         [--compare-with=[LIB2.so]:NAME2] [--compare-manifest=M2]\n"
     "         [--reference-repeat=N]\n"
     "         [--profile] [--profile-json=FILE] [--profile-top=N]\n"
-    "         [--expect-exact] [--list] [--comm=single]\n"
+    "         [--expect-exact] [--list] [--comm=single|ranks:N]\n"
     "Runs _mlir_ciface_NAME of LIB.so (linked from mxfp8-compile objects)\n"
     "on inputs generated as mxfp8-run generates them; see docs/aot.md.\n"
     "--comm=single binds a one-rank communicator (NCCL for CUDA code,\n"
     "in-process for CPU code) for programs with shard collectives or the\n"
-    "MoE exchange on a grid of one process.\n"
+    "MoE exchange on a grid of one process; --comm=ranks:N runs such a\n"
+    "program on N ranks, one thread (and GPU) each, inputs seeded seed+rank,\n"
+    "results in DIR/rank<r>/.\n"
     "--profile (or MXFP8RT_PROFILE=1) adds one call timed kernel by kernel\n"
     "(docs/runtime.md \"Profiling\"); --profile-json writes it as JSON.\n"
     "Exit status: 0 ok, 1 results differ (--expect-exact), 2 usage or\n"
@@ -136,10 +138,17 @@ mlir::mxfp8train::launch::parseLaunchOptions(int argc, const char *const *argv,
       options.expectExact = true;
     } else if (key == "--comm") {
       f = needValue();
-      if (!f && value != "single")
+      uint64_t ranks = 0;
+      if (!f && value == "single")
+        options.singleRankComm = true;
+      else if (!f && value.rfind("ranks:", 0) == 0 &&
+               parseUnsigned(value.substr(6), ranks) && ranks >= 1 &&
+               ranks <= 1024)
+        options.commRanks = static_cast<int>(ranks);
+      else if (!f)
         f = makeUsageError("bad --comm '" + value +
-                           "' (single: a one-rank communicator)");
-      options.singleRankComm = true;
+                           "' (single: a one-rank communicator; ranks:N: N "
+                           "ranks, 1 <= N <= 1024)");
     } else if (key == "--list" && !hasValue) {
       options.list = true;
     } else if (key == "--profile" && !hasValue) {
@@ -166,5 +175,9 @@ mlir::mxfp8train::launch::parseLaunchOptions(int argc, const char *const *argv,
     return makeUsageError("--expect-exact needs --compare-with");
   if (!options.compareManifest.empty() && options.compareWith.empty())
     return makeUsageError("--compare-manifest needs --compare-with");
+  if (options.commRanks && (!options.compareWith.empty() || options.profile))
+    return makeUsageError(
+        "--comm=ranks:N runs one function on N ranks: without "
+        "--compare-with and --profile");
   return {};
 }

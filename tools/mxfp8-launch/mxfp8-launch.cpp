@@ -28,6 +28,7 @@
 #include "mxfp8train/Support/Manifest.h"
 #include "mxfp8train/Support/Report.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -130,6 +131,58 @@ Failure printProfile(const ProfileReport &report, const LaunchOptions &options,
   return {};
 }
 
+/// --comm=ranks:N: the function on N ranks (runOnRanks), each rank's
+/// results (and inputs) in DIR/rank<r>/, a table of every rank's results.
+int runRanks(const LaunchOptions &options, const FunctionSpec &spec,
+             const std::string &device) {
+  std::vector<RankOutcome> outcomes;
+  if (Failure f = runOnRanks(options.library, spec, device == "cuda", options,
+                             options.commRanks, outcomes))
+    return fail(f);
+  std::vector<std::string> names;
+  for (const TensorSpec &result : spec.results)
+    names.push_back(result.name);
+  std::vector<std::string> stems = getUniqueFileStems(names);
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"rank", "#", "name", "type", "L2 norm", "max abs", "file"});
+  double slowest = 0.0;
+  for (size_t r = 0; r < outcomes.size(); ++r) {
+    LaunchOptions own = options;
+    if (!options.outputDir.empty())
+      own.outputDir =
+          (fs::path(options.outputDir) / ("rank" + std::to_string(r))).string();
+    if (Failure f = prepareLaunchOutputDir(spec, own, outcomes[r].inputs))
+      return fail(f);
+    for (size_t i = 0; i < spec.results.size(); ++i) {
+      const TensorSpec &result = spec.results[i];
+      std::string file = "-";
+      if (!own.outputDir.empty()) {
+        file = (fs::path(own.outputDir) / (stems[i] + ".npy")).string();
+        if (Failure f =
+                writeTensorNpy(file, result, outcomes[r].results[i].data(),
+                               options.bf16AsFloat32))
+          return fail(f);
+      }
+      ValueSummary values =
+          summarizeValues(result, outcomes[r].results[i].data());
+      rows.push_back({std::to_string(r), std::to_string(i), result.name,
+                      result.formatType(), formatDouble("%.6g", values.l2Norm),
+                      formatDouble("%.6g", values.maxAbs), file});
+    }
+    slowest = std::max(slowest, outcomes[r].medianMs);
+  }
+  std::printf("outputs (%d ranks, inputs seeded %llu + rank):\n",
+              options.commRanks, static_cast<unsigned long long>(options.seed));
+  printTable(rows);
+  for (size_t r = 0; r < outcomes.size(); ++r)
+    std::printf("time: rank %zu: run %s over %d run(s) after %d warmup\n", r,
+                outcomes[r].times.c_str(), options.repeat, options.warmup);
+  std::printf("summary: entry=%s device=%s ranks=%d results=%zu time_ms=%.6g\n",
+              spec.name.c_str(), device.c_str(), options.commRanks,
+              spec.results.size(), slowest);
+  return kExitOk;
+}
+
 int runMain(const LaunchOptions &options) {
   Manifest manifest;
   std::string error;
@@ -203,6 +256,9 @@ int runMain(const LaunchOptions &options) {
                                     compareLibrary))
         return fail(f);
   }
+
+  if (options.commRanks)
+    return runRanks(options, *spec, device);
 
   // Inputs and the output directory.
   std::vector<std::vector<uint8_t>> inputs;

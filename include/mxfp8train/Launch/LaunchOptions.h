@@ -30,8 +30,10 @@ struct LaunchOptions {
   bool list = false;
   int repeat = 1, warmup = 0, gpu = 0;
   /// --comm=single: bind a one-rank communicator to the thread for each
-  /// function's calls (LaunchComm.h).
+  /// function's calls; --comm=ranks:N: run the function on N ranks, one
+  /// thread each (LaunchComm.h). 0: neither.
   bool singleRankComm = false;
+  int commRanks = 0;
   /// Timed calls of the --compare-with function (no warmup).
   int referenceRepeat = 1;
   /// Byte the result buffers are filled with before the first call.
