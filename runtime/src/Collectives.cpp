@@ -347,16 +347,16 @@ static void *toPointer(intptr_t address) {
   return reinterpret_cast<void *>(address);
 }
 
-/// `call(comm)` on the bound communicator, or INVALID_ARGUMENT (recorded)
-/// when none of `groupSize` ranks is bound.
 mxfp8rtStatus mxfp8rt::finishShardCall(mxfp8rtComm comm, mxfp8rtStream stream,
                                        mxfp8rtStatus status) {
   int device = getCommunicatorDevice(comm);
   if (status != MXFP8RT_SUCCESS || device < 0)
     return status;
-  return runInContext(device, [&] { return mxfp8rtStreamSynchronize(stream); });
+  return runOnDevice(device, [&] { return mxfp8rtStreamSynchronize(stream); });
 }
 
+/// `call(comm)` on the bound communicator (finished: finishShardCall), or
+/// INVALID_ARGUMENT (recorded) when none of `groupSize` ranks is bound.
 template <typename Call>
 static int32_t onBound(const char *fn, intptr_t groupSize, Call call) {
   mxfp8rtComm comm = getBound(fn, groupSize);

@@ -47,6 +47,10 @@ public:
 
   mxfp8rtStatus synchronize() override { return MXFP8RT_SUCCESS; }
 
+  mxfp8rtStatus reserveIndex(RowIndex &, intptr_t) override {
+    return MXFP8RT_SUCCESS;
+  }
+
   mxfp8rtStatus allocate(intptr_t bytes, void **ptr) override {
     scratch.emplace_back(static_cast<size_t>(bytes));
     *ptr = bytes > 0 ? scratch.back().data() : nullptr;
@@ -199,11 +203,15 @@ mxfp8rtStatus getGatherKernels(int device, GatherKernels &kernels) {
           "mxfp8rt_exchange", &module))
     return status;
   if (mxfp8rtStatus status = mxfp8rtModuleGetFunction(
-          module, "mxfp8rt_gather_rows_b8", &kernels.bytes))
+          module, "mxfp8rt_gather_rows_b8", &kernels.bytes)) {
+    (void)mxfp8rtModuleUnload(module);
     return status;
+  }
   if (mxfp8rtStatus status = mxfp8rtModuleGetFunction(
-          module, "mxfp8rt_gather_rows_b128", &kernels.chunks))
+          module, "mxfp8rt_gather_rows_b128", &kernels.chunks)) {
+    (void)mxfp8rtModuleUnload(module);
     return status;
+  }
   loaded[device] = kernels;
   return MXFP8RT_SUCCESS;
 }
@@ -231,13 +239,22 @@ public:
 
   mxfp8rtStatus writeInts(int32_t *dst,
                           const std::vector<int32_t> &values) override {
-    // Pageable source: the copy has read it when the call returns.
+    // A pageable source may be freed when this returns: CUDA's documented
+    // behaviour of asynchronous copies from pageable host memory is to
+    // return once the source is staged (the API synchronization behaviour
+    // of cudaMemcpyAsync); RowIndex uploads rely on the same.
     return mxfp8rtMemcpyHtoD(dst, values.data(),
                              values.size() * sizeof(int32_t), stream);
   }
 
   mxfp8rtStatus synchronize() override {
     return mxfp8rtStreamSynchronize(stream);
+  }
+
+  mxfp8rtStatus reserveIndex(RowIndex &index, intptr_t rows) override {
+    if (index.device || rows == 0)
+      return MXFP8RT_SUCCESS;
+    return allocate(rows * sizeof(int64_t), &index.device);
   }
 
   mxfp8rtStatus allocate(intptr_t bytes, void **ptr) override {
@@ -256,13 +273,13 @@ public:
     uint64_t rows = index.rows.size();
     if (rows == 0 || bytes <= 0)
       return MXFP8RT_SUCCESS;
-    if (!index.device) {
-      if (mxfp8rtStatus status =
-              allocate(rows * sizeof(int64_t), &index.device))
+    if (!index.uploaded) {
+      if (mxfp8rtStatus status = reserveIndex(index, rows))
         return status;
       if (mxfp8rtStatus status = mxfp8rtMemcpyHtoD(
               index.device, index.rows.data(), rows * sizeof(int64_t), stream))
         return status;
+      index.uploaded = true;
     }
     void *deviceIndex = index.device;
     auto aligned = [](uint64_t x) { return x % 16 == 0; };

@@ -27,7 +27,10 @@ namespace mxfp8rt {
 /// (in its scratch) for the gathers after it.
 struct RowIndex {
   std::vector<int64_t> rows;
+  /// The device copy (reserved by reserveIndex or by the first gather) and
+  /// whether `rows` has been copied into it.
   void *device = nullptr;
+  bool uploaded = false;
 };
 
 /// The buffers of one exchange call and the row moves between them. Scratch
@@ -48,6 +51,10 @@ public:
 
   /// Waits for the work queued so far (device: the stream; host: none).
   virtual mxfp8rtStatus synchronize() = 0;
+
+  /// Reserves room for an index of `rows` rows (device memory: so that a
+  /// later gather allocates nothing; host: nothing to do).
+  virtual mxfp8rtStatus reserveIndex(RowIndex &index, intptr_t rows) = 0;
 
   /// A scratch buffer of `bytes` (>= 0; null for 0) of exchange memory.
   virtual mxfp8rtStatus allocate(intptr_t bytes, void **ptr) = 0;

@@ -167,7 +167,7 @@ withExchangeMemory(mxfp8rtComm comm, mxfp8rtStream stream,
   int device = getCommunicatorDevice(comm);
   if (device < 0)
     return body(*createHostExchangeMemory());
-  return runInContext(device, [&]() -> mxfp8rtStatus {
+  return runOnDevice(device, [&]() -> mxfp8rtStatus {
     std::unique_ptr<ExchangeMemory> memory;
     if (mxfp8rtStatus status =
             createDeviceExchangeMemory(device, stream, memory))
@@ -307,9 +307,42 @@ mxfp8rtStatus dispatch(ExchangeMemory &memory, mxfp8rtComm comm, int rank,
   if (error.empty())
     order = getSendOrder(routing.data(), slots, topK, numExperts, size, error);
   trace.mark("order");
-  // Every rank sends size * localExperts counts and a flag: with
-  // mismatched expert counts the gather's sizes differ, which the backend
-  // reports on every rank.
+  // Everything this rank can do alone happens before the agreement, so that
+  // a failure here (out of memory, a bad pointer) is agreed on too: the
+  // send buffer packed (each row its k data bytes, then its k/32 scale
+  // bytes, in the send order), the receive buffer (at most `capacity` rows
+  // once the capacity check below passes) and the grouping index reserved.
+  intptr_t scaleBytes = k / 32, rowBytes = k + scaleBytes;
+  void *send = nullptr, *received = nullptr;
+  RowIndex arrivalOfRow;
+  auto local = [&](mxfp8rtStatus status, const char *what) {
+    if (status != MXFP8RT_SUCCESS && error.empty())
+      error = std::string(what) + ": " + mxfp8rtGetLastError();
+    return error.empty();
+  };
+  if (error.empty()) {
+    RowIndex tokenOfRow{std::vector<int64_t>(slots)};
+    for (intptr_t i = 0; i < slots; ++i)
+      tokenOfRow.rows[order.positionOfSlot[i]] = i / topK;
+    (void)local(memory.allocate(slots * rowBytes, &send),
+                "allocating the send buffer");
+    void *sendScales = send ? static_cast<uint8_t *>(send) + k : nullptr;
+    (void)(error.empty() &&
+           local(memory.gatherRows(send, rowBytes, data, k, tokenOfRow, k),
+                 "packing the data") &&
+           local(memory.gatherRows(sendScales, rowBytes, scales, scaleBytes,
+                                   tokenOfRow, scaleBytes),
+                 "packing the scales") &&
+           local(memory.allocate(capacity * rowBytes, &received),
+                 "allocating the receive buffer") &&
+           local(memory.reserveIndex(arrivalOfRow, capacity),
+                 "allocating the grouping index"));
+  }
+  trace.mark("pack");
+  // Every rank sends size * localExperts counts and a flag. The in-process
+  // backend reports ranks whose counts differ in size (mismatched
+  // numExperts) on every rank; NCCL cannot check that: the ranks must
+  // agree on numExperts (ExpertParallel.h).
   std::vector<int32_t> mine(size * localExperts + 1, 0);
   if (error.empty())
     std::copy(order.counts.begin(), order.counts.end(), mine.begin());
@@ -344,23 +377,6 @@ mxfp8rtStatus dispatch(ExchangeMemory &memory, mxfp8rtComm comm, int rank,
                     " (tokens are never dropped: raise the capacity)");
   }
 
-  // Pack: each row is its k data bytes, then its k/32 scale bytes, in the
-  // send order.
-  intptr_t scaleBytes = k / 32, rowBytes = k + scaleBytes;
-  RowIndex tokenOfRow{std::vector<int64_t>(slots)};
-  for (intptr_t i = 0; i < slots; ++i)
-    tokenOfRow.rows[order.positionOfSlot[i]] = i / topK;
-  void *send = nullptr;
-  if (mxfp8rtStatus status = memory.allocate(slots * rowBytes, &send))
-    return status;
-  if (mxfp8rtStatus status =
-          memory.gatherRows(send, rowBytes, data, k, tokenOfRow, k))
-    return status;
-  if (mxfp8rtStatus status =
-          memory.gatherRows(static_cast<uint8_t *>(send) + k, rowBytes, scales,
-                            scaleBytes, tokenOfRow, scaleBytes))
-    return status;
-  trace.mark("pack");
   ReceiveLayout layout =
       getReceiveLayout(allCounts.data(), rank, size, localExperts, alignment);
   std::vector<intptr_t> sendCounts(size), sendOffsets(size), recvCounts(size),
@@ -371,10 +387,6 @@ mxfp8rtStatus dispatch(ExchangeMemory &memory, mxfp8rtComm comm, int rank,
     recvCounts[p] = layout.rowsFrom[p] * rowBytes;
     recvOffsets[p] = layout.firstRowFrom[p] * rowBytes;
   }
-  void *received = nullptr;
-  if (mxfp8rtStatus status =
-          memory.allocate(layout.received * rowBytes, &received))
-    return status;
   if (mxfp8rtStatus status = mxfp8rtAllToAllv(
           comm, send, sendCounts.data(), sendOffsets.data(), received,
           recvCounts.data(), recvOffsets.data(), MXFP8RT_DATA_BYTE, stream))
@@ -385,7 +397,7 @@ mxfp8rtStatus dispatch(ExchangeMemory &memory, mxfp8rtComm comm, int rank,
   // rows (inside the aligned groups and past the last) are zero bytes.
   std::vector<intptr_t> grouped =
       getGroupedRows(layout, allCounts.data(), rank, size, localExperts);
-  RowIndex arrivalOfRow{std::vector<int64_t>(capacity, -1)};
+  arrivalOfRow.rows.assign(capacity, -1);
   for (intptr_t a = 0; a < layout.received; ++a)
     arrivalOfRow.rows[grouped[a]] = a;
   if (mxfp8rtStatus status =
@@ -450,24 +462,38 @@ mxfp8rtStatus combine(ExchangeMemory &memory, mxfp8rtComm comm, int rank,
               " rows for this rank, capacity " + std::to_string(capacity);
   }
   trace.mark("routing+order");
+  // The local work before the agreement (ExpertParallel.h: failures are
+  // agreed on): the expert outputs packed in arrival order (the sources'
+  // send order), the receive buffer and the unpack index reserved.
+  intptr_t rowBytes = error.empty() ? n * getDataTypeSize(type) : 0;
+  void *send = nullptr, *received = nullptr;
+  RowIndex slotRows;
+  auto local = [&](mxfp8rtStatus status, const char *what) {
+    if (status != MXFP8RT_SUCCESS && error.empty())
+      error = std::string(what) + ": " + mxfp8rtGetLastError();
+    return error.empty();
+  };
+  if (error.empty()) {
+    RowIndex groupedRows = toIndex(
+        getGroupedRows(layout, allCounts.data(), rank, size, localExperts));
+    slotRows = toIndex(order.positionOfSlot);
+    (void)(local(memory.allocate(layout.received * rowBytes, &send),
+                 "allocating the send buffer") &&
+           local(memory.gatherRows(send, rowBytes, expertOut, rowBytes,
+                                   groupedRows, rowBytes),
+                 "packing the expert outputs") &&
+           local(memory.allocate(slots * rowBytes, &received),
+                 "allocating the receive buffer") &&
+           local(memory.reserveIndex(slotRows, slots),
+                 "allocating the unpack index"));
+  }
+  trace.mark("pack");
   std::vector<int32_t> flag(1, 0), gathered;
   if (mxfp8rtStatus status =
           agree(fn, comm, memory, rank, size, flag, 0, error, gathered, stream))
     return status;
   trace.mark("agree");
 
-  // Rows back to their sources in arrival order (the sources' send order).
-  intptr_t rowBytes = n * getDataTypeSize(type);
-  std::vector<intptr_t> grouped =
-      getGroupedRows(layout, allCounts.data(), rank, size, localExperts);
-  void *send = nullptr;
-  if (mxfp8rtStatus status = memory.allocate(layout.received * rowBytes, &send))
-    return status;
-  RowIndex groupedRows = toIndex(grouped);
-  if (mxfp8rtStatus status = memory.gatherRows(send, rowBytes, expertOut,
-                                               rowBytes, groupedRows, rowBytes))
-    return status;
-  trace.mark("pack");
   std::vector<intptr_t> sendCounts(size), sendOffsets(size), recvCounts(size),
       recvOffsets(size);
   for (int p = 0; p < size; ++p) {
@@ -476,15 +502,11 @@ mxfp8rtStatus combine(ExchangeMemory &memory, mxfp8rtComm comm, int rank,
     recvCounts[p] = order.rowsTo[p] * n;
     recvOffsets[p] = order.firstRowTo[p] * n;
   }
-  void *received = nullptr;
-  if (mxfp8rtStatus status = memory.allocate(slots * rowBytes, &received))
-    return status;
   if (mxfp8rtStatus status = mxfp8rtAllToAllv(
           comm, send, sendCounts.data(), sendOffsets.data(), received,
           recvCounts.data(), recvOffsets.data(), type, stream))
     return status;
   trace.mark("all-to-allv");
-  RowIndex slotRows = toIndex(order.positionOfSlot);
   mxfp8rtStatus status =
       memory.gatherRows(out, rowBytes, received, rowBytes, slotRows, rowBytes);
   trace.mark("unpack");

@@ -77,6 +77,15 @@ static State &getState() {
 static thread_local std::string *lastError = nullptr;
 thread_local int mxfp8rt::currentDevice = 0;
 
+mxfp8rtStatus mxfp8rt::runOnDevice(int device,
+                                   const std::function<mxfp8rtStatus()> &fn) {
+  int saved = currentDevice;
+  currentDevice = device;
+  mxfp8rtStatus status = runInContext(device, fn);
+  currentDevice = saved;
+  return status;
+}
+
 namespace {
 /// Frees the calling thread's message when the thread exits.
 struct LastErrorReclaimer {

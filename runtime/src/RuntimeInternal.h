@@ -64,6 +64,11 @@ std::string bytes(intptr_t size);
 /// The calling thread's device (mxfp8rtSetDevice); 0 until it sets one.
 extern thread_local int currentDevice;
 
+/// Runs `fn` with `device` as the calling thread's current device (the one
+/// mxfp8rt* calls use) and its primary context current, then restores both:
+/// for work on a communicator's GPU whatever device the thread selected.
+mxfp8rtStatus runOnDevice(int device, const std::function<mxfp8rtStatus()> &fn);
+
 /// Makes the primary context of a device current for its lifetime.
 class ScopedContext {
 public:

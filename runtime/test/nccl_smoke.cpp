@@ -223,16 +223,28 @@ void runExchange(int rank, int ranks, mxfp8rtComm comm, mxfp8rtStream stream,
                                    cap, ref.alignment, out.ptr, stream));
   out.expect(wantOut, stream, (what + "combined rows").c_str());
 
-  // A routing error on this rank fails every rank, before any payload.
+  // A routing error on rank 0 only fails every rank, before any payload
+  // moves; the communicator then still works.
   std::vector<int32_t> bad = route;
-  bad[3] = int32_t(ref.experts());
+  if (rank == 0)
+    bad[3] = int32_t(ref.experts());
   rt.upload(bad, stream);
   if (mxfp8rtMoeDispatchMx(
           comm, d.ptr, sc.ptr, t, k, topK, static_cast<const int32_t *>(rt.ptr),
           ref.experts(), cap, ref.alignment, rd.ptr, rs.ptr,
           static_cast<int32_t *>(ro.ptr), static_cast<int32_t *>(counts.ptr),
           stream) != MXFP8RT_INVALID_ARGUMENT)
-    fail(rank, what + "an expert id out of range was not rejected");
+    fail(rank, what + "rank 0's expert id out of range was not rejected");
+  rt.upload(route, stream);
+  rd.fill(0xAB, stream);
+  CHECK_OK(rank,
+           mxfp8rtMoeDispatchMx(comm, d.ptr, sc.ptr, t, k, topK,
+                                static_cast<const int32_t *>(rt.ptr),
+                                ref.experts(), cap, ref.alignment, rd.ptr,
+                                rs.ptr, static_cast<int32_t *>(ro.ptr),
+                                static_cast<int32_t *>(counts.ptr), stream));
+  rd.expect(wantData, stream,
+            (what + "dispatched data after a failed call").c_str());
 }
 
 void runRank(int rank, int ranks, const mxfp8rtNcclUniqueId &id) {

@@ -42,10 +42,16 @@
 // Backends: the in-process backend takes host buffers; NCCL takes device
 // buffers of the communicator's GPU (every pointer argument, `counts` and
 // `recvOffs` included), with the copies, the row-gather kernels and the
-// NCCL calls ordered on `stream`. On NCCL each call reads the routing
-// (and the combine its counts) back to the host and synchronizes `stream`
-// twice (the routing, the gathered counts): the all-to-allv's byte counts
-// are host values, as for torch's all_to_all_single.
+// NCCL calls ordered on `stream` (use a stream of your own: with the null
+// stream every scratch allocation and free synchronizes). On NCCL each call
+// reads the routing (and the combine its counts) back to the host and
+// synchronizes `stream` two or three times (the routing, the counts, the
+// agreement): the all-to-allv's byte counts are host values, as for
+// torch's all_to_all_single. Each rank packs its rows and reserves its
+// scratch before the agreement, so a local failure there (out of memory)
+// is agreed on like bad arguments; a CUDA failure after it, and ranks that
+// disagree on numExperts (NCCL cannot check the gather's sizes; the
+// in-process backend reports them), are not.
 //
 //===----------------------------------------------------------------------===//
 
