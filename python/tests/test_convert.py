@@ -89,7 +89,8 @@ def test_bad_recipes_raise_with_the_parser_message(mlp):
     with pytest.raises(mx.MLIRError) as info:
         mx.convert(mlp, "mxfp8_nope")
     assert "invalid recipe 'mxfp8_nope'" in str(info.value)
-    assert "expected a recipe field or one of the named recipes" in str(info.value)
+    assert "unknown recipe 'mxfp8_nope': expected one of the named recipes" in str(info.value)
+    assert "float8_rowwise" in str(info.value)
     with pytest.raises(mx.MLIRError) as info:
         mx.convert(mlp, token_group_alignment=64)
     assert "recipe token_group_alignment must be 32 or 128, found 64" in str(info.value)

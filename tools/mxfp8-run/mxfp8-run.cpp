@@ -121,8 +121,10 @@ static cl::opt<bool> compareMode(
 static cl::opt<std::string> recipeText(
     "recipe",
     cl::desc("Recipe of the compare mode: a torchao recipe name "
-             "(mxfp8_rceil, mxfp8_rceil_wgrad_with_hp, mxfp8_emulated_rceil) "
-             "or the body of a #mxfp8train.recipe<...> attribute"),
+             "(mxfp8_rceil, mxfp8_rceil_wgrad_with_hp, mxfp8_emulated_rceil; "
+             "float8_tensorwise, float8_rowwise, float8_rowwise_with_gw_hp, "
+             "fp8_rowwise) or the body of a #mxfp8train.recipe<...> or "
+             "#mxfp8train.float8_recipe<...> attribute"),
     cl::init("mxfp8_rceil"), cl::cat(runCategory));
 
 static cl::opt<bool>

@@ -9,7 +9,7 @@
 
 // Bad recipe text is an error naming the option and the parser's reason;
 // the pass fails before touching the IR.
-// NAME: error: mxfp8train-rewrite-matmuls: invalid recipe 'mxfp8_floor': expected a recipe field or one of the named recipes mxfp8_rceil, mxfp8_rceil_wgrad_with_hp, mxfp8_emulated_rceil (first), found 'mxfp8_floor'
+// NAME: error: mxfp8train-rewrite-matmuls: invalid recipe 'mxfp8_floor': unknown recipe 'mxfp8_floor': expected one of the named recipes mxfp8_rceil, mxfp8_rceil_wgrad_with_hp, mxfp8_emulated_rceil (MX), float8_tensorwise, float8_rowwise, float8_rowwise_with_gw_hp, fp8_rowwise (Float8), or recipe fields (docs/rewrite.md)
 // NAME-NOT: see current operation
 // MODE: error: mxfp8train-rewrite-matmuls: invalid recipe 'scale_calculation_mode = round': expected floor, rceil, ceil or even, found 'round'
 // ELEM: error: mxfp8train-rewrite-matmuls: invalid recipe 'elem_type = f16': recipe elem_type must be f8E4M3FN or f8E5M2, found 'f16'

@@ -31,4 +31,4 @@
 // CHECK-COUNT-9: PASS
 // CHECK:      matmul bars: 9 passed, 0 failed
 
-// BAD: mxfp8-compile: error: invalid --per-matmul recipe 'no_such_recipe': expected a recipe field or one of the named recipes
+// BAD: mxfp8-compile: error: invalid --per-matmul recipe 'no_such_recipe': unknown recipe 'no_such_recipe': expected one of the named recipes mxfp8_rceil, mxfp8_rceil_wgrad_with_hp, mxfp8_emulated_rceil (MX), float8_tensorwise

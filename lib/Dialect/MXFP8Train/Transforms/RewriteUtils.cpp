@@ -19,6 +19,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
@@ -77,6 +78,19 @@ RecipeAttrInterface mxfp8train::parseTrainingRecipeOption(MLIRContext *context,
   StringRef trimmed = text.trim();
   if (RecipeAttr named = RecipeAttr::getNamed(context, trimmed))
     return named;
+  // A bare word that names no recipe: say which names exist, MX and
+  // Float8 alike (the attribute parsers below would each name only theirs).
+  bool bareWord = !trimmed.empty() && llvm::all_of(trimmed, [](char c) {
+    return llvm::isAlnum(c) || c == '_';
+  });
+  if (bareWord && !isFloat8RecipeBody(trimmed)) {
+    error = "unknown recipe '" + trimmed.str() +
+            "': expected one of the named recipes mxfp8_rceil, "
+            "mxfp8_rceil_wgrad_with_hp, mxfp8_emulated_rceil (MX), "
+            "float8_tensorwise, float8_rowwise, float8_rowwise_with_gw_hp, "
+            "fp8_rowwise (Float8), or recipe fields (docs/rewrite.md)";
+    return {};
+  }
   std::string source;
   if (trimmed.starts_with("#"))
     source = trimmed.str();
