@@ -113,6 +113,8 @@ mlir::mxfp8train::getSignature(ModuleOp module, StringRef entry,
     candidateNames = "none";
 
   if (entry.empty()) {
+    if (candidates.empty())
+      return makeError("the module has no public function with a body to run");
     if (candidates.size() != 1)
       return makeError("--entry=NAME is needed: the module has " +
                        llvm::Twine(candidates.size()) + " public functions (" +

@@ -4,6 +4,10 @@
 // RUN: not mxfp8-run %s 2>&1 | FileCheck %s --check-prefix=NOENTRY
 // NOENTRY: mxfp8-run: error: --entry=NAME is needed: the module has 6 public functions (@ok, @dynamic, @scalar, @bad_role, @bad_std, @f16)
 
+// RUN: echo "" > %t.empty.mlir
+// RUN: not mxfp8-run %t.empty.mlir 2>&1 | FileCheck %s --check-prefix=EMPTY
+// EMPTY: mxfp8-run: error: the module has no public function with a body to run
+
 // RUN: not mxfp8-run %s --entry=nope 2>&1 | FileCheck %s --check-prefix=NOFUNC
 // NOFUNC: mxfp8-run: error: no function @nope with a body in '{{.*}}errors.mlir' (public functions: @ok, @dynamic, @scalar, @bad_role, @bad_std, @f16)
 
