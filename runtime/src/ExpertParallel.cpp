@@ -26,6 +26,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace mxfp8rt;
@@ -187,16 +188,11 @@ void readCallerInts(ExchangeMemory &memory, const int32_t *src, intptr_t count,
     error = std::string("cannot read ") + what + ": " + mxfp8rtGetLastError();
 }
 
-/// All-gathers `flagAndCounts` (this rank's counts, then its error flag at
-/// index `flagIndex`) into `gathered`. Fails every rank, with the same
-/// status, when a rank's flag is set; the rank that set it keeps its own
-/// message.
-mxfp8rtStatus agree(const char *fn, mxfp8rtComm comm, ExchangeMemory &memory,
-                    int rank, int size, std::vector<int32_t> &flagAndCounts,
-                    size_t flagIndex, const std::string &localError,
-                    std::vector<int32_t> &gathered, mxfp8rtStream stream) {
-  flagAndCounts[flagIndex] = localError.empty() ? 0 : 1;
-  intptr_t count = flagAndCounts.size();
+/// All-gathers `mine` (the same count on every rank) into `gathered`.
+mxfp8rtStatus gatherInts(mxfp8rtComm comm, ExchangeMemory &memory, int size,
+                         const std::vector<int32_t> &mine,
+                         std::vector<int32_t> &gathered, mxfp8rtStream stream) {
+  intptr_t count = mine.size();
   void *send = nullptr, *recv = nullptr;
   if (mxfp8rtStatus status = memory.allocate(count * sizeof(int32_t), &send))
     return status;
@@ -204,23 +200,58 @@ mxfp8rtStatus agree(const char *fn, mxfp8rtComm comm, ExchangeMemory &memory,
           memory.allocate(count * size * sizeof(int32_t), &recv))
     return status;
   if (mxfp8rtStatus status =
-          memory.writeInts(static_cast<int32_t *>(send), flagAndCounts))
+          memory.writeInts(static_cast<int32_t *>(send), mine))
     return status;
   if (mxfp8rtStatus status =
           mxfp8rtAllGather(comm, send, recv, count, MXFP8RT_DATA_I32, stream))
     return status;
+  return memory.readInts(static_cast<int32_t *>(recv), count * size, gathered);
+}
+
+/// The agreement before any payload moves: every rank all-gathers a header
+/// of the same size (its error flag, then each of `fields` as two 32-bit
+/// halves) and every rank fails with the same status when a rank's flag is
+/// set (that rank keeps its own message) or when the ranks passed different
+/// values of a field (a mismatched numExperts would otherwise give the
+/// counts' gather different sizes, which NCCL cannot detect).
+mxfp8rtStatus agree(const char *fn, mxfp8rtComm comm, ExchangeMemory &memory,
+                    int rank, int size,
+                    const std::vector<std::pair<const char *, int64_t>> &fields,
+                    const std::string &localError, mxfp8rtStream stream) {
+  std::vector<int32_t> header(1 + 2 * fields.size());
+  header[0] = localError.empty() ? 0 : 1;
+  for (size_t f = 0; f < fields.size(); ++f) {
+    uint64_t bits = static_cast<uint64_t>(fields[f].second);
+    header[1 + 2 * f] = static_cast<int32_t>(bits & 0xFFFFFFFFu);
+    header[2 + 2 * f] = static_cast<int32_t>(bits >> 32);
+  }
+  std::vector<int32_t> gathered;
   if (mxfp8rtStatus status =
-          memory.readInts(static_cast<int32_t *>(recv), count * size, gathered))
+          gatherInts(comm, memory, size, header, gathered, stream))
     return status;
   if (!localError.empty())
     return fail(fn, MXFP8RT_INVALID_ARGUMENT,
                 "rank " + std::to_string(rank) + ": " + localError);
+  size_t stride = header.size();
   for (int s = 0; s < size; ++s)
-    if (gathered[s * count + flagIndex])
+    if (gathered[s * stride])
       return fail(fn, MXFP8RT_INVALID_ARGUMENT,
                   "rank " + std::to_string(s) +
                       " reported invalid arguments or routing (its own "
                       "error says which)");
+  auto valueOf = [&](int s, size_t f) {
+    uint64_t lo = static_cast<uint32_t>(gathered[s * stride + 1 + 2 * f]);
+    uint64_t hi = static_cast<uint32_t>(gathered[s * stride + 2 + 2 * f]);
+    return static_cast<int64_t>(lo | (hi << 32));
+  };
+  for (int s = 1; s < size; ++s)
+    for (size_t f = 0; f < fields.size(); ++f)
+      if (valueOf(s, f) != valueOf(0, f))
+        return fail(fn, MXFP8RT_INVALID_ARGUMENT,
+                    "rank " + std::to_string(s) + " passed " + fields[f].first +
+                        " " + std::to_string(valueOf(s, f)) + ", rank 0 " +
+                        std::to_string(valueOf(0, f)) +
+                        " (every rank makes the call with the same values)");
   return MXFP8RT_SUCCESS;
 }
 
@@ -339,22 +370,19 @@ mxfp8rtStatus dispatch(ExchangeMemory &memory, mxfp8rtComm comm, int rank,
                  "allocating the grouping index"));
   }
   trace.mark("pack");
-  // Every rank sends size * localExperts counts and a flag. The in-process
-  // backend reports ranks whose counts differ in size (mismatched
-  // numExperts) on every rank; NCCL cannot check that: the ranks must
-  // agree on numExperts (ExpertParallel.h).
-  std::vector<int32_t> mine(size * localExperts + 1, 0);
-  if (error.empty())
-    std::copy(order.counts.begin(), order.counts.end(), mine.begin());
-  std::vector<int32_t> gathered;
-  if (mxfp8rtStatus status = agree(fn, comm, memory, rank, size, mine,
-                                   mine.size() - 1, error, gathered, stream))
+  // The agreement (arguments, routing, local failures, the same call on
+  // every rank), then the counts: size * localExperts from every rank.
+  if (mxfp8rtStatus status = agree(fn, comm, memory, rank, size,
+                                   {{"numExperts", numExperts},
+                                    {"k", k},
+                                    {"capacity", capacity},
+                                    {"alignment", alignment}},
+                                   error, stream))
     return status;
-  size_t stride = mine.size();
-  std::vector<int32_t> allCounts(size * size * localExperts);
-  for (int s = 0; s < size; ++s)
-    std::copy_n(gathered.begin() + s * stride, size * localExperts,
-                allCounts.begin() + s * size * localExperts);
+  std::vector<int32_t> allCounts;
+  if (mxfp8rtStatus status =
+          gatherInts(comm, memory, size, order.counts, allCounts, stream))
+    return status;
   if (mxfp8rtStatus status = memory.writeInts(counts, allCounts))
     return status;
   trace.mark("agree");
@@ -488,9 +516,13 @@ mxfp8rtStatus combine(ExchangeMemory &memory, mxfp8rtComm comm, int rank,
                  "allocating the unpack index"));
   }
   trace.mark("pack");
-  std::vector<int32_t> flag(1, 0), gathered;
-  if (mxfp8rtStatus status =
-          agree(fn, comm, memory, rank, size, flag, 0, error, gathered, stream))
+  if (mxfp8rtStatus status = agree(fn, comm, memory, rank, size,
+                                   {{"numExperts", numExperts},
+                                    {"n", n},
+                                    {"type", type},
+                                    {"capacity", capacity},
+                                    {"alignment", alignment}},
+                                   error, stream))
     return status;
   trace.mark("agree");
 

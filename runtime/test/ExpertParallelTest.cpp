@@ -158,8 +158,12 @@ TEST_P(MoeDispatch, GroupsRowsAndCombinesBack) {
         }
     int64_t afterDispatch = 0;
     ASSERT_EQ(mxfp8rtCommGetBytesSent(comm, &afterDispatch), MXFP8RT_SUCCESS);
-    int64_t countBytes = (size * kExpertsPerRank + 1) * 4;
-    EXPECT_EQ(afterDispatch, countBytes + tokens * kTopK * (kK + kK / 32));
+    // The agreement's header (a flag and four 64-bit fields: numExperts,
+    // k, capacity, alignment), the counts, the rows.
+    int64_t headerBytes = (1 + 2 * 4) * 4;
+    int64_t countBytes = size * kExpertsPerRank * 4;
+    EXPECT_EQ(afterDispatch,
+              headerBytes + countBytes + tokens * kTopK * (kK + kK / 32));
 
     // The experts' f32 outputs; the padding rows hold NaN, never read.
     std::vector<float> expertOut(capacity * n, std::nanf(""));
@@ -180,7 +184,9 @@ TEST_P(MoeDispatch, GroupsRowsAndCombinesBack) {
               << "rank " << rank << " token " << t << " slot " << j;
     int64_t afterCombine = 0;
     ASSERT_EQ(mxfp8rtCommGetBytesSent(comm, &afterCombine), MXFP8RT_SUCCESS);
-    EXPECT_EQ(afterCombine - afterDispatch, 4 + received * n * 4);
+    // The header (a flag and five fields: numExperts, n, type, capacity,
+    // alignment), the rows.
+    EXPECT_EQ(afterCombine - afterDispatch, (1 + 2 * 5) * 4 + received * n * 4);
   });
 }
 
@@ -262,8 +268,9 @@ TEST(MoeDispatchErrors, MismatchedExpertCountsFailEveryRank) {
   dispatchAll(2, 0, 32, allToExpertZero, statuses, messages, expertsOf);
   for (int r = 0; r < 2; ++r) {
     EXPECT_EQ(statuses[r], MXFP8RT_INVALID_ARGUMENT) << messages[r];
-    EXPECT_EQ(messages[r], "in-process all-gather: rank 0 and rank 1 passed "
-                           "different counts (3, 5)");
+    EXPECT_EQ(messages[r],
+              "mxfp8rtMoeDispatchMx: rank 1 passed numExperts 4, rank 0 2 "
+              "(every rank makes the call with the same values)");
   }
 }
 

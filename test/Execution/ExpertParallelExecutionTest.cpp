@@ -52,6 +52,12 @@ using namespace mxtest;
 namespace {
 
 constexpr int64_t kK = 64, kN = 32, kTopK = 2, kExpertsPerRank = 2;
+// The agreement header each exchange all-gathers first (runtime
+// ExpertParallel.cpp): an error flag, then each call's fields as two i32
+// halves (dispatch: numExperts, k, capacity, alignment; combine:
+// numExperts, n, type, capacity, alignment).
+constexpr int64_t kDispatchHeaderBytes = (1 + 2 * 4) * 4;
+constexpr int64_t kCombineHeaderBytes = (1 + 2 * 5) * 4;
 /// Rows of each rank's token buffer (its tokens, then zero rows) and of its
 /// dispatched buffer; expert groups start at multiples of kAlignment rows
 /// (torchao's default: 32-token blocks of the weight gradient stay inside
@@ -620,11 +626,12 @@ TEST_P(ExpertParallelExecution, DispatchGroupedGemmCombineMatchesOneRank) {
     combined[r] = std::move(out);
   });
   expectMatchesReference(combined);
-  // The counts gather (size * kExpertsPerRank + 1 i32) and one packed row
-  // of K fp8 + K/32 e8m0 bytes per slot: (K + K/32) / 2K of bf16 rows.
+  // The agreement's header (a flag and four 64-bit fields), the counts
+  // gather (size * kExpertsPerRank i32) and one packed row of K fp8 + K/32
+  // e8m0 bytes per slot: (K + K/32) / 2K of bf16 rows.
   for (int r = 0; r < size; ++r)
     EXPECT_EQ(dispatchBytes[r],
-              (size * kExpertsPerRank + 1) * 4 +
+              kDispatchHeaderBytes + size * kExpertsPerRank * 4 +
                   getNumTokens(r, size) * kTopK * (kK + kK / 32))
         << "rank " << r;
 }
@@ -715,13 +722,13 @@ TEST_P(ExpertParallelExecution, DialectOpsMatchOneRank) {
     EXPECT_EQ(getNumTokens(1, size), 0) << "rank 1 is meant to send nothing";
   }
 
-  // The dispatch: the counts gather (size * E_local + 1 i32) and K fp8 +
-  // K/32 e8m0 bytes per slot; the combine: its error flag (one i32) and
-  // one bf16 row per row the rank received.
+  // The dispatch: its header, the counts gather (size * E_local i32) and
+  // K fp8 + K/32 e8m0 bytes per slot; the combine: its header and one bf16
+  // row per row the rank received.
   for (int r = 0; r < size; ++r)
-    EXPECT_EQ(bytesSent[r], (size * kExpertsPerRank + 1) * 4 +
+    EXPECT_EQ(bytesSent[r], kDispatchHeaderBytes + size * kExpertsPerRank * 4 +
                                 getNumTokens(r, size) * kTopK * (kK + kK / 32) +
-                                4 + received[r] * kN * 2)
+                                kCombineHeaderBytes + received[r] * kN * 2)
         << "rank " << r;
 }
 

@@ -32,7 +32,9 @@
 // byte 0): their GEMM outputs are rows the combine does not read.
 //
 // Both calls are collective: every rank of the communicator makes them in
-// the same order with the same numExperts, topK, k (n), capacity and type.
+// the same order with the same numExperts, k (n), capacity, alignment and
+// type (checked: a mismatch fails every rank); topK may differ (the slots
+// are rows either way).
 // Errors are agreed on before any payload moves, so they fail every rank
 // with the same status and no rank waits forever: an expert id out of
 // range on any rank, or more rows for a rank than `capacity` (tokens are
@@ -49,9 +51,10 @@
 // agreement): the all-to-allv's byte counts are host values, as for
 // torch's all_to_all_single. Each rank packs its rows and reserves its
 // scratch before the agreement, so a local failure there (out of memory)
-// is agreed on like bad arguments; a CUDA failure after it, and ranks that
-// disagree on numExperts (NCCL cannot check the gather's sizes; the
-// in-process backend reports them), are not.
+// is agreed on like bad arguments, and so are ranks that pass different
+// numExperts, k (n), element type, capacity or alignment (each call first
+// all-gathers a fixed-size header of them); a CUDA failure after the
+// agreement is not (NCCL's own error handling applies).
 //
 //===----------------------------------------------------------------------===//
 
