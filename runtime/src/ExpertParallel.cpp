@@ -188,6 +188,15 @@ void readCallerInts(ExchangeMemory &memory, const int32_t *src, intptr_t count,
     error = std::string("cannot read ") + what + ": " + mxfp8rtGetLastError();
 }
 
+/// A step of the local work before the agreement: its failure becomes
+/// this rank's `error` (the first one wins). True while there is none.
+bool keepLocalFailure(mxfp8rtStatus status, const char *what,
+                      std::string &error) {
+  if (status != MXFP8RT_SUCCESS && error.empty())
+    error = std::string(what) + ": " + mxfp8rtGetLastError();
+  return error.empty();
+}
+
 /// All-gathers `mine` (the same count on every rank) into `gathered`.
 mxfp8rtStatus gatherInts(mxfp8rtComm comm, ExchangeMemory &memory, int size,
                          const std::vector<int32_t> &mine,
@@ -347,9 +356,7 @@ mxfp8rtStatus dispatch(ExchangeMemory &memory, mxfp8rtComm comm, int rank,
   void *send = nullptr, *received = nullptr;
   RowIndex arrivalOfRow;
   auto local = [&](mxfp8rtStatus status, const char *what) {
-    if (status != MXFP8RT_SUCCESS && error.empty())
-      error = std::string(what) + ": " + mxfp8rtGetLastError();
-    return error.empty();
+    return keepLocalFailure(status, what, error);
   };
   if (error.empty()) {
     RowIndex tokenOfRow{std::vector<int64_t>(slots)};
@@ -497,9 +504,7 @@ mxfp8rtStatus combine(ExchangeMemory &memory, mxfp8rtComm comm, int rank,
   void *send = nullptr, *received = nullptr;
   RowIndex slotRows;
   auto local = [&](mxfp8rtStatus status, const char *what) {
-    if (status != MXFP8RT_SUCCESS && error.empty())
-      error = std::string(what) + ": " + mxfp8rtGetLastError();
-    return error.empty();
+    return keepLocalFailure(status, what, error);
   };
   if (error.empty()) {
     RowIndex groupedRows = toIndex(

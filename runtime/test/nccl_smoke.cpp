@@ -181,12 +181,14 @@ void runExchange(int rank, int ranks, mxfp8rtComm comm, mxfp8rtStream stream,
   rt.upload(route, stream);
   rd.fill(0xAB, stream);
   rs.fill(0xCD, stream);
-  CHECK_OK(rank,
-           mxfp8rtMoeDispatchMx(comm, d.ptr, sc.ptr, t, k, topK,
+  auto dispatch = [&] {
+    return mxfp8rtMoeDispatchMx(comm, d.ptr, sc.ptr, t, k, topK,
                                 static_cast<const int32_t *>(rt.ptr),
                                 ref.experts(), cap, ref.alignment, rd.ptr,
                                 rs.ptr, static_cast<int32_t *>(ro.ptr),
-                                static_cast<int32_t *>(counts.ptr), stream));
+                                static_cast<int32_t *>(counts.ptr), stream);
+  };
+  CHECK_OK(rank, dispatch());
   rd.expect(wantData, stream, (what + "dispatched data").c_str());
   rs.expect(wantScales, stream, (what + "dispatched scales").c_str());
   ro.expect(offs, stream, (what + "dispatched offs").c_str());
@@ -229,20 +231,11 @@ void runExchange(int rank, int ranks, mxfp8rtComm comm, mxfp8rtStream stream,
   if (rank == 0)
     bad[3] = int32_t(ref.experts());
   rt.upload(bad, stream);
-  if (mxfp8rtMoeDispatchMx(
-          comm, d.ptr, sc.ptr, t, k, topK, static_cast<const int32_t *>(rt.ptr),
-          ref.experts(), cap, ref.alignment, rd.ptr, rs.ptr,
-          static_cast<int32_t *>(ro.ptr), static_cast<int32_t *>(counts.ptr),
-          stream) != MXFP8RT_INVALID_ARGUMENT)
+  if (dispatch() != MXFP8RT_INVALID_ARGUMENT)
     fail(rank, what + "rank 0's expert id out of range was not rejected");
   rt.upload(route, stream);
   rd.fill(0xAB, stream);
-  CHECK_OK(rank,
-           mxfp8rtMoeDispatchMx(comm, d.ptr, sc.ptr, t, k, topK,
-                                static_cast<const int32_t *>(rt.ptr),
-                                ref.experts(), cap, ref.alignment, rd.ptr,
-                                rs.ptr, static_cast<int32_t *>(ro.ptr),
-                                static_cast<int32_t *>(counts.ptr), stream));
+  CHECK_OK(rank, dispatch());
   rd.expect(wantData, stream,
             (what + "dispatched data after a failed call").c_str());
 }
