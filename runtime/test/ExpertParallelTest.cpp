@@ -205,7 +205,8 @@ void dispatchAll(int size, int64_t numExperts, int64_t capacity,
                  const std::function<int32_t(int, int64_t)> &expertOf,
                  std::vector<mxfp8rtStatus> &statuses,
                  std::vector<std::string> &messages,
-                 const std::function<int64_t(int)> &expertsOf = nullptr) {
+                 const std::function<int64_t(int)> &expertsOf = nullptr,
+                 const std::function<int64_t(int)> &capacityOf = nullptr) {
   statuses.assign(size, MXFP8RT_SUCCESS);
   messages.assign(size, "");
   mxfp8rt::test::runInProcessRanks(size, [&](int rank, mxfp8rtComm comm) {
@@ -215,12 +216,13 @@ void dispatchAll(int size, int64_t numExperts, int64_t capacity,
     for (int64_t t = 0; t < tokens; ++t)
       experts[t] = expertOf(rank, t);
     int64_t myExperts = expertsOf ? expertsOf(rank) : numExperts;
-    std::vector<uint8_t> recvData(capacity * 32), recvScales(capacity);
+    int64_t myCapacity = capacityOf ? capacityOf(rank) : capacity;
+    std::vector<uint8_t> recvData(myCapacity * 32), recvScales(myCapacity);
     std::vector<int32_t> offs(myExperts), counts(size * myExperts * size);
     statuses[rank] = mxfp8rtMoeDispatchMx(
         comm, data.data(), scales.data(), tokens, 32, 1, experts.data(),
-        myExperts, capacity, 1, recvData.data(), recvScales.data(), offs.data(),
-        counts.data(), nullptr);
+        myExperts, myCapacity, 1, recvData.data(), recvScales.data(),
+        offs.data(), counts.data(), nullptr);
     messages[rank] = mxfp8rtGetLastError();
   });
 }
@@ -270,6 +272,24 @@ TEST(MoeDispatchErrors, MismatchedExpertCountsFailEveryRank) {
     EXPECT_EQ(statuses[r], MXFP8RT_INVALID_ARGUMENT) << messages[r];
     EXPECT_EQ(messages[r],
               "mxfp8rtMoeDispatchMx: rank 1 passed numExperts 4, rank 0 2 "
+              "(every rank makes the call with the same values)");
+  }
+}
+
+// The ranks agree on the call's values before anything else: a rank that
+// passes another capacity fails every rank with the same message (NCCL
+// could not tell; the counts would still have the same size).
+TEST(MoeDispatchErrors, MismatchedCapacityFailsEveryRank) {
+  std::vector<mxfp8rtStatus> statuses;
+  std::vector<std::string> messages;
+  auto toExpertOfToken = [](int, int64_t t) { return int32_t(t % 4); };
+  auto capacityOf = [](int rank) -> int64_t { return rank == 1 ? 40 : 32; };
+  dispatchAll(2, 4, 32, toExpertOfToken, statuses, messages, nullptr,
+              capacityOf);
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(statuses[r], MXFP8RT_INVALID_ARGUMENT) << messages[r];
+    EXPECT_EQ(messages[r],
+              "mxfp8rtMoeDispatchMx: rank 1 passed capacity 40, rank 0 32 "
               "(every rank makes the call with the same values)");
   }
 }
