@@ -182,6 +182,17 @@ def quantize_cases():
         dict(name="dual_bf16_partial_warp", kind="dual", shape=[32, 96],
              elem="bf16", f8="f8E4M3FN", mode="even",
              layouts=["row_major", "blocked"]),
+        # Rowwise scales through workgroup memory (stage-row-scales): a
+        # CTA's tiles are whole rows' 32 (bf16) / 16 (f32) blocks.
+        dict(name="dual_bf16_staged_rows", kind="dual", shape=[96, 2048],
+             elem="bf16", f8="f8E4M3FN", mode="rceil",
+             layouts=["row_major", "row_major"]),
+        dict(name="dual_f32_staged_rows_rank3", kind="dual",
+             shape=[2, 64, 512], elem="f32", f8="f8E5M2", mode="floor",
+             layouts=["row_major", "row_major"]),
+        dict(name="dual_bf16_staged_rows_col_blocked", kind="dual",
+             shape=[64, 1024], elem="bf16", f8="f8E4M3FN", mode="even",
+             layouts=["row_major", "blocked"]),
         dict(name="dq1x32_e4m3_bf16", kind="dequantize", shape=[64, 256],
              f8="f8E4M3FN", out="bf16", axis=1, layout="row_major"),
         dict(name="dq1x32_e5m2_f32_blocked", kind="dequantize",

@@ -37,6 +37,13 @@
 # 4 (or 2) lanes, against one lane: through a fused elementwise producer,
 # and a tile of 2 columns.
 #
+# `stage-row-scales`: quantize_dual kernels whose CTA gathers its rowwise
+# scale bytes in workgroup memory and stores whole words of each row,
+# against one byte per lane and row: 4 lanes per tile through a fused
+# elementwise producer (8 blocks per CTA row), and a dual that writes the
+# bf16 forms of a linear's dgrad and wgrad GEMMs (its row scales returned
+# too), with tiny blocks so that the fallback runs.
+#
 # `fuse-padding` (FusedProducer.h isFusablePad): 32x1 casts that read a
 # pad_token_groups' input through its offsets instead of the padded data:
 # uneven, empty and trailing groups (alignment 32); f32 with malformed
@@ -56,6 +63,7 @@ REFERENCE_OPTIONS = {"fuse-transposes": "fuse-transposes=false",
                      "fuse-gemm-sums": "fuse-gemm-sums=false",
                      "defer-fp8": "defer-fp8=false",
                      "column-cast-lanes": "column-cast-lanes=1",
+                     "stage-row-scales": "stage-row-scales=false",
                      "fuse-padding": "fuse-padding=false"}
 
 _MAP = "affine_map<(d0, d1) -> (d0, d1)>"
@@ -299,6 +307,41 @@ def cases():
              _bf16_binary("%g", "%arg0", "%arg1", [t, n], "mulf") +
              [mx_quantize("%r0, %r1", "%g", [t, n], 0)],
              fusion="column-cast-lanes", tiny=[0])
+
+    # Rowwise scales of quantize_dual through workgroup memory: a fused
+    # producer (4 lanes per tile, 128 column groups: two CTAs per block
+    # row), 3 block rows.
+    t, n = 96, 512
+    case("stage_rows_dual_producer",
+         [([t, n], "bf16"), ([t, n], "bf16")],
+         [([t, n], "f8E4M3FN"), ([t, n // 32], "f8E8M0FNU"),
+          ([t, n], "f8E4M3FN"), ([t // 32, n], "f8E8M0FNU")],
+         _bf16_binary("%g", "%arg0", "%arg1", [t, n], "mulf") +
+         ["%%r0, %%r1, %%r2, %%r3 = mxfp8train.quantize_dual %%g mode = "
+          "rceil : %s -> %s, %s, %s, %s" % (
+              _t([t, n], "bf16"), _t([t, n], "f8E4M3FN"),
+              _t([t, n // 32], "f8E8M0FNU"), _t([t, n], "f8E4M3FN"),
+              _t([t // 32, n], "f8E8M0FNU"))],
+         fusion="stage-row-scales", tiny=[0])
+    # The dual of a linear's grad_output with both bf16 forms (dgrad and
+    # wgrad GEMMs), N = 512 (the 4-lane kernel stages 8 blocks per row).
+    t, n, k = 256, 512, 256
+    case("stage_rows_dual_grads",
+         [([t, k], "bf16"), ([t, n], "bf16"), ([n, k], "bf16")],
+         [([k, n], "bf16"), ([t, k], "bf16"), ([t, n // 32], "f8E8M0FNU")],
+         [mx_quantize("%xc, %xcs", "%arg0", [t, k], 0),
+          "%%dr, %%r2, %%dc, %%dcs = mxfp8train.quantize_dual %%arg1 mode = "
+          "rceil : %s -> %s, %s, %s, %s" % (
+              _t([t, n], "bf16"), _t([t, n], "f8E4M3FN"),
+              _t([t, n // 32], "f8E8M0FNU"), _t([t, n], "f8E4M3FN"),
+              _t([t // 32, n], "f8E8M0FNU")),
+          "%%r0 = mxfp8train.scaled_mm %%xc [%%xcs], %%dc [%%dcs] "
+          "transpose_lhs : %s, %s -> %s" % (mx([t, k], 0), mx([t, n], 0),
+                                            _t([k, n], "bf16")),
+          mx_quantize("%wc, %wcs", "%arg2", [n, k], 0),
+          "%%r1 = mxfp8train.scaled_mm %%dr [%%r2], %%wc [%%wcs] : %s, %s -> "
+          "%s" % (mx([t, n], 1), mx([n, k], 0), _t([t, k], "bf16"))],
+         fusion="stage-row-scales", tiny=[0, 1, 2])
 
     # Token-group padding read by the column casts (fuse-padding).
     def pad_token_groups(res, arg, shape, elem, offs_arg, e, align):

@@ -73,6 +73,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   convertOptions.fuseDequant = options.fuseDequant;
   convertOptions.deferFp8 = options.deferFp8;
   convertOptions.columnCastLanes = options.columnCastLanes;
+  convertOptions.stageRowScales = options.stageRowScales;
   convertOptions.fusePadding = options.fusePadding;
   convertOptions.fuseTransposes = options.fuseTransposes;
   convertOptions.fuseGemmSums = options.fuseGemmSums;

@@ -204,6 +204,12 @@ def ConvertMXFP8TrainToGPUPass
            "lane: 2 for an f32 dual; 0: 4 with a fused producer or a "
            "written colwise bf16 form, else 1; a tuning knob, the results "
            "are the same bits)">,
+    Option<"stageRowScales", "stage-row-scales", "bool", /*default=*/"true",
+           "quantize_dual kernels with row-major rowwise scales gather a "
+           "CTA's rowwise scale bytes (32 rows x 32 blocks for bf16 with "
+           "one lane per column tile) in workgroup memory and store them "
+           "as whole words, not one byte per lane and row (a tuning knob, "
+           "the results are the same bits)">,
     Option<"simpleGemm", "simple-gemm", "bool", /*default=*/"false",
            "Lower every GEMM (scaled_mm / scaled_grouped_mm, linalg "
            "contractions, grouped_mm) with the simple tiled kernels even "

@@ -117,6 +117,11 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "and quantize_dual kernels (1, 2, 4; 0: the measured "
                      "default)"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> stageRowScales{
+      *this, "stage-row-scales",
+      llvm::cl::desc("quantize_dual kernels store a CTA's rowwise scale "
+                     "bytes through workgroup memory as whole words"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> simpleGemm{
       *this, "simple-gemm",
       llvm::cl::desc("Lower every GEMM (scaled_mm / scaled_grouped_mm, "

@@ -163,6 +163,12 @@ public:
   int64_t getColumnCastLanes() const { return columnCastLanes; }
   void setColumnCastLanes(int64_t lanes) { columnCastLanes = lanes; }
 
+  /// Whether quantize_dual kernels gather a CTA's rowwise scale bytes in
+  /// workgroup memory and store them as whole words of each row
+  /// (ColumnCastKernels.cpp, canStageRowScales).
+  bool getStageRowScales() const { return stageRowScales; }
+  void setStageRowScales(bool stage) { stageRowScales = stage; }
+
   /// Whether 32x1 MX quantize kernels read a pad_token_groups' input in
   /// place of its padded data (FusedProducer.h, isFusablePad).
   bool getFusePadding() const { return fusePadding; }
@@ -172,6 +178,7 @@ private:
   gpu::GPUModuleOp module;
   GPUTargetInfo target;
   int64_t columnCastLanes = 0;
+  bool stageRowScales = true;
   bool fusePadding = true;
   std::shared_ptr<const DequantFusion> fusion;
   std::shared_ptr<const Float8TransposeFusion> transposeFusion;

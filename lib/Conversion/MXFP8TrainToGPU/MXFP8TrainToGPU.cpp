@@ -182,6 +182,7 @@ struct ConvertMXFP8TrainToGPUPass final
     gpu::GPUModuleOp kernels = *kernelModule;
     KernelCache cache(kernels, target);
     cache.setColumnCastLanes(int64_t(columnCastLanes));
+    cache.setStageRowScales(stageRowScales);
     cache.setFusePadding(fusePadding);
     // sm_90a: quantize kernels that also write the bf16 operands of the
     // pre-dequantized GEMMs they feed, instead of the GEMMs' pre-passes.

@@ -393,9 +393,20 @@ struct QuantizeDualOpToGPU final : KernelPattern<QuantizeDualOp> {
       if (fused)
         args.append({fused->buffer, fused->flag});
     unsigned n = ins.size();
+    // The rowwise scale bytes of a CTA through workgroup memory.
+    int64_t staged = cache.getStageRowScales()
+                         ? getStagedRowScaleBlocks(rowSpec, v, cpt, split)
+                         : 0;
+    SmallVector<Type> workgroup;
+    if (staged)
+      workgroup.push_back(MemRefType::get(
+          {kBlockSize * staged}, rewriter.getI8Type(),
+          MemRefLayoutAttrInterface(),
+          gpu::AddressSpaceAttr::get(rewriter.getContext(),
+                                     gpu::AddressSpace::Workgroup)));
     gpu::GPUFuncOp kernel = cache.getOrCreate(
-        rewriter, name, ValueRange(args).getTypes(), /*numInputs=*/n, {},
-        [&](KernelBuilder &kb, ValueRange kargs, ValueRange) {
+        rewriter, name, ValueRange(args).getTypes(), /*numInputs=*/n,
+        workgroup, [&](KernelBuilder &kb, ValueRange kargs, ValueRange wg) {
           unsigned next = n + 4;
           auto writer = [&](const FusedDequantOperand *fused) {
             if (!fused)
@@ -407,7 +418,8 @@ struct QuantizeDualOpToGPU final : KernelPattern<QuantizeDualOp> {
           BF16OperandWriter colBF16 = writer(colFused);
           buildQuantizeDual(kb, rowSpec, colSpec, input, split,
                             kargs.take_front(n), kargs[n], kargs[n + 1],
-                            kargs[n + 2], kargs[n + 3], rowBF16, colBF16);
+                            kargs[n + 2], kargs[n + 3], rowBF16, colBF16,
+                            wg.empty() ? Value() : wg[0]);
         });
     int64_t work = split * getColumnTiles(v, cpt, split, true).second;
     return launchAndReplace(rewriter, op, kernel, cache.getGridSize(work), args,

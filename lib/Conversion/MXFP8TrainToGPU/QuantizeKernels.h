@@ -83,7 +83,14 @@ void buildQuantizeDual(KernelBuilder &kb, const QuantizeSpec &rowSpec,
                        int64_t split, ValueRange in, Value rowData,
                        Value rowScales, Value colData, Value colScales,
                        const BF16OperandWriter &rowBF16,
-                       const BF16OperandWriter &colBF16);
+                       const BF16OperandWriter &colBF16,
+                       Value rowScaleStage = Value());
+/// Rowwise scale bytes per tile row that a dual kernel's CTA stages in
+/// workgroup memory (32 rows of them), or 0 where its rowwise scales are
+/// stored directly (row-major scales; a CTA's tiles in one block row).
+int64_t getStagedRowScaleBlocks(const QuantizeSpec &rowSpec,
+                                const BlockView &v, int64_t cpt,
+                                int64_t split);
 
 } // namespace mx_cast
 } // namespace gpu_lowering
