@@ -251,22 +251,34 @@ def cases():
           "%s, %s -> %s" % (mx([m, k], 1), mx([n, k], 1), _t([m, n], "bf16"))],
          fusion="defer-fp8", tiny=[0])
 
+    def mx_dual(res, arg, shape):
+        rows, cols = shape
+        return ("%s = mxfp8train.quantize_dual %s mode = rceil : %s -> %s, "
+                "%s, %s, %s" % (res, arg, _t(shape, "bf16"),
+                                _t(shape, "f8E4M3FN"),
+                                _t([rows, cols // 32], "f8E8M0FNU"),
+                                _t(shape, "f8E4M3FN"),
+                                _t([rows // 32, cols], "f8E8M0FNU")))
+
+    def linear_grads(t, n, k, row_scales):
+        """The wgrad (%r0) and dgrad (%r1) of a linear: input (t, k) cast
+        32x1, grad_output (t, n) through a quantize_dual whose rowwise
+        scales are `row_scales`, weight (n, k) cast 32x1."""
+        return [mx_quantize("%xc, %xcs", "%arg0", [t, k], 0),
+                mx_dual("%%dr, %s, %%dc, %%dcs" % row_scales, "%arg1", [t, n]),
+                "%%r0 = mxfp8train.scaled_mm %%xc [%%xcs], %%dc [%%dcs] "
+                "transpose_lhs : %s, %s -> %s" % (
+                    mx([t, k], 0), mx([t, n], 0), _t([k, n], "bf16")),
+                mx_quantize("%wc, %wcs", "%arg2", [n, k], 0),
+                "%%r1 = mxfp8train.scaled_mm %%dr [%s], %%wc [%%wcs] : %s, "
+                "%s -> %s" % (row_scales, mx([t, n], 1), mx([n, k], 0),
+                              _t([t, k], "bf16"))]
+
     t, n, k = 256, 384, 512
     case("defer_fp8_grads",
          [([t, k], "bf16"), ([t, n], "bf16"), ([n, k], "bf16")],
          [([k, n], "bf16"), ([t, k], "bf16")],
-         [mx_quantize("%xc, %xcs", "%arg0", [t, k], 0),
-          "%%dr, %%drs, %%dc, %%dcs = mxfp8train.quantize_dual %%arg1 mode = "
-          "rceil : %s -> %s, %s, %s, %s" % (
-              _t([t, n], "bf16"), _t([t, n], "f8E4M3FN"),
-              _t([t, n // 32], "f8E8M0FNU"), _t([t, n], "f8E4M3FN"),
-              _t([t // 32, n], "f8E8M0FNU")),
-          "%%r0 = mxfp8train.scaled_mm %%xc [%%xcs], %%dc [%%dcs] "
-          "transpose_lhs : %s, %s -> %s" % (mx([t, k], 0), mx([t, n], 0),
-                                            _t([k, n], "bf16")),
-          mx_quantize("%wc, %wcs", "%arg2", [n, k], 0),
-          "%%r1 = mxfp8train.scaled_mm %%dr [%%drs], %%wc [%%wcs] : %s, %s -> "
-          "%s" % (mx([t, n], 1), mx([n, k], 0), _t([t, k], "bf16"))],
+         linear_grads(t, n, k, "%drs"),
          fusion="defer-fp8", tiny=[0, 1, 2])
 
     t, m, n = 384, 128, 256
@@ -317,11 +329,7 @@ def cases():
          [([t, n], "f8E4M3FN"), ([t, n // 32], "f8E8M0FNU"),
           ([t, n], "f8E4M3FN"), ([t // 32, n], "f8E8M0FNU")],
          _bf16_binary("%g", "%arg0", "%arg1", [t, n], "mulf") +
-         ["%%r0, %%r1, %%r2, %%r3 = mxfp8train.quantize_dual %%g mode = "
-          "rceil : %s -> %s, %s, %s, %s" % (
-              _t([t, n], "bf16"), _t([t, n], "f8E4M3FN"),
-              _t([t, n // 32], "f8E8M0FNU"), _t([t, n], "f8E4M3FN"),
-              _t([t // 32, n], "f8E8M0FNU"))],
+         [mx_dual("%r0, %r1, %r2, %r3", "%g", [t, n])],
          fusion="stage-row-scales", tiny=[0])
     # The dual of a linear's grad_output with both bf16 forms (dgrad and
     # wgrad GEMMs), N = 512 (the 4-lane kernel stages 8 blocks per row).
@@ -329,18 +337,7 @@ def cases():
     case("stage_rows_dual_grads",
          [([t, k], "bf16"), ([t, n], "bf16"), ([n, k], "bf16")],
          [([k, n], "bf16"), ([t, k], "bf16"), ([t, n // 32], "f8E8M0FNU")],
-         [mx_quantize("%xc, %xcs", "%arg0", [t, k], 0),
-          "%%dr, %%r2, %%dc, %%dcs = mxfp8train.quantize_dual %%arg1 mode = "
-          "rceil : %s -> %s, %s, %s, %s" % (
-              _t([t, n], "bf16"), _t([t, n], "f8E4M3FN"),
-              _t([t, n // 32], "f8E8M0FNU"), _t([t, n], "f8E4M3FN"),
-              _t([t // 32, n], "f8E8M0FNU")),
-          "%%r0 = mxfp8train.scaled_mm %%xc [%%xcs], %%dc [%%dcs] "
-          "transpose_lhs : %s, %s -> %s" % (mx([t, k], 0), mx([t, n], 0),
-                                            _t([k, n], "bf16")),
-          mx_quantize("%wc, %wcs", "%arg2", [n, k], 0),
-          "%%r1 = mxfp8train.scaled_mm %%dr [%%r2], %%wc [%%wcs] : %s, %s -> "
-          "%s" % (mx([t, n], 1), mx([n, k], 0), _t([t, k], "bf16"))],
+         linear_grads(t, n, k, "%r2"),
          fusion="stage-row-scales", tiny=[0, 1, 2])
 
     # Token-group padding read by the column casts (fuse-padding).
