@@ -766,7 +766,8 @@ def prepare_gemm_timing(args, out, env, manifest):
             f.write(text)
         obj = os.path.join(cdir, "case.o")
         run(["bash", os.path.join(ROOT, "scripts", "aot-compile.sh"),
-             os.path.join(cdir, "gpu.mlir"), obj, args.chip], env=env)
+             os.path.join(cdir, "gpu.mlir"), obj, args.chip,
+             args.lowering_options], env=env)
         run(["c++", "-shared", "-o", os.path.join(cdir, "libcase.so"), obj])
         os.remove(obj)
         manifest["gemm_timing"].append(dict(
@@ -1127,7 +1128,8 @@ def main():
     p.add_argument("--lowering-options", default="", metavar="OPTS",
                    help="more options of convert-mxfp8train-to-gpu and "
                    "mxfp8train-lower-to-gpu for the timing kernels, e.g. "
-                   "\"column-cast-lanes=4\" (with --variant)")
+                   "\"column-cast-lanes=4\" (with --variant), and for the "
+                   "Float8 GEMM timing cases (without it)")
     p.add_argument("--cases", metavar="REGEX",
                    help="prepare only the cases whose name matches")
     r = sub.add_parser("run")

@@ -226,8 +226,8 @@ def ConvertMXFP8TrainToGPUPass
            "Float8): CTAs of the cluster along M, which load their shared B "
            "tile once by TMA multicast (1 or 2; 0: the form's default, 2 for "
            "grouped GEMMs (Float8: 128 x 256 tiles, fast accumulation), "
-           "else 1; 2 also pairs the promoted Float8 kernels, which spill "
-           "and run twice as slow so); an op's gemm_config cluster_m takes "
+           "else 1; 2 also pairs the promoted Float8 kernels, which run "
+           "2-14 % slower so); an op's gemm_config cluster_m takes "
            "precedence; a tuning knob, the results are the same bits">,
     Option<"float8PromoteUnroll", "float8-promote-unroll", "int64_t",
            /*default=*/"0",

@@ -54,19 +54,19 @@ func.func @grouped_2d3d(%a: tensor<1024x512xf8E4M3FN>, %as: tensor<1024x16xf8E8M
 // CHECK-NEXT:        %[[MT:.*]] = arith.addi %[[J2]], %[[RANK]] : index
 // CHECK-NEXT:        arith.muli %[[MT]], %c128 : index
 // The release of a stage: thread 0 of each warpgroup on this CTA's
-// empty[s], thread 32 on the peer's (rank ^ 1) through mapa.
+// empty[s], thread 32 on the peer's (rank ^ 1) through mapa; predicated
+// arrivals, no branch (a branch there made ptxas spill the promoted Float8
+// kernels' accumulators).
 // CHECK:         %[[WGT:.*]] = arith.remui %thread_id_x, %c128 : index
+// CHECK:         %[[EMPTY:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
 // CHECK-NEXT:    %[[T0:.*]] = arith.cmpi eq, %[[WGT]], %c0 : index
-// CHECK-NEXT:    scf.if %[[T0]] {
-// CHECK:           nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
-// CHECK-NEXT:    }
+// CHECK-NEXT:    nvvm.mbarrier.arrive.expect_tx %[[EMPTY]], %c0_i32, predicate = %[[T0]] : !llvm.ptr<3>, i32, i1
+// CHECK-NEXT:    %[[R:.*]] = nvvm.read.ptx.sreg.cluster.ctarank : i32
+// CHECK-NEXT:    %[[PEER:.*]] = arith.xori %[[R]], %c1_i32 : i32
+// CHECK-NEXT:    %[[REMOTE:.*]] = nvvm.mapa %[[EMPTY]], %[[PEER]] : !llvm.ptr<3> -> !llvm.ptr<7>
 // CHECK-NEXT:    %[[T32:.*]] = arith.cmpi eq, %[[WGT]], %c32 : index
-// CHECK-NEXT:    scf.if %[[T32]] {
-// CHECK-NEXT:      %[[R:.*]] = nvvm.read.ptx.sreg.cluster.ctarank : i32
-// CHECK-NEXT:      %[[PEER:.*]] = arith.xori %[[R]], %c1_i32 : i32
-// CHECK:           %[[REMOTE:.*]] = nvvm.mapa %{{.*}}, %[[PEER]] : !llvm.ptr<3> -> !llvm.ptr<7>
 // The release at CTA scope (no cluster-wide fence per stage).
-// CHECK-NEXT:      nvvm.mbarrier.arrive %[[REMOTE]] : !llvm.ptr<7>
+// CHECK-NEXT:    nvvm.inline_ptx "mbarrier.arrive.release.cta.shared::cluster.b64 _, [$0];" ro(%[[REMOTE]] : !llvm.ptr<7>), predicate = %[[T32]]
 // The producer: expect_tx of A (16 KiB) and the whole B tile (32 KiB); A
 // into its own stage, B rows [128 r, 128 r + 128) of the tile (expert x 512
 // + column + 128 r of the stacked map) multicast to both CTAs (mask 0b11)

@@ -12,14 +12,13 @@
 // grouped 2d-3d kernel (fast accumulation, 128 x 256 tiles) runs as a pair
 // of CTAs by default (`_c2`; docs/gpu.md "The 2-CTA cluster along M"): its
 // half of the B tile multicast, the stage released on the peer at CTA
-// scope. ptxas assembles the three kernels without spills (the promoted
-// kernels, which keep one CTA, spill with the pair's release code: 388
-// bytes at 168 registers, session 19).
+// scope by a predicated arrive. ptxas assembles the three kernels without
+// spills (the promoted kernels as a pair: gemm-float8-pair-ptx.mlir).
 
 // CHECK: .target sm_90a
 // CHECK-LABEL: .entry scaled_gmm_2d3d_k_ks_e4m3_e4m3_bf16_512x256x256_b4_p1c1_v9w1s4_n256_c2_f8rr(
 // CHECK: .reqnctapercluster 2, 1, 1
-// CHECK: mbarrier.arrive.shared::cluster.b64
+// CHECK: @{{%p[0-9]+}} mbarrier.arrive.release.cta.shared::cluster.b64 _
 // CHECK: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
 // CHECK-LABEL: .entry scaled_mm_k_k_e5m2_e4m3_f32_200x304x96_b1_p1c1_v9w1s4_n256_f8tt(
 // CHECK: wgmma.mma_async.sync.aligned.m64n256k32.f32.e5m2.e4m3

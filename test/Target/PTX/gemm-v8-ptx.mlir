@@ -84,7 +84,7 @@
 // CLUSTER: barrier.cluster.arrive;
 // CLUSTER-NEXT: barrier.cluster.wait;
 // CLUSTER: mapa.shared::cluster.u64 [[REMOTE:%rd[0-9]+]], {{%rd[0-9]+}}, {{%r[0-9]+}};
-// CLUSTER: mbarrier.arrive.shared::cluster.b64 _, [[[REMOTE]]]
+// CLUSTER: @{{%p[0-9]+}} mbarrier.arrive.release.cta.shared::cluster.b64 _, [[[REMOTE]]];
 // CLUSTER: mbarrier.arrive.expect_tx.shared.b64 {{.*}}, {{%r[0-9]+}};
 // CLUSTER: cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes
 // CLUSTER: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [{{%rd[0-9]+}}], [{{%rd[0-9]+}}, {{{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%rd[0-9]+.*}}], {{%rs[0-9]+}};

@@ -312,16 +312,24 @@ void GemmMainloop::releaseStage(Value stage) {
   auto eq = [&](Value x, int64_t v) {
     return arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, x, c(v));
   };
-  kb.ifThen(eq(lane, 0), [&] { arriveEmpty(stage); });
-  kb.ifThen(eq(lane, 32), [&] {
-    Value rank = NVVM::ClusterId::create(kb, kb.getI32Type());
-    Value peer = arith::XOrIOp::create(kb, rank, kb.i32(1));
-    Value remote = tma::mapToClusterRank(kb, getEmptyBarrier(stage), peer);
-    // Release at CTA scope (TMA.h): the stage's reads were the async
-    // proxy's, complete at the wait_group; a cluster-scope release fenced
-    // every stage (ncu: `membar` stalls, the pair 1.4x slower).
-    tma::arriveClusterBarrier(kb, remote, NVVM::MemScopeKind::CTA);
-  });
+  // Predicated arrivals, not branches: a branch around them in the
+  // pipelined promotion loop of the Float8 kernels made ptxas spill the
+  // accumulators. Here: an expect_tx of 0 bytes, then the arrive.
+  Value local = getEmptyBarrier(stage);
+  NVVM::MBarrierArriveExpectTxOp::create(kb, Type(), local, kb.i32(0),
+                                         NVVM::MemScopeKind::CTA,
+                                         /*relaxed=*/false, eq(lane, 0));
+  Value rank = NVVM::ClusterId::create(kb, kb.getI32Type());
+  Value peer = arith::XOrIOp::create(kb, rank, kb.i32(1));
+  Value remote = tma::mapToClusterRank(kb, local, peer);
+  // Release at CTA scope (TMA.h): the stage's reads were the async
+  // proxy's, complete at the wait_group; a cluster-scope release fenced
+  // every stage (ncu: `membar` stalls, the pair 1.4x slower). The NVVM
+  // arrive ops take no predicate on a shared::cluster address.
+  NVVM::InlinePtxOp::create(
+      kb, TypeRange(), ValueRange{remote}, ValueRange(),
+      "mbarrier.arrive.release.cta.shared::cluster.b64 _, [$0];",
+      eq(lane, 32));
 }
 
 void GemmMainloop::arriveExpectTx(Value stage, int64_t bytes) {

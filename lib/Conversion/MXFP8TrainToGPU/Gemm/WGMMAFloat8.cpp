@@ -178,10 +178,11 @@ void gpu_lowering::configureWgmmaFloat8Gemm(GemmSpec &spec, int64_t tileN,
   spec.tile.k = 128;
   // The cluster along M for the grouped forms with 128 x 256 tiles and
   // fast accumulation. Measured on the H200 (bench/README.md, "Session
-  // 19"): the DeepSeek Float8 steps' grouped GEMMs 1-2 % faster with the
-  // pair in both calls; the dense fast-accumulation kernels the same with
-  // and without it; the promoted 128 x 128 kernels twice as slow with it
-  // (3.37 -> 6.71 ms).
+  // 19" and "Session 21"): the DeepSeek Float8 steps' grouped GEMMs 1-2 %
+  // faster with the pair in both calls; the dense fast-accumulation
+  // kernels 0-5 % faster with it in three calls, 1 % slower in one; the
+  // promoted 128 x 128 kernels 2-14 % slower with it (twice as slow
+  // before the stage release became predicated: ptxas spilled them).
   spec.clusterM =
       spec.kind != GemmKind::Dense && tileN == 256 && !spec.promoteInterval ? 2
                                                                             : 1;
