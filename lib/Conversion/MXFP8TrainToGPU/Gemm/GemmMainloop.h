@@ -72,8 +72,9 @@
 //     only when BOTH CTAs' consumers released it, since either producer
 //     writes into both CTAs. Each MMA warpgroup arrives once on its own
 //     CTA's empty[s] and once on the peer's (releaseStage: mapa +
-//     mbarrier.arrive, release at CTA scope: a cluster-scope release is a
-//     fence per stage, measured 1.4x slower), so each empty[s] counts 2 CTAs x
+//     mbarrier.arrive, both predicated rather than branched over; release
+//     at CTA scope: a cluster-scope release is a fence per stage, measured
+//     1.4x slower), so each empty[s] counts 2 CTAs x
 //     2 warpgroups. No arrival of use u + 1 can precede the completion of use
 //     u: a consumer releases use u + 1 after full[s] of use u + 1, whose B
 //     shares both producers issued after their empty[s] completed use u.
