@@ -551,7 +551,7 @@ void mx_cast::buildQuantizeDual(KernelBuilder &kb, const QuantizeSpec &rowSpec,
           ? cast<MemRefType>(rowScaleStage.getType()).getNumElements() /
                 kBlockSize
           : 0;
-  int64_t lanesPerBlock = kBlockSize / cpt;           // divides 32 / split
+  int64_t lanesPerBlock = kBlockSize / cpt; // divides 32 / split
   int64_t blocksPerRow = v.cols / kBlockSize;
   // Lanes that share a row's 1x32 block.
   SmallVector<int64_t> rowMasks;

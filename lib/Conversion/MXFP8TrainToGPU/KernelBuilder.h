@@ -165,7 +165,7 @@ public:
 
   /// Whether quantize_dual kernels gather a CTA's rowwise scale bytes in
   /// workgroup memory and store them as whole words of each row
-  /// (ColumnCastKernels.cpp, canStageRowScales).
+  /// (ColumnCastKernels.cpp, getStagedRowScaleBlocks).
   bool getStageRowScales() const { return stageRowScales; }
   void setStageRowScales(bool stage) { stageRowScales = stage; }
 

@@ -405,8 +405,8 @@ struct QuantizeDualOpToGPU final : KernelPattern<QuantizeDualOp> {
           gpu::AddressSpaceAttr::get(rewriter.getContext(),
                                      gpu::AddressSpace::Workgroup)));
     gpu::GPUFuncOp kernel = cache.getOrCreate(
-        rewriter, name, ValueRange(args).getTypes(), /*numInputs=*/n,
-        workgroup, [&](KernelBuilder &kb, ValueRange kargs, ValueRange wg) {
+        rewriter, name, ValueRange(args).getTypes(), /*numInputs=*/n, workgroup,
+        [&](KernelBuilder &kb, ValueRange kargs, ValueRange wg) {
           unsigned next = n + 4;
           auto writer = [&](const FusedDequantOperand *fused) {
             if (!fused)

@@ -77,20 +77,20 @@ std::pair<int64_t, int64_t> getColumnTiles(const BlockView &v, int64_t cpt,
 void buildQuantize32x1(KernelBuilder &kb, const QuantizeSpec &spec,
                        const KernelInput &input, int64_t split, ValueRange in,
                        Value data, Value scales, const BF16OperandWriter &bf16);
-/// quantize_dual: (in, rowData, rowScales, colData, colScales).
+/// quantize_dual: (in, rowData, rowScales, colData, colScales);
+/// `rowScaleStage`: workgroup memory of 32 x getStagedRowScaleBlocks bytes
+/// through which the rowwise scale bytes go, or null (stored directly).
 void buildQuantizeDual(KernelBuilder &kb, const QuantizeSpec &rowSpec,
                        const QuantizeSpec &colSpec, const KernelInput &input,
                        int64_t split, ValueRange in, Value rowData,
                        Value rowScales, Value colData, Value colScales,
                        const BF16OperandWriter &rowBF16,
-                       const BF16OperandWriter &colBF16,
-                       Value rowScaleStage = Value());
+                       const BF16OperandWriter &colBF16, Value rowScaleStage);
 /// Rowwise scale bytes per tile row that a dual kernel's CTA stages in
 /// workgroup memory (32 rows of them), or 0 where its rowwise scales are
 /// stored directly (row-major scales; a CTA's tiles in one block row).
-int64_t getStagedRowScaleBlocks(const QuantizeSpec &rowSpec,
-                                const BlockView &v, int64_t cpt,
-                                int64_t split);
+int64_t getStagedRowScaleBlocks(const QuantizeSpec &rowSpec, const BlockView &v,
+                                int64_t cpt, int64_t split);
 
 } // namespace mx_cast
 } // namespace gpu_lowering

@@ -328,8 +328,7 @@ void GemmMainloop::releaseStage(Value stage) {
   // arrive ops take no predicate on a shared::cluster address.
   NVVM::InlinePtxOp::create(
       kb, TypeRange(), ValueRange{remote}, ValueRange(),
-      "mbarrier.arrive.release.cta.shared::cluster.b64 _, [$0];",
-      eq(lane, 32));
+      "mbarrier.arrive.release.cta.shared::cluster.b64 _, [$0];", eq(lane, 32));
 }
 
 void GemmMainloop::arriveExpectTx(Value stage, int64_t bytes) {
