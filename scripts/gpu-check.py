@@ -27,7 +27,9 @@
 #   [--lowering-options "OPT=VAL ..."] adds another build's timing kernels
 #   (or the same build's under other convert-mxfp8train-to-gpu options, e.g.
 #   column-cast-lanes=4) to DIR as KERNEL.NAME (no cases), so that two
-#   versions of a kernel are timed in the same run.
+#   versions of a kernel are timed in the same run. Without --variant,
+#   --lowering-options apply to the Float8 GEMM cases and their timing
+#   cases (e.g. float8-promote-tile-n=160: checked and timed as lowered so).
 #
 #   The Float8 GEMM cases (`f8_*`, Float8 scaled_mm / scaled_grouped_mm:
 #   sm_90a's native fp8 wgmma kernel, every operand layout of the recipes:
@@ -638,8 +640,18 @@ def bf16_to_f64(bits):
 # "wgrad" lhs stored (K, M) and rhs (K, N) (grad_output and input over the
 # tokens, both transposed). The Llama-3-8B W1 / W2 shapes at 16384 tokens
 # (bench/device/float8_gemm_peer.py times torch._scaled_mm on the same).
+# The `_kmajor` cases are the gradient GEMMs' promoted kernels (roles dgrad
+# and wgrad: use_fast_accum=False) on operands already K-major, as
+# torch._scaled_mm takes them: the kernel against the kernel, without the
+# transpose pre-pass (which the steps fuse into the casts).
 def float8_gemm_timing():
     return [("f8_gemm_timing_llama_w1", 16384, 4096, 14336, "fwd", "forward"),
+            ("f8_gemm_timing_llama_dgrad_w1_kmajor", 16384, 14336, 4096,
+             "fwd", "dgrad"),
+            ("f8_gemm_timing_llama_dgrad_w2_kmajor", 16384, 4096, 14336,
+             "fwd", "dgrad"),
+            ("f8_gemm_timing_llama_wgrad_w1_kmajor", 14336, 16384, 4096,
+             "fwd", "wgrad"),
             ("f8_gemm_timing_llama_dgrad_w1", 16384, 14336, 4096, "dgrad",
              "dgrad"),
             ("f8_gemm_timing_llama_dgrad_w2", 16384, 4096, 14336, "dgrad",
@@ -771,7 +783,7 @@ def prepare_gemm_timing(args, out, env, manifest):
         run(["c++", "-shared", "-o", os.path.join(cdir, "libcase.so"), obj])
         os.remove(obj)
         manifest["gemm_timing"].append(dict(
-            name=name, m=m, n=n, k=k, layout=layout,
+            name=name, m=m, n=n, k=k, layout=layout, role=role,
             inputs=[dict(shape=s, elem=e) for s, e in ins],
             outputs=[dict(shape=s, elem=e) for s, e in outs]))
 
@@ -840,8 +852,13 @@ def prepare(args):
                  if case["kind"] in gpu_check_float8.KINDS else []),
                 stdout=subprocess.DEVNULL)
         obj = os.path.join(cdir, "case.o")
+        # --lowering-options reach the Float8 GEMM cases (their tuning
+        # knobs: tile, promotion, cluster), checked against the float64
+        # reference like the default lowering.
         run(["bash", os.path.join(ROOT, "scripts", "aot-compile.sh"),
-             os.path.join(cdir, "gpu.mlir"), obj, args.chip], env=env)
+             os.path.join(cdir, "gpu.mlir"), obj, args.chip] +
+            ([args.lowering_options] if float8 and args.lowering_options
+             else []), env=env)
         run(["c++", "-shared", "-o", os.path.join(cdir, "libcase.so"), obj])
         os.remove(obj)
         manifest["cases"].append(dict(
@@ -960,7 +977,7 @@ def run_gemm_timing(args, cp):
         a_log = a.t() if layout == "wgrad" else a
         bt_log = b.t() if layout == "fwd" else b
         out_dtype = torch.float32 if layout == "wgrad" else torch.bfloat16
-        fast = layout == "fwd"
+        fast = t.get("role", "forward" if layout == "fwd" else "") == "forward"
         ia = torch.ones((m, 1), device="cuda", dtype=torch.float32)
         ib = torch.ones((1, n), device="cuda", dtype=torch.float32)
         # torch: mat1 row-major, mat2 column-major; rowwise needs bf16 out
@@ -1129,7 +1146,7 @@ def main():
                    help="more options of convert-mxfp8train-to-gpu and "
                    "mxfp8train-lower-to-gpu for the timing kernels, e.g. "
                    "\"column-cast-lanes=4\" (with --variant), and for the "
-                   "Float8 GEMM timing cases (without it)")
+                   "Float8 GEMM cases and timing cases (without it)")
     p.add_argument("--cases", metavar="REGEX",
                    help="prepare only the cases whose name matches")
     r = sub.add_parser("run")

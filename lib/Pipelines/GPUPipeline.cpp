@@ -69,6 +69,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   convertOptions.simpleGemm = options.simpleGemm;
   convertOptions.float8PromoteInterval = options.float8PromoteInterval;
   convertOptions.float8PromoteUnroll = options.float8PromoteUnroll;
+  convertOptions.float8PromoteTileN = options.float8PromoteTileN;
   convertOptions.gemmClusterM = options.gemmClusterM;
   convertOptions.fuseDequant = options.fuseDequant;
   convertOptions.deferFp8 = options.deferFp8;

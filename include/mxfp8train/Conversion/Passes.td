@@ -231,10 +231,20 @@ def ConvertMXFP8TrainToGPUPass
            "precedence; a tuning knob, the results are the same bits">,
     Option<"float8PromoteUnroll", "float8-promote-unroll", "int64_t",
            /*default=*/"0",
-           "sm_90a Float8 GEMMs promoted every contraction tile: tiles per "
-           "iteration of the pipelined promotion loop, which ends with a "
-           "wgmma drain (2, 4 or 6; 0: 4 for dense GEMMs with bf16 results, "
-           "else 2; a tuning knob, the results are the same bits)">
+           "sm_90a Float8 GEMMs promoted every contraction tile: 1 for one "
+           "accumulator set, added into the f32 sum after each tile's "
+           "wgmma completed; else tiles per iteration of the pipelined "
+           "promotion loop over two sets, which ends with a wgmma drain (2, "
+           "4 or 6; 0: the form's default, 4 for dense GEMMs with bf16 "
+           "results, else 2, one set with a float8-promote-tile-n above "
+           "128; a tuning knob, the results are the same bits)">,
+    Option<"float8PromoteTileN", "float8-promote-tile-n", "int64_t",
+           /*default=*/"0",
+           "sm_90a promoted Float8 GEMMs: output columns per 128-row tile "
+           "(128, 160 or 192; 0: 128); above 128 the kernel keeps one "
+           "accumulator set next to the f32 sum (two sets of more than "
+           "m64n128 do not fit the MMA warpgroups' registers); a tuning "
+           "knob, the results are the same bits">
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect",

@@ -144,8 +144,15 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   PassOptions::Option<int64_t> float8PromoteUnroll{
       *this, "float8-promote-unroll",
       llvm::cl::desc("sm_90a Float8 GEMMs promoted every contraction tile: "
-                     "tiles per pipelined iteration (2, 4 or 6; 0: per form; "
-                     "same bits)"),
+                     "1 for one accumulator set, else tiles per pipelined "
+                     "iteration over two sets (2, 4 or 6; 0: per form; same "
+                     "bits)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> float8PromoteTileN{
+      *this, "float8-promote-tile-n",
+      llvm::cl::desc("sm_90a promoted Float8 GEMMs: output columns per tile "
+                     "(128, 160 or 192, one accumulator set above 128; 0: "
+                     "per form; same bits)"),
       llvm::cl::init(0)};
 };
 

@@ -117,15 +117,33 @@ struct ConvertMXFP8TrainToGPUPass final
     }
     target.float8PromoteInterval = promoteInterval;
     int64_t promoteUnroll = float8PromoteUnroll;
-    if (promoteUnroll != 0 &&
+    if (promoteUnroll != 0 && promoteUnroll != 1 &&
         (promoteUnroll < 2 || promoteUnroll > 6 || promoteUnroll % 2)) {
       module.emitError()
-          << "convert-mxfp8train-to-gpu: float8-promote-unroll must be 0, 2, "
-             "4 or 6 (got "
+          << "convert-mxfp8train-to-gpu: float8-promote-unroll must be 0, 1, "
+             "2, 4 or 6 (got "
           << promoteUnroll << ")";
       return signalPassFailure();
     }
     target.float8PromoteUnroll = promoteUnroll;
+    int64_t promoteTileN = float8PromoteTileN;
+    if (promoteTileN != 0 && promoteTileN != 128 && promoteTileN != 160 &&
+        promoteTileN != 192) {
+      module.emitError()
+          << "convert-mxfp8train-to-gpu: float8-promote-tile-n must be 0, "
+             "128, 160 or 192 (got "
+          << promoteTileN << ")";
+      return signalPassFailure();
+    }
+    if (promoteTileN > 128 && promoteUnroll > 1) {
+      module.emitError()
+          << "convert-mxfp8train-to-gpu: float8-promote-tile-n " << promoteTileN
+          << " keeps one accumulator set: float8-promote-unroll must be 0 or "
+             "1 with it (got "
+          << promoteUnroll << ")";
+      return signalPassFailure();
+    }
+    target.float8PromoteTileN = promoteTileN;
     if (gemmClusterM < 0 || gemmClusterM > 2) {
       module.emitError() << "convert-mxfp8train-to-gpu: gemm-cluster-m must "
                             "be 0, 1 or 2 (got "

@@ -3,6 +3,8 @@
 // RUN: not mxfp8-opt %s --convert-mxfp8train-to-gpu="float8-promote-interval=100" --split-input-file 2>&1 | FileCheck %s --check-prefix=INTERVAL
 // RUN: not mxfp8-opt %s --convert-mxfp8train-to-gpu="float8-promote-unroll=3" --split-input-file 2>&1 | FileCheck %s --check-prefix=UNROLL
 // RUN: not mxfp8-opt %s --convert-mxfp8train-to-gpu="gemm-cluster-m=3" --split-input-file 2>&1 | FileCheck %s --check-prefix=CLUSTER
+// RUN: not mxfp8-opt %s --convert-mxfp8train-to-gpu="float8-promote-tile-n=144" --split-input-file 2>&1 | FileCheck %s --check-prefix=TILEN
+// RUN: not mxfp8-opt %s --convert-mxfp8train-to-gpu="float8-promote-tile-n=160 float8-promote-unroll=2" --split-input-file 2>&1 | FileCheck %s --check-prefix=TILEN-SETS
 
 // The Float8 GEMMs the GPU lowering does not take (Gemm/WGMMAFloat8.cpp):
 // fp8 wgmma reads K-major shared memory only, so an MN-major operand goes
@@ -10,8 +12,10 @@
 // of 16; the 2d-2d form needs both operands stored tokens first. Each is
 // reported at the op with the reason and fails the pass. A promotion
 // interval that is not a multiple of the 128 K of a stage is rejected, and
-// so is an odd (or out of range) unroll of the pipelined promotion, and a
-// cluster along M other than 1 or 2.
+// so is an odd (or out of range) unroll of the pipelined promotion other
+// than 1 (one set), a cluster along M other than 1 or 2, a promoted tile
+// width other than 128, 160 or 192, and two accumulator sets with a tile
+// wider than 128 (they do not fit the MMA warpgroups' registers).
 
 // sm_100a (tcgen05 kind::f8f6f4, Gemm/TCGen05.cpp) reads MN-major 8-bit
 // operands in place (rows 16-byte aligned) and takes 2d-3d; its 2d-2d goes
@@ -24,8 +28,10 @@
 // SM100-NOT: error: 'mxfp8train.
 
 // INTERVAL-COUNT-6: error: convert-mxfp8train-to-gpu: float8-promote-interval must be a non-negative multiple of 128 (got 100)
-// UNROLL-COUNT-6: error: convert-mxfp8train-to-gpu: float8-promote-unroll must be 0, 2, 4 or 6 (got 3)
+// UNROLL-COUNT-6: error: convert-mxfp8train-to-gpu: float8-promote-unroll must be 0, 1, 2, 4 or 6 (got 3)
 // CLUSTER-COUNT-6: error: convert-mxfp8train-to-gpu: gemm-cluster-m must be 0, 1 or 2 (got 3)
+// TILEN-COUNT-6: error: convert-mxfp8train-to-gpu: float8-promote-tile-n must be 0, 128, 160 or 192 (got 144)
+// TILEN-SETS-COUNT-6: error: convert-mxfp8train-to-gpu: float8-promote-tile-n 160 keeps one accumulator set: float8-promote-unroll must be 0 or 1 with it (got 2)
 
 func.func @lhs_mn_major_unaligned(%x: tensor<64x40xf8E4M3FN>, %xs: tensor<1x40xf32>, %w: tensor<32x64xf8E4M3FN>, %ws: tensor<32x1xf32>) -> tensor<40x32xbf16> {
   // expected-error @+1 {{'mxfp8train.scaled_mm' has no GPU lowering: the fp8 transpose of an MN-major operand needs its rows (40) and K (64) multiples of 16}}

@@ -3,6 +3,13 @@
 // RUN: FileCheck %s --input-file=%t.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin > %t.log 2>&1
 // RUN: FileCheck %s --input-file=%t.log --check-prefix=PTXAS
+// RUN: mxfp8-opt %s --mxfp8train-lower-to-gpu="format=isa float8-promote-tile-n=160" | %extract_ptx > %t.n160.ptx
+// RUN: FileCheck %s --input-file=%t.n160.ptx --check-prefix=N160
+// RUN: %ptxas -arch=sm_90a -v %t.n160.ptx -o %t.n160.cubin > %t.n160.log 2>&1
+// RUN: FileCheck %s --input-file=%t.n160.log --check-prefix=PTXAS
+// RUN: mxfp8-opt %s --mxfp8train-lower-to-gpu="format=isa float8-promote-tile-n=192" | %extract_ptx > %t.n192.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.n192.ptx -o %t.n192.cubin > %t.n192.log 2>&1
+// RUN: FileCheck %s --input-file=%t.n192.log --check-prefix=PTXAS
 
 // The promoting sm_90a Float8 GEMM (torchao's gradient GEMMs,
 // use_fast_accum=False; Gemm/WGMMA.cpp emitPipelinedPromotion) in PTX: two
@@ -21,6 +28,17 @@
 // CHECK-DAG: wgmma.wait_group.sync.aligned 1;
 // CHECK-DAG: add.rn.f32
 // CHECK-NOT: fma.rn.f32
+
+// The one-set kernels on 128 x 160 / 128 x 192 tiles
+// (float8-promote-tile-n; Gemm/WGMMA.cpp, usesOrderedIssue): one
+// accumulator set and the sum (160 / 192 registers) without spills or
+// serialized wgmma, the two warpgroups' issue ordered by named barriers
+// whose id is the warpgroup's (a register).
+// N160-DAG: .entry scaled_mm_k_k_e4m3_e4m3_bf16_256x384x1536_b1_p1c1_v9w1s5_n160_f8rr_acc128(
+// N160-DAG: wgmma.mma_async.sync.aligned.m64n160k32.f32.e4m3.e4m3
+// N160-DAG: bar.arrive {{%r[0-9]+}}, 256;
+// N160-DAG: bar.sync {{[[:space:]]*}}{{%r[0-9]+}}, 256;
+// N160-DAG: wgmma.wait_group.sync.aligned 0;
 
 // PTXAS-NOT: C7514
 // PTXAS-NOT: C7519

@@ -65,10 +65,15 @@ struct GPUTargetInfo {
   /// elements (`float8-promote-interval`; 0: fast accumulation).
   int64_t float8PromoteInterval = 0;
   /// sm_90a promoted Float8 GEMMs with a promotion per contraction tile:
-  /// tiles per iteration of the two-set pipelined loop, which ends in a
-  /// wgmma drain (`float8-promote-unroll`: 2, 4 or 6; 0: the form's
-  /// default, GemmSpec::getDefaultPromoteUnroll).
+  /// 1 for one accumulator set (GemmSpec::promoteUnroll), else tiles per
+  /// iteration of the two-set pipelined loop, which ends in a wgmma drain
+  /// (`float8-promote-unroll`: 1, 2, 4 or 6; 0: the form's default,
+  /// GemmSpec::getDefaultPromoteUnroll).
   int64_t float8PromoteUnroll = 0;
+  /// sm_90a promoted Float8 GEMMs: the output columns of a 128-row tile
+  /// (`float8-promote-tile-n`: 128, 160 or 192, one accumulator set above
+  /// 128; 0: the default, kDefaultPromotedTileN in WGMMAFloat8.cpp).
+  int64_t float8PromoteTileN = 0;
   /// sm_90a TMA-fed wgmma GEMMs: CTAs of the cluster along M
   /// (`gemm-cluster-m`: 1 or 2; 0: the form's default); an op's gemm_config
   /// cluster_m takes precedence.

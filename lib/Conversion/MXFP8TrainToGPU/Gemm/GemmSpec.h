@@ -138,16 +138,21 @@ struct GemmSpec {
   /// (the promotion of `torch._scaled_mm(use_fast_accum=False)`); 0 for
   /// fast accumulation (one wgmma accumulator over the whole K).
   int64_t promoteInterval = 0;
-  /// WgmmaFloat8 with promoteInterval == tile.k: contraction tiles per
+  /// WgmmaFloat8 with promoteInterval == tile.k: 1 for one accumulator set,
+  /// added into the sum after each tile's `wait_group 0` (the other MMA
+  /// warpgroup's wgmma keep the tensor cores busy meanwhile; the only form
+  /// whose registers fit tiles wider than 128), else contraction tiles per
   /// iteration of the two-set pipelined promotion (even; each iteration
-  /// ends with wait_group 0; GPUTargetInfo::float8PromoteUnroll, else
+  /// ends with wait_group 0). GPUTargetInfo::float8PromoteUnroll, else
   /// getDefaultPromoteUnroll; the kernel name says `u<N>` when it is not
-  /// the default).
+  /// the default.
   int64_t promoteUnroll = 2;
   /// 4 for dense GEMMs with bf16 results (half the drains of 2: 5-6 % off
   /// the promoted Llama GEMMs on the H200, both sets still in registers),
   /// else 2 (with 4, ptxas spilled the grouped and the f32-output forms).
   int64_t getDefaultPromoteUnroll() const {
+    if (tile.n > 128)
+      return 1;
     return kind == GemmKind::Dense && outType && outType.isBF16() ? 4 : 2;
   }
 

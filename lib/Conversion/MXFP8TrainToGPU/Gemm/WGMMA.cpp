@@ -152,7 +152,30 @@ void WgmmaConsumer::emitRingTile(const GemmTile &t, bool fenceAfterFull) {
   int64_t tiles = spec.isWgmmaFloat8() && spec.promoteInterval > 0
                       ? spec.promoteInterval / spec.tile.k
                       : 0;
-  if (tiles == 1) {
+  // The one-set promotion releases each stage itself.
+  bool releasedInLoop = false;
+  if (usesOrderedIssue()) {
+    // One accumulator set (GemmSpec::promoteUnroll): per contraction tile
+    // the stage's wgmma on fresh accumulators, wait_group 0, release the
+    // stage, add the set into the sum. This warpgroup's tensor-core work
+    // pauses for the add; the other MMA warpgroup's wgmma, queued behind
+    // its own on the same tensor cores (waitIssueTurn / passIssueTurn),
+    // keep them busy meanwhile.
+    auto consumeOneSet = [&](Value kt, const RingSlot &slot,
+                             ValueRange iterArgs) -> SmallVector<Value> {
+      waitIssueTurn(slot.counter);
+      Value acc = issue(iterArgs[0], slot.stage, /*overwrite=*/true);
+      passIssueTurn();
+      NVVM::WgmmaWaitGroupSyncOp::create(kb, 0);
+      mainloop.releaseStage(slot.stage);
+      return {acc, addAccumulators(iterArgs[1], acc)};
+    };
+    Value zero = zeroAccumulators();
+    scf::ForOp loop = mainloop.emitConsumerLoop(t, ValueRange{zero, zero},
+                                                fenceAfterFull, consumeOneSet);
+    result = loop.getResult(1);
+    releasedInLoop = true;
+  } else if (tiles == 1) {
     result = emitPipelinedPromotion(t, fenceAfterFull, consumeFresh);
   } else if (tiles > 1) {
     // Promotion (GemmSpec::promoteInterval) over intervals of several
@@ -185,13 +208,61 @@ void WgmmaConsumer::emitRingTile(const GemmTile &t, bool fenceAfterFull) {
   }
   stageScales();
   NVVM::WgmmaWaitGroupSyncOp::create(kb, 0);
-  kb.ifThen(ult(t.ktBegin, t.ktEnd), [&] {
+  if (!releasedInLoop)
+    kb.ifThen(ult(t.ktBegin, t.ktEnd), [&] {
     Value prev =
         remu(add(mainloop.loadRingCounter(), c(spec.stages - 1)), spec.stages);
     mainloop.releaseStage(prev);
   });
   emitEpilogue(result, t.batch, t.rowBase, t.rowEnd, t.colBase,
                scales ? &*scales : nullptr);
+}
+
+bool WgmmaConsumer::usesOrderedIssue() const {
+  return spec.isWgmmaFloat8() && spec.promoteInterval == spec.tile.k &&
+         spec.promoteUnroll == 1;
+}
+
+/// The named barriers of the ordered issue (WgmmaConsumer::waitIssueTurn):
+/// arrived at by warpgroup 0 (1) after its wgmma of a stage, waited for
+/// by the other. (Barrier 1 is Float8EpilogueScales::kFactorBarrier.)
+constexpr int32_t kIssuedByWg0Barrier = 2, kIssuedByWg1Barrier = 3;
+
+Value WgmmaConsumer::isFirstWarpgroup() {
+  return arith::CmpIOp::create(kb, arith::CmpIPredicate::ult,
+                               mainloop.getThreadId(), c(128));
+}
+
+void WgmmaConsumer::waitIssueTurn(Value counter) {
+  Value wg0 = isFirstWarpgroup();
+  Value id = select(wg0, kb.i32(kIssuedByWg1Barrier),
+                    kb.i32(kIssuedByWg0Barrier));
+  // Warpgroup 0 issues the kernel's first stage without waiting.
+  Value notFirst = arith::OrIOp::create(
+      kb, uge(mainloop.getThreadId(), c(128)),
+      arith::CmpIOp::create(kb, arith::CmpIPredicate::ne, counter, c(0)));
+  kb.ifThen(notFirst, [&] {
+    NVVM::BarrierOp::create(kb, Type(), id, kb.i32(kMmaThreads), {}, Value());
+  });
+}
+
+void WgmmaConsumer::passIssueTurn() {
+  Value id = select(isFirstWarpgroup(), kb.i32(kIssuedByWg0Barrier),
+                    kb.i32(kIssuedByWg1Barrier));
+  NVVM::BarrierArriveOp::create(kb, id, kb.i32(kMmaThreads));
+}
+
+void WgmmaConsumer::emitRoleEnd() {
+  if (!usesOrderedIssue())
+    return;
+  // Warpgroup 1's arrival after the kernel's last stage, which no later
+  // issue of warpgroup 0 consumed (every named-barrier phase completes).
+  Value any = arith::CmpIOp::create(kb, arith::CmpIPredicate::ugt,
+                                    mainloop.loadRingCounter(), c(0));
+  kb.ifThen(andi(isFirstWarpgroup(), any), [&] {
+    NVVM::BarrierOp::create(kb, Type(), kb.i32(kIssuedByWg1Barrier),
+                            kb.i32(kMmaThreads), {}, Value());
+  });
 }
 
 Value WgmmaConsumer::emitPipelinedPromotion(const GemmTile &t,
@@ -367,9 +438,12 @@ void WgmmaConsumer::emitStagedStores(
   auto bf16x8 = VectorType::get({8}, kb.getBF16Type());
   auto syncWarp = [&] { NVVM::SyncWarpOp::create(kb, kb.i32(-1)); };
   int64_t groups = spec.tile.n / 8;
+  assert(groups % 4 == 0 && "whole stmatrix .x4 of 32 columns");
   for (int64_t g0 = 0; g0 < groups; g0 += 8) {
-    // 16 rows x 64 columns: 8 groups x 2 row halves, four per stmatrix.
-    for (int64_t pair = 0; pair < 4; ++pair) {
+    // 16 rows x 64 columns: 8 groups x 2 row halves, four per stmatrix
+    // (the last 32 columns of a 160-column tile: 4 groups, two stmatrix).
+    int64_t chunkGroups = std::min<int64_t>(8, groups - g0);
+    for (int64_t pair = 0; pair < chunkGroups / 2; ++pair) {
       SmallVector<Value, 4> sources;
       for (int64_t mi = 0; mi < 4; ++mi) {
         SmallVector<Value> v = pairOf(g0 + 2 * pair + mi / 2, mi % 2);
@@ -392,6 +466,8 @@ void WgmmaConsumer::emitStagedStores(
       Value v = LLVM::LoadOp::create(kb, i32x4, ptr, /*alignment=*/16);
       Value outRow = add(warpRow, row);
       Value ok = andi(ult(outRow, rowEnd), ult(col, c(spec.n)));
+      if (chunkGroups < 8)
+        ok = andi(ok, ult(chunk, c(chunkGroups)));
       kb.ifThen(ok, [&] {
         Value offset = add(outBase, add(mul(outRow, c(spec.n)), col));
         Value values = vector::BitCastOp::create(kb, bf16x8, v);
@@ -448,6 +524,7 @@ void gpu_lowering::emitDequantBF16Gemm(KernelBuilder &kb, const GemmSpec &spec,
     mainloop.walkTiles([&](const GemmTile &t) {
       mma.emitRingTile(t, /*fenceAfterFull=*/false);
     });
+    mma.emitRoleEnd();
   };
   auto producerRole = [&] {
     mainloop.emitTmaProducer({kargs.aMap, kargs.bMap},

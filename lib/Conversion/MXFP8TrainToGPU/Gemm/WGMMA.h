@@ -53,6 +53,22 @@ public:
   /// tile with one set. With the sum, 3 x tile.n / 2 registers per thread.
   Value emitPipelinedPromotion(const GemmTile &t, bool fenceAfterFull,
                                StageConsume consume);
+  /// The one-set promotion (GemmSpec::promoteUnroll 1, a promotion per
+  /// contraction tile): the two MMA warpgroups issue their wgmma of a
+  /// stage in turn, warpgroup 0 first, so that the tensor cores run one
+  /// warpgroup's stage while the other waits for its own and adds it into
+  /// its sum (without the order both issue together and both wait: 17-27 %
+  /// slower than two sets, bench/README.md "Session 22").
+  bool usesOrderedIssue() const;
+  /// Before a stage's wgmma (`counter`: the ring counter of the stage):
+  /// waits for the other warpgroup's issue of its previous stage
+  /// (`bar.sync`; warpgroup 0's first stage of the kernel waits for none).
+  void waitIssueTurn(Value counter);
+  /// After a stage's wgmma: `bar.arrive` for the other warpgroup.
+  void passIssueTurn();
+  /// After the MMA role's last tile: warpgroup 0 takes warpgroup 1's last
+  /// arrival, so that no named-barrier phase is left incomplete.
+  void emitRoleEnd();
   /// `sum` + `acc`, one f32 add per register (full f32 precision: the fp8
   /// wgmma accumulates in reduced precision). The wgmma writing `acc` must
   /// have completed.
@@ -75,6 +91,9 @@ public:
                    Value outBase, Value warpRow, Value rowEnd, Value colBase);
 
 private:
+  /// Threads 0-127 (MMA warpgroup 0).
+  Value isFirstWarpgroup();
+
   GemmMainloop &mainloop;
   const GemmSpec &spec;
 };

@@ -257,32 +257,41 @@ static int64_t getPromoteInterval(Operation *op, const GPUTargetInfo &target) {
 /// promoted 2d-2d kernel).
 constexpr int64_t kMaxFloat8Stages = 6, kMaxGroupedFloat8Stages = 4;
 
+/// The output columns of the promoted kernels' 128-row tiles by default
+/// (GPUTargetInfo::float8PromoteTileN).
+constexpr int64_t kDefaultPromotedTileN = 128;
+
 /// The gemm_config of `op` read by the Float8 kernel (tile_n, stages; by
-/// default 128 x 256 tiles, 128 x 128 with promotion, whose f32 sum
-/// doubles the accumulator registers, and as many stages as fit in
+/// default 128 x 256 tiles, with promotion 128 x `float8-promote-tile-n`
+/// (kDefaultPromotedTileN), and as many stages as fit in
 /// GemmSpec::kMaxSharedBytes, at most kMaxFloat8Stages, or
 /// kMaxGroupedFloat8Stages for grouped GEMMs: four of 48 KiB, six of 32
 /// KiB for dense 128 x 128 tiles), applied to `spec`.
 static void configureFromOp(Operation *op, const GPUTargetInfo &target,
                             GemmSpec &spec) {
   spec.promoteInterval = getPromoteInterval(op, target);
-  spec.promoteUnroll = target.float8PromoteUnroll
-                           ? target.float8PromoteUnroll
-                           : spec.getDefaultPromoteUnroll();
-  int64_t tileN = spec.promoteInterval ? 128 : 256;
+  int64_t tileN = 256;
+  if (spec.promoteInterval)
+    tileN = target.float8PromoteTileN ? target.float8PromoteTileN
+                                      : kDefaultPromotedTileN;
   std::optional<int64_t> stages;
   if (auto config =
           op->getAttrOfType<GemmConfigAttr>(GemmConfigAttr::getAttrName())) {
-    tileN = config.getTileN().value_or(tileN);
+    // The promoted kernels' f32 sum and accumulators of m64n256 do not fit
+    // the MMA warpgroups' 216 registers: a tile_n of 256 keeps their width.
+    if (std::optional<int64_t> n = config.getTileN();
+        n && (!spec.promoteInterval || *n <= 192))
+      tileN = *n;
     stages = config.getStages();
   }
-  // Two accumulator sets of m64n256 do not fit the MMA warpgroups' 216
-  // registers.
-  if (spec.promoteInterval)
-    tileN = 128;
   int64_t maxStages =
       spec.kind == GemmKind::Dense ? kMaxFloat8Stages : kMaxGroupedFloat8Stages;
   configureWgmmaFloat8Gemm(spec, tileN, stages.value_or(maxStages));
+  // (After the tile, on which the default depends; two sets fit tiles of
+  // at most 128 columns.)
+  spec.promoteUnroll = target.float8PromoteUnroll && tileN <= 128
+                           ? target.float8PromoteUnroll
+                           : spec.getDefaultPromoteUnroll();
   chooseClusterM(spec, target, op);
   if (stages)
     return;
