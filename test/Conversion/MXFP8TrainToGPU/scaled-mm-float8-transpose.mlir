@@ -59,21 +59,33 @@
 // CHECK-NEXT:      vector.store %[[V]], %[[TILE]][%[[SO]]] {alignment = 16 : i64} : memref<16384xi8, #gpu.address_space<workgroup>>, vector<16xi8>
 // CHECK-COUNT-3:   vector.store %{{.*}}, %[[TILE]]
 // CHECK-NEXT:      gpu.barrier
-// CHECK-NEXT:      %[[OR:.*]] = arith.divui %thread_id_x, %c8 : index
-// CHECK-NEXT:      %[[Q:.*]] = arith.remui %thread_id_x, %c8 : index
-// CHECK:           %[[RLO:.*]] = arith.remui %[[OR]], %c16 : index
-// CHECK-NEXT:      %[[RHI:.*]] = arith.divui %[[OR]], %c16 : index
-// CHECK-NEXT:      %[[X:.*]] = arith.xori %[[RHI]], %[[Q]] : index
+// Store: thread (warp W, lane L) writes output rows 4 G .. 4 G + 3 (G =
+// 4 W + L / 8) at K chunk Q = L % 8: 16 four-byte shared loads of source
+// rows 16 Q + j in shared chunk (G / 4) ^ Q, then per output row its 16
+// bytes (byte i of each word) and one 16-byte store.
+// CHECK-NEXT:      %[[WP:.*]] = arith.divui %thread_id_x, %c32 : index
+// CHECK-NEXT:      %[[LN:.*]] = arith.remui %thread_id_x, %c32 : index
+// CHECK-NEXT:      %[[Q:.*]] = arith.remui %[[LN]], %c8 : index
+// CHECK-NEXT:      %[[GL:.*]] = arith.divui %[[LN]], %c8 : index
+// CHECK-NEXT:      %[[GW:.*]] = arith.muli %[[WP]], %c4 : index
+// CHECK-NEXT:      %[[G:.*]] = arith.addi %[[GW]], %[[GL]] : index
+// CHECK-NEXT:      %[[GC:.*]] = arith.divui %[[G]], %c4 : index
+// CHECK-NEXT:      %[[X:.*]] = arith.xori %[[GC]], %[[Q]] : index
 // CHECK-NEXT:      %[[XB:.*]] = arith.muli %[[X]], %c16 : index
-// CHECK-NEXT:      %[[BYTE:.*]] = arith.addi %[[XB]], %[[RLO]] : index
+// CHECK-NEXT:      %[[GR:.*]] = arith.remui %[[G]], %c4 : index
+// CHECK-NEXT:      %[[GB:.*]] = arith.muli %[[GR]], %c4 : index
+// CHECK-NEXT:      %[[WO:.*]] = arith.addi %[[XB]], %[[GB]] : index
 // CHECK-NEXT:      %[[R0:.*]] = arith.muli %[[Q]], %c2048 : index
-// CHECK-NEXT:      %[[A0:.*]] = arith.addi %[[R0]], %[[BYTE]] : index
-// CHECK-NEXT:      %[[B0:.*]] = memref.load %[[TILE]][%[[A0]]] : memref<16384xi8, #gpu.address_space<workgroup>>
-// CHECK-COUNT-15:  memref.load %[[TILE]]
+// CHECK-NEXT:      %[[A0:.*]] = arith.addi %[[R0]], %[[WO]] : index
+// CHECK-NEXT:      %[[W0:.*]] = vector.load %[[TILE]][%[[A0]]] {alignment = 4 : i64} : memref<16384xi8, #gpu.address_space<workgroup>>, vector<4xi8>
+// CHECK-COUNT-15:  vector.load %[[TILE]]
+// CHECK:           %[[B0:.*]] = vector.extract %[[W0]][0] : i8 from vector<4xi8>
+// CHECK-COUNT-15:  vector.extract %{{.*}}[0] : i8 from vector<4xi8>
 // CHECK-NEXT:      %[[VEC:.*]] = vector.from_elements %[[B0]], {{.*}} : vector<16xi8>
 // CHECK:           scf.if
 // CHECK:             %[[OV:.*]] = arith.bitcast %[[VEC]] : vector<16xi8> to vector<16xf8E4M3FN>
 // CHECK-NEXT:        vector.store %[[OV]], %[[DST]][%{{.*}}] {alignment = 16 : i64} : memref<196608xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK:           vector.extract %[[W0]][1] : i8 from vector<4xi8>
 // CHECK-COUNT-3:   vector.store %{{.*}}, %[[DST]]
 // CHECK:           gpu.barrier
 // CHECK:           gpu.return

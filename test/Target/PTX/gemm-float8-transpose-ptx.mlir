@@ -10,7 +10,8 @@
 // The sm_90a Float8 GEMM's MN-major operands and accumulator promotion in
 // PTX (Gemm/Float8Transpose.cpp, Gemm/WGMMA.cpp): the fp8 transpose moves
 // 16 bytes per global load and store (four each per thread and tile),
-// 16-byte shared stores and one-byte shared loads around one CTA barrier;
+// 16-byte shared stores and 4-byte shared loads (16 per thread: a source
+// row's bytes of the thread's four output rows) around one CTA barrier;
 // the promoted GEMMs (dgrad, wgrad e5m2 x e4m3, grouped 2d-2d) issue
 // m64n128k32 wgmma and add the accumulators into the f32 sum with
 // add.rn.f32. ptxas assembles the ten kernels without
@@ -21,8 +22,9 @@
 // CHECK-LABEL: .entry gemm_f8_transpose_e4m3_b1_k512_r256_g4(
 // CHECK-COUNT-4: ld.global.nc.v4.b32
 // CHECK: bar.sync 0;
-// CHECK-COUNT-16: ld.shared.b8
-// CHECK: st.global.v4.b32
+// CHECK-COUNT-16: ld.shared.b32
+// CHECK-NOT: ld.shared
+// CHECK-COUNT-4: st.global.v4.b32
 // CHECK-LABEL: .entry scaled_gmm_2d2d_k_k_e4m3_e4m3_bf16_256x128x512_b4_p1c1_v9w1s4_f8rr_acc128(
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
 // CHECK-DAG: add.rn.f32

@@ -8,13 +8,17 @@
 //          (i = t, t + 256, ...: eight threads read a 128-byte line), zero
 //          past the operand's rows, past K and past the tile's token group;
 //          the chunk goes to shared chunk c ^ (row / 16 % 8) of the row;
-//   store  item i = t, t + 256, ...: output row r = i / 8 of the tile, its
-//          K chunk q = i % 8 (16 source rows q * 16 ..): 16 byte loads from
-//          shared memory, one 16-byte store (eight threads write a 128-byte
-//          line of the K-major output).
+//   store  thread t (warp w, lane l): output rows 4 g .. 4 g + 3 of the
+//          tile (g = 4 w + l / 8) at K chunk q = l % 8 (16 source rows
+//          q * 16 ..): 16 four-byte loads from shared memory (a source
+//          row's bytes of the four output rows), the 4 x 16 bytes
+//          regrouped per output row in registers, four 16-byte stores
+//          (eight threads write a 128-byte line of the K-major output);
+//          a quarter of the shared-memory loads of one byte per load.
 //
 // The swizzle spreads the eight K chunks a warp reads at one column over
-// eight bank groups (without it every one of them hits the same banks).
+// eight bank groups (without it every one of them hits the same banks):
+// the 32 words a warp loads at once fall into 32 distinct banks.
 // Bytes are copied unchanged, NaN codes included.
 //
 //===----------------------------------------------------------------------===//
@@ -207,22 +211,30 @@ void gpu_lowering::emitFloat8TransposeTiles(KernelBuilder &kb,
         kb.store(bytes, tileBuf, add(rowOff, slotOff), 16);
       }
       gpu::BarrierOp::create(kb);
-      // Store: output row r, K chunk q (source rows 16 q .. 16 q + 15),
-      // whose bytes at column r sit in shared chunk (r / 16) ^ q.
-      for (int64_t i = 0; i < kTile * 8 / 256; ++i) {
-        Value item = add(tid, c(256 * i));
-        Value r = divu(item, 8), q = remu(item, 8);
-        Value row = add(rowBase, r);
-        Value outK = add(outK0, mul(q, 16));
-        Value byteInChunk = remu(r, 16);
-        Value chunkOff = mul(arith::XOrIOp::create(kb, divu(r, 16), q), 16);
-        Value byte = add(chunkOff, byteInChunk);
+      // Store: thread (warp w, lane l) writes output rows 4 g .. 4 g + 3
+      // (g = 4 w + l / 8) of the tile at K chunk q = l % 8 (source rows
+      // 16 q .. 16 q + 15): per source row one 4-byte word (the four rows'
+      // bytes, in shared chunk (g / 4) ^ q), then each output row's 16
+      // bytes from byte i of the 16 words, one 16-byte store per row.
+      Value warp = divu(tid, 32), lane = remu(tid, 32);
+      Value q = remu(lane, 8);
+      Value g = add(mul(warp, 4), divu(lane, 8));
+      Value slotOff = mul(arith::XOrIOp::create(kb, divu(g, 4), q), 16);
+      Value wordOff = add(slotOff, mul(remu(g, 4), 4));
+      auto b4 = VectorType::get({4}, kb.getI8Type());
+      SmallVector<Value, 16> words;
+      for (int64_t j = 0; j < 16; ++j) {
+        Value kk = add(mul(q, 16), c(j));
+        words.push_back(kb.load(b4, tileBuf, {add(mul(kk, kTile), wordOff)}, 4));
+      }
+      Value outK = add(outK0, mul(q, 16));
+      Value inK = ult(outK, c(kOut));
+      for (int64_t i = 0; i < 4; ++i) {
         SmallVector<Value, 16> bytes;
-        for (int64_t j = 0; j < 16; ++j)
-          bytes.push_back(memref::LoadOp::create(
-              kb, tileBuf, add(mul(add(mul(q, 16), c(j)), kTile), byte)));
+        for (Value w : words)
+          bytes.push_back(vector::ExtractOp::create(kb, w, i));
         Value v = vector::FromElementsOp::create(kb, b16, bytes);
-        Value inK = ult(outK, c(kOut));
+        Value row = add(rowBase, add(mul(g, 4), c(i)));
         Value inRow = ult(row, c(d.rows));
         kb.ifThen(andi(inRow, inK), [&] {
           Value off = add(mul(add(mul(batch, d.rows), row), kOut), outK);
