@@ -200,6 +200,32 @@ def time_step(fn, args, repeat, warmup, cuda=True):
     return statistics.median(times), min(times), results
 
 
+def kernel_profile(fn, args):
+    """One more call of `fn` under torch.profiler (CUDA activity): the
+    kernel milliseconds of the GEMMs (cuBLAS / CUTLASS: names with nvjet,
+    gemm, xmma or cutlass) and of everything else, and the largest
+    kernels."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn(*args)
+        torch.cuda.synchronize()
+    totals = {}
+    for e in prof.key_averages():
+        us = getattr(e, "self_device_time_total", None)
+        if us is None:
+            us = getattr(e, "self_cuda_time_total", 0)
+        if us:
+            totals[e.key] = totals.get(e.key, 0.0) + us / 1e3
+    gemm = re.compile(r"nvjet|gemm|xmma|cutlass", re.I)
+    out = {"gemm_ms": round(sum(v for k, v in totals.items() if gemm.search(k)), 3),
+           "other_ms": round(sum(v for k, v in totals.items()
+                                 if not gemm.search(k)), 3)}
+    out["top"] = [[k[:90], round(v, 3)] for k, v in
+                  sorted(totals.items(), key=lambda kv: -kv[1])[:12]]
+    return out
+
+
 def sqnr_db(reference, value):
     """10 log10(|reference|^2 / |reference - value|^2), in float64."""
     reference, value = reference.double(), value.double()
@@ -216,6 +242,10 @@ def main():
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--modes", default="eager,compile")
+    parser.add_argument("--kernel-profile", action="store_true",
+                        help="after timing a mode, profile one more call: "
+                        "kernel ms of the GEMMs and of the rest, the "
+                        "largest kernels (`kernels` in its JSON line)")
     parser.add_argument("--smoke", action="store_true",
                         help="toy sizes on the CPU (no GPU needed)")
     args = parser.parse_args()
@@ -290,6 +320,8 @@ def main():
             continue
         line.update({"median_ms": round(median, 3), "min_ms": round(best, 3),
                      "tflops": round(flops / median / 1e9, 1)})
+        if args.kernel_profile and not args.smoke:
+            line["kernels"] = kernel_profile(step, inputs)
         print(json.dumps(line), flush=True)
 
 
