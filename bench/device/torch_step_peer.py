@@ -37,6 +37,11 @@
 # autograd functions it installs do not need it, so calling them skips only
 # that check. Emulated, not SM100: the H200 has no MX tensor cores.
 #
+# --kernel-profile: after timing a mode, one more call under torch.profiler;
+# its JSON line gets `kernels`: the milliseconds of the GEMM kernels (cuBLAS /
+# CUTLASS names) and of all other kernels, and the largest kernels (what a
+# step's time is spent on, against mxfp8-launch --profile-json of ours).
+#
 # torchao is not on the GPU machine: carry its wheel. Here, in the repo root:
 #   python3 -m pip download torchao==0.18.0 --no-deps --only-binary=:all: \
 #     --python-version 3.12 --implementation cp \

@@ -225,7 +225,8 @@ void gpu_lowering::emitFloat8TransposeTiles(KernelBuilder &kb,
       SmallVector<Value, 16> words;
       for (int64_t j = 0; j < 16; ++j) {
         Value kk = add(mul(q, 16), c(j));
-        words.push_back(kb.load(b4, tileBuf, {add(mul(kk, kTile), wordOff)}, 4));
+        words.push_back(
+            kb.load(b4, tileBuf, {add(mul(kk, kTile), wordOff)}, 4));
       }
       Value outK = add(outK0, mul(q, 16));
       Value inK = ult(outK, c(kOut));

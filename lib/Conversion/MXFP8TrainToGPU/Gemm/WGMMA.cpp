@@ -210,10 +210,10 @@ void WgmmaConsumer::emitRingTile(const GemmTile &t, bool fenceAfterFull) {
   NVVM::WgmmaWaitGroupSyncOp::create(kb, 0);
   if (!releasedInLoop)
     kb.ifThen(ult(t.ktBegin, t.ktEnd), [&] {
-    Value prev =
-        remu(add(mainloop.loadRingCounter(), c(spec.stages - 1)), spec.stages);
-    mainloop.releaseStage(prev);
-  });
+      Value prev = remu(add(mainloop.loadRingCounter(), c(spec.stages - 1)),
+                        spec.stages);
+      mainloop.releaseStage(prev);
+    });
   emitEpilogue(result, t.batch, t.rowBase, t.rowEnd, t.colBase,
                scales ? &*scales : nullptr);
 }
@@ -235,8 +235,8 @@ Value WgmmaConsumer::isFirstWarpgroup() {
 
 void WgmmaConsumer::waitIssueTurn(Value counter) {
   Value wg0 = isFirstWarpgroup();
-  Value id = select(wg0, kb.i32(kIssuedByWg1Barrier),
-                    kb.i32(kIssuedByWg0Barrier));
+  Value id =
+      select(wg0, kb.i32(kIssuedByWg1Barrier), kb.i32(kIssuedByWg0Barrier));
   // Warpgroup 0 issues the kernel's first stage without waiting.
   Value notFirst = arith::OrIOp::create(
       kb, uge(mainloop.getThreadId(), c(128)),
