@@ -41,7 +41,8 @@
 #   outputs, 3e-3 for f32; FLOAT8_ACCUM_BAR says why), every output
 #   written. The GEMM timings (`f8_gemm_timing_*`: the Llama-3-8B W1 / W2
 #   GEMMs at 16384 tokens in the forward, dgrad and wgrad layouts, rowwise
-#   e4m3) call the whole case (transposes, launch and tensor-map set-up) on
+#   e4m3; `_kmajor` on K-major operands; `_tw` e5m2 x e4m3 tensorwise, as
+#   float8_tensorwise's gradient GEMMs) call the whole case (transposes, launch and tensor-map set-up) on
 #   device-generated operands and print ms and TFLOP/s, next to
 #   torch._scaled_mm of the same shape and recipe when torch is importable
 #   there.
@@ -659,7 +660,15 @@ def float8_gemm_timing():
             ("f8_gemm_timing_llama_wgrad_w1", 14336, 16384, 4096, "wgrad",
              "wgrad"),
             ("f8_gemm_timing_llama_wgrad_w2", 4096, 16384, 14336, "wgrad",
-             "wgrad")]
+             "wgrad"),
+            # float8_tensorwise's gradient GEMMs as the Llama step runs
+            # them: e5m2 grad_output x e4m3, tensorwise scales, K-major.
+            ("f8_gemm_timing_llama_dgrad_w1_kmajor_tw", 16384, 14336, 4096,
+             "fwd", "dgrad", dict(a="f8E5M2", ga="tensor", gb="tensor")),
+            ("f8_gemm_timing_llama_dgrad_w2_kmajor_tw", 16384, 4096, 14336,
+             "fwd", "dgrad", dict(a="f8E5M2", ga="tensor", gb="tensor")),
+            ("f8_gemm_timing_llama_wgrad_w1_kmajor_tw", 14336, 16384, 4096,
+             "fwd", "wgrad", dict(a="f8E5M2", ga="tensor", gb="tensor"))]
 
 
 # Kernels timed alone: (name, kind, shape, elem, axis, mode). Shapes fill
@@ -766,11 +775,12 @@ def prepare_gemm_timing(args, out, env, manifest):
     manifest["gemm_timing"] = []
     if args.chip != "sm_90a":
         return
-    for name, m, k, n, layout, role in float8_gemm_timing():
+    for name, m, k, n, layout, role, *extra in float8_gemm_timing():
         case = dict(kind="f8mm", m=m, n=n, k=k, a="f8E4M3FN", b="f8E4M3FN",
                     ga="row", gb="row",
                     out="f32" if layout == "wgrad" else "bf16", bias=None,
                     tl=layout == "wgrad", tr=layout == "fwd", role=role)
+        case.update(extra[0] if extra else {})
         cdir = os.path.join(out, name)
         os.makedirs(cdir, exist_ok=True)
         text, ins, outs = case_module(case, for_cpu=False)
@@ -783,7 +793,8 @@ def prepare_gemm_timing(args, out, env, manifest):
         run(["c++", "-shared", "-o", os.path.join(cdir, "libcase.so"), obj])
         os.remove(obj)
         manifest["gemm_timing"].append(dict(
-            name=name, m=m, n=n, k=k, layout=layout, role=role,
+            name=name, m=m, n=n, k=k, layout=layout, role=role, a=case["a"],
+            tensorwise=case["ga"] == "tensor" and case["gb"] == "tensor",
             inputs=[dict(shape=s, elem=e) for s, e in ins],
             outputs=[dict(shape=s, elem=e) for s, e in outs]))
 
@@ -933,8 +944,9 @@ def compare_with_tolerance(case, cdir, dev_out, cp):
 
 def run_gemm_timing(args, cp):
     """Times each Float8 GEMM case (the whole case: transpose pre-passes,
-    tensor maps and launch) on random finite e4m3 operands with unit
-    scales, and torch._scaled_mm rowwise on the same shape when torch is
+    tensor maps and launch) on random finite e4m3 (or e5m2 lhs) operands
+    with unit scales, and torch._scaled_mm of the same scaling (rowwise or
+    tensorwise) and types on the same shape when torch is
     importable: mat2 column-major as torch requires, use_fast_accum for the
     forward layout only (torchao's configs), once on operands already in
     torch's layout and once with the copy torchao's preprocess_addmm makes
@@ -946,17 +958,29 @@ def run_gemm_timing(args, cp):
         lib = ctypes.CDLL(os.path.join(args.dir, t["name"], "libcase.so"))
         m, n, k = t["m"], t["n"], t["k"]
         layout = t.get("layout", "fwd")
-        # Finite e4m3 bytes of magnitude <= 1 (exponent field <= 7), both signs.
-        def operand(shape):
-            r = cp.random.randint(0, 64, size=shape, dtype=cp.int32)
+        # Finite bytes of magnitude <= 1, both signs: e4m3 exponent field
+        # <= 7, e5m2 (the tensorwise grad_output, lhs) <= 14.
+        a_e5m2 = t.get("a") == "f8E5M2"
+        def operand(shape, e5m2):
+            if args.gemm_data == "normal":
+                # N(0, 1) cast tensorwise as the recipes cast it: scaled so
+                # that the amax lands on the format's largest finite value.
+                import torch
+                x = torch.randn(shape, device="cuda")
+                fmax = 57344.0 if e5m2 else 448.0
+                q = (x * (fmax / x.abs().max())).to(
+                    torch.float8_e5m2 if e5m2 else torch.float8_e4m3fn)
+                return cp.asarray(q.view(torch.uint8))
+            r = cp.random.randint(0, 60 if e5m2 else 64, size=shape,
+                                  dtype=cp.int32)
             sign = cp.random.randint(0, 2, size=shape, dtype=cp.int32) << 7
             return (r | sign).astype(cp.uint8)
         arrays = []
-        for spec in t["inputs"]:
+        for i, spec in enumerate(t["inputs"]):
             if spec["elem"] == "f32":
                 arrays.append(cp.ones(spec["shape"], dtype=cp.float32))
             else:
-                arrays.append(operand(spec["shape"]))
+                arrays.append(operand(spec["shape"], a_e5m2 and i == 0))
         for spec in t["outputs"]:
             arrays.append(cp.empty(spec["shape"], dtype=NP_OF[spec["elem"]]))
         descs = [make_descriptor(a.data.ptr, list(a.shape)) for a in arrays]
@@ -971,15 +995,19 @@ def run_gemm_timing(args, cp):
         except ImportError:
             continue
         f8 = torch.float8_e4m3fn
-        a = torch.as_tensor(arrays[0], device="cuda").view(f8)
+        a = torch.as_tensor(arrays[0], device="cuda").view(
+            torch.float8_e5m2 if a_e5m2 else f8)
         b = torch.as_tensor(arrays[2], device="cuda").view(f8)
         # Logical A (M, K) and B^T (K, N) as stored by our case.
         a_log = a.t() if layout == "wgrad" else a
         bt_log = b.t() if layout == "fwd" else b
         out_dtype = torch.float32 if layout == "wgrad" else torch.bfloat16
         fast = t.get("role", "forward" if layout == "fwd" else "") == "forward"
-        ia = torch.ones((m, 1), device="cuda", dtype=torch.float32)
-        ib = torch.ones((1, n), device="cuda", dtype=torch.float32)
+        tensorwise = t.get("tensorwise", False)
+        ia = torch.ones(() if tensorwise else (m, 1), device="cuda",
+                        dtype=torch.float32)
+        ib = torch.ones(() if tensorwise else (1, n), device="cuda",
+                        dtype=torch.float32)
         # torch: mat1 row-major, mat2 column-major; rowwise needs bf16 out
         # (torchao computes in bf16 and casts an f32 result back).
         a_rm = a_log.contiguous()
@@ -990,7 +1018,8 @@ def run_gemm_timing(args, cp):
         with_copy = lambda: torch._scaled_mm(
             a_log.contiguous(), bt_log.t().contiguous().t(), ia, ib,
             out_dtype=peer_dtype, use_fast_accum=fast).to(out_dtype)
-        for what, f in (("torch._scaled_mm rowwise", peer),
+        for what, f in (("torch._scaled_mm " +
+                         ("tensorwise" if tensorwise else "rowwise"), peer),
                         ("  + torchao's layout copies", with_copy)):
             tms = median_ms(cp, f, args.reps)
             print("%-42s %dx%dx%d (MxKxN) %9.3f ms %7.0f TFLOP/s (ours / torch: "
@@ -1155,6 +1184,11 @@ def main():
     r.add_argument("--no-cases", action="store_true")
     r.add_argument("--only", action="append", default=[],
                    help="time only these timing kernels")
+    r.add_argument("--gemm-data", choices=["uniform", "normal"],
+                   default="uniform",
+                   help="the Float8 GEMM timings' operands: random finite "
+                   "bytes of magnitude <= 1 (uniform), or N(0, 1) cast with "
+                   "a tensorwise amax scale (normal: needs torch)")
     r.add_argument("--reps", type=int, default=20)
     r.add_argument("--json", metavar="PATH",
                    help="also write the timings as JSON lines")
