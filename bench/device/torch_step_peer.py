@@ -209,24 +209,25 @@ def kernel_profile(fn, args):
     """One more call of `fn` under torch.profiler (CUDA activity): the
     kernel milliseconds of the GEMMs (cuBLAS / CUTLASS: names with nvjet,
     gemm, xmma or cutlass) and of everything else, and the largest
-    kernels."""
+    kernels as [name, ms, launches]."""
     from torch.profiler import ProfilerActivity, profile
 
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         fn(*args)
         torch.cuda.synchronize()
-    totals = {}
+    totals, counts = {}, {}
     for e in prof.key_averages():
         us = getattr(e, "self_device_time_total", None)
         if us is None:
             us = getattr(e, "self_cuda_time_total", 0)
         if us:
             totals[e.key] = totals.get(e.key, 0.0) + us / 1e3
+            counts[e.key] = counts.get(e.key, 0) + e.count
     gemm = re.compile(r"nvjet|gemm|xmma|cutlass", re.I)
     out = {"gemm_ms": round(sum(v for k, v in totals.items() if gemm.search(k)), 3),
            "other_ms": round(sum(v for k, v in totals.items()
                                  if not gemm.search(k)), 3)}
-    out["top"] = [[k[:90], round(v, 3)] for k, v in
+    out["top"] = [[k[:90], round(v, 3), counts[k]] for k, v in
                   sorted(totals.items(), key=lambda kv: -kv[1])[:12]]
     return out
 
