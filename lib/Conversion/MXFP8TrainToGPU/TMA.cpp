@@ -294,6 +294,13 @@ void tma::arriveClusterBarrier(ImplicitLocOpBuilder &b, Value mbar,
   NVVM::MBarrierArriveOp::create(b, Type(), mbar, Value(), scope, false);
 }
 
+void tma::arriveClusterBarrierIf(ImplicitLocOpBuilder &b, Value mbar,
+                                 Value predicate) {
+  NVVM::InlinePtxOp::create(
+      b, TypeRange(), ValueRange{mbar}, ValueRange(),
+      "mbarrier.arrive.release.cta.shared::cluster.b64 _, [$0];", predicate);
+}
+
 void tma::loadBulk(ImplicitLocOpBuilder &b, Value dst, Value src, Value mbar,
                    int64_t bytes) {
   assert(bytes % 16 == 0 && "bulk copies move multiples of 16 bytes");

@@ -160,6 +160,14 @@ void arriveClusterBarrier(
     ImplicitLocOpBuilder &b, Value mbar,
     NVVM::MemScopeKind scope = NVVM::MemScopeKind::CLUSTER);
 
+/// arriveClusterBarrier at CTA scope by the threads where `predicate` (i1)
+/// holds, as one predicated instruction (`@p mbarrier.arrive.release.cta
+/// .shared::cluster.b64`; the NVVM arrive ops take no predicate on a
+/// shared::cluster address): no branch, which inside the promoted Float8
+/// kernels' pipelined loop made ptxas spill the accumulators.
+void arriveClusterBarrierIf(ImplicitLocOpBuilder &b, Value mbar,
+                            Value predicate);
+
 /// `cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes` of
 /// `bytes` (a multiple of 16) from global `src` (`!llvm.ptr<1>`, 16-byte
 /// aligned) to shared `dst` (16-byte aligned).

@@ -324,11 +324,8 @@ void GemmMainloop::releaseStage(Value stage) {
   Value remote = tma::mapToClusterRank(kb, local, peer);
   // Release at CTA scope (TMA.h): the stage's reads were the async
   // proxy's, complete at the wait_group; a cluster-scope release fenced
-  // every stage (ncu: `membar` stalls, the pair 1.4x slower). The NVVM
-  // arrive ops take no predicate on a shared::cluster address.
-  NVVM::InlinePtxOp::create(
-      kb, TypeRange(), ValueRange{remote}, ValueRange(),
-      "mbarrier.arrive.release.cta.shared::cluster.b64 _, [$0];", eq(lane, 32));
+  // every stage (ncu: `membar` stalls, the pair 1.4x slower).
+  tma::arriveClusterBarrierIf(kb, remote, eq(lane, 32));
 }
 
 void GemmMainloop::arriveExpectTx(Value stage, int64_t bytes) {

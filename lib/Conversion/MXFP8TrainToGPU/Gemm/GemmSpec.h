@@ -139,9 +139,9 @@ struct GemmSpec {
   /// fast accumulation (one wgmma accumulator over the whole K).
   int64_t promoteInterval = 0;
   /// WgmmaFloat8 with promoteInterval == tile.k: 1 for one accumulator set,
-  /// added into the sum after each tile's `wait_group 0` (the other MMA
-  /// warpgroup's wgmma keep the tensor cores busy meanwhile; the only form
-  /// whose registers fit tiles wider than 128), else contraction tiles per
+  /// added into the sum after each tile's `wait_group 0` (the two MMA
+  /// warpgroups issue in turn, WgmmaConsumer::usesOrderedIssue; the only
+  /// form whose registers fit tiles wider than 128), else contraction tiles per
   /// iteration of the two-set pipelined promotion (even; each iteration
   /// ends with wait_group 0). GPUTargetInfo::float8PromoteUnroll, else
   /// getDefaultPromoteUnroll; the kernel name says `u<N>` when it is not

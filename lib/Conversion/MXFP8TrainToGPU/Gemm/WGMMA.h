@@ -55,10 +55,11 @@ public:
                                StageConsume consume);
   /// The one-set promotion (GemmSpec::promoteUnroll 1, a promotion per
   /// contraction tile): the two MMA warpgroups issue their wgmma of a
-  /// stage in turn, warpgroup 0 first, so that the tensor cores run one
+  /// stage in turn, warpgroup 0 first, so that the tensor cores can run one
   /// warpgroup's stage while the other waits for its own and adds it into
-  /// its sum (without the order both issue together and both wait: 17-27 %
-  /// slower than two sets, bench/README.md "Session 22").
+  /// its sum. Measured on the H200 (bench/README.md "Session 22"): with or
+  /// without the order 10-30 % slower than the two-set default, so it is a
+  /// tuning knob only.
   bool usesOrderedIssue() const;
   /// Before a stage's wgmma (`counter`: the ring counter of the stage):
   /// waits for the other warpgroup's issue of its previous stage
