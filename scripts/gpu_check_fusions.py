@@ -17,6 +17,13 @@
 # per-group casts of the 2d-2d wgrad (uneven, empty and trailing token
 # groups); shapes with rows and K not multiples of the 128 x 128 tile.
 #
+# `fuse-sibling-casts` (Float8CastKernels.cpp): tensorwise casts of the
+# two results of one fused elementwise producer (as the SwiGLU backward's
+# dH1 and dH3) share one amax and one cast kernel: each result read by a
+# dgrad (row-major data) and a wgrad (the K-major copy both write in one
+# kernel), shapes not multiples of the 128 x 128 tile; and a pair read
+# row-major only (the plain tensor cast of two results).
+#
 # `fuse-gemm-sums` (Gemm/GemmSumFusion.h): the bf16 sum of two Float8
 # 2d-3d GEMM results (the MoE input gradient) written by the later GEMM's
 # epilogue; uneven and empty groups and rows past the last group (whose
@@ -64,7 +71,8 @@ REFERENCE_OPTIONS = {"fuse-transposes": "fuse-transposes=false",
                      "defer-fp8": "defer-fp8=false",
                      "column-cast-lanes": "column-cast-lanes=1",
                      "stage-row-scales": "stage-row-scales=false",
-                     "fuse-padding": "fuse-padding=false"}
+                     "fuse-padding": "fuse-padding=false",
+                     "fuse-sibling-casts": "fuse-sibling-casts=false"}
 
 _MAP = "affine_map<(d0, d1) -> (d0, d1)>"
 
@@ -96,6 +104,26 @@ def _bf16_binary(res, a, b, shape, op):
             "  %pt = arith.truncf %p : f32 to bf16",
             "  linalg.yield %pt : bf16",
             "} -> %s" % t]
+
+
+def _bf16_pair(res, a, b, shape):
+    """MLIR lines of `res`:2 = (truncf(a * b), truncf(a - b)), one
+    elementwise linalg.generic with two bf16 results."""
+    t = _t(shape, "bf16")
+    return ["%%e2 = tensor.empty() : %s" % t,
+            "%s:2 = linalg.generic {indexing_maps = [%s, %s, %s, %s], "
+            "iterator_types = [\"parallel\", \"parallel\"]} ins(%s, %s : "
+            "%s, %s) outs(%%e2, %%e2 : %s, %s) {" % (
+                res, _MAP, _MAP, _MAP, _MAP, a, b, t, t, t, t),
+            "^bb0(%x: bf16, %y: bf16, %o0: bf16, %o1: bf16):",
+            "  %xf = arith.extf %x : bf16 to f32",
+            "  %yf = arith.extf %y : bf16 to f32",
+            "  %p = arith.mulf %xf, %yf : f32",
+            "  %d = arith.subf %xf, %yf : f32",
+            "  %pt = arith.truncf %p : f32 to bf16",
+            "  %dt = arith.truncf %d : f32 to bf16",
+            "  linalg.yield %pt, %dt : bf16, bf16",
+            "} -> (%s, %s)" % (t, t)]
 
 
 def cases():
@@ -226,6 +254,52 @@ def cases():
          [([m, kk], "bf16"), ([e, kk, n], "bf16"), ([m, kk], "bf16"),
           ([e, kk, n], "bf16"), ([e], "i32")],
          [([m, n], "bf16")], body, offs=offs, fusion="fuse-gemm-sums")
+
+    # Sibling tensorwise casts (fuse-sibling-casts): the two results of one
+    # producer over (T = 272, N = 208) in e5m2, each read by a dgrad against
+    # the weight (N, K = 144) and a wgrad (MN-major: the K-major copies)
+    # against the input (T, K).
+    t, n, k = 272, 208, 144
+    body = _bf16_pair("%g", "%arg0", "%arg1", [t, n]) + [
+        _quantize("%w, %sw", "%arg2", [n, k], "f8E4M3FN", [],
+                  "granularity = tensorwise"),
+        _quantize("%i, %si", "%arg3", [t, k], "f8E4M3FN", [],
+                  "granularity = tensorwise")]
+    for j in range(2):
+        body += [
+            _quantize("%%q%d, %%r%d" % (j, 4 + j), "%%g#%d" % j, [t, n],
+                      "f8E5M2", [], "granularity = tensorwise"),
+            "%%r%d = mxfp8train.scaled_mm %%q%d [%%r%d], %%w [%%sw] "
+            "{mxfp8train.role = \"dgrad\"} : %s [%s], %s [%s] -> %s" % (
+                2 * j, j, 4 + j, _t([t, n], "f8E5M2"), _t([], "f32"),
+                _t([n, k], "f8E4M3FN"), _t([], "f32"), _t([t, k], "bf16")),
+            "%%r%d = mxfp8train.scaled_mm %%q%d [%%r%d], %%i [%%si] "
+            "transpose_lhs {mxfp8train.role = \"wgrad\"} : %s [%s], %s [%s] "
+            "-> %s" % (2 * j + 1, j, 4 + j, _t([t, n], "f8E5M2"),
+                       _t([], "f32"), _t([t, k], "f8E4M3FN"), _t([], "f32"),
+                       _t([n, k], "f32"))]
+    case("sibling_casts_kmajor",
+         [([t, n], "bf16"), ([t, n], "bf16"), ([n, k], "bf16"),
+          ([t, k], "bf16")],
+         [([t, k], "bf16"), ([n, k], "f32"), ([t, k], "bf16"),
+          ([n, k], "f32"), ([], "f32"), ([], "f32")],
+         body, fusion="fuse-sibling-casts")
+    # The same pair read row-major only (dgrads): the plain tensor cast.
+    body = _bf16_pair("%g", "%arg0", "%arg1", [t, n]) + [
+        _quantize("%w, %sw", "%arg2", [n, k], "f8E4M3FN", [],
+                  "granularity = tensorwise")]
+    for j in range(2):
+        body += [
+            _quantize("%%q%d, %%r%d" % (j, 2 + j), "%%g#%d" % j, [t, n],
+                      "f8E5M2", [], "granularity = tensorwise"),
+            "%%r%d = mxfp8train.scaled_mm %%q%d [%%r%d], %%w [%%sw] "
+            "{mxfp8train.role = \"dgrad\"} : %s [%s], %s [%s] -> %s" % (
+                j, j, 2 + j, _t([t, n], "f8E5M2"), _t([], "f32"),
+                _t([n, k], "f8E4M3FN"), _t([], "f32"), _t([t, k], "bf16"))]
+    case("sibling_casts_rowmajor",
+         [([t, n], "bf16"), ([t, n], "bf16"), ([n, k], "bf16")],
+         [([t, k], "bf16"), ([t, k], "bf16"), ([], "f32"), ([], "f32")],
+         body, fusion="fuse-sibling-casts")
 
     # Deferred fp8 of MX operands (defer-fp8).
     def mx_types(shape, axis):

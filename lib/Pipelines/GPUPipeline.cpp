@@ -76,6 +76,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   convertOptions.columnCastLanes = options.columnCastLanes;
   convertOptions.stageRowScales = options.stageRowScales;
   convertOptions.fusePadding = options.fusePadding;
+  convertOptions.fuseSiblingCasts = options.fuseSiblingCasts;
   convertOptions.fuseTransposes = options.fuseTransposes;
   convertOptions.fuseGemmSums = options.fuseGemmSums;
   // canonicalize and cse run before the conversion, never between it and

@@ -142,6 +142,15 @@ def ConvertMXFP8TrainToGPUPass
     launches no transpose pre-pass for it (Gemm/Float8TransposeFusion.h).
     The results are bit-identical.
 
+    With `fuse-sibling-casts` (default) and `fuse-producers`, tensorwise
+    Float8 quantizes of different results of one fused elementwise producer
+    (the SwiGLU backward's two gradients, e.g.) with the same input and fp8
+    types, `pow2` and K-major copy (or none) are lowered together at the
+    first of them: one amax kernel with a word per quantize and one cast
+    kernel writing each quantize's data, K-major copy and scale, so the
+    producer's operands are read twice in all rather than twice per
+    quantize. The results are bit-identical.
+
     With `fuse-gemm-sums` (default; sm_90a), an elementwise `linalg.generic`
     `truncf(extf(a) + extf(b))` over bf16 tensors (the input gradient of a
     SwiGLU MLP, dh1 W1 + dh3 W3), where one term is the bf16 result of a
@@ -193,6 +202,12 @@ def ConvertMXFP8TrainToGPUPass
            "sm_90a: an elementwise bf16 sum truncf(extf(a) + extf(b)) of a "
            "Float8 grouped GEMM's result (its only use) and a tensor defined before "
            "the GEMM is written by the GEMM's epilogue (the same bits)">,
+    Option<"fuseSiblingCasts", "fuse-sibling-casts", "bool",
+           /*default=*/"true",
+           "With fuse-producers: tensorwise Float8 quantizes of different "
+           "results of one fused elementwise producer (same input and fp8 "
+           "types, pow2 and K-major form) share one amax kernel and one cast "
+           "kernel, launched at the first (the same bits)">,
     Option<"fusePadding", "fuse-padding", "bool", /*default=*/"true",
            "A 32x1 MX quantize of a pad_token_groups result (alignment a "
            "multiple of 32, only such quantizes reading it) reads the pad's "

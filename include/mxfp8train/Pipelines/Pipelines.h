@@ -106,6 +106,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "waits where only host-local code (tensor-map "
                      "encoding) separates them"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> fuseSiblingCasts{
+      *this, "fuse-sibling-casts",
+      llvm::cl::desc("Tensorwise Float8 casts of different results of one "
+                     "fused elementwise producer share one amax and one cast "
+                     "kernel (the producer's operands read once per pass)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> fusePadding{
       *this, "fuse-padding",
       llvm::cl::desc("32x1 MX quantize kernels read a pad_token_groups' "

@@ -197,18 +197,22 @@ static Value ctaMax(KernelBuilder &kb, Value a, Value wg, int64_t groupWarps) {
 }
 
 /// `scf.for iv = start; iv < count; iv += step` carrying the running
-/// NaN-propagating maximum of `body(iv)` (same type as `init`); returns it.
-static Value forLoopMax(KernelBuilder &kb, Value start, Value count, Value step,
-                        Value init, function_ref<Value(Value)> body) {
-  auto loop = scf::ForOp::create(kb, start, count, step, ValueRange{init});
+/// NaN-propagating maxima of `body(iv)` (one per value of `inits`, same
+/// types); returns them.
+static SmallVector<Value>
+forLoopMax(KernelBuilder &kb, Value start, Value count, Value step,
+           ValueRange inits, function_ref<SmallVector<Value>(Value)> body) {
+  auto loop = scf::ForOp::create(kb, start, count, step, inits);
   {
     OpBuilder::InsertionGuard guard(kb);
     kb.setInsertionPointToEnd(loop.getBody());
-    Value m = arith::MaximumFOp::create(kb, loop.getRegionIterArgs()[0],
-                                        body(loop.getInductionVar()));
-    scf::YieldOp::create(kb, m);
+    SmallVector<Value> values = body(loop.getInductionVar());
+    SmallVector<Value> maxima;
+    for (auto [running, v] : llvm::zip_equal(loop.getRegionIterArgs(), values))
+      maxima.push_back(arith::MaximumFOp::create(kb, running, v));
+    scf::YieldOp::create(kb, maxima);
   }
-  return loop.getResult(0);
+  return SmallVector<Value>(loop.getResults());
 }
 
 /// min(v, bound) of index values.
@@ -302,9 +306,10 @@ static void buildRowQuantize(KernelBuilder &kb, const Float8CastSpec &spec,
       amax = reduceAmaxF32(kb, m);
     } else {
       Bits bb = kb.bits();
-      amax = forLoopMax(
-          kb, sub, kb.idx(p.chunks), kb.idx(t), bb.cf(0.0f),
-          [&](Value j) { return reduceAmaxF32(kb, kb.absBits(loadChunk(j))); });
+      amax = forLoopMax(kb, sub, kb.idx(p.chunks), kb.idx(t), {bb.cf(0.0f)},
+                        [&](Value j) -> SmallVector<Value> {
+                          return {reduceAmaxF32(kb, kb.absBits(loadChunk(j)))};
+                        })[0];
     }
     amax = t == 32 ? warpMax(kb, amax, 32) : ctaMax(kb, amax, wg, t / 32);
     Bits bb = kb.bits();
@@ -526,71 +531,92 @@ static void buildColumnCast(KernelBuilder &kb, const Float8CastSpec &spec,
   });
 }
 
-/// Tensor amax: (in (n), word (1) i32) — grid-stride over 16-byte chunks,
+/// Tensor amax: (in (n), words (N) i32) — grid-stride over 16-byte chunks,
 /// kTensorAmaxUnroll loads in flight per thread, then the CTA's maximum
-/// (ctaMax) and one `atomicMax` per CTA.
+/// (ctaMax) and one `atomicMax` per CTA, for each of the N results the
+/// input reads (sibling casts: word r is result r's).
 static void buildTensorAmax(KernelBuilder &kb, const Float8CastSpec &spec,
-                            const KernelInput &input, ValueRange in, Value word,
-                            Value wg) {
+                            const KernelInput &input, ValueRange in,
+                            Value words, Value wg) {
   const Float8View &v = spec.view;
   int64_t lanes = getLaneCount(v.red, spec.inType);
   int64_t chunks = v.red / lanes;
+  unsigned numResults = input.getNumResults();
   auto inVec = VectorType::get({lanes}, spec.inType);
   int64_t inAlign = getAccessBytes(lanes, spec.inType);
   Value threads = kb.gridThreads();
   Value stride = arith::MulIOp::create(kb, threads, kb.idx(kTensorAmaxUnroll));
-  Value acc = forLoopMax(
-      kb, kb.globalThreadId(), kb.idx(chunks), stride, kb.splatBits(inVec, 0),
-      [&](Value i) {
-        SmallVector<Value> xs;
+  SmallVector<Value> inits(numResults, kb.splatBits(inVec, 0));
+  SmallVector<Value> acc = forLoopMax(
+      kb, kb.globalThreadId(), kb.idx(chunks), stride, inits,
+      [&](Value i) -> SmallVector<Value> {
+        // xs[u][r]: result r of the u-th chunk.
+        SmallVector<SmallVector<Value>> xs;
         for (int64_t u = 0; u < kTensorAmaxUnroll; ++u) {
           Value j = clampIdx(
               kb,
               arith::AddIOp::create(
                   kb, i, arith::MulIOp::create(kb, threads, kb.idx(u))),
               chunks - 1);
-          xs.push_back(input.load(kb, inVec, in,
-                                  {arith::MulIOp::create(kb, j, kb.idx(lanes))},
-                                  inAlign));
+          xs.push_back(input.loadEach(
+              kb, inVec, in, {arith::MulIOp::create(kb, j, kb.idx(lanes))},
+              inAlign));
         }
-        Value m = kb.absBits(xs[0]);
-        for (Value x : ArrayRef(xs).drop_front())
-          m = arith::MaximumFOp::create(kb, m, kb.absBits(x));
-        return m;
+        SmallVector<Value> maxima;
+        for (unsigned r = 0; r < numResults; ++r) {
+          Value m = kb.absBits(xs[0][r]);
+          for (ArrayRef<Value> x : ArrayRef(xs).drop_front())
+            m = arith::MaximumFOp::create(kb, m, kb.absBits(x[r]));
+          maxima.push_back(m);
+        }
+        return maxima;
       });
-  Value amax = ctaMax(kb, reduceAmaxF32(kb, acc), wg, kThreadsPerCTA / 32);
+  SmallVector<Value> amax;
+  for (Value a : acc)
+    amax.push_back(ctaMax(kb, reduceAmaxF32(kb, a), wg, kThreadsPerCTA / 32));
   Value tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
   kb.ifThen(arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, tid, kb.idx(0)),
             [&] {
               Bits bb = kb.bits();
-              memref::AtomicRMWOp::create(kb, arith::AtomicRMWKind::maxu,
-                                          bb.f32Bits(amax), word,
-                                          ValueRange{kb.idx(0)});
+              for (auto [r, a] : llvm::enumerate(amax))
+                memref::AtomicRMWOp::create(kb, arith::AtomicRMWKind::maxu,
+                                            bb.f32Bits(a), words,
+                                            ValueRange{kb.idx(r)});
             });
 }
 
-/// Tensor cast: (in (n), word (1), data (n), scale ()) — every thread
-/// computes the scale from the word once; thread 0 writes it; one 16-byte
-/// chunk per work item.
+/// Tensor cast: (in (n), words (N), then per result data (n) and scale ())
+/// — every thread computes the scales from the words once; thread 0
+/// writes them; one 16-byte chunk per work item, cast for each of the N
+/// results the input reads.
 static void buildTensorCast(KernelBuilder &kb, const Float8CastSpec &spec,
-                            const KernelInput &input, ValueRange in, Value word,
-                            Value data, Value scale) {
+                            const KernelInput &input, ValueRange in,
+                            Value words, ArrayRef<Value> datas,
+                            ArrayRef<Value> scales) {
   const Float8View &v = spec.view;
   ElementFormat fmt = getElementFormat(spec.f8Type);
   int64_t lanes = getLaneCount(v.red, spec.inType);
   auto inVec = VectorType::get({lanes}, spec.inType);
   int64_t inAlign = getAccessBytes(lanes, spec.inType);
-  Bits bb = kb.bits();
-  Value amax =
-      bb.f32FromBits(memref::LoadOp::create(kb, word, ValueRange{kb.idx(0)}));
-  Value s = computeFloat8Scale(bb, amax, fmt, spec.pow2);
+  SmallVector<Value> s;
+  for (unsigned r = 0; r < datas.size(); ++r) {
+    Bits bb = kb.bits();
+    Value amax = bb.f32FromBits(
+        memref::LoadOp::create(kb, words, ValueRange{kb.idx(r)}));
+    s.push_back(computeFloat8Scale(bb, amax, fmt, spec.pow2));
+  }
   kb.ifThen(arith::CmpIOp::create(kb, arith::CmpIPredicate::eq,
                                   kb.globalThreadId(), kb.idx(0)),
-            [&] { memref::StoreOp::create(kb, s, scale, ValueRange{}); });
+            [&] {
+              for (auto [scale, buffer] : llvm::zip_equal(s, scales))
+                memref::StoreOp::create(kb, scale, buffer, ValueRange{});
+            });
   kb.gridStrideLoop(kb.idx(v.red / lanes), [&](Value i) {
     Value col = arith::MulIOp::create(kb, i, kb.idx(lanes));
-    Value x = input.load(kb, inVec, in, {col}, inAlign);
-    kb.store(castLanes(kb, toF32(kb, x), s, spec.f8Type), data, {col}, lanes);
+    SmallVector<Value> xs = input.loadEach(kb, inVec, in, {col}, inAlign);
+    for (auto [x, scale, data] : llvm::zip_equal(xs, s, datas))
+      kb.store(castLanes(kb, toF32(kb, x), scale, spec.f8Type), data, {col},
+               lanes);
   });
 }
 
@@ -655,8 +681,44 @@ static void buildFloat8Dequantize(KernelBuilder &kb, const Float8View &v,
 // Patterns
 //===----------------------------------------------------------------------===//
 
+/// Whether the Float8 quantizes `a` and `b` can share the amax and cast
+/// kernels of a sibling group (see getSiblingCasts): dense tensorwise casts
+/// in one block, of the same input type into the same fp8 type with the
+/// same pow2, writing the same K-major form (dense, no token groups) or
+/// none.
+static bool areSiblingCasts(QuantizeOp a, QuantizeOp b,
+                            const Float8TransposeFusion *fusion) {
+  auto isDenseTensorwise = [](QuantizeOp q) {
+    return q.isFloat8() && !q.isPerGroup() &&
+           *q.getGranularity() == Float8Granularity::Tensorwise &&
+           hasStaticShapes(q);
+  };
+  if (!isDenseTensorwise(a) || !isDenseTensorwise(b) ||
+      a->getBlock() != b->getBlock() ||
+      a.getInput().getType() != b.getInput().getType() ||
+      a.getData().getType() != b.getData().getType() ||
+      a.getPow2() != b.getPow2())
+    return false;
+  const FusedTransposedOperand *ka =
+      fusion ? fusion->getQuantizeOutput(a) : nullptr;
+  const FusedTransposedOperand *kb =
+      fusion ? fusion->getQuantizeOutput(b) : nullptr;
+  if (!ka || !kb)
+    return !ka && !kb;
+  return !ka->form.d.groups && ka->form.d.getName() == kb->form.d.getName();
+}
+
 namespace {
 /// Float8 quantize -> the row kernel, or memset + amax + cast kernels.
+///
+/// Sibling tensorwise casts: the quantizes of different results of one
+/// fused elementwise producer (e.g. the Llama MLP backward's dH1 and dH3,
+/// two results of one generic over (dA, h1, h3)) that areSiblingCasts are
+/// lowered together at the first of them: one amax kernel with a word per
+/// cast and one cast kernel writing every cast's data, K-major copy and
+/// scale, so the producer's operands are read twice in all instead of
+/// twice per cast. The bytes are those of the separate kernels (each
+/// result's amax, scale and cast are computed as alone).
 struct Float8QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
   Float8QuantizeOpToGPU(MLIRContext *ctx, KernelCache cache, bool fuseProducers)
       : KernelPattern(ctx, std::move(cache)), fuseProducers(fuseProducers) {}
@@ -676,12 +738,34 @@ struct Float8QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
 
     KernelInput input =
         KernelInput::get(op.getInput(), fuseProducers, cache.getFusePadding());
+    // The casts lowered here: `op`, or its sibling group (in block order),
+    // launched at the first.
+    SmallVector<QuantizeOp> casts = getSiblingCasts(op, input);
+    if (casts.size() > 1) {
+      input = KernelInput::getSiblings(
+          llvm::map_to_vector(
+              casts, [](QuantizeOp q) -> Value { return q.getInput(); }),
+          fuseProducers);
+      rewriter.setInsertionPoint(casts.front());
+      loc = casts.front().getLoc();
+    }
     SmallVector<Value> ins = input.getViews(rewriter, loc, v.dataShape());
-    SmallVector<Value> buffers = allocResults(rewriter, op);
-    Value data = collapseTo(rewriter, loc, buffers[0], v.dataShape());
-    Value scales = v.kind == Float8ViewKind::Tensor
-                       ? buffers[1]
-                       : collapseTo(rewriter, loc, buffers[1], v.scaleShape());
+    SmallVector<SmallVector<Value>> buffers;
+    SmallVector<Value> datas, scales;
+    for (QuantizeOp q : casts) {
+      buffers.push_back(allocResults(rewriter, q));
+      datas.push_back(
+          collapseTo(rewriter, loc, buffers.back()[0], v.dataShape()));
+      scales.push_back(
+          v.kind == Float8ViewKind::Tensor
+              ? buffers.back()[1]
+              : collapseTo(rewriter, loc, buffers.back()[1], v.scaleShape()));
+    }
+    auto replaceAll = [&]() -> LogicalResult {
+      for (auto [q, b] : llvm::zip_equal(casts, buffers))
+        (void)replaceWithBuffers(rewriter, q, b);
+      return success();
+    };
     std::string tag =
         llvm::formatv("{0}_{1}_{2}{3}_{4}", v.tag(), getTypeTag(spec.inType),
                       getTypeTag(spec.f8Type), spec.pow2 ? "_pow2" : "",
@@ -695,7 +779,7 @@ struct Float8QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
              "a row cast is never a GEMM's MN-major operand");
       RowPlan p = RowPlan::get(v, spec.inType);
       SmallVector<Value> args = ins;
-      args.append({data, scales});
+      args.append({datas[0], scales[0]});
       gpu::GPUFuncOp kernel = cache.getOrCreate(
           rewriter, "float8_quantize_" + tag, ValueRange(args).getTypes(), n,
           p.threadsPerRow > 32 ? TypeRange(warpMaxType) : TypeRange(),
@@ -705,13 +789,15 @@ struct Float8QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
           });
       return launchAndReplace(rewriter, op, kernel,
                               p.groups(v) /* one row group per CTA */, args,
-                              buffers);
+                              buffers[0]);
     }
 
-    // The amax words, zeroed in-stream: one per scale.
-    SmallVector<int64_t> wordShape = v.kind == Float8ViewKind::Tensor
-                                         ? SmallVector<int64_t>{1}
-                                         : v.scaleShape();
+    // The amax words, zeroed in-stream: one per scale (a tensorwise
+    // sibling group: one per cast).
+    SmallVector<int64_t> wordShape =
+        v.kind == Float8ViewKind::Tensor
+            ? SmallVector<int64_t>{static_cast<int64_t>(casts.size())}
+            : v.scaleShape();
     Value words = memref::AllocOp::create(
         rewriter, loc, MemRefType::get(wordShape, rewriter.getI32Type()));
     gpu::MemsetOp::create(
@@ -749,51 +835,90 @@ struct Float8QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
     launch(rewriter, loc, amaxKernel, amaxGrid, amaxArgs);
 
     // The GEMMs that read the data MN-major read the K-major copy this
-    // cast writes instead (Gemm/Float8TransposeFusion.h).
+    // cast writes instead (Gemm/Float8TransposeFusion.h); siblings all
+    // write one (areSiblingCasts).
     if (const FusedTransposedOperand *fused = getKMajorOutput(op)) {
       const Float8TransposeSpec &d = fused->form.d;
       SmallVector<int64_t> view = {d.batches * d.k, d.rows};
       SmallVector<Value> kIns = input.getViews(rewriter, loc, view);
-      Value kData = fused->writeData
-                        ? collapseTo(rewriter, loc, buffers[0], view)
-                        : Value();
-      Value kWords = words, kScales = buffers[1];
+      Value kWords = words;
       if (column) {
         int64_t numScales = v.outer * v.inner;
         kWords = collapseTo(rewriter, loc, words, {numScales});
-        kScales = collapseTo(rewriter, loc, buffers[1], {numScales});
       }
-      launchFloat8KMajorCast(
-          rewriter, loc, cache, *fused,
-          column ? Float8ScaleLayout::Column : Float8ScaleLayout::Tensor, input,
-          kIns, kWords, kData, kScales, spec.inType, spec.pow2);
-      return replaceWithBuffers(rewriter, op, buffers);
+      SmallVector<Float8KMajorCastOutput> outputs;
+      for (auto [q, b] : llvm::zip_equal(casts, buffers)) {
+        const FusedTransposedOperand *qFused = getKMajorOutput(q);
+        Value kData =
+            qFused->writeData ? collapseTo(rewriter, loc, b[0], view) : Value();
+        Value kScales =
+            column ? collapseTo(rewriter, loc, b[1], {v.outer * v.inner})
+                   : b[1];
+        outputs.push_back({qFused, kData, kScales});
+      }
+      launchFloat8KMajorCast(rewriter, loc, cache, outputs,
+                             column ? Float8ScaleLayout::Column
+                                    : Float8ScaleLayout::Tensor,
+                             input, kIns, kWords, spec.inType, spec.pow2);
+      return replaceAll();
     }
 
     SmallVector<Value> castArgs = ins;
-    castArgs.append({words, data, scales});
+    castArgs.push_back(words);
+    for (auto [data, scale] : llvm::zip_equal(datas, scales))
+      castArgs.append({data, scale});
     gpu::GPUFuncOp castKernel = cache.getOrCreate(
         rewriter, "float8_cast_" + tag, ValueRange(castArgs).getTypes(), n + 1,
         {}, [&](KernelBuilder &kb, ValueRange kargs, ValueRange) {
-          if (column)
+          if (column) {
             buildColumnCast(kb, spec, input, kargs.take_front(n), kargs[n],
                             kargs[n + 1], kargs[n + 2]);
-          else
-            buildTensorCast(kb, spec, input, kargs.take_front(n), kargs[n],
-                            kargs[n + 1], kargs[n + 2]);
+            return;
+          }
+          SmallVector<Value> kDatas, kScales;
+          for (unsigned r = 0; r < casts.size(); ++r) {
+            kDatas.push_back(kargs[n + 1 + 2 * r]);
+            kScales.push_back(kargs[n + 2 + 2 * r]);
+          }
+          buildTensorCast(kb, spec, input, kargs.take_front(n), kargs[n],
+                          kDatas, kScales);
         });
     int64_t castGrid =
         column ? cache.getGridSize(getColumnWork(
                      v, spec.inType, std::min(kColumnCastRows, v.red)))
                : cache.getGridSize(v.red / lanes);
-    return launchAndReplace(rewriter, op, castKernel, castGrid, castArgs,
-                            buffers);
+    launch(rewriter, loc, castKernel, castGrid, castArgs);
+    return replaceAll();
   }
 
   /// The K-major copy this cast writes for Float8 GEMMs, or null.
   const FusedTransposedOperand *getKMajorOutput(QuantizeOp op) const {
     const Float8TransposeFusion *fusion = cache.getFloat8TransposeFusion();
     return fusion ? fusion->getQuantizeOutput(op) : nullptr;
+  }
+
+  /// `op` and, when it reads a fused elementwise producer (no pad), every
+  /// quantize of the producer's results that areSiblingCasts with it, in
+  /// block order.
+  SmallVector<QuantizeOp> getSiblingCasts(QuantizeOp op,
+                                          const KernelInput &input) const {
+    if (!cache.getFuseSiblingCasts() || !input.isFused() || input.isPadded())
+      return {op};
+    const Float8TransposeFusion *fusion = cache.getFloat8TransposeFusion();
+    SmallVector<QuantizeOp> casts;
+    Operation *producer = op.getInput().getDefiningOp();
+    for (Value result : producer->getResults())
+      for (Operation *user : result.getUsers())
+        if (auto q = dyn_cast<QuantizeOp>(user);
+            q && (q == op || areSiblingCasts(op, q, fusion)) &&
+            !llvm::is_contained(casts, q))
+          casts.push_back(q);
+    if (casts.size() < 2)
+      return {op};
+    llvm::sort(casts, [](QuantizeOp a, QuantizeOp b) {
+      return a->isBeforeInBlock(b);
+    });
+    return casts;
   }
 
   bool fuseProducers;

@@ -402,11 +402,12 @@ struct Float8GroupQuantizeOpToGPU final : KernelPattern<QuantizeOp> {
              fused->form.d.rows == spec.cols &&
              "the plan fuses per-group casts read only K-major");
       int64_t numScales = spec.groups * spec.cols;
-      launchFloat8KMajorCast(
-          rewriter, loc, cache, *fused, Float8ScaleLayout::Group, input, ins,
-          collapseTo(rewriter, loc, words, {numScales}), Value(),
-          collapseTo(rewriter, loc, buffers[1], {numScales}), spec.hpType,
-          spec.pow2);
+      Float8KMajorCastOutput output{
+          fused, Value(), collapseTo(rewriter, loc, buffers[1], {numScales})};
+      launchFloat8KMajorCast(rewriter, loc, cache, output,
+                             Float8ScaleLayout::Group, input, ins,
+                             collapseTo(rewriter, loc, words, {numScales}),
+                             spec.hpType, spec.pow2);
       return replaceWithBuffers(rewriter, op, buffers);
     }
 

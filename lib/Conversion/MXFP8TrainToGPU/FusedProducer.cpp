@@ -131,12 +131,27 @@ KernelInput KernelInput::get(Value tensor, bool fuse, bool fusePad) {
     return input;
   }
   input.producer = generic;
-  input.resultIndex = cast<OpResult>(tensor).getResultNumber();
+  input.results = {cast<OpResult>(tensor).getResultNumber()};
   for (Value operand : generic.getDpsInputs()) {
     auto *it = llvm::find(input.tensors, operand);
     input.argOfInput.push_back(it - input.tensors.begin());
     if (it == input.tensors.end())
       input.tensors.push_back(operand);
+  }
+  return input;
+}
+
+KernelInput KernelInput::getSiblings(ArrayRef<Value> tensors, bool fuse) {
+  assert(!tensors.empty() && "at least one tensor");
+  KernelInput input = get(tensors.front(), fuse);
+  assert((input.producer || tensors.size() == 1) &&
+         "several tensors are read together only as results of a fused "
+         "producer");
+  for (Value tensor : tensors.drop_front()) {
+    auto result = cast<OpResult>(tensor);
+    assert(result.getOwner() == input.producer.getOperation() &&
+           "sibling tensors are results of one producer");
+    input.results.push_back(result.getResultNumber());
   }
   return input;
 }
@@ -189,9 +204,13 @@ std::string gpu_lowering::getElementwiseBodyHash(linalg::GenericOp generic,
 
 std::string KernelInput::getNameTag() const {
   std::string tag;
-  if (producer)
-    tag = "_ew" + getElementwiseBodyHash(
-                      producer, "result " + std::to_string(resultIndex));
+  if (producer) {
+    std::string read = "result ";
+    llvm::interleave(
+        results, [&](unsigned r) { read += std::to_string(r); },
+        [&] { read += ","; });
+    tag = "_ew" + getElementwiseBodyHash(producer, read);
+  }
   if (pad)
     tag +=
         llvm::formatv("_pad{0}a{1}t{2}", pad.getOffs().getType().getDimSize(0),
@@ -258,14 +277,23 @@ SmallVector<Value> KernelInput::loadOperands(KernelBuilder &kb, VectorType type,
   return inputs;
 }
 
-Value KernelInput::evaluate(KernelBuilder &kb, ValueRange operands) const {
+SmallVector<Value> KernelInput::evaluate(KernelBuilder &kb,
+                                         ValueRange operands) const {
   if (!producer)
-    return operands.front();
-  return evaluateElementwiseBody(kb, producer, operands)[resultIndex];
+    return {operands.front()};
+  SmallVector<Value> all = evaluateElementwiseBody(kb, producer, operands);
+  return llvm::map_to_vector(results, [&](unsigned r) { return all[r]; });
 }
 
 Value KernelInput::load(KernelBuilder &kb, VectorType type, ValueRange args,
                         ValueRange indices, int64_t align) const {
+  assert(getNumResults() == 1 && "load() reads one result; loadEach several");
+  return evaluate(kb, loadOperands(kb, type, args, indices, align)).front();
+}
+
+SmallVector<Value> KernelInput::loadEach(KernelBuilder &kb, VectorType type,
+                                         ValueRange args, ValueRange indices,
+                                         int64_t align) const {
   return evaluate(kb, loadOperands(kb, type, args, indices, align));
 }
 
@@ -276,8 +304,10 @@ SmallVector<Value> KernelInput::loadAll(KernelBuilder &kb, VectorType type,
   SmallVector<SmallVector<Value>> loaded;
   for (ArrayRef<Value> at : indices)
     loaded.push_back(loadOperands(kb, type, args, at, align));
-  return llvm::map_to_vector(
-      loaded, [&](ArrayRef<Value> operands) { return evaluate(kb, operands); });
+  assert(getNumResults() == 1 && "loadAll() reads one result");
+  return llvm::map_to_vector(loaded, [&](ArrayRef<Value> operands) {
+    return evaluate(kb, operands).front();
+  });
 }
 
 SmallVector<Value> KernelInput::getViews(RewriterBase &rewriter, Location loc,

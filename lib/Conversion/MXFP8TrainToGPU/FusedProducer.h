@@ -42,14 +42,26 @@ public:
   /// pad_token_groups (isFusablePad, read by 32x1 MX quantizes only): the
   /// pad's input through its offsets.
   static KernelInput get(Value tensor, bool fuse, bool fusePad = false);
+  /// Several results `tensors` of one fusable elementwise producer read by
+  /// one kernel (sibling casts, e.g. the two gradients of a SwiGLU
+  /// backward): the kernel loads the producer's operands once and
+  /// evaluates its body once for all of them (loadEach). With `fuse`
+  /// false, or a producer that is not fusable, only a single tensor is
+  /// allowed.
+  static KernelInput getSiblings(ArrayRef<Value> tensors, bool fuse);
 
   /// The tensors the kernel reads, in kernel-argument order.
   ArrayRef<Value> getTensors() const { return tensors; }
-  /// Kernel-name suffix: empty unfused, `_ew<hash of the body>` fused,
-  /// `_pad<groups>a<alignment>t<tokens>` for a fused pad.
+  /// Kernel-name suffix: empty unfused, `_ew<hash of the body and the
+  /// results read>` fused, `_pad<groups>a<alignment>t<tokens>` for a fused
+  /// pad.
   std::string getNameTag() const;
   bool isFused() const { return static_cast<bool>(producer); }
   bool isPadded() const { return static_cast<bool>(pad); }
+  /// The values loadEach returns: the producer results read, else 1.
+  unsigned getNumResults() const {
+    return producer ? static_cast<unsigned>(results.size()) : 1;
+  }
 
   /// Inside the kernel, a fused pad: the 32 padded rows from `row0` (a
   /// multiple of 32) are tokens [src, src + count) and `32 - count` zero
@@ -66,9 +78,15 @@ public:
   /// Inside the kernel: the input's `count` consecutive elements (a vector
   /// of the input tensor's element type) at `indices` of the collapsed
   /// view, from the kernel arguments `args` of getTensors(); `align` is the
-  /// byte alignment of the access in the input's element type.
+  /// byte alignment of the access in the input's element type. One result
+  /// read only.
   Value load(KernelBuilder &kb, VectorType type, ValueRange args,
              ValueRange indices, int64_t align) const;
+  /// load() of every result read (getNumResults(), in the order of
+  /// getSiblings' tensors): the operands loaded and the body evaluated once.
+  SmallVector<Value> loadEach(KernelBuilder &kb, VectorType type,
+                              ValueRange args, ValueRange indices,
+                              int64_t align) const;
   /// load() at each of `indices`, every load (a fused producer's operands
   /// too) issued before the first evaluation of the producer's body:
   /// ptxas keeps the order of loads and arithmetic, so loads interleaved
@@ -87,17 +105,20 @@ public:
   SmallVector<Value> getViews(RewriterBase &rewriter, Location loc,
                               ArrayRef<int64_t> shape) const;
 
-private:
-  /// The vectors load() reads (the tensor's, or the producer's operands')
-  /// and the input computed from them.
+  /// loadEach in two steps, for kernels that issue many loads before the
+  /// first evaluation: the vectors it reads (the tensor's, or the
+  /// producer's operands'), then the results read (getNumResults(), in
+  /// getSiblings' order) computed from them.
   SmallVector<Value> loadOperands(KernelBuilder &kb, VectorType type,
                                   ValueRange args, ValueRange indices,
                                   int64_t align) const;
-  Value evaluate(KernelBuilder &kb, ValueRange operands) const;
+  SmallVector<Value> evaluate(KernelBuilder &kb, ValueRange operands) const;
 
+private:
   mutable linalg::GenericOp producer;
   mutable PadTokenGroupsOp pad;
-  unsigned resultIndex = 0;
+  /// The producer's results read.
+  SmallVector<unsigned, 2> results;
   /// Distinct tensors read; for a fused producer, argOfInput[i] is the
   /// position in `tensors` of the generic's input i.
   SmallVector<Value> tensors;

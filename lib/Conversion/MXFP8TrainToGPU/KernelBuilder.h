@@ -173,6 +173,10 @@ public:
   /// place of its padded data (FusedProducer.h, isFusablePad).
   bool getFusePadding() const { return fusePadding; }
   void setFusePadding(bool fuse) { fusePadding = fuse; }
+  /// Whether sibling tensorwise Float8 casts of one fused producer share
+  /// their amax and cast kernels (Float8CastKernels.cpp).
+  bool getFuseSiblingCasts() const { return fuseSiblingCasts; }
+  void setFuseSiblingCasts(bool fuse) { fuseSiblingCasts = fuse; }
 
 private:
   gpu::GPUModuleOp module;
@@ -180,6 +184,7 @@ private:
   int64_t columnCastLanes = 0;
   bool stageRowScales = true;
   bool fusePadding = true;
+  bool fuseSiblingCasts = true;
   std::shared_ptr<const DequantFusion> fusion;
   std::shared_ptr<const Float8TransposeFusion> transposeFusion;
   std::shared_ptr<const GemmSumFusion> sumFusion;

@@ -202,6 +202,7 @@ struct ConvertMXFP8TrainToGPUPass final
     cache.setColumnCastLanes(int64_t(columnCastLanes));
     cache.setStageRowScales(stageRowScales);
     cache.setFusePadding(fusePadding);
+    cache.setFuseSiblingCasts(fuseSiblingCasts);
     // sm_90a: quantize kernels that also write the bf16 operands of the
     // pre-dequantized GEMMs they feed, instead of the GEMMs' pre-passes.
     if (fuseDequant && *chipKind == GPUChip::SM90a && !simpleGemm)

@@ -93,9 +93,11 @@ std::string gpu_lowering::whyNotFloat8GroupedTranspose(const GemmSpec &spec) {
 
 void gpu_lowering::emitFloat8TransposeTiles(KernelBuilder &kb,
                                             const Float8TransposeSpec &d,
-                                            Value offs, Value out,
-                                            Value tileBuf,
+                                            Value offs, ValueRange outs,
+                                            ValueRange tileBufs,
                                             const Float8TileSource &source) {
+  assert(!outs.empty() && outs.size() == tileBufs.size() &&
+         "one shared tile per output");
   auto c = [&](int64_t v) { return kb.idx(v); };
   auto add = [&](Value x, Value y) -> Value {
     return arith::AddIOp::create(kb, x, y);
@@ -181,34 +183,42 @@ void gpu_lowering::emitFloat8TransposeTiles(KernelBuilder &kb,
       Value rowBase = mul(rt, kTile);
       if (source.beginTile)
         source.beginTile(batch, rowBase, group);
-      // Load: 1024 chunks of 16 bytes, four per thread, all four loads
-      // issued before the first is used.
+      // Load: 1024 chunks of 16 bytes, four per thread, the loads of
+      // source.loadBatch chunks issued before the first of them is used.
       struct Item {
-        Value kk, chunk, srcK, col, in, raw;
+        Value kk, chunk, srcK, col, in;
+        SmallVector<Value> raw;
       };
-      SmallVector<Item, 4> items;
-      for (int64_t i = 0; i < kTile * 8 / 256; ++i) {
-        Item it;
-        Value item = add(tid, c(256 * i));
-        it.kk = divu(item, 8);
-        it.chunk = remu(item, 8);
-        it.srcK = add(src0, it.kk);
-        it.col = add(rowBase, mul(it.chunk, 16));
-        Value inCol = ult(it.col, c(d.rows));
-        Value inK = ult(it.srcK, srcEnd);
-        it.in = andi(inK, inCol);
-        it.raw = source.load(batch, it.srcK, it.col, it.in);
-        items.push_back(it);
-      }
-      for (const Item &it : items) {
-        Value bytes = source.convert ? source.convert(it.raw, batch, it.srcK,
-                                                      it.col, it.chunk, it.in)
-                                     : it.raw;
-        Value slot =
-            arith::XOrIOp::create(kb, it.chunk, remu(divu(it.kk, 16), 8));
-        Value slotOff = mul(slot, 16);
-        Value rowOff = mul(it.kk, kTile);
-        kb.store(bytes, tileBuf, add(rowOff, slotOff), 16);
+      int64_t perThread = kTile * 8 / 256;
+      assert(perThread % source.loadBatch == 0 && "whole batches");
+      for (int64_t i0 = 0; i0 < perThread; i0 += source.loadBatch) {
+        SmallVector<Item, 4> items;
+        for (int64_t i = i0; i < i0 + source.loadBatch; ++i) {
+          Item it;
+          Value item = add(tid, c(256 * i));
+          it.kk = divu(item, 8);
+          it.chunk = remu(item, 8);
+          it.srcK = add(src0, it.kk);
+          it.col = add(rowBase, mul(it.chunk, 16));
+          Value inCol = ult(it.col, c(d.rows));
+          Value inK = ult(it.srcK, srcEnd);
+          it.in = andi(inK, inCol);
+          it.raw = source.load(batch, it.srcK, it.col, it.in);
+          items.push_back(it);
+        }
+        for (const Item &it : items) {
+          SmallVector<Value> bytes =
+              source.convert ? source.convert(it.raw, batch, it.srcK, it.col,
+                                              it.chunk, it.in)
+                             : it.raw;
+          assert(bytes.size() == outs.size() && "one chunk per output");
+          Value slot =
+              arith::XOrIOp::create(kb, it.chunk, remu(divu(it.kk, 16), 8));
+          Value slotOff = mul(slot, 16);
+          Value rowOff = mul(it.kk, kTile);
+          for (auto [chunkBytes, tileBuf] : llvm::zip_equal(bytes, tileBufs))
+            kb.store(chunkBytes, tileBuf, add(rowOff, slotOff), 16);
+        }
       }
       gpu::BarrierOp::create(kb);
       // Store: thread (warp w, lane l) writes output rows 4 g .. 4 g + 3
@@ -222,25 +232,28 @@ void gpu_lowering::emitFloat8TransposeTiles(KernelBuilder &kb,
       Value slotOff = mul(arith::XOrIOp::create(kb, divu(g, 4), q), 16);
       Value wordOff = add(slotOff, mul(remu(g, 4), 4));
       auto b4 = VectorType::get({4}, kb.getI8Type());
-      SmallVector<Value, 16> words;
-      for (int64_t j = 0; j < 16; ++j) {
-        Value kk = add(mul(q, 16), c(j));
-        words.push_back(
-            kb.load(b4, tileBuf, {add(mul(kk, kTile), wordOff)}, 4));
-      }
-      Value outK = add(outK0, mul(q, 16));
-      Value inK = ult(outK, c(kOut));
-      for (int64_t i = 0; i < 4; ++i) {
-        SmallVector<Value, 16> bytes;
-        for (Value w : words)
-          bytes.push_back(vector::ExtractOp::create(kb, w, i));
-        Value v = vector::FromElementsOp::create(kb, b16, bytes);
-        Value row = add(rowBase, add(mul(g, 4), c(i)));
-        Value inRow = ult(row, c(d.rows));
-        kb.ifThen(andi(inRow, inK), [&] {
-          Value off = add(mul(add(mul(batch, d.rows), row), kOut), outK);
-          kb.store(kb.bitcastTo(f8x16, v), out, off, 16);
-        });
+      // One output after the other: 16 words in registers at a time.
+      for (auto [out, tileBuf] : llvm::zip_equal(outs, tileBufs)) {
+        SmallVector<Value, 16> words;
+        for (int64_t j = 0; j < 16; ++j) {
+          Value kk = add(mul(q, 16), c(j));
+          words.push_back(
+              kb.load(b4, tileBuf, {add(mul(kk, kTile), wordOff)}, 4));
+        }
+        Value outK = add(outK0, mul(q, 16));
+        Value inK = ult(outK, c(kOut));
+        for (int64_t i = 0; i < 4; ++i) {
+          SmallVector<Value, 16> bytes;
+          for (Value w : words)
+            bytes.push_back(vector::ExtractOp::create(kb, w, i));
+          Value v = vector::FromElementsOp::create(kb, b16, bytes);
+          Value row = add(rowBase, add(mul(g, 4), c(i)));
+          Value inRow = ult(row, c(d.rows));
+          kb.ifThen(andi(inRow, inK), [&] {
+            Value off = add(mul(add(mul(batch, d.rows), row), kOut), outK);
+            kb.store(kb.bitcastTo(f8x16, v), out, off, 16);
+          });
+        }
       }
       // The tile is read before the next one overwrites it.
       gpu::BarrierOp::create(kb);
@@ -257,7 +270,8 @@ static void emitTransposeKernel(KernelBuilder &kb, const Float8TransposeSpec &d,
   auto b16 = VectorType::get({16}, kb.getI8Type());
   auto f8x16 = VectorType::get({16}, d.dataType);
   Float8TileSource source;
-  source.load = [&](Value batch, Value srcK, Value col, Value in) -> Value {
+  source.load = [&](Value batch, Value srcK, Value col,
+                    Value in) -> SmallVector<Value> {
     auto ld = scf::IfOp::create(kb, TypeRange{b16}, in, true);
     OpBuilder::InsertionGuard g(kb);
     kb.setInsertionPointToStart(ld.thenBlock());
@@ -268,7 +282,7 @@ static void emitTransposeKernel(KernelBuilder &kb, const Float8TransposeSpec &d,
     scf::YieldOp::create(kb, kb.bitcastTo(b16, kb.load(f8x16, data, off, 16)));
     kb.setInsertionPointToStart(ld.elseBlock());
     scf::YieldOp::create(kb, kb.splatBits(b16, 0));
-    return ld.getResult(0);
+    return {ld.getResult(0)};
   };
   emitFloat8TransposeTiles(kb, d, offs, args.back(), tileBuf, source);
 }

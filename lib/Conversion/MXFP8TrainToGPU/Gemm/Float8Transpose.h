@@ -79,6 +79,8 @@ Float8TransposeSpec getFloat8TransposeSpec(const GemmSpec &spec,
 std::string whyNotFloat8GroupedTranspose(const GemmSpec &spec);
 
 /// Where the tile walk of emitFloat8TransposeTiles gets its source bytes.
+/// The walk writes one or more K-major outputs of the same form from each
+/// source chunk (sibling casts of one producer write theirs together).
 struct Float8TileSource {
   /// Called by every thread at the start of each tile it writes (uniform
   /// across the CTA; may hold a barrier): the batch, the first operand row
@@ -88,24 +90,30 @@ struct Float8TileSource {
   /// [col, col + 16) loads when `in` (i1) is true (else anything, without
   /// touching memory past the operand): the walk issues the loads of a
   /// thread's four chunks before it converts the first.
-  std::function<Value(Value batch, Value srcK, Value col, Value in)> load;
-  /// The chunk's 16 fp8 bytes (vector<16 x i8>) from what `load` returned
-  /// (`chunk`, 0..7, is its 16-byte chunk of the tile's 128 rows); zero
-  /// bytes when `in` is false (past the rows, past K, past the tile's token
-  /// group). Null: `load` returns those bytes.
-  std::function<Value(Value raw, Value batch, Value srcK, Value col,
-                      Value chunk, Value in)>
+  std::function<SmallVector<Value>(Value batch, Value srcK, Value col,
+                                   Value in)>
+      load;
+  /// Each output's 16 fp8 bytes (vector<16 x i8>) of the chunk from what
+  /// `load` returned (`chunk`, 0..7, is its 16-byte chunk of the tile's
+  /// 128 rows); zero bytes when `in` is false (past the rows, past K, past
+  /// the tile's token group). Null: `load` returns those bytes.
+  std::function<SmallVector<Value>(ValueRange raw, Value batch, Value srcK,
+                                   Value col, Value chunk, Value in)>
       convert;
+  /// Chunks whose loads a thread issues before it converts the first of
+  /// them (a divisor of its 4 chunks a tile).
+  int64_t loadBatch = 4;
 };
 
 /// Inside a kernel of 256 threads: the grid-stride walk over the 128 x 128
 /// byte tiles of `d` (Float8Transpose.cpp has the scheme) that writes the
-/// K-major buffer `out` (flat fp8) from the chunks of `source`, through
-/// `tileBuf` (kFloat8TransposeTile^2 bytes of shared memory); `offs` (i32,
-/// 2d-2d only) places the token groups. Shared by the transpose pre-pass
-/// and the Float8 casts that write the K-major copy themselves.
+/// K-major buffers `outs` (flat fp8, one per output of `source`) from the
+/// chunks of `source`, through `tileBufs` (kFloat8TransposeTile^2 bytes of
+/// shared memory per output); `offs` (i32, 2d-2d only) places the token
+/// groups. Shared by the transpose pre-pass and the Float8 casts that write
+/// the K-major copy themselves.
 void emitFloat8TransposeTiles(KernelBuilder &kb, const Float8TransposeSpec &d,
-                              Value offs, Value out, Value tileBuf,
+                              Value offs, ValueRange outs, ValueRange tileBufs,
                               const Float8TileSource &source);
 
 /// Launches the transpose of `d` from `data` (the stored operand, flat fp8)

@@ -74,6 +74,26 @@ static OpOperand *getGemmData(Operation *gemm, unsigned operand) {
   return nullptr;
 }
 
+/// Where the plan creates the K-major buffer of `q`: before `q`, or, when
+/// `q` reads a result of a `linalg.generic` and has no token groups (2d-2d
+/// forms place them from the GEMM's offsets, which need not exist
+/// earlier), before the first quantize in `q`'s block that reads any
+/// result of that generic: sibling tensorwise casts of one producer are
+/// launched together at the first of them (Float8CastKernels.cpp).
+static Operation *getBufferInsertionPoint(QuantizeOp q,
+                                          const Float8TransposeSpec &d) {
+  auto producer = q.getInput().getDefiningOp<linalg::GenericOp>();
+  if (!producer || d.groups)
+    return q;
+  Operation *first = q;
+  for (Value result : producer->getResults())
+    for (Operation *user : result.getUsers())
+      if (isa<QuantizeOp>(user) && user->getBlock() == q->getBlock() &&
+          user->isBeforeInBlock(first))
+        first = user;
+  return first;
+}
+
 std::shared_ptr<Float8TransposeFusion>
 Float8TransposeFusion::plan(ModuleOp module, const GPUTargetInfo &target) {
   auto fusion = std::make_shared<Float8TransposeFusion>();
@@ -135,7 +155,7 @@ Float8TransposeFusion::plan(ModuleOp module, const GPUTargetInfo &target) {
     fused->writeData = writeData;
     const Float8TransposeSpec &d = e.form.d;
     Location loc = q.getLoc();
-    rewriter.setInsertionPoint(q);
+    rewriter.setInsertionPoint(getBufferInsertionPoint(q, d));
     PaddedOperand padded = createPaddedOperands(
         rewriter, loc,
         {{d.batches * d.rows, d.getOutputK(), e.form.boxRows, d.dataType}})[0];
@@ -163,28 +183,45 @@ struct KMajorCastSpec {
   Float8TransposeSpec d;
   Float8ScaleLayout layout;
   Type inType;
-  bool pow2, writeData;
+  bool pow2;
+  /// Per output: whether it also writes its row-major data.
+  SmallVector<bool, 2> writeData;
   int64_t numScales;
+
+  unsigned numOutputs() const { return writeData.size(); }
 
   std::string getName(StringRef inputTag) const {
     static constexpr StringLiteral kLayoutTags[] = {"tensor", "col", "group"};
+    // One output: `_rm` when it writes its data; several: `_n<N>` and a
+    // digit per output.
+    std::string rm;
+    if (numOutputs() == 1) {
+      rm = writeData[0] ? "_rm" : "";
+    } else {
+      rm = llvm::formatv("_n{0}_rm", numOutputs()).str();
+      for (bool w : writeData)
+        rm += w ? "1" : "0";
+    }
     return llvm::formatv(
                "float8_cast_kmajor_{0}_{1}_{2}{3}_b{4}_k{5}_r{6}{7}{8}{9}",
                kLayoutTags[static_cast<int>(layout)], getTypeTag(inType),
                getTypeTag(d.dataType), pow2 ? "_pow2" : "", d.batches, d.k,
                d.rows, d.groups ? llvm::formatv("_g{0}", d.groups).str() : "",
-               writeData ? "_rm" : "", inputTag)
+               rm, inputTag)
         .str();
   }
 };
 } // namespace
 
-/// The kernel body: `ins` (the input views), `words`, [offs], [data],
-/// scales, out; `tileBuf` and `stage` (128 f32) in shared memory.
+/// The kernel body: `ins` (the input views), `words`, [offs], per output
+/// [data] and scales, then the K-major buffers `outs`; `tileBufs` (one per
+/// output) and `stage` (128 f32) in shared memory. `datas` holds null for
+/// the outputs that write no row-major data.
 static void emitKMajorCast(KernelBuilder &kb, const KMajorCastSpec &spec,
                            const KernelInput &input, ValueRange ins,
-                           Value words, Value offs, Value data, Value scales,
-                           Value out, Value tileBuf, Value stage) {
+                           Value words, Value offs, ArrayRef<Value> datas,
+                           ArrayRef<Value> scales, ValueRange outs,
+                           ValueRange tileBufs, Value stage) {
   const Float8TransposeSpec &d = spec.d;
   ElementFormat fmt = getElementFormat(d.dataType);
   auto scaleOf = [&](Value wordIndex) -> Value {
@@ -196,15 +233,17 @@ static void emitKMajorCast(KernelBuilder &kb, const KMajorCastSpec &spec,
     return arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, v, kb.idx(0));
   };
   // Every scale, empty groups included.
-  Value tensorScale;
+  SmallVector<Value, 2> tensorScales;
   if (spec.layout == Float8ScaleLayout::Tensor) {
-    tensorScale = scaleOf(kb.idx(0));
+    for (unsigned r = 0; r < spec.numOutputs(); ++r)
+      tensorScales.push_back(scaleOf(kb.idx(r)));
     kb.ifThen(isZero(kb.globalThreadId()), [&] {
-      memref::StoreOp::create(kb, tensorScale, scales, ValueRange{});
+      for (auto [s, buffer] : llvm::zip_equal(tensorScales, scales))
+        memref::StoreOp::create(kb, s, buffer, ValueRange{});
     });
   } else {
     kb.gridStrideLoop(kb.idx(spec.numScales), [&](Value i) {
-      memref::StoreOp::create(kb, scaleOf(i), scales, ValueRange{i});
+      memref::StoreOp::create(kb, scaleOf(i), scales[0], ValueRange{i});
     });
   }
 
@@ -229,69 +268,109 @@ static void emitKMajorCast(KernelBuilder &kb, const KMajorCastSpec &spec,
   auto inVec = VectorType::get({16}, spec.inType);
   auto f32x16 = VectorType::get({16}, kb.getF32Type());
   auto b16 = VectorType::get({16}, kb.getI8Type());
-  // The input chunk (zero when out of bounds: never loaded), then its cast.
-  source.load = [&](Value batch, Value srcK, Value col, Value in) -> Value {
-    auto ld = scf::IfOp::create(kb, TypeRange{inVec}, in, true);
+  // A fused producer: its operands are loaded raw (addresses clamped into
+  // the operand, so no branch; convert zeroes the chunks past it), two
+  // chunks in flight, and its body is evaluated at the cast. Evaluated as
+  // each of four chunks loads, the sibling pair's kernel kept four chunks
+  // of both results live (368 B of spills at 128 registers). Measured on
+  // the H200 (bench/README.md, session 23): the Llama f8tw pair 1.27 ->
+  // 0.83-0.85 ms (1.34 ms as two casts), the single fused casts 12-18 %
+  // faster (0.65 -> 0.57 ms), the same bits.
+  bool rawLoads = input.isFused();
+  if (rawLoads)
+    source.loadBatch = 2;
+  // The input chunks, one per output (zero when out of bounds: never
+  // loaded), then their casts.
+  source.load = [&](Value batch, Value srcK, Value col,
+                    Value in) -> SmallVector<Value> {
+    if (rawLoads) {
+      Value k = arith::MinUIOp::create(kb, srcK, kb.idx(d.k - 1));
+      Value cl = arith::MinUIOp::create(kb, col, kb.idx(d.rows - 16));
+      Value batchRow = arith::MulIOp::create(kb, batch, kb.idx(d.k));
+      Value row = arith::AddIOp::create(kb, batchRow, k);
+      return input.loadOperands(kb, inVec, ins, {row, cl}, 16);
+    }
+    SmallVector<Type> types(spec.numOutputs(), inVec);
+    auto ld = scf::IfOp::create(kb, types, in, true);
     OpBuilder::InsertionGuard g(kb);
     kb.setInsertionPointToStart(ld.thenBlock());
     Value batchRow = arith::MulIOp::create(kb, batch, kb.idx(d.k));
     Value row = arith::AddIOp::create(kb, batchRow, srcK);
-    scf::YieldOp::create(kb, input.load(kb, inVec, ins, {row, col}, 16));
+    scf::YieldOp::create(kb, input.loadEach(kb, inVec, ins, {row, col}, 16));
     kb.setInsertionPointToStart(ld.elseBlock());
-    scf::YieldOp::create(kb, kb.splatBits(inVec, 0));
-    return ld.getResult(0);
+    scf::YieldOp::create(
+        kb, SmallVector<Value>(spec.numOutputs(), kb.splatBits(inVec, 0)));
+    return SmallVector<Value>(ld.getResults());
   };
-  source.convert = [&](Value x, Value batch, Value srcK, Value col, Value chunk,
-                       Value in) -> Value {
-    Value s = tensorScale;
-    if (!s) {
+  source.convert = [&](ValueRange loaded, Value batch, Value srcK, Value col,
+                       Value chunk, Value in) -> SmallVector<Value> {
+    SmallVector<Value> xs =
+        rawLoads ? input.evaluate(kb, loaded) : SmallVector<Value>(loaded);
+    Value staged;
+    if (tensorScales.empty()) {
       Value at = arith::MulIOp::create(kb, chunk, kb.idx(16));
-      s = kb.load(f32x16, stage, {at}, 16);
+      staged = kb.load(f32x16, stage, {at}, 16);
     }
-    Value q = castLanes(kb, toF32(kb, x), s, d.dataType);
-    if (data)
-      kb.ifThen(in, [&] {
-        Value batchRow = arith::MulIOp::create(kb, batch, kb.idx(d.k));
-        Value row = arith::AddIOp::create(kb, batchRow, srcK);
-        kb.store(q, data, {row, col}, 16);
-      });
-    // Padding is zero whatever the scale (a NaN scale casts 0 to 0x7F).
-    Value bytes = kb.bitcastTo(b16, q);
-    Value zero = kb.splatBits(b16, 0);
-    return arith::SelectOp::create(kb, in, bytes, zero);
+    SmallVector<Value> chunks;
+    for (unsigned r = 0; r < spec.numOutputs(); ++r) {
+      Value s = tensorScales.empty() ? staged : tensorScales[r];
+      Value q = castLanes(kb, toF32(kb, xs[r]), s, d.dataType);
+      if (Value data = datas[r])
+        kb.ifThen(in, [&] {
+          Value batchRow = arith::MulIOp::create(kb, batch, kb.idx(d.k));
+          Value row = arith::AddIOp::create(kb, batchRow, srcK);
+          kb.store(q, data, {row, col}, 16);
+        });
+      // Padding is zero whatever the scale (a NaN scale casts 0 to 0x7F).
+      Value bytes = kb.bitcastTo(b16, q);
+      Value zero = kb.splatBits(b16, 0);
+      chunks.push_back(arith::SelectOp::create(kb, in, bytes, zero));
+    }
+    return chunks;
   };
-  emitFloat8TransposeTiles(kb, d, offs, out, tileBuf, source);
+  emitFloat8TransposeTiles(kb, d, offs, outs, tileBufs, source);
 }
 
 void gpu_lowering::launchFloat8KMajorCast(
     RewriterBase &rewriter, Location loc, const KernelCache &cache,
-    const FusedTransposedOperand &fused, Float8ScaleLayout layout,
-    const KernelInput &input, ValueRange ins, Value words, Value data,
-    Value scales, Type inType, bool pow2) {
-  const Float8TransposeSpec &d = fused.form.d;
-  KMajorCastSpec spec{d,
-                      layout,
-                      inType,
-                      pow2,
-                      fused.writeData,
-                      cast<MemRefType>(words.getType()).getNumElements()};
+    ArrayRef<Float8KMajorCastOutput> outputs, Float8ScaleLayout layout,
+    const KernelInput &input, ValueRange ins, Value words, Type inType,
+    bool pow2) {
+  assert(!outputs.empty() && input.getNumResults() == outputs.size() &&
+         "one input result per output");
+  assert((layout == Float8ScaleLayout::Tensor || outputs.size() == 1) &&
+         "only tensorwise casts write several outputs");
+  const Float8TransposeSpec &d = outputs.front().fused->form.d;
+  KMajorCastSpec spec{
+      d,    layout, inType,
+      pow2, {},     cast<MemRefType>(words.getType()).getNumElements()};
+  for (const Float8KMajorCastOutput &o : outputs) {
+    assert(o.fused->form.d.getName() == d.getName() &&
+           "the outputs share one transposed form");
+    spec.writeData.push_back(o.fused->writeData);
+  }
   SmallVector<Value> args(ins);
   args.push_back(words);
   if (d.groups)
-    args.push_back(fused.offs);
+    args.push_back(outputs.front().fused->offs);
   unsigned numInputs = args.size();
-  if (fused.writeData)
-    args.push_back(data);
-  args.push_back(scales);
-  args.push_back(fused.buffer);
+  for (const Float8KMajorCastOutput &o : outputs) {
+    if (o.fused->writeData)
+      args.push_back(o.data);
+    args.push_back(o.scales);
+  }
+  for (const Float8KMajorCastOutput &o : outputs)
+    args.push_back(o.fused->buffer);
   MLIRContext *ctx = rewriter.getContext();
   auto wgSpace = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  SmallVector<Type> workgroup = {
+  SmallVector<Type> workgroup(
+      outputs.size(),
       MemRefType::get({kFloat8TransposeTile * kFloat8TransposeTile},
                       rewriter.getI8Type(), MemRefLayoutAttrInterface(),
-                      wgSpace),
-      MemRefType::get({kFloat8TransposeTile}, rewriter.getF32Type(),
-                      MemRefLayoutAttrInterface(), wgSpace)};
+                      wgSpace));
+  workgroup.push_back(MemRefType::get({kFloat8TransposeTile},
+                                      rewriter.getF32Type(),
+                                      MemRefLayoutAttrInterface(), wgSpace));
   unsigned n = ins.size();
   gpu::GPUFuncOp kernel = cache.getOrCreate(
       rewriter, spec.getName(input.getNameTag()), ValueRange(args).getTypes(),
@@ -299,9 +378,14 @@ void gpu_lowering::launchFloat8KMajorCast(
       [&](KernelBuilder &kb, ValueRange kargs, ValueRange wg) {
         unsigned at = n + 1;
         Value offs = d.groups ? kargs[at++] : Value();
-        Value dataArg = fused.writeData ? kargs[at++] : Value();
+        SmallVector<Value, 2> datas, scales;
+        for (bool w : spec.writeData) {
+          datas.push_back(w ? kargs[at++] : Value());
+          scales.push_back(kargs[at++]);
+        }
         emitKMajorCast(kb, spec, input, kargs.take_front(n), kargs[n], offs,
-                       dataArg, kargs[at], kargs[at + 1], wg[0], wg[1]);
+                       datas, scales, kargs.drop_front(at), wg.drop_back(),
+                       wg.back());
       });
   // Three CTAs per SM (at most 85 registers a thread; two when a fused
   // producer is evaluated, whose chunks need more): the load and store

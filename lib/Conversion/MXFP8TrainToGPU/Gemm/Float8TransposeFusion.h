@@ -85,19 +85,30 @@ private:
 /// groups x rows).
 enum class Float8ScaleLayout { Tensor, Column, Group };
 
-/// Launches the cast that writes `fused` at the current insertion point:
-/// `input` (the quantize's KernelInput) with its views `ins` as (batches x
-/// K, rows) of the fused form, the amax words `words` (i32: 1 word, or one
-/// per scale, flat) that the amax kernel filled, the quantize's data buffer
-/// viewed (batches x K, rows) when fused.writeData (else null), and its
-/// scales (the rank-0 buffer, or flat). Every scale is written from its
-/// word (computeFloat8Scale), the K-major buffer per 128 x 128 tile.
+/// One cast written by launchFloat8KMajorCast: its fused K-major form, its
+/// row-major data viewed (batches x K, rows) when fused->writeData (else
+/// null), and its scales (the rank-0 buffer, or flat).
+struct Float8KMajorCastOutput {
+  const FusedTransposedOperand *fused;
+  Value data, scales;
+};
+
+/// Launches the cast kernel that writes `outputs` at the current insertion
+/// point: `input` (the quantizes' KernelInput: one result per output, in
+/// order) with its views `ins` as (batches x K, rows) of the outputs' form
+/// (every output has the same Float8TransposeSpec), and the amax words
+/// `words` (i32, flat) that the amax kernel filled: Tensor, one word per
+/// output; Column and Group, one output with one word per scale. Every
+/// scale is written from its word (computeFloat8Scale), each K-major
+/// buffer per 128 x 128 tile. Several outputs are sibling tensorwise casts
+/// of one producer (Float8CastKernels.cpp): the producer is evaluated once
+/// per chunk for all of them.
 void launchFloat8KMajorCast(RewriterBase &rewriter, Location loc,
                             const KernelCache &cache,
-                            const FusedTransposedOperand &fused,
+                            ArrayRef<Float8KMajorCastOutput> outputs,
                             Float8ScaleLayout layout, const KernelInput &input,
-                            ValueRange ins, Value words, Value data,
-                            Value scales, Type inType, bool pow2);
+                            ValueRange ins, Value words, Type inType,
+                            bool pow2);
 
 } // namespace gpu_lowering
 } // namespace mxfp8train
