@@ -92,8 +92,11 @@ public:
   /// ptxas keeps the order of loads and arithmetic, so loads interleaved
   /// with the body are not all in flight together. Measured on the H200
   /// (docs/gpu.md): the MX column-tile casts of the Llama step's fused
-  /// duals 12 % faster; the Float8 casts and amax passes 10-60 % slower
-  /// (more registers, fewer warps), so they use load().
+  /// duals 12 % faster; the Float8 row casts and amax passes 10-60 %
+  /// slower (more registers, fewer warps; again in session 23), so they
+  /// use load() / loadEach(). The Float8 K-major casts load two chunks'
+  /// operands (loadOperands) before evaluating either (evaluate): 12-35 %
+  /// faster there (Gemm/Float8TransposeFusion.cpp).
   SmallVector<Value> loadAll(KernelBuilder &kb, VectorType type,
                              ValueRange args,
                              ArrayRef<SmallVector<Value>> indices,
