@@ -99,6 +99,10 @@ def cases():
     q("row_one", [1, 1], "f32", "f8E4M3FN", "axiswise", 1, False)
     q("row_rank1", [200], "f32", "f8E5M2", "axiswise", 0, True)
     q("row_rank3", [3, 40, 128], "bf16", "f8E4M3FN", "axiswise", 2, True)
+    # Empty inputs with scales (every group empty: the scale of amax 0).
+    q("tensor_empty", [0, 128], "bf16", "f8E5M2", "tensorwise")
+    q("row_empty", [64, 0], "bf16", "f8E4M3FN", "axiswise", 1)
+    q("col_empty", [0, 128], "bf16", "f8E4M3FN", "axiswise", 0, True)
     q("row_long_bf16", [24, 20000], "bf16", "f8E4M3FN", "axiswise", 1, True)
     q("row_long_f32", [9, 12288], "f32", "f8E5M2", "axiswise", 1, False)
     q("row_large", [4096, 1024], "bf16", "f8E4M3FN", "axiswise", 1, True)
@@ -310,7 +314,9 @@ def _quantize_input(case, rng, to_bf16):
             return to_bf16(bits)
         return bits.view(np.float32)
     n = int(np.prod(shape))
-    if gran == "tensorwise":
+    if n == 0:
+        bits = np.zeros(shape, dtype=np.uint32)
+    elif gran == "tensorwise":
         e = int(rng.integers(-20, 21))
         bits = _fill_group(rng, case["fill"], n, e).reshape(shape)
     else:

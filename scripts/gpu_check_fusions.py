@@ -15,7 +15,10 @@
 # 3-D expert weights (the MoE dgrad, 2d-3d); a tensorwise e5m2 cast read
 # both ways (the row-major data still written for the K-major reader); the
 # per-group casts of the 2d-2d wgrad (uneven, empty and trailing token
-# groups); shapes with rows and K not multiples of the 128 x 128 tile.
+# groups), once with one operand an elementwise producer's result (the
+# fused producer's operands are loaded raw, their addresses clamped into
+# the operand, in the tile walk); shapes with rows and K not multiples of
+# the 128 x 128 tile.
 #
 # `fuse-sibling-casts` (Float8CastKernels.cpp): tensorwise casts of the
 # two results of one fused elementwise producer (as the SwiGLU backward's
@@ -72,7 +75,11 @@ REFERENCE_OPTIONS = {"fuse-transposes": "fuse-transposes=false",
                      "column-cast-lanes": "column-cast-lanes=1",
                      "stage-row-scales": "stage-row-scales=false",
                      "fuse-padding": "fuse-padding=false",
-                     "fuse-sibling-casts": "fuse-sibling-casts=false"}
+                     # Without the fused transposes too: the reference's
+                     # casts then load plainly (no fused producer read raw)
+                     # and the GEMMs transpose their MN-major operands.
+                     "fuse-sibling-casts":
+                         "fuse-sibling-casts=false fuse-transposes=false"}
 
 _MAP = "affine_map<(d0, d1) -> (d0, d1)>"
 
@@ -229,6 +236,23 @@ def cases():
                                  _t([t, n], "f8E4M3FN"), _t([e, n], "f32"),
                                  _t([e], "i32"), _t([e, m, n], "bf16"))],
          offs=offs)
+
+    # The same wgrad with the first operand the result of a fused
+    # elementwise producer (its per-group K-major cast evaluates the body).
+    body = _bf16_binary("%g", "%arg0", "%arg3", [t, m], "mulf") + [
+        _quantize("%q0, %r1", "%g", [t, m], "f8E4M3FN", [e, m],
+                  "axis = 0 granularity = axiswise pow2", ot),
+        _quantize("%q1, %r2", "%arg1", [t, n], "f8E4M3FN", [e, n],
+                  "axis = 0 granularity = axiswise pow2", ot),
+        "%%r0 = mxfp8train.scaled_grouped_mm %%q0 [%%r1], %%q1 [%%r2] "
+        "offs(%%arg2) transpose_lhs {mxfp8train.role = \"wgrad\"} : %s [%s], "
+        "%s [%s], %s -> %s" % (_t([t, m], "f8E4M3FN"), _t([e, m], "f32"),
+                               _t([t, n], "f8E4M3FN"), _t([e, n], "f32"),
+                               _t([e], "i32"), _t([e, m, n], "bf16"))]
+    case("wgrad_2d2d_groups_producer",
+         [([t, m], "bf16"), ([t, n], "bf16"), ([e], "i32"), ([t, m], "bf16")],
+         [([e, m, n], "bf16"), ([e, m], "f32"), ([e, n], "f32")],
+         body, offs=offs)
 
     # The MoE input gradient: two 2d-3d GEMMs (tokens (600, K = 272) x
     # experts stored (E = 4, K, N = 528)) summed in bf16; uneven and empty

@@ -60,63 +60,6 @@ using namespace mlir::mxfp8train::lowering;
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// How a Float8 cast's scaling groups lie in memory.
-enum class Float8ViewKind { Tensor, Row, Column };
-
-/// The canonical view of a Float8 cast: `outer x red x inner`, one scale per
-/// (outer, inner) reduced along `red`. Tensor: (1, n, 1); Row: (rows, K, 1);
-/// Column: everything before, at and after the axis.
-struct Float8View {
-  Float8ViewKind kind;
-  int64_t outer, red, inner;
-
-  static Float8View get(ArrayRef<int64_t> shape, bool tensorwise,
-                        int64_t axis) {
-    if (tensorwise)
-      return {Float8ViewKind::Tensor, 1, llvm::product_of(shape), 1};
-    int64_t inner = llvm::product_of(shape.drop_front(axis + 1));
-    return {inner == 1 ? Float8ViewKind::Row : Float8ViewKind::Column,
-            llvm::product_of(shape.take_front(axis)), shape[axis], inner};
-  }
-
-  /// The data view: (n), (rows, K) or (outer, red, inner).
-  SmallVector<int64_t> dataShape() const {
-    switch (kind) {
-    case Float8ViewKind::Tensor:
-      return {red};
-    case Float8ViewKind::Row:
-      return {outer, red};
-    case Float8ViewKind::Column:
-      return {outer, red, inner};
-    }
-    llvm_unreachable("unknown view kind");
-  }
-  /// The scale view: () for Tensor (the rank-0 buffer), (rows) or
-  /// (outer, inner).
-  SmallVector<int64_t> scaleShape() const {
-    if (kind == Float8ViewKind::Row)
-      return {outer};
-    if (kind == Float8ViewKind::Column)
-      return {outer, inner};
-    return {};
-  }
-  /// The contiguous extent that one vector access may not cross.
-  int64_t contiguous() const {
-    return kind == Float8ViewKind::Column ? inner : red;
-  }
-  StringRef tag() const {
-    switch (kind) {
-    case Float8ViewKind::Tensor:
-      return "tensor";
-    case Float8ViewKind::Row:
-      return "row";
-    case Float8ViewKind::Column:
-      return "col";
-    }
-    llvm_unreachable("unknown view kind");
-  }
-};
-
 /// Everything a Float8 quantize kernel is specialised on.
 struct Float8CastSpec {
   Float8View view;
@@ -621,7 +564,8 @@ static void buildTensorCast(KernelBuilder &kb, const Float8CastSpec &spec,
 }
 
 //===----------------------------------------------------------------------===//
-// Dequantize kernel
+// Dequantization (shared with Float8DequantizeKernels.cpp and the per-group
+// casts)
 //===----------------------------------------------------------------------===//
 
 Value gpu_lowering::dequantizeToF32(KernelBuilder &kb, Value q, Value s) {
@@ -631,50 +575,6 @@ Value gpu_lowering::dequantizeToF32(KernelBuilder &kb, Value q, Value s) {
       type.getElementType());
   // No fast-math flags: an IEEE division (div.rn.f32).
   return arith::DivFOp::create(kb, x, s);
-}
-
-/// Dequantize: (data, scales, out) in the view of `v` — one 16-byte output
-/// chunk (8 bf16 / 4 f32) per work item: `RN_out(RN_f32(q / s))`.
-static void buildFloat8Dequantize(KernelBuilder &kb, const Float8View &v,
-                                  Type f8Type, Type outType, Value data,
-                                  Value scales, Value out) {
-  int64_t lanes = getLaneCount(v.contiguous(), outType);
-  auto f32Vec = VectorType::get({lanes}, kb.getF32Type());
-  int64_t perRow = v.contiguous() / lanes;
-  int64_t work =
-      v.outer * (v.kind == Float8ViewKind::Column ? v.red : 1) * perRow;
-  Value tensorScale;
-  if (v.kind == Float8ViewKind::Tensor)
-    tensorScale = memref::LoadOp::create(kb, scales, ValueRange{});
-  kb.gridStrideLoop(kb.idx(work), [&](Value i) {
-    Value col = arith::MulIOp::create(
-        kb, arith::RemUIOp::create(kb, i, kb.idx(perRow)), kb.idx(lanes));
-    Value rest = arith::DivUIOp::create(kb, i, kb.idx(perRow));
-    SmallVector<Value> index;
-    Value s;
-    switch (v.kind) {
-    case Float8ViewKind::Tensor:
-      index = {col};
-      s = vector::BroadcastOp::create(kb, f32Vec, tensorScale);
-      break;
-    case Float8ViewKind::Row:
-      index = {rest, col};
-      s = vector::BroadcastOp::create(
-          kb, f32Vec, memref::LoadOp::create(kb, scales, ValueRange{rest}));
-      break;
-    case Float8ViewKind::Column: {
-      Value r = arith::RemUIOp::create(kb, rest, kb.idx(v.red));
-      Value o = arith::DivUIOp::create(kb, rest, kb.idx(v.red));
-      index = {o, r, col};
-      s = kb.load(f32Vec, scales, {o, col}, lanes * 4);
-      break;
-    }
-    }
-    Value q = kb.load(VectorType::get({lanes}, f8Type), data, index, lanes);
-    Value p = dequantizeToF32(kb, q, s);
-    kb.store(finishDequantized(kb, p, outType), out, index,
-             getAccessBytes(lanes, outType));
-  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -707,6 +607,11 @@ static bool areSiblingCasts(QuantizeOp a, QuantizeOp b,
     return !ka && !kb;
   return !ka->form.d.groups && ka->form.d.getName() == kb->form.d.getName();
 }
+
+/// Casts in one sibling group at most: the K-major cast kernel holds a 16 KiB
+/// shared tile per cast, 48 KiB (the static shared memory a kernel gets
+/// without opting in) at three.
+static constexpr int64_t kMaxSiblingCasts = 3;
 
 namespace {
 /// Float8 quantize -> the row kernel, or memset + amax + cast kernels.
@@ -823,8 +728,12 @@ struct Float8QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
             buildTensorAmax(kb, spec, input, kargs.take_front(n), kargs[n],
                             wg[0]);
         });
-    // The words are read and written by the atomics.
-    amaxKernel.removeArgAttr(n, LLVM::LLVMDialect::getWriteOnlyAttrName());
+    // The words are read and written by the atomics (the kernel's parameter
+    // after the non-empty input buffers: an empty one is no parameter).
+    unsigned wordsParam = llvm::count_if(
+        ins, [](Value v) { return !isEmptyBuffer(v.getType()); });
+    amaxKernel.removeArgAttr(wordsParam,
+                             LLVM::LLVMDialect::getWriteOnlyAttrName());
     int64_t lanes = getLaneCount(v.contiguous(), spec.inType);
     int64_t amaxGrid =
         column ? std::max<int64_t>(
@@ -918,54 +827,18 @@ struct Float8QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
     llvm::sort(casts, [](QuantizeOp a, QuantizeOp b) {
       return a->isBeforeInBlock(b);
     });
-    return casts;
+    // Groups of at most kMaxSiblingCasts consecutive casts.
+    int64_t first = llvm::find(casts, op) - casts.begin();
+    first -= first % kMaxSiblingCasts;
+    int64_t count = std::min<int64_t>(kMaxSiblingCasts, casts.size() - first);
+    if (count < 2)
+      return {op};
+    return SmallVector<QuantizeOp>(ArrayRef(casts).slice(first, count));
   }
 
   bool fuseProducers;
 };
 
-/// Float8 dequantize -> one elementwise launch.
-struct Float8DequantizeOpToGPU final : KernelPattern<DequantizeOp> {
-  using KernelPattern::KernelPattern;
-
-  LogicalResult rewriteStatic(DequantizeOp op,
-                              PatternRewriter &rewriter) const override {
-    if (!op.isFloat8() || op.isPerGroup())
-      return rewriter.notifyMatchFailure(op, "not a dense Float8 cast");
-    Location loc = op.getLoc();
-    RankedTensorType dataType = op.getData().getType();
-    bool tensorwise = *op.getGranularity() == Float8Granularity::Tensorwise;
-    Float8View v =
-        Float8View::get(dataType.getShape(), tensorwise, op.getAxis());
-    Type f8Type = dataType.getElementType();
-    Type outType = op.getResult().getType().getElementType();
-
-    Value data = collapseTo(
-        rewriter, loc, toBuffer(rewriter, loc, op.getData()), v.dataShape());
-    Value scales = toBuffer(rewriter, loc, op.getScales());
-    if (v.kind != Float8ViewKind::Tensor)
-      scales = collapseTo(rewriter, loc, scales, v.scaleShape());
-    SmallVector<Value> buffers = allocResults(rewriter, op);
-    Value out = collapseTo(rewriter, loc, buffers[0], v.dataShape());
-
-    std::string name = llvm::formatv(
-        "float8_dequantize_{0}_{1}_{2}_{3}", v.tag(), getTypeTag(f8Type),
-        getTypeTag(outType), getShapeTag(v.dataShape()));
-    SmallVector<Type> argTypes = {data.getType(), scales.getType(),
-                                  out.getType()};
-    gpu::GPUFuncOp kernel =
-        cache.getOrCreate(rewriter, name, argTypes, /*numInputs=*/2, {},
-                          [&](KernelBuilder &kb, ValueRange args, ValueRange) {
-                            buildFloat8Dequantize(kb, v, f8Type, outType,
-                                                  args[0], args[1], args[2]);
-                          });
-    int64_t lanes = getLaneCount(v.contiguous(), outType);
-    int64_t work = v.outer * (v.kind == Float8ViewKind::Column ? v.red : 1) *
-                   (v.contiguous() / lanes);
-    return launchAndReplace(rewriter, op, kernel, cache.getGridSize(work),
-                            {data, scales, out}, buffers);
-  }
-};
 } // namespace
 
 void gpu_lowering::populateFloat8CastKernelPatterns(RewritePatternSet &patterns,
@@ -973,5 +846,5 @@ void gpu_lowering::populateFloat8CastKernelPatterns(RewritePatternSet &patterns,
                                                     bool fuseProducers) {
   patterns.add<Float8QuantizeOpToGPU>(patterns.getContext(), cache,
                                       fuseProducers);
-  patterns.add<Float8DequantizeOpToGPU>(patterns.getContext(), cache);
+  populateFloat8DequantizeKernelPatterns(patterns, cache);
 }

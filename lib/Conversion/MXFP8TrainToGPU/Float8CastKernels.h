@@ -21,6 +21,11 @@ namespace gpu_lowering {
 void populateFloat8CastKernelPatterns(RewritePatternSet &patterns,
                                       KernelCache &cache, bool fuseProducers);
 
+/// Adds the dense Float8 dequantize lowering (Float8DequantizeKernels.cpp;
+/// part of populateFloat8CastKernelPatterns).
+void populateFloat8DequantizeKernelPatterns(RewritePatternSet &patterns,
+                                            KernelCache &cache);
+
 /// Adds the per-group (`offs`) Float8 quantize and dequantize lowerings
 /// (Float8GroupCastKernels.cpp); `fuseProducers` as above.
 void populateFloat8GroupCastKernelPatterns(RewritePatternSet &patterns,
@@ -30,6 +35,63 @@ void populateFloat8GroupCastKernelPatterns(RewritePatternSet &patterns,
 //===----------------------------------------------------------------------===//
 // Pieces shared by the dense and the per-group Float8 kernels
 //===----------------------------------------------------------------------===//
+
+/// How a Float8 cast's scaling groups lie in memory.
+enum class Float8ViewKind { Tensor, Row, Column };
+
+/// The canonical view of a Float8 cast: `outer x red x inner`, one scale per
+/// (outer, inner) reduced along `red`. Tensor: (1, n, 1); Row: (rows, K, 1);
+/// Column: everything before, at and after the axis.
+struct Float8View {
+  Float8ViewKind kind;
+  int64_t outer, red, inner;
+
+  static Float8View get(ArrayRef<int64_t> shape, bool tensorwise,
+                        int64_t axis) {
+    if (tensorwise)
+      return {Float8ViewKind::Tensor, 1, llvm::product_of(shape), 1};
+    int64_t inner = llvm::product_of(shape.drop_front(axis + 1));
+    return {inner == 1 ? Float8ViewKind::Row : Float8ViewKind::Column,
+            llvm::product_of(shape.take_front(axis)), shape[axis], inner};
+  }
+
+  /// The data view: (n), (rows, K) or (outer, red, inner).
+  SmallVector<int64_t> dataShape() const {
+    switch (kind) {
+    case Float8ViewKind::Tensor:
+      return {red};
+    case Float8ViewKind::Row:
+      return {outer, red};
+    case Float8ViewKind::Column:
+      return {outer, red, inner};
+    }
+    llvm_unreachable("unknown view kind");
+  }
+  /// The scale view: () for Tensor (the rank-0 buffer), (rows) or
+  /// (outer, inner).
+  SmallVector<int64_t> scaleShape() const {
+    if (kind == Float8ViewKind::Row)
+      return {outer};
+    if (kind == Float8ViewKind::Column)
+      return {outer, inner};
+    return {};
+  }
+  /// The contiguous extent that one vector access may not cross.
+  int64_t contiguous() const {
+    return kind == Float8ViewKind::Column ? inner : red;
+  }
+  StringRef tag() const {
+    switch (kind) {
+    case Float8ViewKind::Tensor:
+      return "tensor";
+    case Float8ViewKind::Row:
+      return "row";
+    case Float8ViewKind::Column:
+      return "col";
+    }
+    llvm_unreachable("unknown view kind");
+  }
+};
 
 /// Rows loaded before their first use by the column cast kernels.
 constexpr int64_t kRowBatch = 8;

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxfp8train/Conversion/Utils/EmptyShapes.h"
+#include "mxfp8train/Conversion/Utils/Float8Arith.h"
 #include "mxfp8train/Conversion/Utils/QuantizeArith.h"
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainDialect.h"
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
@@ -14,6 +15,7 @@
 
 using namespace mlir;
 using namespace mlir::mxfp8train;
+using namespace mlir::mxfp8train::lowering;
 
 /// True for a statically shaped ranked tensor type with no elements.
 static bool isEmptyTensorType(Type type) {
@@ -128,6 +130,44 @@ struct EmptySumScaledMm final : OpRewritePattern<ScaledMmOp> {
   }
 };
 
+/// A Float8 quantize of an input with no elements whose scales have some
+/// (the rows of a (rows, 0) rowwise cast, the columns of a (0, cols)
+/// columnwise one, the groups of a per-group cast): every scaling group
+/// is empty, its amax 0, so every scale is computeFloat8Scale(0)
+/// (SPEC-float8 §2.3, §2.4), as the CPU path computes it; the data is
+/// empty. Tensorwise (a rank-0 scale, which a fill would write from the
+/// host) keeps its lowering: its amax kernel reads nothing.
+struct EmptyInputFloat8Quantize final : OpRewritePattern<QuantizeOp> {
+  using Base::Base;
+
+  LogicalResult matchAndRewrite(QuantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType inputType = op.getInput().getType();
+    RankedTensorType scalesType = op.getScales().getType();
+    if (!op.isFloat8() || !inputType.hasStaticShape() ||
+        inputType.getNumElements() != 0 || !scalesType.hasStaticShape() ||
+        scalesType.getRank() == 0 || scalesType.getNumElements() == 0)
+      return rewriter.notifyMatchFailure(op, "not an empty Float8 input");
+    Location loc = op.getLoc();
+    RankedTensorType dataType = op.getData().getType();
+    Bits bb(rewriter, loc);
+    Value scale = computeFloat8Scale(
+        bb, bb.cf(0.0f), getElementFormat(dataType.getElementType()),
+        op.getPow2());
+    Value data = tensor::EmptyOp::create(rewriter, loc, dataType.getShape(),
+                                         dataType.getElementType());
+    Value scales = linalg::FillOp::create(
+                       rewriter, loc, scale,
+                       tensor::EmptyOp::create(rewriter, loc,
+                                               scalesType.getShape(),
+                                               scalesType.getElementType())
+                           .getResult())
+                       .getResult(0);
+    rewriter.replaceOp(op, {data, scales});
+    return success();
+  }
+};
+
 /// grouped_mm / scaled_grouped_mm whose every sum is empty -> zeros.
 template <typename OpTy>
 struct EmptySumGroupedMm final : OpRewritePattern<OpTy> {
@@ -150,6 +190,7 @@ void mlir::mxfp8train::populateEmptyShapePatterns(RewritePatternSet &patterns,
   MLIRContext *ctx = patterns.getContext();
   patterns.add<EmptyResultsPattern>(ctx, benefit);
   patterns.add<EmptyLinalgIterationSpace, EmptySumScaledMm,
+               EmptyInputFloat8Quantize,
                EmptySumGroupedMm<GroupedMmOp>,
                EmptySumGroupedMm<ScaledGroupedMmOp>>(ctx, benefit);
 }

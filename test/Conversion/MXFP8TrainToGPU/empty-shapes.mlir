@@ -134,3 +134,50 @@ func.func @matmul_empty_contraction(%a: tensor<16x0xbf16>, %b: tensor<0x32xbf16>
   %r = linalg.matmul ins(%a, %b : tensor<16x0xbf16>, tensor<0x32xbf16>) outs(%c : tensor<16x32xbf16>) -> tensor<16x32xbf16>
   return %r : tensor<16x32xbf16>
 }
+
+// -----
+
+// Float8 casts of an empty input whose scales have elements: every scaling
+// group is empty, its amax 0, every scale that of amax 0 (computeFloat8Scale:
+// 448 / max(0, 1e-12) = 4.48e14 for e4m3, 2^48 rounded down to a power of
+// 2), as on the CPU path; no launch.
+// CHECK-LABEL: func.func @float8_rowwise_no_columns
+// CHECK-NOT:     gpu.launch_func
+// CHECK:         %[[S:.*]] = arith.constant 4.480000e+14 : f32
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<64x0xf8E4M3FN>
+// CHECK:         linalg.fill ins(%[[S]] : f32)
+// CHECK-SAME:      -> tensor<64x1xf32>
+// CHECK-NOT:     gpu.launch_func
+// LOWER-LABEL: llvm.func @float8_rowwise_no_columns(
+func.func @float8_rowwise_no_columns(%x: tensor<64x0xbf16>) -> (tensor<64x0xf8E4M3FN>, tensor<64x1xf32>) {
+  %q, %s = mxfp8train.quantize %x axis = 1 granularity = axiswise : tensor<64x0xbf16> -> tensor<64x0xf8E4M3FN>, tensor<64x1xf32>
+  return %q, %s : tensor<64x0xf8E4M3FN>, tensor<64x1xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @float8_per_group_no_tokens
+// CHECK-NOT:     gpu.launch_func
+// CHECK:         %[[S:.*]] = arith.constant 2.81474977E+14 : f32
+// CHECK:         linalg.fill ins(%[[S]] : f32)
+// CHECK-SAME:      -> tensor<4x128xf32>
+// LOWER-LABEL: llvm.func @float8_per_group_no_tokens(
+func.func @float8_per_group_no_tokens(%x: tensor<0x128xbf16>, %o: tensor<4xi32>) -> (tensor<0x128xf8E4M3FN>, tensor<4x128xf32>) {
+  %q, %s = mxfp8train.quantize %x offs(%o) axis = 0 granularity = axiswise pow2 : tensor<0x128xbf16>, tensor<4xi32> -> tensor<0x128xf8E4M3FN>, tensor<4x128xf32>
+  return %q, %s : tensor<0x128xf8E4M3FN>, tensor<4x128xf32>
+}
+
+// -----
+
+// Tensorwise keeps its kernels (a rank-0 scale): the amax kernel has no
+// input parameter, only its word; the cast kernel writes the scale.
+// CHECK-LABEL: func.func @float8_tensorwise_empty
+// CHECK:         gpu.memset
+// CHECK:         gpu.launch_func  @mxfp8train_kernels::@float8_amax_tensor_bf16_0 {{.*}} args(%{{.*}} : memref<1xi32>)
+// CHECK:         gpu.launch_func  @mxfp8train_kernels::@float8_cast_tensor_bf16_e5m2_0 {{.*}} args(%{{.*}} : memref<1xi32>, %{{.*}} : memref<f32>)
+// CHECK:       gpu.func @float8_amax_tensor_bf16_0(%{{.*}}: memref<1xi32> {llvm.noalias})
+// LOWER-LABEL: llvm.func @float8_tensorwise_empty(
+func.func @float8_tensorwise_empty(%x: tensor<0x128xbf16>) -> (tensor<0x128xf8E5M2>, tensor<f32>) {
+  %q, %s = mxfp8train.quantize %x granularity = tensorwise : tensor<0x128xbf16> -> tensor<0x128xf8E5M2>, tensor<f32>
+  return %q, %s : tensor<0x128xf8E5M2>, tensor<f32>
+}

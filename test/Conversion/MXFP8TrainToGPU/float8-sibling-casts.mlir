@@ -64,9 +64,10 @@ func.func @pair(%x: tensor<256x128xbf16>, %y: tensor<256x128xbf16>, %i: tensor<2
 // CHECK:         memref.atomic_rmw maxu %{{.*}}, %[[AW]][%c1] : (i32, memref<2xi32>) -> i32
 
 // The cast kernel: both scales from their words, written by thread 0; per
-// tile two chunks' operands loaded raw, the body evaluated at the cast,
-// each result cast into its own swizzled tile, then each tile's K-major
-// stores.
+// tile two chunks' operands loaded raw (the source row clamped to K - 1 =
+// 255, the column to rows - 16 = 112: always inside the operand; the cast
+// zeroes what lies past it), the body evaluated at the cast, each result
+// cast into its own swizzled tile, then each tile's K-major stores.
 // CHECK:       gpu.func @[[CAST]](%{{.*}}: memref<256x128xbf16> {{.*}}, %{{.*}}: memref<256x128xbf16> {{.*}}, %[[CW:.*]]: memref<2xi32> {{.*}}, %[[CS0:.*]]: memref<f32> {{.*}}, %[[CS1:.*]]: memref<f32> {{.*}}, %[[O0:.*]]: memref<32768xf8E5M2> {{.*}}, %[[O1:.*]]: memref<32768xf8E5M2> {{.*}}) workgroup(%[[T0:.*]] : memref<16384xi8, #gpu.address_space<workgroup>>, %[[T1:.*]] : memref<16384xi8, #gpu.address_space<workgroup>>, %{{.*}} : memref<128xf32, #gpu.address_space<workgroup>>)
 // CHECK:         memref.load %[[CW]][%c0]
 // CHECK:         memref.load %[[CW]][%c1]
@@ -74,7 +75,14 @@ func.func @pair(%x: tensor<256x128xbf16>, %y: tensor<256x128xbf16>, %i: tensor<2
 // CHECK-NEXT:      memref.store %{{.*}}, %[[CS0]][]
 // CHECK-NEXT:      memref.store %{{.*}}, %[[CS1]][]
 // CHECK:         scf.for
-// CHECK-COUNT-4:   vector.load
+// CHECK:           %[[K0:.*]] = arith.minui %{{.*}}, %c255 : index
+// CHECK-NEXT:      %[[C0:.*]] = arith.minui %{{.*}}, %c112 : index
+// CHECK:           vector.load %{{.*}}[%{{.*}}, %[[C0]]]
+// CHECK-NEXT:      vector.load %{{.*}}[%{{.*}}, %[[C0]]]
+// CHECK:           arith.minui %{{.*}}, %c255 : index
+// CHECK-NEXT:      arith.minui %{{.*}}, %c112 : index
+// CHECK-COUNT-2:   vector.load
+// CHECK-NOT:       vector.load
 // CHECK:           arith.mulf %{{.*}}, %{{.*}} : vector<16xf32>
 // CHECK:           arith.subf %{{.*}}, %{{.*}} : vector<16xf32>
 // CHECK:           vector.store %{{.*}}, %[[T0]]

@@ -9,7 +9,9 @@
 //    experts, ...) becomes `tensor.empty` results;
 //  - a GEMM whose sum is empty (`scaled_mm` with K = 0, a 2d-3d grouped GEMM
 //    with K = 0 or no groups, a 2d-2d grouped GEMM with no tokens) becomes
-//    its exact value: zeros, or the bias rounded into the result type.
+//    its exact value: zeros, or the bias rounded into the result type;
+//  - a Float8 quantize of an empty input whose scales have elements: empty
+//    data, every scale that of amax 0.
 //
 //===----------------------------------------------------------------------===//
 

@@ -88,8 +88,9 @@ struct Float8TileSource {
   std::function<void(Value batch, Value rowBase, Value group)> beginTile;
   /// What the chunk of source row `srcK` (of `batch`) at operand rows
   /// [col, col + 16) loads when `in` (i1) is true (else anything, without
-  /// touching memory past the operand): the walk issues the loads of a
-  /// thread's four chunks before it converts the first.
+  /// touching memory past the operand): the walk issues the loads of
+  /// `loadBatch` of a thread's four chunks before it converts the first of
+  /// them.
   std::function<SmallVector<Value>(Value batch, Value srcK, Value col,
                                    Value in)>
       load;

@@ -10,10 +10,15 @@
 //             operand rows) threads 0..127 stage the scales of the tile's
 //             128 operand rows in shared memory (from the words of its
 //             batch or token group), one barrier; each 16-byte chunk of the
-//             walk is 16 input elements loaded (through the KernelInput: a
-//             fused elementwise producer is evaluated here), cast with
+//             walk is 16 input elements loaded through the KernelInput (a
+//             fused elementwise producer's operands loaded raw, two chunks
+//             at a time, and its body evaluated before the cast), cast with
 //             castLanes against their 16 scales, and, when the cast's
 //             row-major data is read elsewhere, also stored there.
+//
+// Sibling tensorwise casts (Float8CastKernels.cpp) share one such kernel:
+// each chunk's inputs evaluated once, cast per result into the result's
+// own shared tile, each tile's K-major stores in turn.
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,26 +77,6 @@ static OpOperand *getGemmData(Operation *gemm, unsigned operand) {
   if (auto gmm = dyn_cast<ScaledGroupedMmOp>(gemm))
     return operand ? &gmm.getRhsMutable() : &gmm.getLhsMutable();
   return nullptr;
-}
-
-/// Where the plan creates the K-major buffer of `q`: before `q`, or, when
-/// `q` reads a result of a `linalg.generic` and has no token groups (2d-2d
-/// forms place them from the GEMM's offsets, which need not exist
-/// earlier), before the first quantize in `q`'s block that reads any
-/// result of that generic: sibling tensorwise casts of one producer are
-/// launched together at the first of them (Float8CastKernels.cpp).
-static Operation *getBufferInsertionPoint(QuantizeOp q,
-                                          const Float8TransposeSpec &d) {
-  auto producer = q.getInput().getDefiningOp<linalg::GenericOp>();
-  if (!producer || d.groups)
-    return q;
-  Operation *first = q;
-  for (Value result : producer->getResults())
-    for (Operation *user : result.getUsers())
-      if (isa<QuantizeOp>(user) && user->getBlock() == q->getBlock() &&
-          user->isBeforeInBlock(first))
-        first = user;
-  return first;
 }
 
 std::shared_ptr<Float8TransposeFusion>
@@ -155,7 +140,10 @@ Float8TransposeFusion::plan(ModuleOp module, const GPUTargetInfo &target) {
     fused->writeData = writeData;
     const Float8TransposeSpec &d = e.form.d;
     Location loc = q.getLoc();
-    rewriter.setInsertionPoint(getBufferInsertionPoint(q, d));
+    // createPaddedOperands places the buffer and its map at the start of
+    // the block: sibling casts launched together at the first of them
+    // (Float8CastKernels.cpp) find every member's buffer there.
+    rewriter.setInsertionPoint(q);
     PaddedOperand padded = createPaddedOperands(
         rewriter, loc,
         {{d.batches * d.rows, d.getOutputK(), e.form.boxRows, d.dataType}})[0];
