@@ -281,49 +281,48 @@ def cases():
 
     # Sibling tensorwise casts (fuse-sibling-casts): the two results of one
     # producer over (T = 272, N = 208) in e5m2, each read by a dgrad against
-    # the weight (N, K = 144) and a wgrad (MN-major: the K-major copies)
-    # against the input (T, K).
+    # the weight (N, K = 144) and, with `wgrad`, by a wgrad (MN-major: the
+    # K-major copies) against the input (T, K); without, row-major only
+    # (the plain tensor cast of both). Results: per sibling its dgrad [and
+    # wgrad], then the two scales.
     t, n, k = 272, 208, 144
-    body = _bf16_pair("%g", "%arg0", "%arg1", [t, n]) + [
-        _quantize("%w, %sw", "%arg2", [n, k], "f8E4M3FN", [],
-                  "granularity = tensorwise"),
-        _quantize("%i, %si", "%arg3", [t, k], "f8E4M3FN", [],
-                  "granularity = tensorwise")]
-    for j in range(2):
-        body += [
-            _quantize("%%q%d, %%r%d" % (j, 4 + j), "%%g#%d" % j, [t, n],
-                      "f8E5M2", [], "granularity = tensorwise"),
-            "%%r%d = mxfp8train.scaled_mm %%q%d [%%r%d], %%w [%%sw] "
-            "{mxfp8train.role = \"dgrad\"} : %s [%s], %s [%s] -> %s" % (
-                2 * j, j, 4 + j, _t([t, n], "f8E5M2"), _t([], "f32"),
-                _t([n, k], "f8E4M3FN"), _t([], "f32"), _t([t, k], "bf16")),
-            "%%r%d = mxfp8train.scaled_mm %%q%d [%%r%d], %%i [%%si] "
-            "transpose_lhs {mxfp8train.role = \"wgrad\"} : %s [%s], %s [%s] "
-            "-> %s" % (2 * j + 1, j, 4 + j, _t([t, n], "f8E5M2"),
-                       _t([], "f32"), _t([t, k], "f8E4M3FN"), _t([], "f32"),
-                       _t([n, k], "f32"))]
-    case("sibling_casts_kmajor",
-         [([t, n], "bf16"), ([t, n], "bf16"), ([n, k], "bf16"),
-          ([t, k], "bf16")],
-         [([t, k], "bf16"), ([n, k], "f32"), ([t, k], "bf16"),
-          ([n, k], "f32"), ([], "f32"), ([], "f32")],
-         body, fusion="fuse-sibling-casts")
-    # The same pair read row-major only (dgrads): the plain tensor cast.
-    body = _bf16_pair("%g", "%arg0", "%arg1", [t, n]) + [
-        _quantize("%w, %sw", "%arg2", [n, k], "f8E4M3FN", [],
-                  "granularity = tensorwise")]
-    for j in range(2):
-        body += [
-            _quantize("%%q%d, %%r%d" % (j, 2 + j), "%%g#%d" % j, [t, n],
-                      "f8E5M2", [], "granularity = tensorwise"),
-            "%%r%d = mxfp8train.scaled_mm %%q%d [%%r%d], %%w [%%sw] "
-            "{mxfp8train.role = \"dgrad\"} : %s [%s], %s [%s] -> %s" % (
-                j, j, 2 + j, _t([t, n], "f8E5M2"), _t([], "f32"),
-                _t([n, k], "f8E4M3FN"), _t([], "f32"), _t([t, k], "bf16"))]
-    case("sibling_casts_rowmajor",
-         [([t, n], "bf16"), ([t, n], "bf16"), ([n, k], "bf16")],
-         [([t, k], "bf16"), ([t, k], "bf16"), ([], "f32"), ([], "f32")],
-         body, fusion="fuse-sibling-casts")
+
+    def siblings(name, wgrad):
+        ins = [([t, n], "bf16"), ([t, n], "bf16"), ([n, k], "bf16")]
+        body = _bf16_pair("%g", "%arg0", "%arg1", [t, n]) + [
+            _quantize("%w, %sw", "%arg2", [n, k], "f8E4M3FN", [],
+                      "granularity = tensorwise")]
+        if wgrad:
+            ins.append(([t, k], "bf16"))
+            body.append(_quantize("%i, %si", "%arg3", [t, k], "f8E4M3FN", [],
+                                  "granularity = tensorwise"))
+        per = 2 if wgrad else 1
+        outs = []
+        for j in range(2):
+            scale = "%%r%d" % (2 * per + j)
+            body += [
+                _quantize("%%q%d, %s" % (j, scale), "%%g#%d" % j, [t, n],
+                          "f8E5M2", [], "granularity = tensorwise"),
+                "%%r%d = mxfp8train.scaled_mm %%q%d [%s], %%w [%%sw] "
+                "{mxfp8train.role = \"dgrad\"} : %s [%s], %s [%s] -> %s" % (
+                    per * j, j, scale, _t([t, n], "f8E5M2"), _t([], "f32"),
+                    _t([n, k], "f8E4M3FN"), _t([], "f32"),
+                    _t([t, k], "bf16"))]
+            outs.append(([t, k], "bf16"))
+            if wgrad:
+                body.append(
+                    "%%r%d = mxfp8train.scaled_mm %%q%d [%s], %%i [%%si] "
+                    "transpose_lhs {mxfp8train.role = \"wgrad\"} : %s [%s], "
+                    "%s [%s] -> %s" % (
+                        per * j + 1, j, scale, _t([t, n], "f8E5M2"),
+                        _t([], "f32"), _t([t, k], "f8E4M3FN"), _t([], "f32"),
+                        _t([n, k], "f32")))
+                outs.append(([n, k], "f32"))
+        outs += [([], "f32"), ([], "f32")]
+        case(name, ins, outs, body, fusion="fuse-sibling-casts")
+
+    siblings("sibling_casts_kmajor", wgrad=True)
+    siblings("sibling_casts_rowmajor", wgrad=False)
 
     # Deferred fp8 of MX operands (defer-fp8).
     def mx_types(shape, axis):
