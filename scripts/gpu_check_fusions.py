@@ -218,41 +218,35 @@ def cases():
 
     # The fp8_rowwise wgrad (2d-2d): tokens (T = 1008, M = 144) and (T,
     # N = 272) cast per group and column; groups uneven (not multiples of
-    # 128), one empty, tokens past the last group.
+    # 128), one empty, tokens past the last group; once more with the first
+    # operand the result of a fused elementwise producer (its per-group
+    # K-major cast evaluates the body).
     t, m, n = 1008, 144, 272
     offs = [96, 96, 496, 992]
     e = len(offs)
     ot = ("%arg2", _t([e], "i32"))
-    case("wgrad_2d2d_groups",
-         [([t, m], "bf16"), ([t, n], "bf16"), ([e], "i32")],
-         [([e, m, n], "bf16"), ([e, m], "f32"), ([e, n], "f32")],
-         [_quantize("%q0, %r1", "%arg0", [t, m], "f8E4M3FN", [e, m],
-                    "axis = 0 granularity = axiswise pow2", ot),
-          _quantize("%q1, %r2", "%arg1", [t, n], "f8E4M3FN", [e, n],
-                    "axis = 0 granularity = axiswise pow2", ot),
-          "%%r0 = mxfp8train.scaled_grouped_mm %%q0 [%%r1], %%q1 [%%r2] "
-          "offs(%%arg2) transpose_lhs {mxfp8train.role = \"wgrad\"} : %s [%s], "
-          "%s [%s], %s -> %s" % (_t([t, m], "f8E4M3FN"), _t([e, m], "f32"),
-                                 _t([t, n], "f8E4M3FN"), _t([e, n], "f32"),
-                                 _t([e], "i32"), _t([e, m, n], "bf16"))],
-         offs=offs)
-
-    # The same wgrad with the first operand the result of a fused
-    # elementwise producer (its per-group K-major cast evaluates the body).
-    body = _bf16_binary("%g", "%arg0", "%arg3", [t, m], "mulf") + [
-        _quantize("%q0, %r1", "%g", [t, m], "f8E4M3FN", [e, m],
-                  "axis = 0 granularity = axiswise pow2", ot),
-        _quantize("%q1, %r2", "%arg1", [t, n], "f8E4M3FN", [e, n],
-                  "axis = 0 granularity = axiswise pow2", ot),
-        "%%r0 = mxfp8train.scaled_grouped_mm %%q0 [%%r1], %%q1 [%%r2] "
-        "offs(%%arg2) transpose_lhs {mxfp8train.role = \"wgrad\"} : %s [%s], "
-        "%s [%s], %s -> %s" % (_t([t, m], "f8E4M3FN"), _t([e, m], "f32"),
-                               _t([t, n], "f8E4M3FN"), _t([e, n], "f32"),
-                               _t([e], "i32"), _t([e, m, n], "bf16"))]
-    case("wgrad_2d2d_groups_producer",
-         [([t, m], "bf16"), ([t, n], "bf16"), ([e], "i32"), ([t, m], "bf16")],
-         [([e, m, n], "bf16"), ([e, m], "f32"), ([e, n], "f32")],
-         body, offs=offs)
+    for name, producer in [("wgrad_2d2d_groups", False),
+                           ("wgrad_2d2d_groups_producer", True)]:
+        ins = [([t, m], "bf16"), ([t, n], "bf16"), ([e], "i32")]
+        lhs, body = "%arg0", []
+        if producer:
+            ins.append(([t, m], "bf16"))
+            lhs = "%g"
+            body = _bf16_binary("%g", "%arg0", "%arg3", [t, m], "mulf")
+        body += [
+            _quantize("%q0, %r1", lhs, [t, m], "f8E4M3FN", [e, m],
+                      "axis = 0 granularity = axiswise pow2", ot),
+            _quantize("%q1, %r2", "%arg1", [t, n], "f8E4M3FN", [e, n],
+                      "axis = 0 granularity = axiswise pow2", ot),
+            "%%r0 = mxfp8train.scaled_grouped_mm %%q0 [%%r1], %%q1 [%%r2] "
+            "offs(%%arg2) transpose_lhs {mxfp8train.role = \"wgrad\"} : "
+            "%s [%s], %s [%s], %s -> %s" % (
+                _t([t, m], "f8E4M3FN"), _t([e, m], "f32"),
+                _t([t, n], "f8E4M3FN"), _t([e, n], "f32"), _t([e], "i32"),
+                _t([e, m, n], "bf16"))]
+        case(name, ins,
+             [([e, m, n], "bf16"), ([e, m], "f32"), ([e, n], "f32")], body,
+             offs=offs)
 
     # The MoE input gradient: two 2d-3d GEMMs (tokens (600, K = 272) x
     # experts stored (E = 4, K, N = 528)) summed in bf16; uneven and empty
