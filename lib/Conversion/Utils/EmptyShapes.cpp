@@ -156,13 +156,13 @@ struct EmptyInputFloat8Quantize final : OpRewritePattern<QuantizeOp> {
         op.getPow2());
     Value data = tensor::EmptyOp::create(rewriter, loc, dataType.getShape(),
                                          dataType.getElementType());
-    Value scales = linalg::FillOp::create(
-                       rewriter, loc, scale,
-                       tensor::EmptyOp::create(rewriter, loc,
-                                               scalesType.getShape(),
-                                               scalesType.getElementType())
-                           .getResult())
-                       .getResult(0);
+    Value scales =
+        linalg::FillOp::create(
+            rewriter, loc, scale,
+            tensor::EmptyOp::create(rewriter, loc, scalesType.getShape(),
+                                    scalesType.getElementType())
+                .getResult())
+            .getResult(0);
     rewriter.replaceOp(op, {data, scales});
     return success();
   }
@@ -190,7 +190,6 @@ void mlir::mxfp8train::populateEmptyShapePatterns(RewritePatternSet &patterns,
   MLIRContext *ctx = patterns.getContext();
   patterns.add<EmptyResultsPattern>(ctx, benefit);
   patterns.add<EmptyLinalgIterationSpace, EmptySumScaledMm,
-               EmptyInputFloat8Quantize,
-               EmptySumGroupedMm<GroupedMmOp>,
+               EmptyInputFloat8Quantize, EmptySumGroupedMm<GroupedMmOp>,
                EmptySumGroupedMm<ScaledGroupedMmOp>>(ctx, benefit);
 }
