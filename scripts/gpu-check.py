@@ -468,6 +468,12 @@ def float8_gemm_cases():
         # (E, 1, N): the rhs transposed per expert by the pre-pass.
         dict(case("f8_grouped_2d3d_mn_rhs", 600, 272, 1024, tr=False,
                   role="dgrad"), offs=[100, 100, 357, 590]),
+        # 2d-3d with promotion (use_fast_accum = false: the dense kernels'
+        # pipelined promotion on the group walk; with
+        # float8-overlap-epilogue, a tile stores the previous one, which
+        # may lie in another group, after its first wgmma).
+        dict(case("f8_grouped_2d3d_promoted", 600, 272, 1024),
+             offs=[100, 100, 357, 590], fast_accum=False),
         # scaled_grouped_mm 2d-2d (the fp8_rowwise wgrad): tokens (T, M)
         # and (T, N), scales per group and column (E, M) / (E, N); an empty
         # group (exact zeros), groups not multiples of the 128-token tile,
@@ -479,7 +485,13 @@ def float8_gemm_cases():
 
 def float8_gemm_module(case):
     m, n, k = case["m"], case["n"], case["k"]
-    role = (' {mxfp8train.role = "%s"}' % case["role"]) if case.get("role") else ""
+    attrs = []
+    if case.get("role"):
+        attrs.append('mxfp8train.role = "%s"' % case["role"])
+    # Grouped GEMMs accumulate fast unless told otherwise (torchao's rule).
+    if case.get("fast_accum") is False:
+        attrs.append("mxfp8train.use_fast_accum = false")
+    role = (" {%s}" % ", ".join(attrs)) if attrs else ""
     if case.get("twod"):
         e = len(case["offs"])
         ins = [([k, m], case["a"]), ([e, m], "f32"), ([k, n], case["b"]),

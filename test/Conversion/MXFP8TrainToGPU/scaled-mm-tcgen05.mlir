@@ -84,7 +84,8 @@
 // CHECK:             nvvm.tcgen05.mma.block_scale %[[ACC]], %{{.*}}, %{{.*}}, %c1757413424_i32, %true, %[[SFA]], %[[SFB]]
 // CHECK-NOT:         {{ nvvm\.tcgen05\.(cp|mma)}}
 // CHECK:             nvvm.tcgen05.commit %{{.*}} : !llvm.ptr<3>
-// CHECK:             memref.store
+// The ring position advanced: counter, slot and parity (no division).
+// CHECK-COUNT-3:     memref.store
 // CHECK-NEXT:      }
 // CHECK:           nvvm.tcgen05.commit %{{.*}} : !llvm.ptr<3>
 
@@ -139,8 +140,17 @@ func.func @fwd_rowmajor(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0F
 // CHECK-NOT:     arith.select {{.*}} : i32
 // CHECK:         nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c50688_i32
 // CHECK-COUNT-3: nvvm.cp.async.bulk.shared.cluster.global
-// CHECK-NEXT:    arith.addi
-// CHECK-NEXT:    memref.store
+// The producer's ring position advanced: the slot wraps after the last of
+// the four stages and the parity flips with it (GemmMainloop::advanceRing).
+// CHECK-NEXT:    %[[NEXT:.*]] = arith.addi %[[SLOT:.*]], %c1 : index
+// CHECK-NEXT:    %[[WRAP:.*]] = arith.cmpi eq, %[[NEXT]], %c4 : index
+// CHECK-NEXT:    %[[FLIP:.*]] = arith.extui %[[WRAP]] : i1 to i32
+// CHECK-NEXT:    %[[PARITY:.*]] = arith.xori %{{.*}}, %[[FLIP]] : i32
+// CHECK-NEXT:    %[[NSLOT:.*]] = arith.select %[[WRAP]], %c0, %[[NEXT]] : index
+// CHECK-NEXT:    %[[COUNT:.*]] = arith.addi %{{.*}}, %c1 : index
+// CHECK-NEXT:    memref.store %[[COUNT]]
+// CHECK-NEXT:    memref.store %[[NSLOT]]
+// CHECK-NEXT:    memref.store %[[PARITY]]
 // CHECK-NEXT:    }
 // CHECK:         nvvm.tcgen05.mma.block_scale {{.*}}, %c146800768_i32, %false,
 // CHECK:         nvvm.tcgen05.mma.block_scale {{.*}}, %c683671696_i32,

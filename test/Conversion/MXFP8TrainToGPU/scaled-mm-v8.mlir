@@ -124,11 +124,38 @@
 // CHECK:           nvvm.mbarrier.init %{{.*}}, %c256_i32
 // CHECK-NEXT:      nvvm.fence.mbarrier.init
 // CHECK:           gpu.barrier
+// The MMA role's warpgroup index is lane 0's, shuffled (warp-uniform for
+// ptxas: uniform registers for the descriptors). Per stage: the ring's
+// slot and parity are loaded as kept (GemmMainloop::advanceRing, no
+// division by the stage count); the smem descriptors' address field
+// ((byte address >> 4) & 0x3FFF, LBO 16 bytes: 0x10000) in 32 bits, the
+// K steps (+2 = 32 bytes) added there, the constant upper word (SBO 1024,
+// 128B swizzle) or-ed in.
 // CHECK:           nvvm.setmaxregister increase 216
-// CHECK:           nvvm.mbarrier.try_wait.parity
+// CHECK-NEXT:      %[[WG:.*]] = arith.divui %thread_id_x, %c128 : index
+// CHECK-NEXT:      %[[WG32:.*]] = arith.index_castui %[[WG]] : index to i32
+// CHECK-NEXT:      %[[LANE0:.*]] = nvvm.shfl.sync idx %c-1_i32, %[[WG32]], %c0_i32, %c31_i32 : i32 -> i32
+// CHECK-NEXT:      %[[UWG:.*]] = arith.index_castui %[[LANE0]] : i32 to index
+// CHECK:           memref.load %{{.*}}[%c0] : memref<1xindex>
+// CHECK-NEXT:      %[[SLOT:.*]] = memref.load %{{.*}}[%c0] : memref<1xindex>
+// CHECK-NEXT:      %[[PARITY:.*]] = memref.load %{{.*}}[%c0] : memref<1xi32>
+// CHECK-NOT:       arith.remui
+// CHECK:           nvvm.mbarrier.try_wait.parity %{{.*}}, %[[PARITY]]
 // CHECK-NOT:       nvvm.fence.proxy
+// CHECK:           %[[STAGE:.*]] = arith.muli %[[SLOT]], %c49152 : index
+// CHECK-NEXT:      %[[SADDR:.*]] = arith.addi %{{.*}}, %[[STAGE]] : index
+// CHECK-NEXT:      %[[AROWS:.*]] = arith.muli %[[UWG]], %c8192 : index
+// CHECK-NEXT:      %[[AADDR:.*]] = arith.addi %[[SADDR]], %[[AROWS]] : index
+// CHECK:           %[[A32:.*]] = arith.index_castui %[[AADDR]] : index to i32
+// CHECK-NEXT:      %[[ASHR:.*]] = arith.shrui %[[A32]], %c4_i32 : i32
+// CHECK-NEXT:      %[[AFIELD:.*]] = arith.andi %[[ASHR]], %c16383_i32 : i32
+// CHECK-NEXT:      %[[ALOW:.*]] = arith.ori %[[AFIELD]], %c65536_i32 : i32
 // CHECK:           nvvm.wgmma.fence.aligned
-// CHECK-COUNT-4:   nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK:           %[[A0:.*]] = arith.extui %[[ALOW]] : i32 to i64
+// CHECK-NEXT:      %[[DESCA0:.*]] = arith.ori %[[A0]], %c4611686293305294848_i64 : i64
+// CHECK-NEXT:      nvvm.wgmma.mma_async %[[DESCA0]], %{{.*}} <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK:           %[[A1:.*]] = arith.addi %[[ALOW]], %c2_i32 : i32
+// CHECK-COUNT-3:   nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK:         } else {
 // CHECK:           nvvm.setmaxregister decrease 72

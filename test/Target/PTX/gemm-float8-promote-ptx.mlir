@@ -1,6 +1,7 @@
 // REQUIRES: ptxas
 // RUN: mxfp8-opt %s --mxfp8train-lower-to-gpu="format=isa" | %extract_ptx > %t.ptx
 // RUN: FileCheck %s --input-file=%t.ptx
+// RUN: FileCheck %s --input-file=%t.ptx --check-prefix=RING
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin > %t.log 2>&1
 // RUN: FileCheck %s --input-file=%t.log --check-prefix=PTXAS
 // RUN: mxfp8-opt %s --mxfp8train-lower-to-gpu="format=isa float8-promote-tile-n=160" | %extract_ptx > %t.n160.ptx
@@ -39,6 +40,13 @@
 // N160-DAG: bar.arrive {{%r[0-9]+}}, 256;
 // N160-DAG: bar.sync {{[[:space:]]*}}{{%r[0-9]+}}, 256;
 // N160-DAG: wgmma.wait_group.sync.aligned 0;
+
+// No division or remainder anywhere (the ring's slot and parity are
+// advanced with the counter: six stages are not a power of two), and the
+// MMA role's warpgroup index comes from lane 0 (shfl), once per kernel.
+// RING-NOT: {{(div|rem)\.[us](32|64)}}
+// RING: shfl.sync.idx.b32
+// RING-NOT: {{(div|rem)\.[us](32|64)}}
 
 // PTXAS-NOT: C7514
 // PTXAS-NOT: C7519

@@ -50,7 +50,7 @@
 // CHECK: tcgen05.mma.cta_group::2.kind::mxf8f6f4.block_scale.block32.collector::a::discard
 // CHECK-COUNT-3: tcgen05.mma.cta_group::2.kind::mxf8f6f4.block_scale.block32.collector::a::discard
 // CHECK-NOT: tcgen05.mma
-// CHECK: tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [{{%rd[0-9]+}}], [[MASK:%rs[0-9]+]];
+// CHECK: tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [{{%rd[0-9]+(\+[0-9]+)?}}], [[MASK:%rs[0-9]+]];
 // CHECK: tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [{{%rd[0-9]+}}], [[MASK]];
 
 // Epilogue: loads of the CTA's own lanes, then the release of the leader's

@@ -247,30 +247,49 @@ void GemmMainloop::initRing(int64_t fullArrivals, int64_t emptyArrivals,
     syncCluster();
   else
     gpu::BarrierOp::create(kb);
-  ringCounter =
-      memref::AllocaOp::create(kb, MemRefType::get({1}, kb.getIndexType()));
-  storeRingCounter(c(0));
+  auto word = [&](Type type) {
+    return memref::AllocaOp::create(kb, MemRefType::get({1}, type));
+  };
+  ringCounter = word(kb.getIndexType());
+  ringStage = word(kb.getIndexType());
+  ringParity = word(kb.getI32Type());
+  storeRing(c(0), c(0), kb.i32(0));
 }
 
 Value GemmMainloop::loadRingCounter() {
   return memref::LoadOp::create(kb, ringCounter, ValueRange{c(0)});
 }
 
-void GemmMainloop::storeRingCounter(Value v) {
-  memref::StoreOp::create(kb, v, ringCounter, ValueRange{c(0)});
+void GemmMainloop::storeRing(Value counter, Value stage, Value parity) {
+  memref::StoreOp::create(kb, counter, ringCounter, ValueRange{c(0)});
+  memref::StoreOp::create(kb, stage, ringStage, ValueRange{c(0)});
+  memref::StoreOp::create(kb, parity, ringParity, ValueRange{c(0)});
 }
 
 RingSlot GemmMainloop::loadRingSlot() {
   RingSlot slot;
   slot.counter = loadRingCounter();
-  slot.stage = remu(slot.counter, spec.stages);
-  slot.parity = arith::IndexCastUIOp::create(
-      kb, kb.getI32Type(), remu(divu(slot.counter, spec.stages), 2));
+  slot.stage = memref::LoadOp::create(kb, ringStage, ValueRange{c(0)});
+  slot.parity = memref::LoadOp::create(kb, ringParity, ValueRange{c(0)});
   return slot;
 }
 
 void GemmMainloop::advanceRing(const RingSlot &slot) {
-  storeRingCounter(add(slot.counter, c(1)));
+  // Slot g % S and parity (g / S) & 1 of g + 1 from those of g: the slot
+  // wraps to 0 after S - 1, and the parity flips when it does (no division
+  // by a stage count that is not a power of two, per stage and role).
+  Value next = add(slot.stage, c(1));
+  Value wraps =
+      arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, next, c(spec.stages));
+  Value parity = arith::XOrIOp::create(
+      kb, slot.parity, arith::ExtUIOp::create(kb, kb.getI32Type(), wraps));
+  storeRing(add(slot.counter, c(1)), select(wraps, c(0), next), parity);
+}
+
+Value GemmMainloop::getPreviousStage(const RingSlot &slot) {
+  Value first =
+      arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, slot.stage, c(0));
+  return select(first, c(spec.stages - 1), sub(slot.stage, c(1)));
 }
 
 void GemmMainloop::waitFull(const RingSlot &slot) {

@@ -24,7 +24,8 @@
 // alloca that LLVM promotes to a register), carried across the persistent
 // tiles; every role walks the same tiles in the same order, so the counters
 // agree. Stage g lives in slot s = g % S; its use number is g / S, and the
-// parity of that use is (g / S) & 1.
+// parity of that use is (g / S) & 1. The slot and parity are kept beside g
+// and advanced with it (a wrap and a flip: S need not be a power of two).
 //   - full[s] completes when the producers have written slot s
 //     (`initRing` fullArrivals arrivals, or expect_tx bytes with TMA);
 //   - empty[s] completes when the consumers have finished reading it
@@ -325,8 +326,11 @@ public:
   RingSlot loadRingSlot();
   /// The ring counter alone.
   Value loadRingCounter();
-  /// Moves the thread's ring counter past `slot`.
+  /// Moves the thread's ring position past `slot`.
   void advanceRing(const RingSlot &slot);
+  /// The slot of the ring position before `slot` ((g - 1) % stages; the
+  /// last slot for g = 0).
+  Value getPreviousStage(const RingSlot &slot);
   /// full[stage] / empty[stage] as `!llvm.ptr<3>`.
   Value getFullBarrier(Value stage);
   Value getEmptyBarrier(Value stage);
@@ -462,7 +466,7 @@ private:
   Value getBarrier(Value i);
   void waitBarrier(Value i, Value parity);
   void arriveBarrier(Value i);
-  void storeRingCounter(Value v);
+  void storeRing(Value counter, Value stage, Value parity);
 
   const GemmSpec &spec;
   GemmArgs args;
@@ -470,8 +474,10 @@ private:
   /// The dynamic shared memory (i8), the pad to the 1024-aligned stages,
   /// their byte address and bf16 view, and the mbarriers' byte address.
   Value rawShared, stagesPad, stagesAddr, stagesView, barriersAddr;
-  /// The thread's ring counter (memref<1xindex>).
-  Value ringCounter;
+  /// The thread's ring position: its counter g, slot g % stages (both
+  /// memref<1xindex>) and parity (g / stages) & 1 (memref<1xi32>), kept
+  /// together so that no role divides by the stage count.
+  Value ringCounter, ringStage, ringParity;
 };
 
 //===----------------------------------------------------------------------===//

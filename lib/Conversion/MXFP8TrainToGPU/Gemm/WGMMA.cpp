@@ -47,29 +47,36 @@ Value WgmmaConsumer::issue(Value acc, Value stage, bool overwrite) {
   const TileShape &t = spec.tile;
   uint64_t descBits = gemm::getWgmmaDescriptorBits(
       /*leadingByteOffset=*/16, /*strideByteOffset=*/1024, gemm::Swizzle::B128);
-  Value wg = divu(mainloop.getThreadId(), 128);
+  Value wg = warpgroup ? warpgroup : divu(mainloop.getThreadId(), 128);
   // One wgmma reads 32 bytes of each K-major row: k16 of bf16 / f16, k32
   // of fp8 (the Float8 kernel).
   int64_t kStep = 32 / spec.stageElementBytes();
-  Value stageElems = mul(stage, c(spec.stageBytes() / 2));
   // Descriptors: the stage's byte address, warpgroup wg's 64 A rows.
-  auto toI64 = [&](Value idx) {
-    return arith::IndexCastUIOp::create(kb, kb.getI64Type(), idx);
-  };
-  Value smemAddr = mainloop.getStagesAddress();
-  Value aAddr = add(add(smemAddr, mul(stageElems, c(2))), mul(wg, c(8192)));
-  Value bAddr =
-      add(add(smemAddr, mul(stageElems, c(2))), c(spec.stageBytesA()));
-  auto desc = [&](Value addr) -> Value {
+  Value stageAddr =
+      add(mainloop.getStagesAddress(), mul(stage, c(spec.stageBytes())));
+  Value aAddr = add(stageAddr, mul(wg, c(8192)));
+  Value bAddr = add(stageAddr, c(spec.stageBytesA()));
+  // The address field (bits 0-13: the byte address / 16 of a shared window
+  // below 256 KiB) is computed in 32 bits and so are the K steps added to
+  // it, which never carry out of the field; the upper word is constant.
+  Type i32 = kb.getI32Type(), i64 = kb.getI64Type();
+  auto descLow = [&](Value addr) -> Value {
     Value field = arith::AndIOp::create(
         kb,
-        arith::ShRUIOp::create(kb, toI64(addr),
-                               arith::ConstantIntOp::create(kb, 4, 64)),
-        arith::ConstantIntOp::create(kb, 0x3FFF, 64));
-    return arith::OrIOp::create(
-        kb, field, arith::ConstantIntOp::create(kb, kb.getI64Type(), descBits));
+        arith::ShRUIOp::create(kb, arith::IndexCastUIOp::create(kb, i32, addr),
+                               kb.i32(4)),
+        kb.i32(0x3FFF));
+    return arith::OrIOp::create(kb, field,
+                                kb.i32(static_cast<uint32_t>(descBits)));
   };
-  Value descA = desc(aAddr), descB = desc(bAddr);
+  Value descHigh = arith::ConstantIntOp::create(
+      kb, i64, static_cast<int64_t>(descBits & ~uint64_t(0xFFFFFFFF)));
+  auto descAt = [&](Value low, int64_t step) -> Value {
+    Value word = arith::ExtUIOp::create(
+        kb, i64, arith::AddIOp::create(kb, low, kb.i32(step)));
+    return arith::OrIOp::create(kb, word, descHigh);
+  };
+  Value descA = descLow(aAddr), descB = descLow(bAddr);
   NVVM::WgmmaFenceAlignedOp::create(kb);
   auto shape = NVVM::MMAShapeAttr::get(ctx, 64, t.n, kStep);
   // bf16 operands (the pre-dequantized MX operands, bf16 high-precision
@@ -89,10 +96,9 @@ Value WgmmaConsumer::issue(Value acc, Value stage, bool overwrite) {
   for (int64_t kk = 0; kk < t.k / kStep; ++kk) {
     // Step kk: 32 bytes further along each K-major row (the swizzle is
     // applied by the hardware to the address bits).
-    Value step = arith::ConstantIntOp::create(kb, 2 * kk, 64);
     acc = NVVM::WgmmaMmaAsyncOp::create(
-        kb, acc.getType(), acc, arith::AddIOp::create(kb, descA, step),
-        arith::AddIOp::create(kb, descB, step), shape, aType, bType, f32t,
+        kb, acc.getType(), acc, descAt(descA, 2 * kk), descAt(descB, 2 * kk),
+        shape, aType, bType, f32t,
         NVVM::WGMMAScaleOutAttr::get(ctx, overwrite && kk == 0
                                               ? NVVM::WGMMAScaleOut::zero
                                               : NVVM::WGMMAScaleOut::one),
@@ -122,10 +128,8 @@ void WgmmaConsumer::emitRingTile(const GemmTile &t, bool fenceAfterFull) {
       results.push_back(addAccumulators(iterArgs[1], iterArgs[2]));
     Value notFirst =
         arith::CmpIOp::create(kb, arith::CmpIPredicate::ugt, kt, t.ktBegin);
-    kb.ifThen(notFirst, [&] {
-      Value prev = remu(add(slot.counter, c(spec.stages - 1)), spec.stages);
-      mainloop.releaseStage(prev);
-    });
+    kb.ifThen(notFirst,
+              [&] { mainloop.releaseStage(mainloop.getPreviousStage(slot)); });
     return results;
   };
   auto consume = [&](Value kt, const RingSlot &slot, ValueRange iterArgs) {
@@ -210,9 +214,7 @@ void WgmmaConsumer::emitRingTile(const GemmTile &t, bool fenceAfterFull) {
   NVVM::WgmmaWaitGroupSyncOp::create(kb, 0);
   if (!releasedInLoop)
     kb.ifThen(ult(t.ktBegin, t.ktEnd), [&] {
-      Value prev = remu(add(mainloop.loadRingCounter(), c(spec.stages - 1)),
-                        spec.stages);
-      mainloop.releaseStage(prev);
+      mainloop.releaseStage(mainloop.getPreviousStage(mainloop.loadRingSlot()));
     });
   emitEpilogue(result, t.batch, t.rowBase, t.rowEnd, t.colBase,
                scales ? &*scales : nullptr);
@@ -227,6 +229,17 @@ bool WgmmaConsumer::usesOrderedIssue() const {
 /// arrived at by warpgroup 0 (1) after its wgmma of a stage, waited for
 /// by the other. (Barrier 1 is Float8EpilogueScales::kFactorBarrier.)
 constexpr int32_t kIssuedByWg0Barrier = 2, kIssuedByWg1Barrier = 3;
+
+void WgmmaConsumer::computeUniformWarpgroup() {
+  // Lane 0's threadIdx.x / 128, which every lane of the warp shares: ptxas
+  // then keeps the warpgroup's descriptors in uniform registers.
+  Value wg = arith::IndexCastUIOp::create(kb, kb.getI32Type(),
+                                          divu(mainloop.getThreadId(), 128));
+  Value lane0 =
+      NVVM::ShflOp::create(kb, kb.getI32Type(), kb.i32(-1), wg, kb.i32(0),
+                           kb.i32(0x1f), NVVM::ShflKind::idx, UnitAttr());
+  warpgroup = arith::IndexCastUIOp::create(kb, kb.getIndexType(), lane0);
+}
 
 Value WgmmaConsumer::isFirstWarpgroup() {
   return arith::CmpIOp::create(kb, arith::CmpIPredicate::ult,
@@ -521,6 +534,7 @@ void gpu_lowering::emitDequantBF16Gemm(KernelBuilder &kb, const GemmSpec &spec,
   // TMA writes the stages through the async proxy, which the wgmma reads
   // too: no fence after the full wait.
   auto mmaRole = [&] {
+    mma.computeUniformWarpgroup();
     mainloop.walkTiles([&](const GemmTile &t) {
       mma.emitRingTile(t, /*fenceAfterFull=*/false);
     });

@@ -27,6 +27,11 @@ public:
       : GemmIndexArith(mainloop.getBuilder()), mainloop(mainloop),
         spec(mainloop.getSpec()) {}
 
+  /// Computes the thread's MMA warpgroup (threadIdx.x / 128) as a value
+  /// shuffled from lane 0, which ptxas knows to be warp-uniform, for the
+  /// later `issue`s (call where every MMA thread runs, e.g. at the start
+  /// of the MMA role); without it `issue` divides threadIdx.x.
+  void computeUniformWarpgroup();
   /// f32 accumulator registers per MMA thread (m64 x tile.n).
   int64_t getAccumulatorCount() const { return spec.tile.n / 2; }
   /// The m64nN f32 accumulators, zero.
@@ -97,6 +102,8 @@ private:
 
   GemmMainloop &mainloop;
   const GemmSpec &spec;
+  /// computeUniformWarpgroup's warpgroup index (index), or null.
+  Value warpgroup;
 };
 
 /// Configures `spec` (its problem set) for the pre-dequantized GEMM
