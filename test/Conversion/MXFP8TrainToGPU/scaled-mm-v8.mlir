@@ -157,6 +157,19 @@
 // CHECK:           %[[A1:.*]] = arith.addi %[[ALOW]], %c2_i32 : i32
 // CHECK-COUNT-3:   nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 1
+// The previous stage's release (not for the tile's first): its slot is
+// the last of the four before slot 0 (GemmMainloop::getPreviousStage),
+// its empty barrier the one after the four full barriers; then the ring
+// position advances (the slot wraps at 4).
+// CHECK:           scf.if
+// CHECK-NEXT:        %[[AT0:.*]] = arith.cmpi eq, %[[SLOT]], %c0 : index
+// CHECK-NEXT:        %[[DOWN:.*]] = arith.subi %[[SLOT]], %c1 : index
+// CHECK-NEXT:        %[[PREV:.*]] = arith.select %[[AT0]], %c3, %[[DOWN]] : index
+// CHECK-NEXT:        arith.addi %[[PREV]], %c4 : index
+// CHECK:             nvvm.mbarrier.arrive
+// CHECK-NEXT:      }
+// CHECK-NEXT:      %[[NEXT:.*]] = arith.addi %[[SLOT]], %c1 : index
+// CHECK-NEXT:      arith.cmpi eq, %[[NEXT]], %c4 : index
 // CHECK:         } else {
 // CHECK:           nvvm.setmaxregister decrease 72
 // CHECK:           %[[ROLE:.*]] = arith.subi %thread_id_x, %c256 : index

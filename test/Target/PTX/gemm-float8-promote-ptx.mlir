@@ -41,12 +41,13 @@
 // N160-DAG: bar.sync {{[[:space:]]*}}{{%r[0-9]+}}, 256;
 // N160-DAG: wgmma.wait_group.sync.aligned 0;
 
-// No division or remainder anywhere (the ring's slot and parity are
-// advanced with the counter: six stages are not a power of two), and the
-// MMA role's warpgroup index comes from lane 0 (shfl), once per kernel.
-// RING-NOT: {{(div|rem)\.[us](32|64)}}
+// No division or remainder anywhere, nor the multiply-high that LLVM makes
+// of a division by a constant (the ring's slot and parity are advanced with
+// the counter: six stages are not a power of two), and the MMA role's
+// warpgroup index comes from lane 0 (shfl), once per kernel.
+// RING-NOT: {{(div|rem)\.[us](32|64)|mul\.hi}}
 // RING: shfl.sync.idx.b32
-// RING-NOT: {{(div|rem)\.[us](32|64)}}
+// RING-NOT: {{(div|rem)\.[us](32|64)|mul\.hi}}
 
 // PTXAS-NOT: C7514
 // PTXAS-NOT: C7519

@@ -20,10 +20,10 @@
 // the ring kernels (`GemmSpec::usesStageRing`); the extra bytes
 // (`GemmSpec::extraBytes`) are the generation's (`viewExtra`).
 //
-// The stage ring. Every role keeps a per-thread ring counter g (a one-word
-// alloca that LLVM promotes to a register), carried across the persistent
-// tiles; every role walks the same tiles in the same order, so the counters
-// agree. Stage g lives in slot s = g % S; its use number is g / S, and the
+// The stage ring. Every role keeps a per-thread ring counter g (one-word
+// allocas, with its slot and parity, that LLVM promotes to registers),
+// carried across the persistent tiles; every role walks the same tiles in
+// the same order, so the counters agree. Stage g lives in slot s = g % S; its use number is g / S, and the
 // parity of that use is (g / S) & 1. The slot and parity are kept beside g
 // and advanced with it (a wrap and a flip: S need not be a power of two).
 //   - full[s] completes when the producers have written slot s
@@ -319,7 +319,8 @@ public:
   /// generation's other mbarriers), fences the initialisation for the async
   /// proxy (TMA's complete_tx and tcgen05.commit complete barriers), a CTA
   /// barrier (a cluster barrier with the cluster along M) publishes them,
-  /// and every thread's ring counter starts at 0.
+  /// and every thread's ring position (counter, slot and parity) starts
+  /// at 0.
   void initRing(int64_t fullArrivals, int64_t emptyArrivals,
                 function_ref<void()> initMore = nullptr);
   /// The thread's current ring position.
