@@ -23,9 +23,10 @@
 // The stage ring. Every role keeps a per-thread ring counter g (one-word
 // allocas, with its slot and parity, that LLVM promotes to registers),
 // carried across the persistent tiles; every role walks the same tiles in
-// the same order, so the counters agree. Stage g lives in slot s = g % S; its use number is g / S, and the
-// parity of that use is (g / S) & 1. The slot and parity are kept beside g
-// and advanced with it (a wrap and a flip: S need not be a power of two).
+// the same order, so the counters agree. Stage g lives in slot s = g % S; its
+// use number is g / S, and the parity of that use is (g / S) & 1. The slot and
+// parity are kept beside g and advanced with it (a wrap and a flip: S need not
+// be a power of two).
 //   - full[s] completes when the producers have written slot s
 //     (`initRing` fullArrivals arrivals, or expect_tx bytes with TMA);
 //   - empty[s] completes when the consumers have finished reading it
