@@ -39,6 +39,7 @@
 #define MXFP8TRAIN_LIB_CONVERSION_MXFP8TRAINTOGPU_GEMM_DEQUANTFUSION_H
 
 #include "DequantPrepass.h"
+#include "GemmLaunch.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"

@@ -14,6 +14,7 @@
 #include "../KernelBuilder.h"
 #include "DequantFusion.h"
 #include "DequantPrepass.h"
+#include "GemmLaunch.h"
 #include "GemmMainloop.h"
 #include "TCGen05.h"
 #include "WGMMA.h"

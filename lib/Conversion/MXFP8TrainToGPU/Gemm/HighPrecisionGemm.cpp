@@ -32,6 +32,7 @@
 #include "../KernelBuilder.h"
 #include "../TMA.h"
 #include "DequantPrepass.h"
+#include "GemmLaunch.h"
 #include "GemmMainloop.h"
 #include "WGMMA.h"
 

@@ -19,6 +19,7 @@
 
 #include "../TMA.h"
 #include "Float8Transpose.h"
+#include "GemmLaunch.h"
 #include "TCGen05.h"
 #include "mxfp8train/Conversion/Utils/Tcgen05.h"
 

@@ -45,6 +45,7 @@
 #include "../TMA.h"
 #include "Float8Transpose.h"
 #include "Float8TransposeFusion.h"
+#include "GemmLaunch.h"
 #include "GemmSumFusion.h"
 #include "TCGen05.h"
 #include "WGMMA.h"
