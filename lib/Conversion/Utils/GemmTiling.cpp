@@ -80,3 +80,24 @@ uint64_t gemm::getWgmmaDescriptor(uint64_t address, uint64_t leadingByteOffset,
   d |= static_cast<uint64_t>(swizzle) << 62;
   return d;
 }
+
+Value gemm::emitWgmmaDescriptorLow(ImplicitLocOpBuilder &b, Value address,
+                                   uint64_t bits) {
+  auto c = [&](int64_t v) { return arith::ConstantIntOp::create(b, v, 32); };
+  Value addr = arith::IndexCastUIOp::create(b, b.getI32Type(), address);
+  Value field = arith::AndIOp::create(b, arith::ShRUIOp::create(b, addr, c(4)),
+                                      c(0x3FFF));
+  return arith::OrIOp::create(b, field, c(static_cast<uint32_t>(bits)));
+}
+
+Value gemm::emitWgmmaDescriptor(ImplicitLocOpBuilder &b, Value low,
+                                int64_t step, uint64_t bits) {
+  Type i64 = b.getI64Type();
+  Value word = arith::ExtUIOp::create(
+      b, i64,
+      arith::AddIOp::create(b, low, arith::ConstantIntOp::create(b, step, 32)));
+  return arith::OrIOp::create(
+      b, word,
+      arith::ConstantIntOp::create(
+          b, i64, static_cast<int64_t>(bits & ~uint64_t(0xFFFFFFFF))));
+}

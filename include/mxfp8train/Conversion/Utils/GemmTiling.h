@@ -114,6 +114,19 @@ inline uint64_t getWgmmaDescriptorBits(uint64_t leadingByteOffset,
   return getWgmmaDescriptor(0, leadingByteOffset, strideByteOffset, swizzle);
 }
 
+/// IR: the low word (i32) of the descriptor `bits` (getWgmmaDescriptorBits)
+/// with the address field of the shared-window byte address `address`
+/// (index, below 256 KiB) or-ed in: ((address >> 4) & 0x3FFF) | bits.
+Value emitWgmmaDescriptorLow(ImplicitLocOpBuilder &b, Value address,
+                             uint64_t bits);
+
+/// IR: the i64 descriptor of `low` (emitWgmmaDescriptorLow) with `step`
+/// added to its address field, which it must not leave (a K step: 32 bytes
+/// along a K-major row is 2), and the upper word of `bits`. The address
+/// arithmetic stays in 32 bits.
+Value emitWgmmaDescriptor(ImplicitLocOpBuilder &b, Value low, int64_t step,
+                          uint64_t bits);
+
 } // namespace gemm
 } // namespace mxfp8train
 } // namespace mlir

@@ -56,27 +56,10 @@ Value WgmmaConsumer::issue(Value acc, Value stage, bool overwrite) {
       add(mainloop.getStagesAddress(), mul(stage, c(spec.stageBytes())));
   Value aAddr = add(stageAddr, mul(wg, c(8192)));
   Value bAddr = add(stageAddr, c(spec.stageBytesA()));
-  // The address field (bits 0-13: the byte address / 16 of a shared window
-  // below 256 KiB) is computed in 32 bits and so are the K steps added to
-  // it, which never carry out of the field; the upper word is constant.
-  Type i32 = kb.getI32Type(), i64 = kb.getI64Type();
-  auto descLow = [&](Value addr) -> Value {
-    Value field = arith::AndIOp::create(
-        kb,
-        arith::ShRUIOp::create(kb, arith::IndexCastUIOp::create(kb, i32, addr),
-                               kb.i32(4)),
-        kb.i32(0x3FFF));
-    return arith::OrIOp::create(kb, field,
-                                kb.i32(static_cast<uint32_t>(descBits)));
-  };
-  Value descHigh = arith::ConstantIntOp::create(
-      kb, i64, static_cast<int64_t>(descBits & ~uint64_t(0xFFFFFFFF)));
-  auto descAt = [&](Value low, int64_t step) -> Value {
-    Value word = arith::ExtUIOp::create(
-        kb, i64, arith::AddIOp::create(kb, low, kb.i32(step)));
-    return arith::OrIOp::create(kb, word, descHigh);
-  };
-  Value descA = descLow(aAddr), descB = descLow(bAddr);
+  // The address fields in 32 bits, the K steps added there
+  // (gemm::emitWgmmaDescriptor).
+  Value descA = gemm::emitWgmmaDescriptorLow(kb, aAddr, descBits);
+  Value descB = gemm::emitWgmmaDescriptorLow(kb, bAddr, descBits);
   NVVM::WgmmaFenceAlignedOp::create(kb);
   auto shape = NVVM::MMAShapeAttr::get(ctx, 64, t.n, kStep);
   // bf16 operands (the pre-dequantized MX operands, bf16 high-precision
@@ -96,9 +79,12 @@ Value WgmmaConsumer::issue(Value acc, Value stage, bool overwrite) {
   for (int64_t kk = 0; kk < t.k / kStep; ++kk) {
     // Step kk: 32 bytes further along each K-major row (the swizzle is
     // applied by the hardware to the address bits).
+    // (Sequenced: B's descriptor ops, then A's, whatever the compiler's
+    // argument evaluation order.)
+    Value stepB = gemm::emitWgmmaDescriptor(kb, descB, 2 * kk, descBits);
+    Value stepA = gemm::emitWgmmaDescriptor(kb, descA, 2 * kk, descBits);
     acc = NVVM::WgmmaMmaAsyncOp::create(
-        kb, acc.getType(), acc, descAt(descA, 2 * kk), descAt(descB, 2 * kk),
-        shape, aType, bType, f32t,
+        kb, acc.getType(), acc, stepA, stepB, shape, aType, bType, f32t,
         NVVM::WGMMAScaleOutAttr::get(ctx, overwrite && kk == 0
                                               ? NVVM::WGMMAScaleOut::zero
                                               : NVVM::WGMMAScaleOut::one),
