@@ -878,10 +878,16 @@ def prepare(args):
         # --lowering-options reach the Float8 GEMM cases (their tuning
         # knobs: tile, promotion, cluster), checked against the float64
         # reference like the default lowering.
+        # A fusion off by default is lowered with it on
+        # (gpu_check_fusions.FUSED_OPTIONS).
+        case_options = []
+        if float8 and args.lowering_options:
+            case_options = [args.lowering_options]
+        elif fusion and case["fusion"] in gpu_check_fusions.FUSED_OPTIONS:
+            case_options = [gpu_check_fusions.FUSED_OPTIONS[case["fusion"]]]
         run(["bash", os.path.join(ROOT, "scripts", "aot-compile.sh"),
-             os.path.join(cdir, "gpu.mlir"), obj, args.chip] +
-            ([args.lowering_options] if float8 and args.lowering_options
-             else []), env=env)
+             os.path.join(cdir, "gpu.mlir"), obj, args.chip] + case_options,
+            env=env)
         run(["c++", "-shared", "-o", os.path.join(cdir, "libcase.so"), obj])
         os.remove(obj)
         manifest["cases"].append(dict(

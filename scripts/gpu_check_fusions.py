@@ -32,6 +32,12 @@
 # epilogue; uneven and empty groups and rows past the last group (whose
 # output is the other term plus zero).
 #
+# `fuse-gemm-amax` (Gemm/GemmAmaxFusion.h; off by default, so the case is
+# lowered with it on): the tensorwise amaxes of the SwiGLU casts taken in
+# the epilogue of the Float8 GEMM whose result the producer reads (the
+# forward W3 GEMM for silu(h1) * h3, the promoted dgrad W2 GEMM for the
+# backward pair), tiles not multiples of the kernel's.
+#
 # `defer-fp8` (Gemm/DequantFusion.h): MX quantize kernels that write a
 # pre-dequantized GEMM operand's bf16 form store the fp8 bytes only of the
 # blocks that form cannot hold; the fallback's restore kernel writes the
@@ -71,6 +77,7 @@ KINDS = ("fusion",)
 # The reference lowering: mxfp8train-lower-to-gpu options (aot-compile.sh).
 REFERENCE_OPTIONS = {"fuse-transposes": "fuse-transposes=false",
                      "fuse-gemm-sums": "fuse-gemm-sums=false",
+                     "fuse-gemm-amax": "fuse-gemm-amax=false",
                      "defer-fp8": "defer-fp8=false",
                      "column-cast-lanes": "column-cast-lanes=1",
                      "stage-row-scales": "stage-row-scales=false",
@@ -80,6 +87,9 @@ REFERENCE_OPTIONS = {"fuse-transposes": "fuse-transposes=false",
                      # and the GEMMs transpose their MN-major operands.
                      "fuse-sibling-casts":
                          "fuse-sibling-casts=false fuse-transposes=false"}
+
+# The fused lowering's options where the fusion is off by default.
+FUSED_OPTIONS = {"fuse-gemm-amax": "fuse-gemm-amax=true"}
 
 _MAP = "affine_map<(d0, d1) -> (d0, d1)>"
 
@@ -317,6 +327,104 @@ def cases():
 
     siblings("sibling_casts_kmajor", wgrad=True)
     siblings("sibling_casts_rowmajor", wgrad=False)
+
+    # GEMM epilogues that take tensorwise amaxes (fuse-gemm-amax): the
+    # SwiGLU forward (x (T = 272, K = 144), W1 and W3 (N = 208, K): h =
+    # silu(h1) * h3 cast tensorwise, its amax in the W3 GEMM's epilogue,
+    # which reads h1; h's cast read by the W2 GEMM (W2 (K2 = 144, N))) and
+    # backward (dA = dOut W2 by the promoted dgrad GEMM, dOut (T, K2),
+    # h1 and h3 inputs: the pair's two amaxes in its epilogue, each result
+    # read by a dgrad against W1); tiles not multiples of 128 x 256.
+    t, k, n = 272, 144, 208
+    f8 = lambda shape, e="f8E4M3FN": _t(shape, e)
+    tw = "granularity = tensorwise"
+
+    def mm(res, a, sa, b, sb, ta, tb, out, attrs, transpose=""):
+        return ("%s = mxfp8train.scaled_mm %s [%s], %s [%s] %s{%s} : "
+                "%s [%s], %s [%s] -> %s" % (res, a, sa, b, sb, transpose,
+                                            attrs, ta, _t([], "f32"), tb,
+                                            _t([], "f32"), out))
+
+    fwd = 'mxfp8train.role = "forward", mxfp8train.use_fast_accum = true'
+    dgrad = 'mxfp8train.role = "dgrad", mxfp8train.use_fast_accum = false'
+    th = _t([t, n], "bf16")
+    body = [
+        _quantize("%qx, %sx", "%arg0", [t, k], "f8E4M3FN", [], tw),
+        _quantize("%qw1, %sw1", "%arg1", [n, k], "f8E4M3FN", [], tw),
+        _quantize("%qw3, %sw3", "%arg2", [n, k], "f8E4M3FN", [], tw),
+        _quantize("%qw2, %sw2", "%arg3", [k, n], "f8E4M3FN", [], tw),
+        mm("%h1", "%qx", "%sx", "%qw1", "%sw1", f8([t, k]), f8([n, k]), th,
+           fwd, "transpose_rhs "),
+        mm("%h3", "%qx", "%sx", "%qw3", "%sw3", f8([t, k]), f8([n, k]), th,
+           fwd, "transpose_rhs "),
+        "%%e = tensor.empty() : %s" % th,
+        "%%h = linalg.generic {indexing_maps = [%s, %s, %s], iterator_types "
+        "= [\"parallel\", \"parallel\"]} ins(%%h1, %%h3 : %s, %s) outs(%%e "
+        ": %s) {" % (_MAP, _MAP, _MAP, th, th, th),
+        "^bb0(%a: bf16, %b: bf16, %o: bf16):",
+        "  %one = arith.constant 1.0 : f32",
+        "  %af = arith.extf %a : bf16 to f32",
+        "  %bf = arith.extf %b : bf16 to f32",
+        "  %na = arith.negf %af : f32",
+        "  %ex = math.exp %na : f32",
+        "  %de = arith.addf %ex, %one : f32",
+        "  %sg = arith.divf %one, %de : f32",
+        "  %si = arith.mulf %af, %sg : f32",
+        "  %hv = arith.mulf %si, %bf : f32",
+        "  %ht = arith.truncf %hv : f32 to bf16",
+        "  linalg.yield %ht : bf16",
+        "} -> %s" % th,
+        _quantize("%qh, %r1", "%h", [t, n], "f8E4M3FN", [], tw),
+        mm("%r0", "%qh", "%r1", "%qw2", "%sw2", f8([t, n]), f8([k, n]),
+           _t([t, k], "bf16"), fwd, "transpose_rhs ")]
+    case("gemm_amax_swiglu_forward",
+         [([t, k], "bf16"), ([n, k], "bf16"), ([n, k], "bf16"),
+          ([k, n], "bf16")],
+         [([t, k], "bf16"), ([], "f32")], body, fusion="fuse-gemm-amax")
+
+    body = [
+        _quantize("%qd, %sd", "%arg0", [t, k], "f8E5M2", [], tw),
+        _quantize("%qw2, %sw2", "%arg1", [k, n], "f8E4M3FN", [], tw),
+        _quantize("%qw1, %sw1", "%arg4", [n, k], "f8E4M3FN", [], tw),
+        mm("%da", "%qd", "%sd", "%qw2", "%sw2", f8([t, k], "f8E5M2"),
+           f8([k, n]), th, dgrad),
+        "%%e = tensor.empty() : %s" % th,
+        "%%g:2 = linalg.generic {indexing_maps = [%s, %s, %s, %s, %s], "
+        "iterator_types = [\"parallel\", \"parallel\"]} ins(%%da, %%arg2, "
+        "%%arg3 : %s, %s, %s) outs(%%e, %%e : %s, %s) {" % (
+            _MAP, _MAP, _MAP, _MAP, _MAP, th, th, th, th, th),
+        "^bb0(%d: bf16, %a: bf16, %b: bf16, %o0: bf16, %o1: bf16):",
+        "  %one = arith.constant 1.0 : f32",
+        "  %df = arith.extf %d : bf16 to f32",
+        "  %af = arith.extf %a : bf16 to f32",
+        "  %bf = arith.extf %b : bf16 to f32",
+        "  %na = arith.negf %af : f32",
+        "  %ex = math.exp %na : f32",
+        "  %de = arith.addf %ex, %one : f32",
+        "  %sg = arith.divf %one, %de : f32",
+        "  %si = arith.mulf %af, %sg : f32",
+        "  %dh3 = arith.mulf %df, %si : f32",
+        "  %om = arith.subf %one, %sg : f32",
+        "  %t1 = arith.mulf %af, %om : f32",
+        "  %t2 = arith.addf %t1, %one : f32",
+        "  %ds = arith.mulf %sg, %t2 : f32",
+        "  %db = arith.mulf %df, %bf : f32",
+        "  %dh1 = arith.mulf %db, %ds : f32",
+        "  %dh1t = arith.truncf %dh1 : f32 to bf16",
+        "  %dh3t = arith.truncf %dh3 : f32 to bf16",
+        "  linalg.yield %dh1t, %dh3t : bf16, bf16",
+        "} -> (%s, %s)" % (th, th),
+        _quantize("%q0, %r2", "%g#0", [t, n], "f8E5M2", [], tw),
+        _quantize("%q1, %r3", "%g#1", [t, n], "f8E5M2", [], tw),
+        mm("%r0", "%q0", "%r2", "%qw1", "%sw1", f8([t, n], "f8E5M2"),
+           f8([n, k]), _t([t, k], "bf16"), dgrad),
+        mm("%r1", "%q1", "%r3", "%qw1", "%sw1", f8([t, n], "f8E5M2"),
+           f8([n, k]), _t([t, k], "bf16"), dgrad)]
+    case("gemm_amax_swiglu_backward",
+         [([t, k], "bf16"), ([k, n], "bf16"), ([t, n], "bf16"),
+          ([t, n], "bf16"), ([n, k], "bf16")],
+         [([t, k], "bf16"), ([t, k], "bf16"), ([], "f32"), ([], "f32")],
+         body, fusion="fuse-gemm-amax")
 
     # Deferred fp8 of MX operands (defer-fp8).
     def mx_types(shape, axis):

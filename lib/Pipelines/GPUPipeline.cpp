@@ -79,6 +79,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   convertOptions.fuseSiblingCasts = options.fuseSiblingCasts;
   convertOptions.fuseTransposes = options.fuseTransposes;
   convertOptions.fuseGemmSums = options.fuseGemmSums;
+  convertOptions.fuseGemmAmax = options.fuseGemmAmax;
   // canonicalize and cse run before the conversion, never between it and
   // bufferization: the kernels read tensors through
   // `bufferization.to_buffer`, which cse would merge across the ops in

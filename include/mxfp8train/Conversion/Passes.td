@@ -160,6 +160,18 @@ def ConvertMXFP8TrainToGPUPass
     elementwise kernel runs (Gemm/GemmSumFusion.h). The results are
     bit-identical.
 
+    With `fuse-gemm-amax` (off by default; sm_90a) and `fuse-producers`,
+    the tensorwise Float8 quantizes of an elementwise `linalg.generic`
+    (every result quantized once, the quantizes one sibling group) that
+    reads the bf16 result of a dense Float8 `scaled_mm` (the last such
+    GEMM) and otherwise bf16 tensors of its shape defined before that GEMM
+    (SwiGLU's `silu(h1) * h3` in the forward W3 GEMM, its derivative's two
+    results in the dgrad W2 GEMM) take their amaxes in the GEMM's
+    epilogue: it loads the other operands at the chunk it stores,
+    evaluates the generic's body and `atomicMax`es each result's |x| into
+    words its launch zeroed; the quantizes launch only their cast kernel
+    (Gemm/GemmAmaxFusion.h). The results are bit-identical.
+
     Linalg contractions (`linalg.matmul` in any operand orientation,
     `linalg.batch_matmul`) and `grouped_mm` with bf16 / f16 operands become
     the bf16 wgmma GEMM of the MX path on sm_90a (Gemm/HighPrecisionGemm.cpp;
@@ -202,6 +214,13 @@ def ConvertMXFP8TrainToGPUPass
            "sm_90a: an elementwise bf16 sum truncf(extf(a) + extf(b)) of a "
            "Float8 grouped GEMM's result (its only use) and a tensor defined before "
            "the GEMM is written by the GEMM's epilogue (the same bits)">,
+    Option<"fuseGemmAmax", "fuse-gemm-amax", "bool", /*default=*/"false",
+           "sm_90a, with fuse-producers: the tensorwise amaxes of the "
+           "Float8 casts of an elementwise producer that reads a dense "
+           "Float8 scaled_mm's bf16 result (and bf16 tensors defined "
+           "before it) are taken in that GEMM's epilogue, and the casts "
+           "launch no amax kernel (the same bits; not yet measured on the "
+           "H200, so off by default)">,
     Option<"fuseSiblingCasts", "fuse-sibling-casts", "bool",
            /*default=*/"true",
            "With fuse-producers: tensorwise Float8 quantizes of different "

@@ -106,6 +106,13 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "waits where only host-local code (tensor-map "
                      "encoding) separates them"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> fuseGemmAmax{
+      *this, "fuse-gemm-amax",
+      llvm::cl::desc("sm_90a: the tensorwise amaxes of Float8 casts of an "
+                     "elementwise producer of a dense Float8 GEMM's result "
+                     "are taken in that GEMM's epilogue (no amax kernel; "
+                     "off by default until measured)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> fuseSiblingCasts{
       *this, "fuse-sibling-casts",
       llvm::cl::desc("Tensorwise Float8 casts of different results of one "

@@ -39,6 +39,7 @@
 #include "CastLanes.h"
 #include "FusedProducer.h"
 #include "Gemm/Float8TransposeFusion.h"
+#include "Gemm/GemmAmaxFusion.h"
 #include "mxfp8train/Conversion/Utils/Float8Arith.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -103,9 +104,7 @@ Value gpu_lowering::reduceAmaxF32(KernelBuilder &kb, Value absLanes) {
   return arith::ExtFOp::create(kb, kb.getF32Type(), m);
 }
 
-/// The NaN-propagating maximum of the f32 `a` over the `width` lanes of
-/// each aligned lane group of the warp, in every lane (`shfl.sync.bfly`).
-static Value warpMax(KernelBuilder &kb, Value a, int64_t width) {
+Value gpu_lowering::warpMax(KernelBuilder &kb, Value a, int64_t width) {
   auto oneF32 = VectorType::get({1}, kb.getF32Type());
   Value v = vector::BroadcastOp::create(kb, oneF32, a);
   for (int64_t m = 1; m < width; m *= 2)
@@ -613,6 +612,33 @@ static bool areSiblingCasts(QuantizeOp a, QuantizeOp b,
 /// without opting in) at three.
 static constexpr int64_t kMaxSiblingCasts = 3;
 
+SmallVector<QuantizeOp>
+gpu_lowering::getFloat8SiblingCasts(QuantizeOp op, const KernelInput &input,
+                                    const KernelCache &cache) {
+  if (!cache.getFuseSiblingCasts() || !input.isFused() || input.isPadded())
+    return {op};
+  const Float8TransposeFusion *fusion = cache.getFloat8TransposeFusion();
+  SmallVector<QuantizeOp> casts;
+  Operation *producer = op.getInput().getDefiningOp();
+  for (Value result : producer->getResults())
+    for (Operation *user : result.getUsers())
+      if (auto q = dyn_cast<QuantizeOp>(user);
+          q && (q == op || areSiblingCasts(op, q, fusion)) &&
+          !llvm::is_contained(casts, q))
+        casts.push_back(q);
+  if (casts.size() < 2)
+    return {op};
+  llvm::sort(casts,
+             [](QuantizeOp a, QuantizeOp b) { return a->isBeforeInBlock(b); });
+  // Groups of at most kMaxSiblingCasts consecutive casts.
+  int64_t first = llvm::find(casts, op) - casts.begin();
+  first -= first % kMaxSiblingCasts;
+  int64_t count = std::min<int64_t>(kMaxSiblingCasts, casts.size() - first);
+  if (count < 2)
+    return {op};
+  return SmallVector<QuantizeOp>(ArrayRef(casts).slice(first, count));
+}
+
 namespace {
 /// Float8 quantize -> the row kernel, or memset + amax + cast kernels.
 ///
@@ -645,7 +671,7 @@ struct Float8QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
         KernelInput::get(op.getInput(), fuseProducers, cache.getFusePadding());
     // The casts lowered here: `op`, or its sibling group (in block order),
     // launched at the first.
-    SmallVector<QuantizeOp> casts = getSiblingCasts(op, input);
+    SmallVector<QuantizeOp> casts = getFloat8SiblingCasts(op, input, cache);
     if (casts.size() > 1) {
       input = KernelInput::getSiblings(
           llvm::map_to_vector(
@@ -653,6 +679,16 @@ struct Float8QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
           fuseProducers);
       rewriter.setInsertionPoint(casts.front());
       loc = casts.front().getLoc();
+    }
+    // A GEMM epilogue takes this group's amaxes (Gemm/GemmAmaxFusion.h):
+    // the group waits until that GEMM, which writes the words, is lowered.
+    Value gemmWords;
+    if (const GemmAmaxFusion *amaxes = cache.getGemmAmaxFusion();
+        amaxes && amaxes->isPlanned(casts.front())) {
+      gemmWords = amaxes->getWords(casts.front());
+      if (!gemmWords)
+        return rewriter.notifyMatchFailure(
+            op, "its amax is taken by a GEMM epilogue not yet lowered");
     }
     SmallVector<Value> ins = input.getViews(rewriter, loc, v.dataShape());
     SmallVector<SmallVector<Value>> buffers;
@@ -697,51 +733,11 @@ struct Float8QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
                               buffers[0]);
     }
 
-    // The amax words, zeroed in-stream: one per scale (a tensorwise
-    // sibling group: one per cast).
-    SmallVector<int64_t> wordShape =
-        v.kind == Float8ViewKind::Tensor
-            ? SmallVector<int64_t>{static_cast<int64_t>(casts.size())}
-            : v.scaleShape();
-    Value words = memref::AllocOp::create(
-        rewriter, loc, MemRefType::get(wordShape, rewriter.getI32Type()));
-    gpu::MemsetOp::create(
-        rewriter, loc, Type(), ValueRange{}, words,
-        arith::ConstantIntOp::create(rewriter, loc, 0, 32).getResult());
-
-    SmallVector<Value> amaxArgs = ins;
-    amaxArgs.push_back(words);
     bool column = v.kind == Float8ViewKind::Column;
-    std::string amaxName = llvm::formatv(
-        "float8_amax_{0}_{1}_{2}{3}", v.tag(), getTypeTag(spec.inType),
-        getShapeTag(v.dataShape()), input.getNameTag());
-    SmallVector<Type> reduceType = {
-        getColumnAmaxReduceType(rewriter.getContext())};
-    gpu::GPUFuncOp amaxKernel = cache.getOrCreate(
-        rewriter, amaxName, ValueRange(amaxArgs).getTypes(), n,
-        column ? TypeRange(reduceType) : TypeRange(warpMaxType),
-        [&](KernelBuilder &kb, ValueRange kargs, ValueRange wg) {
-          if (column)
-            buildColumnAmax(kb, spec, input, kargs.take_front(n), kargs[n],
-                            wg[0]);
-          else
-            buildTensorAmax(kb, spec, input, kargs.take_front(n), kargs[n],
-                            wg[0]);
-        });
-    // The words are read and written by the atomics (the kernel's parameter
-    // after the non-empty input buffers: an empty one is no parameter).
-    unsigned wordsParam = llvm::count_if(
-        ins, [](Value v) { return !isEmptyBuffer(v.getType()); });
-    amaxKernel.removeArgAttr(wordsParam,
-                             LLVM::LLVMDialect::getWriteOnlyAttrName());
     int64_t lanes = getLaneCount(v.contiguous(), spec.inType);
-    int64_t amaxGrid =
-        column ? std::max<int64_t>(
-                     1, getColumnAmaxTiles(v, spec.inType, input.isFused()))
-               : std::min(cache.getGridSize(llvm::divideCeil(
-                              v.red / lanes, kTensorAmaxUnroll)),
-                          kTensorAmaxMaxCTAs);
-    launch(rewriter, loc, amaxKernel, amaxGrid, amaxArgs);
+    Value words = gemmWords;
+    if (!words)
+      words = launchAmax(rewriter, loc, spec, input, casts.size(), ins);
 
     // The GEMMs that read the data MN-major read the K-major copy this
     // cast writes instead (Gemm/Float8TransposeFusion.h); siblings all
@@ -800,40 +796,63 @@ struct Float8QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
     return replaceAll();
   }
 
+  /// The amax words of a column or tensor cast (`casts` tensorwise
+  /// siblings: one word each), zeroed in-stream, and the amax kernel that
+  /// fills them from `ins` (the views of `input`); returns the words.
+  Value launchAmax(PatternRewriter &rewriter, Location loc,
+                   const Float8CastSpec &spec, const KernelInput &input,
+                   int64_t casts, ArrayRef<Value> ins) const {
+    const Float8View &v = spec.view;
+    bool column = v.kind == Float8ViewKind::Column;
+    SmallVector<int64_t> wordShape = v.kind == Float8ViewKind::Tensor
+                                         ? SmallVector<int64_t>{casts}
+                                         : v.scaleShape();
+    Value words = memref::AllocOp::create(
+        rewriter, loc, MemRefType::get(wordShape, rewriter.getI32Type()));
+    gpu::MemsetOp::create(
+        rewriter, loc, Type(), ValueRange{}, words,
+        arith::ConstantIntOp::create(rewriter, loc, 0, 32).getResult());
+    unsigned n = ins.size();
+    SmallVector<Value> amaxArgs(ins);
+    amaxArgs.push_back(words);
+    std::string amaxName = llvm::formatv(
+        "float8_amax_{0}_{1}_{2}{3}", v.tag(), getTypeTag(spec.inType),
+        getShapeTag(v.dataShape()), input.getNameTag());
+    SmallVector<Type> reduceType = {
+        getColumnAmaxReduceType(rewriter.getContext())};
+    SmallVector<Type> warpMaxType = {getWarpMaxType(rewriter.getContext())};
+    gpu::GPUFuncOp amaxKernel = cache.getOrCreate(
+        rewriter, amaxName, ValueRange(amaxArgs).getTypes(), n,
+        column ? TypeRange(reduceType) : TypeRange(warpMaxType),
+        [&](KernelBuilder &kb, ValueRange kargs, ValueRange wg) {
+          if (column)
+            buildColumnAmax(kb, spec, input, kargs.take_front(n), kargs[n],
+                            wg[0]);
+          else
+            buildTensorAmax(kb, spec, input, kargs.take_front(n), kargs[n],
+                            wg[0]);
+        });
+    // The words are read and written by the atomics (the kernel's parameter
+    // after the non-empty input buffers: an empty one is no parameter).
+    unsigned wordsParam = llvm::count_if(
+        ins, [](Value v) { return !isEmptyBuffer(v.getType()); });
+    amaxKernel.removeArgAttr(wordsParam,
+                             LLVM::LLVMDialect::getWriteOnlyAttrName());
+    int64_t lanes = getLaneCount(v.contiguous(), spec.inType);
+    int64_t amaxGrid =
+        column ? std::max<int64_t>(
+                     1, getColumnAmaxTiles(v, spec.inType, input.isFused()))
+               : std::min(cache.getGridSize(llvm::divideCeil(
+                              v.red / lanes, kTensorAmaxUnroll)),
+                          kTensorAmaxMaxCTAs);
+    launch(rewriter, loc, amaxKernel, amaxGrid, amaxArgs);
+    return words;
+  }
+
   /// The K-major copy this cast writes for Float8 GEMMs, or null.
   const FusedTransposedOperand *getKMajorOutput(QuantizeOp op) const {
     const Float8TransposeFusion *fusion = cache.getFloat8TransposeFusion();
     return fusion ? fusion->getQuantizeOutput(op) : nullptr;
-  }
-
-  /// `op` and, when it reads a fused elementwise producer (no pad), every
-  /// quantize of the producer's results that areSiblingCasts with it, in
-  /// block order.
-  SmallVector<QuantizeOp> getSiblingCasts(QuantizeOp op,
-                                          const KernelInput &input) const {
-    if (!cache.getFuseSiblingCasts() || !input.isFused() || input.isPadded())
-      return {op};
-    const Float8TransposeFusion *fusion = cache.getFloat8TransposeFusion();
-    SmallVector<QuantizeOp> casts;
-    Operation *producer = op.getInput().getDefiningOp();
-    for (Value result : producer->getResults())
-      for (Operation *user : result.getUsers())
-        if (auto q = dyn_cast<QuantizeOp>(user);
-            q && (q == op || areSiblingCasts(op, q, fusion)) &&
-            !llvm::is_contained(casts, q))
-          casts.push_back(q);
-    if (casts.size() < 2)
-      return {op};
-    llvm::sort(casts, [](QuantizeOp a, QuantizeOp b) {
-      return a->isBeforeInBlock(b);
-    });
-    // Groups of at most kMaxSiblingCasts consecutive casts.
-    int64_t first = llvm::find(casts, op) - casts.begin();
-    first -= first % kMaxSiblingCasts;
-    int64_t count = std::min<int64_t>(kMaxSiblingCasts, casts.size() - first);
-    if (count < 2)
-      return {op};
-    return SmallVector<QuantizeOp>(ArrayRef(casts).slice(first, count));
   }
 
   bool fuseProducers;

@@ -123,6 +123,10 @@ Value castLanes(KernelBuilder &kb, Value x, Value s, Type f8Type);
 /// of |x|.
 Value reduceAmaxF32(KernelBuilder &kb, Value absLanes);
 
+/// The NaN-propagating maximum of the f32 `a` over the `width` lanes of
+/// each aligned lane group of the warp, in every lane (`shfl.sync.bfly`).
+Value warpMax(KernelBuilder &kb, Value a, int64_t width);
+
 /// A thread's place in the column amax tile of strip block `sb` and row
 /// block `rb`: the first column `c0` of its strip (lane l's strip, clamped
 /// to the last of `strips` strips of `lanes` columns), the tile's first row
@@ -159,6 +163,19 @@ Value loadScalesFromAmaxWords(KernelBuilder &kb, Value words, ValueRange index,
 /// (`div.rn.f32`); the caller rounds it into the result type
 /// (finishDequantized).
 Value dequantizeToF32(KernelBuilder &kb, Value q, Value s);
+
+class KernelInput;
+
+/// The Float8 quantizes lowered together with `op`, whose input `input`
+/// reads (KernelInput::get): with the cache's `fuse-sibling-casts` and a
+/// fused elementwise producer (no pad), the quantizes of the producer's
+/// results that are sibling tensorwise casts of `op` (dense, one block,
+/// the same input and fp8 types, pow2 and K-major form), in block order,
+/// in groups of at most three; else `op` alone. The group is launched at
+/// its first quantize, with amax word r for its r-th quantize.
+SmallVector<QuantizeOp> getFloat8SiblingCasts(QuantizeOp op,
+                                              const KernelInput &input,
+                                              const KernelCache &cache);
 
 } // namespace gpu_lowering
 } // namespace mxfp8train

@@ -105,6 +105,7 @@ public:
 
 class DequantFusion;
 class Float8TransposeFusion;
+class GemmAmaxFusion;
 class GemmSumFusion;
 
 /// The kernel module, the target, and the kernels created so far.
@@ -158,6 +159,13 @@ public:
     sumFusion = std::move(plan);
   }
 
+  /// The GEMMs whose epilogue takes tensorwise Float8 casts' amaxes
+  /// (Gemm/GemmAmaxFusion.h); null: none.
+  const GemmAmaxFusion *getGemmAmaxFusion() const { return amaxFusion.get(); }
+  void setGemmAmaxFusion(std::shared_ptr<const GemmAmaxFusion> plan) {
+    amaxFusion = std::move(plan);
+  }
+
   /// Lanes per 32-row column tile of the 32x1 and dual cast kernels (1, 2
   /// or 4); 0: the measured default (ColumnCastKernels.cpp, getColumnSplit).
   int64_t getColumnCastLanes() const { return columnCastLanes; }
@@ -188,6 +196,7 @@ private:
   std::shared_ptr<const DequantFusion> fusion;
   std::shared_ptr<const Float8TransposeFusion> transposeFusion;
   std::shared_ptr<const GemmSumFusion> sumFusion;
+  std::shared_ptr<const GemmAmaxFusion> amaxFusion;
 };
 
 //===----------------------------------------------------------------------===//

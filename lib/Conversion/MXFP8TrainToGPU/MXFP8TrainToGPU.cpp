@@ -13,6 +13,7 @@
 #include "FusedProducer.h"
 #include "Gemm/DequantFusion.h"
 #include "Gemm/Float8TransposeFusion.h"
+#include "Gemm/GemmAmaxFusion.h"
 #include "Gemm/GemmSumFusion.h"
 #include "Gemm/WGMMAFloat8.h"
 #include "KernelBuilder.h"
@@ -215,6 +216,12 @@ struct ConvertMXFP8TrainToGPUPass final
     // sm_90a: GEMM epilogues that write the bf16 sum their result feeds.
     if (fuseGemmSums && *chipKind == GPUChip::SM90a && !simpleGemm)
       cache.setGemmSumFusion(GemmSumFusion::plan(module));
+    // sm_90a: Float8 GEMM epilogues that take the tensorwise amaxes of the
+    // casts of an elementwise producer of their result (after the plans the
+    // casts' grouping reads).
+    if (fuseGemmAmax && fuseProducers && *chipKind == GPUChip::SM90a &&
+        !simpleGemm)
+      cache.setGemmAmaxFusion(GemmAmaxFusion::plan(module, cache));
     RewritePatternSet patterns(ctx);
     populateKernelPatterns(patterns, cache, fuseProducers, elementwiseKernels);
     if (simpleGemm) {

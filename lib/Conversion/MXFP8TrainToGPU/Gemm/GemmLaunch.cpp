@@ -11,6 +11,7 @@
 #include "GemmSumFusion.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -28,16 +29,20 @@ Value gpu_lowering::flatBuffer(RewriterBase &rewriter, Location loc,
 Value gpu_lowering::appendGemmTailArgs(RewriterBase &rewriter, Location loc,
                                        SmallVectorImpl<Value> &args, Value offs,
                                        Value bias, RankedTensorType resultType,
-                                       Value addend) {
+                                       const GemmEpilogueOperands &epilogue) {
   if (offs)
     args.push_back(toBuffer(rewriter, loc, offs));
   if (bias)
     args.push_back(toBuffer(rewriter, loc, bias));
-  if (addend)
-    args.push_back(flatBuffer(rewriter, loc, addend));
+  if (epilogue.addend)
+    args.push_back(flatBuffer(rewriter, loc, epilogue.addend));
+  for (Value input : epilogue.amaxInputs)
+    args.push_back(flatBuffer(rewriter, loc, input));
   Value outBuf = allocResult(rewriter, loc, resultType);
   args.push_back(
       collapseTo(rewriter, loc, outBuf, {resultType.getNumElements()}));
+  if (epilogue.amaxWords)
+    args.push_back(epilogue.amaxWords);
   return outBuf;
 }
 
@@ -90,11 +95,17 @@ void gpu_lowering::launchGemmKernel(
     function_ref<void(KernelBuilder &, ValueRange)> emitBody) {
   SmallVector<Type> argTypes =
       llvm::map_to_vector(args, [](Value v) { return v.getType(); });
-  gpu::GPUFuncOp kernel =
-      cache.getOrCreate(rewriter, spec.getName(), argTypes, args.size() - 1, {},
-                        [&](KernelBuilder &kb, ValueRange kargs, ValueRange) {
-                          emitBody(kb, kargs);
-                        });
+  // Every argument is read only but the output, and the amax words after
+  // it, which the atomics read and write.
+  unsigned outputs = spec.amaxProducer ? 2 : 1;
+  gpu::GPUFuncOp kernel = cache.getOrCreate(
+      rewriter, spec.getName(), argTypes, args.size() - outputs, {},
+      [&](KernelBuilder &kb, ValueRange kargs, ValueRange) {
+        emitBody(kb, kargs);
+      });
+  if (spec.amaxProducer)
+    kernel.removeArgAttr(args.size() - 1,
+                         LLVM::LLVMDialect::getWriteOnlyAttrName());
   const GPUTargetInfo &target = cache.getTarget();
   // Persistent grid; .minnctapersm where two CTAs per SM fit.
   int64_t ctasPerSM = spec.ctasPerSM;
@@ -130,11 +141,12 @@ void gpu_lowering::launchGemmAndReplace(
     RewriterBase &rewriter, Operation *op, const KernelCache &cache,
     const GemmSpec &spec, SmallVectorImpl<Value> &args, Value offs, Value bias,
     RankedTensorType resultType,
-    function_ref<void(KernelBuilder &, ValueRange)> emitBody, Value addend) {
+    function_ref<void(KernelBuilder &, ValueRange)> emitBody,
+    const GemmEpilogueOperands &epilogue) {
   Location loc = op->getLoc();
   Value outBuf =
-      appendGemmTailArgs(rewriter, loc, args, offs, bias, resultType, addend);
+      appendGemmTailArgs(rewriter, loc, args, offs, bias, resultType, epilogue);
   launchGemmKernel(rewriter, loc, cache, spec, args, emitBody);
   replaceGemmResult(rewriter, op, toTensor(rewriter, loc, outBuf),
-                    cache.getGemmSumFusion(), bool(addend));
+                    cache.getGemmSumFusion(), bool(epilogue.addend));
 }

@@ -21,13 +21,26 @@ namespace gpu_lowering {
 /// `tensor`'s buffer viewed as 1-D.
 Value flatBuffer(RewriterBase &rewriter, Location loc, Value tensor);
 
+/// What a GEMM's epilogue reads and writes besides its output: the other
+/// term of the sum it writes (GemmSpec::addendType, GemmSumFusion.h), the
+/// tensors its amax epilogue reads and the amax words it writes
+/// (GemmSpec::amaxProducer, GemmAmaxFusion.h); each null or empty
+/// without.
+struct GemmEpilogueOperands {
+  Value addend;
+  SmallVector<Value, 2> amaxInputs;
+  Value amaxWords;
+};
+
 /// Appends the trailing GEMM kernel arguments (GemmArgs order) to `args`:
-/// the buffers of `offs`, `bias` and `addend` (GemmSpec::addendType, viewed
-/// as 1-D) where present, then the result buffer
-/// of `resultType` viewed as 1-D. Returns the result buffer (its shape).
+/// the buffers of `offs`, `bias`, `epilogue.addend` and the
+/// `epilogue.amaxInputs` (viewed as 1-D) where present, the result buffer
+/// of `resultType` viewed as 1-D, then `epilogue.amaxWords` if any.
+/// Returns the result buffer (its shape).
 Value appendGemmTailArgs(RewriterBase &rewriter, Location loc,
                          SmallVectorImpl<Value> &args, Value offs, Value bias,
-                         RankedTensorType resultType, Value addend = Value());
+                         RankedTensorType resultType,
+                         const GemmEpilogueOperands &epilogue = {});
 
 /// The f32 scales of a Float8 GEMM operand as the epilogue reads them
 /// (Float8EpilogueScales): a tensorwise (0-d) scale's buffer, rowwise
@@ -68,6 +81,8 @@ createPaddedOperands(RewriterBase &rewriter, Location loc,
 /// from the kernel arguments, and launches it on `args` (GemmArgs order):
 /// `spec.threads()` threads, `.maxntid` and `.minnctapersm
 /// spec.ctasPerSM`, a persistent grid of min(tiles, ctasPerSM x SMs) CTAs
+/// (every argument but the output read only; the amax words, last with
+/// GemmSpec::amaxProducer, read and written by atomics)
 /// and `spec.sharedBytes()` of dynamic shared memory. With
 /// `spec.clusterSize()` > 1 the grid is of clusters of that many CTAs
 /// (`clusters in`, the kernel's `nvvm.cluster_dim`), one cluster per unit
@@ -79,16 +94,16 @@ void launchGemmKernel(
     function_ref<void(KernelBuilder &, ValueRange kernelArgs)> emitBody);
 
 /// Completes `args` (the operands and scales, GemmArgs order) with the tail
-/// arguments (appendGemmTailArgs: `offs`, `bias`, `addend`, the result
-/// buffer of `resultType`), launches the kernel of `spec` (launchGemmKernel,
-/// body `emitBody`) on them, and replaces `op` with the result, or, with
-/// an `addend` (GemmSumFusion::getAddend), the sum it wrote.
+/// arguments (appendGemmTailArgs: `offs`, `bias`, the epilogue's operands,
+/// the result buffer of `resultType`), launches the kernel of `spec`
+/// (launchGemmKernel, body `emitBody`) on them, and replaces `op` with the
+/// result, or, with an addend (GemmSumFusion::getAddend), the sum it wrote.
 void launchGemmAndReplace(
     RewriterBase &rewriter, Operation *op, const KernelCache &cache,
     const GemmSpec &spec, SmallVectorImpl<Value> &args, Value offs, Value bias,
     RankedTensorType resultType,
     function_ref<void(KernelBuilder &, ValueRange kernelArgs)> emitBody,
-    Value addend = Value());
+    const GemmEpilogueOperands &epilogue = {});
 
 } // namespace gpu_lowering
 } // namespace mxfp8train

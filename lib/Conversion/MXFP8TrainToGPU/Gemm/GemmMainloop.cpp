@@ -39,11 +39,15 @@ GemmArgs::GemmArgs(const GemmSpec &spec, ValueRange args) {
     init = args[i++];
   if (spec.addendType)
     addend = args[i++];
+  for (int64_t j = 0; j < spec.getAmaxInputCount(); ++j)
+    amaxInputs.push_back(args[i++]);
   if (spec.guarded)
     flag = args[i++];
   if (spec.guarded && spec.flagPerOperand)
     flag2 = args[i++];
   out = args[i++];
+  if (spec.amaxProducer)
+    amaxWords = args[i++];
 }
 
 GemmMainloop::GemmMainloop(KernelBuilder &kb, const GemmSpec &spec,

@@ -183,12 +183,16 @@ protected:
 /// out as `out`), flag only for guarded kernels, flag2 (B's flag word, A's
 /// being `flag`) only with `GemmSpec::flagPerOperand`. The Float8 kernel
 /// (GemmVariant::WgmmaFloat8) takes the tensor maps of its fp8 operands as
-/// stored and their f32 scales.
+/// stored and their f32 scales. With GemmSpec::amaxProducer the extra
+/// inputs of the amax epilogue (flat bf16, laid out as `out`) follow the
+/// addend's place and the amax words (i32, one per producer result) follow
+/// `out` (Gemm/GemmAmaxFusion.h).
 struct GemmArgs {
   GemmArgs(const GemmSpec &spec, ValueRange args);
 
   Value aData, aScales, bData, bScales, offs, bias, init, addend, flag, flag2,
-      out;
+      out, amaxWords;
+  SmallVector<Value, 2> amaxInputs;
   /// The tensor maps of TMA-loaded operands (null otherwise).
   Value aMap, bMap;
 };

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GemmSpec.h"
+#include "../FusedProducer.h"
 #include "../KernelBuilder.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -153,6 +154,18 @@ std::string GemmSpec::getName() const {
                              promoteUnroll != getDefaultPromoteUnroll()
                          ? llvm::formatv("u{0}", promoteUnroll).str()
                          : "")
+              : "") +
+         // The amaxes the epilogue takes: `_amax` and the producer's body
+         // hash with the inputs' places (GemmAmaxFusion.h).
+         (amaxProducer
+              ? "_amax" +
+                    getElementwiseBodyHash(
+                        cast<linalg::GenericOp>(amaxProducer),
+                        llvm::join(llvm::map_range(amaxInputArgs,
+                                                   [](int64_t a) {
+                                                     return std::to_string(a);
+                                                   }),
+                                   ","))
               : "") +
          (guarded ? (runWhenUnsafe ? "_gu" : "_gs") : "") +
          (guarded && flagPerOperand ? "2" : "");

@@ -88,6 +88,21 @@ struct GemmSpec {
   /// elementwise sum the result feeds, GemmSumFusion.h): out = bf16(f32(
   /// addend) + f32(bf16(result))); null without.
   Type addendType;
+  /// WgmmaFloat8 with a staged epilogue: the elementwise producer
+  /// (linalg.generic) whose results' tensorwise amaxes the epilogue takes
+  /// from the output values (Gemm/GemmAmaxFusion.h); null without.
+  /// amaxInputArgs[i]: -1 where the producer's input i is this GEMM's
+  /// result, else the extra bf16 kernel input (of the output's shape) it
+  /// is.
+  Operation *amaxProducer = nullptr;
+  SmallVector<int64_t, 4> amaxInputArgs;
+  /// The extra inputs the amax epilogue reads.
+  int64_t getAmaxInputCount() const {
+    int64_t count = 0;
+    for (int64_t arg : amaxInputArgs)
+      count = std::max(count, arg + 1);
+    return count;
+  }
   /// DequantBF16, batched operands: the tensor map is 3-D (batch, rows, K)
   /// over the operand as it is stored, one batch per box, instead of the
   /// batches' padded rows stacked in a 2-D map.

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "WGMMA.h"
+#include "GemmAmaxFusion.h"
 #include "WGMMAFloat8.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -458,6 +459,20 @@ void WgmmaConsumer::emitStagedStores(
     }
     syncWarp();
     Value col = add(colBase, add(c(g0 * 8), mul(chunk, c(8))));
+    // The amax epilogue's other operands for the four row chunks, loaded
+    // before the first is stored (addresses clamped into the output:
+    // masked chunks load an element they do not use).
+    SmallVector<SmallVector<Value, 2>, 4> amaxInputs;
+    if (epilogueAmax) {
+      Value lastRow = sub(rowEnd, c(1));
+      Value inCol = arith::MinUIOp::create(kb, col, c(spec.n - 8));
+      for (int64_t it = 0; it < 4; ++it) {
+        Value inRow = arith::MinUIOp::create(
+            kb, add(warpRow, add(ldRow, c(it * 4))), lastRow);
+        amaxInputs.push_back(epilogueAmax->loadInputs(
+            add(outBase, add(mul(inRow, c(spec.n)), inCol))));
+      }
+    }
     for (int64_t it = 0; it < 4; ++it) {
       Value row = add(ldRow, c(it * 4));
       Value ptr = mainloop.getSharedPointer(
@@ -476,6 +491,8 @@ void WgmmaConsumer::emitStagedStores(
           values = mainloop.addRoundedTerm(
               values, kb.load(bf16x8, addend, {offset}, 16));
         kb.store(values, mainloop.getArgs().out, offset, 16);
+        if (epilogueAmax)
+          epilogueAmax->accumulate(values, amaxInputs[it]);
       });
     }
     syncWarp();
@@ -519,11 +536,16 @@ void gpu_lowering::emitDequantBF16Gemm(KernelBuilder &kb, const GemmSpec &spec,
   const GemmArgs &kargs = mainloop.getArgs();
   // TMA writes the stages through the async proxy, which the wgmma reads
   // too: no fence after the full wait.
+  // The tensorwise amaxes the epilogue takes (GemmAmaxFusion.h): the
+  // running maxima, flushed after the MMA role's last tile.
+  std::optional<EpilogueAmax> amax;
   auto mmaRole = [&] {
     mma.computeUniformWarpgroup();
     mainloop.walkTiles([&](const GemmTile &t) {
       mma.emitRingTile(t, /*fenceAfterFull=*/false);
     });
+    if (amax)
+      amax->flush();
     mma.emitRoleEnd();
   };
   auto producerRole = [&] {
@@ -537,6 +559,10 @@ void gpu_lowering::emitDequantBF16Gemm(KernelBuilder &kb, const GemmSpec &spec,
     // empty[s] the 256 MMA threads (with the cluster along M, the four MMA
     // warpgroups of the pair: GemmMainloop.h, "The cluster").
     mainloop.initRing(1, mainloop.getReleaseArrivals());
+    if (spec.amaxProducer) {
+      amax.emplace(mainloop);
+      mma.setEpilogueAmax(&*amax);
+    }
     // Registers move from the producer warpgroup to the MMA warpgroups (128
     // accumulators each): 2 x 128 x 216 + 128 x 72 = 384 x 168. ptxas
     // allocates each role within its limit; without setmaxnreg the 2d-3d

@@ -18,6 +18,7 @@ namespace mlir {
 namespace mxfp8train {
 namespace gpu_lowering {
 
+class EpilogueAmax;
 class Float8EpilogueScales;
 
 /// The wgmma MMA warpgroups (threads 0-255) of a GEMM kernel.
@@ -96,6 +97,10 @@ public:
   emitStagedStores(function_ref<SmallVector<Value>(int64_t, int64_t)> pairOf,
                    Value outBase, Value warpRow, Value rowEnd, Value colBase);
 
+  /// The running amaxes the staged epilogue updates (GemmSpec::
+  /// amaxProducer, GemmAmaxFusion.h); null: none.
+  void setEpilogueAmax(EpilogueAmax *amax) { epilogueAmax = amax; }
+
 private:
   /// Threads 0-127 (MMA warpgroup 0).
   Value isFirstWarpgroup();
@@ -104,6 +109,7 @@ private:
   const GemmSpec &spec;
   /// computeUniformWarpgroup's warpgroup index (index), or null.
   Value warpgroup;
+  EpilogueAmax *epilogueAmax = nullptr;
 };
 
 /// Configures `spec` (its problem set) for the pre-dequantized GEMM

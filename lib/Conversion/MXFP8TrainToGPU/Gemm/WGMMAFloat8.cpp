@@ -45,6 +45,7 @@
 #include "../TMA.h"
 #include "Float8Transpose.h"
 #include "Float8TransposeFusion.h"
+#include "GemmAmaxFusion.h"
 #include "GemmLaunch.h"
 #include "GemmSumFusion.h"
 #include "TCGen05.h"
@@ -52,6 +53,7 @@
 
 #include "mxfp8train/Dialect/MXFP8Train/Transforms/Transforms.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -423,12 +425,34 @@ static LogicalResult lowerFloat8Gemm(PatternRewriter &rewriter,
   }
 
   // GemmArgs order: A map, A scales, B map, B scales, [offs], [bias],
-  // [addend], out; the addend is the other term of the bf16 sum the
-  // result feeds (GemmSumFusion.h).
+  // [addend], [amax inputs], out, [amax words]; the addend is the other
+  // term of the bf16 sum the result feeds (GemmSumFusion.h), the amax
+  // inputs and words those of the casts whose amaxes the epilogue takes
+  // (GemmAmaxFusion.h).
+  GemmEpilogueOperands epilogue;
   const GemmSumFusion *sums = cache.getGemmSumFusion();
-  Value addend = sums ? sums->getAddend(op) : Value();
-  if (addend)
-    spec.addendType = getElementTypeOrSelf(addend.getType());
+  epilogue.addend = sums ? sums->getAddend(op) : Value();
+  if (epilogue.addend)
+    spec.addendType = getElementTypeOrSelf(epilogue.addend.getType());
+  const GemmAmaxFusion *amaxes = cache.getGemmAmaxFusion();
+  const GemmAmaxEpilogue *amax = amaxes ? amaxes->getEpilogue(op) : nullptr;
+  if (amax && spec.usesStagedEpilogue() && !epilogue.addend) {
+    spec.amaxProducer = amax->producer;
+    spec.amaxInputArgs = amax->inputArgs;
+    epilogue.amaxInputs.assign(amax->inputs.begin(), amax->inputs.end());
+    // One word per cast, zeroed in-stream before the GEMM's launch.
+    epilogue.amaxWords = memref::AllocOp::create(
+        rewriter, loc,
+        MemRefType::get({static_cast<int64_t>(amax->casts.size())},
+                        rewriter.getI32Type()));
+    gpu::MemsetOp::create(
+        rewriter, loc, Type(), ValueRange{}, epilogue.amaxWords,
+        arith::ConstantIntOp::create(rewriter, loc, 0, 32).getResult());
+    amaxes->setWords(*amax, epilogue.amaxWords);
+  } else if (amax) {
+    // (Not reached: the plan asks for the staged epilogue without a sum.)
+    amaxes->decline(*amax);
+  }
   Value lhsScalesBuf = getFloat8ScalesBuffer(rewriter, loc, lhsScales);
   Value rhsScalesBuf = getFloat8ScalesBuffer(rewriter, loc, rhsScales);
   SmallVector<Value> args = {maps[0], lhsScalesBuf, maps[1], rhsScalesBuf};
@@ -437,7 +461,7 @@ static LogicalResult lowerFloat8Gemm(PatternRewriter &rewriter,
       [&](KernelBuilder &kb, ValueRange kargs) {
         emitDequantBF16Gemm(kb, spec, kargs);
       },
-      addend);
+      epilogue);
   return success();
 }
 

@@ -1,0 +1,180 @@
+//===- GemmAmaxFusion.cpp - GEMM epilogues take tensorwise amaxes -*- C++ -*-=//
+//
+// The plan of GemmAmaxFusion.h (which Float8 GEMMs take which tensorwise
+// casts' amaxes) and the kernel side of the epilogue (EpilogueAmax).
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmAmaxFusion.h"
+#include "../Float8CastKernels.h"
+#include "../FusedProducer.h"
+#include "GemmMainloop.h"
+#include "WGMMAFloat8.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Dominance.h"
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+using namespace mlir::mxfp8train::gpu_lowering;
+
+//===----------------------------------------------------------------------===//
+// Plan
+//===----------------------------------------------------------------------===//
+
+/// Whether the sm_90a Float8 kernel lowers `mm` with its staged epilogue
+/// over a rank-2 bf16 result (WgmmaConsumer::emitStagedStores): static
+/// shapes, columns a multiple of 8.
+static bool hasStagedFloat8Epilogue(ScaledMmOp mm) {
+  if (!mm.isFloat8() || !hasStaticShapes(mm))
+    return false;
+  RankedTensorType type = mm.getResult().getType();
+  if (type.getRank() != 2 || !type.getElementType().isBF16() ||
+      type.getNumElements() == 0 || type.getDimSize(1) % 8 != 0)
+    return false;
+  return whyNoFloat8GemmLowering(mm, GPUChip::SM90a).empty();
+}
+
+std::shared_ptr<GemmAmaxFusion> GemmAmaxFusion::plan(ModuleOp module,
+                                                     const KernelCache &cache) {
+  auto fusion = std::make_shared<GemmAmaxFusion>();
+  DominanceInfo dominance(module);
+  module.walk([&](linalg::GenericOp g) {
+    if (!isFusableProducer(g))
+      return;
+    // Every result: one user, a dense static tensorwise Float8 quantize.
+    SmallVector<QuantizeOp, 2> casts;
+    for (Value result : g->getResults()) {
+      if (!result.hasOneUse())
+        return;
+      auto q = dyn_cast<QuantizeOp>(*result.getUsers().begin());
+      if (!q || !q.isFloat8() || q.isPerGroup() ||
+          *q.getGranularity() != Float8Granularity::Tensorwise ||
+          !hasStaticShapes(q))
+        return;
+      casts.push_back(q);
+    }
+    // ... lowered as one group, in result order (word r is result r's).
+    KernelInput input = KernelInput::get(casts.front().getInput(),
+                                         /*fuse=*/true, cache.getFusePadding());
+    if (!input.isFused() ||
+        getFloat8SiblingCasts(casts.front(), input, cache) != casts)
+      return;
+    // The host GEMM: the last of g's inputs' eligible GEMMs.
+    ScaledMmOp gemm;
+    for (Value in : g.getInputs())
+      if (auto mm = in.getDefiningOp<ScaledMmOp>();
+          mm && mm->getBlock() == g->getBlock() &&
+          hasStagedFloat8Epilogue(mm) && (!gemm || gemm->isBeforeInBlock(mm)))
+        gemm = mm;
+    if (!gemm || fusion->epilogues.count(gemm))
+      return;
+    GemmAmaxEpilogue epilogue;
+    epilogue.producer = g;
+    epilogue.casts = casts;
+    Type resultType = gemm.getResult().getType();
+    for (Value in : g.getInputs()) {
+      if (in == gemm.getResult()) {
+        epilogue.inputArgs.push_back(-1);
+        continue;
+      }
+      // Read by the GEMM's kernel at the output's elements: a bf16 tensor
+      // of the output's shape, defined before the GEMM.
+      if (in.getType() != resultType || !dominance.properlyDominates(in, gemm))
+        return;
+      auto it = llvm::find(epilogue.inputs, in);
+      epilogue.inputArgs.push_back(it - epilogue.inputs.begin());
+      if (it == epilogue.inputs.end())
+        epilogue.inputs.push_back(in);
+    }
+    fusion->gemmOfCast[casts.front()] = gemm;
+    fusion->epilogues[gemm] = std::move(epilogue);
+  });
+  return fusion;
+}
+
+const GemmAmaxEpilogue *GemmAmaxFusion::getEpilogue(Operation *gemm) const {
+  auto it = epilogues.find(gemm);
+  return it == epilogues.end() ? nullptr : &it->second;
+}
+
+bool GemmAmaxFusion::isPlanned(QuantizeOp firstCast) const {
+  return gemmOfCast.count(firstCast) && !declined.count(firstCast);
+}
+
+Value GemmAmaxFusion::getWords(QuantizeOp firstCast) const {
+  return words.lookup(firstCast);
+}
+
+void GemmAmaxFusion::setWords(const GemmAmaxEpilogue &epilogue, Value w) const {
+  words[epilogue.casts.front()] = w;
+}
+
+void GemmAmaxFusion::decline(const GemmAmaxEpilogue &epilogue) const {
+  declined.insert(epilogue.casts.front());
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel side
+//===----------------------------------------------------------------------===//
+
+EpilogueAmax::EpilogueAmax(GemmMainloop &mainloop) : mainloop(mainloop) {
+  KernelBuilder &kb = mainloop.getBuilder();
+  const GemmSpec &spec = mainloop.getSpec();
+  Value zero = arith::ConstantOp::create(kb, kb.getF32FloatAttr(0.0f));
+  Value c0 = kb.idx(0);
+  for (unsigned r = 0; r < spec.amaxProducer->getNumResults(); ++r) {
+    Value m =
+        memref::AllocaOp::create(kb, MemRefType::get({1}, kb.getF32Type()));
+    memref::StoreOp::create(kb, zero, m, ValueRange{c0});
+    maxima.push_back(m);
+  }
+}
+
+SmallVector<Value, 2> EpilogueAmax::loadInputs(Value offset) {
+  KernelBuilder &kb = mainloop.getBuilder();
+  auto type = VectorType::get({8}, kb.getBF16Type());
+  SmallVector<Value, 2> loaded;
+  for (Value input : mainloop.getArgs().amaxInputs)
+    loaded.push_back(kb.load(type, input, {offset}, 16));
+  return loaded;
+}
+
+void EpilogueAmax::accumulate(Value values, ArrayRef<Value> inputs) {
+  KernelBuilder &kb = mainloop.getBuilder();
+  const GemmSpec &spec = mainloop.getSpec();
+  // The producer's body on the output's and the other operands' values:
+  // the values the cast evaluates.
+  SmallVector<Value, 4> operands;
+  for (int64_t arg : spec.amaxInputArgs)
+    operands.push_back(arg < 0 ? values : inputs[arg]);
+  SmallVector<Value> results = evaluateElementwiseBody(
+      kb, cast<linalg::GenericOp>(spec.amaxProducer), operands);
+  Value c0 = kb.idx(0);
+  for (auto [m, x] : llvm::zip_equal(maxima, results)) {
+    // |x| by its sign bit, the lanes' NaN-propagating maximum (as the
+    // tensor amax kernel: exact, any NaN gives NaN).
+    Value a = reduceAmaxF32(kb, kb.absBits(x));
+    Value running = memref::LoadOp::create(kb, m, ValueRange{c0});
+    memref::StoreOp::create(kb, arith::MaximumFOp::create(kb, running, a), m,
+                            ValueRange{c0});
+  }
+}
+
+void EpilogueAmax::flush() {
+  KernelBuilder &kb = mainloop.getBuilder();
+  Value words = mainloop.getArgs().amaxWords;
+  Value c0 = kb.idx(0);
+  SmallVector<Value, 2> warpMaxima;
+  for (Value m : maxima)
+    warpMaxima.push_back(
+        warpMax(kb, memref::LoadOp::create(kb, m, ValueRange{c0}), 32));
+  Value lane = arith::RemUIOp::create(kb, mainloop.getThreadId(), kb.idx(32));
+  kb.ifThen(arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, lane, c0), [&] {
+    lowering::Bits bb = kb.bits();
+    for (auto [r, a] : llvm::enumerate(warpMaxima))
+      memref::AtomicRMWOp::create(kb, arith::AtomicRMWKind::maxu, bb.f32Bits(a),
+                                  words, ValueRange{kb.idx(r)});
+  });
+}

@@ -1,0 +1,170 @@
+// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="fuse-gemm-amax=true" --canonicalize --split-input-file | FileCheck %s
+// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu --canonicalize --split-input-file | FileCheck %s --check-prefix=NOFUSE
+// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="fuse-gemm-amax=true fuse-sibling-casts=false" --canonicalize --split-input-file | FileCheck %s --check-prefix=NOSIB
+
+// fuse-gemm-amax (Gemm/GemmAmaxFusion.h): the tensorwise amaxes of the
+// casts of an elementwise producer of a Float8 GEMM's result are taken in
+// that GEMM's staged epilogue, which loads the producer's other operands
+// at the chunk it stores, evaluates the body and atomicMaxes each result's
+// |x| into words zeroed before its launch (`_amax<hash>`); the casts launch
+// no amax kernel and read those words.
+
+// SwiGLU forward: h = silu(h1) * h3 over the two forward GEMMs' results;
+// the later GEMM (h3) takes the amax and reads h1.
+// CHECK-LABEL: func.func @swiglu_forward(
+// CHECK:         %[[H1:.*]] = memref.alloc() : memref<256x384xbf16>
+// CHECK:         gpu.launch_func  @mxfp8train_kernels::@scaled_mm_k_k_e4m3_e4m3_bf16_256x384x128_b1_p1c1_v9w1s{{[0-9]+}}_n256_f8tt blocks
+// CHECK:         %[[WORDS:.*]] = memref.alloc() : memref<1xi32>
+// CHECK-NEXT:    gpu.memset  %[[WORDS]], %{{.*}} : memref<1xi32>, i32
+// CHECK:         %[[H1FLAT:.*]] = memref.collapse_shape %[[H1]]
+// CHECK:         %[[H3:.*]] = memref.alloc() : memref<256x384xbf16>
+// CHECK:         %[[H3FLAT:.*]] = memref.collapse_shape %[[H3]]
+// CHECK:         gpu.launch_func  @mxfp8train_kernels::@scaled_mm_k_k_e4m3_e4m3_bf16_256x384x128_b1_p1c1_v9w1s{{[0-9]+}}_n256_f8tt_amax[[HASH:[0-9a-f]+]] blocks {{.*}}, %[[H1FLAT]] : memref<98304xbf16>, %[[H3FLAT]] : memref<98304xbf16>, %[[WORDS]] : memref<1xi32>)
+// CHECK-NOT:     float8_amax_tensor
+// CHECK:         gpu.launch_func  @mxfp8train_kernels::@float8_cast_tensor_bf16_e4m3_98304_ew{{[0-9a-f]+}} blocks {{.*}}, %[[WORDS]] : memref<1xi32>,
+// The kernel: h1 read only, the words read and written (no writeonly);
+// h1's chunk loaded at the clamped offset before the stores, the body's
+// exp, |x| by the sign bit, a running maximum; after the tile walk a warp
+// maximum and one atomic from lane 0.
+// CHECK-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x128_b1_p1c1_v9w1s{{[0-9]+}}_n256_f8tt_amax
+// CHECK-SAME:      %[[KH1:[a-z0-9]+]]: memref<98304xbf16> {llvm.noalias, llvm.readonly}, %[[KOUT:[a-z0-9]+]]: memref<98304xbf16> {llvm.noalias, llvm.writeonly}, %[[KW:[a-z0-9]+]]: memref<1xi32> {llvm.noalias})
+// CHECK:           %[[MAX:.*]] = memref.alloca() : memref<1xf32>
+// CHECK:           memref.store %{{.*}}, %[[MAX]]
+// CHECK:           nvvm.stmatrix
+// CHECK:           %[[IN:.*]] = vector.load %[[KH1]][%{{.*}}] {alignment = 16 : i64} : memref<98304xbf16>, vector<8xbf16>
+// CHECK:           vector.store %[[V:.*]], %[[KOUT]][%{{.*}}] {alignment = 16 : i64}
+// CHECK:           arith.extf %[[IN]]
+// CHECK:           math.exp
+// CHECK:           arith.andi %{{.*}} : vector<8xi16>
+// CHECK:           vector.reduction <maximumf>
+// CHECK:           arith.maximumf
+// CHECK:           memref.store %{{.*}}, %[[MAX]]
+// CHECK-COUNT-5:     gpu.shuffle  xor
+// CHECK:           memref.atomic_rmw maxu %{{.*}}, %[[KW]][%{{.*}}] : (i32, memref<1xi32>) -> i32
+// NOFUSE-LABEL: func.func @swiglu_forward(
+// NOFUSE-NOT:     _amax
+// NOFUSE:         @float8_amax_tensor_bf16_98304_ew
+// NOFUSE:         @float8_cast_tensor_bf16_e4m3_98304_ew
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @swiglu_forward(%qx: tensor<256x128xf8E4M3FN>, %sx: tensor<f32>, %qw1: tensor<384x128xf8E4M3FN>, %sw1: tensor<f32>, %qw3: tensor<384x128xf8E4M3FN>, %sw3: tensor<f32>) -> (tensor<256x384xf8E4M3FN>, tensor<f32>) {
+  %cst = arith.constant 1.000000e+00 : f32
+  %h1 = mxfp8train.scaled_mm %qx[%sx], %qw1[%sw1] transpose_rhs {mxfp8train.role = "forward", mxfp8train.use_fast_accum = true} : tensor<256x128xf8E4M3FN>[tensor<f32>], tensor<384x128xf8E4M3FN>[tensor<f32>] -> tensor<256x384xbf16>
+  %h3 = mxfp8train.scaled_mm %qx[%sx], %qw3[%sw3] transpose_rhs {mxfp8train.role = "forward", mxfp8train.use_fast_accum = true} : tensor<256x128xf8E4M3FN>[tensor<f32>], tensor<384x128xf8E4M3FN>[tensor<f32>] -> tensor<256x384xbf16>
+  %e = tensor.empty() : tensor<256x384xbf16>
+  %h = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%h1, %h3 : tensor<256x384xbf16>, tensor<256x384xbf16>) outs(%e : tensor<256x384xbf16>) {
+  ^bb0(%a: bf16, %b: bf16, %o: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %bf = arith.extf %b : bf16 to f32
+    %n = arith.negf %af : f32
+    %x = math.exp %n : f32
+    %d = arith.addf %x, %cst : f32
+    %s = arith.divf %cst, %d : f32
+    %m = arith.mulf %af, %s : f32
+    %r = arith.mulf %m, %bf : f32
+    %t = arith.truncf %r : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<256x384xbf16>
+  %q, %sq = mxfp8train.quantize %h granularity = tensorwise : tensor<256x384xbf16> -> tensor<256x384xf8E4M3FN>, tensor<f32>
+  return %q, %sq : tensor<256x384xf8E4M3FN>, tensor<f32>
+}
+
+// -----
+
+// SwiGLU backward: the pair (dA * h3 * silu'(h1), dA * silu(h1)) over the
+// promoted dgrad GEMM's result dA and h1, h3 (defined before it): one word
+// per sibling cast, the GEMM reads h1 and h3.
+// CHECK-LABEL: func.func @swiglu_backward(
+// CHECK:         %[[WORDS:.*]] = memref.alloc() : memref<2xi32>
+// CHECK-NEXT:    gpu.memset  %[[WORDS]], %{{.*}} : memref<2xi32>, i32
+// CHECK:         gpu.launch_func  @mxfp8train_kernels::@scaled_mm_k_k_e5m2_e4m3_bf16_256x384x128_b1_p1c1_v9w1s{{[0-9]+}}_f8tt_acc128_amax{{[0-9a-f]+}} blocks {{.*}} : memref<98304xbf16>, %{{.*}} : memref<98304xbf16>, %{{.*}} : memref<98304xbf16>, %[[WORDS]] : memref<2xi32>)
+// CHECK-NOT:     float8_amax_tensor
+// CHECK:         gpu.launch_func  @mxfp8train_kernels::@float8_cast_tensor_bf16_e5m2_98304_ew{{[0-9a-f]+}} blocks {{.*}}, %[[WORDS]] : memref<2xi32>,
+// CHECK-LABEL: gpu.func @scaled_mm_k_k_e5m2_e4m3_bf16_256x384x128_b1_p1c1_v9w1s{{[0-9]+}}_f8tt_acc128_amax
+// CHECK-COUNT-2:   memref.alloca() : memref<1xf32>
+// CHECK-COUNT-2:   memref.atomic_rmw maxu
+// NOFUSE-LABEL: func.func @swiglu_backward(
+// NOFUSE:         @float8_amax_tensor_bf16_98304_ew
+// Without sibling casts each quantize is lowered alone: not planned.
+// NOSIB-LABEL: func.func @swiglu_backward(
+// NOSIB-NOT:     _amax
+// NOSIB:         @float8_amax_tensor_bf16_98304_ew
+// NOSIB:         @float8_amax_tensor_bf16_98304_ew
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @swiglu_backward(%h1: tensor<256x384xbf16>, %h3: tensor<256x384xbf16>, %qdo: tensor<256x128xf8E5M2>, %sdo: tensor<f32>, %qw2: tensor<128x384xf8E4M3FN>, %sw2: tensor<f32>) -> (tensor<256x384xf8E5M2>, tensor<f32>, tensor<256x384xf8E5M2>, tensor<f32>) {
+  %cst = arith.constant 1.000000e+00 : f32
+  %da = mxfp8train.scaled_mm %qdo[%sdo], %qw2[%sw2] {mxfp8train.role = "dgrad", mxfp8train.use_fast_accum = false} : tensor<256x128xf8E5M2>[tensor<f32>], tensor<128x384xf8E4M3FN>[tensor<f32>] -> tensor<256x384xbf16>
+  %e = tensor.empty() : tensor<256x384xbf16>
+  %g:2 = linalg.generic {indexing_maps = [#map, #map, #map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%da, %h1, %h3 : tensor<256x384xbf16>, tensor<256x384xbf16>, tensor<256x384xbf16>) outs(%e, %e : tensor<256x384xbf16>, tensor<256x384xbf16>) {
+  ^bb0(%in: bf16, %in_14: bf16, %in_15: bf16, %out: bf16, %out_16: bf16):
+    %14 = arith.extf %in : bf16 to f32
+    %15 = arith.extf %in_14 : bf16 to f32
+    %16 = arith.extf %in_15 : bf16 to f32
+    %17 = arith.negf %15 : f32
+    %18 = math.exp %17 : f32
+    %19 = arith.addf %18, %cst : f32
+    %20 = arith.divf %cst, %19 : f32
+    %21 = arith.mulf %15, %20 : f32
+    %22 = arith.mulf %14, %21 : f32
+    %23 = arith.subf %cst, %20 : f32
+    %24 = arith.mulf %15, %23 : f32
+    %25 = arith.addf %24, %cst : f32
+    %26 = arith.mulf %20, %25 : f32
+    %27 = arith.mulf %14, %16 : f32
+    %28 = arith.mulf %27, %26 : f32
+    %29 = arith.truncf %28 : f32 to bf16
+    %30 = arith.truncf %22 : f32 to bf16
+    linalg.yield %29, %30 : bf16, bf16
+  } -> (tensor<256x384xbf16>, tensor<256x384xbf16>)
+  %q0, %s0 = mxfp8train.quantize %g#0 granularity = tensorwise : tensor<256x384xbf16> -> tensor<256x384xf8E5M2>, tensor<f32>
+  %q1, %s1 = mxfp8train.quantize %g#1 granularity = tensorwise : tensor<256x384xbf16> -> tensor<256x384xf8E5M2>, tensor<f32>
+  return %q0, %s0, %q1, %s1 : tensor<256x384xf8E5M2>, tensor<f32>, tensor<256x384xf8E5M2>, tensor<f32>
+}
+
+// -----
+
+// Not planned: an operand of another type than the GEMM's result (f32),
+// an operand defined after the GEMM, a rowwise (axiswise) cast.
+// CHECK-LABEL: func.func @kept(
+// CHECK-NOT:     _amax
+// CHECK:         @float8_amax_tensor_bf16_98304_ew
+// CHECK:         @float8_amax_tensor_bf16_98304_ew
+// CHECK:         @float8_quantize_row_bf16_e4m3_
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @kept(%qx: tensor<256x128xf8E4M3FN>, %sx: tensor<f32>, %qw: tensor<384x128xf8E4M3FN>, %sw: tensor<f32>, %f: tensor<256x384xf32>, %y: tensor<256x384xbf16>) -> (tensor<256x384xf8E4M3FN>, tensor<f32>, tensor<256x384xf8E4M3FN>, tensor<f32>, tensor<256x384xf8E4M3FN>, tensor<256x1xf32>) {
+  %h = mxfp8train.scaled_mm %qx[%sx], %qw[%sw] transpose_rhs {mxfp8train.role = "forward", mxfp8train.use_fast_accum = true} : tensor<256x128xf8E4M3FN>[tensor<f32>], tensor<384x128xf8E4M3FN>[tensor<f32>] -> tensor<256x384xbf16>
+  %e = tensor.empty() : tensor<256x384xbf16>
+  %a = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%h, %f : tensor<256x384xbf16>, tensor<256x384xf32>) outs(%e : tensor<256x384xbf16>) {
+  ^bb0(%p: bf16, %q: f32, %o: bf16):
+    %pf = arith.extf %p : bf16 to f32
+    %r = arith.mulf %pf, %q : f32
+    %t = arith.truncf %r : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<256x384xbf16>
+  %qa, %sa = mxfp8train.quantize %a granularity = tensorwise : tensor<256x384xbf16> -> tensor<256x384xf8E4M3FN>, tensor<f32>
+  %z = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%y : tensor<256x384xbf16>) outs(%e : tensor<256x384xbf16>) {
+  ^bb0(%p: bf16, %o: bf16):
+    %pf = arith.extf %p : bf16 to f32
+    %r = arith.mulf %pf, %pf : f32
+    %t = arith.truncf %r : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<256x384xbf16>
+  %b = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%h, %z : tensor<256x384xbf16>, tensor<256x384xbf16>) outs(%e : tensor<256x384xbf16>) {
+  ^bb0(%p: bf16, %q: bf16, %o: bf16):
+    %pf = arith.extf %p : bf16 to f32
+    %qf = arith.extf %q : bf16 to f32
+    %r = arith.addf %pf, %qf : f32
+    %t = arith.truncf %r : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<256x384xbf16>
+  %qb, %sb = mxfp8train.quantize %b granularity = tensorwise : tensor<256x384xbf16> -> tensor<256x384xf8E4M3FN>, tensor<f32>
+  %c = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%h, %y : tensor<256x384xbf16>, tensor<256x384xbf16>) outs(%e : tensor<256x384xbf16>) {
+  ^bb0(%p: bf16, %q: bf16, %o: bf16):
+    %pf = arith.extf %p : bf16 to f32
+    %qf = arith.extf %q : bf16 to f32
+    %r = arith.subf %pf, %qf : f32
+    %t = arith.truncf %r : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<256x384xbf16>
+  %qc, %sc = mxfp8train.quantize %c axis = 1 granularity = axiswise : tensor<256x384xbf16> -> tensor<256x384xf8E4M3FN>, tensor<256x1xf32>
+  return %qa, %sa, %qb, %sb, %qc, %sc : tensor<256x384xf8E4M3FN>, tensor<f32>, tensor<256x384xf8E4M3FN>, tensor<f32>, tensor<256x384xf8E4M3FN>, tensor<256x1xf32>
+}
