@@ -30,6 +30,9 @@
 // CHECK-SAME:      %[[KH1:[a-z0-9]+]]: memref<98304xbf16> {llvm.noalias, llvm.readonly}, %[[KOUT:[a-z0-9]+]]: memref<98304xbf16> {llvm.noalias, llvm.writeonly}, %[[KW:[a-z0-9]+]]: memref<1xi32> {llvm.noalias})
 // CHECK:           %[[MAX:.*]] = memref.alloca() : memref<1xf32>
 // CHECK:           memref.store %{{.*}}, %[[MAX]]
+// At the tile's start, h1's rows of the tile into L2 (one row a thread).
+// CHECK:           nvvm.cp.async.bulk.prefetch
+// CHECK:           nvvm.wgmma.mma_async
 // CHECK:           nvvm.stmatrix
 // CHECK:           %[[IN:.*]] = vector.load %[[KH1]][%{{.*}}] {alignment = 16 : i64} : memref<98304xbf16>, vector<8xbf16>
 // CHECK:           vector.store %[[V:.*]], %[[KOUT]][%{{.*}}] {alignment = 16 : i64}
@@ -81,6 +84,9 @@ func.func @swiglu_forward(%qx: tensor<256x128xf8E4M3FN>, %sx: tensor<f32>, %qw1:
 // CHECK:         gpu.launch_func  @mxfp8train_kernels::@float8_cast_tensor_bf16_e5m2_98304_ew{{[0-9a-f]+}} blocks {{.*}}, %[[WORDS]] : memref<2xi32>,
 // CHECK-LABEL: gpu.func @scaled_mm_k_k_e5m2_e4m3_bf16_256x384x128_b1_p1c1_v9w1s{{[0-9]+}}_f8tt_acc128_amax
 // CHECK-COUNT-2:   memref.alloca() : memref<1xf32>
+// CHECK:           nvvm.cp.async.bulk.prefetch
+// CHECK-NOT:       nvvm.cp.async.bulk.prefetch
+// CHECK:           nvvm.wgmma.mma_async
 // CHECK-COUNT-2:   memref.atomic_rmw maxu
 // NOFUSE-LABEL: func.func @swiglu_backward(
 // NOFUSE:         @float8_amax_tensor_bf16_98304_ew

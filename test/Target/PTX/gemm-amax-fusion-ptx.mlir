@@ -10,8 +10,8 @@
 // The Float8 GEMMs whose epilogue takes tensorwise amaxes
 // (fuse-gemm-amax, Gemm/GemmAmaxFusion.h) in PTX: the fast-accumulation
 // forward kernel reading h1 and the promoted dgrad kernel reading h1 and
-// h3 (16-byte non-coherent loads, four row chunks' before the first
-// store), the producer's body (ex2), the warp's maximum by shfl.sync.bfly
+// h3 (the tile's rows prefetched into L2 at its start, then 16-byte
+// non-coherent loads, four row chunks' before the first store), the producer's body (ex2), the warp's maximum by shfl.sync.bfly
 // and one atom.global.max.u32 per result; ptxas fits both in the MMA
 // warpgroups' registers without spills (the Llama step's kernels at
 // 16384 tokens likewise: docs/gpu.md).
@@ -72,6 +72,8 @@ func.func @swiglu_backward(%h1: tensor<256x384xbf16>, %h3: tensor<256x384xbf16>,
 // No amax pass for the fused casts.
 // NOPASS-NOT: .entry float8_amax_tensor
 // FWD-LABEL: .entry scaled_mm_k_k_e4m3_e4m3_bf16_256x384x128_b1_p1c1_v9w1s4_n256_f8tt_amax
+// FWD:         cp.async.bulk.prefetch.L2.global
+// FWD:         wgmma.mma_async
 // FWD-COUNT-4: ld.global.nc.v4.b32
 // FWD:         st.global.v4.b32
 // FWD:         ex2.approx
@@ -80,6 +82,8 @@ func.func @swiglu_backward(%h1: tensor<256x384xbf16>, %h3: tensor<256x384xbf16>,
 // FWD-NOT:     atom.global
 // FWD:       .entry
 // BWD-LABEL: .entry scaled_mm_k_k_e5m2_e4m3_bf16_256x384x128_b1_p1c1_v9w1s6_f8tt_acc128_amax
+// BWD:         cp.async.bulk.prefetch.L2.global
+// BWD:         wgmma.mma_async
 // BWD-COUNT-8: ld.global.nc.v4.b32
 // BWD:         st.global.v4.b32
 // BWD:         ex2.approx

@@ -8,10 +8,12 @@
 #include "GemmAmaxFusion.h"
 #include "../Float8CastKernels.h"
 #include "../FusedProducer.h"
+#include "../TMA.h"
 #include "GemmMainloop.h"
 #include "WGMMAFloat8.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Dominance.h"
 
@@ -129,6 +131,49 @@ EpilogueAmax::EpilogueAmax(GemmMainloop &mainloop) : mainloop(mainloop) {
         memref::AllocaOp::create(kb, MemRefType::get({1}, kb.getF32Type()));
     memref::StoreOp::create(kb, zero, m, ValueRange{c0});
     maxima.push_back(m);
+  }
+}
+
+void EpilogueAmax::prefetchTile(const GemmTile &t) {
+  KernelBuilder &kb = mainloop.getBuilder();
+  const GemmSpec &spec = mainloop.getSpec();
+  ArrayRef<Value> inputs = mainloop.getArgs().amaxInputs;
+  int64_t rows = spec.tile.m, items = rows * inputs.size();
+  Value tid = mainloop.getThreadId();
+  // The tile's columns in bytes: whole 16-byte units (n % 8 == 0).
+  Value cols = arith::MinUIOp::create(
+      kb, kb.idx(spec.tile.n), arith::SubIOp::create(kb, t.colEnd, t.colBase));
+  Value bytes = arith::IndexCastUIOp::create(
+      kb, kb.getI32Type(), arith::MulIOp::create(kb, cols, kb.idx(2)));
+  for (int64_t i0 = 0; i0 < items; i0 += kMmaThreads) {
+    Value i = arith::AddIOp::create(kb, tid, kb.idx(i0));
+    Value row = arith::AddIOp::create(
+        kb, t.rowBase, arith::RemUIOp::create(kb, i, kb.idx(rows)));
+    Value input = arith::DivUIOp::create(kb, i, kb.idx(rows));
+    Value ok = arith::AndIOp::create(
+        kb,
+        arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, i, kb.idx(items)),
+        arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, row, t.rowEnd));
+    kb.ifThen(ok, [&] {
+      // The operand's base address (at most two operands: a select).
+      Value base =
+          memref::ExtractAlignedPointerAsIndexOp::create(kb, inputs[0]);
+      for (unsigned j = 1; j < inputs.size(); ++j) {
+        Value other =
+            memref::ExtractAlignedPointerAsIndexOp::create(kb, inputs[j]);
+        base = arith::SelectOp::create(
+            kb,
+            arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, input,
+                                  kb.idx(j)),
+            other, base);
+      }
+      Value element = arith::AddIOp::create(
+          kb, arith::MulIOp::create(kb, row, kb.idx(spec.n)), t.colBase);
+      Value address = arith::AddIOp::create(
+          kb, base, arith::MulIOp::create(kb, element, kb.idx(2)));
+      NVVM::CpAsyncBulkPrefetchOp::create(
+          kb, tma::getGlobalPointer(kb, address), bytes, Value());
+    });
   }
 }
 

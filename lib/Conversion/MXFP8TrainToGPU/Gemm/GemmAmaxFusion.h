@@ -57,6 +57,7 @@ namespace mxfp8train {
 namespace gpu_lowering {
 
 class GemmMainloop;
+struct GemmTile;
 class KernelCache;
 
 /// The amaxes one GEMM's epilogue takes.
@@ -113,6 +114,11 @@ public:
   /// Creates and zeroes the thread's maxima (call where every thread runs,
   /// before the warp roles).
   explicit EpilogueAmax(GemmMainloop &mainloop);
+  /// At the start of tile `t` (every MMA thread): `cp.async.bulk.prefetch`
+  /// into L2 of the tile's rows of the other operands (one row of one
+  /// operand per thread), so that the epilogue's loads of them, a tile's
+  /// mainloop later, hit L2.
+  void prefetchTile(const GemmTile &t);
   /// The producer's other operands' 8 elements (16-byte loads) at element
   /// `offset` of the flat output (in bounds: the caller clamps it), in
   /// GemmArgs::amaxInputs order.

@@ -98,6 +98,9 @@ Value WgmmaConsumer::issue(Value acc, Value stage, bool overwrite) {
 }
 
 void WgmmaConsumer::emitRingTile(const GemmTile &t, bool fenceAfterFull) {
+  // The amax epilogue's other operands, into L2 for the epilogue's loads.
+  if (epilogueAmax)
+    epilogueAmax->prefetchTile(t);
   // Waits full[s], issues the stage's wgmma, keeps one stage in flight
   // (wait_group 1) and releases the previous stage (empty[s - 1]); the last
   // stage of the tile is released after wait_group 0.
