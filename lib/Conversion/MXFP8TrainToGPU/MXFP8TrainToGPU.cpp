@@ -240,8 +240,16 @@ struct ConvertMXFP8TrainToGPUPass final
         return;
       InFlightDiagnostic diag = op->emitError() << "'" << op->getName()
                                                 << "' has no GPU lowering";
+      const GemmAmaxFusion *amaxes = cache.getGemmAmaxFusion();
+      Operation *host = nullptr;
+      if (auto q = dyn_cast<QuantizeOp>(op); q && amaxes)
+        host = amaxes->getHostGemm(q);
       if (!hasStaticShapes(op))
         diag << ": it has a dynamic shape";
+      else if (host)
+        diag << ": its amax was to be taken by the epilogue of the GEMM at "
+             << host->getLoc()
+             << ", which was not lowered (fuse-gemm-amax=false avoids it)";
       else if (isFloat8Gemm(op))
         diag << ": " << gpu_lowering::whyNoFloat8GemmLowering(op, target.chip);
       else if (isa<ScaledMmOp, ScaledGroupedMmOp>(op))

@@ -34,14 +34,26 @@
 // CHECK:           nvvm.cp.async.bulk.prefetch
 // CHECK:           nvvm.wgmma.mma_async
 // CHECK:           nvvm.stmatrix
+// The first row chunk's h1 at its column and row clamped into the output
+// (n - 8 = 376, m - 1 = 255), then the masked store and, in the same
+// branch, the body on (h1, the stored h3) in the generic's input order.
+// CHECK:           %[[COL:.*]] = arith.minui %{{.*}}, %c376 : index
+// CHECK:           arith.minui %{{.*}}, %c255 : index
 // CHECK:           %[[IN:.*]] = vector.load %[[KH1]][%{{.*}}] {alignment = 16 : i64} : memref<98304xbf16>, vector<8xbf16>
-// CHECK:           vector.store %[[V:.*]], %[[KOUT]][%{{.*}}] {alignment = 16 : i64}
-// CHECK:           arith.extf %[[IN]]
-// CHECK:           math.exp
-// CHECK:           arith.andi %{{.*}} : vector<8xi16>
-// CHECK:           vector.reduction <maximumf>
-// CHECK:           arith.maximumf
-// CHECK:           memref.store %{{.*}}, %[[MAX]]
+// CHECK-COUNT-3:   vector.load %[[KH1]]
+// CHECK:           scf.if %{{.*}} {
+// CHECK:             vector.store %[[V:.*]], %[[KOUT]][%{{.*}}] {alignment = 16 : i64}
+// CHECK-NEXT:        %[[A:.*]] = arith.extf %[[IN]] : vector<8xbf16> to vector<8xf32>
+// CHECK-NEXT:        %[[B:.*]] = arith.extf %[[V]] : vector<8xbf16> to vector<8xf32>
+// CHECK-NEXT:        %[[NEG:.*]] = arith.negf %[[A]]
+// CHECK-NEXT:        math.exp %[[NEG]]
+// CHECK:             arith.mulf %{{.*}}, %[[B]]
+// CHECK:             arith.andi %{{.*}} : vector<8xi16>
+// CHECK:             vector.reduction <maximumf>
+// CHECK:             %[[OLD:.*]] = memref.load %[[MAX]]
+// CHECK-NEXT:        %[[NEW:.*]] = arith.maximumf %[[OLD]], %{{.*}} : f32
+// CHECK-NEXT:        memref.store %[[NEW]], %[[MAX]]
+// CHECK-NEXT:      }
 // CHECK-COUNT-5:     gpu.shuffle  xor
 // CHECK:           memref.atomic_rmw maxu %{{.*}}, %[[KW]][%{{.*}}] : (i32, memref<1xi32>) -> i32
 // NOFUSE-LABEL: func.func @swiglu_forward(
@@ -82,12 +94,26 @@ func.func @swiglu_forward(%qx: tensor<256x128xf8E4M3FN>, %sx: tensor<f32>, %qw1:
 // CHECK:         gpu.launch_func  @mxfp8train_kernels::@scaled_mm_k_k_e5m2_e4m3_bf16_256x384x128_b1_p1c1_v9w1s{{[0-9]+}}_f8tt_acc128_amax{{[0-9a-f]+}} blocks {{.*}} : memref<98304xbf16>, %{{.*}} : memref<98304xbf16>, %{{.*}} : memref<98304xbf16>, %[[WORDS]] : memref<2xi32>)
 // CHECK-NOT:     float8_amax_tensor
 // CHECK:         gpu.launch_func  @mxfp8train_kernels::@float8_cast_tensor_bf16_e5m2_98304_ew{{[0-9a-f]+}} blocks {{.*}}, %[[WORDS]] : memref<2xi32>,
+// Result r's maximum goes to word r: the generic's first yield (dA * h3 *
+// silu'(h1)) into the first running maximum, flushed into word 0.
 // CHECK-LABEL: gpu.func @scaled_mm_k_k_e5m2_e4m3_bf16_256x384x128_b1_p1c1_v9w1s{{[0-9]+}}_f8tt_acc128_amax
-// CHECK-COUNT-2:   memref.alloca() : memref<1xf32>
+// CHECK-SAME:      %[[KW:[a-z0-9]+]]: memref<2xi32> {llvm.noalias})
+// CHECK:           %[[MAX0:.*]] = memref.alloca() : memref<1xf32>
+// CHECK:           %[[MAX1:.*]] = memref.alloca() : memref<1xf32>
 // CHECK:           nvvm.cp.async.bulk.prefetch
 // CHECK-NOT:       nvvm.cp.async.bulk.prefetch
 // CHECK:           nvvm.wgmma.mma_async
-// CHECK-COUNT-2:   memref.atomic_rmw maxu
+// CHECK:           %[[DH1:.*]] = arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
+// CHECK-NEXT:      %[[DH3:.*]] = arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
+// CHECK-NEXT:      arith.bitcast %[[DH1]]
+// CHECK:           memref.store %{{.*}}, %[[MAX0]]
+// CHECK-NEXT:      arith.bitcast %[[DH3]]
+// CHECK:           memref.store %{{.*}}, %[[MAX1]]
+// CHECK:           %[[F0:.*]] = memref.load %[[MAX0]]
+// CHECK:           %[[F1:.*]] = memref.load %[[MAX1]]
+// CHECK:           memref.atomic_rmw maxu %{{.*}}, %[[KW]][%c0]
+// CHECK-NEXT:      arith.bitcast
+// CHECK-NEXT:      memref.atomic_rmw maxu %{{.*}}, %[[KW]][%c1]
 // NOFUSE-LABEL: func.func @swiglu_backward(
 // NOFUSE:         @float8_amax_tensor_bf16_98304_ew
 // Without sibling casts each quantize is lowered alone: not planned.
@@ -173,4 +199,90 @@ func.func @kept(%qx: tensor<256x128xf8E4M3FN>, %sx: tensor<f32>, %qw: tensor<384
   } -> tensor<256x384xbf16>
   %qc, %sc = mxfp8train.quantize %c axis = 1 granularity = axiswise : tensor<256x384xbf16> -> tensor<256x384xf8E4M3FN>, tensor<256x1xf32>
   return %qa, %sa, %qb, %sb, %qc, %sc : tensor<256x384xf8E4M3FN>, tensor<f32>, tensor<256x384xf8E4M3FN>, tensor<f32>, tensor<256x384xf8E4M3FN>, tensor<256x1xf32>
+}
+
+// -----
+
+// Not planned either: quantizes in the reverse of the producer's result
+// order (the sibling group's word r would not be result r: %p keeps its
+// amax kernel), and a second eligible producer of the same GEMM's result
+// (one epilogue per GEMM: %r, first in the walk, takes it; %r2 keeps its
+// amax kernel).
+// CHECK-LABEL: func.func @reverse_and_second(
+// CHECK:         gpu.launch_func  @mxfp8train_kernels::@scaled_mm_{{.*}}_f8tt_amax{{.*}} : memref<1xi32>)
+// CHECK-NOT:     f8tt_amax
+// CHECK:         gpu.launch_func  @mxfp8train_kernels::@float8_amax_tensor_bf16_98304_ew{{.*}} : memref<2xi32>)
+// CHECK-NOT:     f8tt_amax
+// CHECK:         gpu.launch_func  @mxfp8train_kernels::@float8_amax_tensor_bf16_98304_ew{{.*}} : memref<1xi32>)
+// CHECK-NOT:     f8tt_amax
+// CHECK:         return
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @reverse_and_second(%qx: tensor<256x128xf8E4M3FN>, %sx: tensor<f32>, %qw: tensor<384x128xf8E4M3FN>, %sw: tensor<f32>, %y: tensor<256x384xbf16>) -> (tensor<256x384xf8E4M3FN>, tensor<f32>, tensor<256x384xf8E4M3FN>, tensor<f32>, tensor<256x384xf8E4M3FN>, tensor<f32>, tensor<256x384xf8E4M3FN>, tensor<f32>) {
+  %h = mxfp8train.scaled_mm %qx[%sx], %qw[%sw] transpose_rhs {mxfp8train.role = "forward", mxfp8train.use_fast_accum = true} : tensor<256x128xf8E4M3FN>[tensor<f32>], tensor<384x128xf8E4M3FN>[tensor<f32>] -> tensor<256x384xbf16>
+  %e = tensor.empty() : tensor<256x384xbf16>
+  %p:2 = linalg.generic {indexing_maps = [#map, #map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%h, %y : tensor<256x384xbf16>, tensor<256x384xbf16>) outs(%e, %e : tensor<256x384xbf16>, tensor<256x384xbf16>) {
+  ^bb0(%a: bf16, %b: bf16, %o0: bf16, %o1: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %bf = arith.extf %b : bf16 to f32
+    %m = arith.mulf %af, %bf : f32
+    %d = arith.subf %af, %bf : f32
+    %mt = arith.truncf %m : f32 to bf16
+    %dt = arith.truncf %d : f32 to bf16
+    linalg.yield %mt, %dt : bf16, bf16
+  } -> (tensor<256x384xbf16>, tensor<256x384xbf16>)
+  %q1, %s1 = mxfp8train.quantize %p#1 granularity = tensorwise : tensor<256x384xbf16> -> tensor<256x384xf8E4M3FN>, tensor<f32>
+  %q0, %s0 = mxfp8train.quantize %p#0 granularity = tensorwise : tensor<256x384xbf16> -> tensor<256x384xf8E4M3FN>, tensor<f32>
+  %r = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%h, %y : tensor<256x384xbf16>, tensor<256x384xbf16>) outs(%e : tensor<256x384xbf16>) {
+  ^bb0(%a: bf16, %b: bf16, %o: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %bf = arith.extf %b : bf16 to f32
+    %s = arith.addf %af, %bf : f32
+    %st = arith.truncf %s : f32 to bf16
+    linalg.yield %st : bf16
+  } -> tensor<256x384xbf16>
+  %q2, %s2 = mxfp8train.quantize %r granularity = tensorwise : tensor<256x384xbf16> -> tensor<256x384xf8E4M3FN>, tensor<f32>
+  %r2 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%y, %h : tensor<256x384xbf16>, tensor<256x384xbf16>) outs(%e : tensor<256x384xbf16>) {
+  ^bb0(%a: bf16, %b: bf16, %o: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %bf = arith.extf %b : bf16 to f32
+    %s = arith.divf %af, %bf : f32
+    %st = arith.truncf %s : f32 to bf16
+    linalg.yield %st : bf16
+  } -> tensor<256x384xbf16>
+  %q3, %s3 = mxfp8train.quantize %r2 granularity = tensorwise : tensor<256x384xbf16> -> tensor<256x384xf8E4M3FN>, tensor<f32>
+  return %q0, %s0, %q1, %s1, %q2, %s2, %q3, %s3 : tensor<256x384xf8E4M3FN>, tensor<f32>, tensor<256x384xf8E4M3FN>, tensor<f32>, tensor<256x384xf8E4M3FN>, tensor<f32>, tensor<256x384xf8E4M3FN>, tensor<f32>
+}
+
+// -----
+
+// A producer that reads the GEMM's result twice and another operand twice:
+// one extra kernel input, the body's operands mapped in input order.
+// CHECK-LABEL: func.func @repeated_operands(
+// CHECK:         gpu.launch_func  @mxfp8train_kernels::@scaled_mm_{{.*}}_amax{{[0-9a-f]+}} blocks {{.*}}, %{{.*}} : memref<98304xbf16>, %{{.*}} : memref<98304xbf16>, %{{.*}} : memref<1xi32>)
+// CHECK-LABEL: gpu.func @scaled_mm_{{.*}}_amax
+// CHECK-SAME:      %[[KY:[a-z0-9]+]]: memref<98304xbf16> {llvm.noalias, llvm.readonly}, %[[KOUT:[a-z0-9]+]]: memref<98304xbf16> {llvm.noalias, llvm.writeonly}, %{{.*}}: memref<1xi32> {llvm.noalias})
+// CHECK:           %[[IN:.*]] = vector.load %[[KY]]
+// CHECK:           vector.store %[[V:.*]], %[[KOUT]]
+// CHECK-NEXT:      arith.extf %[[IN]]
+// CHECK-NEXT:      arith.extf %[[V]]
+// CHECK-NEXT:      arith.extf %[[IN]]
+// CHECK-NEXT:      arith.extf %[[V]]
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @repeated_operands(%qx: tensor<256x128xf8E4M3FN>, %sx: tensor<f32>, %qw: tensor<384x128xf8E4M3FN>, %sw: tensor<f32>, %y: tensor<256x384xbf16>) -> (tensor<256x384xf8E4M3FN>, tensor<f32>) {
+  %h = mxfp8train.scaled_mm %qx[%sx], %qw[%sw] transpose_rhs {mxfp8train.role = "forward", mxfp8train.use_fast_accum = true} : tensor<256x128xf8E4M3FN>[tensor<f32>], tensor<384x128xf8E4M3FN>[tensor<f32>] -> tensor<256x384xbf16>
+  %e = tensor.empty() : tensor<256x384xbf16>
+  %p = linalg.generic {indexing_maps = [#map, #map, #map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%y, %h, %y, %h : tensor<256x384xbf16>, tensor<256x384xbf16>, tensor<256x384xbf16>, tensor<256x384xbf16>) outs(%e : tensor<256x384xbf16>) {
+  ^bb0(%a: bf16, %b: bf16, %c: bf16, %d: bf16, %o: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %bf = arith.extf %b : bf16 to f32
+    %cf = arith.extf %c : bf16 to f32
+    %df = arith.extf %d : bf16 to f32
+    %m = arith.mulf %af, %bf : f32
+    %n = arith.subf %cf, %df : f32
+    %s = arith.addf %m, %n : f32
+    %st = arith.truncf %s : f32 to bf16
+    linalg.yield %st : bf16
+  } -> tensor<256x384xbf16>
+  %q, %sq = mxfp8train.quantize %p granularity = tensorwise : tensor<256x384xbf16> -> tensor<256x384xf8E4M3FN>, tensor<f32>
+  return %q, %sq : tensor<256x384xf8E4M3FN>, tensor<f32>
 }

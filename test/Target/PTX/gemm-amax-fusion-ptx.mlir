@@ -6,6 +6,13 @@
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin > %t.log 2>&1
 // RUN: FileCheck %s --input-file=%t.log --check-prefix=PTXAS
 // RUN: FileCheck %s --input-file=%t.log --check-prefix=PTXAS-BWD
+// RUN: FileCheck %s --input-file=%t.log --check-prefix=NOERR
+// The one-set promotion on 128 x 160 tiles (ordered issue, the staged
+// epilogue's last 32 columns): still no stack frame.
+// RUN: mxfp8-opt %s --mxfp8train-lower-to-gpu="format=isa fuse-gemm-amax=true float8-promote-tile-n=160" | %extract_ptx > %t.n160.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.n160.ptx -o %t.n160.cubin > %t.n160.log 2>&1
+// RUN: FileCheck %s --input-file=%t.n160.log --check-prefix=N160
+// RUN: FileCheck %s --input-file=%t.n160.log --check-prefix=NOERR
 
 // The Float8 GEMMs whose epilogue takes tensorwise amaxes
 // (fuse-gemm-amax, Gemm/GemmAmaxFusion.h) in PTX: the fast-accumulation
@@ -91,8 +98,13 @@ func.func @swiglu_backward(%h1: tensor<256x384xbf16>, %h3: tensor<256x384xbf16>,
 // BWD-NOT:     atom.global
 // BWD:       .entry
 
-// PTXAS-NOT: error
-// PTXAS-NOT: warning
+// NOERR-NOT: error
+// NOERR-NOT: warning
+// NOERR-NOT: {{[1-9][0-9]*}} bytes stack frame
+// NOERR-NOT: {{[1-9][0-9]*}} bytes spill
+// N160: Compiling entry function 'scaled_mm_k_k_e5m2_e4m3_bf16_256x384x128_b1_p1c1_v9w1s{{[0-9]}}_n160_f8tt_acc128_amax
+// N160-NEXT: Function properties
+// N160-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS: Compiling entry function 'scaled_mm_k_k_e4m3_e4m3_bf16_256x384x128_b1_p1c1_v9w1s4_n256_f8tt_amax
 // PTXAS-NEXT: Function properties
 // PTXAS-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads

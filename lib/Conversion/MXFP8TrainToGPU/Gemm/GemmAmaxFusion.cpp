@@ -73,6 +73,7 @@ std::shared_ptr<GemmAmaxFusion> GemmAmaxFusion::plan(ModuleOp module,
     if (!gemm || fusion->epilogues.count(gemm))
       return;
     GemmAmaxEpilogue epilogue;
+    SmallVector<Value, 2> inputs;
     epilogue.producer = g;
     epilogue.casts = casts;
     Type resultType = gemm.getResult().getType();
@@ -85,15 +86,38 @@ std::shared_ptr<GemmAmaxFusion> GemmAmaxFusion::plan(ModuleOp module,
       // of the output's shape, defined before the GEMM.
       if (in.getType() != resultType || !dominance.properlyDominates(in, gemm))
         return;
-      auto it = llvm::find(epilogue.inputs, in);
-      epilogue.inputArgs.push_back(it - epilogue.inputs.begin());
-      if (it == epilogue.inputs.end())
-        epilogue.inputs.push_back(in);
+      auto it = llvm::find(inputs, in);
+      epilogue.inputArgs.push_back(it - inputs.begin());
+      if (it == inputs.end())
+        inputs.push_back(in);
     }
+    epilogue.numInputs = inputs.size();
     fusion->gemmOfCast[casts.front()] = gemm;
     fusion->epilogues[gemm] = std::move(epilogue);
   });
   return fusion;
+}
+
+SmallVector<Value, 2>
+gpu_lowering::getInputs(const GemmAmaxEpilogue &epilogue) {
+  SmallVector<Value, 2> inputs(epilogue.numInputs);
+  linalg::GenericOp producer = epilogue.producer;
+  for (auto [arg, in] :
+       llvm::zip_equal(epilogue.inputArgs, producer.getInputs()))
+    if (arg >= 0)
+      inputs[arg] = in;
+  return inputs;
+}
+
+Operation *GemmAmaxFusion::getHostGemm(QuantizeOp cast) const {
+  for (const auto &[gemm, epilogue] : epilogues) {
+    Operation *first = epilogue.casts.front();
+    // (A GEMM that was lowered, or declined, is no longer waited for.)
+    if (llvm::is_contained(epilogue.casts, cast) && !words.count(first) &&
+        !declined.count(first))
+      return gemm;
+  }
+  return nullptr;
 }
 
 const GemmAmaxEpilogue *GemmAmaxFusion::getEpilogue(Operation *gemm) const {
@@ -137,6 +161,8 @@ EpilogueAmax::EpilogueAmax(GemmMainloop &mainloop) : mainloop(mainloop) {
 void EpilogueAmax::prefetchTile(const GemmTile &t) {
   KernelBuilder &kb = mainloop.getBuilder();
   const GemmSpec &spec = mainloop.getSpec();
+  assert(spec.kind == GemmKind::Dense && spec.batches == 1 &&
+         "the amax epilogue is planned for rank-2 GEMMs only");
   ArrayRef<Value> inputs = mainloop.getArgs().amaxInputs;
   int64_t rows = spec.tile.m, items = rows * inputs.size();
   Value tid = mainloop.getThreadId();

@@ -67,12 +67,18 @@ struct GemmAmaxEpilogue {
   /// Per input of `producer`: -1 where it is the GEMM's result, else the
   /// position of its tensor in `inputs`.
   SmallVector<int64_t, 4> inputArgs;
-  /// The distinct tensors other than the GEMM's result that the epilogue
-  /// reads (kernel-argument order).
-  SmallVector<Value, 2> inputs;
+  /// The number of distinct tensors other than the GEMM's result that the
+  /// epilogue reads (getInputs).
+  int64_t numInputs = 0;
   /// casts[r] quantizes the producer's result r; its amax goes to word r.
   SmallVector<QuantizeOp, 2> casts;
 };
+
+/// The distinct tensors other than the GEMM's result that `epilogue`'s
+/// kernel reads, in kernel-argument order: read from the producer's
+/// operands when called (the plan keeps no values, whose defining ops
+/// may have been rewritten since).
+SmallVector<Value, 2> getInputs(const GemmAmaxEpilogue &epilogue);
 
 /// Which GEMMs take which casts' amaxes.
 class GemmAmaxFusion {
@@ -96,6 +102,9 @@ public:
   /// Records that the GEMM was lowered without taking `epilogue`'s amaxes:
   /// its casts launch their own amax kernel.
   void decline(const GemmAmaxEpilogue &epilogue) const;
+  /// The planned host GEMM, not lowered, whose epilogue was to take
+  /// `cast`'s amax, or null (for the diagnostic of a cast left unlowered).
+  Operation *getHostGemm(QuantizeOp cast) const;
 
 private:
   DenseMap<Operation *, GemmAmaxEpilogue> epilogues;
@@ -114,7 +123,8 @@ public:
   /// Creates and zeroes the thread's maxima (call where every thread runs,
   /// before the warp roles).
   explicit EpilogueAmax(GemmMainloop &mainloop);
-  /// At the start of tile `t` (every MMA thread): `cp.async.bulk.prefetch`
+  /// At the start of tile `t` of a dense rank-2 GEMM (every MMA thread):
+  /// `cp.async.bulk.prefetch`
   /// into L2 of the tile's rows of the other operands (one row of one
   /// operand per thread), so that the epilogue's loads of them, a tile's
   /// mainloop later, hit L2.

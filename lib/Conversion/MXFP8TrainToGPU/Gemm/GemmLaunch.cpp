@@ -103,9 +103,12 @@ void gpu_lowering::launchGemmKernel(
       [&](KernelBuilder &kb, ValueRange kargs, ValueRange) {
         emitBody(kb, kargs);
       });
-  if (spec.amaxProducer)
-    kernel.removeArgAttr(args.size() - 1,
-                         LLVM::LLVMDialect::getWriteOnlyAttrName());
+  if (spec.amaxProducer) {
+    // (The parameter after the non-empty buffers: an empty one is none.)
+    unsigned wordsParam = llvm::count_if(
+        args.drop_back(), [](Value v) { return !isEmptyBuffer(v.getType()); });
+    kernel.removeArgAttr(wordsParam, LLVM::LLVMDialect::getWriteOnlyAttrName());
+  }
   const GPUTargetInfo &target = cache.getTarget();
   // Persistent grid; .minnctapersm where two CTAs per SM fit.
   int64_t ctasPerSM = spec.ctasPerSM;

@@ -540,16 +540,18 @@ void gpu_lowering::emitDequantBF16Gemm(KernelBuilder &kb, const GemmSpec &spec,
   // TMA writes the stages through the async proxy, which the wgmma reads
   // too: no fence after the full wait.
   // The tensorwise amaxes the epilogue takes (GemmAmaxFusion.h): the
-  // running maxima, flushed after the MMA role's last tile.
+  // running maxima, flushed after the MMA role's last tile (after its
+  // role-end barrier: an atomic before the ring's last reloads left the
+  // ring counter in local memory in the ordered-issue kernels).
   std::optional<EpilogueAmax> amax;
   auto mmaRole = [&] {
     mma.computeUniformWarpgroup();
     mainloop.walkTiles([&](const GemmTile &t) {
       mma.emitRingTile(t, /*fenceAfterFull=*/false);
     });
+    mma.emitRoleEnd();
     if (amax)
       amax->flush();
-    mma.emitRoleEnd();
   };
   auto producerRole = [&] {
     mainloop.emitTmaProducer({kargs.aMap, kargs.bMap},
@@ -561,11 +563,13 @@ void gpu_lowering::emitDequantBF16Gemm(KernelBuilder &kb, const GemmSpec &spec,
     // full[s] expects the producer's one arrival (with the stage's bytes),
     // empty[s] the 256 MMA threads (with the cluster along M, the four MMA
     // warpgroups of the pair: GemmMainloop.h, "The cluster").
-    mainloop.initRing(1, mainloop.getReleaseArrivals());
+    // (The maxima first, in the kernel's entry block, where SROA promotes
+    // them to registers.)
     if (spec.amaxProducer) {
       amax.emplace(mainloop);
       mma.setEpilogueAmax(&*amax);
     }
+    mainloop.initRing(1, mainloop.getReleaseArrivals());
     // Registers move from the producer warpgroup to the MMA warpgroups (128
     // accumulators each): 2 x 128 x 216 + 128 x 72 = 384 x 168. ptxas
     // allocates each role within its limit; without setmaxnreg the 2d-3d

@@ -439,7 +439,7 @@ static LogicalResult lowerFloat8Gemm(PatternRewriter &rewriter,
   if (amax && spec.usesStagedEpilogue() && !epilogue.addend) {
     spec.amaxProducer = amax->producer;
     spec.amaxInputArgs = amax->inputArgs;
-    epilogue.amaxInputs.assign(amax->inputs.begin(), amax->inputs.end());
+    epilogue.amaxInputs = getInputs(*amax);
     // One word per cast, zeroed in-stream before the GEMM's launch.
     epilogue.amaxWords = memref::AllocOp::create(
         rewriter, loc,
