@@ -345,6 +345,12 @@ def cases():
                                             attrs, ta, _t([], "f32"), tb,
                                             _t([], "f32"), out))
 
+    # sigmoid %sg and silu %si of the f32 %af (with the f32 constant %one).
+    silu = ["  %na = arith.negf %af : f32",
+            "  %ex = math.exp %na : f32",
+            "  %de = arith.addf %ex, %one : f32",
+            "  %sg = arith.divf %one, %de : f32",
+            "  %si = arith.mulf %af, %sg : f32"]
     fwd = 'mxfp8train.role = "forward", mxfp8train.use_fast_accum = true'
     dgrad = 'mxfp8train.role = "dgrad", mxfp8train.use_fast_accum = false'
     th = _t([t, n], "bf16")
@@ -365,11 +371,7 @@ def cases():
         "  %one = arith.constant 1.0 : f32",
         "  %af = arith.extf %a : bf16 to f32",
         "  %bf = arith.extf %b : bf16 to f32",
-        "  %na = arith.negf %af : f32",
-        "  %ex = math.exp %na : f32",
-        "  %de = arith.addf %ex, %one : f32",
-        "  %sg = arith.divf %one, %de : f32",
-        "  %si = arith.mulf %af, %sg : f32",
+    ] + silu + [
         "  %hv = arith.mulf %si, %bf : f32",
         "  %ht = arith.truncf %hv : f32 to bf16",
         "  linalg.yield %ht : bf16",
@@ -398,11 +400,7 @@ def cases():
         "  %df = arith.extf %d : bf16 to f32",
         "  %af = arith.extf %a : bf16 to f32",
         "  %bf = arith.extf %b : bf16 to f32",
-        "  %na = arith.negf %af : f32",
-        "  %ex = math.exp %na : f32",
-        "  %de = arith.addf %ex, %one : f32",
-        "  %sg = arith.divf %one, %de : f32",
-        "  %si = arith.mulf %af, %sg : f32",
+    ] + silu + [
         "  %dh3 = arith.mulf %df, %si : f32",
         "  %om = arith.subf %one, %sg : f32",
         "  %t1 = arith.mulf %af, %om : f32",
