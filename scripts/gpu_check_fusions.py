@@ -36,7 +36,9 @@
 # lowered with it on): the tensorwise amaxes of the SwiGLU casts taken in
 # the epilogue of the Float8 GEMM whose result the producer reads (the
 # forward W3 GEMM for silu(h1) * h3, the promoted dgrad W2 GEMM for the
-# backward pair), tiles not multiples of the kernel's.
+# backward pair), tiles not multiples of the kernel's; `gemm-amax-warps`:
+# the same cases with the amaxes taken by three producer-warpgroup warps
+# from each stored tile (`_warps`).
 #
 # `defer-fp8` (Gemm/DequantFusion.h): MX quantize kernels that write a
 # pre-dequantized GEMM operand's bf16 form store the fp8 bytes only of the
@@ -78,6 +80,7 @@ KINDS = ("fusion",)
 REFERENCE_OPTIONS = {"fuse-transposes": "fuse-transposes=false",
                      "fuse-gemm-sums": "fuse-gemm-sums=false",
                      "fuse-gemm-amax": "fuse-gemm-amax=false",
+                     "gemm-amax-warps": "fuse-gemm-amax=false",
                      "defer-fp8": "defer-fp8=false",
                      "column-cast-lanes": "column-cast-lanes=1",
                      "stage-row-scales": "stage-row-scales=false",
@@ -89,7 +92,8 @@ REFERENCE_OPTIONS = {"fuse-transposes": "fuse-transposes=false",
                          "fuse-sibling-casts=false fuse-transposes=false"}
 
 # The fused lowering's options where the fusion is off by default.
-FUSED_OPTIONS = {"fuse-gemm-amax": "fuse-gemm-amax=true"}
+FUSED_OPTIONS = {"fuse-gemm-amax": "fuse-gemm-amax=true",
+                 "gemm-amax-warps": "fuse-gemm-amax=true gemm-amax-warps=3"}
 
 _MAP = "affine_map<(d0, d1) -> (d0, d1)>"
 
@@ -379,10 +383,12 @@ def cases():
         _quantize("%qh, %r1", "%h", [t, n], "f8E4M3FN", [], tw),
         mm("%r0", "%qh", "%r1", "%qw2", "%sw2", f8([t, n]), f8([k, n]),
            _t([t, k], "bf16"), fwd, "transpose_rhs ")]
-    case("gemm_amax_swiglu_forward",
-         [([t, k], "bf16"), ([n, k], "bf16"), ([n, k], "bf16"),
-          ([k, n], "bf16")],
-         [([t, k], "bf16"), ([], "f32")], body, fusion="fuse-gemm-amax")
+    amax_modes = [("", "fuse-gemm-amax"), ("_warps", "gemm-amax-warps")]
+    for suffix, fusion in amax_modes:
+        case("gemm_amax_swiglu_forward" + suffix,
+             [([t, k], "bf16"), ([n, k], "bf16"), ([n, k], "bf16"),
+              ([k, n], "bf16")],
+             [([t, k], "bf16"), ([], "f32")], body, fusion=fusion)
 
     body = [
         _quantize("%qd, %sd", "%arg0", [t, k], "f8E5M2", [], tw),
@@ -418,11 +424,12 @@ def cases():
            f8([n, k]), _t([t, k], "bf16"), dgrad),
         mm("%r1", "%q1", "%r3", "%qw1", "%sw1", f8([t, n], "f8E5M2"),
            f8([n, k]), _t([t, k], "bf16"), dgrad)]
-    case("gemm_amax_swiglu_backward",
-         [([t, k], "bf16"), ([k, n], "bf16"), ([t, n], "bf16"),
-          ([t, n], "bf16"), ([n, k], "bf16")],
-         [([t, k], "bf16"), ([t, k], "bf16"), ([], "f32"), ([], "f32")],
-         body, fusion="fuse-gemm-amax")
+    for suffix, fusion in amax_modes:
+        case("gemm_amax_swiglu_backward" + suffix,
+             [([t, k], "bf16"), ([k, n], "bf16"), ([t, n], "bf16"),
+              ([t, n], "bf16"), ([n, k], "bf16")],
+             [([t, k], "bf16"), ([t, k], "bf16"), ([], "f32"), ([], "f32")],
+             body, fusion=fusion)
 
     # Deferred fp8 of MX operands (defer-fp8).
     def mx_types(shape, axis):

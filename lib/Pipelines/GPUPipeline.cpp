@@ -80,6 +80,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   convertOptions.fuseTransposes = options.fuseTransposes;
   convertOptions.fuseGemmSums = options.fuseGemmSums;
   convertOptions.fuseGemmAmax = options.fuseGemmAmax;
+  convertOptions.gemmAmaxWarps = options.gemmAmaxWarps;
   // canonicalize and cse run before the conversion, never between it and
   // bufferization: the kernels read tensors through
   // `bufferization.to_buffer`, which cse would merge across the ops in

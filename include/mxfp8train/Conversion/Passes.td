@@ -170,7 +170,9 @@ def ConvertMXFP8TrainToGPUPass
     epilogue: it loads the other operands at the chunk it stores,
     evaluates the generic's body and `atomicMax`es each result's |x| into
     words its launch zeroed; the quantizes launch only their cast kernel
-    (Gemm/GemmAmaxFusion.h). The results are bit-identical.
+    (Gemm/GemmAmaxFusion.h). With `gemm-amax-warps` (1 to 3), warps of the
+    GEMM's TMA producer warpgroup take the amaxes from each tile the MMA
+    warps stored instead. The results are bit-identical.
 
     Linalg contractions (`linalg.matmul` in any operand orientation,
     `linalg.batch_matmul`) and `grouped_mm` with bf16 / f16 operands become
@@ -221,6 +223,13 @@ def ConvertMXFP8TrainToGPUPass
            "before it) are taken in that GEMM's epilogue, and the casts "
            "launch no amax kernel (the same bits; not yet measured on the "
            "H200, so off by default)">,
+    Option<"gemmAmaxWarps", "gemm-amax-warps", "int64_t", /*default=*/"0",
+           "sm_90a, with fuse-gemm-amax: 0 for the amaxes taken in the "
+           "GEMM's epilogue by the MMA warps; 1 to 3 for that many warps of "
+           "the TMA producer warpgroup (otherwise idle) that read each "
+           "finished tile back (its output from L2) and take them while the "
+           "MMA warps go on with the next tiles (a tuning knob, the results "
+           "are the same bits)">,
     Option<"fuseSiblingCasts", "fuse-sibling-casts", "bool",
            /*default=*/"true",
            "With fuse-producers: tensorwise Float8 quantizes of different "

@@ -161,6 +161,13 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "iteration over two sets (2, 4 or 6; 0: per form; same "
                      "bits)"),
       llvm::cl::init(0)};
+  PassOptions::Option<int64_t> gemmAmaxWarps{
+      *this, "gemm-amax-warps",
+      llvm::cl::desc("sm_90a, with fuse-gemm-amax: 0 for the amaxes in the "
+                     "GEMM's epilogue, else producer-warpgroup warps (1 to 3) "
+                     "that take them from each finished tile while the MMA "
+                     "warps go on (same bits)"),
+      llvm::cl::init(0)};
   PassOptions::Option<int64_t> float8PromoteTileN{
       *this, "float8-promote-tile-n",
       llvm::cl::desc("sm_90a promoted Float8 GEMMs: output columns per tile "

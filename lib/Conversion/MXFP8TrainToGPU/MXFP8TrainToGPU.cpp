@@ -127,6 +127,13 @@ struct ConvertMXFP8TrainToGPUPass final
       return signalPassFailure();
     }
     target.float8PromoteUnroll = promoteUnroll;
+    if (gemmAmaxWarps < 0 || gemmAmaxWarps > 3) {
+      module.emitError() << "convert-mxfp8train-to-gpu: gemm-amax-warps must "
+                            "be 0, 1, 2 or 3 (got "
+                         << int64_t(gemmAmaxWarps) << ")";
+      return signalPassFailure();
+    }
+    target.gemmAmaxWarps = gemmAmaxWarps;
     int64_t promoteTileN = float8PromoteTileN;
     if (promoteTileN != 0 && promoteTileN != 128 && promoteTileN != 160 &&
         promoteTileN != 192) {

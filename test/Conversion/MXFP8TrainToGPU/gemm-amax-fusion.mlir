@@ -1,6 +1,9 @@
 // RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="fuse-gemm-amax=true" --canonicalize --split-input-file | FileCheck %s
 // RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu --canonicalize --split-input-file | FileCheck %s --check-prefix=NOFUSE
 // RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="fuse-gemm-amax=true fuse-sibling-casts=false" --canonicalize --split-input-file | FileCheck %s --check-prefix=NOSIB
+// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="fuse-gemm-amax=true gemm-amax-warps=3" --canonicalize --split-input-file | FileCheck %s --check-prefix=WARPS
+// RUN: not mxfp8-opt %s --convert-mxfp8train-to-gpu="fuse-gemm-amax=true gemm-amax-warps=4" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADWARPS
+// BADWARPS: gemm-amax-warps must be 0, 1, 2 or 3 (got 4)
 
 // fuse-gemm-amax (Gemm/GemmAmaxFusion.h): the tensorwise amaxes of the
 // casts of an elementwise producer of a Float8 GEMM's result are taken in
@@ -56,6 +59,35 @@
 // CHECK-NEXT:      }
 // CHECK-COUNT-5:     gpu.shuffle  xor
 // CHECK:           memref.atomic_rmw maxu %{{.*}}, %[[KW]][%{{.*}}] : (i32, memref<1xi32>) -> i32
+// With gemm-amax-warps=3 (`w3`): warps 1-3 of the TMA producer
+// warpgroup take the amaxes from each tile the MMA warps stored, through a
+// ring of four tile mbarriers (full: 256 MMA arrivals, empty: 96); the
+// output is read back (not writeonly); the staged epilogue reads no h1.
+// WARPS-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x128_b1_p1c1_v9w1s{{[0-9]+}}_n256_f8tt_amax{{[0-9a-f]+}}w3
+// WARPS-SAME:      %[[KH1:[a-z0-9]+]]: memref<98304xbf16> {llvm.noalias, llvm.readonly}, %[[KOUT:[a-z0-9]+]]: memref<98304xbf16> {llvm.noalias}, %[[KW:[a-z0-9]+]]: memref<1xi32> {llvm.noalias})
+// WARPS-COUNT-4:   nvvm.mbarrier.init %{{.*}}, %c96_i32
+// WARPS:           nvvm.fence.mbarrier.init
+// WARPS:           nvvm.setmaxregister  increase 216
+// The MMA warps: the tile's slot, the tile, its full barrier.
+// WARPS:           nvvm.mbarrier.try_wait.parity
+// WARPS:           nvvm.cp.async.bulk.prefetch
+// WARPS:           nvvm.wgmma.mma_async
+// WARPS-NOT:       vector.load %[[KH1]]
+// WARPS:           nvvm.stmatrix
+// WARPS-NOT:       vector.load %[[KH1]]
+// WARPS:           nvvm.mbarrier.arrive
+// WARPS:           nvvm.setmaxregister  decrease 72
+// The amax warps: wait for a tile, read it back with h1, accumulate,
+// release its slot; at the end a warp maximum and the atomic.
+// WARPS:           nvvm.mbarrier.try_wait.parity
+// WARPS:           vector.load %[[KOUT]]
+// WARPS:           vector.load %[[KH1]]
+// WARPS:           vector.load %[[KOUT]]
+// WARPS:           vector.load %[[KH1]]
+// WARPS:           math.exp
+// WARPS:           nvvm.mbarrier.arrive
+// WARPS:           gpu.shuffle  xor
+// WARPS:           memref.atomic_rmw maxu %{{.*}}, %[[KW]]
 // NOFUSE-LABEL: func.func @swiglu_forward(
 // NOFUSE-NOT:     _amax
 // NOFUSE:         @float8_amax_tensor_bf16_98304_ew

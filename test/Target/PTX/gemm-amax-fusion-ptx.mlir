@@ -13,6 +13,13 @@
 // RUN: %ptxas -arch=sm_90a -v %t.n160.ptx -o %t.n160.cubin > %t.n160.log 2>&1
 // RUN: FileCheck %s --input-file=%t.n160.log --check-prefix=N160
 // RUN: FileCheck %s --input-file=%t.n160.log --check-prefix=NOERR
+// The amax taken by three producer-warpgroup warps (gemm-amax-warps=3,
+// within that warpgroup's 72 registers): the output read back coherently.
+// RUN: mxfp8-opt %s --mxfp8train-lower-to-gpu="format=isa fuse-gemm-amax=true gemm-amax-warps=3" | %extract_ptx > %t.w3.ptx
+// RUN: FileCheck %s --input-file=%t.w3.ptx --check-prefix=W3
+// RUN: %ptxas -arch=sm_90a -v %t.w3.ptx -o %t.w3.cubin > %t.w3.log 2>&1
+// RUN: FileCheck %s --input-file=%t.w3.log --check-prefix=NOERR
+// RUN: FileCheck %s --input-file=%t.w3.log --check-prefix=W3LOG
 
 // The Float8 GEMMs whose epilogue takes tensorwise amaxes
 // (fuse-gemm-amax, Gemm/GemmAmaxFusion.h) in PTX: the fast-accumulation
@@ -97,6 +104,16 @@ func.func @swiglu_backward(%h1: tensor<256x384xbf16>, %h3: tensor<256x384xbf16>,
 // BWD-COUNT-2: atom.global.max.u32
 // BWD-NOT:     atom.global
 // BWD:       .entry
+
+// W3-LABEL: .entry scaled_mm_k_k_e4m3_e4m3_bf16_256x384x128_b1_p1c1_v9w1s4_n256_f8tt_amax{{[0-9a-f]+}}w3
+// W3:         setmaxnreg.dec.sync.aligned.u32 72
+// W3:         mbarrier.try_wait.parity
+// W3:         ld.global.v4.b32
+// W3:         ld.global.nc.v4.b32
+// W3:         ex2.approx
+// W3:         atom.global.max.u32
+// W3LOG-DAG: Compiling entry function 'scaled_mm_k_k_e4m3_e4m3_bf16_256x384x128_b1_p1c1_v9w1s4_n256_f8tt_amax{{[0-9a-f]+}}w3
+// W3LOG-DAG: Compiling entry function 'scaled_mm_k_k_e5m2_e4m3_bf16_256x384x128_b1_p1c1_v9w1s6_f8tt_acc128_amax{{[0-9a-f]+}}w3
 
 // NOERR-NOT: error
 // NOERR-NOT: warning

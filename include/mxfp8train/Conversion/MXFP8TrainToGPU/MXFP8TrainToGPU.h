@@ -78,6 +78,11 @@ struct GPUTargetInfo {
   /// (`gemm-cluster-m`: 1 or 2; 0: the form's default); an op's gemm_config
   /// cluster_m takes precedence.
   int64_t gemmClusterM = 0;
+  /// sm_90a Float8 GEMMs that take tensorwise amaxes (`fuse-gemm-amax`):
+  /// 0 for the MMA warps' epilogue, else warps of the TMA producer
+  /// warpgroup (1 to 3) that take them from each finished tile
+  /// (`gemm-amax-warps`; Gemm/GemmAmaxFusion.h).
+  int64_t gemmAmaxWarps = 0;
 
   /// The NVVM chip name (`sm_90a`).
   llvm::StringRef getChipName() const { return stringifyGPUChip(chip); }

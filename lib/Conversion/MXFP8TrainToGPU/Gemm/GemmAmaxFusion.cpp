@@ -156,6 +156,142 @@ EpilogueAmax::EpilogueAmax(GemmMainloop &mainloop) : mainloop(mainloop) {
     memref::StoreOp::create(kb, zero, m, ValueRange{c0});
     maxima.push_back(m);
   }
+  if (!inEpilogue()) {
+    tileCounter =
+        memref::AllocaOp::create(kb, MemRefType::get({1}, kb.getIndexType()));
+    memref::StoreOp::create(kb, c0, tileCounter, ValueRange{c0});
+  }
+}
+
+bool EpilogueAmax::inEpilogue() const {
+  return mainloop.getSpec().amaxWarps == 0;
+}
+
+Value EpilogueAmax::getTileBarrier(Value i) {
+  KernelBuilder &kb = mainloop.getBuilder();
+  const GemmSpec &spec = mainloop.getSpec();
+  // After the staged epilogue's slots and the Float8 scale reciprocals
+  // (GemmSpec::extraBytes; 8-byte aligned).
+  Value base = arith::AddIOp::create(
+      kb, mainloop.getExtraAddress(),
+      kb.idx(spec.stagedEpilogueBytes() + spec.float8FactorBytes()));
+  return mainloop.getSharedPointer(
+      arith::AddIOp::create(kb, base, arith::MulIOp::create(kb, i, kb.idx(8))));
+}
+
+std::pair<Value, Value> EpilogueAmax::getTileSlot() {
+  KernelBuilder &kb = mainloop.getBuilder();
+  constexpr int64_t slots = GemmSpec::kAmaxTileSlots;
+  static_assert(llvm::isPowerOf2_64(slots), "a mask and a shift");
+  Value j = memref::LoadOp::create(kb, tileCounter, ValueRange{kb.idx(0)});
+  Value slot = arith::AndIOp::create(kb, j, kb.idx(slots - 1));
+  Value phase = arith::AndIOp::create(
+      kb, arith::ShRUIOp::create(kb, j, kb.idx(llvm::Log2_64(slots))),
+      kb.idx(1));
+  return {slot, arith::IndexCastUIOp::create(kb, kb.getI32Type(), phase)};
+}
+
+void EpilogueAmax::initTileBarriers() {
+  KernelBuilder &kb = mainloop.getBuilder();
+  const GemmSpec &spec = mainloop.getSpec();
+  for (int64_t s = 0; s < GemmSpec::kAmaxTileSlots; ++s) {
+    tma::initBarrier(kb, getTileBarrier(kb.idx(s)), kMmaThreads);
+    tma::initBarrier(kb, getTileBarrier(kb.idx(GemmSpec::kAmaxTileSlots + s)),
+                     spec.amaxWarps * 32);
+  }
+}
+
+void EpilogueAmax::waitTileSlot() {
+  KernelBuilder &kb = mainloop.getBuilder();
+  auto [slot, parity] = getTileSlot();
+  // The slot's previous use (parity ^ 1: the first pass of each slot does
+  // not wait).
+  Value empty =
+      arith::AddIOp::create(kb, slot, kb.idx(GemmSpec::kAmaxTileSlots));
+  tma::waitBarrier(kb, getTileBarrier(empty),
+                   arith::XOrIOp::create(kb, parity, kb.i32(1)));
+}
+
+void EpilogueAmax::finishTile() {
+  KernelBuilder &kb = mainloop.getBuilder();
+  auto [slot, parity] = getTileSlot();
+  (void)parity;
+  // Release at CTA scope: the tile's stores before the amax warps' reads.
+  tma::arriveBarrier(kb, getTileBarrier(slot));
+  Value c0 = kb.idx(0);
+  Value j = memref::LoadOp::create(kb, tileCounter, ValueRange{c0});
+  memref::StoreOp::create(kb, arith::AddIOp::create(kb, j, kb.idx(1)),
+                          tileCounter, ValueRange{c0});
+}
+
+void EpilogueAmax::emitAmaxWarps(Value roleTid) {
+  KernelBuilder &kb = mainloop.getBuilder();
+  const GemmSpec &spec = mainloop.getSpec();
+  const GemmArgs &args = mainloop.getArgs();
+  int64_t threads = spec.amaxWarps * 32;
+  auto ult = [&](Value a, Value b) -> Value {
+    return arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, a, b);
+  };
+  // Warps 1 .. amaxWarps of the producer warpgroup (warp 0 issues TMA).
+  Value mine = arith::AndIOp::create(
+      kb,
+      arith::CmpIOp::create(kb, arith::CmpIPredicate::uge, roleTid, kb.idx(32)),
+      ult(roleTid, kb.idx(32 + threads)));
+  kb.ifThen(mine, [&] {
+    Value atid = arith::SubIOp::create(kb, roleTid, kb.idx(32));
+    int64_t chunksPerRow = spec.tile.n / 8;
+    int64_t items = spec.tile.m * chunksPerRow;
+    // Two chunks a thread per iteration, their loads before either body,
+    // with one other operand; one with more (ptxas spilled the backward
+    // pair's three operands of two chunks within the warpgroup's 72
+    // registers).
+    int64_t unroll = args.amaxInputs.size() > 1 ? 1 : 2;
+    auto bf16x8 = VectorType::get({8}, kb.getBF16Type());
+    mainloop.walkTiles([&](const GemmTile &t) {
+      auto [slot, parity] = getTileSlot();
+      // Acquire at CTA scope: the MMA threads' stores of the tile.
+      tma::waitBarrier(kb, getTileBarrier(slot), parity);
+      kb.forLoop(atid, kb.idx(items), kb.idx(unroll * threads), [&](Value i) {
+        SmallVector<Value, 2> oks, outs;
+        SmallVector<SmallVector<Value, 2>, 2> ins;
+        for (int64_t u = 0; u < unroll; ++u) {
+          Value item = arith::AddIOp::create(kb, i, kb.idx(u * threads));
+          Value row = arith::AddIOp::create(
+              kb, t.rowBase,
+              arith::DivUIOp::create(kb, item, kb.idx(chunksPerRow)));
+          Value col = arith::AddIOp::create(
+              kb, t.colBase,
+              arith::MulIOp::create(
+                  kb, arith::RemUIOp::create(kb, item, kb.idx(chunksPerRow)),
+                  kb.idx(8)));
+          oks.push_back(arith::AndIOp::create(
+              kb,
+              arith::AndIOp::create(kb, ult(item, kb.idx(items)),
+                                    ult(row, t.rowEnd)),
+              ult(col, t.colEnd)));
+          // Masked chunks load a valid element they do not use.
+          Value inRow = arith::MinUIOp::create(
+              kb, row, arith::SubIOp::create(kb, t.rowEnd, kb.idx(1)));
+          Value inCol = arith::MinUIOp::create(kb, col, kb.idx(spec.n - 8));
+          Value offset = arith::AddIOp::create(
+              kb, arith::MulIOp::create(kb, inRow, kb.idx(spec.n)), inCol);
+          outs.push_back(kb.load(bf16x8, args.out, {offset}, 16));
+          ins.push_back(loadInputs(offset));
+        }
+        for (int64_t u = 0; u < unroll; ++u)
+          kb.ifThen(oks[u], [&] { accumulate(outs[u], ins[u]); });
+      });
+      // Release the slot (the reads are done: the values are in registers).
+      Value empty =
+          arith::AddIOp::create(kb, slot, kb.idx(GemmSpec::kAmaxTileSlots));
+      tma::arriveBarrier(kb, getTileBarrier(empty));
+      Value c0 = kb.idx(0);
+      Value j = memref::LoadOp::create(kb, tileCounter, ValueRange{c0});
+      memref::StoreOp::create(kb, arith::AddIOp::create(kb, j, kb.idx(1)),
+                              tileCounter, ValueRange{c0});
+    });
+    flush();
+  });
 }
 
 void EpilogueAmax::prefetchTile(const GemmTile &t) {

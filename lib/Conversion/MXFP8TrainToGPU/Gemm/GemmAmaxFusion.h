@@ -116,13 +116,35 @@ private:
 
 /// Inside a GEMM kernel with GemmSpec::amaxProducer: the running maxima of
 /// the thread (one f32 per producer result, in registers after SROA),
-/// updated by the staged epilogue and flushed into the words at the end of
-/// the MMA role.
+/// updated by the staged epilogue of the MMA warps and flushed into the
+/// words at the end of the MMA role; or, with GemmSpec::amaxWarps, by the
+/// amax warps of the producer warpgroup, which read each tile back once
+/// the MMA warps have stored it (a ring of tile mbarriers: full[s] takes
+/// the 256 MMA threads' arrivals after a tile's stores, empty[s] the amax
+/// warps' after they read it).
 class EpilogueAmax {
 public:
   /// Creates and zeroes the thread's maxima (call where every thread runs,
-  /// before the warp roles).
+  /// before the warp roles, in the kernel's entry block).
   explicit EpilogueAmax(GemmMainloop &mainloop);
+  /// Whether the MMA warps' staged epilogue takes the amaxes (no amax
+  /// warps).
+  bool inEpilogue() const;
+  /// Amax warps: initialises the tile mbarriers (thread 0, inside
+  /// GemmMainloop::initRing's `initMore`).
+  void initTileBarriers();
+  /// Amax warps, MMA threads: before a tile, wait until its ring slot is
+  /// free (the amax warps have read the tile that used it before).
+  void waitTileSlot();
+  /// Amax warps, MMA threads: after a tile's stores, arrive on its slot's
+  /// full barrier and advance the tile counter.
+  void finishTile();
+  /// The amax warps' role inside the producer warpgroup (warps 1 to
+  /// GemmSpec::amaxWarps; `roleTid` the thread's index in the warpgroup):
+  /// per tile of the walk, wait for its full barrier, read the output's
+  /// and the other operands' 16-byte chunks (two in flight per thread),
+  /// accumulate, release the slot; at the end flush.
+  void emitAmaxWarps(Value roleTid);
   /// At the start of tile `t` of a dense rank-2 GEMM (every MMA thread):
   /// `cp.async.bulk.prefetch`
   /// into L2 of the tile's rows of the other operands (one row of one
@@ -142,8 +164,16 @@ public:
   void flush();
 
 private:
+  /// The tile mbarrier `i` (0 .. 2 slots - 1: full then empty) as a
+  /// shared pointer.
+  Value getTileBarrier(Value i);
+  /// The slot (index) and parity (i32) of the thread's tile counter.
+  std::pair<Value, Value> getTileSlot();
+
   GemmMainloop &mainloop;
   SmallVector<Value, 2> maxima;
+  /// With amax warps: the thread's tile counter (memref<1 x index>).
+  Value tileCounter;
 };
 
 } // namespace gpu_lowering

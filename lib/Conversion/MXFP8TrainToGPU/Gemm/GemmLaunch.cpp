@@ -108,6 +108,10 @@ void gpu_lowering::launchGemmKernel(
     unsigned wordsParam = llvm::count_if(
         args.drop_back(), [](Value v) { return !isEmptyBuffer(v.getType()); });
     kernel.removeArgAttr(wordsParam, LLVM::LLVMDialect::getWriteOnlyAttrName());
+    // Amax warps read the output back (coherent loads).
+    if (spec.amaxWarps)
+      kernel.removeArgAttr(wordsParam - 1,
+                           LLVM::LLVMDialect::getWriteOnlyAttrName());
   }
   const GPUTargetInfo &target = cache.getTarget();
   // Persistent grid; .minnctapersm where two CTAs per SM fit.

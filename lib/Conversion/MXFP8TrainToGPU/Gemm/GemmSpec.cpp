@@ -165,7 +165,8 @@ std::string GemmSpec::getName() const {
                                                    [](int64_t a) {
                                                      return std::to_string(a);
                                                    }),
-                                   ","))
+                                   ",")) +
+                    (amaxWarps ? llvm::formatv("w{0}", amaxWarps).str() : "")
               : "") +
          (guarded ? (runWhenUnsafe ? "_gu" : "_gs") : "") +
          (guarded && flagPerOperand ? "2" : "");

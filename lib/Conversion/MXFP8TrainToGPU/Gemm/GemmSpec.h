@@ -96,6 +96,17 @@ struct GemmSpec {
   /// is.
   Operation *amaxProducer = nullptr;
   SmallVector<int64_t, 4> amaxInputArgs;
+  /// With amaxProducer: 0 for the amaxes in the MMA warps' staged epilogue,
+  /// else warps 1.. of the TMA producer warpgroup that take them from each
+  /// finished tile (GPUTargetInfo::gemmAmaxWarps), synchronised with the
+  /// MMA warps by a ring of kAmaxTileSlots tile mbarriers.
+  int64_t amaxWarps = 0;
+  static constexpr int64_t kAmaxTileSlots = 4;
+  /// Bytes of the amax warps' tile mbarriers (full[slots], empty[slots]),
+  /// after the Float8 scale reciprocals; none without amax warps.
+  int64_t amaxBarrierBytes() const {
+    return amaxProducer && amaxWarps ? 16 * kAmaxTileSlots : 0;
+  }
   /// The extra inputs the amax epilogue reads.
   int64_t getAmaxInputCount() const {
     int64_t count = 0;
@@ -255,7 +266,7 @@ struct GemmSpec {
     if (isTcgen05())
       return tcgen05ExtraBytes();
     if (loadsOperandsByTma())
-      return stagedEpilogueBytes() + float8FactorBytes();
+      return stagedEpilogueBytes() + float8FactorBytes() + amaxBarrierBytes();
     return usesStageRing() ? 2 * (converterThreads() / 32) * 16 : 64;
   }
   /// The wgmma kernels' staged epilogue (WgmmaConsumer::emitEpilogue): bf16

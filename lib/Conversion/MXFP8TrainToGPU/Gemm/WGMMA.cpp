@@ -466,7 +466,8 @@ void WgmmaConsumer::emitStagedStores(
     // before the first is stored (addresses clamped into the output:
     // masked chunks load an element they do not use).
     SmallVector<SmallVector<Value, 2>, 4> amaxInputs;
-    if (epilogueAmax) {
+    bool amaxHere = epilogueAmax && epilogueAmax->inEpilogue();
+    if (amaxHere) {
       Value lastRow = sub(rowEnd, c(1));
       Value inCol = arith::MinUIOp::create(kb, col, c(spec.n - 8));
       for (int64_t it = 0; it < 4; ++it) {
@@ -494,7 +495,7 @@ void WgmmaConsumer::emitStagedStores(
           values = mainloop.addRoundedTerm(
               values, kb.load(bf16x8, addend, {offset}, 16));
         kb.store(values, mainloop.getArgs().out, offset, 16);
-        if (epilogueAmax)
+        if (amaxHere)
           epilogueAmax->accumulate(values, amaxInputs[it]);
       });
     }
@@ -543,14 +544,21 @@ void gpu_lowering::emitDequantBF16Gemm(KernelBuilder &kb, const GemmSpec &spec,
   // running maxima, flushed after the MMA role's last tile (after its
   // role-end barrier: an atomic before the ring's last reloads left the
   // ring counter in local memory in the ordered-issue kernels).
+  // With amax warps (GemmSpec::amaxWarps) the MMA warps hand each stored
+  // tile to them through the tile ring instead.
   std::optional<EpilogueAmax> amax;
   auto mmaRole = [&] {
     mma.computeUniformWarpgroup();
+    bool handOver = amax && !amax->inEpilogue();
     mainloop.walkTiles([&](const GemmTile &t) {
+      if (handOver)
+        amax->waitTileSlot();
       mma.emitRingTile(t, /*fenceAfterFull=*/false);
+      if (handOver)
+        amax->finishTile();
     });
     mma.emitRoleEnd();
-    if (amax)
+    if (amax && amax->inEpilogue())
       amax->flush();
   };
   auto producerRole = [&] {
@@ -558,6 +566,8 @@ void gpu_lowering::emitDequantBF16Gemm(KernelBuilder &kb, const GemmSpec &spec,
                              [&](const GemmTile &t, Value kt) {
                                return mainloop.getPaddedOperandCopies(t, kt);
                              });
+    if (amax && !amax->inEpilogue())
+      amax->emitAmaxWarps(mainloop.getRoleThreadId());
   };
   mainloop.emitKernel([&] {
     // full[s] expects the producer's one arrival (with the stage's bytes),
@@ -569,7 +579,10 @@ void gpu_lowering::emitDequantBF16Gemm(KernelBuilder &kb, const GemmSpec &spec,
       amax.emplace(mainloop);
       mma.setEpilogueAmax(&*amax);
     }
-    mainloop.initRing(1, mainloop.getReleaseArrivals());
+    mainloop.initRing(1, mainloop.getReleaseArrivals(), [&] {
+      if (amax && !amax->inEpilogue())
+        amax->initTileBarriers();
+    });
     // Registers move from the producer warpgroup to the MMA warpgroups (128
     // accumulators each): 2 x 128 x 216 + 128 x 72 = 384 x 168. ptxas
     // allocates each role within its limit; without setmaxnreg the 2d-3d

@@ -439,6 +439,7 @@ static LogicalResult lowerFloat8Gemm(PatternRewriter &rewriter,
   if (amax && spec.usesStagedEpilogue() && !epilogue.addend) {
     spec.amaxProducer = amax->producer;
     spec.amaxInputArgs = amax->inputArgs;
+    spec.amaxWarps = cache.getTarget().gemmAmaxWarps;
     epilogue.amaxInputs = getInputs(*amax);
     // One word per cast, zeroed in-stream before the GEMM's launch.
     epilogue.amaxWords = memref::AllocOp::create(
@@ -449,6 +450,8 @@ static LogicalResult lowerFloat8Gemm(PatternRewriter &rewriter,
         rewriter, loc, Type(), ValueRange{}, epilogue.amaxWords,
         arith::ConstantIntOp::create(rewriter, loc, 0, 32).getResult());
     amaxes->setWords(*amax, epilogue.amaxWords);
+    // (The amax warps' tile mbarriers take a few more shared bytes.)
+    spec.fitStagesToSharedMemory();
   } else if (amax) {
     // (Not reached: the plan asks for the staged epilogue without a sum.)
     amaxes->decline(*amax);
