@@ -147,6 +147,99 @@ def _bf16_pair(res, a, b, shape):
             "} -> (%s, %s)" % (t, t)]
 
 
+_TW = "granularity = tensorwise"
+_FWD = 'mxfp8train.role = "forward", mxfp8train.use_fast_accum = true'
+_DGRAD = 'mxfp8train.role = "dgrad", mxfp8train.use_fast_accum = false'
+# sigmoid %sg and silu %si of the f32 %af (with the f32 constant %one).
+_SILU = ["  %na = arith.negf %af : f32",
+         "  %ex = math.exp %na : f32",
+         "  %de = arith.addf %ex, %one : f32",
+         "  %sg = arith.divf %one, %de : f32",
+         "  %si = arith.mulf %af, %sg : f32"]
+
+
+def _scaled_mm(res, a, sa, b, sb, ta, tb, out, attrs, transpose=""):
+    """`res` = scaled_mm of a [sa] and b [sb] with tensorwise scales."""
+    return ("%s = mxfp8train.scaled_mm %s [%s], %s [%s] %s{%s} : "
+            "%s [%s], %s [%s] -> %s" % (res, a, sa, b, sb, transpose, attrs,
+                                        ta, _t([], "f32"), tb, _t([], "f32"),
+                                        out))
+
+
+def _swiglu_amax_forward(t, k, n, x, w1, w3, w2, out, hs):
+    """The SwiGLU forward of x (t, k) with W1, W3 (n, k) and W2 (k, n),
+    tensorwise: h1 and h3 (forward GEMMs), h = silu(h1) * h3 cast, `out` =
+    the W2 GEMM of h (t, k), `hs` h's scale; defines %qw1, %sw1, %qw2,
+    %sw2."""
+    th = _t([t, n], "bf16")
+    e4 = lambda shape: _t(shape, "f8E4M3FN")
+    return [
+        _quantize("%qx, %sx", x, [t, k], "f8E4M3FN", [], _TW),
+        _quantize("%qw1, %sw1", w1, [n, k], "f8E4M3FN", [], _TW),
+        _quantize("%qw3, %sw3", w3, [n, k], "f8E4M3FN", [], _TW),
+        _quantize("%qw2, %sw2", w2, [k, n], "f8E4M3FN", [], _TW),
+        _scaled_mm("%h1", "%qx", "%sx", "%qw1", "%sw1", e4([t, k]),
+                   e4([n, k]), th, _FWD, "transpose_rhs "),
+        _scaled_mm("%h3", "%qx", "%sx", "%qw3", "%sw3", e4([t, k]),
+                   e4([n, k]), th, _FWD, "transpose_rhs "),
+        "%%e = tensor.empty() : %s" % th,
+        "%%h = linalg.generic {indexing_maps = [%s, %s, %s], iterator_types "
+        "= [\"parallel\", \"parallel\"]} ins(%%h1, %%h3 : %s, %s) outs(%%e "
+        ": %s) {" % (_MAP, _MAP, _MAP, th, th, th),
+        "^bb0(%a: bf16, %b: bf16, %o: bf16):",
+        "  %one = arith.constant 1.0 : f32",
+        "  %af = arith.extf %a : bf16 to f32",
+        "  %bf = arith.extf %b : bf16 to f32"] + _SILU + [
+        "  %hv = arith.mulf %si, %bf : f32",
+        "  %ht = arith.truncf %hv : f32 to bf16",
+        "  linalg.yield %ht : bf16",
+        "} -> %s" % th,
+        _quantize("%qh, " + hs, "%h", [t, n], "f8E4M3FN", [], _TW),
+        _scaled_mm(out, "%qh", hs, "%qw2", "%sw2", e4([t, n]),
+                   e4([k, n]), _t([t, k], "bf16"), _FWD, "transpose_rhs ")]
+
+
+def _swiglu_amax_backward(t, k, n, dout, h1, h3, d0, d1, p0, p1):
+    """The SwiGLU backward: dA = dOut (t, k, e5m2) x W2 (%qw2 (k, n)) by
+    the promoted dgrad GEMM, the pair (dA h3 silu'(h1), dA silu(h1)) cast
+    e5m2 (scales `p0`, `p1`), each read by a dgrad against W1 (%qw1 (n,
+    k)): `d0`, `d1` (t, k)."""
+    th = _t([t, n], "bf16")
+    e4 = lambda shape: _t(shape, "f8E4M3FN")
+    e5 = lambda shape: _t(shape, "f8E5M2")
+    return [
+        _quantize("%qd, %sd", dout, [t, k], "f8E5M2", [], _TW),
+        _scaled_mm("%da", "%qd", "%sd", "%qw2", "%sw2", e5([t, k]),
+                   e4([k, n]), th, _DGRAD),
+        "%%e2 = tensor.empty() : %s" % th,
+        "%%g:2 = linalg.generic {indexing_maps = [%s, %s, %s, %s, %s], "
+        "iterator_types = [\"parallel\", \"parallel\"]} ins(%%da, %s, %s : "
+        "%s, %s, %s) outs(%%e2, %%e2 : %s, %s) {" % (
+            _MAP, _MAP, _MAP, _MAP, _MAP, h1, h3, th, th, th, th, th),
+        "^bb0(%d: bf16, %a: bf16, %b: bf16, %o0: bf16, %o1: bf16):",
+        "  %one = arith.constant 1.0 : f32",
+        "  %df = arith.extf %d : bf16 to f32",
+        "  %af = arith.extf %a : bf16 to f32",
+        "  %bf = arith.extf %b : bf16 to f32"] + _SILU + [
+        "  %dh3 = arith.mulf %df, %si : f32",
+        "  %om = arith.subf %one, %sg : f32",
+        "  %t1 = arith.mulf %af, %om : f32",
+        "  %t2 = arith.addf %t1, %one : f32",
+        "  %ds = arith.mulf %sg, %t2 : f32",
+        "  %db = arith.mulf %df, %bf : f32",
+        "  %dh1 = arith.mulf %db, %ds : f32",
+        "  %dh1t = arith.truncf %dh1 : f32 to bf16",
+        "  %dh3t = arith.truncf %dh3 : f32 to bf16",
+        "  linalg.yield %dh1t, %dh3t : bf16, bf16",
+        "} -> (%s, %s)" % (th, th),
+        _quantize("%q0, " + p0, "%g#0", [t, n], "f8E5M2", [], _TW),
+        _quantize("%q1, " + p1, "%g#1", [t, n], "f8E5M2", [], _TW),
+        _scaled_mm(d0, "%q0", p0, "%qw1", "%sw1", e5([t, n]),
+                   e4([n, k]), _t([t, k], "bf16"), _DGRAD),
+        _scaled_mm(d1, "%q1", p1, "%qw1", "%sw1", e5([t, n]),
+                   e4([n, k]), _t([t, k], "bf16"), _DGRAD)]
+
+
 def cases():
     out = []
 
@@ -333,103 +426,46 @@ def cases():
     siblings("sibling_casts_rowmajor", wgrad=False)
 
     # GEMM epilogues that take tensorwise amaxes (fuse-gemm-amax): the
-    # SwiGLU forward (x (T = 272, K = 144), W1 and W3 (N = 208, K): h =
-    # silu(h1) * h3 cast tensorwise, its amax in the W3 GEMM's epilogue,
-    # which reads h1; h's cast read by the W2 GEMM (W2 (K2 = 144, N))) and
-    # backward (dA = dOut W2 by the promoted dgrad GEMM, dOut (T, K2),
-    # h1 and h3 inputs: the pair's two amaxes in its epilogue, each result
-    # read by a dgrad against W1); tiles not multiples of 128 x 256.
-    t, k, n = 272, 144, 208
-    f8 = lambda shape, e="f8E4M3FN": _t(shape, e)
-    tw = "granularity = tensorwise"
-
-    def mm(res, a, sa, b, sb, ta, tb, out, attrs, transpose=""):
-        return ("%s = mxfp8train.scaled_mm %s [%s], %s [%s] %s{%s} : "
-                "%s [%s], %s [%s] -> %s" % (res, a, sa, b, sb, transpose,
-                                            attrs, ta, _t([], "f32"), tb,
-                                            _t([], "f32"), out))
-
-    # sigmoid %sg and silu %si of the f32 %af (with the f32 constant %one).
-    silu = ["  %na = arith.negf %af : f32",
-            "  %ex = math.exp %na : f32",
-            "  %de = arith.addf %ex, %one : f32",
-            "  %sg = arith.divf %one, %de : f32",
-            "  %si = arith.mulf %af, %sg : f32"]
-    fwd = 'mxfp8train.role = "forward", mxfp8train.use_fast_accum = true'
-    dgrad = 'mxfp8train.role = "dgrad", mxfp8train.use_fast_accum = false'
-    th = _t([t, n], "bf16")
-    body = [
-        _quantize("%qx, %sx", "%arg0", [t, k], "f8E4M3FN", [], tw),
-        _quantize("%qw1, %sw1", "%arg1", [n, k], "f8E4M3FN", [], tw),
-        _quantize("%qw3, %sw3", "%arg2", [n, k], "f8E4M3FN", [], tw),
-        _quantize("%qw2, %sw2", "%arg3", [k, n], "f8E4M3FN", [], tw),
-        mm("%h1", "%qx", "%sx", "%qw1", "%sw1", f8([t, k]), f8([n, k]), th,
-           fwd, "transpose_rhs "),
-        mm("%h3", "%qx", "%sx", "%qw3", "%sw3", f8([t, k]), f8([n, k]), th,
-           fwd, "transpose_rhs "),
-        "%%e = tensor.empty() : %s" % th,
-        "%%h = linalg.generic {indexing_maps = [%s, %s, %s], iterator_types "
-        "= [\"parallel\", \"parallel\"]} ins(%%h1, %%h3 : %s, %s) outs(%%e "
-        ": %s) {" % (_MAP, _MAP, _MAP, th, th, th),
-        "^bb0(%a: bf16, %b: bf16, %o: bf16):",
-        "  %one = arith.constant 1.0 : f32",
-        "  %af = arith.extf %a : bf16 to f32",
-        "  %bf = arith.extf %b : bf16 to f32",
-    ] + silu + [
-        "  %hv = arith.mulf %si, %bf : f32",
-        "  %ht = arith.truncf %hv : f32 to bf16",
-        "  linalg.yield %ht : bf16",
-        "} -> %s" % th,
-        _quantize("%qh, %r1", "%h", [t, n], "f8E4M3FN", [], tw),
-        mm("%r0", "%qh", "%r1", "%qw2", "%sw2", f8([t, n]), f8([k, n]),
-           _t([t, k], "bf16"), fwd, "transpose_rhs ")]
-    amax_modes = [("", "fuse-gemm-amax"), ("_warps", "gemm-amax-warps")]
-    for suffix, fusion in amax_modes:
+    # SwiGLU forward (x (T, K), W1 and W3 (N, K): h = silu(h1) * h3 cast
+    # tensorwise, its amax in the W3 GEMM's epilogue, which reads h1; h's
+    # cast read by the W2 GEMM (W2 (K, N))) and backward (dA = dOut W2 by
+    # the promoted dgrad GEMM, dOut (T, K): the pair's two amaxes in its
+    # epilogue, which reads h1 and h3; each result read by a dgrad against
+    # W1). At T = 272, K = 144, N = 208 (tiles not multiples of 128 x 256;
+    # the backward's h1 and h3 inputs), and the whole step at T = 4096,
+    # K = 128, N = 10240, where every CTA walks 9-10 forward and 19-20
+    # backward tiles (the amax warps' ring of four tile slots wraps).
+    for suffix, fusion in [("", "fuse-gemm-amax"),
+                           ("_warps", "gemm-amax-warps")]:
+        t, k, n = 272, 144, 208
+        fwd = _swiglu_amax_forward(t, k, n, "%arg0", "%arg1", "%arg2",
+                                   "%arg3", "%r0", "%r1")
         case("gemm_amax_swiglu_forward" + suffix,
              [([t, k], "bf16"), ([n, k], "bf16"), ([n, k], "bf16"),
               ([k, n], "bf16")],
-             [([t, k], "bf16"), ([], "f32")], body, fusion=fusion)
-
-    body = [
-        _quantize("%qd, %sd", "%arg0", [t, k], "f8E5M2", [], tw),
-        _quantize("%qw2, %sw2", "%arg1", [k, n], "f8E4M3FN", [], tw),
-        _quantize("%qw1, %sw1", "%arg4", [n, k], "f8E4M3FN", [], tw),
-        mm("%da", "%qd", "%sd", "%qw2", "%sw2", f8([t, k], "f8E5M2"),
-           f8([k, n]), th, dgrad),
-        "%%e = tensor.empty() : %s" % th,
-        "%%g:2 = linalg.generic {indexing_maps = [%s, %s, %s, %s, %s], "
-        "iterator_types = [\"parallel\", \"parallel\"]} ins(%%da, %%arg2, "
-        "%%arg3 : %s, %s, %s) outs(%%e, %%e : %s, %s) {" % (
-            _MAP, _MAP, _MAP, _MAP, _MAP, th, th, th, th, th),
-        "^bb0(%d: bf16, %a: bf16, %b: bf16, %o0: bf16, %o1: bf16):",
-        "  %one = arith.constant 1.0 : f32",
-        "  %df = arith.extf %d : bf16 to f32",
-        "  %af = arith.extf %a : bf16 to f32",
-        "  %bf = arith.extf %b : bf16 to f32",
-    ] + silu + [
-        "  %dh3 = arith.mulf %df, %si : f32",
-        "  %om = arith.subf %one, %sg : f32",
-        "  %t1 = arith.mulf %af, %om : f32",
-        "  %t2 = arith.addf %t1, %one : f32",
-        "  %ds = arith.mulf %sg, %t2 : f32",
-        "  %db = arith.mulf %df, %bf : f32",
-        "  %dh1 = arith.mulf %db, %ds : f32",
-        "  %dh1t = arith.truncf %dh1 : f32 to bf16",
-        "  %dh3t = arith.truncf %dh3 : f32 to bf16",
-        "  linalg.yield %dh1t, %dh3t : bf16, bf16",
-        "} -> (%s, %s)" % (th, th),
-        _quantize("%q0, %r2", "%g#0", [t, n], "f8E5M2", [], tw),
-        _quantize("%q1, %r3", "%g#1", [t, n], "f8E5M2", [], tw),
-        mm("%r0", "%q0", "%r2", "%qw1", "%sw1", f8([t, n], "f8E5M2"),
-           f8([n, k]), _t([t, k], "bf16"), dgrad),
-        mm("%r1", "%q1", "%r3", "%qw1", "%sw1", f8([t, n], "f8E5M2"),
-           f8([n, k]), _t([t, k], "bf16"), dgrad)]
-    for suffix, fusion in amax_modes:
+             [([t, k], "bf16"), ([], "f32")], fwd, fusion=fusion)
+        bwd = [_quantize("%qw2, %sw2", "%arg1", [k, n], "f8E4M3FN", [],
+                         _TW),
+               _quantize("%qw1, %sw1", "%arg4", [n, k], "f8E4M3FN", [],
+                         _TW)]
+        bwd += _swiglu_amax_backward(t, k, n, "%arg0", "%arg2", "%arg3",
+                                     "%r0", "%r1", "%r2", "%r3")
         case("gemm_amax_swiglu_backward" + suffix,
              [([t, k], "bf16"), ([k, n], "bf16"), ([t, n], "bf16"),
               ([t, n], "bf16"), ([n, k], "bf16")],
              [([t, k], "bf16"), ([t, k], "bf16"), ([], "f32"), ([], "f32")],
-             body, fusion=fusion)
+             bwd, fusion=fusion)
+        t, k, n = 4096, 128, 10240
+        step = _swiglu_amax_forward(t, k, n, "%arg0", "%arg1", "%arg2",
+                                    "%arg3", "%r0", "%r3")
+        step += _swiglu_amax_backward(t, k, n, "%arg4", "%h1", "%h3",
+                                      "%r1", "%r2", "%r4", "%r5")
+        case("gemm_amax_swiglu_step" + suffix,
+             [([t, k], "bf16"), ([n, k], "bf16"), ([n, k], "bf16"),
+              ([k, n], "bf16"), ([t, k], "bf16")],
+             [([t, k], "bf16"), ([t, k], "bf16"), ([t, k], "bf16"),
+              ([], "f32"), ([], "f32"), ([], "f32")],
+             step, fusion=fusion)
 
     # Deferred fp8 of MX operands (defer-fp8).
     def mx_types(shape, axis):

@@ -64,28 +64,56 @@
 // ring of four tile mbarriers (full: 256 MMA arrivals, empty: 96); the
 // output is read back (not writeonly); the staged epilogue reads no h1.
 // WARPS-LABEL: gpu.func @scaled_mm_k_k_e4m3_e4m3_bf16_256x384x128_b1_p1c1_v9w1s{{[0-9]+}}_n256_f8tt_amax{{[0-9a-f]+}}w3
-// WARPS-SAME:      %[[KH1:[a-z0-9]+]]: memref<98304xbf16> {llvm.noalias, llvm.readonly}, %[[KOUT:[a-z0-9]+]]: memref<98304xbf16> {llvm.noalias}, %[[KW:[a-z0-9]+]]: memref<1xi32> {llvm.noalias})
+// WARPS-SAME:      %[[KH1:[a-z0-9]+]]: memref<98304xbf16> {llvm.noalias, llvm.readonly}, %[[KOUT:[a-z0-9]+]]: memref<98304xbf16>, %[[KW:[a-z0-9]+]]: memref<1xi32> {llvm.noalias})
+// The tile mbarriers follow the stages, the ring's mbarriers, the staged
+// epilogue's slots (4 x 32 KiB + 64 + 18432 = 215104 bytes here).
 // WARPS-COUNT-4:   nvvm.mbarrier.init %{{.*}}, %c96_i32
 // WARPS:           nvvm.fence.mbarrier.init
 // WARPS:           nvvm.setmaxregister  increase 216
-// The MMA warps: the tile's slot, the tile, its full barrier.
-// WARPS:           nvvm.mbarrier.try_wait.parity
+// The MMA warps: wait for the tile's slot (empty[slot], slot + 4, parity
+// flipped), the tile, its stores, arrive on full[slot].
+// WARPS:           %[[E:.*]] = arith.xori %{{.*}}, %c1_i32 : i32
+// WARPS-NEXT:      %[[TB:.*]] = arith.addi %{{.*}}, %c215104 : index
+// WARPS-NEXT:      arith.muli %{{.*}}, %c8 : index
+// WARPS-NEXT:      arith.addi %[[TB]]
+// WARPS-NEXT:      arith.index_castui
+// WARPS-NEXT:      %[[EP:.*]] = llvm.inttoptr
+// WARPS-NEXT:      nvvm.mbarrier.try_wait.parity %[[EP]], %[[E]]
 // WARPS:           nvvm.cp.async.bulk.prefetch
 // WARPS:           nvvm.wgmma.mma_async
 // WARPS-NOT:       vector.load %[[KH1]]
 // WARPS:           nvvm.stmatrix
 // WARPS-NOT:       vector.load %[[KH1]]
-// WARPS:           nvvm.mbarrier.arrive
+// WARPS:           arith.andi %{{.*}}, %c3 : index
+// WARPS-NEXT:      %[[FB:.*]] = arith.addi %{{.*}}, %c215104 : index
+// WARPS-NEXT:      arith.muli %{{.*}}, %c8 : index
+// WARPS-NEXT:      arith.addi %[[FB]]
+// WARPS-NEXT:      arith.index_castui
+// WARPS-NEXT:      %[[FP:.*]] = llvm.inttoptr
+// WARPS-NEXT:      nvvm.mbarrier.arrive %[[FP]]
 // WARPS:           nvvm.setmaxregister  decrease 72
-// The amax warps: wait for a tile, read it back with h1, accumulate,
-// release its slot; at the end a warp maximum and the atomic.
-// WARPS:           nvvm.mbarrier.try_wait.parity
+// The amax warps: wait on full[slot] with the tile's parity, read the tile
+// back with h1, accumulate, arrive on empty[slot]; at the end a warp
+// maximum and the atomic.
+// WARPS:           %[[AB:.*]] = arith.addi %{{.*}}, %c215104 : index
+// WARPS-NEXT:      arith.muli %{{.*}}, %c8 : index
+// WARPS-NEXT:      arith.addi %[[AB]]
+// WARPS-NEXT:      arith.index_castui
+// WARPS-NEXT:      %[[AP:.*]] = llvm.inttoptr
+// WARPS-NEXT:      nvvm.mbarrier.try_wait.parity %[[AP]]
+// WARPS-NEXT:      scf.for
 // WARPS:           vector.load %[[KOUT]]
 // WARPS:           vector.load %[[KH1]]
 // WARPS:           vector.load %[[KOUT]]
 // WARPS:           vector.load %[[KH1]]
 // WARPS:           math.exp
-// WARPS:           nvvm.mbarrier.arrive
+// WARPS:           arith.addi %{{.*}}, %c4 : index
+// WARPS-NEXT:      %[[RB:.*]] = arith.addi %{{.*}}, %c215104 : index
+// WARPS-NEXT:      arith.muli %{{.*}}, %c8 : index
+// WARPS-NEXT:      arith.addi %[[RB]]
+// WARPS-NEXT:      arith.index_castui
+// WARPS-NEXT:      %[[RP:.*]] = llvm.inttoptr
+// WARPS-NEXT:      nvvm.mbarrier.arrive %[[RP]]
 // WARPS:           gpu.shuffle  xor
 // WARPS:           memref.atomic_rmw maxu %{{.*}}, %[[KW]]
 // NOFUSE-LABEL: func.func @swiglu_forward(

@@ -106,7 +106,16 @@ func.func @swiglu_backward(%h1: tensor<256x384xbf16>, %h3: tensor<256x384xbf16>,
 // BWD:       .entry
 
 // W3-LABEL: .entry scaled_mm_k_k_e4m3_e4m3_bf16_256x384x128_b1_p1c1_v9w1s4_n256_f8tt_amax{{[0-9a-f]+}}w3
+// The MMA warps' arrival on full[slot] after a tile (the tile mbarriers
+// at +215104), then in the producer warpgroup the TMA copies and the amax
+// warps: their arrival on empty[slot] (full + 32 bytes), the wait on
+// full[slot], the output read back.
+// W3:         mbarrier.init.shared.b64 {{.*}}+215104]
+// W3:         setmaxnreg.inc.sync.aligned.u32 216
+// W3:         mbarrier.arrive.shared.b64
 // W3:         setmaxnreg.dec.sync.aligned.u32 72
+// W3:         cp.async.bulk.tensor
+// W3:         mbarrier.arrive.shared.b64 {{.*}}+32]
 // W3:         mbarrier.try_wait.parity
 // W3:         ld.global.v4.b32
 // W3:         ld.global.nc.v4.b32

@@ -108,10 +108,15 @@ void gpu_lowering::launchGemmKernel(
     unsigned wordsParam = llvm::count_if(
         args.drop_back(), [](Value v) { return !isEmptyBuffer(v.getType()); });
     kernel.removeArgAttr(wordsParam, LLVM::LLVMDialect::getWriteOnlyAttrName());
-    // Amax warps read the output back (coherent loads).
-    if (spec.amaxWarps)
+    // Amax warps read the output back (coherent loads) after a tile
+    // mbarrier (inline PTX without a memory clobber): neither writeonly
+    // nor noalias, so that LLVM moves no access of it across the barriers.
+    if (spec.amaxWarps) {
       kernel.removeArgAttr(wordsParam - 1,
                            LLVM::LLVMDialect::getWriteOnlyAttrName());
+      kernel.removeArgAttr(wordsParam - 1,
+                           LLVM::LLVMDialect::getNoAliasAttrName());
+    }
   }
   const GPUTargetInfo &target = cache.getTarget();
   // Persistent grid; .minnctapersm where two CTAs per SM fit.

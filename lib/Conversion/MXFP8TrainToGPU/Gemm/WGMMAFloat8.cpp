@@ -450,7 +450,9 @@ static LogicalResult lowerFloat8Gemm(PatternRewriter &rewriter,
         rewriter, loc, Type(), ValueRange{}, epilogue.amaxWords,
         arith::ConstantIntOp::create(rewriter, loc, 0, 32).getResult());
     amaxes->setWords(*amax, epilogue.amaxWords);
-    // (The amax warps' tile mbarriers take a few more shared bytes.)
+    // (The amax warps' tile mbarriers take a few more shared bytes; this
+    // lowers the stage count only where they would not fit, an explicit
+    // gemm_config count included.)
     spec.fitStagesToSharedMemory();
   } else if (amax) {
     // (Not reached: the plan asks for the staged epilogue without a sum.)
