@@ -12,7 +12,9 @@
 # bin/mxfp8-compile (default build/). LOWERING_VARIANTS: extra MXFP8
 # builds as TAG=OPTIONS pairs (space separated), each NAME.mx-TAG.cuda.*
 # lowered with mxfp8train-lower-to-gpu{chip=CHIP OPTIONS}, e.g.
-# LOWERING_VARIANTS="nofuse=fuse-producers=false" (step-bench.sh checks
+# LOWERING_VARIANTS="nofuse=fuse-producers=false" (several options of one
+# variant separated by commas: "amaxw=fuse-gemm-amax=true,gemm-amax-warps=3";
+# step-bench.sh checks
 # that every such variant computes the same bits as NAME.mx); each recipe
 # of EXTRA_RECIPES gets them too, as NAME.TAG-VARIANT.
 # EXTRA_RECIPES: other recipes as TAG=RECIPE pairs (space separated), e.g.
@@ -49,11 +51,13 @@ for step in llama3_8b_mlp:mlp_train_step:llama3_8b_mlp_train_step \
     -o "$out/$name.mx.cuda.o" --manifest="$out/$name.mx.cuda.manifest" 2> /dev/null
   for variant in ${LOWERING_VARIANTS:-}; do
     tag="${variant%%=*}"
+    opts="${variant#*=}"
+    opts="${opts//,/ }"
     "$compile" "$out/src/$name.mlir" --entry="$entry" --device=cuda --chip="$chip" \
       --pipeline="mxfp8train-rewrite-matmuls{recipe=$recipe},canonicalize,cse" \
-      --lowering="mxfp8train-lower-to-gpu{chip=$chip ${variant#*=}}" \
+      --lowering="mxfp8train-lower-to-gpu{chip=$chip $opts}" \
       -o "$out/$name.mx-$tag.cuda.o" --manifest="$out/$name.mx-$tag.cuda.manifest" 2> /dev/null
-    echo "make-step-artifacts: $name.mx-$tag (${variant#*=})"
+    echo "make-step-artifacts: $name.mx-$tag ($opts)"
   done
   for pair in ${EXTRA_RECIPES:-}; do
     tag="${pair%%=*}"
@@ -64,12 +68,14 @@ for step in llama3_8b_mlp:mlp_train_step:llama3_8b_mlp_train_step \
       echo "make-step-artifacts: $name.$tag (${pair#*=})"
       rm -f "$out/$name.$tag.err"
       for variant in ${LOWERING_VARIANTS:-}; do
+        opts="${variant#*=}"
+        opts="${opts//,/ }"
         "$compile" "$out/src/$name.mlir" --entry="$entry" --device=cuda --chip="$chip" \
           --pipeline="mxfp8train-rewrite-matmuls{recipe=${pair#*=}},canonicalize,cse" \
-          --lowering="mxfp8train-lower-to-gpu{chip=$chip ${variant#*=}}" \
+          --lowering="mxfp8train-lower-to-gpu{chip=$chip $opts}" \
           -o "$out/$name.$tag-${variant%%=*}.cuda.o" \
           --manifest="$out/$name.$tag-${variant%%=*}.cuda.manifest" 2> /dev/null
-        echo "make-step-artifacts: $name.$tag-${variant%%=*} (${variant#*=})"
+        echo "make-step-artifacts: $name.$tag-${variant%%=*} ($opts)"
       done
     else
       echo "make-step-artifacts: $name.$tag (${pair#*=}) not compiled: $(grep -m1 error "$out/$name.$tag.err")"
