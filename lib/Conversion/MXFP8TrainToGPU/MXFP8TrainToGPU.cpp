@@ -92,6 +92,21 @@ static FailureOr<gpu::GPUModuleOp> getOrCreateKernelModule(ModuleOp module) {
   return gpu::GPUModuleOp::create(builder, module.getLoc(), kKernelModuleName);
 }
 
+/// Whether the integer option `name` has one of the values `allowed`;
+/// reports at `module` otherwise ("NAME must be A, B or C (got V)").
+static bool checkOneOf(ModuleOp module, StringRef name, int64_t value,
+                       ArrayRef<int64_t> allowed) {
+  if (llvm::is_contained(allowed, value))
+    return true;
+  InFlightDiagnostic diag = module.emitError()
+                            << "convert-mxfp8train-to-gpu: " << name
+                            << " must be ";
+  for (auto [i, a] : llvm::enumerate(allowed))
+    diag << (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") << a;
+  diag << " (got " << value << ")";
+  return false;
+}
+
 namespace {
 struct ConvertMXFP8TrainToGPUPass final
     : mxfp8train::impl::ConvertMXFP8TrainToGPUPassBase<
@@ -118,31 +133,17 @@ struct ConvertMXFP8TrainToGPUPass final
     }
     target.float8PromoteInterval = promoteInterval;
     int64_t promoteUnroll = float8PromoteUnroll;
-    if (promoteUnroll != 0 && promoteUnroll != 1 &&
-        (promoteUnroll < 2 || promoteUnroll > 6 || promoteUnroll % 2)) {
-      module.emitError()
-          << "convert-mxfp8train-to-gpu: float8-promote-unroll must be 0, 1, "
-             "2, 4 or 6 (got "
-          << promoteUnroll << ")";
-      return signalPassFailure();
-    }
-    target.float8PromoteUnroll = promoteUnroll;
-    if (gemmAmaxWarps < 0 || gemmAmaxWarps > 3) {
-      module.emitError() << "convert-mxfp8train-to-gpu: gemm-amax-warps must "
-                            "be 0, 1, 2 or 3 (got "
-                         << int64_t(gemmAmaxWarps) << ")";
-      return signalPassFailure();
-    }
-    target.gemmAmaxWarps = gemmAmaxWarps;
     int64_t promoteTileN = float8PromoteTileN;
-    if (promoteTileN != 0 && promoteTileN != 128 && promoteTileN != 160 &&
-        promoteTileN != 192) {
-      module.emitError()
-          << "convert-mxfp8train-to-gpu: float8-promote-tile-n must be 0, "
-             "128, 160 or 192 (got "
-          << promoteTileN << ")";
+    if (!checkOneOf(module, "float8-promote-unroll", promoteUnroll,
+                    {0, 1, 2, 4, 6}) ||
+        !checkOneOf(module, "gemm-amax-warps", gemmAmaxWarps, {0, 1, 2, 3}) ||
+        !checkOneOf(module, "float8-promote-tile-n", promoteTileN,
+                    {0, 128, 160, 192}) ||
+        !checkOneOf(module, "gemm-cluster-m", gemmClusterM, {0, 1, 2}) ||
+        !checkOneOf(module, "column-cast-lanes", columnCastLanes, {0, 1, 2, 4}))
       return signalPassFailure();
-    }
+    target.float8PromoteUnroll = promoteUnroll;
+    target.gemmAmaxWarps = gemmAmaxWarps;
     if (promoteTileN > 128 && promoteUnroll > 1) {
       module.emitError()
           << "convert-mxfp8train-to-gpu: float8-promote-tile-n " << promoteTileN
@@ -152,19 +153,7 @@ struct ConvertMXFP8TrainToGPUPass final
       return signalPassFailure();
     }
     target.float8PromoteTileN = promoteTileN;
-    if (gemmClusterM < 0 || gemmClusterM > 2) {
-      module.emitError() << "convert-mxfp8train-to-gpu: gemm-cluster-m must "
-                            "be 0, 1 or 2 (got "
-                         << int64_t(gemmClusterM) << ")";
-      return signalPassFailure();
-    }
     target.gemmClusterM = gemmClusterM;
-    if (!llvm::is_contained({0, 1, 2, 4}, int64_t(columnCastLanes))) {
-      module.emitError() << "convert-mxfp8train-to-gpu: column-cast-lanes must "
-                            "be 0, 1, 2 or 4 (got "
-                         << int64_t(columnCastLanes) << ")";
-      return signalPassFailure();
-    }
     MLIRContext *ctx = &getContext();
 
     {
