@@ -540,6 +540,7 @@ void gpu_lowering::emitDequantBF16Gemm(KernelBuilder &kb, const GemmSpec &spec,
   const GemmArgs &kargs = mainloop.getArgs();
   // TMA writes the stages through the async proxy, which the wgmma reads
   // too: no fence after the full wait.
+  //
   // The tensorwise amaxes the epilogue takes (GemmAmaxFusion.h): the
   // running maxima, flushed after the MMA role's last tile (after its
   // role-end barrier: an atomic before the ring's last reloads left the
