@@ -807,11 +807,7 @@ struct Float8QuantizeOpToGPU final : KernelPattern<QuantizeOp> {
     SmallVector<int64_t> wordShape = v.kind == Float8ViewKind::Tensor
                                          ? SmallVector<int64_t>{casts}
                                          : v.scaleShape();
-    Value words = memref::AllocOp::create(
-        rewriter, loc, MemRefType::get(wordShape, rewriter.getI32Type()));
-    gpu::MemsetOp::create(
-        rewriter, loc, Type(), ValueRange{}, words,
-        arith::ConstantIntOp::create(rewriter, loc, 0, 32).getResult());
+    Value words = allocZeroedWords(rewriter, loc, wordShape);
     unsigned n = ins.size();
     SmallVector<Value> amaxArgs(ins);
     amaxArgs.push_back(words);

@@ -362,13 +362,7 @@ struct Float8GroupQuantizeOpToGPU final : KernelPattern<QuantizeOp> {
     SmallVector<Type> table = getTableTypes(rewriter.getContext(), spec);
 
     // The amax words, zeroed in-stream: one per scale.
-    Value words = memref::AllocOp::create(
-        rewriter, loc,
-        MemRefType::get({spec.groups, spec.cols}, rewriter.getI32Type()));
-    if (spec.groups > 0) {
-      Value zero = arith::ConstantIntOp::create(rewriter, loc, 0, 32);
-      gpu::MemsetOp::create(rewriter, loc, Type(), ValueRange{}, words, zero);
-    }
+    Value words = allocZeroedWords(rewriter, loc, {spec.groups, spec.cols});
     // Without rows every word stays 0 (the scales of amax 0).
     if (spec.groups > 0 && spec.tokens > 0) {
       SmallVector<Value> amaxArgs = ins;

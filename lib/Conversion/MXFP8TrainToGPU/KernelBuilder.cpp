@@ -352,6 +352,17 @@ Value gpu_lowering::allocResult(RewriterBase &rewriter, Location loc,
   return memref::AllocOp::create(rewriter, loc, getMemRefType(type));
 }
 
+Value gpu_lowering::allocZeroedWords(RewriterBase &rewriter, Location loc,
+                                     ArrayRef<int64_t> shape) {
+  auto type = MemRefType::get(shape, rewriter.getI32Type());
+  Value words = memref::AllocOp::create(rewriter, loc, type);
+  if (type.getNumElements() > 0)
+    gpu::MemsetOp::create(
+        rewriter, loc, Type(), ValueRange{}, words,
+        arith::ConstantIntOp::create(rewriter, loc, 0, 32).getResult());
+  return words;
+}
+
 Value gpu_lowering::toTensor(RewriterBase &rewriter, Location loc,
                              Value buffer) {
   auto type = cast<MemRefType>(buffer.getType());

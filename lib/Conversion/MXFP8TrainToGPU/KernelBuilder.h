@@ -215,6 +215,11 @@ Value toBuffer(RewriterBase &rewriter, Location loc, Value tensor);
 /// `memref.alloc` of the buffer of a result tensor of `type`.
 Value allocResult(RewriterBase &rewriter, Location loc, RankedTensorType type);
 
+/// `memref.alloc` of i32 words of `shape` (amax words, guard flags), zeroed
+/// in-stream by `gpu.memset` (an empty buffer is not set).
+Value allocZeroedWords(RewriterBase &rewriter, Location loc,
+                       ArrayRef<int64_t> shape);
+
 /// `bufferization.to_tensor %buffer restrict writable`.
 Value toTensor(RewriterBase &rewriter, Location loc, Value buffer);
 

@@ -83,8 +83,9 @@
 // The MMA warps: wait for the tile's slot (empty[slot], slot + 4, parity
 // flipped), the tile, its stores, arrive on full[slot].
 // WARPS:           %[[E:.*]] = arith.xori %{{.*}}, %c1_i32 : i32
+// WARPS-NEXT:      %[[S4:.*]] = arith.addi %{{.*}}, %c4 : index
 // WARPS-NEXT:      %[[TB:.*]] = arith.addi %{{.*}}, %c215104 : index
-// WARPS-NEXT:      arith.muli %{{.*}}, %c8 : index
+// WARPS-NEXT:      arith.muli %[[S4]], %c8 : index
 // WARPS-NEXT:      arith.addi %[[TB]]
 // WARPS-NEXT:      arith.index_castui
 // WARPS-NEXT:      %[[EP:.*]] = llvm.inttoptr

@@ -193,11 +193,7 @@ std::shared_ptr<DequantFusion> DequantFusion::plan(ModuleOp module,
       fused->buffer = padded.buffer;
       fused->map = padded.map;
       rewriter.setInsertionPoint(src->op);
-      fused->flag = memref::AllocOp::create(
-          rewriter, loc, MemRefType::get({1}, rewriter.getI32Type()));
-      gpu::MemsetOp::create(
-          rewriter, loc, Type(), ValueRange{}, fused->flag,
-          arith::ConstantIntOp::create(rewriter, loc, 0, 32).getResult());
+      fused->flag = allocZeroedWords(rewriter, loc, {1});
       if (offs) {
         rewriter.setInsertionPoint(src->op);
         fused->offs = toBuffer(rewriter, loc, offs);

@@ -92,7 +92,6 @@ std::shared_ptr<GemmAmaxFusion> GemmAmaxFusion::plan(ModuleOp module,
         inputs.push_back(in);
     }
     epilogue.numInputs = inputs.size();
-    fusion->gemmOfCast[casts.front()] = gemm;
     fusion->epilogues[gemm] = std::move(epilogue);
   });
   return fusion;
@@ -126,7 +125,10 @@ const GemmAmaxEpilogue *GemmAmaxFusion::getEpilogue(Operation *gemm) const {
 }
 
 bool GemmAmaxFusion::isPlanned(QuantizeOp firstCast) const {
-  return gemmOfCast.count(firstCast) && !declined.count(firstCast);
+  return !declined.count(firstCast) &&
+         llvm::any_of(epilogues, [&](const auto &entry) {
+           return entry.second.casts.front() == firstCast;
+         });
 }
 
 Value GemmAmaxFusion::getWords(QuantizeOp firstCast) const {
@@ -170,11 +172,9 @@ bool EpilogueAmax::inEpilogue() const {
 Value EpilogueAmax::getTileBarrier(Value i) {
   KernelBuilder &kb = mainloop.getBuilder();
   const GemmSpec &spec = mainloop.getSpec();
-  // After the staged epilogue's slots and the Float8 scale reciprocals
-  // (GemmSpec::extraBytes; 8-byte aligned).
-  Value base = arith::AddIOp::create(
-      kb, mainloop.getExtraAddress(),
-      kb.idx(spec.stagedEpilogueBytes() + spec.float8FactorBytes()));
+  // (8-byte aligned: the staging slots and reciprocals are.)
+  Value base = arith::AddIOp::create(kb, mainloop.getExtraAddress(),
+                                     kb.idx(spec.amaxBarrierOffset()));
   return mainloop.getSharedPointer(
       arith::AddIOp::create(kb, base, arith::MulIOp::create(kb, i, kb.idx(8))));
 }
@@ -191,13 +191,26 @@ std::pair<Value, Value> EpilogueAmax::getTileSlot() {
   return {slot, arith::IndexCastUIOp::create(kb, kb.getI32Type(), phase)};
 }
 
+Value EpilogueAmax::getEmptyTileBarrier(Value slot) {
+  KernelBuilder &kb = mainloop.getBuilder();
+  return getTileBarrier(
+      arith::AddIOp::create(kb, slot, kb.idx(GemmSpec::kAmaxTileSlots)));
+}
+
+void EpilogueAmax::advanceTile() {
+  KernelBuilder &kb = mainloop.getBuilder();
+  Value c0 = kb.idx(0);
+  Value j = memref::LoadOp::create(kb, tileCounter, ValueRange{c0});
+  memref::StoreOp::create(kb, arith::AddIOp::create(kb, j, kb.idx(1)),
+                          tileCounter, ValueRange{c0});
+}
+
 void EpilogueAmax::initTileBarriers() {
   KernelBuilder &kb = mainloop.getBuilder();
   const GemmSpec &spec = mainloop.getSpec();
   for (int64_t s = 0; s < GemmSpec::kAmaxTileSlots; ++s) {
     tma::initBarrier(kb, getTileBarrier(kb.idx(s)), kMmaThreads);
-    tma::initBarrier(kb, getTileBarrier(kb.idx(GemmSpec::kAmaxTileSlots + s)),
-                     spec.amaxWarps * 32);
+    tma::initBarrier(kb, getEmptyTileBarrier(kb.idx(s)), spec.amaxWarps * 32);
   }
 }
 
@@ -206,22 +219,17 @@ void EpilogueAmax::waitTileSlot() {
   auto [slot, parity] = getTileSlot();
   // The slot's previous use (parity ^ 1: the first pass of each slot does
   // not wait).
-  Value empty =
-      arith::AddIOp::create(kb, slot, kb.idx(GemmSpec::kAmaxTileSlots));
-  tma::waitBarrier(kb, getTileBarrier(empty),
-                   arith::XOrIOp::create(kb, parity, kb.i32(1)));
+  // (Sequenced: argument evaluation order is unspecified.)
+  Value previous = arith::XOrIOp::create(kb, parity, kb.i32(1));
+  tma::waitBarrier(kb, getEmptyTileBarrier(slot), previous);
 }
 
 void EpilogueAmax::finishTile() {
   KernelBuilder &kb = mainloop.getBuilder();
-  auto [slot, parity] = getTileSlot();
-  (void)parity;
+  Value slot = getTileSlot().first;
   // Release at CTA scope: the tile's stores before the amax warps' reads.
   tma::arriveBarrier(kb, getTileBarrier(slot));
-  Value c0 = kb.idx(0);
-  Value j = memref::LoadOp::create(kb, tileCounter, ValueRange{c0});
-  memref::StoreOp::create(kb, arith::AddIOp::create(kb, j, kb.idx(1)),
-                          tileCounter, ValueRange{c0});
+  advanceTile();
 }
 
 void EpilogueAmax::emitAmaxWarps(Value roleTid) {
@@ -270,11 +278,7 @@ void EpilogueAmax::emitAmaxWarps(Value roleTid) {
                                     ult(row, t.rowEnd)),
               ult(col, t.colEnd)));
           // Masked chunks load a valid element they do not use.
-          Value inRow = arith::MinUIOp::create(
-              kb, row, arith::SubIOp::create(kb, t.rowEnd, kb.idx(1)));
-          Value inCol = arith::MinUIOp::create(kb, col, kb.idx(spec.n - 8));
-          Value offset = arith::AddIOp::create(
-              kb, arith::MulIOp::create(kb, inRow, kb.idx(spec.n)), inCol);
+          Value offset = getClampedOffset(kb.idx(0), row, col, t.rowEnd);
           outs.push_back(kb.load(bf16x8, args.out, {offset}, 16));
           ins.push_back(loadInputs(offset));
         }
@@ -282,13 +286,8 @@ void EpilogueAmax::emitAmaxWarps(Value roleTid) {
           kb.ifThen(oks[u], [&] { accumulate(outs[u], ins[u]); });
       });
       // Release the slot (the reads are done: the values are in registers).
-      Value empty =
-          arith::AddIOp::create(kb, slot, kb.idx(GemmSpec::kAmaxTileSlots));
-      tma::arriveBarrier(kb, getTileBarrier(empty));
-      Value c0 = kb.idx(0);
-      Value j = memref::LoadOp::create(kb, tileCounter, ValueRange{c0});
-      memref::StoreOp::create(kb, arith::AddIOp::create(kb, j, kb.idx(1)),
-                              tileCounter, ValueRange{c0});
+      tma::arriveBarrier(kb, getEmptyTileBarrier(slot));
+      advanceTile();
     });
     flush();
   });
@@ -337,6 +336,19 @@ void EpilogueAmax::prefetchTile(const GemmTile &t) {
           kb, tma::getGlobalPointer(kb, address), bytes, Value());
     });
   }
+}
+
+Value EpilogueAmax::getClampedOffset(Value outBase, Value row, Value col,
+                                     Value rowEnd) {
+  KernelBuilder &kb = mainloop.getBuilder();
+  int64_t n = mainloop.getSpec().n;
+  Value inCol = arith::MinUIOp::create(kb, col, kb.idx(n - 8));
+  Value inRow = arith::MinUIOp::create(
+      kb, row, arith::SubIOp::create(kb, rowEnd, kb.idx(1)));
+  return arith::AddIOp::create(
+      kb, outBase,
+      arith::AddIOp::create(kb, arith::MulIOp::create(kb, inRow, kb.idx(n)),
+                            inCol));
 }
 
 SmallVector<Value, 2> EpilogueAmax::loadInputs(Value offset) {

@@ -108,8 +108,6 @@ public:
 
 private:
   DenseMap<Operation *, GemmAmaxEpilogue> epilogues;
-  /// The GEMM of each planned group's first cast.
-  DenseMap<Operation *, Operation *> gemmOfCast;
   mutable DenseMap<Operation *, Value> words;
   mutable DenseSet<Operation *> declined;
 };
@@ -151,6 +149,10 @@ public:
   /// operand per thread), so that the epilogue's loads of them, a tile's
   /// mainloop later, hit L2.
   void prefetchTile(const GemmTile &t);
+  /// The offset in the flat output of the 8-element chunk at (row, col) of
+  /// the batch at `outBase`, clamped into the output (row < rowEnd, col <=
+  /// n - 8): a masked chunk's loads read an element they do not use.
+  Value getClampedOffset(Value outBase, Value row, Value col, Value rowEnd);
   /// The producer's other operands' 8 elements (16-byte loads) at element
   /// `offset` of the flat output (in bounds: the caller clamps it), in
   /// GemmArgs::amaxInputs order.
@@ -167,8 +169,12 @@ private:
   /// The tile mbarrier `i` (0 .. 2 slots - 1: full then empty) as a
   /// shared pointer.
   Value getTileBarrier(Value i);
+  /// The empty barrier of tile slot `slot` (after the full ones).
+  Value getEmptyTileBarrier(Value slot);
   /// The slot (index) and parity (i32) of the thread's tile counter.
   std::pair<Value, Value> getTileSlot();
+  /// The thread's tile counter + 1.
+  void advanceTile();
 
   GemmMainloop &mainloop;
   SmallVector<Value, 2> maxima;

@@ -175,11 +175,7 @@ static void launchGemmOp(RewriterBase &rewriter, Location loc,
   // The flag word of the pre-passes, zeroed on the stream before them.
   Value flag;
   if (!fused[0] || !fused[1]) {
-    flag = memref::AllocOp::create(rewriter, loc,
-                                   MemRefType::get({1}, rewriter.getI32Type()));
-    gpu::MemsetOp::create(
-        rewriter, loc, Type(), ValueRange{}, flag,
-        arith::ConstantIntOp::create(rewriter, loc, 0, 32).getResult());
+    flag = allocZeroedWords(rewriter, loc, {1});
   }
   int64_t dequantCTAs = config.getDequantCtas().value_or(kDequantCTAsPerSM);
   // The padded buffers with the tensor maps the GEMM loads them through

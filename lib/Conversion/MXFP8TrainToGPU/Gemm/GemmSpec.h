@@ -107,6 +107,11 @@ struct GemmSpec {
   int64_t amaxBarrierBytes() const {
     return amaxProducer && amaxWarps ? 16 * kAmaxTileSlots : 0;
   }
+  /// Where the amax warps' tile mbarriers start among the extra bytes
+  /// (extraBytes' order: staging slots, scale reciprocals, mbarriers).
+  int64_t amaxBarrierOffset() const {
+    return stagedEpilogueBytes() + float8FactorBytes();
+  }
   /// The extra inputs the amax epilogue reads.
   int64_t getAmaxInputCount() const {
     int64_t count = 0;

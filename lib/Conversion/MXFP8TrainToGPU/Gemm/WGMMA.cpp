@@ -467,16 +467,11 @@ void WgmmaConsumer::emitStagedStores(
     // masked chunks load an element they do not use).
     SmallVector<SmallVector<Value, 2>, 4> amaxInputs;
     bool amaxHere = epilogueAmax && epilogueAmax->inEpilogue();
-    if (amaxHere) {
-      Value lastRow = sub(rowEnd, c(1));
-      Value inCol = arith::MinUIOp::create(kb, col, c(spec.n - 8));
-      for (int64_t it = 0; it < 4; ++it) {
-        Value inRow = arith::MinUIOp::create(
-            kb, add(warpRow, add(ldRow, c(it * 4))), lastRow);
-        amaxInputs.push_back(epilogueAmax->loadInputs(
-            add(outBase, add(mul(inRow, c(spec.n)), inCol))));
-      }
-    }
+    if (amaxHere)
+      for (int64_t it = 0; it < 4; ++it)
+        amaxInputs.push_back(
+            epilogueAmax->loadInputs(epilogueAmax->getClampedOffset(
+                outBase, add(warpRow, add(ldRow, c(it * 4))), col, rowEnd)));
     for (int64_t it = 0; it < 4; ++it) {
       Value row = add(ldRow, c(it * 4));
       Value ptr = mainloop.getSharedPointer(

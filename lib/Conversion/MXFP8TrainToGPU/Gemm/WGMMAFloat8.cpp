@@ -442,13 +442,8 @@ static LogicalResult lowerFloat8Gemm(PatternRewriter &rewriter,
     spec.amaxWarps = cache.getTarget().gemmAmaxWarps;
     epilogue.amaxInputs = getInputs(*amax);
     // One word per cast, zeroed in-stream before the GEMM's launch.
-    epilogue.amaxWords = memref::AllocOp::create(
-        rewriter, loc,
-        MemRefType::get({static_cast<int64_t>(amax->casts.size())},
-                        rewriter.getI32Type()));
-    gpu::MemsetOp::create(
-        rewriter, loc, Type(), ValueRange{}, epilogue.amaxWords,
-        arith::ConstantIntOp::create(rewriter, loc, 0, 32).getResult());
+    epilogue.amaxWords = allocZeroedWords(
+        rewriter, loc, {static_cast<int64_t>(amax->casts.size())});
     amaxes->setWords(*amax, epilogue.amaxWords);
     // (The amax warps' tile mbarriers take a few more shared bytes; this
     // lowers the stage count only where they would not fit, an explicit
