@@ -5,10 +5,6 @@
 # numpy arrays (execution.py), all over the C API of libMXFP8Train-C.so
 # through the private extension _mxfp8train.
 #
-# TODO(compare): compare() (compare.py) binds the C API's
-# mxfp8trainCompareFunction, which comes with branch s7-lib; until that is
-# merged it raises NotImplementedError.
-#
 # ===----------------------------------------------------------------------=== #
 """mxfp8train: build training graphs, convert them to MXFP8 with torchao's
 recipes, and run them on the CPU or a CUDA GPU.
@@ -19,6 +15,19 @@ recipes, and run them on the CPU or a CUDA GPU.
 >>> [e.role for e in report.converted][:3]
 ['forward', 'forward', 'forward']
 """
+
+try:
+    from . import _mxfp8train  # noqa: F401
+except ImportError as _error:
+    # The extension links to the libMXFP8Train-C.so of the build (or install)
+    # it was installed from (docs/python.md): name that, not only the loader.
+    raise ImportError(
+        "mxfp8train cannot load its extension (%s). The package uses the "
+        "libMXFP8Train-C.so of the build or install it was installed from; "
+        "after moving or deleting that build, reinstall the package: "
+        "python3 -m pip install --no-build-isolation ./python "
+        "(docs/python.md, Install)" % (_error,)
+    ) from _error
 
 from . import builders
 from .compare import CompareReport, CompareRow, compare

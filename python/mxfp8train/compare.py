@@ -3,9 +3,6 @@
 # compare(): mxfp8-run --compare through the C API's mxfp8trainCompareFunction
 # (SQNR per result and per matmul, against the bars of SPEC §8). The
 # comparison itself is C++; this file only maps arguments and the report.
-# TODO(compare): the C function comes with branch s7-lib; until it is
-# merged, compare() raises NotImplementedError (src/Compare.cpp binds it
-# when include/mxfp8train-c/Compare.h exists).
 #
 # ===----------------------------------------------------------------------=== #
 """Compare a function with its MXFP8 conversion (SQNR per result/matmul)."""
@@ -67,14 +64,8 @@ def compare(
     :func:`mxfp8train.run`.
 
     A missed bar is not an error (``report.passed`` is False). Raises
-    :class:`MLIRError` when lowering, conversion or a run fails, and
-    ``NotImplementedError`` when the C API lacks mxfp8trainCompareFunction.
+    :class:`MLIRError` when lowering, conversion or a run fails.
     """
-    if not hasattr(_ext, "compare_function"):
-        raise NotImplementedError(
-            "compare() needs a libMXFP8Train-C.so with mxfp8trainCompareFunction "
-            "(include/mxfp8train-c/Compare.h); use mxfp8-run --compare meanwhile"
-        )
     if device == "auto":
         device = "cuda" if cuda_available(gpu)[0] else "cpu"
     if device not in _DEVICES:

@@ -1,16 +1,13 @@
 //===- Compare.cpp - the converted function against the original ----------===//
 //
 // Binds mxfp8trainCompareFunction (mxfp8-run --compare from C: SQNR per
-// result and per matmul against the bars of SPEC §8) when the C API has it.
-// TODO(compare): the C API gets Compare.h with branch s7-lib; until it is
-// merged this file binds nothing and mxfp8train.compare() raises
-// NotImplementedError. No compare logic lives in Python.
+// result and per matmul against the bars of SPEC §8). No compare logic lives
+// in Python.
 //
 //===----------------------------------------------------------------------===//
 
 #include "PyCommon.h"
 
-#if __has_include("mxfp8train-c/Compare.h")
 #include "mxfp8train-c/Compare.h"
 
 #include <nanobind/stl/string.h>
@@ -67,6 +64,3 @@ void mxfp8train::python::initCompare(nb::module_ &m) {
         "mxfp8trainCompareFunction; returns (error, passed, results, "
         "matmuls) with rows (name, sqnr, bar, passed).");
 }
-#else
-void mxfp8train::python::initCompare(nanobind::module_ &) {}
-#endif

@@ -4,16 +4,11 @@ import math
 import pytest
 
 import mxfp8train as mx
-from mxfp8train import _mxfp8train, builders
+from mxfp8train import builders
 
 
 def test_compare_reports_every_result_and_matmul():
     m = builders.linear(32, 64, 32, bias=False)
-    if not hasattr(_mxfp8train, "compare_function"):
-        # TODO(compare): until the C API has mxfp8trainCompareFunction.
-        with pytest.raises(NotImplementedError, match="mxfp8trainCompareFunction"):
-            mx.compare(m)
-        return
     report = mx.compare(m, "linear_train_step", "mxfp8_rceil", vectorize=False, seed=3)
     assert [r.name for r in report.matmuls] == ["linear.fwd", "linear.dgrad", "linear.wgrad"]
     assert len(report.results) == 3
@@ -34,8 +29,6 @@ def test_compare_float8_recipes_use_the_float8_bars(recipe, wgrad_bar):
     # and each GEMM is held to SPEC-float8 §7's per-linear bars (fwd 25, dX 24,
     # dW 23 dB); rowwise_with_gw_hp keeps the weight gradient in high
     # precision (not compared: NaN SQNR and bar).
-    if not hasattr(_mxfp8train, "compare_function"):
-        pytest.skip("the C API lacks mxfp8trainCompareFunction")
     m = builders.linear(32, 64, 32, bias=False)
     report = mx.compare(m, "linear_train_step", recipe, vectorize=False, seed=3)
     bars = {r.name: r.bar for r in report.matmuls}

@@ -1,4 +1,7 @@
 # ===- test_ir.py - Context, Module, Operation, pipelines, MLIRError -------=== #
+import os
+import pathlib
+
 import pytest
 
 import mxfp8train as mx
@@ -97,3 +100,24 @@ def test_run_pipeline_with_our_passes():
     names = [op.name for op in m.walk()]
     assert names.count("mxfp8train.scaled_mm") == 3
     assert names.count("linalg.matmul") == 0
+
+
+def test_missing_extension_names_the_build_and_the_fix(tmp_path):
+    # The installed package without a loadable extension (its build deleted):
+    # the ImportError says where the library comes from and how to reinstall.
+    import shutil
+    import subprocess
+    import sys
+
+    package = tmp_path / "mxfp8train"
+    shutil.copytree(
+        pathlib.Path(mx.__file__).parent, package,
+        ignore=shutil.ignore_patterns("_mxfp8train*", "__pycache__"))
+    done = subprocess.run(
+        [sys.executable, "-c", "import mxfp8train"], cwd=tmp_path,
+        env={"PYTHONPATH": str(tmp_path), "PATH": os.environ.get("PATH", "")},
+        capture_output=True, text=True)
+    assert done.returncode != 0
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("ImportError: mxfp8train cannot load its extension"), last
+    assert "pip install --no-build-isolation ./python" in last, last
