@@ -1,5 +1,4 @@
-//===- InitAll.cpp - register everything of mxfp8train -------------*- C++
-//-*-===//
+//===- InitAll.cpp - register everything of mxfp8train ----------*- C++ -*-===//
 //
 // Implements registerAllDialects / registerAllExtensions /
 // registerAllWithUpstream / registerAllPasses.

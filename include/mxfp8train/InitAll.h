@@ -1,5 +1,4 @@
-//===- InitAll.h - register everything of mxfp8train ---------------*- C++
-//-*-===//
+//===- InitAll.h - register everything of mxfp8train ------------*- C++ -*-===//
 //
 // One place for tools and embedding stacks to register our dialects, passes
 // and extensions.

@@ -1,5 +1,4 @@
-//===- BFloatBuiltins.cpp - the f32 -> bf16 libcall, defined -----*- C++
-//-*-===//
+//===- BFloatBuiltins.cpp - the f32 -> bf16 libcall, defined ----*- C++ -*-===//
 //
 // `__truncsfbf2` defined inside the LLVM modules we compile (the JIT of
 // mxfp8-run / the C API and mxfp8-compile's objects), see

@@ -1,5 +1,4 @@
-//===- Random.cpp - reproducible normal random numbers -------------*- C++
-//-*-===//
+//===- Random.cpp - reproducible normal random numbers ----------*- C++ -*-===//
 //
 // A ziggurat over SplitMix64, and the chunked (thread-count independent)
 // parallel fill.

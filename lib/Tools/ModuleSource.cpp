@@ -1,5 +1,4 @@
-//===- ModuleSource.cpp - reading modules for the tools ----------*- C++
-//-*-===//
+//===- ModuleSource.cpp - reading modules for the tools ---------*- C++ -*-===//
 //
 // Module parsing, SSA and signature names, pipeline anchors and entry-point
 // pruning shared by mxfp8-run and mxfp8-compile.

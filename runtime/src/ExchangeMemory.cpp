@@ -1,5 +1,4 @@
 //===- ExchangeMemory.cpp - host and device row moves -----------*- C++ -*-===//
-//-*-===//
 //
 // ExchangeMemory.h. The device implementation's row gather is one PTX module
 // with two kernels, `mxfp8rt_gather_rows_b8` (a byte per thread step) and

@@ -1,5 +1,4 @@
 //===- ExchangeMemory.h - the rows of an MoE exchange -----------*- C++ -*-===//
-//-*-===//
 //
 // The MXFP8 dispatch and combine (ExpertParallel.cpp) plan every row move on
 // the host (which source row lands in which destination row) and run the

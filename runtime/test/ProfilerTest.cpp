@@ -1,5 +1,4 @@
-//===- ProfilerTest.cpp - the runtime's profiler vs the fake driver -*- C++
-//-*-//
+//===- ProfilerTest.cpp - the runtime's profiler vs the fake driver -------===//
 //
 // With `--driver=fake` (or `fake-old`): the per-kernel report names each
 // launched kernel with its launch count and event times (the fake's clock

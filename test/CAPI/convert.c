@@ -1,5 +1,4 @@
-//===- convert.c - C API: convert a training graph, read the report -*- C
-//-*-===//
+//===- convert.c - C API: convert a graph, read the report --------*- C -*-===//
 //
 // mxfp8trainConvertModule on a small training step (forward, dgrad, wgrad,
 // an excluded matmul, a K that is not a multiple of 32, grouped experts):

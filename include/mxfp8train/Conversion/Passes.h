@@ -1,5 +1,4 @@
-//===- Passes.h - mxfp8train lowering passes -----------------------*- C++
-//-*-===//
+//===- Passes.h - mxfp8train lowering passes --------------------*- C++ -*-===//
 //
 // Declares the lowering passes and pipelines of the mxfp8train dialect.
 //

@@ -1,5 +1,4 @@
-//===- Float.h - host conversions of narrow float formats ----------*- C++
-//-*-===//
+//===- Float.h - host conversions of narrow float formats -------*- C++ -*-===//
 //
 // bf16 <-> f32 bit conversions used on the host side (mxfp8-run inputs and
 // outputs), and fp8 / e8m0 encodings for programs without LLVM (mxfp8-launch).

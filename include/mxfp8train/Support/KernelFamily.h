@@ -1,5 +1,4 @@
-//===- KernelFamily.h - kernel names grouped by what they do --- -*- C++
-//-*-===//
+//===- KernelFamily.h - kernel names grouped by what they do ----*- C++ -*-===//
 //
 // The families of the kernels the GPU pipeline emits, recognized from their
 // names (lib/Conversion/MXFP8TrainToGPU names every kernel it builds after

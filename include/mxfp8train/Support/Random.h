@@ -1,5 +1,4 @@
-//===- Random.h - reproducible normal random numbers ---------------*- C++
-//-*-===//
+//===- Random.h - reproducible normal random numbers ------------*- C++ -*-===//
 //
 // A seeded generator of normal(0, 1) samples that gives the same numbers on
 // every platform and standard library (std::normal_distribution does not),

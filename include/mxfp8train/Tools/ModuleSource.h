@@ -1,5 +1,4 @@
-//===- ModuleSource.h - reading modules for the tools ------------*- C++
-//-*-===//
+//===- ModuleSource.h - reading modules for the tools -----------*- C++ -*-===//
 //
 // What mxfp8-run and mxfp8-compile both need to read a module from a file:
 // parsing with the parser state kept, the names of arguments and results

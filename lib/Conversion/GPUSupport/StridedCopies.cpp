@@ -1,5 +1,4 @@
-//===- StridedCopies.cpp - mxfp8train-gpu-strided-copies ---------*- C++
-//-*-===//
+//===- StridedCopies.cpp - mxfp8train-gpu-strided-copies --------*- C++ -*-===//
 //
 // Copies that gpu.memcpy cannot do (a non-contiguous source or target)
 // become linalg.copy before the GPU pipeline turns its linalg ops into

@@ -164,19 +164,6 @@ Value loadScalesFromAmaxWords(KernelBuilder &kb, Value words, ValueRange index,
 /// (finishDequantized).
 Value dequantizeToF32(KernelBuilder &kb, Value q, Value s);
 
-class KernelInput;
-
-/// The Float8 quantizes lowered together with `op`, whose input `input`
-/// reads (KernelInput::get): with the cache's `fuse-sibling-casts` and a
-/// fused elementwise producer (no pad), the quantizes of the producer's
-/// results that are sibling tensorwise casts of `op` (dense, one block,
-/// the same input and fp8 types, pow2 and K-major form), in block order,
-/// in groups of at most three; else `op` alone. The group is launched at
-/// its first quantize, with amax word r for its r-th quantize.
-SmallVector<QuantizeOp> getFloat8SiblingCasts(QuantizeOp op,
-                                              const KernelInput &input,
-                                              const KernelCache &cache);
-
 } // namespace gpu_lowering
 } // namespace mxfp8train
 } // namespace mlir

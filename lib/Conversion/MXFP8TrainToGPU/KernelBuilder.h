@@ -182,7 +182,7 @@ public:
   bool getFusePadding() const { return fusePadding; }
   void setFusePadding(bool fuse) { fusePadding = fuse; }
   /// Whether sibling tensorwise Float8 casts of one fused producer share
-  /// their amax and cast kernels (Float8CastKernels.cpp).
+  /// their amax and cast kernels (Float8SiblingCasts.h).
   bool getFuseSiblingCasts() const { return fuseSiblingCasts; }
   void setFuseSiblingCasts(bool fuse) { fuseSiblingCasts = fuse; }
 

@@ -1,5 +1,4 @@
-//===- GroupedToLinalg.cpp - grouped GEMMs on the CPU ------------*- C++
-//-*-===//
+//===- GroupedToLinalg.cpp - grouped GEMMs on the CPU -----------*- C++ -*-===//
 //
 // Lowers grouped_mm and scaled_grouped_mm (SPEC §7) to scf loops around
 // statically shaped f32 linalg.matmul ops, which the CPU pipeline tiles and

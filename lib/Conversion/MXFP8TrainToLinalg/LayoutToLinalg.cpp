@@ -1,5 +1,4 @@
-//===- LayoutToLinalg.cpp - scale layouts and token-group padding -*- C++
-//-*-===//
+//===- LayoutToLinalg.cpp - scale layouts and token-group padding ---------===//
 //
 // Lowers to_blocked (the four blocked scale layouts of SPEC §4.1/§4.2),
 // pad_token_groups and unpad_token_groups (SPEC §7.3) to linalg, tensor and

@@ -1,5 +1,4 @@
-//===- Float8Arith.cpp - Float8 (tensorwise / rowwise) arithmetic -*- C++
-//-*-===//
+//===- Float8Arith.cpp - Float8 (tensorwise / rowwise) arithmetic ---------===//
 //
 // SPEC-float8 §2.3-§2.7 as integer and IEEE f32 `arith` ops. The only float
 // operations are those whose IEEE result is the specified one: the division

@@ -1,5 +1,4 @@
-//===- MXFP8TrainToLinalg.h - CPU reference lowering ---------------*- C++
-//-*-===//
+//===- MXFP8TrainToLinalg.h - CPU reference lowering ------------*- C++ -*-===//
 //
 // Patterns lowering mxfp8train ops to linalg/arith/tensor.
 //

@@ -16,7 +16,7 @@
 //             castLanes against their 16 scales, and, when the cast's
 //             row-major data is read elsewhere, also stored there.
 //
-// Sibling tensorwise casts (Float8CastKernels.cpp) share one such kernel:
+// Sibling tensorwise casts (Float8SiblingCasts.h) share one such kernel:
 // each chunk's inputs evaluated once, cast per result into the result's
 // own shared tile, each tile's K-major stores in turn.
 //

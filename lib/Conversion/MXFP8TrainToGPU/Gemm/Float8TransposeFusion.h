@@ -102,7 +102,7 @@ struct Float8KMajorCastOutput {
 /// output; Column and Group, one output with one word per scale. Every
 /// scale is written from its word (computeFloat8Scale), each K-major
 /// buffer per 128 x 128 tile. Several outputs are sibling tensorwise casts
-/// of one producer (Float8CastKernels.cpp): the producer is evaluated once
+/// of one producer (Float8SiblingCasts.h): the producer is evaluated once
 /// per chunk for all of them.
 void launchFloat8KMajorCast(RewriterBase &rewriter, Location loc,
                             const KernelCache &cache,

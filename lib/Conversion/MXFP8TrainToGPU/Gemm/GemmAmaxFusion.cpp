@@ -7,6 +7,7 @@
 
 #include "GemmAmaxFusion.h"
 #include "../Float8CastKernels.h"
+#include "../Float8SiblingCasts.h"
 #include "../FusedProducer.h"
 #include "../TMA.h"
 #include "GemmMainloop.h"

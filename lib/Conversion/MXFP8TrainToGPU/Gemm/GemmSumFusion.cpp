@@ -1,5 +1,4 @@
 //===- GemmSumFusion.cpp - GEMM epilogues write bf16 sums -------*- C++ -*-===//
-//-*-//
 //
 // The plan of GemmSumFusion.h: which elementwise bf16 sums a scaled GEMM's
 // epilogue writes, and the replacement of the sum by the GEMM's output.

@@ -1,5 +1,4 @@
-//===- WGMMAFloat8.cpp - the sm_90a Float8 (f32-scaled) GEMM -----*- C++
-//-*-===//
+//===- WGMMAFloat8.cpp - the sm_90a Float8 (f32-scaled) GEMM ----*- C++ -*-===//
 //
 // Float8 `scaled_mm` (f32 scales, SPEC-float8 §5) on sm_90a, natively in
 // fp8: the kernel is the v8 GEMM body (emitDequantBF16Gemm, WGMMA.cpp) on a

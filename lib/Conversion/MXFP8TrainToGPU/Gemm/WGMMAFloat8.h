@@ -1,5 +1,4 @@
-//===- WGMMAFloat8.h - the sm_90a Float8 (f32-scaled) GEMM -------*- C++
-//-*-===//
+//===- WGMMAFloat8.h - the sm_90a Float8 (f32-scaled) GEMM -----*- C++ -*-===//
 //
 // The native fp8 GEMM of a Float8 `scaled_mm` on sm_90a
 // (GemmVariant::WgmmaFloat8): the v8 kernel's ring (TMA producer, two wgmma

@@ -1,5 +1,4 @@
-//===- Float8RecipeAttr.cpp - the Float8 training recipe attribute -*- C++
-//-*-===//
+//===- Float8RecipeAttr.cpp - the Float8 training recipe attribute --------===//
 //
 // Parser, printer and verifier of `#mxfp8train.float8_recipe` (torchao
 // `Float8TrainingOpConfig` / `Float8LinearConfig`, SPEC-float8 §4).

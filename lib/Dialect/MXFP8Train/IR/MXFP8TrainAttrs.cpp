@@ -1,5 +1,4 @@
-//===- MXFP8TrainAttrs.cpp - mxfp8train attributes ----------------*- C++
-//-*-===//
+//===- MXFP8TrainAttrs.cpp - mxfp8train attributes --------------*- C++ -*-===//
 //
 // Enums, the recipe attribute (its custom syntax, named torchao recipes and
 // verifier), the GEMM configuration's verifier and scale-layout size

@@ -1,5 +1,4 @@
-//===- MXFP8TrainCanonicalize.cpp - mxfp8train canonicalizations -*- C++
-//-*-===//
+//===- MXFP8TrainCanonicalize.cpp - mxfp8train canonicalizations ----------===//
 //
 // Canonicalization patterns of the mxfp8train ops:
 //

@@ -1,5 +1,4 @@
-//===- MXFP8TrainDialect.cpp - mxfp8train dialect registration ---*- C++
-//-*-===//
+//===- MXFP8TrainDialect.cpp - mxfp8train dialect registration --*- C++ -*-===//
 //
 // Registers the ops and attributes of the mxfp8train dialect and verifies
 // its discardable attributes (`mxfp8train.*` on any op).

@@ -1,5 +1,4 @@
-//===- MXFP8TrainOps.cpp - mxfp8train op verifiers -----------------*- C++
-//-*-===//
+//===- MXFP8TrainOps.cpp - mxfp8train op verifiers --------------*- C++ -*-===//
 //
 // Verifiers of quantize, dequantize, scaled_mm and scaled_grouped_mm: every
 // shape, element type and layout rule of SPEC §2-§4 and §7.

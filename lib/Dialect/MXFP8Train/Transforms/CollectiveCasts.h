@@ -1,5 +1,4 @@
-//===- CollectiveCasts.h - quantizes that commute with collectives -*- C++
-//-*-===//
+//===- CollectiveCasts.h - quantizes commuting with collectives -*- C++ -*-===//
 //
 // What the passes that move a quantize before a shard collective share
 // (QuantizeBeforeAllGather.cpp, QuantizeBeforeAllToAll.cpp): the casts a

@@ -1,5 +1,4 @@
-//===- RewriteMatmuls.cpp - matmul -> quantize + scaled_mm pass ----*- C++
-//-*-===//
+//===- RewriteMatmuls.cpp - matmul -> quantize + scaled_mm pass -*- C++ -*-===//
 //
 // The mxfp8train-rewrite-matmuls pass: a thin driver that parses the recipe
 // option and runs rewriteMatmuls (MatmulRewrite.cpp) over the module, then

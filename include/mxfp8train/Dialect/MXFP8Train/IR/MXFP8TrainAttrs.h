@@ -1,5 +1,4 @@
-//===- MXFP8TrainAttrs.h - mxfp8train enums and attributes ---------*- C++
-//-*-===//
+//===- MXFP8TrainAttrs.h - mxfp8train enums and attributes ------*- C++ -*-===//
 //
 // Scale modes, kernel preference, scale layouts and the recipe attribute.
 //

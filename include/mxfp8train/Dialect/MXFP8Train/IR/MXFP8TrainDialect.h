@@ -1,5 +1,4 @@
-//===- MXFP8TrainDialect.h - mxfp8train dialect -------------------*- C++
-//-*-===//
+//===- MXFP8TrainDialect.h - mxfp8train dialect -----------------*- C++ -*-===//
 //
 // Declares the mxfp8train dialect class and its enums and attributes.
 //

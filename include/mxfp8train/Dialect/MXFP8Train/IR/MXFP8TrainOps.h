@@ -1,5 +1,4 @@
-//===- MXFP8TrainOps.h - mxfp8train operations --------------------*- C++
-//-*-===//
+//===- MXFP8TrainOps.h - mxfp8train operations ------------------*- C++ -*-===//
 //
 // Declares quantize, dequantize, scaled_mm, scaled_grouped_mm and the other
 // mxfp8train ops (MXFP8TrainOps.td, MoeExchangeOps.td).

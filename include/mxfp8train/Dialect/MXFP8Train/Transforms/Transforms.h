@@ -1,5 +1,4 @@
-//===- Transforms.h - reusable mxfp8train rewrites -----------------*- C++
-//-*-===//
+//===- Transforms.h - reusable mxfp8train rewrites --------------*- C++ -*-===//
 //
 // The logic of `mxfp8train-rewrite-matmuls`, exposed so that other compiler
 // stacks (and the Python module) can reuse it without the pass: recipe
