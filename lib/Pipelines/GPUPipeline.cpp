@@ -47,6 +47,27 @@ mlir::mxfp8train::stringifyGPUBinaryFormat(GPUBinaryFormat format) {
   llvm_unreachable("unknown GPUBinaryFormat");
 }
 
+namespace {
+/// Fails with `message` at the module: how the pipeline reports an option
+/// that its builder checks (a pipeline builder cannot fail).
+struct PipelineOptionErrorPass
+    : PassWrapper<PipelineOptionErrorPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PipelineOptionErrorPass)
+  explicit PipelineOptionErrorPass(std::string message)
+      : message(std::move(message)) {}
+  StringRef getArgument() const override {
+    return "mxfp8train-pipeline-option-error";
+  }
+  void runOnOperation() override {
+    // At the module's location, without printing the module.
+    mlir::emitError(getOperation().getLoc(), "mxfp8train-lower-to-gpu: ")
+        << message;
+    signalPassFailure();
+  }
+  std::string message;
+};
+} // namespace
+
 /// canonicalize, then cse.
 static void addCleanup(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
@@ -60,6 +81,15 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   std::string features = options.features.empty()
                              ? (chip ? getGPUTargetInfo(*chip).ptxFeatures : "")
                              : options.features.getValue();
+  // A PTX version the kernels cannot be compiled with would abort LLVM's
+  // instruction selection at gpu-module-to-binary: refuse it up front.
+  if (chip && !options.features.empty()) {
+    std::string why = checkPTXFeatures(*chip, options.features);
+    if (!why.empty()) {
+      pm.addPass(std::make_unique<PipelineOptionErrorPass>(std::move(why)));
+      return;
+    }
+  }
 
   ConvertMXFP8TrainToGPUPassOptions convertOptions;
   convertOptions.chip = options.chip;

@@ -1,5 +1,11 @@
 // RUN: not mxfp8-opt %s --mxfp8train-lower-to-gpu="format=xyz" 2>&1 | FileCheck %s --check-prefix=FORMAT
 // RUN: not mxfp8-opt %s --mxfp8train-lower-to-gpu="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: not mxfp8-opt %s --mxfp8train-lower-to-gpu="format=isa features=+ptx85" 2>&1 | FileCheck %s --check-prefix=OLD
+// RUN: not mxfp8-opt %s --mxfp8train-lower-to-gpu="format=isa chip=sm_100a features=+ptx87" 2>&1 | FileCheck %s --check-prefix=OLD100
+// RUN: not mxfp8-opt %s --mxfp8train-lower-to-gpu="format=isa features=+ptx99" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: not mxfp8-opt %s --mxfp8train-lower-to-gpu="format=isa features=+bogus" 2>&1 | FileCheck %s --check-prefix=BOGUS
+// RUN: not mxfp8-opt %s --mxfp8train-lower-to-gpu="format=isa features=+ptx86,+ptx90" 2>&1 | FileCheck %s --check-prefix=TWO
+// RUN: mxfp8-opt %s --mxfp8train-lower-to-gpu="format=isa features=+ptx87" | FileCheck %s --check-prefix=NEWER
 
 // An unknown option value of mxfp8train-lower-to-gpu is an error with a
 // non-zero exit, before anything is lowered or emitted (issue 14 row 13:
@@ -7,6 +13,16 @@
 
 // FORMAT: for the --format option: Cannot find option named 'xyz'
 // CHIP: unsupported chip 'sm_80' (expected sm_90a or sm_100a)
+
+// A PTX version below what the kernels need (or one LLVM ignores) used to
+// abort LLVM's instruction selection ("Cannot select: intrinsic
+// %llvm.nvvm.cp.async.bulk.tensor...") with a stack dump.
+// OLD: error: mxfp8train-lower-to-gpu: features '+ptx85': PTX ISA 8.5 is too old for the kernels of sm_90a; expected one `+ptxNN` with NN >= 86 for sm_90a (default +ptx86)
+// OLD100: error: mxfp8train-lower-to-gpu: features '+ptx87': PTX ISA 8.7 is too old for the kernels of sm_100a; expected one `+ptxNN` with NN >= 88 for sm_100a (default +ptx88)
+// UNKNOWN: error: mxfp8train-lower-to-gpu: features '+ptx99': LLVM's NVPTX backend knows PTX ISA versions up to {{[0-9]+\.[0-9]}} (+ptx{{[0-9]+}}); expected one `+ptxNN` with NN >= 86 for sm_90a (default +ptx86)
+// BOGUS: error: mxfp8train-lower-to-gpu: features '+bogus': expected one `+ptxNN`
+// TWO: error: mxfp8train-lower-to-gpu: features '+ptx86,+ptx90': expected one `+ptxNN`
+// NEWER: llvm.func @f()
 
 func.func @f() {
   return

@@ -1,5 +1,4 @@
-//===- Pipelines.h - mxfp8train named pass pipelines ---------------*- C++
-//-*-===//
+//===- Pipelines.h - mxfp8train named pass pipelines ------------*- C++ -*-===//
 //
 // The named pipelines: the training rewrite and the CPU lowering to LLVM.
 //
@@ -44,8 +43,9 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::init("sm_90a")};
   PassOptions::Option<std::string> features{
       *this, "features",
-      llvm::cl::desc("PTX features of the NVVM target (default: +ptx86 for "
-                     "sm_90a, +ptx88 for sm_100a)"),
+      llvm::cl::desc("PTX ISA version of the NVVM target: one +ptxNN that "
+                     "LLVM knows, at least the default (+ptx86 for sm_90a, "
+                     "+ptx88 for sm_100a)"),
       llvm::cl::init("")};
   PassOptions::Option<int> optLevel{*this, "opt-level",
                                     llvm::cl::desc("NVPTX optimization level"),

@@ -8,7 +8,14 @@
 #include "mxfp8train/Conversion/MXFP8TrainToGPU/MXFP8TrainToGPU.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <memory>
 
 using namespace mlir;
 using namespace mlir::mxfp8train;
@@ -50,4 +57,54 @@ GPUTargetInfo mlir::mxfp8train::getGPUTargetInfo(GPUChip chip) {
     return GPUTargetInfo{chip, 148, 8, "+ptx88"};
   }
   llvm_unreachable("unknown GPU chip");
+}
+
+/// The PTX ISA version of a `ptxNN` feature name, or std::nullopt.
+static std::optional<unsigned> getPTXVersion(StringRef feature) {
+  unsigned version;
+  if (!feature.consume_front("ptx") || feature.getAsInteger(10, version))
+    return std::nullopt;
+  return version;
+}
+
+std::string mlir::mxfp8train::checkPTXFeatures(GPUChip chip,
+                                               StringRef features) {
+  StringRef chipName = stringifyGPUChip(chip);
+  std::string defaults = getGPUTargetInfo(chip).ptxFeatures;
+  unsigned minimum = *getPTXVersion(StringRef(defaults).drop_front());
+  std::string usage = llvm::formatv(
+      "expected one `+ptxNN` with NN >= {0} for {1} (default {2})", minimum,
+      chipName, defaults);
+  StringRef feature = features.trim();
+  if (!feature.consume_front("+"))
+    return llvm::formatv("features '{0}': {1}", features, usage);
+  std::optional<unsigned> version = getPTXVersion(feature);
+  if (!version)
+    return llvm::formatv("features '{0}': {1}", features, usage);
+  if (*version < minimum)
+    return llvm::formatv("features '{0}': PTX ISA {1}.{2} is too old for the "
+                         "kernels of {3}; {4}",
+                         features, *version / 10, *version % 10, chipName,
+                         usage);
+  // A feature the backend does not know is ignored with a warning and the
+  // lowest PTX version is used: ask the backend for its list.
+  LLVMInitializeNVPTXTargetInfo();
+  LLVMInitializeNVPTXTargetMC();
+  llvm::Triple triple("nvptx64-nvidia-cuda");
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return "the NVPTX backend is not available: " + error;
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      target->createMCSubtargetInfo(triple, chipName, ""));
+  unsigned newest = 0;
+  for (const llvm::SubtargetFeatureKV &known :
+       info->getAllProcessorFeatures()) {
+    if (StringRef(known.Key) == feature)
+      return "";
+    newest = std::max(newest, getPTXVersion(known.Key).value_or(0));
+  }
+  return llvm::formatv("features '{0}': LLVM's NVPTX backend knows PTX ISA "
+                       "versions up to {1}.{2} (+ptx{3}); {4}",
+                       features, newest / 10, newest % 10, newest, usage);
 }

@@ -97,6 +97,14 @@ inline constexpr llvm::StringLiteral kKernelModuleName = "mxfp8train_kernels";
 /// The target info of `chip`.
 GPUTargetInfo getGPUTargetInfo(GPUChip chip);
 
+/// Checks `features`, the NVVM target features the GPU pipelines'
+/// `features` option gives for `chip`: one `+ptxNN` that LLVM's NVPTX
+/// backend knows, at least the chip's default (getGPUTargetInfo: the
+/// kernels' TMA, wgmma and tcgen05 instructions need it; with a lower PTX
+/// version, or a feature the backend ignores, instruction selection aborts).
+/// Returns why not, or an empty string when they are usable.
+std::string checkPTXFeatures(GPUChip chip, llvm::StringRef features);
+
 /// Adds the patterns that replace quantize, quantize_dual, dequantize,
 /// pad_token_groups, unpad_token_groups and to_blocked (every layout) with
 /// `bufferization.to_buffer` of the inputs, `memref.alloc` of the results, a
