@@ -105,16 +105,7 @@ def MXFP8TrainVerifyLoweringInputPass
     `--allow-unregistered-dialect`) has no semantics any pass could lower,
     so it is an error at its location rather than a failure deep inside
     bufferization.
-
-    With `reject-float8` (for pipelines whose lowering has no Float8
-    kernels yet, i.e. the GPU one), every Float8 op (a `quantize` /
-    `dequantize` with a granularity, a `scaled_mm` / `scaled_grouped_mm`
-    with f32 scales) is an error at its location too.
   }];
-  let options = [
-    Option<"rejectFloat8", "reject-float8", "bool", /*default=*/"false",
-           "Reject Float8 ops (the GPU lowering has no Float8 kernels yet)">,
-  ];
 }
 
 def MXFP8TrainLowerNarrowFloatArithPass

@@ -92,7 +92,8 @@ std::string mlir::mxfp8train::checkPTXFeatures(GPUChip chip,
   LLVMInitializeNVPTXTargetMC();
   llvm::Triple triple("nvptx64-nvidia-cuda");
   std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return "the NVPTX backend is not available: " + error;
   std::unique_ptr<llvm::MCSubtargetInfo> info(

@@ -2,6 +2,7 @@
 // RUN: mxfp8-opt %s -split-input-file --mxfp8train-rewrite-matmuls="recipe=float8_tensorwise" 2>/dev/null | mxfp8-opt -split-input-file | FileCheck %s --check-prefix=TW
 // RUN: mxfp8-opt %s -split-input-file --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe='fp8_rowwise, pad_token_groups = true' remarks=true})" 2>&1 | FileCheck %s --check-prefix=PAD-REMARK
 // RUN: mxfp8-opt %s -split-input-file --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe='fp8_rowwise, pad_token_groups = true'})" 2>/dev/null | mxfp8-opt -split-input-file | FileCheck %s --check-prefix=PAD
+// RUN: mxfp8-opt %s -split-input-file --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe='fp8_rowwise, float8_dtype = f8E5M2' remarks=true})" 2>&1 | FileCheck %s --check-prefix=E5M2
 
 // The MoE grouped GEMMs under the Float8 grouped recipe (torchao
 // `Float8TrainingOpConfig`, SPEC-float8 §3.3, §4.4): f8E4M3FN, rowwise,
@@ -31,6 +32,13 @@
 // TW-LABEL: func.func @moe_step(
 // TW-COUNT-4:    mxfp8train.quantize {{.*}} granularity = axiswise pow2 : {{.*}} -> tensor<{{.*}}xf8E4M3FN>
 // TW-NOT:        granularity = tensorwise
+
+// float8_dtype = f8E5M2: torchao's config takes it, torch._scaled_grouped_mm
+// (and scaled_grouped_mm's verifier) only e4m3, so every grouped GEMM is
+// skipped with a remark (the rewrite used to emit e5m2 scaled_grouped_mm
+// that failed verification, and the report called it converted).
+// E5M2-COUNT-2: remark: mxfp8train: skipped (float8_dtype = f8E5M2: torch._scaled_grouped_mm takes f8E4M3FN operands only)
+// E5M2-NOT:     mxfp8train.scaled_grouped_mm
 
 // With pad_token_groups (SPEC-float8 §6.3): A and dO padded to 16 once
 // each, the GEMM on the padded offs, the 2d-3d results unpadded.

@@ -54,3 +54,35 @@ func.func @converted_k48(%c: tensor<16x48xbf16>, %e: tensor<16x48xbf16>) -> tens
       ins(%c, %e : tensor<16x48xbf16>, tensor<16x48xbf16>) outs(%z : tensor<16x16xf32>) -> tensor<16x16xf32>
   return %0 : tensor<16x16xf32>
 }
+
+// -----
+
+// Sizes the scaled ops cannot take are skipped, never rewritten into ops
+// that fail their verifiers: a dynamic size (the remark names the Float8
+// scales), and tensors whose byte size overflows int64 (linalg accepts
+// them; quantize and scaled_mm verify TensorByteSizesFitInt64): a result of
+// 2^32 x 2^32 f32, and an operand of (2^63 - 1) x 16 bf16.
+
+// CHECK-LABEL: func.func @unusable_sizes(
+// CHECK-COUNT-3: linalg.matmul
+// CHECK-NOT:     mxfp8train.{{quantize|scaled_mm}}
+func.func @unusable_sizes(%da: tensor<?x32xbf16>, %db: tensor<16x32xbf16>, %dz: tensor<?x16xf32>,
+                          %ba: tensor<4294967296x64xbf16>, %bb: tensor<4294967296x64xbf16>, %bz: tensor<4294967296x4294967296xf32>,
+                          %ha: tensor<9223372036854775807x16xbf16>, %hb: tensor<16x16xbf16>, %hz: tensor<9223372036854775807x16xf32>) {
+  // expected-remark @below {{mxfp8train: skipped (dynamic shapes; Float8 scales need static sizes)}}
+  %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                      affine_map<(m, n, k) -> (n, k)>,
+                                      affine_map<(m, n, k) -> (m, n)>]
+      ins(%da, %db : tensor<?x32xbf16>, tensor<16x32xbf16>) outs(%dz : tensor<?x16xf32>) -> tensor<?x16xf32>
+  // expected-remark @below {{mxfp8train: skipped (the byte size of 'tensor<4294967296x4294967296xf32>' overflows int64)}}
+  %1 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                      affine_map<(m, n, k) -> (n, k)>,
+                                      affine_map<(m, n, k) -> (m, n)>]
+      ins(%ba, %bb : tensor<4294967296x64xbf16>, tensor<4294967296x64xbf16>) outs(%bz : tensor<4294967296x4294967296xf32>) -> tensor<4294967296x4294967296xf32>
+  // expected-remark @below {{mxfp8train: skipped (the byte size of 'tensor<9223372036854775807x16xbf16>' overflows int64)}}
+  %2 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                      affine_map<(m, n, k) -> (n, k)>,
+                                      affine_map<(m, n, k) -> (m, n)>]
+      ins(%ha, %hb : tensor<9223372036854775807x16xbf16>, tensor<16x16xbf16>) outs(%hz : tensor<9223372036854775807x16xf32>) -> tensor<9223372036854775807x16xf32>
+  return
+}

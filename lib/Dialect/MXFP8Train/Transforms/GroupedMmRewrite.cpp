@@ -154,9 +154,19 @@ mxfp8train::detail::analyzeGroupedMm(GroupedMmOp op,
   auto rhsType = cast<RankedTensorType>(plan.rhs.stored.getType());
   RankedTensorType resultType = op.getResult().getType();
   RankedTensorType offsType = op.getOffs().getType();
-  if (!lhsType.hasStaticShape() || !rhsType.hasStaticShape() ||
-      !resultType.hasStaticShape() || !offsType.hasStaticShape())
-    return skip("dynamic shapes; MX blocks need static sizes");
+  if (std::optional<std::string> why =
+          checkStaticSizes(recipe, {lhsType, rhsType, resultType, offsType}))
+    return skip(*why);
+  // torchao's config takes any float8_dtype, but torch._scaled_grouped_mm
+  // on CUDA only e4m3 (SPEC-float8 F10), as scaled_grouped_mm's verifier.
+  if (recipe.isFloat8())
+    for (unsigned operand : {0u, 1u})
+      if (Type type =
+              recipe.getOperandCast(plan.role, /*grouped=*/true, operand)
+                  .elemType;
+          !isa<Float8E4M3FNType>(type))
+        return skip("float8_dtype = " + printToString(type) +
+                    ": torch._scaled_grouped_mm takes f8E4M3FN operands only");
   plan.batch = offsType.getDimSize(0);
   int64_t tokens;
   SmallVector<std::pair<StringRef, int64_t>> sizes;

@@ -211,9 +211,9 @@ analyzeLinalgMatmul(linalg::LinalgOp op, const RewriteMatmulsOptions &options) {
     return result;
   }
 
-  if (!lhsType.hasStaticShape() || !rhsType.hasStaticShape() ||
-      !resultType.hasStaticShape())
-    return skip("dynamic shapes; MX blocks need static sizes");
+  if (std::optional<std::string> why =
+          checkStaticSizes(recipe, {lhsType, rhsType, resultType}))
+    return skip(*why);
   // Upstream's verifier does not compare sizes against a zero-size
   // dimension, so a matmul may reach here with an init that disagrees with
   // its operands; the MX ops would not verify.

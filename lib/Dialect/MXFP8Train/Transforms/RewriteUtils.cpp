@@ -376,3 +376,17 @@ void mxfp8train::detail::eraseDeadOps(RewriterBase &rewriter,
     if (isOpTriviallyDead(op))
       rewriter.eraseOp(op);
 }
+
+std::optional<std::string>
+mxfp8train::detail::checkStaticSizes(RecipeAttrInterface recipe,
+                                     ArrayRef<RankedTensorType> types) {
+  for (RankedTensorType type : types)
+    if (!type.hasStaticShape())
+      return std::string(recipe.isFloat8()
+                             ? "dynamic shapes; Float8 scales need static sizes"
+                             : "dynamic shapes; MX blocks need static sizes");
+  for (RankedTensorType type : types)
+    if (!getTensorByteSize(type))
+      return "the byte size of '" + printToString(type) + "' overflows int64";
+  return std::nullopt;
+}

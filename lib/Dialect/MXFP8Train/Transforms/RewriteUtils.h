@@ -44,6 +44,13 @@ std::optional<std::string> checkGemmAlignment(RecipeAttrInterface recipe,
                                               int64_t k, int64_t n,
                                               StringRef kName, StringRef nName);
 
+/// Why the tensors `types` of a matmul cannot become quantizes and a scaled
+/// GEMM under `recipe`, or std::nullopt: a dynamic size (the casts' scale
+/// shapes and blocks need static sizes), or a byte size past int64 (which
+/// the mxfp8train ops' verifiers reject; linalg does not check it).
+std::optional<std::string> checkStaticSizes(RecipeAttrInterface recipe,
+                                            ArrayRef<RankedTensorType> types);
+
 /// Prints an attribute or type for a diagnostic.
 template <typename T> std::string printToString(T value) {
   std::string s;
