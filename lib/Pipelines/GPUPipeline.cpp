@@ -28,6 +28,8 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::mxfp8train;
@@ -83,12 +85,24 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
                              : options.features.getValue();
   // A PTX version the kernels cannot be compiled with would abort LLVM's
   // instruction selection at gpu-module-to-binary: refuse it up front.
-  if (chip && !options.features.empty()) {
-    std::string why = checkPTXFeatures(*chip, options.features);
-    if (!why.empty()) {
-      pm.addPass(std::make_unique<PipelineOptionErrorPass>(std::move(why)));
-      return;
-    }
+  std::string optionError;
+  if (chip && !options.features.empty())
+    optionError = checkPTXFeatures(*chip, options.features);
+  // gpu-module-to-binary links libdevice from the toolkit for every format
+  // (and runs its ptxas for bin and fatbin); a toolkit given that is not
+  // there was reported by it, and format=isa still succeeded. (Where the
+  // default is absent, format=isa of kernels without libdevice calls works,
+  // as upstream's lowering does: not checked.)
+  if (optionError.empty() && options.toolkit.hasValue() &&
+      !llvm::sys::fs::is_directory(options.toolkit))
+    optionError = llvm::formatv(
+        "toolkit '{0}' is not a directory (the CUDA toolkit: the NVVM target "
+        "links {0}/nvvm/libdevice, and format=bin|fatbin run {0}/bin/ptxas)",
+        options.toolkit.getValue());
+  if (!optionError.empty()) {
+    pm.addPass(
+        std::make_unique<PipelineOptionErrorPass>(std::move(optionError)));
+    return;
   }
 
   ConvertMXFP8TrainToGPUPassOptions convertOptions;

@@ -6,6 +6,7 @@
 // RUN: not mxfp8-opt %s --mxfp8train-lower-to-gpu="format=isa features=+bogus" 2>&1 | FileCheck %s --check-prefix=BOGUS
 // RUN: not mxfp8-opt %s --mxfp8train-lower-to-gpu="format=isa features=+ptx86,+ptx90" 2>&1 | FileCheck %s --check-prefix=TWO
 // RUN: mxfp8-opt %s --mxfp8train-lower-to-gpu="format=isa features=+ptx87" | FileCheck %s --check-prefix=NEWER
+// RUN: not mxfp8-opt %s --mxfp8train-lower-to-gpu="format=isa toolkit=%t.nonexistent" 2>&1 | FileCheck %s --check-prefix=TOOLKIT
 
 // An unknown option value of mxfp8train-lower-to-gpu is an error with a
 // non-zero exit, before anything is lowered or emitted (issue 14 row 13:
@@ -23,6 +24,10 @@
 // BOGUS: error: mxfp8train-lower-to-gpu: features '+bogus': expected one `+ptxNN`
 // TWO: error: mxfp8train-lower-to-gpu: features '+ptx86,+ptx90': expected one `+ptxNN`
 // NEWER: llvm.func @f()
+
+// A toolkit that is not there: upstream's serializer reported it and
+// format=isa still exited 0 (without libdevice).
+// TOOLKIT: error: mxfp8train-lower-to-gpu: toolkit '{{.*}}.nonexistent' is not a directory (the CUDA toolkit: the NVVM target links {{.*}}/nvvm/libdevice, and format=bin|fatbin run {{.*}}/bin/ptxas)
 
 func.func @f() {
   return
