@@ -93,6 +93,10 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   // there was reported by it, and format=isa still succeeded. (Where the
   // default is absent, format=isa of kernels without libdevice calls works,
   // as upstream's lowering does: not checked.)
+  if (optionError.empty() && (options.optLevel < 0 || options.optLevel > 3))
+    optionError = llvm::formatv("opt-level {0}: expected 0 to 3 (the NVPTX "
+                                "optimization level)",
+                                options.optLevel.getValue());
   if (optionError.empty() && options.toolkit.hasValue() &&
       !llvm::sys::fs::is_directory(options.toolkit))
     optionError = llvm::formatv(

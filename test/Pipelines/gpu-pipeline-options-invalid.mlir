@@ -7,6 +7,7 @@
 // RUN: not mxfp8-opt %s --mxfp8train-lower-to-gpu="format=isa features=+ptx86,+ptx90" 2>&1 | FileCheck %s --check-prefix=TWO
 // RUN: mxfp8-opt %s --mxfp8train-lower-to-gpu="format=isa features=+ptx87" | FileCheck %s --check-prefix=NEWER
 // RUN: not mxfp8-opt %s --mxfp8train-lower-to-gpu="format=isa toolkit=%t.nonexistent" 2>&1 | FileCheck %s --check-prefix=TOOLKIT
+// RUN: not mxfp8-opt %s --mxfp8train-lower-to-gpu="format=isa opt-level=9" 2>&1 | FileCheck %s --check-prefix=OPT
 
 // An unknown option value of mxfp8train-lower-to-gpu is an error with a
 // non-zero exit, before anything is lowered or emitted (issue 14 row 13:
@@ -28,6 +29,9 @@
 // A toolkit that is not there: upstream's serializer reported it and
 // format=isa still exited 0 (without libdevice).
 // TOOLKIT: error: mxfp8train-lower-to-gpu: toolkit '{{.*}}.nonexistent' is not a directory (the CUDA toolkit: the NVVM target links {{.*}}/nvvm/libdevice, and format=bin|fatbin run {{.*}}/bin/ptxas)
+
+// OPT: error: mxfp8train-lower-to-gpu: opt-level 9: expected 0 to 3 (the NVPTX optimization level)
+// OPT-NOT: see current operation
 
 func.func @f() {
   return
