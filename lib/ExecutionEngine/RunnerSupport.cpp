@@ -113,8 +113,10 @@ llvm::Error runner::checkInputs(StringRef name, FunctionType type,
         ArrayRef(inputs[i].shape) != tensor.getShape())
       return llvm::createStringError(
           "argument " + std::to_string(i) + " of '" + name.str() +
-          "' must be " + formatShape(tensor.getShape()) +
-          " of the right element type, given " + formatShape(inputs[i].shape));
+          "' must be " + formatShape(tensor.getShape()) + "x" +
+          getElementKindName(want) + ", given " +
+          formatShape(inputs[i].shape) + "x" +
+          getElementKindName(inputs[i].type));
   }
   return llvm::Error::success();
 }
