@@ -13,6 +13,7 @@
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 
@@ -165,10 +166,10 @@ mlir::mxfp8train::getSignature(ModuleOp module, StringRef entry,
         minSqnr = f.getValueAsDouble();
       else if (auto n = dyn_cast<IntegerAttr>(attr))
         minSqnr = double(n.getInt());
-      else
+      if (!minSqnr || std::isnan(*minSqnr))
         return makeError("result #" + llvm::Twine(i) + " (" +
                          sig.resultNames[i] + ") of @" + func.getSymName() +
-                         ": mxfp8run.min_sqnr must be a number (dB)");
+                         ": mxfp8run.min_sqnr must be a number of dB (not NaN)");
     }
     sig.resultMinSqnr.push_back(minSqnr);
   }

@@ -16,6 +16,12 @@
 // RUN: FileCheck %s --check-prefix=F8 < %t.f8.log
 // RUN: FileCheck %s --check-prefix=ERR < %t.f8.err
 
+// A bar must be a number: NaN (which every comparison fails) is refused
+// like a string, before anything runs.
+// RUN: sed 's/min_sqnr = 200.0 : f64/min_sqnr = 0x7FF8000000000000 : f64/' %s > %t.nan.mlir
+// RUN: not mxfp8-run %t.nan.mlir --compare 2>&1 | FileCheck %s --check-prefix=NAN
+// NAN: mxfp8-run: error: result #0 (y) of @bars: mxfp8run.min_sqnr must be a number of dB (not NaN)
+
 // CHECK: matmuls: 1 before, 1 scaled_mm after (forward 1), 0 kept in high precision
 // CHECK: #  name  role    type        GEMMs  SQNR dB  max abs err  bar dB     result
 // CHECK-NEXT: 0  y     output  32x64xbf16  1      {{[0-9]+\.[0-9]+}}    {{.*}}    >= 200.00  FAIL
