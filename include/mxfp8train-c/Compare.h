@@ -55,7 +55,8 @@ mxfp8trainCompareReportGetNumPassed(MXFP8TrainCompareReport report);
 MLIR_CAPI_EXPORTED intptr_t
 mxfp8trainCompareReportGetNumFailed(MXFP8TrainCompareReport report);
 
-/// The results of the function, in order.
+/// The results of the function, in order. The row getters below answer a
+/// `pos` outside [0, count) with "", NaN or false.
 MLIR_CAPI_EXPORTED intptr_t
 mxfp8trainCompareReportGetNumResults(MXFP8TrainCompareReport report);
 

@@ -130,12 +130,15 @@ MLIR_CAPI_EXPORTED MXFP8TrainResults mxfp8trainRunFunction(
 
 MLIR_CAPI_EXPORTED intptr_t mxfp8trainResultsGetNumResults(MXFP8TrainResults r);
 
-/// Result `pos`; its shape and data live as long as `r`.
+/// Result `pos`; its shape and data live as long as `r`. For `pos` outside
+/// [0, mxfp8trainResultsGetNumResults): kind -1, rank 0, null shape and
+/// data.
 MLIR_CAPI_EXPORTED MXFP8TrainHostBuffer
 mxfp8trainResultsGetResult(MXFP8TrainResults r, intptr_t pos);
 
 /// Element `index` (row-major) of result `pos` as a double (bf16, fp8 and
-/// e8m0 decoded; integers converted).
+/// e8m0 decoded; integers converted); NaN when `pos` or `index` is out of
+/// range.
 MLIR_CAPI_EXPORTED double
 mxfp8trainResultsGetElement(MXFP8TrainResults r, intptr_t pos, int64_t index);
 

@@ -68,6 +68,14 @@ mxfp8trainCompareFunction(MlirModule module, MlirStringRef function,
   return {new CompareReport(std::move(*result))};
 }
 
+/// Row `pos` of `rows`, or null when out of range (the getters then give
+/// "", NaN or false, as the header says).
+template <typename Row>
+static const Row *getRow(const std::vector<Row> &rows, intptr_t pos) {
+  return pos >= 0 && static_cast<size_t>(pos) < rows.size() ? &rows[pos]
+                                                            : nullptr;
+}
+
 void mxfp8trainCompareReportDestroy(MXFP8TrainCompareReport report) {
   delete static_cast<CompareReport *>(report.ptr);
 }
@@ -91,25 +99,28 @@ intptr_t mxfp8trainCompareReportGetNumResults(MXFP8TrainCompareReport report) {
 MlirStringRef
 mxfp8trainCompareReportGetResultName(MXFP8TrainCompareReport report,
                                      intptr_t pos) {
-  return wrap(llvm::StringRef(unwrapReport(report).results[pos].name));
+  const ResultComparison *row = getRow(unwrapReport(report).results, pos);
+  return wrap(row ? llvm::StringRef(row->name) : llvm::StringRef());
 }
 
 double mxfp8trainCompareReportGetResultSqnr(MXFP8TrainCompareReport report,
                                             intptr_t pos) {
-  return unwrapReport(report).results[pos].sqnrDb;
+  const ResultComparison *row = getRow(unwrapReport(report).results, pos);
+  return row ? row->sqnrDb : std::numeric_limits<double>::quiet_NaN();
 }
 
 double mxfp8trainCompareReportGetResultBar(MXFP8TrainCompareReport report,
                                            intptr_t pos) {
-  const ResultComparison &row = unwrapReport(report).results[pos];
-  if (!row.bar || row.barIsReference)
+  const ResultComparison *row = getRow(unwrapReport(report).results, pos);
+  if (!row || !row->bar || row->barIsReference)
     return std::numeric_limits<double>::quiet_NaN();
-  return *row.bar;
+  return *row->bar;
 }
 
 bool mxfp8trainCompareReportGetResultPassed(MXFP8TrainCompareReport report,
                                             intptr_t pos) {
-  return unwrapReport(report).results[pos].passed;
+  const ResultComparison *row = getRow(unwrapReport(report).results, pos);
+  return row && row->passed;
 }
 
 intptr_t mxfp8trainCompareReportGetNumMatmuls(MXFP8TrainCompareReport report) {
@@ -119,22 +130,26 @@ intptr_t mxfp8trainCompareReportGetNumMatmuls(MXFP8TrainCompareReport report) {
 MlirStringRef
 mxfp8trainCompareReportGetMatmulName(MXFP8TrainCompareReport report,
                                      intptr_t pos) {
-  return wrap(llvm::StringRef(unwrapReport(report).matmuls[pos].name));
+  const MatmulComparison *row = getRow(unwrapReport(report).matmuls, pos);
+  return wrap(row ? llvm::StringRef(row->name) : llvm::StringRef());
 }
 
 double mxfp8trainCompareReportGetMatmulSqnr(MXFP8TrainCompareReport report,
                                             intptr_t pos) {
-  const MatmulComparison &row = unwrapReport(report).matmuls[pos];
-  return row.compared ? row.sqnrDb : std::numeric_limits<double>::quiet_NaN();
+  const MatmulComparison *row = getRow(unwrapReport(report).matmuls, pos);
+  return row && row->compared ? row->sqnrDb
+                              : std::numeric_limits<double>::quiet_NaN();
 }
 
 double mxfp8trainCompareReportGetMatmulBar(MXFP8TrainCompareReport report,
                                            intptr_t pos) {
-  const MatmulComparison &row = unwrapReport(report).matmuls[pos];
-  return row.compared ? row.bar : std::numeric_limits<double>::quiet_NaN();
+  const MatmulComparison *row = getRow(unwrapReport(report).matmuls, pos);
+  return row && row->compared ? row->bar
+                              : std::numeric_limits<double>::quiet_NaN();
 }
 
 bool mxfp8trainCompareReportGetMatmulPassed(MXFP8TrainCompareReport report,
                                             intptr_t pos) {
-  return unwrapReport(report).matmuls[pos].passed;
+  const MatmulComparison *row = getRow(unwrapReport(report).matmuls, pos);
+  return row && row->passed;
 }

@@ -15,6 +15,7 @@
 #include "llvm/Support/CheckedArithmetic.h"
 
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -205,7 +206,11 @@ intptr_t mxfp8trainResultsGetNumResults(MXFP8TrainResults r) {
 
 MXFP8TrainHostBuffer mxfp8trainResultsGetResult(MXFP8TrainResults r,
                                                 intptr_t pos) {
-  const HostTensor &tensor = static_cast<Results *>(r.ptr)->tensors[pos];
+  const std::vector<HostTensor> &tensors =
+      static_cast<Results *>(r.ptr)->tensors;
+  if (pos < 0 || static_cast<size_t>(pos) >= tensors.size())
+    return {-1, 0, nullptr, nullptr};
+  const HostTensor &tensor = tensors[pos];
   MXFP8TrainHostBuffer buffer;
   buffer.kind = (MXFP8TrainElementKind)tensor.type;
   buffer.rank = tensor.shape.size();
@@ -216,7 +221,12 @@ MXFP8TrainHostBuffer mxfp8trainResultsGetResult(MXFP8TrainResults r,
 
 double mxfp8trainResultsGetElement(MXFP8TrainResults r, intptr_t pos,
                                    int64_t index) {
-  return static_cast<Results *>(r.ptr)->tensors[pos].getAsDouble(index);
+  const std::vector<HostTensor> &tensors =
+      static_cast<Results *>(r.ptr)->tensors;
+  if (pos < 0 || static_cast<size_t>(pos) >= tensors.size() || index < 0 ||
+      index >= tensors[pos].getNumElements())
+    return std::numeric_limits<double>::quiet_NaN();
+  return tensors[pos].getAsDouble(index);
 }
 
 void mxfp8trainResultsDestroy(MXFP8TrainResults r) {

@@ -101,6 +101,21 @@ static void testMlp(MlirContext ctx, const char *path) {
           (long)mxfp8trainCompareReportGetNumPassed(report),
           (long)mxfp8trainCompareReportGetNumFailed(report));
   // CHECK-NEXT: overall: passed, 9 passed, 0 failed
+  // Rows out of range are defined: "", NaN, false.
+  for (intptr_t pos = -1; pos <= 99; pos += 100) {
+    MlirStringRef rn = mxfp8trainCompareReportGetResultName(report, pos);
+    MlirStringRef mn = mxfp8trainCompareReportGetMatmulName(report, pos);
+    fprintf(stderr, "row %ld: '%.*s' %d %d %d '%.*s' %d %d %d\n", (long)pos,
+            (int)rn.length, rn.data,
+            isnan(mxfp8trainCompareReportGetResultSqnr(report, pos)),
+            isnan(mxfp8trainCompareReportGetResultBar(report, pos)),
+            mxfp8trainCompareReportGetResultPassed(report, pos), (int)mn.length,
+            mn.data, isnan(mxfp8trainCompareReportGetMatmulSqnr(report, pos)),
+            isnan(mxfp8trainCompareReportGetMatmulBar(report, pos)),
+            mxfp8trainCompareReportGetMatmulPassed(report, pos));
+  }
+  // CHECK-NEXT: row -1: '' 1 1 0 '' 1 1 0
+  // CHECK-NEXT: row 99: '' 1 1 0 '' 1 1 0
   mxfp8trainCompareReportDestroy(report);
 
   // CHECK-NEXT: bad recipe: invalid --recipe 'mxfp8_nope'

@@ -85,6 +85,16 @@ static void testQuantize(MlirContext ctx) {
           mxfp8trainResultsGetElement(results, 0, 3),
           mxfp8trainResultsGetElement(results, 0, 63));
   // CHECK: data values: 256 24 -256
+  // Out of range: an empty buffer of kind -1, and NaN elements.
+  MXFP8TrainHostBuffer none = mxfp8trainResultsGetResult(results, 2);
+  fprintf(stderr, "result 2: kind %d rank %ld %d %d\n", (int)none.kind,
+          (long)none.rank, none.shape == NULL, none.data == NULL);
+  // CHECK: result 2: kind -1 rank 0 1 1
+  fprintf(stderr, "elements: %g %g %g\n",
+          mxfp8trainResultsGetElement(results, -1, 0),
+          mxfp8trainResultsGetElement(results, 0, 64),
+          mxfp8trainResultsGetElement(results, 1, -1));
+  // CHECK: elements: nan nan nan
   mxfp8trainResultsDestroy(results);
   mlirModuleDestroy(module);
 }
