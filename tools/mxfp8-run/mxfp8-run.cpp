@@ -193,8 +193,9 @@ static cl::opt<std::string> gpuLowering(
 static cl::opt<bool> simpleGemm(
     "simple-gemm",
     cl::desc("--device=cuda: the simple tiled GEMM kernels for every GEMM "
-             "(scaled_mm / scaled_grouped_mm, linalg contractions, "
-             "grouped_mm) even where a wgmma kernel exists"),
+             "(MX scaled_mm / scaled_grouped_mm, linalg contractions, "
+             "grouped_mm) even where a wgmma kernel exists; Float8 GEMMs "
+             "keep their fp8 kernels"),
     cl::init(false), cl::cat(runCategory));
 
 static cl::opt<bool> printDevice(

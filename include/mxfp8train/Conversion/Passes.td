@@ -254,9 +254,10 @@ def ConvertMXFP8TrainToGPUPass
            "as whole words, not one byte per lane and row (a tuning knob, "
            "the results are the same bits)">,
     Option<"simpleGemm", "simple-gemm", "bool", /*default=*/"false",
-           "Lower every GEMM (scaled_mm / scaled_grouped_mm, linalg "
+           "Lower every GEMM (MX scaled_mm / scaled_grouped_mm, linalg "
            "contractions, grouped_mm) with the simple tiled kernels even "
-           "where a specialised (wgmma) kernel exists">,
+           "where a specialised (wgmma) kernel exists; Float8 GEMMs keep "
+           "their fp8 kernels (a warning says so)">,
     Option<"float8PromoteInterval", "float8-promote-interval", "int64_t",
            /*default=*/"128",
            "sm_90a Float8 GEMMs of the gradient roles (and without a role): "

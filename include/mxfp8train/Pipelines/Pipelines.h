@@ -137,9 +137,10 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::init(true)};
   PassOptions::Option<bool> simpleGemm{
       *this, "simple-gemm",
-      llvm::cl::desc("Lower every GEMM (scaled_mm / scaled_grouped_mm, "
+      llvm::cl::desc("Lower every GEMM (MX scaled_mm / scaled_grouped_mm, "
                      "linalg contractions, grouped_mm) with the simple tiled "
-                     "kernels even where a wgmma kernel exists"),
+                     "kernels even where a wgmma kernel exists; Float8 GEMMs "
+                     "keep their fp8 kernels (a warning says so)"),
       llvm::cl::init(false)};
   PassOptions::Option<int64_t> float8PromoteInterval{
       *this, "float8-promote-interval",

@@ -221,8 +221,17 @@ struct ConvertMXFP8TrainToGPUPass final
     RewritePatternSet patterns(ctx);
     populateKernelPatterns(patterns, cache, fuseProducers, elementwiseKernels);
     if (simpleGemm) {
-      // The simple kernels again, above the specialised ones.
+      // The simple kernels again, above the specialised ones. They have no
+      // Float8 form (f32 scales): those GEMMs keep their native kernels.
       populateSimpleGemmKernelPatterns(patterns, cache, /*benefit=*/2);
+      module.walk([](Operation *op) {
+        if (auto mm = dyn_cast<ScaledMmOp>(op); mm && mm.isFloat8())
+          mm.emitWarning("simple-gemm: no simple kernel takes Float8 (f32) "
+                         "scales; this GEMM keeps its fp8 kernel");
+        if (auto mm = dyn_cast<ScaledGroupedMmOp>(op); mm && mm.isFloat8())
+          mm.emitWarning("simple-gemm: no simple kernel takes Float8 (f32) "
+                         "scales; this GEMM keeps its fp8 kernel");
+      });
     }
     // Only the existing ops are rewritten; the kernels the patterns create
     // are not revisited.
