@@ -114,9 +114,8 @@ llvm::Error runner::checkInputs(StringRef name, FunctionType type,
       return llvm::createStringError(
           "argument " + std::to_string(i) + " of '" + name.str() +
           "' must be " + formatShape(tensor.getShape()) + "x" +
-          getElementKindName(want) + ", given " +
-          formatShape(inputs[i].shape) + "x" +
-          getElementKindName(inputs[i].type));
+          getElementKindName(want) + ", given " + formatShape(inputs[i].shape) +
+          "x" + getElementKindName(inputs[i].type));
   }
   return llvm::Error::success();
 }

@@ -167,9 +167,10 @@ mlir::mxfp8train::getSignature(ModuleOp module, StringRef entry,
       else if (auto n = dyn_cast<IntegerAttr>(attr))
         minSqnr = double(n.getInt());
       if (!minSqnr || std::isnan(*minSqnr))
-        return makeError("result #" + llvm::Twine(i) + " (" +
-                         sig.resultNames[i] + ") of @" + func.getSymName() +
-                         ": mxfp8run.min_sqnr must be a number of dB (not NaN)");
+        return makeError(
+            "result #" + llvm::Twine(i) + " (" + sig.resultNames[i] + ") of @" +
+            func.getSymName() +
+            ": mxfp8run.min_sqnr must be a number of dB (not NaN)");
     }
     sig.resultMinSqnr.push_back(minSqnr);
   }

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxfp8train/Conversion/MXFP8TrainToGPU/MXFP8TrainToGPU.h"
+#include "mxfp8train/Dialect/MXFP8Train/Transforms/ConvertedRecipe.h"
 #include "mxfp8train/ExecutionEngine/CUDARunner.h"
 #include "mxfp8train/InitAll.h"
 #include "mxfp8train/Runner/Compare.h"
@@ -374,13 +375,28 @@ static int runCompare(ModuleOp module, const Signature &sig) {
       parseRecipe(module.getContext(), recipeText);
   if (!recipe)
     return (void)fail(recipe.takeError()), 1;
-  os << "recipe: " << *recipe << "\n";
 
   ConversionSummary summary;
   llvm::Expected<OwningOpRef<ModuleOp>> converted =
       convertModule(module, recipeText, pipeline, inputFilename, summary);
   if (!converted)
     return (void)fail(converted.takeError()), 1;
+  // A --pipeline converts with the recipe of its own rewrite pass, which
+  // the bars and the per-matmul probes must use too.
+  RecipeAttrInterface barRecipe = *recipe;
+  if (RecipeAttrInterface used = getConvertedRecipe(**converted);
+      used && used != barRecipe) {
+    if (recipeText.getNumOccurrences()) {
+      std::string message;
+      llvm::raw_string_ostream(message)
+          << "--pipeline converts with recipe " << used << ", but --recipe is "
+          << barRecipe
+          << " (the bars and the per-matmul probes): give one recipe";
+      return (void)fail(message), 1;
+    }
+    barRecipe = used;
+  }
+  os << "recipe: " << barRecipe << "\n";
   if (failed(dumpModule(**converted)))
     return 1;
   printConversionSummary(os, summary, showRemarks);
@@ -394,7 +410,7 @@ static int runCompare(ModuleOp module, const Signature &sig) {
   options.perMatmul = perMatmul;
   options.parallel = runConcurrently;
   llvm::Expected<CompareReport> report =
-      compareModules(module, **converted, sig, *recipe, *inputs, options);
+      compareModules(module, **converted, sig, barRecipe, *inputs, options);
   if (!report)
     return (void)fail(report.takeError()), 1;
   if (!outputDir.empty()) {

@@ -31,6 +31,15 @@
 // RUN: mxfp8-run %s --compare --vectorize=false --recipe=float8_tensorwise | FileCheck %s --check-prefix=F8TW
 // RUN: mxfp8-run %s --compare --vectorize=false --recipe='#mxfp8train.float8_recipe<float8_rowwise_with_gw_hp>' | FileCheck %s --check-prefix=F8HP
 
+// A --pipeline converts with its own rewrite's recipe: without --recipe the
+// bars and the per-matmul probes follow it; a --recipe that disagrees is an
+// error (the bars used to be --recipe's while the pipeline's recipe ran).
+// RUN: mxfp8-run %s --compare --vectorize=false --pipeline='mxfp8train-rewrite-matmuls{recipe=float8_tensorwise}' | FileCheck %s --check-prefix=PIPE
+// RUN: not mxfp8-run %s --compare --recipe=float8_rowwise --pipeline='mxfp8train-rewrite-matmuls{recipe=mxfp8_rceil}' 2>&1 | FileCheck %s --check-prefix=PIPE-CLASH
+// PIPE: recipe: #mxfp8train.float8_recipe<float8_tensorwise>
+// PIPE: linear.wgrad  wgrad    {{.*}}>= 23.00  PASS
+// PIPE-CLASH: mxfp8-run: error: --pipeline converts with recipe #mxfp8train.recipe<mxfp8_rceil>, but --recipe is #mxfp8train.float8_recipe<float8_rowwise> (the bars and the per-matmul probes): give one recipe
+
 // CHECK: device: cpu
 // CHECK-NEXT: mxfp8-run: @linear_train_step from {{.*}}compare-linear.mlir
 // CHECK-NEXT: recipe: #mxfp8train.recipe<mxfp8_rceil>
