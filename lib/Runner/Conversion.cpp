@@ -112,5 +112,8 @@ mlir::mxfp8train::convertModule(ModuleOp module, StringRef recipe,
       ++summary.keptHighPrecision;
     }
   });
+  summary.skipped = llvm::count_if(summary.remarks, [](StringRef remark) {
+    return remark.contains("mxfp8train: skipped (");
+  });
   return converted;
 }

@@ -72,7 +72,11 @@ void mlir::mxfp8train::printConversionSummary(llvm::raw_ostream &os,
     os << ", " << summary.emulated << " emulated (on dequantized operands)";
     printRoles(summary.emulatedByRole);
   }
-  os << ", " << summary.keptHighPrecision << " kept in high precision\n";
+  os << ", " << summary.keptHighPrecision << " kept in high precision";
+  if (summary.skipped)
+    os << " (" << summary.skipped
+       << " of them skipped by the rewrite: see its remarks)";
+  os << "\n";
   if (showRemarks)
     for (const std::string &remark : summary.remarks)
       os << "  remark: " << remark << "\n";

@@ -46,8 +46,11 @@ struct ConversionSummary {
   /// The pipeline that ran, as text.
   std::string pipeline;
   int64_t matmulsBefore = 0;
-  /// Matmuls left in high precision (not reading dequantized operands).
+  /// Matmuls left in high precision (not reading dequantized operands),
+  /// and how many of them the rewrite skipped (its remarks say why) rather
+  /// than kept by the recipe.
   int64_t keptHighPrecision = 0;
+  int64_t skipped = 0;
   /// scaled_mm / scaled_grouped_mm ops, in total and by mxfp8train.role.
   int64_t scaledMms = 0;
   std::map<std::string, int64_t> scaledByRole;

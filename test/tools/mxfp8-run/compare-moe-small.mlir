@@ -13,6 +13,12 @@
 // the second checks every grouped GEMM against its bar.
 //
 // RUN: rm -rf %t && mkdir -p %t
+
+// Skipped grouped GEMMs (float8_dtype = f8E5M2: torch._scaled_grouped_mm
+// takes e4m3 only) are counted apart in the summary.
+// RUN: mxfp8-run %mxfp8train_src_root/examples/moe_train_step_small.mlir --compare --vectorize=false --per-matmul=false --recipe='fp8_rowwise, float8_dtype = f8E5M2' | FileCheck %s --check-prefix=SKIP
+// SKIP: matmuls: 9 before, 0 scaled_mm after, 9 kept in high precision (9 of them skipped by the rewrite: see its remarks)
+// SKIP: remark: experts.w1.fwd: mxfp8train: skipped (float8_dtype = f8E5M2: torch._scaled_grouped_mm takes f8E4M3FN operands only)
 // RUN: mxfp8-run %mxfp8train_src_root/examples/moe_train_step_small.mlir --compare --vectorize=false --per-matmul=false --recipe=mxfp8_rceil --output-dir=%t > %t/log
 // RUN: %PYTHON %S/Inputs/npytool.py sqnr %t/out.original.npy %t/out.converted.npy --bf16 >> %t/log
 // RUN: %PYTHON %S/Inputs/npytool.py sqnr %t/dw2.original.npy %t/dw2.converted.npy --bf16 >> %t/log
