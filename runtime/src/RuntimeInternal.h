@@ -3,7 +3,7 @@
 // What the runtime's sources share beyond the public header, all defined in
 // Runtime.cpp: what the mgpu* wrappers and the collectives need from the
 // mxfp8rt* implementation, then the helpers of the implementation itself
-// (Runtime.cpp and Memory.cpp).
+// (Runtime.cpp, Memory.cpp and Modules.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,7 +39,7 @@ mxfp8rtStatus runInContext(int device,
                            const std::function<mxfp8rtStatus()> &fn);
 
 //===----------------------------------------------------------------------===//
-// The mxfp8rt* implementation (Runtime.cpp, Memory.cpp)
+// The mxfp8rt* implementation (Runtime.cpp, Memory.cpp, Modules.cpp)
 //===----------------------------------------------------------------------===//
 
 /// Records a failed driver call: "<call> failed<context>: <CUDA error>".
@@ -60,6 +60,18 @@ cuda::CUdevice getDeviceHandle(int device);
 
 /// "1 byte", "16 bytes".
 std::string bytes(intptr_t size);
+
+/// Validates a device ordinal after ensureDriver(): an INVALID_ARGUMENT
+/// error naming `api` for one that does not exist.
+mxfp8rtStatus checkDevice(const char *api, int device);
+
+class ModuleCache;
+/// The process's loaded modules (Modules.cpp).
+ModuleCache &getModuleCache();
+
+/// Remembers the most recent launch ("kernel 'k' in module 'm' with ..."),
+/// which failCuda names when an asynchronous kernel error surfaces.
+void recordLaunch(std::string description);
 
 /// The calling thread's device (mxfp8rtSetDevice); 0 until it sets one.
 extern thread_local int currentDevice;
