@@ -146,6 +146,10 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   // on a device communicator the calls return once their work is done
   // (runtime/include/mxfp8train/runtime/Collectives.h).
   pm.addPass(createConvertShardToRuntimeCollectivesPass());
+  // Elementwise arith on whole tensors (e.g. the truncf of an f32 partial
+  // sum that shard-partition emits after an all_reduce) becomes a
+  // linalg.generic like the user's own; bufferization takes no tensor arith.
+  pm.addPass(createConvertElementwiseToLinalgPass());
   addCleanup(pm);
   pm.addPass(createConvertMXFP8TrainToGPUPass(convertOptions));
 

@@ -42,6 +42,10 @@ void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
   // runtime calls on the thread's bound communicator, on tensors, before
   // anything else lowers them; a module without them is left as it is.
   pm.addPass(createConvertShardToRuntimeCollectivesPass());
+  // Elementwise arith on whole tensors (e.g. the truncf of an f32 partial
+  // sum that shard-partition emits after an all_reduce) becomes a
+  // linalg.generic like the user's own; bufferization takes no tensor arith.
+  pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createConvertMXFP8TrainToLinalgPass());
   addCleanup(pm);
   pm.addPass(createMXFP8TrainCPUPrepareMatmulsPass());

@@ -30,6 +30,7 @@
 
 #include "InProcessRanks.h"
 
+#include <cmath>
 #include <cstring>
 #include <random>
 
@@ -651,6 +652,66 @@ func.func @model(%x: tensor<4x8xf32>) -> tensor<4x4xf32> {
     for (int64_t j = 0; j < 8; ++j)
       expected.data<float>()[i * 8 + j] = x[i * 8 + j] + x[(4 + i) * 8 + j];
   expectSameBytes(concat(results, 1), expected, "reduce-scatter");
+}
+
+// A K split with a bf16 result: each shard's f32 partial, the all-reduce,
+// and one arith.truncf on the tensor that shard-partition emits (which the
+// pipelines used to reject: "op was not bufferized"). The result is the
+// unsplit GEMM's up to the f32 summation order (docs/sharding.md): within
+// one bf16 ulp of it everywhere, and whole and identical on both ranks.
+TEST(ShardingExecution, SplitKBf16Result) {
+  MLIRContext &ctx = getShardingContext();
+  ShardedCase c;
+  c.source = R"mlir(
+shard.grid @grid(shape = 2)
+func.func @model(%x: tensor<16x128xf32>, %w: tensor<32x128xf32>) -> tensor<16x32xbf16> {
+  %s = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
+  %x1 = shard.shard %x to %s : tensor<16x128xf32>
+  %w1 = shard.shard %w to %s : tensor<32x128xf32>
+  %q, %qs = mxfp8train.quantize %x1 axis = 1 mode = rceil
+      : tensor<16x128xf32> -> tensor<16x128xf8E4M3FN>, tensor<16x4xf8E8M0FNU>
+  %wq, %ws = mxfp8train.quantize %w1 axis = 1 mode = rceil
+      : tensor<32x128xf32> -> tensor<32x128xf8E4M3FN>, tensor<32x4xf8E8M0FNU>
+  %y = mxfp8train.scaled_mm %q [%qs], %wq [%ws] transpose_rhs
+      : tensor<16x128xf8E4M3FN> [tensor<16x4xf8E8M0FNU>],
+        tensor<32x128xf8E4M3FN> [tensor<32x4xf8E8M0FNU>] -> tensor<16x32xbf16>
+  return %y : tensor<16x32xbf16>
+}
+)mlir";
+  c.inputs = {randomF32({16, 128}, 11), randomF32({32, 128}, 12)};
+  c.inputSplits = {1, 1};
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(c.source, &ctx);
+  ASSERT_TRUE(module);
+  OwningOpRef<ModuleOp> reference = stripAnnotations(*module);
+  auto refExe = CPUExecutable::compile(*reference, vectorizeTests());
+  ASSERT_TRUE(bool(refExe)) << llvm::toString(refExe.takeError());
+  std::vector<HostTensor> expected = runOrFail(**refExe, "model", c.inputs);
+  ASSERT_EQ(expected.size(), 1u);
+
+  PassManager pm(&ctx);
+  shard::ShardingPropagationOptions options;
+  options.traversal = shard::TraversalOrder::ForwardBackward;
+  pm.addNestedPass<func::FuncOp>(shard::createShardingPropagation(options));
+  pm.addNestedPass<func::FuncOp>(shard::createPartition());
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+  int truncs = 0;
+  module->walk([&](arith::TruncFOp) { ++truncs; });
+  EXPECT_EQ(truncs, 1);
+
+  std::vector<HostTensor> results = runWithCollectives(*module, c);
+  ASSERT_EQ(results.size(), static_cast<size_t>(kShards));
+  ASSERT_EQ(results[0].shape, expected[0].shape);
+  EXPECT_EQ(results[0].bytes, results[1].bytes) << "ranks disagree";
+  int64_t exact = 0;
+  for (int64_t i = 0; i < expected[0].getNumElements(); ++i) {
+    double want = expected[0].getAsDouble(i), got = results[0].getAsDouble(i);
+    // One bf16 ulp at |want|: 2^(exponent - 7).
+    double ulp = std::ldexp(1.0, std::ilogb(want == 0 ? 1e-30 : want) - 7);
+    EXPECT_LE(std::abs(got - want), ulp) << "element " << i;
+    exact += got == want;
+  }
+  // Mostly the same bits: only sums near a rounding boundary move.
+  EXPECT_GT(exact, expected[0].getNumElements() * 9 / 10);
 }
 
 } // namespace
