@@ -123,3 +123,43 @@ func.func @to_blocked_columns(%s0: tensor<128x8xf8E8M0FNU>) {
   %b = mxfp8train.to_blocked %x1 layout = blocked : tensor<128x8xf8E8M0FNU> -> tensor<1024xf8E8M0FNU>
   return
 }
+
+// -----
+
+// Explicit shard sizes and halos are refused where propagation meets them
+// (partition used to crash on the operand upstream could not reshard).
+shard.grid @grid(shape = 2)
+func.func @explicit_shard_sizes(%x: tensor<64x128xbf16>) {
+  %s = shard.sharding @grid split_axes = [[0]] sharded_dims_offsets = [0, 24, 64] : !shard.sharding
+  %x1 = shard.shard %x to %s : tensor<64x128xbf16>
+  // expected-error @below {{cannot shard operand #0 with halos or explicit shard sizes: only even splits keep whole scaling blocks}}
+  %q, %qs = mxfp8train.quantize %x1 axis = 1 mode = rceil
+      : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>
+  return
+}
+
+// -----
+
+shard.grid @grid(shape = 2)
+func.func @halos(%x: tensor<64x128xbf16>) {
+  %s = shard.sharding @grid split_axes = [[0]] halo_sizes = [1, 1] : !shard.sharding
+  %x1 = shard.shard %x to %s : tensor<64x128xbf16>
+  // expected-error @below {{cannot shard operand #0 with halos or explicit shard sizes: only even splits keep whole scaling blocks}}
+  %q, %qs = mxfp8train.quantize %x1 axis = 1 mode = rceil
+      : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>
+  return
+}
+
+// -----
+
+// A grid axis of size 0 (the split used to divide by it).
+shard.grid @grid(shape = 0)
+func.func @empty_grid_axis(%x: tensor<8x64xbf16>) {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %x1 = shard.shard %x to %s : tensor<8x64xbf16>
+  // expected-error @below {{cannot split dimension 0 over 0 processes (a grid axis of size 0)}}
+  // expected-error @below {{fail to get sharding option}}
+  %q, %qs = mxfp8train.quantize %x1 axis = 1 mode = rceil
+      : tensor<8x64xbf16> -> tensor<8x64xf8E4M3FN>, tensor<8x2xf8E8M0FNU>
+  return
+}

@@ -74,6 +74,10 @@ LogicalResult checkLoopSplits(Operation *op, const ShardingModel &model,
              << rule.multiples.front().first << " ("
              << rule.multiples.front().second << ")";
     }
+    if (shards <= 0)
+      return op->emitOpError()
+             << "cannot split " << rule.name << " over " << shards
+             << " processes (a grid axis of size 0)";
     if (rule.size % shards != 0)
       return op->emitOpError()
              << "cannot split " << rule.name << " (size " << rule.size
@@ -88,6 +92,15 @@ LogicalResult checkLoopSplits(Operation *op, const ShardingModel &model,
                << reason << ")";
   }
   return success();
+}
+
+/// Whether `sharding` has halos or explicit shard sizes, which no split of
+/// scaled tensors accepts (only even splits keep whole scaling blocks).
+bool hasHalosOrShardSizes(const Sharding &sharding) {
+  return !sharding.getStaticHaloSizes().empty() ||
+         !sharding.getDynamicHaloSizes().empty() ||
+         !sharding.getStaticShardedDimsOffsets().empty() ||
+         !sharding.getDynamicShardedDimsOffsets().empty();
 }
 
 /// The grid axes of each loop given the shardings of the op's tensors, with
@@ -110,10 +123,7 @@ FailureOr<ShardingArray> assignLoops(Operation *op, const ShardingModel &model,
       diag << (isResult ? "result #" : "operand #") << number;
       return diag;
     };
-    if (!sharding.getStaticHaloSizes().empty() ||
-        !sharding.getDynamicHaloSizes().empty() ||
-        !sharding.getStaticShardedDimsOffsets().empty() ||
-        !sharding.getDynamicShardedDimsOffsets().empty())
+    if (hasHalosOrShardSizes(sharding))
       return describe(op->emitOpError() << "cannot shard ")
              << " with halos or explicit shard sizes: only even splits keep "
                 "whole scaling blocks";
@@ -304,6 +314,17 @@ struct MXFP8TrainShardingModel : public shard::ShardingInterface::ExternalModel<
   FailureOr<shard::ShardingOption>
   getShardingOption(Operation *op, ArrayRef<Sharding> operandShardings,
                     ArrayRef<Sharding> resultShardings) const {
+    // Propagation would otherwise ask for an even split and leave the
+    // resharding from these to upstream, which cannot do it.
+    for (auto [isResult, list] :
+         {std::pair{false, operandShardings}, {true, resultShardings}})
+      for (auto [i, sharding] : llvm::enumerate(list))
+        if (sharding && hasHalosOrShardSizes(sharding))
+          return op->emitOpError()
+                 << "cannot shard " << (isResult ? "result #" : "operand #")
+                 << i
+                 << " with halos or explicit shard sizes: only even splits "
+                    "keep whole scaling blocks";
     FailureOr<shard::ShardingOption> option =
         shard::detail::defaultGetShardingOption(op, operandShardings,
                                                 resultShardings);
@@ -337,6 +358,16 @@ struct MXFP8TrainShardingModel : public shard::ShardingInterface::ExternalModel<
                           IRMapping &partitionMap,
                           SymbolTableCollection &symbolTable,
                           OpBuilder &builder) const {
+    // Upstream's resharding leaves an operand null when it cannot move it
+    // to the sharding this op asked for (e.g. from explicit shard sizes or
+    // halos, which no split of scaled tensors accepts).
+    for (auto [i, value] : llvm::enumerate(partitionedOperands))
+      if (!value)
+        return op->emitOpError()
+               << "cannot partition: operand #" << i
+               << " could not be resharded to an even split (a sharding with "
+                  "halos or explicit shard sizes upstream?): only even splits "
+                  "keep whole scaling blocks";
     ShardingModel model = buildShardingModel(op);
     FailureOr<ShardingArray> loopAxes =
         assignLoops(op, model, operandShardings, resultShardings);
