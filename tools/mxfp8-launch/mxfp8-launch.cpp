@@ -257,6 +257,20 @@ int runMain(const LaunchOptions &options) {
         return fail(f);
   }
 
+  // A program with shard collectives or the MoE exchange calls the
+  // runtime's shard ABI on the thread's bound communicator; without one
+  // its cf.assert aborts the call.
+  if (!options.commRanks && !options.singleRankComm)
+    for (const Manifest *m :
+         {&manifest, compareSpec ? &compareManifest : nullptr})
+      if (m)
+        for (const std::string &symbol : m->externs)
+          if (symbol.rfind("mxfp8rtShard", 0) == 0)
+            return fail(usageError(
+                "the library calls the runtime's collectives (" + symbol +
+                "): give --comm=single (a grid of one process) or "
+                "--comm=ranks:N"));
+
   if (options.commRanks)
     return runRanks(options, *spec, device);
 

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxfp8train/Conversion/MXFP8TrainToGPU/MXFP8TrainToGPU.h"
+#include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
 #include "mxfp8train/Dialect/MXFP8Train/Transforms/ConvertedRecipe.h"
 #include "mxfp8train/ExecutionEngine/CUDARunner.h"
 #include "mxfp8train/InitAll.h"
@@ -26,6 +27,8 @@
 #include "mxfp8train/Tools/NameLocDiagnostics.h"
 
 #include "mlir/AsmParser/AsmParserState.h"
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -367,6 +370,24 @@ static LogicalResult runPlain(ModuleOp module, const Signature &sig) {
 // Compare mode
 //===----------------------------------------------------------------------===//
 
+/// The first op of `module` that calls the runtime's collectives when run
+/// (shard collectives and process queries, moe_dispatch / moe_combine), or
+/// null. Grids, shardings and annotations need none.
+static Operation *findCollective(ModuleOp module) {
+  Operation *found = nullptr;
+  module.walk([&](Operation *op) {
+    bool collective =
+        isa<MoeDispatchOp, MoeCombineOp>(op) ||
+        (isa<shard::ShardDialect>(op->getDialect()) &&
+         !isa<shard::GridOp, shard::ShardingOp, shard::ShardOp>(op));
+    if (!collective)
+      return WalkResult::advance();
+    found = op;
+    return WalkResult::interrupt();
+  });
+  return found;
+}
+
 /// Compare mode. Returns 0, 1 (error) or 2 (a bar failed).
 static int runCompare(ModuleOp module, const Signature &sig) {
   llvm::raw_ostream &os = llvm::outs();
@@ -491,6 +512,20 @@ int main(int argc, char **argv) {
       getSignature(*module, entryName, &asmState, inputFilename);
   if (!sig)
     return (void)fail(sig.takeError()), 1;
+
+  if (Operation *collective = findCollective(*module)) {
+    std::string where;
+    llvm::raw_string_ostream(where) << collective->getLoc();
+    return (void)fail("'" + collective->getName().getStringRef() + "' at " +
+                      where +
+                      " calls the runtime's collectives on a communicator "
+                      "bound to each rank's thread, which mxfp8-run does not "
+                      "set up: compile the module with mxfp8-compile and run "
+                      "it with mxfp8-launch --comm=single or --comm=ranks:N "
+                      "(docs/aot.md), or bind one in an embedder "
+                      "(mxfp8rtCommBind, docs/sharding.md)"),
+           1;
+  }
 
   if (failed(selectDevice()))
     return 1;
