@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PipelineErrors.h"
 #include "mxfp8train/Conversion/MXFP8TrainToGPU/MXFP8TrainToGPU.h"
 #include "mxfp8train/Conversion/Passes.h"
 #include "mxfp8train/Pipelines/Passes.h"
@@ -49,27 +50,6 @@ mlir::mxfp8train::stringifyGPUBinaryFormat(GPUBinaryFormat format) {
   llvm_unreachable("unknown GPUBinaryFormat");
 }
 
-namespace {
-/// Fails with `message` at the module: how the pipeline reports an option
-/// that its builder checks (a pipeline builder cannot fail).
-struct PipelineOptionErrorPass
-    : PassWrapper<PipelineOptionErrorPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PipelineOptionErrorPass)
-  explicit PipelineOptionErrorPass(std::string message)
-      : message(std::move(message)) {}
-  StringRef getArgument() const override {
-    return "mxfp8train-pipeline-option-error";
-  }
-  void runOnOperation() override {
-    // At the module's location, without printing the module.
-    mlir::emitError(getOperation().getLoc(), "mxfp8train-lower-to-gpu: ")
-        << message;
-    signalPassFailure();
-  }
-  std::string message;
-};
-} // namespace
-
 /// canonicalize, then cse.
 static void addCleanup(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
@@ -78,6 +58,8 @@ static void addCleanup(OpPassManager &pm) {
 
 void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
     OpPassManager &pm, const GPUPipelineOptions &options) {
+  if (!checkModuleAnchor(pm, "mxfp8train-lower-to-gpu"))
+    return;
   // An unknown chip is reported by convert-mxfp8train-to-gpu itself.
   std::optional<GPUChip> chip = parseGPUChip(options.chip);
   std::string features = options.features.empty()
@@ -104,8 +86,8 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
         "links {0}/nvvm/libdevice, and format=bin|fatbin run {0}/bin/ptxas)",
         options.toolkit.getValue());
   if (!optionError.empty()) {
-    pm.addPass(
-        std::make_unique<PipelineOptionErrorPass>(std::move(optionError)));
+    pm.addPass(createPipelineErrorPass("mxfp8train-lower-to-gpu",
+                                       std::move(optionError)));
     return;
   }
 

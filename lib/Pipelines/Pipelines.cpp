@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxfp8train/Pipelines/Pipelines.h"
+#include "PipelineErrors.h"
 #include "mxfp8train/Conversion/Passes.h"
 #include "mxfp8train/Pipelines/Passes.h"
 
@@ -35,6 +36,8 @@ static void addCleanup(OpPassManager &pm) {
 
 void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
     OpPassManager &pm, const CPUPipelineOptions &options) {
+  if (!checkModuleAnchor(pm, "mxfp8train-lower-to-cpu"))
+    return;
   pm.addPass(createMXFP8TrainVerifyLoweringInputPass());
   // First, before any folding: fp8/e8m0 arith in user IR (see the pass).
   pm.addPass(createMXFP8TrainLowerNarrowFloatArithPass());

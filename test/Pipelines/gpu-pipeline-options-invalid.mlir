@@ -8,6 +8,8 @@
 // RUN: mxfp8-opt %s --mxfp8train-lower-to-gpu="format=isa features=+ptx87" | FileCheck %s --check-prefix=NEWER
 // RUN: not mxfp8-opt %s --mxfp8train-lower-to-gpu="format=isa toolkit=%t.nonexistent" 2>&1 | FileCheck %s --check-prefix=TOOLKIT
 // RUN: not mxfp8-opt %s --mxfp8train-lower-to-gpu="format=isa opt-level=9" 2>&1 | FileCheck %s --check-prefix=OPT
+// RUN: not mxfp8-opt %s --pass-pipeline='builtin.module(func.func(mxfp8train-lower-to-gpu))' 2>&1 | FileCheck %s --check-prefix=ANCHOR
+// RUN: not mxfp8-opt %s --pass-pipeline='builtin.module(func.func(mxfp8train-lower-to-cpu))' 2>&1 | FileCheck %s --check-prefix=ANCHOR-CPU
 
 // An unknown option value of mxfp8train-lower-to-gpu is an error with a
 // non-zero exit, before anything is lowered or emitted (issue 14 row 13:
@@ -32,6 +34,11 @@
 
 // OPT: error: mxfp8train-lower-to-gpu: opt-level 9: expected 0 to 3 (the NVPTX optimization level)
 // OPT-NOT: see current operation
+
+// Either pipeline nested in another op (it used to abort with LLVM's "Can't
+// add pass ... restricted to 'builtin.module'"; from Python too).
+// ANCHOR: error: mxfp8train-lower-to-gpu: runs on builtin.module (it bufferizes and lowers whole modules), not nested in 'func.func': use --pass-pipeline='builtin.module(mxfp8train-lower-to-gpu)' or --mxfp8train-lower-to-gpu
+// ANCHOR-CPU: error: mxfp8train-lower-to-cpu: runs on builtin.module
 
 func.func @f() {
   return
