@@ -99,6 +99,12 @@ static std::string formatShape(ArrayRef<int64_t> shape) {
   return s;
 }
 
+/// `4x32xbf16`, or `bf16` for rank 0, for error messages.
+static std::string formatType(ArrayRef<int64_t> shape, HostElementType type) {
+  std::string dims = formatShape(shape);
+  return (dims.empty() ? "" : dims + "x") + getElementKindName(type);
+}
+
 llvm::Error runner::checkInputs(StringRef name, FunctionType type,
                                 ArrayRef<HostTensor> inputs) {
   if (inputs.size() != type.getNumInputs())
@@ -113,9 +119,8 @@ llvm::Error runner::checkInputs(StringRef name, FunctionType type,
         ArrayRef(inputs[i].shape) != tensor.getShape())
       return llvm::createStringError(
           "argument " + std::to_string(i) + " of '" + name.str() +
-          "' must be " + formatShape(tensor.getShape()) + "x" +
-          getElementKindName(want) + ", given " + formatShape(inputs[i].shape) +
-          "x" + getElementKindName(inputs[i].type));
+          "' must be " + formatType(tensor.getShape(), want) + ", given " +
+          formatType(inputs[i].shape, inputs[i].type));
   }
   return llvm::Error::success();
 }

@@ -34,8 +34,11 @@ mlir::mxfp8train::createPipelineErrorPass(StringRef pipeline,
 
 bool mlir::mxfp8train::checkModuleAnchor(OpPassManager &pm,
                                          StringRef pipeline) {
+  // An op-agnostic manager (a PassManager's default) runs on the module
+  // it is given.
   StringRef anchor = pm.getOpAnchorName();
-  if (anchor == ModuleOp::getOperationName())
+  if (anchor == ModuleOp::getOperationName() ||
+      anchor == OpPassManager::getAnyOpAnchorName())
     return true;
   pm.addPass(createPipelineErrorPass(
       pipeline, ("runs on builtin.module (it bufferizes and lowers whole "

@@ -24,7 +24,8 @@ namespace mlir::mxfp8train {
 std::unique_ptr<Pass> createPipelineErrorPass(StringRef pipeline,
                                               std::string message);
 
-/// True when `pm` runs on builtin.module, which the lowering pipelines need
+/// True when `pm` runs on builtin.module (or is op-agnostic), which the
+/// lowering pipelines need
 /// (they bufferize and lower whole modules); otherwise adds the error pass
 /// saying how to anchor `pipeline`, and returns false.
 bool checkModuleAnchor(OpPassManager &pm, StringRef pipeline);

@@ -18,15 +18,26 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
+import numpy as np
+
 from .ir import Context, Module
 
 __all__ = ["grouped_experts", "linear", "swiglu_mlp"]
 
 
-def _check_sizes(**sizes) -> None:
+def _check_sizes(experts: int = 1, **sizes) -> None:
+    """Each size a positive int; every tensor of the step (at most two of
+    the sizes, times ``experts`` for expert weights, in f32) within int64
+    bytes, as the ops' verifiers require."""
     for key, value in sizes.items():
         if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
             raise ValueError("%s must be a positive int, got %r" % (key, value))
+    largest = sorted(sizes.values())[-2:]
+    if experts * largest[0] * largest[-1] * 4 >= 2**63:
+        raise ValueError(
+            "sizes %s make a tensor of more than 2**63 bytes"
+            % ", ".join("%s=%d" % kv for kv in sizes.items())
+        )
 
 
 def _check_name(name: str) -> None:
@@ -481,11 +492,18 @@ func.func @{fn}(
 def grouped_experts_text(group_sizes: Sequence[int], dim: int, hidden: int, *,
                          name: str = "experts", function: str = "moe_train_step") -> str:
     """The MLIR text of :func:`grouped_experts`."""
-    sizes = [int(s) for s in group_sizes]
-    if not sizes or any(s < 0 for s in sizes):
-        raise ValueError("group_sizes must be a non-empty list of sizes >= 0, got %r" % (list(group_sizes),))
+    sizes = list(group_sizes)
+    if not sizes or any(
+        isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0 for s in sizes
+    ):
+        raise ValueError("group_sizes must be a non-empty list of ints >= 0, got %r" % (sizes,))
+    sizes = [int(s) for s in sizes]
     tokens = sum(sizes)
-    _check_sizes(tokens=tokens, dim=dim, hidden=hidden)
+    if tokens == 0:
+        raise ValueError("group_sizes must hold at least one token, got %r" % (sizes,))
+    if tokens >= 2**31:
+        raise ValueError("group_sizes must sum to less than 2**31 (i32 offs), got %d" % tokens)
+    _check_sizes(experts=len(sizes), tokens=tokens, dim=dim, hidden=hidden)
     _check_name(name)
     _check_function(function)
     ends, total = [], 0

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, List, Optional, Tuple
 
+import numpy as np
+
 from . import _mxfp8train as _ext
 from .ir import MLIRError, Module
 
@@ -112,9 +114,30 @@ def _enum_name(value: Any) -> str:
     return str(value).lower()
 
 
-def _dtype_name(value: Any) -> str:
+def _check_bool(name: str, value: Any) -> Optional[bool]:
+    """``value`` (None, or a Python or numpy bool) as a bool; a string such
+    as ``"false"`` is a TypeError, not a true value."""
+    if value is None or isinstance(value, (bool, np.bool_)):
+        return None if value is None else bool(value)
+    raise TypeError("%s must be a bool, got %r" % (name, value))
+
+
+def _check_int(name: str, value: Any, minimum: int) -> Optional[int]:
+    """``value`` (None, or an int that is not a bool) as an int in
+    [minimum, 2**63)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError("%s must be an int, got %r" % (name, value))
+    if not minimum <= int(value) < 2**63:
+        raise ValueError("%s must be in [%d, 2**63), got %d" % (name, minimum, value))
+    return int(value)
+
+
+def _dtype_name(value: Any, allowed: Tuple[str, ...], what: str) -> str:
     """The MLIR type of a dtype given as MLIR text (``"bf16"``), a numpy or
-    ml_dtypes dtype, or a torch dtype (``torch.bfloat16``)."""
+    ml_dtypes dtype, or a torch dtype (``torch.bfloat16``), one of
+    ``allowed``."""
     text = str(getattr(value, "name", value) if not isinstance(value, str) else value)
     text = text.replace("torch.", "").lower()
     table = {
@@ -127,8 +150,10 @@ def _dtype_name(value: Any) -> str:
         "f8e5m2": "f8E5M2",
         "float8_e5m2": "f8E5M2",
     }
-    if text not in table:
-        raise ValueError("unsupported dtype %r (expected bf16, f32, f8E4M3FN or f8E5M2)" % (value,))
+    if text not in table or table[text] not in allowed:
+        raise ValueError(
+            "unsupported %s %r (expected %s)" % (what, value, " or ".join(allowed))
+        )
     return table[text]
 
 
@@ -171,11 +196,23 @@ def convert(
     are those whose location holds a ``NameLoc`` name containing one of the
     ``exclude`` strings.
 
-    Raises ``ValueError`` for an unknown field value, and
+    Raises ``TypeError`` for an argument of the wrong type (a flag that is
+    not a bool, a size that is not an int, a recipe that is not a str),
+    ``ValueError`` for an unknown field value or a size out of range, and
     :class:`MLIRError` (with the diagnostics) for an invalid recipe or an
     invalid matmul (e.g. a bad ``mxfp8train.role``; the error's ``report``
     attribute then holds the report of the others).
     """
+    if not isinstance(module, Module):
+        raise TypeError("module must be an mxfp8train Module, got %s" % type(module).__name__)
+    if not isinstance(recipe, str):
+        raise TypeError("recipe must be a str (a torchao name or a recipe body), got %r" % (recipe,))
+    wgrad_with_hp = _check_bool("wgrad_with_hp", wgrad_with_hp)
+    pad_token_groups_for_grouped_mm = _check_bool(
+        "pad_token_groups_for_grouped_mm", pad_token_groups_for_grouped_mm
+    )
+    token_group_alignment = _check_int("token_group_alignment", token_group_alignment, 1)
+    min_size = _check_int("min_size", min_size, 0)
     scale_mode = None
     if scale_calculation_mode is not None:
         name = _enum_name(scale_calculation_mode)
@@ -196,6 +233,10 @@ def convert(
         preference = _KERNEL_PREFERENCES[name]
     if isinstance(exclude, str):
         exclude = [exclude]
+    exclude = list(exclude)
+    for pattern in exclude:
+        if not isinstance(pattern, str):
+            raise TypeError("exclude must hold strings, got %r" % (pattern,))
 
     converted = module.clone()
     ctx = module.context
@@ -204,14 +245,16 @@ def convert(
         converted._native,
         recipe,
         scale_mode,
-        None if wgrad_with_hp is None else bool(wgrad_with_hp),
-        None if out_dtype is None else _dtype_name(out_dtype),
-        None if pad_token_groups_for_grouped_mm is None else bool(pad_token_groups_for_grouped_mm),
+        wgrad_with_hp,
+        None if out_dtype is None else _dtype_name(out_dtype, ("bf16", "f32"), "out_dtype"),
+        pad_token_groups_for_grouped_mm,
         token_group_alignment,
         preference,
-        None if elem_dtype is None else _dtype_name(elem_dtype),
-        int(min_size),
-        [str(e) for e in exclude],
+        None
+        if elem_dtype is None
+        else _dtype_name(elem_dtype, ("f8E4M3FN", "f8E5M2"), "elem_dtype"),
+        min_size,
+        exclude,
         False,
     )
     report = ConversionReport(

@@ -51,6 +51,20 @@ def test_bad_sizes_and_names():
         builders.linear(4, 4, 4, name='a"b')
     with pytest.raises(ValueError, match="function must be an MLIR symbol name"):
         builders.linear(4, 4, 4, function="1x")
+    # Float group sizes used to be truncated ([1.5, 2.7] -> offs [1, 3]);
+    # an all-empty list named a `tokens` argument the function lacks.
+    with pytest.raises(ValueError, match="group_sizes must be a non-empty list of ints"):
+        builders.grouped_experts([1.5, 2.7], 32, 32)
+    with pytest.raises(ValueError, match=r"group_sizes must hold at least one token, got \[0, 0\]"):
+        builders.grouped_experts([0, 0], 32, 32)
+    with pytest.raises(ValueError, match=r"less than 2\*\*31 \(i32 offs\)"):
+        builders.grouped_experts([2**31], 32, 32)
+    # Sizes whose tensors pass 2**63 bytes (they used to fail in the IR
+    # parser, or verify as IR the ops then reject).
+    with pytest.raises(ValueError, match=r"make a tensor of more than 2\*\*63 bytes"):
+        builders.linear(2**62, 64, 64)
+    with pytest.raises(ValueError, match=r"make a tensor of more than 2\*\*63 bytes"):
+        builders.swiglu_mlp(2**40, 2**40, 64)
 
 
 @pytest.mark.parametrize("bias", [True, False])

@@ -1,6 +1,7 @@
 # ===- test_convert.py - convert() and its report ---------------------------=== #
 import enum
 
+import numpy as np
 import pytest
 
 import mxfp8train as mx
@@ -96,8 +97,38 @@ def test_bad_recipes_raise_with_the_parser_message(mlp):
     assert "recipe token_group_alignment must be 32 or 128, found 64" in str(info.value)
     with pytest.raises(ValueError, match="unknown scale_calculation_mode 'half'"):
         mx.convert(mlp, scale_calculation_mode="half")
-    with pytest.raises(ValueError, match="unsupported dtype 'f16'"):
+    with pytest.raises(ValueError, match=r"unsupported out_dtype 'f16' \(expected bf16 or f32\)"):
         mx.convert(mlp, out_dtype="f16")
+    with pytest.raises(ValueError, match=r"unsupported out_dtype 'f8E4M3FN' \(expected bf16 or f32\)"):
+        mx.convert(mlp, out_dtype="f8E4M3FN")
+    with pytest.raises(ValueError, match=r"unsupported elem_dtype 'bf16' \(expected f8E4M3FN or f8E5M2\)"):
+        mx.convert(mlp, elem_dtype="bf16")
+
+
+def test_argument_types_are_checked_not_coerced():
+    # A string flag used to be read as true ("false" -> wgrad_with_hp), a
+    # float size truncated, and a wrong type surfaced as the extension's
+    # signature dump.
+    mlp = builders.swiglu_mlp(32, 64, 128)
+    with pytest.raises(TypeError, match="wgrad_with_hp must be a bool, got 'false'"):
+        mx.convert(mlp, wgrad_with_hp="false")
+    with pytest.raises(TypeError, match="pad_token_groups_for_grouped_mm must be a bool"):
+        mx.convert(mlp, pad_token_groups_for_grouped_mm=1)
+    with pytest.raises(TypeError, match="token_group_alignment must be an int, got 32.0"):
+        mx.convert(mlp, token_group_alignment=32.0)
+    with pytest.raises(ValueError, match=r"min_size must be in \[0, 2\*\*63\), got -1"):
+        mx.convert(mlp, min_size=-1)
+    with pytest.raises(ValueError, match=r"min_size must be in \[0, 2\*\*63\)"):
+        mx.convert(mlp, min_size=2**70)
+    with pytest.raises(TypeError, match="exclude must hold strings, got 1"):
+        mx.convert(mlp, exclude=[1])
+    with pytest.raises(TypeError, match="recipe must be a str"):
+        mx.convert(mlp, None)
+    with pytest.raises(TypeError, match="module must be an mxfp8train Module, got str"):
+        mx.convert("module {}")
+    # numpy scalars are fine.
+    converted, report = mx.convert(mlp, wgrad_with_hp=np.bool_(True), min_size=np.int64(16))
+    assert len(report.kept_high_precision) == 3
 
 
 def test_invalid_role_raises_at_the_matmul_and_keeps_the_report():

@@ -91,6 +91,9 @@ def test_run_errors():
     with pytest.raises(mx.MLIRError, match="argument 2 of 'linear_train_step' must be "
                        "32x32xbf16, given 32x32xf32"):
         mx.run(m, "linear_train_step", [x, w, f64(dy).astype(np.float32)])
+    with pytest.raises(mx.MLIRError, match="argument 0 of 'linear_train_step' must be "
+                       "32x64xbf16, given bf16"):
+        mx.run(m, "linear_train_step", [x[0, 0], w, dy])
     with pytest.raises(TypeError, match="input 0: unsupported dtype float16"):
         mx.run(m, "linear_train_step", [x.astype(np.float16), w, dy])
     with pytest.raises(ValueError, match="unknown device 'tpu'"):

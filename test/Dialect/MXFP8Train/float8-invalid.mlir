@@ -425,3 +425,22 @@ func.func @per_group_dequantize_rejects_axis1(%q: tensor<64x128xf8E4M3FN>, %s: t
   %x = mxfp8train.dequantize %q [%s] offs(%offs) axis = 1 granularity = axiswise : tensor<64x128xf8E4M3FN> [tensor<4x128xf32>], tensor<4xi32> -> tensor<64x128xbf16>
   return
 }
+
+// -----
+
+// The generic form cannot carry what the custom syntax has no words for:
+// an axis on a tensorwise cast, a scale_mode on a Float8 cast (the printer
+// dropped them, so the IR changed in a round trip).
+func.func @tensorwise_with_axis(%x: tensor<64x64xbf16>) {
+  // expected-error @below {{expects no axis with granularity = tensorwise (axis 0, the default), found axis = 7}}
+  %0:2 = "mxfp8train.quantize"(%x) <{axis = 7 : i64, granularity = #mxfp8train<float8_granularity tensorwise>, scale_layout = #mxfp8train<scale_layout row_major>, scale_mode = #mxfp8train<scale_mode floor>}> : (tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<f32>)
+  return
+}
+
+// -----
+
+func.func @float8_with_scale_mode(%x: tensor<64x64xbf16>) {
+  // expected-error @below {{expects no scale_mode with a Float8 granularity (its scale comes from the amax, SPEC-float8 §2.3), found rceil}}
+  %0:2 = "mxfp8train.quantize"(%x) <{axis = 1 : i64, granularity = #mxfp8train<float8_granularity axiswise>, scale_layout = #mxfp8train<scale_layout row_major>, scale_mode = #mxfp8train<scale_mode rceil>}> : (tensor<64x64xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<64x1xf32>)
+  return
+}

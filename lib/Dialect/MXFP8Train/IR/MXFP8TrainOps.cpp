@@ -312,10 +312,22 @@ LogicalResult QuantizeOp::verify() {
     return verifyPerGroup(*this, getInput().getType(), getData().getType(),
                           getScales().getType(), getOffs(), getAxis(),
                           getGranularity(), getScaleLayout());
-  if (isFloat8())
+  if (isFloat8()) {
+    // What the custom syntax cannot say must not hide in the generic form
+    // (the printer would drop it).
+    if (getScaleMode() != ScaleMode::Floor)
+      return emitOpError() << "expects no scale_mode with a Float8 "
+                              "granularity (its scale comes from the amax, "
+                              "SPEC-float8 §2.3), found "
+                           << stringifyScaleMode(getScaleMode());
+    if (*getGranularity() == Float8Granularity::Tensorwise && getAxis() != 0)
+      return emitOpError() << "expects no axis with granularity = tensorwise "
+                              "(axis 0, the default), found axis = "
+                           << getAxis();
     return mxfp8train::detail::verifyFloat8Quantized(
         *this, getInput().getType(), getData().getType(), getScales().getType(),
         getAxis(), *getGranularity(), getScaleLayout());
+  }
   if (getPow2())
     return emitOpError() << "expects pow2 only with a Float8 granularity (MX "
                             "scales are powers of two already)";
