@@ -118,6 +118,22 @@ LaunchError AOTFunction::load(void *sharedHandle) {
                            "'" + library + "' has no symbol " + symbol +
                                " (was it linked from the objects of this "
                                "manifest?)");
+  // The manifest must describe this library's function: its shapes size
+  // every buffer the call reads and writes.
+  std::string expected = getFunctionSignature(spec);
+  auto *stored = static_cast<const char *>(
+      dlsym(handle, getSignatureSymbol(spec.name).c_str()));
+  if (!stored)
+    return makeLaunchError(
+        LaunchErrorKind::BadInput,
+        "'" + library + "' has no " + getSignatureSymbol(spec.name) +
+            " to check the manifest against (compile it again with this "
+            "mxfp8-compile)");
+  if (expected != stored)
+    return makeLaunchError(LaunchErrorKind::BadInput,
+                           "the manifest does not describe '" + library +
+                               "': it says " + expected +
+                               ", the library was compiled for " + stored);
   return {};
 }
 

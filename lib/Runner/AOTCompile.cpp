@@ -27,6 +27,8 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -328,6 +330,23 @@ static void finishModule(llvm::Module &module, Manifest &manifest) {
   manifest.externs.assign(externs.begin(), externs.end());
 }
 
+/// Stores each callable function's signature (getFunctionSignature) as an
+/// exported string constant, which mxfp8-launch checks against the
+/// manifest it is given.
+static void addSignatures(llvm::Module &module, const Manifest &manifest) {
+  for (const FunctionSpec &spec : manifest.functions) {
+    if (spec.abiArgs < 0 || !spec.unsupported.empty())
+      continue;
+    llvm::Constant *text = llvm::ConstantDataArray::getString(
+        module.getContext(), getFunctionSignature(spec));
+    auto *global =
+        new llvm::GlobalVariable(module, text->getType(), /*isConstant=*/true,
+                                 llvm::GlobalValue::ExternalLinkage, text,
+                                 getSignatureSymbol(spec.name));
+    global->setDSOLocal(true);
+  }
+}
+
 /// Writes the manifest file.
 LogicalResult AOTCompiler::writeManifest(const Manifest &manifest) {
   if (options.manifestFilename.empty())
@@ -460,6 +479,7 @@ LogicalResult AOTCompiler::compile(llvm::SourceMgr &sourceMgr) {
   llvmModule->setTargetTriple(machine->getTargetTriple());
   llvmModule->setDataLayout(machine->createDataLayout());
   finishModule(*llvmModule, manifest);
+  addSignatures(*llvmModule, manifest);
   if (options.optLevel > 0) {
     auto optimize = makeOptimizingTransformer(options.optLevel, /*sizeLevel=*/0,
                                               machine.get());

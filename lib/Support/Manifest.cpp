@@ -149,6 +149,23 @@ std::string TensorSpec::formatType() const {
   return text + getElementKindName(kind);
 }
 
+std::string
+mlir::mxfp8train::getFunctionSignature(const FunctionSpec &function) {
+  auto list = [](const std::vector<TensorSpec> &tensors) {
+    std::string text = "(";
+    for (size_t i = 0; i < tensors.size(); ++i)
+      text += (i ? "," : "") + tensors[i].formatType();
+    return text + ")";
+  };
+  return function.name + list(function.args) + "->" + list(function.results) +
+         " abi=" + std::to_string(function.abiArgs);
+}
+
+std::string
+mlir::mxfp8train::getSignatureSymbol(const std::string &functionName) {
+  return "__mxfp8train_signature_" + functionName;
+}
+
 const FunctionSpec *Manifest::lookup(const std::string &name) const {
   for (const FunctionSpec &func : functions)
     if (func.name == name)

@@ -122,6 +122,16 @@ struct Manifest {
   const FunctionSpec *lookup(const std::string &name) const;
 };
 
+/// What a library and its manifest must agree on about `function`, as text:
+/// `name(16x64xbf16,32x64xbf16)->(16x32xf32) abi=3`. mxfp8-compile stores it
+/// in the object as the string constant getSignatureSymbol(name), and
+/// mxfp8-launch compares it with the manifest before calling (a manifest
+/// that is not the library's would make it read and write past buffers).
+std::string getFunctionSignature(const FunctionSpec &function);
+
+/// `__mxfp8train_signature_<name>`.
+std::string getSignatureSymbol(const std::string &functionName);
+
 /// The manifest as text (see docs/aot.md).
 std::string printManifest(const Manifest &manifest);
 

@@ -44,6 +44,12 @@
 // RUN: sed 's/^device cpu/device cuda/' %t/m.manifest > %t/cuda.manifest
 // RUN: env MXFP8RT_CUDA_LIBRARY=/nonexistent/libcuda.so.1 %PYTHON %S/../mxfp8-run/Inputs/expect_rc.py 77 mxfp8-launch %t/m.so %t/cuda.manifest --entry=g 2>&1 | FileCheck %s --check-prefix=NO-DRIVER
 // RUN: %PYTHON %S/../mxfp8-run/Inputs/expect_rc.py 2 mxfp8-launch %t/m.so %t/m.manifest --entry=g --device=cuda 2>&1 | FileCheck %s --check-prefix=DEVICE
+// A manifest that is not the library's (it sizes every buffer the call
+// reads and writes: a mismatch used to read and write past them).
+// RUN: sed 's/ 4xbf16/ 8xbf16/' %t/m.manifest > %t/other-shapes.manifest
+// RUN: %PYTHON %S/../mxfp8-run/Inputs/expect_rc.py 2 mxfp8-launch %t/m.so %t/other-shapes.manifest --entry=g 2>&1 | FileCheck %s --check-prefix=NOT-THIS-LIBRARY
+// RUN: sed 's/^func g args=1 results=1 abi=2/func g args=1 results=1 abi=3/' %t/m.manifest > %t/other-abi.manifest
+// RUN: %PYTHON %S/../mxfp8-run/Inputs/expect_rc.py 2 mxfp8-launch %t/m.so %t/other-abi.manifest --entry=g 2>&1 | FileCheck %s --check-prefix=OTHER-ABI
 
 // OPTION: mxfp8-launch: error: unknown option '--bogus'
 // OPTION: usage: mxfp8-launch LIB.so MANIFEST
@@ -70,6 +76,8 @@
 // COMPARE-SPEC: mxfp8-launch: error: --compare-with needs [LIB2.so]:NAME2, got '{{.*}}m.so'
 // NO-DRIVER: mxfp8-launch: error: --device=cuda: no CUDA driver (/nonexistent/libcuda.so.1) on this machine: {{.*}} (MXFP8RT_UNAVAILABLE)
 // DEVICE: mxfp8-launch: error: '{{.*}}m.manifest' describes code compiled for cpu, not for --device=cuda
+// NOT-THIS-LIBRARY: mxfp8-launch: error: the manifest does not describe '{{.*}}m.so': it says g(8xbf16)->(8xbf16) abi=2, the library was compiled for g(4xbf16)->(4xbf16) abi=2
+// OTHER-ABI: mxfp8-launch: error: the manifest does not describe '{{.*}}m.so': it says g(4xbf16)->(4xbf16) abi=3, the library was compiled for g(4xbf16)->(4xbf16) abi=2
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #id1 = affine_map<(d0) -> (d0)>
