@@ -1,9 +1,10 @@
 //===- Rewrite.cpp - convert a training graph to MXFP8 from C -------------===//
 //
 // mxfp8trainConvertModule: what mxfp8train-rewrite-matmuls runs
-// (rewriteMatmuls and foldOutputTruncations of Transforms.h), with one
-// structured report entry per matmul recorded through rewriteMatmuls'
-// observer rather than parsed from remarks.
+// (convertModule of Transforms.h: the rewrite, the folded truncations and
+// the recorded recipe), with one structured report entry per matmul
+// recorded through rewriteMatmuls' observer rather than parsed from
+// remarks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,7 +70,7 @@ static std::string getLocationName(Location loc) {
 }
 
 /// Converts the candidate matmuls of `module` as the pass does
-/// (rewriteMatmuls, then foldOutputTruncations) and records each one.
+/// (convertModule) and records each one.
 static void convert(ModuleOp module, const RewriteMatmulsOptions &options,
                     bool emitRemarks, ConversionReport &report) {
   auto record = [&](Operation *op, const MatmulAnalysis &analysis) {
@@ -104,9 +105,8 @@ static void convert(ModuleOp module, const RewriteMatmulsOptions &options,
     report.entries.push_back(std::move(entry));
   };
   RewriteMatmulsStats stats;
-  if (failed(rewriteMatmuls(module, options, emitRemarks, stats, record)))
+  if (failed(convertModule(module, options, emitRemarks, stats, record)))
     report.failed = true;
-  foldOutputTruncations(module);
 }
 
 MXFP8TrainConvertOptions mxfp8trainConvertOptionsGetDefault(void) {

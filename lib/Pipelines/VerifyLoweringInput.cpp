@@ -7,6 +7,7 @@
 
 #include "mxfp8train/Pipelines/Passes.h"
 
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
 namespace mlir::mxfp8train {
@@ -26,6 +27,17 @@ struct VerifyLoweringInputPass final
   void runOnOperation() override {
     bool failedOps = false;
     getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      // Annotations that no partition consumed (bufferization would only
+      // say "op was not bufferized").
+      if (isa<shard::ShardOp, shard::ShardingOp>(op)) {
+        op->emitError() << "'" << op->getName()
+                        << "': the module is annotated for sharding but not "
+                           "partitioned; run sharding-propagation and "
+                           "shard-partition first (docs/sharding.md), or "
+                           "remove the annotations";
+        failedOps = true;
+        return WalkResult::advance();
+      }
       if (op->isRegistered())
         return WalkResult::advance();
       op->emitError() << "'" << op->getName()

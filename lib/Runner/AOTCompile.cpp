@@ -403,6 +403,11 @@ LogicalResult AOTCompiler::compile(llvm::SourceMgr &sourceMgr) {
       manifest.functions.push_back(describeFunction(func, asmState));
   if (manifest.functions.empty())
     return fail("'" + inputFilename + "' has no public function with a body");
+  // Still compiled (C callers may want it), but mxfp8-launch cannot call it.
+  for (const FunctionSpec &spec : manifest.functions)
+    if (!spec.unsupported.empty())
+      warn("@" + spec.name +
+           " cannot be called through the manifest: " + spec.unsupported);
   if (probeRecipe) {
     manifest.recipe = printRecipe(probeRecipe);
     for (FunctionSpec &spec : manifest.functions)

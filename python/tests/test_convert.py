@@ -21,6 +21,9 @@ def test_default_recipe_converts_every_matmul_with_its_role(mlp):
     converted, report = mx.convert(mlp)
     assert str(mlp) == before  # the input is not modified
     assert report.recipe == "#mxfp8train.recipe<mxfp8_rceil>"
+    # The module records its recipe as the pass does (the tools' bars).
+    assert "mxfp8train.recipe = #mxfp8train.recipe<mxfp8_rceil>" in str(converted)
+    assert "mxfp8train.recipe" not in before
     assert [e.name for e in report.entries] == MLP_ORDER
     assert all(e.decision == "converted" for e in report.entries)
     assert [e.role for e in report.entries] == [

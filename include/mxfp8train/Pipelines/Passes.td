@@ -104,7 +104,8 @@ def MXFP8TrainVerifyLoweringInputPass
     an op of an unregistered dialect (parsed with
     `--allow-unregistered-dialect`) has no semantics any pass could lower,
     so it is an error at its location rather than a failure deep inside
-    bufferization.
+    bufferization. So are sharding annotations (`shard.sharding`,
+    `shard.shard`) left in a module that was not partitioned.
   }];
 }
 

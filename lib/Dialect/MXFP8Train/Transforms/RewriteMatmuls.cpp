@@ -39,13 +39,8 @@ struct RewriteMatmulsPass final
     options.minSize = minSize;
     options.exclude.assign(exclude.begin(), exclude.end());
     RewriteMatmulsStats stats;
-    if (failed(rewriteMatmuls(module, options, emitRemarks, stats)))
+    if (failed(convertModule(module, options, emitRemarks, stats)))
       signalPassFailure();
-    // bf16 results straight from the scaled_mm (FoldOutputTruncation.cpp).
-    foldOutputTruncations(module);
-    // The recipe the module was converted with, for its SQNR bars.
-    if (stats.converted > 0)
-      module->setAttr(kConvertedRecipeAttrName, parsed);
     numConverted += stats.converted;
     numSkipped += stats.skipped;
     numKeptHighPrecision += stats.keptHighPrecision;
@@ -53,3 +48,16 @@ struct RewriteMatmulsPass final
 };
 } // namespace
 } // namespace mlir::mxfp8train
+
+mlir::LogicalResult mlir::mxfp8train::convertModule(
+    ModuleOp module, const RewriteMatmulsOptions &options, bool emitRemarks,
+    RewriteMatmulsStats &stats, MatmulObserver observe) {
+  LogicalResult result =
+      rewriteMatmuls(module, options, emitRemarks, stats, observe);
+  // bf16 results straight from the scaled_mm (FoldOutputTruncation.cpp).
+  foldOutputTruncations(module);
+  // The recipe the module was converted with, for its SQNR bars.
+  if (stats.converted > 0)
+    module->setAttr(kConvertedRecipeAttrName, options.recipe);
+  return result;
+}
