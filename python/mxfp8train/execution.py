@@ -91,6 +91,10 @@ def run(
         device = "cuda" if cuda_available(gpu)[0] else "cpu"
     if device not in _DEVICES:
         raise ValueError("unknown device %r (expected 'cpu', 'cuda' or 'auto')" % (device,))
+    if isinstance(gpu, bool) or not isinstance(gpu, (int, np.integer)) or gpu < 0:
+        raise ValueError("gpu must be a CUDA device ordinal >= 0, got %r" % (gpu,))
+    if isinstance(inputs, (str, bytes)) or not hasattr(inputs, "__len__"):
+        raise TypeError("inputs must be a sequence of arrays, got %s" % type(inputs).__name__)
     buffers = [_to_buffer(i, a) for i, a in enumerate(inputs)]
     ctx = module.context
     ctx._take_diagnostics()

@@ -186,6 +186,8 @@ class Module:
         a pass fails (with the pass's diagnostics); the module may then be
         partly transformed.
         """
+        if not isinstance(pipeline, str):
+            raise TypeError("pipeline must be a str, got %r" % (pipeline,))
         text = pipeline.strip()
         if not text.startswith("builtin.module("):
             text = "builtin.module(%s)" % text

@@ -96,6 +96,12 @@ def test_run_errors():
         mx.run(m, "linear_train_step", [x[0, 0], w, dy])
     with pytest.raises(TypeError, match="input 0: unsupported dtype float16"):
         mx.run(m, "linear_train_step", [x.astype(np.float16), w, dy])
+    with pytest.raises(ValueError, match="gpu must be a CUDA device ordinal >= 0, got -1"):
+        mx.run(m, "linear_train_step", [x, w, dy], gpu=-1)
+    with pytest.raises(TypeError, match="inputs must be a sequence of arrays"):
+        mx.run(m, "linear_train_step", "xyz")
+    with pytest.raises(TypeError, match="pipeline must be a str, got None"):
+        m.clone().run_pipeline(None)
     with pytest.raises(ValueError, match="unknown device 'tpu'"):
         mx.run(m, "linear_train_step", [x, w, dy], device="tpu")
 
