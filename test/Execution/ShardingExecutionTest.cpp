@@ -274,26 +274,40 @@ runWithCollectives(ModuleOp partitioned, const ShardedCase &c,
   return results;
 }
 
+/// `@model` of `module` without its sharding annotations, run on
+/// `inputs`: the unpartitioned results (none after a test failure).
+std::vector<HostTensor>
+runUnpartitioned(ModuleOp module, const std::vector<HostTensor> &inputs) {
+  OwningOpRef<ModuleOp> reference = stripAnnotations(module);
+  auto exe = CPUExecutable::compile(*reference, vectorizeTests());
+  if (!exe) {
+    ADD_FAILURE() << llvm::toString(exe.takeError());
+    return {};
+  }
+  return runOrFail(**exe, "model", inputs);
+}
+
+/// Sharding propagation, forward then backward (the forward sweep reaches
+/// the GEMMs from the annotated inputs, the backward one annotates the
+/// quantizations of the replicated weights that the GEMMs' operands then
+/// need), then shard-partition.
+LogicalResult propagateAndPartition(ModuleOp module) {
+  PassManager pm(module->getContext());
+  shard::ShardingPropagationOptions options;
+  options.traversal = shard::TraversalOrder::ForwardBackward;
+  pm.addNestedPass<func::FuncOp>(shard::createShardingPropagation(options));
+  pm.addNestedPass<func::FuncOp>(shard::createPartition());
+  return pm.run(module);
+}
+
 void runShardedCase(const ShardedCase &c) {
   MLIRContext &ctx = getShardingContext();
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(c.source, &ctx);
   ASSERT_TRUE(module) << c.source;
 
-  OwningOpRef<ModuleOp> reference = stripAnnotations(*module);
-  auto refExe = CPUExecutable::compile(*reference, vectorizeTests());
-  ASSERT_TRUE(bool(refExe)) << llvm::toString(refExe.takeError());
-  std::vector<HostTensor> expected = runOrFail(**refExe, "model", c.inputs);
+  std::vector<HostTensor> expected = runUnpartitioned(*module, c.inputs);
   ASSERT_EQ(expected.size(), 1u);
-
-  PassManager pm(&ctx);
-  // Forward then backward: the forward sweep reaches the GEMMs from the
-  // annotated inputs, the backward one annotates the quantizations of the
-  // replicated weights that the GEMMs' operands then need.
-  shard::ShardingPropagationOptions options;
-  options.traversal = shard::TraversalOrder::ForwardBackward;
-  pm.addNestedPass<func::FuncOp>(shard::createShardingPropagation(options));
-  pm.addNestedPass<func::FuncOp>(shard::createPartition());
-  ASSERT_TRUE(succeeded(pm.run(*module)));
+  ASSERT_TRUE(succeeded(propagateAndPartition(*module)));
   EXPECT_EQ(getCollectives(*module), c.collectives);
 
   if (c.simulate) {
@@ -682,18 +696,9 @@ func.func @model(%x: tensor<16x128xf32>, %w: tensor<32x128xf32>) -> tensor<16x32
   c.inputSplits = {1, 1};
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(c.source, &ctx);
   ASSERT_TRUE(module);
-  OwningOpRef<ModuleOp> reference = stripAnnotations(*module);
-  auto refExe = CPUExecutable::compile(*reference, vectorizeTests());
-  ASSERT_TRUE(bool(refExe)) << llvm::toString(refExe.takeError());
-  std::vector<HostTensor> expected = runOrFail(**refExe, "model", c.inputs);
+  std::vector<HostTensor> expected = runUnpartitioned(*module, c.inputs);
   ASSERT_EQ(expected.size(), 1u);
-
-  PassManager pm(&ctx);
-  shard::ShardingPropagationOptions options;
-  options.traversal = shard::TraversalOrder::ForwardBackward;
-  pm.addNestedPass<func::FuncOp>(shard::createShardingPropagation(options));
-  pm.addNestedPass<func::FuncOp>(shard::createPartition());
-  ASSERT_TRUE(succeeded(pm.run(*module)));
+  ASSERT_TRUE(succeeded(propagateAndPartition(*module)));
   int truncs = 0;
   module->walk([&](arith::TruncFOp) { ++truncs; });
   EXPECT_EQ(truncs, 1);
