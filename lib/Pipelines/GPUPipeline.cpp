@@ -56,6 +56,34 @@ static void addCleanup(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
+/// Why the pipeline cannot be built from `options` (for `chip`, when it is
+/// known), or "": what would otherwise fail deep in upstream's passes.
+static std::string checkOptions(std::optional<GPUChip> chip,
+                                const GPUPipelineOptions &options) {
+  // A PTX version the kernels cannot be compiled with would abort LLVM's
+  // instruction selection at gpu-module-to-binary.
+  if (chip && !options.features.empty())
+    if (std::string why = checkPTXFeatures(*chip, options.features);
+        !why.empty())
+      return why;
+  if (options.optLevel < 0 || options.optLevel > 3)
+    return llvm::formatv(
+        "opt-level {0}: expected 0 to 3 (the NVPTX optimization level)",
+        options.optLevel.getValue());
+  // gpu-module-to-binary links libdevice from the toolkit for every format
+  // (and runs its ptxas for bin and fatbin); a toolkit given that is not
+  // there was reported by it, and format=isa still succeeded. (Where the
+  // default is absent, format=isa of kernels without libdevice calls works,
+  // as upstream's lowering does: not checked.)
+  if (options.toolkit.hasValue() &&
+      !llvm::sys::fs::is_directory(options.toolkit))
+    return llvm::formatv(
+        "toolkit '{0}' is not a directory (the CUDA toolkit: the NVVM target "
+        "links {0}/nvvm/libdevice, and format=bin|fatbin run {0}/bin/ptxas)",
+        options.toolkit.getValue());
+  return "";
+}
+
 void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
     OpPassManager &pm, const GPUPipelineOptions &options) {
   if (!checkModuleAnchor(pm, "mxfp8train-lower-to-gpu"))
@@ -65,26 +93,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   std::string features = options.features.empty()
                              ? (chip ? getGPUTargetInfo(*chip).ptxFeatures : "")
                              : options.features.getValue();
-  // A PTX version the kernels cannot be compiled with would abort LLVM's
-  // instruction selection at gpu-module-to-binary: refuse it up front.
-  std::string optionError;
-  if (chip && !options.features.empty())
-    optionError = checkPTXFeatures(*chip, options.features);
-  // gpu-module-to-binary links libdevice from the toolkit for every format
-  // (and runs its ptxas for bin and fatbin); a toolkit given that is not
-  // there was reported by it, and format=isa still succeeded. (Where the
-  // default is absent, format=isa of kernels without libdevice calls works,
-  // as upstream's lowering does: not checked.)
-  if (optionError.empty() && (options.optLevel < 0 || options.optLevel > 3))
-    optionError = llvm::formatv("opt-level {0}: expected 0 to 3 (the NVPTX "
-                                "optimization level)",
-                                options.optLevel.getValue());
-  if (optionError.empty() && options.toolkit.hasValue() &&
-      !llvm::sys::fs::is_directory(options.toolkit))
-    optionError = llvm::formatv(
-        "toolkit '{0}' is not a directory (the CUDA toolkit: the NVVM target "
-        "links {0}/nvvm/libdevice, and format=bin|fatbin run {0}/bin/ptxas)",
-        options.toolkit.getValue());
+  std::string optionError = checkOptions(chip, options);
   if (!optionError.empty()) {
     pm.addPass(createPipelineErrorPass("mxfp8train-lower-to-gpu",
                                        std::move(optionError)));
