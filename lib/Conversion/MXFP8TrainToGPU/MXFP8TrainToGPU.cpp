@@ -98,7 +98,7 @@ static bool checkOneOf(ModuleOp module, StringRef name, int64_t value,
                        ArrayRef<int64_t> allowed) {
   if (llvm::is_contained(allowed, value))
     return true;
-  InFlightDiagnostic diag = module.emitError()
+  InFlightDiagnostic diag = mlir::emitError(module.getLoc())
                             << "convert-mxfp8train-to-gpu: " << name
                             << " must be ";
   for (auto [i, a] : llvm::enumerate(allowed))
@@ -118,14 +118,15 @@ struct ConvertMXFP8TrainToGPUPass final
     // The chip is parsed once; the patterns dispatch on the enum.
     std::optional<GPUChip> chipKind = parseGPUChip(chip);
     if (!chipKind) {
-      module.emitError() << "convert-mxfp8train-to-gpu: unsupported chip '"
-                         << chip << "' (expected " << kSupportedGPUChips << ")";
+      mlir::emitError(module.getLoc())
+          << "convert-mxfp8train-to-gpu: unsupported chip '" << chip
+          << "' (expected " << kSupportedGPUChips << ")";
       return signalPassFailure();
     }
     GPUTargetInfo target = getGPUTargetInfo(*chipKind);
     int64_t promoteInterval = float8PromoteInterval;
     if (promoteInterval < 0 || promoteInterval % 128) {
-      module.emitError()
+      mlir::emitError(module.getLoc())
           << "convert-mxfp8train-to-gpu: float8-promote-interval "
              "must be a non-negative multiple of 128 (got "
           << promoteInterval << ")";
@@ -145,7 +146,7 @@ struct ConvertMXFP8TrainToGPUPass final
     target.float8PromoteUnroll = promoteUnroll;
     target.gemmAmaxWarps = gemmAmaxWarps;
     if (promoteTileN > 128 && promoteUnroll > 1) {
-      module.emitError()
+      mlir::emitError(module.getLoc())
           << "convert-mxfp8train-to-gpu: float8-promote-tile-n " << promoteTileN
           << " keeps one accumulator set: float8-promote-unroll must be 0 or "
              "1 with it (got "
