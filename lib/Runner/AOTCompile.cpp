@@ -18,7 +18,9 @@
 
 #include "mlir/AsmParser/AsmParserState.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
@@ -84,6 +86,7 @@ private:
                             const AsmParserState &asmState);
   LogicalResult addPipeline(PassManager &pm, StringRef text, StringRef what);
   FailureOr<std::string> buildLowering(PassManager &pm);
+  LogicalResult checkBinaryChips(ModuleOp lowered, StringRef chip);
   void checkCInterfaces(ModuleOp lowered, Manifest &manifest);
   std::unique_ptr<llvm::TargetMachine> createTargetMachine();
   LogicalResult writeManifest(const Manifest &manifest);
@@ -211,6 +214,31 @@ FailureOr<std::string> AOTCompiler::buildLowering(PassManager &pm) {
   if (failed(addPipeline(pm, text, "GPU pipeline")))
     return failure();
   return text;
+}
+
+/// Checks that every GPU binary of the lowered module targets `chip`, which
+/// the manifest records and mxfp8-launch checks against the GPU: a
+/// --lowering naming another chip would otherwise build an object the
+/// manifest misdescribes.
+LogicalResult AOTCompiler::checkBinaryChips(ModuleOp lowered, StringRef chip) {
+  if (chip.empty())
+    return success();
+  WalkResult walk = lowered.walk([&](gpu::BinaryOp binary) {
+    for (Attribute object : binary.getObjectsAttr()) {
+      auto target = dyn_cast<NVVM::NVVMTargetAttr>(
+          cast<gpu::ObjectAttr>(object).getTarget());
+      if (target && target.getChip() != chip) {
+        (void)fail("the lowering compiled '" + binary.getName() + "' for " +
+                   target.getChip() + ", but --chip is " + chip +
+                   " (the manifest records --chip): give the same chip to "
+                   "both, e.g. --lowering='mxfp8train-lower-to-gpu{chip=" +
+                   chip + "}'");
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
 }
 
 /// Checks the C interface of every callable function in the lowered module
@@ -459,8 +487,11 @@ LogicalResult AOTCompiler::compile(llvm::SourceMgr &sourceMgr) {
     return failure();
   manifest.lowering = *lowering;
   if (failed(pm.run(*module)))
-    return fail("lowering '" + inputFilename + "' for the " + manifest.device +
-                " failed");
+    return fail("lowering '" + inputFilename + "' for " + manifest.device +
+                (manifest.chip.empty() ? "" : " (" + manifest.chip + ")") +
+                " failed (the errors above say why)");
+  if (failed(checkBinaryChips(*module, manifest.chip)))
+    return failure();
   checkCInterfaces(*module, manifest);
 
   std::string errorMessage;

@@ -153,6 +153,14 @@ struct ConvertMXFP8TrainToGPUPass final
           << promoteUnroll << ")";
       return signalPassFailure();
     }
+    if (gemmAmaxWarps > 0 && !fuseGemmAmax) {
+      mlir::emitError(module.getLoc())
+          << "convert-mxfp8train-to-gpu: gemm-amax-warps="
+          << static_cast<int64_t>(gemmAmaxWarps)
+          << " chooses where fuse-gemm-amax takes its amaxes: it needs "
+             "fuse-gemm-amax=true";
+      return signalPassFailure();
+    }
     target.float8PromoteTileN = promoteTileN;
     target.gemmClusterM = gemmClusterM;
     MLIRContext *ctx = &getContext();

@@ -5,6 +5,8 @@
 // RUN: not mxfp8-opt %s --convert-mxfp8train-to-gpu="fuse-gemm-amax=true gemm-amax-warps=4" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADWARPS
 // BADWARPS: gemm-amax-warps must be 0, 1, 2 or 3 (got 4)
 // BADWARPS-NOT: see current operation
+// RUN: not mxfp8-opt %s --convert-mxfp8train-to-gpu="gemm-amax-warps=2" --split-input-file 2>&1 | FileCheck %s --check-prefix=WARPS-ALONE
+// WARPS-ALONE: error: convert-mxfp8train-to-gpu: gemm-amax-warps=2 chooses where fuse-gemm-amax takes its amaxes: it needs fuse-gemm-amax=true
 // sm_100a: not planned (the tcgen05 kernel's epilogue takes no amax yet);
 // the casts keep their amax kernels.
 // RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="chip=sm_100a fuse-gemm-amax=true" --canonicalize --split-input-file | FileCheck %s --check-prefix=SM100

@@ -11,6 +11,7 @@
 // RUN: not mxfp8-compile %s -o %t/x.o --lowering=canonicalize 2>&1 | FileCheck %s --check-prefix=NOT-LLVM
 // RUN: not mxfp8-compile %s -o %t/x.o --entry=nope 2>&1 | FileCheck %s --check-prefix=ENTRY
 // RUN: not mxfp8-compile %s -o %t/x.o --device=cuda --chip=sm_80 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: not mxfp8-compile %s -o %t/x.o --device=cuda --chip=sm_100a --lowering='mxfp8train-lower-to-gpu{format=isa}' 2>&1 | FileCheck %s --check-prefix=LOWERING-CHIP
 // RUN: not mxfp8-compile %t/missing.mlir -o %t/x.o 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: echo 'func.func private @f() { return }' | not mxfp8-compile - -o %t/x.o 2>&1 | FileCheck %s --check-prefix=NO-FUNCTIONS
 // RUN: echo 'func.func @f( {' | not mxfp8-compile - -o %t/x.o 2>&1 | FileCheck %s --check-prefix=SYNTAX
@@ -27,6 +28,10 @@
 // NOT-LLVM: mxfp8-compile: error: translating '{{.*}}errors.mlir' to LLVM IR failed (does the lowering end in the LLVM dialect?)
 // ENTRY: mxfp8-compile: error: --entry=nope: no function @nope with a body in '{{.*}}errors.mlir'
 // CHIP: mxfp8-compile: error: --chip=sm_80 is not a GPU target (expected sm_90a or sm_100a)
+// A --lowering for another chip than --chip (the manifest records --chip,
+// mxfp8-launch checks it against the GPU): it used to build the object for
+// the lowering's chip (sm_90a, its default) under a manifest saying sm_100a.
+// LOWERING-CHIP: mxfp8-compile: error: the lowering compiled '{{[a-z_]+}}' for sm_90a, but --chip is sm_100a (the manifest records --chip): give the same chip to both, e.g. --lowering='mxfp8train-lower-to-gpu{chip=sm_100a}'
 // MISSING: mxfp8-compile: error: cannot open input file '{{.*}}missing.mlir'
 // NO-FUNCTIONS: mxfp8-compile: error: '-' has no public function with a body
 // SYNTAX: error: expected
