@@ -3,11 +3,15 @@
 #
 # Reads an MLIR module after gpu-module-to-binary and prints the PTX text of
 # every `#gpu.object<..., assembly = "...">` (format=isa), unescaped, so that
-# FileCheck and ptxas can read it. With `--bin OUT`, writes the bytes of the
-# first `bin = "..."` object (format=bin, a cubin) to OUT instead.
+# FileCheck can read it. ptxas takes one module per file: with `--split DIR`
+# each binary's PTX goes to DIR/<gpu.binary name>.ptx instead. With
+# `--bin OUT`, writes the bytes of the first `bin = "..."` object
+# (format=bin, a cubin) to OUT instead.
 #
 # ===----------------------------------------------------------------------=== #
 
+import os
+import re
 import sys
 
 
@@ -32,9 +36,12 @@ def unescape(text, start):
 
 def main():
     args = sys.argv[1:]
-    binary_out = None
+    binary_out = split_dir = None
     if args[:1] == ["--bin"]:
         binary_out = args[1]
+        args = args[2:]
+    elif args[:1] == ["--split"]:
+        split_dir = args[1]
         args = args[2:]
     text = open(args[0]).read() if args else sys.stdin.read()
     key = 'bin = "' if binary_out else 'assembly = "'
@@ -46,7 +53,15 @@ def main():
             f.write(unescape(text, pos + len(key)))
         return
     while pos >= 0:
-        sys.stdout.write(unescape(text, pos + len(key)).decode("latin-1"))
+        ptx = unescape(text, pos + len(key)).decode("latin-1")
+        if split_dir:
+            # The name of the gpu.binary this object belongs to.
+            name = re.findall(r"gpu\.binary @([\w$.]+)", text[:pos])[-1]
+            os.makedirs(split_dir, exist_ok=True)
+            with open(os.path.join(split_dir, name + ".ptx"), "w") as f:
+                f.write(ptx)
+        else:
+            sys.stdout.write(ptx)
         pos = text.find(key, pos + 1)
 
 
