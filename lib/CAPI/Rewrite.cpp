@@ -1,7 +1,7 @@
 //===- Rewrite.cpp - convert a training graph to MXFP8 from C -------------===//
 //
 // mxfp8trainConvertModule: what mxfp8train-rewrite-matmuls runs
-// (convertModule of Transforms.h: the rewrite, the folded truncations and
+// (runRewriteMatmuls of Transforms.h: the rewrite, the folded truncations and
 // the recorded recipe), with one structured report entry per matmul
 // recorded through rewriteMatmuls' observer rather than parsed from
 // remarks.
@@ -70,7 +70,7 @@ static std::string getLocationName(Location loc) {
 }
 
 /// Converts the candidate matmuls of `module` as the pass does
-/// (convertModule) and records each one.
+/// (runRewriteMatmuls) and records each one.
 static void convert(ModuleOp module, const RewriteMatmulsOptions &options,
                     bool emitRemarks, ConversionReport &report) {
   auto record = [&](Operation *op, const MatmulAnalysis &analysis) {
@@ -105,7 +105,7 @@ static void convert(ModuleOp module, const RewriteMatmulsOptions &options,
     report.entries.push_back(std::move(entry));
   };
   RewriteMatmulsStats stats;
-  if (failed(convertModule(module, options, emitRemarks, stats, record)))
+  if (failed(runRewriteMatmuls(module, options, emitRemarks, stats, record)))
     report.failed = true;
 }
 

@@ -91,20 +91,6 @@ runner::cloneIntoContext(ModuleOp module, MLIRContext *ctx,
   return copy;
 }
 
-/// `4x32` for error messages.
-static std::string formatShape(ArrayRef<int64_t> shape) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  llvm::interleave(shape, os, "x");
-  return s;
-}
-
-/// `4x32xbf16`, or `bf16` for rank 0, for error messages.
-static std::string formatType(ArrayRef<int64_t> shape, HostElementType type) {
-  std::string dims = formatShape(shape);
-  return (dims.empty() ? "" : dims + "x") + getElementKindName(type);
-}
-
 llvm::Error runner::checkInputs(StringRef name, FunctionType type,
                                 ArrayRef<HostTensor> inputs) {
   if (inputs.size() != type.getNumInputs())
@@ -119,8 +105,11 @@ llvm::Error runner::checkInputs(StringRef name, FunctionType type,
         ArrayRef(inputs[i].shape) != tensor.getShape())
       return llvm::createStringError(
           "argument " + std::to_string(i) + " of '" + name.str() +
-          "' must be " + formatType(tensor.getShape(), want) + ", given " +
-          formatType(inputs[i].shape, inputs[i].type));
+          "' must be " +
+          formatTensorType(tensor.getShape().data(), tensor.getRank(), want) +
+          ", given " +
+          formatTensorType(inputs[i].shape.data(), inputs[i].shape.size(),
+                           inputs[i].type));
   }
   return llvm::Error::success();
 }

@@ -142,11 +142,16 @@ int64_t TensorSpec::getNumBytes() const {
   return getNumElements() * getElementKindSize(kind);
 }
 
-std::string TensorSpec::formatType() const {
+std::string mlir::mxfp8train::formatTensorType(const int64_t *dims, size_t rank,
+                                               ElementKind kind) {
   std::string text;
-  for (int64_t d : shape)
-    text += std::to_string(d) + "x";
+  for (size_t i = 0; i < rank; ++i)
+    text += std::to_string(dims[i]) + "x";
   return text + getElementKindName(kind);
+}
+
+std::string TensorSpec::formatType() const {
+  return formatTensorType(shape.data(), shape.size(), kind);
 }
 
 std::string

@@ -35,6 +35,11 @@ enum class ElementKind {
 /// The MLIR spelling of `kind`: `bf16`, `f32`, `f8E4M3FN`, `i32`, ...
 const char *getElementKindName(ElementKind kind);
 
+/// `64x128xbf16` (`f32` for rank 0): the tensor type of `rank` dimensions
+/// `dims` and elements `kind`, as manifests and messages print it.
+std::string formatTensorType(const int64_t *dims, size_t rank,
+                             ElementKind kind);
+
 /// Parses an MLIR element type spelling; false if it is not supported.
 bool parseElementKind(const std::string &text, ElementKind &kind);
 

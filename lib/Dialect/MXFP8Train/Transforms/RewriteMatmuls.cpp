@@ -39,7 +39,7 @@ struct RewriteMatmulsPass final
     options.minSize = minSize;
     options.exclude.assign(exclude.begin(), exclude.end());
     RewriteMatmulsStats stats;
-    if (failed(convertModule(module, options, emitRemarks, stats)))
+    if (failed(runRewriteMatmuls(module, options, emitRemarks, stats)))
       signalPassFailure();
     numConverted += stats.converted;
     numSkipped += stats.skipped;
@@ -49,7 +49,7 @@ struct RewriteMatmulsPass final
 } // namespace
 } // namespace mlir::mxfp8train
 
-mlir::LogicalResult mlir::mxfp8train::convertModule(
+mlir::LogicalResult mlir::mxfp8train::runRewriteMatmuls(
     ModuleOp module, const RewriteMatmulsOptions &options, bool emitRemarks,
     RewriteMatmulsStats &stats, MatmulObserver observe) {
   LogicalResult result =

@@ -356,10 +356,10 @@ void foldOutputTruncations(Operation *root);
 /// mxfp8trainConvertModule): rewriteMatmuls, foldOutputTruncations, and,
 /// when a matmul was converted, the recipe recorded as the module's
 /// `mxfp8train.recipe` (ConvertedRecipe.h) for the tools' SQNR bars.
-LogicalResult convertModule(ModuleOp module,
-                            const RewriteMatmulsOptions &options,
-                            bool emitRemarks, RewriteMatmulsStats &stats,
-                            MatmulObserver observe = nullptr);
+LogicalResult runRewriteMatmuls(ModuleOp module,
+                                const RewriteMatmulsOptions &options,
+                                bool emitRemarks, RewriteMatmulsStats &stats,
+                                MatmulObserver observe = nullptr);
 
 /// Adds the pattern that replaces two `quantize` ops of the same input along
 /// `rank-1` and `rank-2`, with the same scale mode, by one `quantize_dual`
