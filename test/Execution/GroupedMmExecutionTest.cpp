@@ -12,7 +12,10 @@
 //  - 2d-3d forward (transpose_rhs) and dgrad, 2d-2d wgrad in all transpose
 //    combinations, row_major and the grouped blocked scale layouts, bf16 and
 //    f32 results, group sizes that are not multiples of 8 or 32, and
-//    malformed offs (clamped as documented).
+//    malformed offs (clamped as documented);
+//  - extreme scale pairs (SPEC §3.1's exact products): contraction blocks
+//    0-3 scaled (0, 254), (254, 0), (250, 4), (247, 7) on (lhs, rhs), where
+//    an operand element alone exceeds f32 but every product is finite.
 // A DeepSeek-V3-shaped run (dim 7168, hidden 2048, 8 experts, 512 tokens)
 // reports compile and run times and checks sampled outputs.
 //
@@ -51,6 +54,8 @@ struct GemmCase {
   std::vector<int64_t> offs;
   /// Index into the row-major lhs scales that is set to 255 (NaN), or -1.
   int64_t nanScale = -1;
+  /// Contraction blocks 0-3 get the extreme scale pairs.
+  bool extreme = false;
 
   int64_t e() const { return offs.size(); }
   llvm::SmallVector<int64_t> lhsShape() const {
@@ -141,6 +146,7 @@ enum CaseFlags : unsigned {
   kBF16Out = 1 << 4, ///< bf16 result (else f32)
   kHpBF16 = 1 << 5,  ///< bf16 grouped_mm operands (else f32)
   kBlocked = 1 << 6, ///< grouped blocked scale layouts (else row_major)
+  kExtreme = 1 << 7, ///< extreme scale pairs on contraction blocks 0-3
 };
 
 /// A GemmCase from `flags` (CaseFlags) and the logical sizes.
@@ -161,6 +167,7 @@ GemmCase makeCase(std::string name, unsigned flags, int64_t m, int64_t k,
   c.blocked = has(kBlocked);
   c.offs = std::move(offs);
   c.nanScale = nanScale;
+  c.extreme = has(kExtreme);
   return c;
 }
 
@@ -204,11 +211,19 @@ double mxValueAt(const Operand &op, int64_t axis, int64_t i) {
          mxref::decodeScale(op.scales.data<uint8_t>()[sidx]);
 }
 
+/// The scale bytes of contraction blocks 0-3 in the extreme cases: the
+/// products of the operands' blocks are 2^0, 2^0, 2^0 and 2^-7 times
+/// q_a q_b, while lhs block 1 alone reaches 448 * 2^127.
+constexpr uint8_t kExtremeLhs[4] = {0, 254, 250, 247};
+constexpr uint8_t kExtremeRhs[4] = {254, 0, 4, 7};
+
 /// Random MX operand of stored `shape` quantized along `axis` with
 /// row-major scales (stored orientation): random non-NaN element bytes,
-/// scale bytes in [118, 135]. `values` is filled unless `lazy`.
+/// scale bytes in [118, 135], except that `extreme` (4 bytes) sets the
+/// scales of contraction blocks 0-3. `values` is filled unless `lazy`.
 Operand makeMxOperand(std::mt19937_64 &rng, llvm::ArrayRef<int64_t> shape,
-                      int64_t axis, bool lazy = false, int64_t nanScale = -1) {
+                      int64_t axis, bool lazy = false, int64_t nanScale = -1,
+                      const uint8_t *extreme = nullptr) {
   Operand op;
   op.data = HostTensor(HostElementType::F8E4M3FN, shape);
   op.scales = HostTensor(HostElementType::F8E8M0FNU,
@@ -221,6 +236,15 @@ Operand makeMxOperand(std::mt19937_64 &rng, llvm::ArrayRef<int64_t> shape,
   }
   for (uint8_t &b : op.scales.bytes)
     b = uint8_t(118 + (nextRandom(state) >> 32) % 18);
+  if (extreme) {
+    llvm::ArrayRef<int64_t> sshape = op.scales.shape;
+    int64_t inner = product(sshape.drop_front(axis + 1));
+    for (int64_t i = 0; i < op.scales.getNumElements(); ++i) {
+      int64_t block = (i / inner) % sshape[axis];
+      if (block < 4)
+        op.scales.bytes[i] = extreme[block];
+    }
+  }
   if (nanScale >= 0)
     op.scales.bytes[nanScale] = 255;
   if (!lazy) {
@@ -315,10 +339,12 @@ void toGroupedLayouts(const GemmCase &c, Operand &lhs, Operand &rhs) {
 void checkCase(const CPUExecutable &exe, const GemmCase &c, uint64_t seed) {
   SCOPED_TRACE(c.name);
   std::mt19937_64 rng(seed);
-  Operand lhs = c.scaled ? makeMxOperand(rng, c.lhsShape(), c.lhsAxis(), false,
-                                         c.nanScale)
-                         : makeHpOperand(rng, c.lhsShape(), c.hpBf16);
-  Operand rhs = c.scaled ? makeMxOperand(rng, c.rhsShape(), c.rhsAxis())
+  Operand lhs =
+      c.scaled ? makeMxOperand(rng, c.lhsShape(), c.lhsAxis(), false,
+                               c.nanScale, c.extreme ? kExtremeLhs : nullptr)
+               : makeHpOperand(rng, c.lhsShape(), c.hpBf16);
+  Operand rhs = c.scaled ? makeMxOperand(rng, c.rhsShape(), c.rhsAxis(), false,
+                                         -1, c.extreme ? kExtremeRhs : nullptr)
                          : makeHpOperand(rng, c.rhsShape(), c.hpBf16);
   if (c.scaled && c.blocked)
     toGroupedLayouts(c, lhs, rhs);
@@ -472,6 +498,19 @@ std::vector<GemmCase> getCases() {
                            96, {32, 32, 96, 160}, 40 * (128 / 32) + 1));
   cases.push_back(makeCase("wgrad_nan_scale", kScaled | k2D2D | kTL | kBlocked,
                            320, 64, 96, {64, 64, 192, 288}, 3 * 96 + 5));
+  // Extreme scale pairs: forward and dgrad (2d-3d), wgrad (2d-2d, token
+  // blocks 0-3 in groups 0 and 2).
+  cases.push_back(makeCase("fwd_extreme", kScaled | kTR | kBF16Out | kExtreme,
+                           200, 128, 96, {32, 32, 96, 160}));
+  cases.push_back(makeCase("dgrad_extreme_blocked",
+                           kScaled | kBlocked | kExtreme, 224, 128, 136,
+                           {64, 64, 128, 192}));
+  cases.push_back(makeCase("wgrad_extreme", kScaled | k2D2D | kTL | kExtreme,
+                           320, 64, 96, {64, 64, 192, 288}));
+  cases.push_back(
+      makeCase("wgrad_extreme_kgroups",
+               kScaled | k2D2D | kTR | kBF16Out | kBlocked | kExtreme, 384, 136,
+               40, {0, 32, 352, 352}));
   // grouped_mm (bf16 / f32 operands), group sizes not multiples of 8 or 32.
   cases.push_back(makeCase("hp_fwd_bf16", kTR | kBF16Out | kHpBF16, 150, 64, 48,
                            {13, 13, 52, 141}));

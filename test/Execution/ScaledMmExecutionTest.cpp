@@ -8,7 +8,11 @@
 //  - elementwise, a rigorous bound: out lies between round(ref - e) and
 //    round(ref + e) with e = 1.01 (K+1) 2^-24 (sum_k |a_k b_k| + |bias|), the
 //    worst-case f32 accumulation error in any order (rounding is monotonic);
-//  - scale byte 255 makes exactly its output row (lhs) or column (rhs) NaN.
+//  - scale byte 255 makes exactly its output row (lhs) or column (rhs) NaN;
+//  - extreme scale pairs whose operands overflow f32 on their own but whose
+//    products are finite (SPEC §3.1: the products are exact): K-blocks 0-3
+//    scaled (0, 254), (254, 0), (250, 4), (247, 7) on (lhs, rhs), so that
+//    an element of up to 448 * 2^127 meets one of about 2^-127.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,13 +35,15 @@ struct MmCase {
   bool bf16Out;
   int bias; ///< 0: none, 1: f32, 2: bf16
   bool blocked;
+  /// K-blocks 0-3 get the extreme scale pairs (kExtremeLhs, kExtremeRhs).
+  bool extreme = false;
 
   std::string name() const {
     std::ostringstream os;
     os << "mm_" << (batch ? std::to_string(batch) + "x" : "") << m << "x" << k
        << "x" << n << (transposeLhs ? "_tl" : "") << (transposeRhs ? "_tr" : "")
        << (bf16Out ? "_bf16" : "_f32") << "_bias" << bias
-       << (blocked ? "_blocked" : "");
+       << (blocked ? "_blocked" : "") << (extreme ? "_extreme" : "");
     return os.str();
   }
   /// Stored shape of an operand; K position in it.
@@ -97,11 +103,19 @@ struct Operand {
   std::vector<double> values;
 };
 
+/// The scale bytes of K-blocks 0-3 of every row in the extreme cases: the
+/// products of the two operands' blocks are 2^0, 2^0, 2^0 and 2^-7 times
+/// q_a q_b, while lhs block 1 alone reaches 448 * 2^127.
+constexpr uint8_t kExtremeLhs[4] = {0, 254, 250, 247};
+constexpr uint8_t kExtremeRhs[4] = {254, 0, 4, 7};
+
 /// Random operand of stored shape `shape` blocked along `axis`; `rows` is the
-/// non-K logical size. `nanBlock` (row, kblock) gets scale byte 255.
+/// non-K logical size. `nanBlock` (row, kblock) gets scale byte 255;
+/// `extreme` (4 bytes) overrides the scales of K-blocks 0-3.
 Operand makeOperand(std::mt19937_64 &rng, const MmCase &c,
                     llvm::ArrayRef<int64_t> shape, int64_t axis, int64_t rows,
-                    std::pair<int64_t, int64_t> nanBlock) {
+                    std::pair<int64_t, int64_t> nanBlock,
+                    const uint8_t *extreme = nullptr) {
   Operand op;
   op.data = HostTensor(HostElementType::F8E4M3FN, shape);
   for (int64_t i = 0; i < op.data.getNumElements(); ++i) {
@@ -116,6 +130,10 @@ Operand makeOperand(std::mt19937_64 &rng, const MmCase &c,
   std::vector<uint8_t> s(batches * rows * kb);
   for (uint8_t &v : s)
     v = uint8_t(118 + rng() % 18);
+  if (extreme)
+    for (int64_t r = 0; r < batches * rows; ++r)
+      for (int64_t j = 0; j < 4 && j < kb; ++j)
+        s[r * kb + j] = extreme[j];
   if (nanBlock.first >= 0)
     for (int64_t b = 0; b < batches; ++b)
       s[(b * rows + nanBlock.first) * kb + nanBlock.second] = 255;
@@ -163,9 +181,10 @@ void checkCase(const CPUExecutable &exe, const MmCase &c, uint64_t seed,
                int64_t nanRow = -1, int64_t nanCol = -1) {
   std::mt19937_64 rng(seed);
   Operand lhs = makeOperand(rng, c, c.lhsShape(), c.lhsKAxis(), c.m,
-                            {nanRow, nanRow >= 0 ? 1 : 0});
-  Operand rhs =
-      makeOperand(rng, c, c.rhsShape(), c.rhsKAxis(), c.n, {nanCol, 0});
+                            {nanRow, nanRow >= 0 ? 1 : 0},
+                            c.extreme ? kExtremeLhs : nullptr);
+  Operand rhs = makeOperand(rng, c, c.rhsShape(), c.rhsKAxis(), c.n,
+                            {nanCol, 0}, c.extreme ? kExtremeRhs : nullptr);
   HostTensor bias(c.bias == 2 ? HostElementType::BF16 : HostElementType::F32,
                   {c.n});
   std::vector<double> biasValues(c.n, 0.0);
@@ -212,7 +231,7 @@ void checkCase(const CPUExecutable &exe, const MmCase &c, uint64_t seed,
         double lo = c.bf16Out ? toBF16Value(sum - e) : double(float(sum - e));
         double hi = c.bf16Out ? toBF16Value(sum + e) : double(float(sum + e));
         double want = c.bf16Out ? toBF16Value(sum) : sum;
-        if (!(got >= lo && got <= hi) && ++errors <= 5)
+        if (!(got >= lo && got <= hi) && ++errors <= 5) // NaN fails too
           ADD_FAILURE() << c.name() << " (" << b << "," << i << "," << j
                         << "): got " << got << ", reference " << sum
                         << ", allowed [" << lo << ", " << hi << "]";
@@ -250,11 +269,25 @@ std::vector<MmCase> getCases() {
   return cases;
 }
 
+/// The extreme scale pairs in every operand orientation, a batch, blocked
+/// scales, bias and both result types.
+std::vector<MmCase> getExtremeCases() {
+  std::vector<MmCase> cases;
+  for (int t = 0; t < 4; ++t)
+    cases.push_back({0, 129, 256, 72, bool(t & 1), bool(t & 2), t % 2 == 0,
+                     t == 1 ? 1 : 0, false, true});
+  cases.push_back({3, 64, 128, 80, true, false, true, 2, false, true});
+  cases.push_back({0, 129, 256, 384, false, true, false, 1, true, true});
+  return cases;
+}
+
 class ScaledMm : public CompiledSuite<ScaledMm> {
 public:
   static std::string getModuleSource() {
     std::string mod;
     for (const MmCase &c : getCases())
+      mod += c.func();
+    for (const MmCase &c : getExtremeCases())
       mod += c.func();
     return mod;
   }
@@ -276,4 +309,11 @@ TEST_F(ScaledMm, NaNScaleGivesNaNRowAndColumn) {
       continue; // same code paths as the other shapes
     checkCase(*exe, c, seed++, /*nanRow=*/5, /*nanCol=*/7);
   }
+}
+
+TEST_F(ScaledMm, ExactProductsOfExtremeScales) {
+  ASSERT_TRUE(exe);
+  uint64_t seed = 900;
+  for (const MmCase &c : getExtremeCases())
+    checkCase(*exe, c, seed++);
 }

@@ -208,14 +208,44 @@ static Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
 // Grouped GEMM skeletons
 //===----------------------------------------------------------------------===//
 
-/// Builds the f32 (K, N) weight of expert `g` (2d-3d).
-using ExpertFn = function_ref<Value(OpBuilder &b, Location loc, Value g)>;
+/// An f32 GEMM operand and, for a dequantized MX operand, the i32 scale
+/// shifts of its rows (buildScaleShifts; null otherwise).
+struct F32Operand {
+  Value values, shifts;
+};
+
+/// `acc[i, j] * 2^(rowShifts[i] + colShifts[j])` for the 2-D f32 `acc`,
+/// in place (undoScaleShifts).
+static Value buildUndoShifts(OpBuilder &b, Location loc, Value acc,
+                             Value rowShifts, Value colShifts) {
+  MLIRContext *ctx = b.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(2, ctx);
+  return linalg::GenericOp::create(
+             b, loc, acc.getType(), ValueRange{rowShifts, colShifts},
+             ValueRange{acc},
+             ArrayRef<AffineMap>{identity.dropResult(1), identity.dropResult(0),
+                                 identity},
+             SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Bits bb(nb, nloc);
+               linalg::YieldOp::create(
+                   bb.b, undoScaleShifts(bb, args[2], args[0], args[1]));
+             })
+      .getResult(0);
+}
+
+/// Builds the f32 (K, N) weight of expert `g` (2d-3d), with the shifts of
+/// its N columns for an MX weight.
+using ExpertFn = function_ref<F32Operand(OpBuilder &b, Location loc, Value g)>;
 
 /// 2d-3d: `result[m] = lhs[m] @ W_g` for the rows m of group g, rows outside
-/// every group zero. `lhs` is the f32 (M, K) operand.
-static Value buildGroupedMm2D3D(OpBuilder &b, Location loc, Value lhs,
+/// every group zero. `lhs` is the f32 (M, K) operand. With scale shifts
+/// (MX operands), each chunk's product is scaled back by its rows' and
+/// columns' shifts.
+static Value buildGroupedMm2D3D(OpBuilder &b, Location loc, F32Operand lhsOp,
                                 Value offs, RankedTensorType resultType,
                                 ExpertFn expert) {
+  Value lhs = lhsOp.values;
   auto lhsType = cast<RankedTensorType>(lhs.getType());
   int64_t rows = lhsType.getDimSize(0), k = lhsType.getDimSize(1);
   int64_t n = resultType.getDimSize(1);
@@ -230,7 +260,7 @@ static Value buildGroupedMm2D3D(OpBuilder &b, Location loc, Value lhs,
         auto ifOp = scf::IfOp::create(
             nb, nloc, nonEmpty,
             [&](OpBuilder &tb, Location tloc) {
-              Value w = expert(tb, tloc, g);
+              F32Operand w = expert(tb, tloc, g);
               Value updated = buildChunkLoops(
                   tb, tloc, start, end, kRowChunks, args[0],
                   [&](OpBuilder &cb, Location cloc, Value pos, int64_t size,
@@ -240,7 +270,16 @@ static Value buildGroupedMm2D3D(OpBuilder &b, Location loc, Value lhs,
                         sliceStatic(cb, cloc, lhs, pos, zero, size, k);
                     Value accRows =
                         sliceStatic(cb, cloc, accIn, pos, zero, size, n);
-                    Value product = buildMatmul(cb, cloc, lhsRows, w, accRows);
+                    Value product =
+                        buildMatmul(cb, cloc, lhsRows, w.values, accRows);
+                    if (lhsOp.shifts) {
+                      Value rowShifts = tensor::ExtractSliceOp::create(
+                          cb, cloc, lhsOp.shifts, ArrayRef<OpFoldResult>{pos},
+                          ArrayRef<OpFoldResult>{cb.getIndexAttr(size)},
+                          ArrayRef<OpFoldResult>{cb.getIndexAttr(1)});
+                      product = buildUndoShifts(cb, cloc, product, rowShifts,
+                                                w.shifts);
+                    }
                     return insertStatic(cb, cloc, product, accIn, pos, zero,
                                         size, n);
                   });
@@ -260,10 +299,13 @@ static Value buildGroupedMm2D3D(OpBuilder &b, Location loc, Value lhs,
 }
 
 /// 2d-2d: `result[g] = lhs[:, group g] @ rhs[group g, :]`, exactly zero for
-/// an empty group. `lhs` is the f32 (N, M) operand, `rhs` the f32 (M, K) one.
-static Value buildGroupedMm2D2D(OpBuilder &b, Location loc, Value lhs,
-                                Value rhs, Value offs,
+/// an empty group. `lhs` is the f32 (N, M) operand, `rhs` the f32 (M, K) one;
+/// with scale shifts (MX operands: per row of lhs, per column of rhs), each
+/// group's sum is scaled back before its rounding.
+static Value buildGroupedMm2D2D(OpBuilder &b, Location loc, F32Operand lhsOp,
+                                F32Operand rhsOp, Value offs,
                                 RankedTensorType resultType) {
+  Value lhs = lhsOp.values, rhs = rhsOp.values;
   auto lhsType = cast<RankedTensorType>(lhs.getType());
   int64_t n = lhsType.getDimSize(0), tokens = lhsType.getDimSize(1);
   int64_t k = cast<RankedTensorType>(rhs.getType()).getDimSize(1);
@@ -288,6 +330,8 @@ static Value buildGroupedMm2D2D(OpBuilder &b, Location loc, Value lhs,
               Value rhsRows = sliceStatic(cb, cloc, rhs, pos, zero, size, k);
               return buildMatmul(cb, cloc, lhsCols, rhsRows, accIn);
             });
+        if (lhsOp.shifts)
+          acc = buildUndoShifts(nb, nloc, acc, lhsOp.shifts, rhsOp.shifts);
         if (!outElemType.isF32())
           acc = buildRoundTo(nb, nloc, acc, sliceExpert(nb, nloc, out, g));
         return {insertExpert(nb, nloc, acc, out, g)};
@@ -323,18 +367,19 @@ struct GroupedMmOpLowering final : OpRewritePattern<GroupedMmOp> {
           buildToF32(rewriter, loc, op.getLhs(), getPerm(op.getTransposeLhs()));
       Value rhs =
           buildToF32(rewriter, loc, op.getRhs(), getPerm(op.getTransposeRhs()));
-      result =
-          buildGroupedMm2D2D(rewriter, loc, lhs, rhs, op.getOffs(), resultType);
+      result = buildGroupedMm2D2D(rewriter, loc, {lhs, nullptr}, {rhs, nullptr},
+                                  op.getOffs(), resultType);
     } else {
       Value lhs = buildToF32(rewriter, loc, op.getLhs(), getPerm(false));
       bool transposeRhs = op.getTransposeRhs();
       Value weights = op.getRhs();
-      result = buildGroupedMm2D3D(rewriter, loc, lhs, op.getOffs(), resultType,
-                                  [&](OpBuilder &b, Location l, Value g) {
-                                    return buildToF32(
-                                        b, l, sliceExpert(b, l, weights, g),
-                                        getPerm(transposeRhs));
-                                  });
+      result = buildGroupedMm2D3D(
+          rewriter, loc, {lhs, nullptr}, op.getOffs(), resultType,
+          [&](OpBuilder &b, Location l, Value g) {
+            return F32Operand{buildToF32(b, l, sliceExpert(b, l, weights, g),
+                                         getPerm(transposeRhs)),
+                              nullptr};
+          });
     }
     rewriter.replaceOp(op, result);
     return success();
@@ -342,9 +387,21 @@ struct GroupedMmOpLowering final : OpRewritePattern<GroupedMmOp> {
 };
 
 /// scaled_grouped_mm -> exact f32 dequantization of the operands (after
-/// un-swizzling grouped blocked scales), grouped f32 matmuls, one rounding.
+/// un-swizzling grouped blocked scales) with their scale shifts, grouped f32
+/// matmuls, the shifts undone, one rounding.
 struct ScaledGroupedMmOpLowering final : OpRewritePattern<ScaledGroupedMmOp> {
   using Base::Base;
+
+  /// The f32 values of MX `data` (row-major `scales`, blocked along
+  /// `axis`, 2-D) in canonical orientation, and the shifts of its rows.
+  static F32Operand dequantize(OpBuilder &b, Location loc, Value data,
+                               Value scales, int64_t axis, bool transposed) {
+    Type elemType = cast<RankedTensorType>(data.getType()).getElementType();
+    Value shifts = buildScaleShifts(b, loc, scales, axis, elemType);
+    return {buildDequantize(b, loc, data, scales, axis, getPerm(transposed),
+                            b.getF32Type(), shifts),
+            shifts};
+  }
 
   LogicalResult matchAndRewrite(ScaledGroupedMmOp op,
                                 PatternRewriter &rewriter) const override {
@@ -353,7 +410,6 @@ struct ScaledGroupedMmOpLowering final : OpRewritePattern<ScaledGroupedMmOp> {
     if (!hasStaticShapes(op))
       return rewriter.notifyMatchFailure(op, "dynamic shapes");
     Location loc = op.getLoc();
-    Type f32 = rewriter.getF32Type();
     RankedTensorType resultType = op.getResult().getType();
     Value offs = op.getOffs();
     RankedTensorType lhsType = op.getLhs().getType();
@@ -377,10 +433,10 @@ struct ScaledGroupedMmOpLowering final : OpRewritePattern<ScaledGroupedMmOp> {
       Value rhsScales =
           rowMajor(op.getRhsScales(), op.getRhsScaleLayout(),
                    rhsType.getDimSize(1 - rhsAxis), /*tokenMajor=*/!tr);
-      Value lhs = buildDequantize(rewriter, loc, op.getLhs(), lhsScales,
-                                  lhsAxis, getPerm(tl), f32);
-      Value rhs = buildDequantize(rewriter, loc, op.getRhs(), rhsScales,
-                                  rhsAxis, getPerm(tr), f32);
+      F32Operand lhs =
+          dequantize(rewriter, loc, op.getLhs(), lhsScales, lhsAxis, tl);
+      F32Operand rhs =
+          dequantize(rewriter, loc, op.getRhs(), rhsScales, rhsAxis, tr);
       result = buildGroupedMm2D2D(rewriter, loc, lhs, rhs, offs, resultType);
     } else {
       Value lhsScales = op.getLhsScales();
@@ -388,8 +444,8 @@ struct ScaledGroupedMmOpLowering final : OpRewritePattern<ScaledGroupedMmOp> {
         lhsScales = buildRowMajorFromMGroups(
             rewriter, loc, lhsScales, offs, lhsType.getDimSize(0),
             lhsType.getDimSize(1) / kBlockSize);
-      Value lhs = buildDequantize(rewriter, loc, op.getLhs(), lhsScales,
-                                  /*axis=*/1, getPerm(false), f32);
+      F32Operand lhs = dequantize(rewriter, loc, op.getLhs(), lhsScales,
+                                  /*axis=*/1, /*transposed=*/false);
       bool transposeRhs = op.getTransposeRhs();
       int64_t rhsAxis = transposeRhs ? 1 : 0; // K in the 2-D expert slice
       bool perExpert = op.getRhsScaleLayout() == ScaleLayout::BlockedPerExpert;
@@ -415,8 +471,7 @@ struct ScaledGroupedMmOpLowering final : OpRewritePattern<ScaledGroupedMmOp> {
             } else {
               scales = sliceExpert(b, l, weightScales, g);
             }
-            return buildDequantize(b, l, data, scales, rhsAxis,
-                                   getPerm(transposeRhs), f32);
+            return dequantize(b, l, data, scales, rhsAxis, transposeRhs);
           });
     }
     rewriter.replaceOp(op, result);
@@ -489,7 +544,8 @@ struct Float8ScaledGroupedMmOpLowering final
       Value lhs = buildFloat8ToF32(rewriter, loc, op.getLhs(), tl);
       Value rhs = buildFloat8ToF32(rewriter, loc, op.getRhs(), tr);
       int64_t tokens = cast<RankedTensorType>(lhs.getType()).getDimSize(1);
-      acc = buildGroupedMm2D2D(rewriter, loc, lhs, rhs, offs, accType);
+      acc = buildGroupedMm2D2D(rewriter, loc, {lhs, nullptr}, {rhs, nullptr},
+                               offs, accType);
       ends = buildClampedEnds(rewriter, loc, offs, tokens);
       // (g, n, k): lhs scales (E, N), rhs scales (E, K).
       inputs = {acc, op.getLhsScales(), op.getRhsScales()};
@@ -499,12 +555,14 @@ struct Float8ScaledGroupedMmOpLowering final
     } else {
       Value lhs = buildFloat8ToF32(rewriter, loc, op.getLhs(), false);
       Value weights = op.getRhs();
-      acc = buildGroupedMm2D3D(rewriter, loc, lhs, offs, accType,
-                               [&](OpBuilder &b, Location l, Value g) {
-                                 return buildFloat8ToF32(
-                                     b, l, sliceExpert(b, l, weights, g),
-                                     transposeRhs);
-                               });
+      acc = buildGroupedMm2D3D(
+          rewriter, loc, {lhs, nullptr}, offs, accType,
+          [&](OpBuilder &b, Location l, Value g) {
+            return F32Operand{buildFloat8ToF32(b, l,
+                                               sliceExpert(b, l, weights, g),
+                                               transposeRhs),
+                              nullptr};
+          });
       ends = buildClampedEnds(rewriter, loc, offs, resultType.getDimSize(0));
       // (m, n): lhs scales (M, 1); the rhs scale is read per row's group.
       inputs = {acc, op.getLhsScales()};

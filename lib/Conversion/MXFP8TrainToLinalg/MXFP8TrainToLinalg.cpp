@@ -186,13 +186,75 @@ Value linalg_lowering::buildRowMajorScales(OpBuilder &b, Location loc,
   return generic.getResult(0);
 }
 
+// The largest scale byte whose block dequantizes to finite f32 values:
+// max * 2^(byte - 127) < 2^128 with max = 1.75 * 2^emaxPow2.
+static int64_t getLargestFiniteScaleByte(const ElementFormat &fmt) {
+  return 254 - fmt.emaxPow2;
+}
+
+/// One reduction over the scale bytes: the shift of each row is
+/// max(0, max over its finite bytes - getLargestFiniteScaleByte), at most 8
+/// for e4m3 and 15 for e5m2; byte 255 (NaN) does not count.
+Value linalg_lowering::buildScaleShifts(OpBuilder &b, Location loc,
+                                        Value scales, int64_t axis,
+                                        Type dataElemType) {
+  auto type = cast<RankedTensorType>(scales.getType());
+  int64_t rank = type.getRank();
+  MLIRContext *ctx = b.getContext();
+  SmallVector<int64_t> shape;
+  SmallVector<AffineExpr> rowExprs;
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d == axis) {
+      iterators.push_back(utils::IteratorType::reduction);
+      continue;
+    }
+    shape.push_back(type.getDimSize(d));
+    rowExprs.push_back(getAffineDimExpr(d, ctx));
+    iterators.push_back(utils::IteratorType::parallel);
+  }
+  int64_t largest = getLargestFiniteScaleByte(getElementFormat(dataElemType));
+  Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);
+  Value init =
+      linalg::FillOp::create(
+          b, loc, zero,
+          Value(tensor::EmptyOp::create(b, loc, shape, b.getI32Type())))
+          .getResult(0);
+  SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, ctx),
+                                 AffineMap::get(rank, 0, rowExprs, ctx)};
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{scales}, ValueRange{init}, maps,
+             iterators,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Bits bb(nb, nloc);
+               Value byte = bb.byteOf(args[0]);
+               Value finite = bb.select(bb.eq(byte, bb.c(255)), bb.c(0), byte);
+               linalg::YieldOp::create(
+                   bb.b, bb.maxs(args[1], bb.sub(finite, bb.c(largest))));
+             })
+      .getResult(0);
+}
+
+/// 2^e as an f32 for e in [-126, 127]: the bits (127 + e) << 23.
+static Value getPowerOfTwo(Bits &bb, Value e) {
+  return bb.f32FromBits(bb.shl(bb.add(e, bb.c(127)), bb.c(23)));
+}
+
+Value linalg_lowering::undoScaleShifts(Bits &bb, Value acc, Value lhsShift,
+                                       Value rhsShift) {
+  Value factor = getPowerOfTwo(bb, bb.add(lhsShift, rhsShift));
+  return arith::MulFOp::create(bb.b, acc, factor);
+}
+
 /// Dequantizes `data` (blocked along `axis`) with row-major `scales` into a
 /// tensor of element type `resultType` whose dimension i is dimension
 /// `perm[i]` of `data` (a transpose folded into the same elementwise pass).
+/// With `shifts` (buildScaleShifts of `scales`), each row's scales are
+/// divided by 2^shift first.
 Value linalg_lowering::buildDequantize(OpBuilder &b, Location loc, Value data,
                                        Value scales, int64_t axis,
-                                       ArrayRef<int64_t> perm,
-                                       Type resultType) {
+                                       ArrayRef<int64_t> perm, Type resultType,
+                                       Value shifts) {
   auto dataType = cast<RankedTensorType>(data.getType());
   int64_t rank = dataType.getRank();
   ElementFormat fmt = getElementFormat(dataType.getElementType());
@@ -215,27 +277,37 @@ Value linalg_lowering::buildDequantize(OpBuilder &b, Location loc, Value data,
     }
   }
   int64_t numLoops = rank + 1;
-  SmallVector<AffineExpr> dataExprs, scaleExprs;
+  SmallVector<AffineExpr> dataExprs, scaleExprs, rowExprs;
   for (int64_t d = 0; d < rank; ++d) {
     dataExprs.push_back(getAffineDimExpr(loopOfStored[d], ctx));
     scaleExprs.push_back(getAffineDimExpr(loopOfStored[d], ctx));
     if (d == axis)
       dataExprs.push_back(getAffineDimExpr(loopOfStored[d] + 1, ctx));
+    else
+      rowExprs.push_back(getAffineDimExpr(loopOfStored[d], ctx));
   }
   Value expanded = expandBlocks(b, loc, data, axis);
   Value init = tensor::EmptyOp::create(b, loc, loopShape, resultType);
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(numLoops, 0, dataExprs, ctx),
-      AffineMap::get(numLoops, 0, scaleExprs, ctx),
-      AffineMap::getMultiDimIdentityMap(numLoops, ctx)};
+  SmallVector<Value> inputs = {expanded, scales};
+  SmallVector<AffineMap> maps = {AffineMap::get(numLoops, 0, dataExprs, ctx),
+                                 AffineMap::get(numLoops, 0, scaleExprs, ctx)};
+  if (shifts) {
+    inputs.push_back(shifts);
+    maps.push_back(AffineMap::get(numLoops, 0, rowExprs, ctx));
+  }
+  maps.push_back(AffineMap::getMultiDimIdentityMap(numLoops, ctx));
   auto generic = linalg::GenericOp::create(
-      b, loc, init.getType(), ValueRange{expanded, scales}, ValueRange{init},
-      maps,
+      b, loc, init.getType(), inputs, ValueRange{init}, maps,
       SmallVector<utils::IteratorType>(numLoops, utils::IteratorType::parallel),
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
         Bits bb(nb, nloc);
         Value x = decodeElement(bb, bb.byteOf(args[0]), fmt);
         Value s = decodeScale(bb, bb.byteOf(args[1]));
+        // 2^(byte - 127 - shift) >= 2^-135 is an exact f32 (subnormal below
+        // 2^-126), and so is its product with any element.
+        if (shifts)
+          s = arith::MulFOp::create(
+              bb.b, s, getPowerOfTwo(bb, bb.sub(bb.c(0), args[2])));
         Value product = arith::MulFOp::create(bb.b, x, s);
         linalg::YieldOp::create(bb.b, bb.fromF32(resultType, product));
       });
@@ -410,6 +482,12 @@ struct ScaledMmOpLowering final : OpRewritePattern<ScaledMmOp> {
 
     // Canonical orientation: lhs (B?, M, K), rhs (B?, K, N). The stored
     // operand is permuted into it by the dequantization generic.
+    // Each operand's rows are dequantized with their scale shifts
+    // (buildScaleShifts: the exact products of SPEC §3.1 stay finite where
+    // an operand alone would overflow f32), undone in the epilogue.
+    struct DequantizedOperand {
+      Value values, shifts;
+    };
     auto makeOperand = [&](Value data, Value scales, ScaleLayout layout,
                            bool transposed, bool isLhs) {
       // Stored position of K.
@@ -421,27 +499,33 @@ struct ScaledMmOpLowering final : OpRewritePattern<ScaledMmOp> {
       SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
       if (transposed)
         std::swap(perm[r0], perm[r1]);
-      return buildDequantize(rewriter, loc, data, scales, kDim, perm, f32);
+      Value shifts = buildScaleShifts(rewriter, loc, scales, kDim,
+                                      dataType.getElementType());
+      return DequantizedOperand{
+          buildDequantize(rewriter, loc, data, scales, kDim, perm, f32, shifts),
+          shifts};
     };
-    Value lhs = makeOperand(op.getLhs(), op.getLhsScales(),
-                            op.getLhsScaleLayout(), op.getTransposeLhs(),
-                            /*isLhs=*/true);
-    Value rhs = makeOperand(op.getRhs(), op.getRhsScales(),
-                            op.getRhsScaleLayout(), op.getTransposeRhs(),
-                            /*isLhs=*/false);
+    DequantizedOperand lhs =
+        makeOperand(op.getLhs(), op.getLhsScales(), op.getLhsScaleLayout(),
+                    op.getTransposeLhs(), /*isLhs=*/true);
+    DequantizedOperand rhs =
+        makeOperand(op.getRhs(), op.getRhsScales(), op.getRhsScaleLayout(),
+                    op.getTransposeRhs(), /*isLhs=*/false);
 
-    Value acc = buildF32Matmul(rewriter, loc, lhs, rhs, resultType.getShape());
+    Value acc = buildF32Matmul(rewriter, loc, lhs.values, rhs.values,
+                               resultType.getShape());
 
+    // Epilogue: acc * 2^(lhs shift + rhs shift) (exact) + bias in f32, one
+    // rounding into the result type. The shifts are indexed by (B?, M) and
+    // (B?, N).
     Value bias = op.getBias();
     Type outElemType = resultType.getElementType();
-    if (!bias && outElemType.isF32()) {
-      rewriter.replaceOp(op, acc);
-      return success();
-    }
-    // Epilogue: acc + bias in f32, one rounding into the result type.
-    SmallVector<Value> inputs = {acc};
     AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
-    SmallVector<AffineMap> maps = {identity};
+    auto dropDim = [&](int64_t dropped) {
+      return identity.dropResult(dropped);
+    };
+    SmallVector<Value> inputs = {acc, lhs.shifts, rhs.shifts};
+    SmallVector<AffineMap> maps = {identity, dropDim(r1), dropDim(r0)};
     if (bias) {
       inputs.push_back(bias);
       maps.push_back(AffineMap::get(rank, 0, getAffineDimExpr(r1, ctx)));
@@ -456,9 +540,9 @@ struct ScaledMmOpLowering final : OpRewritePattern<ScaledMmOp> {
                                              utils::IteratorType::parallel),
             [&](OpBuilder &nb, Location nloc, ValueRange args) {
               Bits bb(nb, nloc);
-              Value v = args[0];
+              Value v = undoScaleShifts(bb, args[0], args[1], args[2]);
               if (bias)
-                v = arith::AddFOp::create(bb.b, v, bb.toF32(args[1]));
+                v = arith::AddFOp::create(bb.b, v, bb.toF32(args[3]));
               linalg::YieldOp::create(bb.b, bb.fromF32(outElemType, v));
             })
             .getResult(0);

@@ -11,9 +11,12 @@
 // group dequantizes its expert once into the canonical (K, N) orientation and
 // runs static 32-, 8- and 1-row matmuls over its rows. The f32 accumulator
 // starts at zero (rows past offs[-1] stay zero) and is rounded to bf16 once.
+// Both operands carry the scale shifts of their rows (A per row, the expert
+// per column), undone on each chunk's product.
 // CHECK-LABEL: func.func @forward_2d_3d(
 // CHECK-SAME:    %[[A:[^:]*]]: tensor<64x128xf8E4M3FN>, %[[AS:[^:]*]]: tensor<64x4xf8E8M0FNU>, %[[W:[^:]*]]: tensor<4x32x128xf8E4M3FN>, %[[WS:[^:]*]]: tensor<4x32x4xf8E8M0FNU>, %[[OFFS:[^:]*]]: tensor<4xi32>
-// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %[[AS]] : {{.*}}) outs(%{{.*}} : tensor<64x4x32xf32>)
+// CHECK:         %[[ASH:.*]] = linalg.generic {{.*}} ins(%[[AS]] : tensor<64x4xf8E8M0FNU>) outs(%{{.*}} : tensor<64xi32>)
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %[[AS]], %[[ASH]] : {{.*}}) outs(%{{.*}} : tensor<64x4x32xf32>)
 // CHECK:         %[[AF:.*]] = tensor.collapse_shape %{{.*}} : tensor<64x4x32xf32> into tensor<64x128xf32>
 // CHECK:         %[[ACC0:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<64x32xf32>)
 // CHECK:         %[[LOOP:.*]]:2 = scf.for %[[G:.*]] = %{{.*}} iter_args(%[[PREV:.*]] = %{{.*}}, %[[ACC:.*]] = %[[ACC0]])
@@ -25,10 +28,13 @@
 // CHECK:           scf.if %[[NONEMPTY]] -> (tensor<64x32xf32>) {
 // CHECK:             tensor.extract_slice %[[W]][%[[G]], 0, 0] [1, 32, 128] [1, 1, 1] : tensor<4x32x128xf8E4M3FN> to tensor<32x128xf8E4M3FN>
 // CHECK:             tensor.extract_slice %[[WS]][%[[G]], 0, 0] [1, 32, 4] [1, 1, 1] : tensor<4x32x4xf8E8M0FNU> to tensor<32x4xf8E8M0FNU>
+// CHECK:             %[[WSH:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<32xi32>)
 // CHECK:             linalg.generic {{.*}} outs(%{{.*}} : tensor<4x32x32xf32>)
 // CHECK:             %[[WF:.*]] = tensor.collapse_shape %{{.*}} : tensor<4x32x32xf32> into tensor<128x32xf32>
-// CHECK:             scf.for %{{.*}} = %[[PREV]] to %{{.*}} step %c32
-// CHECK:               linalg.matmul ins(%{{.*}}, %[[WF]] : tensor<32x128xf32>, tensor<128x32xf32>) outs(%{{.*}} : tensor<32x32xf32>)
+// CHECK:             scf.for %[[POS:.*]] = %[[PREV]] to %{{.*}} step %c32
+// CHECK:               %[[P32:.*]] = linalg.matmul ins(%{{.*}}, %[[WF]] : tensor<32x128xf32>, tensor<128x32xf32>) outs(%{{.*}} : tensor<32x32xf32>)
+// CHECK:               %[[RSH:.*]] = tensor.extract_slice %[[ASH]][%[[POS]]] [32] [1] : tensor<64xi32> to tensor<32xi32>
+// CHECK:               linalg.generic {{.*}} ins(%[[RSH]], %[[WSH]] : tensor<32xi32>, tensor<32xi32>) outs(%[[P32]] : tensor<32x32xf32>)
 // CHECK:             scf.for {{.*}} step %c8
 // CHECK:               linalg.matmul ins(%{{.*}}, %[[WF]] : tensor<8x128xf32>, tensor<128x32xf32>) outs(%{{.*}} : tensor<8x32xf32>)
 // CHECK:             scf.for %{{.*}} = %{{.*}} to %[[END]] step %c1
@@ -45,7 +51,8 @@ func.func @forward_2d_3d(%a: tensor<64x128xf8E4M3FN>, %as: tensor<64x4xf8E8M0FNU
 // Weight gradient 2d-2d (dW[g] = dO[g]^T @ X[g]) with an f32 result: both
 // operands are dequantized once, dO^T into (N, M) and X into (M, K). Each
 // group zero-fills its own slice of the result (an empty group stays exactly
-// zero) and accumulates static 128-, 32-, 8- and 1-token matmuls into it.
+// zero) and accumulates static 128-, 32-, 8- and 1-token matmuls into it,
+// then undoes the scale shifts of dO's rows and X's columns in place.
 // CHECK-LABEL: func.func @wgrad_2d_2d(
 // CHECK:         %[[L:.*]] = tensor.collapse_shape %{{.*}} : tensor<64x8x32xf32> into tensor<64x256xf32>
 // CHECK:         %[[R:.*]] = tensor.collapse_shape %{{.*}} : tensor<8x32x96xf32> into tensor<256x96xf32>
@@ -63,7 +70,8 @@ func.func @forward_2d_3d(%a: tensor<64x128xf8E4M3FN>, %as: tensor<64x4xf8E8M0FNU
 // CHECK:             linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x8xf32>, tensor<8x96xf32>)
 // CHECK:           %[[LAST:.*]] = scf.for {{.*}} step %c1
 // CHECK:             linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x1xf32>, tensor<1x96xf32>)
-// CHECK:           tensor.insert_slice %[[LAST]] into %[[OUT]][%[[G]], 0, 0] [1, 64, 96] [1, 1, 1]
+// CHECK:           %[[UNSHIFTED:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64xi32>, tensor<96xi32>) outs(%[[LAST]] : tensor<64x96xf32>)
+// CHECK:           tensor.insert_slice %[[UNSHIFTED]] into %[[OUT]][%[[G]], 0, 0] [1, 64, 96] [1, 1, 1]
 // CHECK:         return %[[LOOP]]#1
 func.func @wgrad_2d_2d(%go: tensor<256x64xf8E4M3FN>, %gos: tensor<8x64xf8E8M0FNU>, %x: tensor<256x96xf8E4M3FN>, %xs: tensor<8x96xf8E8M0FNU>, %offs: tensor<4xi32>) -> tensor<4x64x96xf32> {
   %0 = mxfp8train.scaled_grouped_mm %go [%gos], %x [%xs] offs(%offs) transpose_lhs : tensor<256x64xf8E4M3FN> [tensor<8x64xf8E8M0FNU>], tensor<256x96xf8E4M3FN> [tensor<8x96xf8E8M0FNU>], tensor<4xi32> -> tensor<4x64x96xf32>
@@ -79,7 +87,7 @@ func.func @wgrad_2d_2d(%go: tensor<256x64xf8E4M3FN>, %gos: tensor<8x64xf8E8M0FNU
 // CHECK:         %[[ROWS:.*]]:3 = scf.for
 // CHECK:           linalg.generic {{.*}} outs(%{{.*}} : tensor<?x4xf8E8M0FNU>)
 // CHECK:             tensor.extract %[[AS]][%{{.*}}] : tensor<2304xf8E8M0FNU>
-// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %[[ROWS]]#2 : tensor<64x4x32xf8E4M3FN>, tensor<64x4xf8E8M0FNU>)
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %[[ROWS]]#2, %{{.*}} : tensor<64x4x32xf8E4M3FN>, tensor<64x4xf8E8M0FNU>, tensor<64xi32>)
 // CHECK:         scf.for
 // CHECK:           scf.if
 // CHECK:             tensor.extract_slice %[[WS]][%{{.*}}, 0] [1, 512] [1, 1] : tensor<4x512xf8E8M0FNU> to tensor<512xf8E8M0FNU>
