@@ -14,7 +14,10 @@
 #   scripts/aot-compile.sh into a host object (host code + cubin), and the
 #   timing kernels' cubins with their launch shapes (manifest.json, which
 #   records the chip). A case the lowering rejects for the chip is recorded
-#   as skipped with the compiler's message.
+#   as skipped with the compiler's message. --cases REGEX keeps the check
+#   cases whose name matches, --no-timing / --timing-only drop one half,
+#   --lowering-options "simple-gemm=true" compiles the check cases with
+#   extra mxfp8train-lower-to-gpu options (here: the simple GEMM kernel).
 #
 #   on the GPU machine (torch, CuPy; runtime built there from runtime/):
 #     bench/gemm_bench.py run DIR --runtime-lib DIR/librt
@@ -126,7 +129,7 @@ def attr_dict(config):
 def mm_case(name, m, k, n, tl=False, tr=True, out="bf16", bias=None,
             batch=None, lhs_blocked=False, rhs_blocked=False, special=False,
             positive=False, cfg=None, ws=None, bigscale=False,
-            nanonly=False, edgescale=False, extra=None):
+            nanonly=False, edgescale=False, extreme=False, extra=None):
     lead = [batch] if batch else []
     a = lead + ([k, m] if tl else [m, k])
     a_s = lead + ([k // 32, m] if tl else [m, k // 32])
@@ -174,7 +177,8 @@ def mm_case(name, m, k, n, tl=False, tr=True, out="bf16", bias=None,
     return dict(name=name, kind="mm", m=m, k=k, n=n, tl=tl, tr=tr, out=out,
                 bias=bias, batch=batch, lhs_blocked=lhs_blocked,
                 rhs_blocked=rhs_blocked, special=special, positive=positive,
-                bigscale=bigscale, nanonly=nanonly, edgescale=edgescale, ins=ins,
+                bigscale=bigscale, nanonly=nanonly, edgescale=edgescale,
+                extreme=extreme, ins=ins,
                 result=(res, out), body=body)
 
 
@@ -250,6 +254,13 @@ def check_cases():
                          nanonly=True, out="f32"))
     cases.append(mm_case("mm_edgescale_256x512x384", 256, 512, 384,
                          edgescale=True, out="f32"))
+    # Operand elements beyond f32 on their own with finite products (SPEC
+    # §3.1): the special pairs plus (250, 4) and (247, 7) in K-blocks 2-3
+    # (byte 247 with |q| >= 256 is what RCEIL gives a row holding bf16 max).
+    cases.append(mm_case("mm_extreme_256x512x384", 256, 512, 384,
+                         extreme=True, out="f32"))
+    cases.append(mm_case("mm_extreme_129x512x384_bf16_bias", 129, 512, 384,
+                         extreme=True, bias="bf16"))
     # v8 with 128x128 tiles; v7 (the fused upcast, v8's fallback) alone.
     n128 = dict(kernel="dequant_bf16", tile_n=128)
     for (m, k, n) in [(1024, 1024, 1024), (133, 512, 528), (256, 384, 512)]:
@@ -538,8 +549,11 @@ def prepare(args):
     opt = os.path.join(build, "bin", "mxfp8-opt")
     env = dict(os.environ, MXFP8_OPT=opt)
     chip = args.chip
-    manifest = dict(chip=chip, cases=[], timing=[])
+    manifest = dict(chip=chip, cases=[], timing=[],
+                    lowering_options=args.lowering_options)
     cases = [] if args.timing_only else check_cases()
+    if args.cases:
+        cases = [c for c in cases if re.search(args.cases, c["name"])]
     if not chip.startswith("sm_90"):
         # The version and tiling attributes choose among the sm_90a kernels;
         # elsewhere those cases repeat others.
@@ -552,7 +566,8 @@ def prepare(args):
         entry = {k: v for k, v in case.items() if k != "body"}
         try:
             run(["bash", os.path.join(ROOT, "scripts", "aot-compile.sh"), src,
-                 os.path.join(out, case["name"] + ".o"), chip], env=env,
+                 os.path.join(out, case["name"] + ".o"), chip,
+                 args.lowering_options], env=env,
                 capture_output=True, text=True)
         except subprocess.CalledProcessError as ex:
             lines = [l for l in ex.stderr.split("\n") if "error" in l] or [""]
@@ -560,7 +575,7 @@ def prepare(args):
             skipped += 1
         os.remove(src)
         manifest["cases"].append(entry)
-    for case in timing_cases(chip):
+    for case in ([] if args.no_timing else timing_cases(chip)):
         src = os.path.join(out, case["name"] + ".mlir")
         with open(src, "w") as f:
             f.write(module_text(case))
@@ -641,13 +656,17 @@ def make_operands(torch, case, gen):
         a_s[:, 0], b_s[:, 0], a_s[:, 1], b_s[:, 1] = k0, k1, k1, k0
 
     def scatter_nan():
+        # Needs M > 77, N > 300 and K >= 512 (K-blocks up to 15).
         a_s, b_s = ins[1], ins[3]
         a_s[5, 3] = a_s[77, 7] = b_s[11, 2] = b_s[300, 15] = 0xFF
-    if case.get("special"):
+    if case.get("special") or case.get("extreme"):
         # Products 2^0 * q_a * q_b exact only with rebalancing (or the
         # fallback of v8); a few 0xFF.
         set_pair(0x00, 0xFE)
         scatter_nan()
+    if case.get("extreme"):
+        a_s, b_s = ins[1], ins[3]
+        a_s[:, 2], b_s[:, 2], a_s[:, 3], b_s[:, 3] = 250, 4, 247, 7
     if case.get("nanonly"):
         scatter_nan()
     if case.get("edgescale"):
@@ -1127,6 +1146,14 @@ def main():
                    "get fused_upcast)")
     p.add_argument("--timing-only", action="store_true",
                    help="prepare the timing kernels only (no check cases)")
+    p.add_argument("--no-timing", action="store_true",
+                   help="prepare the check cases only (no timing kernels)")
+    p.add_argument("--cases", default="",
+                   help="only the check cases whose name matches this "
+                   "regular expression")
+    p.add_argument("--lowering-options", default="",
+                   help="extra mxfp8train-lower-to-gpu options for the check "
+                   "cases (e.g. simple-gemm=true: the simple GEMM kernel)")
     p.add_argument("--chip", default="sm_90a",
                    help="GPU architecture of the kernels (sm_90a, sm_100a)")
     r = sub.add_parser("run")

@@ -228,21 +228,25 @@ Value linalg_lowering::buildScaleShifts(OpBuilder &b, Location loc,
              [&](OpBuilder &nb, Location nloc, ValueRange args) {
                Bits bb(nb, nloc);
                Value byte = bb.byteOf(args[0]);
-               Value finite = bb.select(bb.eq(byte, bb.c(255)), bb.c(0), byte);
-               linalg::YieldOp::create(
-                   bb.b, bb.maxs(args[1], bb.sub(finite, bb.c(largest))));
+               Value nanByte = bb.c(255), zero = bb.c(0);
+               Value isNaN = bb.eq(byte, nanByte);
+               Value finite = bb.select(isNaN, zero, byte);
+               Value excess = bb.sub(finite, bb.c(largest));
+               linalg::YieldOp::create(bb.b, bb.maxs(args[1], excess));
              })
       .getResult(0);
 }
 
 /// 2^e as an f32 for e in [-126, 127]: the bits (127 + e) << 23.
 static Value getPowerOfTwo(Bits &bb, Value e) {
-  return bb.f32FromBits(bb.shl(bb.add(e, bb.c(127)), bb.c(23)));
+  Value biased = bb.add(e, bb.c(127));
+  return bb.f32FromBits(bb.shl(biased, bb.c(23)));
 }
 
 Value linalg_lowering::undoScaleShifts(Bits &bb, Value acc, Value lhsShift,
                                        Value rhsShift) {
-  Value factor = getPowerOfTwo(bb, bb.add(lhsShift, rhsShift));
+  Value shift = bb.add(lhsShift, rhsShift);
+  Value factor = getPowerOfTwo(bb, shift);
   return arith::MulFOp::create(bb.b, acc, factor);
 }
 
@@ -305,9 +309,10 @@ Value linalg_lowering::buildDequantize(OpBuilder &b, Location loc, Value data,
         Value s = decodeScale(bb, bb.byteOf(args[1]));
         // 2^(byte - 127 - shift) >= 2^-135 is an exact f32 (subnormal below
         // 2^-126), and so is its product with any element.
-        if (shifts)
-          s = arith::MulFOp::create(
-              bb.b, s, getPowerOfTwo(bb, bb.sub(bb.c(0), args[2])));
+        if (shifts) {
+          Value negShift = bb.sub(bb.c(0), args[2]);
+          s = arith::MulFOp::create(bb.b, s, getPowerOfTwo(bb, negShift));
+        }
         Value product = arith::MulFOp::create(bb.b, x, s);
         linalg::YieldOp::create(bb.b, bb.fromF32(resultType, product));
       });

@@ -100,18 +100,35 @@ func.func @grouped_2d2d(%dy: tensor<100x48xbf16>, %x: tensor<100x64xbf16>, %offs
 
 // -----
 
-// With simple-gemm, scaled_mm with row-major scales runs the simple kernel
-// on exactly dequantized operands (decodeElement * decodeScale, as the CPU
-// lowering), on sm_90a too. On sm_100a this form (rank 2, K-major) takes
-// the tcgen05 kernel (scaled-mm-tcgen05.mlir also shows the forms that
-// keep the simple kernel there).
+// With simple-gemm, scaled_mm with row-major scales runs the simple kernel,
+// on sm_90a too: the tiles hold the exact unscaled elements, the scale
+// bytes of the tile's 64 rows go to two i32 workgroup buffers, each K step
+// (one scale block) sums its products q_a q_b with fma and adds the sum
+// times 2^(e1) * 2^(e2), e1 + e2 = sa + sb - 254 (SPEC §3.1's exact
+// products, finite where an operand element alone exceeds f32). On sm_100a
+// this form (rank 2, K-major) takes the tcgen05 kernel
+// (scaled-mm-tcgen05.mlir also shows the forms that keep the simple kernel
+// there).
 // SIMPLE-LABEL: func.func @scaled_fallback(
 // SIMPLE:         gpu.launch_func @mxfp8train_kernels::@gemm_mke4m3_nke4m3_mnbf16_biasbf16_1x32x16x64
 // SIMPLE-SAME:      args(%{{.*}} : memref<32x64xf8E4M3FN>, %{{.*}} : memref<32x2xf8E8M0FNU>, %{{.*}} : memref<16x64xf8E4M3FN>, %{{.*}} : memref<16x2xf8E8M0FNU>, %{{.*}} : memref<16xbf16>, %{{.*}} : memref<32x16xbf16>)
 // SIMPLE:       gpu.func @gemm_mke4m3_nke4m3_mnbf16_biasbf16_1x32x16x64(
-// SIMPLE:         %[[S:.*]] = memref.load %arg1[%{{.*}}, %{{.*}}] : memref<32x2xf8E8M0FNU>
-// SIMPLE:         arith.mulf
+// SIMPLE-SAME:    workgroup(%{{.*}} : memref<32x65xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32x65xf32, #gpu.address_space<workgroup>>, %[[SA:.*]] : memref<64xi32, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<64xi32, #gpu.address_space<workgroup>>)
+// SIMPLE:         memref.load %arg1[%{{.*}}, %{{.*}}] : memref<32x2xf8E8M0FNU>
+// SIMPLE:         memref.store %{{.*}}, %[[SA]][%{{.*}}] : memref<64xi32, #gpu.address_space<workgroup>>
+// SIMPLE:         memref.load %arg3[%{{.*}}, %{{.*}}] : memref<16x2xf8E8M0FNU>
+// SIMPLE:         memref.store %{{.*}}, %[[SB]][%{{.*}}] : memref<64xi32, #gpu.address_space<workgroup>>
+// SIMPLE:         gpu.barrier
 // SIMPLE:         math.fma
+// SIMPLE:         scf.yield
+// SIMPLE:         %[[A0:.*]] = memref.load %[[SA]]
+// SIMPLE:         %[[B0:.*]] = memref.load %[[SB]]
+// SIMPLE:         %[[SUM:.*]] = arith.addi %[[A0]], %[[B0]] : i32
+// SIMPLE:         %[[E:.*]] = arith.subi %[[SUM]], %c254_i32 : i32
+// SIMPLE:         arith.divsi %[[E]], %c2_i32 : i32
+// SIMPLE:         %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
+// SIMPLE-NEXT:    %[[Q:.*]] = arith.mulf %[[P]], %{{.*}} : f32
+// SIMPLE-NEXT:    arith.addf %{{.*}}, %[[Q]] : f32
 // SIMPLE-LABEL: func.func @scaled_grouped_fallback(
 // SIMPLE:         gpu.launch_func @mxfp8train_kernels::@grouped_gemm_2d2d_kme4m3_kne4m3_gmnf32_4x40x64x128_g4
 // B200-LABEL: func.func @scaled_fallback(

@@ -16,12 +16,17 @@
 // One kernel shape for all of them: 64 x 64 output tiles, 256 threads with
 // 4 x 4 outputs each (rows ty + 16 i, columns tx + 16 j), K in steps of 32
 // through two f32 tiles in shared memory. Operands are converted to f32
-// when the tile is filled: bf16/f16 widened exactly, MX elements decoded
-// and multiplied by their decoded scale exactly as the CPU lowering
-// dequantizes (decodeElement * decodeScale, QuantizeArith). Products are
-// accumulated in f32 with fused multiply-adds in K order; the result is
-// rounded once (bias added first in f32). The CPU path accumulates in f32
-// in another order, so results agree to f32 rounding, not bit for bit.
+// when the tile is filled: bf16/f16 widened exactly; MX elements decoded
+// exactly (decodeElement, QuantizeArith) without their scale, whose bytes
+// for the tile's rows go to shared memory (a K step of 32 is one scale
+// block). High-precision products are accumulated in f32 with fused
+// multiply-adds in K order. MX products q_a q_b are exact; each K step sums
+// its 32 in f32 and adds the sum times 2^(sa + sb - 254), applied as two
+// exact powers of two, so that SPEC §3.1's products stay finite where an
+// operand element alone (e.g. scale byte 247 with |q| >= 256) exceeds f32.
+// The result is rounded once (bias added first in f32). The CPU path
+// accumulates in f32 in another order, so results agree to f32 rounding,
+// not bit for bit.
 //
 // Grouped GEMMs follow the CPU lowering's clamped offsets: group g covers
 // `[start_g, end_g)`, `start_0 = 0`, `end_g = min(max(offs[g], start_g),
@@ -145,6 +150,10 @@ public:
   GemmBodyBuilder(KernelBuilder &kb, const GemmSpec &spec, ValueRange args,
                   ValueRange smem)
       : kb(kb), spec(spec), as(smem[0]), bs(smem[1]) {
+    if (isScaled()) {
+      aScaleTile = smem[2];
+      bScaleTile = smem[3];
+    }
     unsigned i = 0;
     aBuf = args[i++];
     if (spec.a.scaled)
@@ -162,6 +171,10 @@ public:
   }
 
   void build();
+
+  /// MX GEMM: the tiles hold unscaled elements and the scale bytes of
+  /// their rows (both operands are MX in every scaled GEMM).
+  bool isScaled() const { return spec.a.scaled || spec.b.scaled; }
 
 private:
   using DimValues = llvm::SmallDenseMap<char, Value>;
@@ -193,16 +206,74 @@ private:
     return ix;
   }
 
-  /// Element of an operand as f32 (dequantized for MX operands).
-  Value loadF32(Value buffer, Value scales, const OperandSpec &op,
-                const DimValues &at) {
+  /// Element of an operand as f32: the exact value of a high-precision
+  /// element, the exact unscaled value q of an MX element.
+  Value loadF32(Value buffer, const OperandSpec &op, const DimValues &at) {
     Value v = memref::LoadOp::create(kb, buffer, indicesOf(op.dims, at));
     Bits bb = kb.bits();
     if (!op.scaled)
       return bb.toF32(v);
-    Value x = decodeElement(bb, bb.byteOf(v), getElementFormat(op.elemType));
-    Value s = memref::LoadOp::create(kb, scales, indicesOf(op.dims, at, true));
-    return arith::MulFOp::create(kb, x, decodeScale(bb, bb.byteOf(s)));
+    return decodeElement(bb, bb.byteOf(v), getElementFormat(op.elemType));
+  }
+
+  /// Stores the scale bytes (i32) of the 64 rows `[x0, x0 + 64)` of MX
+  /// operand `op` for the scale block of `k0` into `tile`; rows past
+  /// `xSize` (and operands without scales) get 127 (2^0).
+  void fillScaleTile(Value tile, Value scales, const OperandSpec &op, Dim xDim,
+                     Value x0, int64_t xSize, Value k0,
+                     const DimValues &fixed) {
+    Value xx = tid;
+    kb.ifThen(ult(tid, kb.idx(kTileM)), [&] {
+      Value x = addI(x0, xx);
+      Value byte;
+      if (op.scaled) {
+        DimValues at = fixed;
+        at[char(xDim)] = x;
+        at[char(Dim::K)] = k0;
+        auto ifOp = scf::IfOp::create(kb, TypeRange{kb.getI32Type()},
+                                      ult(x, kb.idx(xSize)),
+                                      /*withElseRegion=*/true);
+        {
+          OpBuilder::InsertionGuard guard(kb);
+          kb.setInsertionPointToStart(ifOp.thenBlock());
+          Value s =
+              memref::LoadOp::create(kb, scales, indicesOf(op.dims, at, true));
+          scf::YieldOp::create(kb, kb.bits().byteOf(s));
+          kb.setInsertionPointToStart(ifOp.elseBlock());
+          scf::YieldOp::create(kb, kb.i32(127));
+        }
+        byte = ifOp.getResult(0);
+      } else {
+        byte = kb.i32(127);
+      }
+      memref::StoreOp::create(kb, byte, tile, ValueRange{xx});
+    });
+  }
+
+  /// `acc + sum * 2^(sa + sb - 254)` for scale bytes `sa`, `sb` (i32): the
+  /// power of two as two exact factors 2^e1 * 2^e2 (e1 = e / 2, e2 = e - e1,
+  /// both in [-127, 127] and of one sign, so the first product overflows
+  /// or leaves the normal range only where the whole does); NaN when
+  /// either byte is 255.
+  Value addScaledSum(Value acc, Value sum, Value sa, Value sb) {
+    // One op per statement: the IR does not depend on the compiler's
+    // argument evaluation order.
+    Bits bb = kb.bits();
+    Value bias = bb.c(254), two = bb.c(2), nanByte = bb.c(255);
+    Value byteOfOne = bb.c(127);
+    Value sum2 = bb.add(sa, sb);
+    Value e = bb.sub(sum2, bias);
+    Value e1 = arith::DivSIOp::create(kb, e, two);
+    Value e2 = bb.sub(e, e1);
+    Value aNaN = bb.eq(sa, nanByte);
+    Value bNaN = bb.eq(sb, nanByte);
+    Value nan = bb.lor(aNaN, bNaN);
+    Value f1 = decodeScale(bb, bb.add(e1, byteOfOne));
+    Value e2Byte = bb.add(e2, byteOfOne);
+    Value f2 = decodeScale(bb, bb.select(nan, nanByte, e2Byte));
+    Value partial = arith::MulFOp::create(kb, sum, f1);
+    Value scaled = arith::MulFOp::create(kb, partial, f2);
+    return arith::AddFOp::create(kb, acc, scaled);
   }
 
   /// `cond ? value() : 0.0f` without evaluating `value` when false.
@@ -223,10 +294,9 @@ private:
   /// `xDim` (M for A, N for B) for the K range starting at `k0`; elements
   /// outside `[kLo, kHi)`, outside the operand, or rejected by `rowOk`
   /// are zero.
-  void fillTile(Value smem, Value buffer, Value scales, const OperandSpec &op,
-                Dim xDim, Value x0, int64_t xSize, Value k0, Value kLo,
-                Value kHi, DimValues fixed,
-                function_ref<Value(Value)> rowOk = nullptr) {
+  void fillTile(Value smem, Value buffer, const OperandSpec &op, Dim xDim,
+                Value x0, int64_t xSize, Value k0, Value kLo, Value kHi,
+                DimValues fixed, function_ref<Value(Value)> rowOk = nullptr) {
     // Threads run along the stored innermost dim for coalesced loads.
     bool kInner = op.dims.back() == Dim::K;
     int64_t perThread = kTileK * kTileM / kThreadsPerCTA;
@@ -247,7 +317,7 @@ private:
       DimValues at = fixed;
       at[char(xDim)] = x;
       at[char(Dim::K)] = k;
-      Value v = loadIf(ok, [&] { return loadF32(buffer, scales, op, at); });
+      Value v = loadIf(ok, [&] { return loadF32(buffer, op, at); });
       memref::StoreOp::create(kb, v, smem, ValueRange{kk, xx});
     }
   }
@@ -263,13 +333,20 @@ private:
     OpBuilder::InsertionGuard guard(kb);
     kb.setInsertionPointToStart(loop.getBody());
     Value k0 = loop.getInductionVar();
-    fillTile(as, aBuf, aScales, spec.a, Dim::M, m0, spec.m, k0, kLo, kHi, fixed,
-             rowOk);
-    fillTile(bs, bBuf, bScales, spec.b, Dim::N, n0, spec.n, k0, kLo, kHi,
-             fixed);
+    fillTile(as, aBuf, spec.a, Dim::M, m0, spec.m, k0, kLo, kHi, fixed, rowOk);
+    fillTile(bs, bBuf, spec.b, Dim::N, n0, spec.n, k0, kLo, kHi, fixed);
+    bool scaled = isScaled();
+    if (scaled) {
+      fillScaleTile(aScaleTile, aScales, spec.a, Dim::M, m0, spec.m, k0, fixed);
+      fillScaleTile(bScaleTile, bScales, spec.b, Dim::N, n0, spec.n, k0, fixed);
+    }
     gpu::BarrierOp::create(kb);
+    // MX: the K step's sums start from zero and are scaled after the loop.
+    SmallVector<Value> innerInits =
+        scaled ? SmallVector<Value>(acc.size(), f32Zero())
+               : llvm::to_vector_of<Value>(loop.getRegionIterArgs());
     auto inner = scf::ForOp::create(kb, kb.idx(0), kb.idx(kTileK), kb.idx(1),
-                                    loop.getRegionIterArgs());
+                                    innerInits);
     {
       OpBuilder::InsertionGuard innerGuard(kb);
       kb.setInsertionPointToStart(inner.getBody());
@@ -288,8 +365,24 @@ private:
               kb, av[i], bv[j], inner.getRegionIterArgs()[i * kPerThread + j]));
       scf::YieldOp::create(kb, next);
     }
+    SmallVector<Value> updated = llvm::to_vector_of<Value>(inner.getResults());
+    if (scaled) {
+      SmallVector<Value> sa, sb;
+      for (int64_t i = 0; i < kPerThread; ++i) {
+        sa.push_back(memref::LoadOp::create(
+            kb, aScaleTile, ValueRange{addI(ty, kb.idx(kThreadsSide * i))}));
+        sb.push_back(memref::LoadOp::create(
+            kb, bScaleTile, ValueRange{addI(tx, kb.idx(kThreadsSide * i))}));
+      }
+      for (int64_t i = 0; i < kPerThread; ++i)
+        for (int64_t j = 0; j < kPerThread; ++j) {
+          int64_t ij = i * kPerThread + j;
+          updated[ij] = addScaledSum(loop.getRegionIterArgs()[ij], updated[ij],
+                                     sa[i], sb[j]);
+        }
+    }
     gpu::BarrierOp::create(kb);
-    scf::YieldOp::create(kb, inner.getResults());
+    scf::YieldOp::create(kb, updated);
     return llvm::to_vector_of<Value>(loop.getResults());
   }
 
@@ -304,6 +397,8 @@ private:
   KernelBuilder &kb;
   const GemmSpec &spec;
   Value as, bs;
+  /// MX GEMMs: the i32 scale bytes of the tiles' 64 rows (M for A, N for B).
+  Value aScaleTile, bScaleTile;
   Value aBuf, aScales, bBuf, bScales, init, bias, offs, c;
   Value tid, tx, ty, m0, n0, bz;
 };
@@ -446,9 +541,14 @@ static void replaceWithGemm(RewriterBase &rewriter, Operation *op,
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   auto smemType = MemRefType::get({kTileK, kSmemRow}, rewriter.getF32Type(),
                                   MemRefLayoutAttrInterface(), workgroup);
+  SmallVector<Type> workgroupTypes = {smemType, smemType};
+  if (spec.a.scaled || spec.b.scaled)
+    workgroupTypes.append(2, MemRefType::get({kTileM}, rewriter.getI32Type(),
+                                             MemRefLayoutAttrInterface(),
+                                             workgroup));
   gpu::GPUFuncOp kernel = cache.getOrCreate(
       rewriter, getKernelName(spec), ValueRange(buffers).getTypes(),
-      /*numInputs=*/inputs.size(), {smemType, smemType},
+      /*numInputs=*/inputs.size(), workgroupTypes,
       [&](KernelBuilder &kb, ValueRange args, ValueRange smem) {
         GemmBodyBuilder(kb, spec, args, smem).build();
       });
