@@ -101,15 +101,24 @@ struct CPUPrepareMatmulsPass final
       prepare(rewriter, op);
   }
 
-  /// Rewrites `op` into an f32 matmul with canonical maps, unless it already
-  /// is one.
+  /// Rewrites `op` into an f32 (f64 for an f64 accumulator) matmul with
+  /// canonical maps, unless it already is one.
   void prepare(IRRewriter &rewriter, linalg::LinalgOp op) {
     FailureOr<linalg::ContractionDimensions> dims =
         linalg::inferContractionDims(op);
     if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
         dims->k.size() != 1 || dims->batch.size() > 1)
       return;
-    Type f32 = rewriter.getF32Type();
+    // linalg.matmul casts both operands to the accumulator's type: an f64
+    // accumulator computes in f64, every narrower one in f32 (exact for
+    // bf16 / f16 operands; an f64 operand of an f32 matmul is truncated,
+    // as linalg's body does).
+    Type initElem =
+        cast<RankedTensorType>(op.getDpsInits()[0].getType()).getElementType();
+    Type computeType = rewriter.getF32Type();
+    if (auto initFloat = dyn_cast<FloatType>(initElem);
+        initFloat && initFloat.getWidth() > 32)
+      computeType = initFloat;
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     SmallVector<unsigned> batch(dims->batch.begin(), dims->batch.end());
     SmallVector<unsigned> lhsDims = batch, rhsDims = batch, outDims = batch;
@@ -129,9 +138,9 @@ struct CPUPrepareMatmulsPass final
     auto elemOf = [](Value v) {
       return cast<RankedTensorType>(v.getType()).getElementType();
     };
-    bool lhsOk = elemOf(lhs) == f32 && isCanonical(maps[0], lhsDims);
-    bool rhsOk = elemOf(rhs) == f32 && isCanonical(maps[1], rhsDims);
-    bool outOk = elemOf(init) == f32 && isCanonical(maps[2], outDims);
+    bool lhsOk = elemOf(lhs) == computeType && isCanonical(maps[0], lhsDims);
+    bool rhsOk = elemOf(rhs) == computeType && isCanonical(maps[1], rhsDims);
+    bool outOk = elemOf(init) == computeType && isCanonical(maps[2], outDims);
     if (lhsOk && rhsOk && outOk && !op->hasAttr("indexing_maps"))
       return;
     if (!isa<FloatType>(elemOf(lhs)) || !isa<FloatType>(elemOf(rhs)) ||
@@ -143,13 +152,13 @@ struct CPUPrepareMatmulsPass final
     Location loc = op.getLoc();
     Value newLhs = lhsOk ? lhs
                          : convertThroughGeneric(rewriter, loc, lhs, maps[0],
-                                                 lhsDims, f32);
+                                                 lhsDims, computeType);
     Value newRhs = rhsOk ? rhs
                          : convertThroughGeneric(rewriter, loc, rhs, maps[1],
-                                                 rhsDims, f32);
+                                                 rhsDims, computeType);
     Value newInit = outOk ? init
                           : convertThroughGeneric(rewriter, loc, init, maps[2],
-                                                  outDims, f32);
+                                                  outDims, computeType);
     Value product;
     if (batch.empty())
       product =
