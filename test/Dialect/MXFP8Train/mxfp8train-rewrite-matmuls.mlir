@@ -142,6 +142,71 @@ func.func @wgrad_through_transpose_op(%go: tensor<64x256xbf16>, %x: tensor<64x12
 
 // -----
 
+// The same transposes written as linalg.generic ops that only move elements
+// (what linalg-generalize-named-ops or older torch-mlir emit): recognised
+// like linalg.transpose, so the roles are forward and wgrad (not dgrad) and
+// the generics are erased.
+#gen_id = affine_map<(d0, d1) -> (d0, d1)>
+#gen_tr = affine_map<(d0, d1) -> (d1, d0)>
+// CHECK-LABEL: func.func @generic_transposes(
+// CHECK-SAME:    %[[X:.*]]: tensor<64x128xbf16>, %[[W:.*]]: tensor<256x128xbf16>, %[[GO:.*]]: tensor<64x256xbf16>
+// CHECK-NOT:     linalg.generic
+// CHECK:         mxfp8train.quantize %[[W]] axis = 1
+// CHECK:         mxfp8train.scaled_mm {{.*}} transpose_rhs {mxfp8train.role = "forward"}
+// CHECK:         mxfp8train.quantize %[[GO]] axis = 0
+// CHECK:         mxfp8train.scaled_mm {{.*}} transpose_lhs {mxfp8train.role = "wgrad"}
+// CHECK-NOT:     linalg.generic
+func.func @generic_transposes(%x: tensor<64x128xbf16>, %w: tensor<256x128xbf16>, %go: tensor<64x256xbf16>) -> (tensor<64x256xf32>, tensor<256x128xf32>) {
+  %ew = tensor.empty() : tensor<128x256xbf16>
+  %wt = linalg.generic {indexing_maps = [#gen_tr, #gen_id], iterator_types = ["parallel", "parallel"]}
+      ins(%w : tensor<256x128xbf16>) outs(%ew : tensor<128x256xbf16>) {
+  ^bb0(%a: bf16, %o: bf16):
+    linalg.yield %a : bf16
+  } -> tensor<128x256xbf16>
+  %z1 = arith.constant dense<0.0> : tensor<64x256xf32>
+  // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 1, rhs via linalg.generic transpose along axis 1, recipe mxfp8_rceil)}}
+  %0 = linalg.matmul ins(%x, %wt : tensor<64x128xbf16>, tensor<128x256xbf16>)
+                     outs(%z1 : tensor<64x256xf32>) -> tensor<64x256xf32>
+  %eg = tensor.empty() : tensor<256x64xbf16>
+  // The transpose written with the permutation on the output map.
+  %got = linalg.generic {indexing_maps = [#gen_id, #gen_tr], iterator_types = ["parallel", "parallel"]}
+      ins(%go : tensor<64x256xbf16>) outs(%eg : tensor<256x64xbf16>) {
+  ^bb0(%a: bf16, %o: bf16):
+    linalg.yield %a : bf16
+  } -> tensor<256x64xbf16>
+  %z2 = arith.constant dense<0.0> : tensor<256x128xf32>
+  // expected-remark @below {{mxfp8train: converted (role wgrad, lhs via linalg.generic transpose quantized along axis 0, rhs along axis 0, recipe mxfp8_rceil)}}
+  %1 = linalg.matmul ins(%got, %x : tensor<256x64xbf16>, tensor<64x128xbf16>)
+                     outs(%z2 : tensor<256x128xf32>) -> tensor<256x128xf32>
+  return %0, %1 : tensor<64x256xf32>, tensor<256x128xf32>
+}
+
+// -----
+
+// A linalg.generic that also computes (here: negates) is no transpose: the
+// matmul quantizes its result as stored.
+#neg_id = affine_map<(d0, d1) -> (d0, d1)>
+#neg_tr = affine_map<(d0, d1) -> (d1, d0)>
+// CHECK-LABEL: func.func @generic_not_a_transpose(
+// CHECK:         %[[NEG:.*]] = linalg.generic
+// CHECK:         mxfp8train.quantize %[[NEG]] axis = 0
+func.func @generic_not_a_transpose(%x: tensor<64x128xbf16>, %w: tensor<256x128xbf16>) -> tensor<64x256xf32> {
+  %ew = tensor.empty() : tensor<128x256xbf16>
+  %wt = linalg.generic {indexing_maps = [#neg_tr, #neg_id], iterator_types = ["parallel", "parallel"]}
+      ins(%w : tensor<256x128xbf16>) outs(%ew : tensor<128x256xbf16>) {
+  ^bb0(%a: bf16, %o: bf16):
+    %n = arith.negf %a : bf16
+    linalg.yield %n : bf16
+  } -> tensor<128x256xbf16>
+  %z = arith.constant dense<0.0> : tensor<64x256xf32>
+  // expected-remark @below {{mxfp8train: converted (role dgrad, lhs quantized along axis 1, rhs along axis 0, recipe mxfp8_rceil)}}
+  %0 = linalg.matmul ins(%x, %wt : tensor<64x128xbf16>, tensor<128x256xbf16>)
+                     outs(%z : tensor<64x256xf32>) -> tensor<64x256xf32>
+  return %0 : tensor<64x256xf32>
+}
+
+// -----
+
 // A transpose with another use stays; the matmul still quantizes its input.
 // CHECK-LABEL: func.func @transpose_op_with_other_use(
 // CHECK-SAME:    %[[X:.*]]: tensor<64x128xbf16>, %[[W:.*]]: tensor<256x128xbf16>

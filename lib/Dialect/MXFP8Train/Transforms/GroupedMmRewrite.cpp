@@ -68,12 +68,11 @@ mxfp8train::getKnownOffsAlignment(Operation *op, Value offs,
 /// swaps the two matrix dimensions) producing `operand.stored`.
 static void lookThroughTranspose(MatmulOperandPlan &operand,
                                  ArrayRef<int64_t> swap) {
-  auto transpose = operand.stored.getDefiningOp<linalg::TransposeOp>();
-  if (!transpose || !transpose.hasPureTensorSemantics() ||
-      transpose.getPermutation() != swap)
+  std::optional<TransposeView> transpose = matchTranspose(operand.stored);
+  if (!transpose || ArrayRef<int64_t>(transpose->perm) != swap)
     return;
-  operand.stored = transpose.getInput();
-  operand.transpose = transpose;
+  operand.stored = transpose->input;
+  operand.transpose = transpose->op;
   operand.transposed = !operand.transposed;
 }
 
@@ -429,9 +428,7 @@ mxfp8train::detail::describeGroupedConversion(const MatmulPlan &plan,
     os << " from " << kMatmulRoleAttrName;
   auto describeOperand = [&](StringRef what, const MatmulOperandPlan &operand,
                              bool madeTokenMajor) {
-    os << ", " << what;
-    if (operand.transpose)
-      os << " via linalg.transpose";
+    os << ", " << what << describeTransposeSource(operand);
     if (madeTokenMajor)
       os << " made token-major";
   };

@@ -103,18 +103,16 @@ static MatmulOperandPlan planOperand(Value operand, AffineMap map, int64_t kPos,
   plan.stored = operand;
   plan.map = map;
   plan.axis = kPos;
-  auto transpose = operand.getDefiningOp<linalg::TransposeOp>();
-  if (!transpose || !transpose.hasPureTensorSemantics())
+  std::optional<TransposeView> transpose = matchTranspose(operand);
+  if (!transpose || (numBatch == 1 && transpose->perm[0] != 0))
     return plan;
-  ArrayRef<int64_t> perm = transpose.getPermutation();
-  if (numBatch == 1 && perm[0] != 0)
-    return plan;
+  ArrayRef<int64_t> perm = transpose->perm;
   // Result dimension i of the transpose is input dimension perm[i].
   SmallVector<AffineExpr> exprs(map.getNumResults());
   for (auto [i, p] : llvm::enumerate(perm))
     exprs[p] = map.getResult(i);
-  plan.stored = transpose.getInput();
-  plan.transpose = transpose;
+  plan.stored = transpose->input;
+  plan.transpose = transpose->op;
   plan.map = AffineMap::get(map.getNumDims(), 0, exprs, map.getContext());
   plan.axis = perm[kPos];
   return plan;
@@ -371,10 +369,9 @@ std::string mxfp8train::describeConversion(const MatmulPlan &plan,
      << " (role " << stringifyMatmulRole(plan.role);
   if (plan.roleFromAttribute)
     os << " from " << kMatmulRoleAttrName;
-  os << ", lhs" << (plan.lhs.transpose ? " via linalg.transpose" : "")
-     << " quantized along axis " << plan.lhs.axis
-     << describeCast(recipe, plan.role, /*grouped=*/false, 0) << ", rhs"
-     << (plan.rhs.transpose ? " via linalg.transpose" : "") << " along axis "
+  os << ", lhs" << describeTransposeSource(plan.lhs) << " quantized along axis "
+     << plan.lhs.axis << describeCast(recipe, plan.role, /*grouped=*/false, 0)
+     << ", rhs" << describeTransposeSource(plan.rhs) << " along axis "
      << plan.rhs.axis << describeCast(recipe, plan.role, /*grouped=*/false, 1);
   if (!emulated && plan.initKind == MatmulInitKind::Bias)
     os << ", init as bias";

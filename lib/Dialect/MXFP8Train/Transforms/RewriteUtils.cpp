@@ -15,6 +15,7 @@
 #include "mxfp8train/Dialect/MXFP8Train/Transforms/Transforms.h"
 
 #include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -389,4 +390,47 @@ mxfp8train::detail::checkStaticSizes(RecipeAttrInterface recipe,
     if (!getTensorByteSize(type))
       return "the byte size of '" + printToString(type) + "' overflows int64";
   return std::nullopt;
+}
+
+std::optional<TransposeView> mxfp8train::detail::matchTranspose(Value value) {
+  if (auto transpose = value.getDefiningOp<linalg::TransposeOp>()) {
+    if (!transpose.hasPureTensorSemantics())
+      return std::nullopt;
+    return TransposeView{transpose, transpose.getInput(),
+                         llvm::to_vector(transpose.getPermutation())};
+  }
+  auto generic = value.getDefiningOp<linalg::GenericOp>();
+  if (!generic || !generic.hasPureTensorSemantics() ||
+      generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops())
+    return std::nullopt;
+  Block &body = generic.getRegion().front();
+  auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
+  if (!yield || body.getOperations().size() != 1 ||
+      yield.getNumOperands() != 1 || yield.getOperand(0) != body.getArgument(0))
+    return std::nullopt;
+  AffineMap inMap = generic.getIndexingMapsArray()[0];
+  AffineMap outMap = generic.getIndexingMapsArray()[1];
+  if (!inMap.isPermutation() || !outMap.isPermutation())
+    return std::nullopt;
+  // Result dimension i is loop dimension outMap(i), which the input reads
+  // at its position in inMap.
+  SmallVector<int64_t> perm;
+  for (AffineExpr e : outMap.getResults()) {
+    unsigned loop = cast<AffineDimExpr>(e).getPosition();
+    perm.push_back(
+        *inMap.getResultPosition(getAffineDimExpr(loop, e.getContext())));
+  }
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+    return std::nullopt;
+  return TransposeView{generic, generic.getDpsInputs()[0], perm};
+}
+
+std::string
+mxfp8train::detail::describeTransposeSource(const MatmulOperandPlan &operand) {
+  if (!operand.transpose)
+    return "";
+  if (isa<linalg::TransposeOp>(operand.transpose))
+    return " via linalg.transpose";
+  return " via linalg.generic transpose";
 }

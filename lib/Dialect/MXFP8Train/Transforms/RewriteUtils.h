@@ -51,6 +51,24 @@ std::optional<std::string> checkGemmAlignment(RecipeAttrInterface recipe,
 std::optional<std::string> checkStaticSizes(RecipeAttrInterface recipe,
                                             ArrayRef<RankedTensorType> types);
 
+/// A tensor transpose producing a matmul operand: `linalg.transpose`, or a
+/// `linalg.generic` that only moves elements (one input, all-parallel
+/// permutation maps, a body that yields the input element), as frontends
+/// such as torch-mlir emit for `aten.t` / `permute`.
+struct TransposeView {
+  Operation *op;
+  Value input;
+  /// Result dimension i is input dimension perm[i] (not the identity).
+  SmallVector<int64_t> perm;
+};
+
+/// The transpose producing `value`, or std::nullopt.
+std::optional<TransposeView> matchTranspose(Value value);
+
+/// " via linalg.transpose" / " via linalg.generic transpose" for an operand
+/// read through a transpose, "" otherwise (for the remarks).
+std::string describeTransposeSource(const MatmulOperandPlan &operand);
+
 /// Prints an attribute or type for a diagnostic.
 template <typename T> std::string printToString(T value) {
   std::string s;

@@ -16,8 +16,9 @@ def MXFP8TrainRewriteMatmulsPass
   let description = [{
     Rewrites bf16/f32 `linalg.matmul` and `linalg.batch_matmul` (default
     maps, transposes through `indexing_maps`, or operands produced by a
-    `linalg.transpose`, which is looked through: its input is quantized along
-    the matching axis and the transpose is erased when dead) into
+    `linalg.transpose` or by a `linalg.generic` that only permutes, which is
+    looked through: its input is quantized along the matching axis and the
+    transpose is erased when dead) into
     `mxfp8train.quantize` of each stored operand along its contraction
     dimension followed by `mxfp8train.scaled_mm` with the matmul's result
     type, following the recipe (torchao `MXFP8TrainingOpConfig`, SPEC §5-§6).
@@ -63,7 +64,8 @@ def MXFP8TrainRewriteMatmulsPass
     rowwise_with_gw_hp's dgrad, whose wgrad stays in high precision;
     grouped GEMMs e4m3 rowwise power-of-2, token groups padded to 16 with
     `pad_token_groups = true`). K and N must be multiples of 16. The 2d-2d
-    grouped wgrad is skipped (its per-group scales have no quantize form).
+    grouped wgrad quantizes both operands per token group (`quantize
+    offs(...)`, one scale per group and column, docs/float8.md).
 
     The module records the recipe as `mxfp8train.recipe` (the recipe
     attribute, ConvertedRecipe.h): `mxfp8-compile` takes the SQNR bars of

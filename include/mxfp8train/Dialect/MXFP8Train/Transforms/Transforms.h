@@ -128,10 +128,11 @@ struct RewriteMatmulsOptions {
 /// One operand of a matmul as it will be quantized.
 struct MatmulOperandPlan {
   /// The tensor that is quantized: the matmul operand itself, or the input of
-  /// the `linalg.transpose` that produced it.
+  /// the transpose that produced it.
   Value stored;
-  /// The `linalg.transpose` looked through, or null.
-  linalg::TransposeOp transpose;
+  /// The transpose looked through (`linalg.transpose`, or a `linalg.generic`
+  /// that only permutes), or null.
+  Operation *transpose = nullptr;
   /// Indexing map of `stored` in the matmul's iteration space (dense
   /// matmuls only; null for grouped_mm).
   AffineMap map;
