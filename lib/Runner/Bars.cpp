@@ -10,6 +10,10 @@
 #include "mxfp8train/Runner/Conversion.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+
+#include <functional>
 
 #include <algorithm>
 
@@ -78,15 +82,16 @@ static std::optional<double> getBarOfRole(const RoleBars &bars,
 
 std::optional<double> mxfp8train::getResultBar(RecipeAttrInterface recipe,
                                                StringRef role, bool dense,
-                                               bool grouped) {
+                                               bool grouped, bool layer) {
   std::optional<double> bar;
   if (dense || !grouped)
     bar = getBarOfRole(getLinearBars(recipe, /*grouped=*/false), role);
   if (grouped) {
-    // MX: the grouped per-GEMM bars (SPEC §8); Float8: the MoE layer's.
+    // MX: the grouped per-GEMM bars (SPEC §8); Float8: the MoE layer's
+    // for a layer of GEMMs, the per-GEMM bars for one.
     std::optional<double> groupedBar = getBarOfRole(
-        recipe.isFloat8() ? kFloat8MoELayerBars
-                          : getLinearBars(recipe, /*grouped=*/true),
+        recipe.isFloat8() && layer ? kFloat8MoELayerBars
+                                   : getLinearBars(recipe, /*grouped=*/true),
         role);
     if (groupedBar)
       bar = bar ? std::min(*bar, *groupedBar) : groupedBar;
@@ -105,21 +110,36 @@ mxfp8train::getQuantizedGemmsPerResult(func::FuncOp func) {
   auto returnOp = dyn_cast<func::ReturnOp>(func.front().getTerminator());
   if (!returnOp)
     return gemms;
+  SymbolTableCollection symbols;
   for (Value value : returnOp.getOperands()) {
     SetVector<Operation *> slice;
     BackwardSliceOptions options;
     options.inclusive = true;
     options.omitUsesFromAbove = false;
     ResultGemms row;
+    // The GEMMs of the slice, of the regions of its ops (a loop or branch
+    // whose results the value is; their values from above are in the slice)
+    // and of the functions they call, each counted once.
+    llvm::SmallPtrSet<Operation *, 8> seen;
+    std::function<void(Operation *)> visit = [&](Operation *root) {
+      root->walk([&](Operation *op) {
+        if (isQuantizedGemm(op) && seen.insert(op).second) {
+          ++row.count;
+          (isGroupedGemm(op) ? row.grouped : row.dense) = true;
+        }
+        auto call = dyn_cast<CallOpInterface>(op);
+        if (!call)
+          return;
+        auto callee = dyn_cast_or_null<CallableOpInterface>(
+            call.resolveCallableInTable(&symbols));
+        if (callee && seen.insert(callee).second)
+          visit(callee);
+      });
+    };
     if (value.getDefiningOp() &&
-        succeeded(getBackwardSlice(value, &slice, options))) {
-      for (Operation *op : slice) {
-        if (!isQuantizedGemm(op))
-          continue;
-        ++row.count;
-        (isGroupedGemm(op) ? row.grouped : row.dense) = true;
-      }
-    }
+        succeeded(getBackwardSlice(value, &slice, options)))
+      for (Operation *op : slice)
+        visit(op);
     gemms.push_back(row);
   }
   return gemms;
@@ -129,7 +149,7 @@ std::optional<RoleBar> mxfp8train::getRoleBar(RecipeAttrInterface recipe,
                                               StringRef role,
                                               const ResultGemms &gemms) {
   std::optional<double> bar =
-      getResultBar(recipe, role, gemms.dense, gemms.grouped);
+      getResultBar(recipe, role, gemms.dense, gemms.grouped, gemms.count > 1);
   if (!bar)
     return std::nullopt;
   return RoleBar{*bar, /*reference=*/gemms.count > 1};

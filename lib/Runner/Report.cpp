@@ -116,8 +116,8 @@ void mlir::mxfp8train::printCompareReport(llvm::raw_ostream &os,
                           "bar dB", "result"});
     for (const MatmulComparison &row : report.matmuls) {
       if (!row.compared) {
-        matmulRows.push_back(
-            {row.name, "-", row.type, "-", "-", "-", row.decision});
+        matmulRows.push_back({row.name, row.role.empty() ? "-" : row.role,
+                              row.type, "-", "-", "-", row.decision});
         continue;
       }
       matmulRows.push_back({row.name, row.role, row.type, formatDb(row.sqnrDb),

@@ -99,6 +99,17 @@ FailureOr<OwningOpRef<ModuleOp>> mxfp8train::buildProbeModule(
       probes.push_back(row);
       continue;
     }
+    // Only a matmul of the function's own block can return its result and
+    // its converted copy's; one inside a loop or branch is converted with
+    // the module but not compared alone.
+    if (op->getBlock() != &func.front()) {
+      row.role = stringifyMatmulRole(analysis.plan.role).str();
+      row.decision = ("converted; not compared alone (inside " +
+                      op->getParentOp()->getName().getStringRef() + ")")
+                         .str();
+      probes.push_back(row);
+      continue;
+    }
     rewriter.setInsertionPointAfter(op);
     Operation *copy = rewriter.clone(*op);
     // Return both results; the rewrite below replaces the copy's use.

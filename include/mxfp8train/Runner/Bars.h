@@ -36,11 +36,14 @@ double getMatmulBar(RecipeAttrInterface recipe, llvm::StringRef role,
 /// `output`, `input_grad` or `weight_grad`, or std::nullopt for another
 /// role. `dense` / `grouped`: the result depends on a quantized dense /
 /// grouped GEMM (neither: the dense bars). Dense: the per-linear bars;
-/// grouped: MX's per-linear bars, Float8's MoE layer bars (23 / 29 / 21 dB,
-/// SPEC-float8 §7 test_moe_training). Where both apply, the lower bar.
+/// grouped: MX's per-linear bars; Float8's MoE layer bars (23 / 29 / 21 dB,
+/// SPEC-float8 §7 test_moe_training) for a result of several GEMMs
+/// (`layer`), the per-GEMM bars of one grouped GEMM otherwise (a result of
+/// one GEMM is that GEMM's output, and dX >= 29 dB does not hold for one
+/// e4m3 GEMM). Where both apply, the lower bar.
 std::optional<double> getResultBar(RecipeAttrInterface recipe,
                                    llvm::StringRef role, bool dense,
-                                   bool grouped);
+                                   bool grouped, bool layer);
 
 /// The quantized GEMMs that one result of a converted function depends on.
 struct ResultGemms {

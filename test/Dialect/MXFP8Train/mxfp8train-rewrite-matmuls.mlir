@@ -647,3 +647,29 @@ func.func @skipped_already_dequantized(%q: tensor<32x64xf8E4M3FN>, %s: tensor<32
   %0 = linalg.matmul ins(%a, %b : tensor<32x64xbf16>, tensor<64x32xbf16>) outs(%z : tensor<32x32xf32>) -> tensor<32x32xf32>
   return %0 : tensor<32x32xf32>
 }
+
+// -----
+
+// Contractions in other forms are reported as skipped, not silently kept.
+#con_a = affine_map<(m, n, k) -> (m, k)>
+#con_b = affine_map<(m, n, k) -> (n, k)>
+#con_c = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @other_contractions(
+// CHECK-NOT:     mxfp8train.
+func.func @other_contractions(%x: tensor<64x128xbf16>, %w: tensor<256x128xbf16>) -> (tensor<64x256xf32>, tensor<64x256xf32>) {
+  %z = arith.constant dense<0.0> : tensor<64x256xf32>
+  // expected-remark @below {{mxfp8train: skipped (a contraction written as linalg.generic; only linalg.matmul and linalg.batch_matmul (and mxfp8train.grouped_mm) are rewritten (upstream linalg-specialize-generic-ops turns a matmul-shaped linalg.generic into linalg.matmul))}}
+  %0 = linalg.generic {indexing_maps = [#con_a, #con_b, #con_c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<64x128xbf16>, tensor<256x128xbf16>) outs(%z : tensor<64x256xf32>) {
+  ^bb0(%a: bf16, %b: bf16, %o: f32):
+    %ae = arith.extf %a : bf16 to f32
+    %be = arith.extf %b : bf16 to f32
+    %p = arith.mulf %ae, %be : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<64x256xf32>
+  // expected-remark @below {{mxfp8train: skipped (a contraction written as linalg.contract;}}
+  %1 = linalg.contract indexing_maps = [#con_a, #con_b, #con_c]
+      ins(%x, %w : tensor<64x128xbf16>, tensor<256x128xbf16>) outs(%z : tensor<64x256xf32>) -> tensor<64x256xf32>
+  return %0, %1 : tensor<64x256xf32>, tensor<64x256xf32>
+}

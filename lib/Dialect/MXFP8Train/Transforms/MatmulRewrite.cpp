@@ -33,7 +33,10 @@ using namespace mlir::mxfp8train::detail;
 //===----------------------------------------------------------------------===//
 
 bool mxfp8train::isCandidateMatmul(Operation *op) {
-  return isa<linalg::MatmulOp, linalg::BatchMatmulOp, GroupedMmOp>(op);
+  if (isa<linalg::MatmulOp, linalg::BatchMatmulOp, GroupedMmOp>(op))
+    return true;
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return linalgOp && linalg::isaContractionOpInterface(linalgOp);
 }
 
 static bool isHighPrecision(Type type) {
@@ -259,9 +262,22 @@ MatmulAnalysis mxfp8train::analyzeMatmul(Operation *op,
                                          const RewriteMatmulsOptions &options) {
   if (auto grouped = dyn_cast<GroupedMmOp>(op))
     return analyzeGroupedMm(grouped, options);
-  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-    return analyzeLinalgMatmul(linalgOp, options);
+  if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+    return analyzeLinalgMatmul(cast<linalg::LinalgOp>(op), options);
   MatmulAnalysis result;
+  if (isa<linalg::LinalgOp>(op)) {
+    // Reported, not silently kept: the rewrite takes the named forms only.
+    result.plan.op = op;
+    result.decision = MatmulDecision::Skip;
+    result.reason =
+        ("a contraction written as " + op->getName().getStringRef() +
+         "; only linalg.matmul and linalg.batch_matmul (and "
+         "mxfp8train.grouped_mm) are rewritten (upstream "
+         "linalg-specialize-generic-ops turns a matmul-shaped "
+         "linalg.generic into linalg.matmul)")
+            .str();
+    return result;
+  }
   result.plan.op = op;
   result.reason = "not a linalg.matmul, linalg.batch_matmul or "
                   "mxfp8train.grouped_mm";

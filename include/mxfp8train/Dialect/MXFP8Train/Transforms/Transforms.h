@@ -236,7 +236,9 @@ struct MatmulAnalysis {
 
 /// True for the ops the rewrite considers: `linalg.matmul` and
 /// `linalg.batch_matmul` (in any indexing-map form) and
-/// `mxfp8train.grouped_mm`.
+/// `mxfp8train.grouped_mm`, which it converts, and every other linalg
+/// contraction (`linalg.generic`, `linalg.contract`, `linalg.matvec`, ...),
+/// which it reports as skipped.
 bool isCandidateMatmul(Operation *op);
 
 /// Decides whether and how `op` (a candidate matmul) is converted under
