@@ -656,6 +656,7 @@ func.func @skipped_already_dequantized(%q: tensor<32x64xf8E4M3FN>, %s: tensor<32
 #con_c = affine_map<(m, n, k) -> (m, n)>
 // CHECK-LABEL: func.func @other_contractions(
 // CHECK-NOT:     mxfp8train.
+// CHECK:         return
 func.func @other_contractions(%x: tensor<64x128xbf16>, %w: tensor<256x128xbf16>) -> (tensor<64x256xf32>, tensor<64x256xf32>) {
   %z = arith.constant dense<0.0> : tensor<64x256xf32>
   // expected-remark @below {{mxfp8train: skipped (a contraction written as linalg.generic; only linalg.matmul and linalg.batch_matmul (and mxfp8train.grouped_mm) are rewritten (upstream linalg-specialize-generic-ops turns a matmul-shaped linalg.generic into linalg.matmul))}}
@@ -672,4 +673,27 @@ func.func @other_contractions(%x: tensor<64x128xbf16>, %w: tensor<256x128xbf16>)
   %1 = linalg.contract indexing_maps = [#con_a, #con_b, #con_c]
       ins(%x, %w : tensor<64x128xbf16>, tensor<256x128xbf16>) outs(%z : tensor<64x256xf32>) -> tensor<64x256xf32>
   return %0, %1 : tensor<64x256xf32>, tensor<64x256xf32>
+}
+
+// -----
+
+// A linear layer on a 3-D input as torch-mlir lowers it: Wᵀ by
+// linalg.transpose, broadcast over the batch, batch_matmul. The broadcast
+// weight is quantized as stored (each copy alike); for the role the weight
+// counts as stored (out, in), so this is the forward (rule 3 alone would
+// say dgrad, and float8_tensorwise would cast x to e5m2).
+// CHECK-LABEL: func.func @linear_3d_broadcast_weight(
+// CHECK:         %[[WB:.*]] = linalg.broadcast
+// CHECK:         mxfp8train.quantize %[[WB]] axis = 1
+// CHECK:         mxfp8train.scaled_mm {{.*}} {mxfp8train.role = "forward"}
+func.func @linear_3d_broadcast_weight(%x: tensor<4x64x128xbf16>, %w: tensor<256x128xbf16>) -> tensor<4x64x256xf32> {
+  %et = tensor.empty() : tensor<128x256xbf16>
+  %wt = linalg.transpose ins(%w : tensor<256x128xbf16>) outs(%et : tensor<128x256xbf16>) permutation = [1, 0]
+  %eb = tensor.empty() : tensor<4x128x256xbf16>
+  %wb = linalg.broadcast ins(%wt : tensor<128x256xbf16>) outs(%eb : tensor<4x128x256xbf16>) dimensions = [0]
+  %z = arith.constant dense<0.0> : tensor<4x64x256xf32>
+  // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 2, rhs along axis 1, recipe mxfp8_rceil)}}
+  %0 = linalg.batch_matmul ins(%x, %wb : tensor<4x64x128xbf16>, tensor<4x128x256xbf16>)
+                           outs(%z : tensor<4x64x256xf32>) -> tensor<4x64x256xf32>
+  return %0 : tensor<4x64x256xf32>
 }

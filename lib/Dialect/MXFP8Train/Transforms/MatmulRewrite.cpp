@@ -121,6 +121,21 @@ static MatmulOperandPlan planOperand(Value operand, AffineMap map, int64_t kPos,
   return plan;
 }
 
+/// True when `operand` is a `linalg.broadcast` along a new leading (batch)
+/// dimension of a transposed 2-D tensor: the weight of a linear layer on a
+/// 3-D input as torch-mlir lowers it (`x @ W.t()` with the weight broadcast
+/// for `linalg.batch_matmul`). The broadcast tensor is quantized as stored;
+/// for the role the weight counts as stored the other way round.
+static bool isBroadcastOfTranspose(Value operand) {
+  auto broadcast = operand.getDefiningOp<linalg::BroadcastOp>();
+  if (!broadcast || !broadcast.hasPureTensorSemantics() ||
+      broadcast.getDimensions() != ArrayRef<int64_t>{0})
+    return false;
+  std::optional<TransposeView> transpose = matchTranspose(broadcast.getInput());
+  return transpose &&
+         ArrayRef<int64_t>(transpose->perm) == ArrayRef<int64_t>{1, 0};
+}
+
 /// analyzeMatmul for `linalg.matmul` and `linalg.batch_matmul`.
 static MatmulAnalysis
 analyzeLinalgMatmul(linalg::LinalgOp op, const RewriteMatmulsOptions &options) {
@@ -201,8 +216,8 @@ analyzeLinalgMatmul(linalg::LinalgOp op, const RewriteMatmulsOptions &options) {
   plan.lhs.transposed = plan.lhs.axis == numBatch;
   plan.rhs.transposed = plan.rhs.axis == numBatch + 1;
 
-  plan.role = roleOverride.value_or(
-      inferMatmulRole(plan.lhs.transposed, plan.rhs.transposed));
+  plan.role = roleOverride.value_or(inferMatmulRole(
+      plan.lhs.transposed, plan.rhs.transposed != isBroadcastOfTranspose(rhs)));
   plan.roleFromAttribute = roleOverride.has_value();
   RecipeAttrInterface recipe =
       getRecipeOrDefault(op->getContext(), options.recipe);
