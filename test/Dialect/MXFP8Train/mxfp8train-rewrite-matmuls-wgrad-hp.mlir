@@ -69,7 +69,7 @@ func.func @role_attribute_decides(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>
       {mxfp8train.role = "forward"}
       ins(%a, %b : tensor<64x64xbf16>, tensor<64x64xbf16>)
       outs(%z : tensor<64x64xf32>) -> tensor<64x64xf32>
-  // expected-remark @below {{mxfp8train: kept in high precision (role wgrad, recipe wgrad_with_hp = true)}}
+  // expected-remark @below {{mxfp8train: kept in high precision (role wgrad from mxfp8train.role, recipe wgrad_with_hp = true)}}
   %1 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
                                       affine_map<(m, n, k) -> (n, k)>,
                                       affine_map<(m, n, k) -> (m, n)>]

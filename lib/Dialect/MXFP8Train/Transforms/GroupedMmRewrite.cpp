@@ -142,7 +142,8 @@ mxfp8train::detail::analyzeGroupedMm(GroupedMmOp op,
       getRecipeOrDefault(op->getContext(), options.recipe);
   if (recipe.isHighPrecisionGemm(plan.role, /*grouped=*/true)) {
     result.decision = MatmulDecision::KeepHighPrecision;
-    result.reason = describeHighPrecisionGemm(plan.role, recipe);
+    result.reason =
+        describeHighPrecisionGemm(plan.role, recipe, plan.roleFromAttribute);
     return result;
   }
   // torchao's Float8 wgrad scales are per group and column over the group's

@@ -223,7 +223,8 @@ analyzeLinalgMatmul(linalg::LinalgOp op, const RewriteMatmulsOptions &options) {
       getRecipeOrDefault(op->getContext(), options.recipe);
   if (recipe.isHighPrecisionGemm(plan.role, /*grouped=*/false)) {
     result.decision = MatmulDecision::KeepHighPrecision;
-    result.reason = describeHighPrecisionGemm(plan.role, recipe);
+    result.reason =
+        describeHighPrecisionGemm(plan.role, recipe, plan.roleFromAttribute);
     return result;
   }
 

@@ -181,14 +181,15 @@ std::string mxfp8train::detail::describeRecipe(RecipeAttrInterface recipe) {
   return name.empty() ? printToString(Attribute(recipe)) : name.str();
 }
 
-std::string
-mxfp8train::detail::describeHighPrecisionGemm(MatmulRole role,
-                                              RecipeAttrInterface recipe) {
+std::string mxfp8train::detail::describeHighPrecisionGemm(
+    MatmulRole role, RecipeAttrInterface recipe, bool roleFromAttribute) {
+  std::string roleText = "role " + stringifyMatmulRole(role).str();
+  if (roleFromAttribute)
+    roleText += (" from " + kMatmulRoleAttrName).str();
   if (!recipe.isFloat8())
-    return "role " + stringifyMatmulRole(role).str() +
-           ", recipe wgrad_with_hp = true";
-  return "role " + stringifyMatmulRole(role).str() + ", recipe " +
-         describeRecipe(recipe) + " keeps grad_weight in high precision";
+    return roleText + ", recipe wgrad_with_hp = true";
+  return roleText + ", recipe " + describeRecipe(recipe) +
+         " keeps grad_weight in high precision";
 }
 
 std::string mxfp8train::detail::describeCast(RecipeAttrInterface recipe,

@@ -28,7 +28,8 @@ std::string describeRecipe(RecipeAttrInterface recipe);
 /// The reason for keeping the GEMM of `role` in high precision under
 /// `recipe` (RecipeAttrInterface::isHighPrecisionGemm).
 std::string describeHighPrecisionGemm(MatmulRole role,
-                                      RecipeAttrInterface recipe);
+                                      RecipeAttrInterface recipe,
+                                      bool roleFromAttribute);
 
 /// How operand `operand` of the GEMM of `role` is cast, as the remarks
 /// show it: "" for MX (the recipe says it), else ` (f8E4M3FN, axiswise,
