@@ -165,7 +165,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   // 256 threads (innermost dimension on threadIdx.x), mapped to the grid
   // and outlined into kernels.
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
-  funcPm.addPass(createMXFP8TrainGPUStridedCopiesPass());
+  funcPm.addPass(createMXFP8TrainStridedCopiesPass());
   funcPm.addPass(createConvertLinalgToParallelLoopsPass());
   funcPm.addPass(createMXFP8TrainGPUTileParallelLoopsPass());
   GpuMapParallelLoopsPassOptions mapping;

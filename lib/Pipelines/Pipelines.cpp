@@ -71,6 +71,9 @@ void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
   pm.addPass(createMXFP8TrainEmitCInterfacePass());
   pm.addPass(createMXFP8TrainCPULowerVectorsPass());
 
+  // Copies of strided views as loops (memref.copy of them would call the
+  // memrefCopy runtime function, which nothing links).
+  pm.addNestedPass<func::FuncOp>(createMXFP8TrainStridedCopiesPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(
       VectorTransferToSCFOptions().enableFullUnroll()));

@@ -1,7 +1,7 @@
 // REQUIRES: ptxas
 // RUN: mxfp8-opt %s --split-input-file --mxfp8train-lower-to-gpu --mlir-print-ir-after=gpu-kernel-outlining -o %t.mlir 2>&1 | FileCheck %s
 // RUN: FileCheck %s --check-prefix=FINAL < %t.mlir
-// RUN: mxfp8-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(mxfp8train-gpu-strided-copies))" | FileCheck %s --check-prefix=PASS
+// RUN: mxfp8-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(mxfp8train-strided-copies))" | FileCheck %s --check-prefix=PASS
 // RUN: mxfp8-opt %s --split-input-file --mxfp8train-gpu-device-buffers --verify-diagnostics -o /dev/null
 
 // A strided tensor.extract_slice feeding quantize (issue 14 row 12):
@@ -36,7 +36,7 @@ func.func @slice_quantize(%x: tensor<128x128xbf16>) -> (tensor<64x64xf8E4M3FN>, 
 // PASS:         memref.copy %{{.*}}, %{{.*}} : memref<64x64xbf16> to memref<64x64xbf16>
 func.func @copies(%x: memref<128x128xbf16>, %y: memref<64x64xbf16>, %z: memref<64x64xbf16>) {
   %v = memref.subview %x[0, 0] [64, 64] [2, 2] : memref<128x128xbf16> to memref<64x64xbf16, strided<[256, 2]>>
-  // expected-error @below {{copy between 'memref<64x64xbf16, strided<[256, 2]>>' and 'memref<64x64xbf16>' is not contiguous, which gpu.memcpy requires; run mxfp8train-gpu-strided-copies first}}
+  // expected-error @below {{copy between 'memref<64x64xbf16, strided<[256, 2]>>' and 'memref<64x64xbf16>' is not contiguous, which gpu.memcpy requires; run mxfp8train-strided-copies first}}
   memref.copy %v, %y : memref<64x64xbf16, strided<[256, 2]>> to memref<64x64xbf16>
   memref.copy %y, %z : memref<64x64xbf16> to memref<64x64xbf16>
   return

@@ -314,7 +314,7 @@ def MXFP8TrainGPUDeviceBuffersPass
     reported (it would touch device memory from the CPU) and the pass fails.
     A buffer that escapes its block (returned or yielded) is reported too;
     run `buffer-results-to-out-params` first. A `memref.copy` of a
-    non-contiguous view is reported (run `mxfp8train-gpu-strided-copies`
+    non-contiguous view is reported (run `mxfp8train-strided-copies`
     before the linalg ops become kernels).
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
@@ -352,20 +352,6 @@ def MXFP8TrainGPUJoinStreamsPass
                            "::mlir::LLVM::LLVMDialect"];
 }
 
-def MXFP8TrainGPUStridedCopiesPass
-    : Pass<"mxfp8train-gpu-strided-copies", "::mlir::func::FuncOp"> {
-  let summary = "Turn memref.copy of non-contiguous views into linalg.copy (GPU)";
-  let description = [{
-    `gpu.memcpy` copies contiguous bytes only. Bufferization copies a strided
-    view (a `tensor.extract_slice` with strides, a transposed view) into a
-    contiguous buffer with `memref.copy`; this pass rewrites every
-    `memref.copy` whose source or target is not a static, contiguous
-    row-major buffer into `linalg.copy`, which the GPU pipeline lowers to a
-    kernel like its other linalg ops. Contiguous copies stay `memref.copy`
-    (later `gpu.memcpy`).
-  }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
-}
 
 def MXFP8TrainGPUTileParallelLoopsPass
     : Pass<"mxfp8train-gpu-tile-parallel-loops", "::mlir::func::FuncOp"> {

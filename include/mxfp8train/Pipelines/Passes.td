@@ -96,6 +96,25 @@ def MXFP8TrainEmitCInterfacePass
 // Input checks and arithmetic (VerifyLoweringInput.cpp, NarrowFloatArith.cpp)
 //===----------------------------------------------------------------------===//
 
+def MXFP8TrainStridedCopiesPass
+    : Pass<"mxfp8train-strided-copies", "::mlir::func::FuncOp"> {
+  let summary = "Turn memref.copy of non-contiguous views into linalg.copy";
+  let description = [{
+    Bufferization copies a strided view (a `tensor.extract_slice` with
+    strides, a transposed view) into a contiguous buffer with `memref.copy`.
+    Neither pipeline can take such a copy as it is: `gpu.memcpy` copies
+    contiguous bytes only, and on the CPU `memref.copy` of a non-identity
+    layout lowers to a call of the `memrefCopy` runtime function, which
+    neither the JIT nor `mxfp8-compile`'s objects link (a `JIT session error:
+    Symbols not found: [ memrefCopy ]`). This pass rewrites every
+    `memref.copy` whose source or target is not a static, contiguous
+    row-major buffer into `linalg.copy`, which both pipelines lower like
+    their other linalg ops (GPU: a kernel; CPU: loops). Contiguous copies
+    stay `memref.copy` (a `memcpy`, or `gpu.memcpy`).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def MXFP8TrainVerifyLoweringInputPass
     : Pass<"mxfp8train-verify-lowering-input", "::mlir::ModuleOp"> {
   let summary = "Reject input the CPU and GPU pipelines cannot lower, at the op";

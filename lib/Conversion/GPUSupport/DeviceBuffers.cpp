@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -31,6 +32,13 @@ namespace mlir::mxfp8train {
 
 using namespace mlir;
 using namespace mlir::mxfp8train;
+
+bool mlir::mxfp8train::isMemcpyCompatible(memref::CopyOp copy) {
+  return memref::isStaticShapeAndContiguousRowMajor(
+             cast<MemRefType>(copy.getSource().getType())) &&
+         memref::isStaticShapeAndContiguousRowMajor(
+             cast<MemRefType>(copy.getTarget().getType()));
+}
 
 /// The terminator that passes `value` (or a view of it) out of its block,
 /// i.e. makes the buffer outlive the block; null if none does.
@@ -167,7 +175,7 @@ struct GPUDeviceBuffersPass final
                 << "copy between " << copy.getSource().getType() << " and "
                 << copy.getTarget().getType()
                 << " is not contiguous, which gpu.memcpy requires; run "
-                   "mxfp8train-gpu-strided-copies first";
+                   "mxfp8train-strided-copies first";
             failed = true;
             return;
           }

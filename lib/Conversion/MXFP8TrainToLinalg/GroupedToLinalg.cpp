@@ -396,8 +396,7 @@ struct ScaledGroupedMmOpLowering final : OpRewritePattern<ScaledGroupedMmOp> {
   /// `axis`, 2-D) in canonical orientation, and the shifts of its rows.
   static F32Operand dequantize(OpBuilder &b, Location loc, Value data,
                                Value scales, int64_t axis, bool transposed) {
-    Type elemType = cast<RankedTensorType>(data.getType()).getElementType();
-    Value shifts = buildScaleShifts(b, loc, scales, axis, elemType);
+    Value shifts = buildScaleShifts(b, loc, data, scales, axis);
     return {buildDequantize(b, loc, data, scales, axis, getPerm(transposed),
                             b.getF32Type(), shifts),
             shifts};

@@ -64,17 +64,18 @@ Value buildDequantize(OpBuilder &b, Location loc, Value data, Value scales,
                       Value shifts = nullptr);
 
 /// The scale shifts of an MX GEMM operand (SPEC §3.1, docs/numerics.md
-/// "Exact products"): for row-major `scales` of data of element type
-/// `dataElemType` blocked along `axis`, an i32 tensor of the scales' shape
-/// without `axis` holding, per row (all other indices), the smallest
-/// s >= 0 with which every finite block of the row dequantizes to a finite
-/// f32 `q * 2^(byte - 127 - s)`: max(0, largest finite byte - 246) for e4m3
-/// (- 239 for e5m2). A GEMM multiplies the shifted operands and undoes both
-/// shifts on the f32 sum (undoScaleShifts), so products that are finite
-/// stay finite even where an operand element alone exceeds f32 (e.g. byte
-/// 247 with |q| >= 256, which RCEIL gives a bf16 block holding bf16 max).
-Value buildScaleShifts(OpBuilder &b, Location loc, Value scales, int64_t axis,
-                       Type dataElemType);
+/// "`scaled_mm`"): for `data` blocked along `axis` with row-major
+/// `scales`, an i32 tensor of the data's shape without `axis` holding, per
+/// row (all other indices), the smallest s >= 0 with which every element of
+/// the row dequantizes to a finite f32 `q * 2^(byte - 127 - s)`: the excess
+/// of the row's largest dequantized binade over f32's (zero elements, NaN /
+/// Inf codes and NaN scales do not count; 0 for all ordinary data). A GEMM
+/// multiplies the shifted operands and undoes both shifts on the f32 sum
+/// (undoScaleShifts), so products that are finite stay finite even where an
+/// operand element alone exceeds f32 (e.g. byte 247 with |q| >= 256, which
+/// RCEIL gives a bf16 block holding bf16 max).
+Value buildScaleShifts(OpBuilder &b, Location loc, Value data, Value scales,
+                       int64_t axis);
 
 /// `acc * 2^(lhsShift + rhsShift)` (f32 times an exact power of two; i32
 /// shifts from buildScaleShifts).

@@ -186,53 +186,62 @@ Value linalg_lowering::buildRowMajorScales(OpBuilder &b, Location loc,
   return generic.getResult(0);
 }
 
-// The largest scale byte whose block dequantizes to finite f32 values:
-// max * 2^(byte - 127) < 2^128 with max = 1.75 * 2^emaxPow2.
-static int64_t getLargestFiniteScaleByte(const ElementFormat &fmt) {
-  return 254 - fmt.emaxPow2;
-}
-
-/// One reduction over the scale bytes: the shift of each row is
-/// max(0, max over its finite bytes - getLargestFiniteScaleByte), at most 8
-/// for e4m3 and 15 for e5m2; byte 255 (NaN) does not count.
-Value linalg_lowering::buildScaleShifts(OpBuilder &b, Location loc,
-                                        Value scales, int64_t axis,
-                                        Type dataElemType) {
-  auto type = cast<RankedTensorType>(scales.getType());
-  int64_t rank = type.getRank();
+/// One reduction over the elements and their scale bytes: the shift of each
+/// row is max(0, E - 127) over its elements, E the binade exponent of
+/// q * 2^(byte - 127) (so 2^E <= |value| < 2^(E+1)); zero elements, NaN /
+/// Inf codes and byte 255 (NaN) do not count. At most 8 for e4m3 (448 *
+/// 2^127) and 15 for e5m2 (57344 * 2^127).
+Value linalg_lowering::buildScaleShifts(OpBuilder &b, Location loc, Value data,
+                                        Value scales, int64_t axis) {
+  auto dataType = cast<RankedTensorType>(data.getType());
+  int64_t rank = dataType.getRank();
+  ElementFormat fmt = getElementFormat(dataType.getElementType());
   MLIRContext *ctx = b.getContext();
+  // Loops: the data dimensions with `axis` split into (block, in-block),
+  // both reductions.
   SmallVector<int64_t> shape;
   SmallVector<AffineExpr> rowExprs;
   SmallVector<utils::IteratorType> iterators;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (d == axis) {
-      iterators.push_back(utils::IteratorType::reduction);
+  for (int64_t d = 0; d <= rank; ++d) {
+    bool blocked = d == axis || d == axis + 1;
+    iterators.push_back(blocked ? utils::IteratorType::reduction
+                                : utils::IteratorType::parallel);
+    if (blocked)
       continue;
-    }
-    shape.push_back(type.getDimSize(d));
+    shape.push_back(dataType.getDimSize(d < axis ? d : d - 1));
     rowExprs.push_back(getAffineDimExpr(d, ctx));
-    iterators.push_back(utils::IteratorType::parallel);
   }
-  int64_t largest = getLargestFiniteScaleByte(getElementFormat(dataElemType));
   Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);
   Value init =
       linalg::FillOp::create(
           b, loc, zero,
           Value(tensor::EmptyOp::create(b, loc, shape, b.getI32Type())))
           .getResult(0);
-  SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, ctx),
-                                 AffineMap::get(rank, 0, rowExprs, ctx)};
+  SmallVector<AffineMap> maps = {
+      AffineMap::getMultiDimIdentityMap(rank + 1, ctx),
+      getDropInBlockMap(ctx, rank, axis),
+      AffineMap::get(rank + 1, 0, rowExprs, ctx)};
+  Value expanded = expandBlocks(b, loc, data, axis);
   return linalg::GenericOp::create(
-             b, loc, init.getType(), ValueRange{scales}, ValueRange{init}, maps,
-             iterators,
+             b, loc, init.getType(), ValueRange{expanded, scales},
+             ValueRange{init}, maps, iterators,
              [&](OpBuilder &nb, Location nloc, ValueRange args) {
                Bits bb(nb, nloc);
-               Value byte = bb.byteOf(args[0]);
-               Value nanByte = bb.c(255), zero = bb.c(0);
-               Value isNaN = bb.eq(byte, nanByte);
-               Value finite = bb.select(isNaN, zero, byte);
-               Value excess = bb.sub(finite, bb.c(largest));
-               linalg::YieldOp::create(bb.b, bb.maxs(args[1], excess));
+               // The f32 bits of q: exact and normal (|q| >= 2^-16) or 0.
+               Value q = decodeElement(bb, bb.byteOf(args[0]), fmt);
+               Value qBits = bb.f32Bits(q);
+               Value magnitude = bb.band(qBits, bb.c(0x7FFFFFFF));
+               Value field = bb.shr(magnitude, bb.c(23));
+               Value byte = bb.byteOf(args[1]);
+               // E - 127 = (field - 127) + (byte - 127) - 127.
+               Value sum = bb.add(field, byte);
+               Value excess = bb.sub(sum, bb.c(381));
+               Value isZero = bb.eq(magnitude, bb.c(0));
+               Value isSpecial = bb.eq(field, bb.c(255));
+               Value isNaNScale = bb.eq(byte, bb.c(255));
+               Value ignore = bb.lor(isZero, bb.lor(isSpecial, isNaNScale));
+               Value counted = bb.select(ignore, zero, excess);
+               linalg::YieldOp::create(bb.b, bb.maxs(args[2], counted));
              })
       .getResult(0);
 }
@@ -504,8 +513,7 @@ struct ScaledMmOpLowering final : OpRewritePattern<ScaledMmOp> {
       SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
       if (transposed)
         std::swap(perm[r0], perm[r1]);
-      Value shifts = buildScaleShifts(rewriter, loc, scales, kDim,
-                                      dataType.getElementType());
+      Value shifts = buildScaleShifts(rewriter, loc, data, scales, kDim);
       return DequantizedOperand{
           buildDequantize(rewriter, loc, data, scales, kDim, perm, f32, shifts),
           shifts};

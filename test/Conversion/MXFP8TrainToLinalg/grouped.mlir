@@ -15,7 +15,7 @@
 // per column), undone on each chunk's product.
 // CHECK-LABEL: func.func @forward_2d_3d(
 // CHECK-SAME:    %[[A:[^:]*]]: tensor<64x128xf8E4M3FN>, %[[AS:[^:]*]]: tensor<64x4xf8E8M0FNU>, %[[W:[^:]*]]: tensor<4x32x128xf8E4M3FN>, %[[WS:[^:]*]]: tensor<4x32x4xf8E8M0FNU>, %[[OFFS:[^:]*]]: tensor<4xi32>
-// CHECK:         %[[ASH:.*]] = linalg.generic {{.*}} ins(%[[AS]] : tensor<64x4xf8E8M0FNU>) outs(%{{.*}} : tensor<64xi32>)
+// CHECK:         %[[ASH:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[AS]] : tensor<64x4x32xf8E4M3FN>, tensor<64x4xf8E8M0FNU>) outs(%{{.*}} : tensor<64xi32>)
 // CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %[[AS]], %[[ASH]] : {{.*}}) outs(%{{.*}} : tensor<64x4x32xf32>)
 // CHECK:         %[[AF:.*]] = tensor.collapse_shape %{{.*}} : tensor<64x4x32xf32> into tensor<64x128xf32>
 // CHECK:         %[[ACC0:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<64x32xf32>)

@@ -7,7 +7,8 @@
 // NOCAST-NOT: mxfp8train.
 
 // The linear forward x @ W^T: each operand's scale shifts (one reduction
-// over its scale bytes: max(0, largest finite byte - 246) per row), then
+// over its elements and scale bytes: per row, how far its largest
+// dequantized binade exceeds f32's, else 0), then
 // both operands are dequantized exactly into f32 with their rows' scales
 // divided by 2^shift, in the canonical (M, K) x (K, N) orientation (the
 // transpose of W is folded into its dequantization generic), then an f32
@@ -15,13 +16,14 @@
 // the bias add in f32 and one rounding to bf16.
 // CHECK-LABEL: func.func @linear_forward(
 // CHECK-SAME:    %[[X:.*]]: tensor<64x128xf8E4M3FN>, %[[XS:.*]]: tensor<64x4xf8E8M0FNU>, %[[W:.*]]: tensor<256x128xf8E4M3FN>, %[[WS:.*]]: tensor<256x4xf8E8M0FNU>, %[[BIAS:.*]]: tensor<256xf32>
-// CHECK:         %[[XR:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[XS]] : tensor<64x4xf8E8M0FNU>) outs(%{{.*}} : tensor<64xi32>)
-// CHECK:           arith.constant 246 : i32
+// CHECK:         %[[XE0:.*]] = tensor.expand_shape %[[X]] {{\[}}[0], [1, 2]] output_shape [64, 4, 32]
+// CHECK:         %[[XR:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "reduction"]} ins(%[[XE0]], %[[XS]] : tensor<64x4x32xf8E4M3FN>, tensor<64x4xf8E8M0FNU>) outs(%{{.*}} : tensor<64xi32>)
+// CHECK:           arith.constant 381 : i32
 // CHECK:           arith.maxsi
 // CHECK:         %[[XE:.*]] = tensor.expand_shape %[[X]] {{\[}}[0], [1, 2]] output_shape [64, 4, 32]
 // CHECK:         %[[XD:.*]] = linalg.generic {{.*}} ins(%[[XE]], %[[XS]], %[[XR]] : {{.*}}) outs(%{{.*}} : tensor<64x4x32xf32>)
 // CHECK:         %[[LHS:.*]] = tensor.collapse_shape %[[XD]] {{\[}}[0], [1, 2]] : tensor<64x4x32xf32> into tensor<64x128xf32>
-// CHECK:         %[[WR:.*]] = linalg.generic {{.*}} ins(%[[WS]] : tensor<256x4xf8E8M0FNU>) outs(%{{.*}} : tensor<256xi32>)
+// CHECK:         %[[WR:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[WS]] : tensor<256x4x32xf8E4M3FN>, tensor<256x4xf8E8M0FNU>) outs(%{{.*}} : tensor<256xi32>)
 // CHECK:         %[[WE:.*]] = tensor.expand_shape %[[W]] {{\[}}[0], [1, 2]] output_shape [256, 4, 32]
 // CHECK:         %[[WD:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[WE]], %[[WS]], %[[WR]] : tensor<256x4x32xf8E4M3FN>, tensor<256x4xf8E8M0FNU>, tensor<256xi32>) outs(%{{.*}} : tensor<4x32x256xf32>)
 // CHECK:         %[[RHS:.*]] = tensor.collapse_shape %[[WD]] {{\[}}[0, 1], [2]] : tensor<4x32x256xf32> into tensor<128x256xf32>
@@ -42,10 +44,10 @@ func.func @linear_forward(%x: tensor<64x128xf8E4M3FN>, %xs: tensor<64x4xf8E8M0FN
 // bias: the shifts are reduced along the stored K (dimension 0 of both
 // scale tensors), and the epilogue only undoes them.
 // CHECK-LABEL: func.func @wgrad_f32(
-// CHECK:         linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%{{.*}} : tensor<2x256xf8E8M0FNU>) outs(%{{.*}} : tensor<256xi32>)
+// CHECK:         linalg.generic {{.*}} iterator_types = ["reduction", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<2x32x256xf8E4M3FN>, tensor<2x256xf8E8M0FNU>) outs(%{{.*}} : tensor<256xi32>)
 // CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<256x2x32xf32>)
 // CHECK:         %[[L:.*]] = tensor.collapse_shape %{{.*}} : tensor<256x2x32xf32> into tensor<256x64xf32>
-// CHECK:         linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%{{.*}} : tensor<2x128xf8E8M0FNU>) outs(%{{.*}} : tensor<128xi32>)
+// CHECK:         linalg.generic {{.*}} iterator_types = ["reduction", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<2x32x128xf8E4M3FN>, tensor<2x128xf8E8M0FNU>) outs(%{{.*}} : tensor<128xi32>)
 // CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<2x32x128xf32>)
 // CHECK:         %[[R:.*]] = tensor.collapse_shape %{{.*}} : tensor<2x32x128xf32> into tensor<64x128xf32>
 // CHECK:         %[[MM:.*]] = linalg.matmul ins(%[[L]], %[[R]] : tensor<256x64xf32>, tensor<64x128xf32>) outs(%{{.*}} : tensor<256x128xf32>)

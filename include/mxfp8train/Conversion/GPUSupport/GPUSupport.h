@@ -3,7 +3,7 @@
 // The passes of the GPU pipeline that work on upstream IR only, whatever
 // produced it (lib/Conversion/GPUSupport): host buffers into device memory
 // (mxfp8train-gpu-device-buffers), strided copies into linalg.copy kernels
-// (mxfp8train-gpu-strided-copies), and the CTA tiling of parallel loops
+// (mxfp8train-strided-copies), and the CTA tiling of parallel loops
 // (mxfp8train-gpu-tile-parallel-loops). Their pass declarations are in
 // mxfp8train/Conversion/Passes.h (group MXFP8TrainConversion); the helpers
 // below are what they decide with, exposed for tests.
@@ -34,7 +34,7 @@ SmallVector<int64_t> getParallelLoopTileSizes(ArrayRef<int64_t> tripCounts,
                                               int64_t threads);
 
 /// True when `copy` can become a `gpu.memcpy`: its source and target are
-/// static, contiguous row-major buffers (mxfp8train-gpu-strided-copies turns
+/// static, contiguous row-major buffers (mxfp8train-strided-copies turns
 /// the other copies into linalg.copy kernels).
 bool isMemcpyCompatible(memref::CopyOp copy);
 

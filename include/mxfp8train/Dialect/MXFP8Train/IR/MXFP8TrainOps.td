@@ -355,8 +355,12 @@ def MXFP8Train_ScaledGroupedMmOp : MXFP8Train_Op<"scaled_grouped_mm", [Pure]> {
     SPEC §7). `offs` is an `i32` 1-D tensor of E cumulative exclusive end
     offsets along the token dimension: group g covers tokens
     `[offs[g-1], offs[g])` with `offs[-1] = 0`; offsets are non-decreasing
-    and every group size is a multiple of 32 (the token-group alignment).
-    Accumulation is fp32 over exactly dequantized products, as `scaled_mm`.
+    and torchao requires group sizes that are multiples of 32 (the
+    token-group alignment, which the rewrite's padding produces). Other
+    offsets run as well: malformed ones are clamped (docs/numerics.md
+    "Offsets are runtime data") and a 2d-2d scale block shared by two groups
+    scales both. Accumulation is fp32 over the exact products, as
+    `scaled_mm`.
 
     **2d-3d** (`rhs` rank 3; forward and dgrad): `lhs` is `(M, K)`, `rhs` is
     logically `(E, K, N)` (`transpose_rhs`: stored `(E, N, K)`, the expert

@@ -1,13 +1,15 @@
-//===- StridedCopies.cpp - mxfp8train-gpu-strided-copies --------*- C++ -*-===//
+//===- StridedCopies.cpp - mxfp8train-strided-copies ------------*- C++ -*-===//
 //
-// Copies that gpu.memcpy cannot do (a non-contiguous source or target)
-// become linalg.copy before the GPU pipeline turns its linalg ops into
-// kernels (convert-linalg-to-parallel-loops and the upstream GPU mapping).
+// Copies of a non-contiguous source or target become linalg.copy: before
+// the GPU pipeline turns its linalg ops into kernels (gpu.memcpy copies
+// contiguous bytes only), and before the CPU pipeline lowers linalg to
+// loops (memref.copy of such views would call the memrefCopy runtime
+// function, which nothing links).
 //
 //===----------------------------------------------------------------------===//
 
 #include "mxfp8train/Conversion/GPUSupport/GPUSupport.h"
-#include "mxfp8train/Conversion/Passes.h"
+#include "mxfp8train/Pipelines/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -16,24 +18,16 @@
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::mxfp8train {
-#define GEN_PASS_DEF_MXFP8TRAINGPUSTRIDEDCOPIESPASS
-#include "mxfp8train/Conversion/Passes.h.inc"
+#define GEN_PASS_DEF_MXFP8TRAINSTRIDEDCOPIESPASS
+#include "mxfp8train/Pipelines/Passes.h.inc"
 } // namespace mlir::mxfp8train
 
 using namespace mlir;
 using namespace mlir::mxfp8train;
 
-bool mlir::mxfp8train::isMemcpyCompatible(memref::CopyOp copy) {
-  return memref::isStaticShapeAndContiguousRowMajor(
-             cast<MemRefType>(copy.getSource().getType())) &&
-         memref::isStaticShapeAndContiguousRowMajor(
-             cast<MemRefType>(copy.getTarget().getType()));
-}
-
 namespace {
-struct GPUStridedCopiesPass final
-    : mxfp8train::impl::MXFP8TrainGPUStridedCopiesPassBase<
-          GPUStridedCopiesPass> {
+struct StridedCopiesPass final
+    : mxfp8train::impl::MXFP8TrainStridedCopiesPassBase<StridedCopiesPass> {
   using Base::Base;
 
   void runOnOperation() override {
