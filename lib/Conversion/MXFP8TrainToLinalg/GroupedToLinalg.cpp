@@ -208,12 +208,6 @@ static Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
 // Grouped GEMM skeletons
 //===----------------------------------------------------------------------===//
 
-/// An f32 GEMM operand and, for a dequantized MX operand, the i32 scale
-/// shifts of its rows (buildScaleShifts; null otherwise).
-struct F32Operand {
-  Value values, shifts;
-};
-
 /// `acc[i, j] * 2^(rowShifts[i] + colShifts[j])` for the 2-D f32 `acc`,
 /// in place (undoScaleShifts).
 static Value buildUndoShifts(OpBuilder &b, Location loc, Value acc,
@@ -392,14 +386,12 @@ struct GroupedMmOpLowering final : OpRewritePattern<GroupedMmOp> {
 struct ScaledGroupedMmOpLowering final : OpRewritePattern<ScaledGroupedMmOp> {
   using Base::Base;
 
-  /// The f32 values of MX `data` (row-major `scales`, blocked along
-  /// `axis`, 2-D) in canonical orientation, and the shifts of its rows.
+  /// The f32 values of 2-D MX `data` (row-major `scales`, blocked along
+  /// `axis`) in canonical orientation, and the shifts of its rows.
   static F32Operand dequantize(OpBuilder &b, Location loc, Value data,
                                Value scales, int64_t axis, bool transposed) {
-    Value shifts = buildScaleShifts(b, loc, data, scales, axis);
-    return {buildDequantize(b, loc, data, scales, axis, getPerm(transposed),
-                            b.getF32Type(), shifts),
-            shifts};
+    return buildShiftedDequantize(b, loc, data, scales, axis,
+                                  getPerm(transposed));
   }
 
   LogicalResult matchAndRewrite(ScaledGroupedMmOp op,

@@ -77,6 +77,20 @@ Value buildDequantize(OpBuilder &b, Location loc, Value data, Value scales,
 Value buildScaleShifts(OpBuilder &b, Location loc, Value data, Value scales,
                        int64_t axis);
 
+/// An f32 GEMM operand and, for a dequantized MX operand, the i32 scale
+/// shifts of its rows (buildScaleShifts; null for other operands).
+struct F32Operand {
+  Value values, shifts;
+};
+
+/// An MX GEMM operand as the GEMMs read it: `data` blocked along `axis`
+/// with row-major `scales`, dequantized exactly to f32 in the orientation
+/// `perm` (buildDequantize) with its rows' scale shifts (buildScaleShifts),
+/// which the GEMM undoes on its sums (undoScaleShifts).
+F32Operand buildShiftedDequantize(OpBuilder &b, Location loc, Value data,
+                                  Value scales, int64_t axis,
+                                  ArrayRef<int64_t> perm);
+
 /// `acc * 2^(lhsShift + rhsShift)` (f32 times an exact power of two; i32
 /// shifts from buildScaleShifts).
 Value undoScaleShifts(Bits &bb, Value acc, Value lhsShift, Value rhsShift);

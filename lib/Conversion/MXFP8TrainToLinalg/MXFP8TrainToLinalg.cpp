@@ -252,6 +252,16 @@ static Value getPowerOfTwo(Bits &bb, Value e) {
   return bb.f32FromBits(bb.shl(biased, bb.c(23)));
 }
 
+F32Operand linalg_lowering::buildShiftedDequantize(OpBuilder &b, Location loc,
+                                                   Value data, Value scales,
+                                                   int64_t axis,
+                                                   ArrayRef<int64_t> perm) {
+  Value shifts = buildScaleShifts(b, loc, data, scales, axis);
+  return {
+      buildDequantize(b, loc, data, scales, axis, perm, b.getF32Type(), shifts),
+      shifts};
+}
+
 Value linalg_lowering::undoScaleShifts(Bits &bb, Value acc, Value lhsShift,
                                        Value rhsShift) {
   Value shift = bb.add(lhsShift, rhsShift);
@@ -489,7 +499,6 @@ struct ScaledMmOpLowering final : OpRewritePattern<ScaledMmOp> {
       return rewriter.notifyMatchFailure(op, "dynamic shapes");
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
-    Type f32 = rewriter.getF32Type();
     RankedTensorType resultType = op.getResult().getType();
     int64_t rank = resultType.getRank();
     int64_t r0 = rank - 2, r1 = rank - 1;
@@ -499,9 +508,6 @@ struct ScaledMmOpLowering final : OpRewritePattern<ScaledMmOp> {
     // Each operand's rows are dequantized with their scale shifts
     // (buildScaleShifts: the exact products of SPEC §3.1 stay finite where
     // an operand alone would overflow f32), undone in the epilogue.
-    struct DequantizedOperand {
-      Value values, shifts;
-    };
     auto makeOperand = [&](Value data, Value scales, ScaleLayout layout,
                            bool transposed, bool isLhs) {
       // Stored position of K.
@@ -513,15 +519,12 @@ struct ScaledMmOpLowering final : OpRewritePattern<ScaledMmOp> {
       SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
       if (transposed)
         std::swap(perm[r0], perm[r1]);
-      Value shifts = buildScaleShifts(rewriter, loc, data, scales, kDim);
-      return DequantizedOperand{
-          buildDequantize(rewriter, loc, data, scales, kDim, perm, f32, shifts),
-          shifts};
+      return buildShiftedDequantize(rewriter, loc, data, scales, kDim, perm);
     };
-    DequantizedOperand lhs =
+    F32Operand lhs =
         makeOperand(op.getLhs(), op.getLhsScales(), op.getLhsScaleLayout(),
                     op.getTransposeLhs(), /*isLhs=*/true);
-    DequantizedOperand rhs =
+    F32Operand rhs =
         makeOperand(op.getRhs(), op.getRhsScales(), op.getRhsScaleLayout(),
                     op.getTransposeRhs(), /*isLhs=*/false);
 

@@ -115,6 +115,12 @@ struct GemmSpec {
   int64_t groupTotal = 0;
 };
 
+/// An MX GEMM: its tiles hold unscaled elements and the scale bytes of
+/// their rows (both operands are MX in every scaled GEMM).
+bool isScaledGemm(const GemmSpec &spec) {
+  return spec.a.scaled || spec.b.scaled;
+}
+
 /// `mkbf16` for kernel names.
 std::string getOperandTag(const OperandSpec &op) {
   std::string s;
@@ -150,7 +156,7 @@ public:
   GemmBodyBuilder(KernelBuilder &kb, const GemmSpec &spec, ValueRange args,
                   ValueRange smem)
       : kb(kb), spec(spec), as(smem[0]), bs(smem[1]) {
-    if (isScaled()) {
+    if (isScaledGemm(spec)) {
       aScaleTile = smem[2];
       bScaleTile = smem[3];
     }
@@ -171,10 +177,6 @@ public:
   }
 
   void build();
-
-  /// MX GEMM: the tiles hold unscaled elements and the scale bytes of
-  /// their rows (both operands are MX in every scaled GEMM).
-  bool isScaled() const { return spec.a.scaled || spec.b.scaled; }
 
 private:
   using DimValues = llvm::SmallDenseMap<char, Value>;
@@ -335,7 +337,7 @@ private:
     Value k0 = loop.getInductionVar();
     fillTile(as, aBuf, spec.a, Dim::M, m0, spec.m, k0, kLo, kHi, fixed, rowOk);
     fillTile(bs, bBuf, spec.b, Dim::N, n0, spec.n, k0, kLo, kHi, fixed);
-    bool scaled = isScaled();
+    bool scaled = isScaledGemm(spec);
     if (scaled) {
       fillScaleTile(aScaleTile, aScales, spec.a, Dim::M, m0, spec.m, k0, fixed);
       fillScaleTile(bScaleTile, bScales, spec.b, Dim::N, n0, spec.n, k0, fixed);
@@ -542,7 +544,7 @@ static void replaceWithGemm(RewriterBase &rewriter, Operation *op,
   auto smemType = MemRefType::get({kTileK, kSmemRow}, rewriter.getF32Type(),
                                   MemRefLayoutAttrInterface(), workgroup);
   SmallVector<Type> workgroupTypes = {smemType, smemType};
-  if (spec.a.scaled || spec.b.scaled)
+  if (isScaledGemm(spec))
     workgroupTypes.append(2, MemRefType::get({kTileM}, rewriter.getI32Type(),
                                              MemRefLayoutAttrInterface(),
                                              workgroup));
