@@ -20,7 +20,7 @@ func.func @gemm_config_rejects_other_op() attributes {mxfp8train.gemm_config = #
 // -----
 
 func.func @rejects_unknown_discardable_attribute(%a: tensor<128x64xf8E4M3FN>, %as: tensor<128x2xf8E8M0FNU>) {
-  // expected-error @+1 {{'mxfp8train.scaled_mm' op has unknown discardable attribute 'mxfp8train.gemm_version' (expected mxfp8train.gemm_config, mxfp8train.role, mxfp8train.offs_alignment, mxfp8train.recipe or mxfp8train.use_fast_accum)}}
+  // expected-error @+1 {{'mxfp8train.scaled_mm' op has unknown discardable attribute 'mxfp8train.gemm_version' (expected mxfp8train.gemm_config, mxfp8train.role, mxfp8train.grad_output, mxfp8train.offs_alignment, mxfp8train.recipe or mxfp8train.use_fast_accum)}}
   %0 = mxfp8train.scaled_mm %a [%as], %a [%as] transpose_rhs {mxfp8train.gemm_version = 8 : i64}
       : tensor<128x64xf8E4M3FN> [tensor<128x2xf8E8M0FNU>], tensor<128x64xf8E4M3FN> [tensor<128x2xf8E8M0FNU>] -> tensor<128x128xbf16>
   return

@@ -45,6 +45,29 @@ func.func @invalid_role_type(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>, %z:
 
 // -----
 
+// mxfp8train.grad_output: "lhs" or "rhs", on a dgrad or wgrad matmul only,
+// never on a grouped_mm (whose operands every recipe casts alike).
+func.func @invalid_grad_output(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>, %z: tensor<64x64xf32>, %w: tensor<2x64x64xbf16>, %offs: tensor<2xi32>) -> (tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xbf16>) {
+  // expected-error @below {{mxfp8train: invalid mxfp8train.grad_output "both"; expected "lhs" or "rhs"}}
+  %0 = linalg.matmul {mxfp8train.grad_output = "both"}
+      ins(%a, %b : tensor<64x64xbf16>, tensor<64x64xbf16>)
+      outs(%z : tensor<64x64xf32>) -> tensor<64x64xf32>
+  // expected-error @below {{mxfp8train: invalid mxfp8train.grad_output 1 : i64; expected "lhs" or "rhs"}}
+  %1 = linalg.matmul {mxfp8train.grad_output = 1}
+      ins(%a, %b : tensor<64x64xbf16>, tensor<64x64xbf16>)
+      outs(%z : tensor<64x64xf32>) -> tensor<64x64xf32>
+  // expected-error @below {{mxfp8train: mxfp8train.grad_output on a matmul of role forward, which has no grad_output (only dgrad and wgrad do)}}
+  %2 = linalg.matmul {mxfp8train.role = "forward", mxfp8train.grad_output = "rhs"}
+      ins(%a, %b : tensor<64x64xbf16>, tensor<64x64xbf16>)
+      outs(%z : tensor<64x64xf32>) -> tensor<64x64xf32>
+  // expected-error @below {{mxfp8train: mxfp8train.grad_output on a grouped_mm; it applies to linalg.matmul and linalg.batch_matmul (grouped GEMMs cast both operands alike)}}
+  %3 = mxfp8train.grouped_mm %a, %w offs(%offs) transpose_rhs {mxfp8train.grad_output = "lhs"}
+      : tensor<64x64xbf16>, tensor<2x64x64xbf16>, tensor<2xi32> -> tensor<64x64xbf16>
+  return %0, %1, %2, %3 : tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xbf16>
+}
+
+// -----
+
 // The same checks on grouped_mm: an invalid role, and an offs alignment
 // that is not a positive integer.
 func.func @grouped_invalid_attributes(%a: tensor<64x64xbf16>, %w: tensor<2x64x64xbf16>, %offs: tensor<2xi32>) -> (tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>) {

@@ -70,12 +70,14 @@ LogicalResult MXFP8TrainDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   // Read (and their values checked) by mxfp8train-rewrite-matmuls
-  // (Transforms.h: kMatmulRoleAttrName, kOffsAlignmentAttrName).
-  if (name == "mxfp8train.role" || name == "mxfp8train.offs_alignment")
+  // (Transforms.h: kMatmulRoleAttrName, kGradOutputAttrName,
+  // kOffsAlignmentAttrName).
+  if (name == "mxfp8train.role" || name == "mxfp8train.grad_output" ||
+      name == "mxfp8train.offs_alignment")
     return success();
   return op->emitOpError()
          << "has unknown discardable attribute '" << name
          << "' (expected mxfp8train.gemm_config, mxfp8train.role, "
-            "mxfp8train.offs_alignment, mxfp8train.recipe or "
-            "mxfp8train.use_fast_accum)";
+            "mxfp8train.grad_output, mxfp8train.offs_alignment, "
+            "mxfp8train.recipe or mxfp8train.use_fast_accum)";
 }

@@ -101,6 +101,13 @@ mxfp8train::detail::analyzeGroupedMm(GroupedMmOp op,
   std::optional<MatmulRole> roleOverride;
   if (failed(getRoleOverride(op, roleOverride, result.reason)))
     return invalid(result.reason);
+  // Every recipe casts both operands of a grouped GEMM alike (SPEC-float8
+  // §4.4), so the operand order never matters here.
+  if (op->getDiscardableAttr(kGradOutputAttrName))
+    return invalid(kGradOutputAttrName +
+                   " on a grouped_mm; it applies to linalg.matmul and "
+                   "linalg.batch_matmul (grouped GEMMs cast both operands "
+                   "alike)");
   if (Attribute attr = op->getDiscardableAttr(kOffsAlignmentAttrName)) {
     auto value = dyn_cast<IntegerAttr>(attr);
     if (!value || !value.getType().isSignlessInteger() ||

@@ -136,9 +136,96 @@ static bool isBroadcastOfTranspose(Value operand) {
          ArrayRef<int64_t>(transpose->perm) == ArrayRef<int64_t>{1, 0};
 }
 
-/// analyzeMatmul for `linalg.matmul` and `linalg.batch_matmul`.
-static MatmulAnalysis
-analyzeLinalgMatmul(linalg::LinalgOp op, const RewriteMatmulsOptions &options) {
+static MatmulAnalysis analyzeLinalgMatmul(linalg::LinalgOp op,
+                                          const RewriteMatmulsOptions &options,
+                                          bool roleOnly);
+
+/// The role of another GEMM of the graph (a linalg matmul, converted or not,
+/// or a `scaled_mm`) and the index of its grad_output operand, or nullopt.
+static std::optional<std::pair<MatmulRole, unsigned>>
+getOtherGemmRole(Operation *gemm) {
+  if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(gemm)) {
+    MatmulAnalysis other = analyzeLinalgMatmul(cast<linalg::LinalgOp>(gemm), {},
+                                               /*roleOnly=*/true);
+    if (other.decision != MatmulDecision::Convert)
+      return std::nullopt;
+    return std::make_pair(other.plan.role, other.plan.getRecipeOperand(0));
+  }
+  if (!isa<ScaledMmOp>(gemm))
+    return std::nullopt;
+  // A GEMM converted before this one: the rewrite recorded both.
+  std::optional<MatmulRole> role;
+  std::optional<bool> gradOutputIsRhs;
+  std::string reason;
+  if (failed(getRoleOverride(gemm, role, reason)) || !role ||
+      failed(getGradOutputOverride(gemm, gradOutputIsRhs, reason)))
+    return std::nullopt;
+  return std::make_pair(*role, gradOutputIsRhs.value_or(false) ? 1u : 0u);
+}
+
+/// How the other GEMMs of the graph read the tensor `stored` (directly or
+/// through transposes, casts and dequantizes of it, so that GEMMs converted
+/// earlier count too): as the lhs of a `forward` GEMM (torchao's `input`)
+/// or as the grad_output of a `dgrad` one, by their roles.
+static void findOtherGemmReads(Value stored, Operation *self, bool &asInput,
+                               bool &asGradOutput) {
+  constexpr unsigned kMaxViews = 64;
+  SmallVector<Value> views = {stored};
+  for (unsigned i = 0; i < views.size() && views.size() < kMaxViews; ++i)
+    for (Operation *user : views[i].getUsers()) {
+      bool isView = isa<QuantizeOp, DequantizeOp>(user) ||
+                    (user->getNumResults() == 1 &&
+                     matchTranspose(user->getResult(0)).has_value());
+      if (isView && !llvm::is_contained(views, user->getResult(0)))
+        views.push_back(user->getResult(0));
+    }
+  for (Value view : views) {
+    for (OpOperand &use : view.getUses()) {
+      Operation *gemm = use.getOwner();
+      if (gemm == self)
+        continue;
+      std::optional<unsigned> operand;
+      if (auto mm = dyn_cast<ScaledMmOp>(gemm)) {
+        if (&use == &mm.getLhsMutable())
+          operand = 0;
+        else if (&use == &mm.getRhsMutable())
+          operand = 1;
+      } else if (use.getOperandNumber() < 2) {
+        operand = use.getOperandNumber();
+      }
+      if (!operand)
+        continue;
+      std::optional<std::pair<MatmulRole, unsigned>> role =
+          getOtherGemmRole(gemm);
+      if (!role)
+        continue;
+      if (role->first == MatmulRole::Forward && *operand == 0)
+        asInput = true;
+      if (role->first == MatmulRole::Dgrad && *operand == role->second)
+        asGradOutput = true;
+    }
+  }
+}
+
+/// For a wgrad without a `mxfp8train.grad_output` attribute: true when the
+/// other matmuls of the graph show its rhs to be grad_output (`dW = xᵀ @ dO`
+/// of a weight stored `(in, out)`, when the forward `x @ W` and the dgrad
+/// `dO @ Wᵀ` carry their roles): its lhs is read as a forward's input or its
+/// rhs as a dgrad's grad_output, and nothing says the other way round.
+static bool inferWgradGradOutputIsRhs(const MatmulPlan &plan) {
+  bool lhsInput = false, lhsGradOutput = false;
+  bool rhsInput = false, rhsGradOutput = false;
+  findOtherGemmReads(plan.lhs.stored, plan.op, lhsInput, lhsGradOutput);
+  findOtherGemmReads(plan.rhs.stored, plan.op, rhsInput, rhsGradOutput);
+  return (lhsInput || rhsGradOutput) && !(lhsGradOutput || rhsInput);
+}
+
+/// analyzeMatmul for `linalg.matmul` and `linalg.batch_matmul`. With
+/// `roleOnly`, stops with decision Convert once the operands and role are
+/// known (the other matmuls' view for inferWgradGradOutputIsRhs).
+static MatmulAnalysis analyzeLinalgMatmul(linalg::LinalgOp op,
+                                          const RewriteMatmulsOptions &options,
+                                          bool roleOnly) {
   MatmulAnalysis result;
   MatmulPlan &plan = result.plan;
   plan.op = op;
@@ -149,16 +236,19 @@ analyzeLinalgMatmul(linalg::LinalgOp op, const RewriteMatmulsOptions &options) {
   };
 
   std::optional<MatmulRole> roleOverride;
-  if (failed(getRoleOverride(op, roleOverride, result.reason))) {
+  std::optional<bool> gradOutputIsRhs;
+  if (failed(getRoleOverride(op, roleOverride, result.reason)) ||
+      failed(getGradOutputOverride(op, gradOutputIsRhs, result.reason))) {
     result.decision = MatmulDecision::Invalid;
     return result;
   }
 
   std::string matched;
-  if (std::optional<std::string> name =
-          findExcludedName(op->getLoc(), options.exclude, matched))
-    return skip("location name '" + *name + "' matches exclude '" + matched +
-                "'");
+  if (!roleOnly)
+    if (std::optional<std::string> name =
+            findExcludedName(op->getLoc(), options.exclude, matched))
+      return skip("location name '" + *name + "' matches exclude '" + matched +
+                  "'");
 
   if (!op.hasPureTensorSemantics())
     return skip("buffer semantics; only tensors are rewritten");
@@ -219,6 +309,27 @@ analyzeLinalgMatmul(linalg::LinalgOp op, const RewriteMatmulsOptions &options) {
   plan.role = roleOverride.value_or(inferMatmulRole(
       plan.lhs.transposed, plan.rhs.transposed != isBroadcastOfTranspose(rhs)));
   plan.roleFromAttribute = roleOverride.has_value();
+  if (gradOutputIsRhs) {
+    if (plan.role == MatmulRole::Forward) {
+      result.decision = MatmulDecision::Invalid;
+      result.reason =
+          (kGradOutputAttrName + " on a matmul of role forward, which has no "
+                                 "grad_output (only dgrad and wgrad do)")
+              .str();
+      return result;
+    }
+    plan.gradOutputIsRhs = *gradOutputIsRhs;
+    plan.gradOutputSource = kGradOutputAttrName.str();
+  }
+  if (roleOnly) {
+    result.decision = MatmulDecision::Convert;
+    return result;
+  }
+  if (!gradOutputIsRhs && plan.role == MatmulRole::Wgrad &&
+      inferWgradGradOutputIsRhs(plan)) {
+    plan.gradOutputIsRhs = true;
+    plan.gradOutputSource = "the roles of the matmuls reading its operands";
+  }
   RecipeAttrInterface recipe =
       getRecipeOrDefault(op->getContext(), options.recipe);
   if (recipe.isHighPrecisionGemm(plan.role, /*grouped=*/false)) {
@@ -279,7 +390,8 @@ MatmulAnalysis mxfp8train::analyzeMatmul(Operation *op,
   if (auto grouped = dyn_cast<GroupedMmOp>(op))
     return analyzeGroupedMm(grouped, options);
   if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
-    return analyzeLinalgMatmul(cast<linalg::LinalgOp>(op), options);
+    return analyzeLinalgMatmul(cast<linalg::LinalgOp>(op), options,
+                               /*roleOnly=*/false);
   MatmulAnalysis result;
   if (isa<linalg::LinalgOp>(op)) {
     // Reported, not silently kept: the rewrite takes the named forms only.
@@ -340,12 +452,14 @@ Operation *mxfp8train::rewriteMatmul(RewriterBase &rewriter,
   recipe = getRecipeOrDefault(op->getContext(), recipe);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
-  auto [lhsData, lhsScales] = getOrCreateQuantize(
-      rewriter, loc, plan.lhs.stored, plan.lhs.axis,
-      recipe.getOperandCast(plan.role, /*grouped=*/false, 0));
-  auto [rhsData, rhsScales] = getOrCreateQuantize(
-      rewriter, loc, plan.rhs.stored, plan.rhs.axis,
-      recipe.getOperandCast(plan.role, /*grouped=*/false, 1));
+  auto [lhsData, lhsScales] =
+      getOrCreateQuantize(rewriter, loc, plan.lhs.stored, plan.lhs.axis,
+                          recipe.getOperandCast(plan.role, /*grouped=*/false,
+                                                plan.getRecipeOperand(0)));
+  auto [rhsData, rhsScales] =
+      getOrCreateQuantize(rewriter, loc, plan.rhs.stored, plan.rhs.axis,
+                          recipe.getOperandCast(plan.role, /*grouped=*/false,
+                                                plan.getRecipeOperand(1)));
   StringAttr role = rewriter.getStringAttr(stringifyMatmulRole(plan.role));
   SmallVector<Operation *> maybeDead = {plan.lhs.transpose, plan.rhs.transpose};
 
@@ -363,6 +477,8 @@ Operation *mxfp8train::rewriteMatmul(RewriterBase &rewriter,
       op->setAttr("indexing_maps", rewriter.getAffineMapArrayAttr(
                                        {plan.lhs.map, plan.rhs.map, outMap}));
       op->setAttr(kMatmulRoleAttrName, role);
+      if (plan.gradOutputIsRhs)
+        op->setAttr(kGradOutputAttrName, rewriter.getStringAttr("rhs"));
     });
     eraseDeadOps(rewriter, maybeDead);
     return op;
@@ -379,6 +495,8 @@ Operation *mxfp8train::rewriteMatmul(RewriterBase &rewriter,
                                      lhsScales, rhsData, rhsScales, plan.bias,
                                      plan.lhs.transposed, plan.rhs.transposed);
   setGemmAttributes(scaledMm, recipe, plan.role, /*grouped=*/false);
+  if (plan.gradOutputIsRhs)
+    scaledMm->setAttr(kGradOutputAttrName, rewriter.getStringAttr("rhs"));
   Value result = scaledMm.getResult();
   if (addInit)
     result = addInitInHighPrecision(rewriter, loc, result, init);
@@ -401,10 +519,17 @@ std::string mxfp8train::describeConversion(const MatmulPlan &plan,
      << " (role " << stringifyMatmulRole(plan.role);
   if (plan.roleFromAttribute)
     os << " from " << kMatmulRoleAttrName;
+  if (!plan.gradOutputSource.empty())
+    os << ", grad_output " << (plan.gradOutputIsRhs ? "rhs" : "lhs") << " from "
+       << plan.gradOutputSource;
   os << ", lhs" << describeTransposeSource(plan.lhs) << " quantized along axis "
-     << plan.lhs.axis << describeCast(recipe, plan.role, /*grouped=*/false, 0)
+     << plan.lhs.axis
+     << describeCast(recipe, plan.role, /*grouped=*/false,
+                     plan.getRecipeOperand(0))
      << ", rhs" << describeTransposeSource(plan.rhs) << " along axis "
-     << plan.rhs.axis << describeCast(recipe, plan.role, /*grouped=*/false, 1);
+     << plan.rhs.axis
+     << describeCast(recipe, plan.role, /*grouped=*/false,
+                     plan.getRecipeOperand(1));
   if (!emulated && plan.initKind == MatmulInitKind::Bias)
     os << ", init as bias";
   if (!emulated && plan.initKind == MatmulInitKind::Add)

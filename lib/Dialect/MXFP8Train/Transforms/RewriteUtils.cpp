@@ -240,6 +240,24 @@ LogicalResult mxfp8train::detail::getRoleOverride(
            "; expected \"forward\", \"dgrad\" or \"wgrad\"";
   return failure();
 }
+
+LogicalResult mxfp8train::detail::getGradOutputOverride(
+    Operation *op, std::optional<bool> &isRhs, std::string &reason) {
+  isRhs = std::nullopt;
+  Attribute attr = op->getDiscardableAttr(kGradOutputAttrName);
+  if (!attr)
+    return success();
+  if (auto name = dyn_cast<StringAttr>(attr)) {
+    if (name.getValue() == "lhs" || name.getValue() == "rhs") {
+      isRhs = name.getValue() == "rhs";
+      return success();
+    }
+  }
+  reason = "invalid " + kGradOutputAttrName.str() + " " + printToString(attr) +
+           "; expected \"lhs\" or \"rhs\"";
+  return failure();
+}
+
 //===----------------------------------------------------------------------===//
 // Reuse and clean-up
 //===----------------------------------------------------------------------===//

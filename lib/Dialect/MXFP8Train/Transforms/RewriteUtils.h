@@ -83,6 +83,12 @@ template <typename T> std::string printToString(T value) {
 LogicalResult getRoleOverride(Operation *op, std::optional<MatmulRole> &role,
                               std::string &reason);
 
+/// Reads the `mxfp8train.grad_output` override of `op` (kGradOutputAttrName):
+/// `isRhs` is set when the attribute is there. Returns failure (and sets
+/// `reason`) when it is not `"lhs"` or `"rhs"`.
+LogicalResult getGradOutputOverride(Operation *op, std::optional<bool> &isRhs,
+                                    std::string &reason);
+
 /// Records on the GEMM `gemm` created for a matmul of `role` its role
 /// (kMatmulRoleAttrName) and, under a Float8 recipe, torchao's
 /// `use_fast_accum` for it (kUseFastAccumAttrName).

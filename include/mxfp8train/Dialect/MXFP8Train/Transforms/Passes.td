@@ -42,7 +42,12 @@ def MXFP8TrainRewriteMatmulsPass
     producing `linalg.transpose`; batched matmuls count after the batch
     dimension. A `mxfp8train.role = "forward" | "dgrad" | "wgrad"` attribute
     on the matmul overrides the rule. With `wgrad_with_hp = true`, wgrad
-    matmuls stay in high precision.
+    matmuls stay in high precision. grad_output (e5m2 under
+    `float8_tensorwise`) is a backward GEMM's lhs, as in torchao's operand
+    order, unless `mxfp8train.grad_output = "rhs"` says otherwise or, for a
+    wgrad, the GEMMs that read its operands show it (`dW = xᵀ @ dO` next
+    to a `forward` `x @ W`); the `scaled_mm` then records
+    `mxfp8train.grad_output = "rhs"` (docs/rewrite.md).
 
     `mxfp8train.grouped_mm` (MoE experts, SPEC §7) is converted by the same
     recipe: each operand is quantized along its contraction dimension (2d-3d

@@ -34,6 +34,16 @@ namespace mlir::mxfp8train {
 /// or records (on the `mxfp8train.scaled_mm` created for it) a matmul's role.
 inline constexpr llvm::StringLiteral kMatmulRoleAttrName = "mxfp8train.role";
 
+/// Name of the discardable string attribute (`"lhs"` or `"rhs"`) that says
+/// which operand of a dgrad or wgrad `linalg.matmul` is torchao's
+/// `grad_output`. Without it, a wgrad's grad_output is inferred from the
+/// other matmuls of the graph (inferWgradGradOutput), else it is the lhs
+/// (torchao's operand order: `grad_output @ weight`, `grad_outputᵀ @ input`).
+/// It selects the operands' casts where the recipe casts grad_output apart
+/// (float8_tensorwise: e5m2).
+inline constexpr llvm::StringLiteral kGradOutputAttrName =
+    "mxfp8train.grad_output";
+
 /// Name of the discardable bool attribute that the rewrite sets on the
 /// Float8 `scaled_mm` / `scaled_grouped_mm` it creates: torchao's
 /// `use_fast_accum` for that GEMM (RecipeAttrInterface::usesFastAccum). A
@@ -206,6 +216,18 @@ struct MatmulPlan {
   MatmulRole role = MatmulRole::Forward;
   /// True when the role came from a `mxfp8train.role` attribute.
   bool roleFromAttribute = false;
+  /// True when the rhs is torchao's grad_output (dgrad or wgrad written with
+  /// the operands the other way round, e.g. `dW = xᵀ @ dO`): the lhs then
+  /// takes the recipe's cast of operand 1 and the rhs that of operand 0.
+  bool gradOutputIsRhs = false;
+  /// Where gradOutputIsRhs came from, for remarks: empty (torchao's operand
+  /// order), the attribute name, or the matmuls it was inferred from.
+  std::string gradOutputSource;
+  /// The recipe's operand index (RecipeAttrInterface::getOperandCast) of
+  /// this GEMM's operand `operand` (0 = lhs, 1 = rhs).
+  unsigned getRecipeOperand(unsigned operand) const {
+    return gradOutputIsRhs ? 1 - operand : operand;
+  }
   MatmulInitKind initKind = MatmulInitKind::Add;
   /// The 1-D bias for MatmulInitKind::Bias, else null.
   Value bias;
