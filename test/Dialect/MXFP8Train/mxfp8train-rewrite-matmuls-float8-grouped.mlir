@@ -114,10 +114,10 @@ func.func @aligned_offs(%a: tensor<96x128xbf16>, %w: tensor<4x64x128xbf16>) -> t
 
 // Shape rules (SPEC-float8 §6.2): K and N multiples of 16; M is free.
 func.func @unaligned(%a: tensor<100x40xbf16>, %w: tensor<4x64x40xbf16>, %b: tensor<100x128xbf16>, %v: tensor<4x40x128xbf16>, %offs: tensor<4xi32>) -> (tensor<100x64xbf16>, tensor<100x40xbf16>) {
-  // expected-remark @below {{mxfp8train: skipped (K = 40 is not a multiple of 16 (torch._scaled_mm))}}
+  // expected-remark @below {{mxfp8train: skipped (K = 40 is not a multiple of 16 (torch._scaled_grouped_mm))}}
   %0 = mxfp8train.grouped_mm %a, %w offs(%offs) transpose_rhs
       : tensor<100x40xbf16>, tensor<4x64x40xbf16>, tensor<4xi32> -> tensor<100x64xbf16>
-  // expected-remark @below {{mxfp8train: skipped (N = 40 is not a multiple of 16 (torch._scaled_mm))}}
+  // expected-remark @below {{mxfp8train: skipped (N = 40 is not a multiple of 16 (torch._scaled_grouped_mm))}}
   %1 = mxfp8train.grouped_mm %b, %v offs(%offs) transpose_rhs
       : tensor<100x128xbf16>, tensor<4x40x128xbf16>, tensor<4xi32> -> tensor<100x40xbf16>
   return %0, %1 : tensor<100x64xbf16>, tensor<100x40xbf16>
@@ -150,7 +150,7 @@ func.func @wgrad_per_group(%dot: tensor<64x96xbf16>, %x: tensor<96x128xbf16>) ->
 
 // 2d-2d shape rules (SPEC-float8 §6.2): N and K multiples of 16.
 func.func @wgrad_unaligned(%do: tensor<96x40xbf16>, %x: tensor<96x128xbf16>, %offs: tensor<4xi32>) -> tensor<4x40x128xbf16> {
-  // expected-remark @below {{mxfp8train: skipped (N = 40 is not a multiple of 16 (torch._scaled_mm))}}
+  // expected-remark @below {{mxfp8train: skipped (N = 40 is not a multiple of 16 (torch._scaled_grouped_mm))}}
   %dw = mxfp8train.grouped_mm %do, %x offs(%offs) transpose_lhs
       : tensor<96x40xbf16>, tensor<96x128xbf16>, tensor<4xi32> -> tensor<4x40x128xbf16>
   return %dw : tensor<4x40x128xbf16>

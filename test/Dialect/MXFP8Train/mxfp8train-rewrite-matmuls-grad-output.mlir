@@ -94,3 +94,30 @@ func.func @out_in_weight(%x: tensor<64x128xbf16>, %w: tensor<256x128xbf16>, %go:
   %dw = linalg.matmul ins(%got, %x : tensor<256x64xbf16>, tensor<64x128xbf16>) outs(%i2 : tensor<256x128xf32>) -> tensor<256x128xf32>
   return %y, %dx, %dw : tensor<64x256xbf16>, tensor<64x128xbf16>, tensor<256x128xf32>
 }
+
+// -----
+
+// 3-D activations: the forward and dgrad are batch_matmuls on the broadcast
+// (in, out) weight, the wgrad reads tensor.collapse_shape views of x and dO
+// (as AOTAutograd writes it). The views are looked through.
+
+// REMARK: remark: mxfp8train: converted (role forward from mxfp8train.role, lhs quantized along axis 2 (f8E4M3FN, tensorwise), rhs along axis 1 (f8E4M3FN, tensorwise), recipe float8_tensorwise)
+// REMARK: remark: mxfp8train: converted (role dgrad from mxfp8train.role, lhs quantized along axis 2 (f8E5M2, tensorwise), rhs along axis 2 (f8E4M3FN, tensorwise), recipe float8_tensorwise)
+// REMARK: remark: mxfp8train: converted (role wgrad, grad_output rhs from the roles of the matmuls reading its operands, lhs quantized along axis 0 (f8E4M3FN, tensorwise), rhs along axis 0 (f8E5M2, tensorwise), recipe float8_tensorwise)
+func.func @in_out_weight_3d(%x: tensor<2x16x64xbf16>, %w: tensor<64x48xbf16>, %dO: tensor<2x16x48xbf16>) -> (tensor<2x16x48xf32>, tensor<2x16x64xf32>, tensor<64x48xf32>) {
+  %z = arith.constant 0.0 : f32
+  %wb_e = tensor.empty() : tensor<2x64x48xbf16>
+  %wb = linalg.broadcast ins(%w : tensor<64x48xbf16>) outs(%wb_e : tensor<2x64x48xbf16>) dimensions = [0]
+  %e1 = tensor.empty() : tensor<2x16x48xf32>
+  %f1 = linalg.fill ins(%z : f32) outs(%e1 : tensor<2x16x48xf32>) -> tensor<2x16x48xf32>
+  %y = linalg.batch_matmul {mxfp8train.role = "forward"} ins(%x, %wb : tensor<2x16x64xbf16>, tensor<2x64x48xbf16>) outs(%f1 : tensor<2x16x48xf32>) -> tensor<2x16x48xf32>
+  %e2 = tensor.empty() : tensor<2x16x64xf32>
+  %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<2x16x64xf32>) -> tensor<2x16x64xf32>
+  %dx = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>] {mxfp8train.role = "dgrad"} ins(%dO, %wb : tensor<2x16x48xbf16>, tensor<2x64x48xbf16>) outs(%f2 : tensor<2x16x64xf32>) -> tensor<2x16x64xf32>
+  %x2 = tensor.collapse_shape %x [[0, 1], [2]] : tensor<2x16x64xbf16> into tensor<32x64xbf16>
+  %d2 = tensor.collapse_shape %dO [[0, 1], [2]] : tensor<2x16x48xbf16> into tensor<32x48xbf16>
+  %e3 = tensor.empty() : tensor<64x48xf32>
+  %f3 = linalg.fill ins(%z : f32) outs(%e3 : tensor<64x48xf32>) -> tensor<64x48xf32>
+  %dw = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>] ins(%x2, %d2 : tensor<32x64xbf16>, tensor<32x48xbf16>) outs(%f3 : tensor<64x48xf32>) -> tensor<64x48xf32>
+  return %y, %dx, %dw : tensor<2x16x48xf32>, tensor<2x16x64xf32>, tensor<64x48xf32>
+}

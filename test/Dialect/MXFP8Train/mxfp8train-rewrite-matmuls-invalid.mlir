@@ -5,6 +5,8 @@
 // RUN: not mxfp8-opt %s --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe='mxfp8_rceil> extra'})" 2>&1 | FileCheck %s --check-prefix=TRAIL
 // RUN: not mxfp8-opt %s --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe='scale_calculation_mode = floor, scale_calculation_mode = ceil'})" 2>&1 | FileCheck %s --check-prefix=TWICE
 // RUN: not mxfp8-opt %s --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe='mxfp8_rceil, wgrad_with_hp = true, wgrad_with_hp = false'})" 2>&1 | FileCheck %s --check-prefix=TWICE-BOOL
+// RUN: not mxfp8-opt %s --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe=' '})" 2>&1 | FileCheck %s --check-prefix=EMPTY
+// RUN: not mxfp8-opt %s --mxfp8train-rewrite-matmuls="recipe='\"float8_rowwise\"'" 2>&1 | FileCheck %s --check-prefix=QUOTED
 // RUN: mxfp8-opt %s -split-input-file --mxfp8train-rewrite-matmuls=remarks=true --verify-diagnostics
 
 // Bad recipe text is an error naming the option and the parser's reason;
@@ -18,6 +20,8 @@
 // by fields that override it stays valid).
 // TWICE: error: mxfp8train-rewrite-matmuls: invalid recipe 'scale_calculation_mode = floor, scale_calculation_mode = ceil': recipe field 'scale_calculation_mode' is given twice
 // TWICE-BOOL: error: mxfp8train-rewrite-matmuls: invalid recipe 'mxfp8_rceil, wgrad_with_hp = true, wgrad_with_hp = false': recipe field 'wgrad_with_hp' is given twice
+// EMPTY: error: mxfp8train-rewrite-matmuls: invalid recipe '': empty recipe: expected one of the named recipes mxfp8_rceil,
+// QUOTED: error: mxfp8train-rewrite-matmuls: invalid recipe '"float8_rowwise"': the recipe is quoted ("float8_rowwise"); write a recipe name or body without quotes
 // TRAIL: error: mxfp8train-rewrite-matmuls: invalid recipe 'mxfp8_rceil> extra': {{.*}}trailing characters
 
 // An invalid mxfp8train.role is an error; the pass fails but still handles

@@ -697,3 +697,45 @@ func.func @linear_3d_broadcast_weight(%x: tensor<4x64x128xbf16>, %w: tensor<256x
                            outs(%z : tensor<4x64x256xf32>) -> tensor<4x64x256xf32>
   return %0 : tensor<4x64x256xf32>
 }
+
+// -----
+
+// The role rule looks through every view of the weight, not only
+// linalg.transpose + linalg.broadcast: a broadcast written as linalg.generic
+// (linalg-generalize-named-ops), torch-mlir's 4-D form (broadcast over two
+// batch dims, collapse_shape of them), and tensor.cast. Each is the forward
+// x @ Wᵀ of a weight stored (out, in); reading only the operand as given
+// would say dgrad.
+// CHECK-LABEL: func.func @linear_weight_views(
+// CHECK-COUNT-3: mxfp8train.scaled_mm {{.*}} {mxfp8train.role = "forward"}
+#bcast = affine_map<(d0, d1, d2) -> (d1, d2)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @linear_weight_views(%x: tensor<2x64x128xbf16>, %x4: tensor<2x2x64x128xbf16>, %x2: tensor<64x128xbf16>, %w: tensor<256x128xbf16>) -> (tensor<2x64x256xf32>, tensor<4x64x256xf32>, tensor<64x256xf32>) {
+  %et = tensor.empty() : tensor<128x256xbf16>
+  %wt = linalg.transpose ins(%w : tensor<256x128xbf16>) outs(%et : tensor<128x256xbf16>) permutation = [1, 0]
+  %eg = tensor.empty() : tensor<2x128x256xbf16>
+  %wg = linalg.generic {indexing_maps = [#bcast, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%wt : tensor<128x256xbf16>) outs(%eg : tensor<2x128x256xbf16>) {
+  ^bb0(%a: bf16, %o: bf16):
+    linalg.yield %a : bf16
+  } -> tensor<2x128x256xbf16>
+  %z3 = arith.constant dense<0.0> : tensor<2x64x256xf32>
+  // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 2, rhs along axis 1, recipe mxfp8_rceil)}}
+  %0 = linalg.batch_matmul ins(%x, %wg : tensor<2x64x128xbf16>, tensor<2x128x256xbf16>)
+                           outs(%z3 : tensor<2x64x256xf32>) -> tensor<2x64x256xf32>
+  %e4 = tensor.empty() : tensor<2x2x128x256xbf16>
+  %wb4 = linalg.broadcast ins(%wt : tensor<128x256xbf16>) outs(%e4 : tensor<2x2x128x256xbf16>) dimensions = [0, 1]
+  %xc = tensor.collapse_shape %x4 [[0, 1], [2], [3]] : tensor<2x2x64x128xbf16> into tensor<4x64x128xbf16>
+  %wc = tensor.collapse_shape %wb4 [[0, 1], [2], [3]] : tensor<2x2x128x256xbf16> into tensor<4x128x256xbf16>
+  %z4 = arith.constant dense<0.0> : tensor<4x64x256xf32>
+  // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 2, rhs along axis 1, recipe mxfp8_rceil)}}
+  %1 = linalg.batch_matmul ins(%xc, %wc : tensor<4x64x128xbf16>, tensor<4x128x256xbf16>)
+                           outs(%z4 : tensor<4x64x256xf32>) -> tensor<4x64x256xf32>
+  %wd = tensor.cast %wt : tensor<128x256xbf16> to tensor<?x?xbf16>
+  %ws = tensor.cast %wd : tensor<?x?xbf16> to tensor<128x256xbf16>
+  %z2 = arith.constant dense<0.0> : tensor<64x256xf32>
+  // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 1, rhs along axis 0, recipe mxfp8_rceil)}}
+  %2 = linalg.matmul ins(%x2, %ws : tensor<64x128xbf16>, tensor<128x256xbf16>)
+                     outs(%z2 : tensor<64x256xf32>) -> tensor<64x256xf32>
+  return %0, %1, %2 : tensor<2x64x256xf32>, tensor<4x64x256xf32>, tensor<64x256xf32>
+}

@@ -184,8 +184,8 @@ mxfp8train::detail::analyzeGroupedMm(GroupedMmOp op,
     // Float8: N and K multiples of 16 (SPEC-float8 §6.2); MX blocks run
     // along the tokens, which are padded below when needed.
     if (recipe.isFloat8())
-      if (std::optional<std::string> why =
-              checkGemmAlignment(recipe, plan.m, plan.n, "N", "K"))
+      if (std::optional<std::string> why = checkGemmAlignment(
+              recipe, plan.m, plan.n, "N", "K", /*grouped=*/true))
         return skip(*why);
     sizes = {{"N", plan.m}, {"K", plan.n}, {"tokens", plan.k}};
   } else {
@@ -194,8 +194,8 @@ mxfp8train::detail::analyzeGroupedMm(GroupedMmOp op,
     plan.n = resultType.getDimSize(1);
     // The contraction is quantized per token, so only K needs whole MX
     // blocks; Float8 needs K and N multiples of 16.
-    if (std::optional<std::string> why =
-            checkGemmAlignment(recipe, plan.k, plan.n, "K", "N"))
+    if (std::optional<std::string> why = checkGemmAlignment(
+            recipe, plan.k, plan.n, "K", "N", /*grouped=*/true))
       return skip(*why);
     sizes = {{"M", plan.m}, {"N", plan.n}, {"K", plan.k}};
   }

@@ -14,6 +14,7 @@
 #include "mxfp8train/Dialect/MXFP8Train/Transforms/Transforms.h"
 
 #include "GroupedMmRewrite.h"
+#include "OperandViews.h"
 #include "RewriteUtils.h"
 
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainDialect.h"
@@ -22,6 +23,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -121,21 +123,6 @@ static MatmulOperandPlan planOperand(Value operand, AffineMap map, int64_t kPos,
   return plan;
 }
 
-/// True when `operand` is a `linalg.broadcast` along a new leading (batch)
-/// dimension of a transposed 2-D tensor: the weight of a linear layer on a
-/// 3-D input as torch-mlir lowers it (`x @ W.t()` with the weight broadcast
-/// for `linalg.batch_matmul`). The broadcast tensor is quantized as stored;
-/// for the role the weight counts as stored the other way round.
-static bool isBroadcastOfTranspose(Value operand) {
-  auto broadcast = operand.getDefiningOp<linalg::BroadcastOp>();
-  if (!broadcast || !broadcast.hasPureTensorSemantics() ||
-      broadcast.getDimensions() != ArrayRef<int64_t>{0})
-    return false;
-  std::optional<TransposeView> transpose = matchTranspose(broadcast.getInput());
-  return transpose &&
-         ArrayRef<int64_t>(transpose->perm) == ArrayRef<int64_t>{1, 0};
-}
-
 static MatmulAnalysis analyzeLinalgMatmul(linalg::LinalgOp op,
                                           const RewriteMatmulsOptions &options,
                                           bool roleOnly);
@@ -163,48 +150,41 @@ getOtherGemmRole(Operation *gemm) {
   return std::make_pair(*role, gradOutputIsRhs.value_or(false) ? 1u : 0u);
 }
 
-/// How the other GEMMs of the graph read the tensor `stored` (directly or
-/// through transposes, casts and dequantizes of it, so that GEMMs converted
-/// earlier count too): as the lhs of a `forward` GEMM (torchao's `input`)
-/// or as the grad_output of a `dgrad` one, by their roles.
-static void findOtherGemmReads(Value stored, Operation *self, bool &asInput,
+/// How the other GEMMs of the function around `self` read the tensor under
+/// `root` (getViewRoot: through transposes, reshapes and casts, so that GEMMs
+/// converted earlier count too): as the lhs of a `forward` GEMM (torchao's
+/// `input`) or as the grad_output of a `dgrad` one, by their roles.
+static void findOtherGemmReads(Operation *self, Value root, bool &asInput,
                                bool &asGradOutput) {
-  constexpr unsigned kMaxViews = 64;
-  SmallVector<Value> views = {stored};
-  for (unsigned i = 0; i < views.size() && views.size() < kMaxViews; ++i)
-    for (Operation *user : views[i].getUsers()) {
-      bool isView = isa<QuantizeOp, DequantizeOp>(user) ||
-                    (user->getNumResults() == 1 &&
-                     matchTranspose(user->getResult(0)).has_value());
-      if (isView && !llvm::is_contained(views, user->getResult(0)))
-        views.push_back(user->getResult(0));
+  Operation *scope = self->getParentOfType<FunctionOpInterface>();
+  if (!scope)
+    scope = self->getParentOp();
+  if (!scope)
+    return;
+  scope->walk([&](Operation *gemm) {
+    if (gemm == self)
+      return;
+    Value lhs, rhs;
+    if (auto mm = dyn_cast<ScaledMmOp>(gemm)) {
+      lhs = mm.getLhs();
+      rhs = mm.getRhs();
+    } else if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(gemm) &&
+               gemm->getNumOperands() == 3) {
+      lhs = gemm->getOperand(0);
+      rhs = gemm->getOperand(1);
+    } else {
+      return;
     }
-  for (Value view : views) {
-    for (OpOperand &use : view.getUses()) {
-      Operation *gemm = use.getOwner();
-      if (gemm == self)
-        continue;
-      std::optional<unsigned> operand;
-      if (auto mm = dyn_cast<ScaledMmOp>(gemm)) {
-        if (&use == &mm.getLhsMutable())
-          operand = 0;
-        else if (&use == &mm.getRhsMutable())
-          operand = 1;
-      } else if (use.getOperandNumber() < 2) {
-        operand = use.getOperandNumber();
-      }
-      if (!operand)
-        continue;
-      std::optional<std::pair<MatmulRole, unsigned>> role =
-          getOtherGemmRole(gemm);
-      if (!role)
-        continue;
-      if (role->first == MatmulRole::Forward && *operand == 0)
-        asInput = true;
-      if (role->first == MatmulRole::Dgrad && *operand == role->second)
-        asGradOutput = true;
-    }
-  }
+    std::optional<std::pair<MatmulRole, unsigned>> role =
+        getOtherGemmRole(gemm);
+    if (!role)
+      return;
+    if (role->first == MatmulRole::Forward && getViewRoot(lhs) == root)
+      asInput = true;
+    if (role->first == MatmulRole::Dgrad &&
+        getViewRoot(role->second == 0 ? lhs : rhs) == root)
+      asGradOutput = true;
+  });
 }
 
 /// For a wgrad without a `mxfp8train.grad_output` attribute: true when the
@@ -215,8 +195,10 @@ static void findOtherGemmReads(Value stored, Operation *self, bool &asInput,
 static bool inferWgradGradOutputIsRhs(const MatmulPlan &plan) {
   bool lhsInput = false, lhsGradOutput = false;
   bool rhsInput = false, rhsGradOutput = false;
-  findOtherGemmReads(plan.lhs.stored, plan.op, lhsInput, lhsGradOutput);
-  findOtherGemmReads(plan.rhs.stored, plan.op, rhsInput, rhsGradOutput);
+  findOtherGemmReads(plan.op, getViewRoot(plan.lhs.stored), lhsInput,
+                     lhsGradOutput);
+  findOtherGemmReads(plan.op, getViewRoot(plan.rhs.stored), rhsInput,
+                     rhsGradOutput);
   return (lhsInput || rhsGradOutput) && !(lhsGradOutput || rhsInput);
 }
 
@@ -306,8 +288,12 @@ static MatmulAnalysis analyzeLinalgMatmul(linalg::LinalgOp op,
   plan.lhs.transposed = plan.lhs.axis == numBatch;
   plan.rhs.transposed = plan.rhs.axis == numBatch + 1;
 
-  plan.role = roleOverride.value_or(inferMatmulRole(
-      plan.lhs.transposed, plan.rhs.transposed != isBroadcastOfTranspose(rhs)));
+  // The role looks through every view of the operands (a weight broadcast
+  // over the batch, reshapes, casts), not only the transpose quantized
+  // through.
+  plan.role = roleOverride.value_or(
+      inferMatmulRole(!traceContractionSource(lhs, lhsK).isKLast(),
+                      traceContractionSource(rhs, rhsK).isKLast()));
   plan.roleFromAttribute = roleOverride.has_value();
   if (gradOutputIsRhs) {
     if (plan.role == MatmulRole::Forward) {
@@ -363,8 +349,8 @@ static MatmulAnalysis analyzeLinalgMatmul(linalg::LinalgOp op,
   plan.m = resultType.getDimSize(numBatch);
   plan.n = resultType.getDimSize(numBatch + 1);
   plan.k = lhsType.getDimSize(lhsK);
-  if (std::optional<std::string> why =
-          checkGemmAlignment(recipe, plan.k, plan.n, "K", "N"))
+  if (std::optional<std::string> why = checkGemmAlignment(
+          recipe, plan.k, plan.n, "K", "N", /*grouped=*/false))
     return skip(*why);
   for (auto [what, size] : {std::pair<StringRef, int64_t>("M", plan.m),
                             {"N", plan.n},

@@ -79,14 +79,23 @@ RecipeAttrInterface mxfp8train::parseTrainingRecipeOption(MLIRContext *context,
   StringRef trimmed = text.trim();
   if (RecipeAttr named = RecipeAttr::getNamed(context, trimmed))
     return named;
-  // A bare word that names no recipe: say which names exist, MX and
-  // Float8 alike (the attribute parsers below would each name only theirs).
-  bool bareWord = !trimmed.empty() && llvm::all_of(trimmed, [](char c) {
-    return llvm::isAlnum(c) || c == '_';
-  });
+  if (trimmed.size() >= 2 &&
+      (trimmed.front() == '"' || trimmed.front() == '\'') &&
+      trimmed.back() == trimmed.front()) {
+    error = "the recipe is quoted (" + trimmed.str() +
+            "); write a recipe name or body without quotes";
+    return {};
+  }
+  // An empty text would parse as the MX recipe with every field defaulted:
+  // refused, so that an unset variable does not pick a recipe silently. A
+  // bare word that names no recipe: say which names exist, MX and Float8
+  // alike (the attribute parsers below would each name only theirs).
+  bool bareWord = llvm::all_of(
+      trimmed, [](char c) { return llvm::isAlnum(c) || c == '_'; });
   if (bareWord && !isFloat8RecipeBody(trimmed)) {
-    error = "unknown recipe '" + trimmed.str() +
-            "': expected one of the named recipes mxfp8_rceil, "
+    error = (trimmed.empty() ? std::string("empty recipe")
+                             : "unknown recipe '" + trimmed.str() + "'") +
+            ": expected one of the named recipes mxfp8_rceil, "
             "mxfp8_rceil_wgrad_with_hp, mxfp8_emulated_rceil (MX), "
             "float8_tensorwise, float8_rowwise, float8_rowwise_with_gw_hp, "
             "fp8_rowwise (Float8), or recipe fields (docs/rewrite.md)";
@@ -209,7 +218,7 @@ std::string mxfp8train::detail::describeCast(RecipeAttrInterface recipe,
 std::optional<std::string>
 mxfp8train::detail::checkGemmAlignment(RecipeAttrInterface recipe, int64_t k,
                                        int64_t n, StringRef kName,
-                                       StringRef nName) {
+                                       StringRef nName, bool grouped) {
   if (!recipe.isFloat8()) {
     if (k % kBlockSize == 0)
       return std::nullopt;
@@ -221,7 +230,8 @@ mxfp8train::detail::checkGemmAlignment(RecipeAttrInterface recipe, int64_t k,
   for (auto [name, size] : {std::pair(kName, k), std::pair(nName, n)})
     if (size % kFloat8Alignment != 0)
       return (name + " = " + Twine(size) + " is not a multiple of " +
-              Twine(kFloat8Alignment) + " (torch._scaled_mm)")
+              Twine(kFloat8Alignment) +
+              (grouped ? " (torch._scaled_grouped_mm)" : " (torch._scaled_mm)"))
           .str();
   return std::nullopt;
 }

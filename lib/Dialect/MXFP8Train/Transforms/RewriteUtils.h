@@ -40,10 +40,12 @@ std::string describeCast(RecipeAttrInterface recipe, MatmulRole role,
 /// Why a GEMM contracting `k` elements into `n` columns cannot be cast under
 /// `recipe` (`kName` / `nName` name the sizes in the message), or
 /// std::nullopt: MX needs whole blocks of 32 along K; Float8 needs K and N
-/// multiples of 16 (`torch._scaled_mm`, SPEC-float8 §6).
+/// multiples of 16 (`torch._scaled_mm`, or `torch._scaled_grouped_mm` when
+/// `grouped`, SPEC-float8 §6).
 std::optional<std::string> checkGemmAlignment(RecipeAttrInterface recipe,
                                               int64_t k, int64_t n,
-                                              StringRef kName, StringRef nName);
+                                              StringRef kName, StringRef nName,
+                                              bool grouped);
 
 /// Why the tensors `types` of a matmul cannot become quantizes and a scaled
 /// GEMM under `recipe`, or std::nullopt: a dynamic size (the casts' scale

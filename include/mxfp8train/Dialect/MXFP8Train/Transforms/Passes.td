@@ -38,9 +38,9 @@ def MXFP8TrainRewriteMatmulsPass
     contracts over the token dimension of both operands: it is the
     weight-gradient matmul `dOᵀ @ x` (`wgrad`). Otherwise a rhs contracted
     over its last stored dim (stored `(N, K)`) makes it `forward`
-    (`x @ Wᵀ`), else `dgrad` (`dO @ W`). "Stored" is after looking through a
-    producing `linalg.transpose`; batched matmuls count after the batch
-    dimension. A `mxfp8train.role = "forward" | "dgrad" | "wgrad"` attribute
+    (`x @ Wᵀ`), else `dgrad` (`dO @ W`). "Stored" is after looking through
+    the views producing the operand (transposes, batch broadcasts,
+    reshapes that keep the contraction dimension, `tensor.cast`). A `mxfp8train.role = "forward" | "dgrad" | "wgrad"` attribute
     on the matmul overrides the rule. With `wgrad_with_hp = true`, wgrad
     matmuls stay in high precision. grad_output (e5m2 under
     `float8_tensorwise`) is a backward GEMM's lhs, as in torchao's operand

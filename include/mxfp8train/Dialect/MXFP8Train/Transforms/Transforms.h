@@ -60,7 +60,9 @@ llvm::StringRef stringifyMatmulRole(MatmulRole role);
 std::optional<MatmulRole> symbolizeMatmulRole(llvm::StringRef name);
 
 /// The role of a matmul from how its operands are stored (after looking
-/// through a producing `linalg.transpose`):
+/// through the views producing them: transposes, batch broadcasts, reshapes
+/// and casts; `lhsTransposed` / `rhsTransposed` say whether the contraction
+/// dimension is not / is the last dimension of the stored tensor):
 ///  - wgrad: the lhs is contracted over its stored dim 0 (read transposed) and
 ///    the rhs over its stored dim 0 (not transposed). Both operands are then
 ///    token-major `(M, ·)` tensors contracted over the token dimension, the

@@ -1,0 +1,45 @@
+//===- OperandViews.h - what tensor a matmul operand reads ------*- C++ -*-===//
+//
+// Private to lib/Dialect/MXFP8Train/Transforms. Frontends reach a matmul's
+// operands through ops that only move, copy or reshape data: transposes,
+// batch broadcasts of a weight, `tensor.collapse_shape` of batch dims,
+// `tensor.cast`, and (after a GEMM is converted) the casts themselves. The
+// role rule and the grad_output inference of `mxfp8train-rewrite-matmuls`
+// look through them (docs/rewrite.md, "Training roles").
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXFP8TRAIN_LIB_DIALECT_MXFP8TRAIN_TRANSFORMS_OPERANDVIEWS_H
+#define MXFP8TRAIN_LIB_DIALECT_MXFP8TRAIN_TRANSFORMS_OPERANDVIEWS_H
+
+#include "mlir/IR/Value.h"
+
+#include <cstdint>
+
+namespace mlir::mxfp8train::detail {
+
+/// The tensor a matmul operand reads with its contraction dimension, found
+/// by following views back while the contraction dimension stays one
+/// dimension of the viewed tensor: `source` and `kPos` (its position there).
+struct ContractionSource {
+  Value source;
+  int64_t kPos;
+  /// True when the contraction dimension is the last one of `source`.
+  bool isKLast() const;
+};
+
+/// Follows `operand` (read with its contraction at `kPos`) back through
+/// views: `tensor.cast`, `linalg.transpose`, `linalg.broadcast`, a
+/// `linalg.generic` that only copies (transposes and broadcasts),
+/// `tensor.collapse_shape` / `tensor.expand_shape` that leave the
+/// contraction dimension alone, `mxfp8train.quantize` and `dequantize`. Stops
+/// before a view that broadcasts, merges or splits the contraction dimension.
+ContractionSource traceContractionSource(Value operand, int64_t kPos);
+
+/// The tensor under every view of `value` (the same views, whatever they do
+/// to its dimensions): two operands with the same root read the same data.
+Value getViewRoot(Value value);
+
+} // namespace mlir::mxfp8train::detail
+
+#endif // MXFP8TRAIN_LIB_DIALECT_MXFP8TRAIN_TRANSFORMS_OPERANDVIEWS_H
