@@ -17,8 +17,11 @@
 using namespace mlir;
 using namespace mlir::mxfp8train;
 
-static CompareReport &unwrapReport(MXFP8TrainCompareReport report) {
-  return *static_cast<CompareReport *>(report.ptr);
+/// The report behind `report`, or an empty one for a null handle (the
+/// getters then answer 0, "", NaN or false, as the header says).
+static const CompareReport &unwrapReport(MXFP8TrainCompareReport report) {
+  static const CompareReport nullReport;
+  return report.ptr ? *static_cast<CompareReport *>(report.ptr) : nullReport;
 }
 
 MXFP8TrainCompareReport
@@ -31,6 +34,8 @@ mxfp8trainCompareFunction(MlirModule module, MlirStringRef function,
       onError(wrap(message), userData);
     return MXFP8TrainCompareReport{nullptr};
   };
+  if (mlirModuleIsNull(module))
+    return report("null module");
   CompareOptions compareOptions;
   ExecutableOptions &exe = compareOptions.executable;
   exe.vectorize = options.vectorize;
@@ -81,7 +86,7 @@ void mxfp8trainCompareReportDestroy(MXFP8TrainCompareReport report) {
 }
 
 bool mxfp8trainCompareReportPassed(MXFP8TrainCompareReport report) {
-  return unwrapReport(report).passed();
+  return report.ptr && unwrapReport(report).passed();
 }
 
 intptr_t mxfp8trainCompareReportGetNumPassed(MXFP8TrainCompareReport report) {

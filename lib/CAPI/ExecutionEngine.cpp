@@ -89,6 +89,10 @@ MXFP8TrainExecutable
 mxfp8trainExecutableCreate(MlirModule module,
                            const MXFP8TrainCompileOptions *options,
                            MlirStringCallback onError, void *userData) {
+  if (mlirModuleIsNull(module)) {
+    report(onError, userData, "null module");
+    return {nullptr};
+  }
   MXFP8TrainCompileOptions given =
       options ? *options : mxfp8trainCompileOptionsGetDefault();
   ExecutableOptions exeOptions;
@@ -132,9 +136,10 @@ void mxfp8trainExecutableDestroy(MXFP8TrainExecutable exe) {
   delete static_cast<Executable *>(exe.ptr);
 }
 
-/// Copies the C buffer `buffer` (input `index`) into a HostTensor.
-static llvm::Expected<HostTensor>
-toHostTensor(const MXFP8TrainHostBuffer &buffer, intptr_t index) {
+/// Checks the C buffer `buffer` (input `index`) on its own: kind, rank,
+/// shape pointer, dimensions, data pointer.
+static llvm::Error checkBuffer(const MXFP8TrainHostBuffer &buffer,
+                               intptr_t index) {
   auto error = [&](const llvm::Twine &what) {
     return llvm::createStringError("input " + llvm::Twine(index) + ": " + what);
   };
@@ -142,9 +147,8 @@ toHostTensor(const MXFP8TrainHostBuffer &buffer, intptr_t index) {
     return error("unknown element kind " + llvm::Twine((int)buffer.kind));
   if (buffer.rank < 0 || (buffer.rank > 0 && !buffer.shape))
     return error("invalid rank or shape");
-  llvm::SmallVector<int64_t> shape(buffer.shape, buffer.shape + buffer.rank);
   std::optional<int64_t> bytes = mxfp8trainElementKindGetSize(buffer.kind);
-  for (int64_t size : shape) {
+  for (int64_t size : llvm::ArrayRef(buffer.shape, buffer.rank)) {
     if (size < 0)
       return error("negative dimension " + llvm::Twine(size));
     bytes = llvm::checkedMul(*bytes, size);
@@ -153,9 +157,20 @@ toHostTensor(const MXFP8TrainHostBuffer &buffer, intptr_t index) {
   }
   if (*bytes > 0 && !buffer.data)
     return error("null data");
-  HostTensor tensor((ElementKind)buffer.kind, shape);
-  if (*bytes > 0)
-    std::memcpy(tensor.bytes.data(), buffer.data, *bytes);
+  return llvm::Error::success();
+}
+
+/// Copies the C buffer `buffer` (input `index`), already checked against
+/// the function's signature, into a HostTensor.
+static llvm::Expected<HostTensor>
+toHostTensor(const MXFP8TrainHostBuffer &buffer, intptr_t index) {
+  llvm::Expected<HostTensor> tensor = HostTensor::create(
+      (ElementKind)buffer.kind, llvm::ArrayRef(buffer.shape, buffer.rank),
+      "input " + llvm::Twine(index));
+  if (!tensor)
+    return tensor.takeError();
+  if (!tensor->bytes.empty())
+    std::memcpy(tensor->bytes.data(), buffer.data, tensor->bytes.size());
   return tensor;
 }
 
@@ -172,6 +187,19 @@ mxfp8trainExecutableRun(MXFP8TrainExecutable exe, MlirStringRef function,
     report(onError, userData, "invalid inputs");
     return {nullptr};
   }
+  llvm::StringRef name = unwrap(function);
+  // Every buffer is checked against the signature before any is read: a
+  // shape that claims more than the caller's buffer holds must not be
+  // copied.
+  llvm::SmallVector<std::pair<HostElementType, llvm::ArrayRef<int64_t>>> types;
+  for (intptr_t i = 0; i < numInputs; ++i) {
+    if (llvm::Error err = checkBuffer(inputs[i], i))
+      return fail<MXFP8TrainResults>(onError, userData, std::move(err));
+    types.emplace_back((ElementKind)inputs[i].kind,
+                       llvm::ArrayRef(inputs[i].shape, inputs[i].rank));
+  }
+  if (llvm::Error err = executable->checkInputTypes(name, types))
+    return fail<MXFP8TrainResults>(onError, userData, std::move(err));
   std::vector<HostTensor> tensors;
   for (intptr_t i = 0; i < numInputs; ++i) {
     auto tensor = toHostTensor(inputs[i], i);
@@ -179,7 +207,6 @@ mxfp8trainExecutableRun(MXFP8TrainExecutable exe, MlirStringRef function,
       return fail<MXFP8TrainResults>(onError, userData, tensor.takeError());
     tensors.push_back(std::move(*tensor));
   }
-  llvm::StringRef name = unwrap(function);
   auto results = executable->run(name, tensors);
   if (!results)
     return fail<MXFP8TrainResults>(onError, userData, results.takeError());
@@ -201,11 +228,13 @@ MXFP8TrainResults mxfp8trainRunFunction(
 }
 
 intptr_t mxfp8trainResultsGetNumResults(MXFP8TrainResults r) {
-  return static_cast<Results *>(r.ptr)->tensors.size();
+  return r.ptr ? static_cast<Results *>(r.ptr)->tensors.size() : 0;
 }
 
 MXFP8TrainHostBuffer mxfp8trainResultsGetResult(MXFP8TrainResults r,
                                                 intptr_t pos) {
+  if (!r.ptr)
+    return {-1, 0, nullptr, nullptr};
   const std::vector<HostTensor> &tensors =
       static_cast<Results *>(r.ptr)->tensors;
   if (pos < 0 || static_cast<size_t>(pos) >= tensors.size())
@@ -221,6 +250,8 @@ MXFP8TrainHostBuffer mxfp8trainResultsGetResult(MXFP8TrainResults r,
 
 double mxfp8trainResultsGetElement(MXFP8TrainResults r, intptr_t pos,
                                    int64_t index) {
+  if (!r.ptr)
+    return std::numeric_limits<double>::quiet_NaN();
   const std::vector<HostTensor> &tensors =
       static_cast<Results *>(r.ptr)->tensors;
   if (pos < 0 || static_cast<size_t>(pos) >= tensors.size() || index < 0 ||

@@ -52,6 +52,17 @@ static ConversionReport *unwrapReport(MXFP8TrainConversionReport report) {
   return static_cast<ConversionReport *>(report.ptr);
 }
 
+/// The report behind `report`, or a failed empty one for a null handle (the
+/// getters then answer failure, 0 and empty entries, as the header says).
+static const ConversionReport &getReport(MXFP8TrainConversionReport report) {
+  static const ConversionReport nullReport = [] {
+    ConversionReport failed;
+    failed.failed = true;
+    return failed;
+  }();
+  return report.ptr ? *unwrapReport(report) : nullReport;
+}
+
 static MXFP8TrainConversionReport wrapReport(ConversionReport *report) {
   return {report};
 }
@@ -123,6 +134,10 @@ MXFP8TrainConversionReport
 mxfp8trainConvertModule(MlirModule module,
                         const MXFP8TrainConvertOptions *options) {
   auto *report = new ConversionReport();
+  if (mlirModuleIsNull(module)) {
+    report->failed = true;
+    return wrapReport(report);
+  }
   ModuleOp moduleOp = unwrap(module);
   MLIRContext *context = moduleOp.getContext();
   context->getOrLoadDialect<MXFP8TrainDialect>();
@@ -141,6 +156,13 @@ mxfp8trainConvertModule(MlirModule module,
     }
   }
   rewriteOptions.minSize = given.minSize;
+  if (given.numExclude < 0 || (given.numExclude > 0 && !given.exclude)) {
+    emitError(moduleOp.getLoc())
+        << "mxfp8train: invalid exclude list (numExclude = " << given.numExclude
+        << ", exclude = " << (given.exclude ? "non-null" : "null") << ")";
+    report->failed = true;
+    return wrapReport(report);
+  }
   for (intptr_t i = 0; i < given.numExclude; ++i)
     rewriteOptions.exclude.push_back(unwrap(given.exclude[i]).str());
   convert(moduleOp, rewriteOptions, given.emitRemarks, *report);
@@ -149,6 +171,8 @@ mxfp8trainConvertModule(MlirModule module,
 
 MXFP8TrainConversionReport
 mxfp8trainConvertModuleWithRecipe(MlirModule module, MlirStringRef recipe) {
+  if (mlirModuleIsNull(module))
+    return mxfp8trainConvertModule(module, nullptr);
   ModuleOp moduleOp = unwrap(module);
   std::string error;
   RecipeAttrInterface parsed =
@@ -167,20 +191,23 @@ mxfp8trainConvertModuleWithRecipe(MlirModule module, MlirStringRef recipe) {
 
 MlirLogicalResult
 mxfp8trainConversionReportGetStatus(MXFP8TrainConversionReport report) {
-  return unwrapReport(report)->failed ? mlirLogicalResultFailure()
-                                      : mlirLogicalResultSuccess();
+  return getReport(report).failed ? mlirLogicalResultFailure()
+                                  : mlirLogicalResultSuccess();
 }
 
 intptr_t
 mxfp8trainConversionReportGetNumEntries(MXFP8TrainConversionReport report) {
-  return unwrapReport(report)->entries.size();
+  return getReport(report).entries.size();
 }
 
 MXFP8TrainMatmulReport
 mxfp8trainConversionReportGetEntry(MXFP8TrainConversionReport report,
                                    intptr_t pos) {
-  const ReportEntry &entry = unwrapReport(report)->entries[pos];
-  MXFP8TrainMatmulReport result;
+  const std::deque<ReportEntry> &entries = getReport(report).entries;
+  MXFP8TrainMatmulReport result = {};
+  if (pos < 0 || static_cast<size_t>(pos) >= entries.size())
+    return result;
+  const ReportEntry &entry = entries[pos];
   result.name = wrap(StringRef(entry.name));
   result.location = wrap(entry.loc);
   result.opName = wrap(StringRef(entry.opName));
@@ -197,7 +224,7 @@ mxfp8trainConversionReportGetEntry(MXFP8TrainConversionReport report,
 intptr_t mxfp8trainConversionReportCount(MXFP8TrainConversionReport report,
                                          MXFP8TrainMatmulDecision decision) {
   intptr_t count = 0;
-  for (const ReportEntry &entry : unwrapReport(report)->entries)
+  for (const ReportEntry &entry : getReport(report).entries)
     count += entry.decision == decision;
   return count;
 }

@@ -19,7 +19,11 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/TargetSelect.h"
 
+#include "llvm/Support/CheckedArithmetic.h"
+
 #include <cstdlib>
+#include <limits>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::mxfp8train;
@@ -51,9 +55,54 @@ llvm::Expected<HostElementType> mlir::mxfp8train::getHostElementType(Type t) {
   return llvm::createStringError(s);
 }
 
+bool mlir::mxfp8train::canAllocateHostBytes(int64_t bytes) {
+  if (bytes == 0)
+    return true;
+  if (bytes < 0 || uint64_t(bytes) > std::numeric_limits<size_t>::max())
+    return false;
+  // Through a volatile: a malloc whose result is only compared with null
+  // and freed may be removed by the optimizer (clang does at -O1), and the
+  // probe would always succeed.
+  void *volatile probe = std::malloc(size_t(bytes));
+  if (!probe)
+    return false;
+  std::free(probe);
+  return true;
+}
+
+llvm::Expected<int64_t> mlir::mxfp8train::getAllocatableHostBytes(
+    HostElementType type, ArrayRef<int64_t> shape, const llvm::Twine &what) {
+  std::optional<int64_t> bytes = getHostElementSize(type);
+  for (int64_t size : shape) {
+    if (size < 0)
+      return llvm::createStringError("negative dimension " +
+                                     std::to_string(size) + " in " + what);
+    if (size == 0)
+      return 0;
+  }
+  for (int64_t size : shape)
+    if (bytes)
+      bytes = llvm::checkedMul(*bytes, size);
+  if (!bytes || !canAllocateHostBytes(*bytes))
+    return llvm::createStringError(
+        "cannot allocate " +
+        (bytes ? std::to_string(*bytes) : std::string("2^63 or more")) +
+        " bytes for " + what + " (" +
+        formatTensorType(shape.data(), shape.size(), type) + ")");
+  return *bytes;
+}
+
 HostTensor::HostTensor(HostElementType type, ArrayRef<int64_t> shape)
     : type(type), shape(shape) {
   bytes.assign(getNumElements() * getHostElementSize(type), 0);
+}
+
+llvm::Expected<HostTensor> HostTensor::create(HostElementType type,
+                                              ArrayRef<int64_t> shape,
+                                              const llvm::Twine &what) {
+  if (llvm::Error err = getAllocatableHostBytes(type, shape, what).takeError())
+    return std::move(err);
+  return HostTensor(type, shape);
 }
 
 int64_t HostTensor::getNumElements() const {
@@ -69,7 +118,25 @@ double HostTensor::getAsDouble(int64_t i) const {
 
 struct CPUExecutable::Impl : runner::JitModule {};
 
+/// This machine's physical memory in bytes, or 0 (no limit) when unknown.
+static int64_t getPhysicalMemoryBytes() {
+  long pages = sysconf(_SC_PHYS_PAGES);
+  long pageSize = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return 0;
+  return llvm::checkedMul<int64_t>(pages, pageSize).value_or(0);
+}
+
 Executable::~Executable() = default;
+
+llvm::Error Executable::checkInputTypes(
+    StringRef name,
+    ArrayRef<std::pair<HostElementType, ArrayRef<int64_t>>> inputs) const {
+  llvm::Expected<FunctionType> type = getFunctionType(name);
+  if (!type)
+    return type.takeError();
+  return runner::checkInputs(name, *type, inputs);
+}
 
 CPUExecutable::CPUExecutable()
     : Executable(ExecutionDevice::CPU), impl(std::make_unique<Impl>()) {}
@@ -81,6 +148,9 @@ CPUExecutable::compile(ModuleOp module, bool vectorize) {
   auto build = [&](OpPassManager &pm) {
     CPUPipelineOptions options;
     options.vectorize = vectorize;
+    // A buffer larger than the machine's memory cannot be allocated: the
+    // JIT code would write through the null pointer of a failed malloc.
+    options.maxBufferBytes = getPhysicalMemoryBytes();
     buildMXFP8TrainCPUPipeline(pm, options);
     return llvm::Error::success();
   };
@@ -92,11 +162,7 @@ CPUExecutable::compile(ModuleOp module, bool vectorize) {
 
 llvm::Expected<FunctionType>
 CPUExecutable::getFunctionType(StringRef name) const {
-  auto it = impl->signatures.find(name);
-  if (it == impl->signatures.end())
-    return llvm::createStringError("no public function named '" + name.str() +
-                                   "' with a body in the module");
-  return it->second;
+  return impl->getFunctionType(name);
 }
 
 llvm::Expected<std::vector<HostTensor>>
@@ -109,15 +175,18 @@ CPUExecutable::run(StringRef name, ArrayRef<HostTensor> inputs,
     return type.takeError();
   if (llvm::Error err = runner::checkInputs(name, *type, inputs))
     return std::move(err);
+  llvm::Expected<std::vector<HostTensor>> results =
+      runner::makeResults(name, *type);
+  if (!results)
+    return results.takeError();
   // Inputs are passed by descriptor; the callee must not write them, but
   // copy anyway so that a const input can never be modified.
   std::vector<HostTensor> args(inputs.begin(), inputs.end());
-  std::vector<HostTensor> results = runner::makeResults(*type);
   std::vector<std::vector<int64_t>> descriptors;
   for (HostTensor &t : args)
     descriptors.push_back(
         makeMemRefDescriptor(t.bytes.data(), t.shape.data(), t.shape.size()));
-  for (HostTensor &t : results)
+  for (HostTensor &t : *results)
     descriptors.push_back(
         makeMemRefDescriptor(t.bytes.data(), t.shape.data(), t.shape.size()));
   runner::PackedArguments call = runner::packDescriptors(descriptors);

@@ -67,6 +67,11 @@ struct CUDAExecutable::Impl : runner::JitModule {};
 
 CUDAExecutable::CUDAExecutable()
     : Executable(ExecutionDevice::CUDA), impl(std::make_unique<Impl>()) {}
+llvm::Expected<FunctionType>
+CUDAExecutable::getFunctionType(StringRef name) const {
+  return impl->getFunctionType(name);
+}
+
 CUDAExecutable::~CUDAExecutable() {
   // The runtime caches the device copies of the module's TMA descriptors
   // (docs/runtime.md): free them with the module, after its last kernel.
@@ -154,11 +159,10 @@ struct DeviceState {
 llvm::Expected<std::vector<HostTensor>>
 CUDAExecutable::run(StringRef name, ArrayRef<HostTensor> inputs,
                     double *callSeconds) const {
-  auto it = impl->signatures.find(name);
-  if (it == impl->signatures.end())
-    return llvm::createStringError("no public function named '" + name.str() +
-                                   "' with a body in the module");
-  FunctionType type = it->second;
+  llvm::Expected<FunctionType> found = impl->getFunctionType(name);
+  if (!found)
+    return found.takeError();
+  FunctionType type = *found;
   if (llvm::Error err = runner::checkInputs(name, type, inputs))
     return std::move(err);
   auto cudaError = [&](StringRef what) {
@@ -189,7 +193,11 @@ CUDAExecutable::run(StringRef name, ArrayRef<HostTensor> inputs,
   for (const HostTensor &input : inputs)
     if (llvm::Error err = addBuffer(input, /*copyIn=*/true))
       return std::move(err);
-  results = runner::makeResults(type);
+  llvm::Expected<std::vector<HostTensor>> made =
+      runner::makeResults(name, type);
+  if (!made)
+    return made.takeError();
+  results = std::move(*made);
   for (const HostTensor &result : results)
     if (llvm::Error err = addBuffer(result, /*copyIn=*/false))
       return std::move(err);

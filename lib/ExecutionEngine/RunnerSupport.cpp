@@ -78,7 +78,9 @@ runner::cloneIntoContext(ModuleOp module, MLIRContext *ctx,
   std::string text;
   {
     llvm::raw_string_ostream os(text);
-    module->print(os, OpPrintingFlags().printGenericOpForm());
+    // With the locations, so that the lowering's diagnostics name the
+    // user's source lines, not lines of this text.
+    module->print(os, OpPrintingFlags().printGenericOpForm().enableDebugInfo());
   }
   OwningOpRef<ModuleOp> copy = parseSourceString<ModuleOp>(text, ctx);
   if (!copy)
@@ -91,8 +93,9 @@ runner::cloneIntoContext(ModuleOp module, MLIRContext *ctx,
   return copy;
 }
 
-llvm::Error runner::checkInputs(StringRef name, FunctionType type,
-                                ArrayRef<HostTensor> inputs) {
+llvm::Error runner::checkInputs(
+    StringRef name, FunctionType type,
+    ArrayRef<std::pair<HostElementType, ArrayRef<int64_t>>> inputs) {
   if (inputs.size() != type.getNumInputs())
     return llvm::createStringError("function '" + name.str() + "' takes " +
                                    std::to_string(type.getNumInputs()) +
@@ -101,27 +104,47 @@ llvm::Error runner::checkInputs(StringRef name, FunctionType type,
   for (auto [i, t] : llvm::enumerate(type.getInputs())) {
     auto tensor = cast<RankedTensorType>(t);
     HostElementType want = *getHostElementType(tensor.getElementType());
-    if (inputs[i].type != want ||
-        ArrayRef(inputs[i].shape) != tensor.getShape())
+    auto [given, shape] = inputs[i];
+    if (given != want || shape != tensor.getShape())
       return llvm::createStringError(
           "argument " + std::to_string(i) + " of '" + name.str() +
           "' must be " +
           formatTensorType(tensor.getShape().data(), tensor.getRank(), want) +
-          ", given " +
-          formatTensorType(inputs[i].shape.data(), inputs[i].shape.size(),
-                           inputs[i].type));
+          ", given " + formatTensorType(shape.data(), shape.size(), given));
   }
   return llvm::Error::success();
 }
 
-std::vector<HostTensor> runner::makeResults(FunctionType type) {
+llvm::Error runner::checkInputs(StringRef name, FunctionType type,
+                                ArrayRef<HostTensor> inputs) {
+  SmallVector<std::pair<HostElementType, ArrayRef<int64_t>>> types;
+  for (const HostTensor &input : inputs)
+    types.emplace_back(input.type, input.shape);
+  return checkInputs(name, type, types);
+}
+
+llvm::Expected<std::vector<HostTensor>> runner::makeResults(StringRef name,
+                                                            FunctionType type) {
   std::vector<HostTensor> results;
-  for (Type t : type.getResults()) {
+  for (auto [i, t] : llvm::enumerate(type.getResults())) {
     auto tensor = cast<RankedTensorType>(t);
-    results.emplace_back(*getHostElementType(tensor.getElementType()),
-                         tensor.getShape());
+    llvm::Expected<HostTensor> result = HostTensor::create(
+        *getHostElementType(tensor.getElementType()), tensor.getShape(),
+        "result #" + llvm::Twine(i) + " of '" + name + "'");
+    if (!result)
+      return result.takeError();
+    results.push_back(std::move(*result));
   }
   return results;
+}
+
+llvm::Expected<FunctionType>
+runner::JitModule::getFunctionType(StringRef name) const {
+  auto it = signatures.find(name);
+  if (it == signatures.end())
+    return llvm::createStringError("no public function named '" + name.str() +
+                                   "' with a body in the module");
+  return it->second;
 }
 
 runner::PackedArguments
@@ -158,13 +181,16 @@ llvm::Error runner::lowerAndCompile(ModuleOp module, bool gpu, StringRef runner,
   }
   out.context = createRunnerContext(gpu);
   MLIRContext *ctx = out.context.get();
-  if (llvm::Error err = collectSignatures(module, runner, out.signatures))
-    return err;
   DiagnosticCollector diags(ctx);
   llvm::Expected<OwningOpRef<ModuleOp>> lowered =
       cloneIntoContext(module, ctx, diags);
   if (!lowered)
     return lowered.takeError();
+  // The signatures of the clone, in the private context: types of the
+  // caller's context would dangle once the caller destroys it (the
+  // executable may outlive it, as the C API allows).
+  if (llvm::Error err = collectSignatures(**lowered, runner, out.signatures))
+    return err;
   PassManager pm(ctx);
   if (llvm::Error err = build(pm))
     return err;

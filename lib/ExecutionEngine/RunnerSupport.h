@@ -32,6 +32,9 @@ struct JitModule {
   /// Tensor-level signatures of the public functions, by name.
   llvm::StringMap<FunctionType> signatures;
   std::unique_ptr<ExecutionEngine> engine;
+
+  /// The signature of public function `name`, or an error naming it.
+  llvm::Expected<FunctionType> getFunctionType(llvm::StringRef name) const;
 };
 
 /// Fills a pass manager with a lowering, or fails saying why.
@@ -75,12 +78,19 @@ llvm::Expected<OwningOpRef<ModuleOp>>
 cloneIntoContext(ModuleOp module, MLIRContext *ctx,
                  const DiagnosticCollector &diags);
 
-/// Checks `inputs` against the inputs of `type` (function `name`).
+/// Checks inputs, given as (element type, shape), against the inputs of
+/// `type` (function `name`).
+llvm::Error checkInputs(
+    llvm::StringRef name, FunctionType type,
+    llvm::ArrayRef<std::pair<HostElementType, llvm::ArrayRef<int64_t>>> inputs);
+/// checkInputs of host tensors.
 llvm::Error checkInputs(llvm::StringRef name, FunctionType type,
                         llvm::ArrayRef<HostTensor> inputs);
 
-/// Zero-filled host tensors of the results of `type`.
-std::vector<HostTensor> makeResults(FunctionType type);
+/// Zero-filled host tensors of the results of `type` (function `name`), or
+/// an error when one cannot be allocated.
+llvm::Expected<std::vector<HostTensor>> makeResults(llvm::StringRef name,
+                                                    FunctionType type);
 
 /// The `invokePacked` arguments of a `_mlir_ciface_*` function that takes
 /// one memref descriptor per argument: `packed[i]` points at `pointers[i]`,

@@ -67,6 +67,9 @@ void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   pm.addPass(createCanonicalizerPass());
+  MXFP8TrainCheckBufferSizesPassOptions bufferSizes;
+  bufferSizes.maxBytes = options.maxBufferBytes;
+  pm.addPass(createMXFP8TrainCheckBufferSizesPass(bufferSizes));
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createMXFP8TrainEmitCInterfacePass());
   pm.addPass(createMXFP8TrainCPULowerVectorsPass());

@@ -24,16 +24,23 @@ mlir::mxfp8train::selectDevice(DeviceRequest request, int gpu,
     return makeError("--chip=" + llvm::Twine(chip) +
                      " is not a GPU target (expected " + kSupportedGPUChips +
                      ")");
+  if (gpu < 0)
+    return makeError("--gpu=" + llvm::Twine(gpu) +
+                     " is not a CUDA device ordinal (0 or more)");
   DeviceSelection selection;
+  // A GPU option on the CPU is not an error (a script may pass it for the
+  // machines that have one), but the first line says it is unused.
+  std::string unused =
+      chip.empty() ? std::string() : "; --chip=" + chip.str() + " unused";
   if (request == DeviceRequest::CPU) {
-    selection.line = "device: cpu (--device=cpu)";
+    selection.line = "device: cpu (--device=cpu)" + unused;
     return selection;
   }
   CUDADeviceInfo info = queryCUDADevice(gpu);
   if (!info.available) {
     if (request == DeviceRequest::CUDA)
       return makeError("--device=cuda: no usable GPU: " + info.reason);
-    selection.line = "device: cpu (" + info.reason + ")";
+    selection.line = "device: cpu (" + info.reason + ")" + unused;
     return selection;
   }
   std::string selectedChip = chip.empty() ? info.chip : std::string(chip);

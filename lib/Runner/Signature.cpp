@@ -37,23 +37,6 @@ std::string mlir::mxfp8train::formatTensorType(Type type) {
   return text;
 }
 
-/// True when `bytes` bytes can be allocated now: probes with std::malloc,
-/// which returns null instead of aborting like a failed operator new.
-static bool canAllocate(int64_t bytes) {
-  if (bytes == 0)
-    return true;
-  if (uint64_t(bytes) > std::numeric_limits<size_t>::max())
-    return false;
-  // Through a volatile: a malloc whose result is only compared with null
-  // and freed may be removed by the optimizer (clang does at -O1), and the
-  // probe would always succeed.
-  void *volatile probe = std::malloc(size_t(bytes));
-  if (!probe)
-    return false;
-  std::free(probe);
-  return true;
-}
-
 static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(message);
 }
@@ -86,7 +69,7 @@ static llvm::Error checkType(func::FuncOp func, Type t, StringRef what,
   for (int64_t size : tensor.getShape())
     if (bytes)
       bytes = llvm::checkedMul(*bytes, size);
-  if (!bytes || !canAllocate(*bytes))
+  if (!bytes || !canAllocateHostBytes(*bytes))
     return makeError(
         "cannot allocate " +
         (bytes ? std::to_string(*bytes) : std::string("2^63 or more")) +

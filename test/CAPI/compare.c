@@ -144,5 +144,24 @@ int main(int argc, char **argv) {
   mxfp8trainContextRegisterAll(ctx);
   testMlp(ctx, argv[1]);
   mlirContextDestroy(ctx);
+
+  // A null module is an error; the getters of a null report answer 0,
+  // "", NaN and false.
+  MlirModule none = {NULL};
+  MXFP8TrainCompareReport report =
+      mxfp8trainCompareFunction(none, mlirStringRefCreateFromCString("f"),
+                                mlirStringRefCreateFromCString("mxfp8_rceil"),
+                                mxfp8trainCompileOptionsGetDefault(), 0,
+                                printError, (char[]){"null module"});
+  // CHECK: null module: null module
+  MlirStringRef name = mxfp8trainCompareReportGetResultName(report, 0);
+  fprintf(stderr, "null report: %d %ld %ld %ld '%.*s' %g\n",
+          mxfp8trainCompareReportPassed(report),
+          (long)mxfp8trainCompareReportGetNumResults(report),
+          (long)mxfp8trainCompareReportGetNumMatmuls(report),
+          (long)mxfp8trainCompareReportGetNumFailed(report), (int)name.length,
+          name.data, mxfp8trainCompareReportGetMatmulSqnr(report, 0));
+  // CHECK-NEXT: null report: 0 0 0 0 '' nan
+  mxfp8trainCompareReportDestroy(report);
   return 0;
 }

@@ -270,6 +270,45 @@ static void testInvalidRoleAndRemarks(MlirContext ctx) {
   mlirModuleDestroy(module);
 }
 
+/// Null handles and a count without its list: failed reports, never a
+/// crash; the getters of a null report answer failure / 0 / an empty entry.
+static void testNullHandles(MlirContext ctx) {
+  // CHECK-LABEL: @null_handles
+  fprintf(stderr, "@null_handles\n");
+  MlirModule none = {NULL};
+  MXFP8TrainConversionReport report = mxfp8trainConvertModule(none, NULL);
+  printReport(report);
+  // CHECK-NEXT: status failure, 0 entries, 0 converted, 0 kept, 0 skipped
+  mxfp8trainConversionReportDestroy(report);
+  report = mxfp8trainConvertModuleWithRecipe(
+      none, mlirStringRefCreateFromCString("mxfp8_rceil"));
+  printReport(report);
+  // CHECK-NEXT: status failure, 0 entries
+  mxfp8trainConversionReportDestroy(report);
+  MXFP8TrainConversionReport nullReport = {NULL};
+  printReport(nullReport);
+  // CHECK-NEXT: status failure, 0 entries
+  MXFP8TrainMatmulReport entry =
+      mxfp8trainConversionReportGetEntry(nullReport, 3);
+  fprintf(stderr, "entry: %ld '%.*s'\n", (long)entry.m,
+          (int)entry.reason.length, entry.reason.data);
+  // CHECK-NEXT: entry: 0 ''
+  MlirModule module = mlirModuleCreateParse(
+      ctx, mlirStringRefCreateFromCString(
+               "func.func @f(%a: tensor<64x64xbf16>) { return }\n"));
+  MXFP8TrainConvertOptions options = mxfp8trainConvertOptionsGetDefault();
+  options.numExclude = 2;
+  report = mxfp8trainConvertModule(module, &options);
+  // CHECK: diagnostic: mxfp8train: invalid exclude list (numExclude = 2, exclude = null)
+  printReport(report);
+  // CHECK-NEXT: status failure, 0 entries
+  entry = mxfp8trainConversionReportGetEntry(report, 0);
+  fprintf(stderr, "entry out of range: %ld\n", (long)entry.m);
+  // CHECK-NEXT: entry out of range: 0
+  mxfp8trainConversionReportDestroy(report);
+  mlirModuleDestroy(module);
+}
+
 int main(void) {
   MlirContext ctx = mlirContextCreate();
   mxfp8trainContextRegisterAll(ctx);
@@ -278,6 +317,7 @@ int main(void) {
   testConvertWithRecipeText(ctx);
   testConvertFloat8Recipe(ctx);
   testInvalidRoleAndRemarks(ctx);
+  testNullHandles(ctx);
   mlirContextDestroy(ctx);
   // CHECK: done
   fprintf(stderr, "done\n");

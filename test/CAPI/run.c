@@ -228,6 +228,96 @@ static void testCUDAWithoutDriver(MlirContext ctx) {
   mlirModuleDestroy(module);
 }
 
+/// An executable outlives the context and module it was made from; a
+/// buffer whose claimed shape disagrees with the signature is refused before
+/// anything is copied; results and intermediates too large for the machine
+/// are errors; getters of null handles answer 0 / NaN.
+static void testLifetimesAndSizes(void) {
+  // CHECK-LABEL: @lifetimes_and_sizes
+  fprintf(stderr, "@lifetimes_and_sizes\n");
+  MlirContext ctx = mlirContextCreate();
+  mxfp8trainContextRegisterAll(ctx);
+  MlirModule module = mlirModuleCreateParse(
+      ctx, mlirStringRefCreateFromCString(
+               "func.func @twice(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {\n"
+               "  %y = arith.addf %x, %x : tensor<2x4xf32>\n"
+               "  return %y : tensor<2x4xf32>\n"
+               "}\n"
+               "func.func @huge(%x: tensor<4xf32>) -> "
+               "tensor<1000000x1000000xf32> {\n"
+               "  %e = tensor.empty() : tensor<1000000x1000000xf32>\n"
+               "  return %e : tensor<1000000x1000000xf32>\n"
+               "}\n"));
+  MXFP8TrainCompileOptions options = mxfp8trainCompileOptionsGetDefault();
+  MXFP8TrainExecutable exe = mxfp8trainExecutableCreate(
+      module, &options, printError, (char[]){"compile"});
+  mlirModuleDestroy(module);
+  mlirContextDestroy(ctx);
+  if (mxfp8trainExecutableIsNull(exe))
+    return;
+  float x[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  int64_t shape[] = {2, 4};
+  MXFP8TrainHostBuffer input = {MXFP8TrainElementF32, 2, shape, x};
+  for (int call = 0; call < 2; ++call) {
+    MXFP8TrainResults results =
+        mxfp8trainExecutableRun(exe, mlirStringRefCreateFromCString("twice"),
+                                &input, 1, printError, (char[]){"twice"});
+    if (mxfp8trainResultsIsNull(results))
+      continue;
+    fprintf(stderr, "call %d: %g %g\n", call,
+            mxfp8trainResultsGetElement(results, 0, 0),
+            mxfp8trainResultsGetElement(results, 0, 7));
+    mxfp8trainResultsDestroy(results);
+  }
+  // CHECK: call 0: 2 16
+  // CHECK-NEXT: call 1: 2 16
+  // A shape claiming 2^40 rows of the 2x4 buffer: refused by the signature
+  // check, neither copied nor allocated.
+  int64_t claimed[] = {(int64_t)1 << 40, 4};
+  MXFP8TrainHostBuffer liar = {MXFP8TrainElementF32, 2, claimed, x};
+  MXFP8TrainResults results =
+      mxfp8trainExecutableRun(exe, mlirStringRefCreateFromCString("twice"),
+                              &liar, 1, printError, (char[]){"claimed shape"});
+  // CHECK: claimed shape: argument 0 of 'twice' must be 2x4xf32, given 1099511627776x4xf32
+  float four[4] = {0};
+  int64_t fourShape[] = {4};
+  MXFP8TrainHostBuffer small = {MXFP8TrainElementF32, 1, fourShape, four};
+  results =
+      mxfp8trainExecutableRun(exe, mlirStringRefCreateFromCString("huge"),
+                              &small, 1, printError, (char[]){"huge result"});
+  // CHECK: huge result: cannot allocate 4000000000000 bytes for result #0 of 'huge' (1000000x1000000xf32)
+  fprintf(stderr, "null results: %ld %g\n",
+          (long)mxfp8trainResultsGetNumResults(results),
+          mxfp8trainResultsGetElement(results, 0, 0));
+  // CHECK-NEXT: null results: 0 nan
+  mxfp8trainExecutableDestroy(exe);
+
+  // An intermediate larger than the machine's memory: a diagnostic at the
+  // op (mxfp8train-check-buffer-sizes), not a crash of the JIT code.
+  ctx = mlirContextCreate();
+  mxfp8trainContextRegisterAll(ctx);
+  module = mlirModuleCreateParse(
+      ctx, mlirStringRefCreateFromCString(
+               "func.func @big(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+               "  %c = arith.constant 1.0 : f32\n"
+               "  %e = tensor.empty() : tensor<100000x1000000xf32>\n"
+               "  %f = linalg.fill ins(%c : f32) outs(%e : "
+               "tensor<100000x1000000xf32>) -> tensor<100000x1000000xf32>\n"
+               "  %s = tensor.extract_slice %f[5, 7] [1, 4] [1, 1] : "
+               "tensor<100000x1000000xf32> to tensor<4xf32>\n"
+               "  %r = arith.addf %s, %x : tensor<4xf32>\n"
+               "  return %r : tensor<4xf32>\n"
+               "}\n"));
+  exe = mxfp8trainExecutableCreate(module, &options, printError,
+                                   (char[]){"intermediate"});
+  // CHECK: intermediate: lowering for the CPU failed:
+  // CHECK-NEXT: a buffer of 400000000000 bytes ('memref<100000x1000000xf32>') exceeds the limit of {{[0-9]+}} bytes (max-bytes)
+  fprintf(stderr, "null: %d\n", mxfp8trainExecutableIsNull(exe));
+  // CHECK: null: 1
+  mlirModuleDestroy(module);
+  mlirContextDestroy(ctx);
+}
+
 int main(void) {
   MlirContext ctx = mlirContextCreate();
   mxfp8trainContextRegisterAll(ctx);
@@ -235,6 +325,7 @@ int main(void) {
   testConvertedLinear(ctx);
   testCUDAWithoutDriver(ctx);
   mlirContextDestroy(ctx);
+  testLifetimesAndSizes();
   // CHECK: done
   fprintf(stderr, "done\n");
   return 0;

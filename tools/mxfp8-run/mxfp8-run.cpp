@@ -326,10 +326,21 @@ static LogicalResult applyUserPipeline(ModuleOp module) {
 //===----------------------------------------------------------------------===//
 
 /// Plain mode: (pipeline,) compile, run, write outputs.
-static LogicalResult runPlain(ModuleOp module, const Signature &sig) {
+static LogicalResult runPlain(ModuleOp module, const Signature &given) {
   llvm::raw_ostream &os = llvm::outs();
+  // The pipeline may erase or lower the function: keep its name and type,
+  // and look it up again after.
+  std::string name = given.func.getSymName().str();
+  FunctionType type = given.func.getFunctionType();
   if (failed(applyUserPipeline(module)))
     return failure();
+  Signature sig = given;
+  sig.func = module.lookupSymbol<func::FuncOp>(name);
+  if (!sig.func || sig.func.isExternal() || sig.func.getFunctionType() != type)
+    return fail("--pipeline removed @" + name +
+                ", lowered it out of the func dialect or changed its "
+                "signature; plain mode runs @" +
+                name + " after the pipeline at the tensor level");
   FailureOr<std::vector<HostTensor>> inputs = prepareInputs(sig, os);
   if (failed(inputs) || failed(prepareOutputs(sig, *inputs)))
     return failure();
@@ -527,6 +538,12 @@ int main(int argc, char **argv) {
            1;
   }
 
+  if (!compareMode && recipeText.getNumOccurrences())
+    return (void)fail("--recipe applies to --compare (the conversion it "
+                      "checks); plain mode runs the module as given: add "
+                      "--compare, or convert with "
+                      "--pipeline='mxfp8train-rewrite-matmuls{recipe=...}'"),
+           1;
   if (failed(selectDevice()))
     return 1;
   llvm::outs() << "mxfp8-run: @" << sig->func.getSymName() << " from "

@@ -25,8 +25,8 @@ public:
 
   ~CPUExecutable() override;
 
-  /// The tensor-level type of public function `name`.
-  llvm::Expected<FunctionType> getFunctionType(llvm::StringRef name) const;
+  llvm::Expected<FunctionType>
+  getFunctionType(llvm::StringRef name) const override;
 
   /// Calls function `name` with `inputs` (one per argument, in order; types
   /// and shapes must match the signature) and returns its results.

@@ -70,6 +70,9 @@ public:
   run(llvm::StringRef name, llvm::ArrayRef<HostTensor> inputs,
       double *callSeconds = nullptr) const override;
 
+  llvm::Expected<FunctionType>
+  getFunctionType(llvm::StringRef name) const override;
+
 private:
   CUDAExecutable();
   struct Impl;

@@ -37,6 +37,18 @@ int64_t getHostElementSize(HostElementType type);
 /// The host element type of an MLIR element type, or an error naming it.
 llvm::Expected<HostElementType> getHostElementType(Type type);
 
+/// True when `bytes` bytes can be allocated now (probed with std::malloc,
+/// which returns null where operator new would abort): a host buffer that
+/// cannot exist is an error, not a crash.
+bool canAllocateHostBytes(int64_t bytes);
+
+/// The byte size of a `type` tensor of `shape`, or an error saying why none
+/// can be allocated (a negative dimension, int64 overflow, or more than
+/// canAllocateHostBytes allows); `what` names the tensor in the message.
+llvm::Expected<int64_t> getAllocatableHostBytes(HostElementType type,
+                                                llvm::ArrayRef<int64_t> shape,
+                                                const llvm::Twine &what);
+
 /// A dense row-major host tensor.
 struct HostTensor {
   HostElementType type = HostElementType::F32;
@@ -44,8 +56,15 @@ struct HostTensor {
   std::vector<uint8_t> bytes;
 
   HostTensor() = default;
-  /// A zero-filled tensor of `type` and `shape`.
+  /// A zero-filled tensor of `type` and `shape` (which the caller knows to
+  /// fit: see create()).
   HostTensor(HostElementType type, llvm::ArrayRef<int64_t> shape);
+
+  /// A zero-filled tensor of `type` and `shape`, or the error of
+  /// getAllocatableHostBytes.
+  static llvm::Expected<HostTensor> create(HostElementType type,
+                                           llvm::ArrayRef<int64_t> shape,
+                                           const llvm::Twine &what);
 
   int64_t getNumElements() const;
   template <typename T> T *data() {
@@ -76,6 +95,19 @@ public:
   virtual llvm::Expected<std::vector<HostTensor>>
   run(llvm::StringRef name, llvm::ArrayRef<HostTensor> inputs,
       double *callSeconds = nullptr) const = 0;
+
+  /// The tensor-level type of public function `name` (in the executable's
+  /// own context: valid as long as the executable).
+  virtual llvm::Expected<FunctionType>
+  getFunctionType(llvm::StringRef name) const = 0;
+
+  /// Checks inputs given as (element type, shape) pairs against the
+  /// arguments of function `name`, with run()'s messages, before any buffer
+  /// of that shape is read or allocated.
+  llvm::Error checkInputTypes(
+      llvm::StringRef name,
+      llvm::ArrayRef<std::pair<HostElementType, llvm::ArrayRef<int64_t>>>
+          inputs) const;
 
 protected:
   explicit Executable(ExecutionDevice device) : device(device) {}

@@ -115,6 +115,26 @@ def MXFP8TrainStridedCopiesPass
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def MXFP8TrainCheckBufferSizesPass
+    : Pass<"mxfp8train-check-buffer-sizes", "::mlir::ModuleOp"> {
+  let summary = "Reject a statically sized buffer larger than a byte limit";
+  let description = [{
+    After bufferization, every `memref.alloc` / `memref.alloca` with a static
+    shape whose byte size (elements times the element's bytes, rounded up)
+    is above `max-bytes` is an error at the op (whose location is that of
+    the tensor it bufferizes), and the pass fails. The CPU JIT sets the limit
+    to the machine's physical memory (`mxfp8train-lower-to-cpu`
+    `max-buffer-bytes`): an intermediate that cannot exist is a diagnostic
+    instead of a crash of the JIT-compiled code on the null pointer of a
+    failed `malloc`. Buffers of dynamic size are not checked. `max-bytes = 0`
+    (the default) checks nothing.
+  }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "int64_t", "0",
+           "Largest buffer in bytes; 0: no limit">,
+  ];
+}
+
 def MXFP8TrainVerifyLoweringInputPass
     : Pass<"mxfp8train-verify-lowering-input", "::mlir::ModuleOp"> {
   let summary = "Reject input the CPU and GPU pipelines cannot lower, at the op";

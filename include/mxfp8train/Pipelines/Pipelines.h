@@ -20,6 +20,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Tile and vectorize matmuls and elementwise ops with "
                      "upstream linalg transforms (off: scalar loops)"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> maxBufferBytes{
+      *this, "max-buffer-bytes",
+      llvm::cl::desc("Largest statically sized buffer in bytes "
+                     "(mxfp8train-check-buffer-sizes after bufferization); "
+                     "0: no limit. The CPU JIT gives the machine's memory"),
+      llvm::cl::init(0)};
 };
 
 /// Builds the CPU lowering pipeline: mxfp8train -> linalg on tensors ->

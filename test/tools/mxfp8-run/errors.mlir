@@ -57,6 +57,26 @@
 // RUN: env MXFP8RT_CUDA_LIBRARY=/nonexistent/libcuda.so.1 not mxfp8-run %s --entry=ok --device=cuda 2>&1 | FileCheck %s --check-prefix=NOGPU
 // NOGPU: mxfp8-run: error: --device=cuda: no usable GPU: no CUDA driver (/nonexistent/libcuda.so.1) on this machine
 
+// A pipeline that lowers the function out of the func dialect or erases it:
+// plain mode has nothing to run at the tensor level.
+// RUN: not mxfp8-run %s --entry=ok --pipeline=mxfp8train-lower-to-cpu 2>&1 | FileCheck %s --check-prefix=PIPE-LOWERED
+// RUN: not mxfp8-run %s --entry=ok --pipeline=symbol-privatize,symbol-dce 2>&1 | FileCheck %s --check-prefix=PIPE-LOWERED
+// PIPE-LOWERED: mxfp8-run: error: --pipeline removed @ok, lowered it out of the func dialect or changed its signature; plain mode runs @ok after the pipeline at the tensor level
+
+// RUN: not mxfp8-run %s --entry=ok --recipe=float8_rowwise 2>&1 | FileCheck %s --check-prefix=PLAIN-RECIPE
+// PLAIN-RECIPE: mxfp8-run: error: --recipe applies to --compare (the conversion it checks); plain mode runs the module as given
+
+// RUN: not mxfp8-run %s --entry=ok --gpu=-1 2>&1 | FileCheck %s --check-prefix=NEG-GPU
+// NEG-GPU: mxfp8-run: error: --gpu=-1 is not a CUDA device ordinal (0 or more)
+// RUN: mxfp8-run %s --entry=ok --device=cpu --chip=sm_90a 2>&1 | FileCheck %s --check-prefix=CHIP-CPU
+// CHIP-CPU: device: cpu (--device=cpu); --chip=sm_90a unused
+
+// An intermediate larger than the machine's memory: an error at its op
+// (mxfp8train-check-buffer-sizes in the CPU JIT), not a crash of the JIT code.
+// RUN: not mxfp8-run %S/Inputs/huge-intermediate.mlir --device=cpu 2>&1 | FileCheck %s --check-prefix=BUFFER
+// BUFFER: mxfp8-run: error: cannot compile the input module: lowering for the CPU failed:
+// BUFFER-NEXT: huge-intermediate.mlir":4:8): a buffer of 400000000000 bytes ('memref<100000x1000000xf32>') exceeds the limit of {{[0-9]+}} bytes (max-bytes)
+
 // RUN: not mxfp8-run %t.does-not-exist.mlir 2>&1 | FileCheck %s --check-prefix=NOFILE
 // NOFILE: mxfp8-run: error: cannot open input file '{{.*}}does-not-exist.mlir': {{[Nn]}}o such file or directory
 
