@@ -101,8 +101,8 @@ func.func @out_in_weight(%x: tensor<64x128xbf16>, %w: tensor<256x128xbf16>, %go:
 // (in, out) weight, the wgrad reads tensor.collapse_shape views of x and dO
 // (as AOTAutograd writes it). The views are looked through.
 
-// REMARK: remark: mxfp8train: converted (role forward from mxfp8train.role, lhs quantized along axis 2 (f8E4M3FN, tensorwise), rhs along axis 1 (f8E4M3FN, tensorwise), recipe float8_tensorwise)
-// REMARK: remark: mxfp8train: converted (role dgrad from mxfp8train.role, lhs quantized along axis 2 (f8E5M2, tensorwise), rhs along axis 2 (f8E4M3FN, tensorwise), recipe float8_tensorwise)
+// REMARK: remark: mxfp8train: converted (role forward from mxfp8train.role, lhs quantized along axis 2 (f8E4M3FN, tensorwise), rhs along axis 0 (f8E4M3FN, tensorwise), batch of 2 folded into M (rhs broadcast over it, quantized once), recipe float8_tensorwise)
+// REMARK: remark: mxfp8train: converted (role dgrad from mxfp8train.role, lhs quantized along axis 2 (f8E5M2, tensorwise), rhs along axis 1 (f8E4M3FN, tensorwise), batch of 2 folded into M (rhs broadcast over it, quantized once), recipe float8_tensorwise)
 // REMARK: remark: mxfp8train: converted (role wgrad, grad_output rhs from the roles of the matmuls reading its operands, lhs quantized along axis 0 (f8E4M3FN, tensorwise), rhs along axis 0 (f8E5M2, tensorwise), recipe float8_tensorwise)
 func.func @in_out_weight_3d(%x: tensor<2x16x64xbf16>, %w: tensor<64x48xbf16>, %dO: tensor<2x16x48xbf16>) -> (tensor<2x16x48xf32>, tensor<2x16x64xf32>, tensor<64x48xf32>) {
   %z = arith.constant 0.0 : f32

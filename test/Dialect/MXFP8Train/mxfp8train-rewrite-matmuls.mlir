@@ -678,21 +678,29 @@ func.func @other_contractions(%x: tensor<64x128xbf16>, %w: tensor<256x128xbf16>)
 // -----
 
 // A linear layer on a 3-D input as torch-mlir lowers it: Wᵀ by
-// linalg.transpose, broadcast over the batch, batch_matmul. The broadcast
-// weight is quantized as stored (each copy alike); for the role the weight
-// counts as stored (out, in), so this is the forward (rule 3 alone would
-// say dgrad, and float8_tensorwise would cast x to e5m2).
+// linalg.transpose, broadcast over the batch, batch_matmul. For the role the
+// weight counts as stored (out, in), so this is the forward (rule 3 alone
+// would say dgrad, and float8_tensorwise would cast x to e5m2). It runs as
+// one 2-D GEMM over the 4 * 64 rows with W quantized once, as stored
+// (quantizing the broadcast would quantize 4 equal copies); the broadcast
+// and the transpose are erased.
 // CHECK-LABEL: func.func @linear_3d_broadcast_weight(
-// CHECK:         %[[WB:.*]] = linalg.broadcast
-// CHECK:         mxfp8train.quantize %[[WB]] axis = 1
-// CHECK:         mxfp8train.scaled_mm {{.*}} {mxfp8train.role = "forward"}
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<4x64x128xbf16>, %[[W:[^:]*]]: tensor<256x128xbf16>
+// CHECK-NOT:     linalg.broadcast
+// CHECK-NOT:     linalg.transpose
+// CHECK:         %[[XC:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<4x64x128xbf16> into tensor<256x128xbf16>
+// CHECK:         %[[XQ:.*]], %[[XS:.*]] = mxfp8train.quantize %[[XC]] axis = 1
+// CHECK:         %[[WQ:.*]], %[[WS:.*]] = mxfp8train.quantize %[[W]] axis = 1 {{.*}} : tensor<256x128xbf16> -> tensor<256x128xf8E4M3FN>, tensor<256x4xf8E8M0FNU>
+// CHECK:         %[[Y:.*]] = mxfp8train.scaled_mm %[[XQ]][%[[XS]]], %[[WQ]][%[[WS]]] transpose_rhs {mxfp8train.role = "forward"} {{.*}} -> tensor<256x256xf32>
+// CHECK:         %[[E:.*]] = tensor.expand_shape %[[Y]] {{\[\[}}0, 1], [2]] output_shape [4, 64, 256] : tensor<256x256xf32> into tensor<4x64x256xf32>
+// CHECK:         return %[[E]]
 func.func @linear_3d_broadcast_weight(%x: tensor<4x64x128xbf16>, %w: tensor<256x128xbf16>) -> tensor<4x64x256xf32> {
   %et = tensor.empty() : tensor<128x256xbf16>
   %wt = linalg.transpose ins(%w : tensor<256x128xbf16>) outs(%et : tensor<128x256xbf16>) permutation = [1, 0]
   %eb = tensor.empty() : tensor<4x128x256xbf16>
   %wb = linalg.broadcast ins(%wt : tensor<128x256xbf16>) outs(%eb : tensor<4x128x256xbf16>) dimensions = [0]
   %z = arith.constant dense<0.0> : tensor<4x64x256xf32>
-  // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 2, rhs along axis 1, recipe mxfp8_rceil)}}
+  // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 2, rhs via linalg.transpose along axis 1, batch of 4 folded into M (rhs broadcast over it, quantized once), recipe mxfp8_rceil)}}
   %0 = linalg.batch_matmul ins(%x, %wb : tensor<4x64x128xbf16>, tensor<4x128x256xbf16>)
                            outs(%z : tensor<4x64x256xf32>) -> tensor<4x64x256xf32>
   return %0 : tensor<4x64x256xf32>
@@ -720,7 +728,7 @@ func.func @linear_weight_views(%x: tensor<2x64x128xbf16>, %x4: tensor<2x2x64x128
     linalg.yield %a : bf16
   } -> tensor<2x128x256xbf16>
   %z3 = arith.constant dense<0.0> : tensor<2x64x256xf32>
-  // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 2, rhs along axis 1, recipe mxfp8_rceil)}}
+  // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 2, rhs via linalg.transpose along axis 1, batch of 2 folded into M (rhs broadcast over it, quantized once), recipe mxfp8_rceil)}}
   %0 = linalg.batch_matmul ins(%x, %wg : tensor<2x64x128xbf16>, tensor<2x128x256xbf16>)
                            outs(%z3 : tensor<2x64x256xf32>) -> tensor<2x64x256xf32>
   %e4 = tensor.empty() : tensor<2x2x128x256xbf16>

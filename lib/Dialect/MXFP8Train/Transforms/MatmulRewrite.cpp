@@ -21,6 +21,7 @@
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -349,6 +350,21 @@ static MatmulAnalysis analyzeLinalgMatmul(linalg::LinalgOp op,
   plan.m = resultType.getDimSize(numBatch);
   plan.n = resultType.getDimSize(numBatch + 1);
   plan.k = lhsType.getDimSize(lhsK);
+  // A weight broadcast over the batch, read by a (B, M, K) activation: one
+  // 2-D GEMM over the B * M rows, quantizing the weight once rather than
+  // each of its B copies (the same values, blocks and scales: every copy is
+  // quantized alike). Not for EMULATED, which keeps the matmul as it is.
+  if (Value weight = getBatchBroadcastSource(rhs);
+      weight && numBatch == 1 && !recipe.isEmulated() && lhsK == 2 &&
+      !plan.lhs.transpose && dimAt(maps[0], 1) == mDim) {
+    AffineMap rhsMap2d = maps[1].dropResult(0);
+    plan.rhs = planOperand(weight, rhsMap2d, rhsK - 1, /*numBatch=*/0);
+    plan.rhs.transposed = plan.rhs.axis == 1;
+    plan.foldBatchIntoM = true;
+    plan.foldedBatch = plan.batch;
+    plan.m *= plan.batch;
+    plan.batch = 0;
+  }
   if (std::optional<std::string> why = checkGemmAlignment(
           recipe, plan.k, plan.n, "K", "N", /*grouped=*/false))
     return skip(*why);
@@ -438,8 +454,16 @@ Operation *mxfp8train::rewriteMatmul(RewriterBase &rewriter,
   recipe = getRecipeOrDefault(op->getContext(), recipe);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
+  // foldBatchIntoM: the (B, M, K) activation as (B * M, K).
+  Value lhsStored = plan.lhs.stored;
+  int64_t lhsAxis = plan.lhs.axis;
+  if (plan.foldBatchIntoM) {
+    SmallVector<ReassociationIndices> rows = {{0, 1}, {2}};
+    lhsStored = tensor::CollapseShapeOp::create(rewriter, loc, lhsStored, rows);
+    lhsAxis = 1;
+  }
   auto [lhsData, lhsScales] =
-      getOrCreateQuantize(rewriter, loc, plan.lhs.stored, plan.lhs.axis,
+      getOrCreateQuantize(rewriter, loc, lhsStored, lhsAxis,
                           recipe.getOperandCast(plan.role, /*grouped=*/false,
                                                 plan.getRecipeOperand(0)));
   auto [rhsData, rhsScales] =
@@ -477,13 +501,24 @@ Operation *mxfp8train::rewriteMatmul(RewriterBase &rewriter,
   // only once.
   RankedTensorType productType =
       addInit ? resultType.clone(rewriter.getF32Type()) : resultType;
-  auto scaledMm = ScaledMmOp::create(rewriter, loc, productType, lhsData,
+  RankedTensorType gemmType = productType;
+  if (plan.foldBatchIntoM)
+    gemmType =
+        RankedTensorType::get({plan.m, plan.n}, productType.getElementType());
+  auto scaledMm = ScaledMmOp::create(rewriter, loc, gemmType, lhsData,
                                      lhsScales, rhsData, rhsScales, plan.bias,
                                      plan.lhs.transposed, plan.rhs.transposed);
   setGemmAttributes(scaledMm, recipe, plan.role, /*grouped=*/false);
   if (plan.gradOutputIsRhs)
     scaledMm->setAttr(kGradOutputAttrName, rewriter.getStringAttr("rhs"));
   Value result = scaledMm.getResult();
+  if (plan.foldBatchIntoM) {
+    SmallVector<ReassociationIndices> rows = {{0, 1}, {2}};
+    result =
+        tensor::ExpandShapeOp::create(rewriter, loc, productType, result, rows);
+    // The broadcast weight, now unused.
+    maybeDead.push_back(linalgOp.getDpsInputOperand(1)->get().getDefiningOp());
+  }
   if (addInit)
     result = addInitInHighPrecision(rewriter, loc, result, init);
   rewriter.replaceOp(op, result);
@@ -516,6 +551,9 @@ std::string mxfp8train::describeConversion(const MatmulPlan &plan,
      << plan.rhs.axis
      << describeCast(recipe, plan.role, /*grouped=*/false,
                      plan.getRecipeOperand(1));
+  if (plan.foldBatchIntoM)
+    os << ", batch of " << plan.foldedBatch
+       << " folded into M (rhs broadcast over it, quantized once)";
   if (!emulated && plan.initKind == MatmulInitKind::Bias)
     os << ", init as bias";
   if (!emulated && plan.initKind == MatmulInitKind::Add)

@@ -27,20 +27,44 @@ struct ViewStep {
 };
 } // namespace
 
-/// A `linalg.generic` that only copies: one input, one init, all-parallel
-/// loops, a body that yields the input element, an output map that is a
-/// permutation and an input map that is a projected permutation (so it
-/// transposes and broadcasts). Maps dimension `dim` of the result.
-static std::optional<ViewStep> stepThroughCopy(linalg::GenericOp generic,
-                                               int64_t dim) {
+bool mxfp8train::detail::isElementCopy(linalg::GenericOp generic) {
   if (!generic.hasPureTensorSemantics() || generic.getNumDpsInputs() != 1 ||
       generic.getNumDpsInits() != 1 ||
       generic.getNumParallelLoops() != generic.getNumLoops())
-    return std::nullopt;
+    return false;
   Block &body = generic.getRegion().front();
   auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
-  if (!yield || body.getOperations().size() != 1 ||
-      yield.getNumOperands() != 1 || yield.getOperand(0) != body.getArgument(0))
+  return yield && body.getOperations().size() == 1 &&
+         yield.getNumOperands() == 1 &&
+         yield.getOperand(0) == body.getArgument(0);
+}
+
+Value mxfp8train::detail::getBatchBroadcastSource(Value operand) {
+  if (auto broadcast = operand.getDefiningOp<linalg::BroadcastOp>()) {
+    bool batch = broadcast.hasPureTensorSemantics() &&
+                 broadcast.getDimensions() == ArrayRef<int64_t>{0} &&
+                 broadcast.getInput().getType().getRank() == 2;
+    return batch ? broadcast.getInput() : Value();
+  }
+  auto generic = operand.getDefiningOp<linalg::GenericOp>();
+  if (!generic || !isElementCopy(generic) || generic.getNumLoops() != 3)
+    return {};
+  MLIRContext *ctx = generic.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(3, ctx);
+  AffineMap dropBatch = AffineMap::get(
+      3, 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(2, ctx)}, ctx);
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  if (maps[0] != dropBatch || maps[1] != identity)
+    return {};
+  return generic.getDpsInputs()[0];
+}
+
+/// A `linalg.generic` that only copies (isElementCopy) with an output map
+/// that is a permutation and an input map that is a projected permutation
+/// (so it transposes and broadcasts). Maps dimension `dim` of the result.
+static std::optional<ViewStep> stepThroughCopy(linalg::GenericOp generic,
+                                               int64_t dim) {
+  if (!isElementCopy(generic))
     return std::nullopt;
   AffineMap inMap = generic.getIndexingMapsArray()[0];
   AffineMap outMap = generic.getIndexingMapsArray()[1];

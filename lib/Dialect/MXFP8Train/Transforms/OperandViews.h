@@ -12,11 +12,23 @@
 #ifndef MXFP8TRAIN_LIB_DIALECT_MXFP8TRAIN_TRANSFORMS_OPERANDVIEWS_H
 #define MXFP8TRAIN_LIB_DIALECT_MXFP8TRAIN_TRANSFORMS_OPERANDVIEWS_H
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Value.h"
 
 #include <cstdint>
 
 namespace mlir::mxfp8train::detail {
+
+/// True when `generic` only copies elements: tensors, one input, one init,
+/// all-parallel loops, a body that yields the input element. Its maps say
+/// how (a transpose, a broadcast).
+bool isElementCopy(linalg::GenericOp generic);
+
+/// The 2-D tensor that `operand` broadcasts along a new leading (batch)
+/// dimension: `linalg.broadcast` with dimensions [0], or an element copy
+/// (isElementCopy) reading `(d0, d1, d2) -> (d1, d2)` into an identity map;
+/// null otherwise.
+Value getBatchBroadcastSource(Value operand);
 
 /// The tensor a matmul operand reads with its contraction dimension, found
 /// by following views back while the contraction dimension stays one

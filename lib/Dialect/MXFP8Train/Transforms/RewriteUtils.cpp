@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RewriteUtils.h"
+#include "OperandViews.h"
 
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainDialect.h"
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
@@ -387,24 +388,23 @@ Value mxfp8train::detail::getOrCreateDequantize(RewriterBase &rewriter,
 }
 void mxfp8train::detail::eraseDeadOps(RewriterBase &rewriter,
                                       ArrayRef<Operation *> candidates) {
-  llvm::SetVector<Operation *> unique;
+  // A worklist: erasing an op may leave its producers dead in turn (a
+  // broadcast of a transpose of a tensor.empty).
+  llvm::SetVector<Operation *> worklist;
   for (Operation *op : candidates)
     if (op)
-      unique.insert(op);
-  llvm::SetVector<Operation *> producers;
-  for (Operation *op : unique) {
+      worklist.insert(op);
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
     if (!isOpTriviallyDead(op))
       continue;
     for (Value operand : op->getOperands())
       if (Operation *producer = operand.getDefiningOp())
-        producers.insert(producer);
+        worklist.insert(producer);
     // A candidate may produce another one's operand; never revisit it.
-    producers.remove(op);
+    worklist.remove(op);
     rewriter.eraseOp(op);
   }
-  for (Operation *op : producers)
-    if (isOpTriviallyDead(op))
-      rewriter.eraseOp(op);
 }
 
 std::optional<std::string>
@@ -429,14 +429,7 @@ std::optional<TransposeView> mxfp8train::detail::matchTranspose(Value value) {
                          llvm::to_vector(transpose.getPermutation())};
   }
   auto generic = value.getDefiningOp<linalg::GenericOp>();
-  if (!generic || !generic.hasPureTensorSemantics() ||
-      generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
-      generic.getNumParallelLoops() != generic.getNumLoops())
-    return std::nullopt;
-  Block &body = generic.getRegion().front();
-  auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
-  if (!yield || body.getOperations().size() != 1 ||
-      yield.getNumOperands() != 1 || yield.getOperand(0) != body.getArgument(0))
+  if (!generic || !isElementCopy(generic))
     return std::nullopt;
   AffineMap inMap = generic.getIndexingMapsArray()[0];
   AffineMap outMap = generic.getIndexingMapsArray()[1];

@@ -109,8 +109,9 @@ Value getOrCreateDequantize(RewriterBase &rewriter, Location loc, Value data,
                             Value scales, int64_t axis, Type type);
 
 /// Erases the ops of `candidates` (null entries and duplicates allowed) left
-/// without uses and side effects, then the producers of their operands that
-/// became dead (one level: empties, constants).
+/// without uses and side effects, then, transitively, the producers of
+/// their operands that became dead (transposes, broadcasts, empties,
+/// constants).
 void eraseDeadOps(RewriterBase &rewriter, ArrayRef<Operation *> candidates);
 
 } // namespace mlir::mxfp8train::detail

@@ -218,6 +218,14 @@ struct MatmulPlan {
   MatmulRole role = MatmulRole::Forward;
   /// True when the role came from a `mxfp8train.role` attribute.
   bool roleFromAttribute = false;
+  /// A `linalg.batch_matmul` whose rhs is a 2-D weight broadcast over the
+  /// batch (a linear layer on a 3-D input as torch-mlir lowers it): run as
+  /// one 2-D GEMM over the batch rows, `(B * M, K) x W`, with the weight
+  /// quantized once. `lhs` is then the 3-D activation (collapsed at the
+  /// rewrite), `rhs` the 2-D weight, `batch` 0, `m` = B * M and
+  /// `foldedBatch` = B.
+  bool foldBatchIntoM = false;
+  int64_t foldedBatch = 0;
   /// True when the rhs is torchao's grad_output (dgrad or wgrad written with
   /// the operands the other way round, e.g. `dW = xᵀ @ dO`): the lhs then
   /// takes the recipe's cast of operand 1 and the rhs that of operand 0.
