@@ -21,6 +21,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
@@ -35,6 +36,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -339,6 +341,46 @@ std::unique_ptr<llvm::TargetMachine> AOTCompiler::createTargetMachine() {
   return machine;
 }
 
+/// The `shard.grid`s (static shapes) named by the ops of `entry` and of the
+/// functions it calls, in first-use order.
+static std::vector<GridSpec> collectGrids(func::FuncOp entry) {
+  std::vector<GridSpec> grids;
+  auto module = entry->getParentOfType<ModuleOp>();
+  SymbolTable symbols(module);
+  llvm::SmallPtrSet<Operation *, 8> visited;
+  SmallVector<func::FuncOp> worklist = {entry};
+  while (!worklist.empty()) {
+    func::FuncOp func = worklist.pop_back_val();
+    if (!visited.insert(func).second)
+      continue;
+    func.walk([&](Operation *op) {
+      for (NamedAttribute attr : op->getAttrs()) {
+        auto ref = dyn_cast<FlatSymbolRefAttr>(attr.getValue());
+        if (!ref)
+          continue;
+        Operation *target = symbols.lookup(ref.getValue());
+        if (auto callee = dyn_cast_or_null<func::FuncOp>(target)) {
+          worklist.push_back(callee);
+          continue;
+        }
+        auto grid = dyn_cast_or_null<shard::GridOp>(target);
+        if (!grid || llvm::any_of(grids, [&](const GridSpec &g) {
+              return g.name == grid.getSymName();
+            }))
+          continue;
+        std::optional<int64_t> size = 1;
+        for (int64_t extent : grid.getShape())
+          size = ShapedType::isDynamic(extent) || !size
+                     ? std::nullopt
+                     : llvm::checkedMul(*size, extent);
+        if (size)
+          grids.push_back({grid.getSymName().str(), *size});
+      }
+    });
+  }
+  return grids;
+}
+
 /// Binds calls between the object's own functions locally (as clang's
 /// -fno-semantic-interposition does) and lists the symbols it needs.
 static void finishModule(llvm::Module &module, Manifest &manifest) {
@@ -427,8 +469,10 @@ LogicalResult AOTCompiler::compile(llvm::SourceMgr &sourceMgr) {
   manifest.triple = options.triple;
   manifest.pipeline = std::string(stripModuleAnchor(options.prePipeline));
   for (auto func : module->getOps<func::FuncOp>())
-    if (func.isPublic() && !func.isExternal())
+    if (func.isPublic() && !func.isExternal()) {
       manifest.functions.push_back(describeFunction(func, asmState));
+      manifest.functions.back().grids = collectGrids(func);
+    }
   if (manifest.functions.empty())
     return fail("'" + inputFilename + "' has no public function with a body");
   // Still compiled (C callers may want it), but mxfp8-launch cannot call it.

@@ -243,6 +243,7 @@ std::string mlir::mxfp8train::printManifest(const Manifest &manifest) {
   os << "lowering " << encode(manifest.lowering) << "\n";
   for (const std::string &symbol : manifest.externs)
     os << "extern " << encode(symbol) << "\n";
+
   for (const FunctionSpec &func : manifest.functions) {
     os << "func " << encode(func.name);
     if (!func.unsupported.empty()) {
@@ -250,7 +251,10 @@ std::string mlir::mxfp8train::printManifest(const Manifest &manifest) {
       continue;
     }
     os << " args=" << func.args.size() << " results=" << func.results.size()
-       << " abi=" << func.abiArgs << "\n";
+       << " abi=" << func.abiArgs;
+    for (const GridSpec &grid : func.grids)
+      os << " grid=" << encode(grid.name) << ":" << grid.size;
+    os << "\n";
     for (size_t i = 0; i < func.args.size(); ++i) {
       const TensorSpec &arg = func.args[i];
       os << "  arg " << i << " " << encode(arg.name) << " " << arg.formatType();
@@ -450,6 +454,15 @@ bool mlir::mxfp8train::parseManifest(const std::string &text,
           return fail("bad abi count '" + v + "'");
         if (k == "unsupported" && !decode(v, func.unsupported))
           return fail("bad unsupported text '" + v + "'");
+        if (k == "grid") {
+          GridSpec grid;
+          size_t colon = v.rfind(':');
+          if (colon == std::string::npos ||
+              !decode(v.substr(0, colon), grid.name) ||
+              !parseInt(v.substr(colon + 1), grid.size) || grid.size < 1)
+            return fail("bad grid '" + v + "' (expected NAME:SIZE, SIZE >= 1)");
+          func.grids.push_back(std::move(grid));
+        }
       }
       if (func.unsupported.empty() && (numArgs < 0 || numResults < 0))
         return fail("function '" + func.name + "' needs args= and results=");

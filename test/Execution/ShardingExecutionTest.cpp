@@ -415,10 +415,10 @@ func.func @model(%x: tensor<32x128xf32>, %w: tensor<128x128xf32>) -> tensor<32x1
   runShardedCase(c);
 }
 
-// Expert parallelism of the 2d-3d grouped GEMM: 2 of 4 experts per shard,
-// an empty group, tokens past the last group; each shard's partial holds its
-// experts' rows (zeros elsewhere), and their sum is the unpartitioned result.
-TEST(ShardingExecution, ExpertParallelGroupedGemm) {
+/// Expert parallelism of the 2d-3d grouped GEMM on group ends `ends`: 2 of
+/// 4 experts per shard; each shard's partial holds its experts' rows (zeros
+/// elsewhere), and their sum is the unpartitioned result.
+static void runExpertParallelGroupedGemm(const int32_t (&ends)[4]) {
   ShardedCase c;
   c.source = R"mlir(
 shard.grid @grid(shape = 2)
@@ -437,7 +437,6 @@ func.func @model(%a: tensor<160x64xf32>, %w: tensor<4x32x64xf32>, %offs: tensor<
 }
 )mlir";
   HostTensor offs(HostElementType::I32, {4});
-  const int32_t ends[4] = {32, 32, 96, 128};
   std::memcpy(offs.data<int32_t>(), ends, sizeof(ends));
   c.inputs = {randomF32({160, 64}, 5), randomF32({4, 32, 64}, 6), offs};
   c.inputSplits = {-1, 0, -1};
@@ -446,6 +445,22 @@ func.func @model(%a: tensor<160x64xf32>, %w: tensor<4x32x64xf32>, %offs: tensor<
   c.collectives = {"shard.all_reduce"};
   c.localResultShape = {160, 32};
   runShardedCase(c);
+}
+
+// An empty group and tokens past the last group.
+TEST(ShardingExecution, ExpertParallelGroupedGemm) {
+  runExpertParallelGroupedGemm({32, 32, 96, 128});
+}
+
+// Offsets out of contract are clamped as the unsharded op clamps them
+// (end_g = min(max(offs[g], end_{g-1}), M)): the second shard's first row
+// is the running maximum of the first shard's ends, not its last entry (a
+// negative or smaller entry used to mask the wrong rows: rows 10..99 were
+// zero with ends 10, -5, 60, 100).
+TEST(ShardingExecution, ExpertParallelGroupedGemmOutOfContractOffsets) {
+  runExpertParallelGroupedGemm({10, -5, 60, 100});
+  runExpertParallelGroupedGemm({40, 16, 100, 100});
+  runExpertParallelGroupedGemm({-7, 200, 100, 90});
 }
 
 // FSDP-style weight gather: the fp8 data and e8m0 scales of a quantize

@@ -271,6 +271,26 @@ int runMain(const LaunchOptions &options) {
                 "): give --comm=single (a grid of one process) or "
                 "--comm=ranks:N"));
 
+  // The communicator a --comm binds must have the size of the program's
+  // grids: the collectives' cf.assert would abort the call otherwise.
+  if (options.commRanks || options.singleRankComm) {
+    int64_t bound = options.commRanks ? int64_t(options.commRanks) : 1;
+    bool collectives = std::any_of(
+        manifest.externs.begin(), manifest.externs.end(),
+        [](const std::string &s) { return s.rfind("mxfp8rtShard", 0) == 0; });
+    for (const GridSpec &grid : spec->grids)
+      if (collectives && grid.size != bound)
+        return fail(usageError(
+            "the program's grid @" + grid.name + " has " +
+            std::to_string(grid.size) +
+            (grid.size == 1 ? " process" : " processes") + ", but --comm=" +
+            (options.commRanks ? "ranks:" + std::to_string(bound)
+                               : std::string("single")) +
+            " binds a communicator of " + std::to_string(bound) + ": give " +
+            (grid.size == 1 ? std::string("--comm=single")
+                            : "--comm=ranks:" + std::to_string(grid.size))));
+  }
+
   if (options.commRanks)
     return runRanks(options, *spec, device);
 

@@ -98,7 +98,7 @@ static cl::opt<std::string>
 
 static cl::opt<bool>
     saveInputs("save-inputs",
-               cl::desc("Also write the inputs as <name>.npy into "
+               cl::desc("Also write the inputs as <i>_<name>.npy into "
                         "--output-dir/inputs"),
                cl::init(false), cl::cat(runCategory));
 

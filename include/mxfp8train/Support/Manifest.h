@@ -93,10 +93,21 @@ struct TensorSpec {
   std::string formatType() const;
 };
 
+/// A `shard.grid` a function's collectives run on, with its number of
+/// processes (static shapes only).
+struct GridSpec {
+  std::string name;
+  int64_t size = 1;
+};
+
 /// One public function of a compiled module.
 struct FunctionSpec {
   std::string name;
   std::vector<TensorSpec> args, results;
+  /// The grids its ops (and those of the functions it calls) name: an SPMD
+  /// program's collectives need a communicator of that size bound to each
+  /// rank's thread (mxfp8-launch --comm checks it).
+  std::vector<GridSpec> grids;
   /// Number of pointer parameters of `_mlir_ciface_<name>` in the lowered
   /// module (one memref descriptor per argument and per result), or -1 when
   /// the function has no C interface.
@@ -121,6 +132,7 @@ struct Manifest {
   std::string recipe;
   /// Undefined symbols the object needs at link time.
   std::vector<std::string> externs;
+
   std::vector<FunctionSpec> functions;
 
   /// The function named `name`, or null.

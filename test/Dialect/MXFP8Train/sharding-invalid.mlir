@@ -163,3 +163,20 @@ func.func @empty_grid_axis(%x: tensor<8x64xbf16>) {
       : tensor<8x64xbf16> -> tensor<8x64xf8E4M3FN>, tensor<8x2xf8E8M0FNU>
   return
 }
+
+// -----
+
+// The blocked_m_groups lhs scales of a 2d-3d grouped GEMM are sized by the
+// number of groups (each padded to whole tiles): an expert split would give
+// the local op scales of the global size (it used to build an op that fails
+// its verifier in shard-partition).
+shard.grid @grid(shape = 2)
+func.func @experts_with_grouped_lhs_scales(%q: tensor<128x128xf8E4M3FN>, %qb: tensor<2560xf8E8M0FNU>, %w: tensor<4x64x128xf8E4M3FN>, %wb: tensor<4x512xf8E8M0FNU>, %offs: tensor<4xi32>) {
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %w1 = shard.shard %w to %s annotate_for_users : tensor<4x64x128xf8E4M3FN>
+  // expected-error @below {{cannot split E (the experts): the lhs scales are in the grouped layout blocked_m_groups, whose size follows the number of groups (each group padded to whole tiles); use row-major lhs scales to split the experts}}
+  // expected-error @below {{fail to get sharding option}}
+  %y = mxfp8train.scaled_grouped_mm %q [%qb], %w1 [%wb] offs(%offs) transpose_rhs lhs_layout = blocked_m_groups rhs_layout = blocked_per_expert
+      : tensor<128x128xf8E4M3FN> [tensor<2560xf8E8M0FNU>], tensor<4x64x128xf8E4M3FN> [tensor<4x512xf8E8M0FNU>], tensor<4xi32> -> tensor<128x64xbf16>
+  return
+}

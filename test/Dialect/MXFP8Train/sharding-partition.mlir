@@ -104,14 +104,25 @@ func.func @contraction_split_with_bias(%a: tensor<32x128xf8E4M3FN>, %as: tensor<
 // Expert parallelism of the 2d-3d grouped GEMM: each shard holds 2 of the 4
 // experts and slices offs at its first expert; the rows before its first
 // group (earlier experts) are zeroed, and the all-reduce adds the shards.
+// The first group's start is the unsharded op's: the running maximum of the
+// earlier ends (a reduction over offs with the entries from FIRST on masked
+// out, from 0), clamped to the 128 tokens.
 // CHECK-LABEL: func.func @expert_parallel(
 // CHECK-SAME:    %[[A:arg[0-9]+]]: tensor<128x64xf8E4M3FN>, %[[AS:arg[0-9]+]]: tensor<128x2xf8E8M0FNU>, %[[W:arg[0-9]+]]: tensor<2x32x64xf8E4M3FN>, %[[WS:arg[0-9]+]]: tensor<2x32x2xf8E8M0FNU>, %[[OFFS:arg[0-9]+]]: tensor<4xi32>)
 // CHECK:       %[[IDX:.*]] = shard.process_multi_index on @grid axes = [0] : index
 // CHECK:       %[[C2:.*]] = arith.constant 2 : index
 // CHECK-NEXT:  %[[FIRST:.*]] = arith.muli %[[IDX]], %[[C2]] : index
 // CHECK-NEXT:  %[[SLICE:.*]] = tensor.extract_slice %[[OFFS]][%[[FIRST]]] [2] [1] : tensor<4xi32> to tensor<2xi32>
-// CHECK:       %[[PREV:.*]] = tensor.extract %[[OFFS]]
-// CHECK:       %[[START:.*]] = arith.select
+// CHECK:       %[[PREFIX:.*]] = linalg.generic {{.*}}iterator_types = ["reduction"]} ins(%[[OFFS]] : tensor<4xi32>) outs(%{{.*}} : tensor<i32>)
+// CHECK:         %[[I:.*]] = linalg.index 0 : index
+// CHECK-NEXT:    %[[EARLIER:.*]] = arith.cmpi ult, %[[I]], %[[FIRST]] : index
+// CHECK:         %[[ENTRY:.*]] = arith.select %[[EARLIER]], %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT:    %[[RMAX:.*]] = arith.maxsi %{{.*}}, %[[ENTRY]] : i32
+// CHECK-NEXT:    linalg.yield %[[RMAX]] : i32
+// CHECK:       %[[PREV:.*]] = tensor.extract %[[PREFIX]][] : tensor<i32>
+// CHECK-NEXT:  %[[PREVI:.*]] = arith.index_cast %[[PREV]] : i32 to index
+// CHECK-NEXT:  %[[C128:.*]] = arith.constant 128 : index
+// CHECK-NEXT:  %[[START:.*]] = arith.minsi %[[PREVI]], %[[C128]] : index
 // CHECK-NEXT:  %[[P:.*]] = mxfp8train.scaled_grouped_mm %[[A]][%[[AS]]], %[[W]][%[[WS]]] offs(%[[SLICE]]) transpose_rhs {{.*}} -> tensor<128x32xf32>
 // CHECK:       %[[M:.*]] = linalg.generic {{.*}} ins(%[[P]] : tensor<128x32xf32>)
 // CHECK:         %[[ROW:.*]] = linalg.index 0 : index

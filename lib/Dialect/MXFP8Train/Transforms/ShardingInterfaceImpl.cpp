@@ -186,16 +186,44 @@ Value sliceExpertOffsets(ScaledGroupedMmOp op, IRMapping &local,
       b.getDenseI64ArrayAttr({ShapedType::kDynamic}),
       b.getDenseI64ArrayAttr({localExperts}), b.getDenseI64ArrayAttr({1}));
   local.map(op.getOffs(), slice);
-  // The first local group starts at offs[first - 1] (0 for the first shard).
-  Value zero = arith::ConstantIndexOp::create(b, 0);
-  Value one = arith::ConstantIndexOp::create(b, 1);
-  Value isFirst =
-      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, first, zero);
-  Value prev = arith::SelectOp::create(b, isFirst, zero,
-                                       arith::SubIOp::create(b, first, one));
-  Value prevEnd = arith::IndexCastOp::create(
-      b, b.getIndexType(), tensor::ExtractOp::create(b, offs, prev));
-  return arith::SelectOp::create(b, isFirst, zero, prevEnd);
+  // The first local group starts where the unsharded op ends group
+  // first - 1: offsets are clamped as every grouped lowering clamps them
+  // (docs/numerics.md), end_g = min(max(offs[g], end_{g-1}), M) from
+  // end_{-1} = 0, so the start is min(max(0, offs[0 .. first)), M) (0 for
+  // the first shard). A reduction over the whole (static) offs with the
+  // entries from `first` on masked out.
+  Type offsElement = offsType.getElementType();
+  auto scalarType = RankedTensorType::get({}, offsElement);
+  Value zeroOffs =
+      arith::ConstantOp::create(b, b.getZeroAttr(offsElement)).getResult();
+  Value init = linalg::FillOp::create(b, ValueRange{zeroOffs},
+                                      ValueRange{tensor::EmptyOp::create(
+                                          b, ArrayRef<int64_t>{}, offsElement)})
+                   .getResult(0);
+  MLIRContext *ctx = b.getContext();
+  AffineMap readAll = AffineMap::getMultiDimIdentityMap(1, ctx);
+  AffineMap toScalar = AffineMap::get(1, 0, {}, ctx);
+  auto prefixMax = linalg::GenericOp::create(
+      b, TypeRange{scalarType}, ValueRange{offs}, ValueRange{init},
+      ArrayRef<AffineMap>{readAll, toScalar},
+      ArrayRef<utils::IteratorType>{utils::IteratorType::reduction},
+      [&](OpBuilder &nested, Location loc, ValueRange args) {
+        Value index = linalg::IndexOp::create(nested, loc, 0);
+        Value before = arith::CmpIOp::create(
+            nested, loc, arith::CmpIPredicate::ult, index, first);
+        Value zero = arith::ConstantOp::create(
+            nested, loc, nested.getZeroAttr(args[0].getType()));
+        Value entry =
+            arith::SelectOp::create(nested, loc, before, args[0], zero);
+        Value running = arith::MaxSIOp::create(nested, loc, args[1], entry);
+        linalg::YieldOp::create(nested, loc, running);
+      });
+  Value start = arith::IndexCastOp::create(
+      b, b.getIndexType(),
+      tensor::ExtractOp::create(b, prefixMax.getResult(0), ValueRange{}));
+  int64_t tokens = cast<RankedTensorType>(op.getLhs().getType()).getDimSize(0);
+  return arith::MinSIOp::create(b, start,
+                                arith::ConstantIndexOp::create(b, tokens));
 }
 
 /// `value` with rows [0, start) set to +0.0.

@@ -344,6 +344,13 @@ ShardingModel buildScaledGroupedMmModel(ScaledGroupedMmOp op) {
       b.requireMultiple(k, 32, "the 32-element scaling block");
     }
     addGemmLayoutRules(b, op.getLhsScaleLayout(), m, k, "lhs");
+    if (op.getLhsScaleLayout() != ScaleLayout::RowMajor &&
+        op.getLhsScaleLayout() != ScaleLayout::Blocked)
+      b.forbidSplit(e, "the lhs scales are in the grouped layout " +
+                           stringifyScaleLayout(op.getLhsScaleLayout()) +
+                           ", whose size follows the number of groups (each "
+                           "group padded to whole tiles); use row-major lhs "
+                           "scales to split the experts");
     if (op.getRhsScaleLayout() == ScaleLayout::BlockedPerExpert) {
       const char *reason = "the rhs scales are blocked per expert, so only "
                            "the experts may be split";
