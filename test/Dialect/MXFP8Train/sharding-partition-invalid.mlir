@@ -65,3 +65,24 @@ func.func @replicated_op_split(%x: tensor<256x64xbf16>, %offs: tensor<4xi32>) ->
   %po1 = shard.shard %po to %rep : tensor<4xi32>
   return %p1 : tensor<384x64xbf16>
 }
+
+// -----
+
+// On a 2x2 grid, a replicated tensor asked for split along both dimensions
+// at once: upstream's resharding moves one dimension at a time and stops
+// half way; the op says so instead of building a local quantize of the
+// wrong shape (which failed its verifier).
+shard.grid @grid(shape = 2x2)
+func.func @reshard_half_way(%x: tensor<64x128xbf16>) -> tensor<64x128xf8E4M3FN> {
+  %r = shard.sharding @grid split_axes = [[]] : !shard.sharding
+  %sx = shard.sharding @grid split_axes = [[0], [1]] : !shard.sharding
+  %x0 = shard.shard %x to %r : tensor<64x128xbf16>
+  %x1 = shard.shard %x0 to %sx annotate_for_users : tensor<64x128xbf16>
+  // expected-error @below {{cannot partition: operand #0 is 'tensor<32x128xbf16>' after upstream's resharding, not the 'tensor<32x64xbf16>' its sharding gives (upstream resharding moves one dimension at a time); annotate the operand with that sharding where it is produced}}
+  %q, %qs = mxfp8train.quantize %x1 axis = 1 mode = rceil
+      : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>
+  %q1 = shard.shard %q to %sx : tensor<64x128xf8E4M3FN>
+  %qs1 = shard.shard %qs to %sx : tensor<64x4xf8E8M0FNU>
+  %q2 = shard.shard %q1 to %r annotate_for_users : tensor<64x128xf8E4M3FN>
+  return %q2 : tensor<64x128xf8E4M3FN>
+}

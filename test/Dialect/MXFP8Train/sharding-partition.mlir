@@ -240,3 +240,26 @@ func.func @to_blocked_per_expert(%s0: tensor<4x32x2xf8E8M0FNU>) -> tensor<4x512x
       : tensor<4x32x2xf8E8M0FNU> -> tensor<4x512xf8E8M0FNU>
   return %b : tensor<4x512xf8E8M0FNU>
 }
+
+// -----
+
+// A tensorwise cast (amax over the whole tensor: no loop may split) of a
+// replicated tensor whose GEMM user wants its rows split: the cast stays
+// whole and upstream slices its data for the GEMM (propagation used to fail
+// with "replicate the input", though the input was replicated).
+// CHECK-LABEL: func.func @tensorwise_cast_for_a_split_user(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<64x64xbf16>
+// CHECK:         %[[Q:.*]], %[[QS:.*]] = mxfp8train.quantize %[[X]] granularity = tensorwise : tensor<64x64xbf16> -> tensor<64x64xf8E4M3FN>, tensor<f32>
+// CHECK:         %[[SLICE:.*]] = shard.all_slice %[[Q]] on @grid grid_axes = [0] slice_axis = 0 : tensor<64x64xf8E4M3FN> -> tensor<32x64xf8E4M3FN>
+// CHECK:         mxfp8train.scaled_mm %[[SLICE]][%[[QS]]], {{.*}} -> tensor<32x64xbf16>
+shard.grid @grid(shape = 2)
+func.func @tensorwise_cast_for_a_split_user(%x: tensor<64x64xbf16>, %wq: tensor<64x64xf8E4M3FN>, %wqs: tensor<f32>) -> tensor<64x64xbf16> {
+  %r = shard.sharding @grid split_axes = [[]] : !shard.sharding
+  %s = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %x0 = shard.shard %x to %r : tensor<64x64xbf16>
+  %q, %qs = mxfp8train.quantize %x0 granularity = tensorwise : tensor<64x64xbf16> -> tensor<64x64xf8E4M3FN>, tensor<f32>
+  %q1 = shard.shard %q to %s annotate_for_users : tensor<64x64xf8E4M3FN>
+  %y = mxfp8train.scaled_mm %q1 [%qs], %wq [%wqs] transpose_rhs : tensor<64x64xf8E4M3FN> [tensor<f32>], tensor<64x64xf8E4M3FN> [tensor<f32>] -> tensor<64x64xbf16>
+  %y1 = shard.shard %y to %r annotate_for_users : tensor<64x64xbf16>
+  return %y1 : tensor<64x64xbf16>
+}

@@ -94,6 +94,25 @@ LogicalResult checkLoopSplits(Operation *op, const ShardingModel &model,
   return success();
 }
 
+/// Whether an operand sharding splits a tensor dimension that follows loop
+/// `loop` of `model`.
+bool isLoopSplitByOperand(const ShardingModel &model,
+                          ArrayRef<Sharding> operandShardings, unsigned loop) {
+  for (auto [i, sharding] : llvm::enumerate(operandShardings)) {
+    if (!sharding || i >= model.maps.size())
+      continue;
+    AffineMap map = model.maps[i];
+    for (auto [dim, axes] : llvm::enumerate(sharding.getSplitAxes())) {
+      if (axes.empty() || dim >= map.getNumResults())
+        continue;
+      auto expr = dyn_cast<AffineDimExpr>(map.getResult(dim));
+      if (expr && expr.getPosition() == loop)
+        return true;
+    }
+  }
+  return false;
+}
+
 /// Whether `sharding` has halos or explicit shard sizes, which no split of
 /// scaled tensors accepts (only even splits keep whole scaling blocks).
 bool hasHalosOrShardSizes(const Sharding &sharding) {
@@ -356,7 +375,21 @@ struct MXFP8TrainShardingModel : public shard::ShardingInterface::ExternalModel<
     FailureOr<shard::ShardingOption> option =
         shard::detail::defaultGetShardingOption(op, operandShardings,
                                                 resultShardings);
-    if (failed(option) || option->empty || option->grid)
+    if (failed(option) || option->empty)
+      return option;
+    // A loop the op cannot split that only a user of a result wants split
+    // (a tensorwise cast of a replicated tensor feeding a split GEMM): the
+    // op computes it whole and upstream slices the result for that user.
+    // Split operand data still gets the diagnostic.
+    ShardingModel model = buildShardingModel(op);
+    for (auto [loop, axes] : llvm::enumerate(option->shardingArray)) {
+      if (axes.empty() || loop >= model.rules.size() ||
+          model.rules[loop].noSplitReason.empty())
+        continue;
+      if (!isLoopSplitByOperand(model, operandShardings, loop))
+        axes.clear();
+    }
+    if (option->grid)
       return option;
     for (ArrayRef<Sharding> list : {operandShardings, resultShardings})
       for (const Sharding &sharding : list)
@@ -393,9 +426,11 @@ struct MXFP8TrainShardingModel : public shard::ShardingInterface::ExternalModel<
       if (!value)
         return op->emitOpError()
                << "cannot partition: operand #" << i
-               << " could not be resharded to an even split (a sharding with "
-                  "halos or explicit shard sizes upstream?): only even splits "
-                  "keep whole scaling blocks";
+               << " could not be resharded to the sharding this op needs "
+                  "(upstream resharding cannot move it there: a sharding "
+                  "with halos or explicit shard sizes, or a change of "
+                  "several dimensions or grid axes at once); annotate the "
+                  "operand with that sharding where it is produced";
     ShardingModel model = buildShardingModel(op);
     FailureOr<ShardingArray> loopAxes =
         assignLoops(op, model, operandShardings, resultShardings);
@@ -404,6 +439,25 @@ struct MXFP8TrainShardingModel : public shard::ShardingInterface::ExternalModel<
     GridOp grid = findGrid(op, operandShardings, resultShardings, symbolTable);
     if (failed(checkLoopSplits(op, model, grid, *loopAxes)))
       return failure();
+    // Upstream's resharding may also stop half way (it moves one dimension
+    // at a time): the local op would not verify.
+    if (grid)
+      for (auto [i, value, sharding] :
+           llvm::enumerate(partitionedOperands, operandShardings)) {
+        if (!sharding || !isa<RankedTensorType>(value.getType()))
+          continue;
+        Type want =
+            shard::shardType(op->getOperand(i).getType(), grid, sharding);
+        if (value.getType() != want)
+          return op->emitOpError()
+                 << "cannot partition: operand #" << i << " is "
+                 << value.getType() << " after upstream's resharding, not the "
+                 << want
+                 << " its sharding gives (upstream resharding moves one "
+                    "dimension at a time); "
+                    "annotate the operand with that sharding where it is "
+                    "produced";
+      }
     if (grid &&
         shard::isAtLeastOneReductionIteratorSharded(model.iterators, *loopAxes))
       return partitionWithReduction(op, model, *loopAxes, partitionedOperands,
