@@ -747,3 +747,32 @@ func.func @linear_weight_views(%x: tensor<2x64x128xbf16>, %x4: tensor<2x2x64x128
                      outs(%z2 : tensor<64x256xf32>) -> tensor<64x256xf32>
   return %0, %1, %2 : tensor<2x64x256xf32>, tensor<4x64x256xf32>, tensor<64x256xf32>
 }
+
+// -----
+
+// Two linear layers on the same 3-D input (the W1 and W3 of a SwiGLU MLP):
+// both fold their batch into M over one collapse of x, so x is cast once.
+// CHECK-LABEL: func.func @two_linears_one_input(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<2x64x128xbf16>
+// CHECK:         %[[XC:.*]] = tensor.collapse_shape %[[X]]
+// CHECK:         %[[XQ:.*]], %[[XS:.*]] = mxfp8train.quantize %[[XC]] axis = 1
+// CHECK-NOT:     tensor.collapse_shape
+// CHECK-NOT:     mxfp8train.quantize %[[XC]]
+// CHECK:         mxfp8train.scaled_mm %[[XQ]][%[[XS]]]
+// CHECK:         mxfp8train.scaled_mm %[[XQ]][%[[XS]]]
+func.func @two_linears_one_input(%x: tensor<2x64x128xbf16>, %w1: tensor<256x128xbf16>, %w3: tensor<256x128xbf16>) -> (tensor<2x64x256xf32>, tensor<2x64x256xf32>) {
+  %et = tensor.empty() : tensor<128x256xbf16>
+  %eb = tensor.empty() : tensor<2x128x256xbf16>
+  %z = arith.constant dense<0.0> : tensor<2x64x256xf32>
+  %w1t = linalg.transpose ins(%w1 : tensor<256x128xbf16>) outs(%et : tensor<128x256xbf16>) permutation = [1, 0]
+  %w1b = linalg.broadcast ins(%w1t : tensor<128x256xbf16>) outs(%eb : tensor<2x128x256xbf16>) dimensions = [0]
+  // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 2, rhs via linalg.transpose along axis 1, batch of 2 folded into M (rhs broadcast over it, quantized once), recipe mxfp8_rceil)}}
+  %0 = linalg.batch_matmul ins(%x, %w1b : tensor<2x64x128xbf16>, tensor<2x128x256xbf16>)
+                           outs(%z : tensor<2x64x256xf32>) -> tensor<2x64x256xf32>
+  %w3t = linalg.transpose ins(%w3 : tensor<256x128xbf16>) outs(%et : tensor<128x256xbf16>) permutation = [1, 0]
+  %w3b = linalg.broadcast ins(%w3t : tensor<128x256xbf16>) outs(%eb : tensor<2x128x256xbf16>) dimensions = [0]
+  // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 2, rhs via linalg.transpose along axis 1, batch of 2 folded into M (rhs broadcast over it, quantized once), recipe mxfp8_rceil)}}
+  %1 = linalg.batch_matmul ins(%x, %w3b : tensor<2x64x128xbf16>, tensor<2x128x256xbf16>)
+                           outs(%z : tensor<2x64x256xf32>) -> tensor<2x64x256xf32>
+  return %0, %1 : tensor<2x64x256xf32>, tensor<2x64x256xf32>
+}

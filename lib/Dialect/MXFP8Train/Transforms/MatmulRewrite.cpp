@@ -418,6 +418,22 @@ MatmulAnalysis mxfp8train::analyzeMatmul(Operation *op,
 // Rewrites
 //===----------------------------------------------------------------------===//
 
+/// `activation` (B, M, K) as (B * M, K): an earlier such
+/// `tensor.collapse_shape` of it in the block of `user` when there is one
+/// (the sibling GEMMs of one activation then share its cast), else a new one.
+static Value getOrCreateBatchRows(RewriterBase &rewriter, Location loc,
+                                  Value activation, Operation *user) {
+  SmallVector<ReassociationIndices> rows = {{0, 1}, {2}};
+  for (Operation *other : activation.getUsers()) {
+    auto collapse = dyn_cast<tensor::CollapseShapeOp>(other);
+    if (collapse && collapse.getReassociationIndices() == rows &&
+        collapse->getBlock() == user->getBlock() &&
+        collapse->isBeforeInBlock(user))
+      return collapse.getResult();
+  }
+  return tensor::CollapseShapeOp::create(rewriter, loc, activation, rows);
+}
+
 /// `product + init` element-wise in f32 (`product` is f32), rounded once to
 /// the element type of `init`.
 static Value addInitInHighPrecision(RewriterBase &rewriter, Location loc,
@@ -458,8 +474,7 @@ Operation *mxfp8train::rewriteMatmul(RewriterBase &rewriter,
   Value lhsStored = plan.lhs.stored;
   int64_t lhsAxis = plan.lhs.axis;
   if (plan.foldBatchIntoM) {
-    SmallVector<ReassociationIndices> rows = {{0, 1}, {2}};
-    lhsStored = tensor::CollapseShapeOp::create(rewriter, loc, lhsStored, rows);
+    lhsStored = getOrCreateBatchRows(rewriter, loc, lhsStored, op);
     lhsAxis = 1;
   }
   auto [lhsData, lhsScales] =
