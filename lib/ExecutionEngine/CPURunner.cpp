@@ -17,9 +17,8 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
-#include "llvm/Support/TargetSelect.h"
-
 #include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/TargetSelect.h"
 
 #include <cstdlib>
 #include <limits>
