@@ -237,36 +237,47 @@ mxfp8train::detail::checkGemmAlignment(RecipeAttrInterface recipe, int64_t k,
   return std::nullopt;
 }
 
+/// The value of `op`'s discardable string attribute `name` when it is one
+/// of `choices` (std::nullopt when the attribute is absent); failure with
+/// `reason` (naming the attribute and `expected`) for any other value.
+static FailureOr<std::optional<StringRef>>
+readChoiceAttr(Operation *op, StringRef name, ArrayRef<StringRef> choices,
+               StringRef expected, std::string &reason) {
+  Attribute attr = op->getDiscardableAttr(name);
+  if (!attr)
+    return std::optional<StringRef>();
+  if (auto text = dyn_cast<StringAttr>(attr))
+    if (llvm::is_contained(choices, text.getValue()))
+      return std::optional<StringRef>(text.getValue());
+  reason =
+      ("invalid " + name + " " + printToString(attr) + "; expected " + expected)
+          .str();
+  return failure();
+}
+
 LogicalResult mxfp8train::detail::getRoleOverride(
     Operation *op, std::optional<MatmulRole> &role, std::string &reason) {
   role = std::nullopt;
-  Attribute attr = op->getDiscardableAttr(kMatmulRoleAttrName);
-  if (!attr)
-    return success();
-  if (auto name = dyn_cast<StringAttr>(attr))
-    role = symbolizeMatmulRole(name.getValue());
-  if (role)
-    return success();
-  reason = "invalid " + kMatmulRoleAttrName.str() + " " + printToString(attr) +
-           "; expected \"forward\", \"dgrad\" or \"wgrad\"";
-  return failure();
+  FailureOr<std::optional<StringRef>> name =
+      readChoiceAttr(op, kMatmulRoleAttrName, {"forward", "dgrad", "wgrad"},
+                     "\"forward\", \"dgrad\" or \"wgrad\"", reason);
+  if (failed(name))
+    return failure();
+  if (*name)
+    role = symbolizeMatmulRole(**name);
+  return success();
 }
 
 LogicalResult mxfp8train::detail::getGradOutputOverride(
     Operation *op, std::optional<bool> &isRhs, std::string &reason) {
   isRhs = std::nullopt;
-  Attribute attr = op->getDiscardableAttr(kGradOutputAttrName);
-  if (!attr)
-    return success();
-  if (auto name = dyn_cast<StringAttr>(attr)) {
-    if (name.getValue() == "lhs" || name.getValue() == "rhs") {
-      isRhs = name.getValue() == "rhs";
-      return success();
-    }
-  }
-  reason = "invalid " + kGradOutputAttrName.str() + " " + printToString(attr) +
-           "; expected \"lhs\" or \"rhs\"";
-  return failure();
+  FailureOr<std::optional<StringRef>> name = readChoiceAttr(
+      op, kGradOutputAttrName, {"lhs", "rhs"}, "\"lhs\" or \"rhs\"", reason);
+  if (failed(name))
+    return failure();
+  if (*name)
+    isRhs = **name == "rhs";
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
