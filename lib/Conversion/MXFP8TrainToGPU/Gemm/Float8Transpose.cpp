@@ -228,7 +228,11 @@ void gpu_lowering::emitFloat8TransposeTiles(KernelBuilder &kb,
       // bytes from byte i of the 16 words, one 16-byte store per row.
       Value warp = divu(tid, 32), lane = remu(tid, 32);
       Value q = remu(lane, 8);
-      Value g = add(mul(warp, 4), divu(lane, 8));
+      // One op per statement, so that the IR does not depend on the host
+      // compiler's argument evaluation order.
+      Value laneGroup = divu(lane, 8);
+      Value warpGroup = mul(warp, 4);
+      Value g = add(warpGroup, laneGroup);
       Value slotOff = mul(arith::XOrIOp::create(kb, divu(g, 4), q), 16);
       Value wordOff = add(slotOff, mul(remu(g, 4), 4));
       auto b4 = VectorType::get({4}, kb.getI8Type());

@@ -286,7 +286,11 @@ void GemmMainloop::advanceRing(const RingSlot &slot) {
       arith::CmpIOp::create(kb, arith::CmpIPredicate::eq, next, c(spec.stages));
   Value parity = arith::XOrIOp::create(
       kb, slot.parity, arith::ExtUIOp::create(kb, kb.getI32Type(), wraps));
-  storeRing(add(slot.counter, c(1)), select(wraps, c(0), next), parity);
+  // One op per statement: the IR must not depend on the host compiler's
+  // argument evaluation order.
+  Value nextStage = select(wraps, c(0), next);
+  Value nextCounter = add(slot.counter, c(1));
+  storeRing(nextCounter, nextStage, parity);
 }
 
 Value GemmMainloop::getPreviousStage(const RingSlot &slot) {
@@ -755,8 +759,10 @@ Value GemmMainloop::addRoundedTerm(Value rounded, Value term) {
   Type f32 = kb.getF32Type();
   if (auto vector = dyn_cast<VectorType>(rounded.getType()))
     f32 = vector.clone(f32);
-  return arith::TruncFOp::create(
-      kb, rounded.getType(),
-      arith::AddFOp::create(kb, arith::ExtFOp::create(kb, f32, rounded),
-                            arith::ExtFOp::create(kb, f32, term)));
+  // One op per statement: the IR must not depend on the host compiler's
+  // argument evaluation order.
+  Value wideTerm = arith::ExtFOp::create(kb, f32, term);
+  Value wide = arith::ExtFOp::create(kb, f32, rounded);
+  Value sum = arith::AddFOp::create(kb, wide, wideTerm);
+  return arith::TruncFOp::create(kb, rounded.getType(), sum);
 }
