@@ -34,6 +34,10 @@ config.substitutions.append(
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
+# An AddressSanitizer build reserves terabytes of address space for its
+# shadow memory: tests that lower RLIMIT_AS cannot run there.
+if "-fsanitize=address" in config.cxx_flags:
+    config.available_features.add("asan")
 # `not` at the start of a RUN line is found through PATH.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 

@@ -22,6 +22,7 @@
 
 #include <cstdlib>
 #include <limits>
+#include <sys/resource.h>
 #include <unistd.h>
 
 using namespace mlir;
@@ -117,13 +118,26 @@ double HostTensor::getAsDouble(int64_t i) const {
 
 struct CPUExecutable::Impl : runner::JitModule {};
 
-/// This machine's physical memory in bytes, or 0 (no limit) when unknown.
-static int64_t getPhysicalMemoryBytes() {
+/// The most bytes one host buffer can have in this process, or 0 (no limit)
+/// when unknown: the machine's physical memory, or less when the process's
+/// address-space or data-segment limit (`ulimit -v`, `ulimit -d`) is lower.
+static int64_t getHostBufferLimitBytes() {
+  int64_t limit = 0;
+  auto lower = [&](int64_t bytes) {
+    if (bytes > 0 && (limit == 0 || bytes < limit))
+      limit = bytes;
+  };
   long pages = sysconf(_SC_PHYS_PAGES);
   long pageSize = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || pageSize <= 0)
-    return 0;
-  return llvm::checkedMul<int64_t>(pages, pageSize).value_or(0);
+  if (pages > 0 && pageSize > 0)
+    lower(llvm::checkedMul<int64_t>(pages, pageSize).value_or(0));
+  for (int resource : {RLIMIT_AS, RLIMIT_DATA}) {
+    struct rlimit rl;
+    if (getrlimit(resource, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        rl.rlim_cur <= uint64_t(std::numeric_limits<int64_t>::max()))
+      lower(int64_t(rl.rlim_cur));
+  }
+  return limit;
 }
 
 Executable::~Executable() = default;
@@ -147,9 +161,10 @@ CPUExecutable::compile(ModuleOp module, bool vectorize) {
   auto build = [&](OpPassManager &pm) {
     CPUPipelineOptions options;
     options.vectorize = vectorize;
-    // A buffer larger than the machine's memory cannot be allocated: the
-    // JIT code would write through the null pointer of a failed malloc.
-    options.maxBufferBytes = getPhysicalMemoryBytes();
+    // A buffer larger than the machine's memory (or the process's memory
+    // limit) cannot be allocated: the JIT code would write through the null
+    // pointer of a failed malloc.
+    options.maxBufferBytes = getHostBufferLimitBytes();
     buildMXFP8TrainCPUPipeline(pm, options);
     return llvm::Error::success();
   };

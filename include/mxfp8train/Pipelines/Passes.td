@@ -123,7 +123,8 @@ def MXFP8TrainCheckBufferSizesPass
     shape whose byte size (elements times the element's bytes, rounded up)
     is above `max-bytes` is an error at the op (whose location is that of
     the tensor it bufferizes), and the pass fails. The CPU JIT sets the limit
-    to the machine's physical memory (`mxfp8train-lower-to-cpu`
+    to the machine's physical memory, or the process's `RLIMIT_AS` /
+    `RLIMIT_DATA` when lower (`mxfp8train-lower-to-cpu`
     `max-buffer-bytes`): an intermediate that cannot exist is a diagnostic
     instead of a crash of the JIT-compiled code on the null pointer of a
     failed `malloc`. Buffers of dynamic size are not checked. `max-bytes = 0`

@@ -24,7 +24,8 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       *this, "max-buffer-bytes",
       llvm::cl::desc("Largest statically sized buffer in bytes "
                      "(mxfp8train-check-buffer-sizes after bufferization); "
-                     "0: no limit. The CPU JIT gives the machine's memory"),
+                     "0: no limit. The CPU JIT gives the machine's memory "
+                     "or the process's memory limit when lower"),
       llvm::cl::init(0)};
 };
 
