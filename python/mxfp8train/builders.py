@@ -20,6 +20,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from ._checks import check_bool, check_str
 from .ir import Context, Module
 
 __all__ = ["grouped_experts", "linear", "swiglu_mlp"]
@@ -30,7 +31,8 @@ def _check_sizes(experts: int = 1, **sizes) -> None:
     the sizes, times ``experts`` for expert weights, in f32) within int64
     bytes, as the ops' verifiers require."""
     for key, value in sizes.items():
-        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        if (not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_))
+                or value <= 0):
             raise ValueError("%s must be a positive int, got %r" % (key, value))
     largest = sorted(sizes.values())[-2:]
     if experts * largest[0] * largest[-1] * 4 >= 2**63:
@@ -41,11 +43,13 @@ def _check_sizes(experts: int = 1, **sizes) -> None:
 
 
 def _check_name(name: str) -> None:
+    check_str("name", name)
     if not name or any(c in name for c in '"\\\n'):
         raise ValueError("name must be a non-empty string without quotes, backslashes or newlines, got %r" % (name,))
 
 
 def _check_function(function: str) -> None:
+    check_str("function", function)
     if not function or not all(c.isalnum() or c in "_$." for c in function) or function[0].isdigit():
         raise ValueError("function must be an MLIR symbol name ([A-Za-z_][A-Za-z0-9_$.]*), got %r" % (function,))
 
@@ -148,7 +152,8 @@ def linear_text(tokens: int, in_features: int, out_features: int, *, bias: bool 
     _check_sizes(tokens=tokens, in_features=in_features, out_features=out_features)
     _check_name(name)
     _check_function(function)
-    sizes = dict(T=tokens, I=in_features, O=out_features, name=name, fn=function)
+    bias = check_bool("bias", bias, optional=False)
+    sizes = dict(T=int(tokens), I=int(in_features), O=int(out_features), name=name, fn=function)
     if bias:
         bias_arg = "\n    %b: tensor<{O}xbf16> {{mxfp8run.std = 0.02 : f64}},".format(**sizes)
         bias_result = ",\n        tensor<{O}xbf16> {{mxfp8train.role = \"weight_grad\"}}".format(**sizes)

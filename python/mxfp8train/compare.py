@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Tuple
 
 from . import _mxfp8train as _ext
-from .execution import _DEVICES, cuda_available
+from ._checks import check_int, check_str
+from .execution import _DEVICES, check_device_options, check_module, cuda_available
 from .ir import MLIRError, Module
 
 __all__ = ["CompareReport", "CompareRow", "compare"]
@@ -66,10 +67,13 @@ def compare(
     A missed bar is not an error (``report.passed`` is False). Raises
     :class:`MLIRError` when lowering, conversion or a run fails.
     """
+    check_module(module)
+    check_str("entry", entry)
+    check_str("recipe", recipe)
+    seed = check_int("seed", seed, 0, 2**64, optional=False)
+    gpu = check_device_options(device, gpu, chip, vectorize, simple_gemm)
     if device == "auto":
         device = "cuda" if cuda_available(gpu)[0] else "cpu"
-    if device not in _DEVICES:
-        raise ValueError("unknown device %r (expected 'cpu', 'cuda' or 'auto')" % (device,))
     ctx = module.context
     ctx._take_diagnostics()
     error, passed, results, matmuls = _ext.compare_function(

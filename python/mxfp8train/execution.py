@@ -15,6 +15,7 @@ import ml_dtypes
 import numpy as np
 
 from . import _mxfp8train as _ext
+from ._checks import check_bool, check_int, check_str
 from .ir import MLIRError, Module
 
 __all__ = ["cuda_available", "run", "DTYPES"]
@@ -37,8 +38,26 @@ _DEVICES = {"cpu": 0, "cuda": 1}
 def cuda_available(gpu: int = 0) -> Tuple[bool, str]:
     """``(True, "")`` when the CUDA driver opens and GPU ``gpu`` exists,
     else ``(False, reason)``."""
+    gpu = check_int("gpu", gpu, 0, 2**31, optional=False)
     ok, reason = _ext.cuda_available(gpu)
     return bool(ok), reason
+
+
+def check_module(module) -> None:
+    """TypeError unless ``module`` is an mxfp8train Module."""
+    if not isinstance(module, Module):
+        raise TypeError("module must be an mxfp8train Module, got %s" % type(module).__name__)
+
+
+def check_device_options(device, gpu, chip, vectorize, simple_gemm) -> int:
+    """The device keywords of run and compare; returns ``gpu`` as an int."""
+    if device not in _DEVICES and device != "auto":
+        raise ValueError("unknown device %r (expected 'cpu', 'cuda' or 'auto')" % (device,))
+    gpu = check_int("gpu", gpu, 0, 2**31, optional=False)
+    check_str("chip", chip)
+    check_bool("vectorize", vectorize, optional=False)
+    check_bool("simple_gemm", simple_gemm, optional=False)
+    return gpu
 
 
 def _to_buffer(index: int, array) -> tuple:
@@ -87,12 +106,11 @@ def run(
     match its signature (``function 'f' takes 2 arguments, 1 given``, shape
     or element type mismatches), or no CUDA GPU is usable.
     """
+    check_module(module)
+    check_str("entry", entry)
+    gpu = check_device_options(device, gpu, chip, vectorize, simple_gemm)
     if device == "auto":
         device = "cuda" if cuda_available(gpu)[0] else "cpu"
-    if device not in _DEVICES:
-        raise ValueError("unknown device %r (expected 'cpu', 'cuda' or 'auto')" % (device,))
-    if isinstance(gpu, bool) or not isinstance(gpu, (int, np.integer)) or gpu < 0:
-        raise ValueError("gpu must be a CUDA device ordinal >= 0, got %r" % (gpu,))
     if isinstance(inputs, (str, bytes)) or not hasattr(inputs, "__len__"):
         raise TypeError("inputs must be a sequence of arrays, got %s" % type(inputs).__name__)
     buffers = [_to_buffer(i, a) for i, a in enumerate(inputs)]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from . import _mxfp8train as _ext
+from ._checks import check_str
 
 __all__ = [
     "Context",
@@ -138,7 +139,11 @@ class Module:
         Raises :class:`MLIRError` with the parser's diagnostics (located at
         ``loc("-":line:col)`` in ``text``) when the text is invalid.
         """
-        context = context or default_context()
+        if context is None:
+            context = default_context()
+        elif not isinstance(context, Context):
+            raise TypeError("context must be an mxfp8train Context or None, got %r" % (context,))
+        check_str("text", text)
         context._take_diagnostics()
         native = _ext.Module.parse(context._native, text)
         if native is None:

@@ -16,6 +16,9 @@ from typing import Any, Iterable, List, Optional, Tuple
 import numpy as np
 
 from . import _mxfp8train as _ext
+from ._checks import check_bool as _check_bool
+from ._checks import check_int as _check_int
+from ._checks import check_str as _check_str
 from .ir import MLIRError, Module
 
 __all__ = ["ConversionReport", "MatmulEntry", "convert", "RECIPES"]
@@ -114,30 +117,16 @@ def _enum_name(value: Any) -> str:
     return str(value).lower()
 
 
-def _check_bool(name: str, value: Any) -> Optional[bool]:
-    """``value`` (None, or a Python or numpy bool) as a bool; a string such
-    as ``"false"`` is a TypeError, not a true value."""
-    if value is None or isinstance(value, (bool, np.bool_)):
-        return None if value is None else bool(value)
-    raise TypeError("%s must be a bool, got %r" % (name, value))
-
-
-def _check_int(name: str, value: Any, minimum: int) -> Optional[int]:
-    """``value`` (None, or an int that is not a bool) as an int in
-    [minimum, 2**63)."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError("%s must be an int, got %r" % (name, value))
-    if not minimum <= int(value) < 2**63:
-        raise ValueError("%s must be in [%d, 2**63), got %d" % (name, minimum, value))
-    return int(value)
-
-
 def _dtype_name(value: Any, allowed: Tuple[str, ...], what: str) -> str:
     """The MLIR type of a dtype given as MLIR text (``"bf16"``), a numpy or
     ml_dtypes dtype, or a torch dtype (``torch.bfloat16``), one of
     ``allowed``."""
+    if isinstance(value, type):
+        # A scalar type: np.float32, ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn.
+        try:
+            value = np.dtype(value)
+        except TypeError:
+            pass
     text = str(getattr(value, "name", value) if not isinstance(value, str) else value)
     text = text.replace("torch.", "").lower()
     table = {
@@ -176,10 +165,11 @@ def convert(
 
     ``module`` is not modified: the conversion runs on a copy, returned with
     the :class:`ConversionReport`. Candidates are ``linalg.matmul`` /
-    ``linalg.batch_matmul`` on bf16 operands with a zero-filled f32
-    accumulator and ``mxfp8train.grouped_mm`` (token groups given by
-    ``offs``); their roles (forward, dgrad, wgrad) are inferred from the
-    graph.
+    ``linalg.batch_matmul`` on bf16 or f32 operands (a zero-filled
+    accumulator is dropped, a broadcast 1-D bias becomes the GEMM's bias,
+    any other accumulator is added in f32 after the GEMM) and
+    ``mxfp8train.grouped_mm`` (token groups given by ``offs``); their roles
+    (forward, dgrad, wgrad) are inferred from the graph (docs/rewrite.md).
 
     Recipe: ``recipe`` is a torchao name (one of :data:`RECIPES`) or the
     body of a ``#mxfp8train.recipe<...>`` (``"scale_calculation_mode =
@@ -207,12 +197,17 @@ def convert(
         raise TypeError("module must be an mxfp8train Module, got %s" % type(module).__name__)
     if not isinstance(recipe, str):
         raise TypeError("recipe must be a str (a torchao name or a recipe body), got %r" % (recipe,))
+    _check_str("recipe", recipe)
     wgrad_with_hp = _check_bool("wgrad_with_hp", wgrad_with_hp)
     pad_token_groups_for_grouped_mm = _check_bool(
         "pad_token_groups_for_grouped_mm", pad_token_groups_for_grouped_mm
     )
     token_group_alignment = _check_int("token_group_alignment", token_group_alignment, 1)
-    min_size = _check_int("min_size", min_size, 0)
+    if token_group_alignment not in (None, 32, 128):
+        raise ValueError(
+            "token_group_alignment must be 32 or 128, got %d" % token_group_alignment
+        )
+    min_size = _check_int("min_size", min_size, 0, optional=False)
     scale_mode = None
     if scale_calculation_mode is not None:
         name = _enum_name(scale_calculation_mode)
@@ -233,10 +228,15 @@ def convert(
         preference = _KERNEL_PREFERENCES[name]
     if isinstance(exclude, str):
         exclude = [exclude]
+    if isinstance(exclude, (bytes, bytearray)) or not hasattr(exclude, "__iter__"):
+        raise TypeError("exclude must be a str or an iterable of str, got %r" % (exclude,))
     exclude = list(exclude)
     for pattern in exclude:
         if not isinstance(pattern, str):
             raise TypeError("exclude must hold strings, got %r" % (pattern,))
+        _check_str("exclude", pattern)
+        if not pattern:
+            raise ValueError("exclude patterns must be non-empty (an empty one would match every name)")
 
     converted = module.clone()
     ctx = module.context

@@ -143,6 +143,27 @@ static std::string printType(MlirType type) {
   return text;
 }
 
+/// `text` as a Python str, embedded NULs included.
+static nb::str toPython(MlirStringRef text) {
+  return nb::str(text.data, text.length);
+}
+
+/// The value of an integer attribute: through int64 / uint64 where it fits
+/// the type, else (i128, ui128, ...) from its printed digits.
+static nb::object integerToPython(MlirAttribute attr) {
+  MlirType type = mlirAttributeGetType(attr);
+  bool integerType = mlirTypeIsAInteger(type);
+  if (integerType && mlirIntegerTypeGetWidth(type) > 64) {
+    std::string text = printAttribute(attr);
+    // `<digits> : <type>` (a leading '-' for negative values).
+    std::string digits = text.substr(0, text.find(' '));
+    return nb::module_::import_("builtins").attr("int")(nb::str(digits.c_str()));
+  }
+  if (integerType && mlirIntegerTypeIsUnsigned(type))
+    return nb::int_(mlirIntegerAttrGetValueUInt(attr));
+  return nb::int_(mlirIntegerAttrGetValueInt(attr));
+}
+
 /// Booleans, integers, floats, strings, unit (True), arrays (lists) and
 /// dictionaries (dicts) become Python values; types become their text;
 /// every other attribute (dense elements, affine maps, our recipe, ...)
@@ -150,16 +171,12 @@ static std::string printType(MlirType type) {
 static nb::object attributeToPython(MlirAttribute attr) {
   if (mlirAttributeIsABool(attr))
     return nb::bool_(mlirBoolAttrGetValue(attr));
-  if (mlirAttributeIsAInteger(attr)) {
-    MlirType type = mlirAttributeGetType(attr);
-    if (mlirTypeIsAInteger(type) && mlirIntegerTypeIsUnsigned(type))
-      return nb::int_(mlirIntegerAttrGetValueUInt(attr));
-    return nb::int_(mlirIntegerAttrGetValueInt(attr));
-  }
+  if (mlirAttributeIsAInteger(attr))
+    return integerToPython(attr);
   if (mlirAttributeIsAFloat(attr))
     return nb::float_(mlirFloatAttrGetValueDouble(attr));
   if (mlirAttributeIsAString(attr))
-    return nb::str(toString(mlirStringAttrGetValue(attr)).c_str());
+    return toPython(mlirStringAttrGetValue(attr));
   if (mlirAttributeIsAUnit(attr))
     return nb::bool_(true);
   if (mlirAttributeIsAType(attr))
@@ -175,7 +192,7 @@ static nb::object attributeToPython(MlirAttribute attr) {
     for (intptr_t i = 0, e = mlirDictionaryAttrGetNumElements(attr); i < e;
          ++i) {
       MlirNamedAttribute named = mlirDictionaryAttrGetElement(attr, i);
-      dict[toString(mlirIdentifierStr(named.name)).c_str()] =
+      dict[toPython(mlirIdentifierStr(named.name))] =
           attributeToPython(named.attribute);
     }
     return dict;
@@ -193,7 +210,7 @@ static nb::tuple describeOperation(MlirOperation op) {
   nb::dict attributes;
   for (intptr_t i = 0, e = mlirOperationGetNumAttributes(op); i < e; ++i) {
     MlirNamedAttribute named = mlirOperationGetAttribute(op, i);
-    attributes[toString(mlirIdentifierStr(named.name)).c_str()] =
+    attributes[toPython(mlirIdentifierStr(named.name))] =
         attributeToPython(named.attribute);
   }
   nb::list operandTypes, resultTypes;

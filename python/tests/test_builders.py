@@ -65,6 +65,15 @@ def test_bad_sizes_and_names():
         builders.linear(2**62, 64, 64)
     with pytest.raises(ValueError, match=r"make a tensor of more than 2\*\*63 bytes"):
         builders.swiglu_mlp(2**40, 2**40, 64)
+    # numpy integers are sizes as in grouped_experts; a flag must be a bool
+    # ('no' used to build the bias); a name must be a str.
+    assert builders.linear(np.int64(32), 32, 32).verify() is None
+    with pytest.raises(TypeError, match="bias must be a bool, got 'no'"):
+        builders.linear(32, 32, 32, bias="no")
+    with pytest.raises(TypeError, match="name must be a str, got 5"):
+        builders.linear(32, 32, 32, name=5)
+    with pytest.raises(TypeError, match="context must be an mxfp8train Context or None"):
+        builders.linear(32, 32, 32, context="x")
 
 
 @pytest.mark.parametrize("bias", [True, False])

@@ -95,9 +95,10 @@ def test_bad_recipes_raise_with_the_parser_message(mlp):
     assert "invalid recipe 'mxfp8_nope'" in str(info.value)
     assert "unknown recipe 'mxfp8_nope': expected one of the named recipes" in str(info.value)
     assert "float8_rowwise" in str(info.value)
-    with pytest.raises(mx.MLIRError) as info:
+    # A size out of range is a ValueError before the recipe parser (its
+    # MLIRError named the whole recipe, 'mxfp8_rceil').
+    with pytest.raises(ValueError, match="token_group_alignment must be 32 or 128, got 64"):
         mx.convert(mlp, token_group_alignment=64)
-    assert "recipe token_group_alignment must be 32 or 128, found 64" in str(info.value)
     with pytest.raises(ValueError, match="unknown scale_calculation_mode 'half'"):
         mx.convert(mlp, scale_calculation_mode="half")
     with pytest.raises(ValueError, match=r"unsupported out_dtype 'f16' \(expected bf16 or f32\)"):
@@ -132,6 +133,30 @@ def test_argument_types_are_checked_not_coerced():
     # numpy scalars are fine.
     converted, report = mx.convert(mlp, wgrad_with_hp=np.bool_(True), min_size=np.int64(16))
     assert len(report.kept_high_precision) == 3
+    # From a new-user trial: each of these used to reach the extension (its
+    # signature dump, or an MLIRError naming the whole recipe), or filter
+    # nothing.
+    with pytest.raises(TypeError, match="min_size must be an int, got None"):
+        mx.convert(mlp, min_size=None)
+    with pytest.raises(ValueError, match="token_group_alignment must be 32 or 128, got 33"):
+        mx.convert(mlp, token_group_alignment=33)
+    with pytest.raises(ValueError, match="exclude patterns must be non-empty"):
+        mx.convert(mlp, exclude=[""])
+    with pytest.raises(TypeError, match="exclude must be a str or an iterable of str, got b'fwd'"):
+        mx.convert(mlp, exclude=b"fwd")
+
+
+def test_dtype_fields_take_scalar_types(mlp):
+    # The docstring's spellings: scalar types (ml_dtypes.bfloat16,
+    # np.float32) as well as dtypes and strings; they used to be rejected.
+    import ml_dtypes
+
+    for out_dtype, text in [(ml_dtypes.bfloat16, "mxfp8_rceil"), (np.float32, "out_dtype = f32"),
+                            (np.dtype(np.float32), "out_dtype = f32"), ("f32", "out_dtype = f32")]:
+        assert text in mx.convert(mlp, out_dtype=out_dtype)[1].recipe
+    assert "elem_type = f8E5M2" in mx.convert(mlp, elem_dtype=ml_dtypes.float8_e5m2)[1].recipe
+    with pytest.raises(ValueError, match="unsupported out_dtype"):
+        mx.convert(mlp, out_dtype=np.float16)
 
 
 def test_invalid_role_raises_at_the_matmul_and_keeps_the_report():

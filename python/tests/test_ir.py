@@ -121,3 +121,27 @@ def test_missing_extension_names_the_build_and_the_fix(tmp_path):
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("ImportError: mxfp8train cannot load its extension"), last
     assert "pip install --no-build-isolation ./python" in last, last
+
+
+def test_attribute_values_are_exact():
+    # Integers wider than 64 bits came back wrapped (-1 for 2**127 - 1) and
+    # strings and keys were cut at an embedded NUL.
+    m = mx.Module.parse(
+        'func.func @f() attributes {big = 170141183460469231731687303715884105727 : i128, '
+        'neg = -170141183460469231731687303715884105728 : i128, '
+        'ubig = 340282366920938463463374607431768211455 : ui128, s = "a\\00b"} { return }'
+    )
+    attributes = m.operations("func.func")[0].attributes
+    assert attributes["big"] == 2**127 - 1
+    assert attributes["neg"] == -(2**127)
+    assert attributes["ubig"] == 2**128 - 1
+    assert attributes["s"] == "a\x00b"
+
+
+def test_bad_context_and_text_types():
+    with pytest.raises(TypeError, match="context must be an mxfp8train Context or None, got 42"):
+        mx.Module.parse("module {}", context=42)
+    with pytest.raises(ValueError, match="text is not valid UTF-8 text"):
+        mx.Module.parse("\ud800")
+    with pytest.raises(TypeError, match="text must be a str"):
+        mx.Module.parse(b"module {}")

@@ -96,8 +96,18 @@ def test_run_errors():
         mx.run(m, "linear_train_step", [x[0, 0], w, dy])
     with pytest.raises(TypeError, match="input 0: unsupported dtype float16"):
         mx.run(m, "linear_train_step", [x.astype(np.float16), w, dy])
-    with pytest.raises(ValueError, match="gpu must be a CUDA device ordinal >= 0, got -1"):
+    with pytest.raises(ValueError, match=r"gpu must be in \[0, 2\*\*31\), got -1"):
         mx.run(m, "linear_train_step", [x, w, dy], gpu=-1)
+    with pytest.raises(ValueError, match=r"gpu must be in \[0, 2\*\*31\), got 1099511627776"):
+        mx.cuda_available(2**40)
+    with pytest.raises(TypeError, match="module must be an mxfp8train Module, got str"):
+        mx.run("not a module", "linear_train_step", [x, w, dy])
+    with pytest.raises(TypeError, match="entry must be a str, got None"):
+        mx.run(m, None, [x, w, dy])
+    with pytest.raises(TypeError, match="module must be an mxfp8train Module, got str"):
+        mx.compare("not a module")
+    with pytest.raises(ValueError, match=r"seed must be in \[0, 2\*\*64\), got -1"):
+        mx.compare(m, seed=-1)
     with pytest.raises(TypeError, match="inputs must be a sequence of arrays"):
         mx.run(m, "linear_train_step", "xyz")
     with pytest.raises(TypeError, match="pipeline must be a str, got None"):
