@@ -140,7 +140,12 @@ llvm::Expected<CompareReport> mlir::mxfp8train::compareModules(
   if (!exeOriginal) {
     if (!exeConverted)
       llvm::consumeError(exeConverted.takeError());
-    return cannotCompile(exeOriginal.takeError(), "original",
+    // With --per-matmul, the original module holds the probes: each
+    // matmul converted alone, which fail where the conversion does.
+    return cannotCompile(exeOriginal.takeError(),
+                         probeModule ? "original (with the per-matmul probes, "
+                                       "each matmul converted alone)"
+                                     : "original",
                          exeOptions.device);
   }
   if (!exeConverted)

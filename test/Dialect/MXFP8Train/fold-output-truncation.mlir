@@ -98,3 +98,25 @@ func.func @kept(%a: tensor<32x64xf8E4M3FN>, %as: tensor<32x2xf8E8M0FNU>,
   return %t0, %y0, %t1, %t2, %t3, %t4 : tensor<32x16xbf16>, tensor<32x16xf32>, tensor<32x16xbf16>,
       tensor<32x16xbf16>, tensor<32x16xbf16>, tensor<32x16xf16>
 }
+
+// -----
+
+// A linear on a 3-D input (the batch folded into M): the truncation of the
+// expanded f32 product folds the same way, the expand_shape now on bf16
+// (it used to leave an f32 scaled_mm, the expand and a truncf).
+// CHECK-LABEL: func.func @folded_batch(
+// CHECK:         %[[Y:.*]] = mxfp8train.scaled_mm {{.*}} -> tensor<64x48xbf16>
+// CHECK-NEXT:    %[[E:.*]] = tensor.expand_shape %[[Y]] {{\[\[}}0, 1], [2]] output_shape [2, 32, 48] : tensor<64x48xbf16> into tensor<2x32x48xbf16>
+// CHECK-NEXT:    return %[[E]]
+func.func @folded_batch(%x: tensor<2x32x64xbf16>, %w: tensor<48x64xbf16>) -> tensor<2x32x48xbf16> {
+  %z = arith.constant 0.0 : f32
+  %et = tensor.empty() : tensor<64x48xbf16>
+  %wt = linalg.transpose ins(%w : tensor<48x64xbf16>) outs(%et : tensor<64x48xbf16>) permutation = [1, 0]
+  %eb = tensor.empty() : tensor<2x64x48xbf16>
+  %wb = linalg.broadcast ins(%wt : tensor<64x48xbf16>) outs(%eb : tensor<2x64x48xbf16>) dimensions = [0]
+  %e = tensor.empty() : tensor<2x32x48xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<2x32x48xf32>) -> tensor<2x32x48xf32>
+  %y = linalg.batch_matmul ins(%x, %wb : tensor<2x32x64xbf16>, tensor<2x64x48xbf16>) outs(%f : tensor<2x32x48xf32>) -> tensor<2x32x48xf32>
+  %t = arith.truncf %y : tensor<2x32x48xf32> to tensor<2x32x48xbf16>
+  return %t : tensor<2x32x48xbf16>
+}

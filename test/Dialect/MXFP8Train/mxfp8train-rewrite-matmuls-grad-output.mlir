@@ -1,6 +1,7 @@
 // RUN: mxfp8-opt %s -split-input-file --mxfp8train-rewrite-matmuls="recipe=float8_tensorwise remarks=true" 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: mxfp8-opt %s -split-input-file --mxfp8train-rewrite-matmuls="recipe=float8_tensorwise" | mxfp8-opt -split-input-file | FileCheck %s --check-prefix=TW
 // RUN: mxfp8-opt %s -split-input-file --mxfp8train-rewrite-matmuls="recipe=float8_rowwise_with_gw_hp remarks=true" 2>&1 | FileCheck %s --check-prefix=GWHP
+// RUN: mxfp8-opt %s -split-input-file --mxfp8train-rewrite-matmuls="recipe=mxfp8_emulated_rceil remarks=true" 2>&1 | FileCheck %s --check-prefix=EMU
 
 // Which operand of a backward GEMM is torchao's grad_output (cast to e5m2
 // under float8_tensorwise, SPEC-float8 §4.2). A weight stored (in, out) gives
@@ -120,4 +121,31 @@ func.func @in_out_weight_3d(%x: tensor<2x16x64xbf16>, %w: tensor<64x48xbf16>, %d
   %f3 = linalg.fill ins(%z : f32) outs(%e3 : tensor<64x48xf32>) -> tensor<64x48xf32>
   %dw = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>] ins(%x2, %d2 : tensor<32x64xbf16>, tensor<32x48xbf16>) outs(%f3 : tensor<64x48xf32>) -> tensor<64x48xf32>
   return %y, %dx, %dw : tensor<2x16x48xf32>, tensor<2x16x64xf32>, tensor<64x48xf32>
+}
+
+// -----
+
+// Under an EMULATED recipe the GEMMs converted before the wgrad read
+// dequantized data (which the analysis skips): their recorded roles count,
+// so the inference does not depend on the order of the GEMMs.
+// EMU: remark: mxfp8train: converted to emulated MX (role forward from mxfp8train.role,
+// EMU: remark: mxfp8train: converted to emulated MX (role dgrad from mxfp8train.role,
+// EMU: remark: mxfp8train: converted to emulated MX (role wgrad, grad_output rhs from the roles of the matmuls reading its operands,
+func.func @emulated_wgrad_last(%x: tensor<64x128xbf16>, %w: tensor<128x256xbf16>, %go: tensor<64x256xbf16>) -> (tensor<64x256xbf16>, tensor<64x128xbf16>, tensor<128x256xf32>) {
+  %zero = arith.constant 0.0 : bf16
+  %zf = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<64x256xbf16>
+  %i0 = linalg.fill ins(%zero : bf16) outs(%e0 : tensor<64x256xbf16>) -> tensor<64x256xbf16>
+  %y = linalg.matmul {mxfp8train.role = "forward"} ins(%x, %w : tensor<64x128xbf16>, tensor<128x256xbf16>) outs(%i0 : tensor<64x256xbf16>) -> tensor<64x256xbf16>
+  %et = tensor.empty() : tensor<256x128xbf16>
+  %wt = linalg.transpose ins(%w : tensor<128x256xbf16>) outs(%et : tensor<256x128xbf16>) permutation = [1, 0]
+  %e1 = tensor.empty() : tensor<64x128xbf16>
+  %i1 = linalg.fill ins(%zero : bf16) outs(%e1 : tensor<64x128xbf16>) -> tensor<64x128xbf16>
+  %dx = linalg.matmul {mxfp8train.role = "dgrad"} ins(%go, %wt : tensor<64x256xbf16>, tensor<256x128xbf16>) outs(%i1 : tensor<64x128xbf16>) -> tensor<64x128xbf16>
+  %ext = tensor.empty() : tensor<128x64xbf16>
+  %xt = linalg.transpose ins(%x : tensor<64x128xbf16>) outs(%ext : tensor<128x64xbf16>) permutation = [1, 0]
+  %e2 = tensor.empty() : tensor<128x256xf32>
+  %i2 = linalg.fill ins(%zf : f32) outs(%e2 : tensor<128x256xf32>) -> tensor<128x256xf32>
+  %dw = linalg.matmul ins(%xt, %go : tensor<128x64xbf16>, tensor<64x256xbf16>) outs(%i2 : tensor<128x256xf32>) -> tensor<128x256xf32>
+  return %y, %dx, %dw : tensor<64x256xbf16>, tensor<64x128xbf16>, tensor<128x256xf32>
 }

@@ -776,3 +776,87 @@ func.func @two_linears_one_input(%x: tensor<2x64x128xbf16>, %w1: tensor<256x128x
                            outs(%z : tensor<2x64x256xf32>) -> tensor<2x64x256xf32>
   return %0, %1 : tensor<2x64x256xf32>, tensor<2x64x256xf32>
 }
+
+// -----
+
+// Views that merge or split the contraction dimension, followed to where it
+// sits in the stored tensor (they used to stop the trace, and each of these
+// read as dgrad): an einsum-style weight gradient (dO transposed to
+// (N, B, S), tokens collapsed), a weight stored (N, H, D) read as
+// (H * D, N), and a broadcast from a 1 x K x N weight read at 0.
+// CHECK-LABEL: func.func @merged_contraction_views(
+#unit = affine_map<(d0, d1, d2) -> (0, d1, d2)>
+#id3u = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @merged_contraction_views(%dO: tensor<2x16x32xbf16>, %x: tensor<2x16x64xbf16>,
+                                    %x2: tensor<32x64xbf16>, %w3: tensor<48x2x32xbf16>,
+                                    %w: tensor<48x64xbf16>) -> (tensor<32x64xf32>, tensor<32x48xf32>, tensor<2x16x48xf32>) {
+  %z = arith.constant 0.0 : f32
+  %et = tensor.empty() : tensor<32x2x16xbf16>
+  %dt = linalg.transpose ins(%dO : tensor<2x16x32xbf16>) outs(%et : tensor<32x2x16xbf16>) permutation = [2, 0, 1]
+  %dtc = tensor.collapse_shape %dt [[0], [1, 2]] : tensor<32x2x16xbf16> into tensor<32x32xbf16>
+  %xc = tensor.collapse_shape %x [[0, 1], [2]] : tensor<2x16x64xbf16> into tensor<32x64xbf16>
+  %e0 = tensor.empty() : tensor<32x64xf32>
+  %f0 = linalg.fill ins(%z : f32) outs(%e0 : tensor<32x64xf32>) -> tensor<32x64xf32>
+  // expected-remark @below {{mxfp8train: converted (role wgrad, lhs quantized along axis 1, rhs along axis 0, recipe mxfp8_rceil)}}
+  %dw = linalg.matmul ins(%dtc, %xc : tensor<32x32xbf16>, tensor<32x64xbf16>) outs(%f0 : tensor<32x64xf32>) -> tensor<32x64xf32>
+  %e1 = tensor.empty() : tensor<2x32x48xbf16>
+  %wt3 = linalg.transpose ins(%w3 : tensor<48x2x32xbf16>) outs(%e1 : tensor<2x32x48xbf16>) permutation = [1, 2, 0]
+  %wc = tensor.collapse_shape %wt3 [[0, 1], [2]] : tensor<2x32x48xbf16> into tensor<64x48xbf16>
+  %e2 = tensor.empty() : tensor<32x48xf32>
+  %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<32x48xf32>) -> tensor<32x48xf32>
+  // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 1, rhs along axis 0, recipe mxfp8_rceil)}}
+  %y1 = linalg.matmul ins(%x2, %wc : tensor<32x64xbf16>, tensor<64x48xbf16>) outs(%f2 : tensor<32x48xf32>) -> tensor<32x48xf32>
+  %e3 = tensor.empty() : tensor<64x48xbf16>
+  %wt = linalg.transpose ins(%w : tensor<48x64xbf16>) outs(%e3 : tensor<64x48xbf16>) permutation = [1, 0]
+  %wu = tensor.expand_shape %wt [[0, 1], [2]] output_shape [1, 64, 48] : tensor<64x48xbf16> into tensor<1x64x48xbf16>
+  %e4 = tensor.empty() : tensor<2x64x48xbf16>
+  %wb = linalg.generic {indexing_maps = [#unit, #id3u], iterator_types = ["parallel", "parallel", "parallel"]} ins(%wu : tensor<1x64x48xbf16>) outs(%e4 : tensor<2x64x48xbf16>) {
+  ^bb0(%a: bf16, %b: bf16):
+    linalg.yield %a : bf16
+  } -> tensor<2x64x48xbf16>
+  %e5 = tensor.empty() : tensor<2x16x48xf32>
+  %f5 = linalg.fill ins(%z : f32) outs(%e5 : tensor<2x16x48xf32>) -> tensor<2x16x48xf32>
+  // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 2, rhs along axis 1, recipe mxfp8_rceil)}}
+  %y2 = linalg.batch_matmul ins(%x, %wb : tensor<2x16x64xbf16>, tensor<2x64x48xbf16>) outs(%f5 : tensor<2x16x48xf32>) -> tensor<2x16x48xf32>
+  return %dw, %y1, %y2 : tensor<32x64xf32>, tensor<32x48xf32>, tensor<2x16x48xf32>
+}
+
+// -----
+
+// Dynamic shapes behind a view: a generic transpose of a tensor<?x64> is not
+// looked through (the casts need static shapes; it used to be quantized as
+// stored, dynamic, and failed to lower), nor is a broadcast of one folded
+// (it made a quantize of invalid type): the static operand is quantized.
+// CHECK-LABEL: func.func @dynamic_behind_views(
+// CHECK:         %[[WT:.*]] = linalg.generic
+// CHECK:         mxfp8train.quantize %[[WT]] axis = 0 {{.*}} : tensor<64x48xbf16>
+// CHECK:         %[[VB:.*]] = linalg.generic
+// CHECK-NOT:     tensor.collapse_shape
+// CHECK:         mxfp8train.quantize %[[VB]] axis = 1 {{.*}} : tensor<2x64x48xbf16>
+// CHECK:         return
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#drop = affine_map<(d0, d1, d2) -> (d1, d2)>
+#id3d = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @dynamic_behind_views(%x: tensor<32x64xbf16>, %wd: tensor<?x64xbf16>, %x3: tensor<2x16x64xbf16>, %vd: tensor<?x48xbf16>) -> (tensor<32x48xf32>, tensor<2x16x48xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<64x48xbf16>
+  %wt = linalg.generic {indexing_maps = [#tr, #id2], iterator_types = ["parallel", "parallel"]} ins(%wd : tensor<?x64xbf16>) outs(%e0 : tensor<64x48xbf16>) {
+  ^bb0(%a: bf16, %b: bf16):
+    linalg.yield %a : bf16
+  } -> tensor<64x48xbf16>
+  %e1 = tensor.empty() : tensor<32x48xf32>
+  %f1 = linalg.fill ins(%z : f32) outs(%e1 : tensor<32x48xf32>) -> tensor<32x48xf32>
+  // expected-remark @below {{mxfp8train: converted (role forward, lhs quantized along axis 1, rhs along axis 0, recipe mxfp8_rceil)}}
+  %y = linalg.matmul ins(%x, %wt : tensor<32x64xbf16>, tensor<64x48xbf16>) outs(%f1 : tensor<32x48xf32>) -> tensor<32x48xf32>
+  %e2 = tensor.empty() : tensor<2x64x48xbf16>
+  %vb = linalg.generic {indexing_maps = [#drop, #id3d], iterator_types = ["parallel", "parallel", "parallel"]} ins(%vd : tensor<?x48xbf16>) outs(%e2 : tensor<2x64x48xbf16>) {
+  ^bb0(%a: bf16, %b: bf16):
+    linalg.yield %a : bf16
+  } -> tensor<2x64x48xbf16>
+  %e3 = tensor.empty() : tensor<2x16x48xf32>
+  %f3 = linalg.fill ins(%z : f32) outs(%e3 : tensor<2x16x48xf32>) -> tensor<2x16x48xf32>
+  // expected-remark @below {{mxfp8train: converted (role dgrad, lhs quantized along axis 2, rhs along axis 1, recipe mxfp8_rceil)}}
+  %y3 = linalg.batch_matmul ins(%x3, %vb : tensor<2x16x64xbf16>, tensor<2x64x48xbf16>) outs(%f3 : tensor<2x16x48xf32>) -> tensor<2x16x48xf32>
+  return %y, %y3 : tensor<32x48xf32>, tensor<2x16x48xf32>
+}

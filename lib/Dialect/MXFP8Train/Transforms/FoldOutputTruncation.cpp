@@ -14,7 +14,8 @@
 // Matched truncations: a `linalg.generic` with one input and one init, all
 // iterators parallel and identity indexing maps, whose body is exactly
 // `arith.truncf %in : f32 to bf16` (no rounding-mode or fast-math flags),
-// and `arith.truncf` of the whole tensor.
+// and `arith.truncf` of the whole tensor; of the scaled_mm itself or of the
+// `tensor.expand_shape` of a batch folded into M.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +24,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
@@ -39,28 +41,42 @@ static bool isPlainBF16Truncation(arith::TruncFOp trunc) {
              arith::FastMathFlags::none;
 }
 
-/// Replaces `truncation` (one result of the shape of `mm`'s result) by `mm`
-/// with a bf16 result, when the truncation is the f32 result's only use.
+/// Replaces `truncation` (one result of the shape of `input`) by the
+/// scaled_mm that `input` is, or that a `tensor.expand_shape` `input` reads
+/// (the rewrite's batch fold: `(B * M, N)` back to `(B, M, N)`), with a bf16
+/// result, when the truncation is the f32 value's only use.
 static LogicalResult foldInto(PatternRewriter &rewriter, Operation *truncation,
                               Value input) {
-  auto mm = input.getDefiningOp<ScaledMmOp>();
-  if (!mm || !input.hasOneUse())
+  auto expand = input.getDefiningOp<tensor::ExpandShapeOp>();
+  Value product = expand ? expand.getSrc() : input;
+  auto mm = product.getDefiningOp<ScaledMmOp>();
+  if (!mm || !input.hasOneUse() || !product.hasOneUse())
     return rewriter.notifyMatchFailure(truncation,
                                        "not the only use of a scaled_mm");
   RankedTensorType type = mm.getResult().getType();
+  auto inputType = cast<RankedTensorType>(input.getType());
   auto truncType = dyn_cast<RankedTensorType>(truncation->getResultTypes()[0]);
   if (!type.getElementType().isF32() || !truncType ||
-      truncType.getShape() != type.getShape())
+      truncType.getShape() != inputType.getShape())
     return rewriter.notifyMatchFailure(truncation, "not an f32 scaled_mm of "
                                                    "the same shape");
   rewriter.setInsertionPoint(mm);
   auto folded = ScaledMmOp::create(
-      rewriter, mm.getLoc(), truncType, mm.getLhs(), mm.getLhsScales(),
-      mm.getRhs(), mm.getRhsScales(), mm.getBias(), mm.getTransposeLhsAttr(),
-      mm.getTransposeRhsAttr(), mm.getLhsScaleLayoutAttr(),
-      mm.getRhsScaleLayoutAttr());
+      rewriter, mm.getLoc(), type.clone(truncType.getElementType()),
+      mm.getLhs(), mm.getLhsScales(), mm.getRhs(), mm.getRhsScales(),
+      mm.getBias(), mm.getTransposeLhsAttr(), mm.getTransposeRhsAttr(),
+      mm.getLhsScaleLayoutAttr(), mm.getRhsScaleLayoutAttr());
   folded->setDiscardableAttrs(mm->getDiscardableAttrDictionary());
-  rewriter.replaceOp(truncation, folded.getResult());
+  Value result = folded.getResult();
+  if (expand) {
+    rewriter.setInsertionPoint(expand);
+    result =
+        tensor::ExpandShapeOp::create(rewriter, expand.getLoc(), truncType,
+                                      result, expand.getReassociationIndices());
+  }
+  rewriter.replaceOp(truncation, result);
+  if (expand)
+    rewriter.eraseOp(expand);
   rewriter.eraseOp(mm);
   return success();
 }

@@ -110,7 +110,13 @@ static MatmulOperandPlan planOperand(Value operand, AffineMap map, int64_t kPos,
   plan.map = map;
   plan.axis = kPos;
   std::optional<TransposeView> transpose = matchTranspose(operand);
-  if (!transpose || (numBatch == 1 && transpose->perm[0] != 0))
+  // A transpose of a tensor of dynamic shape (a generic's input may be one)
+  // is not looked through: the casts need static shapes.
+  auto inputType = transpose
+                       ? dyn_cast<RankedTensorType>(transpose->input.getType())
+                       : RankedTensorType();
+  if (!transpose || !inputType || !inputType.hasStaticShape() ||
+      (numBatch == 1 && transpose->perm[0] != 0))
     return plan;
   ArrayRef<int64_t> perm = transpose->perm;
   // Result dimension i of the transpose is input dimension perm[i].
@@ -132,23 +138,24 @@ static MatmulAnalysis analyzeLinalgMatmul(linalg::LinalgOp op,
 /// or a `scaled_mm`) and the index of its grad_output operand, or nullopt.
 static std::optional<std::pair<MatmulRole, unsigned>>
 getOtherGemmRole(Operation *gemm) {
-  if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(gemm)) {
-    MatmulAnalysis other = analyzeLinalgMatmul(cast<linalg::LinalgOp>(gemm), {},
-                                               /*roleOnly=*/true);
-    if (other.decision != MatmulDecision::Convert)
-      return std::nullopt;
-    return std::make_pair(other.plan.role, other.plan.getRecipeOperand(0));
-  }
-  if (!isa<ScaledMmOp>(gemm))
-    return std::nullopt;
-  // A GEMM converted before this one: the rewrite recorded both.
+  // A role attribute (given by the user, or recorded by the rewrite on a
+  // GEMM converted before this one, EMULATED ones included, whose operands
+  // are dequantized and which the analysis would skip) says it all.
   std::optional<MatmulRole> role;
   std::optional<bool> gradOutputIsRhs;
   std::string reason;
-  if (failed(getRoleOverride(gemm, role, reason)) || !role ||
+  if (failed(getRoleOverride(gemm, role, reason)) ||
       failed(getGradOutputOverride(gemm, gradOutputIsRhs, reason)))
     return std::nullopt;
-  return std::make_pair(*role, gradOutputIsRhs.value_or(false) ? 1u : 0u);
+  if (role)
+    return std::make_pair(*role, gradOutputIsRhs.value_or(false) ? 1u : 0u);
+  if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(gemm))
+    return std::nullopt;
+  MatmulAnalysis other = analyzeLinalgMatmul(cast<linalg::LinalgOp>(gemm), {},
+                                             /*roleOnly=*/true);
+  if (other.decision != MatmulDecision::Convert)
+    return std::nullopt;
+  return std::make_pair(other.plan.role, other.plan.getRecipeOperand(0));
 }
 
 /// How the other GEMMs of the function around `self` read the tensor under
@@ -350,10 +357,21 @@ static MatmulAnalysis analyzeLinalgMatmul(linalg::LinalgOp op,
   plan.m = resultType.getDimSize(numBatch);
   plan.n = resultType.getDimSize(numBatch + 1);
   plan.k = lhsType.getDimSize(lhsK);
+  if (std::optional<std::string> why = checkGemmAlignment(
+          recipe, plan.k, plan.n, "K", "N", /*grouped=*/false))
+    return skip(*why);
+  for (auto [what, size] : {std::pair<StringRef, int64_t>("M", plan.m),
+                            {"N", plan.n},
+                            {"K", plan.k}})
+    if (size < options.minSize)
+      return skip(what + " = " + Twine(size) + " is below min-size " +
+                  Twine(options.minSize));
+
   // A weight broadcast over the batch, read by a (B, M, K) activation: one
   // 2-D GEMM over the B * M rows, quantizing the weight once rather than
   // each of its B copies (the same values, blocks and scales: every copy is
   // quantized alike). Not for EMULATED, which keeps the matmul as it is.
+  // After the filters, which see the matmul as written (per-batch M).
   if (Value weight = getBatchBroadcastSource(rhs);
       weight && numBatch == 1 && !recipe.isEmulated() && lhsK == 2 &&
       !plan.lhs.transpose && dimAt(maps[0], 1) == mDim) {
@@ -365,15 +383,6 @@ static MatmulAnalysis analyzeLinalgMatmul(linalg::LinalgOp op,
     plan.m *= plan.batch;
     plan.batch = 0;
   }
-  if (std::optional<std::string> why = checkGemmAlignment(
-          recipe, plan.k, plan.n, "K", "N", /*grouped=*/false))
-    return skip(*why);
-  for (auto [what, size] : {std::pair<StringRef, int64_t>("M", plan.m),
-                            {"N", plan.n},
-                            {"K", plan.k}})
-    if (size < options.minSize)
-      return skip(what + " = " + Twine(size) + " is below min-size " +
-                  Twine(options.minSize));
 
   if (isZeroTensor(init)) {
     plan.initKind = MatmulInitKind::Zero;

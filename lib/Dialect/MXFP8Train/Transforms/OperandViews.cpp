@@ -39,12 +39,18 @@ bool mxfp8train::detail::isElementCopy(linalg::GenericOp generic) {
          yield.getOperand(0) == body.getArgument(0);
 }
 
+/// `source` when it is a statically shaped 2-D tensor, else null.
+static Value staticMatrix(Value source) {
+  auto type = dyn_cast<RankedTensorType>(source.getType());
+  return type && type.getRank() == 2 && type.hasStaticShape() ? source
+                                                              : Value();
+}
+
 Value mxfp8train::detail::getBatchBroadcastSource(Value operand) {
   if (auto broadcast = operand.getDefiningOp<linalg::BroadcastOp>()) {
     bool batch = broadcast.hasPureTensorSemantics() &&
-                 broadcast.getDimensions() == ArrayRef<int64_t>{0} &&
-                 broadcast.getInput().getType().getRank() == 2;
-    return batch ? broadcast.getInput() : Value();
+                 broadcast.getDimensions() == ArrayRef<int64_t>{0};
+    return batch ? staticMatrix(broadcast.getInput()) : Value();
   }
   auto generic = operand.getDefiningOp<linalg::GenericOp>();
   if (!generic || !isElementCopy(generic) || generic.getNumLoops() != 3)
@@ -56,7 +62,7 @@ Value mxfp8train::detail::getBatchBroadcastSource(Value operand) {
   SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
   if (maps[0] != dropBatch || maps[1] != identity)
     return {};
-  return generic.getDpsInputs()[0];
+  return staticMatrix(generic.getDpsInputs()[0]);
 }
 
 /// A `linalg.generic` that only copies (isElementCopy) with an output map
@@ -68,8 +74,10 @@ static std::optional<ViewStep> stepThroughCopy(linalg::GenericOp generic,
     return std::nullopt;
   AffineMap inMap = generic.getIndexingMapsArray()[0];
   AffineMap outMap = generic.getIndexingMapsArray()[1];
+  // The input map may read a unit dimension at constant 0 (a broadcast
+  // from a 1 x K x N tensor).
   if (!outMap.isPermutation() ||
-      !inMap.isProjectedPermutation(/*allowZeroInResults=*/false))
+      !inMap.isProjectedPermutation(/*allowZeroInResults=*/true))
     return std::nullopt;
   ViewStep step{generic.getDpsInputs()[0], std::nullopt};
   if (std::optional<unsigned> pos =
@@ -117,21 +125,20 @@ static std::optional<ViewStep> stepBack(Value value, int64_t dim) {
   if (auto generic = dyn_cast<linalg::GenericOp>(def))
     return stepThroughCopy(generic, dim);
   if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(def)) {
-    // Result dimension `dim` is the group `dim` of source dimensions.
+    // Result dimension `dim` is the group `dim` of source dimensions, in
+    // row-major order: where the group sits in the source is where its
+    // innermost (fastest-varying) dimension sits, which a merged
+    // contraction dimension follows (the tokens B x S of an einsum-style
+    // weight gradient, the heads x head_dim of a weight).
     ReassociationIndices group = collapse.getReassociationIndices()[dim];
-    ViewStep step{collapse.getSrc(), std::nullopt};
-    if (group.size() == 1)
-      step.dim = group.front();
-    return step;
+    return ViewStep{collapse.getSrc(), group.back()};
   }
   if (auto expand = dyn_cast<tensor::ExpandShapeOp>(def)) {
+    // Result dimension `dim` is part of one source dimension.
     auto group = findGroup(expand.getReassociationIndices(), dim);
     if (!group)
       return std::nullopt;
-    ViewStep step{expand.getSrc(), std::nullopt};
-    if (group->second.size() == 1)
-      step.dim = group->first;
-    return step;
+    return ViewStep{expand.getSrc(), group->first};
   }
   // A cast or its inverse keeps every element where it is.
   if (auto quantize = dyn_cast<QuantizeOp>(def)) {

@@ -24,7 +24,8 @@ namespace mlir::mxfp8train::detail {
 /// how (a transpose, a broadcast).
 bool isElementCopy(linalg::GenericOp generic);
 
-/// The 2-D tensor that `operand` broadcasts along a new leading (batch)
+/// The statically shaped 2-D tensor that `operand` broadcasts along a new
+/// leading (batch)
 /// dimension: `linalg.broadcast` with dimensions [0], or an element copy
 /// (isElementCopy) reading `(d0, d1, d2) -> (d1, d2)` into an identity map;
 /// null otherwise.
@@ -42,10 +43,12 @@ struct ContractionSource {
 
 /// Follows `operand` (read with its contraction at `kPos`) back through
 /// views: `tensor.cast`, `linalg.transpose`, `linalg.broadcast`, a
-/// `linalg.generic` that only copies (transposes and broadcasts),
-/// `tensor.collapse_shape` / `tensor.expand_shape` that leave the
-/// contraction dimension alone, `mxfp8train.quantize` and `dequantize`. Stops
-/// before a view that broadcasts, merges or splits the contraction dimension.
+/// `linalg.generic` that only copies (transposes and broadcasts, unit
+/// dimensions read at 0 included), `tensor.collapse_shape` (a merged
+/// contraction dimension followed to its innermost part) and
+/// `tensor.expand_shape` (to the dimension it splits), `mxfp8train.quantize`
+/// and `dequantize`. Stops before a view that broadcasts the contraction
+/// dimension.
 ContractionSource traceContractionSource(Value operand, int64_t kPos);
 
 /// The tensor under every view of `value` (the same views, whatever they do
