@@ -157,7 +157,7 @@ static nb::object integerToPython(MlirAttribute attr) {
     std::string text = printAttribute(attr);
     // `<digits> : <type>` (a leading '-' for negative values).
     std::string digits = text.substr(0, text.find(' '));
-    return nb::module_::import_("builtins").attr("int")(nb::str(digits.c_str()));
+    return nb::steal(PyLong_FromString(digits.c_str(), nullptr, 10));
   }
   if (integerType && mlirIntegerTypeIsUnsigned(type))
     return nb::int_(mlirIntegerAttrGetValueUInt(attr));
