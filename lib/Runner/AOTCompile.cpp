@@ -36,7 +36,6 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
-#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -368,13 +367,10 @@ static std::vector<GridSpec> collectGrids(func::FuncOp entry) {
               return g.name == grid.getSymName();
             }))
           continue;
-        std::optional<int64_t> size = 1;
-        for (int64_t extent : grid.getShape())
-          size = ShapedType::isDynamic(extent) || !size
-                     ? std::nullopt
-                     : llvm::checkedMul(*size, extent);
-        if (size)
-          grids.push_back({grid.getSymName().str(), *size});
+        int64_t size = shard::collectiveProcessGroupSize(
+            llvm::seq<shard::GridAxis>(0, grid.getRank()), grid);
+        if (!ShapedType::isDynamic(size))
+          grids.push_back({grid.getSymName().str(), size});
       }
     });
   }

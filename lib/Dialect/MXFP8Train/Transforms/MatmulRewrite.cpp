@@ -158,19 +158,25 @@ getOtherGemmRole(Operation *gemm) {
   return std::make_pair(other.plan.role, other.plan.getRecipeOperand(0));
 }
 
-/// How the other GEMMs of the function around `self` read the tensor under
-/// `root` (getViewRoot: through transposes, reshapes and casts, so that GEMMs
-/// converted earlier count too): as the lhs of a `forward` GEMM (torchao's
-/// `input`) or as the grad_output of a `dgrad` one, by their roles.
-static void findOtherGemmReads(Operation *self, Value root, bool &asInput,
-                               bool &asGradOutput) {
-  Operation *scope = self->getParentOfType<FunctionOpInterface>();
+/// For a wgrad without a `mxfp8train.grad_output` attribute: true when the
+/// other matmuls of its function show its rhs to be grad_output (`dW = xᵀ @
+/// dO` of a weight stored `(in, out)`, when the forward `x @ W` and the
+/// dgrad `dO @ Wᵀ` carry their roles): its lhs is read as a forward's input
+/// or its rhs as a dgrad's grad_output, and nothing says the other way
+/// round. Tensors are compared by getViewRoot (through transposes, reshapes
+/// and casts, so that GEMMs converted earlier count too).
+static bool inferWgradGradOutputIsRhs(const MatmulPlan &plan) {
+  Operation *scope = plan.op->getParentOfType<FunctionOpInterface>();
   if (!scope)
-    scope = self->getParentOp();
+    scope = plan.op->getParentOp();
   if (!scope)
-    return;
+    return false;
+  Value lhsRoot = getViewRoot(plan.lhs.stored);
+  Value rhsRoot = getViewRoot(plan.rhs.stored);
+  bool lhsInput = false, lhsGradOutput = false;
+  bool rhsInput = false, rhsGradOutput = false;
   scope->walk([&](Operation *gemm) {
-    if (gemm == self)
+    if (gemm == plan.op)
       return;
     Value lhs, rhs;
     if (auto mm = dyn_cast<ScaledMmOp>(gemm)) {
@@ -185,28 +191,17 @@ static void findOtherGemmReads(Operation *self, Value root, bool &asInput,
     }
     std::optional<std::pair<MatmulRole, unsigned>> role =
         getOtherGemmRole(gemm);
-    if (!role)
-      return;
-    if (role->first == MatmulRole::Forward && getViewRoot(lhs) == root)
-      asInput = true;
-    if (role->first == MatmulRole::Dgrad &&
-        getViewRoot(role->second == 0 ? lhs : rhs) == root)
-      asGradOutput = true;
+    if (role && role->first == MatmulRole::Forward) {
+      // The lhs of a forward GEMM is torchao's `input`.
+      Value input = getViewRoot(lhs);
+      lhsInput |= input == lhsRoot;
+      rhsInput |= input == rhsRoot;
+    } else if (role && role->first == MatmulRole::Dgrad) {
+      Value gradOutput = getViewRoot(role->second == 0 ? lhs : rhs);
+      lhsGradOutput |= gradOutput == lhsRoot;
+      rhsGradOutput |= gradOutput == rhsRoot;
+    }
   });
-}
-
-/// For a wgrad without a `mxfp8train.grad_output` attribute: true when the
-/// other matmuls of the graph show its rhs to be grad_output (`dW = xᵀ @ dO`
-/// of a weight stored `(in, out)`, when the forward `x @ W` and the dgrad
-/// `dO @ Wᵀ` carry their roles): its lhs is read as a forward's input or its
-/// rhs as a dgrad's grad_output, and nothing says the other way round.
-static bool inferWgradGradOutputIsRhs(const MatmulPlan &plan) {
-  bool lhsInput = false, lhsGradOutput = false;
-  bool rhsInput = false, rhsGradOutput = false;
-  findOtherGemmReads(plan.op, getViewRoot(plan.lhs.stored), lhsInput,
-                     lhsGradOutput);
-  findOtherGemmReads(plan.op, getViewRoot(plan.rhs.stored), rhsInput,
-                     rhsGradOutput);
   return (lhsInput || rhsGradOutput) && !(lhsGradOutput || rhsInput);
 }
 
@@ -427,12 +422,17 @@ MatmulAnalysis mxfp8train::analyzeMatmul(Operation *op,
 // Rewrites
 //===----------------------------------------------------------------------===//
 
+/// The reassociation of a batch folded into M: (B, M, X) <-> (B * M, X).
+static SmallVector<ReassociationIndices> getBatchRowsReassociation() {
+  return {{0, 1}, {2}};
+}
+
 /// `activation` (B, M, K) as (B * M, K): an earlier such
 /// `tensor.collapse_shape` of it in the block of `user` when there is one
 /// (the sibling GEMMs of one activation then share its cast), else a new one.
 static Value getOrCreateBatchRows(RewriterBase &rewriter, Location loc,
                                   Value activation, Operation *user) {
-  SmallVector<ReassociationIndices> rows = {{0, 1}, {2}};
+  SmallVector<ReassociationIndices> rows = getBatchRowsReassociation();
   for (Operation *other : activation.getUsers()) {
     auto collapse = dyn_cast<tensor::CollapseShapeOp>(other);
     if (collapse && collapse.getReassociationIndices() == rows &&
@@ -537,9 +537,8 @@ Operation *mxfp8train::rewriteMatmul(RewriterBase &rewriter,
     scaledMm->setAttr(kGradOutputAttrName, rewriter.getStringAttr("rhs"));
   Value result = scaledMm.getResult();
   if (plan.foldBatchIntoM) {
-    SmallVector<ReassociationIndices> rows = {{0, 1}, {2}};
-    result =
-        tensor::ExpandShapeOp::create(rewriter, loc, productType, result, rows);
+    result = tensor::ExpandShapeOp::create(rewriter, loc, productType, result,
+                                           getBatchRowsReassociation());
     // The broadcast weight, now unused.
     maybeDead.push_back(linalgOp.getDpsInputOperand(1)->get().getDefiningOp());
   }

@@ -86,13 +86,13 @@ static std::optional<ViewStep> stepThroughCopy(linalg::GenericOp generic,
   return step;
 }
 
-/// The reassociation group of a collapse / expand that holds the
-/// dimension `dim` of the expanded side, and its index.
-static std::optional<std::pair<int64_t, ReassociationIndices>>
-findGroup(ArrayRef<ReassociationIndices> groups, int64_t dim) {
+/// The index of the reassociation group of an expand that holds its result
+/// dimension `dim` (the source dimension it is part of).
+static std::optional<int64_t> findGroup(ArrayRef<ReassociationIndices> groups,
+                                        int64_t dim) {
   for (auto [i, group] : llvm::enumerate(groups))
     if (llvm::is_contained(group, dim))
-      return std::make_pair(static_cast<int64_t>(i), group);
+      return static_cast<int64_t>(i);
   return std::nullopt;
 }
 
@@ -135,10 +135,11 @@ static std::optional<ViewStep> stepBack(Value value, int64_t dim) {
   }
   if (auto expand = dyn_cast<tensor::ExpandShapeOp>(def)) {
     // Result dimension `dim` is part of one source dimension.
-    auto group = findGroup(expand.getReassociationIndices(), dim);
-    if (!group)
+    std::optional<int64_t> source =
+        findGroup(expand.getReassociationIndices(), dim);
+    if (!source)
       return std::nullopt;
-    return ViewStep{expand.getSrc(), group->first};
+    return ViewStep{expand.getSrc(), *source};
   }
   // A cast or its inverse keeps every element where it is.
   if (auto quantize = dyn_cast<QuantizeOp>(def)) {
