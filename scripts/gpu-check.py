@@ -41,8 +41,10 @@
 #   outputs, 3e-3 for f32; FLOAT8_ACCUM_BAR says why), every output
 #   written. The GEMM timings (`f8_gemm_timing_*`: the Llama-3-8B W1 / W2
 #   GEMMs at 16384 tokens in the forward, dgrad and wgrad layouts, rowwise
-#   e4m3; `_kmajor` on K-major operands; `_tw` e5m2 x e4m3 tensorwise, as
-#   float8_tensorwise's gradient GEMMs) call the whole case (transposes, launch and tensor-map set-up) on
+#   e4m3; `_kmajor` on K-major operands; `_tw` e5m2 x e4m3 tensorwise,
+#   as float8_tensorwise's gradient GEMMs, `w1t` e4m3 x e5m2 for
+#   dW = xT @ dO) call the whole case (transposes, launch and tensor-map
+#   set-up) on
 #   device-generated operands and print ms and TFLOP/s, next to
 #   torch._scaled_mm of the same shape and recipe when torch is importable
 #   there.
@@ -460,6 +462,14 @@ def float8_gemm_cases():
         case("f8_wgrad_tensorwise_e5m2_f32", 256, 400, 2048, a="f8E5M2",
              ga="tensor", gb="tensor", out="f32", tl=True, tr=False,
              role="wgrad"),
+        # dW = xT @ dO of an (in, out) weight: grad_output is the rhs
+        # (mxfp8train.grad_output = "rhs" or inferred), so e4m3 x e5m2.
+        case("f8_wgrad_tensorwise_e4m3_e5m2_f32", 256, 400, 2048,
+             b="f8E5M2", ga="tensor", gb="tensor", out="f32", tl=True,
+             tr=False, role="wgrad"),
+        case("f8_wgrad_tensorwise_e4m3_e5m2_bf16", 208, 336, 1040,
+             b="f8E5M2", ga="tensor", gb="tensor", tl=True, tr=False,
+             role="wgrad"),
         # scaled_grouped_mm 2d-3d: uneven and empty token groups, rows
         # past the last group (zero).
         dict(case("f8_grouped_2d3d", 600, 272, 1024), kind="f8mm",
@@ -680,7 +690,11 @@ def float8_gemm_timing():
             ("f8_gemm_timing_llama_dgrad_w2_kmajor_tw", 16384, 4096, 14336,
              "fwd", "dgrad", dict(a="f8E5M2", ga="tensor", gb="tensor")),
             ("f8_gemm_timing_llama_wgrad_w1_kmajor_tw", 14336, 16384, 4096,
-             "fwd", "wgrad", dict(a="f8E5M2", ga="tensor", gb="tensor"))]
+             "fwd", "wgrad", dict(a="f8E5M2", ga="tensor", gb="tensor")),
+            # dW = xT @ dO of an (in, out) weight (grad_output the rhs):
+            # e4m3 x e5m2.
+            ("f8_gemm_timing_llama_wgrad_w1t_kmajor_tw", 4096, 16384, 14336,
+             "fwd", "wgrad", dict(b="f8E5M2", ga="tensor", gb="tensor"))]
 
 
 # Kernels timed alone: (name, kind, shape, elem, axis, mode). Shapes fill
@@ -806,6 +820,7 @@ def prepare_gemm_timing(args, out, env, manifest):
         os.remove(obj)
         manifest["gemm_timing"].append(dict(
             name=name, m=m, n=n, k=k, layout=layout, role=role, a=case["a"],
+            b=case["b"],
             tensorwise=case["ga"] == "tensor" and case["gb"] == "tensor",
             inputs=[dict(shape=s, elem=e) for s, e in ins],
             outputs=[dict(shape=s, elem=e) for s, e in outs]))
@@ -962,7 +977,7 @@ def compare_with_tolerance(case, cdir, dev_out, cp):
 
 def run_gemm_timing(args, cp):
     """Times each Float8 GEMM case (the whole case: transpose pre-passes,
-    tensor maps and launch) on random finite e4m3 (or e5m2 lhs) operands
+    tensor maps and launch) on random finite e4m3 (or e5m2) operands
     with unit scales, and torch._scaled_mm of the same scaling (rowwise or
     tensorwise) and types on the same shape when torch is
     importable: mat2 column-major as torch requires, use_fast_accum for the
@@ -977,8 +992,9 @@ def run_gemm_timing(args, cp):
         m, n, k = t["m"], t["n"], t["k"]
         layout = t.get("layout", "fwd")
         # Finite bytes of magnitude <= 1, both signs: e4m3 exponent field
-        # <= 7, e5m2 (the tensorwise grad_output, lhs) <= 14.
+        # <= 7, e5m2 (the tensorwise grad_output) <= 14.
         a_e5m2 = t.get("a") == "f8E5M2"
+        b_e5m2 = t.get("b") == "f8E5M2"
         def operand(shape, e5m2):
             if args.gemm_data == "normal":
                 # N(0, 1) cast tensorwise as the recipes cast it: scaled so
@@ -998,7 +1014,8 @@ def run_gemm_timing(args, cp):
             if spec["elem"] == "f32":
                 arrays.append(cp.ones(spec["shape"], dtype=cp.float32))
             else:
-                arrays.append(operand(spec["shape"], a_e5m2 and i == 0))
+                arrays.append(operand(spec["shape"],
+                                      (a_e5m2 and i == 0) or (b_e5m2 and i == 2)))
         for spec in t["outputs"]:
             arrays.append(cp.empty(spec["shape"], dtype=NP_OF[spec["elem"]]))
         descs = [make_descriptor(a.data.ptr, list(a.shape)) for a in arrays]
@@ -1015,7 +1032,8 @@ def run_gemm_timing(args, cp):
         f8 = torch.float8_e4m3fn
         a = torch.as_tensor(arrays[0], device="cuda").view(
             torch.float8_e5m2 if a_e5m2 else f8)
-        b = torch.as_tensor(arrays[2], device="cuda").view(f8)
+        b = torch.as_tensor(arrays[2], device="cuda").view(
+            torch.float8_e5m2 if b_e5m2 else f8)
         # Logical A (M, K) and B^T (K, N) as stored by our case.
         a_log = a.t() if layout == "wgrad" else a
         bt_log = b.t() if layout == "fwd" else b
