@@ -10,6 +10,7 @@
 #include "mxfp8train/InitAll.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -18,6 +19,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <cstdlib>
@@ -158,6 +160,28 @@ runner::packDescriptors(std::vector<std::vector<int64_t>> &descriptors) {
   return args;
 }
 
+/// Reports each external function of the lowered `module` that neither the
+/// process nor `sharedLibs` export, at its declaration. ORC names the
+/// missing symbols on stderr only. (Symbols a library registers through
+/// `__mlir_execution_engine_init` alone are not searched: this runs only
+/// once the JIT has failed.)
+static void diagnoseUndefinedSymbols(ModuleOp module,
+                                     ArrayRef<StringRef> sharedLibs) {
+  llvm::sys::DynamicLibrary::LoadLibraryPermanently(nullptr);
+  for (StringRef lib : sharedLibs)
+    llvm::sys::DynamicLibrary::LoadLibraryPermanently(lib.str().c_str());
+  for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
+    if (!fn.isExternal() || fn.getName().starts_with("llvm."))
+      continue;
+    if (llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(fn.getName().str()))
+      continue;
+    emitError(fn.getLoc())
+        << "'" << fn.getName()
+        << "' is declared but not defined: neither the module "
+           "nor the runtime libraries nor the process provide it";
+  }
+}
+
 llvm::Error runner::lowerAndCompile(ModuleOp module, bool gpu, StringRef runner,
                                     PipelineBuilder build,
                                     ArrayRef<StringRef> sharedLibs,
@@ -223,6 +247,19 @@ llvm::Error runner::lowerAndCompile(ModuleOp module, bool gpu, StringRef runner,
     return llvm::joinErrors(
         llvm::createStringError("JIT compilation failed: " + diags.text),
         engine.takeError());
+  // The JIT materializes the module at its first lookup: look an entry up
+  // now, so that a symbol nothing defines is a compile error naming the
+  // declaration (ORC's own error names only the entry points).
+  if (!out.signatures.empty()) {
+    std::string entry =
+        "_mlir_ciface_" + out.signatures.begin()->getKey().str();
+    if (auto fn = (*engine)->lookupPacked(entry); !fn) {
+      diagnoseUndefinedSymbols(**lowered, sharedLibs);
+      return llvm::joinErrors(
+          llvm::createStringError("JIT compilation failed: " + diags.text),
+          fn.takeError());
+    }
+  }
   out.engine = std::move(*engine);
   return llvm::Error::success();
 }
