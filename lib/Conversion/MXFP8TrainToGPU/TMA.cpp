@@ -14,6 +14,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 
 using namespace mlir;
@@ -217,6 +218,27 @@ void tma::waitBarrier(ImplicitLocOpBuilder &b, Value mbar, Value parity) {
   // Suspend-time hint of the try_wait loop (ns), as the nvgpu lowering.
   NVVM::MBarrierTryWaitParityOp::create(
       b, mbar, parity, arith::ConstantIntOp::create(b, 10000000, 32));
+}
+
+void tma::waitClusterBarrier(ImplicitLocOpBuilder &b, Value mbar,
+                             Value parity) {
+  // nvvm.mbarrier.try_wait.parity is CTA scope only; nvvm.mbarrier.try_wait
+  // with a phase takes the scope and returns whether the phase completed.
+  Value ticks = arith::ConstantIntOp::create(b, 10000000, 32);
+  scf::WhileOp::create(
+      b, TypeRange{}, ValueRange{},
+      [&](OpBuilder &nested, Location loc, ValueRange) {
+        ImplicitLocOpBuilder ib(loc, nested);
+        Value done =
+            NVVM::MBarrierTryWaitOp::create(ib, ib.getI1Type(), mbar, parity,
+                                            ticks, NVVM::MemScopeKind::CLUSTER);
+        Value one = arith::ConstantIntOp::create(ib, ib.getI1Type(), 1);
+        Value pending = arith::XOrIOp::create(ib, done, one);
+        scf::ConditionOp::create(ib, pending, ValueRange{});
+      },
+      [&](OpBuilder &nested, Location loc, ValueRange) {
+        scf::YieldOp::create(nested, loc);
+      });
 }
 
 void tma::arriveBarrier(ImplicitLocOpBuilder &b, Value mbar) {

@@ -106,6 +106,11 @@ void initBarrier(ImplicitLocOpBuilder &b, Value mbar, int64_t count);
 /// completed (`mbarrier.try_wait.parity` loop).
 void waitBarrier(ImplicitLocOpBuilder &b, Value mbar, Value parity);
 
+/// waitBarrier acquiring at cluster scope (`mbarrier.try_wait.parity
+/// .acquire.cluster`): the wait synchronizes with `.release.cluster`
+/// arrivals of another CTA of the cluster (arriveClusterBarrier).
+void waitClusterBarrier(ImplicitLocOpBuilder &b, Value mbar, Value parity);
+
 /// One arrival on `mbar` (release at CTA scope).
 void arriveBarrier(ImplicitLocOpBuilder &b, Value mbar);
 

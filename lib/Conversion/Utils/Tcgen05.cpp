@@ -1,7 +1,7 @@
 //===- Tcgen05.cpp - sm_100a block-scaled MMA encodings ---------*- C++ -*-===//
 //
 // Implements Tcgen05.h. The bit positions follow the PTX ISA 8.8/9.x tables
-// cited in the header; the scale-factor placement is derived from the
+// named in the header; the scale-factor placement is derived from the
 // blocked layout (GemmTiling.h, QuantizeArith.h) and the `tcgen05.cp`
 // shape, not restated.
 //
@@ -18,12 +18,31 @@ using namespace mlir;
 using namespace mlir::mxfp8train;
 using namespace mlir::mxfp8train::tcgen05;
 
-bool tcgen05::isValidBlockScaledShape(int64_t m, int64_t n, int64_t ctaGroup) {
-  if (ctaGroup == 1)
-    return m == 128 && n % 8 == 0 && n >= 8 && n <= 256;
-  if (ctaGroup == 2)
-    return m == 256 && n % 16 == 0 && n >= 16 && n <= 256;
-  return false;
+static bool is8Bit(ElementFormat f) {
+  return f == ElementFormat::E4M3 || f == ElementFormat::E5M2;
+}
+
+bool tcgen05::isValidMmaShape(const MmaOperands &mma, int64_t ctaGroup) {
+  if (ctaGroup != 1 && ctaGroup != 2)
+    return false;
+  // N's step: 8 (one CTA) or 16 (a pair), doubled for an MN-major 8-bit B.
+  int64_t step = 8 * ctaGroup;
+  if (mma.bMajor == Major::MN && is8Bit(mma.b))
+    step *= 2;
+  return mma.m == 128 * ctaGroup && mma.n % step == 0 && mma.n >= step &&
+         mma.n <= 256;
+}
+
+/// MN-major operands exist for the 8-bit formats only.
+static bool hasValidMajors(const MmaOperands &mma) {
+  return (mma.aMajor == Major::K || is8Bit(mma.a)) &&
+         (mma.bMajor == Major::K || is8Bit(mma.b));
+}
+
+bool tcgen05::isValidBlockScaledMma(const BlockScaledMma &mma,
+                                    int64_t ctaGroup) {
+  return mma.scale == ScaleFormat::UE8M0 && hasValidMajors(mma) &&
+         isValidMmaShape(mma, ctaGroup);
 }
 
 /// The descriptor bits that kind::mxf8f6f4 and kind::f8f6f4 share: 7-9 A
@@ -50,13 +69,7 @@ uint32_t tcgen05::getBlockScaledInstrDesc(const BlockScaledMma &mma) {
 }
 
 bool tcgen05::isValidF8F6F4Mma(const F8F6F4Mma &mma, int64_t ctaGroup) {
-  auto is8Bit = [](ElementFormat f) {
-    return f == ElementFormat::E4M3 || f == ElementFormat::E5M2;
-  };
-  if ((mma.aMajor == Major::MN && !is8Bit(mma.a)) ||
-      (mma.bMajor == Major::MN && !is8Bit(mma.b)))
-    return false;
-  return isValidBlockScaledShape(mma.m, mma.n, ctaGroup);
+  return hasValidMajors(mma) && isValidMmaShape(mma, ctaGroup);
 }
 
 uint32_t tcgen05::getF8F6F4InstrDesc(const F8F6F4Mma &mma) {

@@ -103,6 +103,16 @@
 // CHECK-COUNT-2:     nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MSB]], %[[LFULL3]], box[%{{.*}}] {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<7>, !llvm.ptr
 // CHECK:             scf.if
 // CHECK-COUNT-2:       nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MSB]], %[[LFULL3]], box[%{{.*}}] {group = #nvvm.cta_group<cta_2>} : !llvm.ptr<7>, !llvm.ptr
+// The producer's tail: after its last tile it waits once more on each of
+// the six empty[s] (the leader's last tcgen05.commit arrivals land before
+// the CTA may exit).
+// CHECK:           scf.for %{{.*}} = %c0 to %c6 step %c1 {
+// CHECK-NOT:         nvvm.cp.async.bulk.tensor
+// CHECK:             nvvm.mbarrier.try_wait.parity
+// CHECK-NOT:         nvvm.cp.async.bulk.tensor
+// CHECK:             memref.store
+// CHECK:           }
+// CHECK-NEXT:    }
 
 // MMA issuer: thread 0 of warp 1 of the leader only. One K stage: the
 // scale chunks copied with cta_group::2 (each CTA's chunks into its own
@@ -112,8 +122,11 @@
 // CHECK:         %[[ISSUER:.*]] = arith.andi %{{.*}}, %[[LEADER]] : i1
 // CHECK-NEXT:    scf.if %[[ISSUER]] {
 // CHECK:           scf.for %{{.*}} = %{{.*}} to %c2 step %{{.*}} {
-// CHECK:             nvvm.mbarrier.try_wait.parity
-// CHECK-NEXT:        nvvm.tcgen05.fence <after>
+// The wait for both CTAs' epilogues on acc_empty acquires at cluster scope
+// (the peer's arrivals are .release.cluster).
+// CHECK:             scf.while
+// CHECK-NEXT:          nvvm.mbarrier.try_wait %{{.*}}, %{{.*}}, %{{.*}} {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<3>, i32, i32 -> i1
+// CHECK:             nvvm.tcgen05.fence <after>
 // CHECK:             scf.for
 // CHECK:               nvvm.mbarrier.try_wait.parity
 // CHECK-NEXT:          nvvm.tcgen05.fence <after>

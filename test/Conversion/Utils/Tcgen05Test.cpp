@@ -95,16 +95,42 @@ TEST(Tcgen05InstrDesc, FormatsMajorsNegation) {
 }
 
 TEST(Tcgen05InstrDesc, ValidShapes) {
-  EXPECT_TRUE(isValidBlockScaledShape(128, 256, 1));
-  EXPECT_TRUE(isValidBlockScaledShape(128, 8, 1));
-  EXPECT_FALSE(isValidBlockScaledShape(128, 260, 1));
-  EXPECT_FALSE(isValidBlockScaledShape(128, 12, 1));
-  EXPECT_FALSE(isValidBlockScaledShape(64, 256, 1));
-  EXPECT_FALSE(isValidBlockScaledShape(256, 256, 1));
-  EXPECT_TRUE(isValidBlockScaledShape(256, 256, 2));
-  EXPECT_FALSE(isValidBlockScaledShape(256, 24, 2));
-  EXPECT_FALSE(isValidBlockScaledShape(128, 256, 2));
-  EXPECT_FALSE(isValidBlockScaledShape(128, 256, 4));
+  auto shape = [](int64_t m, int64_t n, int64_t ctaGroup,
+                  Major bMajor = Major::K,
+                  ElementFormat b = ElementFormat::E4M3) {
+    BlockScaledMma d = mma(m, n);
+    d.bMajor = bMajor;
+    d.b = b;
+    return isValidMmaShape(d, ctaGroup) && isValidBlockScaledMma(d, ctaGroup);
+  };
+  EXPECT_TRUE(shape(128, 256, 1));
+  EXPECT_TRUE(shape(128, 8, 1));
+  EXPECT_FALSE(shape(128, 260, 1));
+  EXPECT_FALSE(shape(128, 12, 1));
+  EXPECT_FALSE(shape(64, 256, 1));
+  EXPECT_FALSE(shape(256, 256, 1));
+  EXPECT_TRUE(shape(256, 256, 2));
+  EXPECT_TRUE(shape(256, 16, 2));
+  EXPECT_FALSE(shape(256, 24, 2));
+  EXPECT_FALSE(shape(128, 256, 2));
+  EXPECT_FALSE(shape(128, 256, 4));
+  // An MN-major ("transposed") 8-bit B: N in steps of 16 (one CTA) or 32
+  // (a pair), from the PTX ISA's table of N for 8-bit transposed B.
+  EXPECT_TRUE(shape(128, 16, 1, Major::MN));
+  EXPECT_FALSE(shape(128, 8, 1, Major::MN));
+  EXPECT_FALSE(shape(128, 24, 1, Major::MN, ElementFormat::E5M2));
+  EXPECT_TRUE(shape(128, 256, 1, Major::MN, ElementFormat::E5M2));
+  EXPECT_TRUE(shape(256, 32, 2, Major::MN));
+  EXPECT_FALSE(shape(256, 16, 2, Major::MN));
+  EXPECT_FALSE(shape(256, 48, 2, Major::MN));
+  EXPECT_TRUE(shape(256, 256, 2, Major::MN));
+  // MN-major is for the 8-bit formats only; MX scales are UE8M0.
+  EXPECT_FALSE(shape(128, 256, 1, Major::MN, ElementFormat::E2M1));
+  EXPECT_TRUE(shape(128, 8, 1, Major::K, ElementFormat::E2M1));
+  BlockScaledMma ue4m3 = mma(128, 256);
+  ue4m3.scale = ScaleFormat::UE4M3;
+  EXPECT_TRUE(isValidMmaShape(ue4m3, 1));
+  EXPECT_FALSE(isValidBlockScaledMma(ue4m3, 1));
 }
 
 F8F6F4Mma f8Mma(int64_t m, int64_t n) {
@@ -173,6 +199,11 @@ TEST(Tcgen05F8F6F4InstrDesc, Validity) {
   EXPECT_FALSE(isValidF8F6F4Mma(d, 1));
   EXPECT_FALSE(isValidF8F6F4Mma(f8Mma(128, 12), 1));
   EXPECT_TRUE(isValidF8F6F4Mma(f8Mma(256, 256), 2));
+  // N = 8 is legal for a K-major B only.
+  d = f8Mma(128, 8);
+  EXPECT_TRUE(isValidF8F6F4Mma(d, 1));
+  d.bMajor = Major::MN;
+  EXPECT_FALSE(isValidF8F6F4Mma(d, 1));
 }
 
 TEST(Tcgen05InstrDesc, ElementFormatsOfTypes) {

@@ -42,10 +42,13 @@
 // CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2 [{{%rd[0-9]+}}], [{{%rd[0-9]+}}, {{{%r[0-9]+}}, {{%r[0-9]+}}}], [[[LFULL]]];
 // CHECK-COUNT-4: cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2 [{{%rd[0-9]+}}], [{{%rd[0-9]+}}, {{{%r[0-9]+}}}], [[[LFULL]]];
 
-// One K stage of the leader's MMA thread: the three scale chunks copied
+// One K stage of the leader's MMA thread, after its wait for both CTAs'
+// epilogues on acc_empty at cluster scope: the three scale chunks copied
 // with cta_group::2, four M = 256 MMAs (instruction descriptors
 // 0x10C00000 + SF IDs), the commit to empty[s] multicast to both CTAs,
 // and after the tile the commit to acc_full, multicast too.
+// CHECK: mbarrier.try_wait.parity.acquire.cluster.shared.b64 {{%p[0-9]+}}, [{{%rd[0-9]+}}], {{%r[0-9]+}}, {{%r[0-9]+}};
+// CHECK: tcgen05.fence::after_thread_sync;
 // CHECK-COUNT-3: tcgen05.cp.cta_group::2.32x128b.warpx4
 // CHECK: tcgen05.mma.cta_group::2.kind::mxf8f6f4.block_scale.block32.collector::a::discard
 // CHECK-COUNT-3: tcgen05.mma.cta_group::2.kind::mxf8f6f4.block_scale.block32.collector::a::discard

@@ -3,8 +3,9 @@
 // The bit-level encodings of Blackwell's fifth-generation tensor cores
 // (`tcgen05`, sm_100a) that a block-scaled MX GEMM needs: the 32-bit
 // instruction descriptor of `tcgen05.mma ... kind::mxf8f6f4.block_scale`
-// (PTX ISA Table 43), the 64-bit shared-memory matrix descriptor (Table 40:
-// version 1 at bits 46-48, three swizzle bits at 61-63; not the wgmma one of
+// (PTX ISA "Instruction descriptor", kind::mxf8f6f4), the 64-bit
+// shared-memory matrix descriptor ("Shared memory descriptor": version 1 at
+// bits 46-48, three swizzle bits at 61-63; not the wgmma one of
 // GemmTiling.h), Tensor Memory addresses and the column budget of one CTA,
 // and where the scale factors of the blocked layout (SPEC §4.1) land: in
 // global and shared memory (512-byte chunks, through the same blocked
@@ -76,12 +77,22 @@ struct BlockScaledMma : MmaOperands {
   uint32_t sfbId = 0;
 };
 
-/// Whether `m` x `n` is a dense block-scaled MMA shape for `ctaGroup` CTAs:
-/// one CTA needs M = 128 and N a multiple of 8 in [8, 256], a CTA pair
-/// M = 256 and N a multiple of 16 in [16, 256].
-bool isValidBlockScaledShape(int64_t m, int64_t n, int64_t ctaGroup);
+/// Whether `mma`'s M x N is a dense MMA shape of `ctaGroup` CTAs that this
+/// project issues (PTX ISA "tcgen05.mma", the valid shapes): one CTA needs
+/// M = 128 and N a multiple of 8 in [8, 256], a CTA pair M = 256 and N a
+/// multiple of 16 in [16, 256]; an MN-major ("transposed") 8-bit B a
+/// multiple of 16 in [16, 256] (one CTA) or of 32 in [32, 256] (a pair).
+/// M = 64 is legal too but unused.
+bool isValidMmaShape(const MmaOperands &mma, int64_t ctaGroup);
 
-/// The 32-bit instruction descriptor of `kind::mxf8f6f4` (PTX ISA Table 43):
+/// Whether `mma` is a dense `kind::mxf8f6f4` MMA this project issues: a
+/// valid shape (isValidMmaShape), UE8M0 scale factors (MX), and MN-major
+/// operands only for the 8-bit formats (E4M3, E5M2; the 6- and 4-bit ones
+/// are K-major only).
+bool isValidBlockScaledMma(const BlockScaledMma &mma, int64_t ctaGroup);
+
+/// The 32-bit instruction descriptor of `kind::mxf8f6f4` (PTX ISA
+/// "Instruction descriptor", the block-scaled kinds' table):
 /// bit 2 sparsity (0), bits 4-5 SFB ID, 7-9 A format, 10-12 B format, 13/14
 /// negate A/B, 15/16 A/B MN-major ("transpose"), 17-22 N >> 3, 23 scale
 /// type, 27-28 M >> 7, 29-30 SFA ID. `mma` must have a valid shape.
@@ -96,10 +107,9 @@ uint32_t getBlockScaledInstrDesc(const BlockScaledMma &mma);
 /// (K x N)` with K = 32 for 8-bit operands.
 struct F8F6F4Mma : MmaOperands {};
 
-/// Whether `mma` is a dense `kind::f8f6f4` MMA this project issues: the
-/// shapes of isValidBlockScaledShape (M = 64 is legal too but unused), and
-/// MN-major operands only for the 8-bit formats (E4M3, E5M2; the 6- and
-/// 4-bit ones are K-major only).
+/// Whether `mma` is a dense `kind::f8f6f4` MMA this project issues: a
+/// valid shape (isValidMmaShape), and MN-major operands only for the 8-bit
+/// formats (E4M3, E5M2; the 6- and 4-bit ones are K-major only).
 bool isValidF8F6F4Mma(const F8F6F4Mma &mma, int64_t ctaGroup);
 
 /// The 32-bit instruction descriptor of `kind::f8f6f4` (the PTX ISA table
@@ -145,9 +155,9 @@ struct SmemDescriptor {
   bool leadingAbsolute = false;
 };
 
-/// The 64-bit descriptor (PTX ISA Table 40): bits 0-13 address, 16-29 LBO,
-/// 32-45 SBO (each `(x & 0x3FFFF) >> 4`), 46-48 the fixed 0b001, 49-51 base
-/// offset, 52 LBO mode, 61-63 swizzle.
+/// The 64-bit descriptor (PTX ISA "Shared memory descriptor"): bits 0-13
+/// address, 16-29 LBO, 32-45 SBO (each `(x & 0x3FFFF) >> 4`), 46-48 the fixed
+/// 0b001, 49-51 base offset, 52 LBO mode, 61-63 swizzle.
 uint64_t getSmemDescriptor(const SmemDescriptor &d);
 
 /// The descriptor of a K-major tile of 128-byte rows (128 fp8 elements of

@@ -563,6 +563,22 @@ void GemmMainloop::emitProducerTile(const GemmTile &t, StageFill fill) {
   advanceRing(slot);
 }
 
+void GemmMainloop::emitProducerTail() {
+  // The next `stages` ring positions: each waits for one slot's last
+  // release (a slot never filled passes at once).
+  // One op per statement: the IR must not depend on the host compiler's
+  // argument evaluation order.
+  Value first = c(0);
+  Value stages = c(spec.stages);
+  Value step = c(1);
+  auto loop = scf::ForOp::create(kb, first, stages, step);
+  OpBuilder::InsertionGuard g(kb);
+  kb.setInsertionPointToStart(loop.getBody());
+  RingSlot slot = loadRingSlot();
+  waitEmpty(slot);
+  advanceRing(slot);
+}
+
 void GemmMainloop::fillStageTma(const RingSlot &slot,
                                 ArrayRef<StageCopy> copies) {
   // The bytes that land in this CTA's stage: its own copies, and for each

@@ -396,6 +396,10 @@ public:
   /// The producer role for one tile: per contraction tile, waits for an
   /// empty slot, `fill`s it, and advances the ring.
   void emitProducerTile(const GemmTile &t, StageFill fill);
+  /// After the producer's last tile: waits until every slot is empty
+  /// (released by its last use), so that no release is still in flight to
+  /// this CTA when it exits (the asynchronous tcgen05.commit releases).
+  void emitProducerTail();
   /// Fills `slot` with `copies` (TMA): one `mbarrier.arrive.expect_tx` on
   /// full[s] of their total bytes, then each box into the stage, completing
   /// on full[s]. Issued by one thread.

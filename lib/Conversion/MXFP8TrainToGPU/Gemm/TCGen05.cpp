@@ -425,13 +425,7 @@ void Tcgen05Kernel::fillStage(const GemmTile &t, Value kt,
 }
 
 void Tcgen05Kernel::emitMmaTile(const GemmTile &t, Value tileCounter) {
-  tcgen05::MmaOperands operands;
-  operands.a = *tcgen05::getElementFormat(spec.aType);
-  operands.b = *tcgen05::getElementFormat(spec.bType);
-  operands.aMajor = spec.a.kMajor ? tcgen05::Major::K : tcgen05::Major::MN;
-  operands.bMajor = spec.b.kMajor ? tcgen05::Major::K : tcgen05::Major::MN;
-  operands.m = spec.tile.m;
-  operands.n = spec.tile.n;
+  tcgen05::MmaOperands operands = getTcgen05MmaOperands(spec);
   // MX: kind::mxf8f6f4 with scale factors; Float8: the same operands
   // without them (kind::f8f6f4).
   tcgen05::BlockScaledMma mma{operands};
@@ -453,8 +447,13 @@ void Tcgen05Kernel::emitMmaTile(const GemmTile &t, Value tileCounter) {
   Value accumulator = tmemPtr(tcgen05::emitTmemAddress(
       kb, tmemBase, 0, static_cast<uint32_t>(tmem.getAccColumn(0))));
   Value tiles = memref::LoadOp::create(kb, tileCounter, ValueRange{c(0)});
-  // The epilogue has read the previous tile's accumulator.
-  tma::waitBarrier(kb, sharedPtr(accEmpty), flip(parity(tiles)));
+  // The epilogue has read the previous tile's accumulator (with the pair,
+  // in both CTAs: the peer's release arrives at cluster scope, which the
+  // wait must acquire at).
+  if (pair())
+    tma::waitClusterBarrier(kb, sharedPtr(accEmpty), flip(parity(tiles)));
+  else
+    tma::waitBarrier(kb, sharedPtr(accEmpty), flip(parity(tiles)));
   tcgen05Fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
   ml.emitConsumerLoop(
       t, ValueRange{}, /*fenceAfterFull=*/false,
@@ -670,6 +669,12 @@ void Tcgen05Kernel::emit() {
                 fillStage(t, kt, slot);
               });
         });
+        // The last stages' tcgen05.commit arrivals on empty[s] (from the
+        // leader, in both CTAs of a pair) land before this CTA may exit:
+        // a CTA must not exit while a peer's cta_group::2 operation may
+        // still reach its shared memory (PTX ISA "tcgen05", issue
+        // granularity).
+        ml.emitProducerTail();
       });
     };
     // The pair's MMAs are the leader's (cta_group::2 reads both CTAs'
@@ -712,6 +717,26 @@ void gpu_lowering::emitTcgen05Gemm(KernelBuilder &kb, const GemmSpec &spec,
                                    ValueRange args) {
   GemmMainloop ml(kb, spec, args);
   Tcgen05Kernel(ml).emit();
+}
+
+tcgen05::MmaOperands gpu_lowering::getTcgen05MmaOperands(const GemmSpec &spec) {
+  tcgen05::MmaOperands operands;
+  operands.a = *tcgen05::getElementFormat(spec.aType);
+  operands.b = *tcgen05::getElementFormat(spec.bType);
+  operands.aMajor = spec.a.kMajor ? tcgen05::Major::K : tcgen05::Major::MN;
+  operands.bMajor = spec.b.kMajor ? tcgen05::Major::K : tcgen05::Major::MN;
+  operands.m = spec.tile.m;
+  operands.n = spec.tile.n;
+  return operands;
+}
+
+bool gpu_lowering::isValidTcgen05Mma(const GemmSpec &spec) {
+  tcgen05::MmaOperands operands = getTcgen05MmaOperands(spec);
+  if (spec.tcgen05Float8)
+    return tcgen05::isValidF8F6F4Mma(tcgen05::F8F6F4Mma{operands},
+                                     spec.ctaGroup);
+  return tcgen05::isValidBlockScaledMma(tcgen05::BlockScaledMma{operands},
+                                        spec.ctaGroup);
 }
 
 void gpu_lowering::configureTcgen05Gemm(GemmSpec &spec, int64_t ctaGroup) {

@@ -18,6 +18,8 @@
 
 #include "GemmMainloop.h"
 
+#include "mxfp8train/Conversion/Utils/Tcgen05.h"
+
 namespace mlir {
 namespace mxfp8train {
 namespace gpu_lowering {
@@ -31,6 +33,14 @@ inline constexpr int64_t kTcgen05ScaleBoxBytes = 256;
 /// CTAs per MMA (1 or 2), the tile (128 x 256 x 128 per CTA; 256 x 256 x
 /// 128 for a pair), and as many ring stages as fit in sm_100a's 227 KiB.
 void configureTcgen05Gemm(GemmSpec &spec, int64_t ctaGroup);
+
+/// The operands and shape of the MMAs of the configured `spec`
+/// (configureTcgen05Gemm): formats, majorness, and the tile's M x N.
+tcgen05::MmaOperands getTcgen05MmaOperands(const GemmSpec &spec);
+
+/// Whether the configured `spec`'s MMA is one the PTX ISA allows
+/// (tcgen05::isValidBlockScaledMma for MX, isValidF8F6F4Mma for Float8).
+bool isValidTcgen05Mma(const GemmSpec &spec);
 
 /// The body of the tcgen05 GEMM (GemmVariant::Tcgen05) on `args` in
 /// GemmArgs order, A and B data being the TMA tensor maps (`!llvm.ptr`).

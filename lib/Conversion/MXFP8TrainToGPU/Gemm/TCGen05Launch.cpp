@@ -156,6 +156,10 @@ LogicalResult gpu_lowering::lowerGemmToTcgen05(
     return rewriter.notifyMatchFailure(op, why);
   Location loc = op->getLoc();
   configureTcgen05Gemm(spec, ctaGroup);
+  if (!isValidTcgen05Mma(spec))
+    return rewriter.notifyMatchFailure(
+        op, "the tcgen05 tile's MMA shape is not one the PTX ISA allows for "
+            "these operand formats and layouts");
 
   // K-major boxes of 128 K x 128 rows (A) and 128 K x 256 rows (B; 128
   // rows per CTA of a pair), or MN-major boxes of 128 K rows x 128 M/N:
