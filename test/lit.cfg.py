@@ -21,6 +21,13 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%PYTHON", config.python_executable))
 config.substitutions.append(("%mxfp8train_src_root", config.mxfp8train_src_root))
 config.substitutions.append(("%mxfp8train_obj_root", config.mxfp8train_obj_root))
+# The libraries built here, and MLIR's (the runner utilities).
+config.substitutions.append(
+    ("%mxfp8train_lib_dir", os.path.join(config.mxfp8train_obj_root, "lib"))
+)
+config.substitutions.append(
+    ("%mlir_lib_dir", os.path.join(os.path.dirname(config.llvm_tools_dir), "lib"))
+)
 config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%ninja", config.make_program))
 # The compilers that built the tree (a downstream build uses them too).

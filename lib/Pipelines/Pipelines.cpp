@@ -114,6 +114,8 @@ void mlir::mxfp8train::addHostToLLVMPasses(OpPassManager &pm) {
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  // The output reads in upstream tools, which lack our dialect.
+  pm.addPass(createMXFP8TrainStripAttributesPass());
 }
 
 void mlir::mxfp8train::registerMXFP8TrainPipelines() {

@@ -115,6 +115,23 @@ def MXFP8TrainStridedCopiesPass
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def MXFP8TrainStripAttributesPass
+    : Pass<"mxfp8train-strip-attributes", "::mlir::ModuleOp"> {
+  let summary = "Remove the mxfp8train.* attributes from a lowered module";
+  let description = [{
+    Removes every discardable attribute named `mxfp8train.<name>` from every
+    operation of the module (the module's `mxfp8train.recipe`, an op's
+    `mxfp8train.role`), and every such argument and result attribute of
+    every function (`func.func`, `llvm.func`). Their values may be
+    attributes of the mxfp8train dialect (`#mxfp8train.recipe<...>`), which
+    a tool without the dialect cannot parse: the last pass of both lowering
+    pipelines (`mxfp8train-lower-to-cpu`, `mxfp8train-lower-to-gpu`), so
+    that their LLVM-dialect output reads in upstream `mlir-translate`,
+    `mlir-runner` and `mlir-opt`. The tools read what they need of these
+    attributes before lowering.
+  }];
+}
+
 def MXFP8TrainCheckBufferSizesPass
     : Pass<"mxfp8train-check-buffer-sizes", "::mlir::ModuleOp"> {
   let summary = "Reject a statically sized buffer larger than a byte limit";
