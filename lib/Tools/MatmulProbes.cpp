@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/Support/Path.h"
 
@@ -60,6 +61,26 @@ FailureOr<OwningOpRef<ModuleOp>> mxfp8train::buildProbeModule(
              " to have a single block (use --per-matmul=false)")
                 .str();
     return failure();
+  }
+  // The probe gets more results; callers of the entry in the module (a
+  // test driver's @main) keep calling the original, renamed and private.
+  if (!SymbolTable::symbolKnownUseEmpty(func, *probe)) {
+    SymbolTable symbols(*probe);
+    auto probeFunc = func.clone();
+    symbols.remove(func);
+    func.setName((entry + "__mxfp8run_original").str());
+    symbols.insert(func, probe->getBody()->end());
+    func.setPrivate();
+    StringAttr entryName = StringAttr::get(probe->getContext(), entry);
+    if (failed(SymbolTable::replaceAllSymbolUses(entryName, func.getNameAttr(),
+                                                 *probe)) ||
+        failed(SymbolTable::replaceAllSymbolUses(entryName, func.getNameAttr(),
+                                                 probeFunc))) {
+      error = "internal: cannot rename the callers' uses of @" + entry.str();
+      return failure();
+    }
+    symbols.insert(probeFunc);
+    func = probeFunc;
   }
   auto returnOp = cast<func::ReturnOp>(func.front().getTerminator());
   MLIRContext *ctx = probe->getContext();

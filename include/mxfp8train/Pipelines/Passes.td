@@ -21,7 +21,11 @@ def MXFP8TrainCPUPrepareMatmulsPass
     orientation (lhs (M,K), rhs (K,N)) and accumulates into an f32 buffer;
     the result is then converted back to the original accumulator type.
     bf16 -> f32 is exact and the accumulation was already in the accumulator
-    type, so values do not change for f32 accumulators.
+    type, so values do not change for f32 accumulators; an f64 accumulator
+    computes in f64. A bf16 or f16 accumulator is left as it is: linalg
+    rounds every multiply and add to that type, which computing in f32
+    would change (`mxfp8train-cpu-tile-and-vectorize` leaves such a matmul
+    to loops, which keep linalg's order and roundings).
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::arith::ArithDialect",
