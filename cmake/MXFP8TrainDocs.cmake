@@ -29,3 +29,19 @@ function(mxfp8train_add_doc td name)
   set_target_properties(mxfp8train-doc-${name} PROPERTIES FOLDER "Docs")
   add_dependencies(mxfp8train-doc mxfp8train-doc-${name})
 endfunction()
+
+# The pipelines' page (MXFP8TrainPipelines.md): PassPipelineRegistration
+# has no ODS, so scripts/pipeline-options-doc.py writes it from the
+# `--help` of `tool` (mxfp8-opt), which must be a target.
+function(mxfp8train_add_pipeline_doc tool)
+  set(out ${MXFP8TRAIN_BINARY_DIR}/docs/reference/MXFP8TrainPipelines.md)
+  set(script ${MXFP8TRAIN_SOURCE_DIR}/scripts/pipeline-options-doc.py)
+  add_custom_command(
+    OUTPUT ${out}
+    COMMAND ${Python3_EXECUTABLE} ${script} $<TARGET_FILE:${tool}> ${out}
+    DEPENDS ${tool} ${script})
+  add_custom_target(mxfp8train-doc-MXFP8TrainPipelines DEPENDS ${out})
+  set_target_properties(mxfp8train-doc-MXFP8TrainPipelines PROPERTIES
+    FOLDER "Docs")
+  add_dependencies(mxfp8train-doc mxfp8train-doc-MXFP8TrainPipelines)
+endfunction()

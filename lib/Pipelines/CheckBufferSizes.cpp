@@ -36,7 +36,15 @@ struct CheckBufferSizesPass final
   using Base::Base;
 
   void runOnOperation() override {
-    if (maxBytes <= 0)
+    if (maxBytes < 0) {
+      // The option, not the module, is wrong.
+      emitError(getOperation().getLoc())
+          << "mxfp8train-check-buffer-sizes: max-bytes must be >= 0 (0: no "
+             "limit), got "
+          << maxBytes.getValue();
+      return signalPassFailure();
+    }
+    if (maxBytes == 0)
       return;
     bool failedAny = false;
     getOperation().walk([&](Operation *op) {

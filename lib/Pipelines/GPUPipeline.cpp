@@ -126,7 +126,9 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   // between (two launches reading %a share the first to_buffer). One-shot
   // bufferization then sees %a's last read too early and may write a later
   // result into %a's buffer in place, before the second launch reads it.
-  pm.addPass(createMXFP8TrainVerifyLoweringInputPass());
+  MXFP8TrainVerifyLoweringInputPassOptions inputChecks;
+  inputChecks.staticShapes = true;
+  pm.addPass(createMXFP8TrainVerifyLoweringInputPass(inputChecks));
   // First, before any folding: fp8/e8m0 arith in user IR (see the pass).
   pm.addPass(createMXFP8TrainLowerNarrowFloatArithPass());
   // Collectives and the MoE exchange ops become calls of the runtime's

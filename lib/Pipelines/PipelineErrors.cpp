@@ -44,7 +44,7 @@ bool mlir::mxfp8train::checkModuleAnchor(OpPassManager &pm,
       pipeline, ("runs on builtin.module (it bufferizes and lowers whole "
                  "modules), not nested in '" +
                  anchor + "': use --pass-pipeline='builtin.module(" + pipeline +
-                 ")' or --" + pipeline)
+                 ")'")
                     .str()));
   return false;
 }

@@ -7,6 +7,7 @@
 
 #include "mxfp8train/Pipelines/Passes.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
@@ -19,6 +20,27 @@ using namespace mlir;
 using namespace mlir::mxfp8train;
 
 namespace {
+/// An error at `op` for its first dynamically shaped operand or result.
+LogicalResult checkStaticShapes(Operation *op) {
+  auto isDynamic = [](Type t) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    return tensor && !tensor.hasStaticShape();
+  };
+  auto report = [&](StringRef what, unsigned i, Type t) {
+    op->emitError() << "'" << op->getName() << "' has a dynamically shaped "
+                    << what << " #" << i << " of type " << t
+                    << "; the GPU pipeline lowers static shapes only";
+    return failure();
+  };
+  for (auto [i, v] : llvm::enumerate(op->getOperands()))
+    if (isDynamic(v.getType()))
+      return report("operand", i, v.getType());
+  for (auto [i, v] : llvm::enumerate(op->getResults()))
+    if (isDynamic(v.getType()))
+      return report("result", i, v.getType());
+  return success();
+}
+
 struct VerifyLoweringInputPass final
     : mxfp8train::impl::MXFP8TrainVerifyLoweringInputPassBase<
           VerifyLoweringInputPass> {
@@ -38,8 +60,15 @@ struct VerifyLoweringInputPass final
         failedOps = true;
         return WalkResult::advance();
       }
-      if (op->isRegistered())
+      if (op->isRegistered()) {
+        // Device code the input brings (a gpu.module) is the user's own,
+        // dynamic shared memory included.
+        if (isa<gpu::GPUModuleOp>(op))
+          return WalkResult::skip();
+        if (staticShapes && failed(checkStaticShapes(op)))
+          failedOps = true;
         return WalkResult::advance();
+      }
       op->emitError() << "'" << op->getName()
                       << "' is an op of an unregistered dialect; the "
                          "mxfp8train pipelines lower registered ops only";

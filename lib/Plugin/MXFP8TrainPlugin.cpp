@@ -6,8 +6,10 @@
 //
 //   mlir-opt --load-dialect-plugin=libMXFP8TrainPlugin.so \
 //            --load-pass-plugin=libMXFP8TrainPlugin.so \
-//            --mxfp8train-rewrite-matmuls="recipe=mxfp8_rceil" in.mlir
+//            --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls)" in.mlir
 //
+// (mlir-opt parses its per-pass flags before it loads a plugin: name the
+// plugin's passes in --pass-pipeline.)
 // The entry points are MLIR's plugin API (mlir/Tools/Plugins). What they
 // register is what mxfp8-opt registers of ours (InitAll.h); the upstream
 // dialects and passes are mlir-opt's own.

@@ -109,6 +109,12 @@ void mlir::mxfp8train::printCompareReport(llvm::raw_ostream &os,
        << (report.perMatmul ? "the per-matmul table below checks each GEMM"
                             : "--per-matmul checks each GEMM")
        << ")\n";
+  for (auto [i, row] : llvm::enumerate(report.results))
+    if (row.originalAllZero)
+      os << "  note: result #" << i << " (" << row.name
+         << ") is all zeros in the original: its comparison checks nothing "
+            "(generated integer inputs such as offs are zeros; give them "
+            "with --input)\n";
 
   if (report.perMatmul) {
     std::vector<std::vector<std::string>> matmulRows;
@@ -127,6 +133,11 @@ void mlir::mxfp8train::printCompareReport(llvm::raw_ostream &os,
     }
     os << "matmuls (each converted alone on the original's inputs):\n"
        << formatTable(matmulRows);
+    for (const MatmulComparison &row : report.matmuls)
+      if (row.originalAllZero)
+        os << "  note: matmul " << row.name
+           << " is all zeros in the original: its comparison checks "
+              "nothing\n";
   }
   os << llvm::format("time: compile original %.2f s, converted %.2f s",
                      report.compileOriginalSeconds,

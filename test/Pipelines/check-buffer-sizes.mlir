@@ -1,4 +1,6 @@
 // RUN: mxfp8-opt %s -split-input-file --mxfp8train-check-buffer-sizes="max-bytes=4096" --verify-diagnostics | FileCheck %s
+// RUN: not mxfp8-opt %s -split-input-file --mxfp8train-lower-to-cpu="max-buffer-bytes=-5" 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// NEGATIVE: error: mxfp8train-check-buffer-sizes: max-bytes must be >= 0 (0: no limit), got -5
 // RUN: mxfp8-opt %s -split-input-file --mxfp8train-check-buffer-sizes | FileCheck %s --check-prefix=OFF
 
 // Static buffers above max-bytes are errors at the op; at the limit, of

@@ -37,7 +37,7 @@
 
 // Either pipeline nested in another op (it used to abort with LLVM's "Can't
 // add pass ... restricted to 'builtin.module'"; from Python too).
-// ANCHOR: error: mxfp8train-lower-to-gpu: runs on builtin.module (it bufferizes and lowers whole modules), not nested in 'func.func': use --pass-pipeline='builtin.module(mxfp8train-lower-to-gpu)' or --mxfp8train-lower-to-gpu
+// ANCHOR: error: mxfp8train-lower-to-gpu: runs on builtin.module (it bufferizes and lowers whole modules), not nested in 'func.func': use --pass-pipeline='builtin.module(mxfp8train-lower-to-gpu)'
 // ANCHOR-CPU: error: mxfp8train-lower-to-cpu: runs on builtin.module
 
 func.func @f() {

@@ -166,8 +166,16 @@ def MXFP8TrainVerifyLoweringInputPass
     `--allow-unregistered-dialect`) has no semantics any pass could lower,
     so it is an error at its location rather than a failure deep inside
     bufferization. So are sharding annotations (`shard.sharding`,
-    `shard.shard`) left in a module that was not partitioned.
+    `shard.shard`) left in a module that was not partitioned. With
+    `static-shapes` (the GPU pipeline sets it), so is an op with a
+    dynamically shaped tensor operand or result (outside a `gpu.module` the
+    input brings): the GPU lowering launches kernels of static shapes only
+    (it failed with "failed to legalize operation 'gpu.func'").
   }];
+  let options = [
+    Option<"staticShapes", "static-shapes", "bool", "false",
+           "Reject dynamically shaped tensors and memrefs (the GPU pipeline)">,
+  ];
 }
 
 def MXFP8TrainLowerNarrowFloatArithPass

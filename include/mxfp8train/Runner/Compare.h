@@ -40,6 +40,9 @@ struct ResultComparison {
   bool barIsReference = false;
   /// False only when a checked bar is missed.
   bool passed = true;
+  /// The original result is all zeros: a PASS compares nothing (e.g. all
+  /// tokens in empty groups, from generated offs of zeros).
+  bool originalAllZero = false;
 };
 
 /// One matmul converted alone (per-matmul mode).
@@ -57,6 +60,8 @@ struct MatmulComparison {
   double maxAbsError = 0.0;
   double bar = 0.0;
   bool passed = true;
+  /// The original matmul's result is all zeros (see ResultComparison).
+  bool originalAllZero = false;
 };
 
 /// How compareModules() runs the two modules.

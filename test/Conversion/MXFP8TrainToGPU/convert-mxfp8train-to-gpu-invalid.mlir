@@ -1,8 +1,8 @@
 // RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu --split-input-file --verify-diagnostics
 // RUN: not mxfp8-opt %s --convert-mxfp8train-to-gpu="chip=sm_80" --split-input-file 2>&1 | FileCheck %s --check-prefix=CHIP
 // RUN: not mxfp8-opt %s --convert-mxfp8train-to-gpu="chip=sm_90" --split-input-file 2>&1 | FileCheck %s --check-prefix=CHIP90
-// RUN: not mxfp8-opt %s --mxfp8train-lower-to-gpu="chip=sm_100" 2>&1 | FileCheck %s --check-prefix=CHIP100
-// RUN: not mxfp8-opt %s --mxfp8train-lower-to-gpu="column-cast-lanes=3" 2>&1 | FileCheck %s --check-prefix=LANES
+// RUN: not mxfp8-opt %s --mxfp8train-lower-to-gpu="chip=sm_100" --split-input-file 2>&1 | FileCheck %s --check-prefix=CHIP100
+// RUN: not mxfp8-opt %s --mxfp8train-lower-to-gpu="column-cast-lanes=3" --split-input-file 2>&1 | FileCheck %s --check-prefix=LANES
 
 // The chip is one of the names exactly (the generic sm_90 / sm_100 have no
 // wgmma / tcgen05), parsed once by the pass; anything else fails the pass.

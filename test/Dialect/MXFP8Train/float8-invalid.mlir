@@ -74,6 +74,15 @@ func.func @quantize_float8_rejects_mode(%x: tensor<64x128xbf16>) {
 
 // -----
 
+// After the granularity too (it was "expected ':'").
+func.func @quantize_float8_rejects_mode_after_granularity(%x: tensor<64x128xbf16>) {
+  // expected-error @+1 {{'mode' is an MX attribute, not allowed with a Float8 granularity}}
+  %q, %s = mxfp8train.quantize %x granularity = tensorwise mode = rceil : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<f32>
+  return
+}
+
+// -----
+
 func.func @quantize_tensorwise_rejects_axis(%x: tensor<64x128xbf16>) {
   // expected-error @+1 {{'axis' is not allowed with tensorwise}}
   %q, %s = mxfp8train.quantize %x axis = 1 granularity = tensorwise : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<f32>

@@ -7,6 +7,8 @@
 // RUN: not mxfp8-opt %s --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe='mxfp8_rceil, wgrad_with_hp = true, wgrad_with_hp = false'})" 2>&1 | FileCheck %s --check-prefix=TWICE-BOOL
 // RUN: not mxfp8-opt %s --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe=' '})" 2>&1 | FileCheck %s --check-prefix=EMPTY
 // RUN: not mxfp8-opt %s --mxfp8train-rewrite-matmuls="recipe='\"float8_rowwise\"'" 2>&1 | FileCheck %s --check-prefix=QUOTED
+// RUN: not mxfp8-opt %s --mxfp8train-rewrite-matmuls="min-size=-1" 2>&1 | FileCheck %s --check-prefix=MINSIZE
+// MINSIZE: error: mxfp8train-rewrite-matmuls: min-size must be >= 0, got -1
 // RUN: mxfp8-opt %s -split-input-file --mxfp8train-rewrite-matmuls=remarks=true --verify-diagnostics
 
 // Bad recipe text is an error naming the option and the parser's reason;

@@ -180,6 +180,15 @@ static ParseResult parseQuantizeScaling(OpAsmParser &parser, IntegerAttr &axis,
     return failure();
   if (succeeded(parser.parseOptionalKeyword("pow2")))
     pow2 = parser.getBuilder().getUnitAttr();
+  // `mode` after a granularity: the same error as before it (the format
+  // would otherwise expect the ':' of the types).
+  if (granularity) {
+    SMLoc lateModeLoc = parser.getCurrentLocation();
+    if (succeeded(parser.parseOptionalKeyword("mode")))
+      return parser.emitError(lateModeLoc,
+                              "'mode' is an MX attribute, not allowed with a "
+                              "Float8 granularity");
+  }
   if (!granularity) {
     if (!axis || !mode)
       return parser.emitError(loc, "expected 'axis = N mode = M' (MX) or a "

@@ -408,7 +408,8 @@ MatmulAnalysis mxfp8train::analyzeMatmul(Operation *op,
          "; only linalg.matmul and linalg.batch_matmul (and "
          "mxfp8train.grouped_mm) are rewritten (upstream "
          "linalg-specialize-generic-ops turns a matmul-shaped "
-         "linalg.generic into linalg.matmul)")
+         "linalg.generic with (m, k) x (k, n) maps into linalg.matmul; in "
+         "MLIR 22 it builds an invalid one from a transposed operand)")
             .str();
     return result;
   }

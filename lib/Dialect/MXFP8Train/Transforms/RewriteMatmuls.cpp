@@ -34,6 +34,12 @@ struct RewriteMatmulsPass final
           << "': " << error;
       return signalPassFailure();
     }
+    if (minSize < 0) {
+      emitError(module.getLoc())
+          << "mxfp8train-rewrite-matmuls: min-size must be >= 0, got "
+          << minSize.getValue();
+      return signalPassFailure();
+    }
     RewriteMatmulsOptions options;
     options.recipe = parsed;
     options.minSize = minSize;

@@ -109,7 +109,7 @@ def MXFP8Train_QuantizeOp : MXFP8Train_Op<"quantize", [Pure]> {
   let assemblyFormat = [{
     $input (`offs` `(` $offs^ `)`)?
     custom<QuantizeScaling>($axis, $scale_mode, $granularity, $pow2)
-    (`layout` `=` $scale_layout^)? attr-dict
+    (`layout` `=` `` $scale_layout^)? attr-dict
     `:` type($input) (`,` type($offs)^)? `->` type($data) `,` type($scales)
   }];
   let hasVerifier = 1;
@@ -171,9 +171,9 @@ def MXFP8Train_QuantizeDualOp : MXFP8Train_Op<"quantize_dual", [Pure]> {
                       MXFP8Train_ElementTensor:$colwise_data,
                       MXFP8Train_ScaleTensor:$colwise_scales);
   let assemblyFormat = [{
-    $input `mode` `=` $scale_mode
-    (`rowwise_layout` `=` $rowwise_layout^)?
-    (`colwise_layout` `=` $colwise_layout^)? attr-dict
+    $input `mode` `=` `` $scale_mode
+    (`rowwise_layout` `=` `` $rowwise_layout^)?
+    (`colwise_layout` `=` `` $colwise_layout^)? attr-dict
     `:` type($input) `->` type($rowwise_data) `,` type($rowwise_scales) `,`
         type($colwise_data) `,` type($colwise_scales)
   }];
@@ -234,7 +234,7 @@ def MXFP8Train_DequantizeOp : MXFP8Train_Op<"dequantize", [Pure]> {
   let assemblyFormat = [{
     $data `[` $scales `]` (`offs` `(` $offs^ `)`)?
     custom<DequantizeScaling>($axis, $granularity)
-    (`layout` `=` $scale_layout^)?
+    (`layout` `=` `` $scale_layout^)?
     attr-dict `:` type($data) `[` type($scales) `]` (`,` type($offs)^)?
     `->` type($result)
   }];
@@ -330,7 +330,7 @@ def MXFP8Train_ScaledMmOp : MXFP8Train_Op<"scaled_mm",
     $lhs `[` $lhs_scales `]` `,` $rhs `[` $rhs_scales `]`
     (`bias` `(` $bias^ `)`)?
     (`transpose_lhs` $transpose_lhs^)? (`transpose_rhs` $transpose_rhs^)?
-    (`lhs_layout` `=` $lhs_scale_layout^)? (`rhs_layout` `=` $rhs_scale_layout^)?
+    (`lhs_layout` `=` `` $lhs_scale_layout^)? (`rhs_layout` `=` `` $rhs_scale_layout^)?
     attr-dict `:` type($lhs) `[` type($lhs_scales) `]` `,`
                   type($rhs) `[` type($rhs_scales) `]`
                   (`,` type($bias)^)? `->` type($result)
@@ -429,7 +429,7 @@ def MXFP8Train_ScaledGroupedMmOp : MXFP8Train_Op<"scaled_grouped_mm", [Pure]> {
   let assemblyFormat = [{
     $lhs `[` $lhs_scales `]` `,` $rhs `[` $rhs_scales `]` `offs` `(` $offs `)`
     (`transpose_lhs` $transpose_lhs^)? (`transpose_rhs` $transpose_rhs^)?
-    (`lhs_layout` `=` $lhs_scale_layout^)? (`rhs_layout` `=` $rhs_scale_layout^)?
+    (`lhs_layout` `=` `` $lhs_scale_layout^)? (`rhs_layout` `=` `` $rhs_scale_layout^)?
     attr-dict `:` type($lhs) `[` type($lhs_scales) `]` `,`
                   type($rhs) `[` type($rhs_scales) `]` `,` type($offs)
                   `->` type($result)
@@ -628,7 +628,7 @@ def MXFP8Train_ToBlockedOp : MXFP8Train_Op<"to_blocked", [Pure]> {
                        MXFP8Train_ScaleLayoutAttr:$layout);
   let results = (outs MXFP8Train_ScaleTensor:$result);
   let assemblyFormat = [{
-    $scales (`offs` `(` $offs^ `)`)? `layout` `=` $layout attr-dict
+    $scales (`offs` `(` $offs^ `)`)? `layout` `=` `` $layout attr-dict
     `:` type($scales) (`,` type($offs)^)? `->` type($result)
   }];
   let hasVerifier = 1;
