@@ -18,6 +18,17 @@
 // RUN:   | mlir-runner -e main --entry-point-result=void \
 // RUN:   --shared-libs=%mlir_lib_dir/libmlir_c_runner_utils.so \
 // RUN:   | FileCheck %s --check-prefix=RESULT
+// The dialect plugin registers the ops' ShardingInterface models too:
+// upstream sharding-propagation and shard-partition give what mxfp8-opt
+// gives (the checks of the mxfp8-opt tests).
+// RUN: mlir-opt %S/../Dialect/MXFP8Train/sharding-propagation.mlir \
+// RUN:   --load-dialect-plugin=%mxfp8train_lib_dir/libMXFP8TrainPlugin.so \
+// RUN:   --pass-pipeline="builtin.module(func.func(sharding-propagation))" --split-input-file \
+// RUN:   | FileCheck %S/../Dialect/MXFP8Train/sharding-propagation.mlir
+// RUN: mlir-opt %S/../Dialect/MXFP8Train/sharding-partition.mlir \
+// RUN:   --load-dialect-plugin=%mxfp8train_lib_dir/libMXFP8TrainPlugin.so \
+// RUN:   --pass-pipeline="builtin.module(func.func(sharding-propagation,shard-partition))" --split-input-file \
+// RUN:   | FileCheck %S/../Dialect/MXFP8Train/sharding-partition.mlir
 // Without the plugin, mlir-opt knows neither.
 // RUN: not mlir-opt %s --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls)" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOPLUGIN
