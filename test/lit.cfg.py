@@ -28,6 +28,9 @@ config.substitutions.append(
 config.substitutions.append(
     ("%mlir_lib_dir", os.path.join(os.path.dirname(config.llvm_tools_dir), "lib"))
 )
+if os.path.exists(os.path.join(config.mxfp8train_obj_root, "lib",
+                               "libMXFP8TrainPlugin.so")):
+    config.available_features.add("mlir-opt-plugin")
 config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%ninja", config.make_program))
 # The compilers that built the tree (a downstream build uses them too).

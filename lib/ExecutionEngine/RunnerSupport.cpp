@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
@@ -171,7 +172,9 @@ static void diagnoseUndefinedSymbols(ModuleOp module,
   for (StringRef lib : sharedLibs)
     llvm::sys::DynamicLibrary::LoadLibraryPermanently(lib.str().c_str());
   for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
-    if (!fn.isExternal() || fn.getName().starts_with("llvm."))
+    // Declarations nothing calls never need a definition.
+    if (!fn.isExternal() || fn.getName().starts_with("llvm.") ||
+        SymbolTable::symbolKnownUseEmpty(fn, module))
       continue;
     if (llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(fn.getName().str()))
       continue;

@@ -78,18 +78,6 @@ static Value convertThroughGeneric(OpBuilder &b, Location loc, Value source,
   return generic.getResult(0);
 }
 
-/// Whether `op`'s accumulator is a float narrower than f32 (bf16, f16).
-/// linalg.matmul then multiplies and adds in that type, rounding at every
-/// step: computing in f32 and rounding once would change the result (a
-/// bf16 sum of 1 + 64 x 2^-8 stays 1.0, in f32 it is 1.25).
-static bool accumulatesInNarrowFloat(linalg::LinalgOp op) {
-  if (op.getNumDpsInits() != 1)
-    return false;
-  auto init = dyn_cast<RankedTensorType>(op.getDpsInits()[0].getType());
-  auto elem = init ? dyn_cast<FloatType>(init.getElementType()) : nullptr;
-  return elem && elem.getWidth() < 32;
-}
-
 namespace {
 
 //===----------------------------------------------------------------------===//
@@ -121,14 +109,12 @@ struct CPUPrepareMatmulsPass final
     if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
         dims->k.size() != 1 || dims->batch.size() > 1)
       return;
-    // A bf16 / f16 accumulator rounds every step: the op keeps its form and
-    // lowers to loops in that type (tile-and-vectorize leaves it alone).
-    if (accumulatesInNarrowFloat(op))
-      return;
     // linalg.matmul casts both operands to the accumulator's type: an f64
-    // accumulator computes in f64, an f32 one in f32 (exact for bf16 / f16
-    // operands; an f64 operand of an f32 matmul is truncated, as linalg's
-    // body does).
+    // accumulator computes in f64, every narrower one in f32 (exact for
+    // bf16 / f16 operands; an f64 operand of an f32 matmul is truncated,
+    // as linalg's body does). A bf16 / f16 accumulator therefore sums in
+    // f32 and rounds once, as torch's bf16 matmul and the GPU kernels do,
+    // not at every step as linalg's body reads (Passes.td).
     Type initElem =
         cast<RankedTensorType>(op.getDpsInits()[0].getType()).getElementType();
     Type computeType = rewriter.getF32Type();
@@ -329,12 +315,6 @@ struct CPUTileAndVectorizePass final
       return;
     SmallVector<int64_t> tiles, interchange;
     bool isMatmul = false;
-    // A contraction rounding to bf16 / f16 at every step lowers to loops,
-    // which keep linalg's order and roundings (the vector contraction
-    // would fuse or reorder them).
-    if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) &&
-        accumulatesInNarrowFloat(op))
-      return;
     if (isa<linalg::MatmulOp>(op) && op.getNumLoops() == 3) {
       tiles = {kTileM, kTileN, kTileK};
       interchange = {1, 2, 0};

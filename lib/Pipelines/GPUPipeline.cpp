@@ -126,9 +126,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   // between (two launches reading %a share the first to_buffer). One-shot
   // bufferization then sees %a's last read too early and may write a later
   // result into %a's buffer in place, before the second launch reads it.
-  MXFP8TrainVerifyLoweringInputPassOptions inputChecks;
-  inputChecks.staticShapes = true;
-  pm.addPass(createMXFP8TrainVerifyLoweringInputPass(inputChecks));
+  pm.addPass(createMXFP8TrainVerifyLoweringInputPass());
   // First, before any folding: fp8/e8m0 arith in user IR (see the pass).
   pm.addPass(createMXFP8TrainLowerNarrowFloatArithPass());
   // Collectives and the MoE exchange ops become calls of the runtime's
@@ -144,6 +142,11 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   // linalg.generic like the user's own; bufferization takes no tensor arith.
   pm.addPass(createConvertElementwiseToLinalgPass());
   addCleanup(pm);
+  // Shapes still dynamic after the cleanup (a cast to ? and back folds)
+  // have no kernels: an error at the op.
+  MXFP8TrainVerifyLoweringInputPassOptions staticShapes;
+  staticShapes.staticShapes = true;
+  pm.addPass(createMXFP8TrainVerifyLoweringInputPass(staticShapes));
   pm.addPass(createConvertMXFP8TrainToGPUPass(convertOptions));
 
   // Buffers: results become out-parameters (the caller passes device

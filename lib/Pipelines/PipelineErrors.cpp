@@ -41,10 +41,10 @@ bool mlir::mxfp8train::checkModuleAnchor(OpPassManager &pm,
       anchor == OpPassManager::getAnyOpAnchorName())
     return true;
   pm.addPass(createPipelineErrorPass(
-      pipeline, ("runs on builtin.module (it bufferizes and lowers whole "
-                 "modules), not nested in '" +
-                 anchor + "': use --pass-pipeline='builtin.module(" + pipeline +
-                 ")'")
-                    .str()));
+      pipeline,
+      ("runs on builtin.module (it bufferizes and lowers whole "
+       "modules), not nested in '" +
+       anchor + "': use --pass-pipeline='builtin.module(" + pipeline + ")'")
+          .str()));
   return false;
 }

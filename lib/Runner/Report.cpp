@@ -112,7 +112,7 @@ void mlir::mxfp8train::printCompareReport(llvm::raw_ostream &os,
   for (auto [i, row] : llvm::enumerate(report.results))
     if (row.originalAllZero)
       os << "  note: result #" << i << " (" << row.name
-         << ") is all zeros in the original: its comparison checks nothing "
+         << ") is all zeros in both runs: its comparison checks nothing "
             "(generated integer inputs such as offs are zeros; give them "
             "with --input)\n";
 
@@ -136,7 +136,7 @@ void mlir::mxfp8train::printCompareReport(llvm::raw_ostream &os,
     for (const MatmulComparison &row : report.matmuls)
       if (row.originalAllZero)
         os << "  note: matmul " << row.name
-           << " is all zeros in the original: its comparison checks "
+           << " is all zeros in both runs: its comparison checks "
               "nothing\n";
   }
   os << llvm::format("time: compile original %.2f s, converted %.2f s",

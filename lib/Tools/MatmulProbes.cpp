@@ -69,7 +69,7 @@ FailureOr<OwningOpRef<ModuleOp>> mxfp8train::buildProbeModule(
     auto probeFunc = func.clone();
     symbols.remove(func);
     func.setName((entry + "__mxfp8run_original").str());
-    symbols.insert(func, probe->getBody()->end());
+    symbols.insert(func); // renamed in place, uniqued on a clash
     func.setPrivate();
     StringAttr entryName = StringAttr::get(probe->getContext(), entry);
     if (failed(SymbolTable::replaceAllSymbolUses(entryName, func.getNameAttr(),
@@ -79,7 +79,8 @@ FailureOr<OwningOpRef<ModuleOp>> mxfp8train::buildProbeModule(
       error = "internal: cannot rename the callers' uses of @" + entry.str();
       return failure();
     }
-    symbols.insert(probeFunc);
+    // In the original's place: the functions keep their order (manifests).
+    symbols.insert(probeFunc, func->getIterator());
     func = probeFunc;
   }
   auto returnOp = cast<func::ReturnOp>(func.front().getTerminator());

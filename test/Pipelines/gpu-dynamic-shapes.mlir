@@ -1,8 +1,9 @@
-// The GPU pipeline lowers static shapes only: its first pass
-// (mxfp8train-verify-lowering-input static-shapes=true) names each op with
-// a dynamically shaped tensor, instead of the conversion to NVVM
-// failing with "failed to legalize operation 'gpu.func'". The CPU pipeline
-// does not set the option.
+// The GPU pipeline lowers static shapes only: after its canonicalization,
+// just before convert-mxfp8train-to-gpu, mxfp8train-verify-lowering-input
+// static-shapes=true names each op with a dynamically shaped tensor,
+// instead of the conversion to NVVM failing with "failed to legalize
+// operation 'gpu.func'". Shapes the canonicalization makes static pass.
+// The CPU pipeline does not set the option.
 //
 // RUN: mxfp8-opt %s --split-input-file --verify-diagnostics --mxfp8train-lower-to-gpu="format=isa"
 // RUN: mxfp8-opt %s --split-input-file --mxfp8train-verify-lowering-input | FileCheck %s --check-prefix=CPU
@@ -19,8 +20,19 @@ func.func @dynamic_matmul(%a: tensor<?x64xf32>, %b: tensor<64x32xf32>, %c: tenso
 // -----
 
 func.func @dynamic_elementwise(%a: tensor<4x?xf32>) -> tensor<4x?xf32> {
-  // expected-error @+1 {{'arith.addf' has a dynamically shaped operand #0 of type 'tensor<4x?xf32>'}}
+  // Tensor arith is a linalg.generic by then (convert-elementwise-to-linalg).
+  // expected-error @+1 {{'linalg.generic' has a dynamically shaped operand #0 of type 'tensor<4x?xf32>'}}
   %r = arith.addf %a, %a : tensor<4x?xf32>
   // expected-error @+1 {{'func.return' has a dynamically shaped operand #0}}
   return %r : tensor<4x?xf32>
+}
+
+// -----
+
+// A cast to a dynamic shape and back folds away: lowered (no error).
+func.func @folds_static(%x: tensor<64x64xbf16>) -> tensor<64x64xf8E4M3FN> {
+  %d = tensor.cast %x : tensor<64x64xbf16> to tensor<?x64xbf16>
+  %s = tensor.cast %d : tensor<?x64xbf16> to tensor<64x64xbf16>
+  %q, %sc = mxfp8train.quantize %s axis = 1 mode = rceil : tensor<64x64xbf16> -> tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>
+  return %q : tensor<64x64xf8E4M3FN>
 }

@@ -7,6 +7,7 @@
 // A sanitizer build's plugin needs the sanitizer runtime, which the
 // upstream tools lack.
 // UNSUPPORTED: asan
+// REQUIRES: mlir-opt-plugin
 //
 // RUN: mlir-opt %s --load-dialect-plugin=%mxfp8train_lib_dir/libMXFP8TrainPlugin.so \
 // RUN:   --load-pass-plugin=%mxfp8train_lib_dir/libMXFP8TrainPlugin.so \

@@ -22,10 +22,12 @@ def MXFP8TrainCPUPrepareMatmulsPass
     the result is then converted back to the original accumulator type.
     bf16 -> f32 is exact and the accumulation was already in the accumulator
     type, so values do not change for f32 accumulators; an f64 accumulator
-    computes in f64. A bf16 or f16 accumulator is left as it is: linalg
-    rounds every multiply and add to that type, which computing in f32
-    would change (`mxfp8train-cpu-tile-and-vectorize` leaves such a matmul
-    to loops, which keep linalg's order and roundings).
+    computes in f64. A bf16 or f16 accumulator (`outs`) sums in f32 and is
+    rounded to its type once at the end, as torch's bf16 matmul and the GPU
+    kernels of the same op (`mxfp8train-lower-to-gpu`) compute it, not at
+    every multiply and add as linalg.matmul's body reads: the CPU and GPU
+    agree, and a converted GEMM (f32 accumulation, one rounding) is compared
+    against a reference of the same accumulation.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::arith::ArithDialect",
@@ -167,10 +169,12 @@ def MXFP8TrainVerifyLoweringInputPass
     so it is an error at its location rather than a failure deep inside
     bufferization. So are sharding annotations (`shard.sharding`,
     `shard.shard`) left in a module that was not partitioned. With
-    `static-shapes` (the GPU pipeline sets it), so is an op with a
-    dynamically shaped tensor operand or result (outside a `gpu.module` the
-    input brings): the GPU lowering launches kernels of static shapes only
-    (it failed with "failed to legalize operation 'gpu.func'").
+    `static-shapes` (the GPU pipeline runs it so once more after its
+    canonicalization, just before convert-mxfp8train-to-gpu), so is an op
+    with a dynamically shaped tensor operand or result (outside a
+    `gpu.module` the input brings): the GPU lowering launches kernels of
+    static shapes only (it failed with "failed to legalize operation
+    'gpu.func'"). Shapes that canonicalization makes static pass.
   }];
   let options = [
     Option<"staticShapes", "static-shapes", "bool", "false",

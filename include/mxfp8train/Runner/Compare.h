@@ -40,8 +40,9 @@ struct ResultComparison {
   bool barIsReference = false;
   /// False only when a checked bar is missed.
   bool passed = true;
-  /// The original result is all zeros: a PASS compares nothing (e.g. all
-  /// tokens in empty groups, from generated offs of zeros).
+  /// The original and the converted result are all zeros: the inf dB
+  /// compares nothing (e.g. all tokens in empty groups, from generated offs
+  /// of zeros).
   bool originalAllZero = false;
 };
 
@@ -60,7 +61,7 @@ struct MatmulComparison {
   double maxAbsError = 0.0;
   double bar = 0.0;
   bool passed = true;
-  /// The original matmul's result is all zeros (see ResultComparison).
+  /// Both results of the matmul are all zeros (see ResultComparison).
   bool originalAllZero = false;
 };
 

@@ -1,5 +1,11 @@
 // RUN: mxfp8-opt %s --verify-roundtrip | FileCheck %s
 // RUN: mxfp8-opt %s --mlir-print-op-generic | mxfp8-opt | FileCheck %s
+// One space after '=' before an enum attribute (the declarative format
+// used to print two): checked with --strict-whitespace.
+// RUN: mxfp8-opt %s | FileCheck %s --strict-whitespace --check-prefix=SPACES
+// SPACES: mxfp8train.quantize %arg2 axis = 1 mode = rceil layout = blocked :
+// SPACES: mxfp8train.dequantize %arg0[%arg2] axis = 1 layout = blocked :
+// SPACES: transpose_rhs lhs_layout = blocked rhs_layout = blocked :
 
 // CHECK-LABEL: func.func @quantize_row_and_column
 func.func @quantize_row_and_column(%x: tensor<64x128xbf16>) -> (tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>, tensor<64x128xf8E4M3FN>, tensor<2x128xf8E8M0FNU>) {

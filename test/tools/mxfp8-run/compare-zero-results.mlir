@@ -1,11 +1,11 @@
-// --compare notes a result (and a matmul) that is all zeros in the
-// original run: its inf dB PASS compares nothing. Generated integer inputs
+// --compare notes a result (and a matmul) that is all zeros in both runs:
+// its inf dB PASS compares nothing. Generated integer inputs
 // are zeros, so generated offs put every token in empty groups.
 //
 // RUN: mxfp8-run %s --compare --entry=moe_fwd | FileCheck %s
 // CHECK: 0  o {{.*}} inf
-// CHECK-NEXT: note: result #0 (o) is all zeros in the original: its comparison checks nothing (generated integer inputs such as offs are zeros; give them with --input)
-// CHECK: note: matmul compare-zero-results.mlir:{{[0-9]+}}:8 is all zeros in the original: its comparison checks nothing
+// CHECK-NEXT: note: result #0 (o) is all zeros in both runs: its comparison checks nothing (generated integer inputs such as offs are zeros; give them with --input)
+// CHECK: note: matmul compare-zero-results.mlir:{{[0-9]+}}:8 is all zeros in both runs: its comparison checks nothing
 //
 // With offs that hold tokens there is no note.
 // RUN: mxfp8-run %s --compare --entry=moe_fwd_offs | FileCheck %s --check-prefix=REAL

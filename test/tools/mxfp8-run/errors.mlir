@@ -80,7 +80,8 @@
 // A callee nothing defines: an error at its declaration (the JIT's own
 // error named only the entry points).
 // RUN: not mxfp8-run %S/Inputs/undefined-callee.mlir --device=cpu 2>&1 | FileCheck %s --check-prefix=UNDEF
-// UNDEF: mxfp8-run: error: cannot compile the input module: JIT compilation failed: loc("{{.*}}undefined-callee.mlir":2:1): 'not_defined' is declared but not defined: neither the module nor the runtime libraries nor the process provide it
+// UNDEF: mxfp8-run: error: cannot compile the input module: JIT compilation failed: loc("{{.*}}undefined-callee.mlir":3:1): 'not_defined' is declared but not defined: neither the module nor the runtime libraries nor the process provide it
+// UNDEF-NOT: never_called
 
 // RUN: not mxfp8-run %t.does-not-exist.mlir 2>&1 | FileCheck %s --check-prefix=NOFILE
 // NOFILE: mxfp8-run: error: cannot open input file '{{.*}}does-not-exist.mlir': {{[Nn]}}o such file or directory

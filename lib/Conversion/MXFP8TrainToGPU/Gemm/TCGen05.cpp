@@ -450,10 +450,14 @@ void Tcgen05Kernel::emitMmaTile(const GemmTile &t, Value tileCounter) {
   // The epilogue has read the previous tile's accumulator (with the pair,
   // in both CTAs: the peer's release arrives at cluster scope, which the
   // wait must acquire at).
+  // One op per statement, in g++'s (right-to-left) order of the former
+  // call's arguments: the IR must not depend on the host compiler.
+  Value emptyParity = flip(parity(tiles));
+  Value emptyBarrier = sharedPtr(accEmpty);
   if (pair())
-    tma::waitClusterBarrier(kb, sharedPtr(accEmpty), flip(parity(tiles)));
+    tma::waitClusterBarrier(kb, emptyBarrier, emptyParity);
   else
-    tma::waitBarrier(kb, sharedPtr(accEmpty), flip(parity(tiles)));
+    tma::waitBarrier(kb, emptyBarrier, emptyParity);
   tcgen05Fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
   ml.emitConsumerLoop(
       t, ValueRange{}, /*fenceAfterFull=*/false,
