@@ -19,8 +19,11 @@ using namespace mlir;
 
 namespace {
 
+/// Named `mxfp8train.<name>`, or any name with a value of our dialect
+/// (`my.recipe = #mxfp8train.recipe<...>`).
 bool isOurs(NamedAttribute attr) {
-  return attr.getName().getValue().starts_with("mxfp8train.");
+  return attr.getName().getValue().starts_with("mxfp8train.") ||
+         attr.getValue().getDialect().getNamespace() == "mxfp8train";
 }
 
 /// `attrs` without our attributes, or null when nothing changes.

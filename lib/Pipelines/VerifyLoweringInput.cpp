@@ -22,9 +22,12 @@ using namespace mlir::mxfp8train;
 namespace {
 /// An error at `op` for its first dynamically shaped operand or result.
 LogicalResult checkStaticShapes(Operation *op) {
+  // Tensors and memrefs, unranked ones included (host code: the device
+  // code of an input gpu.module is not checked).
   auto isDynamic = [](Type t) {
-    auto tensor = dyn_cast<RankedTensorType>(t);
-    return tensor && !tensor.hasStaticShape();
+    auto shaped = dyn_cast<ShapedType>(t);
+    return shaped && isa<TensorType, BaseMemRefType>(t) &&
+           !shaped.hasStaticShape();
   };
   auto report = [&](StringRef what, unsigned i, Type t) {
     op->emitError() << "'" << op->getName() << "' has a dynamically shaped "

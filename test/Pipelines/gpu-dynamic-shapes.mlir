@@ -36,3 +36,33 @@ func.func @folds_static(%x: tensor<64x64xbf16>) -> tensor<64x64xf8E4M3FN> {
   %q, %sc = mxfp8train.quantize %s axis = 1 mode = rceil : tensor<64x64xbf16> -> tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>
   return %q : tensor<64x64xf8E4M3FN>
 }
+
+// -----
+
+// Unranked tensors and dynamic memrefs too (they reached "failed to
+// legalize operation 'gpu.func'", or an unranked result came back by value).
+func.func @unranked_arg(%x: tensor<*xf32>) -> tensor<64x64xf32> {
+  // expected-error @+1 {{'tensor.cast' has a dynamically shaped operand #0 of type 'tensor<*xf32>'}}
+  %s = tensor.cast %x : tensor<*xf32> to tensor<64x64xf32>
+  %e = tensor.empty() : tensor<64x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.mulf %a, %a : f32
+    linalg.yield %m : f32
+  } -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
+
+// -----
+
+func.func @memref_dynamic(%x: memref<?x64xf32>, %y: memref<?x64xf32>) {
+  // expected-error @+1 {{'linalg.generic' has a dynamically shaped operand #0 of type 'memref<?x64xf32>'}}
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<?x64xf32>) outs(%y : memref<?x64xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.addf %a, %a : f32
+    linalg.yield %m : f32
+  }
+  return
+}

@@ -1,13 +1,14 @@
 // RUN: mxfp8-opt %s --split-input-file --mxfp8train-strip-attributes | FileCheck %s
 
-// mxfp8train-strip-attributes removes every attribute named mxfp8train.*:
-// the module's recipe, function argument and result attributes, op
-// attributes; every other attribute stays.
+// mxfp8train-strip-attributes removes every attribute named mxfp8train.*
+// or holding a value of the dialect under another name: the module's
+// recipe, function argument and result attributes, op attributes; every
+// other attribute stays.
 // CHECK-LABEL: module attributes {other.keep = 1 : i64} {
 // CHECK:       func.func @f(%{{.*}}: tensor<4xf32> {other.arg = 2 : i64}, %{{.*}}: tensor<4xf32>) -> (tensor<4xf32> {other.res})
 // CHECK-NEXT:    arith.addf %{{.*}}, %{{.*}} {other.op} : tensor<4xf32>
 // CHECK-NOT:   mxfp8train
-module attributes {mxfp8train.recipe = #mxfp8train.recipe<mxfp8_rceil>, other.keep = 1 : i64} {
+module attributes {mxfp8train.recipe = #mxfp8train.recipe<mxfp8_rceil>, my.recipe = #mxfp8train.recipe<mxfp8_emulated_rceil>, other.keep = 1 : i64} {
   func.func @f(%a: tensor<4xf32> {mxfp8train.role = "lhs", other.arg = 2 : i64},
                %b: tensor<4xf32> {mxfp8train.grad_output = "rhs"})
       -> (tensor<4xf32> {mxfp8train.role = "output", other.res}) {

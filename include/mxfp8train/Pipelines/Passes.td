@@ -125,10 +125,12 @@ def MXFP8TrainStripAttributesPass
     : Pass<"mxfp8train-strip-attributes", "::mlir::ModuleOp"> {
   let summary = "Remove the mxfp8train.* attributes from a lowered module";
   let description = [{
-    Removes every discardable attribute named `mxfp8train.<name>` from every
-    operation of the module (the module's `mxfp8train.recipe`, an op's
-    `mxfp8train.role`), and every such argument and result attribute of
-    every function (`func.func`, `llvm.func`). Their values may be
+    Removes every discardable attribute named `mxfp8train.<name>` or whose
+    value is an attribute of the mxfp8train dialect from every operation of
+    the module (the module's `mxfp8train.recipe`, an op's
+    `mxfp8train.role`, `my.recipe = #mxfp8train.recipe<...>`), and every
+    such argument and result attribute of every function (`func.func`,
+    `llvm.func`). Their values may be
     attributes of the mxfp8train dialect (`#mxfp8train.recipe<...>`), which
     a tool without the dialect cannot parse: the last pass of both lowering
     pipelines (`mxfp8train-lower-to-cpu`, `mxfp8train-lower-to-gpu`), so
@@ -171,10 +173,11 @@ def MXFP8TrainVerifyLoweringInputPass
     `shard.shard`) left in a module that was not partitioned. With
     `static-shapes` (the GPU pipeline runs it so once more after its
     canonicalization, just before convert-mxfp8train-to-gpu), so is an op
-    with a dynamically shaped tensor operand or result (outside a
-    `gpu.module` the input brings): the GPU lowering launches kernels of
-    static shapes only (it failed with "failed to legalize operation
-    'gpu.func'"). Shapes that canonicalization makes static pass.
+    with a dynamically shaped or unranked tensor or memref operand or
+    result (outside a `gpu.module` the input brings): the GPU lowering
+    launches kernels of static shapes only (it failed with "failed to
+    legalize operation 'gpu.func'"). Shapes that canonicalization makes
+    static pass.
   }];
   let options = [
     Option<"staticShapes", "static-shapes", "bool", "false",
