@@ -4,9 +4,9 @@
 // pipelines for an upstream `mlir-opt` of the same MLIR (one that links
 // libMLIR.so, as Debian's does), without building a tool of our own:
 //
-//   mlir-opt --load-dialect-plugin=libMXFP8TrainPlugin.so \
-//            --load-pass-plugin=libMXFP8TrainPlugin.so \
-//            --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls)" in.mlir
+//   mlir-opt in.mlir --load-dialect-plugin=libMXFP8TrainPlugin.so \
+//     --load-pass-plugin=libMXFP8TrainPlugin.so \
+//     --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls)"
 //
 // (mlir-opt parses its per-pass flags before it loads a plugin: name the
 // plugin's passes in --pass-pipeline.)

@@ -186,8 +186,7 @@ llvm::Expected<CompareReport> mlir::mxfp8train::compareModules(
     ErrorStats stats = compareTensors((*original.outputs)[i], (*mx.outputs)[i]);
     row.sqnrDb = stats.sqnrDb;
     row.maxAbsError = stats.maxAbsError;
-    row.originalAllZero =
-        stats.count > 0 && stats.refNorm == 0.0 && stats.errorNorm == 0.0;
+    row.bothAllZero = stats.bothAllZero();
     row.bar = getBar(sig, i, recipe, resultGemms, row.barIsReference);
     if (row.bar && row.barIsReference) {
       ++report.numReference;
@@ -210,8 +209,7 @@ llvm::Expected<CompareReport> mlir::mxfp8train::compareModules(
       ErrorStats stats =
           compareTensors(extra[probe.extraIndex], extra[probe.extraIndex + 1]);
       row.compared = true;
-      row.originalAllZero =
-          stats.count > 0 && stats.refNorm == 0.0 && stats.errorNorm == 0.0;
+      row.bothAllZero = stats.bothAllZero();
       row.sqnrDb = stats.sqnrDb;
       row.maxAbsError = stats.maxAbsError;
       row.bar = getMatmulBar(recipe, probe.role, probe.grouped);

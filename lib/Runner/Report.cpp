@@ -110,7 +110,7 @@ void mlir::mxfp8train::printCompareReport(llvm::raw_ostream &os,
                             : "--per-matmul checks each GEMM")
        << ")\n";
   for (auto [i, row] : llvm::enumerate(report.results))
-    if (row.originalAllZero)
+    if (row.bothAllZero)
       os << "  note: result #" << i << " (" << row.name
          << ") is all zeros in both runs: its comparison checks nothing "
             "(generated integer inputs such as offs are zeros; give them "
@@ -134,7 +134,7 @@ void mlir::mxfp8train::printCompareReport(llvm::raw_ostream &os,
     os << "matmuls (each converted alone on the original's inputs):\n"
        << formatTable(matmulRows);
     for (const MatmulComparison &row : report.matmuls)
-      if (row.originalAllZero)
+      if (row.bothAllZero)
         os << "  note: matmul " << row.name
            << " is all zeros in both runs: its comparison checks "
               "nothing\n";

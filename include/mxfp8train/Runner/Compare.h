@@ -43,7 +43,7 @@ struct ResultComparison {
   /// The original and the converted result are all zeros: the inf dB
   /// compares nothing (e.g. all tokens in empty groups, from generated offs
   /// of zeros).
-  bool originalAllZero = false;
+  bool bothAllZero = false;
 };
 
 /// One matmul converted alone (per-matmul mode).
@@ -62,7 +62,7 @@ struct MatmulComparison {
   double bar = 0.0;
   bool passed = true;
   /// Both results of the matmul are all zeros (see ResultComparison).
-  bool originalAllZero = false;
+  bool bothAllZero = false;
 };
 
 /// How compareModules() runs the two modules.

@@ -27,6 +27,12 @@ struct ErrorStats {
   double errorNorm = 0.0;
   /// Number of elements compared.
   int64_t count = 0;
+
+  /// Elements were compared and both tensors are all zeros (the +inf dB
+  /// compares nothing).
+  bool bothAllZero() const {
+    return count > 0 && refNorm == 0.0 && errorNorm == 0.0;
+  }
 };
 
 /// Streams element pairs and computes ErrorStats in double precision.
