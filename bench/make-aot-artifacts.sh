@@ -48,7 +48,10 @@
 # kernels), TOKENS (token count of the main-job steps, default 16384; 0:
 # none), RECIPE (default mxfp8_rceil), GPUCHECK (1: also prepare
 # gpu-check.py's cases, the default when the build has mxfp8-run; 0: not),
-# GEMMCHECK_CHIPS (sets that get gemm_bench.py's cases, default sm_100a).
+# GEMMCHECK_CHIPS (sets that get gemm_bench.py's cases, default sm_100a),
+# ONLY (an extended regular expression: only the checks and steps whose
+# NAME matches, and no gemm-variants.txt; e.g. ONLY='^loops_' TOKENS=0 GPUCHECK=0 EXTRA_CHIPS= for a
+# small set of one device call).
 #
 #===------------------------------------------------------------------------===#
 set -euo pipefail
@@ -125,6 +128,11 @@ hash_lines() {
   return $status
 }
 
+# selected NAME: whether $ONLY (empty: everything) selects the check NAME.
+selected() {
+  [ -z "${ONLY:-}" ] || [[ "$1" =~ $ONLY ]]
+}
+
 # artifact NAME ENTRY CPU_SOURCE CUDA_SOURCE EXPECT LOWERING [launcher options]
 # (LOWERING "-" is the device's default pipeline). In an extra set only the
 # CUDA object is compiled; the CPU object and its hashes are the primary
@@ -132,6 +140,7 @@ hash_lines() {
 artifact() {
   local name="$1" entry="$2" cpu_src="$3" cuda_src="$4" expect="$5" lowering="$6"
   shift 6
+  selected "$name" || return 0
   local log="$set_dir/$name.log"
   : > "$log"
   if [ -n "$primary" ]; then
@@ -179,6 +188,7 @@ cpu_artifact() {
   shift 3
   local log="$set_dir/$name.log"
   [ -n "$primary" ] && return
+  selected "$name" || return 0
   if [ -z "$launch" ]; then
     echo "skip $name no mxfp8-launch here to record the expected hashes" >> "$checks"
     return
@@ -213,6 +223,7 @@ step_artifact() {
   shift 3
   local log="$set_dir/$name.log"
   local rewrite_pipe="mxfp8train-rewrite-matmuls{recipe=$recipe},canonicalize,cse"
+  selected "$name" || return 0
   if ! "$compile" "$src" --entry="$entry" --mcpu="$mcpu" --device=cuda \
       --chip="$chip" -o "$set_dir/$name.hp.cuda.o" \
       --manifest="$set_dir/$name.hp.cuda.manifest" 2>> "$log"; then
@@ -350,6 +361,18 @@ make_set() {
   done
   artifact gemm_hp_mm_nt_bf16 hp_mm_nt_bf16 "$gemm" "$gemm" "sqnr>=40" - --repeat=3
 
+  # What the kernels leave to upstream's loop path (RemainingOps.cpp):
+  # rank-0 ops (scalar arithmetic exact; a loss reduced in one thread, f32
+  # in another order than the CPU's vectorized sum) and a GEMM result an
+  # scf.for carries, in high precision and after the MXFP8 rewrite.
+  local loops="$root/bench/aot/loops_scalars.mlir"
+  artifact loops_scalar_ops scalar_ops "$loops" "$loops" exact - --repeat=3
+  artifact loops_mse_loss mse_loss "$loops" "$loops" "sqnr>=100" - --repeat=3
+  artifact loops_grad_accum grad_accum "$loops" "$loops" "sqnr>=100" - --repeat=3
+  compile_extra=(--pipeline="mxfp8train-rewrite-matmuls{recipe=$recipe},canonicalize,cse")
+  artifact loops_grad_accum_mx grad_accum "$loops" "$loops" "sqnr>=100" - --repeat=3
+  compile_extra=()
+
   # The MoE exchange and an all-reduce on a grid of one process, compiled as
   # they are: on the GPU the runtime's NCCL path on device buffers, on the
   # CPU the in-process backend (mxfp8-launch --comm=single binds both).
@@ -409,7 +432,7 @@ make_set() {
   # ptxas resources of every GEMM kernel the lowering emits for the chip
   # (registers, spills, static + dynamic shared memory), which
   # bench/device/cutlass-side-by-side.sh prints next to CUTLASS's.
-  if [ -x "$build_dir/bin/mxfp8-opt" ]; then
+  if [ -x "$build_dir/bin/mxfp8-opt" ] && [ -z "${ONLY:-}" ]; then
     # A kernel over the limits (a spill, too much shared memory) makes the
     # script exit non-zero; the table is still written and the set is
     # still useful, so it is reported, not fatal (the CI test

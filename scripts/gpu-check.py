@@ -802,6 +802,9 @@ def prepare_gemm_timing(args, out, env, manifest):
     if args.chip != "sm_90a":
         return
     for name, m, k, n, layout, role, *extra in float8_gemm_timing():
+        if args.gemm_timing is not None and not re.search(args.gemm_timing,
+                                                          name):
+            continue
         case = dict(kind="f8mm", m=m, n=n, k=k, a="f8E4M3FN", b="f8E4M3FN",
                     ga="row", gb="row",
                     out="f32" if layout == "wgrad" else "bf16", bias=None,
@@ -1214,6 +1217,10 @@ def main():
                    "Float8 GEMM cases and timing cases (without it)")
     p.add_argument("--cases", metavar="REGEX",
                    help="prepare only the cases whose name matches")
+    p.add_argument("--gemm-timing", metavar="REGEX",
+                   help="prepare only the Float8 GEMM timing cases whose "
+                   "name matches (e.g. with --lowering-options, one tuning "
+                   "of one shape per folder)")
     r = sub.add_parser("run")
     r.add_argument("dir")
     r.add_argument("--no-timing", action="store_true")

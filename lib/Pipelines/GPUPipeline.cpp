@@ -170,13 +170,16 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   // 256 threads (innermost dimension on threadIdx.x), mapped to the grid
   // and outlined into kernels.
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
-  funcPm.addPass(createMXFP8TrainStridedCopiesPass());
+  MXFP8TrainStridedCopiesPassOptions memcpyCopies;
+  memcpyCopies.gpuMemcpy = true;
+  funcPm.addPass(createMXFP8TrainStridedCopiesPass(memcpyCopies));
   funcPm.addPass(createConvertLinalgToParallelLoopsPass());
   funcPm.addPass(createMXFP8TrainGPUTileParallelLoopsPass());
   GpuMapParallelLoopsPassOptions mapping;
   mapping.mappingPolicyStr = "innermost-first";
   funcPm.addPass(createGpuMapParallelLoopsPass(mapping));
   funcPm.addPass(createConvertParallelLoopToGpuPass());
+  funcPm.addPass(createMXFP8TrainGPULaunchViewArgsPass());
   pm.addPass(createGpuKernelOutliningPass());
   addCleanup(pm);
   pm.addPass(createMXFP8TrainGPUDeviceBuffersPass());

@@ -2,9 +2,9 @@
 //
 // Copies of a non-contiguous source or target become linalg.copy: before
 // the GPU pipeline turns its linalg ops into kernels (gpu.memcpy copies
-// contiguous bytes only), and before the CPU pipeline lowers linalg to
-// loops (memref.copy of such views would call the memrefCopy runtime
-// function, which nothing links).
+// contiguous bytes only, from identity-layout sources: `gpu-memcpy`), and
+// before the CPU pipeline lowers linalg to loops (memref.copy of such views
+// would call the memrefCopy runtime function, which nothing links).
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,7 +33,7 @@ struct StridedCopiesPass final
   void runOnOperation() override {
     SmallVector<memref::CopyOp> copies;
     getOperation().walk([&](memref::CopyOp copy) {
-      if (!isMemcpyCompatible(copy))
+      if (gpuMemcpy ? !isMemcpyCompatible(copy) : !isContiguousCopy(copy))
         copies.push_back(copy);
     });
     IRRewriter rewriter(&getContext());

@@ -2,6 +2,7 @@
 // RUN: mxfp8-opt %s --split-input-file --mxfp8train-lower-to-gpu --mlir-print-ir-after=gpu-kernel-outlining -o %t.mlir 2>&1 | FileCheck %s
 // RUN: FileCheck %s --check-prefix=FINAL < %t.mlir
 // RUN: mxfp8-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(mxfp8train-strided-copies))" | FileCheck %s --check-prefix=PASS
+// RUN: mxfp8-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(mxfp8train-strided-copies{gpu-memcpy=true}))" | FileCheck %s --check-prefix=MEMCPY
 // RUN: mxfp8-opt %s --split-input-file --mxfp8train-gpu-device-buffers --verify-diagnostics -o /dev/null
 
 // A strided tensor.extract_slice feeding quantize (issue 14 row 12):
@@ -29,15 +30,31 @@ func.func @slice_quantize(%x: tensor<128x128xbf16>) -> (tensor<64x64xf8E4M3FN>, 
 
 // -----
 
-// The pass alone: only non-contiguous copies change. Without it, the device
-// buffer pass reports such a copy instead of emitting a gpu.memcpy.
+// The pass alone: only non-contiguous copies change (on the CPU a
+// contiguous copy from a view at an offset stays a memcpy); with
+// gpu-memcpy, a copy from a view at an offset too (upstream's gpu.memcpy
+// lowering takes identity-layout sources only: such a copy of one
+// micro-batch slice left an unrealized_conversion_cast behind). Without
+// the pass, the device buffer pass reports these copies instead of
+// emitting a gpu.memcpy.
 // PASS-LABEL: func.func @copies(
 // PASS:         linalg.copy ins(%{{.*}} : memref<64x64xbf16, strided<[256, 2]>>) outs(%{{.*}} : memref<64x64xbf16>)
 // PASS:         memref.copy %{{.*}}, %{{.*}} : memref<64x64xbf16> to memref<64x64xbf16>
-func.func @copies(%x: memref<128x128xbf16>, %y: memref<64x64xbf16>, %z: memref<64x64xbf16>) {
+// PASS:         memref.copy %{{.*}}, %{{.*}} : memref<64x64xbf16, strided<[64, 1], offset: ?>> to memref<64x64xbf16>
+// PASS:         memref.copy %{{.*}}, %{{.*}} : memref<64x64xbf16> to memref<64x64xbf16, strided<[64, 1], offset: ?>>
+// MEMCPY-LABEL: func.func @copies(
+// MEMCPY:         linalg.copy ins(%{{.*}} : memref<64x64xbf16, strided<[256, 2]>>) outs(%{{.*}} : memref<64x64xbf16>)
+// MEMCPY:         memref.copy %{{.*}}, %{{.*}} : memref<64x64xbf16> to memref<64x64xbf16>
+// MEMCPY:         linalg.copy ins(%{{.*}} : memref<64x64xbf16, strided<[64, 1], offset: ?>>) outs(%{{.*}} : memref<64x64xbf16>)
+// MEMCPY:         memref.copy %{{.*}}, %{{.*}} : memref<64x64xbf16> to memref<64x64xbf16, strided<[64, 1], offset: ?>>
+func.func @copies(%x: memref<128x128xbf16>, %y: memref<64x64xbf16>, %z: memref<64x64xbf16>, %b: memref<4x64x64xbf16>, %i: index) {
   %v = memref.subview %x[0, 0] [64, 64] [2, 2] : memref<128x128xbf16> to memref<64x64xbf16, strided<[256, 2]>>
-  // expected-error @below {{copy between 'memref<64x64xbf16, strided<[256, 2]>>' and 'memref<64x64xbf16>' is not contiguous, which gpu.memcpy requires; run mxfp8train-strided-copies first}}
+  // expected-error @below {{copy between 'memref<64x64xbf16, strided<[256, 2]>>' and 'memref<64x64xbf16>' is not contiguous from an identity-layout source, which gpu.memcpy requires; run mxfp8train-strided-copies{gpu-memcpy=true} first}}
   memref.copy %v, %y : memref<64x64xbf16, strided<[256, 2]>> to memref<64x64xbf16>
   memref.copy %y, %z : memref<64x64xbf16> to memref<64x64xbf16>
+  %s = memref.subview %b[%i, 0, 0] [1, 64, 64] [1, 1, 1] : memref<4x64x64xbf16> to memref<64x64xbf16, strided<[64, 1], offset: ?>>
+  // expected-error @below {{copy between 'memref<64x64xbf16, strided<[64, 1], offset: ?>>' and 'memref<64x64xbf16>' is not contiguous from an identity-layout source}}
+  memref.copy %s, %y : memref<64x64xbf16, strided<[64, 1], offset: ?>> to memref<64x64xbf16>
+  memref.copy %z, %s : memref<64x64xbf16> to memref<64x64xbf16, strided<[64, 1], offset: ?>>
   return
 }

@@ -371,6 +371,26 @@ def MXFP8TrainGPUTileParallelLoopsPass
                            "::mlir::arith::ArithDialect"];
 }
 
+def MXFP8TrainGPULaunchViewArgsPass
+    : Pass<"mxfp8train-gpu-launch-view-args", "::mlir::func::FuncOp"> {
+  let summary = "Pass views with a dynamic offset or strides into gpu.launch "
+                "bodies as their base buffer and metadata";
+  let description = [{
+    The GPU pipeline's kernels take memrefs as bare pointers
+    (`use-bare-ptr-memref-call-conv`), which carry no offset or strides: a
+    kernel argument whose layout has a dynamic offset or stride (a
+    `tensor.extract_slice` at a loop index, e.g. one micro-batch of a
+    gradient-accumulation loop, read by a copy or elementwise kernel)
+    failed to legalize its `gpu.func`. Before `gpu-kernel-outlining`, each
+    such memref a `gpu.launch` body uses is split at the launch
+    (`memref.extract_strided_metadata`: the rank-0 base buffer, the offset,
+    sizes and strides) and rebuilt at the start of the body
+    (`memref.reinterpret_cast` to the same type), so that the kernel
+    receives the base pointer and the index values.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def ConvertShardToRuntimeCollectivesPass
     : Pass<"convert-shard-to-runtime-collectives", "::mlir::ModuleOp"> {
   let summary = "Lower the shard dialect's collectives to calls of the runtime's collectives (NCCL or in-process)";

@@ -116,8 +116,17 @@ def MXFP8TrainStridedCopiesPass
     `memref.copy` whose source or target is not a static, contiguous
     row-major buffer into `linalg.copy`, which both pipelines lower like
     their other linalg ops (GPU: a kernel; CPU: loops). Contiguous copies
-    stay `memref.copy` (a `memcpy`, or `gpu.memcpy`).
+    stay `memref.copy` (a `memcpy`, or `gpu.memcpy`). With `gpu-memcpy`
+    (the GPU pipeline), a copy whose source is contiguous but has another
+    layout than the identity (a view at an offset, e.g. one micro-batch
+    `tensor.extract_slice` of a loop) becomes `linalg.copy` too: upstream's
+    `gpu.memcpy` lowering takes identity-layout sources only.
   }];
+  let options = [
+    Option<"gpuMemcpy", "gpu-memcpy", "bool", /*default=*/"false",
+           "Keep as memref.copy only the copies gpu.memcpy can lower "
+           "(identity-layout sources)">,
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 

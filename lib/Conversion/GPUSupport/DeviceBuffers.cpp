@@ -33,11 +33,16 @@ namespace mlir::mxfp8train {
 using namespace mlir;
 using namespace mlir::mxfp8train;
 
-bool mlir::mxfp8train::isMemcpyCompatible(memref::CopyOp copy) {
+bool mlir::mxfp8train::isContiguousCopy(memref::CopyOp copy) {
   return memref::isStaticShapeAndContiguousRowMajor(
              cast<MemRefType>(copy.getSource().getType())) &&
          memref::isStaticShapeAndContiguousRowMajor(
              cast<MemRefType>(copy.getTarget().getType()));
+}
+
+bool mlir::mxfp8train::isMemcpyCompatible(memref::CopyOp copy) {
+  return isContiguousCopy(copy) &&
+         cast<MemRefType>(copy.getSource().getType()).getLayout().isIdentity();
 }
 
 /// The terminator that passes `value` (or a view of it) out of its block,
@@ -174,8 +179,9 @@ struct GPUDeviceBuffersPass final
             copy->emitError()
                 << "copy between " << copy.getSource().getType() << " and "
                 << copy.getTarget().getType()
-                << " is not contiguous, which gpu.memcpy requires; run "
-                   "mxfp8train-strided-copies first";
+                << " is not contiguous from an identity-layout source, "
+                   "which gpu.memcpy requires; run "
+                   "mxfp8train-strided-copies{gpu-memcpy=true} first";
             failed = true;
             return;
           }

@@ -289,6 +289,12 @@ protected:
 // LayoutKernels.cpp, Gemm/)
 //===----------------------------------------------------------------------===//
 
+/// Rewrites what the kernel patterns left for the upstream loop path and
+/// bufferization (RemainingOps.cpp): linalg ops with rank-0 results get a
+/// unit loop, kernel results an scf.for yields are copied into its
+/// iter_args.
+LogicalResult prepareRemainingOps(Operation *root);
+
 /// Adds the MX quantize and quantize_dual lowerings (QuantizeKernels.cpp);
 /// with `fuseProducers`, a quantize reads a fusable elementwise producer's
 /// operands instead of its result (FusedProducer.h).

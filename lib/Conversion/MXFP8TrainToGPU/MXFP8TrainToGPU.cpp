@@ -3,8 +3,9 @@
 // The pass driver: optionally fuses quantize pairs into quantize_dual, makes
 // sure the module is a GPU container with `gpu.module @mxfp8train_kernels`,
 // plans (sm_90a) the quantize kernels that write their GEMMs' bf16
-// operands, rewrites every supported op into a kernel launch, and reports
-// the ops it cannot lower.
+// operands, rewrites every supported op into a kernel launch, reports the
+// ops it cannot lower, and prepares the ops left to the upstream loop path
+// (RemainingOps.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -197,8 +198,11 @@ struct ConvertMXFP8TrainToGPUPass final
            gpu_lowering::isElementwiseGeneric(dyn_cast<linalg::GenericOp>(op))))
         hasWork = true;
     });
-    if (!hasWork)
+    if (!hasWork) {
+      if (failed(prepareRemainingOps(module)))
+        signalPassFailure();
       return;
+    }
 
     FailureOr<gpu::GPUModuleOp> kernelModule = getOrCreateKernelModule(module);
     if (failed(kernelModule))
@@ -277,7 +281,7 @@ struct ConvertMXFP8TrainToGPUPass final
                 "lowered)";
       failedOps = true;
     });
-    if (failedOps)
+    if (failedOps || failed(prepareRemainingOps(module)))
       signalPassFailure();
   }
 };

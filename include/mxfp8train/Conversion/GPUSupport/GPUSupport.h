@@ -33,9 +33,14 @@ inline constexpr int64_t kParallelLoopThreadsPerCTA = 256;
 SmallVector<int64_t> getParallelLoopTileSizes(ArrayRef<int64_t> tripCounts,
                                               int64_t threads);
 
-/// True when `copy` can become a `gpu.memcpy`: its source and target are
-/// static, contiguous row-major buffers (mxfp8train-strided-copies turns
-/// the other copies into linalg.copy kernels).
+/// True when `copy` copies contiguous bytes: its source and target are
+/// static, contiguous row-major buffers (a `memcpy` on the CPU).
+bool isContiguousCopy(memref::CopyOp copy);
+
+/// True when `copy` can become a `gpu.memcpy`: a contiguous copy whose
+/// source has the identity layout, the only source upstream's gpu.memcpy
+/// lowering takes (mxfp8train-strided-copies{gpu-memcpy} turns the other
+/// copies into linalg.copy kernels).
 bool isMemcpyCompatible(memref::CopyOp copy);
 
 } // namespace mlir::mxfp8train

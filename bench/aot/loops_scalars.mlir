@@ -1,0 +1,58 @@
+// Functions checked on the GPU against the CPU path by
+// bench/make-aot-artifacts.sh and bench/device/run-aot-checks.sh: the forms
+// the GPU pipeline hands to upstream's loop path after its kernels
+// (lib/Conversion/MXFP8TrainToGPU/RemainingOps.cpp): ops on rank-0 tensors
+// (a loss reduced to a scalar, scalar arithmetic) and kernel results an
+// scf.for carries (gradient accumulation over micro-batches, high precision
+// and after the MXFP8 rewrite). The scalar ops are exact; the reductions
+// and GEMMs sum f32 in another order on the GPU (SQNR bars in the script).
+
+#mk = affine_map<(m, n, k) -> (m, k)>
+#km = affine_map<(m, n, k) -> (k, m)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+
+// Scalar arithmetic on rank-0 tensors: (a * b + a) / b.
+func.func @scalar_ops(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {
+  %m = arith.mulf %a, %b : tensor<f32>
+  %s = arith.addf %m, %a : tensor<f32>
+  %r = arith.divf %s, %b : tensor<f32>
+  return %r : tensor<f32>
+}
+
+// A mean squared error: sum((y - t)^2) / N over (64, 96), a scalar.
+func.func @mse_loss(%y: tensor<64x96xf32>, %t: tensor<64x96xf32>) -> tensor<f32> {
+  %zero = arith.constant 0.0 : f32
+  %inv = arith.constant dense<1.62760422E-4> : tensor<f32>
+  %d = arith.subf %y, %t : tensor<64x96xf32>
+  %sq = arith.mulf %d, %d : tensor<64x96xf32>
+  %e = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %sum = linalg.reduce ins(%sq : tensor<64x96xf32>) outs(%f : tensor<f32>) dimensions = [0, 1]
+    (%x: f32, %acc: f32) {
+      %n = arith.addf %x, %acc : f32
+      linalg.yield %n : f32
+    }
+  %mean = arith.mulf %sum, %inv : tensor<f32>
+  return %mean : tensor<f32>
+}
+
+// The weight gradient accumulated over 4 micro-batches of 256 tokens:
+// dW += dO_i^T x_i, dW an scf.for iter_arg (f32), from dW0.
+func.func @grad_accum(%x: tensor<4x256x512xbf16>, %dout: tensor<4x256x384xbf16>,
+                      %dw0: tensor<384x512xf32>) -> tensor<384x512xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %dw = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %dw0) -> tensor<384x512xf32> {
+    %xi = tensor.extract_slice %x[%i, 0, 0] [1, 256, 512] [1, 1, 1]
+        : tensor<4x256x512xbf16> to tensor<256x512xbf16>
+    %di = tensor.extract_slice %dout[%i, 0, 0] [1, 256, 384] [1, 1, 1]
+        : tensor<4x256x384xbf16> to tensor<256x384xbf16>
+    %g = linalg.matmul indexing_maps = [#km, #kn, #mn]
+        ins(%di, %xi : tensor<256x384xbf16>, tensor<256x512xbf16>)
+        outs(%acc : tensor<384x512xf32>) -> tensor<384x512xf32>
+    scf.yield %g : tensor<384x512xf32>
+  }
+  return %dw : tensor<384x512xf32>
+}

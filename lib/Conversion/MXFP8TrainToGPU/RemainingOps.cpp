@@ -1,0 +1,157 @@
+//===- RemainingOps.cpp - tensor ops left to the upstream GPU path -*- C++ -*-//
+//
+// After the kernel patterns, the GPU pipeline hands what is left to upstream
+// passes: one-shot bufferization, then convert-linalg-to-parallel-loops ->
+// gpu-map-parallel-loops -> convert-parallel-loops-to-gpu. Two forms would
+// stay on the host there, where every buffer is device memory
+// (mxfp8train-gpu-device-buffers reports them); they are rewritten first:
+//
+// - A linalg op whose results are rank 0 (a fill of a scalar tensor, an
+//   elementwise op on scalars, a reduction to a scalar such as a loss)
+//   has no parallel loop, so its loads and stores would run on the host.
+//   It gets a leading unit parallel dimension: its rank-0 inits are
+//   expanded to one element (tensor.expand_shape), its other maps ignore
+//   the new dimension, and the results are collapsed back. The loop path
+//   then runs it as a kernel of one iteration (a reduction: one thread).
+// - A kernel result that an scf.for yields is a fresh buffer (the kernels
+//   write new allocations), which one-shot bufferization can only return
+//   from the loop as a new allocation per iteration. It is copied into the
+//   loop's iter_arg (`linalg.copy outs(%iter_arg)`) so that the loop
+//   updates its buffer in place, as an elementwise linalg op in the loop
+//   does; bufferization copies the initial value first where it is still
+//   needed (a function argument, a later use).
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+using namespace mlir::mxfp8train::gpu_lowering;
+
+/// Whether `op` is a linalg op on tensors whose inits are all rank 0.
+static bool hasOnlyRankZeroResults(linalg::LinalgOp op) {
+  return op.hasPureTensorSemantics() && op.getNumDpsInits() > 0 &&
+         llvm::all_of(op.getDpsInits(), [](Value init) {
+           return cast<RankedTensorType>(init.getType()).getRank() == 0;
+         });
+}
+
+/// Rewrites `op` (hasOnlyRankZeroResults) with a leading unit parallel
+/// dimension; named ops other than fill are generalized first.
+static LogicalResult addUnitLoop(RewriterBase &rewriter, linalg::LinalgOp op) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  auto expand = [&](Value init) -> Value {
+    auto type = cast<RankedTensorType>(init.getType());
+    auto unitType = RankedTensorType::get({1}, type.getElementType());
+    // The collapsed result of an op rewritten before (a fill's) as it was.
+    if (auto collapsed = init.getDefiningOp<tensor::CollapseShapeOp>();
+        collapsed && collapsed.getSrcType() == unitType)
+      return collapsed.getSrc();
+    return tensor::ExpandShapeOp::create(rewriter, loc, unitType, init,
+                                         ArrayRef<ReassociationIndices>{});
+  };
+  auto collapse = [&](ValueRange results) {
+    SmallVector<Value> scalars;
+    for (Value result : results)
+      scalars.push_back(tensor::CollapseShapeOp::create(
+          rewriter, loc, result, ArrayRef<ReassociationIndices>{}));
+    return scalars;
+  };
+  if (auto fill = dyn_cast<linalg::FillOp>(op.getOperation())) {
+    Value unitInit = expand(fill.getDpsInits()[0]);
+    auto unitFill =
+        linalg::FillOp::create(rewriter, loc, fill.value(), unitInit);
+    rewriter.replaceOp(op, collapse(unitFill->getResults()));
+    return success();
+  }
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic) {
+    FailureOr<linalg::GenericOp> generalized =
+        linalg::generalizeNamedOp(rewriter, op);
+    if (failed(generalized))
+      return op.emitError("a linalg op with rank-0 results that cannot be "
+                          "generalized has no GPU lowering");
+    generic = *generalized;
+    rewriter.setInsertionPoint(generic);
+  }
+  MLIRContext *ctx = rewriter.getContext();
+  unsigned numLoops = generic.getNumLoops();
+  SmallVector<AffineMap> maps;
+  for (OpOperand *input : generic.getDpsInputOperands())
+    maps.push_back(generic.getMatchingIndexingMap(input).shiftDims(1));
+  SmallVector<Value> unitInits;
+  SmallVector<Type> unitTypes;
+  for (Value init : generic.getDpsInits()) {
+    maps.push_back(
+        AffineMap::get(numLoops + 1, 0, getAffineDimExpr(0, ctx), ctx));
+    unitInits.push_back(expand(init));
+    unitTypes.push_back(unitInits.back().getType());
+  }
+  SmallVector<utils::IteratorType> iterators = {utils::IteratorType::parallel};
+  llvm::append_range(iterators, generic.getIteratorTypesArray());
+  auto unit = linalg::GenericOp::create(rewriter, loc, unitTypes,
+                                        generic.getDpsInputs(), unitInits, maps,
+                                        iterators);
+  // linalg.index of loop d is now the index of loop d + 1.
+  generic.getRegion().walk([&](linalg::IndexOp index) {
+    rewriter.modifyOpInPlace(index, [&] { index.setDim(index.getDim() + 1); });
+  });
+  rewriter.inlineRegionBefore(generic.getRegion(), unit.getRegion(),
+                              unit.getRegion().begin());
+  rewriter.replaceOp(generic, collapse(unit->getResults()));
+  return success();
+}
+
+/// Whether `value` is a kernel's result (toTensor of the buffer it wrote),
+/// possibly reshaped or cast.
+static bool isKernelResult(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (isa<bufferization::ToTensorOp>(def))
+      return true;
+    if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::CastOp>(
+            def))
+      return false;
+    value = def->getOperand(0);
+  }
+  return false;
+}
+
+LogicalResult gpu_lowering::prepareRemainingOps(Operation *root) {
+  // The host code's ops only: kernel bodies (gpu.module) are not linalg.
+  SmallVector<linalg::LinalgOp> scalarOps;
+  root->walk([&](Operation *op) {
+    if (isa<gpu::GPUModuleOp>(op))
+      return WalkResult::skip();
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+        linalgOp && hasOnlyRankZeroResults(linalgOp))
+      scalarOps.push_back(linalgOp);
+    return WalkResult::advance();
+  });
+  IRRewriter rewriter(root->getContext());
+  for (linalg::LinalgOp op : scalarOps)
+    if (failed(addUnitLoop(rewriter, op)))
+      return failure();
+  root->walk([&](scf::ForOp loop) {
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    rewriter.setInsertionPoint(yield);
+    for (OpOperand &yielded : yield->getOpOperands()) {
+      if (!isa<RankedTensorType>(yielded.get().getType()) ||
+          !isKernelResult(yielded.get()))
+        continue;
+      Value iterArg = loop.getRegionIterArg(yielded.getOperandNumber());
+      auto copy = linalg::CopyOp::create(rewriter, yield.getLoc(),
+                                         yielded.get(), iterArg);
+      rewriter.modifyOpInPlace(yield, [&] { yielded.set(copy->getResult(0)); });
+    }
+  });
+  return success();
+}

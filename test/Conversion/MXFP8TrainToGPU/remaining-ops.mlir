@@ -1,0 +1,113 @@
+// RUN: mxfp8-opt %s --convert-elementwise-to-linalg --convert-mxfp8train-to-gpu --split-input-file | FileCheck %s
+// RUN: mxfp8-opt %s --mxfp8train-lower-to-gpu="chip=sm_90a format=isa" --split-input-file | FileCheck %s --check-prefix=LOWER
+
+// What convert-mxfp8train-to-gpu leaves to upstream's loop path
+// (RemainingOps.cpp). Linalg ops with rank-0 results get a unit parallel
+// loop, so that convert-linalg-to-parallel-loops gives them a kernel (they
+// failed with "'memref.load' would access device memory from the host").
+// A kernel result that an scf.for yields is copied into the loop's
+// iter_arg, so that the loop updates its buffer in place (it failed with
+// "this tensor is yielded out of 'scf.for'"). The whole pipeline lowers
+// each function to LLVM (mxfp8-opt verifies after every pass).
+
+// CHECK-DAG:   #[[$SCALAR:.*]] = affine_map<(d0) -> ()>
+// CHECK-DAG:   #[[$UNIT:.*]] = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @scalar_mul(
+// CHECK-SAME:    %[[A:.*]]: tensor<f32>, %[[B:.*]]: tensor<f32>
+// CHECK:         %[[U:.*]] = tensor.expand_shape %[[A]] [] output_shape [1] : tensor<f32> into tensor<1xf32>
+// CHECK:         %[[G:.*]] = linalg.generic {indexing_maps = [#[[$SCALAR]], #[[$SCALAR]], #[[$UNIT]]], iterator_types = ["parallel"]} ins(%[[A]], %[[B]] : tensor<f32>, tensor<f32>) outs(%[[U]] : tensor<1xf32>)
+// CHECK:           arith.mulf
+// CHECK:         %[[R:.*]] = tensor.collapse_shape %[[G]] [] : tensor<1xf32> into tensor<f32>
+// CHECK:         return %[[R]]
+// LOWER-LABEL: llvm.func @scalar_mul(
+func.func @scalar_mul(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {
+  %r = arith.mulf %a, %b : tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
+// A fill of a scalar and a reduction into it (a loss); the reduction keeps
+// its loops inside the unit one, linalg.index renumbered; the fill's
+// collapse and the reduction's expand fold away.
+// CHECK-DAG:   #[[$IN:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG:   #[[$OUT:.*]] = affine_map<(d0, d1, d2) -> (d0)>
+// CHECK-LABEL: func.func @loss(
+// CHECK:         %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1xf32>) -> tensor<1xf32>
+// CHECK:         linalg.generic {indexing_maps = [#[[$IN]], #[[$OUT]]], iterator_types = ["parallel", "reduction", "reduction"]} ins(%{{.*}} : tensor<64x96xf32>) outs(%[[F]] : tensor<1xf32>)
+// CHECK:           linalg.index 2 : index
+// CHECK:         tensor.collapse_shape
+// LOWER-LABEL: llvm.func @loss(
+func.func @loss(%x: tensor<64x96xf32>) -> tensor<f32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> ()>],
+                       iterator_types = ["reduction", "reduction"]}
+      ins(%x : tensor<64x96xf32>) outs(%f : tensor<f32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i32
+    %jf = arith.sitofp %ji : i32 to f32
+    %w = arith.mulf %v, %jf : f32
+    %s = arith.addf %w, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
+// A named op with a rank-0 result (linalg.dot) is generalized first.
+// CHECK-LABEL: func.func @dot(
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK-SAME:      outs(%{{.*}} : tensor<1xf32>)
+// CHECK-NOT:     linalg.dot
+// LOWER-LABEL: llvm.func @dot(
+func.func @dot(%a: tensor<256xf32>, %b: tensor<256xf32>, %c: tensor<f32>) -> tensor<f32> {
+  %r = linalg.dot ins(%a, %b : tensor<256xf32>, tensor<256xf32>) outs(%c : tensor<f32>) -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
+// Gradient accumulation: the GEMM's result (a new buffer) is copied into
+// the iter_arg; the GEMM reads the iter_arg as its init.
+// CHECK-LABEL: func.func @grad_accum(
+// CHECK:         scf.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<256x256xf32>)
+// CHECK:           bufferization.to_buffer %[[ACC]] read_only
+// CHECK:           gpu.launch_func @mxfp8train_kernels::@hp_mm_
+// CHECK:           %[[G:.*]] = bufferization.to_tensor %{{.*}} restrict writable
+// CHECK:           %[[C:.*]] = linalg.copy ins(%[[G]] : tensor<256x256xf32>) outs(%[[ACC]] : tensor<256x256xf32>)
+// CHECK:           scf.yield %[[C]]
+// LOWER-LABEL: llvm.func @grad_accum(
+func.func @grad_accum(%x: tensor<256x256xbf16>, %w: tensor<256x256xbf16>, %init: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %init) -> tensor<256x256xf32> {
+    %m = linalg.matmul ins(%x, %w : tensor<256x256xbf16>, tensor<256x256xbf16>) outs(%acc : tensor<256x256xf32>) -> tensor<256x256xf32>
+    scf.yield %m : tensor<256x256xf32>
+  }
+  return %r : tensor<256x256xf32>
+}
+
+// -----
+
+// A yielded quantize result, reshaped after the kernel: copied too.
+// CHECK-LABEL: func.func @quantize_loop(
+// CHECK:           %[[Q:.*]] = tensor.collapse_shape
+// CHECK:           %[[C:.*]] = linalg.copy ins(%[[Q]] : tensor<2048xf8E4M3FN>) outs(%{{.*}} : tensor<2048xf8E4M3FN>)
+// CHECK:           scf.yield %[[C]]
+// LOWER-LABEL: llvm.func @quantize_loop(
+func.func @quantize_loop(%x: tensor<64x32xbf16>, %init: tensor<2048xf8E4M3FN>) -> tensor<2048xf8E4M3FN> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%acc = %init) -> tensor<2048xf8E4M3FN> {
+    %q, %s = mxfp8train.quantize %x axis = 1 mode = rceil : tensor<64x32xbf16> -> tensor<64x32xf8E4M3FN>, tensor<64x1xf8E8M0FNU>
+    %f = tensor.collapse_shape %q [[0, 1]] : tensor<64x32xf8E4M3FN> into tensor<2048xf8E4M3FN>
+    scf.yield %f : tensor<2048xf8E4M3FN>
+  }
+  return %r : tensor<2048xf8E4M3FN>
+}
