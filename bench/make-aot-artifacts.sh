@@ -360,6 +360,8 @@ make_set() {
     artifact "gemm_$entry" "$entry" "$gemm" "$gemm" "sqnr>=100" - --repeat=3
   done
   artifact gemm_hp_mm_nt_bf16 hp_mm_nt_bf16 "$gemm" "$gemm" "sqnr>=40" - --repeat=3
+  # A contraction body with more than out + x * y: the loop path, not a GEMM.
+  artifact gemm_generic_abs_mm generic_abs_mm "$gemm" "$gemm" "sqnr>=100" - --repeat=3
 
   # What the kernels leave to upstream's loop path (RemainingOps.cpp):
   # rank-0 ops (scalar arithmetic exact; a loss reduced in one thread, f32

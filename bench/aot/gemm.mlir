@@ -276,3 +276,19 @@ func.func @hp_gmm_2d2d(%dy: tensor<1000x384xbf16>, %x: tensor<1000x512xbf16>,
       : tensor<1000x384xbf16>, tensor<1000x512xbf16>, tensor<4xi32> -> tensor<4x384x512xf32>
   return %y : tensor<4x384x512xf32>
 }
+
+// A contraction whose body takes |x| (isaContractionOpInterface accepts it):
+// not a GEMM kernel's form, so it runs on the loop path, |x| included (the
+// GEMM kernels used to take it and drop the absf).
+func.func @generic_abs_mm(%a: tensor<128x256xf32>, %b: tensor<256x128xf32>, %c: tensor<128x128xf32>)
+    -> tensor<128x128xf32> {
+  %r = linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<128x256xf32>, tensor<256x128xf32>) outs(%c : tensor<128x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %ax = math.absf %x : f32
+    %m = arith.mulf %ax, %y : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<128x128xf32>
+  return %r : tensor<128x128xf32>
+}
