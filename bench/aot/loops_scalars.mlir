@@ -4,8 +4,10 @@
 // (lib/Conversion/MXFP8TrainToGPU/RemainingOps.cpp): ops on rank-0 tensors
 // (a loss reduced to a scalar, scalar arithmetic) and kernel results an
 // scf.for carries (gradient accumulation over micro-batches, high precision
-// and after the MXFP8 rewrite). The scalar ops are exact; the reductions
-// and GEMMs sum f32 in another order on the GPU (SQNR bars in the script).
+// and after the MXFP8 rewrite; an optimizer update reading scalars of the
+// loop; the squares and products of a gradient clipping). The scalar ops
+// are exact; the reductions and GEMMs sum f32 in another order on the GPU
+// (SQNR bars in the script).
 
 #mk = affine_map<(m, n, k) -> (m, k)>
 #km = affine_map<(m, n, k) -> (k, m)>
@@ -55,4 +57,47 @@ func.func @grad_accum(%x: tensor<4x256x512xbf16>, %dout: tensor<4x256x384xbf16>,
     scf.yield %g : tensor<384x512xf32>
   }
   return %dw : tensor<384x512xf32>
+}
+
+// Three SGD steps with a step-dependent factor (as Adam's bias correction)
+// and a rank-0 learning rate: w <- w - lr * (k + 1) * g. The update writes
+// a tensor.empty and is copied into the loop's iter_arg.
+#id2 = affine_map<(i, j) -> (i, j)>
+#scalar2 = affine_map<(i, j) -> ()>
+func.func @sgd_steps(%w0: tensor<64x128xf32>, %g: tensor<64x128xf32>, %lr: tensor<f32>) -> tensor<64x128xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %e = tensor.empty() : tensor<64x128xf32>
+  %w = scf.for %k = %c0 to %c3 step %c1 iter_args(%acc = %w0) -> tensor<64x128xf32> {
+    %k1 = arith.addi %k, %c1 : index
+    %ki = arith.index_cast %k1 : index to i32
+    %t = arith.sitofp %ki : i32 to f32
+    %u = linalg.generic {indexing_maps = [#id2, #id2, #scalar2, #id2], iterator_types = ["parallel", "parallel"]}
+        ins(%acc, %g, %lr : tensor<64x128xf32>, tensor<64x128xf32>, tensor<f32>) outs(%e : tensor<64x128xf32>) {
+    ^bb0(%a: f32, %b: f32, %l: f32, %o: f32):
+      %s = arith.mulf %l, %t : f32
+      %d = arith.mulf %s, %b : f32
+      %n = arith.subf %a, %d : f32
+      linalg.yield %n : f32
+    } -> tensor<64x128xf32>
+    scf.yield %u : tensor<64x128xf32>
+  }
+  return %w : tensor<64x128xf32>
+}
+
+// The squares and products of a gradient clipping, x * x next to x * y
+// (one kernel each), and the squares' sum as a scalar.
+func.func @square_and_product(%x: tensor<64x128xf32>, %y: tensor<64x128xf32>) -> (tensor<64x128xf32>, tensor<f32>) {
+  %zero = arith.constant 0.0 : f32
+  %sq = arith.mulf %x, %x : tensor<64x128xf32>
+  %pr = arith.mulf %x, %y : tensor<64x128xf32>
+  %e = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %sum = linalg.reduce ins(%sq : tensor<64x128xf32>) outs(%f : tensor<f32>) dimensions = [0, 1]
+    (%v: f32, %acc: f32) {
+      %n = arith.addf %v, %acc : f32
+      linalg.yield %n : f32
+    }
+  return %pr, %sum : tensor<64x128xf32>, tensor<f32>
 }

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mxfp8train/Conversion/Utils/Contraction.h"
 #include "mxfp8train/Pipelines/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -92,8 +93,8 @@ struct CPUPrepareMatmulsPass final
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> matmuls;
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) &&
-          op.hasPureTensorSemantics() && !op.hasDynamicShape())
+      // The contractions the GPU GEMM kernels take too (Contraction.h).
+      if (succeeded(matchGemmContraction(op)) && !op.hasDynamicShape())
         matmuls.push_back(op);
     });
     IRRewriter rewriter(&getContext());
@@ -104,10 +105,8 @@ struct CPUPrepareMatmulsPass final
   /// Rewrites `op` into an f32 (f64 for an f64 accumulator) matmul with
   /// canonical maps, unless it already is one.
   void prepare(IRRewriter &rewriter, linalg::LinalgOp op) {
-    FailureOr<linalg::ContractionDimensions> dims =
-        linalg::inferContractionDims(op);
-    if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-        dims->k.size() != 1 || dims->batch.size() > 1)
+    FailureOr<linalg::ContractionDimensions> dims = matchGemmContraction(op);
+    if (failed(dims))
       return;
     // linalg.matmul casts both operands to the accumulator's type: an f64
     // accumulator computes in f64, every narrower one in f32 (exact for

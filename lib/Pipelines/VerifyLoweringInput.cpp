@@ -8,7 +8,9 @@
 #include "mxfp8train/Pipelines/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 
 namespace mlir::mxfp8train {
@@ -44,6 +46,22 @@ LogicalResult checkStaticShapes(Operation *op) {
   return success();
 }
 
+/// An error at a tensor element access that would run on the host: a
+/// tensor.extract / tensor.insert outside the bodies of linalg ops.
+LogicalResult checkDeviceTensors(Operation *op) {
+  if (!isa<tensor::ExtractOp, tensor::InsertOp>(op) ||
+      op->getParentOfType<linalg::LinalgOp>())
+    return success();
+  op->emitError() << "'" << op->getName() << "' "
+                  << (isa<tensor::ExtractOp>(op) ? "reads" : "writes")
+                  << " an element of a tensor on the host, but the GPU "
+                     "pipeline keeps every tensor in device memory; use the "
+                     "value inside a linalg op (a rank-0 tensor operand of a "
+                     "linalg.generic is read in its kernel), or lower this "
+                     "function with mxfp8train-lower-to-cpu";
+  return failure();
+}
+
 struct VerifyLoweringInputPass final
     : mxfp8train::impl::MXFP8TrainVerifyLoweringInputPassBase<
           VerifyLoweringInputPass> {
@@ -68,6 +86,9 @@ struct VerifyLoweringInputPass final
         // dynamic shared memory included.
         if (staticShapes && !op->getParentOfType<gpu::GPUModuleOp>() &&
             failed(checkStaticShapes(op)))
+          failedOps = true;
+        if (deviceTensors && !op->getParentOfType<gpu::GPUModuleOp>() &&
+            failed(checkDeviceTensors(op)))
           failedOps = true;
         return WalkResult::advance();
       }

@@ -13,6 +13,12 @@
 // F32-LABEL: func.func @f16_batch_accumulator(
 // F32:         linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<2x4x64xf32>, tensor<2x64x4xf32>) outs(%{{.*}} : tensor<2x4x4xf32>)
 // F32:         arith.truncf %{{.*}} : f32 to f16
+// F32-LABEL: func.func @bf16_accumulator_generic(
+// F32:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x64xf32>, tensor<64x4xf32>) outs(%{{.*}} : tensor<4x4xf32>)
+// F32:         arith.truncf %{{.*}} : f32 to bf16
+// F32-LABEL: func.func @generic_negated_operand(
+// F32-NOT:     linalg.matmul
+// F32:         arith.negf
 //
 // Init 1 plus 64 products of 2^-8 (bf16) or 2^-11 (f16): 1.25 and
 // 1.03125 in f32, exact in the accumulator's type too, so the returned
@@ -24,6 +30,9 @@
 // RUN: mxfp8-run %s --device=cpu --entry=bf16_accumulator | FileCheck %s --check-prefix=BF16
 // RUN: mxfp8-run %s --device=cpu --entry=bf16_accumulator --vectorize=false | FileCheck %s --check-prefix=BF16
 // RUN: mxfp8-run %s --device=cpu --entry=bf16_accumulator_rhs_nk | FileCheck %s --check-prefix=BF16
+// A linalg.generic written as out + x * y in bf16 is the same contraction
+// (the GPU kernels take it too: Contraction.h), so it sums the same way.
+// RUN: mxfp8-run %s --device=cpu --entry=bf16_accumulator_generic | FileCheck %s --check-prefix=BF16
 // BF16: 0  d {{.*}} 4x4xf32  1        0.25     -
 // RUN: mxfp8-run %s --device=cpu --entry=f16_batch_accumulator | FileCheck %s --check-prefix=F16
 // F16: 0  d {{.*}} 2x4x4xf32  0.176777  0.03125  -
@@ -78,4 +87,42 @@ func.func @f16_batch_accumulator() -> tensor<2x4x4xf32> {
     linalg.yield %s : f32
   } -> tensor<2x4x4xf32>
   return %d : tensor<2x4x4xf32>
+}
+
+func.func @bf16_accumulator_generic() -> tensor<4x4xf32> {
+  %a = arith.constant dense<1.0> : tensor<4x64xbf16>
+  %b = arith.constant dense<0.00390625> : tensor<64x4xbf16>
+  %c = arith.constant dense<1.0> : tensor<4x4xbf16>
+  %r = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<4x64xbf16>, tensor<64x4xbf16>) outs(%c : tensor<4x4xbf16>) {
+  ^bb0(%x: bf16, %y: bf16, %o: bf16):
+    %m = arith.mulf %x, %y : bf16
+    %s = arith.addf %o, %m : bf16
+    linalg.yield %s : bf16
+  } -> tensor<4x4xbf16>
+  %e = tensor.empty() : tensor<4x4xf32>
+  %d = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%r : tensor<4x4xbf16>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%x: bf16, %o: f32):
+    %f = arith.extf %x : bf16 to f32
+    %one = arith.constant 1.0 : f32
+    %s = arith.subf %f, %one : f32
+    linalg.yield %s : f32
+  } -> tensor<4x4xf32>
+  return %d : tensor<4x4xf32>
+}
+
+// Not a multiply-accumulate body (a negated operand): left as written.
+func.func @generic_negated_operand(%a: tensor<4x64xf32>, %b: tensor<64x4xf32>, %c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<4x64xf32>, tensor<64x4xf32>) outs(%c : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %n = arith.negf %y : f32
+    %m = arith.mulf %x, %n : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
 }

@@ -10,15 +10,15 @@
 // Tensors yielded out of scf.for / scf.if regions (issue 14 row 17). The CPU
 // pipeline runs them (a loop may yield a new tensor each iteration): the
 // loop's and the branch's quantized data equal a plain quantize of the same
-// input, byte for byte. The GPU pipeline copies the kernel result an
-// scf.for yields into the loop's iter_arg (RemainingOps.cpp: the loop
-// lowers); it keeps other device buffers in the block that allocates them
-// and says so at the op (the scf.if), not with internal advice or a
-// bufferization error.
+// input, byte for byte. The GPU pipeline copies a kernel result an scf.for
+// yields into the loop's iter_arg, and those of an scf.if into one
+// destination (RemainingOps.cpp; gpu-branch-results.mlir): the loop and
+// the branches lower. @branch reads its condition with tensor.extract on
+// the host, which the GPU pipeline reports at the op, first (every tensor
+// is in device memory), not with internal advice or a bufferization error.
 
-// GPU-NOT: yielded out of 'scf.for'
-// GPU: region-results.mlir:49:14: error: this tensor is yielded out of 'scf.if': the GPU pipeline supports a tensor yielded out of a region only where it updates a tensor of the region's operands in place; compute it outside the region
-// GPU: region-results.mlir:50:5: note: yielded here
+// GPU: region-results.mlir:46:8: error: 'tensor.extract' reads an element of a tensor on the host, but the GPU pipeline keeps every tensor in device memory; use the value inside a linalg op (a rank-0 tensor operand of a linalg.generic is read in its kernel), or lower this function with mxfp8train-lower-to-cpu
+// GPU-NOT: error
 // GPU-NOT: buffer-results-to-out-params
 // GPU-NOT: not equivalent
 

@@ -186,11 +186,19 @@ def MXFP8TrainVerifyLoweringInputPass
     result (outside a `gpu.module` the input brings): the GPU lowering
     launches kernels of static shapes only (it failed with "failed to
     legalize operation 'gpu.func'"). Shapes that canonicalization makes
-    static pass.
+    static pass. With `device-tensors` (the GPU pipeline, in the same run),
+    so is a `tensor.extract` or `tensor.insert` outside a linalg op's body
+    (and outside a `gpu.module`): the GPU pipeline keeps every tensor in
+    device memory, so such an element access would run on the host (it
+    failed later with "'memref.load' would access device memory from the
+    host"); inside a linalg body it runs in the op's kernel.
   }];
   let options = [
     Option<"staticShapes", "static-shapes", "bool", "false",
            "Reject dynamically shaped tensors and memrefs (the GPU pipeline)">,
+    Option<"deviceTensors", "device-tensors", "bool", "false",
+           "Reject host reads and writes of tensor elements (tensor.extract "
+           "/ tensor.insert outside linalg bodies; the GPU pipeline)">,
   ];
 }
 

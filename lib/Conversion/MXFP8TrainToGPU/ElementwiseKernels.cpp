@@ -75,9 +75,10 @@ struct ElementwiseGenericToGPU final : KernelPattern<linalg::GenericOp> {
     for (Value buffer : buffers)
       args.push_back(collapseTo(rewriter, loc, buffer, flat));
 
-    std::string name = llvm::formatv(
-        "elementwise_{0}_{1}in_{2}out_{3}", getShapeTag(flat),
-        op.getNumDpsInputs(), op->getNumResults(), getElementwiseBodyHash(op));
+    std::string name =
+        llvm::formatv("elementwise_{0}_{1}in_{2}out_{3}", getShapeTag(flat),
+                      op.getNumDpsInputs(), op->getNumResults(),
+                      getElementwiseBodyHash(op, getInputAliasing(argOfInput)));
     linalg::GenericOp generic = op;
     gpu::GPUFuncOp kernel = cache.getOrCreate(
         rewriter, name, ValueRange(args).getTypes(), numInputs, {},

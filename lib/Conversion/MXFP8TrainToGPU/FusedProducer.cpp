@@ -202,6 +202,19 @@ std::string gpu_lowering::getElementwiseBodyHash(linalg::GenericOp generic,
       .str();
 }
 
+std::string gpu_lowering::getInputAliasing(ArrayRef<unsigned> argOfInput) {
+  bool own = llvm::all_of(llvm::enumerate(argOfInput), [](auto indexed) {
+    return indexed.value() == indexed.index();
+  });
+  if (own)
+    return "";
+  std::string reads = " reads ";
+  llvm::interleave(
+      argOfInput, [&](unsigned a) { reads += std::to_string(a); },
+      [&] { reads += ","; });
+  return reads;
+}
+
 std::string KernelInput::getNameTag() const {
   std::string tag;
   if (producer) {
@@ -209,6 +222,7 @@ std::string KernelInput::getNameTag() const {
     llvm::interleave(
         results, [&](unsigned r) { read += std::to_string(r); },
         [&] { read += ","; });
+    read += getInputAliasing(argOfInput);
     tag = "_ew" + getElementwiseBodyHash(producer, read);
   }
   if (pad)

@@ -163,6 +163,13 @@ SmallVector<Value> evaluateElementwiseBody(KernelBuilder &kb,
 std::string getElementwiseBodyHash(linalg::GenericOp generic,
                                    StringRef extra = "");
 
+/// The part of a kernel's hashed name that says which kernel argument each
+/// input of an elementwise body reads (`argOfInput`, inputs that are the
+/// same tensor share one argument): empty when each reads its own, in order,
+/// so that `x * x` (one argument) and `x * y` (two) of one shape and body
+/// get different kernels.
+std::string getInputAliasing(ArrayRef<unsigned> argOfInput);
+
 } // namespace gpu_lowering
 } // namespace mxfp8train
 } // namespace mlir

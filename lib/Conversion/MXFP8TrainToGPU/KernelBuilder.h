@@ -291,8 +291,8 @@ protected:
 
 /// Rewrites what the kernel patterns left for the upstream loop path and
 /// bufferization (RemainingOps.cpp): linalg ops with rank-0 results get a
-/// unit loop, kernel results an scf.for yields are copied into its
-/// iter_args.
+/// unit loop, tensors an scf.for yields other than in-place updates are
+/// copied into its iter_args, and those of an scf.if into one destination.
 LogicalResult prepareRemainingOps(Operation *root);
 
 /// Adds the MX quantize and quantize_dual lowerings (QuantizeKernels.cpp);

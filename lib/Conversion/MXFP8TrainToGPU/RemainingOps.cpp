@@ -2,9 +2,10 @@
 //
 // After the kernel patterns, the GPU pipeline hands what is left to upstream
 // passes: one-shot bufferization, then convert-linalg-to-parallel-loops ->
-// gpu-map-parallel-loops -> convert-parallel-loops-to-gpu. Two forms would
-// stay on the host there, where every buffer is device memory
-// (mxfp8train-gpu-device-buffers reports them); they are rewritten first:
+// gpu-map-parallel-loops -> convert-parallel-loops-to-gpu. Three forms
+// would stay on the host or escape their region there, where every buffer
+// is device memory (mxfp8train-gpu-device-buffers reports them); they are
+// rewritten first:
 //
 // - A linalg op whose results are rank 0 (a fill of a scalar tensor, an
 //   elementwise op on scalars, a reduction to a scalar such as a loss)
@@ -13,13 +14,18 @@
 //   expanded to one element (tensor.expand_shape), its other maps ignore
 //   the new dimension, and the results are collapsed back. The loop path
 //   then runs it as a kernel of one iteration (a reduction: one thread).
-// - A kernel result that an scf.for yields is a fresh buffer (the kernels
-//   write new allocations), which one-shot bufferization can only return
-//   from the loop as a new allocation per iteration. It is copied into the
-//   loop's iter_arg (`linalg.copy outs(%iter_arg)`) so that the loop
-//   updates its buffer in place, as an elementwise linalg op in the loop
-//   does; bufferization copies the initial value first where it is still
-//   needed (a function argument, a later use).
+// - A tensor an scf.for yields that does not update the loop's iter_arg in
+//   place (a kernel's result: the kernels write new allocations; a linalg
+//   op writing into a tensor.empty, e.g. an optimizer update reading a
+//   scalar of the loop) is a new buffer, which one-shot bufferization can
+//   only return from the loop as a new allocation per iteration. It is
+//   copied into the loop's iter_arg (`linalg.copy outs(%iter_arg)`, the
+//   last op of the body) so that the loop updates its buffer in place;
+//   bufferization copies the initial value first where it is still needed
+//   (a function argument, a later use).
+// - The tensors an scf.if yields are copied, in each branch, into one
+//   destination made before the if (a tensor.empty), so that the if's
+//   result is that buffer rather than a branch's own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -111,18 +117,29 @@ static LogicalResult addUnitLoop(RewriterBase &rewriter, linalg::LinalgOp op) {
   return success();
 }
 
-/// Whether `value` is a kernel's result (toTensor of the buffer it wrote),
-/// possibly reshaped or cast.
-static bool isKernelResult(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    if (isa<bufferization::ToTensorOp>(def))
-      return true;
-    if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::CastOp>(
-            def))
+/// Whether `value`, yielded by `loop`, updates the loop's iter_arg
+/// `iterArg` in place: a chain of destination-style ops (linalg ops,
+/// tensor.insert_slice) and nested loops whose destination leads back to
+/// it. One-shot bufferization can then keep the loop's buffer; any other
+/// value (a kernel's new buffer, a linalg op writing into a tensor.empty)
+/// would be a new allocation per iteration.
+static bool updatesInPlace(Value value, BlockArgument iterArg) {
+  while (value != iterArg) {
+    auto result = dyn_cast<OpResult>(value);
+    if (!result)
       return false;
-    value = def->getOperand(0);
+    Operation *def = result.getOwner();
+    if (auto dps = dyn_cast<DestinationStyleOpInterface>(def)) {
+      value = dps.getTiedOpOperand(result)->get();
+    } else if (auto nested = dyn_cast<scf::ForOp>(def)) {
+      value = nested.getTiedLoopInit(result)->get();
+    } else if (isa<tensor::CastOp>(def)) {
+      value = def->getOperand(0);
+    } else {
+      return false;
+    }
   }
-  return false;
+  return true;
 }
 
 LogicalResult gpu_lowering::prepareRemainingOps(Operation *root) {
@@ -144,13 +161,38 @@ LogicalResult gpu_lowering::prepareRemainingOps(Operation *root) {
     auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
     rewriter.setInsertionPoint(yield);
     for (OpOperand &yielded : yield->getOpOperands()) {
+      BlockArgument iterArg = loop.getRegionIterArg(yielded.getOperandNumber());
       if (!isa<RankedTensorType>(yielded.get().getType()) ||
-          !isKernelResult(yielded.get()))
+          updatesInPlace(yielded.get(), iterArg))
         continue;
-      Value iterArg = loop.getRegionIterArg(yielded.getOperandNumber());
       auto copy = linalg::CopyOp::create(rewriter, yield.getLoc(),
                                          yielded.get(), iterArg);
       rewriter.modifyOpInPlace(yield, [&] { yielded.set(copy->getResult(0)); });
+    }
+  });
+  // An scf.if's tensor results: both branches copy what they yield into
+  // one destination made before the if, so that bufferization gives the
+  // result that destination's buffer rather than a branch's own.
+  root->walk([&](scf::IfOp branch) {
+    for (auto [i, result] : llvm::enumerate(branch.getResults())) {
+      auto type = dyn_cast<RankedTensorType>(result.getType());
+      if (!type)
+        continue;
+      rewriter.setInsertionPoint(branch);
+      Value dest = tensor::EmptyOp::create(
+          rewriter, branch.getLoc(), type.getShape(), type.getElementType());
+      for (Region *region :
+           {&branch.getThenRegion(), &branch.getElseRegion()}) {
+        if (region->empty())
+          continue;
+        auto yield = cast<scf::YieldOp>(region->front().getTerminator());
+        rewriter.setInsertionPoint(yield);
+        OpOperand &yielded = yield->getOpOperand(i);
+        auto copy = linalg::CopyOp::create(rewriter, yield.getLoc(),
+                                           yielded.get(), dest);
+        rewriter.modifyOpInPlace(yield,
+                                 [&] { yielded.set(copy->getResult(0)); });
+      }
     }
   });
   return success();

@@ -111,3 +111,44 @@ func.func @quantize_loop(%x: tensor<64x32xbf16>, %init: tensor<2048xf8E4M3FN>) -
   }
   return %r : tensor<2048xf8E4M3FN>
 }
+
+// -----
+
+// An update that reads a scalar of the loop (w * float(k + 1), as Adam's
+// bias correction) stays for the loop path and writes into a tensor.empty:
+// copied into the iter_arg too (it was rejected). An update that writes
+// its iter_arg in place is left alone.
+// CHECK-LABEL: func.func @captured_scalar_update(
+// CHECK:         scf.for %{{.*}} iter_args(%[[W:.*]] = %{{.*}}, %[[V:.*]] = %{{.*}}) -> (tensor<32x64xf32>, tensor<32x64xf32>)
+// CHECK:           %[[U:.*]] = linalg.generic {{.*}} ins(%[[W]] : tensor<32x64xf32>) outs(%{{.*}} : tensor<32x64xf32>)
+// CHECK:           %[[IN:.*]] = linalg.generic {{.*}} ins(%[[V]] : tensor<32x64xf32>) outs(%[[V]] : tensor<32x64xf32>)
+// CHECK:           %[[C:.*]] = linalg.copy ins(%[[U]] : tensor<32x64xf32>) outs(%[[W]] : tensor<32x64xf32>)
+// CHECK-NOT:       linalg.copy
+// CHECK:           scf.yield %[[C]], %[[IN]]
+// LOWER-LABEL: llvm.func @captured_scalar_update(
+#id = affine_map<(i, j) -> (i, j)>
+func.func @captured_scalar_update(%w0: tensor<32x64xf32>, %v0: tensor<32x64xf32>) -> (tensor<32x64xf32>, tensor<32x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %e = tensor.empty() : tensor<32x64xf32>
+  %r:2 = scf.for %k = %c0 to %c3 step %c1 iter_args(%w = %w0, %v = %v0) -> (tensor<32x64xf32>, tensor<32x64xf32>) {
+    %k1 = arith.addi %k, %c1 : index
+    %ki = arith.index_cast %k1 : index to i32
+    %t = arith.sitofp %ki : i32 to f32
+    %u = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%w : tensor<32x64xf32>) outs(%e : tensor<32x64xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %m = arith.mulf %a, %t : f32
+      linalg.yield %m : f32
+    } -> tensor<32x64xf32>
+    %in = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%v : tensor<32x64xf32>) outs(%v : tensor<32x64xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %m = arith.mulf %a, %t : f32
+      linalg.yield %m : f32
+    } -> tensor<32x64xf32>
+    scf.yield %u, %in : tensor<32x64xf32>, tensor<32x64xf32>
+  }
+  return %r#0, %r#1 : tensor<32x64xf32>, tensor<32x64xf32>
+}

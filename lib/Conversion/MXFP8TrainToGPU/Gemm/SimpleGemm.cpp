@@ -38,6 +38,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../KernelBuilder.h"
+#include "mxfp8train/Conversion/Utils/Contraction.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -54,60 +55,16 @@ using namespace mlir::mxfp8train;
 using namespace mlir::mxfp8train::gpu_lowering;
 using namespace mlir::mxfp8train::lowering;
 
-/// Whether the body of `op` is what the GEMM kernels compute: for the named
-/// contractions, linalg's own (the operands cast to the accumulator's type,
-/// multiplied and added; the kernels' f32 sum is the documented deviation
-/// for narrow accumulators); for a linalg.generic, exactly
-/// `out + x * y` in floating point, each operand at most widened by
-/// arith.extf (exact). linalg::isaContractionOpInterface looks through
-/// other unary ops on the operands (a math.absf, an arith.negf or a
-/// truncf), which the kernels would have dropped.
-static bool hasMultiplyAccumulateBody(linalg::LinalgOp op) {
-  if (!isa<linalg::GenericOp>(op.getOperation()))
-    return true;
-  Block *body = op.getBlock();
-  auto yield = cast<linalg::YieldOp>(body->getTerminator());
-  if (yield.getNumOperands() != 1)
-    return false;
-  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
-  if (!add)
-    return false;
-  BlockArgument out = body->getArgument(2);
-  Value product = add.getLhs() == out   ? add.getRhs()
-                  : add.getRhs() == out ? add.getLhs()
-                                        : Value();
-  auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
-  if (!mul)
-    return false;
-  auto source = [](Value v) -> Value {
-    if (auto ext = v.getDefiningOp<arith::ExtFOp>())
-      return ext.getIn();
-    return v;
-  };
-  Value x = source(mul.getLhs()), y = source(mul.getRhs());
-  BlockArgument a = body->getArgument(0), b = body->getArgument(1);
-  // Nothing else in the body: the args, at most two extf, mul, add, yield.
-  size_t ops = body->getOperations().size();
-  size_t casts = (x != mul.getLhs()) + (y != mul.getRhs());
-  return ((x == a && y == b) || (x == b && y == a)) && ops == 3 + casts;
-}
-
 FailureOr<linalg::ContractionDimensions>
 gpu_lowering::matchGemmContraction(linalg::LinalgOp op,
                                    RewriterBase &rewriter) {
-  if (!op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
-      op.getNumDpsInputs() != 2 || !linalg::isaContractionOpInterface(op))
-    return rewriter.notifyMatchFailure(op, "not a tensor contraction");
-  if (!hasMultiplyAccumulateBody(op))
-    return rewriter.notifyMatchFailure(
-        op, "a body other than out + x * y (left to the loop path)");
+  std::string why;
+  FailureOr<linalg::ContractionDimensions> dims =
+      mxfp8train::matchGemmContraction(op, &why);
+  if (failed(dims))
+    return rewriter.notifyMatchFailure(op, why);
   if (!hasStaticShapes(op))
     return rewriter.notifyMatchFailure(op, "dynamic shapes");
-  FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(op);
-  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-      dims->k.size() != 1 || dims->batch.size() > 1)
-    return rewriter.notifyMatchFailure(op, "not one M, N, K (and batch)");
   return dims;
 }
 
