@@ -373,6 +373,8 @@ make_set() {
   artifact loops_grad_accum grad_accum "$loops" "$loops" "sqnr>=100" - --repeat=3
   artifact loops_sgd_steps sgd_steps "$loops" "$loops" "sqnr>=100" - --repeat=3
   artifact loops_square_and_product square_and_product "$loops" "$loops" "sqnr>=100" - --repeat=3
+  artifact loops_concat_rows concat_rows "$loops" "$loops" exact - --repeat=3
+  artifact loops_insert_rows insert_rows "$loops" "$loops" exact - --repeat=3
   compile_extra=(--pipeline="mxfp8train-rewrite-matmuls{recipe=$recipe},canonicalize,cse")
   artifact loops_grad_accum_mx grad_accum "$loops" "$loops" "sqnr>=100" - --repeat=3
   compile_extra=()

@@ -101,3 +101,27 @@ func.func @square_and_product(%x: tensor<64x128xf32>, %y: tensor<64x128xf32>) ->
     }
   return %pr, %sum : tensor<64x128xf32>, tensor<f32>
 }
+
+// Rows written at offsets: a tensor.concat, and a loop that scales each
+// block of 16 rows of x into the same rows of its iter_arg
+// (tensor.insert_slice at the loop index). Copies into views at an offset
+// are kernels (a gpu.memcpy wrote them at the buffer's start).
+func.func @concat_rows(%a: tensor<16x64xf32>, %b: tensor<16x64xf32>) -> tensor<32x64xf32> {
+  %r = tensor.concat dim(0) %a, %b : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<32x64xf32>
+  return %r : tensor<32x64xf32>
+}
+
+func.func @insert_rows(%x: tensor<64x64xf32>, %init: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %init) -> tensor<64x64xf32> {
+    %row = arith.muli %i, %c16 : index
+    %blk = tensor.extract_slice %x[%row, 0] [16, 64] [1, 1] : tensor<64x64xf32> to tensor<16x64xf32>
+    %two = arith.addf %blk, %blk : tensor<16x64xf32>
+    %u = tensor.insert_slice %two into %acc[%row, 0] [16, 64] [1, 1] : tensor<16x64xf32> into tensor<64x64xf32>
+    scf.yield %u : tensor<64x64xf32>
+  }
+  return %r : tensor<64x64xf32>
+}

@@ -117,15 +117,18 @@ def MXFP8TrainStridedCopiesPass
     row-major buffer into `linalg.copy`, which both pipelines lower like
     their other linalg ops (GPU: a kernel; CPU: loops). Contiguous copies
     stay `memref.copy` (a `memcpy`, or `gpu.memcpy`). With `gpu-memcpy`
-    (the GPU pipeline), a copy whose source is contiguous but has another
-    layout than the identity (a view at an offset, e.g. one micro-batch
-    `tensor.extract_slice` of a loop) becomes `linalg.copy` too: upstream's
-    `gpu.memcpy` lowering takes identity-layout sources only.
+    (the GPU pipeline), a copy whose source or target is contiguous but has
+    another layout than the identity (a view at an offset: one micro-batch
+    `tensor.extract_slice` of a loop, the destination of a
+    `tensor.insert_slice` or a `tensor.concat`) becomes `linalg.copy` too:
+    upstream's `gpu.memcpy` lowering takes identity-layout sources only and
+    writes to a target's aligned pointer without its offset (such a copy
+    landed at the start of the buffer).
   }];
   let options = [
     Option<"gpuMemcpy", "gpu-memcpy", "bool", /*default=*/"false",
            "Keep as memref.copy only the copies gpu.memcpy can lower "
-           "(identity-layout sources)">,
+           "(between identity-layout buffers)">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }

@@ -42,7 +42,10 @@ bool mlir::mxfp8train::isContiguousCopy(memref::CopyOp copy) {
 
 bool mlir::mxfp8train::isMemcpyCompatible(memref::CopyOp copy) {
   return isContiguousCopy(copy) &&
-         cast<MemRefType>(copy.getSource().getType()).getLayout().isIdentity();
+         cast<MemRefType>(copy.getSource().getType())
+             .getLayout()
+             .isIdentity() &&
+         cast<MemRefType>(copy.getTarget().getType()).getLayout().isIdentity();
 }
 
 /// The terminator that passes `value` (or a view of it) out of its block,
@@ -179,7 +182,7 @@ struct GPUDeviceBuffersPass final
             copy->emitError()
                 << "copy between " << copy.getSource().getType() << " and "
                 << copy.getTarget().getType()
-                << " is not contiguous from an identity-layout source, "
+                << " is not between contiguous identity-layout buffers, "
                    "which gpu.memcpy requires; run "
                    "mxfp8train-strided-copies{gpu-memcpy=true} first";
             failed = true;

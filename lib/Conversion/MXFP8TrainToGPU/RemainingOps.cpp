@@ -119,11 +119,16 @@ static LogicalResult addUnitLoop(RewriterBase &rewriter, linalg::LinalgOp op) {
 
 /// Whether `value`, yielded by `loop`, updates the loop's iter_arg
 /// `iterArg` in place: a chain of destination-style ops (linalg ops,
-/// tensor.insert_slice) and nested loops whose destination leads back to
-/// it. One-shot bufferization can then keep the loop's buffer; any other
-/// value (a kernel's new buffer, a linalg op writing into a tensor.empty)
-/// would be a new allocation per iteration.
+/// tensor.insert_slice), nested loops and casts whose destination leads
+/// back to it, with no read of `iterArg` after the chain's first write
+/// (bufferization would put that write in a new buffer). One-shot
+/// bufferization can then keep the loop's buffer; any other value (a
+/// kernel's new buffer, a linalg op writing into a tensor.empty) would be
+/// a new allocation per iteration.
 static bool updatesInPlace(Value value, BlockArgument iterArg) {
+  Block *body = iterArg.getOwner();
+  SmallPtrSet<Operation *, 8> chain;
+  Operation *firstWrite = nullptr;
   while (value != iterArg) {
     auto result = dyn_cast<OpResult>(value);
     if (!result)
@@ -138,38 +143,73 @@ static bool updatesInPlace(Value value, BlockArgument iterArg) {
     } else {
       return false;
     }
+    chain.insert(def);
+    firstWrite = def;
   }
-  return true;
+  if (!firstWrite)
+    return true;
+  Operation *writeInBody = body->findAncestorOpInBlock(*firstWrite);
+  if (!writeInBody)
+    return false;
+  return llvm::all_of(iterArg.getUsers(), [&](Operation *user) {
+    Operation *inBody = body->findAncestorOpInBlock(*user);
+    return chain.contains(user) ||
+           (inBody && inBody != writeInBody &&
+            inBody->isBeforeInBlock(writeInBody)) ||
+           inBody == writeInBody;
+  });
+}
+
+/// The root of `value` through reshapes and casts (views bufferization
+/// keeps in place).
+static Value getViewSource(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::CastOp>(
+            def))
+      break;
+    value = def->getOperand(0);
+  }
+  return value;
+}
+
+/// Copies what `loop` yields into its iter_args where it does not update
+/// them in place. A yielded value that is (a view of) another iter_arg of
+/// the loop (iter_args exchanged) is first copied into a new tensor, so
+/// that no copy into an iter_arg overwrites what another still reads.
+static void copyYieldsIntoIterArgs(RewriterBase &rewriter, scf::ForOp loop) {
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  rewriter.setInsertionPoint(yield);
+  SmallVector<OpOperand *> toCopy;
+  for (OpOperand &yielded : yield->getOpOperands())
+    if (isa<RankedTensorType>(yielded.get().getType()) &&
+        !updatesInPlace(yielded.get(),
+                        loop.getRegionIterArg(yielded.getOperandNumber())))
+      toCopy.push_back(&yielded);
+  SmallVector<Value> sources;
+  for (OpOperand *yielded : toCopy) {
+    Value source = yielded->get();
+    auto root = dyn_cast<BlockArgument>(getViewSource(source));
+    if (root && root.getOwner() == loop.getBody() &&
+        root != loop.getRegionIterArg(yielded->getOperandNumber())) {
+      auto type = cast<RankedTensorType>(source.getType());
+      Value fresh = tensor::EmptyOp::create(
+          rewriter, yield.getLoc(), type.getShape(), type.getElementType());
+      source = linalg::CopyOp::create(rewriter, yield.getLoc(), source, fresh)
+                   ->getResult(0);
+    }
+    sources.push_back(source);
+  }
+  for (auto [yielded, source] : llvm::zip_equal(toCopy, sources)) {
+    Value iterArg = loop.getRegionIterArg(yielded->getOperandNumber());
+    auto copy =
+        linalg::CopyOp::create(rewriter, yield.getLoc(), source, iterArg);
+    rewriter.modifyOpInPlace(yield, [&] { yielded->set(copy->getResult(0)); });
+  }
 }
 
 LogicalResult gpu_lowering::prepareRemainingOps(Operation *root) {
-  // The host code's ops only: kernel bodies (gpu.module) are not linalg.
-  SmallVector<linalg::LinalgOp> scalarOps;
-  root->walk([&](Operation *op) {
-    if (isa<gpu::GPUModuleOp>(op))
-      return WalkResult::skip();
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-        linalgOp && hasOnlyRankZeroResults(linalgOp))
-      scalarOps.push_back(linalgOp);
-    return WalkResult::advance();
-  });
   IRRewriter rewriter(root->getContext());
-  for (linalg::LinalgOp op : scalarOps)
-    if (failed(addUnitLoop(rewriter, op)))
-      return failure();
-  root->walk([&](scf::ForOp loop) {
-    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-    rewriter.setInsertionPoint(yield);
-    for (OpOperand &yielded : yield->getOpOperands()) {
-      BlockArgument iterArg = loop.getRegionIterArg(yielded.getOperandNumber());
-      if (!isa<RankedTensorType>(yielded.get().getType()) ||
-          updatesInPlace(yielded.get(), iterArg))
-        continue;
-      auto copy = linalg::CopyOp::create(rewriter, yield.getLoc(),
-                                         yielded.get(), iterArg);
-      rewriter.modifyOpInPlace(yield, [&] { yielded.set(copy->getResult(0)); });
-    }
-  });
+  root->walk([&](scf::ForOp loop) { copyYieldsIntoIterArgs(rewriter, loop); });
   // An scf.if's tensor results: both branches copy what they yield into
   // one destination made before the if, so that bufferization gives the
   // result that destination's buffer rather than a branch's own.
@@ -195,5 +235,19 @@ LogicalResult gpu_lowering::prepareRemainingOps(Operation *root) {
       }
     }
   });
+  // Then the rank-0 ops, the copies above included. The host code's ops
+  // only: kernel bodies (gpu.module) are not linalg.
+  SmallVector<linalg::LinalgOp> scalarOps;
+  root->walk([&](Operation *op) {
+    if (isa<gpu::GPUModuleOp>(op))
+      return WalkResult::skip();
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+        linalgOp && hasOnlyRankZeroResults(linalgOp))
+      scalarOps.push_back(linalgOp);
+    return WalkResult::advance();
+  });
+  for (linalg::LinalgOp op : scalarOps)
+    if (failed(addUnitLoop(rewriter, op)))
+      return failure();
   return success();
 }

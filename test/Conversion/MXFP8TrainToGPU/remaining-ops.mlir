@@ -152,3 +152,80 @@ func.func @captured_scalar_update(%w0: tensor<32x64xf32>, %v0: tensor<32x64xf32>
   }
   return %r#0, %r#1 : tensor<32x64xf32>, tensor<32x64xf32>
 }
+
+// -----
+
+// Iter_args exchanged every iteration: each is first copied into a new
+// tensor, so that the copy into one does not overwrite what the other
+// still reads; an iter_arg read after its in-place update is copied too
+// (bufferization puts that update in a new buffer). Both were rejected.
+// CHECK-LABEL: func.func @swap_and_read_after_update(
+// CHECK:         scf.for %{{.*}} iter_args(%[[P:.*]] = %{{.*}}, %[[Q:.*]] = %{{.*}}, %[[R:.*]] = %{{.*}}) -> (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>)
+// CHECK:           %[[U:.*]] = linalg.generic {{.*}} outs(%[[R]] : tensor<8x8xf32>)
+// CHECK:           gpu.launch_func  @mxfp8train_kernels::@elementwise_64_2in_1out_
+// CHECK:           %[[S:.*]] = bufferization.to_tensor
+// CHECK:           %[[TQ:.*]] = linalg.copy ins(%[[Q]] : tensor<8x8xf32>) outs(%{{.*}} : tensor<8x8xf32>)
+// CHECK:           %[[TP:.*]] = linalg.copy ins(%[[P]] : tensor<8x8xf32>) outs(%{{.*}} : tensor<8x8xf32>)
+// CHECK:           %[[CP:.*]] = linalg.copy ins(%[[TQ]] : tensor<8x8xf32>) outs(%[[P]] : tensor<8x8xf32>)
+// CHECK:           %[[CQ:.*]] = linalg.copy ins(%[[TP]] : tensor<8x8xf32>) outs(%[[Q]] : tensor<8x8xf32>)
+// CHECK:           %[[CR:.*]] = linalg.copy ins(%[[S]] : tensor<8x8xf32>) outs(%[[R]] : tensor<8x8xf32>)
+// CHECK:           scf.yield %[[CP]], %[[CQ]], %[[CR]]
+// LOWER-LABEL: llvm.func @swap_and_read_after_update(
+#id3 = affine_map<(i, j) -> (i, j)>
+func.func @swap_and_read_after_update(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>)
+    -> (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %r:3 = scf.for %i = %c0 to %c3 step %c1 iter_args(%p = %a, %q = %b, %r = %c)
+      -> (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) {
+    %u = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel"]}
+        ins(%p : tensor<8x8xf32>) outs(%r : tensor<8x8xf32>) {
+    ^bb0(%x: f32, %o: f32):
+      %m = arith.addf %x, %o : f32
+      linalg.yield %m : f32
+    } -> tensor<8x8xf32>
+    %e = tensor.empty() : tensor<8x8xf32>
+    %s = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel"]}
+        ins(%r, %u : tensor<8x8xf32>, tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+    ^bb0(%x: f32, %y: f32, %o: f32):
+      %m = arith.mulf %x, %y : f32
+      linalg.yield %m : f32
+    } -> tensor<8x8xf32>
+    scf.yield %q, %p, %s : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>
+  }
+  return %r#0, %r#1, %r#2 : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>
+}
+
+// -----
+
+// A scalar loss summed over micro-batches, carried as a rank-0 iter_arg
+// (the sum written into the batch's own scalar, then copied into the
+// iter_arg): the copy is rank 0 too and gets its unit loop (it failed with
+// the host-access error).
+// CHECK-LABEL: func.func @loss_over_batches(
+// CHECK:         scf.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<f32>)
+// CHECK:           %[[UNIT:.*]] = tensor.expand_shape %[[ACC]] [] output_shape [1] : tensor<f32> into tensor<1xf32>
+// CHECK:           %[[COPY:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%{{.*}} : tensor<f32>) outs(%[[UNIT]] : tensor<1xf32>)
+// CHECK:           %[[R:.*]] = tensor.collapse_shape %[[COPY]] [] : tensor<1xf32> into tensor<f32>
+// CHECK:           scf.yield %[[R]]
+// LOWER-LABEL: llvm.func @loss_over_batches(
+func.func @loss_over_batches(%x: tensor<4x64xf32>, %l0: tensor<f32>) -> tensor<f32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %l0) -> tensor<f32> {
+    %row = tensor.extract_slice %x[%i, 0] [1, 64] [1, 1] : tensor<4x64xf32> to tensor<64xf32>
+    %e = tensor.empty() : tensor<f32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+    %s = linalg.reduce ins(%row : tensor<64xf32>) outs(%f : tensor<f32>) dimensions = [0]
+      (%v: f32, %a: f32) {
+        %n = arith.addf %v, %a : f32
+        linalg.yield %n : f32
+      }
+    %t = arith.addf %s, %acc : tensor<f32>
+    scf.yield %t : tensor<f32>
+  }
+  return %r : tensor<f32>
+}

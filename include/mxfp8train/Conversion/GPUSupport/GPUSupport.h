@@ -37,10 +37,13 @@ SmallVector<int64_t> getParallelLoopTileSizes(ArrayRef<int64_t> tripCounts,
 /// static, contiguous row-major buffers (a `memcpy` on the CPU).
 bool isContiguousCopy(memref::CopyOp copy);
 
-/// True when `copy` can become a `gpu.memcpy`: a contiguous copy whose
-/// source has the identity layout, the only source upstream's gpu.memcpy
-/// lowering takes (mxfp8train-strided-copies{gpu-memcpy} turns the other
-/// copies into linalg.copy kernels).
+/// True when `copy` can become a `gpu.memcpy`: a contiguous copy between
+/// buffers of the identity layout. Upstream's gpu.memcpy lowering takes
+/// identity-layout sources only and copies to a target's aligned pointer
+/// without its offset (a copy into a view at an offset, e.g. a
+/// tensor.insert_slice or a concat, landed at the buffer's start);
+/// mxfp8train-strided-copies{gpu-memcpy} turns the other copies into
+/// linalg.copy kernels.
 bool isMemcpyCompatible(memref::CopyOp copy);
 
 } // namespace mlir::mxfp8train
