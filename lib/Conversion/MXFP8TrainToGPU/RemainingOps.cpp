@@ -7,13 +7,14 @@
 // is device memory (mxfp8train-gpu-device-buffers reports them); they are
 // rewritten first:
 //
-// - A linalg op whose results are rank 0 (a fill of a scalar tensor, an
-//   elementwise op on scalars, a reduction to a scalar such as a loss)
-//   has no parallel loop, so its loads and stores would run on the host.
-//   It gets a leading unit parallel dimension: its rank-0 inits are
-//   expanded to one element (tensor.expand_shape), its other maps ignore
-//   the new dimension, and the results are collapsed back. The loop path
-//   then runs it as a kernel of one iteration (a reduction: one thread).
+// - A linalg op without a parallel loop (results of rank 0: a fill of a
+//   scalar tensor, an elementwise op on scalars, a reduction to a scalar
+//   such as a loss; or results indexed by reduction loops only) would have
+//   its loads and stores run on the host. It gets a leading unit parallel
+//   dimension: its inits are expanded with a leading unit dimension
+//   (tensor.expand_shape) indexed by it, the inputs' maps ignore it, and
+//   the results are collapsed back. The loop path then runs it as a
+//   kernel of one iteration (a reduction: one thread).
 // - A tensor an scf.for yields that does not update the loop's iter_arg in
 //   place (a kernel's result: the kernels write new allocations; a linalg
 //   op writing into a tensor.empty, e.g. an optimizer update reading a
@@ -42,35 +43,53 @@ using namespace mlir;
 using namespace mlir::mxfp8train;
 using namespace mlir::mxfp8train::gpu_lowering;
 
-/// Whether `op` is a linalg op on tensors whose inits are all rank 0.
-static bool hasOnlyRankZeroResults(linalg::LinalgOp op) {
+/// Whether `op` is a linalg op on tensors without a parallel loop (its
+/// results rank 0, or indexed by reduction loops only), which the loop path
+/// would leave on the host.
+static bool needsUnitLoop(linalg::LinalgOp op) {
   return op.hasPureTensorSemantics() && op.getNumDpsInits() > 0 &&
-         llvm::all_of(op.getDpsInits(), [](Value init) {
-           return cast<RankedTensorType>(init.getType()).getRank() == 0;
-         });
+         op.getNumParallelLoops() == 0;
 }
 
-/// Rewrites `op` (hasOnlyRankZeroResults) with a leading unit parallel
-/// dimension; named ops other than fill are generalized first.
+/// The reassociation between a tensor of rank `rank` and its expansion
+/// with a leading unit dimension.
+static SmallVector<ReassociationIndices> getUnitReassociation(int64_t rank) {
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d < rank; ++d)
+    groups.push_back(d == 0 ? ReassociationIndices{0, 1}
+                            : ReassociationIndices{d + 1});
+  return groups;
+}
+
+/// Rewrites `op` (needsUnitLoop) with a leading unit parallel dimension:
+/// every init expanded with a leading unit dimension indexed by it, the
+/// inputs' maps ignoring it; named ops other than fill are generalized
+/// first.
 static LogicalResult addUnitLoop(RewriterBase &rewriter, linalg::LinalgOp op) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   auto expand = [&](Value init) -> Value {
     auto type = cast<RankedTensorType>(init.getType());
-    auto unitType = RankedTensorType::get({1}, type.getElementType());
+    SmallVector<int64_t> shape = {1};
+    llvm::append_range(shape, type.getShape());
+    auto unitType = RankedTensorType::get(shape, type.getElementType());
     // The collapsed result of an op rewritten before (a fill's) as it was.
     if (auto collapsed = init.getDefiningOp<tensor::CollapseShapeOp>();
-        collapsed && collapsed.getSrcType() == unitType)
+        collapsed && collapsed.getSrcType() == unitType &&
+        collapsed.getReassociationIndices() ==
+            getUnitReassociation(type.getRank()))
       return collapsed.getSrc();
     return tensor::ExpandShapeOp::create(rewriter, loc, unitType, init,
-                                         ArrayRef<ReassociationIndices>{});
+                                         getUnitReassociation(type.getRank()));
   };
   auto collapse = [&](ValueRange results) {
-    SmallVector<Value> scalars;
-    for (Value result : results)
-      scalars.push_back(tensor::CollapseShapeOp::create(
-          rewriter, loc, result, ArrayRef<ReassociationIndices>{}));
-    return scalars;
+    SmallVector<Value> collapsed;
+    for (Value result : results) {
+      int64_t rank = cast<RankedTensorType>(result.getType()).getRank() - 1;
+      collapsed.push_back(tensor::CollapseShapeOp::create(
+          rewriter, loc, result, getUnitReassociation(rank)));
+    }
+    return collapsed;
   };
   if (auto fill = dyn_cast<linalg::FillOp>(op.getOperation())) {
     Value unitInit = expand(fill.getDpsInits()[0]);
@@ -84,22 +103,21 @@ static LogicalResult addUnitLoop(RewriterBase &rewriter, linalg::LinalgOp op) {
     FailureOr<linalg::GenericOp> generalized =
         linalg::generalizeNamedOp(rewriter, op);
     if (failed(generalized))
-      return op.emitError("a linalg op with rank-0 results that cannot be "
-                          "generalized has no GPU lowering");
+      return op.emitError("a linalg op without a parallel loop that cannot "
+                          "be generalized has no GPU lowering");
     generic = *generalized;
     rewriter.setInsertionPoint(generic);
   }
   MLIRContext *ctx = rewriter.getContext();
-  unsigned numLoops = generic.getNumLoops();
   SmallVector<AffineMap> maps;
   for (OpOperand *input : generic.getDpsInputOperands())
     maps.push_back(generic.getMatchingIndexingMap(input).shiftDims(1));
   SmallVector<Value> unitInits;
   SmallVector<Type> unitTypes;
-  for (Value init : generic.getDpsInits()) {
-    maps.push_back(
-        AffineMap::get(numLoops + 1, 0, getAffineDimExpr(0, ctx), ctx));
-    unitInits.push_back(expand(init));
+  for (OpOperand &init : generic.getDpsInitsMutable()) {
+    AffineMap map = generic.getMatchingIndexingMap(&init).shiftDims(1);
+    maps.push_back(map.insertResult(getAffineDimExpr(0, ctx), 0));
+    unitInits.push_back(expand(init.get()));
     unitTypes.push_back(unitInits.back().getType());
   }
   SmallVector<utils::IteratorType> iterators = {utils::IteratorType::parallel};
@@ -235,14 +253,14 @@ LogicalResult gpu_lowering::prepareRemainingOps(Operation *root) {
       }
     }
   });
-  // Then the rank-0 ops, the copies above included. The host code's ops
-  // only: kernel bodies (gpu.module) are not linalg.
+  // Then the ops without a parallel loop (rank-0 ones), the copies above
+  // included; host code only (kernel bodies, gpu.module, have no linalg).
   SmallVector<linalg::LinalgOp> scalarOps;
   root->walk([&](Operation *op) {
     if (isa<gpu::GPUModuleOp>(op))
       return WalkResult::skip();
     if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-        linalgOp && hasOnlyRankZeroResults(linalgOp))
+        linalgOp && needsUnitLoop(linalgOp))
       scalarOps.push_back(linalgOp);
     return WalkResult::advance();
   });

@@ -229,3 +229,27 @@ func.func @loss_over_batches(%x: tensor<4x64xf32>, %l0: tensor<f32>) -> tensor<f
   }
   return %r : tensor<f32>
 }
+
+// -----
+
+// No parallel loop, but a result of rank 1 beside the rank-0 one (a running
+// sum): every init gets the leading unit dimension (it failed with the
+// host-access error).
+// CHECK-LABEL: func.func @running_sum(
+// CHECK:         %[[U1:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0, 1]] output_shape [1, 6] : tensor<6xf32> into tensor<1x6xf32>
+// CHECK:         %[[G:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<6xf32>) outs(%{{.*}}, %[[U1]] : tensor<1xf32>, tensor<1x6xf32>)
+// CHECK:         tensor.collapse_shape %[[G]]#1 {{\[}}[0, 1]] : tensor<1x6xf32> into tensor<6xf32>
+// LOWER-LABEL: llvm.func @running_sum(
+func.func @running_sum(%x: tensor<6xf32>) -> (tensor<f32>, tensor<6xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %e2 = tensor.empty() : tensor<6xf32>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> ()>, affine_map<(i) -> (i)>], iterator_types = ["reduction"]}
+      ins(%x : tensor<6xf32>) outs(%f, %e2 : tensor<f32>, tensor<6xf32>) {
+  ^bb0(%v: f32, %acc: f32, %o: f32):
+    %s = arith.addf %v, %acc : f32
+    linalg.yield %s, %s : f32, f32
+  } -> (tensor<f32>, tensor<6xf32>)
+  return %r#0, %r#1 : tensor<f32>, tensor<6xf32>
+}
