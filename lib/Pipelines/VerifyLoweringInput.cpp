@@ -47,14 +47,18 @@ LogicalResult checkStaticShapes(Operation *op) {
 }
 
 /// An error at a tensor element access that would run on the host: a
-/// tensor.extract / tensor.insert outside the bodies of linalg ops.
+/// tensor.extract / tensor.insert / tensor.from_elements outside the
+/// bodies of linalg ops and tensor.generate (which run in kernels).
 LogicalResult checkDeviceTensors(Operation *op) {
-  if (!isa<tensor::ExtractOp, tensor::InsertOp>(op) ||
-      op->getParentOfType<linalg::LinalgOp>())
+  if (!isa<tensor::ExtractOp, tensor::InsertOp, tensor::FromElementsOp>(op) ||
+      op->getParentOfType<linalg::LinalgOp>() ||
+      op->getParentOfType<tensor::GenerateOp>())
     return success();
   op->emitError() << "'" << op->getName() << "' "
-                  << (isa<tensor::ExtractOp>(op) ? "reads" : "writes")
-                  << " an element of a tensor on the host, but the GPU "
+                  << (isa<tensor::ExtractOp>(op)  ? "reads an element"
+                      : isa<tensor::InsertOp>(op) ? "writes an element"
+                                                  : "writes the elements")
+                  << " of a tensor on the host, but the GPU "
                      "pipeline keeps every tensor in device memory; use the "
                      "value inside a linalg op (a rank-0 tensor operand of a "
                      "linalg.generic is read in its kernel), or lower this "

@@ -12,6 +12,8 @@
 // CPU: func.func @scalar_hyper_parameter
 // CPU: func.func @host_insert
 // CPU: func.func @gather_in_kernel
+// CPU: func.func @host_from_elements
+// CPU: func.func @generate_in_kernel
 
 // A learning rate read on the host to scale an update.
 func.func @scalar_hyper_parameter(%p: tensor<64xf32>, %g: tensor<64xf32>, %lr: tensor<f32>) -> tensor<64xf32> {
@@ -49,5 +51,26 @@ func.func @gather_in_kernel(%logits: tensor<8x16xf32>, %labels: tensor<8xindex>)
     %v = tensor.extract %logits[%i, %l] : tensor<8x16xf32>
     linalg.yield %v : f32
   } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+func.func @host_from_elements(%v: f32) -> tensor<2xf32> {
+  // expected-error @+1 {{'tensor.from_elements' writes the elements of a tensor on the host}}
+  %r = tensor.from_elements %v, %v : tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+// A read in a tensor.generate body runs in its kernel.
+func.func @generate_in_kernel(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %r = tensor.generate {
+  ^bb0(%i: index):
+    %v = tensor.extract %x[%i] : tensor<8xf32>
+    %d = arith.addf %v, %v : f32
+    tensor.yield %d : f32
+  } : tensor<8xf32>
   return %r : tensor<8xf32>
 }

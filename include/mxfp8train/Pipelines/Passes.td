@@ -15,8 +15,10 @@ def MXFP8TrainCPUPrepareMatmulsPass
     : Pass<"mxfp8train-cpu-prepare-matmuls", "::mlir::ModuleOp"> {
   let summary = "Rewrite linalg matmuls into f32 (M,K)x(K,N) form for CPU codegen";
   let description = [{
-    A `linalg.matmul` / `linalg.batch_matmul` whose operands are bf16, or whose
-    `indexing_maps` transpose an operand, reads its operands through an
+    A `linalg.matmul` / `linalg.batch_matmul` (or another contraction the
+    GPU GEMM kernels take: a `linalg.generic` whose body is exactly
+    `out + x * y`, Conversion/Utils/Contraction.h) whose operands are bf16,
+    or whose `indexing_maps` transpose an operand, reads its operands through an
     elementwise `linalg.generic` that writes them as f32 in the canonical
     orientation (lhs (M,K), rhs (K,N)) and accumulates into an f32 buffer;
     the result is then converted back to the original accumulator type.
@@ -190,18 +192,20 @@ def MXFP8TrainVerifyLoweringInputPass
     launches kernels of static shapes only (it failed with "failed to
     legalize operation 'gpu.func'"). Shapes that canonicalization makes
     static pass. With `device-tensors` (the GPU pipeline, in the same run),
-    so is a `tensor.extract` or `tensor.insert` outside a linalg op's body
-    (and outside a `gpu.module`): the GPU pipeline keeps every tensor in
-    device memory, so such an element access would run on the host (it
-    failed later with "'memref.load' would access device memory from the
-    host"); inside a linalg body it runs in the op's kernel.
+    so is a `tensor.extract`, `tensor.insert` or `tensor.from_elements`
+    outside the body of a linalg op or `tensor.generate` (and outside a
+    `gpu.module`): the GPU pipeline keeps every tensor in device memory, so
+    such an element access would run on the host (it failed later with
+    "'memref.load' would access device memory from the host"); inside
+    those bodies it runs in the op's kernel.
   }];
   let options = [
     Option<"staticShapes", "static-shapes", "bool", "false",
            "Reject dynamically shaped tensors and memrefs (the GPU pipeline)">,
     Option<"deviceTensors", "device-tensors", "bool", "false",
            "Reject host reads and writes of tensor elements (tensor.extract "
-           "/ tensor.insert outside linalg bodies; the GPU pipeline)">,
+           "/ insert / from_elements outside linalg and tensor.generate "
+           "bodies; the GPU pipeline)">,
   ];
 }
 

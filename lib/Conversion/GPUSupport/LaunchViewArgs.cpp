@@ -9,6 +9,7 @@
 
 #include "mxfp8train/Conversion/Passes.h"
 
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -23,30 +24,11 @@ namespace mlir::mxfp8train {
 using namespace mlir;
 using namespace mlir::mxfp8train;
 
-/// Whether a bare pointer cannot pass `type`: a layout with a dynamic
-/// offset or stride (shapes are static in the GPU pipeline).
+/// Whether a bare pointer cannot pass `type`: a memref whose layout has a
+/// dynamic offset or stride (upstream's bare-pointer rule).
 static bool needsMetadata(Type type) {
   auto memref = dyn_cast<MemRefType>(type);
-  if (!memref)
-    return false;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(memref.getStridesAndOffset(strides, offset)))
-    return false;
-  return ShapedType::isDynamic(offset) ||
-         llvm::any_of(strides, ShapedType::isDynamic);
-}
-
-/// The static entries of `type`'s shape or layout as attributes, the
-/// dynamic ones as `values`.
-static SmallVector<OpFoldResult> getMixed(OpBuilder &b, ArrayRef<int64_t> fixed,
-                                          ValueRange values) {
-  SmallVector<OpFoldResult> mixed;
-  for (auto [size, value] : llvm::zip_equal(fixed, values))
-    mixed.push_back(ShapedType::isDynamic(size)
-                        ? OpFoldResult(value)
-                        : OpFoldResult(b.getIndexAttr(size)));
-  return mixed;
+  return memref && !LLVMTypeConverter::canConvertToBarePtr(memref);
 }
 
 namespace {
@@ -69,21 +51,14 @@ struct GPULaunchViewArgsPass final
         rewriter.setInsertionPoint(launch);
         auto metadata =
             memref::ExtractStridedMetadataOp::create(rewriter, loc, view);
-        SmallVector<int64_t> strides;
-        int64_t offset;
-        (void)type.getStridesAndOffset(strides, offset);
         rewriter.setInsertionPointToStart(&body.front());
-        OpFoldResult mixedOffset =
-            ShapedType::isDynamic(offset)
-                ? OpFoldResult(metadata.getOffset())
-                : OpFoldResult(rewriter.getIndexAttr(offset));
-        SmallVector<OpFoldResult> sizes =
-            getMixed(rewriter, type.getShape(), metadata.getSizes());
-        SmallVector<OpFoldResult> mixedStrides =
-            getMixed(rewriter, strides, metadata.getStrides());
+        // Static entries of the type as attributes, the others as the
+        // metadata's values.
         auto rebuilt = memref::ReinterpretCastOp::create(
-            rewriter, loc, type, metadata.getBaseBuffer(), mixedOffset, sizes,
-            mixedStrides);
+            rewriter, loc, type, metadata.getBaseBuffer(),
+            metadata.getConstifiedMixedOffset(),
+            metadata.getConstifiedMixedSizes(),
+            metadata.getConstifiedMixedStrides());
         replaceAllUsesInRegionWith(view, rebuilt, body);
       }
     });

@@ -290,8 +290,8 @@ protected:
 //===----------------------------------------------------------------------===//
 
 /// Rewrites what the kernel patterns left for the upstream loop path and
-/// bufferization (RemainingOps.cpp): linalg ops with rank-0 results get a
-/// unit loop, tensors an scf.for yields other than in-place updates are
+/// bufferization (RemainingOps.cpp): linalg ops without a parallel loop get
+/// a unit loop, tensors an scf.for yields other than in-place updates are
 /// copied into its iter_args, and those of an scf.if into one destination.
 LogicalResult prepareRemainingOps(Operation *root);
 
@@ -339,10 +339,12 @@ void populateSimpleGemmKernelPatterns(RewritePatternSet &patterns,
 /// mxfp8train MX ops (linalg contractions, grouped_mm).
 bool isSimpleGemmCandidate(Operation *op);
 
-/// The loops of `op` when it is a static tensor contraction with two inputs,
-/// one result and one M, N and K loop (and at most one batch loop), the
-/// form both the simple and the high-precision wgmma GEMMs take; else a
-/// match failure on `rewriter` saying why.
+/// The loops of `op` when it is a static tensor contraction the GEMM
+/// lowerings take (mxfp8train::matchGemmContraction, Contraction.h: two
+/// inputs, one result, one M, N and K loop and at most one batch loop, a
+/// multiply-accumulate body), the form both the simple and the
+/// high-precision wgmma GEMMs take; else a match failure on `rewriter`
+/// saying why.
 FailureOr<linalg::ContractionDimensions>
 matchGemmContraction(linalg::LinalgOp op, RewriterBase &rewriter);
 

@@ -127,7 +127,10 @@ static LogicalResult addUnitLoop(RewriterBase &rewriter, linalg::LinalgOp op) {
                                         iterators);
   // linalg.index of loop d is now the index of loop d + 1.
   generic.getRegion().walk([&](linalg::IndexOp index) {
-    rewriter.modifyOpInPlace(index, [&] { index.setDim(index.getDim() + 1); });
+    // (Not those of a linalg op nested in the body: its own loops.)
+    if (index->getParentOfType<linalg::LinalgOp>() == generic)
+      rewriter.modifyOpInPlace(index,
+                               [&] { index.setDim(index.getDim() + 1); });
   });
   rewriter.inlineRegionBefore(generic.getRegion(), unit.getRegion(),
                               unit.getRegion().begin());
@@ -169,12 +172,30 @@ static bool updatesInPlace(Value value, BlockArgument iterArg) {
   Operation *writeInBody = body->findAncestorOpInBlock(*firstWrite);
   if (!writeInBody)
     return false;
+  // The first write may read the iter_arg itself only element by element
+  // (an input with the map of the init it writes); every other read must
+  // come before it.
+  auto readsInPlace = [&](Operation *user) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+    if (user != firstWrite || !linalgOp)
+      return user == firstWrite && !linalgOp;
+    for (OpOperand *input : linalgOp.getDpsInputOperands()) {
+      if (input->get() != iterArg)
+        continue;
+      OpOperand *init =
+          llvm::find_if(linalgOp.getDpsInitsMutable(),
+                        [&](OpOperand &o) { return o.get() == iterArg; });
+      if (init == linalgOp.getDpsInitsMutable().end() ||
+          linalgOp.getMatchingIndexingMap(input) !=
+              linalgOp.getMatchingIndexingMap(init))
+        return false;
+    }
+    return true;
+  };
   return llvm::all_of(iterArg.getUsers(), [&](Operation *user) {
     Operation *inBody = body->findAncestorOpInBlock(*user);
-    return chain.contains(user) ||
-           (inBody && inBody != writeInBody &&
-            inBody->isBeforeInBlock(writeInBody)) ||
-           inBody == writeInBody;
+    return readsInPlace(user) || (inBody && inBody != writeInBody &&
+                                  inBody->isBeforeInBlock(writeInBody));
   });
 }
 
@@ -198,11 +219,15 @@ static void copyYieldsIntoIterArgs(RewriterBase &rewriter, scf::ForOp loop) {
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   rewriter.setInsertionPoint(yield);
   SmallVector<OpOperand *> toCopy;
-  for (OpOperand &yielded : yield->getOpOperands())
-    if (isa<RankedTensorType>(yielded.get().getType()) &&
+  // (Dynamic shapes have no GPU lowering: reported before this pass in the
+  // pipeline, left alone here.)
+  for (OpOperand &yielded : yield->getOpOperands()) {
+    auto type = dyn_cast<RankedTensorType>(yielded.get().getType());
+    if (type && type.hasStaticShape() &&
         !updatesInPlace(yielded.get(),
                         loop.getRegionIterArg(yielded.getOperandNumber())))
       toCopy.push_back(&yielded);
+  }
   SmallVector<Value> sources;
   for (OpOperand *yielded : toCopy) {
     Value source = yielded->get();
@@ -234,7 +259,7 @@ LogicalResult gpu_lowering::prepareRemainingOps(Operation *root) {
   root->walk([&](scf::IfOp branch) {
     for (auto [i, result] : llvm::enumerate(branch.getResults())) {
       auto type = dyn_cast<RankedTensorType>(result.getType());
-      if (!type)
+      if (!type || !type.hasStaticShape())
         continue;
       rewriter.setInsertionPoint(branch);
       Value dest = tensor::EmptyOp::create(
@@ -253,14 +278,17 @@ LogicalResult gpu_lowering::prepareRemainingOps(Operation *root) {
       }
     }
   });
-  // Then the ops without a parallel loop (rank-0 ones), the copies above
-  // included; host code only (kernel bodies, gpu.module, have no linalg).
+  // Then the ops without a parallel loop (those with rank-0 results among
+  // them), the copies above included; host code only (kernel bodies,
+  // gpu.module, have no linalg).
   SmallVector<linalg::LinalgOp> scalarOps;
   root->walk([&](Operation *op) {
     if (isa<gpu::GPUModuleOp>(op))
       return WalkResult::skip();
+    // (A linalg op in another's body is part of that op's loops.)
     if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-        linalgOp && needsUnitLoop(linalgOp))
+        linalgOp && needsUnitLoop(linalgOp) &&
+        !op->getParentOfType<linalg::LinalgOp>())
       scalarOps.push_back(linalgOp);
     return WalkResult::advance();
   });

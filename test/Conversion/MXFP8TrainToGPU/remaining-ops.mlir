@@ -2,7 +2,7 @@
 // RUN: mxfp8-opt %s --mxfp8train-lower-to-gpu="chip=sm_90a format=isa" --split-input-file | FileCheck %s --check-prefix=LOWER
 
 // What convert-mxfp8train-to-gpu leaves to upstream's loop path
-// (RemainingOps.cpp). Linalg ops with rank-0 results get a unit parallel
+// (RemainingOps.cpp). Linalg ops without a parallel loop (rank-0 results) get a unit parallel
 // loop, so that convert-linalg-to-parallel-loops gives them a kernel (they
 // failed with "'memref.load' would access device memory from the host").
 // A kernel result that an scf.for yields is copied into the loop's
@@ -252,4 +252,43 @@ func.func @running_sum(%x: tensor<6xf32>) -> (tensor<f32>, tensor<6xf32>) {
     linalg.yield %s, %s : f32, f32
   } -> (tensor<f32>, tensor<6xf32>)
   return %r#0, %r#1 : tensor<f32>, tensor<6xf32>
+}
+
+// -----
+
+// Not in place although the chain leads back to the iter_arg: an inner
+// loop reading the outer iter_arg while it updates it, and an update
+// reading its iter_arg through another map (a transpose). Both are copied
+// (they were left alone and rejected after bufferization).
+// CHECK-LABEL: func.func @nested_read_and_transpose(
+// CHECK:         scf.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[T:.*]] = %{{.*}})
+// CHECK:           %[[IN:.*]] = scf.for
+// CHECK:           %[[U:.*]] = linalg.generic {{.*}} ins(%[[T]] : tensor<8x8xf32>) outs(%[[T]] : tensor<8x8xf32>)
+// CHECK:           linalg.copy ins(%[[IN]] : tensor<8x8xf32>) outs(%[[ACC]] : tensor<8x8xf32>)
+// CHECK:           linalg.copy ins(%[[U]] : tensor<8x8xf32>) outs(%[[T]] : tensor<8x8xf32>)
+// LOWER-LABEL: llvm.func @nested_read_and_transpose(
+#id4 = affine_map<(i, j) -> (i, j)>
+#tr4 = affine_map<(i, j) -> (j, i)>
+func.func @nested_read_and_transpose(%a: tensor<8x8xf32>, %t0: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %r:2 = scf.for %i = %c0 to %c3 step %c1 iter_args(%acc = %a, %t = %t0) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+    %in = scf.for %j = %c0 to %c3 step %c1 iter_args(%b = %acc) -> tensor<8x8xf32> {
+      %u = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel"]}
+          ins(%acc : tensor<8x8xf32>) outs(%b : tensor<8x8xf32>) {
+      ^bb0(%x: f32, %o: f32):
+        %m = arith.addf %x, %o : f32
+        linalg.yield %m : f32
+      } -> tensor<8x8xf32>
+      scf.yield %u : tensor<8x8xf32>
+    }
+    %tu = linalg.generic {indexing_maps = [#tr4, #id4], iterator_types = ["parallel", "parallel"]}
+        ins(%t : tensor<8x8xf32>) outs(%t : tensor<8x8xf32>) {
+    ^bb0(%x: f32, %o: f32):
+      linalg.yield %x : f32
+    } -> tensor<8x8xf32>
+    scf.yield %in, %tu : tensor<8x8xf32>, tensor<8x8xf32>
+  }
+  return %r#0, %r#1 : tensor<8x8xf32>, tensor<8x8xf32>
 }

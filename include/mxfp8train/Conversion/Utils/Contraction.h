@@ -1,5 +1,4 @@
-//===- Contraction.h - the linalg contractions the GEMMs compute -*- C++
-//-*-===//
+//===- Contraction.h - linalg contractions the GEMMs take ----*- C++ -*-===//
 //
 // Which linalg contractions the GEMM lowerings take, shared by the CPU
 // pipeline (mxfp8train-cpu-prepare-matmuls: an f32 sum, one rounding to a
