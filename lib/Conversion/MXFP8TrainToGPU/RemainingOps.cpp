@@ -148,7 +148,6 @@ static LogicalResult addUnitLoop(RewriterBase &rewriter, linalg::LinalgOp op) {
 /// a new allocation per iteration.
 static bool updatesInPlace(Value value, BlockArgument iterArg) {
   Block *body = iterArg.getOwner();
-  SmallPtrSet<Operation *, 8> chain;
   Operation *firstWrite = nullptr;
   while (value != iterArg) {
     auto result = dyn_cast<OpResult>(value);
@@ -164,7 +163,6 @@ static bool updatesInPlace(Value value, BlockArgument iterArg) {
     } else {
       return false;
     }
-    chain.insert(def);
     firstWrite = def;
   }
   if (!firstWrite)
@@ -234,11 +232,10 @@ static void copyYieldsIntoIterArgs(RewriterBase &rewriter, scf::ForOp loop) {
     auto root = dyn_cast<BlockArgument>(getViewSource(source));
     if (root && root.getOwner() == loop.getBody() &&
         root != loop.getRegionIterArg(yielded->getOperandNumber())) {
-      auto type = cast<RankedTensorType>(source.getType());
-      Value fresh = tensor::EmptyOp::create(
-          rewriter, yield.getLoc(), type.getShape(), type.getElementType());
-      source = linalg::CopyOp::create(rewriter, yield.getLoc(), source, fresh)
-                   ->getResult(0);
+      // A new buffer holding a copy (HostInterface.cpp's idiom).
+      source = bufferization::AllocTensorOp::create(
+          rewriter, yield.getLoc(), cast<RankedTensorType>(source.getType()),
+          ValueRange{}, source);
     }
     sources.push_back(source);
   }
@@ -252,11 +249,24 @@ static void copyYieldsIntoIterArgs(RewriterBase &rewriter, scf::ForOp loop) {
 
 LogicalResult gpu_lowering::prepareRemainingOps(Operation *root) {
   IRRewriter rewriter(root->getContext());
-  root->walk([&](scf::ForOp loop) { copyYieldsIntoIterArgs(rewriter, loop); });
+  // Host code only: kernel bodies (gpu.module) carry no tensors.
+  SmallVector<scf::ForOp> loops;
+  SmallVector<scf::IfOp> branches;
+  root->walk([&](Operation *op) {
+    if (isa<gpu::GPUModuleOp>(op))
+      return WalkResult::skip();
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      loops.push_back(loop);
+    else if (auto branch = dyn_cast<scf::IfOp>(op))
+      branches.push_back(branch);
+    return WalkResult::advance();
+  });
+  for (scf::ForOp loop : loops)
+    copyYieldsIntoIterArgs(rewriter, loop);
   // An scf.if's tensor results: both branches copy what they yield into
   // one destination made before the if, so that bufferization gives the
   // result that destination's buffer rather than a branch's own.
-  root->walk([&](scf::IfOp branch) {
+  for (scf::IfOp branch : branches) {
     for (auto [i, result] : llvm::enumerate(branch.getResults())) {
       auto type = dyn_cast<RankedTensorType>(result.getType());
       if (!type || !type.hasStaticShape())
@@ -277,10 +287,9 @@ LogicalResult gpu_lowering::prepareRemainingOps(Operation *root) {
                                  [&] { yielded.set(copy->getResult(0)); });
       }
     }
-  });
+  }
   // Then the ops without a parallel loop (those with rank-0 results among
-  // them), the copies above included; host code only (kernel bodies,
-  // gpu.module, have no linalg).
+  // them), the copies above included; host code only.
   SmallVector<linalg::LinalgOp> scalarOps;
   root->walk([&](Operation *op) {
     if (isa<gpu::GPUModuleOp>(op))

@@ -12,7 +12,10 @@
 using namespace mlir;
 using namespace mlir::mxfp8train;
 
-bool mxfp8train::hasMultiplyAccumulateBody(linalg::LinalgOp op) {
+/// Whether the body of `op` (a contraction) is a multiply-accumulate as
+/// Contraction.h describes: linalg's own for named ops, exactly
+/// `out + x * y` (operands at most widened by extf) for a linalg.generic.
+static bool hasMultiplyAccumulateBody(linalg::LinalgOp op) {
   if (!isa<linalg::GenericOp>(op.getOperation()))
     return true;
   Block *body = op.getBlock();

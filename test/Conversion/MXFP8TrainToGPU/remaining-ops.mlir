@@ -156,7 +156,7 @@ func.func @captured_scalar_update(%w0: tensor<32x64xf32>, %v0: tensor<32x64xf32>
 // -----
 
 // Iter_args exchanged every iteration: each is first copied into a new
-// tensor, so that the copy into one does not overwrite what the other
+// buffer (bufferization.alloc_tensor copy), so that the copy into one does not overwrite what the other
 // still reads; an iter_arg read after its in-place update is copied too
 // (bufferization puts that update in a new buffer). Both were rejected.
 // CHECK-LABEL: func.func @swap_and_read_after_update(
@@ -164,8 +164,8 @@ func.func @captured_scalar_update(%w0: tensor<32x64xf32>, %v0: tensor<32x64xf32>
 // CHECK:           %[[U:.*]] = linalg.generic {{.*}} outs(%[[R]] : tensor<8x8xf32>)
 // CHECK:           gpu.launch_func  @mxfp8train_kernels::@elementwise_64_2in_1out_
 // CHECK:           %[[S:.*]] = bufferization.to_tensor
-// CHECK:           %[[TQ:.*]] = linalg.copy ins(%[[Q]] : tensor<8x8xf32>) outs(%{{.*}} : tensor<8x8xf32>)
-// CHECK:           %[[TP:.*]] = linalg.copy ins(%[[P]] : tensor<8x8xf32>) outs(%{{.*}} : tensor<8x8xf32>)
+// CHECK:           %[[TQ:.*]] = bufferization.alloc_tensor() copy(%[[Q]]) : tensor<8x8xf32>
+// CHECK:           %[[TP:.*]] = bufferization.alloc_tensor() copy(%[[P]]) : tensor<8x8xf32>
 // CHECK:           %[[CP:.*]] = linalg.copy ins(%[[TQ]] : tensor<8x8xf32>) outs(%[[P]] : tensor<8x8xf32>)
 // CHECK:           %[[CQ:.*]] = linalg.copy ins(%[[TP]] : tensor<8x8xf32>) outs(%[[Q]] : tensor<8x8xf32>)
 // CHECK:           %[[CR:.*]] = linalg.copy ins(%[[S]] : tensor<8x8xf32>) outs(%[[R]] : tensor<8x8xf32>)

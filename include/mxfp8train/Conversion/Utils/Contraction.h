@@ -25,10 +25,6 @@
 namespace mlir {
 namespace mxfp8train {
 
-/// Whether the body of `op` (a contraction) is a multiply-accumulate as
-/// the header describes.
-bool hasMultiplyAccumulateBody(linalg::LinalgOp op);
-
 /// The contraction dimensions of `op` when the GEMM lowerings take it (see
 /// the header; static shapes are the callers' concern); otherwise failure,
 /// with the reason in `why` when given.
