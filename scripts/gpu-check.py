@@ -470,6 +470,21 @@ def float8_gemm_cases():
         case("f8_wgrad_tensorwise_e4m3_e5m2_bf16", 208, 336, 1040,
              b="f8E5M2", ga="tensor", gb="tensor", tl=True, tr=False,
              role="wgrad"),
+        # wgrad with out_features (M, the rows of the MN-major lhs) not a
+        # multiple of 16, which torch._scaled_mm leaves free: the
+        # transpose pre-pass reads rows of 40 bytes in 8-byte pieces, of
+        # 20 in 4-byte, of 45 in single bytes, of 200 (two row tiles, the
+        # second partial) in 8-byte pieces.
+        case("f8_wgrad_m40_tensorwise_e5m2_f32", 40, 400, 1024, a="f8E5M2",
+             ga="tensor", gb="tensor", out="f32", tl=True, tr=False,
+             role="wgrad"),
+        case("f8_wgrad_m20_tensorwise_e4m3_e5m2_bf16", 20, 336, 512,
+             b="f8E5M2", ga="tensor", gb="tensor", tl=True, tr=False,
+             role="wgrad"),
+        case("f8_wgrad_m45_rowwise_bf16", 45, 208, 1040, tl=True, tr=False,
+             role="wgrad"),
+        case("f8_wgrad_m200_rowwise_f32", 200, 272, 1040, out="f32",
+             tl=True, tr=False, role="wgrad"),
         # scaled_grouped_mm 2d-3d: uneven and empty token groups, rows
         # past the last group (zero).
         dict(case("f8_grouped_2d3d", 600, 272, 1024), kind="f8mm",

@@ -145,3 +145,24 @@ func.func @other_offsets(%a: tensor<512x128xbf16>, %b: tensor<512x128xbf16>, %o1
 // CHECK-LABEL: func.func @other_offsets(
 // CHECK-NOT:     float8_cast_kmajor
 // CHECK-COUNT-2: @gemm_f8_transpose_e4m3_b1_k512_r128_g2
+
+// -----
+
+// A wgrad whose grad_output has 40 columns (out_features, M of the GEMM;
+// torch._scaled_mm leaves M free): the K-major cast walks 16 elements of a
+// row at a time, so the cast keeps its own kernel and the pre-pass
+// transposes its bytes (8-byte pieces); the other operand is fused.
+func.func @rows_not_16(%g: tensor<256x40xbf16>, %x: tensor<256x384xbf16>) -> tensor<40x384xf32> {
+  %q0, %s0 = mxfp8train.quantize %g axis = 0 granularity = axiswise : tensor<256x40xbf16> -> tensor<256x40xf8E4M3FN>, tensor<1x40xf32>
+  %q1, %s1 = mxfp8train.quantize %x axis = 0 granularity = axiswise : tensor<256x384xbf16> -> tensor<256x384xf8E4M3FN>, tensor<1x384xf32>
+  %r = mxfp8train.scaled_mm %q0 [%s0], %q1 [%s1] transpose_lhs {mxfp8train.role = "wgrad"} : tensor<256x40xf8E4M3FN> [tensor<1x40xf32>], tensor<256x384xf8E4M3FN> [tensor<1x384xf32>] -> tensor<40x384xf32>
+  return %r : tensor<40x384xf32>
+}
+
+// CHECK-LABEL: func.func @rows_not_16(
+// CHECK-NOT:     float8_cast_kmajor_col_bf16_e4m3_b1_k256_r40
+// CHECK:         @float8_cast_col_bf16_e4m3_1x256x40
+// CHECK:         @float8_cast_kmajor_col_bf16_e4m3_b1_k256_r384
+// CHECK:         @gemm_f8_transpose_e4m3_b1_k256_r40
+// CHECK-NOT:     gemm_f8_transpose
+// CHECK:         @scaled_mm_k_k_e4m3_e4m3_f32_40x384x256_

@@ -8,8 +8,8 @@
 
 // The Float8 GEMMs the GPU lowering does not take (Gemm/WGMMAFloat8.cpp):
 // fp8 wgmma reads K-major shared memory only, so an MN-major operand goes
-// through the fp8 transpose pre-pass, which needs its rows and K multiples
-// of 16; the 2d-2d form needs both operands stored tokens first. Each is
+// through the fp8 transpose pre-pass (any rows; K is a multiple of 16 by
+// the verifier); the 2d-2d form needs both operands stored tokens first. Each is
 // reported at the op with the reason and fails the pass. A promotion
 // interval that is not a multiple of the 128 K of a stage is rejected, and
 // so is an odd (or out of range) unroll of the pipelined promotion other
@@ -18,32 +18,21 @@
 // wider than 128 (they do not fit the MMA warpgroups' registers).
 
 // sm_100a (tcgen05 kind::f8f6f4, Gemm/TCGen05.cpp) reads MN-major 8-bit
-// operands in place (rows 16-byte aligned) and takes 2d-3d; its 2d-2d goes
-// through the same fp8 transposes as sm_90a's. It reports the unaligned
-// MN-major operand and the 2d-2d op with a K-major operand, nothing else:
-// SM100-NOT: error: 'mxfp8train.
-// SM100: error: 'mxfp8train.scaled_mm' has no GPU lowering: the tcgen05 kernel takes MN-major operands with 16-byte aligned rows (M, N multiples of 16)
+// operands in place (rows 16-byte aligned; others, and 2d-2d, go through
+// the same fp8 transposes as sm_90a's) and takes 2d-3d. It reports the
+// 2d-2d op with a K-major operand, nothing else:
 // SM100-NOT: error: 'mxfp8train.
 // SM100: error: 'mxfp8train.scaled_grouped_mm' has no GPU lowering: the Float8 grouped GEMM 2d-2d needs both operands stored tokens first (lhs (T, M) with transpose_lhs, rhs (T, N)), found one stored K-major
 // SM100-NOT: error: 'mxfp8train.
 
-// INTERVAL-COUNT-6: error: convert-mxfp8train-to-gpu: float8-promote-interval must be a non-negative multiple of 128 (got 100)
-// UNROLL-COUNT-6: error: convert-mxfp8train-to-gpu: float8-promote-unroll must be 0, 1, 2, 4 or 6 (got 3)
-// CLUSTER-COUNT-6: error: convert-mxfp8train-to-gpu: gemm-cluster-m must be 0, 1 or 2 (got 3)
-// TILEN-COUNT-6: error: convert-mxfp8train-to-gpu: float8-promote-tile-n must be 0, 128, 160 or 192 (got 144)
-// TILEN-SETS-COUNT-6: error: convert-mxfp8train-to-gpu: float8-promote-tile-n 160 keeps one accumulator set: float8-promote-unroll must be 0 or 1 with it (got 2)
-
-func.func @lhs_mn_major_unaligned(%x: tensor<64x40xf8E4M3FN>, %xs: tensor<1x40xf32>, %w: tensor<32x64xf8E4M3FN>, %ws: tensor<32x1xf32>) -> tensor<40x32xbf16> {
-  // expected-error @+1 {{'mxfp8train.scaled_mm' has no GPU lowering: the fp8 transpose of an MN-major operand needs its rows (40) and K (64) multiples of 16}}
-  %y = mxfp8train.scaled_mm %x [%xs], %w [%ws] transpose_lhs transpose_rhs
-      : tensor<64x40xf8E4M3FN> [tensor<1x40xf32>], tensor<32x64xf8E4M3FN> [tensor<32x1xf32>] -> tensor<40x32xbf16>
-  return %y : tensor<40x32xbf16>
-}
-
-// -----
+// INTERVAL-COUNT-5: error: convert-mxfp8train-to-gpu: float8-promote-interval must be a non-negative multiple of 128 (got 100)
+// UNROLL-COUNT-5: error: convert-mxfp8train-to-gpu: float8-promote-unroll must be 0, 1, 2, 4 or 6 (got 3)
+// CLUSTER-COUNT-5: error: convert-mxfp8train-to-gpu: gemm-cluster-m must be 0, 1 or 2 (got 3)
+// TILEN-COUNT-5: error: convert-mxfp8train-to-gpu: float8-promote-tile-n must be 0, 128, 160 or 192 (got 144)
+// TILEN-SETS-COUNT-5: error: convert-mxfp8train-to-gpu: float8-promote-tile-n 160 keeps one accumulator set: float8-promote-unroll must be 0 or 1 with it (got 2)
 
 // MN-major rhs (rows and K multiples of 16): lowered on sm_90a through the
-// transpose pre-pass (no diagnostic), reported on sm_100a.
+// transpose pre-pass, read in place on sm_100a (no diagnostic).
 func.func @rhs_mn_major(%g: tensor<16x32xf8E5M2>, %t: tensor<f32>, %w: tensor<32x64xf8E4M3FN>) -> tensor<16x64xbf16> {
   %y = mxfp8train.scaled_mm %g [%t], %w [%t]
       : tensor<16x32xf8E5M2> [tensor<f32>], tensor<32x64xf8E4M3FN> [tensor<f32>] -> tensor<16x64xbf16>

@@ -214,3 +214,26 @@ func.func @grouped_2d2d(%go: tensor<48x32xf8E4M3FN>, %gos: tensor<4x32xf32>, %x:
       : tensor<48x32xf8E4M3FN> [tensor<4x32xf32>], tensor<48x64xf8E4M3FN> [tensor<4x64xf32>], tensor<4xi32> -> tensor<4x32x64xbf16>
   return %dw : tensor<4x32x64xbf16>
 }
+
+// -----
+
+// A batched wgrad whose MN-major lhs has rows of 20 bytes (M = 20, not
+// 16-byte aligned for TMA; torch._scaled_mm leaves M free): the lhs goes
+// through the fp8 transpose pre-pass (4-byte pieces) into a (2, 20, 64)
+// K-major buffer, read through a 3-D map like a K-major batched operand;
+// the rhs (rows of 32 bytes) is read MN-major in place (`k_mn`).
+// CHECK-LABEL: func.func @wgrad_rows_20_batched(
+// CHECK:         %[[T:.*]] = memref.alloc() : memref<2560xf8E5M2>
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_f8_transpose_e5m2_b2_k64_r20 blocks in (%c2, %c1, %c1) threads in (%c256, %c1, %c1) args(%{{.*}} : memref<2560xf8E5M2>, %[[T]] : memref<2560xf8E5M2>)
+// CHECK-NEXT:    %[[V:.*]] = memref.expand_shape %[[T]] {{\[\[}}0, 1, 2]] output_shape [2, 20, 64]
+// CHECK-NOT:     gemm_f8_transpose
+// CHECK:         memref.extract_aligned_pointer_as_index %[[V]] : memref<2x20x64xf8E5M2>
+// CHECK-NOT:     gemm_f8_transpose
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_tc05_k_mn_e5m2_e4m3_f32_20x32x64_b2_f8tt_s4 blocks in (%c2, %c1, %c1)
+// CHECK-LABEL: gpu.func @gemm_f8_transpose_e5m2_b2_k64_r20(
+// CHECK-COUNT-4:   vector.load %{{.*}} {alignment = 4 : i64} : memref<2560xf8E5M2>, vector<4xf8E5M2>
+func.func @wgrad_rows_20_batched(%g: tensor<2x64x20xf8E5M2>, %t: tensor<f32>, %x: tensor<2x64x32xf8E4M3FN>) -> tensor<2x20x32xf32> {
+  %y = mxfp8train.scaled_mm %g [%t], %x [%t] transpose_lhs {mxfp8train.role = "wgrad", mxfp8train.use_fast_accum = false}
+      : tensor<2x64x20xf8E5M2> [tensor<f32>], tensor<2x64x32xf8E4M3FN> [tensor<f32>] -> tensor<2x20x32xf32>
+  return %y : tensor<2x20x32xf32>
+}

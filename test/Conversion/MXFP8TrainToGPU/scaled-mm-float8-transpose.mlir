@@ -211,3 +211,69 @@ func.func @grouped_2d3d_mn_rhs(%a: tensor<256x512xf8E4M3FN>, %sa: tensor<256x1xf
   %r = mxfp8train.scaled_grouped_mm %a [%sa], %b [%sb] offs(%offs) {mxfp8train.role = "dgrad", mxfp8train.use_fast_accum = false} : tensor<256x512xf8E4M3FN> [tensor<256x1xf32>], tensor<4x512x128xf8E4M3FN> [tensor<4x1x128xf32>], tensor<4xi32> -> tensor<256x128xbf16>
   return %r : tensor<256x128xbf16>
 }
+
+// -----
+
+// A wgrad dO^T @ x with out_features = 40 (M, rows of the MN-major lhs; a
+// multiple of 8, not of 16): source rows of 40 bytes are 8-byte aligned, so
+// each 16-byte chunk is two 8-byte loads (zero when out of bounds), the
+// second guarded by the row count too (a chunk at operand rows 32..47
+// holds 8 rows of the operand), joined by a vector.shuffle.
+// The GEMM reads the (40, 64) K-major buffer.
+// CHECK-LABEL: func.func @wgrad_rows_40(
+// CHECK:         %[[T:.*]] = memref.alloc() : memref<2560xf8E5M2>
+// CHECK:         memref.expand_shape %[[T]] {{\[\[}}0, 1]] output_shape [40, 64]
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_f8_transpose_e5m2_b1_k64_r40 blocks in (%c1, %c1, %c1) threads in (%c256, %c1, %c1) args(%{{.*}} : memref<2560xf8E5M2>, %[[T]] : memref<2560xf8E5M2>)
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@gemm_f8_transpose_e4m3_b1_k64_r32
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@scaled_mm_k_k_e5m2_e4m3_f32_40x32x64_b1_p1c1_v9w1s6_f8tt_acc128
+// CHECK-LABEL: gpu.func @gemm_f8_transpose_e5m2_b1_k64_r40(
+// CHECK-SAME:      %[[SRC:.*]]: memref<2560xf8E5M2> {llvm.noalias, llvm.readonly}
+// CHECK:           %[[CO:.*]] = arith.muli %{{.*}}, %c16 : index
+// CHECK-NEXT:      %[[IN1:.*]] = arith.cmpi ult, %[[CO]], %c40 : index
+// CHECK-NEXT:      %[[IN2:.*]] = arith.cmpi ult, %{{.*}}, %c64 : index
+// CHECK-NEXT:      %[[IN:.*]] = arith.andi %[[IN2]], %[[IN1]] : i1
+// CHECK-NEXT:      %[[P0:.*]] = scf.if %[[IN]] -> (vector<8xi8>) {
+// CHECK:             %[[L0:.*]] = vector.load %[[SRC]][%{{.*}}] {alignment = 8 : i64} : memref<2560xf8E5M2>, vector<8xf8E5M2>
+// CHECK-NEXT:        %[[B0:.*]] = arith.bitcast %[[L0]] : vector<8xf8E5M2> to vector<8xi8>
+// CHECK-NEXT:        scf.yield %[[B0]] : vector<8xi8>
+// CHECK-NEXT:      } else {
+// CHECK-NEXT:        scf.yield %[[Z:.*]] : vector<8xi8>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      %[[C8:.*]] = arith.addi %[[CO]], %c8 : index
+// CHECK-NEXT:      %[[IN3:.*]] = arith.cmpi ult, %[[C8]], %c40 : index
+// CHECK-NEXT:      %[[IN4:.*]] = arith.andi %[[IN]], %[[IN3]] : i1
+// CHECK-NEXT:      %[[P1:.*]] = scf.if %[[IN4]] -> (vector<8xi8>) {
+// CHECK:             arith.addi %{{.*}}, %[[C8]] : index
+// CHECK:             %[[L1:.*]] = vector.load %[[SRC]][%{{.*}}] {alignment = 8 : i64} : memref<2560xf8E5M2>, vector<8xf8E5M2>
+// CHECK-NEXT:        %[[B1:.*]] = arith.bitcast %[[L1]] : vector<8xf8E5M2> to vector<8xi8>
+// CHECK-NEXT:        scf.yield %[[B1]] : vector<8xi8>
+// CHECK-NEXT:      } else {
+// CHECK-NEXT:        scf.yield %[[Z]] : vector<8xi8>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      vector.shuffle %[[P0]], %[[P1]] [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] : vector<8xi8>, vector<8xi8>
+// CHECK-NOT:       vector<16xf8E5M2>
+// CHECK:           gpu.barrier
+func.func @wgrad_rows_40(%g: tensor<64x40xf8E5M2>, %t: tensor<f32>, %x: tensor<64x32xf8E4M3FN>) -> tensor<40x32xf32> {
+  %y = mxfp8train.scaled_mm %g [%t], %x [%t] transpose_lhs {mxfp8train.role = "wgrad", mxfp8train.use_fast_accum = false}
+      : tensor<64x40xf8E5M2> [tensor<f32>], tensor<64x32xf8E4M3FN> [tensor<f32>] -> tensor<40x32xf32>
+  return %y : tensor<40x32xf32>
+}
+
+// -----
+
+// Rows odd (45) and a multiple of 4 only (20): single-byte and 4-byte
+// pieces.
+// CHECK-LABEL: gpu.func @gemm_f8_transpose_e4m3_b1_k64_r45(
+// CHECK-COUNT-16:  vector.load %{{.*}} {alignment = 1 : i64} : memref<2880xf8E4M3FN>, vector<1xf8E4M3FN>
+// CHECK:           gpu.barrier
+// CHECK-LABEL: gpu.func @gemm_f8_transpose_e4m3_b1_k64_r20(
+// CHECK-COUNT-4:   vector.load %{{.*}} {alignment = 4 : i64} : memref<1280xf8E4M3FN>, vector<4xf8E4M3FN>
+// CHECK-NOT:       vector.load %{{.*}} : memref<1280xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK:           gpu.barrier
+func.func @wgrad_rows_20_45(%a: tensor<64x20xf8E4M3FN>, %b: tensor<64x45xf8E4M3FN>, %t: tensor<f32>, %x: tensor<64x32xf8E4M3FN>) -> (tensor<20x32xf32>, tensor<45x32xf32>) {
+  %y0 = mxfp8train.scaled_mm %a [%t], %x [%t] transpose_lhs {mxfp8train.role = "wgrad"}
+      : tensor<64x20xf8E4M3FN> [tensor<f32>], tensor<64x32xf8E4M3FN> [tensor<f32>] -> tensor<20x32xf32>
+  %y1 = mxfp8train.scaled_mm %b [%t], %x [%t] transpose_lhs {mxfp8train.role = "wgrad"}
+      : tensor<64x45xf8E4M3FN> [tensor<f32>], tensor<64x32xf8E4M3FN> [tensor<f32>] -> tensor<45x32xf32>
+  return %y0, %y1 : tensor<20x32xf32>, tensor<45x32xf32>
+}

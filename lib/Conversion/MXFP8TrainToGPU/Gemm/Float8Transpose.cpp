@@ -6,7 +6,9 @@
 //
 //   load   thread t copies 16-byte chunk c = i % 8 of source row i / 8
 //          (i = t, t + 256, ...: eight threads read a 128-byte line), zero
-//          past the operand's rows, past K and past the tile's token group;
+//          past the operand's rows, past K and past the tile's token group
+//          (rows not a multiple of 16: the chunk in 16 / w loads of w
+//          bytes, w the widest of 8, 4, 2, 1 dividing rows, each guarded);
 //          the chunk goes to shared chunk c ^ (row / 16 % 8) of the row;
 //   store  thread t (warp w, lane l): output rows 4 g .. 4 g + 3 of the
 //          tile (g = 4 w + l / 8) at K chunk q = l % 8 (16 source rows
@@ -58,11 +60,11 @@ std::string Float8TransposeSpec::getName() const {
       .str();
 }
 
-std::string gpu_lowering::whyNotFloat8Transpose(int64_t rows, int64_t k) {
-  if (rows % 16 || k % 16)
+std::string gpu_lowering::whyNotFloat8Transpose(int64_t k) {
+  if (k % 16)
     return llvm::formatv("the fp8 transpose of an MN-major operand needs its "
-                         "rows ({0}) and K ({1}) multiples of 16",
-                         rows, k)
+                         "K ({0}) a multiple of 16",
+                         k)
         .str();
   return "";
 }
@@ -86,7 +88,7 @@ std::string gpu_lowering::whyNotFloat8GroupedTranspose(const GemmSpec &spec) {
            "first (lhs (T, M) with transpose_lhs, rhs (T, N)), found one "
            "stored K-major";
   for (const gemm::OperandLayout *l : {&spec.a, &spec.b})
-    if (std::string why = whyNotFloat8Transpose(l->rows, l->k); !why.empty())
+    if (std::string why = whyNotFloat8Transpose(l->k); !why.empty())
       return why;
   return "";
 }
@@ -273,20 +275,63 @@ static void emitTransposeKernel(KernelBuilder &kb, const Float8TransposeSpec &d,
   Value offs = d.groups ? args[1] : Value();
   auto b16 = VectorType::get({16}, kb.getI8Type());
   auto f8x16 = VectorType::get({16}, d.dataType);
+  // Source rows of `rows` bytes: a chunk is one 16-byte load when rows is a
+  // multiple of 16, else 16 / w loads of the widest w (8, 4, 2, 1) that
+  // divides rows, each at its own alignment and guarded by the row count
+  // (a chunk may end past the operand's last row).
+  int64_t width = 16;
+  while (d.rows % width)
+    width /= 2;
   Float8TileSource source;
   source.load = [&](Value batch, Value srcK, Value col,
                     Value in) -> SmallVector<Value> {
-    auto ld = scf::IfOp::create(kb, TypeRange{b16}, in, true);
-    OpBuilder::InsertionGuard g(kb);
-    kb.setInsertionPointToStart(ld.thenBlock());
-    Value dataBase = arith::MulIOp::create(kb, batch, kb.idx(d.rows * d.k));
-    Value rowOff = arith::MulIOp::create(kb, srcK, kb.idx(d.rows));
-    Value off = arith::AddIOp::create(kb, dataBase,
-                                      arith::AddIOp::create(kb, rowOff, col));
-    scf::YieldOp::create(kb, kb.bitcastTo(b16, kb.load(f8x16, data, off, 16)));
-    kb.setInsertionPointToStart(ld.elseBlock());
-    scf::YieldOp::create(kb, kb.splatBits(b16, 0));
-    return {ld.getResult(0)};
+    auto offsetOf = [&](Value c) -> Value {
+      Value dataBase = arith::MulIOp::create(kb, batch, kb.idx(d.rows * d.k));
+      Value rowOff = arith::MulIOp::create(kb, srcK, kb.idx(d.rows));
+      return arith::AddIOp::create(kb, dataBase,
+                                   arith::AddIOp::create(kb, rowOff, c));
+    };
+    if (width == 16) {
+      auto ld = scf::IfOp::create(kb, TypeRange{b16}, in, true);
+      OpBuilder::InsertionGuard g(kb);
+      kb.setInsertionPointToStart(ld.thenBlock());
+      scf::YieldOp::create(
+          kb, kb.bitcastTo(b16, kb.load(f8x16, data, offsetOf(col), 16)));
+      kb.setInsertionPointToStart(ld.elseBlock());
+      scf::YieldOp::create(kb, kb.splatBits(b16, 0));
+      return {ld.getResult(0)};
+    }
+    // `in` holds for a chunk that starts inside the rows (and K); each
+    // further piece also needs its own first row inside. The pieces are
+    // concatenated in halves (vector.shuffle).
+    auto piece = VectorType::get({width}, d.dataType);
+    auto pieceBytes = VectorType::get({width}, kb.getI8Type());
+    SmallVector<Value, 16> pieces;
+    for (int64_t j = 0; j < 16; j += width) {
+      Value at = col, inPiece = in;
+      if (j) {
+        at = arith::AddIOp::create(kb, col, kb.idx(j));
+        Value inRows = arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, at,
+                                             kb.idx(d.rows));
+        inPiece = arith::AndIOp::create(kb, in, inRows);
+      }
+      auto ld = scf::IfOp::create(kb, TypeRange{pieceBytes}, inPiece, true);
+      OpBuilder::InsertionGuard g(kb);
+      kb.setInsertionPointToStart(ld.thenBlock());
+      scf::YieldOp::create(
+          kb,
+          kb.bitcastTo(pieceBytes, kb.load(piece, data, offsetOf(at), width)));
+      kb.setInsertionPointToStart(ld.elseBlock());
+      scf::YieldOp::create(kb, kb.splatBits(pieceBytes, 0));
+      pieces.push_back(ld.getResult(0));
+    }
+    while (pieces.size() > 1) {
+      SmallVector<Value, 8> halves;
+      for (size_t i = 0; i < pieces.size(); i += 2)
+        halves.push_back(kb.concat(pieces[i], pieces[i + 1]));
+      pieces = std::move(halves);
+    }
+    return {pieces.front()};
   };
   emitFloat8TransposeTiles(kb, d, offs, args.back(), tileBuf, source);
 }

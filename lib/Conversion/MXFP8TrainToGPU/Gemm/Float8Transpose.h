@@ -58,10 +58,12 @@ struct Float8TransposeSpec {
   std::string getName() const;
 };
 
-/// Why an MN-major operand of `rows` x `k` cannot be transposed (empty when
-/// it can): the 16-byte vector loads and stores need rows and K multiples
-/// of 16 (SPEC-float8 §6 requires them of every Float8 GEMM).
-std::string whyNotFloat8Transpose(int64_t rows, int64_t k);
+/// Why an MN-major operand with contraction size `k` cannot be transposed
+/// (empty when it can): the 16-byte stores of the K-major rows need K a
+/// multiple of 16 (SPEC-float8 §6 requires it of every Float8 GEMM). Any
+/// row count works: rows not a multiple of 16 (M of a wgrad, which
+/// torch._scaled_mm leaves free) are read in narrower pieces.
+std::string whyNotFloat8Transpose(int64_t k);
 
 struct GemmSpec;
 

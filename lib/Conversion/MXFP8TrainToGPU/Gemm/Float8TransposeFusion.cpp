@@ -52,11 +52,13 @@ using namespace mlir::mxfp8train::lowering;
 /// `d` ((batches, K, rows) as stored) so that the K-major cast can walk it:
 /// tensorwise; a column cast along K (one scale per (batch, row)); or a
 /// per-group cast of (K, rows) along the tokens with the GEMM's token
-/// groups `gemmOffs`.
+/// groups `gemmOffs`. The walk loads and stores 16 elements of a source row
+/// at a time: rows must be a multiple of 16 (otherwise the cast keeps its
+/// own kernel and the GEMM's pre-pass transposes the bytes).
 static bool castMatchesForm(QuantizeOp q, const Float8TransposeSpec &d,
                             Value gemmOffs) {
   ArrayRef<int64_t> shape = q.getInput().getType().getShape();
-  if (shape.empty() || shape.back() != d.rows ||
+  if (d.rows % 16 || shape.empty() || shape.back() != d.rows ||
       q.getInput().getType().getNumElements() != d.batches * d.k * d.rows)
     return false;
   if (*q.getGranularity() == Float8Granularity::Tensorwise)

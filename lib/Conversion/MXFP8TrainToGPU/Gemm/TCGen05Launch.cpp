@@ -106,37 +106,54 @@ static Value getScaleTensorMap(RewriterBase &rewriter, Location loc,
   return tma::createTensorMap(rewriter, loc, buf, spec);
 }
 
-/// The Float8 2d-2d operand `data` (stored tokens first: (T, rows), fp8)
-/// of `spec`, described by `l`, made K-major by the fp8 transpose pre-pass
-/// with each token group of `offs` starting at a multiple of 128 of the
-/// output K (zero-filled to the end of its last 128): the (rows, padded K)
-/// buffer the kernel's tensor map reads. `l` describes that buffer after.
-static Value transposeFloat8GroupedOperand(RewriterBase &rewriter, Location loc,
-                                           const KernelCache &cache,
-                                           const GemmSpec &spec,
-                                           gemm::OperandLayout &l, Value data,
-                                           Value offs) {
+/// Whether the Float8 operand `l` of `spec` goes through the fp8 transpose
+/// pre-pass rather than being read as stored: both 2d-2d operands (their
+/// token groups padded to 128), and MN-major operands whose rows are not
+/// 16-byte aligned for TMA (M of a wgrad `dO^T @ x`, which torch._scaled_mm
+/// leaves free).
+static bool transposesFirst(const GemmSpec &spec,
+                            const gemm::OperandLayout &l) {
+  return spec.tcgen05Float8 && !l.kMajor &&
+         (spec.kind == GemmKind::Grouped2d2d || l.rows % 16 != 0);
+}
+
+/// The Float8 operand `data` (MN-major, fp8: (K, rows), or (T, rows) for
+/// 2d-2d, per batch when `batched`) of `spec`, described by `l`, made
+/// K-major by the fp8 transpose pre-pass, for 2d-2d with each token group
+/// of `offs` starting at a multiple of 128 of the output K (zero-filled to
+/// the end of its last 128): the ([batches,] rows, K) buffer the kernel's
+/// tensor map reads. `l` describes that buffer after.
+static Value transposeFloat8Operand(RewriterBase &rewriter, Location loc,
+                                    const KernelCache &cache,
+                                    const GemmSpec &spec,
+                                    gemm::OperandLayout &l, bool batched,
+                                    Value data, Value offs) {
   Type dataType = cast<RankedTensorType>(data.getType()).getElementType();
-  Float8TransposeSpec d =
-      getFloat8TransposeSpec(spec, l, /*batched=*/false, dataType);
+  Float8TransposeSpec d = getFloat8TransposeSpec(spec, l, batched, dataType);
   auto flatType = MemRefType::get({d.getBufferElements()}, d.dataType);
   Value out = memref::AllocOp::create(rewriter, loc, flatType);
   Value source = flatBuffer(rewriter, loc, data);
-  Value offsets = flatBuffer(rewriter, loc, offs);
+  Value offsets = d.groups ? flatBuffer(rewriter, loc, offs) : Value();
   launchFloat8Transpose(rewriter, loc, cache, d, source, offsets, out);
   l = {d.rows, d.getOutputK(), /*kMajor=*/true, false};
-  auto viewType = MemRefType::get({d.rows, d.getOutputK()}, d.dataType);
+  SmallVector<int64_t, 3> shape;
+  if (batched)
+    shape.push_back(d.batches);
+  shape.append({d.rows, d.getOutputK()});
+  auto viewType = MemRefType::get(shape, d.dataType);
+  ReassociationIndices all = llvm::to_vector(llvm::seq<int64_t>(shape.size()));
   return memref::ExpandShapeOp::create(rewriter, loc, viewType, out,
-                                       ArrayRef<ReassociationIndices>{{0, 1}});
+                                       ArrayRef<ReassociationIndices>{all});
 }
 
 std::string gpu_lowering::whyNotTcgen05(const GemmSpec &spec) {
   // TMA needs 16-byte strides: rows of K bytes (K-major; K is a multiple
-  // of 32) or of M / N bytes (MN-major).
-  if ((!spec.a.kMajor && spec.m % 16 != 0) ||
-      (!spec.b.kMajor && spec.n % 16 != 0))
-    return "the tcgen05 kernel takes MN-major operands with 16-byte aligned "
-           "rows (M, N multiples of 16)";
+  // of 32) or of M / N bytes (MN-major; a Float8 operand with other rows is
+  // transposed first, transposesFirst).
+  for (const gemm::OperandLayout *l : {&spec.a, &spec.b})
+    if (!l->kMajor && l->rows % 16 != 0 && !transposesFirst(spec, *l))
+      return "the tcgen05 kernel takes MN-major operands with 16-byte "
+             "aligned rows (M, N multiples of 16)";
   if (!tcgen05::getElementFormat(spec.aType) ||
       !tcgen05::getElementFormat(spec.bType))
     return "the tcgen05 kernel takes e4m3/e5m2 operands";
@@ -165,16 +182,14 @@ LogicalResult gpu_lowering::lowerGemmToTcgen05(
   // rows per CTA of a pair), or MN-major boxes of 128 K rows x 128 M/N:
   // 128-byte rows in the 128-byte swizzle, as the MMA descriptors expect.
   // Batched operands (E, ., .) take one slice per box.
-  Value aBuf, bBuf;
-  if (spec.tcgen05Float8 && spec.kind == GemmKind::Grouped2d2d) {
-    aBuf = transposeFloat8GroupedOperand(rewriter, loc, cache, spec, spec.a,
-                                         lhs, offs);
-    bBuf = transposeFloat8GroupedOperand(rewriter, loc, cache, spec, spec.b,
-                                         rhs, offs);
-  } else {
-    aBuf = toBuffer(rewriter, loc, lhs);
-    bBuf = toBuffer(rewriter, loc, rhs);
-  }
+  Value aBuf = transposesFirst(spec, spec.a)
+                   ? transposeFloat8Operand(rewriter, loc, cache, spec, spec.a,
+                                            spec.aBatched, lhs, offs)
+                   : toBuffer(rewriter, loc, lhs);
+  Value bBuf = transposesFirst(spec, spec.b)
+                   ? transposeFloat8Operand(rewriter, loc, cache, spec, spec.b,
+                                            spec.bBatched, rhs, offs)
+                   : toBuffer(rewriter, loc, rhs);
   auto box = [&](const gemm::OperandLayout &l, int64_t rows,
                  bool batched) -> SmallVector<int64_t> {
     SmallVector<int64_t> extents;

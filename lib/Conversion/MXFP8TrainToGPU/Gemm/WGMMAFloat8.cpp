@@ -192,11 +192,11 @@ void gpu_lowering::configureWgmmaFloat8Gemm(GemmSpec &spec, int64_t tileN,
 
 std::string gpu_lowering::whyNotWgmmaFloat8(ScaledMmOp op) {
   // K-major operands are read in place; MN-major ones go through the fp8
-  // transpose pre-pass, which needs rows and K multiples of 16.
+  // transpose pre-pass, which needs K a multiple of 16.
   GemmSpec spec = getScaledMmSpec(op);
   for (const gemm::OperandLayout *l : {&spec.a, &spec.b})
     if (!l->kMajor)
-      if (std::string why = whyNotFloat8Transpose(l->rows, l->k); !why.empty())
+      if (std::string why = whyNotFloat8Transpose(l->k); !why.empty())
         return why;
   return "";
 }
@@ -214,7 +214,7 @@ std::string gpu_lowering::whyNotWgmmaFloat8Grouped(ScaledGroupedMmOp op) {
   // Experts stored (E, K, N) (the dgrad's weight) are transposed per expert
   // by the pre-pass.
   if (!spec.b.kMajor)
-    return whyNotFloat8Transpose(spec.b.rows, spec.b.k);
+    return whyNotFloat8Transpose(spec.b.k);
   return "";
 }
 
