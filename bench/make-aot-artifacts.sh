@@ -379,6 +379,23 @@ make_set() {
   artifact loops_grad_accum_mx grad_accum "$loops" "$loops" "sqnr>=100" - --repeat=3
   compile_extra=()
 
+  # Reductions with few outputs (a loss, a squared norm, column sums, row
+  # maxima): split into parallel partial results with the CPU's schedule
+  # (default: the same sums, exact; the squared norm's multiply-add fuses
+  # into fma on the GPU), and, to time them against it, on the loop path's
+  # threads alone (_serial: sequential sums, 30.8 dB from float64 for the
+  # 2^24-term ones, hence their bar).
+  local reductions="$root/bench/aot/reductions.mlir"
+  local serial="mxfp8train-lower-to-gpu{chip=$chip split-reductions=false}"
+  artifact reduce_mse_loss mse_loss "$reductions" "$reductions" exact - --repeat=5
+  artifact reduce_mse_loss_serial mse_loss "$reductions" "$reductions" "sqnr>=25" "$serial" --repeat=2
+  artifact reduce_norm_sq norm_sq "$reductions" "$reductions" "sqnr>=100" - --repeat=5
+  artifact reduce_norm_sq_serial norm_sq "$reductions" "$reductions" "sqnr>=25" "$serial" --repeat=2
+  artifact reduce_column_sums column_sums "$reductions" "$reductions" exact - --repeat=5
+  artifact reduce_column_sums_serial column_sums "$reductions" "$reductions" "sqnr>=80" "$serial" --repeat=5
+  artifact reduce_row_max row_max "$reductions" "$reductions" exact - --repeat=5
+  artifact reduce_row_max_serial row_max "$reductions" "$reductions" exact "$serial" --repeat=5
+
   # The MoE exchange and an all-reduce on a grid of one process, compiled as
   # they are: on the GPU the runtime's NCCL path on device buffers, on the
   # CPU the in-process backend (mxfp8-launch --comm=single binds both).

@@ -1,12 +1,14 @@
 //===- CPUCodegen.cpp - CPU code generation passes ------------------------===//
 //
 // The CPU code generation passes of the CPU lowering pipeline: canonical f32
-// matmuls, tiling and vectorization with upstream linalg transforms, and the
-// lowering of n-D vector ops.
+// matmuls, long reductions as partial sums (the GPU's schedule), tiling and
+// vectorization with upstream linalg transforms, and the lowering of n-D
+// vector ops.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mxfp8train/Conversion/Utils/Contraction.h"
+#include "mxfp8train/Conversion/Utils/SplitReductions.h"
 #include "mxfp8train/Pipelines/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -21,6 +23,7 @@
 
 namespace mlir::mxfp8train {
 #define GEN_PASS_DEF_MXFP8TRAINCPUPREPAREMATMULSPASS
+#define GEN_PASS_DEF_MXFP8TRAINCPUSPLITREDUCTIONSPASS
 #define GEN_PASS_DEF_MXFP8TRAINCPUTILEANDVECTORIZEPASS
 #define GEN_PASS_DEF_MXFP8TRAINCPULOWERVECTORSPASS
 #include "mxfp8train/Pipelines/Passes.h.inc"
@@ -209,6 +212,22 @@ struct CPUPrepareMatmulsPass final
 };
 
 //===----------------------------------------------------------------------===//
+// mxfp8train-cpu-split-reductions
+//===----------------------------------------------------------------------===//
+
+struct CPUSplitReductionsPass final
+    : mxfp8train::impl::MXFP8TrainCPUSplitReductionsPassBase<
+          CPUSplitReductionsPass> {
+  void runOnOperation() override {
+    // The CPU's GEMMs (canonical after cpu-prepare-matmuls), as the GPU's
+    // GEMM kernels take them before its split.
+    splitSerialReductions(getOperation(), [](linalg::LinalgOp op) {
+      return isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op);
+    });
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // mxfp8train-cpu-tile-and-vectorize
 //===----------------------------------------------------------------------===//
 
@@ -238,30 +257,21 @@ static int64_t largestDivisorAtMost(int64_t n, int64_t bound) {
 }
 
 /// Reductions longer than this (product of the reduction loops' extents)
-/// are tiled when their combiner is a max (isLongMaxReduction). A whole
-/// reduction of a few hundred elements unrolls into one straight-line
-/// block: at 1024, the Float8 MoE step's per-row and per-column amax made
-/// its CPU run take 25 s (JIT), at 64 it takes 5.6 s with the same bytes
-/// out (a max does not depend on the order).
+/// are tiled (isLongReduction). A whole reduction of a few hundred elements
+/// unrolls into one straight-line block: at 1024, the Float8 MoE step's
+/// per-row and per-column amax made its CPU run take 25 s (JIT), at 64 it
+/// takes 5.6 s with the same bytes out; a sum over a 64 x 96 tensor took
+/// 4 s to compile and one over 4096 x 64 did not finish in 10 minutes.
 constexpr int64_t kMaxWholeReduction = 64;
 
 /// Whether `op` reduces more than kMaxWholeReduction elements per output
-/// element and every result is combined by a max (arith.maximumf,
-/// arith.maxnumf or an integer max), whose value does not depend on the
-/// order of the elements.
-static bool isLongMaxReduction(linalg::LinalgOp op, ArrayRef<int64_t> ranges) {
+/// element.
+static bool isLongReduction(linalg::LinalgOp op, ArrayRef<int64_t> ranges) {
   int64_t extent = 1;
   for (auto [iter, range] : llvm::zip(op.getIteratorTypesArray(), ranges))
     if (iter == utils::IteratorType::reduction)
       extent *= range;
-  if (extent <= kMaxWholeReduction || op->getNumRegions() != 1 ||
-      op->getRegion(0).empty())
-    return false;
-  Operation *yield = op->getRegion(0).front().getTerminator();
-  return llvm::all_of(yield->getOperands(), [](Value v) {
-    return isa_and_nonnull<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxUIOp,
-                           arith::MaxSIOp>(v.getDefiningOp());
-  });
+  return extent > kMaxWholeReduction;
 }
 
 struct CPUTileAndVectorizePass final
@@ -339,21 +349,38 @@ struct CPUTileAndVectorizePass final
           innermostParallel = d;
       }
       bool hasReduction = llvm::is_contained(tiles, 0);
-      if (hasReduction && isLongMaxReduction(op, ranges)) {
-        // A long max reduction (Float8 amax over a row, a column or the
-        // whole tensor) is tiled along its innermost reduction loop to a
-        // vector and to 1 along the others, the running max carried
-        // through the output: kept whole it would vectorize to one vector
-        // of the whole extent, which LLVM unrolls (minutes of compile time
-        // for a 48x64 tensorwise cast). max is exact in any order, so the
-        // bits do not change.
-        for (int64_t d = n - 1, inner = 1; d >= 0; --d) {
-          if (iters[d] != utils::IteratorType::reduction)
-            continue;
-          tiles[d] = inner ? std::min<int64_t>(ranges[d], kTileInner) : 1;
-          inner = 0;
+      if (hasReduction && isLongReduction(op, ranges)) {
+        // A long reduction (Float8 amax over a row, a column or the whole
+        // tensor; a loss or a norm summed to a scalar) is tiled along its
+        // innermost reduction loop to a vector and to 1 along the others,
+        // the running value carried through the output: kept whole it
+        // would vectorize to one vector of the whole extent, which LLVM
+        // unrolls (minutes of compile time for a 48x64 tensorwise cast).
+        // The order of the elements is the loops' either way: each tile's
+        // vector.multi_reduction starts from the running value and, without
+        // reassociation flags, adds its lanes in order (a max is exact in
+        // any order). Where the innermost loop is parallel (the partial
+        // results of a split reduction, column sums) it is the vector
+        // instead, each lane its own running value, and the reduction
+        // loops step by one.
+        if (iters[n - 1] == utils::IteratorType::parallel) {
+          tiles[n - 1] = std::min<int64_t>(ranges[n - 1], kTileInner);
+        } else {
+          for (int64_t d = n - 1, inner = 1; d >= 0; --d) {
+            if (iters[d] != utils::IteratorType::reduction)
+              continue;
+            tiles[d] = inner ? std::min<int64_t>(ranges[d], kTileInner) : 1;
+            inner = 0;
+          }
         }
       }
+      // A short reduction whose innermost loop is parallel (the combination
+      // of split partial results, a 32-row block's column maxima): a vector
+      // along that loop, the reduction whole; each lane adds its elements
+      // in order.
+      if (hasReduction && !isLongReduction(op, ranges) &&
+          iters[n - 1] == utils::IteratorType::parallel)
+        tiles[n - 1] = std::min<int64_t>(ranges[n - 1], kTileInner);
       if (innermostParallel >= 0 && !hasReduction) {
         tiles[innermostParallel] =
             std::min<int64_t>(ranges[innermostParallel], kTileInner);

@@ -115,6 +115,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   convertOptions.columnCastLanes = options.columnCastLanes;
   convertOptions.stageRowScales = options.stageRowScales;
   convertOptions.fusePadding = options.fusePadding;
+  convertOptions.splitReductions = options.splitReductions;
   convertOptions.fuseSiblingCasts = options.fuseSiblingCasts;
   convertOptions.fuseTransposes = options.fuseTransposes;
   convertOptions.fuseGemmSums = options.fuseGemmSums;

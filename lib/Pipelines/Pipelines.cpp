@@ -53,6 +53,12 @@ void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
   addCleanup(pm);
   pm.addPass(createMXFP8TrainCPUPrepareMatmulsPass());
   addCleanup(pm);
+  // Long reductions with few outputs as partial sums, as the GPU pipeline
+  // splits them (the same order of additions on both).
+  if (options.splitReductions) {
+    pm.addPass(createMXFP8TrainCPUSplitReductionsPass());
+    addCleanup(pm);
+  }
   if (options.vectorize)
     pm.addPass(createMXFP8TrainCPUTileAndVectorizePass());
   addCleanup(pm);

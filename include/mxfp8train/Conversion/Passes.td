@@ -182,6 +182,23 @@ def ConvertMXFP8TrainToGPUPass
     `scaled_grouped_mm` with row-major scales where no specialised kernel
     matches (or every GEMM, with `simple-gemm`).
 
+    The linalg ops left to the loop path (one GPU thread per point of
+    their parallel loops, the reduction loops inside it) are prepared
+    (RemainingOps.cpp): with `split-reductions` (default), a reduction with
+    fewer parallel points than the GPU's threads and a reduction of at
+    least 1024 iterations (a loss summed to a scalar, a norm, a bias
+    gradient's column sums) becomes parallel partial results, each summing
+    every S-th element (S the largest divisor of the reduction extent up to
+    2^18 / parallel points, each partial at least 16 elements), and their
+    combination, split again while it qualifies
+    (Conversion/Utils/SplitReductions.h, upstream `linalg::splitReduction`;
+    the CPU pipeline splits with the same schedule, so both add the same
+    elements in the same order). Without it such a reduction to a scalar
+    runs on one thread. Every such op's parallel loops are then moved
+    outside its reduction loops (`linalg::interchangeGenericOp`; the same
+    sums): the loop path nests loops in order, and a reduction outside a
+    parallel loop ran as a host loop of launches or inside a thread.
+
     Ops with dynamic shapes, `to_blocked` with a grouped layout, and the
     GEMM forms without a kernel are not lowered: the pass reports each and
     fails.
@@ -241,6 +258,12 @@ def ConvertMXFP8TrainToGPUPass
            "multiple of 32, only such quantizes reading it) reads the pad's "
            "input through its offsets; the padded data is never written and "
            "the pad launches only its padded offsets' kernel (the same bits)">,
+    Option<"splitReductions", "split-reductions", "bool", /*default=*/"true",
+           "A linalg reduction left to the loop path with few parallel "
+           "points and a long reduction (a loss summed to a scalar) is split "
+           "into parallel partial results and their combination "
+           "(linalg::splitReduction; floating-point sums add in another "
+           "order)">,
     Option<"columnCastLanes", "column-cast-lanes", "int64_t", /*default=*/"0",
            "Lanes that share a 32-row column tile of the 32x1 quantize and "
            "quantize_dual kernels (1, 2 or 4, at most the columns of a "

@@ -20,6 +20,13 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Tile and vectorize matmuls and elementwise ops with "
                      "upstream linalg transforms (off: scalar loops)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> splitReductions{
+      *this, "split-reductions",
+      llvm::cl::desc("Long reductions with few outputs (a loss summed to a "
+                     "scalar) add partial results and combine them, with "
+                     "the GPU pipeline's schedule (same sums on both); off: "
+                     "sequential sums"),
+      llvm::cl::init(true)};
   PassOptions::Option<int64_t> maxBufferBytes{
       *this, "max-buffer-bytes",
       llvm::cl::desc("Largest statically sized buffer in bytes "
@@ -130,6 +137,13 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       *this, "fuse-padding",
       llvm::cl::desc("32x1 MX quantize kernels read a pad_token_groups' "
                      "input through its offsets instead of the padded data"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> splitReductions{
+      *this, "split-reductions",
+      llvm::cl::desc("Reductions left to the loop path with few parallel "
+                     "points and a long reduction (a loss summed to a "
+                     "scalar) run as parallel partial results and their "
+                     "combination instead of on a few threads"),
       llvm::cl::init(true)};
   PassOptions::Option<int64_t> columnCastLanes{
       *this, "column-cast-lanes",

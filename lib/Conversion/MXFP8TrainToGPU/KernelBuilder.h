@@ -292,8 +292,10 @@ protected:
 /// Rewrites what the kernel patterns left for the upstream loop path and
 /// bufferization (RemainingOps.cpp): linalg ops without a parallel loop get
 /// a unit loop, tensors an scf.for yields other than in-place updates are
-/// copied into its iter_args, and those of an scf.if into one destination.
-LogicalResult prepareRemainingOps(Operation *root);
+/// copied into its iter_args, and those of an scf.if into one destination;
+/// with `splitReductions`, splitSerialReductions (Conversion/Utils/
+/// SplitReductions.h) runs first.
+LogicalResult prepareRemainingOps(Operation *root, bool splitReductions);
 
 /// Adds the MX quantize and quantize_dual lowerings (QuantizeKernels.cpp);
 /// with `fuseProducers`, a quantize reads a fusable elementwise producer's

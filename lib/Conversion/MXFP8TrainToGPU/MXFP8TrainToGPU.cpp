@@ -199,7 +199,7 @@ struct ConvertMXFP8TrainToGPUPass final
         hasWork = true;
     });
     if (!hasWork) {
-      if (failed(prepareRemainingOps(module)))
+      if (failed(prepareRemainingOps(module, splitReductions)))
         signalPassFailure();
       return;
     }
@@ -281,7 +281,7 @@ struct ConvertMXFP8TrainToGPUPass final
                 "lowered)";
       failedOps = true;
     });
-    if (failedOps || failed(prepareRemainingOps(module)))
+    if (failedOps || failed(prepareRemainingOps(module, splitReductions)))
       signalPassFailure();
   }
 };

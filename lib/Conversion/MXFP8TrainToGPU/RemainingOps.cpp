@@ -27,10 +27,19 @@
 // - The tensors an scf.if yields are copied, in each branch, into one
 //   destination made before the if (a tensor.empty), so that the if's
 //   result is that buffer rather than a branch's own.
+
+// Before these, reductions with few parallel points and a long reduction
+// (a loss summed to a scalar) are split into parallel partial results
+// (Conversion/Utils/SplitReductions.h), which the loop path would otherwise
+// run on a few threads; and every linalg op's parallel loops are moved
+// outside its reduction loops (interchanged; the same sums), which the loop
+// path would otherwise run inside a thread's loop or as a host loop of
+// launches.
 //
 //===----------------------------------------------------------------------===//
 
 #include "KernelBuilder.h"
+#include "mxfp8train/Conversion/Utils/SplitReductions.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -49,6 +58,51 @@ using namespace mlir::mxfp8train::gpu_lowering;
 static bool needsUnitLoop(linalg::LinalgOp op) {
   return op.hasPureTensorSemantics() && op.getNumDpsInits() > 0 &&
          op.getNumParallelLoops() == 0;
+}
+
+/// Whether a reduction loop of `op` (on tensors) comes before one of its
+/// parallel loops. The loop path nests the loops in order: a parallel loop
+/// inside a sequential one runs in each thread's loop (or, with the
+/// reduction outermost, the reduction becomes a host loop launching a
+/// kernel per iteration: column sums over 16384 rows were 16384 launches).
+static bool hasReductionOutsideParallel(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics())
+    return false;
+  bool seenReduction = false;
+  for (utils::IteratorType type : op.getIteratorTypesArray()) {
+    if (linalg::isReductionIterator(type))
+      seenReduction = true;
+    else if (seenReduction)
+      return true;
+  }
+  return false;
+}
+
+/// Interchanges the loops of `op` so that its parallel loops come first and
+/// its reduction loops innermost, each group in its order (named ops are
+/// generalized first). Each result element still accumulates its
+/// reduction in the same order: the same bits.
+static LogicalResult moveReductionsInnermost(RewriterBase &rewriter,
+                                             linalg::LinalgOp op) {
+  rewriter.setInsertionPoint(op);
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic) {
+    FailureOr<linalg::GenericOp> generalized =
+        linalg::generalizeNamedOp(rewriter, op);
+    if (failed(generalized))
+      return op->emitOpError("cannot be generalized to put its parallel "
+                             "loops outside its reduction loops");
+    generic = *generalized;
+  }
+  SmallVector<unsigned> order;
+  SmallVector<utils::IteratorType> types = generic.getIteratorTypesArray();
+  for (bool reduction : {false, true})
+    for (auto [d, type] : llvm::enumerate(types))
+      if (linalg::isReductionIterator(type) == reduction)
+        order.push_back(d);
+  if (failed(linalg::interchangeGenericOp(rewriter, generic, order)))
+    return generic.emitOpError("cannot interchange its loops");
+  return success();
 }
 
 /// The reassociation between a tensor of rank `rank` and its expansion
@@ -247,8 +301,29 @@ static void copyYieldsIntoIterArgs(RewriterBase &rewriter, scf::ForOp loop) {
   }
 }
 
-LogicalResult gpu_lowering::prepareRemainingOps(Operation *root) {
+LogicalResult gpu_lowering::prepareRemainingOps(Operation *root,
+                                                bool splitReductions) {
+  // Reductions that would run on a few threads first (their partial
+  // results get parallel loops; the final combination may still be a unit
+  // loop below).
+  if (splitReductions)
+    splitSerialReductions(root);
   IRRewriter rewriter(root->getContext());
+  // Parallel loops outside reduction loops (the split's partial results
+  // have their reduction first), host code only.
+  SmallVector<linalg::LinalgOp> reordered;
+  root->walk([&](Operation *op) {
+    if (isa<gpu::GPUModuleOp>(op))
+      return WalkResult::skip();
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+        linalgOp && hasReductionOutsideParallel(linalgOp) &&
+        !op->getParentOfType<linalg::LinalgOp>())
+      reordered.push_back(linalgOp);
+    return WalkResult::advance();
+  });
+  for (linalg::LinalgOp op : reordered)
+    if (failed(moveReductionsInnermost(rewriter, op)))
+      return failure();
   // Host code only: kernel bodies (gpu.module) carry no tensors.
   SmallVector<scf::ForOp> loops;
   SmallVector<scf::IfOp> branches;

@@ -58,14 +58,15 @@ func.func @loss(%x: tensor<64x96xf32>) -> tensor<f32> {
 
 // -----
 
-// A named op with a rank-0 result (linalg.dot) is generalized first.
+// A named op with a rank-0 result (linalg.dot; 128 elements, too short to
+// split: split-reductions.mlir) is generalized first.
 // CHECK-LABEL: func.func @dot(
 // CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
 // CHECK-SAME:      outs(%{{.*}} : tensor<1xf32>)
 // CHECK-NOT:     linalg.dot
 // LOWER-LABEL: llvm.func @dot(
-func.func @dot(%a: tensor<256xf32>, %b: tensor<256xf32>, %c: tensor<f32>) -> tensor<f32> {
-  %r = linalg.dot ins(%a, %b : tensor<256xf32>, tensor<256xf32>) outs(%c : tensor<f32>) -> tensor<f32>
+func.func @dot(%a: tensor<128xf32>, %b: tensor<128xf32>, %c: tensor<f32>) -> tensor<f32> {
+  %r = linalg.dot ins(%a, %b : tensor<128xf32>, tensor<128xf32>) outs(%c : tensor<f32>) -> tensor<f32>
   return %r : tensor<f32>
 }
 
