@@ -301,6 +301,24 @@ static void copyYieldsIntoIterArgs(RewriterBase &rewriter, scf::ForOp loop) {
   }
 }
 
+/// The linalg ops of the host code under `root` (kernel bodies, gpu.module,
+/// carry no tensors; a linalg op in another's body is part of that op's
+/// loops) for which `pred` holds.
+static SmallVector<linalg::LinalgOp>
+collectHostLinalgOps(Operation *root,
+                     llvm::function_ref<bool(linalg::LinalgOp)> pred) {
+  SmallVector<linalg::LinalgOp> ops;
+  root->walk([&](Operation *op) {
+    if (isa<gpu::GPUModuleOp>(op))
+      return WalkResult::skip();
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+        linalgOp && pred(linalgOp) && !op->getParentOfType<linalg::LinalgOp>())
+      ops.push_back(linalgOp);
+    return WalkResult::advance();
+  });
+  return ops;
+}
+
 LogicalResult gpu_lowering::prepareRemainingOps(Operation *root,
                                                 bool splitReductions) {
   // Reductions that would run on a few threads first (their partial
@@ -310,18 +328,9 @@ LogicalResult gpu_lowering::prepareRemainingOps(Operation *root,
     splitSerialReductions(root);
   IRRewriter rewriter(root->getContext());
   // Parallel loops outside reduction loops (the split's partial results
-  // have their reduction first), host code only.
-  SmallVector<linalg::LinalgOp> reordered;
-  root->walk([&](Operation *op) {
-    if (isa<gpu::GPUModuleOp>(op))
-      return WalkResult::skip();
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-        linalgOp && hasReductionOutsideParallel(linalgOp) &&
-        !op->getParentOfType<linalg::LinalgOp>())
-      reordered.push_back(linalgOp);
-    return WalkResult::advance();
-  });
-  for (linalg::LinalgOp op : reordered)
+  // have their reduction first).
+  for (linalg::LinalgOp op :
+       collectHostLinalgOps(root, hasReductionOutsideParallel))
     if (failed(moveReductionsInnermost(rewriter, op)))
       return failure();
   // Host code only: kernel bodies (gpu.module) carry no tensors.
@@ -364,19 +373,8 @@ LogicalResult gpu_lowering::prepareRemainingOps(Operation *root,
     }
   }
   // Then the ops without a parallel loop (those with rank-0 results among
-  // them), the copies above included; host code only.
-  SmallVector<linalg::LinalgOp> scalarOps;
-  root->walk([&](Operation *op) {
-    if (isa<gpu::GPUModuleOp>(op))
-      return WalkResult::skip();
-    // (A linalg op in another's body is part of that op's loops.)
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-        linalgOp && needsUnitLoop(linalgOp) &&
-        !op->getParentOfType<linalg::LinalgOp>())
-      scalarOps.push_back(linalgOp);
-    return WalkResult::advance();
-  });
-  for (linalg::LinalgOp op : scalarOps)
+  // them), the copies above included.
+  for (linalg::LinalgOp op : collectHostLinalgOps(root, needsUnitLoop))
     if (failed(addUnitLoop(rewriter, op)))
       return failure();
   return success();
