@@ -364,6 +364,9 @@ struct CPUTileAndVectorizePass final
         // instead, each lane its own running value, and the reduction
         // loops step by one.
         if (iters[n - 1] == utils::IteratorType::parallel) {
+          for (unsigned d = 0; d < n; ++d)
+            if (iters[d] == utils::IteratorType::reduction)
+              tiles[d] = 1;
           tiles[n - 1] = std::min<int64_t>(ranges[n - 1], kTileInner);
         } else {
           for (int64_t d = n - 1, inner = 1; d >= 0; --d) {
