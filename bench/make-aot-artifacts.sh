@@ -360,8 +360,11 @@ make_set() {
     artifact "gemm_$entry" "$entry" "$gemm" "$gemm" "sqnr>=100" - --repeat=3
   done
   artifact gemm_hp_mm_nt_bf16 hp_mm_nt_bf16 "$gemm" "$gemm" "sqnr>=40" - --repeat=3
-  # A contraction body with more than out + x * y: the loop path, not a GEMM.
+  # A contraction body with more than out + x * y: a reduction kernel, not
+  # a GEMM (_loop: on the loop path, the same bits).
   artifact gemm_generic_abs_mm generic_abs_mm "$gemm" "$gemm" "sqnr>=100" - --repeat=3
+  artifact gemm_generic_abs_mm_loop generic_abs_mm "$gemm" "$gemm" "sqnr>=100" \
+    "mxfp8train-lower-to-gpu{chip=$chip reduction-kernels=false}" --repeat=3
 
   # What the kernels leave to upstream's loop path (RemainingOps.cpp):
   # rank-0 ops (scalar arithmetic exact; a loss reduced in one thread, f32
@@ -382,11 +385,18 @@ make_set() {
   # Reductions with few outputs (a loss, a squared norm, column sums, row
   # maxima): split into parallel partial results with the CPU's schedule
   # (default: the same sums, exact; the squared norm's multiply-add fuses
-  # into fma on the GPU), and, to time them against it, on the loop path's
-  # threads alone (_serial: sequential sums, 30.8 dB from float64 for the
-  # 2^24-term ones, hence their bar).
+  # into fma on the GPU), each level a reduction kernel; to time them
+  # against it, the same split on the loop path (_loop: reduction-kernels
+  # off, the same bits) and on the loop path's threads alone (_serial:
+  # sequential sums, 30.8 dB from float64 for the 2^24-term ones, hence
+  # their bar).
   local reductions="$root/bench/aot/reductions.mlir"
-  local serial="mxfp8train-lower-to-gpu{chip=$chip split-reductions=false}"
+  local serial="mxfp8train-lower-to-gpu{chip=$chip split-reductions=false reduction-kernels=false}"
+  local loop_path="mxfp8train-lower-to-gpu{chip=$chip reduction-kernels=false}"
+  artifact reduce_mse_loss_loop mse_loss "$reductions" "$reductions" exact "$loop_path" --repeat=5
+  artifact reduce_norm_sq_loop norm_sq "$reductions" "$reductions" "sqnr>=100" "$loop_path" --repeat=5
+  artifact reduce_column_sums_loop column_sums "$reductions" "$reductions" exact "$loop_path" --repeat=5
+  artifact reduce_row_max_loop row_max "$reductions" "$reductions" exact "$loop_path" --repeat=5
   artifact reduce_mse_loss mse_loss "$reductions" "$reductions" exact - --repeat=5
   artifact reduce_mse_loss_serial mse_loss "$reductions" "$reductions" "sqnr>=25" "$serial" --repeat=2
   artifact reduce_norm_sq norm_sq "$reductions" "$reductions" "sqnr>=100" - --repeat=5

@@ -116,6 +116,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   convertOptions.stageRowScales = options.stageRowScales;
   convertOptions.fusePadding = options.fusePadding;
   convertOptions.splitReductions = options.splitReductions;
+  convertOptions.reductionKernels = options.reductionKernels;
   convertOptions.fuseSiblingCasts = options.fuseSiblingCasts;
   convertOptions.fuseTransposes = options.fuseTransposes;
   convertOptions.fuseGemmSums = options.fuseGemmSums;

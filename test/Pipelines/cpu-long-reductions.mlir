@@ -21,12 +21,12 @@
 // RUN: %PYTHON %S/Inputs/reduction_order.py check %t/cols.npy %t/c/s.npy cols | FileCheck %s --check-prefix=ORDER
 // ORDER: OK
 
-// 6144 elements: 384 partial sums of 16 (vectors of 16 partials, one
-// element each per step), then the 384 in order (too few to split again),
-// 16 at a time.
+// 6144 elements: 384 partial sums of 16 (vectors of 4 partials, 16
+// elements each: at most 64 elements per straight-line block), then the
+// 384 in order (too few to split again), 16 at a time.
 // CHECK-LABEL: func.func @sum_rows(
-// CHECK:         scf.for %{{.*}} = %c0 to %c384 step %c16
-// CHECK:           vector.multi_reduction <add>, %{{.*}}, %{{.*}} [0] : vector<16x16xf32> to vector<16xf32>
+// CHECK:         scf.for %{{.*}} = %c0 to %c384 step %c4
+// CHECK:           vector.multi_reduction <add>, %{{.*}}, %{{.*}} [0] : vector<16x4xf32> to vector<4xf32>
 // CHECK:         scf.for %{{.*}} = %c0 to %c384 step %c16
 // CHECK:           vector.multi_reduction <add>, %{{.*}}, %{{.*}} [0] : vector<16xf32> to f32
 // CHECK-NOT:     vector<64x96xf32>

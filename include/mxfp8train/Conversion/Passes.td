@@ -182,9 +182,20 @@ def ConvertMXFP8TrainToGPUPass
     `scaled_grouped_mm` with row-major scales where no specialised kernel
     matches (or every GEMM, with `simple-gemm`).
 
+    Linalg reductions no other kernel takes become reduction kernels
+    with `reduction-kernels` (default; ReductionKernels.cpp): a thread per
+    point of the parallel loops, the reduction loops in order with the
+    accumulator in a register, the loads of up to 8 iterations issued
+    together, a `linalg.fill` init's constant folded in (the same bits as
+    the loop path); an elementwise generic read only by such a reduction
+    (not a contraction) is fused into it first. Ops with a `linalg.index`
+    body, several results, or an init map a thread would not own its
+    elements under keep the loop path.
+
     The linalg ops left to the loop path (one GPU thread per point of
     their parallel loops, the reduction loops inside it) are prepared
-    (RemainingOps.cpp): with `split-reductions` (default), a reduction with
+    (RemainingOps.cpp). Before the reduction kernels and the loop path,
+    with `split-reductions` (default), a reduction with
     fewer parallel points than the GPU's threads and a reduction of at
     least 1024 iterations (a loss summed to a scalar, a norm, a bias
     gradient's column sums) becomes parallel partial results, each summing
@@ -264,6 +275,14 @@ def ConvertMXFP8TrainToGPUPass
            "into parallel partial results and their combination "
            "(linalg::splitReduction; floating-point sums add in another "
            "order)">,
+    Option<"reductionKernels", "reduction-kernels", "bool",
+           /*default=*/"true",
+           "A linalg op with reduction loops left by the other kernels (maps "
+           "of loop dimensions and constants, an arith/math body, no "
+           "linalg.index) runs as a reduction kernel (a thread per parallel "
+           "point, the accumulator in a register, loads of 8 iterations "
+           "issued together) instead of the parallel-loop path (the same "
+           "bits)">,
     Option<"columnCastLanes", "column-cast-lanes", "int64_t", /*default=*/"0",
            "Lanes that share a 32-row column tile of the 32x1 quantize and "
            "quantize_dual kernels (1, 2 or 4, at most the columns of a "

@@ -145,6 +145,13 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "scalar) run as parallel partial results and their "
                      "combination instead of on a few threads"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> reductionKernels{
+      *this, "reduction-kernels",
+      llvm::cl::desc("Linalg reductions left by the other kernels run as "
+                     "reduction kernels (a thread per parallel point, the "
+                     "accumulator in a register) instead of the parallel-loop "
+                     "path (the same bits)"),
+      llvm::cl::init(true)};
   PassOptions::Option<int64_t> columnCastLanes{
       *this, "column-cast-lanes",
       llvm::cl::desc("Lanes per 32-row column tile of the 32x1 quantize "

@@ -156,14 +156,15 @@ KernelInput KernelInput::getSiblings(ArrayRef<Value> tensors, bool fuse) {
   return input;
 }
 
-std::string gpu_lowering::getElementwiseBodyHash(linalg::GenericOp generic,
-                                                 StringRef extra) {
+std::string gpu_lowering::getElementwiseBodyHash(linalg::LinalgOp generic,
+                                                 StringRef extra,
+                                                 unsigned bits) {
   // The body in a canonical text: each op's name, attributes, operands (a
   // body argument, an earlier op's result, or a constant's value) and
   // result types, then the yielded values.
   std::string text;
   llvm::raw_string_ostream os(text);
-  Block &body = generic.getRegion().front();
+  Block &body = *generic.getBlock();
   llvm::DenseMap<Value, unsigned> ids;
   for (BlockArgument arg : body.getArguments()) {
     ids[arg] = ids.size();
@@ -197,9 +198,10 @@ std::string gpu_lowering::getElementwiseBodyHash(linalg::GenericOp generic,
     os << ",";
   }
   os << extra;
-  return llvm::formatv("{0:x-8}",
-                       static_cast<uint32_t>(llvm::xxh3_64bits(text)))
-      .str();
+  uint64_t hash = llvm::xxh3_64bits(text);
+  if (bits == 64)
+    return llvm::formatv("{0:x-16}", hash).str();
+  return llvm::formatv("{0:x-8}", static_cast<uint32_t>(hash)).str();
 }
 
 std::string gpu_lowering::getInputAliasing(ArrayRef<unsigned> argOfInput) {

@@ -158,10 +158,11 @@ SmallVector<Value> evaluateElementwiseBody(KernelBuilder &kb,
                                            linalg::GenericOp generic,
                                            ValueRange inputs);
 
-/// A hash of the body of `generic` (ops, attributes, constants, yields) for
-/// kernel names: different bodies get different kernels.
-std::string getElementwiseBodyHash(linalg::GenericOp generic,
-                                   StringRef extra = "");
+/// A hash of the body of `generic` (ops, attributes, constants, yields) and
+/// `extra` for kernel names, `bits` (32 or 64) wide in hex digits:
+/// different bodies get different kernels.
+std::string getElementwiseBodyHash(linalg::LinalgOp generic,
+                                   StringRef extra = "", unsigned bits = 32);
 
 /// The part of a kernel's hashed name that says which kernel argument each
 /// input of an elementwise body reads (`argOfInput`, inputs that are the

@@ -290,12 +290,27 @@ protected:
 //===----------------------------------------------------------------------===//
 
 /// Rewrites what the kernel patterns left for the upstream loop path and
-/// bufferization (RemainingOps.cpp): linalg ops without a parallel loop get
-/// a unit loop, tensors an scf.for yields other than in-place updates are
-/// copied into its iter_args, and those of an scf.if into one destination;
-/// with `splitReductions`, splitSerialReductions (Conversion/Utils/
-/// SplitReductions.h) runs first.
-LogicalResult prepareRemainingOps(Operation *root, bool splitReductions);
+/// bufferization (RemainingOps.cpp): linalg ops get their parallel loops
+/// outside their reduction loops, linalg ops without a parallel loop get a
+/// unit loop, tensors an scf.for yields other than in-place updates are
+/// copied into its iter_args, and those of an scf.if into one destination.
+LogicalResult prepareRemainingOps(Operation *root);
+/// Whether `op` is a host linalg op on static tensors with reduction loops
+/// that a reduction kernel computes (ReductionKernels.cpp): one result,
+/// indexing maps of loop dimensions and constants, no linalg.index, a body
+/// of side-effect-free arith/math ops on its arguments and constants, and
+/// i8-i64, bf16, f16, f32 or f64 operands.
+bool isReductionKernelCandidate(linalg::LinalgOp op);
+/// Fuses into each host reduction that is isReductionKernelCandidate and
+/// no contraction (isSimpleGemmCandidate: a GEMM kernel may take it) the
+/// elementwise producers (isElementwiseGeneric) of its inputs that have no
+/// other use (upstream linalg::fuseElementwiseOps; ReductionKernels.cpp).
+void fuseProducersIntoReductions(Operation *root);
+/// Replaces `op` (isReductionKernelCandidate) by a launch of its reduction
+/// kernel (ReductionKernels.cpp): a thread per parallel point, the
+/// reduction loops in order with the accumulator in a register.
+LogicalResult lowerReductionKernel(RewriterBase &rewriter, linalg::LinalgOp op,
+                                   const KernelCache &cache);
 
 /// Adds the MX quantize and quantize_dual lowerings (QuantizeKernels.cpp);
 /// with `fuseProducers`, a quantize reads a fusable elementwise producer's

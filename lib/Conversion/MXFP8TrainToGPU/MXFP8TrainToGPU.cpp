@@ -20,6 +20,7 @@
 #include "KernelBuilder.h"
 #include "mxfp8train/Conversion/Passes.h"
 #include "mxfp8train/Conversion/Utils/EmptyShapes.h"
+#include "mxfp8train/Conversion/Utils/SplitReductions.h"
 #include "mxfp8train/Dialect/MXFP8Train/IR/MXFP8TrainOps.h"
 #include "mxfp8train/Dialect/MXFP8Train/Transforms/Transforms.h"
 
@@ -190,6 +191,12 @@ struct ConvertMXFP8TrainToGPUPass final
         return signalPassFailure();
     }
 
+    // Elementwise producers read only by a reduction the reduction kernels
+    // take are evaluated in that kernel (before the elementwise kernels
+    // would take them).
+    if (reductionKernels)
+      fuseProducersIntoReductions(module);
+
     bool hasWork = false;
     module.walk([&](Operation *op) {
       if (isa_and_present<MXFP8TrainDialect>(op->getDialect()) ||
@@ -199,7 +206,7 @@ struct ConvertMXFP8TrainToGPUPass final
         hasWork = true;
     });
     if (!hasWork) {
-      if (failed(prepareRemainingOps(module, splitReductions)))
+      if (failed(lowerRemainingOps(module, target, /*cache=*/nullptr)))
         signalPassFailure();
       return;
     }
@@ -281,8 +288,43 @@ struct ConvertMXFP8TrainToGPUPass final
                 "lowered)";
       failedOps = true;
     });
-    if (failedOps || failed(prepareRemainingOps(module, splitReductions)))
+    if (failedOps || failed(lowerRemainingOps(module, target, &cache)))
       signalPassFailure();
+  }
+
+  /// What the kernel patterns left: long reductions with few outputs split
+  /// (splitSerialReductions, with split-reductions), the reductions a
+  /// reduction kernel takes lowered to it (with reduction-kernels; the
+  /// kernel module made if `cache` is null), the rest prepared for the loop
+  /// path (prepareRemainingOps).
+  LogicalResult lowerRemainingOps(ModuleOp module, const GPUTargetInfo &target,
+                                  KernelCache *cache) {
+    if (splitReductions)
+      splitSerialReductions(module);
+    if (reductionKernels) {
+      SmallVector<linalg::LinalgOp> reductions;
+      module.walk([&](Operation *op) {
+        if (isa<gpu::GPUModuleOp>(op))
+          return WalkResult::skip();
+        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+            linalgOp && !op->getParentOfType<linalg::LinalgOp>() &&
+            isReductionKernelCandidate(linalgOp))
+          reductions.push_back(linalgOp);
+        return WalkResult::advance();
+      });
+      std::optional<KernelCache> local;
+      if (!reductions.empty() && !cache) {
+        FailureOr<gpu::GPUModuleOp> kernels = getOrCreateKernelModule(module);
+        if (failed(kernels))
+          return failure();
+        cache = &local.emplace(*kernels, target);
+      }
+      IRRewriter rewriter(module.getContext());
+      for (linalg::LinalgOp op : reductions)
+        if (failed(lowerReductionKernel(rewriter, op, *cache)))
+          return failure();
+    }
+    return prepareRemainingOps(module);
   }
 };
 } // namespace

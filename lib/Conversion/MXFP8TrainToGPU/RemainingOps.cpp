@@ -28,18 +28,16 @@
 //   destination made before the if (a tensor.empty), so that the if's
 //   result is that buffer rather than a branch's own.
 
-// Before these, reductions with few parallel points and a long reduction
-// (a loss summed to a scalar) are split into parallel partial results
-// (Conversion/Utils/SplitReductions.h), which the loop path would otherwise
-// run on a few threads; and every linalg op's parallel loops are moved
-// outside its reduction loops (interchanged; the same sums), which the loop
-// path would otherwise run inside a thread's loop or as a host loop of
-// launches.
+// Before these, every linalg op's parallel loops are moved outside its
+// reduction loops (interchanged; the same sums), which the loop path would
+// otherwise run inside a thread's loop or as a host loop of launches. (The
+// pass splits long reductions with few outputs and gives the reductions
+// it can their own kernels before this: MXFP8TrainToGPU.cpp,
+// ReductionKernels.cpp.)
 //
 //===----------------------------------------------------------------------===//
 
 #include "KernelBuilder.h"
-#include "mxfp8train/Conversion/Utils/SplitReductions.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -319,13 +317,7 @@ collectHostLinalgOps(Operation *root,
   return ops;
 }
 
-LogicalResult gpu_lowering::prepareRemainingOps(Operation *root,
-                                                bool splitReductions) {
-  // Reductions that would run on a few threads first (their partial
-  // results get parallel loops; the final combination may still be a unit
-  // loop below).
-  if (splitReductions)
-    splitSerialReductions(root);
+LogicalResult gpu_lowering::prepareRemainingOps(Operation *root) {
   IRRewriter rewriter(root->getContext());
   // Parallel loops outside reduction loops (the split's partial results
   // have their reduction first).

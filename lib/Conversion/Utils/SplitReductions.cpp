@@ -64,7 +64,17 @@ static int64_t getSplitRatio(const Extents &e) {
 static bool isCandidate(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
       op->getNumResults() != 1 || op.getNumReductionLoops() == 0 ||
-      op.hasIndexSemantics())
+      op.hasIndexSemantics() ||
+      isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+    return false;
+  // The init indexed by the parallel loops, each once.
+  AffineMap initMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  if (initMap.getNumResults() != op.getNumParallelLoops() ||
+      !llvm::all_of(initMap.getResults(), [&](AffineExpr expr) {
+        auto dim = dyn_cast<AffineDimExpr>(expr);
+        return dim && linalg::isParallelIterator(iterators[dim.getPosition()]);
+      }))
     return false;
   // Maps of loop dimensions only: upstream's split builds invalid maps from
   // a constant result (a keepdim output `(i, j) -> (i, 0)`).
@@ -138,11 +148,24 @@ static linalg::LinalgOp splitOnce(RewriterBase &rewriter, linalg::LinalgOp op) {
       });
   if (failed(split))
     return {};
+  // The partials of a float sum start from -0.0, the identity of addf
+  // (upstream fills +0.0: -0.0 + -0.0 summed from it gave +0.0).
+  if (auto add = dyn_cast<arith::AddFOp>(combiners[0])) {
+    linalg::FillOp fill = split->fillOp;
+    const llvm::fltSemantics &semantics =
+        cast<FloatType>(add.getType()).getFloatSemantics();
+    rewriter.setInsertionPoint(fill);
+    Value negZero = arith::ConstantOp::create(
+        rewriter, fill.getLoc(),
+        rewriter.getFloatAttr(add.getType(),
+                              APFloat::getZero(semantics, /*Negative=*/true)));
+    rewriter.modifyOpInPlace(
+        fill, [&] { fill.getInputsMutable()[0].assign(negZero); });
+  }
   return split->resultCombiningLinalgOp;
 }
 
-void mxfp8train::splitSerialReductions(
-    Operation *root, llvm::function_ref<bool(linalg::LinalgOp)> skip) {
+void mxfp8train::splitSerialReductions(Operation *root) {
   IRRewriter rewriter(root->getContext());
   SmallVector<linalg::LinalgOp> worklist;
   root->walk([&](Operation *op) {
@@ -150,7 +173,7 @@ void mxfp8train::splitSerialReductions(
     if (isa<gpu::GPUModuleOp>(op))
       return WalkResult::skip();
     if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-        linalgOp && isCandidate(linalgOp) && !(skip && skip(linalgOp)) &&
+        linalgOp && isCandidate(linalgOp) &&
         !op->getParentOfType<linalg::LinalgOp>())
       worklist.push_back(linalgOp);
     return WalkResult::advance();

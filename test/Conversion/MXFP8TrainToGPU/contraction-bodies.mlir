@@ -6,8 +6,8 @@
 // operand order). linalg::isaContractionOpInterface also accepts bodies
 // with other unary ops on the operands; the GEMM kernels used to take
 // those too and drop the op (|x| @ y computed as x @ y on the GPU, a
-// silent wrong answer). They now stay linalg ops for the loop path (one
-// thread per output, the body as written).
+// silent wrong answer). They now run as reduction kernels
+// (ReductionKernels.cpp: one thread per output, the body as written).
 
 #mk = affine_map<(m, n, k) -> (m, k)>
 #kn = affine_map<(m, n, k) -> (k, n)>
@@ -37,9 +37,10 @@ func.func @widened_swapped(%a: tensor<128x256xbf16>, %b: tensor<256x128xbf16>, %
 #mn = affine_map<(m, n, k) -> (m, n)>
 
 // CHECK-LABEL: func.func @abs_lhs(
-// CHECK-NOT:     gpu.launch_func
-// CHECK:         linalg.generic
-// CHECK:           math.absf
+// CHECK-NOT:     @hp_mm_
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@[[K:reduction_128x128_1r_[0-9a-f]+]]
+// CHECK:       gpu.func @[[K]](
+// CHECK:         math.absf
 // LOWER-LABEL: llvm.func @abs_lhs(
 func.func @abs_lhs(%a: tensor<128x256xf32>, %b: tensor<256x128xf32>, %c: tensor<128x128xf32>) -> tensor<128x128xf32> {
   %r = linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
@@ -60,7 +61,9 @@ func.func @abs_lhs(%a: tensor<128x256xf32>, %b: tensor<256x128xf32>, %c: tensor<
 #mn = affine_map<(m, n, k) -> (m, n)>
 
 // CHECK-LABEL: func.func @negated_rhs(
-// CHECK-NOT:     gpu.launch_func
+// CHECK-NOT:     @hp_mm_
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@[[K:reduction_64x64_1r_[0-9a-f]+]]
+// CHECK:       gpu.func @[[K]](
 // CHECK:         arith.negf
 // LOWER-LABEL: llvm.func @negated_rhs(
 func.func @negated_rhs(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
@@ -84,7 +87,9 @@ func.func @negated_rhs(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<
 // An f32 operand rounded to bf16 in the body: the kernels would read it
 // as f32.
 // CHECK-LABEL: func.func @truncated_lhs(
-// CHECK-NOT:     gpu.launch_func
+// CHECK-NOT:     @hp_mm_
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@[[K:reduction_64x64_1r_[0-9a-f]+]]
+// CHECK:       gpu.func @[[K]](
 // CHECK:         arith.truncf
 // LOWER-LABEL: llvm.func @truncated_lhs(
 func.func @truncated_lhs(%a: tensor<64x64xf32>, %b: tensor<64x64xbf16>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {

@@ -21,7 +21,7 @@
 // CHECK:           vector.store %{{.*}} {alignment = 16 : i64} : memref<16384xbf16>, vector<8xbf16>
 // OFF-LABEL: func.func @add(
 // OFF:         linalg.generic
-// OFF-NOT:     gpu.launch_func
+// OFF-NOT:     gpu.launch_func @mxfp8train_kernels::@elementwise_
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @add(%a: tensor<64x256xbf16>, %b: tensor<64x256xbf16>) -> tensor<64x256xbf16> {
   %e = tensor.empty() : tensor<64x256xbf16>
@@ -67,11 +67,13 @@ func.func @two_results(%a: tensor<64x64xf32>, %b: tensor<64x64xbf16>)
 
 // -----
 
-// Not whole vectors (15 x 3 elements), a transposing map, and a reduction
-// keep the parallel-loop path.
+// Not whole vectors (15 x 3 elements) and a transposing map keep the
+// parallel-loop path; a reduction gets its reduction kernel.
 
 // CHECK-LABEL: func.func @not_vectorized(
-// CHECK-COUNT-3: linalg.generic
+// CHECK-COUNT-2: linalg.generic
+// CHECK-NOT:     gpu.launch_func @mxfp8train_kernels::@elementwise_
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@reduction_16_1r_
 // CHECK-NOT:     gpu.launch_func
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #t = affine_map<(d0, d1) -> (d1, d0)>

@@ -1,5 +1,5 @@
-// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu --split-input-file | FileCheck %s
-// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="split-reductions=false" --split-input-file | FileCheck %s --check-prefix=NOSPLIT
+// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="reduction-kernels=false" --split-input-file | FileCheck %s
+// RUN: mxfp8-opt %s --convert-mxfp8train-to-gpu="split-reductions=false reduction-kernels=false" --split-input-file | FileCheck %s --check-prefix=NOSPLIT
 // RUN: mxfp8-opt %s --mxfp8train-lower-to-gpu="format=isa" --split-input-file | FileCheck %s --check-prefix=LOWER
 
 // split-reductions (SplitReductions.cpp): a reduction left to the loop path
@@ -240,4 +240,47 @@ func.func @weighted_column_sums(%x: tensor<64x32xf32>) -> tensor<32xf32> {
     linalg.yield %n : f32
   } -> tensor<32xf32>
   return %s : tensor<32xf32>
+}
+
+// -----
+
+// A float sum's partials start from -0.0 (addf's identity; upstream fills
+// +0.0, which turned a sum of -0.0 into +0.0): the split and sequential
+// sums have the same bits for every input.
+// CHECK-LABEL: func.func @signed_zero_sum(
+// CHECK:         %[[NZ:.*]] = arith.constant -0.000000e+00 : f32
+// CHECK:         %[[P:.*]] = linalg.fill ins(%[[NZ]] : f32) outs(%{{.*}} : tensor<256xf32>)
+// CHECK:         linalg.generic {{.*}} outs(%[[P]] : tensor<256xf32>)
+// LOWER-LABEL: llvm.func @signed_zero_sum(
+func.func @signed_zero_sum(%x: tensor<4096xf32>, %init: tensor<f32>) -> tensor<f32> {
+  %s = linalg.reduce ins(%x : tensor<4096xf32>) outs(%init : tensor<f32>) dimensions = [0]
+    (%v: f32, %a: f32) {
+      %n = arith.addf %v, %a : f32
+      linalg.yield %n : f32
+    }
+  return %s : tensor<f32>
+}
+
+// -----
+
+// Not split (found in review): a reduction loop in the init map (a running
+// sum along k: upstream's split built an op that does not verify), and a
+// named matmul (an f64 one, which no GPU GEMM kernel takes: both devices
+// keep the GEMMs' order, the CPU's tiled matmul and the GPU's one thread
+// per output).
+// CHECK-LABEL: func.func @not_split(
+// CHECK-NOT:     tensor.expand_shape
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<4x4096xf32>) outs(%{{.*}} : tensor<4x4096xf32>)
+// CHECK-NOT:     tensor.expand_shape
+// LOWER-LABEL: llvm.func @not_split(
+func.func @not_split(%x: tensor<4x4096xf32>, %init: tensor<4x4096xf32>, %a: tensor<2x8192xf64>, %b: tensor<8192x2xf64>, %c: tensor<2x2xf64>)
+    -> (tensor<4x4096xf32>, tensor<2x2xf64>) {
+  %r = linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i, k)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x4096xf32>) outs(%init : tensor<4x4096xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %n = arith.addf %v, %o : f32
+    linalg.yield %n : f32
+  } -> tensor<4x4096xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<2x8192xf64>, tensor<8192x2xf64>) outs(%c : tensor<2x2xf64>) -> tensor<2x2xf64>
+  return %r, %m : tensor<4x4096xf32>, tensor<2x2xf64>
 }

@@ -25,11 +25,18 @@
 // split again while it qualifies (2^26 elements: 2^18 partials of 256, then
 // 2^14, 2^10, 64, then 64 in one). The combiner must be one op with a
 // neutral element (arith.addf, mulf, maximumf, addi, ...:
-// `arith::getNeutralElement`, which fills the partials); bodies reading
-// linalg.index, several results, dynamic shapes, maps with a constant
-// result (a keepdim output `(i, j) -> (i, 0)`: upstream's split builds an
-// invalid op from it), reduction loops a map permutes, and extents without
-// a divisor in range (a prime R) are left as they are.
+// `arith::getNeutralElement`, which fills the partials; for addf -0.0
+// rather than upstream's +0.0, so that a sum of -0.0 stays -0.0 as in
+// linalg's sequential order); bodies reading linalg.index, several
+// results, dynamic shapes, maps with a constant result (a keepdim output
+// `(i, j) -> (i, 0)`: upstream's split builds an invalid op from it), an
+// init map other than the parallel loops each once (a reduction loop in
+// it: upstream builds an invalid op), reduction loops a map permutes, and
+// extents without a divisor in range (a prime R) are left as they are. So
+// are the named GEMMs (linalg.matmul, linalg.batch_matmul): the GEMM
+// lowerings of both devices take them whole (GPU GEMM kernels, the CPU's
+// tiled matmuls), and one a GPU GEMM declines (f64, integers) keeps the
+// CPU's order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,10 +49,8 @@ namespace mlir {
 namespace mxfp8train {
 
 /// Splits the linalg reductions on tensors in `root` (outside gpu.module
-/// bodies and other linalg ops' bodies) that the schedule above takes,
-/// except those for which `skip` returns true.
-void splitSerialReductions(
-    Operation *root, llvm::function_ref<bool(linalg::LinalgOp)> skip = {});
+/// bodies and other linalg ops' bodies) that the schedule above takes.
+void splitSerialReductions(Operation *root);
 
 } // namespace mxfp8train
 } // namespace mlir
