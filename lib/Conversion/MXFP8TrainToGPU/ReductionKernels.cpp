@@ -404,12 +404,15 @@ LogicalResult gpu_lowering::lowerReductionKernel(RewriterBase &rewriter,
 
 /// The input of `op` an elementwise producer can be fused through: a
 /// result of an elementwise generic (FusedProducer.h) with this use only,
-/// whose operands the kernels load as they are. Null: none.
+/// read through a permutation of the loops (each element once: the body is
+/// not evaluated again for a broadcast), whose operands the kernels load as
+/// they are. Null: none.
 static OpOperand *getFusableInput(linalg::LinalgOp op) {
   for (OpOperand *input : op.getDpsInputOperands()) {
     auto producer = input->get().getDefiningOp<linalg::GenericOp>();
     if (!producer || producer->getNumResults() != 1 ||
-        !input->get().hasOneUse() || !isElementwiseGeneric(producer))
+        !input->get().hasOneUse() || !isElementwiseGeneric(producer) ||
+        !op.getMatchingIndexingMap(input).isPermutation())
       continue;
     if (llvm::all_of(producer->getOperands(), [](Value operand) {
           return isKernelScalar(getElementTypeOrSelf(operand.getType()));

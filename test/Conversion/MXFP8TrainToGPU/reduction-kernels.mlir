@@ -267,3 +267,35 @@ func.func @mse(%y: tensor<131072xf32>, %t: tensor<131072xf32>, %u: tensor<64x64x
     }
   return %loss, %total, %rows : tensor<f32>, tensor<f32>, tensor<64xf32>
 }
+
+// -----
+
+// A producer read through a broadcast (each of its elements by every row
+// of the reduction) is not fused: its body would run once per read.
+// CHECK-LABEL: func.func @broadcast_read(
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@elementwise_64_1in_1out_
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@reduction_32_1r_
+// CHECK:       gpu.func @reduction_32_1r_
+// CHECK-NOT:     math.exp
+// CHECK:         gpu.return
+// LOWER-LABEL: llvm.func @broadcast_read(
+func.func @broadcast_read(%x: tensor<64xf32>, %w: tensor<32x64xf32>) -> tensor<32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %ex = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%x : tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = math.exp %a : f32
+    linalg.yield %v : f32
+  } -> tensor<64xf32>
+  %e2 = tensor.empty() : tensor<32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e2 : tensor<32xf32>) -> tensor<32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%ex, %w : tensor<64xf32>, tensor<32x64xf32>) outs(%f : tensor<32xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.maximumf %a, %b : f32
+    %n = arith.addf %m, %o : f32
+    linalg.yield %n : f32
+  } -> tensor<32xf32>
+  return %r : tensor<32xf32>
+}
