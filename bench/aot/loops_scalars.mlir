@@ -5,7 +5,8 @@
 // (a loss reduced to a scalar, scalar arithmetic) and kernel results an
 // scf.for carries (gradient accumulation over micro-batches, high precision
 // and after the MXFP8 rewrite; an optimizer update reading scalars of the
-// loop; the squares and products of a gradient clipping). The scalar ops
+// loop; the squares and products of a gradient clipping; scalars read on
+// the host for a branch: a clipping by norm, an element). The scalar ops
 // are exact; the reductions and GEMMs sum f32 in another order on the GPU
 // (SQNR bars in the script).
 
@@ -124,4 +125,70 @@ func.func @insert_rows(%x: tensor<64x64xf32>, %init: tensor<64x64xf32>) -> tenso
     scf.yield %u : tensor<64x64xf32>
   }
   return %r : tensor<64x64xf32>
+}
+
+// Gradient clipping by norm with the decision on the host: the squared
+// norm (a split reduction) read with tensor.extract (a device-to-host copy
+// and a wait on the GPU), compared with max^2, and the gradient scaled by
+// max / norm in an scf.if or returned as it is. The CPU and the GPU add
+// the squares in one order, so they take the same branch: exact.
+func.func @clip_by_norm(%g: tensor<64x96xf32>, %max: tensor<f32>) -> tensor<64x96xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %n2 = linalg.reduce ins(%g : tensor<64x96xf32>) outs(%f : tensor<f32>) dimensions = [0, 1]
+    (%x: f32, %acc: f32) {
+      %s = arith.mulf %x, %x : f32
+      %a = arith.addf %s, %acc : f32
+      linalg.yield %a : f32
+    }
+  %nv = tensor.extract %n2[] : tensor<f32>
+  %mv = tensor.extract %max[] : tensor<f32>
+  %m2 = arith.mulf %mv, %mv : f32
+  %clip = arith.cmpf ogt, %nv, %m2 : f32
+  %r = scf.if %clip -> tensor<64x96xf32> {
+    %norm = math.sqrt %nv : f32
+    %scale = arith.divf %mv, %norm : f32
+    %eg = tensor.empty() : tensor<64x96xf32>
+    %c = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+        ins(%g : tensor<64x96xf32>) outs(%eg : tensor<64x96xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %m = arith.mulf %a, %scale : f32
+      linalg.yield %m : f32
+    } -> tensor<64x96xf32>
+    scf.yield %c : tensor<64x96xf32>
+  } else {
+    scf.yield %g : tensor<64x96xf32>
+  }
+  return %r : tensor<64x96xf32>
+}
+
+// An element of a larger tensor read on the host (a one-element copy
+// kernel, then the device-to-host copy) to choose a branch.
+func.func @branch_on_element(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %c3 = arith.constant 3 : index
+  %c5 = arith.constant 5 : index
+  %zero = arith.constant 0.0 : f32
+  %v = tensor.extract %x[%c5, %c3] : tensor<8x16xf32>
+  %pos = arith.cmpf ogt, %v, %zero : f32
+  %r = scf.if %pos -> tensor<8x16xf32> {
+    %e = tensor.empty() : tensor<8x16xf32>
+    %d = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+        ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %n = arith.addf %a, %a : f32
+      linalg.yield %n : f32
+    } -> tensor<8x16xf32>
+    scf.yield %d : tensor<8x16xf32>
+  } else {
+    %e = tensor.empty() : tensor<8x16xf32>
+    %d = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+        ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %n = arith.negf %a : f32
+      linalg.yield %n : f32
+    } -> tensor<8x16xf32>
+    scf.yield %d : tensor<8x16xf32>
+  }
+  return %r : tensor<8x16xf32>
 }

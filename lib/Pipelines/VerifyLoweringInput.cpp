@@ -46,23 +46,23 @@ LogicalResult checkStaticShapes(Operation *op) {
   return success();
 }
 
-/// An error at a tensor element access that would run on the host: a
-/// tensor.extract / tensor.insert / tensor.from_elements outside the
-/// bodies of linalg ops and tensor.generate (which run in kernels).
+/// An error at a tensor element write that would run on the host: a
+/// tensor.insert / tensor.from_elements outside the bodies of linalg ops
+/// and tensor.generate (which run in kernels). (A tensor.extract on the
+/// host reads a copy of the element: a device-to-host copy and a wait.)
 LogicalResult checkDeviceTensors(Operation *op) {
-  if (!isa<tensor::ExtractOp, tensor::InsertOp, tensor::FromElementsOp>(op) ||
+  if (!isa<tensor::InsertOp, tensor::FromElementsOp>(op) ||
       op->getParentOfType<linalg::LinalgOp>() ||
       op->getParentOfType<tensor::GenerateOp>())
     return success();
   op->emitError() << "'" << op->getName() << "' "
-                  << (isa<tensor::ExtractOp>(op)  ? "reads an element"
-                      : isa<tensor::InsertOp>(op) ? "writes an element"
-                                                  : "writes the elements")
+                  << (isa<tensor::InsertOp>(op) ? "writes an element"
+                                                : "writes the elements")
                   << " of a tensor on the host, but the GPU "
-                     "pipeline keeps every tensor in device memory; use the "
-                     "value inside a linalg op (a rank-0 tensor operand of a "
-                     "linalg.generic is read in its kernel), or lower this "
-                     "function with mxfp8train-lower-to-cpu";
+                     "pipeline keeps every tensor in device memory; compute "
+                     "the tensor with a linalg op (a scalar operand of a "
+                     "linalg.generic body is passed to its kernel), or lower "
+                     "this function with mxfp8train-lower-to-cpu";
   return failure();
 }
 

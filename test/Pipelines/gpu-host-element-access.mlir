@@ -1,23 +1,35 @@
 // Tensor element accesses on the host: the GPU pipeline keeps every tensor
-// in device memory, so mxfp8train-verify-lowering-input device-tensors=true
-// (the GPU pipeline's second run) names a tensor.extract / tensor.insert
-// outside a linalg body at the op, saying what to do instead; it used to
-// fail after bufferization with "'memref.load' would access device memory
-// from the host", naming an op the user never wrote. Inside a linalg body
-// (a gather) the access runs in the kernel and lowers. The CPU pipeline
-// does not set the option.
+// in device memory. A read (tensor.extract outside a linalg body) copies
+// the element to the host: a one-element copy kernel first where the
+// tensor has more elements (convert-mxfp8train-to-gpu), then gpu.memcpy into
+// a stack slot and a wait for the stream (mxfp8train-gpu-device-buffers);
+// it used to be an error. A write (tensor.insert, tensor.from_elements)
+// is still named at the op by mxfp8train-verify-lowering-input
+// device-tensors=true (the GPU pipeline's second run), saying what to do
+// instead; it used to fail after bufferization with "'memref.load' would
+// access device memory from the host", naming an op the user never wrote.
+// Inside a linalg body (a gather) the access runs in the kernel and
+// lowers. The CPU pipeline does not set the option.
 //
 // RUN: mxfp8-opt %s --split-input-file --verify-diagnostics --mxfp8train-lower-to-gpu="format=isa"
 // RUN: mxfp8-opt %s --split-input-file --mxfp8train-verify-lowering-input | FileCheck %s --check-prefix=CPU
+// RUN: mxfp8-opt %s --split-input-file --verify-diagnostics --mxfp8train-lower-to-gpu="format=isa" --mlir-print-ir-after=mxfp8train-gpu-device-buffers -o /dev/null 2>&1 | FileCheck %s --check-prefix=HOST
 // CPU: func.func @scalar_hyper_parameter
+// CPU: func.func @read_element
 // CPU: func.func @host_insert
 // CPU: func.func @gather_in_kernel
 // CPU: func.func @host_from_elements
 // CPU: func.func @generate_in_kernel
 
-// A learning rate read on the host to scale an update.
+// A learning rate read on the host to scale an update: copied to a stack
+// slot, passed to the update's kernel as a scalar.
+// HOST-LABEL: func.func @scalar_hyper_parameter(
+// HOST-SAME:    %[[P:.*]]: memref<64xf32>, %[[G:.*]]: memref<64xf32>, %[[LR:.*]]: memref<f32>
+// HOST:         %[[SLOT:.*]] = memref.alloca() : memref<f32>
+// HOST:         gpu.memcpy %[[SLOT]], %[[LR]] : memref<f32>, memref<f32>
+// HOST-NEXT:    %[[S:.*]] = memref.load %[[SLOT]][] : memref<f32>
+// HOST:         gpu.launch_func {{.*}} args({{.*}}%[[S]] : f32
 func.func @scalar_hyper_parameter(%p: tensor<64xf32>, %g: tensor<64xf32>, %lr: tensor<f32>) -> tensor<64xf32> {
-  // expected-error @+1 {{'tensor.extract' reads an element of a tensor on the host, but the GPU pipeline keeps every tensor in device memory; use the value inside a linalg op (a rank-0 tensor operand of a linalg.generic is read in its kernel), or lower this function with mxfp8train-lower-to-cpu}}
   %s = tensor.extract %lr[] : tensor<f32>
   %e = tensor.empty() : tensor<64xf32>
   %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
@@ -28,6 +40,40 @@ func.func @scalar_hyper_parameter(%p: tensor<64xf32>, %g: tensor<64xf32>, %lr: t
     linalg.yield %d : f32
   } -> tensor<64xf32>
   return %r : tensor<64xf32>
+}
+
+// -----
+
+// An element of a larger tensor at a run-time index, read for a branch:
+// copied into a one-element device buffer by a kernel, then to the host.
+// HOST-LABEL: func.func @read_element(
+// HOST-SAME:    %[[X:.*]]: memref<8x16xf32>, %[[I:.*]]: index
+// HOST:         %[[SLOT:.*]] = memref.alloca() : memref<1x1xf32>
+// HOST:         %[[V:.*]] = memref.subview %[[X]][%[[I]], 3] [1, 1] [1, 1]
+// HOST:         %[[ONE:.*]] = gpu.alloc () : memref<1x1xf32>
+// HOST:         gpu.launch_func {{.*}} args({{.*}}%[[ONE]] : memref<1x1xf32>)
+// HOST:         gpu.memcpy %[[SLOT]], %[[ONE]] : memref<1x1xf32>, memref<1x1xf32>
+// HOST-NEXT:    %[[E:.*]] = memref.load %[[SLOT]][%{{.*}}, %{{.*}}] : memref<1x1xf32>
+// HOST:         arith.cmpf ogt, %[[E]]
+// HOST:         scf.if
+func.func @read_element(%x: tensor<8x16xf32>, %i: index) -> tensor<8x16xf32> {
+  %c3 = arith.constant 3 : index
+  %zero = arith.constant 0.0 : f32
+  %v = tensor.extract %x[%i, %c3] : tensor<8x16xf32>
+  %pos = arith.cmpf ogt, %v, %zero : f32
+  %r = scf.if %pos -> tensor<8x16xf32> {
+    %e = tensor.empty() : tensor<8x16xf32>
+    %d = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+        ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %n = arith.addf %a, %a : f32
+      linalg.yield %n : f32
+    } -> tensor<8x16xf32>
+    scf.yield %d : tensor<8x16xf32>
+  } else {
+    scf.yield %x : tensor<8x16xf32>
+  }
+  return %r : tensor<8x16xf32>
 }
 
 // -----

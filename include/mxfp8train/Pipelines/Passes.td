@@ -216,20 +216,22 @@ def MXFP8TrainVerifyLoweringInputPass
     launches kernels of static shapes only (it failed with "failed to
     legalize operation 'gpu.func'"). Shapes that canonicalization makes
     static pass. With `device-tensors` (the GPU pipeline, in the same run),
-    so is a `tensor.extract`, `tensor.insert` or `tensor.from_elements`
-    outside the body of a linalg op or `tensor.generate` (and outside a
-    `gpu.module`): the GPU pipeline keeps every tensor in device memory, so
-    such an element access would run on the host (it failed later with
-    "'memref.load' would access device memory from the host"); inside
-    those bodies it runs in the op's kernel.
+    so is a `tensor.insert` or `tensor.from_elements` outside the body of a
+    linalg op or `tensor.generate` (and outside a `gpu.module`): the GPU
+    pipeline keeps every tensor in device memory, so such an element write
+    would run on the host (it failed later with "'memref.load' would
+    access device memory from the host"); inside those bodies it runs in
+    the op's kernel. A `tensor.extract` on the host is accepted: the GPU
+    pipeline copies the element to the host (a device-to-host copy and a
+    wait for the stream).
   }];
   let options = [
     Option<"staticShapes", "static-shapes", "bool", "false",
            "Reject dynamically shaped tensors and memrefs (the GPU pipeline)">,
     Option<"deviceTensors", "device-tensors", "bool", "false",
-           "Reject host reads and writes of tensor elements (tensor.extract "
-           "/ insert / from_elements outside linalg and tensor.generate "
-           "bodies; the GPU pipeline)">,
+           "Reject host writes of tensor elements (tensor.insert / "
+           "from_elements outside linalg and tensor.generate bodies; the GPU "
+           "pipeline)">,
   ];
 }
 

@@ -8,7 +8,12 @@
 // memref.dealloc -> gpu.dealloc, memref.copy -> gpu.memcpy, and a constant
 // (memref.get_global of a host global) -> a device copy made at the
 // get_global (gpu.alloc + gpu.memcpy from the global) and freed at the end
-// of the block. Host ops that would dereference a buffer are reported.
+// of the block. A host memref.load of a one-element identity-layout buffer
+// (a tensor.extract of a scalar: convert-mxfp8train-to-gpu copies the
+// element of a larger tensor into such a buffer first) reads a host copy:
+// gpu.memcpy into a stack slot made once at the function's entry, then the
+// load (gpu-async-region makes the host wait for the copy before it). Other
+// host ops that would dereference a buffer are reported.
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,6 +80,17 @@ static bool isBufferNeutral(Operation *op) {
          isa_and_present<gpu::GPUDialect>(op->getDialect());
 }
 
+/// Whether `op` is a host read that a copy to the host serves: a
+/// memref.load of a static identity-layout buffer of one element.
+static bool isHostScalarRead(Operation *op) {
+  auto load = dyn_cast<memref::LoadOp>(op);
+  if (!load)
+    return false;
+  MemRefType type = load.getMemRefType();
+  return type.hasStaticShape() && type.getNumElements() == 1 &&
+         type.getLayout().isIdentity() && !type.getMemorySpace();
+}
+
 namespace {
 struct GPUDeviceBuffersPass final
     : mxfp8train::impl::MXFP8TrainGPUDeviceBuffersPassBase<
@@ -87,9 +103,14 @@ struct GPUDeviceBuffersPass final
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
+      SmallVector<memref::LoadOp> hostReads;
       func.walk([&](Operation *op) {
         if (isBufferNeutral(op))
           return;
+        if (isHostScalarRead(op)) {
+          hostReads.push_back(cast<memref::LoadOp>(op));
+          return;
+        }
         auto touchesBuffer = [](Value v) {
           return isa<MemRefType>(v.getType());
         };
@@ -193,6 +214,18 @@ struct GPUDeviceBuffersPass final
               copy.getSource());
         }
       });
+      // Scalar reads: a stack slot per read, made at the entry (not in a
+      // loop's body), after the allocations became device memory.
+      for (memref::LoadOp load : hostReads) {
+        MemRefType type = load.getMemRefType();
+        rewriter.setInsertionPointToStart(&func.getBody().front());
+        Value slot = memref::AllocaOp::create(rewriter, load.getLoc(), type);
+        rewriter.setInsertionPoint(load);
+        gpu::MemcpyOp::create(rewriter, load.getLoc(), /*asyncToken=*/Type(),
+                              ValueRange(), slot, load.getMemRef());
+        rewriter.modifyOpInPlace(
+            load, [&] { load.getMemrefMutable().assign(slot); });
+      }
     }
     if (failed)
       signalPassFailure();

@@ -27,6 +27,11 @@
 // - The tensors an scf.if yields are copied, in each branch, into one
 //   destination made before the if (a tensor.empty), so that the if's
 //   result is that buffer rather than a branch's own.
+// - A host tensor.extract of a tensor of more than one element (a norm's
+//   element read for a branch) reads a one-element copy of that element
+//   (tensor.extract_slice + linalg.copy, a kernel), which
+//   mxfp8train-gpu-device-buffers then copies to the host (gpu.memcpy of
+//   one identity-layout element; upstream's memcpy takes no strided view).
 
 // Before these, every linalg op's parallel loops are moved outside its
 // reduction loops (interchanged; the same sums), which the loop path would
@@ -39,6 +44,7 @@
 
 #include "KernelBuilder.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -317,8 +323,43 @@ collectHostLinalgOps(Operation *root,
   return ops;
 }
 
+/// Rewrites the host tensor.extract `extract` of a tensor of more than one
+/// element to read a one-element copy of that element.
+static void extractFromCopy(RewriterBase &rewriter, tensor::ExtractOp extract) {
+  RankedTensorType type = extract.getTensor().getType();
+  if (!type.hasStaticShape() || type.getNumElements() <= 1)
+    return;
+  Location loc = extract.getLoc();
+  int64_t rank = type.getRank();
+  rewriter.setInsertionPoint(extract);
+  SmallVector<OpFoldResult> offsets(extract.getIndices());
+  SmallVector<OpFoldResult> ones(rank, rewriter.getIndexAttr(1));
+  Value slice = tensor::ExtractSliceOp::create(
+      rewriter, loc, extract.getTensor(), offsets, ones, ones);
+  Value empty = tensor::EmptyOp::create(
+      rewriter, loc, SmallVector<int64_t>(rank, 1), type.getElementType());
+  Value copy =
+      linalg::CopyOp::create(rewriter, loc, slice, empty)->getResult(0);
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  rewriter.replaceOpWithNewOp<tensor::ExtractOp>(
+      extract, copy, SmallVector<Value>(rank, zero));
+}
+
 LogicalResult gpu_lowering::prepareRemainingOps(Operation *root) {
   IRRewriter rewriter(root->getContext());
+  // Host element reads of larger tensors: a one-element copy first.
+  SmallVector<tensor::ExtractOp> extracts;
+  root->walk([&](Operation *op) {
+    if (isa<gpu::GPUModuleOp>(op))
+      return WalkResult::skip();
+    if (auto extract = dyn_cast<tensor::ExtractOp>(op);
+        extract && !op->getParentOfType<linalg::LinalgOp>() &&
+        !op->getParentOfType<tensor::GenerateOp>())
+      extracts.push_back(extract);
+    return WalkResult::advance();
+  });
+  for (tensor::ExtractOp extract : extracts)
+    extractFromCopy(rewriter, extract);
   // Parallel loops outside reduction loops (the split's partial results
   // have their reduction first).
   for (linalg::LinalgOp op :

@@ -69,3 +69,31 @@ func.func @constant(%out: memref<4xi32>) {
   memref.copy %g, %out : memref<4xi32> to memref<4xi32>
   return
 }
+
+// -----
+
+// A host read of a one-element buffer (a tensor.extract of a scalar) reads
+// a host copy: a stack slot made at the entry (not in the loop's body),
+// gpu.memcpy into it before each read.
+// CHECK-LABEL: func.func @host_scalar_read(
+// CHECK-SAME:    %[[S:.*]]: memref<f32>, %[[T:.*]]: memref<1x1xi32>
+// CHECK-DAG:     %[[SLOT1:.*]] = memref.alloca() : memref<f32>
+// CHECK-DAG:     %[[SLOT2:.*]] = memref.alloca() : memref<1x1xi32>
+// CHECK:         scf.for
+// CHECK:           gpu.memcpy %[[SLOT2]], %[[T]] : memref<1x1xi32>, memref<1x1xi32>
+// CHECK-NEXT:      memref.load %[[SLOT2]][%{{.*}}, %{{.*}}] : memref<1x1xi32>
+// CHECK:         gpu.memcpy %[[SLOT1]], %[[S]] : memref<f32>, memref<f32>
+// CHECK-NEXT:    memref.load %[[SLOT1]][] : memref<f32>
+func.func @host_scalar_read(%s: memref<f32>, %t: memref<1x1xi32>) -> (f32, i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %z = arith.constant 0 : i32
+  %sum = scf.for %i = %c0 to %c4 step %c1 iter_args(%a = %z) -> (i32) {
+    %v = memref.load %t[%c0, %c0] : memref<1x1xi32>
+    %n = arith.addi %a, %v : i32
+    scf.yield %n : i32
+  }
+  %f = memref.load %s[] : memref<f32>
+  return %f, %sum : f32, i32
+}
