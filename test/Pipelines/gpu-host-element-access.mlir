@@ -16,6 +16,7 @@
 // RUN: mxfp8-opt %s --split-input-file --verify-diagnostics --mxfp8train-lower-to-gpu="format=isa" --mlir-print-ir-after=mxfp8train-gpu-device-buffers -o /dev/null 2>&1 | FileCheck %s --check-prefix=HOST
 // CPU: func.func @scalar_hyper_parameter
 // CPU: func.func @read_element
+// CPU: func.func @read_rank0_slice
 // CPU: func.func @host_insert
 // CPU: func.func @gather_in_kernel
 // CPU: func.func @host_from_elements
@@ -74,6 +75,19 @@ func.func @read_element(%x: tensor<8x16xf32>, %i: index) -> tensor<8x16xf32> {
     scf.yield %x : tensor<8x16xf32>
   }
   return %r : tensor<8x16xf32>
+}
+
+// -----
+
+// A rank-0 slice read on the host: copied too (bufferized, the slice is a
+// strided view, which the host copy cannot read in place).
+// HOST-LABEL: func.func @read_rank0_slice(
+// HOST:         gpu.launch_func
+// HOST:         gpu.memcpy %{{.*}}, %{{.*}} : memref<f32>, memref<f32>
+func.func @read_rank0_slice(%x: tensor<8x16xf32>, %i: index) -> f32 {
+  %s = tensor.extract_slice %x[%i, 2] [1, 1] [1, 1] : tensor<8x16xf32> to tensor<f32>
+  %v = tensor.extract %s[] : tensor<f32>
+  return %v : f32
 }
 
 // -----

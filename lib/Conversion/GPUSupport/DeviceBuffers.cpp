@@ -223,8 +223,8 @@ struct GPUDeviceBuffersPass final
         rewriter.setInsertionPoint(load);
         gpu::MemcpyOp::create(rewriter, load.getLoc(), /*asyncToken=*/Type(),
                               ValueRange(), slot, load.getMemRef());
-        rewriter.modifyOpInPlace(
-            load, [&] { load.getMemrefMutable().assign(slot); });
+        rewriter.modifyOpInPlace(load,
+                                 [&] { load.getMemrefMutable().assign(slot); });
       }
     }
     if (failed)

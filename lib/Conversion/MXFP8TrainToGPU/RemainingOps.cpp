@@ -27,8 +27,8 @@
 // - The tensors an scf.if yields are copied, in each branch, into one
 //   destination made before the if (a tensor.empty), so that the if's
 //   result is that buffer rather than a branch's own.
-// - A host tensor.extract of a tensor of more than one element (a norm's
-//   element read for a branch) reads a one-element copy of that element
+// - A host tensor.extract of a tensor of more than one element or of a
+//   slice (an element read for a branch) reads a one-element copy of it
 //   (tensor.extract_slice + linalg.copy, a kernel), which
 //   mxfp8train-gpu-device-buffers then copies to the host (gpu.memcpy of
 //   one identity-layout element; upstream's memcpy takes no strided view).
@@ -324,10 +324,13 @@ collectHostLinalgOps(Operation *root,
 }
 
 /// Rewrites the host tensor.extract `extract` of a tensor of more than one
-/// element to read a one-element copy of that element.
+/// element, or of a slice (a strided view once bufferized), to read a
+/// one-element copy of that element.
 static void extractFromCopy(RewriterBase &rewriter, tensor::ExtractOp extract) {
   RankedTensorType type = extract.getTensor().getType();
-  if (!type.hasStaticShape() || type.getNumElements() <= 1)
+  if (!type.hasStaticShape() ||
+      (type.getNumElements() <= 1 &&
+       !extract.getTensor().getDefiningOp<tensor::ExtractSliceOp>()))
     return;
   Location loc = extract.getLoc();
   int64_t rank = type.getRank();
