@@ -380,6 +380,7 @@ make_set() {
   artifact loops_insert_rows insert_rows "$loops" "$loops" exact - --repeat=3
   artifact loops_clip_by_norm clip_by_norm "$loops" "$loops" exact - --repeat=3
   artifact loops_branch_on_element branch_on_element "$loops" "$loops" exact - --repeat=3
+  artifact loops_host_writes host_writes "$loops" "$loops" exact - --repeat=3
   compile_extra=(--pipeline="mxfp8train-rewrite-matmuls{recipe=$recipe},canonicalize,cse")
   artifact loops_grad_accum_mx grad_accum "$loops" "$loops" "sqnr>=100" - --repeat=3
   compile_extra=()

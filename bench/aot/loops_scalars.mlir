@@ -6,7 +6,8 @@
 // scf.for carries (gradient accumulation over micro-batches, high precision
 // and after the MXFP8 rewrite; an optimizer update reading scalars of the
 // loop; the squares and products of a gradient clipping; scalars read on
-// the host for a branch: a clipping by norm, an element). The scalar ops
+// the host for a branch: a clipping by norm, an element; elements written
+// on the host). The scalar ops
 // are exact; the reductions and GEMMs sum f32 in another order on the GPU
 // (SQNR bars in the script).
 
@@ -191,4 +192,18 @@ func.func @branch_on_element(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
     scf.yield %d : tensor<8x16xf32>
   }
   return %r : tensor<8x16xf32>
+}
+
+// Element writes on the host: a scalar (read from a rank-0 tensor on the
+// host and squared there) inserted at (2, 3), and a 2 x 2 tensor built from
+// scalars; on the GPU each element a one-element fill kernel and a copy
+// into its view.
+func.func @host_writes(%t: tensor<8x16xf32>, %s: tensor<f32>) -> (tensor<8x16xf32>, tensor<2x2xf32>) {
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %v = tensor.extract %s[] : tensor<f32>
+  %w = arith.mulf %v, %v : f32
+  %r = tensor.insert %w into %t[%c2, %c3] : tensor<8x16xf32>
+  %m = tensor.from_elements %v, %w, %w, %v : tensor<2x2xf32>
+  return %r, %m : tensor<8x16xf32>, tensor<2x2xf32>
 }

@@ -148,7 +148,6 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   // have no kernels: an error at the op.
   MXFP8TrainVerifyLoweringInputPassOptions staticShapes;
   staticShapes.staticShapes = true;
-  staticShapes.deviceTensors = true;
   pm.addPass(createMXFP8TrainVerifyLoweringInputPass(staticShapes));
   pm.addPass(createConvertMXFP8TrainToGPUPass(convertOptions));
 

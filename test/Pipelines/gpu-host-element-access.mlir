@@ -1,15 +1,16 @@
 // Tensor element accesses on the host: the GPU pipeline keeps every tensor
 // in device memory. A read (tensor.extract outside a linalg body) copies
 // the element to the host: a one-element copy kernel first where the
-// tensor has more elements (convert-mxfp8train-to-gpu), then gpu.memcpy into
-// a stack slot and a wait for the stream (mxfp8train-gpu-device-buffers);
-// it used to be an error. A write (tensor.insert, tensor.from_elements)
-// is still named at the op by mxfp8train-verify-lowering-input
-// device-tensors=true (the GPU pipeline's second run), saying what to do
-// instead; it used to fail after bufferization with "'memref.load' would
-// access device memory from the host", naming an op the user never wrote.
-// Inside a linalg body (a gather) the access runs in the kernel and
-// lowers. The CPU pipeline does not set the option.
+// tensor has more elements or is a slice (convert-mxfp8train-to-gpu), then
+// gpu.memcpy into a stack slot and a wait for the stream
+// (mxfp8train-gpu-device-buffers). A write (tensor.insert,
+// tensor.from_elements) becomes device ops: each element a one-element
+// linalg.fill of the scalar, a kernel taking it as an argument, inserted
+// with tensor.insert_slice. Before session 32 each was an error at the op
+// (mxfp8train-verify-lowering-input device-tensors, now gone), and before
+// that "'memref.load' would access device memory from the host" after
+// bufferization. Inside a linalg body (a gather) the access runs in the
+// kernel. The CPU pipeline runs them on the host as written.
 //
 // RUN: mxfp8-opt %s --split-input-file --verify-diagnostics --mxfp8train-lower-to-gpu="format=isa"
 // RUN: mxfp8-opt %s --split-input-file --mxfp8train-verify-lowering-input | FileCheck %s --check-prefix=CPU
@@ -92,9 +93,19 @@ func.func @read_rank0_slice(%x: tensor<8x16xf32>, %i: index) -> f32 {
 
 // -----
 
+// A scalar written at index 1: filled into a one-element buffer by a
+// kernel that takes it as an argument, then copied into the view.
+// HOST-LABEL: func.func @host_insert(
+// HOST-SAME:    %[[T:.*]]: memref<4xf32>, %[[V:.*]]: f32, %[[R:.*]]: memref<4xf32>
+// HOST:         %[[ONE:.*]] = gpu.alloc () : memref<1xf32>
+// HOST:         gpu.launch_func {{.*}} args({{.*}}%[[V]] : f32, %[[ONE]] : memref<1xf32>)
+// HOST:         gpu.memcpy %[[R]], %[[T]]
+// HOST:         %[[AT:.*]] = memref.subview %[[R]][1] [1] [1]
+// HOST:         gpu.launch_func {{.*}} args({{.*}}%[[ONE]] : memref<1xf32>, %[[AT]] : memref<1xf32, strided<[1], offset: 1>>)
+// HOST-NOT:     memref.store
+// HOST:         return
 func.func @host_insert(%t: tensor<4xf32>, %v: f32) -> tensor<4xf32> {
   %c1 = arith.constant 1 : index
-  // expected-error @+1 {{'tensor.insert' writes an element of a tensor on the host}}
   %r = tensor.insert %v into %t[%c1] : tensor<4xf32>
   return %r : tensor<4xf32>
 }
@@ -116,10 +127,23 @@ func.func @gather_in_kernel(%logits: tensor<8x16xf32>, %labels: tensor<8xindex>)
 
 // -----
 
-func.func @host_from_elements(%v: f32) -> tensor<2xf32> {
-  // expected-error @+1 {{'tensor.from_elements' writes the elements of a tensor on the host}}
-  %r = tensor.from_elements %v, %v : tensor<2xf32>
-  return %r : tensor<2xf32>
+// Four elements in row-major order: a fill and a copy each, into the
+// views at (0, 0), (0, 1), (1, 0), (1, 1).
+// HOST-LABEL: func.func @host_from_elements(
+// HOST-SAME:    %[[V:.*]]: f32, %[[W:.*]]: f32, %[[R:.*]]: memref<2x2xf32>
+// HOST:         gpu.launch_func {{.*}} args({{.*}}%[[V]] : f32
+// HOST:         memref.subview %[[R]][0, 0] [1, 1] [1, 1]
+// HOST:         gpu.launch_func {{.*}} args({{.*}}%[[W]] : f32
+// HOST:         memref.subview %[[R]][0, 1] [1, 1] [1, 1]
+// HOST:         gpu.launch_func {{.*}} args({{.*}}%[[W]] : f32
+// HOST:         memref.subview %[[R]][1, 0] [1, 1] [1, 1]
+// HOST:         gpu.launch_func {{.*}} args({{.*}}%[[V]] : f32
+// HOST:         memref.subview %[[R]][1, 1] [1, 1] [1, 1]
+// HOST-NOT:     memref.store
+// HOST:         return
+func.func @host_from_elements(%v: f32, %w: f32) -> tensor<2x2xf32> {
+  %r = tensor.from_elements %v, %w, %w, %v : tensor<2x2xf32>
+  return %r : tensor<2x2xf32>
 }
 
 // -----

@@ -215,23 +215,15 @@ def MXFP8TrainVerifyLoweringInputPass
     result (outside a `gpu.module` the input brings): the GPU lowering
     launches kernels of static shapes only (it failed with "failed to
     legalize operation 'gpu.func'"). Shapes that canonicalization makes
-    static pass. With `device-tensors` (the GPU pipeline, in the same run),
-    so is a `tensor.insert` or `tensor.from_elements` outside the body of a
-    linalg op or `tensor.generate` (and outside a `gpu.module`): the GPU
-    pipeline keeps every tensor in device memory, so such an element write
-    would run on the host (it failed later with "'memref.load' would
-    access device memory from the host"); inside those bodies it runs in
-    the op's kernel. A `tensor.extract` on the host is accepted: the GPU
-    pipeline copies the element to the host (a device-to-host copy and a
-    wait for the stream).
+    static pass. (Host element reads and writes of tensors,
+    `tensor.extract` / `tensor.insert` / `tensor.from_elements` outside a
+    linalg body, are no errors: the GPU pipeline copies a read element to
+    the host and writes elements with one-element device fills; the
+    `device-tensors` option that rejected them is gone.)
   }];
   let options = [
     Option<"staticShapes", "static-shapes", "bool", "false",
            "Reject dynamically shaped tensors and memrefs (the GPU pipeline)">,
-    Option<"deviceTensors", "device-tensors", "bool", "false",
-           "Reject host writes of tensor elements (tensor.insert / "
-           "from_elements outside linalg and tensor.generate bodies; the GPU "
-           "pipeline)">,
   ];
 }
 

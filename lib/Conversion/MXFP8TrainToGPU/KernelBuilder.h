@@ -295,6 +295,12 @@ protected:
 /// unit loop, tensors an scf.for yields other than in-place updates are
 /// copied into its iter_args, and those of an scf.if into one destination.
 LogicalResult prepareRemainingOps(Operation *root);
+/// The linalg ops of the host code under `root` (kernel bodies, gpu.module,
+/// carry no tensors; a linalg op in another's body is part of that op's
+/// loops) for which `pred` holds.
+SmallVector<linalg::LinalgOp>
+collectHostLinalgOps(Operation *root,
+                     llvm::function_ref<bool(linalg::LinalgOp)> pred);
 /// Whether `op` is a host linalg op on static tensors with reduction loops
 /// that a reduction kernel computes (ReductionKernels.cpp): one result,
 /// indexing maps of loop dimensions and constants, no linalg.index, a body

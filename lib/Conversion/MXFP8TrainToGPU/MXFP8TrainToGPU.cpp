@@ -302,16 +302,8 @@ struct ConvertMXFP8TrainToGPUPass final
     if (splitReductions)
       splitSerialReductions(module);
     if (reductionKernels) {
-      SmallVector<linalg::LinalgOp> reductions;
-      module.walk([&](Operation *op) {
-        if (isa<gpu::GPUModuleOp>(op))
-          return WalkResult::skip();
-        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-            linalgOp && !op->getParentOfType<linalg::LinalgOp>() &&
-            isReductionKernelCandidate(linalgOp))
-          reductions.push_back(linalgOp);
-        return WalkResult::advance();
-      });
+      SmallVector<linalg::LinalgOp> reductions =
+          collectHostLinalgOps(module, isReductionKernelCandidate);
       std::optional<KernelCache> local;
       if (!reductions.empty() && !cache) {
         FailureOr<gpu::GPUModuleOp> kernels = getOrCreateKernelModule(module);

@@ -331,8 +331,12 @@ struct ReductionKernel {
       return innermost ? emitIterations(kb, args, loops, d, 1, acc)
                        : emitReductionLoops(kb, args, loops, level + 1, acc);
     }
-    auto loop = scf::ForOp::create(kb, kb.idx(0), kb.idx(ranges[d]),
-                                   kb.idx(unroll), ValueRange{acc});
+    // (One op per statement: the order of the emitted constants does not
+    // depend on the host compiler's argument evaluation.)
+    Value lower = kb.idx(0);
+    Value upper = kb.idx(ranges[d]);
+    Value step = kb.idx(unroll);
+    auto loop = scf::ForOp::create(kb, lower, upper, step, ValueRange{acc});
     OpBuilder::InsertionGuard guard(kb);
     kb.setInsertionPointToStart(loop.getBody());
     loops[d] = loop.getInductionVar();
@@ -423,17 +427,11 @@ static OpOperand *getFusableInput(linalg::LinalgOp op) {
 }
 
 void gpu_lowering::fuseProducersIntoReductions(Operation *root) {
-  SmallVector<linalg::LinalgOp> reductions;
-  root->walk([&](Operation *op) {
-    if (isa<gpu::GPUModuleOp>(op))
-      return WalkResult::skip();
-    // Not a contraction: the GEMM kernels take those, as they are.
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-        linalgOp && !op->getParentOfType<linalg::LinalgOp>() &&
-        isReductionKernelCandidate(linalgOp) && !isSimpleGemmCandidate(op))
-      reductions.push_back(linalgOp);
-    return WalkResult::advance();
-  });
+  // Not contractions: the GEMM kernels take those, as they are.
+  SmallVector<linalg::LinalgOp> reductions =
+      collectHostLinalgOps(root, [](linalg::LinalgOp op) {
+        return isReductionKernelCandidate(op) && !isSimpleGemmCandidate(op);
+      });
   IRRewriter rewriter(root->getContext());
   for (linalg::LinalgOp op : reductions) {
     while (OpOperand *input = getFusableInput(op)) {

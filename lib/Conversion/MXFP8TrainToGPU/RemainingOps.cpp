@@ -27,6 +27,11 @@
 // - The tensors an scf.if yields are copied, in each branch, into one
 //   destination made before the if (a tensor.empty), so that the if's
 //   result is that buffer rather than a branch's own.
+// - A host tensor.insert or tensor.from_elements (a scalar written into a
+//   tensor: a step counter, a few hyper-parameters) becomes device ops:
+//   each element a one-element linalg.fill of the scalar (a kernel that
+//   takes it as an argument) inserted with tensor.insert_slice (a rank-0
+//   destination: the fill itself). No host write, no wait.
 // - A host tensor.extract of a tensor of more than one element or of a
 //   slice (an element read for a branch) reads a one-element copy of it
 //   (tensor.extract_slice + linalg.copy, a kernel), which
@@ -51,6 +56,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 
 using namespace mlir;
 using namespace mlir::mxfp8train;
@@ -305,24 +311,6 @@ static void copyYieldsIntoIterArgs(RewriterBase &rewriter, scf::ForOp loop) {
   }
 }
 
-/// The linalg ops of the host code under `root` (kernel bodies, gpu.module,
-/// carry no tensors; a linalg op in another's body is part of that op's
-/// loops) for which `pred` holds.
-static SmallVector<linalg::LinalgOp>
-collectHostLinalgOps(Operation *root,
-                     llvm::function_ref<bool(linalg::LinalgOp)> pred) {
-  SmallVector<linalg::LinalgOp> ops;
-  root->walk([&](Operation *op) {
-    if (isa<gpu::GPUModuleOp>(op))
-      return WalkResult::skip();
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-        linalgOp && pred(linalgOp) && !op->getParentOfType<linalg::LinalgOp>())
-      ops.push_back(linalgOp);
-    return WalkResult::advance();
-  });
-  return ops;
-}
-
 /// Rewrites the host tensor.extract `extract` of a tensor of more than one
 /// element, or of a slice (a strided view once bufferized), to read a
 /// one-element copy of that element.
@@ -348,8 +336,80 @@ static void extractFromCopy(RewriterBase &rewriter, tensor::ExtractOp extract) {
       extract, copy, SmallVector<Value>(rank, zero));
 }
 
+SmallVector<linalg::LinalgOp> gpu_lowering::collectHostLinalgOps(
+    Operation *root, llvm::function_ref<bool(linalg::LinalgOp)> pred) {
+  SmallVector<linalg::LinalgOp> ops;
+  root->walk([&](Operation *op) {
+    if (isa<gpu::GPUModuleOp>(op))
+      return WalkResult::skip();
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+        linalgOp && pred(linalgOp) && !op->getParentOfType<linalg::LinalgOp>())
+      ops.push_back(linalgOp);
+    return WalkResult::advance();
+  });
+  return ops;
+}
+
+/// `dest` with the element at `indices` set to `scalar`, as device ops: a
+/// one-element linalg.fill inserted with tensor.insert_slice (rank 0: a
+/// fill of `dest`).
+static Value insertScalar(RewriterBase &rewriter, Location loc, Value scalar,
+                          Value dest, ArrayRef<OpFoldResult> indices) {
+  auto type = cast<RankedTensorType>(dest.getType());
+  int64_t rank = type.getRank();
+  if (rank == 0)
+    return linalg::FillOp::create(rewriter, loc, scalar, dest).getResult(0);
+  Value empty = tensor::EmptyOp::create(
+      rewriter, loc, SmallVector<int64_t>(rank, 1), type.getElementType());
+  Value one = linalg::FillOp::create(rewriter, loc, scalar, empty).getResult(0);
+  SmallVector<OpFoldResult> ones(rank, rewriter.getIndexAttr(1));
+  return tensor::InsertSliceOp::create(rewriter, loc, one, dest, indices, ones,
+                                       ones);
+}
+
+/// Rewrites the host element writes under `root` (tensor.insert,
+/// tensor.from_elements of static shape outside linalg and tensor.generate
+/// bodies) with insertScalar.
+static void rewriteHostWrites(RewriterBase &rewriter, Operation *root) {
+  SmallVector<Operation *> writes;
+  root->walk([&](Operation *op) {
+    if (isa<gpu::GPUModuleOp>(op))
+      return WalkResult::skip();
+    if (isa<tensor::InsertOp, tensor::FromElementsOp>(op) &&
+        !op->getParentOfType<linalg::LinalgOp>() &&
+        !op->getParentOfType<tensor::GenerateOp>() &&
+        cast<RankedTensorType>(op->getResult(0).getType()).hasStaticShape())
+      writes.push_back(op);
+    return WalkResult::advance();
+  });
+  for (Operation *op : writes) {
+    Location loc = op->getLoc();
+    rewriter.setInsertionPoint(op);
+    if (auto insert = dyn_cast<tensor::InsertOp>(op)) {
+      SmallVector<OpFoldResult> indices(insert.getIndices());
+      rewriter.replaceOp(op, insertScalar(rewriter, loc, insert.getScalar(),
+                                          insert.getDest(), indices));
+      continue;
+    }
+    auto fromElements = cast<tensor::FromElementsOp>(op);
+    RankedTensorType type = fromElements.getType();
+    Value result = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                           type.getElementType());
+    SmallVector<int64_t> strides = computeSuffixProduct(type.getShape());
+    for (auto [k, element] : llvm::enumerate(fromElements.getElements())) {
+      SmallVector<OpFoldResult> indices;
+      for (int64_t stride : strides)
+        indices.push_back(rewriter.getIndexAttr(
+            (int64_t(k) / stride) % type.getDimSize(indices.size())));
+      result = insertScalar(rewriter, loc, element, result, indices);
+    }
+    rewriter.replaceOp(op, result);
+  }
+}
+
 LogicalResult gpu_lowering::prepareRemainingOps(Operation *root) {
   IRRewriter rewriter(root->getContext());
+  rewriteHostWrites(rewriter, root);
   // Host element reads of larger tensors: a one-element copy first.
   SmallVector<tensor::ExtractOp> extracts;
   root->walk([&](Operation *op) {

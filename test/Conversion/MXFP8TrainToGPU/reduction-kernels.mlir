@@ -69,8 +69,8 @@ func.func @row_max(%x: tensor<8x4096xbf16>) -> tensor<8xbf16> {
 // CHECK:         scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step
 // CHECK-NOT:       arith.remui
 // CHECK:           %[[I:.*]] = memref.load %[[INIT]][%[[J]]] : memref<512xf32>
-// CHECK:           %[[C4:.*]] = arith.constant 4 : index
 // CHECK:           %[[C300:.*]] = arith.constant 300 : index
+// CHECK:           %[[C4:.*]] = arith.constant 4 : index
 // CHECK:           %[[S:.*]] = scf.for %[[R:.*]] = %{{.*}} to %[[C300]] step %[[C4]] iter_args(%[[A:.*]] = %[[I]]) -> (f32)
 // CHECK:             memref.load %[[G]][%[[R]], %[[J]]] : memref<300x512xbf16>
 // CHECK-COUNT-3:     memref.load %[[G]][%{{.*}}, %[[J]]] : memref<300x512xbf16>
