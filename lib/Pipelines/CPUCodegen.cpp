@@ -320,6 +320,13 @@ struct CPUTileAndVectorizePass final
     // for a zero tile size. It stays whole and lowers to zero-trip loops.
     if (llvm::is_contained(ranges, 0))
       return;
+    // i1 tensors stay scalar: a vector of i1 is stored as packed bits, while
+    // the scalar loads and stores of other ops take a byte per element (an
+    // any-reduction of a comparison's vectorized result read wrong bits).
+    if (llvm::any_of(op->getOperands(), [](Value v) {
+          return getElementTypeOrSelf(v.getType()).isInteger(1);
+        }))
+      return;
     SmallVector<int64_t> tiles, interchange;
     bool isMatmul = false;
     if (isa<linalg::MatmulOp>(op) && op.getNumLoops() == 3) {

@@ -18,10 +18,12 @@
 // CPU: func.func @scalar_hyper_parameter
 // CPU: func.func @read_element
 // CPU: func.func @read_rank0_slice
+// CPU: func.func @read_reshaped_slice
 // CPU: func.func @host_insert
 // CPU: func.func @gather_in_kernel
 // CPU: func.func @host_from_elements
 // CPU: func.func @generate_in_kernel
+// CPU: func.func @host_from_elements_large
 
 // A learning rate read on the host to scale an update: copied to a stack
 // slot, passed to the update's kernel as a scalar.
@@ -93,6 +95,20 @@ func.func @read_rank0_slice(%x: tensor<8x16xf32>, %i: index) -> f32 {
 
 // -----
 
+// A one-element slice behind a reshape (found by a helper's tests: it was
+// read in place, an error): copied too.
+// HOST-LABEL: func.func @read_reshaped_slice(
+// HOST:         gpu.launch_func
+// HOST:         gpu.memcpy %{{.*}}, %{{.*}} : memref<f32>, memref<f32>
+func.func @read_reshaped_slice(%x: tensor<4xf32>) -> f32 {
+  %s = tensor.extract_slice %x[2] [1] [1] : tensor<4xf32> to tensor<1xf32>
+  %c = tensor.collapse_shape %s [] : tensor<1xf32> into tensor<f32>
+  %v = tensor.extract %c[] : tensor<f32>
+  return %v : f32
+}
+
+// -----
+
 // A scalar written at index 1: filled into a one-element buffer by a
 // kernel that takes it as an argument, then copied into the view.
 // HOST-LABEL: func.func @host_insert(
@@ -157,4 +173,15 @@ func.func @generate_in_kernel(%x: tensor<8xf32>) -> tensor<8xf32> {
     tensor.yield %d : f32
   } : tensor<8xf32>
   return %r : tensor<8xf32>
+}
+
+// -----
+
+// More than 64 host-written elements: an error at the op (one kernel each
+// would take long to compile and run: one-shot bufferization analyses the
+// chain of insert_slice ops in quadratic time, 52 s for 256 elements).
+func.func @host_from_elements_large(%v: f32) -> tensor<65xf32> {
+  // expected-error @+1 {{'tensor.from_elements' of 65 elements on the host: the GPU pipeline writes host elements one kernel each, up to 64; compute the tensor with a linalg op}}
+  %r = tensor.from_elements %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v, %v : tensor<65xf32>
+  return %r : tensor<65xf32>
 }

@@ -23,8 +23,10 @@ using namespace mlir;
 using namespace mlir::mxfp8train;
 using namespace mlir::mxfp8train::gpu_lowering;
 
+/// Element types the vectorized kernels load and store: not i1, whose
+/// vectors are packed bits while every scalar access takes a byte.
 static bool isScalarNumber(Type type) {
-  return isa<FloatType, IntegerType>(type);
+  return isa<FloatType>(type) || (isa<IntegerType>(type) && !type.isInteger(1));
 }
 
 /// Whether `value`, used inside `body`, is defined there or is a constant.

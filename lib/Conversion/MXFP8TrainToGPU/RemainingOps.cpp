@@ -316,9 +316,20 @@ static void copyYieldsIntoIterArgs(RewriterBase &rewriter, scf::ForOp loop) {
 /// one-element copy of that element.
 static void extractFromCopy(RewriterBase &rewriter, tensor::ExtractOp extract) {
   RankedTensorType type = extract.getTensor().getType();
+  // A slice, also behind reshapes and casts.
+  auto isSlice = [](Value tensor) {
+    while (Operation *def = tensor.getDefiningOp()) {
+      if (isa<tensor::ExtractSliceOp>(def))
+        return true;
+      if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::CastOp>(
+              def))
+        return false;
+      tensor = def->getOperand(0);
+    }
+    return false;
+  };
   if (!type.hasStaticShape() ||
-      (type.getNumElements() <= 1 &&
-       !extract.getTensor().getDefiningOp<tensor::ExtractSliceOp>()))
+      (type.getNumElements() <= 1 && !isSlice(extract.getTensor())))
     return;
   Location loc = extract.getLoc();
   int64_t rank = type.getRank();
@@ -367,10 +378,18 @@ static Value insertScalar(RewriterBase &rewriter, Location loc, Value scalar,
                                        ones);
 }
 
+/// Host-built tensors (tensor.from_elements) of at most this many elements
+/// become device fills: each element is two launches and a chain of
+/// insert_slice ops that one-shot bufferization analyses in quadratic time
+/// (128 elements: 3.8 s to compile, 256: 52 s).
+constexpr int64_t kMaxHostElements = 64;
+
 /// Rewrites the host element writes under `root` (tensor.insert,
 /// tensor.from_elements of static shape outside linalg and tensor.generate
-/// bodies) with insertScalar.
-static void rewriteHostWrites(RewriterBase &rewriter, Operation *root) {
+/// bodies) with insertScalar; fails at a tensor.from_elements of more than
+/// kMaxHostElements elements.
+static LogicalResult rewriteHostWrites(RewriterBase &rewriter,
+                                       Operation *root) {
   SmallVector<Operation *> writes;
   root->walk([&](Operation *op) {
     if (isa<gpu::GPUModuleOp>(op))
@@ -382,6 +401,18 @@ static void rewriteHostWrites(RewriterBase &rewriter, Operation *root) {
       writes.push_back(op);
     return WalkResult::advance();
   });
+  for (Operation *op : writes) {
+    auto built = dyn_cast<tensor::FromElementsOp>(op);
+    if (built && built.getType().getNumElements() > kMaxHostElements)
+      return op->emitError()
+             << "'tensor.from_elements' of " << built.getType().getNumElements()
+             << " elements on the host: the GPU pipeline writes host "
+                "elements one kernel each, up to "
+             << kMaxHostElements
+             << "; compute the tensor with a linalg op (a scalar in a "
+                "linalg.generic body is passed to its kernel), or lower "
+                "this function with mxfp8train-lower-to-cpu";
+  }
   for (Operation *op : writes) {
     Location loc = op->getLoc();
     rewriter.setInsertionPoint(op);
@@ -405,11 +436,13 @@ static void rewriteHostWrites(RewriterBase &rewriter, Operation *root) {
     }
     rewriter.replaceOp(op, result);
   }
+  return success();
 }
 
 LogicalResult gpu_lowering::prepareRemainingOps(Operation *root) {
   IRRewriter rewriter(root->getContext());
-  rewriteHostWrites(rewriter, root);
+  if (failed(rewriteHostWrites(rewriter, root)))
+    return failure();
   // Host element reads of larger tensors: a one-element copy first.
   SmallVector<tensor::ExtractOp> extracts;
   root->walk([&](Operation *op) {

@@ -299,3 +299,34 @@ func.func @broadcast_read(%x: tensor<64xf32>, %w: tensor<32x64xf32>) -> tensor<3
   } -> tensor<32xf32>
   return %r : tensor<32xf32>
 }
+
+// -----
+
+// In an scf.while a reduction keeps the loop path (found by a helper's
+// tests): the loop carries the init's buffer, which the loop path updates
+// in place, while a reduction kernel writes a new buffer the while loop
+// could not carry ("this tensor is yielded out of 'scf.while'").
+// CHECK-LABEL: func.func @in_while(
+// CHECK:         scf.while
+// CHECK:           linalg.reduce
+// CHECK-NOT:     @reduction_
+// LOWER-LABEL: llvm.func @in_while(
+func.func @in_while(%x: tensor<4x16xf32>, %a0: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %r:2 = scf.while (%n = %c0, %acc = %a0) : (index, tensor<4xf32>) -> (index, tensor<4xf32>) {
+    %c = arith.cmpi slt, %n, %c3 : index
+    scf.condition(%c) %n, %acc : index, tensor<4xf32>
+  } do {
+  ^bb0(%n2: index, %acc2: tensor<4xf32>):
+    %s = linalg.reduce ins(%x : tensor<4x16xf32>) outs(%acc2 : tensor<4xf32>) dimensions = [1]
+      (%a: f32, %b: f32) {
+        %t = arith.addf %a, %b : f32
+        linalg.yield %t : f32
+      }
+    %nn = arith.addi %n2, %c1 : index
+    scf.yield %nn, %s : index, tensor<4xf32>
+  }
+  return %r#1 : tensor<4xf32>
+}
