@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
@@ -326,6 +327,10 @@ struct CPUTileAndVectorizePass final
     if (llvm::any_of(op->getOperands(), [](Value v) {
           return getElementTypeOrSelf(v.getType()).isInteger(1);
         }))
+      return;
+    // So do bodies with math.fpowi: vectorized, its exponent becomes a
+    // vector, which llvm.intr.powi does not take (invalid IR).
+    if (!op->getRegion(0).getOps<math::FPowIOp>().empty())
       return;
     SmallVector<int64_t> tiles, interchange;
     bool isMatmul = false;
