@@ -2,7 +2,7 @@
 //
 // After the kernel patterns, the GPU pipeline hands what is left to upstream
 // passes: one-shot bufferization, then convert-linalg-to-parallel-loops ->
-// gpu-map-parallel-loops -> convert-parallel-loops-to-gpu. Three forms
+// gpu-map-parallel-loops -> convert-parallel-loops-to-gpu. These forms
 // would stay on the host or escape their region there, where every buffer
 // is device memory (mxfp8train-gpu-device-buffers reports them); they are
 // rewritten first:
@@ -37,7 +37,7 @@
 //   (tensor.extract_slice + linalg.copy, a kernel), which
 //   mxfp8train-gpu-device-buffers then copies to the host (gpu.memcpy of
 //   one identity-layout element; upstream's memcpy takes no strided view).
-
+//
 // Before these, every linalg op's parallel loops are moved outside its
 // reduction loops (interchanged; the same sums), which the loop path would
 // otherwise run inside a thread's loop or as a host loop of launches. (The
