@@ -263,14 +263,20 @@ static int64_t largestDivisorAtMost(int64_t n, int64_t bound) {
 /// 4 s to compile and one over 4096 x 64 did not finish in 10 minutes.
 constexpr int64_t kMaxWholeReduction = 64;
 
-/// Whether `op` reduces more than kMaxWholeReduction elements per output
-/// element.
-static bool isLongReduction(linalg::LinalgOp op, ArrayRef<int64_t> ranges) {
+/// The elements `op` reduces per output element (1: no reduction).
+static int64_t getReductionExtent(linalg::LinalgOp op,
+                                  ArrayRef<int64_t> ranges) {
   int64_t extent = 1;
   for (auto [iter, range] : llvm::zip(op.getIteratorTypesArray(), ranges))
     if (iter == utils::IteratorType::reduction)
       extent *= range;
-  return extent > kMaxWholeReduction;
+  return extent;
+}
+
+/// Whether `op` reduces more than kMaxWholeReduction elements per output
+/// element.
+static bool isLongReduction(linalg::LinalgOp op, ArrayRef<int64_t> ranges) {
+  return getReductionExtent(op, ranges) > kMaxWholeReduction;
 }
 
 struct CPUTileAndVectorizePass final
@@ -395,12 +401,8 @@ struct CPUTileAndVectorizePass final
       // column amax took 0.5 s of llc per op).
       if (hasReduction && !isLongReduction(op, ranges) &&
           iters[n - 1] == utils::IteratorType::parallel) {
-        int64_t extent = 1;
-        for (unsigned d = 0; d < n; ++d)
-          if (iters[d] == utils::IteratorType::reduction)
-            extent *= ranges[d];
-        int64_t lanes =
-            std::clamp<int64_t>(kMaxWholeReduction / extent, 1, kTileInner);
+        int64_t lanes = std::clamp<int64_t>(
+            kMaxWholeReduction / getReductionExtent(op, ranges), 1, kTileInner);
         tiles[n - 1] = std::min<int64_t>(ranges[n - 1], lanes);
       }
       if (innermostParallel >= 0 && !hasReduction) {

@@ -23,15 +23,35 @@ using namespace mlir;
 using namespace mlir::mxfp8train;
 using namespace mlir::mxfp8train::gpu_lowering;
 
-/// Element types the vectorized kernels load and store: not i1, whose
-/// vectors are packed bits while every scalar access takes a byte.
-static bool isScalarNumber(Type type) {
+/// Tensor element types the vectorized kernels load and store: not i1,
+/// whose vectors are packed bits in memory while every scalar access takes
+/// a byte (i1 values inside a body are fine).
+static bool isMemoryScalar(Type type) {
   return isa<FloatType>(type) || (isa<IntegerType>(type) && !type.isInteger(1));
 }
 
 /// Whether `value`, used inside `body`, is defined there or is a constant.
 static bool isAvailableIn(Value value, Block &body) {
   return value.getParentBlock() == &body || matchPattern(value, m_Constant());
+}
+
+bool gpu_lowering::isKernelBody(Block &body, bool elementwiseOnly) {
+  for (Operation &op : body.without_terminator()) {
+    if (!isa_and_present<arith::ArithDialect, math::MathDialect>(
+            op.getDialect()) ||
+        op.getNumRegions() != 0 || !isMemoryEffectFree(&op) ||
+        (elementwiseOnly && !isa<arith::ConstantOp>(op) &&
+         !op.hasTrait<OpTrait::Elementwise>()))
+      return false;
+    for (Value operand : op.getOperands())
+      if (!isAvailableIn(operand, body))
+        return false;
+    for (Type type : op.getResultTypes())
+      if (!isa<IntegerType, FloatType>(type))
+        return false;
+  }
+  return llvm::all_of(body.getTerminator()->getOperands(),
+                      [&](Value v) { return isAvailableIn(v, body); });
 }
 
 static int64_t getTensorBytes(Value tensor) {
@@ -51,7 +71,7 @@ bool gpu_lowering::isElementwiseGeneric(linalg::GenericOp generic) {
   for (Value operand : generic->getOperands()) {
     auto type = dyn_cast<RankedTensorType>(operand.getType());
     if (!type || !type.hasStaticShape() ||
-        !isScalarNumber(type.getElementType()))
+        !isMemoryScalar(type.getElementType()))
       return false;
   }
   Block &body = generic.getRegion().front();
@@ -59,22 +79,7 @@ bool gpu_lowering::isElementwiseGeneric(linalg::GenericOp generic) {
        body.getArguments().drop_front(generic.getNumDpsInputs()))
     if (!out.use_empty())
       return false;
-  for (Operation &op : body.without_terminator()) {
-    if (!isa<arith::ArithDialect, math::MathDialect>(op.getDialect()) ||
-        op.getNumRegions() != 0 || !isMemoryEffectFree(&op) ||
-        !(isa<arith::ConstantOp>(op) || op.hasTrait<OpTrait::Elementwise>()))
-      return false;
-    for (Value operand : op.getOperands())
-      if (!isAvailableIn(operand, body))
-        return false;
-    for (Type type : op.getResultTypes())
-      if (!isScalarNumber(type))
-        return false;
-  }
-  for (Value yielded : body.getTerminator()->getOperands())
-    if (!isAvailableIn(yielded, body))
-      return false;
-  return true;
+  return isKernelBody(body, /*elementwiseOnly=*/true);
 }
 
 bool gpu_lowering::isFusableProducer(linalg::GenericOp generic) {

@@ -134,6 +134,13 @@ private:
 /// quantize (axis 0).
 bool isFusablePad(PadTokenGroupsOp pad);
 
+/// Whether a kernel can evaluate the linalg body `body` by cloning it:
+/// side-effect-free arith/math ops without regions (with
+/// `elementwiseOnly`, elementwise ops and constants: applied lane by lane
+/// to vectors) on integer and float values defined in the body or
+/// constants, yielding such values.
+bool isKernelBody(Block &body, bool elementwiseOnly);
+
 /// Whether `generic` is an elementwise map the kernels can evaluate: all
 /// loops parallel, identity indexing maps, static shapes of int/float
 /// elements, and a body of side-effect-free elementwise arith/math ops

@@ -34,12 +34,10 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -56,12 +54,6 @@ static bool isKernelScalar(Type type) {
   if (auto intType = dyn_cast<IntegerType>(type))
     return llvm::is_contained({8u, 16u, 32u, 64u}, intType.getWidth());
   return isa<BFloat16Type, Float16Type, Float32Type, Float64Type>(type);
-}
-
-/// Whether `value` is usable in a kernel evaluating `body`: defined in it,
-/// or a constant (cloned).
-static bool isAvailableIn(Value value, Block &body) {
-  return value.getParentBlock() == &body || matchPattern(value, m_Constant());
 }
 
 /// The constant a `linalg.fill` writes into `init`, if it does.
@@ -114,21 +106,7 @@ bool gpu_lowering::isReductionKernelCandidate(linalg::LinalgOp op) {
   for (Value operand : op->getOperands())
     if (!isKernelScalar(getElementTypeOrSelf(operand.getType())))
       return false;
-  Block &body = *op.getBlock();
-  for (Operation &bodyOp : body.without_terminator()) {
-    if (!isa_and_present<arith::ArithDialect, math::MathDialect>(
-            bodyOp.getDialect()) ||
-        bodyOp.getNumRegions() != 0 || !isMemoryEffectFree(&bodyOp))
-      return false;
-    for (Value operand : bodyOp.getOperands())
-      if (!isAvailableIn(operand, body))
-        return false;
-    for (Type type : bodyOp.getResultTypes())
-      if (!isa<IntegerType, FloatType>(type))
-        return false;
-  }
-  return llvm::all_of(body.getTerminator()->getOperands(),
-                      [&](Value v) { return isAvailableIn(v, body); });
+  return isKernelBody(*op.getBlock(), /*elementwiseOnly=*/false);
 }
 
 /// The parallel loop consecutive threads take: the one innermost in the

@@ -317,19 +317,9 @@ static void copyYieldsIntoIterArgs(RewriterBase &rewriter, scf::ForOp loop) {
 static void extractFromCopy(RewriterBase &rewriter, tensor::ExtractOp extract) {
   RankedTensorType type = extract.getTensor().getType();
   // A slice, also behind reshapes and casts.
-  auto isSlice = [](Value tensor) {
-    while (Operation *def = tensor.getDefiningOp()) {
-      if (isa<tensor::ExtractSliceOp>(def))
-        return true;
-      if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::CastOp>(
-              def))
-        return false;
-      tensor = def->getOperand(0);
-    }
-    return false;
-  };
-  if (!type.hasStaticShape() ||
-      (type.getNumElements() <= 1 && !isSlice(extract.getTensor())))
+  bool isSlice = isa_and_present<tensor::ExtractSliceOp>(
+      getViewSource(extract.getTensor()).getDefiningOp());
+  if (!type.hasStaticShape() || (type.getNumElements() <= 1 && !isSlice))
     return;
   Location loc = extract.getLoc();
   int64_t rank = type.getRank();

@@ -106,3 +106,27 @@ func.func @not_vectorized(%a: tensor<15x3xbf16>, %b: tensor<16x16xbf16>)
   } -> tensor<16xf32>
   return %odd, %tr, %sum : tensor<15x3xbf16>, tensor<16x16xbf16>, tensor<16xf32>
 }
+
+// -----
+
+// A comparison's i1 inside the body (a ReLU as select): vectorized, the
+// i1 lanes stay in registers (only i1 tensors, packed bits in memory, keep
+// the parallel-loop path: test/Pipelines/i1-tensors.mlir).
+// CHECK-LABEL: func.func @relu_select(
+// CHECK:         gpu.launch_func @mxfp8train_kernels::@elementwise_16384_1in_1out_
+// CHECK:       gpu.func @elementwise_16384_1in_1out_
+// CHECK:         arith.cmpf ogt, %{{.*}}, %{{.*}} : vector<8xbf16>
+// CHECK:         arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<8xi1>, vector<8xbf16>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @relu_select(%a: tensor<64x256xbf16>) -> tensor<64x256xbf16> {
+  %e = tensor.empty() : tensor<64x256xbf16>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<64x256xbf16>) outs(%e : tensor<64x256xbf16>) {
+  ^bb0(%x: bf16, %o: bf16):
+    %zero = arith.constant 0.0 : bf16
+    %pos = arith.cmpf ogt, %x, %zero : bf16
+    %y = arith.select %pos, %x, %zero : bf16
+    linalg.yield %y : bf16
+  } -> tensor<64x256xbf16>
+  return %r : tensor<64x256xbf16>
+}
