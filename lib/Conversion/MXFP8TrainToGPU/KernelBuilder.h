@@ -303,9 +303,11 @@ collectHostLinalgOps(Operation *root,
                      llvm::function_ref<bool(linalg::LinalgOp)> pred);
 /// Whether `op` is a host linalg op on static tensors with reduction loops
 /// that a reduction kernel computes (ReductionKernels.cpp): one result,
-/// indexing maps of loop dimensions and constants, no linalg.index, a body
-/// of side-effect-free arith/math ops on its arguments and constants, and
-/// i8-i64, bf16, f16, f32 or f64 operands.
+/// indexing maps of loop dimensions and constants, the init indexed by
+/// every parallel loop once (constants only on unit dimensions), no
+/// linalg.index, a body
+/// of side-effect-free arith/math ops on its arguments and constants,
+/// i8-i64, bf16, f16, f32 or f64 operands, and not inside an scf.while.
 bool isReductionKernelCandidate(linalg::LinalgOp op);
 /// Fuses into each host reduction that is isReductionKernelCandidate and
 /// no contraction (isSimpleGemmCandidate: a GEMM kernel may take it) the

@@ -302,14 +302,8 @@ struct ConvertMXFP8TrainToGPUPass final
     if (splitReductions)
       splitSerialReductions(module);
     if (reductionKernels) {
-      // Not in an scf.while: the kernel writes a new buffer, which the loop
-      // could not carry (no copy into its values as for scf.for); the loop
-      // path updates the init's buffer in place.
       SmallVector<linalg::LinalgOp> reductions =
-          collectHostLinalgOps(module, [](linalg::LinalgOp op) {
-            return isReductionKernelCandidate(op) &&
-                   !op->getParentOfType<scf::WhileOp>();
-          });
+          collectHostLinalgOps(module, isReductionKernelCandidate);
       std::optional<KernelCache> local;
       if (!reductions.empty() && !cache) {
         FailureOr<gpu::GPUModuleOp> kernels = getOrCreateKernelModule(module);
