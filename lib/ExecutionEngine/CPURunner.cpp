@@ -204,8 +204,7 @@ CPUExecutable::run(StringRef name, ArrayRef<HostTensor> inputs,
     descriptors.push_back(
         makeMemRefDescriptor(t.bytes.data(), t.shape.data(), t.shape.size()));
   runner::PackedArguments call = runner::packDescriptors(descriptors);
-  if (llvm::Error err =
-          impl->engine->invokePacked("_mlir_ciface_" + name.str(), call.packed))
+  if (llvm::Error err = runner::invokeGuarded(*impl->engine, name, "CPU", call))
     return std::move(err);
   return results;
 }

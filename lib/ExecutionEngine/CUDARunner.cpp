@@ -211,8 +211,8 @@ CUDAExecutable::run(StringRef name, ArrayRef<HostTensor> inputs,
   mxfp8rtClearLastError();
   if (mxfp8rtEventRecord(state.events[0], nullptr) != MXFP8RT_SUCCESS)
     return cudaError("recording a CUDA event");
-  if (llvm::Error err =
-          impl->engine->invokePacked("_mlir_ciface_" + name.str(), call.packed))
+  if (llvm::Error err = runner::invokeGuarded(*impl->engine, name,
+                                              "host CPU (CUDA runner)", call))
     return std::move(err);
   if (mxfp8rtDeviceSynchronize() != MXFP8RT_SUCCESS)
     return cudaError("running '" + name.str() + "' on the GPU");

@@ -8,6 +8,7 @@
 
 #include "mxfp8train/ExecutionEngine/BFloatBuiltins.h"
 #include "mxfp8train/InitAll.h"
+#include "mxfp8train/Support/TrapGuard.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -264,5 +265,22 @@ llvm::Error runner::lowerAndCompile(ModuleOp module, bool gpu, StringRef runner,
     }
   }
   out.engine = std::move(*engine);
+  return llvm::Error::success();
+}
+
+llvm::Error runner::invokeGuarded(ExecutionEngine &engine, StringRef name,
+                                  StringRef runner, PackedArguments &call) {
+  auto function = engine.lookupPacked("_mlir_ciface_" + name.str());
+  if (!function)
+    return function.takeError();
+  auto callPacked = [](void *packed) {
+    auto *call = static_cast<std::pair<void (*)(void **), void **> *>(packed);
+    call->first(call->second);
+  };
+  std::pair<void (*)(void **), void **> packed(*function, call.packed.data());
+  if (int code = callCatchingSigfpe(callPacked, &packed))
+    return llvm::createStringError(
+        "'" + name.str() + "' trapped on the " + runner.str() +
+        " (SIGFPE): " + describeSigfpe(code) + "; no result was written");
   return llvm::Error::success();
 }

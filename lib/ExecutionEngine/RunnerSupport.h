@@ -100,6 +100,13 @@ struct PackedArguments {
 };
 PackedArguments packDescriptors(std::vector<std::vector<int64_t>> &descriptors);
 
+/// Calls the packed interface (`_mlir_ciface_<name>`) of public function
+/// `name` in `engine` with `call`. A SIGFPE in the compiled code (an integer
+/// division by zero on x86) ends the call with an error naming `name` and
+/// `runner` instead of the process (Support/TrapGuard.h).
+llvm::Error invokeGuarded(ExecutionEngine &engine, llvm::StringRef name,
+                          llvm::StringRef runner, PackedArguments &call);
+
 } // namespace runner
 } // namespace mxfp8train
 } // namespace mlir

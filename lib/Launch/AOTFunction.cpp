@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxfp8train/Launch/AOTFunction.h"
+#include "mxfp8train/Support/TrapGuard.h"
 
 #include "mxfp8train/Launch/CudaDevice.h"
 #include "mxfp8train/Launch/ProfileReport.h"
@@ -282,7 +283,21 @@ LaunchError AOTFunction::callOnce(double &hostMsOut, double &deviceMsOut,
     if (mxfp8rtStatus s = mxfp8rtEventRecord(events[0], nullptr))
       return getRuntimeError(s, "recording a CUDA event");
   Clock::time_point start = Clock::now();
-  callWithPointers(function, pointers);
+  // An integer division by zero in the compiled code (SIGFPE on x86) is an
+  // error of this call, not the end of the process.
+  struct Call {
+    void *function;
+    const std::vector<void *> *pointers;
+  } call{function, &pointers};
+  if (int code = callCatchingSigfpe(
+          [](void *p) {
+            auto *c = static_cast<Call *>(p);
+            callWithPointers(c->function, *c->pointers);
+          },
+          &call))
+    return {LaunchErrorKind::RunFailed,
+            "@" + spec.name +
+                " trapped on the host (SIGFPE): " + describeSigfpe(code)};
   // The profile covers the function, not the waits below.
   if (profiling)
     mxfp8rtProfileEnable(0);

@@ -196,12 +196,20 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   target.features = features;
   target.optLevel = options.optLevel;
   pm.addPass(createGpuNVVMAttachTarget(target));
+  // Math ops without a libdevice or NVVM lowering, in kernels and host
+  // code: expanded (math.sincos into libdevice's sin and cos).
+  MXFP8TrainLegalizeMathPassOptions legalizeMath;
+  legalizeMath.splitSincos = true;
+  pm.addPass(createMXFP8TrainLegalizeMathPass(legalizeMath));
   OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
   gpuPm.addPass(createLowerAffinePass());
   gpuPm.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToNVVMOpsOptions toNVVM;
   toNVVM.useBarePtrCallConv = true;
   gpuPm.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+  // What libdevice does not cover (math.ctlz, cttz, ctpop, trunc): LLVM
+  // intrinsics, which NVPTX selects.
+  gpuPm.addPass(createConvertMathToLLVMPass());
   gpuPm.addPass(createConvertNVVMToLLVMPass());
   addCleanup(gpuPm);
   gpuPm.addPass(createReconcileUnrealizedCastsPass());
@@ -218,6 +226,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   GpuToLLVMConversionPassOptions toLLVM;
   toLLVM.kernelBarePtrCallConv = true;
   pm.addPass(createGpuToLLVMConversionPass(toLLVM));
+  pm.addPass(createConvertMathToLLVMPass());
   addHostToLLVMPasses(pm);
 }
 

@@ -88,6 +88,11 @@ void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
       VectorTransferToSCFOptions().enableFullUnroll()));
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // Math ops LLVM has no lowering of: expanded, or C library calls (on
+  // vectors unrolled into vector ops, hence before vector-to-llvm).
+  MXFP8TrainLegalizeMathPassOptions legalizeMath;
+  legalizeMath.libmCalls = true;
+  pm.addPass(createMXFP8TrainLegalizeMathPass(legalizeMath));
   ConvertVectorToLLVMPassOptions vectorToLLVM;
   vectorToLLVM.vectorContractLowering =
       vector::VectorContractLowering::OuterProduct;

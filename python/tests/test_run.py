@@ -116,6 +116,22 @@ def test_run_errors():
         mx.run(m, "linear_train_step", [x, w, dy], device="tpu")
 
 
+def test_division_by_zero_is_an_error():
+    """SIGFPE in the compiled code raises in Python; the process and the
+    module go on (lib/Support/TrapGuard.cpp)."""
+    m = mx.Module.parse("""
+func.func @divide(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
+  %r = arith.divsi %a, %b : tensor<4xi32>
+  return %r : tensor<4xi32>
+}""")
+    a = np.array([7, 9, -10, 20], dtype=np.int32)
+    with pytest.raises(mx.MLIRError, match=r"'divide' trapped on the CPU \(SIGFPE\): "
+                       "an integer division by zero"):
+        mx.run(m, "divide", [a, np.array([1, 0, 3, 7], dtype=np.int32)])
+    (r,) = mx.run(m, "divide", [a, np.array([1, -2, 3, 7], dtype=np.int32)])
+    assert r.tolist() == [7, -4, -3, 2]
+
+
 def test_cuda_device():
     ok, reason = mx.cuda_available()
     m = builders.linear(32, 64, 32, bias=False)

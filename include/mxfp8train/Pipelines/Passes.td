@@ -249,4 +249,49 @@ def MXFP8TrainLowerNarrowFloatArithPass
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def MXFP8TrainLegalizeMathPass
+    : Pass<"mxfp8train-legalize-math", "::mlir::ModuleOp"> {
+  let summary = "Rewrite the math ops that the CPU or NVVM lowering lacks";
+  let description = [{
+    Upstream's `convert-math-to-llvm` (CPU) and `convert-gpu-to-nvvm`
+    (libdevice calls, GPU) leave some math ops unconverted, and the
+    translation to LLVM IR then fails with a module dump. The CPU and GPU
+    pipelines run this pass just before those lowerings (the CPU: on the
+    whole module before `convert-vector-to-llvm`; the GPU: in every
+    `gpu.module` before `convert-gpu-to-nvvm`, and on the host code):
+    - `math.ipowi` (signed integers, scalar or vector): square and multiply
+      over the exponent's bits without branches, in the op's own width
+      (wrapping products, as upstream's `convert-math-to-funcs`
+      defines the op); a negative exponent gives `1 / b` for `b` = 1 or -1
+      (-1 for an odd exponent of -1) and 0 for `|b| > 1`; `b` = 0 with a
+      negative exponent is that definition's division by zero (undefined:
+      it traps on x86);
+    - `math.clampf`: upstream's expansion (`arith.minimumf`,
+      `arith.maximumf`);
+    - `math.isinf`: `|x| == +inf`; `math.isnormal`: `smallest normal <=
+      |x| < +inf` (false for NaN, zero, subnormals);
+    - with `libm-calls` (the CPU): `math.acosh`, `asinh`, `atanh`, `cbrt`,
+      `erf`, `erfc` (no LLVM intrinsic) become calls of the C library's
+      functions (upstream's `convert-math-to-libm` patterns; vectors are
+      unrolled, f32 and f64 only), as LLVM lowers `math.exp` and the others
+      it has intrinsics for;
+    - with `split-sincos` (the GPU): `math.sincos` becomes `math.sin` and
+      `math.cos` (libdevice has both; NVVM has no `llvm.sincos`).
+    `math.ctlz`, `cttz`, `ctpop` and `math.trunc` in kernels are left to
+    upstream's `convert-math-to-llvm`, which the GPU pipeline runs after
+    `convert-gpu-to-nvvm`. A math op on a type neither path lowers
+    (`math.erf` on bf16 on the CPU, say) is an error at the op.
+  }];
+  let options = [
+    Option<"libmCalls", "libm-calls", "bool", "false",
+           "Lower acosh, asinh, atanh, cbrt, erf and erfc to C library calls (the CPU)">,
+    Option<"splitSincos", "split-sincos", "bool", "false",
+           "Rewrite math.sincos into math.sin and math.cos (the GPU)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 #endif // MXFP8TRAIN_PIPELINES_PASSES_TD

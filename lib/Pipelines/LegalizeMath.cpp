@@ -1,0 +1,241 @@
+//===- LegalizeMath.cpp - mxfp8train-legalize-math ---------------*- C++
+//-*-===//
+//
+// The math ops that upstream's LLVM (CPU) and NVVM (GPU) lowerings leave
+// unconverted, rewritten into ops they take (Passes.td has the list):
+// math.ipowi as branch-free square-and-multiply, math.isinf / isnormal as
+// comparisons of |x|, math.clampf by upstream's expansion; on the CPU the
+// functions without an LLVM intrinsic as C library calls (upstream's
+// patterns), on the GPU math.sincos as sin and cos (libdevice).
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxfp8train/Pipelines/Passes.h"
+
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::mxfp8train {
+#define GEN_PASS_DEF_MXFP8TRAINLEGALIZEMATHPASS
+#include "mxfp8train/Pipelines/Passes.h.inc"
+} // namespace mlir::mxfp8train
+
+using namespace mlir;
+using namespace mlir::mxfp8train;
+
+namespace {
+/// math.ipowi %b, %e: the product of b^(2^i) over the set bits i of a
+/// non-negative e (every bit but the sign bit, selected without branches:
+/// the same products modulo 2^width as a loop that stops early); for a
+/// negative e, q = 1 / b is 1, -1 or 0 (|b| > 1), and b^e is q for an odd e,
+/// q * q for an even one. The divisor is b only where e < 0, so a zero base
+/// divides by zero only where the op's definition does.
+struct IPowIExpansion : OpRewritePattern<math::IPowIOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(math::IPowIOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type type = op.getType();
+    unsigned width = getElementTypeOrSelf(type).getIntOrFloatBitWidth();
+    Value base = op.getLhs();
+    Value exponent = op.getRhs();
+    auto constant = [&](int64_t value) {
+      return createScalarOrSplatConstant(rewriter, loc, type, value);
+    };
+    auto isSet = [&](Value bits, int64_t mask) {
+      Value masked = arith::AndIOp::create(rewriter, loc, bits, constant(mask));
+      return arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
+                                   masked, constant(0));
+    };
+    Value one = constant(1);
+    Value isNegative = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::slt, exponent, constant(0));
+    // i1: the values are 0 and -1; e = 0 gives 1 (-1), e = -1 gives 1 / b,
+    // which is b for b = -1 (and a division by zero for b = 0).
+    if (width == 1) {
+      rewriter.replaceOpWithNewOp<arith::SelectOp>(op, isNegative, base, one);
+      return success();
+    }
+    Value result = one;
+    Value power = base;
+    for (unsigned bit = 0; bit + 1 < width; ++bit) {
+      Value product = arith::MulIOp::create(rewriter, loc, result, power);
+      Value taken = isSet(exponent, int64_t(1) << bit);
+      result = arith::SelectOp::create(rewriter, loc, taken, product, result);
+      if (bit + 2 < width)
+        power = arith::MulIOp::create(rewriter, loc, power, power);
+    }
+    Value divisor =
+        arith::SelectOp::create(rewriter, loc, isNegative, base, one);
+    Value inverse = arith::DivSIOp::create(rewriter, loc, one, divisor);
+    Value inverseSquared =
+        arith::MulIOp::create(rewriter, loc, inverse, inverse);
+    Value negativePower = arith::SelectOp::create(
+        rewriter, loc, isSet(exponent, 1), inverse, inverseSquared);
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, isNegative, negativePower,
+                                                 result);
+    return success();
+  }
+};
+
+/// An ordered comparison of `magnitude` with the constant `bound`.
+static Value compareWith(PatternRewriter &rewriter, Location loc,
+                         Value magnitude, arith::CmpFPredicate predicate,
+                         const APFloat &bound) {
+  Value boundValue =
+      createScalarOrSplatConstant(rewriter, loc, magnitude.getType(), bound);
+  return arith::CmpFOp::create(rewriter, loc, predicate, magnitude, boundValue);
+}
+
+/// The IEEE semantics of `x`'s element type, or null for a type without an
+/// infinity (the fp8 formats: mxfp8train-lower-narrow-float-arith rejects
+/// math ops on them first).
+static const llvm::fltSemantics *getInfinitySemantics(Value x) {
+  auto floatType = dyn_cast<FloatType>(getElementTypeOrSelf(x.getType()));
+  if (!floatType ||
+      !llvm::APFloat::semanticsHasInf(floatType.getFloatSemantics()))
+    return nullptr;
+  return &floatType.getFloatSemantics();
+}
+
+/// math.isinf %x: |x| == +inf.
+struct IsInfExpansion : OpRewritePattern<math::IsInfOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(math::IsInfOp op,
+                                PatternRewriter &rewriter) const override {
+    const llvm::fltSemantics *semantics = getInfinitySemantics(op.getOperand());
+    if (!semantics)
+      return rewriter.notifyMatchFailure(op, "no infinity in the type");
+    Value magnitude =
+        math::AbsFOp::create(rewriter, op.getLoc(), op.getOperand());
+    rewriter.replaceOp(op, compareWith(rewriter, op.getLoc(), magnitude,
+                                       arith::CmpFPredicate::OEQ,
+                                       APFloat::getInf(*semantics)));
+    return success();
+  }
+};
+
+/// math.isnormal %x: smallest normal <= |x| < +inf (ordered: false for NaN).
+struct IsNormalExpansion : OpRewritePattern<math::IsNormalOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(math::IsNormalOp op,
+                                PatternRewriter &rewriter) const override {
+    const llvm::fltSemantics *semantics = getInfinitySemantics(op.getOperand());
+    if (!semantics)
+      return rewriter.notifyMatchFailure(op, "no infinity in the type");
+    Location loc = op.getLoc();
+    Value magnitude = math::AbsFOp::create(rewriter, loc, op.getOperand());
+    Value atLeastNormal =
+        compareWith(rewriter, loc, magnitude, arith::CmpFPredicate::OGE,
+                    APFloat::getSmallestNormalized(*semantics));
+    Value finite =
+        compareWith(rewriter, loc, magnitude, arith::CmpFPredicate::OLT,
+                    APFloat::getInf(*semantics));
+    rewriter.replaceOpWithNewOp<arith::AndIOp>(op, atLeastNormal, finite);
+    return success();
+  }
+};
+
+/// math.sincos %x -> math.sin %x, math.cos %x.
+struct SplitSincos : OpRewritePattern<math::SincosOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(math::SincosOp op,
+                                PatternRewriter &rewriter) const override {
+    Value sin = math::SinOp::create(rewriter, op.getLoc(), op.getOperand(),
+                                    op.getFastmath());
+    Value cos = math::CosOp::create(rewriter, op.getLoc(), op.getOperand(),
+                                    op.getFastmath());
+    rewriter.replaceOp(op, {sin, cos});
+    return success();
+  }
+};
+
+/// The math ops the CPU pipeline lowers to C library calls.
+static bool isLibmCall(Operation *op) {
+  return isa<math::AcoshOp, math::AsinhOp, math::AtanhOp, math::CbrtOp,
+             math::ErfOp, math::ErfcOp>(op);
+}
+
+/// A libm-call op on bf16 or f16 computes in f32 and rounds once (the C
+/// library has float and double functions only), as torch does on the CPU.
+struct WidenLibmCall : RewritePattern {
+  WidenLibmCall(MLIRContext *context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isLibmCall(op) || op->getNumOperands() != 1 ||
+        op->getNumResults() != 1)
+      return failure();
+    Type type = op->getResult(0).getType();
+    Type element = getElementTypeOrSelf(type);
+    if (!isa<BFloat16Type, Float16Type>(element))
+      return failure();
+    Type wide = cloneToShapedType(type, rewriter.getF32Type());
+    Location loc = op->getLoc();
+    Value operand =
+        arith::ExtFOp::create(rewriter, loc, wide, op->getOperand(0));
+    OperationState state(loc, op->getName().getStringRef(), operand, wide,
+                         op->getAttrs());
+    Value wideResult = rewriter.create(state)->getResult(0);
+    rewriter.replaceOpWithNewOp<arith::TruncFOp>(op, type, wideResult);
+    return success();
+  }
+
+private:
+  static Type cloneToShapedType(Type type, Type element) {
+    if (auto shaped = dyn_cast<ShapedType>(type))
+      return shaped.clone(element);
+    return element;
+  }
+};
+
+struct LegalizeMathPass
+    : mxfp8train::impl::MXFP8TrainLegalizeMathPassBase<LegalizeMathPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    RewritePatternSet patterns(context);
+    patterns.add<IPowIExpansion, IsInfExpansion, IsNormalExpansion>(context);
+    math::populateExpansionPatterns(patterns, {"clampf"});
+    if (splitSincos)
+      patterns.add<SplitSincos>(context);
+    if (libmCalls)
+      patterns.add<WidenLibmCall>(context);
+    // Only these ops: the walk does not fold or erase the module's others.
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<math::IPowIOp, math::IsInfOp, math::IsNormalOp, math::ClampFOp,
+              math::SincosOp>(op) ||
+          (libmCalls && isLibmCall(op)))
+        ops.push_back(op);
+    });
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+    if (failed(applyOpPatternsGreedily(ops, std::move(patterns), config)))
+      return signalPassFailure();
+    if (!libmCalls)
+      return;
+
+    // The C library's float and double functions, for the ops LLVM has no
+    // intrinsic of; every other math op stays for convert-math-to-llvm.
+    RewritePatternSet libm(context);
+    populateMathToLibmConversionPatterns(libm);
+    ConversionTarget target(*context);
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    target.addIllegalOp<math::AcoshOp, math::AsinhOp, math::AtanhOp,
+                        math::CbrtOp, math::ErfOp, math::ErfcOp>();
+    if (failed(applyPartialConversion(getOperation(), target, std::move(libm))))
+      signalPassFailure();
+  }
+};
+} // namespace
