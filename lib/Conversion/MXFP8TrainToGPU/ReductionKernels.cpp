@@ -73,11 +73,6 @@ bool gpu_lowering::isReductionKernelCandidate(linalg::LinalgOp op) {
       op->getNumResults() != 1 || op.getNumReductionLoops() == 0 ||
       op.hasIndexSemantics() || !hasStaticShapes(op))
     return false;
-  // Not in an scf.while: the kernel writes a new buffer, which the loop
-  // could not carry (its values get no copy as an scf.for's iter_args do);
-  // the loop path updates the init's buffer in place.
-  if (op->getParentOfType<scf::WhileOp>())
-    return false;
   if (llvm::any_of(op.getStaticLoopRanges(),
                    [](int64_t range) { return range <= 0; }))
     return false;

@@ -23,7 +23,10 @@
 //   copied into the loop's iter_arg (`linalg.copy outs(%iter_arg)`, the
 //   last op of the body) so that the loop updates its buffer in place;
 //   bufferization copies the initial value first where it is still needed
-//   (a function argument, a later use).
+//   (a function argument, a later use). An scf.while whose condition passes
+//   on what the loop carries, in order, gets the same copies in both
+//   regions: what the condition passes on into the before region's
+//   arguments, what the after region yields into its own.
 // - The tensors an scf.if yields are copied, in each branch, into one
 //   destination made before the if (a tensor.empty), so that the if's
 //   result is that buffer rather than a branch's own.
@@ -273,42 +276,75 @@ static Value getViewSource(Value value) {
   return value;
 }
 
-/// Copies what `loop` yields into its iter_args where it does not update
-/// them in place. A yielded value that is (a view of) another iter_arg of
-/// the loop (iter_args exchanged) is first copied into a new tensor, so
-/// that no copy into an iter_arg overwrites what another still reads.
-static void copyYieldsIntoIterArgs(RewriterBase &rewriter, scf::ForOp loop) {
-  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-  rewriter.setInsertionPoint(yield);
-  SmallVector<OpOperand *> toCopy;
+/// Copies the tensors `terminator` passes on (`passed[i]`, which the next
+/// iteration receives as `targets[i]`, a block argument of the region
+/// `terminator` ends) into those arguments where they do not update them
+/// in place. A passed value that is (a view of) another argument of the
+/// block (iter_args exchanged) is first copied into a new tensor, so that
+/// no copy into an argument overwrites what another still reads.
+static void copyIntoArguments(RewriterBase &rewriter, Operation *terminator,
+                              MutableArrayRef<OpOperand> passed,
+                              ArrayRef<BlockArgument> targets) {
+  rewriter.setInsertionPoint(terminator);
+  SmallVector<std::pair<OpOperand *, BlockArgument>> toCopy;
   // (Dynamic shapes have no GPU lowering: reported before this pass in the
   // pipeline, left alone here.)
-  for (OpOperand &yielded : yield->getOpOperands()) {
-    auto type = dyn_cast<RankedTensorType>(yielded.get().getType());
-    if (type && type.hasStaticShape() &&
-        !updatesInPlace(yielded.get(),
-                        loop.getRegionIterArg(yielded.getOperandNumber())))
-      toCopy.push_back(&yielded);
+  for (auto [operand, target] : llvm::zip_equal(passed, targets)) {
+    auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+    if (type && type.hasStaticShape() && type == target.getType() &&
+        !updatesInPlace(operand.get(), target))
+      toCopy.push_back({&operand, target});
   }
   SmallVector<Value> sources;
-  for (OpOperand *yielded : toCopy) {
-    Value source = yielded->get();
+  for (auto [operand, target] : toCopy) {
+    Value source = operand->get();
     auto root = dyn_cast<BlockArgument>(getViewSource(source));
-    if (root && root.getOwner() == loop.getBody() &&
-        root != loop.getRegionIterArg(yielded->getOperandNumber())) {
+    if (root && root.getOwner() == target.getOwner() && root != target) {
       // A new buffer holding a copy (HostInterface.cpp's idiom).
       source = bufferization::AllocTensorOp::create(
-          rewriter, yield.getLoc(), cast<RankedTensorType>(source.getType()),
-          ValueRange{}, source);
+          rewriter, terminator->getLoc(),
+          cast<RankedTensorType>(source.getType()), ValueRange{}, source);
     }
     sources.push_back(source);
   }
-  for (auto [yielded, source] : llvm::zip_equal(toCopy, sources)) {
-    Value iterArg = loop.getRegionIterArg(yielded->getOperandNumber());
+  for (auto [entry, source] : llvm::zip_equal(toCopy, sources)) {
+    auto [operand, target] = entry;
     auto copy =
-        linalg::CopyOp::create(rewriter, yield.getLoc(), source, iterArg);
-    rewriter.modifyOpInPlace(yield, [&] { yielded->set(copy->getResult(0)); });
+        linalg::CopyOp::create(rewriter, terminator->getLoc(), source, target);
+    rewriter.modifyOpInPlace(terminator,
+                             [&] { operand->set(copy->getResult(0)); });
   }
+}
+
+/// Copies what `loop` yields into its iter_args where it does not update
+/// them in place.
+static void copyYieldsIntoIterArgs(RewriterBase &rewriter, scf::ForOp loop) {
+  Operation *yield = loop.getBody()->getTerminator();
+  copyIntoArguments(rewriter, yield, yield->getOpOperands(),
+                    loop.getRegionIterArgs());
+}
+
+/// An scf.while whose condition passes on as many values as the loop
+/// carries, each of the type of the argument it comes from, carries its
+/// tensors as an scf.for does: what the condition passes on is copied into
+/// the before region's arguments and what the after region yields into
+/// its own arguments, where they do not update them in place. Bufferization
+/// then keeps one buffer per carried tensor (in the condition's order)
+/// rather than one per iteration. Other loops are left as they are (their
+/// buffers are reported by mxfp8train-gpu-device-buffers).
+static void copyWhileCarriedTensors(RewriterBase &rewriter, scf::WhileOp loop) {
+  scf::ConditionOp condition = loop.getConditionOp();
+  Block *before = loop.getBeforeBody();
+  Block *after = loop.getAfterBody();
+  if (condition.getArgs().size() != before->getNumArguments() ||
+      condition.getArgs().getTypes() != before->getArgumentTypes())
+    return;
+  copyIntoArguments(rewriter, condition,
+                    condition->getOpOperands().drop_front(),
+                    before->getArguments());
+  Operation *yield = loop.getYieldOp();
+  copyIntoArguments(rewriter, yield, yield->getOpOperands(),
+                    after->getArguments());
 }
 
 /// Rewrites the host tensor.extract `extract` of a tensor of more than one
@@ -454,18 +490,23 @@ LogicalResult gpu_lowering::prepareRemainingOps(Operation *root) {
       return failure();
   // Host code only: kernel bodies (gpu.module) carry no tensors.
   SmallVector<scf::ForOp> loops;
+  SmallVector<scf::WhileOp> whileLoops;
   SmallVector<scf::IfOp> branches;
   root->walk([&](Operation *op) {
     if (isa<gpu::GPUModuleOp>(op))
       return WalkResult::skip();
     if (auto loop = dyn_cast<scf::ForOp>(op))
       loops.push_back(loop);
+    else if (auto loop = dyn_cast<scf::WhileOp>(op))
+      whileLoops.push_back(loop);
     else if (auto branch = dyn_cast<scf::IfOp>(op))
       branches.push_back(branch);
     return WalkResult::advance();
   });
   for (scf::ForOp loop : loops)
     copyYieldsIntoIterArgs(rewriter, loop);
+  for (scf::WhileOp loop : whileLoops)
+    copyWhileCarriedTensors(rewriter, loop);
   // An scf.if's tensor results: both branches copy what they yield into
   // one destination made before the if, so that bufferization gives the
   // result that destination's buffer rather than a branch's own.
