@@ -381,9 +381,17 @@ make_set() {
   artifact loops_clip_by_norm clip_by_norm "$loops" "$loops" exact - --repeat=3
   artifact loops_branch_on_element branch_on_element "$loops" "$loops" exact - --repeat=3
   artifact loops_host_writes host_writes "$loops" "$loops" exact - --repeat=3
+  artifact loops_while_double while_double "$loops" "$loops" exact - --repeat=3
   compile_extra=(--pipeline="mxfp8train-rewrite-matmuls{recipe=$recipe},canonicalize,cse")
   artifact loops_grad_accum_mx grad_accum "$loops" "$loops" "sqnr>=100" - --repeat=3
   compile_extra=()
+
+  # Math ops mxfp8train-legalize-math rewrites: integer powers, bit counts,
+  # classifications, clampf, trunc exact; the C library's (CPU) and
+  # libdevice's (GPU) functions within ulps.
+  local math="$root/bench/aot/math_ops.mlir"
+  artifact math_exact math_exact "$math" "$math" exact - --repeat=3
+  artifact math_libm math_libm "$math" "$math" "sqnr>=100" - --repeat=3
 
   # Reductions with few outputs (a loss, a squared norm, column sums, row
   # maxima): split into parallel partial results with the CPU's schedule

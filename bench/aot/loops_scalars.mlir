@@ -207,3 +207,33 @@ func.func @host_writes(%t: tensor<8x16xf32>, %s: tensor<f32>) -> (tensor<8x16xf3
   %m = tensor.from_elements %v, %w, %w, %v : tensor<2x2xf32>
   return %r, %m : tensor<8x16xf32>, tensor<2x2xf32>
 }
+
+// Tensors an scf.while carries (RemainingOps.cpp copies the after region's
+// kernel result into its argument): x doubled while x[0] < 100, with a
+// counter of the iterations; and two tensors exchanged three times.
+func.func @while_double(%x: tensor<64x96xf32> {mxfp8run.values = dense<1.5> : tensor<64x96xf32>},
+                        %y: tensor<64x96xf32>) -> (tensor<64x96xf32>, tensor<64x96xf32>, tensor<64x96xf32>) {
+  %c0 = arith.constant 0 : index
+  %i0 = arith.constant 0 : i32
+  %i1 = arith.constant 1 : i32
+  %i3 = arith.constant 3 : i32
+  %limit = arith.constant 100.0 : f32
+  %d = scf.while (%a = %x) : (tensor<64x96xf32>) -> tensor<64x96xf32> {
+    %v = tensor.extract %a[%c0, %c0] : tensor<64x96xf32>
+    %go = arith.cmpf olt, %v, %limit : f32
+    scf.condition(%go) %a : tensor<64x96xf32>
+  } do {
+  ^bb0(%b: tensor<64x96xf32>):
+    %n = arith.addf %b, %b : tensor<64x96xf32>
+    scf.yield %n : tensor<64x96xf32>
+  }
+  %r:3 = scf.while (%a = %d, %b = %y, %i = %i0) : (tensor<64x96xf32>, tensor<64x96xf32>, i32) -> (tensor<64x96xf32>, tensor<64x96xf32>, i32) {
+    %go = arith.cmpi slt, %i, %i3 : i32
+    scf.condition(%go) %a, %b, %i : tensor<64x96xf32>, tensor<64x96xf32>, i32
+  } do {
+  ^bb0(%u: tensor<64x96xf32>, %v: tensor<64x96xf32>, %j: i32):
+    %next = arith.addi %j, %i1 : i32
+    scf.yield %v, %u, %next : tensor<64x96xf32>, tensor<64x96xf32>, i32
+  }
+  return %d, %r#0, %r#1 : tensor<64x96xf32>, tensor<64x96xf32>, tensor<64x96xf32>
+}

@@ -198,9 +198,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   pm.addPass(createGpuNVVMAttachTarget(target));
   // Math ops without a libdevice or NVVM lowering, in kernels and host
   // code: expanded (math.sincos into libdevice's sin and cos).
-  MXFP8TrainLegalizeMathPassOptions legalizeMath;
-  legalizeMath.splitSincos = true;
-  pm.addPass(createMXFP8TrainLegalizeMathPass(legalizeMath));
+  pm.addPass(createMXFP8TrainLegalizeMathPass());
   OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
   gpuPm.addPass(createLowerAffinePass());
   gpuPm.addPass(createSCFToControlFlowPass());

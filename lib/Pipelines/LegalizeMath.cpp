@@ -6,7 +6,8 @@
 // math.ipowi as branch-free square-and-multiply, math.isinf / isnormal as
 // comparisons of |x|, math.clampf by upstream's expansion; on the CPU the
 // functions without an LLVM intrinsic as C library calls (upstream's
-// patterns), on the GPU math.sincos as sin and cos (libdevice).
+// patterns); math.sincos as sin and cos (libdevice has no sincos, the CPU's
+// lowering of it no n-D vectors).
 //
 //===----------------------------------------------------------------------===//
 
@@ -205,10 +206,10 @@ struct LegalizeMathPass
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
-    patterns.add<IPowIExpansion, IsInfExpansion, IsNormalExpansion>(context);
+    patterns
+        .add<IPowIExpansion, IsInfExpansion, IsNormalExpansion, SplitSincos>(
+            context);
     math::populateExpansionPatterns(patterns, {"clampf"});
-    if (splitSincos)
-      patterns.add<SplitSincos>(context);
     if (libmCalls)
       patterns.add<WidenLibmCall>(context);
     // Only these ops: the walk does not fold or erase the module's others.

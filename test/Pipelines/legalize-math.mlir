@@ -1,6 +1,5 @@
 // RUN: mxfp8-opt %s --split-input-file --mxfp8train-legalize-math | FileCheck %s
 // RUN: mxfp8-opt %s --split-input-file --mxfp8train-legalize-math="libm-calls=true" | FileCheck %s --check-prefix=LIBM
-// RUN: mxfp8-opt %s --split-input-file --mxfp8train-legalize-math="split-sincos=true" | FileCheck %s --check-prefix=SPLIT
 
 // The rewrites of mxfp8train-legalize-math; test/Pipelines/math-ops.mlir
 // checks their values through the CPU pipeline and compiles them for the
@@ -93,17 +92,15 @@ func.func @clampf(%x: f32, %lo: f32, %hi: f32) -> f32 {
 
 // -----
 
-// math.sincos stays without split-sincos (the CPU lowers it).
+// math.sincos: sin and cos (fastmath flags kept).
 // CHECK-LABEL: func.func @sincos
-// CHECK: math.sincos
-// SPLIT-LABEL: func.func @sincos
-// SPLIT-SAME: (%[[X:.*]]: f32)
-// SPLIT: %[[S:.*]] = math.sin %[[X]] fastmath<afn> : f32
-// SPLIT: %[[C:.*]] = math.cos %[[X]] fastmath<afn> : f32
-// SPLIT: return %[[S]], %[[C]]
-func.func @sincos(%x: f32) -> (f32, f32) {
-  %s, %c = math.sincos %x fastmath<afn> : f32
-  return %s, %c : f32, f32
+// CHECK-SAME: (%[[X:.*]]: vector<4x16xf32>)
+// CHECK: %[[S:.*]] = math.sin %[[X]] fastmath<afn> : vector<4x16xf32>
+// CHECK: %[[C:.*]] = math.cos %[[X]] fastmath<afn> : vector<4x16xf32>
+// CHECK: return %[[S]], %[[C]]
+func.func @sincos(%x: vector<4x16xf32>) -> (vector<4x16xf32>, vector<4x16xf32>) {
+  %s, %c = math.sincos %x fastmath<afn> : vector<4x16xf32>
+  return %s, %c : vector<4x16xf32>, vector<4x16xf32>
 }
 
 // -----

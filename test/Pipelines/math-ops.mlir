@@ -6,6 +6,7 @@
 // RUN: mxfp8-run %s --entry=libm_f32 --input=%t/x.npy --output-dir=%t/libm > /dev/null
 // RUN: mxfp8-run %s --entry=libm_bf16 --input=%t/xbf16.npy --output-dir=%t/libm_bf16 > /dev/null
 // RUN: mxfp8-run %s --entry=bits --input=%t/bits.npy --input=%t/x.npy --output-dir=%t/bits > /dev/null
+// RUN: mxfp8-run %s --entry=sincos_rows --input=%t/x.npy --output-dir=%t/sincos > /dev/null
 // RUN: %PYTHON %S/Inputs/math_ops.py check %t | FileCheck %s
 // RUN: mxfp8-opt %s --mxfp8train-lower-to-gpu="format=isa" | FileCheck %s --check-prefix=PTX
 
@@ -29,6 +30,7 @@
 // CHECK: libm_f32 worst ulp {{[0-2]}}
 // CHECK: libm_bf16 worst ulp {{[0-1]}}
 // CHECK: bits mismatches 0 of 256
+// CHECK: sincos_rows worst ulp {{[0-2]}}
 
 // PTX-DAG: clz.b32
 // PTX-DAG: popc.b32
@@ -117,4 +119,18 @@ func.func @bits(%x: tensor<64xi32>, %f: tensor<64xf32>) -> (tensor<64xi32>, tens
     linalg.yield %lz, %tz, %pop, %t : i32, i32, i32, f32
   } -> (tensor<64xi32>, tensor<64xi32>, tensor<64xi32>, tensor<64xf32>)
   return %r#0, %r#1, %r#2, %r#3 : tensor<64xi32>, tensor<64xi32>, tensor<64xi32>, tensor<64xf32>
+}
+
+// math.sincos in a body the CPU vectorizes into 2-D vectors (upstream's
+// LLVM lowering of sincos took 1-D vectors only: invalid IR before it was
+// split into sin and cos).
+func.func @sincos_rows(%x: tensor<64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>) {
+  %e = tensor.empty() : tensor<8x64xf32>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<64xf32>) outs(%e, %e : tensor<8x64xf32>, tensor<8x64xf32>) {
+  ^bb0(%a: f32, %o0: f32, %o1: f32):
+    %s, %c = math.sincos %a : f32
+    linalg.yield %s, %c : f32, f32
+  } -> (tensor<8x64xf32>, tensor<8x64xf32>)
+  return %r#0, %r#1 : tensor<8x64xf32>, tensor<8x64xf32>
 }

@@ -275,8 +275,9 @@ def MXFP8TrainLegalizeMathPass
       functions (upstream's `convert-math-to-libm` patterns; vectors are
       unrolled, f32 and f64 only), as LLVM lowers `math.exp` and the others
       it has intrinsics for;
-    - with `split-sincos` (the GPU): `math.sincos` becomes `math.sin` and
-      `math.cos` (libdevice has both; NVVM has no `llvm.sincos`).
+    - `math.sincos`: `math.sin` and `math.cos` (libdevice has both but no
+      sincos; upstream's LLVM lowering of it on the CPU takes scalars and
+      1-D vectors only, and the CPU vectorizes bodies into n-D vectors).
     `math.ctlz`, `cttz`, `ctpop` and `math.trunc` in kernels are left to
     upstream's `convert-math-to-llvm`, which the GPU pipeline runs after
     `convert-gpu-to-nvvm`. A math op on a type neither path lowers
@@ -285,8 +286,6 @@ def MXFP8TrainLegalizeMathPass
   let options = [
     Option<"libmCalls", "libm-calls", "bool", "false",
            "Lower acosh, asinh, atanh, cbrt, erf and erfc to C library calls (the CPU)">,
-    Option<"splitSincos", "split-sincos", "bool", "false",
-           "Rewrite math.sincos into math.sin and math.cos (the GPU)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",

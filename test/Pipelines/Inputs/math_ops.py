@@ -123,6 +123,12 @@ def check(directory):
         np.abs(reference[nonzero]) * 2.0**-7)
     print(f"libm_bf16 worst ulp {math.ceil(float(error.max()))}")
     check_bits(directory)
+    worst = 0.0
+    for index, fn in enumerate((np.sin, np.cos)):
+        got = load(f"sincos/r_{index}.npy")
+        reference = np.broadcast_to(fn(x64), got.shape)
+        worst = max(worst, float(ulps(got, reference, np.float32).max()))
+    print(f"sincos_rows worst ulp {math.ceil(worst)}")
 
 
 def check_bits(directory):
