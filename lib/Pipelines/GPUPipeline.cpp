@@ -143,6 +143,8 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   // sum that shard-partition emits after an all_reduce) becomes a
   // linalg.generic like the user's own; bufferization takes no tensor arith.
   pm.addPass(createConvertElementwiseToLinalgPass());
+  // linalg.softmax, linalg.pack / unpack: upstream's decompositions.
+  pm.addPass(createMXFP8TrainDecomposeLinalgPass());
   addCleanup(pm);
   // Shapes still dynamic after the cleanup (a cast to ? and back folds)
   // have no kernels: an error at the op.

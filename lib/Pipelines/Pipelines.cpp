@@ -49,6 +49,8 @@ void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
   // sum that shard-partition emits after an all_reduce) becomes a
   // linalg.generic like the user's own; bufferization takes no tensor arith.
   pm.addPass(createConvertElementwiseToLinalgPass());
+  // linalg.softmax, linalg.pack / unpack: upstream's decompositions.
+  pm.addPass(createMXFP8TrainDecomposeLinalgPass());
   pm.addPass(createConvertMXFP8TrainToLinalgPass());
   addCleanup(pm);
   pm.addPass(createMXFP8TrainCPUPrepareMatmulsPass());

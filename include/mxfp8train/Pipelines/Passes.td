@@ -293,4 +293,28 @@ def MXFP8TrainLegalizeMathPass
                            "::mlir::vector::VectorDialect"];
 }
 
+def MXFP8TrainDecomposeLinalgPass
+    : Pass<"mxfp8train-decompose-linalg", "::mlir::ModuleOp"> {
+  let summary = "Decompose linalg ops that neither pipeline lowers directly";
+  let description = [{
+    Some linalg ops have no bufferization or loop lowering of their own:
+    upstream decomposes them on request. The CPU and GPU pipelines run this
+    pass before their conversions, on tensors:
+    - ops of `AggregatedOpInterface` (`linalg.softmax`: max, subtract, exp,
+      sum, divide; the Winograd ops) by their own `decomposeOperation`;
+    - `linalg.pack` by upstream's `linalg::lowerPack` (`tensor.pad`,
+      `tensor.expand_shape`, `linalg.transpose`) and `linalg.unpack` by
+      `linalg::lowerUnPack` (`linalg.transpose`, `tensor.collapse_shape`,
+      `tensor.extract_slice`).
+    Before session 33 `linalg.softmax` failed in the CPU's translation to
+    LLVM IR and was an error at the op on the GPU; `linalg.pack` and
+    `linalg.unpack` were "op was not bufferized". An op whose decomposition
+    fails is an error at its location.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 #endif // MXFP8TRAIN_PIPELINES_PASSES_TD
