@@ -199,8 +199,11 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   target.optLevel = options.optLevel;
   pm.addPass(createGpuNVVMAttachTarget(target));
   // Math ops without a libdevice or NVVM lowering, in kernels and host
-  // code: expanded (math.sincos into libdevice's sin and cos).
-  pm.addPass(createMXFP8TrainLegalizeMathPass());
+  // code: expanded (math.sincos into libdevice's sin and cos); in host
+  // code the functions LLVM lacks as C library calls.
+  MXFP8TrainLegalizeMathPassOptions legalizeMath;
+  legalizeMath.libmCalls = true;
+  pm.addPass(createMXFP8TrainLegalizeMathPass(legalizeMath));
   OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
   gpuPm.addPass(createLowerAffinePass());
   gpuPm.addPass(createSCFToControlFlowPass());

@@ -15,6 +15,7 @@
 
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -42,14 +43,29 @@ struct IPowIExpansion : OpRewritePattern<math::IPowIOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type type = op.getType();
-    unsigned width = getElementTypeOrSelf(type).getIntOrFloatBitWidth();
+    if (isa<TensorType>(type))
+      return rewriter.notifyMatchFailure(op,
+                                         "tensors: elementwise linalg first");
+    // index: the pipelines' 64 bits.
+    Type element = getElementTypeOrSelf(type);
+    unsigned width = element.isIndex() ? IndexType::kInternalStorageBitWidth
+                                       : element.getIntOrFloatBitWidth();
     Value base = op.getLhs();
     Value exponent = op.getRhs();
-    auto constant = [&](int64_t value) {
-      return createScalarOrSplatConstant(rewriter, loc, type, value);
+    // Constants of `type` (index too, which upstream's splat helper takes
+    // for a shaped type).
+    auto constantOf = [&](const APInt &value) -> Value {
+      TypedAttr attr = IntegerAttr::get(element, value);
+      if (auto shaped = dyn_cast<ShapedType>(type))
+        attr = DenseElementsAttr::get(shaped, ArrayRef<Attribute>{attr});
+      return arith::ConstantOp::create(rewriter, loc, attr);
     };
-    auto isSet = [&](Value bits, int64_t mask) {
-      Value masked = arith::AndIOp::create(rewriter, loc, bits, constant(mask));
+    auto constant = [&](int64_t value) {
+      return constantOf(APInt(width, value, /*isSigned=*/true));
+    };
+    auto isSet = [&](Value bits, unsigned bit) {
+      Value mask = constantOf(APInt::getOneBitSet(width, bit));
+      Value masked = arith::AndIOp::create(rewriter, loc, bits, mask);
       return arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
                                    masked, constant(0));
     };
@@ -66,7 +82,7 @@ struct IPowIExpansion : OpRewritePattern<math::IPowIOp> {
     Value power = base;
     for (unsigned bit = 0; bit + 1 < width; ++bit) {
       Value product = arith::MulIOp::create(rewriter, loc, result, power);
-      Value taken = isSet(exponent, int64_t(1) << bit);
+      Value taken = isSet(exponent, bit);
       result = arith::SelectOp::create(rewriter, loc, taken, product, result);
       if (bit + 2 < width)
         power = arith::MulIOp::create(rewriter, loc, power, power);
@@ -77,7 +93,7 @@ struct IPowIExpansion : OpRewritePattern<math::IPowIOp> {
     Value inverseSquared =
         arith::MulIOp::create(rewriter, loc, inverse, inverse);
     Value negativePower = arith::SelectOp::create(
-        rewriter, loc, isSet(exponent, 1), inverse, inverseSquared);
+        rewriter, loc, isSet(exponent, 0), inverse, inverseSquared);
     rewriter.replaceOpWithNewOp<arith::SelectOp>(op, isNegative, negativePower,
                                                  result);
     return success();
@@ -111,8 +127,8 @@ struct IsInfExpansion : OpRewritePattern<math::IsInfOp> {
   LogicalResult matchAndRewrite(math::IsInfOp op,
                                 PatternRewriter &rewriter) const override {
     const llvm::fltSemantics *semantics = getInfinitySemantics(op.getOperand());
-    if (!semantics)
-      return rewriter.notifyMatchFailure(op, "no infinity in the type");
+    if (!semantics || isa<TensorType>(op.getType()))
+      return rewriter.notifyMatchFailure(op, "no infinity, or a tensor");
     Value magnitude =
         math::AbsFOp::create(rewriter, op.getLoc(), op.getOperand());
     rewriter.replaceOp(op, compareWith(rewriter, op.getLoc(), magnitude,
@@ -129,8 +145,8 @@ struct IsNormalExpansion : OpRewritePattern<math::IsNormalOp> {
   LogicalResult matchAndRewrite(math::IsNormalOp op,
                                 PatternRewriter &rewriter) const override {
     const llvm::fltSemantics *semantics = getInfinitySemantics(op.getOperand());
-    if (!semantics)
-      return rewriter.notifyMatchFailure(op, "no infinity in the type");
+    if (!semantics || isa<TensorType>(op.getType()))
+      return rewriter.notifyMatchFailure(op, "no infinity, or a tensor");
     Location loc = op.getLoc();
     Value magnitude = math::AbsFOp::create(rewriter, loc, op.getOperand());
     Value atLeastNormal =
@@ -159,10 +175,47 @@ struct SplitSincos : OpRewritePattern<math::SincosOp> {
   }
 };
 
-/// The math ops the CPU pipeline lowers to C library calls.
+/// The math ops of host code that become C library calls: LLVM has no
+/// intrinsic of these (expm1 and log1p it would compute as exp(x) - 1 and
+/// log(1 + x), losing small x); kernels (gpu.module) call libdevice.
 static bool isLibmCall(Operation *op) {
   return isa<math::AcoshOp, math::AsinhOp, math::AtanhOp, math::CbrtOp,
-             math::ErfOp, math::ErfcOp>(op);
+             math::ErfOp, math::ErfcOp, math::ExpM1Op, math::Log1pOp>(op) &&
+         !op->getParentOfType<gpu::GPUModuleOp>();
+}
+
+/// The C library function `op` (a libm call, f32 or f64) calls: `erff`,
+/// `erf`, ...
+static std::string getLibmName(Operation *op) {
+  std::string function = op->getName().stripDialect().str();
+  if (getElementTypeOrSelf(op->getResult(0).getType()).isF32())
+    function += "f";
+  return function;
+}
+
+/// Fails, with an error at `op` and a note at the symbol, where the module
+/// holds a symbol of the name of the C library function `op` would call
+/// other than a declaration of it: the call would reach that symbol (a
+/// user function named @erf took math.erf's calls, a silent wrong value).
+static LogicalResult checkLibmName(Operation *op, ModuleOp module) {
+  std::string function = getLibmName(op);
+  Operation *symbol = SymbolTable::lookupSymbolIn(module, function);
+  if (!symbol)
+    return success();
+  Type type = op->getResult(0).getType();
+  Type element = getElementTypeOrSelf(type);
+  auto declaration = dyn_cast<func::FuncOp>(symbol);
+  if (declaration && declaration.isDeclaration() &&
+      declaration.getFunctionType() ==
+          FunctionType::get(op->getContext(), element, element))
+    return success();
+  InFlightDiagnostic diag = op->emitError()
+                            << "'" << op->getName()
+                            << "' is lowered to a call of the C library's '"
+                            << function << "', which the module's @" << function
+                            << " would take; rename that symbol";
+  diag.attachNote(symbol->getLoc()) << "@" << function << " is defined here";
+  return failure();
 }
 
 /// A libm-call op on bf16 or f16 computes in f32 and rounds once (the C
@@ -227,14 +280,33 @@ struct LegalizeMathPass
     if (!libmCalls)
       return;
 
-    // The C library's float and double functions, for the ops LLVM has no
-    // intrinsic of; every other math op stays for convert-math-to-llvm.
+    // The C library's float and double functions, for the host ops LLVM has
+    // no (exact enough) lowering of; every other math op stays for
+    // convert-math-to-llvm, and kernels' for libdevice.
+    bool invalid = false;
+    getOperation()->walk([&](Operation *op) {
+      if (!isLibmCall(op))
+        return;
+      if (!isa<Float32Type, Float64Type>(
+              getElementTypeOrSelf(op->getResult(0).getType()))) {
+        op->emitError() << "'" << op->getName()
+                        << "' on this type has no C library function (f32 "
+                           "and f64; bf16 and f16 compute in f32)";
+        invalid = true;
+        return;
+      }
+      invalid |= failed(checkLibmName(op, getOperation()));
+    });
+    if (invalid)
+      return signalPassFailure();
     RewritePatternSet libm(context);
     populateMathToLibmConversionPatterns(libm);
     ConversionTarget target(*context);
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-    target.addIllegalOp<math::AcoshOp, math::AsinhOp, math::AtanhOp,
-                        math::CbrtOp, math::ErfOp, math::ErfcOp>();
+    target.addDynamicallyLegalOp<math::AcoshOp, math::AsinhOp, math::AtanhOp,
+                                 math::CbrtOp, math::ErfOp, math::ErfcOp,
+                                 math::ExpM1Op, math::Log1pOp>(
+        [](Operation *op) { return !isLibmCall(op); });
     if (failed(applyPartialConversion(getOperation(), target, std::move(libm))))
       signalPassFailure();
   }

@@ -1,9 +1,9 @@
 //===- TrapGuard.cpp - calls of compiled code that may trap -----*- C++ -*-===//
 //
 // While a thread is in callCatchingSigfpe, a SIGFPE on it jumps back there
-// (sigsetjmp / siglongjmp); the handler is installed while any such call
-// is in flight and the previous one (LLVM's stack dump, or the default)
-// restored after the last.
+// (sigsetjmp / siglongjmp). The handler is installed by the first call and
+// stays; any other SIGFPE goes on to the handler it replaced (LLVM's stack
+// dump, Python's faulthandler, or the default action).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,37 +21,57 @@ namespace {
 thread_local sigjmp_buf *activeJump = nullptr;
 thread_local int trapCode = 0;
 
-/// Calls in flight (all threads) and the handler before the first of them.
+/// The handler installed before ours, which a SIGFPE outside a guarded
+/// call goes to.
 std::mutex handlerMutex;
-int callsInFlight = 0;
 struct sigaction previousHandler;
 
-void onSigfpe(int, siginfo_t *info, void *) {
+void onSigfpe(int signal, siginfo_t *info, void *context);
+
+/// Passes a SIGFPE that no guarded call raised to the previous handler:
+/// its function, or the default action (the process ends as without us),
+/// or nothing where it was ignored.
+void forwardSigfpe(int signal, siginfo_t *info, void *context) {
+  struct sigaction previous = previousHandler;
+  if (previous.sa_flags & SA_SIGINFO) {
+    if (previous.sa_sigaction && previous.sa_sigaction != onSigfpe)
+      return previous.sa_sigaction(signal, info, context);
+  } else if (previous.sa_handler == SIG_IGN) {
+    return;
+  } else if (previous.sa_handler != SIG_DFL) {
+    return previous.sa_handler(signal);
+  }
+  struct sigaction fallback = {};
+  fallback.sa_handler = SIG_DFL;
+  sigemptyset(&fallback.sa_mask);
+  sigaction(SIGFPE, &fallback, nullptr);
+  raise(SIGFPE);
+}
+
+void onSigfpe(int signal, siginfo_t *info, void *context) {
   if (sigjmp_buf *jump = activeJump) {
     activeJump = nullptr;
     trapCode = info ? info->si_code : 0;
     siglongjmp(*jump, 1);
   }
-  // Not a guarded call: put the previous handler back; returning re-runs
-  // the trapping instruction, which raises SIGFPE to it.
-  sigaction(SIGFPE, &previousHandler, nullptr);
+  forwardSigfpe(signal, info, context);
 }
 
+/// Puts our handler in place unless it is; the one it replaces (LLVM's,
+/// the default, one an embedder set since our last call) becomes the one
+/// SIGFPEs outside guarded calls go to. Ours stays installed after the
+/// call: restoring a saved handler could undo one installed meanwhile.
 void installHandler() {
   std::lock_guard<std::mutex> lock(handlerMutex);
-  if (callsInFlight++ > 0)
+  struct sigaction current;
+  sigaction(SIGFPE, nullptr, &current);
+  if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == onSigfpe)
     return;
   struct sigaction action = {};
   action.sa_sigaction = onSigfpe;
   action.sa_flags = SA_SIGINFO | SA_NODEFER;
   sigemptyset(&action.sa_mask);
   sigaction(SIGFPE, &action, &previousHandler);
-}
-
-void restoreHandler() {
-  std::lock_guard<std::mutex> lock(handlerMutex);
-  if (--callsInFlight == 0)
-    sigaction(SIGFPE, &previousHandler, nullptr);
 }
 
 /// Calls `function(argument)`; false when a SIGFPE ended it. No object with
@@ -71,7 +91,6 @@ int mlir::mxfp8train::callCatchingSigfpe(void (*function)(void *),
                                          void *argument) {
   installHandler();
   bool returned = callWithJump(function, argument);
-  restoreHandler();
   if (returned)
     return 0;
   return trapCode ? trapCode : -1;

@@ -133,3 +133,54 @@ func.func @libm(%x: f32, %y: bf16, %v: vector<2xf64>) -> (f32, bf16, vector<2xf6
   %d = math.exp %x : f32
   return %a, %b, %c, %d : f32, bf16, vector<2xf64>, f32
 }
+
+// -----
+
+// index (64 bits, as the pipelines lower it) and widths past 64 bits: the
+// exponent masks are APInts (bit 64 of an i128 is 2^64, not 1).
+// CHECK-LABEL: func.func @ipowi_wide
+// CHECK-NOT: math.ipowi
+// CHECK-DAG: arith.constant 4611686018427387904 : index
+// CHECK-DAG: arith.constant 18446744073709551616 : i128
+// CHECK-DAG: arith.constant 85070591730234615865843651857942052864 : i128
+func.func @ipowi_wide(%b: index, %e: index, %c: i128, %f: i128) -> (index, i128) {
+  %r = math.ipowi %b, %e : index
+  %s = math.ipowi %c, %f : i128
+  return %r, %s : index, i128
+}
+
+// -----
+
+// Tensors are left to the pipelines' elementwise-to-linalg first (a
+// dynamic shape has no splat constant).
+// CHECK-LABEL: func.func @tensors_left
+// CHECK: math.ipowi %{{.*}} : tensor<?xi32>
+// CHECK: math.isinf %{{.*}} : tensor<?xf32>
+func.func @tensors_left(%b: tensor<?xi32>, %x: tensor<?xf32>) -> (tensor<?xi32>, tensor<?xi1>) {
+  %r = math.ipowi %b, %b : tensor<?xi32>
+  %i = math.isinf %x : tensor<?xf32>
+  return %r, %i : tensor<?xi32>, tensor<?xi1>
+}
+
+// -----
+
+// libm-calls: host code only; a kernel's math.erf stays for libdevice;
+// expm1 and log1p are C library calls too (LLVM would compute exp(x) - 1).
+// LIBM-LABEL: gpu.module @kernels
+// LIBM: math.erf
+// LIBM-LABEL: func.func @host_and_kernel
+// LIBM: call @erff
+// LIBM: call @expm1
+// LIBM: call @log1pf
+gpu.module @kernels {
+  gpu.func @k(%x: f32) kernel {
+    %e = math.erf %x : f32
+    gpu.return
+  }
+}
+func.func @host_and_kernel(%x: f32, %y: f64) -> (f32, f64, f32) {
+  %a = math.erf %x : f32
+  %b = math.expm1 %y : f64
+  %c = math.log1p %x : f32
+  return %a, %b, %c : f32, f64, f32
+}

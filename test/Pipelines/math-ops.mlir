@@ -7,6 +7,7 @@
 // RUN: mxfp8-run %s --entry=libm_bf16 --input=%t/xbf16.npy --output-dir=%t/libm_bf16 > /dev/null
 // RUN: mxfp8-run %s --entry=bits --input=%t/bits.npy --input=%t/x.npy --output-dir=%t/bits > /dev/null
 // RUN: mxfp8-run %s --entry=sincos_rows --input=%t/x.npy --output-dir=%t/sincos > /dev/null
+// RUN: mxfp8-run %s --entry=small_x --input=%t/x.npy --output-dir=%t/small > /dev/null
 // RUN: %PYTHON %S/Inputs/math_ops.py check %t | FileCheck %s
 // RUN: mxfp8-opt %s --mxfp8train-lower-to-gpu="format=isa" | FileCheck %s --check-prefix=PTX
 
@@ -31,6 +32,7 @@
 // CHECK: libm_bf16 worst ulp {{[0-1]}}
 // CHECK: bits mismatches 0 of 256
 // CHECK: sincos_rows worst ulp {{[0-2]}}
+// CHECK: small_x worst ulp {{[0-2]}}
 
 // PTX-DAG: clz.b32
 // PTX-DAG: popc.b32
@@ -133,4 +135,20 @@ func.func @sincos_rows(%x: tensor<64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32
     linalg.yield %s, %c : f32, f32
   } -> (tensor<8x64xf32>, tensor<8x64xf32>)
   return %r#0, %r#1 : tensor<8x64xf32>, tensor<8x64xf32>
+}
+
+// expm1 and log1p of x * 1e-6 (the C library's: upstream's LLVM lowering
+// computes exp(x) - 1 and log(1 + x), 0 for x = 1e-10 and 5% off at 1e-6).
+func.func @small_x(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+  %e = tensor.empty() : tensor<64xf32>
+  %r:2 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<64xf32>) outs(%e, %e : tensor<64xf32>, tensor<64xf32>) {
+  ^bb0(%a: f32, %o0: f32, %o1: f32):
+    %scale = arith.constant 1.0e-6 : f32
+    %s = arith.mulf %a, %scale : f32
+    %m = math.expm1 %s : f32
+    %l = math.log1p %s : f32
+    linalg.yield %m, %l : f32, f32
+  } -> (tensor<64xf32>, tensor<64xf32>)
+  return %r#0, %r#1 : tensor<64xf32>, tensor<64xf32>
 }

@@ -257,35 +257,41 @@ def MXFP8TrainLegalizeMathPass
     (libdevice calls, GPU) leave some math ops unconverted, and the
     translation to LLVM IR then fails with a module dump. The CPU and GPU
     pipelines run this pass just before those lowerings (the CPU: on the
-    whole module before `convert-vector-to-llvm`; the GPU: in every
-    `gpu.module` before `convert-gpu-to-nvvm`, and on the host code):
-    - `math.ipowi` (signed integers, scalar or vector): square and multiply
-      over the exponent's bits without branches, in the op's own width
-      (wrapping products, as upstream's `convert-math-to-funcs`
-      defines the op); a negative exponent gives `1 / b` for `b` = 1 or -1
-      (-1 for an odd exponent of -1) and 0 for `|b| > 1`; `b` = 0 with a
-      negative exponent is that definition's division by zero (undefined:
-      it traps on x86);
+    whole module before `convert-vector-to-llvm`; the GPU: on kernels and
+    host code before the `gpu.module` pipeline):
+    - `math.ipowi` (signless integers of any width and `index`, as 64
+      bits; scalars and vectors): square and multiply over the exponent's
+      bits without branches, in the op's own width (wrapping products, as
+      upstream's `convert-math-to-funcs` defines the op); a negative
+      exponent gives `1 / b` for `b` = 1 or -1 (-1 for an odd exponent of
+      -1) and 0 for `|b| > 1`; `b` = 0 with a negative exponent is that
+      definition's division by zero (undefined behaviour; the value is
+      unspecified);
     - `math.clampf`: upstream's expansion (`arith.minimumf`,
       `arith.maximumf`);
     - `math.isinf`: `|x| == +inf`; `math.isnormal`: `smallest normal <=
       |x| < +inf` (false for NaN, zero, subnormals);
-    - with `libm-calls` (the CPU): `math.acosh`, `asinh`, `atanh`, `cbrt`,
-      `erf`, `erfc` (no LLVM intrinsic) become calls of the C library's
-      functions (upstream's `convert-math-to-libm` patterns; vectors are
-      unrolled, f32 and f64 only), as LLVM lowers `math.exp` and the others
-      it has intrinsics for;
     - `math.sincos`: `math.sin` and `math.cos` (libdevice has both but no
       sincos; upstream's LLVM lowering of it on the CPU takes scalars and
-      1-D vectors only, and the CPU vectorizes bodies into n-D vectors).
-    `math.ctlz`, `cttz`, `ctpop` and `math.trunc` in kernels are left to
-    upstream's `convert-math-to-llvm`, which the GPU pipeline runs after
-    `convert-gpu-to-nvvm`. A math op on a type neither path lowers
-    (`math.erf` on bf16 on the CPU, say) is an error at the op.
+      1-D vectors only, and the CPU vectorizes bodies into n-D vectors);
+    - with `libm-calls` (both pipelines; host code only, outside
+      `gpu.module`, whose kernels call libdevice): `math.acosh`, `asinh`,
+      `atanh`, `cbrt`, `erf`, `erfc` (no LLVM intrinsic), `expm1` and
+      `log1p` (which upstream's LLVM lowering computes as `exp(x) - 1` and
+      `log(1 + x)`, losing small x) become calls of the C library's float
+      and double functions (upstream's `convert-math-to-libm` patterns;
+      vectors are unrolled; bf16 and f16 compute in f32 and round once).
+      A module symbol of such a function's name other than its declaration
+      (a user's `@erf`) is an error at the op: the call would reach it.
+      Other element types are an error at the op.
+    Tensor-typed ops are left alone (the pipelines make elementwise linalg
+    ops of them first). `math.ctlz`, `cttz`, `ctpop` and `math.trunc` in
+    kernels are left to upstream's `convert-math-to-llvm`, which the GPU
+    pipeline runs after `convert-gpu-to-nvvm`.
   }];
   let options = [
     Option<"libmCalls", "libm-calls", "bool", "false",
-           "Lower acosh, asinh, atanh, cbrt, erf and erfc to C library calls (the CPU)">,
+           "Lower acosh, asinh, atanh, cbrt, erf, erfc, expm1 and log1p of host code to C library calls">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",

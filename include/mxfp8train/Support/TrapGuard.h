@@ -18,10 +18,11 @@ namespace mlir::mxfp8train {
 /// Calls `function(argument)`. Returns 0 when it returns, or the `si_code`
 /// of a SIGFPE raised on this thread that ended it (FPE_INTDIV, ...): the
 /// call's frames are left by siglongjmp (compiled MLIR code has no
-/// destructors to run; what it allocated is not freed). A SIGFPE on
-/// another thread, or outside such a call, goes to the handler installed
-/// before; that handler is back in place once no call is in flight. Safe to
-/// call from several threads at once.
+/// destructors to run; what it allocated is not freed). Our SIGFPE handler
+/// is installed by the first call and stays; a SIGFPE on another thread or
+/// outside such a call goes on to the handler it replaced (re-checked at
+/// each call, so one an embedder installs later is honoured). Safe to call
+/// from several threads at once.
 int callCatchingSigfpe(void (*function)(void *), void *argument);
 
 /// What a SIGFPE of `code` in compiled MLIR code means: "an integer

@@ -129,6 +129,15 @@ def check(directory):
         reference = np.broadcast_to(fn(x64), got.shape)
         worst = max(worst, float(ulps(got, reference, np.float32).max()))
     print(f"sincos_rows worst ulp {math.ceil(worst)}")
+    small = (load("x.npy") * np.float32(1e-6)).astype(np.float64)
+    worst = 0.0
+    for index, fn in enumerate((np.expm1, np.log1p)):
+        got = load(f"small/r_{index}.npy")
+        reference = fn(small)
+        nonzero = reference != 0
+        worst = max(worst, float(ulps(got[nonzero], reference[nonzero],
+                                      np.float32).max()))
+    print(f"small_x worst ulp {math.ceil(worst)}")
 
 
 def check_bits(directory):
