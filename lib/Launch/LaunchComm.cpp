@@ -55,12 +55,16 @@ void SingleRankComm::release() {
 }
 
 /// Rank `rank`'s whole run on its thread (runOnRanks).
-static void runRank(const std::string &library, const FunctionSpec &spec,
-                    bool cuda, const LaunchOptions &options, int ranks,
-                    int rank, mxfp8rtInProcessGroup group,
-                    const mxfp8rtNcclUniqueId &id, RankOutcome &outcome) {
+static void
+runRank(const std::string &library, const FunctionSpec &spec, bool cuda,
+        const LaunchOptions &options, int ranks, int rank,
+        mxfp8rtInProcessGroup group, const mxfp8rtNcclUniqueId &id,
+        RankOutcome &outcome,
+        const std::function<void(const LaunchError &)> &onRankFailure) {
   auto failed = [&](LaunchError error) {
     error.message = "rank " + std::to_string(rank) + ": " + error.message;
+    if (onRankFailure)
+      onRankFailure(error);
     outcome.error = std::move(error);
   };
   std::string where = "--comm=ranks:" + std::to_string(ranks) + ", rank " +
@@ -98,11 +102,10 @@ static void runRank(const std::string &library, const FunctionSpec &spec,
     failed(std::move(error));
 }
 
-LaunchError
-mlir::mxfp8train::launch::runOnRanks(const std::string &library,
-                                     const FunctionSpec &spec, bool cuda,
-                                     const LaunchOptions &options, int ranks,
-                                     std::vector<RankOutcome> &outcomes) {
+LaunchError mlir::mxfp8train::launch::runOnRanks(
+    const std::string &library, const FunctionSpec &spec, bool cuda,
+    const LaunchOptions &options, int ranks, std::vector<RankOutcome> &outcomes,
+    const std::function<void(const LaunchError &)> &onRankFailure) {
   if (ranks < 1)
     return makeUsageError("--comm=ranks:N needs N >= 1");
   mxfp8rtNcclUniqueId id{};
@@ -131,7 +134,7 @@ mlir::mxfp8train::launch::runOnRanks(const std::string &library,
   for (int r = 0; r < ranks; ++r)
     threads.emplace_back(runRank, std::cref(library), std::cref(spec), cuda,
                          std::cref(options), ranks, r, group, std::cref(id),
-                         std::ref(outcomes[r]));
+                         std::ref(outcomes[r]), std::cref(onRankFailure));
   for (std::thread &t : threads)
     t.join();
   if (group)

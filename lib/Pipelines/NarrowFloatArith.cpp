@@ -68,7 +68,12 @@ static LogicalResult lowerOp(IRRewriter &rewriter, Operation *op) {
   bool shaped = llvm::any_of(
       llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()),
       [](Type t) { return isa<ShapedType>(t) && isNarrowFloat(t); });
-  if (shaped)
+  // The ops lowered on scalars (below); others are rejected for what they
+  // are, not for their shape.
+  bool lowered =
+      isa<arith::ExtFOp, arith::CmpFOp, arith::MaximumFOp, arith::MinimumFOp,
+          arith::MaxNumFOp, arith::MinNumFOp, arith::NegFOp, math::AbsFOp>(op);
+  if (shaped && lowered)
     return unsupported("it applies to vectors or tensors; apply it to "
                        "scalars in a linalg.generic body");
   if (!isDecodable(narrow))

@@ -136,8 +136,13 @@ Failure printProfile(const ProfileReport &report, const LaunchOptions &options,
 int runRanks(const LaunchOptions &options, const FunctionSpec &spec,
              const std::string &device) {
   std::vector<RankOutcome> outcomes;
+  // A failed rank ends the run at once: the others may be waiting for it in
+  // a collective.
+  auto exitOnFailure = [](const LaunchError &error) {
+    std::_Exit(fail(error));
+  };
   if (Failure f = runOnRanks(options.library, spec, device == "cuda", options,
-                             options.commRanks, outcomes))
+                             options.commRanks, outcomes, exitOnFailure))
     return fail(f);
   std::vector<std::string> names;
   for (const TensorSpec &result : spec.results)

@@ -21,6 +21,8 @@
 #include "mxfp8train/Launch/LaunchOptions.h"
 #include "mxfp8train/Support/Manifest.h"
 
+#include <functional>
+
 #include "mxfp8train/runtime/Collectives.h"
 
 #include <string>
@@ -71,11 +73,16 @@ struct RankOutcome {
 /// thread, `options.warmup` + `options.repeat` calls. Fails (BadInput) when
 /// `cuda` and fewer than `options.gpu + ranks` GPUs exist. Every rank makes
 /// the same collective calls, so a rank that fails inside the function
-/// (its cf.assert aborts the process) or before its first collective
-/// leaves the others waiting: run it under a timeout.
-LaunchError runOnRanks(const std::string &library, const FunctionSpec &spec,
-                       bool cuda, const LaunchOptions &options, int ranks,
-                       std::vector<RankOutcome> &outcomes);
+/// (its cf.assert aborts the process; a SIGFPE ends its call) or before its
+/// first collective leaves the others waiting for it. `onRankFailure`, if
+/// given, is called on the failing rank's thread with its error as soon as
+/// it fails, and must not return (mxfp8-launch prints the error and exits);
+/// without it, run under a timeout.
+LaunchError
+runOnRanks(const std::string &library, const FunctionSpec &spec, bool cuda,
+           const LaunchOptions &options, int ranks,
+           std::vector<RankOutcome> &outcomes,
+           const std::function<void(const LaunchError &)> &onRankFailure = {});
 
 } // namespace mlir::mxfp8train::launch
 
