@@ -1,10 +1,11 @@
 //===- DecomposeLinalg.cpp - mxfp8train-decompose-linalg ---------*- C++
 //-*-===//
 //
-// Linalg ops without a bufferization or loop lowering of their own, replaced
-// by upstream's decompositions before the pipelines' conversions:
+// Linalg and tensor ops without a bufferization or loop lowering of their
+// own, replaced by linalg ops before the pipelines' conversions:
 // AggregatedOpInterface ops (linalg.softmax) by decomposeOperation,
-// linalg.pack / linalg.unpack by linalg::lowerPack / lowerUnPack.
+// linalg.pack / linalg.unpack by linalg::lowerPack / lowerUnPack (upstream's
+// decompositions), tensor.bitcast by an elementwise arith.bitcast.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +34,25 @@ static bool decompose(IRRewriter &rewriter, Operation *op) {
   } else if (auto unpack = dyn_cast<linalg::UnPackOp>(op)) {
     if (succeeded(linalg::lowerUnPack(rewriter, unpack)))
       return true;
+  } else if (auto bitcast = dyn_cast<tensor::BitcastOp>(op)) {
+    // Element by element: arith.bitcast in an elementwise linalg.generic.
+    auto type = cast<RankedTensorType>(bitcast.getType());
+    Location loc = bitcast.getLoc();
+    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                         type.getElementType());
+    AffineMap identity = rewriter.getMultiDimIdentityMap(type.getRank());
+    SmallVector<utils::IteratorType> parallel(type.getRank(),
+                                              utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, type, bitcast.getSource(), init,
+        ArrayRef<AffineMap>{identity, identity}, parallel,
+        [&](OpBuilder &b, Location nested, ValueRange args) {
+          Value cast = arith::BitcastOp::create(b, nested,
+                                                type.getElementType(), args[0]);
+          linalg::YieldOp::create(b, nested, cast);
+        });
+    rewriter.replaceOp(op, generic->getResults());
+    return true;
   } else if (auto aggregate = dyn_cast<linalg::AggregatedOpInterface>(op)) {
     FailureOr<SmallVector<Value>> values =
         aggregate.decomposeOperation(rewriter);
@@ -54,6 +74,9 @@ struct DecomposeLinalgPass
     getOperation()->walk([&](Operation *op) {
       if (isa<linalg::PackOp, linalg::UnPackOp, linalg::AggregatedOpInterface>(
               op))
+        ops.push_back(op);
+      else if (auto bitcast = dyn_cast<tensor::BitcastOp>(op);
+               bitcast && cast<ShapedType>(bitcast.getType()).hasStaticShape())
         ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());

@@ -145,6 +145,8 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   pm.addPass(createConvertElementwiseToLinalgPass());
   // linalg.softmax, linalg.pack / unpack: upstream's decompositions.
   pm.addPass(createMXFP8TrainDecomposeLinalgPass());
+  // complex arithmetic as arith / math on the real and imaginary parts.
+  pm.addPass(createConvertComplexToStandardPass());
   addCleanup(pm);
   // Shapes still dynamic after the cleanup (a cast to ? and back folds)
   // have no kernels: an error at the op.
@@ -209,6 +211,8 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   gpuPm.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToNVVMOpsOptions toNVVM;
   toNVVM.useBarePtrCallConv = true;
+  // complex values a kernel still carries (create / re / im): LLVM structs.
+  gpuPm.addPass(createConvertComplexToLLVMPass());
   gpuPm.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
   // What libdevice does not cover (math.ctlz, cttz, ctpop, trunc): LLVM
   // intrinsics, which NVPTX selects.
@@ -230,6 +234,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   toLLVM.kernelBarePtrCallConv = true;
   pm.addPass(createGpuToLLVMConversionPass(toLLVM));
   pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertComplexToLLVMPass());
   addHostToLLVMPasses(pm);
 }
 

@@ -51,6 +51,8 @@ void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
   pm.addPass(createConvertElementwiseToLinalgPass());
   // linalg.softmax, linalg.pack / unpack: upstream's decompositions.
   pm.addPass(createMXFP8TrainDecomposeLinalgPass());
+  // complex arithmetic as arith / math on the real and imaginary parts.
+  pm.addPass(createConvertComplexToStandardPass());
   pm.addPass(createConvertMXFP8TrainToLinalgPass());
   addCleanup(pm);
   pm.addPass(createMXFP8TrainCPUPrepareMatmulsPass());
@@ -107,6 +109,7 @@ void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));
   pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertComplexToLLVMPass());
   addHostToLLVMPasses(pm);
 }
 

@@ -301,7 +301,7 @@ def MXFP8TrainLegalizeMathPass
 
 def MXFP8TrainDecomposeLinalgPass
     : Pass<"mxfp8train-decompose-linalg", "::mlir::ModuleOp"> {
-  let summary = "Decompose linalg ops that neither pipeline lowers directly";
+  let summary = "Decompose linalg and tensor ops that neither pipeline lowers directly";
   let description = [{
     Some linalg ops have no bufferization or loop lowering of their own:
     upstream decomposes them on request. The CPU and GPU pipelines run this
@@ -311,11 +311,13 @@ def MXFP8TrainDecomposeLinalgPass
     - `linalg.pack` by upstream's `linalg::lowerPack` (`tensor.pad`,
       `tensor.expand_shape`, `linalg.transpose`) and `linalg.unpack` by
       `linalg::lowerUnPack` (`linalg.transpose`, `tensor.collapse_shape`,
-      `tensor.extract_slice`).
+      `tensor.extract_slice`);
+    - `tensor.bitcast` (static shapes) by an elementwise `linalg.generic` of
+      `arith.bitcast` (it has no bufferization).
     Before session 33 `linalg.softmax` failed in the CPU's translation to
     LLVM IR and was an error at the op on the GPU; `linalg.pack` and
-    `linalg.unpack` were "op was not bufferized". An op whose decomposition
-    fails is an error at its location.
+    `linalg.unpack` and `tensor.bitcast` were "op was not bufferized". An
+    op whose decomposition fails is an error at its location.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",

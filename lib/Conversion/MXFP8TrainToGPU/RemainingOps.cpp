@@ -27,9 +27,9 @@
 //   on what the loop carries, in order, gets the same copies in both
 //   regions: what the condition passes on into the before region's
 //   arguments, what the after region yields into its own.
-// - The tensors an scf.if yields are copied, in each branch, into one
-//   destination made before the if (a tensor.empty), so that the if's
-//   result is that buffer rather than a branch's own.
+// - The tensors an scf.if or scf.index_switch yields are copied, in each
+//   region, into one destination made before it (a tensor.empty), so that
+//   its result is that buffer rather than a region's own.
 // - A host tensor.insert or tensor.from_elements (a scalar written into a
 //   tensor: a step counter, a few hyper-parameters) becomes device ops:
 //   each element a one-element linalg.fill of the scalar (a kernel that
@@ -491,7 +491,7 @@ LogicalResult gpu_lowering::prepareRemainingOps(Operation *root) {
   // Host code only: kernel bodies (gpu.module) carry no tensors.
   SmallVector<scf::ForOp> loops;
   SmallVector<scf::WhileOp> whileLoops;
-  SmallVector<scf::IfOp> branches;
+  SmallVector<Operation *> branches;
   root->walk([&](Operation *op) {
     if (isa<gpu::GPUModuleOp>(op))
       return WalkResult::skip();
@@ -499,30 +499,30 @@ LogicalResult gpu_lowering::prepareRemainingOps(Operation *root) {
       loops.push_back(loop);
     else if (auto loop = dyn_cast<scf::WhileOp>(op))
       whileLoops.push_back(loop);
-    else if (auto branch = dyn_cast<scf::IfOp>(op))
-      branches.push_back(branch);
+    else if (isa<scf::IfOp, scf::IndexSwitchOp>(op))
+      branches.push_back(op);
     return WalkResult::advance();
   });
   for (scf::ForOp loop : loops)
     copyYieldsIntoIterArgs(rewriter, loop);
   for (scf::WhileOp loop : whileLoops)
     copyWhileCarriedTensors(rewriter, loop);
-  // An scf.if's tensor results: both branches copy what they yield into
-  // one destination made before the if, so that bufferization gives the
-  // result that destination's buffer rather than a branch's own.
-  for (scf::IfOp branch : branches) {
-    for (auto [i, result] : llvm::enumerate(branch.getResults())) {
+  // The tensor results of an scf.if or scf.index_switch: every region
+  // copies what it yields into one destination made before the op, so that
+  // bufferization gives the result that destination's buffer rather than a
+  // region's own.
+  for (Operation *branch : branches) {
+    for (auto [i, result] : llvm::enumerate(branch->getResults())) {
       auto type = dyn_cast<RankedTensorType>(result.getType());
       if (!type || !type.hasStaticShape())
         continue;
       rewriter.setInsertionPoint(branch);
       Value dest = tensor::EmptyOp::create(
-          rewriter, branch.getLoc(), type.getShape(), type.getElementType());
-      for (Region *region :
-           {&branch.getThenRegion(), &branch.getElseRegion()}) {
-        if (region->empty())
+          rewriter, branch->getLoc(), type.getShape(), type.getElementType());
+      for (Region &region : branch->getRegions()) {
+        if (region.empty())
           continue;
-        auto yield = cast<scf::YieldOp>(region->front().getTerminator());
+        auto yield = cast<scf::YieldOp>(region.front().getTerminator());
         rewriter.setInsertionPoint(yield);
         OpOperand &yielded = yield->getOpOperand(i);
         auto copy = linalg::CopyOp::create(rewriter, yield.getLoc(),
