@@ -60,8 +60,9 @@ struct IPowIExpansion : OpRewritePattern<math::IPowIOp> {
         attr = DenseElementsAttr::get(shaped, ArrayRef<Attribute>{attr});
       return arith::ConstantOp::create(rewriter, loc, attr);
     };
-    auto constant = [&](int64_t value) {
-      return constantOf(APInt(width, value, /*isSigned=*/true));
+    // 0 or 1 (unsigned: an i1's signed range has no 1).
+    auto constant = [&](uint64_t value) {
+      return constantOf(APInt(width, value));
     };
     auto isSet = [&](Value bits, unsigned bit) {
       Value mask = constantOf(APInt::getOneBitSet(width, bit));
