@@ -1,5 +1,4 @@
-//===- DecomposeLinalg.cpp - mxfp8train-decompose-linalg ---------*- C++
-//-*-===//
+//===- DecomposeLinalg.cpp - mxfp8train-decompose-linalg --------*- C++ -*-===//
 //
 // Linalg and tensor ops without a bufferization or loop lowering of their
 // own, replaced by linalg ops before the pipelines' conversions:

@@ -1,13 +1,12 @@
-//===- LegalizeMath.cpp - mxfp8train-legalize-math ---------------*- C++
-//-*-===//
+//===- LegalizeMath.cpp - mxfp8train-legalize-math --------------*- C++ -*-===//
 //
 // The math ops that upstream's LLVM (CPU) and NVVM (GPU) lowerings leave
 // unconverted, rewritten into ops they take (Passes.td has the list):
 // math.ipowi as branch-free square-and-multiply, math.isinf / isnormal as
-// comparisons of |x|, math.clampf by upstream's expansion; on the CPU the
-// functions without an LLVM intrinsic as C library calls (upstream's
-// patterns); math.sincos as sin and cos (libdevice has no sincos, the CPU's
-// lowering of it no n-D vectors).
+// comparisons of |x|, math.clampf by upstream's expansion, math.sincos as
+// sin and cos (libdevice has no sincos, the CPU's lowering of it no n-D
+// vectors); in host code of both pipelines the functions without an LLVM
+// intrinsic as C library calls (upstream's patterns).
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,15 +63,16 @@ struct IPowIExpansion : OpRewritePattern<math::IPowIOp> {
     auto constant = [&](uint64_t value) {
       return constantOf(APInt(width, value));
     };
+    Value one = constant(1);
+    Value zero = constant(0);
     auto isSet = [&](Value bits, unsigned bit) {
       Value mask = constantOf(APInt::getOneBitSet(width, bit));
       Value masked = arith::AndIOp::create(rewriter, loc, bits, mask);
       return arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
-                                   masked, constant(0));
+                                   masked, zero);
     };
-    Value one = constant(1);
     Value isNegative = arith::CmpIOp::create(
-        rewriter, loc, arith::CmpIPredicate::slt, exponent, constant(0));
+        rewriter, loc, arith::CmpIPredicate::slt, exponent, zero);
     // i1: the values are 0 and -1; e = 0 gives 1 (-1), e = -1 gives 1 / b,
     // which is b for b = -1 (and a division by zero for b = 0).
     if (width == 1) {
@@ -101,62 +101,39 @@ struct IPowIExpansion : OpRewritePattern<math::IPowIOp> {
   }
 };
 
-/// An ordered comparison of `magnitude` with the constant `bound`.
-static Value compareWith(PatternRewriter &rewriter, Location loc,
-                         Value magnitude, arith::CmpFPredicate predicate,
-                         const APFloat &bound) {
-  Value boundValue =
-      createScalarOrSplatConstant(rewriter, loc, magnitude.getType(), bound);
-  return arith::CmpFOp::create(rewriter, loc, predicate, magnitude, boundValue);
-}
+/// math.isinf %x: |x| == +inf; math.isnormal %x: smallest normal <= |x| <
+/// +inf (ordered comparisons: false for NaN). Types without an infinity
+/// (the fp8 formats, which mxfp8train-lower-narrow-float-arith rejects in
+/// math ops first) are left alone, and so are tensors.
+template <typename ClassifyOp>
+struct ClassificationExpansion : OpRewritePattern<ClassifyOp> {
+  using OpRewritePattern<ClassifyOp>::OpRewritePattern;
 
-/// The IEEE semantics of `x`'s element type, or null for a type without an
-/// infinity (the fp8 formats: mxfp8train-lower-narrow-float-arith rejects
-/// math ops on them first).
-static const llvm::fltSemantics *getInfinitySemantics(Value x) {
-  auto floatType = dyn_cast<FloatType>(getElementTypeOrSelf(x.getType()));
-  if (!floatType ||
-      !llvm::APFloat::semanticsHasInf(floatType.getFloatSemantics()))
-    return nullptr;
-  return &floatType.getFloatSemantics();
-}
-
-/// math.isinf %x: |x| == +inf.
-struct IsInfExpansion : OpRewritePattern<math::IsInfOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(math::IsInfOp op,
+  LogicalResult matchAndRewrite(ClassifyOp op,
                                 PatternRewriter &rewriter) const override {
-    const llvm::fltSemantics *semantics = getInfinitySemantics(op.getOperand());
-    if (!semantics || isa<TensorType>(op.getType()))
+    Value x = op.getOperand();
+    auto floatType = dyn_cast<FloatType>(getElementTypeOrSelf(x.getType()));
+    if (!floatType || isa<TensorType>(x.getType()) ||
+        !APFloat::semanticsHasInf(floatType.getFloatSemantics()))
       return rewriter.notifyMatchFailure(op, "no infinity, or a tensor");
-    Value magnitude =
-        math::AbsFOp::create(rewriter, op.getLoc(), op.getOperand());
-    rewriter.replaceOp(op, compareWith(rewriter, op.getLoc(), magnitude,
-                                       arith::CmpFPredicate::OEQ,
-                                       APFloat::getInf(*semantics)));
-    return success();
-  }
-};
-
-/// math.isnormal %x: smallest normal <= |x| < +inf (ordered: false for NaN).
-struct IsNormalExpansion : OpRewritePattern<math::IsNormalOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(math::IsNormalOp op,
-                                PatternRewriter &rewriter) const override {
-    const llvm::fltSemantics *semantics = getInfinitySemantics(op.getOperand());
-    if (!semantics || isa<TensorType>(op.getType()))
-      return rewriter.notifyMatchFailure(op, "no infinity, or a tensor");
+    const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
     Location loc = op.getLoc();
-    Value magnitude = math::AbsFOp::create(rewriter, loc, op.getOperand());
-    Value atLeastNormal =
-        compareWith(rewriter, loc, magnitude, arith::CmpFPredicate::OGE,
-                    APFloat::getSmallestNormalized(*semantics));
-    Value finite =
-        compareWith(rewriter, loc, magnitude, arith::CmpFPredicate::OLT,
-                    APFloat::getInf(*semantics));
-    rewriter.replaceOpWithNewOp<arith::AndIOp>(op, atLeastNormal, finite);
+    Value magnitude = math::AbsFOp::create(rewriter, loc, x);
+    auto compare = [&](arith::CmpFPredicate predicate, const APFloat &bound) {
+      Value boundValue =
+          createScalarOrSplatConstant(rewriter, loc, x.getType(), bound);
+      return arith::CmpFOp::create(rewriter, loc, predicate, magnitude,
+                                   boundValue);
+    };
+    APFloat inf = APFloat::getInf(semantics);
+    if constexpr (std::is_same_v<ClassifyOp, math::IsInfOp>) {
+      rewriter.replaceOp(op, compare(arith::CmpFPredicate::OEQ, inf));
+    } else {
+      Value atLeastNormal = compare(arith::CmpFPredicate::OGE,
+                                    APFloat::getSmallestNormalized(semantics));
+      Value finite = compare(arith::CmpFPredicate::OLT, inf);
+      rewriter.replaceOpWithNewOp<arith::AndIOp>(op, atLeastNormal, finite);
+    }
     return success();
   }
 };
@@ -234,7 +211,9 @@ struct WidenLibmCall : RewritePattern {
     Type element = getElementTypeOrSelf(type);
     if (!isa<BFloat16Type, Float16Type>(element))
       return failure();
-    Type wide = cloneToShapedType(type, rewriter.getF32Type());
+    Type wide = rewriter.getF32Type();
+    if (auto shaped = dyn_cast<ShapedType>(type))
+      wide = shaped.clone(wide);
     Location loc = op->getLoc();
     Value operand =
         arith::ExtFOp::create(rewriter, loc, wide, op->getOperand(0));
@@ -243,13 +222,6 @@ struct WidenLibmCall : RewritePattern {
     Value wideResult = rewriter.create(state)->getResult(0);
     rewriter.replaceOpWithNewOp<arith::TruncFOp>(op, type, wideResult);
     return success();
-  }
-
-private:
-  static Type cloneToShapedType(Type type, Type element) {
-    if (auto shaped = dyn_cast<ShapedType>(type))
-      return shaped.clone(element);
-    return element;
   }
 };
 
@@ -260,9 +232,9 @@ struct LegalizeMathPass
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
-    patterns
-        .add<IPowIExpansion, IsInfExpansion, IsNormalExpansion, SplitSincos>(
-            context);
+    patterns.add<IPowIExpansion, ClassificationExpansion<math::IsInfOp>,
+                 ClassificationExpansion<math::IsNormalOp>, SplitSincos>(
+        context);
     math::populateExpansionPatterns(patterns, {"clampf"});
     if (libmCalls)
       patterns.add<WidenLibmCall>(context);

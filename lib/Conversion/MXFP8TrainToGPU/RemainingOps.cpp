@@ -291,8 +291,7 @@ static void copyIntoArguments(RewriterBase &rewriter, Operation *terminator,
   // pipeline, left alone here.)
   for (auto [operand, target] : llvm::zip_equal(passed, targets)) {
     auto type = dyn_cast<RankedTensorType>(operand.get().getType());
-    if (type && type.hasStaticShape() && type == target.getType() &&
-        !updatesInPlace(operand.get(), target))
+    if (type && type.hasStaticShape() && !updatesInPlace(operand.get(), target))
       toCopy.push_back({&operand, target});
   }
   SmallVector<Value> sources;
