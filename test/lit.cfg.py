@@ -65,6 +65,7 @@ tools = [
     "mxfp8train-gemm-tiling-tests",
     "mxfp8train-launch-tests",
     "mxfp8train-runtime-tests",
+    "mxfp8train-support-tests",
     "mxfp8train-tma-test-module",
     "mlir-opt",
     "mlir-runner",

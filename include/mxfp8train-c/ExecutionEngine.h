@@ -21,9 +21,10 @@
 extern "C" {
 #endif
 
-/// Element types of host buffers: an MXFP8TrainElement*. bf16 is stored as
-/// its uint16 bit pattern, f8E4M3FN, f8E5M2 and f8E8M0FNU as uint8 bit
-/// patterns, the others as their C types (float, double, int32_t, int64_t).
+/// Element types of host buffers: an MXFP8TrainElement*. bf16 and f16 are
+/// stored as their uint16 bit patterns, f8E4M3FN, f8E5M2 and f8E8M0FNU as
+/// uint8 bit patterns, i1 as one byte per element (0 or 1), the others as
+/// their C types (float, double, int8_t, int16_t, int32_t, int64_t).
 /// An int32_t, not a C enum (here and for MXFP8TrainDevice): the functions
 /// check the value (out of range: an error or an empty answer), which a C
 /// enum would make undefined on the C++ side.
@@ -37,6 +38,10 @@ enum {
   MXFP8TrainElementF8E8M0FNU = 5,
   MXFP8TrainElementI32 = 6,
   MXFP8TrainElementI64 = 7,
+  MXFP8TrainElementI1 = 8,
+  MXFP8TrainElementI8 = 9,
+  MXFP8TrainElementI16 = 10,
+  MXFP8TrainElementF16 = 11,
 };
 
 /// Bytes of one element of `kind`; 0 when out of range.

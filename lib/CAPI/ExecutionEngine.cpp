@@ -30,7 +30,11 @@ static_assert(MXFP8TrainElementBF16 == (int)ElementKind::BF16 &&
                   MXFP8TrainElementF8E5M2 == (int)ElementKind::F8E5M2 &&
                   MXFP8TrainElementF8E8M0FNU == (int)ElementKind::F8E8M0FNU &&
                   MXFP8TrainElementI32 == (int)ElementKind::I32 &&
-                  MXFP8TrainElementI64 == (int)ElementKind::I64,
+                  MXFP8TrainElementI64 == (int)ElementKind::I64 &&
+                  MXFP8TrainElementI1 == (int)ElementKind::I1 &&
+                  MXFP8TrainElementI8 == (int)ElementKind::I8 &&
+                  MXFP8TrainElementI16 == (int)ElementKind::I16 &&
+                  MXFP8TrainElementF16 == (int)ElementKind::F16,
               "C element kinds must match ElementKind");
 
 namespace {
@@ -55,7 +59,7 @@ static T fail(MlirStringCallback onError, void *userData, llvm::Error error) {
 }
 
 static bool isValidKind(MXFP8TrainElementKind kind) {
-  return kind >= MXFP8TrainElementBF16 && kind <= MXFP8TrainElementI64;
+  return kind >= MXFP8TrainElementBF16 && kind <= MXFP8TrainElementF16;
 }
 
 int64_t mxfp8trainElementKindGetSize(MXFP8TrainElementKind kind) {

@@ -39,12 +39,20 @@ llvm::Expected<HostElementType> mlir::mxfp8train::getHostElementType(Type t) {
     return HostElementType::F32;
   if (t.isF64())
     return HostElementType::F64;
+  if (t.isF16())
+    return HostElementType::F16;
   if (isa<Float8E4M3FNType>(t))
     return HostElementType::F8E4M3FN;
   if (isa<Float8E5M2Type>(t))
     return HostElementType::F8E5M2;
   if (isa<Float8E8M0FNUType>(t))
     return HostElementType::F8E8M0FNU;
+  if (t.isSignlessInteger(1))
+    return HostElementType::I1;
+  if (t.isSignlessInteger(8))
+    return HostElementType::I8;
+  if (t.isSignlessInteger(16))
+    return HostElementType::I16;
   if (t.isSignlessInteger(32))
     return HostElementType::I32;
   if (t.isSignlessInteger(64) || t.isIndex())

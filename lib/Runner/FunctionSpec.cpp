@@ -43,6 +43,46 @@ static std::string describeTensor(Type type, TensorSpec &spec) {
   return "";
 }
 
+std::string mlir::mxfp8train::describeArgument(func::FuncOp func, unsigned i,
+                                               TensorSpec &arg) {
+  Type type = func.getFunctionType().getInput(i);
+  std::string why = describeTensor(type, arg);
+  if (!why.empty())
+    return why;
+  if (Attribute attr = func.getArgAttr(i, "mxfp8run.std")) {
+    std::optional<double> value = getNumber(attr);
+    if (!value)
+      return "has a non-numeric mxfp8run.std";
+    arg.hasStd = true;
+    arg.std = *value;
+  }
+  if (Attribute attr = func.getArgAttr(i, "mxfp8run.values")) {
+    auto dense = dyn_cast<DenseElementsAttr>(attr);
+    ArrayRef<char> raw = dense ? dense.getRawData() : ArrayRef<char>();
+    int64_t itemSize = getElementKindSize(arg.kind);
+    bool splat = dense && dense.isSplat();
+    bool bits = arg.kind == ElementKind::I1;
+    if (!dense || dense.getType() != type ||
+        (!bits &&
+         int64_t(raw.size()) != (splat ? itemSize : arg.getNumBytes())))
+      return "has an mxfp8run.values attribute that is not a dense elements "
+             "attribute of its exact type";
+    arg.hasValues = true;
+    arg.valuesSplat = splat;
+    if (arg.kind == ElementKind::I1) {
+      // Dense i1 data is stored one bit per element: one byte each here.
+      for (bool value : dense.getValues<bool>()) {
+        arg.values.push_back(value ? 1 : 0);
+        if (splat)
+          break;
+      }
+    } else {
+      arg.values.assign(raw.begin(), raw.end());
+    }
+  }
+  return "";
+}
+
 /// The manifest entry of `func`: mxfp8-run's names (SSA names from the
 /// parser state, `mxfp8run.name`, `arg<i>` / `result<i>`), types, and the
 /// input-generation and role attributes.
@@ -72,35 +112,10 @@ mlir::mxfp8train::describeFunction(func::FuncOp func,
   };
   for (unsigned i = 0, e = type.getNumInputs(); i < e; ++i) {
     TensorSpec &arg = spec.args[i];
-    std::string why = describeTensor(type.getInput(i), arg);
+    std::string why = describeArgument(func, i, arg);
     if (!why.empty()) {
       unsupported("argument", i, arg.name, why);
       return spec;
-    }
-    if (Attribute attr = func.getArgAttr(i, "mxfp8run.std")) {
-      std::optional<double> value = getNumber(attr);
-      if (!value) {
-        unsupported("argument", i, arg.name, "has a non-numeric mxfp8run.std");
-        return spec;
-      }
-      arg.hasStd = true;
-      arg.std = *value;
-    }
-    if (Attribute attr = func.getArgAttr(i, "mxfp8run.values")) {
-      auto dense = dyn_cast<DenseElementsAttr>(attr);
-      ArrayRef<char> raw = dense ? dense.getRawData() : ArrayRef<char>();
-      int64_t itemSize = getElementKindSize(arg.kind);
-      bool splat = dense && dense.isSplat();
-      if (!dense || dense.getType() != type.getInput(i) ||
-          int64_t(raw.size()) != (splat ? itemSize : arg.getNumBytes())) {
-        unsupported("argument", i, arg.name,
-                    "has an mxfp8run.values attribute that is not a dense "
-                    "elements attribute of its exact type");
-        return spec;
-      }
-      arg.hasValues = true;
-      arg.valuesSplat = splat;
-      arg.values.assign(raw.begin(), raw.end());
     }
   }
   for (unsigned i = 0, e = type.getNumResults(); i < e; ++i) {

@@ -1,8 +1,12 @@
 //===- InputGenerator.cpp - mxfp8-run's inputs, no LLVM ---------*- C++ -*-===//
 //
-// Mirrors generateInput() and readInput() of tools/mxfp8-run/mxfp8-run.cpp
-// step for step (same order of checks, same rounding, same messages), on
-// Manifest.h's TensorSpec instead of MLIR types.
+// The inputs of mxfp8-run, the compare report, the C API (through
+// lib/Runner/Inputs.cpp, which describes an MLIR function's arguments as
+// TensorSpecs) and mxfp8-launch (from a manifest): seeded normal samples
+// rounded to the element type (bf16 through f32, the others once from the
+// f64 sample: f16 to nearest even, fp8 to nearest even saturating), zeros
+// for integers and i1, byte 127 (1.0) for e8m0, mxfp8run.values, or .npy
+// files.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,17 +45,14 @@ bool mlir::mxfp8train::generateInput(const TensorSpec &spec, unsigned index,
     return true;
   }
 
-  switch (spec.kind) {
-  case ElementKind::I32:
-  case ElementKind::I64:
+  if (!isFloatKind(spec.kind)) {
     description = "zeros";
     return true;
-  case ElementKind::F8E8M0FNU:
+  }
+  if (spec.kind == ElementKind::F8E8M0FNU) {
     std::memset(bytes.data(), 127, bytes.size());
     description = "scale byte 127 (1.0)";
     return true;
-  default:
-    break;
   }
 
   double stddev = spec.hasStd ? spec.std : defaultStd;
@@ -66,6 +67,12 @@ bool mlir::mxfp8train::generateInput(const TensorSpec &spec, unsigned index,
   case ElementKind::BF16:
     fillNormal(streamSeed, n, [&](int64_t i, double x) {
       uint16_t bits = convertFloatToBF16Bits(float(x * stddev));
+      std::memcpy(raw + 2 * i, &bits, 2);
+    });
+    break;
+  case ElementKind::F16:
+    fillNormal(streamSeed, n, [&](int64_t i, double x) {
+      uint16_t bits = convertDoubleToF16Bits(x * stddev);
       std::memcpy(raw + 2 * i, &bits, 2);
     });
     break;

@@ -48,6 +48,10 @@ static const KindInfo kKinds[] = {
     {ElementKind::F8E8M0FNU, "f8E8M0FNU", 1},
     {ElementKind::I32, "i32", 4},
     {ElementKind::I64, "i64", 8},
+    {ElementKind::I1, "i1", 1},
+    {ElementKind::I8, "i8", 1},
+    {ElementKind::I16, "i16", 2},
+    {ElementKind::F16, "f16", 2},
 };
 
 const char *mlir::mxfp8train::getElementKindName(ElementKind kind) {
@@ -75,7 +79,16 @@ int64_t mlir::mxfp8train::getElementKindSize(ElementKind kind) {
 }
 
 bool mlir::mxfp8train::isFloatKind(ElementKind kind) {
-  return kind != ElementKind::I32 && kind != ElementKind::I64;
+  switch (kind) {
+  case ElementKind::I1:
+  case ElementKind::I8:
+  case ElementKind::I16:
+  case ElementKind::I32:
+  case ElementKind::I64:
+    return false;
+  default:
+    return true;
+  }
 }
 
 double mlir::mxfp8train::decodeElement(ElementKind kind, const uint8_t *data,
@@ -102,6 +115,14 @@ double mlir::mxfp8train::decodeElement(ElementKind kind, const uint8_t *data,
     return load(int32_t());
   case ElementKind::I64:
     return double(load(int64_t()));
+  case ElementKind::I1:
+    return data[i] ? 1.0 : 0.0;
+  case ElementKind::I8:
+    return load(int8_t());
+  case ElementKind::I16:
+    return load(int16_t());
+  case ElementKind::F16:
+    return convertF16BitsToDouble(load(uint16_t()));
   }
   return 0.0;
 }
@@ -123,6 +144,14 @@ const char *mlir::mxfp8train::getNpyDescrForKind(ElementKind kind,
     return "<i4";
   case ElementKind::I64:
     return "<i8";
+  case ElementKind::I1:
+    return "|b1";
+  case ElementKind::I8:
+    return "|i1";
+  case ElementKind::I16:
+    return "<i2";
+  case ElementKind::F16:
+    return "<f2";
   }
   return "";
 }

@@ -2,7 +2,7 @@
 #
 # run(): lower a module for the CPU or a CUDA GPU, JIT-compile it and call
 # one of its public functions on numpy arrays (bf16 and fp8 as ml_dtypes
-# arrays), as mxfp8-run does, through mxfp8trainRunFunction.
+# arrays, i1 as bool), as mxfp8-run does, through mxfp8trainRunFunction.
 #
 # ===----------------------------------------------------------------------=== #
 """Compile-and-run of modules on numpy arrays (CPU or CUDA)."""
@@ -30,6 +30,10 @@ DTYPES = {
     5: np.dtype(ml_dtypes.float8_e8m0fnu),
     6: np.dtype(np.int32),
     7: np.dtype(np.int64),
+    8: np.dtype(np.bool_),
+    9: np.dtype(np.int8),
+    10: np.dtype(np.int16),
+    11: np.dtype(np.float16),
 }
 _KINDS = {dtype: kind for kind, dtype in DTYPES.items()}
 _DEVICES = {"cpu": 0, "cuda": 1}
@@ -89,8 +93,9 @@ def run(
     ``inputs``: one numpy array per argument, in order, with the argument's
     shape and element type: ``ml_dtypes.bfloat16`` for ``bf16``,
     ``ml_dtypes.float8_e4m3fn`` / ``float8_e5m2`` / ``float8_e8m0fnu`` for
-    ``f8E4M3FN`` / ``f8E5M2`` / ``f8E8M0FNU``, ``np.float32``,
-    ``np.float64``, ``np.int32``, ``np.int64``. Results come back as new
+    ``f8E4M3FN`` / ``f8E5M2`` / ``f8E8M0FNU``, ``np.float16``,
+    ``np.float32``, ``np.float64``, ``np.bool_`` for ``i1``, ``np.int8``,
+    ``np.int16``, ``np.int32``, ``np.int64``. Results come back as new
     arrays of the same kinds (bit-exact: bf16 and fp8 values are the bits
     the compiled code wrote).
 

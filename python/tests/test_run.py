@@ -77,6 +77,39 @@ def test_fp8_and_e8m0_arrays_round_trip():
     assert f64(q[1, 0]) == -0.5 * 2.0 ** 9
 
 
+def test_narrow_kinds_round_trip():
+    """f16, i1 (numpy bool), i8 and i16 arrays in and out (session 34), with
+    values against numpy; an unsupported dtype is a TypeError, a supported
+    one of another element type an MLIRError naming the expected type."""
+    text = """
+    func.func @f(%h: tensor<4x8xf16>, %b: tensor<4x8xi1>, %c: tensor<4x8xi8>, %s: tensor<4x8xi16>)
+        -> (tensor<4x8xf16>, tensor<4x8xi1>, tensor<4x8xi8>, tensor<4x8xi16>) {
+      %z = arith.constant dense<0.0> : tensor<4x8xf16>
+      %sel = arith.select %b, %h, %z : tensor<4x8xi1>, tensor<4x8xf16>
+      %pos = arith.cmpf ogt, %h, %z : tensor<4x8xf16>
+      %c2 = arith.addi %c, %c : tensor<4x8xi8>
+      %k = arith.constant dense<30000> : tensor<4x8xi16>
+      %s2 = arith.subi %s, %k : tensor<4x8xi16>
+      return %sel, %pos, %c2, %s2 : tensor<4x8xf16>, tensor<4x8xi1>, tensor<4x8xi8>, tensor<4x8xi16>
+    }"""
+    m = mx.Module.parse(text)
+    rng = np.random.default_rng(34)
+    h = (rng.standard_normal((4, 8)) * 100).astype(np.float16)
+    b = rng.standard_normal((4, 8)) > 0
+    c = rng.integers(-128, 128, (4, 8)).astype(np.int8)
+    s = rng.integers(-32768, 32768, (4, 8)).astype(np.int16)
+    sel, pos, c2, s2 = mx.run(m, "f", [h, b, c, s])
+    assert [r.dtype for r in (sel, pos, c2, s2)] == [np.float16, np.bool_, np.int8, np.int16]
+    assert np.array_equal(sel.view(np.uint16), np.where(b, h, np.float16(0)).view(np.uint16))
+    assert np.array_equal(pos, h > 0)
+    assert np.array_equal(c2, (c.astype(np.int64) * 2).astype(np.int8))
+    assert np.array_equal(s2, (s.astype(np.int64) - 30000).astype(np.int16))
+    with pytest.raises(TypeError, match="unsupported dtype uint8"):
+        mx.run(m, "f", [h, b.astype(np.uint8), c, s])
+    with pytest.raises(mx.MLIRError, match="i1"):
+        mx.run(m, "f", [h, b.astype(np.int8), c, s])
+
+
 def test_run_errors():
     m = builders.linear(32, 64, 32, bias=False)
     rng = np.random.default_rng(0)
@@ -94,7 +127,10 @@ def test_run_errors():
     with pytest.raises(mx.MLIRError, match="argument 0 of 'linear_train_step' must be "
                        "32x64xbf16, given bf16"):
         mx.run(m, "linear_train_step", [x[0, 0], w, dy])
-    with pytest.raises(TypeError, match="input 0: unsupported dtype float16"):
+    with pytest.raises(TypeError, match="input 0: unsupported dtype uint16"):
+        mx.run(m, "linear_train_step", [x.view(np.uint16), w, dy])
+    with pytest.raises(mx.MLIRError, match="argument 0 of 'linear_train_step' must be "
+                       "32x64xbf16, given 32x64xf16"):
         mx.run(m, "linear_train_step", [x.astype(np.float16), w, dy])
     with pytest.raises(ValueError, match=r"gpu must be in \[0, 2\*\*31\), got -1"):
         mx.run(m, "linear_train_step", [x, w, dy], gpu=-1)

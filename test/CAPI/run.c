@@ -198,6 +198,13 @@ static void testConvertedLinear(MlirContext ctx) {
           (long)mxfp8trainElementKindGetSize(-1), (int)badName.length,
           badName.data);
   // CHECK-NEXT: kind -1: size 0, name ''
+  MlirStringRef halfName = mxfp8trainElementKindGetName(MXFP8TrainElementF16);
+  fprintf(stderr, "f16: size %ld, name '%.*s'; i1: size %ld; 12: size %ld\n",
+          (long)mxfp8trainElementKindGetSize(MXFP8TrainElementF16),
+          (int)halfName.length, halfName.data,
+          (long)mxfp8trainElementKindGetSize(MXFP8TrainElementI1),
+          (long)mxfp8trainElementKindGetSize(12));
+  // CHECK-NEXT: f16: size 2, name 'f16'; i1: size 1; 12: size 0
   mxfp8trainExecutableDestroy(exe);
   mlirModuleDestroy(module);
 }

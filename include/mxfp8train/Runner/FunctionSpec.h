@@ -20,6 +20,11 @@ class AsmParserState;
 namespace mxfp8train {
 struct MatmulProbe;
 
+/// Describes argument `i` of `func` into `arg` (all but its name): element
+/// kind, shape, `mxfp8run.std`, `mxfp8run.values`. Returns why the argument
+/// cannot be passed from the host ("has a dynamic shape (...)", ...), or "".
+std::string describeArgument(func::FuncOp func, unsigned i, TensorSpec &arg);
+
 /// The manifest entry of `func`: mxfp8-run's names (SSA names from
 /// `asmState`, `mxfp8run.name`, `arg<i>` / `result<i>`), types, and the
 /// `mxfp8run.std`, `mxfp8run.values`, `mxfp8train.role` and

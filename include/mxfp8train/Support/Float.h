@@ -1,7 +1,8 @@
 //===- Float.h - host conversions of narrow float formats -------*- C++ -*-===//
 //
 // bf16 <-> f32 bit conversions used on the host side (mxfp8-run inputs and
-// outputs), and fp8 / e8m0 encodings for programs without LLVM (mxfp8-launch).
+// outputs), and f16 / fp8 / e8m0 encodings for programs without LLVM
+// (mxfp8-launch).
 // Standard C++ only. mxfp8-run rounds fp8 through llvm::APFloat; the encoders
 // here give the same bits (RNE, saturating), which the mxfp8-launch tests
 // check against mxfp8-run's inputs.
@@ -46,22 +47,13 @@ inline float convertBF16BitsToFloat(uint16_t bits) {
   return getFloatFromBits(uint32_t(bits) << 16);
 }
 
-/// f64 -> fp8 bit pattern for a format with `mantissaBits` mantissa bits,
-/// exponent `bias` and largest finite magnitude `maxFinite` (bit pattern
-/// `maxBits`): rounds to nearest even after clamping to +-maxFinite (so it
-/// saturates instead of overflowing), keeps the sign of zero and of values
-/// that round to zero, and maps NaN to `nanBits` with the sign.
-inline uint8_t convertDoubleToFloat8BitsSaturating(double value,
-                                                   int mantissaBits, int bias,
-                                                   double maxFinite,
-                                                   uint8_t maxBits,
-                                                   uint8_t nanBits) {
-  uint8_t sign = std::signbit(value) ? 0x80 : 0x00;
-  if (std::isnan(value))
-    return uint8_t(sign | nanBits);
-  double magnitude = std::fabs(value);
-  if (magnitude >= maxFinite)
-    return uint8_t(sign | maxBits);
+/// The bits without sign of a finite magnitude >= 0 in a binary format with
+/// `mantissaBits` mantissa bits and exponent `bias`, rounded to nearest
+/// even; the caller keeps `magnitude` below the format's overflow threshold.
+inline uint32_t encodeMagnitudeNearestEven(double magnitude, int mantissaBits,
+                                           int bias) {
+  if (magnitude == 0.0)
+    return 0;
   // magnitude = f * 2^e with f in [0.5, 1): the binade starts at 2^(e - 1).
   int e = 0;
   (void)std::frexp(magnitude, &e);
@@ -78,8 +70,53 @@ inline uint8_t convertDoubleToFloat8BitsSaturating(double value,
   // Biased exponent minus one, shifted, plus the units gives the encoding in
   // every case: subnormals (units < 2^m, exponent field 0), normals (units in
   // [2^m, 2^(m+1))) and a carry into the next binade (units == 2^(m+1)).
-  int bits = ((exponent - minNormalExponent) << mantissaBits) + int(whole);
-  return uint8_t(sign | bits);
+  return (uint32_t(exponent - minNormalExponent) << mantissaBits) +
+         uint32_t(whole);
+}
+
+/// f64 -> fp8 bit pattern for a format with `mantissaBits` mantissa bits,
+/// exponent `bias` and largest finite magnitude `maxFinite` (bit pattern
+/// `maxBits`): rounds to nearest even after clamping to +-maxFinite (so it
+/// saturates instead of overflowing), keeps the sign of zero and of values
+/// that round to zero, and maps NaN to `nanBits` with the sign.
+inline uint8_t convertDoubleToFloat8BitsSaturating(double value,
+                                                   int mantissaBits, int bias,
+                                                   double maxFinite,
+                                                   uint8_t maxBits,
+                                                   uint8_t nanBits) {
+  uint8_t sign = std::signbit(value) ? 0x80 : 0x00;
+  if (std::isnan(value))
+    return uint8_t(sign | nanBits);
+  double magnitude = std::fabs(value);
+  if (magnitude >= maxFinite)
+    return uint8_t(sign | maxBits);
+  return uint8_t(sign |
+                 encodeMagnitudeNearestEven(magnitude, mantissaBits, bias));
+}
+
+/// f64 -> IEEE f16 bits, round to nearest even (once, from the f64); values
+/// from 65520 (the midpoint above the largest finite, 65504) overflow to
+/// infinity, NaN becomes the quiet NaN 0x7E00 with the sign. What mxfp8-run
+/// generates for f16 inputs and what numpy's float16() gives.
+inline uint16_t convertDoubleToF16Bits(double value) {
+  uint16_t sign = std::signbit(value) ? 0x8000 : 0x0000;
+  if (std::isnan(value))
+    return uint16_t(sign | 0x7E00);
+  double magnitude = std::fabs(value);
+  if (magnitude >= 65520.0)
+    return uint16_t(sign | 0x7C00);
+  return uint16_t(sign | encodeMagnitudeNearestEven(magnitude, 10, 15));
+}
+
+/// IEEE f16 bits -> f64 (exact).
+inline double convertF16BitsToDouble(uint16_t bits) {
+  double sign = (bits & 0x8000) ? -1.0 : 1.0;
+  int exponent = (bits >> 10) & 0x1F, mantissa = bits & 0x3FF;
+  if (exponent == 0x1F)
+    return mantissa ? std::nan("") : sign * INFINITY;
+  if (exponent == 0)
+    return sign * std::ldexp(mantissa, -24);
+  return sign * std::ldexp(1024 + mantissa, exponent - 25);
 }
 
 /// f64 -> f8E4M3FN bits (RNE, saturating to +-448, NaN -> 0x7F with sign),

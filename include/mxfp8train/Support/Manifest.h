@@ -19,8 +19,10 @@
 namespace mlir::mxfp8train {
 
 /// Element types a host buffer can hold (the CPU runner's HostElementType
-/// is this type). Storage: bf16 as its uint16 bits, fp8 and e8m0 as uint8
-/// bits, the rest as their C type.
+/// is this type). Storage: bf16 and f16 as their uint16 bits, fp8 and e8m0
+/// as uint8 bits, i1 as one byte (0 or 1, as the lowerings store it and as
+/// numpy's bool), the rest as their C type. The values are the C API's
+/// MXFP8TrainElementKind: new kinds are appended.
 enum class ElementKind {
   BF16,
   F32,
@@ -29,7 +31,11 @@ enum class ElementKind {
   F8E5M2,
   F8E8M0FNU,
   I32,
-  I64
+  I64,
+  I1,
+  I8,
+  I16,
+  F16
 };
 
 /// The MLIR spelling of `kind`: `bf16`, `f32`, `f8E4M3FN`, `i32`, ...
@@ -46,15 +52,16 @@ bool parseElementKind(const std::string &text, ElementKind &kind);
 /// Size in bytes of one element.
 int64_t getElementKindSize(ElementKind kind);
 
-/// True for the floating-point kinds (bf16, f32, f64, fp8, e8m0).
+/// True for the floating-point kinds (bf16, f16, f32, f64, fp8, e8m0).
 bool isFloatKind(ElementKind kind);
 
-/// Element `i` of `data` as a double (bf16, f32, f64, fp8 decoded; e8m0 as
-/// 2^(b-127); integers as values).
+/// Element `i` of `data` as a double (bf16, f16, f32, f64, fp8 decoded; e8m0
+/// as 2^(b-127); integers as values, i1 as 0 or 1).
 double decodeElement(ElementKind kind, const uint8_t *data, int64_t i);
 
 /// The .npy descriptor a tensor of `kind` is written with (bf16 as `<u2`
-/// bits, or `<f4` when `bf16AsFloat32`), as mxfp8-run writes them.
+/// bits, or `<f4` when `bf16AsFloat32`; fp8 and e8m0 as `|u1` bits; i1 as
+/// `|b1`), as mxfp8-run writes them.
 const char *getNpyDescrForKind(ElementKind kind, bool bf16AsFloat32);
 
 /// One tensor argument or result of a compiled function.

@@ -42,6 +42,15 @@
 // RUN: %PYTHON %S/../mxfp8-run/Inputs/npytool.py dump %t/l3/inputs/0_big.npy | FileCheck %s --check-prefix=BIG
 // RUN: %PYTHON %S/../mxfp8-run/Inputs/npytool.py dump %t/l3/inputs/1_tiny.npy | FileCheck %s --check-prefix=TINY
 //
+// f16, i1, i8 and i16 (session 34), and fp8 of std 0: signed zeros (mxfp8-launch
+// gave 0x28, 0.25, for an exact zero until session 34, while mxfp8-run's
+// APFloat rounding gave 0; both now use Support/Float.h's encoder, checked
+// against APFloat by mxfp8train-support-tests):
+// RUN: mxfp8-launch %t/m.so %t/m.manifest --entry=narrow --output-dir=%t/l5 --save-inputs | FileCheck %s --check-prefix=NARROW
+// RUN: mxfp8-run %s --entry=narrow --output-dir=%t/r5 --save-inputs > %t/r5.log
+// RUN: for f in inputs/0_h inputs/1_b inputs/2_c inputs/3_s inputs/4_z sel pos c2 s2 w; do cmp %t/l5/$f.npy %t/r5/$f.npy || exit 1; done
+// RUN: %PYTHON -c "import numpy as np; z = np.load('%t/l5/inputs/4_z.npy'); print('fp8 zeros', z.dtype, bool(((z & 0x7F) == 0).all()))" | FileCheck %s --check-prefix=ZEROS
+//
 // .npy inputs go through the same reader rules (bf16 from float32 here):
 // RUN: mxfp8-launch %t/m.so %t/m.manifest --entry=matmul --input=%t/l2/inputs/0_a.npy --input=%t/l2/inputs/1_b.npy --output-dir=%t/l4 | FileCheck %s --check-prefix=READ
 // RUN: cmp %t/l4/c.npy %t/l2/c.npy
@@ -73,6 +82,19 @@
 // Subnormal fp8 (exponent field 0, mantissa 1..7) among the values:
 // TINY: descr |u1 shape 4096
 // TINY: {{ 0x(0[1-7]|8[1-7]) }}
+
+// NARROW:      #0 h : 64x32xf16  normal(0, 1000)
+// NARROW-NEXT: #1 b : 64x32xi1  mxfp8run.values
+// NARROW-NEXT: #2 c : 64x32xi8  mxfp8run.values
+// NARROW-NEXT: #3 s : 64x32xi16  zeros
+// NARROW-NEXT: #4 z : 64x32xf8E4M3FN  normal(0, 0)
+// NARROW:      0  sel   -     64x32xf16
+// NARROW-NEXT: 1  pos   -     64x32xi1
+// NARROW-NEXT: 2  c2    -     64x32xi8
+// NARROW-NEXT: 3  s2    -     64x32xi16
+// NARROW-NEXT: 4  w     -     64x32xf32
+
+// ZEROS: fp8 zeros uint8 True
 
 // READ:      #0 a : 32x64xbf16  {{.*}}0_a.npy
 // READ-NEXT: #1 b : 64x48xbf16  {{.*}}1_b.npy
@@ -111,4 +133,21 @@ func.func @kinds(%big: tensor<4096xf8E4M3FN> {mxfp8run.std = 2000.0 : f64},
   %d2 = mxfp8train.dequantize %tiny [%s] axis = 0
       : tensor<4096xf8E4M3FN> [tensor<128xf8E8M0FNU>] -> tensor<4096xf32>
   return %d, %d2 : tensor<4096xf32>, tensor<4096xf32>
+}
+
+func.func @narrow(%h: tensor<64x32xf16> {mxfp8run.std = 1000.0 : f64},
+                  %b: tensor<64x32xi1> {mxfp8run.values = dense<true> : tensor<64x32xi1>},
+                  %c: tensor<64x32xi8> {mxfp8run.values = dense<-70> : tensor<64x32xi8>},
+                  %s: tensor<64x32xi16>,
+                  %z: tensor<64x32xf8E4M3FN> {mxfp8run.std = 0.0 : f64})
+    -> (tensor<64x32xf16>, tensor<64x32xi1>, tensor<64x32xi8>, tensor<64x32xi16>, tensor<64x32xf32>) {
+  %zero = arith.constant dense<0.0> : tensor<64x32xf16>
+  %pos = arith.cmpf ogt, %h, %zero : tensor<64x32xf16>
+  %m = arith.xori %pos, %b : tensor<64x32xi1>
+  %sel = arith.select %m, %h, %zero : tensor<64x32xi1>, tensor<64x32xf16>
+  %c2 = arith.addi %c, %c : tensor<64x32xi8>
+  %k = arith.constant dense<30000> : tensor<64x32xi16>
+  %s2 = arith.subi %s, %k : tensor<64x32xi16>
+  %w = arith.extf %h : tensor<64x32xf16> to tensor<64x32xf32>
+  return %sel, %pos, %c2, %s2, %w : tensor<64x32xf16>, tensor<64x32xi1>, tensor<64x32xi8>, tensor<64x32xi16>, tensor<64x32xf32>
 }

@@ -2,14 +2,14 @@
 // (`not` fails on a crash).
 //
 // RUN: not mxfp8-run %s 2>&1 | FileCheck %s --check-prefix=NOENTRY
-// NOENTRY: mxfp8-run: error: --entry=NAME is needed: the module has 6 public functions (@ok, @dynamic, @scalar, @bad_role, @bad_std, @f16)
+// NOENTRY: mxfp8-run: error: --entry=NAME is needed: the module has 6 public functions (@ok, @dynamic, @scalar, @bad_role, @bad_std, @i4)
 
 // RUN: echo "" > %t.empty.mlir
 // RUN: not mxfp8-run %t.empty.mlir 2>&1 | FileCheck %s --check-prefix=EMPTY
 // EMPTY: mxfp8-run: error: the module has no public function with a body to run
 
 // RUN: not mxfp8-run %s --entry=nope 2>&1 | FileCheck %s --check-prefix=NOFUNC
-// NOFUNC: mxfp8-run: error: no function @nope with a body in '{{.*}}errors.mlir' (public functions: @ok, @dynamic, @scalar, @bad_role, @bad_std, @f16)
+// NOFUNC: mxfp8-run: error: no function @nope with a body in '{{.*}}errors.mlir' (public functions: @ok, @dynamic, @scalar, @bad_role, @bad_std, @i4)
 
 // RUN: not mxfp8-run %s --entry=decl 2>&1 | FileCheck %s --check-prefix=DECL
 // DECL: mxfp8-run: error: no function @decl with a body
@@ -26,8 +26,8 @@
 // RUN: not mxfp8-run %s --entry=bad_std 2>&1 | FileCheck %s --check-prefix=STD
 // STD: mxfp8-run: error: argument #0 (a): the standard deviation must be finite and >= 0
 
-// RUN: not mxfp8-run %s --entry=f16 2>&1 | FileCheck %s --check-prefix=F16
-// F16: mxfp8-run: error: argument #0 (h) of @f16: {{.*}}f16
+// RUN: not mxfp8-run %s --entry=i4 2>&1 | FileCheck %s --check-prefix=I4
+// I4: mxfp8-run: error: argument #0 (h) of @i4: element type i4 is not supported on the host side
 
 // RUN: not mxfp8-run %s --entry=ok --input=%s 2>&1 | FileCheck %s --check-prefix=NOTNPY
 // NOTNPY: mxfp8-run: error: {{.*}}errors.mlir: not a .npy file
@@ -109,8 +109,8 @@ func.func @bad_std(%a: tensor<4xf32> {mxfp8run.std = -1.0 : f64}) -> tensor<4xf3
   return %a : tensor<4xf32>
 }
 
-func.func @f16(%h: tensor<4xf16>) -> tensor<4xf16> {
-  return %h : tensor<4xf16>
+func.func @i4(%h: tensor<4xi4>) -> tensor<4xi4> {
+  return %h : tensor<4xi4>
 }
 
 func.func private @decl(tensor<4xf32>) -> tensor<4xf32>
