@@ -105,9 +105,7 @@ void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
   pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
-  arith::ArithExpandOpsPassOptions expand;
-  expand.includeBf16 = true;
-  pm.addPass(arith::createArithExpandOpsPass(expand));
+  pm.addPass(createMXFP8TrainExpandArithPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertComplexToLLVMPass());
   addHostToLLVMPasses(pm);

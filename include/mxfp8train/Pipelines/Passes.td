@@ -299,6 +299,24 @@ def MXFP8TrainLegalizeMathPass
                            "::mlir::vector::VectorDialect"];
 }
 
+def MXFP8TrainExpandArithPass : Pass<"mxfp8train-expand-arith"> {
+  let summary = "arith-expand without its maximumf / minimumf expansion (CPU)";
+  let description = [{
+    Upstream's `arith-expand{include-bf16=true}` (ceil and floor divisions,
+    `maxnumf` / `minnumf`, the scaling casts, bf16 <-> f32 conversions as
+    bit operations), except that `arith.maximumf` and `arith.minimumf` are
+    left to `convert-arith-to-llvm`: its `llvm.maximum` / `llvm.minimum`
+    order -0.0 below +0.0 as the ops define (and as the GPU's `max.NaN` /
+    `min.NaN` do), where arith-expand's compare-and-select returns the
+    second operand of equal ones (`maximumf(+0.0, -0.0)` was -0.0 on the
+    CPU until session 34, and so was `math.clampf` through them). NaN
+    operands give NaN either way. The CPU pipeline runs it after
+    `convert-vector-to-llvm`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def MXFP8TrainDecomposeLinalgPass
     : Pass<"mxfp8train-decompose-linalg", "::mlir::ModuleOp"> {
   let summary = "Decompose linalg and tensor ops that neither pipeline lowers directly";
