@@ -393,6 +393,18 @@ make_set() {
   artifact math_exact math_exact "$math" "$math" exact - --repeat=3
   artifact math_libm math_libm "$math" "$math" "sqnr>=100" - --repeat=3
 
+  # Tensor-level ops first lowered for the GPU in session 33: softmax, pack,
+  # unpack, tensor.bitcast (mxfp8train-decompose-linalg), complex
+  # arithmetic, kernel results of an scf.index_switch; host tensors of f16,
+  # i1, i8 and i16 (session 34).
+  local tensor_ops="$root/bench/aot/tensor_ops.mlir"
+  for entry in pack_unpack bitcast index_switch narrow_kinds; do
+    artifact "tensor_$entry" "$entry" "$tensor_ops" "$tensor_ops" exact - --repeat=3
+  done
+  for entry in softmax complex_ops; do
+    artifact "tensor_$entry" "$entry" "$tensor_ops" "$tensor_ops" "sqnr>=100" - --repeat=3
+  done
+
   # Reductions with few outputs (a loss, a squared norm, column sums, row
   # maxima): split into parallel partial results with the CPU's schedule
   # (default: the same sums, exact; the squared norm's multiply-add fuses
