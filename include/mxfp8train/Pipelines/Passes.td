@@ -317,6 +317,22 @@ def MXFP8TrainExpandArithPass : Pass<"mxfp8train-expand-arith"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def MXFP8TrainCheckKernelTypesPass
+    : Pass<"mxfp8train-check-kernel-types", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Reject kernel arithmetic on types NVPTX cannot compute, at the op";
+  let description = [{
+    An `arith` or `math` op in a `gpu.module` whose operands or results
+    have `f80`, `f128` or `tf32` elements (other than `arith.constant`,
+    `select` and `bitcast`, which move bits) is an error at its location:
+    NVPTX has no arithmetic on these types, and the NVVM lowering aborted
+    the process on them ("LLVM ERROR: unsupported library call operation",
+    f80 / f128) or failed without a location ("failed to legalize operation
+    'gpu.func'", tf32) until session 34. The GPU pipeline runs it on its
+    kernels (and on `gpu.module`s of the input) before the NVVM lowering.
+    Moves of such values (`select`, copies, transposes) compile.
+  }];
+}
+
 def MXFP8TrainDecomposeLinalgPass
     : Pass<"mxfp8train-decompose-linalg", "::mlir::ModuleOp"> {
   let summary = "Decompose linalg and tensor ops that neither pipeline lowers directly";
