@@ -251,6 +251,20 @@ llvm::Error runner::lowerAndCompile(ModuleOp module, bool gpu, StringRef runner,
     return llvm::joinErrors(
         llvm::createStringError("JIT compilation failed: " + diags.text),
         engine.takeError());
+  // The module's heap calls go through the trap guard's allocator, which
+  // frees what a call that traps leaves allocated (TrapGuard.h); bound
+  // before the first lookup materializes the module.
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    auto bind = [&](StringRef name, auto *function) {
+      symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(function),
+                                 llvm::JITSymbolFlags::Exported};
+    };
+    bind("malloc", &guardedMalloc);
+    bind("aligned_alloc", &guardedAlignedAlloc);
+    bind("free", &guardedFree);
+    return symbols;
+  });
   // The JIT materializes the module at its first lookup: look an entry up
   // now, so that a symbol nothing defines is a compile error naming the
   // declaration (ORC's own error names only the entry points).

@@ -3,7 +3,9 @@
 // While a thread is in callCatchingSigfpe, a SIGFPE on it jumps back there
 // (sigsetjmp / siglongjmp). The handler is installed by the first call and
 // stays; any other SIGFPE goes on to the handler it replaced (LLVM's stack
-// dump, Python's faulthandler, or the default action).
+// dump, Python's faulthandler, or the default action). The blocks the call
+// allocated through guardedMalloc and did not free are recorded per thread
+// and freed after a trap.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,7 +13,9 @@
 
 #include <csetjmp>
 #include <csignal>
+#include <cstdlib>
 #include <mutex>
+#include <unordered_set>
 
 using namespace mlir::mxfp8train;
 
@@ -20,6 +24,11 @@ namespace {
 /// compiled code, and the si_code of the trap that took it.
 thread_local sigjmp_buf *activeJump = nullptr;
 thread_local int trapCode = 0;
+
+/// The blocks the guarded call running on this thread allocated and has
+/// not freed (null outside such a call), and how many trapped calls left.
+thread_local std::unordered_set<void *> *liveAllocations = nullptr;
+thread_local size_t trapFreedAllocations = 0;
 
 /// The handler installed before ours, which a SIGFPE outside a guarded
 /// call goes to.
@@ -90,10 +99,42 @@ bool callWithJump(void (*function)(void *), void *argument) {
 int mlir::mxfp8train::callCatchingSigfpe(void (*function)(void *),
                                          void *argument) {
   installHandler();
+  std::unordered_set<void *> live;
+  std::unordered_set<void *> *outer = liveAllocations;
+  liveAllocations = &live;
   bool returned = callWithJump(function, argument);
+  liveAllocations = outer;
   if (returned)
     return 0;
+  // The trapped frames' intermediates: nothing can reach them any more.
+  for (void *pointer : live)
+    std::free(pointer);
+  trapFreedAllocations += live.size();
   return trapCode ? trapCode : -1;
+}
+
+void *mlir::mxfp8train::guardedMalloc(size_t size) {
+  void *pointer = std::malloc(size);
+  if (pointer && liveAllocations)
+    liveAllocations->insert(pointer);
+  return pointer;
+}
+
+void *mlir::mxfp8train::guardedAlignedAlloc(size_t alignment, size_t size) {
+  void *pointer = std::aligned_alloc(alignment, size);
+  if (pointer && liveAllocations)
+    liveAllocations->insert(pointer);
+  return pointer;
+}
+
+void mlir::mxfp8train::guardedFree(void *pointer) {
+  if (pointer && liveAllocations)
+    liveAllocations->erase(pointer);
+  std::free(pointer);
+}
+
+size_t mlir::mxfp8train::getTrapFreedAllocations() {
+  return trapFreedAllocations;
 }
 
 std::string mlir::mxfp8train::describeSigfpe(int code) {

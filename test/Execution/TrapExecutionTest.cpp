@@ -4,11 +4,14 @@
 // undefined in MLIR's arith) ends that call with an error naming the
 // function, not the process; the executable still runs, and a SIGFPE
 // outside a call reaches the handler the process had, also one installed
-// after the first call (lib/Support/TrapGuard.cpp).
+// after the first call, and what the trapped call allocated is freed
+// (lib/Support/TrapGuard.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "TestUtils.h"
+
+#include "mxfp8train/Support/TrapGuard.h"
 
 #include <csignal>
 #include <thread>
@@ -20,6 +23,19 @@ const char *kDivide = R"mlir(
 func.func @divide(%a: tensor<16xi32>, %b: tensor<16xi32>) -> tensor<16xi32> {
   %r = arith.divsi %a, %b : tensor<16xi32>
   return %r : tensor<16xi32>
+}
+)mlir";
+
+// Two intermediates on the heap (the transposes' buffers, 1 MiB each)
+// before the division that traps.
+const char *kDivideTransposed = R"mlir(
+func.func @divide_transposed(%a: tensor<512x512xi32>, %b: tensor<512x512xi32>) -> tensor<512x512xi32> {
+  %e = tensor.empty() : tensor<512x512xi32>
+  %at = linalg.transpose ins(%a : tensor<512x512xi32>) outs(%e : tensor<512x512xi32>) permutation = [1, 0]
+  %bt = linalg.transpose ins(%b : tensor<512x512xi32>) outs(%e : tensor<512x512xi32>) permutation = [1, 0]
+  %s = arith.addi %at, %at : tensor<512x512xi32>
+  %r = arith.divsi %s, %bt : tensor<512x512xi32>
+  return %r : tensor<512x512xi32>
 }
 )mlir";
 
@@ -71,6 +87,40 @@ TEST(TrapTest, DivisionByZeroIsAnErrorAndTheExecutableStillRuns) {
   check(mxtest::runOrFail(*exe, "divide", {a, b}));
   std::thread other([&] { check(mxtest::runOrFail(*exe, "divide", {a, b})); });
   other.join();
+}
+
+TEST(TrapTest, WhatATrappedCallAllocatedIsFreed) {
+  std::unique_ptr<CPUExecutable> exe = mxtest::compileOrFail(kDivideTransposed);
+  ASSERT_TRUE(exe);
+  HostTensor a(HostElementType::I32, {512, 512});
+  HostTensor b(HostElementType::I32, {512, 512});
+  for (int64_t i = 0; i < 512 * 512; ++i) {
+    a.data<int32_t>()[i] = int32_t(i % 1000) - 500;
+    b.data<int32_t>()[i] = int32_t(i % 7) + 1;
+  }
+  // A call that returns leaves nothing to free.
+  size_t before = getTrapFreedAllocations();
+  std::vector<HostTensor> results =
+      mxtest::runOrFail(*exe, "divide_transposed", {a, b});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].data<int32_t>()[1],
+            2 * a.data<int32_t>()[512] / b.data<int32_t>()[512]);
+  EXPECT_EQ(getTrapFreedAllocations(), before);
+  // One zero divisor: each trapped call's heap intermediates are freed
+  // (until session 34 they stayed allocated, 1 MiB or more per call).
+  b.data<int32_t>()[512 * 300 + 17] = 0;
+  for (int call = 1; call <= 3; ++call) {
+    auto trapped = exe->run("divide_transposed", {a, b});
+    ASSERT_FALSE(trapped);
+    llvm::consumeError(trapped.takeError());
+    EXPECT_GE(getTrapFreedAllocations(), before + call) << call;
+  }
+  size_t afterTraps = getTrapFreedAllocations();
+  EXPECT_LE(afterTraps, before + 3 * 4);
+  // The executable still runs, and frees nothing more.
+  b.data<int32_t>()[512 * 300 + 17] = 1;
+  mxtest::runOrFail(*exe, "divide_transposed", {a, b});
+  EXPECT_EQ(getTrapFreedAllocations(), afterTraps);
 }
 
 TEST(TrapTest, OtherSigfpesReachTheProcessHandler) {
