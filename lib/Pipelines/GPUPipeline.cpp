@@ -195,7 +195,7 @@ void mlir::mxfp8train::buildMXFP8TrainGPUPipeline(
   pm.addPass(createMXFP8TrainEmitCInterfacePass());
 
   // Device code.
-  pm.addNestedPass<gpu::GPUModuleOp>(createMXFP8TrainCheckKernelTypesPass());
+  pm.addPass(createMXFP8TrainCheckKernelTypesPass());
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
   target.features = features;

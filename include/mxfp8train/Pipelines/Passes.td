@@ -318,18 +318,22 @@ def MXFP8TrainExpandArithPass : Pass<"mxfp8train-expand-arith"> {
 }
 
 def MXFP8TrainCheckKernelTypesPass
-    : Pass<"mxfp8train-check-kernel-types", "::mlir::gpu::GPUModuleOp"> {
-  let summary = "Reject kernel arithmetic on types NVPTX cannot compute, at the op";
+    : Pass<"mxfp8train-check-kernel-types", "::mlir::ModuleOp"> {
+  let summary = "Reject float types NVPTX cannot handle in kernels, at the input op";
   let description = [{
-    An `arith` or `math` op in a `gpu.module` whose operands or results
-    have `f80`, `f128` or `tf32` elements (other than `arith.constant`,
-    `select` and `bitcast`, which move bits) is an error at its location:
-    NVPTX has no arithmetic on these types, and the NVVM lowering aborted
-    the process on them ("LLVM ERROR: unsupported library call operation",
-    f80 / f128) or failed without a location ("failed to legalize operation
-    'gpu.func'", tf32) until session 34. The GPU pipeline runs it on its
-    kernels (and on `gpu.module`s of the input) before the NVVM lowering.
-    Moves of such values (`select`, copies, transposes) compile.
+    In the module's `gpu.module`s: an op with an `f80` or `tf32` operand or
+    result (scalar, vector or memref element: NVPTX cannot even load,
+    store or pass such values), and an `arith` / `math` op computing on
+    `f128` (other than `arith.constant`, `select` and `bitcast`: f128
+    values can be moved), is an error. It is reported at the op's location,
+    or its closest ancestor's that points at an input op (the bodies of
+    linalg's named ops are built at unknown locations), or, for kernels
+    built at the module's location (shared elementwise kernels), at the
+    first host launch of the kernel; once per location. Until session 34
+    the NVVM lowering aborted the process on them ("LLVM ERROR: unsupported
+    library call operation", "Cannot select", a segfault) or failed at an
+    unknown location ("failed to legalize operation 'gpu.func'", tf32).
+    The GPU pipeline runs it after outlining, before the NVVM lowering.
   }];
 }
 
