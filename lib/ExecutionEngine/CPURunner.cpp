@@ -204,6 +204,8 @@ CPUExecutable::run(StringRef name, ArrayRef<HostTensor> inputs,
   // Inputs are passed by descriptor; the callee must not write them, but
   // copy anyway so that a const input can never be modified.
   std::vector<HostTensor> args(inputs.begin(), inputs.end());
+  for (HostTensor &t : args)
+    normalizeBooleans(t.type, t.bytes.data(), t.bytes.size());
   std::vector<std::vector<int64_t>> descriptors;
   for (HostTensor &t : args)
     descriptors.push_back(

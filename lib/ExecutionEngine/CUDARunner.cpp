@@ -190,9 +190,19 @@ CUDAExecutable::run(StringRef name, ArrayRef<HostTensor> inputs,
         makeMemRefDescriptor(p, t.shape.data(), t.shape.size()));
     return llvm::Error::success();
   };
-  for (const HostTensor &input : inputs)
-    if (llvm::Error err = addBuffer(input, /*copyIn=*/true))
+  for (const HostTensor &input : inputs) {
+    // i1 bytes as the kernels read them (0 or 1): a normalized copy.
+    HostTensor booleans;
+    if (input.type == HostElementType::I1) {
+      booleans = input;
+      normalizeBooleans(booleans.type, booleans.bytes.data(),
+                        booleans.bytes.size());
+    }
+    if (llvm::Error err =
+            addBuffer(input.type == HostElementType::I1 ? booleans : input,
+                      /*copyIn=*/true))
       return std::move(err);
+  }
   llvm::Expected<std::vector<HostTensor>> made =
       runner::makeResults(name, type);
   if (!made)

@@ -41,6 +41,7 @@ bool mlir::mxfp8train::generateInput(const TensorSpec &spec, unsigned index,
               "): cannot read mxfp8run.values";
       return false;
     }
+    normalizeBooleans(spec.kind, bytes.data(), bytes.size());
     description = "mxfp8run.values";
     return true;
   }
@@ -152,5 +153,6 @@ bool mlir::mxfp8train::readInput(const TensorSpec &spec, unsigned index,
     return false;
   }
   bytes = std::move(array.data);
+  normalizeBooleans(spec.kind, bytes.data(), bytes.size());
   return true;
 }

@@ -127,6 +127,14 @@ double mlir::mxfp8train::decodeElement(ElementKind kind, const uint8_t *data,
   return 0.0;
 }
 
+void mlir::mxfp8train::normalizeBooleans(ElementKind kind, uint8_t *data,
+                                         size_t bytes) {
+  if (kind != ElementKind::I1)
+    return;
+  for (size_t i = 0; i < bytes; ++i)
+    data[i] = data[i] != 0;
+}
+
 const char *mlir::mxfp8train::getNpyDescrForKind(ElementKind kind,
                                                  bool bf16AsFloat32) {
   switch (kind) {

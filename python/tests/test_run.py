@@ -104,6 +104,11 @@ def test_narrow_kinds_round_trip():
     assert np.array_equal(pos, h > 0)
     assert np.array_equal(c2, (c.astype(np.int64) * 2).astype(np.int8))
     assert np.array_equal(s2, (s.astype(np.int64) - 30000).astype(np.int16))
+    # bool bytes other than 0 and 1 are true, as numpy reads them.
+    odd = b.view(np.uint8) * np.uint8(2)
+    assert odd.max() == 2
+    sel_odd = mx.run(m, "f", [h, odd.view(np.bool_), c, s])[0]
+    assert np.array_equal(sel_odd.view(np.uint16), sel.view(np.uint16))
     with pytest.raises(TypeError, match="unsupported dtype uint8"):
         mx.run(m, "f", [h, b.astype(np.uint8), c, s])
     with pytest.raises(mx.MLIRError, match="i1"):

@@ -59,6 +59,12 @@ bool isFloatKind(ElementKind kind);
 /// as 2^(b-127); integers as values, i1 as 0 or 1).
 double decodeElement(ElementKind kind, const uint8_t *data, int64_t i);
 
+/// Makes the `bytes` bytes of i1 elements at `data` 0 or 1 (numpy's truth:
+/// any nonzero byte is true); nothing for other kinds. The compiled code
+/// reads an i1 element as the byte's lowest bit, so a byte of 2 would be
+/// false there and true in numpy.
+void normalizeBooleans(ElementKind kind, uint8_t *data, size_t bytes);
+
 /// The .npy descriptor a tensor of `kind` is written with (bf16 as `<u2`
 /// bits, or `<f4` when `bf16AsFloat32`; fp8 and e8m0 as `|u1` bits; i1 as
 /// `|b1`), as mxfp8-run writes them.

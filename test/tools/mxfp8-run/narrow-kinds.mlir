@@ -14,6 +14,12 @@
 // RUN: mxfp8-run %s --entry=narrow --input=%t/in/h.npy --input=%t/in/b.npy --input=%t/in/c.npy --input=%t/in/s.npy --output-dir=%t/r > /dev/null
 // RUN: %PYTHON %S/Inputs/narrow_kinds.py check %t/in %t/r | FileCheck %s --check-prefix=VALUES
 //
+// bool bytes other than 0 and 1 are true, as in numpy (until session 34 they
+// reached the compiled code, which reads an i1 byte's lowest bit):
+// RUN: %PYTHON %S/Inputs/narrow_kinds.py write %t/odd --odd-bools
+// RUN: mxfp8-run %s --entry=narrow --input=%t/odd/h.npy --input=%t/odd/b.npy --input=%t/odd/c.npy --input=%t/odd/s.npy --output-dir=%t/o > /dev/null
+// RUN: %PYTHON %S/Inputs/narrow_kinds.py check %t/odd %t/o | FileCheck %s --check-prefix=VALUES
+//
 // The generated f16 stream against numpy's rounding of the f64 one:
 // RUN: mxfp8-run %s --entry=stream_f16 --output-dir=%t/h > /dev/null
 // RUN: mxfp8-run %s --entry=stream_f64 --output-dir=%t/d > /dev/null

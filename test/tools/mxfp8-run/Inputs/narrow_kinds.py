@@ -1,5 +1,7 @@
 # ===- narrow_kinds.py - inputs and values of narrow-kinds.mlir -----------=== #
-"""write DIR: .npy inputs of @narrow (float16, bool, int8, int16).
+"""write DIR [--odd-bools]: .npy inputs of @narrow (float16, bool, int8,
+int16; with --odd-bools the true bytes of the bool input are 2, 254, 255
+or 1, which numpy reads as true).
 check INPUTS RESULTS: @narrow's results against numpy, from the inputs in
 INPUTS (mxfp8-run's --save-inputs names, or write's)."""
 import os
@@ -22,7 +24,13 @@ def main():
         os.makedirs(d, exist_ok=True)
         rng = np.random.default_rng(34)
         np.save(os.path.join(d, "h.npy"), (rng.standard_normal((4, 8)) * 100).astype(np.float16))
-        np.save(os.path.join(d, "b.npy"), rng.standard_normal((4, 8)) > 0)
+        b = rng.standard_normal((4, 8)) > 0
+        if len(sys.argv) > 3 and sys.argv[3] == "--odd-bools":
+            # bool bytes other than 0 and 1 (numpy: nonzero is true): 2, 254, 255.
+            raw = b.view(np.uint8).copy()
+            raw[raw == 1] = np.resize(np.array([2, 254, 255, 1], np.uint8), int((raw == 1).sum()))
+            b = raw.view(np.bool_)
+        np.save(os.path.join(d, "b.npy"), b)
         np.save(os.path.join(d, "c.npy"), rng.integers(-128, 128, (4, 8)).astype(np.int8))
         np.save(os.path.join(d, "s.npy"), rng.integers(-32768, 32768, (4, 8)).astype(np.int16))
         return
