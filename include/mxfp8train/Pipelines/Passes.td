@@ -268,7 +268,9 @@ def MXFP8TrainLegalizeMathPass
       definition's division by zero (undefined behaviour; the value is
       unspecified);
     - `math.clampf`: upstream's expansion (`arith.minimumf`,
-      `arith.maximumf`);
+      `arith.maximumf`), the formula MathOps.td defines the op by,
+      `maxf(minf(value, min), max)`: `clampf 0 to [1, 3]` is 3, not the
+      1 a clamp to an interval would give;
     - `math.isinf`: `|x| == +inf`; `math.isnormal`: `smallest normal <=
       |x| < +inf` (false for NaN, zero, subnormals);
     - `math.sincos`: `math.sin` and `math.cos` (libdevice has both but no
