@@ -108,15 +108,28 @@ inline uint16_t convertDoubleToF16Bits(double value) {
   return uint16_t(sign | encodeMagnitudeNearestEven(magnitude, 10, 15));
 }
 
-/// IEEE f16 bits -> f64 (exact).
-inline double convertF16BitsToDouble(uint16_t bits) {
-  double sign = (bits & 0x8000) ? -1.0 : 1.0;
-  int exponent = (bits >> 10) & 0x1F, mantissa = bits & 0x3FF;
-  if (exponent == 0x1F)
+/// The value of `bits` in a binary format with a sign bit, `exponentBits`
+/// exponent bits (bias 2^(exponentBits - 1) - 1, the all-ones exponent for
+/// infinities and NaNs, as IEEE 754) and `mantissaBits` mantissa bits
+/// (exact).
+inline double decodeIEEELikeBits(uint32_t bits, int exponentBits,
+                                 int mantissaBits) {
+  double sign = (bits >> (exponentBits + mantissaBits)) & 1 ? -1.0 : 1.0;
+  int maxExponent = (1 << exponentBits) - 1;
+  int bias = maxExponent / 2;
+  int exponent = int(bits >> mantissaBits) & maxExponent;
+  int mantissa = int(bits & ((1u << mantissaBits) - 1));
+  if (exponent == maxExponent)
     return mantissa ? std::nan("") : sign * INFINITY;
   if (exponent == 0)
-    return sign * std::ldexp(mantissa, -24);
-  return sign * std::ldexp(1024 + mantissa, exponent - 25);
+    return sign * std::ldexp(mantissa, 1 - bias - mantissaBits);
+  return sign * std::ldexp((1 << mantissaBits) + mantissa,
+                           exponent - bias - mantissaBits);
+}
+
+/// IEEE f16 bits -> f64 (exact).
+inline double convertF16BitsToDouble(uint16_t bits) {
+  return decodeIEEELikeBits(bits, 5, 10);
 }
 
 /// f64 -> f8E4M3FN bits (RNE, saturating to +-448, NaN -> 0x7F with sign),
@@ -143,13 +156,7 @@ inline double convertF8E4M3FNBitsToDouble(uint8_t bits) {
 
 /// f8E5M2 bits -> f64 (exact; IEEE-style infinities and NaNs).
 inline double convertF8E5M2BitsToDouble(uint8_t bits) {
-  double sign = (bits & 0x80) ? -1.0 : 1.0;
-  int exponent = (bits >> 2) & 0x1F, mantissa = bits & 0x3;
-  if (exponent == 0x1F)
-    return mantissa ? std::nan("") : sign * INFINITY;
-  if (exponent == 0)
-    return sign * std::ldexp(mantissa, -16);
-  return sign * std::ldexp(4 + mantissa, exponent - 17);
+  return decodeIEEELikeBits(bits, 5, 2);
 }
 
 /// f8E8M0FNU bits -> f64: 2^(bits - 127), 0xFF is NaN.
