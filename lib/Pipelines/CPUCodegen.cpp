@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #define DEBUG_TYPE "mxfp8train-cpu-codegen"
 
@@ -84,6 +85,23 @@ static Value convertThroughGeneric(OpBuilder &b, Location loc, Value source,
 }
 
 namespace {
+
+/// Whether `op` (a linalg.matmul or batch_matmul) has the default indexing
+/// maps and operands of one kind, all floats or all integers.
+bool isCanonicalNamedMatmul(linalg::LinalgOp op) {
+  bool defaultMaps =
+      TypeSwitch<Operation *, bool>(op.getOperation())
+          .Case<linalg::MatmulOp, linalg::BatchMatmulOp>(
+              [](auto named) { return !named.hasUserDefinedMaps(); })
+          .Default(false);
+  if (!defaultMaps)
+    return false;
+  auto isFloat = [](Value v) {
+    return isa<FloatType>(getElementTypeOrSelf(v.getType()));
+  };
+  return llvm::all_of(op->getOperands(), isFloat) ||
+         llvm::none_of(op->getOperands(), isFloat);
+}
 
 //===----------------------------------------------------------------------===//
 // mxfp8train-cpu-prepare-matmuls
@@ -337,6 +355,15 @@ struct CPUTileAndVectorizePass final
     // So do bodies with math.fpowi: vectorized, its exponent becomes a
     // vector, which llvm.intr.powi does not take (invalid IR).
     if (!op->getRegion(0).getOps<math::FPowIOp>().empty())
+      return;
+    // Named matmuls the vector contraction lowering does not take stay
+    // scalar: maps other than the default ones (a batch_matmul with a
+    // broadcast operand left its vector.contract unlowered) and operands
+    // that are not all floats or all integers (i8 x i8 -> f32: the
+    // contraction cast the i8 vectors with arith.extf). The canonical f32
+    // matmuls of mxfp8train-cpu-prepare-matmuls are neither.
+    if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) &&
+        !isCanonicalNamedMatmul(op))
       return;
     SmallVector<int64_t> tiles, interchange;
     bool isMatmul = false;

@@ -10,6 +10,19 @@
 // RUN: not mxfp8-opt %s --mxfp8train-rewrite-matmuls="min-size=-1" 2>&1 | FileCheck %s --check-prefix=MINSIZE
 // MINSIZE: error: mxfp8train-rewrite-matmuls: min-size must be >= 0, got -1
 // RUN: mxfp8-opt %s -split-input-file --mxfp8train-rewrite-matmuls=remarks=true --verify-diagnostics
+//
+// A module converted twice with different recipes (or recording another
+// recipe by hand) is an error: its one mxfp8train.recipe gives compare
+// mode and mxfp8-compile their bars (until session 34 the second recipe
+// replaced the first; found by a helper's sweep). The same recipe twice is
+// fine (nothing left to convert), and a run that converts nothing keeps
+// the recorded recipe.
+// RUN: not mxfp8-opt %S/Inputs/two-matmuls.mlir --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe=mxfp8_rceil},mxfp8train-rewrite-matmuls{recipe=float8_tensorwise})" 2>&1 | FileCheck %s --check-prefix=TWO-RECIPES
+// RUN: mxfp8-opt %S/Inputs/two-matmuls.mlir --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe=mxfp8_rceil},mxfp8train-rewrite-matmuls{recipe=mxfp8_rceil})" | FileCheck %s --check-prefix=SAME-RECIPE
+// RUN: mxfp8-opt %S/Inputs/two-matmuls.mlir --pass-pipeline="builtin.module(mxfp8train-rewrite-matmuls{recipe=mxfp8_rceil},mxfp8train-rewrite-matmuls{recipe=float8_rowwise min-size=4096})" | FileCheck %s --check-prefix=SAME-RECIPE
+// TWO-RECIPES: error: mxfp8train-rewrite-matmuls: the module records recipe #mxfp8train.recipe<mxfp8_rceil> (its mxfp8train.recipe, whose bars mxfp8-run --compare and mxfp8-compile use) and this run converted 1 matmul(s) with #mxfp8train.float8_recipe<float8_tensorwise>; convert a module with one recipe
+// SAME-RECIPE: module attributes {mxfp8train.recipe = #mxfp8train.recipe<mxfp8_rceil>}
+// SAME-RECIPE-COUNT-1: mxfp8train.scaled_mm
 
 // Bad recipe text is an error naming the option and the parser's reason;
 // the pass fails before touching the IR.

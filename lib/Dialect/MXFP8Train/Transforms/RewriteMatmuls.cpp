@@ -58,12 +58,25 @@ struct RewriteMatmulsPass final
 mlir::LogicalResult mlir::mxfp8train::runRewriteMatmuls(
     ModuleOp module, const RewriteMatmulsOptions &options, bool emitRemarks,
     RewriteMatmulsStats &stats, MatmulObserver observe) {
+  RecipeAttrInterface recorded = getConvertedRecipe(module);
   LogicalResult result =
       rewriteMatmuls(module, options, emitRemarks, stats, observe);
   // bf16 results straight from the scaled_mm (FoldOutputTruncation.cpp).
   foldOutputTruncations(module);
-  // The recipe the module was converted with, for its SQNR bars.
-  if (stats.converted > 0)
-    module->setAttr(kConvertedRecipeAttrName, options.recipe);
+  if (stats.converted == 0)
+    return result;
+  // The recipe the module was converted with, for its SQNR bars: one for
+  // every GEMM it converted.
+  if (recorded && recorded != options.recipe) {
+    emitError(module.getLoc())
+        << "mxfp8train-rewrite-matmuls: the module records recipe "
+        << recorded << " (its " << kConvertedRecipeAttrName
+        << ", whose bars mxfp8-run --compare and mxfp8-compile use) and this "
+           "run converted "
+        << stats.converted << " matmul(s) with " << options.recipe
+        << "; convert a module with one recipe";
+    return failure();
+  }
+  module->setAttr(kConvertedRecipeAttrName, options.recipe);
   return result;
 }

@@ -74,7 +74,13 @@ def MXFP8TrainRewriteMatmulsPass
 
     The module records the recipe as `mxfp8train.recipe` (the recipe
     attribute, ConvertedRecipe.h): `mxfp8-compile` takes the SQNR bars of
-    its manifest from it (Runner/Bars.h, MX SPEC §8, Float8 SPEC-float8 §7).
+    its manifest from it (Runner/Bars.h, MX SPEC §8, Float8 SPEC-float8 §7),
+    and `mxfp8-run --compare` its bars and per-matmul probes. A module that
+    already records another recipe (a second run with another recipe, or
+    the attribute written by hand) is an error at the module when this run
+    converts a matmul: one recorded recipe could not describe both sets of
+    GEMMs (until session 34 the second recipe replaced the first, and
+    compare mode held the first set to the second recipe's bars).
 
     Skipped (with the reason in a remark): other element types, broadcast
     operands, transposed results, dynamic shapes, K not a multiple of 32,
