@@ -55,6 +55,9 @@ void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
   pm.addPass(createConvertComplexToStandardPass());
   pm.addPass(createConvertMXFP8TrainToLinalgPass());
   addCleanup(pm);
+  // Divisions by constant zeros, while their constants are tensors (the end
+  // of the pipeline checks again: folding can make more).
+  pm.addPass(createMXFP8TrainCheckConstantDivisorsPass());
   pm.addPass(createMXFP8TrainCPUPrepareMatmulsPass());
   addCleanup(pm);
   // Long reductions with few outputs as partial sums, as the GPU pipeline
@@ -109,6 +112,8 @@ void mlir::mxfp8train::buildMXFP8TrainCPUPipeline(
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertComplexToLLVMPass());
   addHostToLLVMPasses(pm);
+  // Divisions LLVM would fold into a silent value.
+  pm.addPass(createMXFP8TrainCheckConstantDivisorsPass());
 }
 
 void mlir::mxfp8train::addOneShotBufferizePass(OpPassManager &pm) {

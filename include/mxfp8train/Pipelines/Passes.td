@@ -339,6 +339,26 @@ def MXFP8TrainCheckKernelTypesPass
   }];
 }
 
+def MXFP8TrainCheckConstantDivisorsPass
+    : Pass<"mxfp8train-check-constant-divisors", "::mlir::ModuleOp"> {
+  let summary = "Reject integer divisions by a constant zero, at the op (CPU)";
+  let description = [{
+    An integer division or remainder (`arith.divsi`, `divui`, `remsi`,
+    `remui`, `ceildivsi`, `ceildivui`, `floordivsi`; `llvm.sdiv`, `udiv`,
+    `srem`, `urem`) whose divisor is a constant with a zero element (a
+    scalar, a vector or tensor constant, or the constant tensor input of a
+    linalg body's divisor argument) is an error at its location (or its
+    closest located ancestor's). The CPU pipeline runs it on tensors after
+    the conversions to linalg and again on the LLVM dialect it ends with. Such a division is undefined in MLIR's `arith`
+    (`divsi`, `divui`, `remsi`, `remui`, `ceildivsi`, `floordivsi`) and in
+    LLVM, which folds it at compile time into a silent value (zeros, until
+    session 34), while a divisor that is zero only at run time traps on x86
+    and ends the call with an error (Support/TrapGuard.h). The check is at
+    compile time, so it also rejects such a division on a path the run
+    would not take.
+  }];
+}
+
 def MXFP8TrainDecomposeLinalgPass
     : Pass<"mxfp8train-decompose-linalg", "::mlir::ModuleOp"> {
   let summary = "Decompose linalg and tensor ops that neither pipeline lowers directly";
