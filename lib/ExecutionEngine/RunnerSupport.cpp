@@ -263,6 +263,9 @@ llvm::Error runner::lowerAndCompile(ModuleOp module, bool gpu, StringRef runner,
     bind("malloc", &guardedMalloc);
     bind("aligned_alloc", &guardedAlignedAlloc);
     bind("free", &guardedFree);
+    // A failed cf.assert prints its message and calls abort: the call
+    // ends with an error instead of the process.
+    bind("abort", &guardedAbort);
     return symbols;
   });
   // The JIT materializes the module at its first lookup: look an entry up
@@ -292,9 +295,15 @@ llvm::Error runner::invokeGuarded(ExecutionEngine &engine, StringRef name,
     call->first(call->second);
   };
   std::pair<void (*)(void **), void **> packed(*function, call.packed.data());
-  if (int code = callCatchingSigfpe(callPacked, &packed))
+  if (int code = callCatchingSigfpe(callPacked, &packed)) {
+    if (code == kAbortedCall)
+      return llvm::createStringError(
+          "'" + name.str() + "' failed an assertion on the " + runner.str() +
+          " (a cf.assert, whose message it printed, or another call of "
+          "abort); no result was written");
     return llvm::createStringError(
         "'" + name.str() + "' trapped on the " + runner.str() +
         " (SIGFPE): " + describeSigfpe(code) + "; no result was written");
+  }
   return llvm::Error::success();
 }

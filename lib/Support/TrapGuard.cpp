@@ -113,6 +113,15 @@ int mlir::mxfp8train::callCatchingSigfpe(void (*function)(void *),
   return trapCode ? trapCode : -1;
 }
 
+void mlir::mxfp8train::guardedAbort() {
+  if (sigjmp_buf *jump = activeJump) {
+    activeJump = nullptr;
+    trapCode = kAbortedCall;
+    siglongjmp(*jump, 1);
+  }
+  std::abort();
+}
+
 void *mlir::mxfp8train::guardedMalloc(size_t size) {
   void *pointer = std::malloc(size);
   if (pointer && liveAllocations)

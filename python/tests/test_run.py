@@ -173,6 +173,22 @@ func.func @divide(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
     assert r.tolist() == [7, -4, -3, 2]
 
 
+def test_failed_assertion_is_an_error():
+    """A cf.assert that fails ends the call with MLIRError (until session 34
+    its abort() ended the Python process); the module still runs."""
+    m = mx.Module.parse("""
+    func.func @f(%a: tensor<2xi1>) -> tensor<2xi1> {
+      %c0 = arith.constant 0 : index
+      %x = tensor.extract %a[%c0] : tensor<2xi1>
+      cf.assert %x, "input must be true"
+      return %a : tensor<2xi1>
+    }""")
+    with pytest.raises(mx.MLIRError, match="'f' failed an assertion on the CPU"):
+        mx.run(m, "f", [np.zeros(2, np.bool_)])
+    (r,) = mx.run(m, "f", [np.ones(2, np.bool_)])
+    assert r.dtype == np.bool_ and r.tolist() == [True, True]
+
+
 def test_cuda_device():
     ok, reason = mx.cuda_available()
     m = builders.linear(32, 64, 32, bias=False)

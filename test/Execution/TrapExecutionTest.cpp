@@ -39,6 +39,19 @@ func.func @divide_transposed(%a: tensor<512x512xi32>, %b: tensor<512x512xi32>) -
 }
 )mlir";
 
+// A cf.assert on the first element.
+const char *kAssertPositive = R"mlir(
+func.func @assert_positive(%a: tensor<16xi32>) -> tensor<16xi32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0 : i32
+  %x = tensor.extract %a[%c0] : tensor<16xi32>
+  %ok = arith.cmpi sgt, %x, %zero : i32
+  cf.assert %ok, "the first element must be positive"
+  %r = arith.addi %a, %a : tensor<16xi32>
+  return %r : tensor<16xi32>
+}
+)mlir";
+
 HostTensor makeI32(int32_t first, int32_t step) {
   HostTensor t(HostElementType::I32, {16});
   for (int32_t i = 0; i < 16; ++i)
@@ -121,6 +134,23 @@ TEST(TrapTest, WhatATrappedCallAllocatedIsFreed) {
   b.data<int32_t>()[512 * 300 + 17] = 1;
   mxtest::runOrFail(*exe, "divide_transposed", {a, b});
   EXPECT_EQ(getTrapFreedAllocations(), afterTraps);
+}
+
+TEST(TrapTest, AFailedAssertionIsAnErrorOfTheCall) {
+  std::unique_ptr<CPUExecutable> exe = mxtest::compileOrFail(kAssertPositive);
+  ASSERT_TRUE(exe);
+  // Until session 34 the failed cf.assert's abort() ended the process.
+  auto failed = exe->run("assert_positive", {makeI32(-3, 1)});
+  ASSERT_FALSE(failed);
+  std::string message = llvm::toString(failed.takeError());
+  EXPECT_NE(message.find("'assert_positive' failed an assertion on the CPU"),
+            std::string::npos)
+      << message;
+  std::vector<HostTensor> results =
+      mxtest::runOrFail(*exe, "assert_positive", {makeI32(5, 2)});
+  ASSERT_EQ(results.size(), 1u);
+  for (int32_t i = 0; i < 16; ++i)
+    EXPECT_EQ(results[0].data<int32_t>()[i], 2 * (5 + 2 * i)) << i;
 }
 
 TEST(TrapTest, OtherSigfpesReachTheProcessHandler) {

@@ -27,6 +27,15 @@ namespace mlir::mxfp8train {
 /// from several threads at once.
 int callCatchingSigfpe(void (*function)(void *), void *argument);
 
+/// What callCatchingSigfpe returns when the call ended in guardedAbort.
+inline constexpr int kAbortedCall = -2;
+
+/// abort() for compiled code (the JIT runners bind the module's `abort`,
+/// which a failed `cf.assert` calls after printing its message, to it):
+/// inside a callCatchingSigfpe on this thread it ends that call, which
+/// returns kAbortedCall; elsewhere std::abort().
+[[noreturn]] void guardedAbort();
+
 /// malloc / aligned_alloc / free for compiled code (the JIT runners bind the
 /// module's `malloc`, `aligned_alloc` and `free` to these): during a
 /// callCatchingSigfpe on this thread the blocks are recorded until freed,
