@@ -69,8 +69,8 @@ mlir::LogicalResult mlir::mxfp8train::runRewriteMatmuls(
   // every GEMM it converted.
   if (recorded && recorded != options.recipe) {
     emitError(module.getLoc())
-        << "mxfp8train-rewrite-matmuls: the module records recipe "
-        << recorded << " (its " << kConvertedRecipeAttrName
+        << "mxfp8train-rewrite-matmuls: the module records recipe " << recorded
+        << " (its " << kConvertedRecipeAttrName
         << ", whose bars mxfp8-run --compare and mxfp8-compile use) and this "
            "run converted "
         << stats.converted << " matmul(s) with " << options.recipe
